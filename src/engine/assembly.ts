@@ -1,0 +1,178 @@
+/**
+ * Contact problem assembly from physical data (seed 000 §3–§4, §10.3; DESIGN.md conventions):
+ *   Jacobian row for direction d at p: body a [dᵀ, (r_a×d)ᵀ], body b [−dᵀ, −(r_b×d)ᵀ], r = p − x;
+ *   A = J M⁻¹ Jᵀ (+ εI), blocks A_ij non-zero only when contacts i and j share a dynamic body;
+ *   b_n = −ġ_n − e·ġ_n (restitution only when −ġ_n exceeds the rest-velocity threshold)
+ *         + (ERP/Δt)·max(0, depth − slop);  b_t = −ġ_t  (seed 001 P1/P2).
+ */
+import type { BodyState, ContactMeta, ContactPoint, ContactProblem } from './problem.js';
+import { ProblemError } from './problem.js';
+import { cross, type Vec3 } from './math/vec3.js';
+
+export interface AssemblyOptions {
+  /** Time step Δt (s); only used by the bias term. */
+  readonly dt: number;
+  /** Error-reduction parameter of the velocity-level bias (ERP/Δt)·depth (seed 001 P1; default 0.2). */
+  readonly erp: number;
+  /** Penetration allowed without correction (m). */
+  readonly slop: number;
+  /** Apply the bias term at all (Baumgarte / ERP). */
+  readonly baumgarte: boolean;
+  /** Approach speed (m/s) below which restitution is zero (seed 000 §6.4). */
+  readonly restVelocityThreshold: number;
+  /** Diagonal regularisation ε added to A (seed 002 eq. 41). */
+  readonly regularization: number;
+}
+
+export const DEFAULT_ASSEMBLY: AssemblyOptions = {
+  dt: 1 / 60, erp: 0.2, slop: 0, baumgarte: true, restVelocityThreshold: 0, regularization: 1e-10,
+};
+
+/** Is a body static (no columns in J)? Index −1 is the static world. */
+export function isStatic(bodies: readonly BodyState[], i: number): boolean {
+  if (i < 0) return true;
+  const bd = bodies[i];
+  return bd.invMass === 0 && bd.invInertiaWorld.every((x) => x === 0);
+}
+
+/** Writes the 3×6 Jacobian block of one body for rows (n, t1, t2) into out[o..o+18). */
+function jacobianBlock(c: ContactPoint, x: Vec3, sign: number, out: Float64Array, o: number): void {
+  const r: Vec3 = [c.point[0] - x[0], c.point[1] - x[1], c.point[2] - x[2]];
+  const dirs = [c.normal, c.t1, c.t2];
+  for (let k = 0; k < 3; k++) {
+    const d = dirs[k];
+    const rd = cross(r, d);
+    const base = o + 6 * k;
+    out[base] = sign * d[0]; out[base + 1] = sign * d[1]; out[base + 2] = sign * d[2];
+    out[base + 3] = sign * rd[0]; out[base + 4] = sign * rd[1]; out[base + 5] = sign * rd[2];
+  }
+}
+
+/** M⁻¹ Jᵀ column block for one body: 6×3 stored as 3 rows of 6 (row k = M⁻¹ J_kᵀ). */
+function applyInvMass(bd: BodyState, J: Float64Array, o: number, out: Float64Array, oo: number): void {
+  const I = bd.invInertiaWorld;
+  for (let k = 0; k < 3; k++) {
+    const s = o + 6 * k, t = oo + 6 * k;
+    out[t] = bd.invMass * J[s]; out[t + 1] = bd.invMass * J[s + 1]; out[t + 2] = bd.invMass * J[s + 2];
+    const a0 = J[s + 3], a1 = J[s + 4], a2 = J[s + 5];
+    out[t + 3] = I[0] * a0 + I[1] * a1 + I[2] * a2;
+    out[t + 4] = I[3] * a0 + I[4] * a1 + I[5] * a2;
+    out[t + 5] = I[6] * a0 + I[7] * a1 + I[8] * a2;
+  }
+}
+
+function checkContact(c: ContactPoint, i: number, nBodies: number): void {
+  const f = `contacts[${i}]`;
+  if (!Number.isInteger(c.bodyA) || c.bodyA < 0 || c.bodyA >= nBodies) throw new ProblemError(`${f}.body_a`, `is ${c.bodyA}, expected a body index 0…${nBodies - 1}`);
+  if (!Number.isInteger(c.bodyB) || c.bodyB < -1 || c.bodyB >= nBodies) throw new ProblemError(`${f}.body_b`, `is ${c.bodyB}, expected −1 (static world) or a body index 0…${nBodies - 1}`);
+  if (c.bodyA === c.bodyB) throw new ProblemError(`${f}.body_b`, 'a contact must join two different bodies');
+  if (!(c.mu >= 0)) throw new ProblemError(`${f}.mu`, `is ${c.mu}; friction coefficients must be ≥ 0`);
+  if (!(c.restitution >= 0)) throw new ProblemError(`${f}.e`, `is ${c.restitution}; restitution must be ≥ 0`);
+  if (!(c.penetration >= 0)) throw new ProblemError(`${f}.penetration`, `is ${c.penetration}; penetration must be ≥ 0`);
+  const frame = [['normal', c.normal], ['t1', c.t1], ['t2', c.t2]] as const;
+  for (const [name, v] of frame) {
+    if (Math.abs(Math.hypot(v[0], v[1], v[2]) - 1) > 1e-6) throw new ProblemError(`${f}.${name}`, `must be a unit vector (length ${Math.hypot(v[0], v[1], v[2])})`);
+  }
+  const t1t2 = cross(c.t1, c.t2);
+  const dev = Math.hypot(t1t2[0] - c.normal[0], t1t2[1] - c.normal[1], t1t2[2] - c.normal[2]);
+  if (dev > 1e-6) throw new ProblemError(`${f}.t2`, `(n, t1, t2) must be right-handed and orthonormal (|t1×t2 − n| = ${dev.toExponential(2)})`);
+}
+
+/** Builds the ContactProblem (A, b, μ, b decomposition, Jacobian blocks) of one island. */
+export function assembleProblem(bodies: readonly BodyState[], contacts: readonly ContactPoint[], options: Partial<AssemblyOptions> = {}): ContactProblem {
+  const opt: AssemblyOptions = { ...DEFAULT_ASSEMBLY, ...options };
+  const C = contacts.length, n = 3 * C;
+  if (C === 0) throw new ProblemError('contacts', 'at least one contact is required');
+  contacts.forEach((c, i) => checkContact(c, i, bodies.length));
+  const JA = new Float64Array(18 * C), JB = new Float64Array(18 * C);
+  const MJA = new Float64Array(18 * C), MJB = new Float64Array(18 * C);
+  const staticA = new Uint8Array(C), staticB = new Uint8Array(C);
+  for (let i = 0; i < C; i++) {
+    const c = contacts[i];
+    staticA[i] = isStatic(bodies, c.bodyA) ? 1 : 0;
+    staticB[i] = isStatic(bodies, c.bodyB) ? 1 : 0;
+    if (!staticA[i]) { jacobianBlock(c, bodies[c.bodyA].x, 1, JA, 18 * i); applyInvMass(bodies[c.bodyA], JA, 18 * i, MJA, 18 * i); }
+    if (!staticB[i]) { jacobianBlock(c, bodies[c.bodyB].x, -1, JB, 18 * i); applyInvMass(bodies[c.bodyB], JB, 18 * i, MJB, 18 * i); }
+  }
+  // A_ij = Σ over bodies shared by i and j of J_i,body M⁻¹ J_j,bodyᵀ (seed 000 §10.3).
+  const A = new Float64Array(n * n);
+  const addBlock = (i: number, Ji: Float64Array, j: number, MJj: Float64Array): void => {
+    for (let r = 0; r < 3; r++) {
+      for (let s = 0; s < 3; s++) {
+        let v = 0;
+        const a = 18 * i + 6 * r, bb = 18 * j + 6 * s;
+        for (let k = 0; k < 6; k++) v += Ji[a + k] * MJj[bb + k];
+        A[(3 * i + r) * n + 3 * j + s] += v;
+      }
+    }
+  };
+  for (let i = 0; i < C; i++) {
+    const ci = contacts[i];
+    for (let j = 0; j < C; j++) {
+      const cj = contacts[j];
+      if (!staticA[i]) {
+        if (!staticA[j] && ci.bodyA === cj.bodyA) addBlock(i, JA, j, MJA);
+        if (!staticB[j] && ci.bodyA === cj.bodyB) addBlock(i, JA, j, MJB);
+      }
+      if (!staticB[i]) {
+        if (!staticA[j] && ci.bodyB === cj.bodyA) addBlock(i, JB, j, MJA);
+        if (!staticB[j] && ci.bodyB === cj.bodyB) addBlock(i, JB, j, MJB);
+      }
+    }
+  }
+  // Symmetrise exactly (the two triangles are computed by the same products in another order).
+  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) A[j * n + i] = A[i * n + j];
+  for (let i = 0; i < n; i++) A[i * n + i] += opt.regularization;
+
+  const velocity = new Float64Array(n), restitution = new Float64Array(n), bias = new Float64Array(n), b = new Float64Array(n);
+  const mu = new Float64Array(C);
+  const metas: ContactMeta[] = [];
+  for (let i = 0; i < C; i++) {
+    const c = contacts[i];
+    const g = [0, 0, 0];
+    for (let r = 0; r < 3; r++) {
+      let s = 0;
+      if (!staticA[i]) s += rowTimesVelocity(JA, 18 * i + 6 * r, bodies[c.bodyA]);
+      if (!staticB[i]) s += rowTimesVelocity(JB, 18 * i + 6 * r, bodies[c.bodyB]);
+      g[r] = s;
+      velocity[3 * i + r] = -s;
+    }
+    const approach = -g[0];
+    restitution[3 * i] = approach > opt.restVelocityThreshold ? -c.restitution * g[0] : 0;
+    bias[3 * i] = opt.baumgarte ? (opt.erp / opt.dt) * Math.max(0, c.penetration - opt.slop) : 0;
+    for (let r = 0; r < 3; r++) b[3 * i + r] = velocity[3 * i + r] + restitution[3 * i + r] + bias[3 * i + r];
+    mu[i] = c.mu;
+    metas.push({ contact: c, gapRate: [g[0], g[1], g[2]] });
+  }
+  return {
+    contactCount: C, size: n, A, b, mu, regularization: opt.regularization, contacts: metas,
+    rhs: { velocity, restitution, bias },
+    physics: { bodies, jacobianA: JA, jacobianB: JB },
+  };
+}
+
+function rowTimesVelocity(J: Float64Array, o: number, bd: BodyState): number {
+  return J[o] * bd.v[0] + J[o + 1] * bd.v[1] + J[o + 2] * bd.v[2] + J[o + 3] * bd.omega[0] + J[o + 4] * bd.omega[1] + J[o + 5] * bd.omega[2];
+}
+
+/** Δv = M⁻¹ Jᵀ λ per body as [dv(3), dω(3)] (N×6 row-major). Static bodies get zeros. */
+export function bodyVelocityChanges(p: ContactProblem, lambda: ArrayLike<number>): Float64Array {
+  if (!p.physics || !p.contacts) throw new Error('bodyVelocityChanges needs a problem assembled from physical data');
+  const { bodies, jacobianA, jacobianB } = p.physics;
+  const out = new Float64Array(6 * bodies.length);
+  const imp = new Float64Array(6);
+  const add = (body: number, J: Float64Array, i: number): void => {
+    imp.fill(0);
+    for (let r = 0; r < 3; r++) for (let k = 0; k < 6; k++) imp[k] += J[18 * i + 6 * r + k] * lambda[3 * i + r];
+    const bd = bodies[body], I = bd.invInertiaWorld, o = 6 * body;
+    out[o] += bd.invMass * imp[0]; out[o + 1] += bd.invMass * imp[1]; out[o + 2] += bd.invMass * imp[2];
+    out[o + 3] += I[0] * imp[3] + I[1] * imp[4] + I[2] * imp[5];
+    out[o + 4] += I[3] * imp[3] + I[4] * imp[4] + I[5] * imp[5];
+    out[o + 5] += I[6] * imp[3] + I[7] * imp[4] + I[8] * imp[5];
+  };
+  p.contacts.forEach((m, i) => {
+    if (!isStatic(bodies, m.contact.bodyA)) add(m.contact.bodyA, jacobianA, i);
+    if (!isStatic(bodies, m.contact.bodyB)) add(m.contact.bodyB, jacobianB, i);
+  });
+  return out;
+}

@@ -1,0 +1,40 @@
+/**
+ * Friction cone K_μ = {(s, u) ∈ ℝ×ℝ²: ‖u‖ ≤ μ s} and its dual K*_μ = {(σ, w): μ‖w‖ ≤ σ}
+ * (DESIGN.md, seed 002 §M1/§M3). All functions work on one contact's 3-block in place.
+ */
+
+/**
+ * Euclidean projection of p[o..o+2] onto K_μ, written to out[o..o+2] (may alias p).
+ * Three cases of seed 002 §M3: interior (eq. 21), polar cone → origin (eq. 22), surface (eqs. 24–25);
+ * μ = 0 is the half-line λn ≥ 0 (eq. 34).
+ */
+export function projectCone(p: Float64Array, o: number, mu: number, out: Float64Array): void {
+  const pn = p[o], p1 = p[o + 1], p2 = p[o + 2];
+  if (mu <= 0) {
+    out[o] = pn > 0 ? pn : 0;
+    out[o + 1] = 0;
+    out[o + 2] = 0;
+    return;
+  }
+  const s = Math.hypot(p1, p2);
+  if (s <= mu * pn) { // case 1: inside or on the surface
+    out[o] = pn; out[o + 1] = p1; out[o + 2] = p2;
+    return;
+  }
+  if (mu * s <= -pn) { // case 2: in the polar cone −K*_μ
+    out[o] = 0; out[o + 1] = 0; out[o + 2] = 0;
+    return;
+  }
+  const ln = (pn + mu * s) / (mu * mu + 1); // eq. 24, > 0 here
+  const k = (mu * ln) / s; // s > 0 in case 3 (seed 002 §M3, "‖p_t‖ = 0 in Case 3")
+  out[o] = ln; out[o + 1] = k * p1; out[o + 2] = k * p2;
+}
+
+/** Disk projection used by sequential-impulse friction: clamp (u1, u2) to radius r ≥ 0. */
+export function clampDisk(x: Float64Array, o: number, r: number): void {
+  const s = Math.hypot(x[o], x[o + 1]);
+  if (s > r) {
+    const k = s > 0 ? r / s : 0;
+    x[o] *= k; x[o + 1] *= k;
+  }
+}

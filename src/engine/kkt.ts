@@ -1,0 +1,129 @@
+/**
+ * KKT checker for the QP-SOCP (DESIGN.md; oracle FORMAT.md "KKT conditions and the checker"):
+ *   λ ∈ K,  w = Aλ − b ∈ K*,  λᵢ·wᵢ = 0,  and the SOC Jordan product μ²λn·w_t + w_n·λ_t = 0.
+ * The natural-map residual ‖λ − Proj_K(λ − ρw)‖∞ (ρᵢ = 1/max diag Aᵢᵢ) is the fixed-point residual
+ * that projected iterations drive to zero.
+ */
+import type { ContactProblem } from './problem.js';
+import { projectCone } from './cone.js';
+
+export interface KktReport {
+  primalAbs: number;
+  dualAbs: number;
+  compAbs: number;
+  jordanAbs: number;
+  naturalAbs: number;
+  lamRef: number;
+  wRef: number;
+  primalRel: number;
+  dualRel: number;
+  compRel: number;
+  jordanRel: number;
+  naturalRel: number;
+  /** max of the relative residuals: the single number solvers and tests compare to a tolerance. */
+  maxRel: number;
+  /** Contact with the largest relative residual (−1 when all are zero). */
+  worstContact: number;
+}
+
+export const emptyKktReport = (): KktReport => ({
+  primalAbs: 0, dualAbs: 0, compAbs: 0, jordanAbs: 0, naturalAbs: 0, lamRef: 0, wRef: 0,
+  primalRel: 0, dualRel: 0, compRel: 0, jordanRel: 0, naturalRel: 0, maxRel: 0, worstContact: -1,
+});
+
+/** Scratch space so that solvers can evaluate KKT every iteration without allocating. */
+export class KktWorkspace {
+  readonly w: Float64Array;
+  readonly Alam: Float64Array;
+  readonly tmp: Float64Array;
+  readonly report: KktReport = emptyKktReport();
+  constructor(n: number) {
+    this.w = new Float64Array(n);
+    this.Alam = new Float64Array(n);
+    this.tmp = new Float64Array(3);
+  }
+}
+
+/** Computes w = Aλ − b and the KKT residuals into ws.report (no allocation). */
+export function kktInto(p: ContactProblem, lambda: Float64Array, ws: KktWorkspace): KktReport {
+  const { A, b, mu, size: n, contactCount: C } = p;
+  const { w, Alam } = ws;
+  let aNorm = 0, bNorm = 0, lamRef = 0, muMax = 0;
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    const row = i * n;
+    for (let j = 0; j < n; j++) s += A[row + j] * lambda[j];
+    Alam[i] = s;
+    w[i] = s - b[i];
+    aNorm = Math.max(aNorm, Math.abs(s));
+    bNorm = Math.max(bNorm, Math.abs(b[i]));
+    lamRef = Math.max(lamRef, Math.abs(lambda[i]));
+  }
+  for (let c = 0; c < C; c++) muMax = Math.max(muMax, mu[c]);
+  const wRef = Math.max(aNorm, bNorm);
+  const lr = lamRef > 0 ? lamRef : 1;
+  const wr = wRef > 0 ? wRef : 1;
+  const jr = lr * wr * Math.max(1, muMax * muMax);
+  const r = ws.report;
+  r.primalAbs = r.dualAbs = r.compAbs = r.jordanAbs = r.naturalAbs = 0;
+  r.worstContact = -1;
+  let worst = 0;
+  const t = ws.tmp;
+  for (let c = 0; c < C; c++) {
+    const o = 3 * c, m = mu[c];
+    const ln = lambda[o], l1 = lambda[o + 1], l2 = lambda[o + 2];
+    const wn = w[o], w1 = w[o + 1], w2 = w[o + 2];
+    const lt = Math.hypot(l1, l2), wt = Math.hypot(w1, w2);
+    const primal = m > 0 ? Math.max(0, lt - m * ln, -ln) : Math.max(lt, -ln, 0);
+    const dual = m > 0 ? Math.max(0, m * wt - wn) : Math.max(0, -wn);
+    const comp = Math.abs(ln * wn + l1 * w1 + l2 * w2);
+    const jordan = Math.hypot(m * m * ln * w1 + wn * l1, m * m * ln * w2 + wn * l2);
+    const dmax = Math.max(A[o * n + o], A[(o + 1) * n + o + 1], A[(o + 2) * n + o + 2]);
+    const rho = dmax > 0 ? 1 / dmax : 1;
+    t[0] = ln - rho * wn; t[1] = l1 - rho * w1; t[2] = l2 - rho * w2;
+    projectCone(t, 0, m, t);
+    const natural = Math.max(Math.abs(ln - t[0]), Math.abs(l1 - t[1]), Math.abs(l2 - t[2]));
+    if (primal > r.primalAbs) r.primalAbs = primal;
+    if (dual > r.dualAbs) r.dualAbs = dual;
+    if (comp > r.compAbs) r.compAbs = comp;
+    if (jordan > r.jordanAbs) r.jordanAbs = jordan;
+    if (natural > r.naturalAbs) r.naturalAbs = natural;
+    const rel = Math.max(primal / lr, dual / wr, comp / (lr * wr), jordan / jr, natural / lr);
+    if (rel > worst) { worst = rel; r.worstContact = c; }
+  }
+  r.lamRef = lamRef; r.wRef = wRef;
+  r.primalRel = r.primalAbs / lr;
+  r.dualRel = r.dualAbs / wr;
+  r.compRel = r.compAbs / (lr * wr);
+  r.jordanRel = r.jordanAbs / jr;
+  r.naturalRel = r.naturalAbs / lr;
+  r.maxRel = Math.max(r.primalRel, r.dualRel, r.compRel, r.jordanRel, r.naturalRel);
+  return r;
+}
+
+/** KKT residuals of λ for problem p (allocates; for tests, CLI and the inspector). */
+export function kkt(p: ContactProblem, lambda: ArrayLike<number>): KktReport {
+  const ws = new KktWorkspace(p.size);
+  return { ...kktInto(p, Float64Array.from(lambda), ws) };
+}
+
+export type ContactClass = 'separating' | 'sticking' | 'sliding';
+
+/** Relative tolerance of the separating/sticking/sliding labels (oracle FORMAT.md: 1e-7). */
+export const CLASSIFY_TOLERANCE = 1e-7;
+
+/**
+ * Labels each contact: separating (λn ≈ 0), sticking (λn > 0, ‖w_t‖ ≈ 0), sliding (λn > 0, ‖w_t‖ > 0),
+ * with ≈ relative to ‖λ‖∞ and max(‖b‖∞, ‖Aλ‖∞) as in the oracle.
+ */
+export function classifyContacts(p: ContactProblem, lambda: Float64Array, w: Float64Array, lamRef: number, wRef: number): ContactClass[] {
+  const out: ContactClass[] = new Array(p.contactCount);
+  const lt = CLASSIFY_TOLERANCE * (lamRef > 0 ? lamRef : 1);
+  const wt = CLASSIFY_TOLERANCE * (wRef > 0 ? wRef : 1);
+  for (let c = 0; c < p.contactCount; c++) {
+    const o = 3 * c;
+    if (lambda[o] <= lt) out[c] = 'separating';
+    else out[c] = Math.hypot(w[o + 1], w[o + 2]) <= wt ? 'sticking' : 'sliding';
+  }
+  return out;
+}

@@ -1,0 +1,86 @@
+/**
+ * Cholesky factorisation A + εI = L Lᵀ with the regularisation fallback of seed 002 §M6 and
+ * seed 003 ("Cholesky Factorization Failure"): try ε = 1e-10, multiply by 10 up to 1e-6.
+ */
+
+/** First diagonal shift tried by the fallback (seed 002 eq. 41). */
+export const REGULARIZATION_START = 1e-10;
+/** Largest diagonal shift the fallback may use before reporting failure (seed 002 §M6). */
+export const REGULARIZATION_MAX = 1e-6;
+/**
+ * A pivot is rejected when it is ≤ this many ulps of the largest diagonal entry: below that the
+ * factor is dominated by rounding and solves with it amplify noise by > 1e12.
+ */
+export const PIVOT_RELATIVE_TOLERANCE = 1e-13;
+
+export interface CholeskyFactor {
+  readonly n: number;
+  /** Lower-triangular factor, row-major n×n (upper part is zero). */
+  readonly L: Float64Array;
+  /** Diagonal shift ε actually used (0 when A itself factorised). */
+  readonly regularization: number;
+}
+
+/**
+ * Factorises A + shift·I in place into `L`. Returns false on a non-positive or tiny pivot.
+ * A is row-major n×n and symmetric; only its lower triangle is read.
+ */
+export function choleskyInto(a: Float64Array, n: number, shift: number, L: Float64Array): boolean {
+  let maxDiag = 0;
+  for (let i = 0; i < n; i++) maxDiag = Math.max(maxDiag, Math.abs(a[i * n + i] + shift));
+  const tiny = PIVOT_RELATIVE_TOLERANCE * maxDiag;
+  L.fill(0);
+  for (let j = 0; j < n; j++) {
+    let d = a[j * n + j] + shift;
+    const rj = j * n;
+    for (let k = 0; k < j; k++) d -= L[rj + k] * L[rj + k];
+    if (!(d > tiny)) return false;
+    const ljj = Math.sqrt(d);
+    L[rj + j] = ljj;
+    for (let i = j + 1; i < n; i++) {
+      const ri = i * n;
+      let s = a[ri + j];
+      for (let k = 0; k < j; k++) s -= L[ri + k] * L[rj + k];
+      L[ri + j] = s / ljj;
+    }
+  }
+  return true;
+}
+
+export interface CholeskyOptions {
+  /** Try the unshifted matrix first (default false: the first try is ε = 1e-10 as in seed 002 §M6). */
+  tryUnshifted?: boolean;
+  start?: number;
+  max?: number;
+}
+
+/** Factorises with the ε-fallback. Returns null when even ε = max fails (A is not PSD). */
+export function choleskyWithFallback(a: Float64Array, n: number, opts: CholeskyOptions = {}): CholeskyFactor | null {
+  const L = new Float64Array(n * n);
+  if (opts.tryUnshifted && choleskyInto(a, n, 0, L)) return { n, L, regularization: 0 };
+  const max = opts.max ?? REGULARIZATION_MAX;
+  for (let eps = opts.start ?? REGULARIZATION_START; eps <= max * (1 + 1e-12); eps *= 10) {
+    if (choleskyInto(a, n, eps, L)) return { n, L, regularization: eps };
+  }
+  return null;
+}
+
+/** Solves L Lᵀ x = rhs; `x` may alias `rhs`. No allocation. */
+export function choleskySolve(f: CholeskyFactor, rhs: Float64Array, x: Float64Array): void {
+  choleskySolveRaw(f.L, f.n, rhs, x);
+}
+
+/** Same as choleskySolve for a factor stored in L (row-major, leading dimension n). */
+export function choleskySolveRaw(L: Float64Array, n: number, rhs: Float64Array, x: Float64Array): void {
+  for (let i = 0; i < n; i++) {
+    let s = rhs[i];
+    const ri = i * n;
+    for (let k = 0; k < i; k++) s -= L[ri + k] * x[k];
+    x[i] = s / L[ri + i];
+  }
+  for (let i = n - 1; i >= 0; i--) {
+    let s = x[i];
+    for (let k = i + 1; k < n; k++) s -= L[k * n + i] * x[k];
+    x[i] = s / L[i * n + i];
+  }
+}

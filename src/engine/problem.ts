@@ -1,0 +1,151 @@
+/**
+ * The contact problem of one island and one step: minimise ½λᵀAλ − bᵀλ over the product of
+ * friction cones (DESIGN.md "QP-SOCP"; seed 002 §M1). λ uses the 3C layout (λn, λt1, λt2) per contact.
+ */
+import type { Vec3 } from './math/vec3.js';
+import type { Mat3 } from './math/mat3.js';
+import { allFinite, asymmetry } from './math/dense.js';
+
+/** Body data the assembly needs. Static bodies: invMass = 0 and invInertiaWorld = 0 (seed 000 §10.4). */
+export interface BodyState {
+  readonly invMass: number;
+  /** World-frame inverse inertia I⁻¹_w = R I⁻¹_b Rᵀ, row-major. */
+  readonly invInertiaWorld: Mat3;
+  /** Centre of mass (world). */
+  readonly x: Vec3;
+  readonly v: Vec3;
+  readonly omega: Vec3;
+}
+
+/** A contact point joining body a and body b (b = −1: static world). n points from b into a. */
+export interface ContactPoint {
+  readonly bodyA: number;
+  readonly bodyB: number;
+  readonly point: Vec3;
+  readonly normal: Vec3;
+  readonly t1: Vec3;
+  readonly t2: Vec3;
+  readonly mu: number;
+  /** Combined restitution coefficient e ∈ [0, 1] (seed 000 §6.3). */
+  readonly restitution: number;
+  /** Penetration depth ≥ 0 (m). */
+  readonly penetration: number;
+  /** Optional stable feature id, used to match contacts across frames. */
+  readonly featureId?: string;
+}
+
+/**
+ * b = velocity + restitution + bias (DESIGN.md right-hand side):
+ *   velocity    = −ġ⁻ on every row (b_t = −ġ_t⁻, and the "1" of −(1+e)ġ_n⁻),
+ *   restitution = −e·ġ_n⁻ on normal rows (0 below the rest-velocity threshold and on tangent rows),
+ *   bias        = (ERP/Δt)·max(0, depth − slop) on normal rows.
+ */
+export interface RhsDecomposition {
+  readonly velocity: Float64Array;
+  readonly restitution: Float64Array;
+  readonly bias: Float64Array;
+}
+
+/** Per-contact data carried along with an assembled problem, for diagnostics. */
+export interface ContactMeta {
+  readonly contact: ContactPoint;
+  /** Pre-solve gap rates J v⁻ along (n, t1, t2). */
+  readonly gapRate: Vec3;
+}
+
+export interface ContactProblem {
+  /** Number of contacts C. */
+  readonly contactCount: number;
+  /** Number of unknowns n = 3C. */
+  readonly size: number;
+  /** A = J M⁻¹ Jᵀ (+ the regularisation below), n×n row-major, symmetric. */
+  readonly A: Float64Array;
+  readonly b: Float64Array;
+  /** Friction coefficient per contact, μ ≥ 0. */
+  readonly mu: Float64Array;
+  /** Diagonal regularisation already contained in A (0 if none). */
+  readonly regularization: number;
+  /** Present when assembled from physical data. */
+  readonly contacts?: readonly ContactMeta[];
+  readonly rhs?: RhsDecomposition;
+  /** Jacobian blocks and body data, present when assembled from physical data. */
+  readonly physics?: ProblemPhysics;
+}
+
+/** What is needed to map λ back to body velocity changes Δv = M⁻¹ Jᵀ λ. */
+export interface ProblemPhysics {
+  readonly bodies: readonly BodyState[];
+  /**
+   * Per contact, the 3×6 Jacobian blocks for body a and body b (rows n, t1, t2; columns v, ω),
+   * row-major, 18 numbers each; zero block when the body is static or −1.
+   */
+  readonly jacobianA: Float64Array;
+  readonly jacobianB: Float64Array;
+}
+
+/** A problem failed validation; `field` names the offending input (e.g. `A[3][4]`, `mu[2]`). */
+export class ProblemError extends Error {
+  constructor(readonly field: string, message: string) {
+    super(`${field}: ${message}`);
+    this.name = 'ProblemError';
+  }
+}
+
+/** Relative asymmetry of A tolerated by `makeProblem` (rounding of a JSON round trip is ~1e-16). */
+export const SYMMETRY_TOLERANCE = 1e-12;
+
+export interface MatrixProblemInput {
+  A: ArrayLike<number>;
+  b: ArrayLike<number>;
+  mu: ArrayLike<number>;
+  regularization?: number;
+}
+
+/** Validates and wraps (A, b, μ). Throws ProblemError naming the field on bad input. */
+export function makeProblem(input: MatrixProblemInput): ContactProblem {
+  const C = input.mu.length;
+  const n = 3 * C;
+  if (C === 0) throw new ProblemError('mu', 'at least one contact is required');
+  if (input.b.length !== n) throw new ProblemError('b', `has ${input.b.length} entries, expected 3·C = ${n} (C = ${C} from mu)`);
+  if (input.A.length !== n * n) throw new ProblemError('A', `has ${input.A.length} entries, expected (3C)² = ${n * n}`);
+  checkFinite(input.A, 'A', n);
+  checkFinite(input.b, 'b');
+  for (let i = 0; i < C; i++) {
+    const m = input.mu[i];
+    if (!Number.isFinite(m)) throw new ProblemError(`mu[${i}]`, `is ${m}, expected a finite number ≥ 0`);
+    if (m < 0) throw new ProblemError(`mu[${i}]`, `is ${m}; friction coefficients must be ≥ 0`);
+  }
+  const A = Float64Array.from(input.A);
+  const { maxAsym, maxAbs, at } = asymmetry(A, n);
+  if (maxAsym > SYMMETRY_TOLERANCE * Math.max(maxAbs, Number.MIN_VALUE)) {
+    const [i, j] = at;
+    throw new ProblemError(`A[${i}][${j}]`, `A is not symmetric: A[${i}][${j}] = ${A[i * n + j]} but A[${j}][${i}] = ${A[j * n + i]}`);
+  }
+  for (let i = 0; i < n; i++) {
+    if (!(A[i * n + i] >= 0)) throw new ProblemError(`A[${i}][${i}]`, `diagonal entry ${A[i * n + i]} is negative; A = J M⁻¹ Jᵀ is positive semidefinite`);
+  }
+  return { contactCount: C, size: n, A, b: Float64Array.from(input.b), mu: Float64Array.from(input.mu), regularization: input.regularization ?? 0 };
+}
+
+function checkFinite(a: ArrayLike<number>, name: string, rowLen = 0): void {
+  if (allFinite(a)) return;
+  for (let i = 0; i < a.length; i++) {
+    if (!Number.isFinite(a[i])) {
+      const field = rowLen > 0 ? `${name}[${Math.floor(i / rowLen)}][${i % rowLen}]` : `${name}[${i}]`;
+      throw new ProblemError(field, `is ${a[i]}, expected a finite number`);
+    }
+  }
+}
+
+/** f(λ) = ½λᵀAλ − bᵀλ (seed 002 eq. 9). */
+export function objective(p: ContactProblem, lambda: Float64Array): number {
+  const { A, b, size: n } = p;
+  let f = 0;
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    const row = i * n;
+    for (let j = 0; j < n; j++) s += A[row + j] * lambda[j];
+    f += lambda[i] * (0.5 * s - b[i]);
+  }
+  return f;
+}

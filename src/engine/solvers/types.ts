@@ -1,0 +1,91 @@
+/** One interface for every contact solver: solve(problem, options, warmStart?) → SolveResult. */
+import type { ContactClass, KktReport } from '../kkt.js';
+
+export type SolverName = 'pgs' | 'newton' | 'ipm';
+export const SOLVER_NAMES: readonly SolverName[] = ['pgs', 'newton', 'ipm'];
+
+/**
+ * converged: KKT max_rel ≤ tolerance (the same test for every solver, so "converged" never lies);
+ * max-iterations: the budget ran out first; stalled: the iteration reached its own fixed point or
+ * cannot make progress, but that point is not a KKT point to tolerance; failed: numerical breakdown.
+ */
+export type SolveStatus =
+  | { readonly kind: 'converged' }
+  | { readonly kind: 'max-iterations'; readonly reason: string }
+  | { readonly kind: 'stalled'; readonly reason: string }
+  | { readonly kind: 'failed'; readonly reason: string };
+
+export interface CommonSolveOptions {
+  /** Iteration budget (solver-specific default). */
+  readonly maxIterations?: number;
+  /** Stop when the KKT max_rel (kkt.ts) is at or below this value. */
+  readonly tolerance?: number;
+}
+
+export type PgsFrictionLaw = 'coulomb-disk' | 'cone';
+
+export interface PgsOptions extends CommonSolveOptions {
+  readonly solver: 'pgs';
+  /**
+   * coulomb-disk (default): sequential impulses — normal row, then the tangent pair clamped to the
+   * disk ‖λt‖ ≤ μλn. Its fixed point is Coulomb friction without the QP-SOCP's spurious normal
+   * velocity, so sliding contacts are generally NOT KKT points of the QP-SOCP (status "stalled").
+   * cone: projected block Gauss–Seidel λᵢ ← Proj_K(λᵢ − ρᵢwᵢ); its fixed points are exactly the KKT points.
+   */
+  readonly friction?: PgsFrictionLaw;
+  /** λ⁰ = factor · warm start (seed 000 §7.4, typical 0.9). Default 1. */
+  readonly warmStartFactor?: number;
+  /** Per-contact diagonal scaling (seed 000 §7.3, applied per contact so the cones are preserved). */
+  readonly diagonalScaling?: boolean;
+  /** Extra diagonal regularisation ε added to A inside PGS (seed 000 §9.5). Default 0. */
+  readonly regularization?: number;
+  /** Stop early once ‖λᵏ⁺¹ − λᵏ‖∞ ≤ this · ‖λ‖∞ (the PGS fixed point is reached). */
+  readonly fixedPointTolerance?: number;
+}
+
+export interface NewtonOptions extends CommonSolveOptions {
+  readonly solver: 'newton';
+  /** Armijo sufficient-decrease constant c₁ (seed 002 §M4: 1e-4). */
+  readonly armijo?: number;
+  /** Maximum backtracking halvings per iteration (seed 002 §M4: 10). */
+  readonly maxBacktracks?: number;
+}
+
+export interface IpmOptions extends CommonSolveOptions {
+  readonly solver: 'ipm';
+}
+
+export type SolveOptions = PgsOptions | NewtonOptions | IpmOptions;
+
+export interface SolveHistory {
+  /** KKT max_rel after k iterations, k = 0 … iterations. */
+  readonly residual: Float64Array;
+  /** Objective f(λᵏ), k = 0 … iterations. */
+  readonly objective: Float64Array;
+}
+
+export interface SolveResult {
+  readonly solver: SolverName;
+  /** λ in the 3C layout. */
+  readonly lambda: Float64Array;
+  /** w = Aλ − b: post-impulse contact velocities (minus the restitution/bias targets). */
+  readonly w: Float64Array;
+  readonly status: SolveStatus;
+  readonly iterations: number;
+  readonly history: SolveHistory;
+  /** Diagonal regularisation the solver used internally (0 if none). */
+  readonly regularization: number;
+  readonly timeMs: number;
+  readonly objective: number;
+  readonly kkt: KktReport;
+  readonly contactClass: readonly ContactClass[];
+}
+
+/** What an individual algorithm returns; `solve` adds timing, KKT and classification. */
+export interface AlgorithmOutput {
+  readonly lambda: Float64Array;
+  readonly iterations: number;
+  readonly status: SolveStatus;
+  readonly regularization: number;
+  readonly history: SolveHistory;
+}

@@ -1,0 +1,172 @@
+/**
+ * Reader for the friction-contact problem format of ../shared/oracle (FORMAT.md): one JSON object with
+ * A (row-major, incl. eps·I), b, mu, optional `physical` data and optional reference `solution`.
+ * Every error names the file and the field.
+ */
+import { makeProblem, ProblemError, type BodyState, type ContactPoint, type ContactProblem } from '../engine/problem.js';
+import { assembleProblem } from '../engine/assembly.js';
+import type { Mat3 } from '../engine/math/mat3.js';
+import type { Vec3 } from '../engine/math/vec3.js';
+
+export class FormatError extends Error {
+  constructor(readonly file: string, readonly field: string, detail: string) {
+    super(`${file}: ${field}: ${detail}`);
+    this.name = 'FormatError';
+  }
+}
+
+export interface OraclePhysical {
+  readonly baumgarte: boolean;
+  readonly erp: number;
+  readonly dt: number;
+  readonly eps: number;
+  readonly bodies: readonly BodyState[];
+  readonly contacts: readonly ContactPoint[];
+}
+
+export interface OracleSolution {
+  readonly lambda: readonly number[];
+  readonly w: readonly number[];
+  readonly objective: number;
+  readonly kktMaxRel: number;
+  readonly lambdaUnique: boolean;
+  readonly wRef: number;
+  readonly lamRef: number;
+  readonly deltaV?: readonly (readonly number[])[];
+  readonly classes: readonly string[];
+}
+
+export interface OracleInstance {
+  readonly id: string;
+  readonly file: string;
+  readonly eps: number;
+  readonly matrix: ContactProblem;
+  readonly physical: OraclePhysical | null;
+  readonly solution: OracleSolution | null;
+}
+
+type Json = Record<string, unknown>;
+
+class Reader {
+  constructor(readonly file: string) {}
+  fail(field: string, detail: string): never { throw new FormatError(this.file, field, detail); }
+  obj(v: unknown, field: string): Json {
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) this.fail(field, `expected an object, got ${describe(v)}`);
+    return v as Json;
+  }
+  num(v: unknown, field: string): number {
+    if (typeof v !== 'number' || !Number.isFinite(v)) this.fail(field, `expected a finite number, got ${describe(v)}`);
+    return v;
+  }
+  bool(v: unknown, field: string): boolean {
+    if (typeof v !== 'boolean') this.fail(field, `expected true or false, got ${describe(v)}`);
+    return v;
+  }
+  arr(v: unknown, field: string, len?: number): unknown[] {
+    if (!Array.isArray(v)) this.fail(field, `expected an array, got ${describe(v)}`);
+    if (len !== undefined && v.length !== len) this.fail(field, `expected ${len} entries, got ${v.length}`);
+    return v;
+  }
+  nums(v: unknown, field: string, len?: number): number[] {
+    return this.arr(v, field, len).map((x, i) => this.num(x, `${field}[${i}]`));
+  }
+  vec3(v: unknown, field: string): Vec3 { const a = this.nums(v, field, 3); return [a[0], a[1], a[2]]; }
+}
+
+function describe(v: unknown): string {
+  if (v === undefined) return 'nothing (field missing)';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return `an array of ${v.length}`;
+  if (typeof v === 'string') return `"${v.length > 30 ? v.slice(0, 30) + '…' : v}"`;
+  return String(v);
+}
+
+/** Parses JSON text (NaN/Infinity tokens are rejected by JSON.parse with a position). */
+export function parseOracleInstance(text: string, file: string): OracleInstance {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    throw new FormatError(file, '(json)', `malformed JSON: ${(e as Error).message}`);
+  }
+  const r = new Reader(file);
+  const root = r.obj(raw, '(root)');
+  const mu = r.nums(root.mu, 'mu');
+  const C = mu.length;
+  const n = 3 * C;
+  const b = r.nums(root.b, 'b', n);
+  const A = r.nums(root.A, 'A', n * n);
+  const eps = root.eps === undefined ? 0 : r.num(root.eps, 'eps');
+  let matrix: ContactProblem;
+  try {
+    matrix = makeProblem({ A, b, mu, regularization: eps });
+  } catch (e) {
+    if (e instanceof ProblemError) throw new FormatError(file, e.field, e.message.slice(e.field.length + 2));
+    throw e;
+  }
+  const physical = root.physical === null || root.physical === undefined ? null : readPhysical(r, r.obj(root.physical, 'physical'), eps, C);
+  const solution = root.solution === null || root.solution === undefined ? null : readSolution(r, r.obj(root.solution, 'solution'), n);
+  const id = typeof root.id === 'string' ? root.id : file.replace(/^.*[\\/]/, '').replace(/\.json$/, '');
+  return { id, file, eps, matrix, physical, solution };
+}
+
+function readPhysical(r: Reader, p: Json, eps: number, C: number): OraclePhysical {
+  const bodiesRaw = r.arr(p.bodies, 'physical.bodies');
+  const bodies: BodyState[] = bodiesRaw.map((bv, i) => {
+    const f = `physical.bodies[${i}]`;
+    const bo = r.obj(bv, f);
+    const invMass = r.num(bo.inv_mass, `${f}.inv_mass`);
+    if (invMass < 0) r.fail(`${f}.inv_mass`, `is ${invMass}; inverse mass must be ≥ 0`);
+    const I = r.nums(bo.inv_inertia_world, `${f}.inv_inertia_world`, 9);
+    return { invMass, invInertiaWorld: I as unknown as Mat3, x: r.vec3(bo.x, `${f}.x`), v: r.vec3(bo.v, `${f}.v`), omega: r.vec3(bo.omega, `${f}.omega`) };
+  });
+  const contactsRaw = r.arr(p.contacts, 'physical.contacts', C);
+  const contacts: ContactPoint[] = contactsRaw.map((cv, i) => {
+    const f = `physical.contacts[${i}]`;
+    const co = r.obj(cv, f);
+    const bodyA = r.num(co.body_a, `${f}.body_a`), bodyB = r.num(co.body_b, `${f}.body_b`);
+    return {
+      bodyA, bodyB,
+      point: r.vec3(co.point, `${f}.point`), normal: r.vec3(co.normal, `${f}.normal`),
+      t1: r.vec3(co.t1, `${f}.t1`), t2: r.vec3(co.t2, `${f}.t2`),
+      mu: r.num(co.mu, `${f}.mu`), restitution: r.num(co.e, `${f}.e`), penetration: r.num(co.penetration, `${f}.penetration`),
+    };
+  });
+  return {
+    baumgarte: r.bool(p.baumgarte, 'physical.baumgarte'), erp: r.num(p.erp, 'physical.erp'), dt: r.num(p.dt, 'physical.dt'),
+    eps: p.eps === undefined ? eps : r.num(p.eps, 'physical.eps'), bodies, contacts,
+  };
+}
+
+function readSolution(r: Reader, s: Json, n: number): OracleSolution {
+  const kk = r.obj(s.kkt, 'solution.kkt');
+  const contacts = s.contacts === undefined ? [] : r.arr(s.contacts, 'solution.contacts');
+  return {
+    lambda: r.nums(s.lambda, 'solution.lambda', n),
+    w: r.nums(s.w, 'solution.w', n),
+    objective: r.num(s.objective, 'solution.objective'),
+    kktMaxRel: r.num(kk.max_rel, 'solution.kkt.max_rel'),
+    lamRef: r.num(kk.lam_ref, 'solution.kkt.lam_ref'),
+    wRef: r.num(kk.w_ref, 'solution.kkt.w_ref'),
+    lambdaUnique: r.bool(s.lambda_unique, 'solution.lambda_unique'),
+    deltaV: s.delta_v === undefined ? undefined : r.arr(s.delta_v, 'solution.delta_v').map((row, i) => r.nums(row, `solution.delta_v[${i}]`, 6)),
+    classes: contacts.map((c, i) => String(r.obj(c, `solution.contacts[${i}]`).class)),
+  };
+}
+
+/**
+ * Rebuilds the problem from the physical data with the oracle's conventions: restitution applies at any
+ * approach speed, separating rows included (threshold −∞), no slop, eps·I added (FORMAT.md "The problem").
+ */
+export function assembleOraclePhysical(inst: OracleInstance): ContactProblem {
+  const ph = inst.physical;
+  if (!ph) throw new FormatError(inst.file, 'physical', 'this instance has no physical data (use --from matrix)');
+  try {
+    return assembleProblem(ph.bodies, ph.contacts, {
+      dt: ph.dt, erp: ph.erp, baumgarte: ph.baumgarte, slop: 0, restVelocityThreshold: -Infinity, regularization: ph.eps,
+    });
+  } catch (e) {
+    if (e instanceof ProblemError) throw new FormatError(inst.file, `physical.${e.field}`, e.message.slice(e.field.length + 2));
+    throw e;
+  }
+}
