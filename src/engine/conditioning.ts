@@ -38,7 +38,7 @@ export interface ConditioningOptions {
   regularization?: number;
 }
 
-/** Default largest n for the exact path (QL on n = 120 takes ≈ 1–2 ms). */
+/** Default largest n for the exact path (values-only QL on n = 120 takes a few ms). */
 export const DEFAULT_EXACT_LIMIT = 120;
 
 /** Unit roundoff u used in the rank tolerance (2⁻⁵² ≈ 2.2e-16). */

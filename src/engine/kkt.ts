@@ -127,3 +127,23 @@ export function classifyContacts(p: ContactProblem, lambda: Float64Array, w: Flo
   }
   return out;
 }
+
+/**
+ * Projected-gradient residual of seed 002 eq. 37 with one step ρ for every contact:
+ * ‖λ − Proj_K(λ − ρ(Aλ − b))‖₂ (the seed's convergence test, ρ = 1).
+ */
+export function projectedGradientResidual(p: ContactProblem, lambda: ArrayLike<number>, rho = 1): number {
+  const { A, b, size: n } = p;
+  const t = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let s = -b[i];
+    for (let j = 0; j < n; j++) s += A[i * n + j] * lambda[j];
+    t[i] = lambda[i] - rho * s;
+  }
+  let r2 = 0;
+  for (let c = 0; c < p.contactCount; c++) {
+    projectCone(t, 3 * c, p.mu[c], t);
+    for (let k = 0; k < 3; k++) r2 += (lambda[3 * c + k] - t[3 * c + k]) ** 2;
+  }
+  return Math.sqrt(r2);
+}

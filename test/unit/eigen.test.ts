@@ -13,7 +13,7 @@ function lcg(seed: number): () => number {
 }
 
 /** Q·diag(lambda)·Qᵀ with Q a product of n random Householder reflectors (applied two-sided, O(n³)). */
-export function spectrumMatrix(lambda: ArrayLike<number>, seed = 7): Float64Array {
+function spectrumMatrix(lambda: ArrayLike<number>, seed = 7): Float64Array {
   const n = lambda.length;
   const A = new Float64Array(n * n);
   for (let i = 0; i < n; i++) A[i * n + i] = lambda[i];

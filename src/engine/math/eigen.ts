@@ -2,13 +2,13 @@
  * Symmetric eigenvalues of dense row-major n×n Float64Array matrices.
  *
  *  - Exact (all eigenvalues, optionally eigenvectors): Householder tridiagonalisation followed by
- *    the implicit-shift QL iteration — Golub & Van Loan, Matrix Computations (4th ed.) §8.3.1 and
- *    §8.3.3–8.3.5 (QL is the mirror image of their implicit QR step); the code follows EISPACK
+ *    the implicit-shift QL iteration — Golub & Van Loan, Matrix Computations (4th ed.) §8.3
+ *    (QL is the mirror image of their implicit symmetric QR step); the code follows EISPACK
  *    tred2/tql2 (Bowdler, Martin, Reinsch & Wilkinson 1968) as transcribed in JAMA (public domain).
- *    O(n³), about 1 ms for n = 120.
+ *    O(n³): a few ms for n = 120.
  *  - Estimates (extreme eigenvalues only): Lanczos with full reorthogonalisation (G&VL §10.1 and
  *    §10.3) for λmax; shift-and-invert Lanczos on (A + σI)⁻¹ through a Cholesky factor
- *    (Ericsson & Ruhe 1980; G&VL §8.2.2 inverse iteration) for λmin.
+ *    (Ericsson & Ruhe 1980; G&VL §8.2 inverse iteration) for λmin.
  *
  * Only the symmetric part (A + Aᵀ)/2 is used. Every routine scales its working copy by a power of
  * two (exact) so that max|A_ij| ≈ 1; all relative tolerances below refer to that scale.
@@ -34,7 +34,7 @@ export const LANCZOS_MAX_STEPS = 100;
  * min(β_k|s_k|, (β_k s_k)²/gap) (Parlett, The Symmetric Eigenvalue Problem, ch. 11), falls below
  * this times |θ|.
  */
-export const LANCZOS_RELATIVE_TOLERANCE = 1e-13;
+export const LANCZOS_RELATIVE_TOLERANCE = 1e-12;
 
 /**
  * β_k below this times the operator scale means the Krylov space is invariant (breakdown): the
@@ -97,8 +97,9 @@ function symmetricScaledCopy(A: Float64Array, n: number, scale: number, out: Flo
 
 /**
  * Householder reduction of the symmetric V (row-major n×n, overwritten) to tridiagonal form
- * (G&VL §8.3.1; EISPACK tred2). On return d = diagonal, e[i] = T[i, i−1] for i ≥ 1, e[0] = 0; with
- * `wantVectors` V holds the orthogonal Q with A = Q T Qᵀ.
+ * (G&VL §8.3; EISPACK tred2, run on the transposed index so that every inner loop is
+ * contiguous). On return d = diagonal, e[i] = T[i, i−1] for i ≥ 1, e[0] = 0; with `wantVectors`
+ * V holds Qᵀ (row i = column i of Q) where A = Q T Qᵀ.
  */
 function tridiagonalize(V: Float64Array, n: number, d: Float64Array, e: Float64Array, wantVectors: boolean): void {
   for (let j = 0; j < n; j++) d[j] = V[j * n + n - 1];
@@ -184,12 +185,12 @@ function tridiagonalize(V: Float64Array, n: number, d: Float64Array, e: Float64A
 /**
  * Eigenvalues of the symmetric tridiagonal T (diagonal d, off-diagonal e[i] = T[i, i+1],
  * i < n − 1; e[n−1] is scratch) by implicit-shift QL (G&VL §8.3; EISPACK tql2). On return d holds
- * the eigenvalues in ascending order and e is destroyed. When Z (zRows×n row-major, zRows ≥ 1) is
- * given, each row z is replaced by z·Q where T = Q Λ Qᵀ: pass the Householder Q for eigenvectors of
- * the full matrix, or one row e_{n−1}ᵀ to get the last components of T's eigenvectors cheaply.
- * No allocation.
+ * the eigenvalues in ascending order and e is destroyed. When W (n×m row-major, m = wCols ≥ 1) is
+ * given it is replaced by Qᵀ·W where T = Q Λ Qᵀ (Givens rotations act on contiguous rows): pass
+ * the Householder Qhᵀ to get the eigenvectors of the full matrix as rows, or W = e_{n−1} (m = 1)
+ * to get the last components of T's eigenvectors cheaply. No allocation.
  */
-export function tridiagonalQL(d: Float64Array, e: Float64Array, n: number, Z: Float64Array | null = null, zRows = 0): void {
+export function tridiagonalQL(d: Float64Array, e: Float64Array, n: number, W: Float64Array | null = null, wCols = 0): void {
   if (n <= 0) return;
   e[n - 1] = 0;
   let f = 0;
@@ -230,12 +231,12 @@ export function tridiagonalQL(d: Float64Array, e: Float64Array, n: number, Z: Fl
           if (r === 0) { c = 1; s = 0; } else { s = e[i] / r; c = p / r; }
           p = c * d[i] - s * g;
           d[i + 1] = h + s * (c * g + s * d[i]);
-          if (Z) {
-            for (let k = 0; k < zRows; k++) {
-              const o = k * n;
-              const zh = Z[o + i + 1];
-              Z[o + i + 1] = s * Z[o + i] + c * zh;
-              Z[o + i] = c * Z[o + i] - s * zh;
+          if (W) {
+            const o0 = i * wCols, o1 = o0 + wCols;
+            for (let k = 0; k < wCols; k++) {
+              const wh = W[o1 + k];
+              W[o1 + k] = s * W[o0 + k] + c * wh;
+              W[o0 + k] = c * W[o0 + k] - s * wh;
             }
           }
         }
@@ -255,10 +256,10 @@ export function tridiagonalQL(d: Float64Array, e: Float64Array, n: number, Z: Fl
     if (k !== i) {
       d[k] = d[i];
       d[i] = p;
-      if (Z) {
-        for (let r = 0; r < zRows; r++) {
-          const o = r * n;
-          const t = Z[o + i]; Z[o + i] = Z[o + k]; Z[o + k] = t;
+      if (W) {
+        const oi = i * wCols, ok = k * wCols;
+        for (let r = 0; r < wCols; r++) {
+          const t = W[oi + r]; W[oi + r] = W[ok + r]; W[ok + r] = t;
         }
       }
     }
@@ -281,6 +282,12 @@ function symmetricEigenImpl(A: Float64Array, n: number, wantVectors: boolean): {
   for (let i = 1; i < n; i++) e[i - 1] = e[i]; // tred2 stores T[i, i−1] in e[i]; QL wants T[i, i+1] in e[i]
   tridiagonalQL(values, e, n, wantVectors ? V : null, wantVectors ? n : 0);
   for (let i = 0; i < n; i++) values[i] *= scale;
+  if (wantVectors) {
+    // V holds the eigenvectors as rows; transpose in place so that column j is eigenvector j.
+    for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) {
+      const t = V[i * n + j]; V[i * n + j] = V[j * n + i]; V[j * n + i] = t;
+    }
+  }
   return { values, vectors: wantVectors ? V : null };
 }
 
@@ -320,11 +327,15 @@ export interface LanczosOptions {
 export interface LanczosResult {
   /** Largest Ritz value θmax ≤ λmax of the operator. */
   max: number;
-  /** Bound on λmax(op) − θmax (gap bound; exact when the Krylov space became invariant). */
+  /**
+   * A-posteriori error estimate for θmax: residual β_k|s_k|, sharpened by the Ritz gap. It bounds
+   * the distance to the nearest eigenvalue; that this is λmax relies on the random start vector
+   * (standard Lanczos caveat).
+   */
   maxErrorBound: number;
   /** Smallest Ritz value θmin ≥ λmin of the operator (only a rough estimate unless it converged). */
   min: number;
-  /** Residual bound β_k|s_k| for θmin. */
+  /** Same estimate for θmin. */
   minErrorBound: number;
   /** Lanczos steps taken (= operator applications). */
   steps: number;
@@ -352,6 +363,7 @@ export function lanczosExtremes(op: (x: Float64Array, y: Float64Array) => void, 
   const Q = new Float64Array(maxSteps * n);
   const w = new Float64Array(n);
   const y = new Float64Array(n);
+  const qj = new Float64Array(n); // copy of q_j handed to op (no per-step subarray views)
   const alpha = new Float64Array(maxSteps);
   const beta = new Float64Array(maxSteps);
   const td = new Float64Array(maxSteps);
@@ -370,7 +382,7 @@ export function lanczosExtremes(op: (x: Float64Array, y: Float64Array) => void, 
   let opScale = 0;
   for (let j = 0; j < maxSteps; j++) {
     const qo = j * n;
-    const qj = Q.subarray(qo, qo + n);
+    for (let i = 0; i < n; i++) qj[i] = Q[qo + i];
     op(qj, y);
     let a = 0;
     for (let i = 0; i < n; i++) a += qj[i] * y[i];
@@ -399,8 +411,8 @@ export function lanczosExtremes(op: (x: Float64Array, y: Float64Array) => void, 
     tz[k - 1] = 1;
     tridiagonalQL(td, te, k, tz, 1);
     const breakdown = !(b > LANCZOS_BREAKDOWN_TOLERANCE * opScale) || k === n;
-    const rMax = breakdown ? 0 : b * Math.abs(tz[k - 1]);
-    const rMin = breakdown ? 0 : b * Math.abs(tz[0]);
+    const rMax = b * Math.abs(tz[k - 1]);
+    const rMin = b * Math.abs(tz[0]);
     result.max = td[k - 1];
     result.maxErrorBound = k > 1 ? gapBound(rMax, td[k - 1] - td[k - 2]) : rMax;
     result.min = td[0];
@@ -420,11 +432,12 @@ export function lanczosExtremes(op: (x: Float64Array, y: Float64Array) => void, 
 export interface ExtremeEigenvalueEstimate {
   lambdaMin: number;
   lambdaMax: number;
-  /** A-posteriori bound on λmax − lambdaMax (Lanczos underestimates λmax). */
+  /** A-posteriori estimate of λmax − lambdaMax ≥ 0 (Lanczos underestimates λmax); see LanczosResult. */
   lambdaMaxErrorBound: number;
   /**
-   * Bound on |lambdaMin − λmin| from the inverse-Lanczos residual (Infinity when the Cholesky
-   * fallback failed: lambdaMin is then only an upper bound that proves A is indefinite).
+   * Estimate of |lambdaMin − λmin| from the inverse-Lanczos residual, not counting the O(u·λmax)
+   * rounding floor of the factorisation (Infinity when the Cholesky fallback failed: lambdaMin is
+   * then only an upper bound that proves A is indefinite).
    */
   lambdaMinErrorBound: number;
   /** Shift σ of the Cholesky factor of A + σI used for λmin (NaN when no factor was found). */
@@ -465,6 +478,10 @@ export function estimateExtremeEigenvalues(A: Float64Array, n: number, opts: Ext
     return out;
   }
   out.scale = scale;
+  if (n === 1) {
+    out.lambdaMin = out.lambdaMax = A[0];
+    return out;
+  }
   const S = new Float64Array(n * n);
   symmetricScaledCopy(A, n, scale, S);
   let maxDiag = -Infinity, minDiag = Infinity, anyNonZero = false;
@@ -482,7 +499,7 @@ export function estimateExtremeEigenvalues(A: Float64Array, n: number, opts: Ext
   const fwd = lanczosExtremes((x, y) => matVec(S, n, x, y), n, lanczosOpts);
   const lmax = Math.max(fwd.max, maxDiag);
   out.lambdaMax = lmax * scale;
-  out.lambdaMaxErrorBound = (lmax > fwd.max ? 0 : fwd.maxErrorBound) * scale;
+  out.lambdaMaxErrorBound = fwd.maxErrorBound * scale;
   out.lanczosSteps = fwd.steps;
 
   // Spectral radius ≥ max|S_ij| ≥ 2^-0.5 after scaling, so the 0.5 floor only guards rounding.

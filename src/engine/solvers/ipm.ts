@@ -29,6 +29,7 @@
  */
 import type { ContactProblem } from '../problem.js';
 import { KktWorkspace, kktInto } from '../kkt.js';
+import { projectCone } from '../cone.js';
 import { choleskyInto, choleskySolve, REGULARIZATION_MAX, REGULARIZATION_START, type CholeskyFactor } from '../math/cholesky.js';
 import { HistoryRecorder, objectiveFromAlam } from './history.js';
 import type { AlgorithmOutput, IpmOptions, SolveStatus } from './types.js';
@@ -45,7 +46,7 @@ export const IPM_SIGMA_EXPONENT = 3;
  * Stall test: the run stops ("stalled") when the best KKT max_rel has not dropped below
  * IPM_STALL_FACTOR × (its value IPM_STALL_WINDOW iterations earlier).
  */
-export const IPM_STALL_WINDOW = 6;
+export const IPM_STALL_WINDOW = Number(process.env.IPM_SW ?? 6);
 export const IPM_STALL_FACTOR = 0.5;
 /** Step lengths below this (after backtracking into the interior) count as a collapsed step. */
 export const IPM_MIN_STEP = 1e-12;
@@ -55,7 +56,7 @@ export const IPM_MAX_COLLAPSED_STEPS = 3;
  * Iterative-refinement sweeps applied to a Newton solve whose Cholesky factor needed a diagonal
  * shift (the shift is then only a preconditioner; Wilkinson's refinement against the exact matrix).
  */
-export const IPM_REFINEMENT_STEPS = 3;
+export const IPM_REFINEMENT_STEPS = Number(process.env.IPM_RS ?? 3);
 /**
  * Switch from the NT to the AHO direction once KKT max_rel ≤ this. NT iterates only satisfy
  * ‖x∘z − τe‖ = O(√τ) (the Jordan frames of x and z stay misaligned by O(√τ)), which shows up as the
@@ -68,6 +69,12 @@ export const IPM_AHO_SWITCH = Number(process.env.IPM_AHO_SWITCH ?? 1e-6);
 export const IPM_LU_PIVOT_TOLERANCE = 1e-13;
 /** Scale-free IPM merit max(τ/(‖x‖‖Px‖), ‖r‖/‖Px‖) below which further τ reduction is not progress. */
 export const IPM_MERIT_FLOOR = 1e-20;
+/** Maximum natural-map Newton polishing steps after the interior-point phase (each counts as an iteration). */
+export const IPM_POLISH_STEPS = 4;
+/** Diagonal shift of the polishing Jacobian when it is singular to working precision (non-unique λ). */
+export const IPM_POLISH_REGULARIZATION = Number(process.env.IPM_DELTA ?? 1e-12);
+export const IPM_SHIFT_START = Number(process.env.IPM_SS ?? 1e-12);
+export const IPM_START_DAMPING = Number(process.env.IPM_SD ?? 1e-4);
 /** Halvings of the step tried when rounding pushed an updated iterate out of the open cone. */
 export const IPM_MAX_INTERIOR_BACKTRACKS = 30;
 
@@ -245,6 +252,114 @@ function luSolve(LU: Float64Array, n: number, piv: Int32Array, rhs: Float64Array
   }
 }
 
+
+/**
+ * Work arrays of the final natural-map Newton polish (allocated once, before any iteration).
+ */
+class PolishWorkspace {
+  readonly J: Float64Array;
+  readonly G: Float64Array;
+  readonly L: Float64Array;
+  readonly F: Float64Array;
+  readonly dl: Float64Array;
+  readonly res: Float64Array;
+  readonly factor: CholeskyFactor;
+  readonly cand: Float64Array;
+  readonly pt: Float64Array;
+  readonly dPi: Float64Array;
+  readonly rho: Float64Array;
+  constructor(n: number, C: number) {
+    this.J = new Float64Array(n * n);
+    this.G = new Float64Array(n * n);
+    this.L = new Float64Array(n * n);
+    this.F = new Float64Array(n);
+    this.dl = new Float64Array(n);
+    this.res = new Float64Array(n);
+    this.factor = { n, L: this.L, regularization: IPM_POLISH_REGULARIZATION };
+    this.cand = new Float64Array(n);
+    this.pt = new Float64Array(n);
+    this.dPi = new Float64Array(9 * C);
+    this.rho = new Float64Array(C);
+  }
+}
+
+/**
+ * One semismooth Newton step on the natural map F(λ) = λ − Π_K(λ − ρ(Aλ − b)) (ρᵢ = 1/max diag Aᵢᵢ, the
+ * checker's map, kkt.ts), from λ; writes Π_K(λ + Δ) into pw.cand. J = I − Π′(I − ρA) with Π′ the
+ * (B-)derivative of the cone projection (seed 002 §M3 cases: identity inside, 0 in the polar cone,
+ * on the surface the derivative of eqs. 24–25). Facchinei & Pang, "Finite-Dimensional Variational
+ * Inequalities and Complementarity Problems" (2003) §7.5 (semismooth Newton for natural maps); the
+ * piece (separating / sticking / sliding) of each contact is chosen by the sign structure of
+ * λ − ρw, so weakly complementary contacts need no classification threshold. Returns false if J is
+ * singular to working precision.
+ */
+function naturalMapNewtonStep(p: ContactProblem, lam: Float64Array, w: Float64Array, pw: PolishWorkspace): boolean {
+  const { A, mu, size: n, contactCount: C } = p;
+  const { J, F, pt, dPi, rho } = pw;
+  for (let c = 0; c < C; c++) {
+    const o = 3 * c, m = mu[c], r = rho[c], d = 9 * c;
+    for (let k = 0; k < 3; k++) pt[o + k] = lam[o + k] - r * w[o + k];
+    const pn = pt[o], p1 = pt[o + 1], p2 = pt[o + 2];
+    dPi.fill(0, d, d + 9);
+    if (m <= 0) {
+      if (pn > 0) dPi[d] = 1;
+    } else {
+      const s = Math.hypot(p1, p2);
+      if (s <= m * pn) { dPi[d] = 1; dPi[d + 4] = 1; dPi[d + 8] = 1; } // interior: Π = identity
+      else if (!(m * s <= -pn)) {
+        // surface: ln = (pn + μs)/(1 + μ²), λt = μ ln t̂ (seed 002 eqs. 24–25), t̂ = pt/s, s > 0 here
+        const k = 1 / (1 + m * m), t1 = p1 / s, t2 = p2 / s;
+        const ln = (pn + m * s) * k, g = (m * ln) / s;
+        dPi[d] = k; dPi[d + 1] = m * k * t1; dPi[d + 2] = m * k * t2;
+        dPi[d + 3] = m * k * t1; dPi[d + 4] = m * m * k * t1 * t1 + g * (1 - t1 * t1); dPi[d + 5] = m * m * k * t1 * t2 - g * t1 * t2;
+        dPi[d + 6] = m * k * t2; dPi[d + 7] = m * m * k * t1 * t2 - g * t1 * t2; dPi[d + 8] = m * m * k * t2 * t2 + g * (1 - t2 * t2);
+      } // polar cone: Π = 0
+    }
+    projectCone(pt, o, m, pt);
+    for (let k = 0; k < 3; k++) F[o + k] = lam[o + k] - pt[o + k];
+    // rows of J = I − Π′ + Π′·ρ·A (block rows of contact c)
+    for (let i = 0; i < 3; i++) {
+      const row = (o + i) * n;
+      for (let j = 0; j < n; j++) {
+        let s = 0;
+        for (let k = 0; k < 3; k++) s += dPi[d + 3 * i + k] * A[(o + k) * n + j];
+        J[row + j] = r * s;
+      }
+      for (let k = 0; k < 3; k++) J[row + o + k] -= dPi[d + 3 * i + k];
+      J[row + o + i] += 1;
+    }
+  }
+  // Levenberg–Marquardt step (JᵀJ + δI)Δ = −JᵀF (Moré 1978): full Newton along singular directions of J
+  // with σ ≫ √δ, but (almost) no motion along the near-null space of A (non-unique λ), where F holds
+  // only the ε-tie-break of the regularised A and a Newton step would jump along the face.
+  const { G, L, dl, res, cand } = pw;
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j <= i; j++) {
+      let s = 0;
+      for (let k = 0; k < n; k++) s += J[k * n + i] * J[k * n + j];
+      G[i * n + j] = s; G[j * n + i] = s;
+    }
+    let s = 0;
+    for (let k = 0; k < n; k++) s -= J[k * n + i] * F[k];
+    res[i] = s;
+  }
+  // Jacobi equilibration: δ is then relative to the squared column norms of J.
+  const sc = pw.F; // F is no longer needed; reuse it for S = diag(1/√G_ii)
+  for (let i = 0; i < n; i++) { const g = G[i * n + i]; sc[i] = g > 0 ? 1 / Math.sqrt(g) : 1; }
+  for (let i = 0; i < n; i++) {
+    const row = i * n;
+    for (let j = 0; j < n; j++) G[row + j] *= sc[i] * sc[j];
+    res[i] *= sc[i];
+  }
+  if (!choleskyInto(G, n, IPM_POLISH_REGULARIZATION, L)) return false;
+  choleskySolve(pw.factor, res, dl);
+  for (let i = 0; i < n; i++) dl[i] *= sc[i];
+  for (let i = 0; i < n; i++) cand[i] = lam[i] + dl[i];
+  for (let c = 0; c < C; c++) projectCone(cand, 3 * c, mu[c], cand);
+  for (let i = 0; i < n; i++) if (!Number.isFinite(cand[i])) return false;
+  return true;
+}
+
 export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float64Array): AlgorithmOutput {
   void warmStart; // deliberately unused: IPM iterates start in the cone interior (see file header)
   const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? IPM_DEFAULT_MAX_ITERATIONS));
@@ -301,6 +416,7 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   const Px = new Float64Array(n);
   const tmp = new Float64Array(n), res = new Float64Array(n), corr = new Float64Array(n), y = new Float64Array(n);
   const winv = new Float64Array(9 * C);
+  const blk = new Float64Array(9); // one 3×3 block (columns) of Arw(x)⁻¹Arw(z)
   const H = new Float64Array(n * n); // equilibrated Newton matrix S(P + W⁻²)S, or S(P + Arw(x)⁻¹Arw(z))S
   const L = new Float64Array(n * n); // Cholesky or LU factor
   const piv = new Int32Array(n);
@@ -309,13 +425,14 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   const factor: CholeskyFactor = { n, L, regularization: 0 };
   let regularization = 0;
   let shift = 0;
+  const pw = new PolishWorkspace(n, C);
   let aho = false; // false: NT direction; true: AHO direction (final phase, see IPM_AHO_SWITCH)
 
   /** Factorises H + shift·I (Cholesky for NT, LU for AHO) with the cholesky.ts shift ladder. */
   const factorise = (): boolean => {
     const ok0 = aho ? luInto(H, n, 0, L, piv, IPM_LU_PIVOT_TOLERANCE) : choleskyInto(H, n, 0, L);
     if (ok0) { shift = 0; return true; }
-    for (let eps = REGULARIZATION_START; eps <= REGULARIZATION_MAX * (1 + 1e-12); eps *= 10) {
+    for (let eps = IPM_SHIFT_START; eps <= REGULARIZATION_MAX * (1 + 1e-12); eps *= 10) {
       const ok = aho ? luInto(H, n, eps, L, piv, IPM_LU_PIVOT_TOLERANCE) : choleskyInto(H, n, eps, L);
       if (ok) { shift = eps; if (eps > regularization) regularization = eps; return true; }
     }
@@ -354,19 +471,19 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
     for (let c = 0; c < C; c++) {
       const o = 3 * c, wo = 9 * c;
       if (kind[c] === CONE_ORTHANT) {
-        H[o * n + o] += mode === 0 ? 1 : mode === 1 ? winv[wo] * winv[wo] : z[o] / x[o];
+        H[o * n + o] += mode === 0 ? IPM_START_DAMPING : mode === 1 ? winv[wo] * winv[wo] : z[o] / x[o];
         H[(o + 1) * n + o + 1] = 1; H[(o + 2) * n + o + 2] = 1;
       } else if (mode === 2) {
         // columns of Arw(x)⁻¹Arw(z): Arw(z) columns are (z0, z1, z2), (z1, z0, 0), (z2, 0, z0)
-        arwSolve(x, o, z[o], z[o + 1], z[o + 2], corr, 0);
-        arwSolve(x, o, z[o + 1], z[o], 0, corr, 3);
-        arwSolve(x, o, z[o + 2], 0, z[o], corr, 6);
-        for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) H[(o + i) * n + o + j] += corr[3 * j + i];
+        arwSolve(x, o, z[o], z[o + 1], z[o + 2], blk, 0);
+        arwSolve(x, o, z[o + 1], z[o], 0, blk, 3);
+        arwSolve(x, o, z[o + 2], 0, z[o], blk, 6);
+        for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) H[(o + i) * n + o + j] += blk[3 * j + i];
       } else {
         for (let i = 0; i < 3; i++) {
           for (let j = 0; j < 3; j++) {
             let s = 0;
-            if (mode === 0) s = i === j ? 1 : 0;
+            if (mode === 0) s = i === j ? IPM_START_DAMPING : 0;
             else for (let k = 0; k < 3; k++) s += winv[wo + 3 * i + k] * winv[wo + 3 * k + j];
             H[(o + i) * n + o + j] += s;
           }
@@ -394,7 +511,7 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   }
   for (let i = 0; i < n; i++) rhs[i] = -q[i];
   newtonSolve();
-  for (let i = 0; i < n; i++) { x[i] = dx[i]; z[i] = -dx[i]; }
+  for (let i = 0; i < n; i++) { x[i] = dx[i]; z[i] = -IPM_START_DAMPING * dx[i]; }
   // shift each block by (1 + t)e where t = −(smallest eigenvalue) if that is ≥ −1e-8·max(‖v‖, 1) ([V] §3)
   for (let pass = 0; pass < 2; pass++) {
     const v = pass === 0 ? x : z;
@@ -570,11 +687,38 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
     const slot = iterations % W, old = (iterations + 1) % W; // old: IPM_STALL_WINDOW iterations ago
     const bestOld = bestTrail[old], meritOld = meritTrail[old];
     bestTrail[slot] = bestRel; meritTrail[slot] = merit;
-    if (iterations >= IPM_STALL_WINDOW && !(bestRel < IPM_STALL_FACTOR * bestOld)
+    if (aho && iterations >= IPM_STALL_WINDOW && !(bestRel < IPM_STALL_FACTOR * bestOld)
       && (merit <= IPM_MERIT_FLOOR || !(merit < IPM_STALL_FACTOR * meritOld))) {
       status = { kind: 'stalled', reason: `KKT max_rel stopped decreasing (${bestRel.toExponential(2)} after ${iterations} iterations, τ = ${tau.toExponential(2)})` };
       break;
     }
+  }
+
+  // ---- final polish: semismooth Newton on the natural map from the best interior iterate ----
+  // Accepted only while it lowers KKT max_rel, so it can never make the answer worse.
+  if (bestRel > tol && (status === null || status.kind !== 'converged')) {
+    for (let c = 0; c < C; c++) {
+      const o = 3 * c;
+      const dmax = Math.max(A[o * n + o], A[(o + 1) * n + o + 1], A[(o + 2) * n + o + 2]);
+      pw.rho[c] = dmax > 0 ? 1 / dmax : 1; // the checker's ρ (kkt.ts)
+    }
+    let polished = 0;
+    for (let k = 0; k < IPM_POLISH_STEPS && iterations < maxIt; k++) {
+      kktInto(p, best, ws);
+      if (!naturalMapNewtonStep(p, best, ws.w, pw)) break;
+      iterations++;
+      rep = kktInto(p, pw.cand, ws);
+      const f = objectiveOf(pw.cand, ws, b, n);
+      if (process.env.IPM_DEBUG) console.log(`polish ${k} kkt ${rep.maxRel.toExponential(2)} p ${rep.primalRel.toExponential(1)} d ${rep.dualRel.toExponential(1)} c ${rep.compRel.toExponential(1)} j ${rep.jordanRel.toExponential(1)} nat ${rep.naturalRel.toExponential(1)} worst ${rep.worstContact}`);
+      if (!(rep.maxRel < bestRel)) { history.record(bestRel, objectiveOf(best, ws, b, n)); void f; break; }
+      history.record(rep.maxRel, f);
+      bestRel = rep.maxRel;
+      best.set(pw.cand);
+      polished++;
+      if (bestRel <= tol) break;
+    }
+    if (bestRel <= tol) status = { kind: 'converged' };
+    else if (status !== null && polished > 0) status = { kind: status.kind === 'failed' ? 'failed' : 'stalled', reason: `${status.reason}; natural-map polish reached ${bestRel.toExponential(2)}` } as SolveStatus;
   }
   if (status === null) status = { kind: 'max-iterations', reason: `${maxIt} iterations, KKT max_rel ${bestRel.toExponential(2)} > ${tol}` };
   if (status.kind === 'converged' && !(bestRel <= tol)) status = { kind: 'stalled', reason: `KKT max_rel ${bestRel.toExponential(2)}` };

@@ -26,7 +26,7 @@ import type { AlgorithmOutput, NewtonOptions, SolveStatus } from './types.js';
 
 export const NEWTON_DEFAULTS = {
   maxIterations: 300, // seed 002 §M4 suggests a cap of 50; faces change one contact at a time, so stacks need more
-  tolerance: 1e-9,
+  tolerance: 1e-10, // relative KKT residual; seed 002 §M4's ε = 1e-8 on eq. 37 leaves f off by ~1e-8 on stacks
   armijo: 1e-4, // seed 002 §M4
   maxBacktracks: 10, // seed 002 §M4
 } as const;
@@ -39,8 +39,14 @@ export const PROXIMAL_RELATIVE = 1e-10;
 export const BOUNDARY_SNAP = 1e-12;
 /** KKT max_rel below which apex contacts with a violated dual cone are released in the Newton step. */
 export const POLISH_THRESHOLD = 1e-6;
-/** Halvings tried by the projected-gradient search before the guaranteed Gershgorin step is used. */
-export const PG_MAX_BACKTRACKS = 30;
+/** Full Newton steps the polish phase may take without halving the KKT residual (watchdog). */
+export const WATCHDOG_STEPS = 5;
+/** A released contact that blocks a step shorter than this is pinned back to its surface. */
+export const PIN_STEP = 1e-8;
+/** Largest multiple of the Gershgorin step the projected-gradient search tries. */
+export const PG_MAX_EXPANSION = 1 << 20;
+/** A decrease of f smaller than this (relative) is rounding, not progress, for the stall test. */
+export const F_PROGRESS_RELATIVE = 1e-14;
 /** Iterations without decrease of f or of the KKT residual before the solver reports "stalled". */
 export const STALL_ITERATIONS = 12;
 
@@ -52,7 +58,7 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
   const maxBt = opts.maxBacktracks ?? NEWTON_DEFAULTS.maxBacktracks;
 
   const hist = new HistoryRecorder(maxIt + 1);
-  const ws = new KktWorkspace(n);
+  const ws = new KktWorkspace(n), wsTrial = new KktWorkspace(n);
   const lam = new Float64Array(n), base = new Float64Array(n), trial = new Float64Array(n);
   const g = new Float64Array(n), Ab = new Float64Array(n), dir = new Float64Array(n);
   const step = new Float64Array(C);
@@ -62,13 +68,14 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
   const AZ = new Float64Array(n * n), K = new Float64Array(n * n), Lk = new Float64Array(n * n);
   const rhs = new Float64Array(n), y = new Float64Array(n);
   gershgorinSteps(p, step);
-  const diagStep = new Float64Array(C);
-  for (let c = 0; c < C; c++) {
-    const o = 3 * c, d = Math.max(A[o * n + o], A[(o + 1) * n + o + 1], A[(o + 2) * n + o + 2]);
-    diagStep[c] = d > 0 ? 1 / d : 0;
-  }
-  let pgAlpha = 1;
+  let pgAlpha = 4;
   let needPg = true;
+  // Surface contacts whose release made the very next step blocked at once (β from w was not the face's
+  // multiplier): kept on their surface until the next projected-gradient step.
+  const pinned = new Uint8Array(C);
+  let watchdog = 0;
+  const best = new Float64Array(n);
+  let bestRes = Infinity;
 
   let regularization = 0;
   let iterations = 0;
@@ -92,16 +99,22 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
   let status: SolveStatus | null = null;
   let bestF = Infinity, bestR = Infinity, stall = 0;
   for (;;) {
-    const r = kktInto(p, lam, ws);
+    let r = kktInto(p, lam, ws);
+    if (r.maxRel < bestRes) { bestRes = r.maxRel; best.set(lam); }
     const fval = objectiveFromAlam(lam, ws.Alam, b, n);
     hist.record(r.maxRel, fval);
     if (r.maxRel <= tol) { status = { kind: 'converged' }; break; }
-    if (iterations >= maxIt) { status = { kind: 'max-iterations', reason: `KKT max_rel ${r.maxRel.toExponential(2)} > ${tol} after ${iterations} iterations (worst contact ${r.worstContact})` }; break; }
-    const progressed = fval < bestF - 1e-15 * Math.abs(bestF) || r.maxRel < 0.5 * bestR;
+    const progressed = fval < bestF - F_PROGRESS_RELATIVE * Math.abs(bestF) || r.maxRel < 0.5 * bestR;
     if (fval < bestF) bestF = fval;
     if (r.maxRel < bestR) bestR = r.maxRel;
     stall = progressed ? 0 : stall + 1;
-    if (stall >= STALL_ITERATIONS) { status = { kind: 'stalled', reason: `no decrease of f or of the KKT residual for ${STALL_ITERATIONS} iterations; KKT max_rel ${r.maxRel.toExponential(2)} (worst contact ${r.worstContact})` }; break; }
+    if (iterations >= maxIt || stall >= STALL_ITERATIONS) {
+      if (bestRes < r.maxRel) { lam.set(best); r = kktInto(p, lam, ws); } // return the best iterate seen
+      const why = iterations >= maxIt ? `after ${iterations} iterations` : `no decrease of f or of the KKT residual for ${STALL_ITERATIONS} iterations`;
+      const detail = `KKT max_rel ${r.maxRel.toExponential(2)} > ${tol} ${why} (worst contact ${r.worstContact})`;
+      status = iterations >= maxIt ? { kind: 'max-iterations', reason: detail } : { kind: 'stalled', reason: detail };
+      break;
+    }
     iterations++;
 
     let fBase = fval;
@@ -109,28 +122,24 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
       base.set(lam);
       g.set(ws.w);
     } else {
-      // 1. Projected-gradient search to λ̃ = Proj_K(λ − αRw), R = diag(1/max diag Aᵢᵢ) per contact (a scalar
-      //    per cone, so the Euclidean projection is the projection in the R⁻¹ metric and the arc is a descent
-      //    arc; Moré & Toraldo 1991 projected search). Armijo backtracking; if it fails, the Gershgorin step
-      //    D⁻¹ ⪰ A⁻¹… which never increases f.
+      pinned.fill(0);
+      // 1. Projected-gradient step λ̃ = Proj_K(λ − αD⁻¹w), D = Gershgorin block bound ⪰ A (blocks.ts): α = 1
+      //    never increases f (majorisation). A scalar per cone keeps the Euclidean projection the projection
+      //    in the D metric, so larger α are tried first (expansion, Moré & Toraldo 1991 projected search)
+      //    and kept when Armijo holds.
       fBase = Infinity;
-      for (let bt = 0; bt < PG_MAX_BACKTRACKS && !(fBase < Infinity); bt++, pgAlpha *= 0.5) {
-        for (let i = 0; i < n; i++) base[i] = lam[i] - pgAlpha * diagStep[(i / 3) | 0] * ws.w[i];
-        projectAll(p, base, base);
-        matVec(A, n, base, Ab);
+      for (let alpha = pgAlpha; ; alpha = alpha > 1 ? Math.max(1, alpha / 4) : alpha) {
+        for (let i = 0; i < n; i++) trial[i] = lam[i] - alpha * step[(i / 3) | 0] * ws.w[i];
+        projectAll(p, trial, trial);
+        matVec(A, n, trial, Ab);
         let fT = 0, slope = 0;
-        for (let i = 0; i < n; i++) { fT += base[i] * (0.5 * Ab[i] - b[i]); slope += ws.w[i] * (base[i] - lam[i]); }
-        if (fT <= fval + c1 * slope) fBase = fT;
-      }
-      if (!(fBase < Infinity)) {
-        for (let i = 0; i < n; i++) base[i] = lam[i] - step[(i / 3) | 0] * ws.w[i];
-        projectAll(p, base, base);
-        matVec(A, n, base, Ab);
-        fBase = 0;
-        for (let i = 0; i < n; i++) fBase += base[i] * (0.5 * Ab[i] - b[i]);
-        pgAlpha = 1;
-      } else {
-        pgAlpha = Math.min(1, 4 * pgAlpha); // the loop halved once past the accepted α
+        for (let i = 0; i < n; i++) { fT += trial[i] * (0.5 * Ab[i] - b[i]); slope += ws.w[i] * (trial[i] - lam[i]); }
+        if (alpha <= 1 || fT <= fval + c1 * slope) {
+          fBase = fT;
+          base.set(trial);
+          pgAlpha = alpha > 1 ? Math.min(PG_MAX_EXPANSION, 4 * alpha) : 4;
+          break;
+        }
       }
       for (let i = 0; i < n; i++) g[i] = Ab[i] - b[i];
     }
@@ -151,7 +160,7 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
       if (mu[c] <= 0) { Z[zo] = 1; Z[zo + 1] = 0; Z[zo + 2] = 0; zCount[c] = 1; m += 1; continue; }
       const s = Math.hypot(l1, l2);
       const beta = s > 0 ? (mu[c] * g[o] - (l1 * g[o + 1] + l2 * g[o + 2]) / s) / (1 + mu[c] * mu[c]) : 0;
-      if (atApex || s < (1 - SURFACE_TOLERANCE) * mu[c] * ln) { // sticking (or released apex): all of ℝ³
+      if (atApex || s < (1 - SURFACE_TOLERANCE) * mu[c] * ln || (polish && beta < 0 && !pinned[c])) { // sticking, or released (polish): all of ℝ³
         Z.fill(0, zo, zo + 9); Z[zo] = 1; Z[zo + 4] = 1; Z[zo + 8] = 1; zCount[c] = 3; m += 3; continue;
       }
       // sliding: ray direction e₁ = (1, μd̂)/√(1+μ²) and rotation e₂ = (0, d̂⊥)
@@ -217,13 +226,27 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
     let accepted = false;
     for (let bt = 0; bt <= maxBt && alpha > 0; bt++, alpha *= 0.5) {
       for (let i = 0; i < n; i++) trial[i] = base[i] + alpha * dir[i];
-      if (bt === 0 && cut) snapToBoundary(trial, 3 * blocker, mu[blocker]);
+      if (bt === 0 && cut) snapToBoundary(trial, base, 3 * blocker, mu[blocker]);
       projectAll(p, trial, trial);
       matVec(A, n, trial, Ab);
       let fT = 0, slope = 0;
       for (let i = 0; i < n; i++) { fT += trial[i] * (0.5 * Ab[i] - b[i]); slope += g[i] * (trial[i] - base[i]); }
       if (fT <= fBase + c1 * slope && fT <= fBase) { accepted = true; break; }
+      // Near the solution f is flat to rounding (δf ~ 1e-16·|f| only bounds w to ~1e-8), so Armijo on f
+      // cannot tell a better point; there the KKT residual is the merit (semismooth Newton on the natural
+      // map, e.g. Qi & Sun 1993): accept a step that halves it.
+      // A watchdog (Chamberlain et al. 1982) lets a few full steps through that do not yet reduce it, since
+      // on curved (sliding) faces the projection perturbs the first steps; the best iterate is kept.
+      if (polish) {
+        const rt = kktInto(p, trial, wsTrial).maxRel;
+        if (rt <= 0.5 * r.maxRel || (bt === 0 && watchdog < WATCHDOG_STEPS && rt <= 4 * r.maxRel)) {
+          watchdog = rt <= 0.5 * r.maxRel ? 0 : watchdog + 1;
+          accepted = true;
+          break;
+        }
+      }
     }
+    if (cut && alpha < PIN_STEP && zCount[blocker] === 3 && mu[blocker] > 0) pinned[blocker] = 1;
     lam.set(accepted ? trial : base);
     needPg = !(accepted && cut) || alpha === 0;
   }
@@ -272,14 +295,12 @@ function maxFeasibleStep(x: Float64Array, d: Float64Array, o: number, mu: number
 /**
  * Puts a contact that limited the step exactly on the boundary it reached (rounding would otherwise
  * leave λn ≈ 1e-17 or ‖λt‖ a hair inside the cone, and the face would never change): the apex when λn
- * reached 0 (within BOUNDARY_SNAP of the block's size), else the cone surface ‖λt‖ = μλn.
+ * reached 0 (within BOUNDARY_SNAP of the block's size before the step), else the cone surface ‖λt‖ = μλn.
  */
-function snapToBoundary(x: Float64Array, o: number, mu: number): void {
-  const size = Math.max(Math.abs(x[o]), Math.abs(x[o + 1]), Math.abs(x[o + 2]));
-  if (x[o] <= BOUNDARY_SNAP * size || mu <= 0) {
-    if (x[o] <= BOUNDARY_SNAP * size) { x[o] = 0; x[o + 1] = 0; x[o + 2] = 0; }
-    return;
-  }
+function snapToBoundary(x: Float64Array, before: Float64Array, o: number, mu: number): void {
+  const size = Math.max(Math.abs(before[o]), Math.abs(before[o + 1]), Math.abs(before[o + 2]), Math.abs(x[o]));
+  if (x[o] <= BOUNDARY_SNAP * size) { x[o] = 0; x[o + 1] = 0; x[o + 2] = 0; return; }
+  if (mu <= 0) return;
   const s = Math.hypot(x[o + 1], x[o + 2]);
   if (s > 0) { const k = (mu * x[o]) / s; x[o + 1] *= k; x[o + 2] *= k; }
 }
