@@ -170,3 +170,25 @@ export function assembleOraclePhysical(inst: OracleInstance): ContactProblem {
     throw e;
   }
 }
+
+/**
+ * Serialises a problem assembled from physical data into the same instance format (no reference solution),
+ * so that any frame can be exported and re-solved with `contact-lens solve`.
+ */
+export function writeOracleInstance(id: string, p: ContactProblem, physical: Omit<OraclePhysical, 'bodies' | 'contacts'>): string {
+  if (!p.physics || !p.contacts) throw new Error('writeOracleInstance needs a problem assembled from physical data');
+  const bodies = p.physics.bodies.map((bd) => ({
+    inv_mass: bd.invMass, inv_inertia_world: Array.from(bd.invInertiaWorld), x: bd.x, v: bd.v, omega: bd.omega,
+    static: bd.invMass === 0 && bd.invInertiaWorld.every((x) => x === 0),
+  }));
+  const contacts = p.contacts.map(({ contact: c }) => ({
+    body_a: c.bodyA, body_b: c.bodyB, point: c.point, normal: c.normal, t1: c.t1, t2: c.t2, mu: c.mu, e: c.restitution, penetration: c.penetration,
+  }));
+  const doc = {
+    schema_version: 1, id, source: 'physical', scenario: id, num_contacts: p.contactCount, num_bodies: bodies.length, n: p.size,
+    eps: p.regularization, A: Array.from(p.A), b: Array.from(p.b), mu: Array.from(p.mu),
+    physical: { ...physical, eps: p.regularization, bodies, contacts },
+    solution: null,
+  };
+  return JSON.stringify(doc, null, 1) + '\n';
+}

@@ -30,6 +30,7 @@
 import type { ContactProblem } from '../problem.js';
 import { KktWorkspace, kktInto } from '../kkt.js';
 import { projectCone } from '../cone.js';
+import { symmetricEigenvalues } from '../math/eigen.js';
 import { choleskyInto, choleskySolve, REGULARIZATION_MAX, REGULARIZATION_START, type CholeskyFactor } from '../math/cholesky.js';
 import { HistoryRecorder, objectiveFromAlam } from './history.js';
 import type { AlgorithmOutput, IpmOptions, SolveStatus } from './types.js';
@@ -75,6 +76,10 @@ export const IPM_POLISH_STEPS = 4;
 export const IPM_POLISH_REGULARIZATION = Number(process.env.IPM_DELTA ?? 1e-12);
 export const IPM_SHIFT_START = Number(process.env.IPM_SS ?? 1e-12);
 export const IPM_START_DAMPING = Number(process.env.IPM_SD ?? 1e-4);
+/** Shift of the plain-Newton polishing matrix J + δ′I (keeps LU defined when J is exactly singular). */
+export const IPM_POLISH_NEWTON_SHIFT = 1e-14;
+/** Step halvings tried per polishing direction. */
+export const IPM_POLISH_BACKTRACKS = 8;
 /** Halvings of the step tried when rounding pushed an updated iterate out of the open cone. */
 export const IPM_MAX_INTERIOR_BACKTRACKS = 30;
 
@@ -264,6 +269,9 @@ class PolishWorkspace {
   readonly dl: Float64Array;
   readonly res: Float64Array;
   readonly factor: CholeskyFactor;
+  readonly piv: Int32Array;
+  readonly sc: Float64Array;
+  readonly bestCand: Float64Array;
   readonly cand: Float64Array;
   readonly pt: Float64Array;
   readonly dPi: Float64Array;
@@ -276,6 +284,9 @@ class PolishWorkspace {
     this.dl = new Float64Array(n);
     this.res = new Float64Array(n);
     this.factor = { n, L: this.L, regularization: IPM_POLISH_REGULARIZATION };
+    this.piv = new Int32Array(n);
+    this.sc = new Float64Array(n);
+    this.bestCand = new Float64Array(n);
     this.cand = new Float64Array(n);
     this.pt = new Float64Array(n);
     this.dPi = new Float64Array(9 * C);
@@ -293,7 +304,7 @@ class PolishWorkspace {
  * λ − ρw, so weakly complementary contacts need no classification threshold. Returns false if J is
  * singular to working precision.
  */
-function naturalMapNewtonStep(p: ContactProblem, lam: Float64Array, w: Float64Array, pw: PolishWorkspace): boolean {
+function naturalMapJacobian(p: ContactProblem, lam: Float64Array, w: Float64Array, pw: PolishWorkspace): boolean {
   const { A, mu, size: n, contactCount: C } = p;
   const { J, F, pt, dPi, rho } = pw;
   for (let c = 0; c < C; c++) {
@@ -329,10 +340,29 @@ function naturalMapNewtonStep(p: ContactProblem, lam: Float64Array, w: Float64Ar
       J[row + o + i] += 1;
     }
   }
-  // Levenberg–Marquardt step (JᵀJ + δI)Δ = −JᵀF (Moré 1978): full Newton along singular directions of J
-  // with σ ≫ √δ, but (almost) no motion along the near-null space of A (non-unique λ), where F holds
-  // only the ε-tie-break of the regularised A and a Newton step would jump along the face.
-  const { G, L, dl, res, cand } = pw;
+  return true;
+}
+
+/**
+ * Polishing direction from J, F built by naturalMapJacobian, into pw.dl:
+ * mode 0 — Levenberg–Marquardt (SJᵀJS + δI)y = −SJᵀF, Δ = Sy, S = diag(1/‖J_:,i‖) (Moré 1978): full
+ *   Newton along singular directions σ ≫ √δ, (almost) no motion along the near-null space of A
+ *   (non-unique λ), where F holds only the ε tie-break of the regularised A;
+ * mode 1 — plain semismooth Newton (J + δ′I)Δ = −F by LU: resolves the small-curvature directions
+ *   (near-duplicate contacts, the ε tie-break) that mode 0 leaves alone.
+ * Returns false if the matrix is singular to working precision.
+ */
+function polishDirection(n: number, pw: PolishWorkspace, mode: 0 | 1): boolean {
+  const { J, F, G, L, dl, res, sc } = pw;
+  if (mode === 1) {
+    for (let i = 0; i < n; i++) J[i * n + i] += IPM_POLISH_NEWTON_SHIFT;
+    const ok = luInto(J, n, 0, G, pw.piv, IPM_LU_PIVOT_TOLERANCE);
+    for (let i = 0; i < n; i++) J[i * n + i] -= IPM_POLISH_NEWTON_SHIFT;
+    if (!ok) return false;
+    for (let i = 0; i < n; i++) res[i] = -F[i];
+    luSolve(G, n, pw.piv, res, dl);
+    return true;
+  }
   for (let i = 0; i < n; i++) {
     for (let j = 0; j <= i; j++) {
       let s = 0;
@@ -343,8 +373,6 @@ function naturalMapNewtonStep(p: ContactProblem, lam: Float64Array, w: Float64Ar
     for (let k = 0; k < n; k++) s -= J[k * n + i] * F[k];
     res[i] = s;
   }
-  // Jacobi equilibration: δ is then relative to the squared column norms of J.
-  const sc = pw.F; // F is no longer needed; reuse it for S = diag(1/√G_ii)
   for (let i = 0; i < n; i++) { const g = G[i * n + i]; sc[i] = g > 0 ? 1 / Math.sqrt(g) : 1; }
   for (let i = 0; i < n; i++) {
     const row = i * n;
@@ -354,9 +382,6 @@ function naturalMapNewtonStep(p: ContactProblem, lam: Float64Array, w: Float64Ar
   if (!choleskyInto(G, n, IPM_POLISH_REGULARIZATION, L)) return false;
   choleskySolve(pw.factor, res, dl);
   for (let i = 0; i < n; i++) dl[i] *= sc[i];
-  for (let i = 0; i < n; i++) cand[i] = lam[i] + dl[i];
-  for (let c = 0; c < C; c++) projectCone(cand, 3 * c, mu[c], cand);
-  for (let i = 0; i < n; i++) if (!Number.isFinite(cand[i])) return false;
   return true;
 }
 
@@ -575,6 +600,7 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
     }
     buildNewtonMatrix(aho ? 2 : 1);
     if (process.env.IPM_DEBUG === '3') console.log('H', Array.from(H).map(v => v.toExponential(3)).join(' '), 'x', Array.from(x).join(' '), 'z', Array.from(z).join(' '));
+    if (process.env.IPM_EIG) { const ev = symmetricEigenvalues(H, n); console.log(`   eig min ${ev[0].toExponential(2)} ${ev[1].toExponential(2)} ${ev[2].toExponential(2)} max ${ev[n-1].toExponential(2)}`); }
     if (!factorise()) {
       status = { kind: 'failed', reason: `Newton matrix not factorisable even with shift ${REGULARIZATION_MAX} at iteration ${iterations}` };
       break;
@@ -704,16 +730,31 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
     }
     let polished = 0;
     for (let k = 0; k < IPM_POLISH_STEPS && iterations < maxIt; k++) {
-      kktInto(p, best, ws);
-      if (!naturalMapNewtonStep(p, best, ws.w, pw)) break;
+      const r = kktInto(p, best, ws);
+      if (process.env.IPM_RHOBAR) { const rb = r.wRef > 0 && r.lamRef > 0 ? r.lamRef / r.wRef : 1; for (let c = 0; c < C; c++) pw.rho[c] = rb; }
+      if (!naturalMapJacobian(p, best, ws.w, pw)) break;
       iterations++;
-      rep = kktInto(p, pw.cand, ws);
-      const f = objectiveOf(pw.cand, ws, b, n);
-      if (process.env.IPM_DEBUG) console.log(`polish ${k} kkt ${rep.maxRel.toExponential(2)} p ${rep.primalRel.toExponential(1)} d ${rep.dualRel.toExponential(1)} c ${rep.compRel.toExponential(1)} j ${rep.jordanRel.toExponential(1)} nat ${rep.naturalRel.toExponential(1)} worst ${rep.worstContact}`);
-      if (!(rep.maxRel < bestRel)) { history.record(bestRel, objectiveOf(best, ws, b, n)); void f; break; }
-      history.record(rep.maxRel, f);
-      bestRel = rep.maxRel;
-      best.set(pw.cand);
+      // Two directions (LM, Newton), each with backtracking t = 1, ½, ¼, …; keep the candidate with the
+      // smallest KKT max_rel (Armijo-free: the checker's residual itself is the merit).
+      let candRel = Infinity;
+      for (let mode = 0 as 0 | 1; mode <= 1; mode++) {
+        if (!polishDirection(n, pw, mode)) { if (process.env.IPM_DEBUG === '4') console.log(`  mode ${mode} failed`); continue; }
+        let t = 1;
+        for (let bt = 0; bt <= IPM_POLISH_BACKTRACKS; bt++, t *= 0.5) {
+          for (let i = 0; i < n; i++) pw.cand[i] = best[i] + t * pw.dl[i];
+          for (let c = 0; c < C; c++) projectCone(pw.cand, 3 * c, mu[c], pw.cand);
+          const rr = kktInto(p, pw.cand, ws).maxRel;
+          if (process.env.IPM_DEBUG === '4') { let dn = 0; for (let i = 0; i < n; i++) dn = Math.max(dn, Math.abs(pw.dl[i])); console.log(`  mode ${mode} t ${t} |dl| ${dn.toExponential(2)} kkt ${rr.toExponential(2)} worst ${ws.report.worstContact} d ${ws.report.dualRel.toExponential(1)} nat ${ws.report.naturalRel.toExponential(1)}`); }
+          if (rr < candRel) { candRel = rr; pw.bestCand.set(pw.cand); }
+          if (rr < bestRel) break;
+        }
+      }
+      if (process.env.IPM_DEBUG) console.log(`polish ${k} kkt ${candRel.toExponential(2)}`);
+      if (!(candRel < bestRel)) { history.record(bestRel, objectiveOf(best, ws, b, n)); break; }
+      bestRel = candRel;
+      best.set(pw.bestCand);
+      kktInto(p, best, ws);
+      history.record(bestRel, objectiveOf(best, ws, b, n));
       polished++;
       if (bestRel <= tol) break;
     }

@@ -144,7 +144,8 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
       for (let i = 0; i < n; i++) g[i] = Ab[i] - b[i];
     }
 
-    const polish = r.maxRel <= POLISH_THRESHOLD;
+    // Polish once close, or once f has stopped resolving progress (cancellation in Aλ with large mass ratios).
+    const polish = r.maxRel <= POLISH_THRESHOLD || stall >= 2;
     // 2. Face of each contact at λ̃ and its orthonormal basis Z.
     let m = 0;
     for (let c = 0; c < C; c++) {

@@ -1,0 +1,242 @@
+/**
+ * Solver benchmark: every scene of bench/scenes.ts × every solver configuration, cold and
+ * warm-started, timed with performance.now() around solve(). Prints one aligned table (or JSON).
+ *   node dist/bench-solvers.js [--quick] [--json]
+ * Not a test: nothing passes or fails; non-converged solves are reported as they are.
+ */
+import * as os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import type { ContactProblem } from '../src/engine/problem.js';
+import { solve } from '../src/engine/solvers/solve.js';
+import type { SolveOptions, SolveResult } from '../src/engine/solvers/types.js';
+import { benchScenes, lcg, uniform, type BenchScene } from './scenes.js';
+
+interface SolverConfig {
+  readonly label: string;
+  readonly options: SolveOptions;
+}
+
+const SOLVERS: readonly SolverConfig[] = [
+  { label: 'pgs', options: { solver: 'pgs' } },
+  { label: 'pgs-cone-scaled', options: { solver: 'pgs', friction: 'cone', diagonalScaling: true } },
+  { label: 'newton', options: { solver: 'newton' } },
+  { label: 'ipm', options: { solver: 'ipm' } },
+];
+
+type Start = 'cold' | 'warm';
+
+interface BenchArgs {
+  readonly json: boolean;
+  readonly quick: boolean;
+}
+
+interface RunPlan {
+  readonly warmups: number;
+  readonly repeats: number;
+  /** Repeats are cut (never below MIN_REPEATS) when repeats × one solve would exceed this. */
+  readonly budgetMs: number;
+}
+
+const MIN_REPEATS = 3;
+/** Relative size of the "last frame" perturbation of b used to make the warm start. */
+const WARM_PERTURBATION = 0.01;
+
+export interface BenchRow {
+  readonly scene: string;
+  readonly contacts: number;
+  readonly solver: string;
+  readonly start: Start;
+  readonly runs: number;
+  /** True when the repeat count was cut below the plan because one solve is slow. */
+  readonly reducedRuns: boolean;
+  readonly medianMs: number;
+  readonly minMs: number;
+  readonly iterations: number;
+  readonly status: string;
+  readonly statusReason?: string;
+  readonly kktMaxRel: number;
+}
+
+interface MachineInfo {
+  readonly cpu: string;
+  readonly cores: number;
+  readonly node: string;
+  readonly platform: string;
+  readonly date: string;
+}
+
+function parseArgs(argv: readonly string[]): BenchArgs {
+  const known = new Set(['--json', '--quick']);
+  for (const a of argv) if (!known.has(a)) throw new Error(`unknown argument ${a} (expected --json and/or --quick)`);
+  return { json: argv.includes('--json'), quick: argv.includes('--quick') };
+}
+
+function runPlan(args: BenchArgs): RunPlan {
+  return args.quick ? { warmups: 1, repeats: 3, budgetMs: 5_000 } : { warmups: 3, repeats: 15, budgetMs: 20_000 };
+}
+
+function machineInfo(): MachineInfo {
+  const cpus = os.cpus();
+  return {
+    cpu: cpus[0]?.model.trim() ?? 'unknown CPU',
+    cores: cpus.length,
+    node: process.version,
+    platform: `${os.platform()} ${os.arch()}`,
+    date: new Date().toISOString(),
+  };
+}
+
+/** The same problem with every b entry scaled by 1 ± 1% (deterministic): "the last frame". */
+function perturbedB(p: ContactProblem, seed: number): ContactProblem {
+  const rng = lcg(seed);
+  const b = p.b.map((v) => v * (1 + uniform(rng, -WARM_PERTURBATION, WARM_PERTURBATION)));
+  return { ...p, b };
+}
+
+function timedSolve(p: ContactProblem, options: SolveOptions, warm: Float64Array | undefined): { ms: number; result: SolveResult } {
+  const t0 = performance.now();
+  const result = solve(p, options, warm);
+  return { ms: performance.now() - t0, result };
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Warm-ups, then the repeats (cut to fit the time budget when one solve is slow). */
+function measure(p: ContactProblem, options: SolveOptions, warm: Float64Array | undefined, plan: RunPlan): { times: number[]; result: SolveResult; reduced: boolean } {
+  let slowest = 0;
+  for (let i = 0; i < plan.warmups; i++) slowest = Math.max(slowest, timedSolve(p, options, warm).ms);
+  const affordable = slowest > 0 ? Math.floor(plan.budgetMs / slowest) : plan.repeats;
+  const repeats = Math.max(MIN_REPEATS, Math.min(plan.repeats, affordable));
+  const times: number[] = [];
+  let last: SolveResult | undefined;
+  for (let i = 0; i < repeats; i++) {
+    const { ms, result } = timedSolve(p, options, warm);
+    times.push(ms);
+    last = result;
+  }
+  return { times, result: last!, reduced: repeats < plan.repeats };
+}
+
+function benchOne(scene: BenchScene, cfg: SolverConfig, start: Start, warm: Float64Array | undefined, plan: RunPlan): BenchRow {
+  const { times, result, reduced } = measure(scene.problem, cfg.options, warm, plan);
+  const st = result.status;
+  return {
+    scene: scene.name,
+    contacts: scene.problem.contactCount,
+    solver: cfg.label,
+    start,
+    runs: times.length,
+    reducedRuns: reduced,
+    medianMs: median(times),
+    minMs: Math.min(...times),
+    iterations: result.iterations,
+    status: st.kind,
+    ...(st.kind === 'converged' ? {} : { statusReason: st.reason }),
+    kktMaxRel: result.kkt.maxRel,
+  };
+}
+
+function benchScene(scene: BenchScene, plan: RunPlan, seed: number): BenchRow[] {
+  const rows: BenchRow[] = [];
+  const lastFrame = perturbedB(scene.problem, seed);
+  for (const cfg of SOLVERS) {
+    rows.push(benchOne(scene, cfg, 'cold', undefined, plan));
+    const warm = solve(lastFrame, cfg.options).lambda;
+    rows.push(benchOne(scene, cfg, 'warm', warm, plan));
+  }
+  return rows;
+}
+
+// ---------------------------------------------------------------- output
+
+const fmtMs = (ms: number): string => (ms >= 100 ? ms.toFixed(1) : ms >= 1 ? ms.toFixed(3) : ms.toFixed(4));
+
+const TABLE_COLUMNS = ['scene', 'C', 'solver', 'start', 'runs', 'median ms', 'min ms', 'iterations', 'status', 'KKT max_rel'] as const;
+/** Columns aligned to the right (numbers). */
+const RIGHT_ALIGNED = new Set<string>(['C', 'runs', 'median ms', 'min ms', 'iterations', 'KKT max_rel']);
+
+function tableCells(r: BenchRow): string[] {
+  return [
+    r.scene, String(r.contacts), r.solver, r.start, `${r.runs}${r.reducedRuns ? '*' : ''}`,
+    fmtMs(r.medianMs), fmtMs(r.minMs), String(r.iterations), r.status, r.kktMaxRel.toExponential(2),
+  ];
+}
+
+function renderTable(rows: readonly BenchRow[]): string[] {
+  const body = rows.map(tableCells);
+  const widths = TABLE_COLUMNS.map((h, c) => Math.max(h.length, ...body.map((cells) => cells[c].length)));
+  const line = (cells: readonly string[]): string =>
+    cells.map((cell, c) => (RIGHT_ALIGNED.has(TABLE_COLUMNS[c]) ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join('  ').trimEnd();
+  const out = [line(TABLE_COLUMNS), widths.map((w) => '-'.repeat(w)).join('  ')];
+  let prevScene = '';
+  for (let i = 0; i < rows.length; i++) {
+    if (prevScene && rows[i].scene !== prevScene) out.push('');
+    prevScene = rows[i].scene;
+    out.push(line(body[i]));
+  }
+  return out;
+}
+
+function headerLines(m: MachineInfo, plan: RunPlan, args: BenchArgs): string[] {
+  return [
+    'Contact Lens solver benchmark',
+    `machine: ${m.cpu}, ${m.cores} cores, ${m.platform}, Node ${m.node}, ${m.date}`,
+    `runs: ${plan.warmups} warm-up + ${plan.repeats} timed per row${args.quick ? ' (--quick)' : ''}; ` +
+      `runs marked * were cut (min ${MIN_REPEATS}) because ${plan.repeats} solves would exceed ${plan.budgetMs / 1000} s`,
+    'time: wall clock (performance.now) around solve(), which includes its final KKT check and w = Aλ − b',
+    `warm: warm start = λ of a cold solve (same solver) of the same problem with b scaled by 1 ± ${WARM_PERTURBATION * 100}% ("last frame")`,
+    'solvers: pgs = PGS Coulomb disk (default); pgs-cone-scaled = PGS cone projection + per-contact diagonal scaling; newton = projected Newton; ipm = interior point',
+    '',
+  ];
+}
+
+/** One median per solver for the scene with C closest to 50, cold and warm. */
+function summaryLines(rows: readonly BenchRow[]): string[] {
+  if (rows.length === 0) return [];
+  const target = rows.reduce((best, r) => (Math.abs(r.contacts - 50) < Math.abs(best - 50) ? r.contacts : best), rows[0].contacts);
+  const at = rows.filter((r) => r.contacts === target);
+  const order = ['newton', 'ipm', 'pgs', 'pgs-cone-scaled'];
+  const part = (start: Start): string =>
+    order.map((s) => at.find((r) => r.solver === s && r.start === start))
+      .filter((r): r is BenchRow => r !== undefined)
+      .map((r) => `${r.solver} ${fmtMs(r.medianMs)} ms (${r.status})`).join(' | ');
+  return [
+    '',
+    `C≈50 summary — ${at[0].scene}, median:`,
+    `  cold: ${part('cold')}`,
+    `  warm: ${part('warm')}`,
+  ];
+}
+
+/** Distinct reasons of the non-converged rows, so the status column stays short. */
+function reasonLines(rows: readonly BenchRow[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const r of rows) {
+    if (!r.statusReason) continue;
+    const key = `${r.scene} ${r.solver} ${r.start}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(`  ${key}: ${r.status} — ${r.statusReason}`);
+  }
+  return out.length ? ['', 'non-converged rows:', ...out] : [];
+}
+
+function main(): void {
+  const args = parseArgs(process.argv.slice(2));
+  const plan = runPlan(args);
+  const machine = machineInfo();
+  const rows = benchScenes().flatMap((scene, i) => benchScene(scene, plan, 1000 + i));
+  if (args.json) {
+    process.stdout.write(`${JSON.stringify({ machine, plan, rows }, null, 2)}\n`);
+    return;
+  }
+  const lines = [...headerLines(machine, plan, args), ...renderTable(rows), ...summaryLines(rows), ...reasonLines(rows)];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+main();

@@ -1,0 +1,82 @@
+/** `contact-lens solve <problem.json> [--solver pgs|newton|ipm|all] [--from physical|matrix] [--json]` */
+import { readFileSync } from 'node:fs';
+import { assembleOraclePhysical, parseOracleInstance } from '../format/oracle.js';
+import { solve } from '../engine/solvers/solve.js';
+import { SOLVER_NAMES, type SolveResult, type SolverName } from '../engine/solvers/types.js';
+import type { ContactProblem } from '../engine/problem.js';
+import { oneOf, parseArgs, UsageError } from './args.js';
+
+export const SOLVE_USAGE = 'contact-lens solve <problem.json> [--solver pgs|newton|ipm|all] [--from physical|matrix] [--json]';
+
+export interface Output {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+export function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UsageError(`${file}: cannot read the file (${code === 'ENOENT' ? 'no such file' : code ?? (e as Error).message})`);
+  }
+}
+
+export function runSolve(argv: readonly string[], io: Output): number {
+  const { positionals, options } = parseArgs(argv, ['solver', 'from'], ['json']);
+  if (positionals.length !== 1) throw new UsageError(`expected one problem file\nusage: ${SOLVE_USAGE}`);
+  const file = positionals[0];
+  const which = oneOf(options.get('solver'), [...SOLVER_NAMES, 'all'] as const, 'solver', 'all');
+  const from = oneOf(options.get('from'), ['matrix', 'physical'] as const, 'from', 'matrix');
+  const inst = parseOracleInstance(readText(file), file);
+  const problem = from === 'physical' ? assembleOraclePhysical(inst) : inst.matrix;
+  const solvers: SolverName[] = which === 'all' ? [...SOLVER_NAMES] : [which];
+  const results = solvers.map((s) => solve(problem, { solver: s }));
+  if (options.get('json')) {
+    for (const r of results) io.out(JSON.stringify(toJson(r, file, from)));
+  } else {
+    printHuman(io, inst.id, from, problem, results);
+  }
+  return results.some((r) => r.status.kind === 'failed') ? 1 : 0;
+}
+
+function toJson(r: SolveResult, file: string, from: string): Record<string, unknown> {
+  return {
+    solver: r.solver, file, from,
+    lambda: Array.from(r.lambda),
+    status: r.status.kind,
+    ...(r.status.kind === 'converged' ? {} : { reason: r.status.reason }),
+    iterations: r.iterations,
+    objective: r.objective,
+    kkt: {
+      max_rel: r.kkt.maxRel, primal_rel: r.kkt.primalRel, dual_rel: r.kkt.dualRel, comp_rel: r.kkt.compRel,
+      jordan_rel: r.kkt.jordanRel, natural_rel: r.kkt.naturalRel, worst_contact: r.kkt.worstContact,
+    },
+    contactClass: r.contactClass,
+    regularization: r.regularization,
+    timeMs: r.timeMs,
+  };
+}
+
+const fmt = (x: number): string => (x === 0 ? '0' : Math.abs(x) >= 1e-3 && Math.abs(x) < 1e6 ? x.toPrecision(10) : x.toExponential(6));
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd());
+}
+
+function printHuman(io: Output, id: string, from: string, p: ContactProblem, results: SolveResult[]): void {
+  io.out(`${id}: ${p.contactCount} contact${p.contactCount === 1 ? '' : 's'}, ${p.size} unknowns, from ${from}`);
+  io.out('');
+  const head = ['solver', 'status', 'iterations', 'objective', 'KKT max_rel', 'time'];
+  const rows = results.map((r) => [r.solver, r.status.kind, String(r.iterations), fmt(r.objective), r.kkt.maxRel.toExponential(2), `${r.timeMs.toFixed(3)} ms`]);
+  for (const line of table([head, ...rows])) io.out(line);
+  for (const r of results) if (r.status.kind !== 'converged') io.out(`  ${r.solver}: ${r.status.reason}`);
+  for (const r of results) {
+    io.out('');
+    io.out(`λ (${r.solver}); KKT: primal ${r.kkt.primalRel.toExponential(1)}, dual ${r.kkt.dualRel.toExponential(1)}, complementarity ${r.kkt.compRel.toExponential(1)}, natural map ${r.kkt.naturalRel.toExponential(1)}`);
+    const lr = [['contact', 'λn', 'λt1', 'λt2', 'state']];
+    for (let c = 0; c < p.contactCount; c++) lr.push([String(c), fmt(r.lambda[3 * c]), fmt(r.lambda[3 * c + 1]), fmt(r.lambda[3 * c + 2]), r.contactClass[c]]);
+    for (const line of table(lr)) io.out(`  ${line}`);
+  }
+}

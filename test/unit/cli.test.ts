@@ -1,0 +1,86 @@
+/** contact-lens solve: output, JSON keys, and one clear line naming file and field for bad input. */
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { main } from '../../src/cli/main.js';
+
+const ROOT = resolve(__dirname, '..', '..');
+const EXAMPLE = join(ROOT, 'examples', 'problems', 'two-box-stack.json');
+
+function run(args: string[]): { code: number; out: string[]; err: string[] } {
+  const out: string[] = [], err: string[] = [];
+  const code = main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, out, err };
+}
+
+function withFile(name: string, text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'contact-lens-'));
+  const f = join(dir, name);
+  writeFileSync(f, text);
+  return f;
+}
+
+const example = (): Record<string, unknown> => JSON.parse(readFileSync(EXAMPLE, 'utf8')) as Record<string, unknown>;
+
+describe('CLI: contact-lens solve', () => {
+  it('prints a table with every solver, λ per contact and the KKT residuals', () => {
+    const r = run(['solve', EXAMPLE]);
+    assert.equal(r.code, 0);
+    const text = r.out.join('\n');
+    for (const s of ['pgs', 'newton', 'ipm', 'KKT max_rel', 'λn', 'two-box-stack: 8 contacts, 24 unknowns']) assert.ok(text.includes(s), s);
+  });
+
+  it('--json prints one object per solver with the documented keys; Newton and IPM agree', () => {
+    const r = run(['solve', EXAMPLE, '--json', '--from', 'physical']);
+    assert.equal(r.code, 0);
+    assert.equal(r.out.length, 3);
+    const rows = r.out.map((l) => JSON.parse(l) as { solver: string; lambda: number[]; status: string; iterations: number; objective: number; kkt: { max_rel: number }; timeMs: number });
+    for (const row of rows) {
+      for (const k of ['solver', 'lambda', 'status', 'iterations', 'objective', 'kkt', 'timeMs']) assert.ok(k in row, k);
+      assert.equal(row.lambda.length, 24);
+      assert.equal(typeof row.kkt.max_rel, 'number');
+    }
+    const newton = rows.find((x) => x.solver === 'newton')!, ipm = rows.find((x) => x.solver === 'ipm')!;
+    assert.equal(newton.status, 'converged');
+    assert.ok(Math.abs(newton.objective - ipm.objective) <= 1e-9 * Math.max(1, Math.abs(newton.objective)));
+  });
+
+  it('--solver picks one solver', () => {
+    const r = run(['solve', EXAMPLE, '--solver', 'newton', '--json']);
+    assert.equal(r.out.length, 1);
+    assert.equal((JSON.parse(r.out[0]) as { solver: string }).solver, 'newton');
+  });
+
+  const bad: [string, () => string[], RegExp][] = [
+    ['missing file', () => ['solve', '/nonexistent/p.json'], /\/nonexistent\/p\.json: cannot read the file \(no such file\)/],
+    ['malformed JSON', () => ['solve', withFile('bad.json', '{"A": [1, 2,')], /bad\.json: \(json\): malformed JSON/],
+    ['wrong length of b', () => { const d = example(); d.b = (d.b as number[]).slice(1); return ['solve', withFile('len.json', JSON.stringify(d))]; }, /len\.json: b: expected 24 entries, got 23/],
+    ['NaN (as a string) in A', () => { const d = example(); (d.A as unknown[])[5] = 'NaN'; return ['solve', withFile('nan.json', JSON.stringify(d))]; }, /nan\.json: A\[5\]: expected a finite number, got "NaN"/],
+    ['NaN token in the JSON text', () => ['solve', withFile('nantok.json', readFileSync(EXAMPLE, 'utf8').replace('"b": [', '"b": [NaN, '))], /nantok\.json: \(json\): malformed JSON/],
+    ['non-symmetric A', () => { const d = example(); (d.A as number[])[1] += 1; return ['solve', withFile('asym.json', JSON.stringify(d))]; }, /asym\.json: A\[0\]\[1\]: A is not symmetric/],
+    ['negative μ', () => { const d = example(); (d.mu as number[])[2] = -0.1; return ['solve', withFile('mu.json', JSON.stringify(d))]; }, /mu\.json: mu\[2\]: is -0\.1; friction coefficients must be ≥ 0/],
+    ['bad physical body index', () => { const d = example(); ((d.physical as { contacts: { body_a: number }[] }).contacts[0]).body_a = 7; return ['solve', withFile('body.json', JSON.stringify(d)), '--from', 'physical']; }, /body\.json: physical\.contacts\[0\]\.body_a: is 7/],
+    ['unknown solver', () => ['solve', EXAMPLE, '--solver', 'lemke'], /--solver must be one of pgs, newton, ipm, all/],
+    ['unknown option', () => ['solve', EXAMPLE, '--fast'], /unknown option --fast/],
+  ];
+  for (const [what, args, message] of bad) {
+    it(`bad input (${what}) exits 2 with one clear line`, () => {
+      const r = run(args());
+      assert.equal(r.code, 2);
+      assert.equal(r.out.length, 0);
+      assert.match(r.err[0], message);
+    });
+  }
+
+  it('the bundled dist/cli.js runs from a shell as documented (built by npm test before the unit tests)', function () {
+    const cli = join(ROOT, 'dist', 'cli.js');
+    if (!existsSync(cli)) this.skip();
+    const out = execFileSync(process.execPath, [cli, 'solve', EXAMPLE, '--solver', 'ipm', '--json'], { encoding: 'utf8' });
+    assert.equal((JSON.parse(out.trim()) as { status: string }).status, 'converged');
+    const bad = spawnSync(process.execPath, [cli, 'solve', '/nonexistent.json'], { encoding: 'utf8' });
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /nonexistent\.json: cannot read the file/);
+  });
+});

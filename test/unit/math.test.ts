@@ -1,0 +1,114 @@
+/** Cone projection, KKT checker, Cholesky fallback, problem validation, assembly conventions. */
+import assert from 'node:assert/strict';
+import { projectCone } from '../../src/engine/cone.js';
+import { kkt } from '../../src/engine/kkt.js';
+import { choleskySolve, choleskyWithFallback } from '../../src/engine/math/cholesky.js';
+import { makeProblem, ProblemError } from '../../src/engine/problem.js';
+import { assembleProblem } from '../../src/engine/assembly.js';
+import { cross, tangentBasis, type Vec3 } from '../../src/engine/math/vec3.js';
+import { body, close, contact, staticBody } from './helpers.js';
+
+const proj = (p: number[], mu: number): number[] => { const a = Float64Array.from(p); projectCone(a, 0, mu, a); return Array.from(a); };
+
+describe('cone projection (seed 002 §M3)', () => {
+  it('case 1 keeps interior points, case 2 maps the polar cone to 0, case 3 lands on the surface', () => {
+    assert.deepEqual(proj([2, 0.5, 0.5], 0.5), [2, 0.5, 0.5]);
+    assert.deepEqual(proj([-2, 0.5, 0], 0.5), [0, 0, 0]);
+    const q = proj([15, -30, -40], 0.3);
+    close(q[0], 30 / 1.09, 1e-12); close(Math.hypot(q[1], q[2]), 0.3 * q[0], 1e-12);
+  });
+  it('μ = 0 is the half-line (eq. 34); p_t = 0 with p_n < 0 is case 2 (no division by zero)', () => {
+    assert.deepEqual(proj([-1, 3, 4], 0), [0, 0, 0]);
+    assert.deepEqual(proj([2, 3, 4], 0), [2, 0, 0]);
+    assert.deepEqual(proj([-1, 0, 0], 0.7), [0, 0, 0]);
+  });
+  it('is a projection: idempotent, and p − Proj(p) is in the polar cone and orthogonal to Proj(p) (Moreau)', () => {
+    let s = 12345;
+    const rnd = (): number => { s = (1103515245 * s + 12345) % 2147483648; return s / 2147483648 * 2 - 1; };
+    for (let k = 0; k < 2000; k++) {
+      const p = [rnd() * 10, rnd() * 10, rnd() * 10], mu = [0.1, 0.5, 1, 1.5][k % 4];
+      const q = proj(p, mu), r = p.map((x, i) => x - q[i]);
+      assert.deepEqual(proj(q, mu).map((x) => +x.toFixed(9)), q.map((x) => +x.toFixed(9)));
+      assert.ok(Math.abs(r[0] * q[0] + r[1] * q[1] + r[2] * q[2]) < 1e-9);
+      assert.ok(mu * Math.hypot(r[1], r[2]) <= -r[0] + 1e-9, 'p − Proj(p) ∈ −K*');
+    }
+  });
+});
+
+describe('KKT checker', () => {
+  it('is zero at the exact optimum and names the violated condition elsewhere', () => {
+    const p = makeProblem({ A: [0.1, 0, 0, 0, 0.1, 0, 0, 0, 0.1], b: [1.5, -0.2, 0], mu: [0.5] });
+    assert.ok(kkt(p, [15, -2, 0]).maxRel < 1e-15);
+    const outside = kkt(p, [1, 5, 0]);
+    assert.ok(outside.primalAbs > 4);
+    const notOptimal = kkt(p, [10, 0, 0]);
+    assert.ok(notOptimal.naturalRel > 0.1);
+    assert.equal(notOptimal.worstContact, 0);
+  });
+});
+
+describe('Cholesky with the ε fallback (seed 002 §M6)', () => {
+  it('solves an SPD system exactly and reports ε = 0 when asked to try unshifted first', () => {
+    const A = Float64Array.from([4, 2, 0, 2, 3, 1, 0, 1, 2]);
+    const f = choleskyWithFallback(A, 3, { tryUnshifted: true })!;
+    assert.equal(f.regularization, 0);
+    const x = new Float64Array(3);
+    choleskySolve(f, Float64Array.from([2, 1, 3]), x);
+    const r = [4 * x[0] + 2 * x[1] - 2, 2 * x[0] + 3 * x[1] + x[2] - 1, x[1] + 2 * x[2] - 3];
+    assert.ok(r.every((v) => Math.abs(v) < 1e-14));
+  });
+  it('a singular PSD matrix needs ε: 1e-10 first, as in the seed', () => {
+    const A = Float64Array.from([1, 1, 1, 1]);
+    assert.equal(choleskyWithFallback(A, 2, { tryUnshifted: true })!.regularization, 1e-10);
+  });
+  it('an indefinite matrix fails even at ε = 1e-6 (returns null, no NaN)', () => {
+    assert.equal(choleskyWithFallback(Float64Array.from([1, 2, 2, 1]), 2), null);
+  });
+});
+
+describe('problem validation names the field', () => {
+  const cases: [() => unknown, RegExp][] = [
+    [() => makeProblem({ A: [1], b: [1, 2, 3], mu: [0] }), /^A: has 1 entries, expected \(3C\)² = 9/],
+    [() => makeProblem({ A: new Array(9).fill(0), b: [1, 2], mu: [0] }), /^b: has 2 entries/],
+    [() => makeProblem({ A: [1, 0, 0, 0, 1, 0, 0, 0, NaN], b: [1, 2, 3], mu: [0] }), /^A\[2\]\[2\]: is NaN/],
+    [() => makeProblem({ A: [1, 0.5, 0, 0, 1, 0, 0, 0, 1], b: [1, 2, 3], mu: [0] }), /^A\[0\]\[1\]: A is not symmetric/],
+    [() => makeProblem({ A: [1, 0, 0, 0, 1, 0, 0, 0, 1], b: [1, 2, 3], mu: [-1] }), /^mu\[0\]: is -1/],
+    [() => makeProblem({ A: [-1, 0, 0, 0, 1, 0, 0, 0, 1], b: [1, 2, 3], mu: [0] }), /^A\[0\]\[0\]: diagonal entry -1 is negative/],
+  ];
+  for (const [f, re] of cases) {
+    it(re.source, () => assert.throws(f, (e: unknown) => e instanceof ProblemError && re.test(e.message)));
+  }
+});
+
+describe('assembly conventions (DESIGN.md)', () => {
+  it('tangent basis is right-handed: t1 × t2 = n for many normals', () => {
+    for (const n of [[0, 0, 1], [0, 0, -1], [1, 0, 0], [0.6, 0, 0.8], [0.36, 0.48, 0.8]] as Vec3[]) {
+      const [t1, t2] = tangentBasis(n);
+      const c = cross(t1, t2);
+      for (let k = 0; k < 3; k++) close(c[k], n[k], 1e-15);
+    }
+  });
+  it('ġ_n < 0 when approaching; λn > 0 pushes a along +n and b along −n; b decomposes into velocity + restitution + bias', () => {
+    const bodies = [body(2, 1, [0, 0, 1], [0, 0, -3]), body(1, 1, [0, 0, 0], [0, 0, 1])];
+    const p = assembleProblem(bodies, [contact(0, 1, [0, 0, 0.5], [0, 0, 1], 0, 0.5, 0.01)], { erp: 0.2, dt: 0.01, slop: 0.002, restVelocityThreshold: 0.5 });
+    close(p.contacts![0].gapRate[0], -4, 1e-15, 'ġ_n');
+    close(p.rhs!.velocity[0], 4, 1e-15); close(p.rhs!.restitution[0], 2, 1e-15); close(p.rhs!.bias[0], 0.16, 1e-15);
+    close(p.b[0], 6.16, 1e-14);
+  });
+  it('restitution is zero below the rest-velocity threshold', () => {
+    const bodies = [body(1, 1, [0, 0, 0.5], [0, 0, -0.2]), staticBody()];
+    const p = assembleProblem(bodies, [contact(0, -1, [0, 0, 0], [0, 0, 1], 0, 1)], { restVelocityThreshold: 0.5, baumgarte: false });
+    assert.equal(p.rhs!.restitution[0], 0);
+    close(p.b[0], 0.2, 1e-15);
+  });
+  it('contacts sharing no body are not coupled (A_ij = 0, seed 000 §10.3)', () => {
+    const bodies = [body(1, 1, [0, 0, 0.5]), body(1, 1, [3, 0, 0.5]), staticBody()];
+    const p = assembleProblem(bodies, [contact(0, -1, [0.1, 0, 0], [0, 0, 1], 0.5), contact(1, -1, [3.1, 0, 0], [0, 0, 1], 0.5)]);
+    for (let i = 0; i < 3; i++) for (let j = 3; j < 6; j++) assert.equal(p.A[i * 6 + j], 0);
+  });
+  it('rejects a bad contact frame naming the field', () => {
+    const bodies = [body(1, 1, [0, 0, 0.5]), staticBody()];
+    const c = { ...contact(0, -1, [0, 0, 0], [0, 0, 1]), t2: [0, -1, 0] as Vec3 };
+    assert.throws(() => assembleProblem(bodies, [c]), /contacts\[0\]\.t2: \(n, t1, t2\) must be right-handed/);
+  });
+});
