@@ -105,26 +105,33 @@ function median(xs: readonly number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-/** Warm-ups, then the repeats (cut to fit the time budget when one solve is slow). */
+/**
+ * Warm-ups (fewer when one solve is slow), then the repeats (cut to fit the time budget, never
+ * below MIN_REPEATS). Iterations, status and KKT come from the last timed run.
+ */
 function measure(p: ContactProblem, options: SolveOptions, warm: Float64Array | undefined, plan: RunPlan): { times: number[]; result: SolveResult; reduced: boolean } {
-  let slowest = 0;
-  for (let i = 0; i < plan.warmups; i++) slowest = Math.max(slowest, timedSolve(p, options, warm).ms);
+  let slowest = 0, spent = 0;
+  for (let i = 0; i < plan.warmups && spent < plan.budgetMs / 4; i++) {
+    const { ms } = timedSolve(p, options, warm);
+    slowest = Math.max(slowest, ms);
+    spent += ms;
+  }
   const affordable = slowest > 0 ? Math.floor(plan.budgetMs / slowest) : plan.repeats;
   const repeats = Math.max(MIN_REPEATS, Math.min(plan.repeats, affordable));
   const times: number[] = [];
-  let last: SolveResult | undefined;
-  for (let i = 0; i < repeats; i++) {
-    const { ms, result } = timedSolve(p, options, warm);
-    times.push(ms);
-    last = result;
+  let last = timedSolve(p, options, warm);
+  times.push(last.ms);
+  while (times.length < repeats) {
+    last = timedSolve(p, options, warm);
+    times.push(last.ms);
   }
-  return { times, result: last!, reduced: repeats < plan.repeats };
+  return { times, result: last.result, reduced: repeats < plan.repeats };
 }
 
-function benchOne(scene: BenchScene, cfg: SolverConfig, start: Start, warm: Float64Array | undefined, plan: RunPlan): BenchRow {
+function benchOne(scene: BenchScene, cfg: SolverConfig, start: Start, warm: Float64Array | undefined, plan: RunPlan): { row: BenchRow; result: SolveResult } {
   const { times, result, reduced } = measure(scene.problem, cfg.options, warm, plan);
   const st = result.status;
-  return {
+  const row: BenchRow = {
     scene: scene.name,
     contacts: scene.problem.contactCount,
     solver: cfg.label,
@@ -138,17 +145,34 @@ function benchOne(scene: BenchScene, cfg: SolverConfig, start: Start, warm: Floa
     ...(st.kind === 'converged' ? {} : { statusReason: st.reason }),
     kktMaxRel: result.kkt.maxRel,
   };
+  return { row, result };
 }
 
-function benchScene(scene: BenchScene, plan: RunPlan, seed: number): BenchRow[] {
+/** "46 sticking, 2 separating" at one solution. */
+function contactMix(result: SolveResult): string {
+  const count = new Map<string, number>();
+  for (const c of result.contactClass) count.set(c, (count.get(c) ?? 0) + 1);
+  return [...count].map(([k, v]) => `${v} ${k}`).join(', ');
+}
+
+interface SceneBench {
+  readonly rows: BenchRow[];
+  /** Contact classes at the IPM cold solution (with its status), to show how many contacts slide. */
+  readonly mix: string;
+}
+
+function benchScene(scene: BenchScene, plan: RunPlan, seed: number): SceneBench {
   const rows: BenchRow[] = [];
+  let mix = '';
   const lastFrame = perturbedB(scene.problem, seed);
   for (const cfg of SOLVERS) {
-    rows.push(benchOne(scene, cfg, 'cold', undefined, plan));
+    const cold = benchOne(scene, cfg, 'cold', undefined, plan);
+    rows.push(cold.row);
+    if (cfg.options.solver === 'ipm') mix = `${contactMix(cold.result)} (ipm cold, ${cold.row.status})`;
     const warm = solve(lastFrame, cfg.options).lambda;
-    rows.push(benchOne(scene, cfg, 'warm', warm, plan));
+    rows.push(benchOne(scene, cfg, 'warm', warm, plan).row);
   }
-  return rows;
+  return { rows, mix };
 }
 
 // ---------------------------------------------------------------- output
@@ -186,9 +210,10 @@ function headerLines(m: MachineInfo, plan: RunPlan, args: BenchArgs): string[] {
     'Contact Lens solver benchmark',
     `machine: ${m.cpu}, ${m.cores} cores, ${m.platform}, Node ${m.node}, ${m.date}`,
     `runs: ${plan.warmups} warm-up + ${plan.repeats} timed per row${args.quick ? ' (--quick)' : ''}; ` +
-      `runs marked * were cut (min ${MIN_REPEATS}) because ${plan.repeats} solves would exceed ${plan.budgetMs / 1000} s`,
+      `runs marked * were cut (min ${MIN_REPEATS}, fewer warm-ups too) because ${plan.repeats} solves would exceed ${plan.budgetMs / 1000} s`,
     'time: wall clock (performance.now) around solve(), which includes its final KKT check and w = Aλ − b',
     `warm: warm start = λ of a cold solve (same solver) of the same problem with b scaled by 1 ± ${WARM_PERTURBATION * 100}% ("last frame")`,
+    'note: solveIpm ignores the warm start (its iterates start in the cone interior), so ipm warm rows are cold solves',
     'solvers: pgs = PGS Coulomb disk (default); pgs-cone-scaled = PGS cone projection + per-contact diagonal scaling; newton = projected Newton; ipm = interior point',
     '',
   ];
@@ -226,16 +251,23 @@ function reasonLines(rows: readonly BenchRow[]): string[] {
   return out.length ? ['', 'non-converged rows:', ...out] : [];
 }
 
+function mixLines(scenes: readonly BenchScene[], benches: readonly SceneBench[]): string[] {
+  return ['contact mix per scene:', ...scenes.map((s, i) => `  ${s.name}: ${benches[i].mix}`), ''];
+}
+
 function main(): void {
   const args = parseArgs(process.argv.slice(2));
   const plan = runPlan(args);
   const machine = machineInfo();
-  const rows = benchScenes().flatMap((scene, i) => benchScene(scene, plan, 1000 + i));
+  const scenes = benchScenes();
+  const benches = scenes.map((scene, i) => benchScene(scene, plan, 1000 + i));
+  const rows = benches.flatMap((b) => b.rows);
   if (args.json) {
-    process.stdout.write(`${JSON.stringify({ machine, plan, rows }, null, 2)}\n`);
+    const mix = Object.fromEntries(scenes.map((s, i) => [s.name, benches[i].mix]));
+    process.stdout.write(`${JSON.stringify({ machine, plan, contactMix: mix, rows }, null, 2)}\n`);
     return;
   }
-  const lines = [...headerLines(machine, plan, args), ...renderTable(rows), ...summaryLines(rows), ...reasonLines(rows)];
+  const lines = [...headerLines(machine, plan, args), ...mixLines(scenes, benches), ...renderTable(rows), ...summaryLines(rows), ...reasonLines(rows)];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -21,7 +21,8 @@ function box(mass: number, half: Vec3, x: Vec3, yaw: number, v: Vec3, omega: Vec
 
 function bottomCorners(b: ReturnType<typeof box>): Vec3[] {
   const [hx, hy, hz] = b.half;
-  return [[-hx, -hy, -hz], [hx, -hy, -hz], [hx, hy, -hz], [-hx, hy, -hz]].map((c) => add(b.x, rotate(b.q, c as Vec3)));
+  const local: Vec3[] = [[-hx, -hy, -hz], [hx, -hy, -hz], [hx, hy, -hz], [-hx, hy, -hz]];
+  return local.map((c) => add(b.x, rotate(b.q, c)));
 }
 
 function contactsOn(a: number, bIndex: number, corners: Vec3[], mu: number, e: number, depth: number): ContactPoint[] {

@@ -175,7 +175,7 @@ export function assembleOraclePhysical(inst: OracleInstance): ContactProblem {
  * Serialises a problem assembled from physical data into the same instance format (no reference solution),
  * so that any frame can be exported and re-solved with `contact-lens solve`.
  */
-export function writeOracleInstance(id: string, p: ContactProblem, physical: Omit<OraclePhysical, 'bodies' | 'contacts'>): string {
+export function writeOracleInstance(id: string, p: ContactProblem, physical: Omit<OraclePhysical, 'bodies' | 'contacts' | 'eps'>): string {
   if (!p.physics || !p.contacts) throw new Error('writeOracleInstance needs a problem assembled from physical data');
   const bodies = p.physics.bodies.map((bd) => ({
     inv_mass: bd.invMass, inv_inertia_world: Array.from(bd.invInertiaWorld), x: bd.x, v: bd.v, omega: bd.omega,

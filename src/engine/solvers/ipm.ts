@@ -1,93 +1,126 @@
 /**
  * Primal–dual interior-point method for the QP-SOCP (DESIGN.md "QP-SOCP"; oracle FORMAT.md "The problem")
  *
- *   minimise ½λᵀAλ − bᵀλ   subject to  ‖(λt1,i, λt2,i)‖ ≤ μᵢλn,i  for every contact i,
+ *   minimise f(λ) = ½λᵀAλ − bᵀλ   subject to  ‖(λt1,i, λt2,i)‖ ≤ μᵢλn,i  for every contact i,
  *
- * written from scratch (no solver library): Nesterov–Todd scaled Newton steps with Mehrotra's
- * predictor–corrector, as in CVXOPT `coneqp` (L. Vandenberghe, "The CVXOPT linear and quadratic cone
- * program solvers", 2010, §§3–4, cited below as [V]) and ECOS (Domahidi, Chu, Boyd, ECC 2013, [ECOS]).
+ * written from scratch (no solver library). References cited below:
+ *   [V]    L. Vandenberghe, "The CVXOPT linear and quadratic cone program solvers" (2010): §2 Jordan
+ *          algebra of the second-order cone, §3 the coneqp algorithm (starting point, Mehrotra
+ *          predictor–corrector, step to the boundary, STEP = 0.99, EXPON = 3), §4 Nesterov–Todd scaling.
+ *   [NT]   Y. Nesterov, M. Todd, "Self-scaled barriers and interior-point methods for convex
+ *          programming", Math. Oper. Res. 22 (1997).
+ *   [AHO]  F. Alizadeh, J.-P. Haeberly, M. Overton, "Primal-dual interior-point methods for
+ *          semidefinite programming: convergence rates, stability and numerical results",
+ *          SIAM J. Optim. 8 (1998) — the direction that linearises x∘z itself.
+ *   [M]    S. Mehrotra, "On the implementation of a primal-dual interior point method",
+ *          SIAM J. Optim. 2 (1992).
+ *   [ECOS] A. Domahidi, E. Chu, S. Boyd, "ECOS: An SOCP solver for embedded systems", ECC 2013.
+ *   [FP]   F. Facchinei, J.-S. Pang, "Finite-Dimensional Variational Inequalities and Complementarity
+ *          Problems" (2003) §7.5 — semismooth Newton on the natural map.
+ *   [LM]   J. J. Moré, "The Levenberg–Marquardt algorithm: implementation and theory", Lecture Notes
+ *          in Mathematics 630 (1978).
  *
  * Change of variables. λ = κ·D·x with, per contact i, D = dᵢ·diag(1/μᵢ, 1, 1) maps the friction cone
- * K_μ onto the standard Lorentz cone Q³ = {x: ‖(x1, x2)‖ ≤ x0} (seed 003 §4 builds the same
- * (μλn, λt) blocks); the scalar dᵢ makes the largest diagonal entry of the scaled 3×3 block of A
- * equal 1 (per-contact scalar scaling preserves the cone and removes mass-ratio scaling; oracle
- * FORMAT.md "How the oracle was computed" 1.), and κ = ‖D b‖∞ normalises the linear term. μᵢ = 0
- * contacts become the 1-D cone x0 ≥ 0 with their tangential variables pinned to 0 (FORMAT.md: "μ = 0
- * contacts: tangential variables eliminated"). The scaled problem is
+ * K_μ onto the standard Lorentz cone Q³ = {x : ‖(x1, x2)‖ ≤ x0} (the (μλn, λt) blocks of seed 003 §4).
+ * The scalar dᵢ makes the largest diagonal entry of the scaled 3×3 block of A equal 1: a per-contact
+ * scalar scaling preserves the cone and removes the mass-ratio scaling (oracle FORMAT.md, "How the
+ * oracle was computed" 1.). κ = ‖D b‖∞ normalises the linear term. A μᵢ = 0 contact becomes the 1-D
+ * cone x0 ≥ 0 with its tangential variables pinned to 0 (FORMAT.md: tangential variables eliminated).
+ * The scaled problem
  *
- *   minimise ½xᵀPx + qᵀx  s.t. x ∈ K,    P = DAD/1, q = −Db/κ,
+ *   minimise ½xᵀPx + qᵀx  s.t. x ∈ K,    P = DAD,  q = −Db/κ,
  *
- * whose KKT conditions are x ∈ K, z = Px + q ∈ K* = K, xᵀz = 0 ([V] eq. (3) with G = −I, h = 0, s = x).
- * z is the scaled contact velocity: z = D·w/κ, w = Aλ − b.
+ * has the KKT conditions x ∈ K, z = Px + q ∈ K* = K, x∘z = 0 ([V] eq. (3) with G = −I, h = 0, s = x);
+ * z = D·w/κ is the scaled contact velocity w = Aλ − b.
  *
- * Warm starts are ignored: an interior-point method must start in the interior of the cones and far
- * from their boundary, which a (typically complementary, i.e. boundary) warm start is not.
+ * Algorithm.
+ *  1. Start ([V] §3): x̂ = −(P + δ₀I)⁻¹q, ẑ = −δ₀x̂ (= Px̂ + q), each shifted into int K.
+ *  2. NT phase: Mehrotra predictor–corrector on the Nesterov–Todd scaled Newton system
+ *     (P + W⁻²)Δx = −r + W⁻¹u ([V] §3 eq. (11)–(14), §4.3).
+ *  3. AHO phase (KKT max_rel ≤ IPM_AHO_SWITCH): the same predictor–corrector with the AHO direction
+ *     z∘Δx + x∘Δz = r_c. NT iterates only satisfy ‖x∘z − τe‖ = O(√τ) — the Jordan frames of x and z
+ *     stay misaligned by O(√τ), visible as the checker's jordan/natural residuals of sliding contacts
+ *     — while the AHO direction is locally quadratically convergent at strictly complementary
+ *     solutions [AHO].
+ *  4. Polish: when the interior-point phase stops above the tolerance (weakly complementary contacts
+ *     converge only like √τ; near-duplicate contacts leave the split of the load undetermined to
+ *     working precision), a few semismooth Newton / Levenberg–Marquardt steps on the checker's natural
+ *     map [FP], each accepted only if it lowers KKT max_rel.
+ * Every iterate of phases 2–3 is strictly inside the cones, every polished point is projected onto
+ * them, and the best point (smallest KKT max_rel, kkt.ts) is returned, so λ is always primal feasible.
+ *
+ * Warm starts are ignored: an interior-point method must start in the interior of the cones, well
+ * away from their boundary, which a (typically complementary, i.e. boundary) warm start is not.
  * `warmStart` is accepted for interface compatibility only.
  *
- * Engineering: all work arrays are allocated once before the iteration loop; the loop allocates
- * nothing. The Newton matrix (size 3C) is formed densely and factorised by Cholesky every iteration.
+ * Output: `regularization` is the largest diagonal shift that had to be added to the (block-scaled,
+ * unit-diagonal-block) Newton matrix to factorise it, 0 if none; the fixed damping of the polish is
+ * not counted. `iterations` counts interior-point iterations plus polishing steps, and the history has
+ * one entry per iteration after the starting point.
+ *
+ * Engineering: all work arrays are allocated before the iteration loop; the loop allocates nothing.
+ * The Newton matrix (size 3C) is formed densely, block-Jacobi scaled and factorised every iteration
+ * (Cholesky from math/cholesky.ts for NT; a local LU with partial pivoting for the non-symmetric AHO
+ * matrix and the polishing Jacobian).
  */
 import type { ContactProblem } from '../problem.js';
 import { KktWorkspace, kktInto } from '../kkt.js';
-import { projectCone } from '../cone.js';
-import { symmetricEigenvalues } from '../math/eigen.js';
-import { choleskyInto, choleskySolve, REGULARIZATION_MAX, REGULARIZATION_START, type CholeskyFactor } from '../math/cholesky.js';
+import { choleskyInto, choleskySolve, REGULARIZATION_MAX, type CholeskyFactor } from '../math/cholesky.js';
 import { HistoryRecorder, objectiveFromAlam } from './history.js';
+import { luInto, luSolve } from '../math/lu.js';
+import { PolishWorkspace, polishNaturalMap } from './polish.js';
 import type { AlgorithmOutput, IpmOptions, SolveStatus } from './types.js';
 
-/** Default iteration budget (CVXOPT `maxiters` default is 100). */
+/** Default iteration budget (CVXOPT's `maxiters` default, [V] §3). */
 export const IPM_DEFAULT_MAX_ITERATIONS = 100;
 /** Default KKT max_rel tolerance (kkt.ts). */
 export const IPM_DEFAULT_TOLERANCE = 1e-10;
-/** Fraction of the step to the cone boundary that is taken ([V] §3 "STEP = 0.99"). */
+/** Fraction of the step to the cone boundary that is taken ([V] §3, STEP = 0.99). */
 export const IPM_STEP_FRACTION = 0.99;
-/** Mehrotra centring σ = (1 − α_aff)^EXPON ([V] §3 "EXPON = 3"; Mehrotra 1992). */
+/** Mehrotra centring σ = (1 − α_aff)^EXPON ([V] §3, EXPON = 3; [M]). */
 export const IPM_SIGMA_EXPONENT = 3;
 /**
- * Stall test: the run stops ("stalled") when the best KKT max_rel has not dropped below
- * IPM_STALL_FACTOR × (its value IPM_STALL_WINDOW iterations earlier).
+ * δ₀ of the starting point x̂ = −(P + δ₀I)⁻¹q. CVXOPT uses δ₀ = 1 ([V] §3); a small δ₀ starts near
+ * the unconstrained minimiser, which is close to the answer for resting stacks whose solution is
+ * large in the scaled units (mass ratios), and saves ~10 iterations there.
  */
-export const IPM_STALL_WINDOW = Number(process.env.IPM_SW ?? 6);
+export const IPM_START_DAMPING = 1e-4;
+/** Switch from the NT to the AHO direction once KKT max_rel ≤ this (see file header, step 3). */
+export const IPM_AHO_SWITCH = 1e-6;
+/**
+ * Stall test (armed in the AHO phase, where only numerical limits stop progress): stop when the best
+ * KKT max_rel has not dropped below IPM_STALL_FACTOR × its value IPM_STALL_WINDOW iterations earlier,
+ * and the IPM merit (scaled complementarity and dual residual) has also stopped dropping or fallen
+ * below IPM_MERIT_FLOOR.
+ */
+export const IPM_STALL_WINDOW = 4;
 export const IPM_STALL_FACTOR = 0.5;
-/** Step lengths below this (after backtracking into the interior) count as a collapsed step. */
-export const IPM_MIN_STEP = 1e-12;
+export const IPM_MERIT_FLOOR = 1e-20;
+/** Step lengths below this count as a collapsed step. */
+export const IPM_MIN_STEP = 1e-8;
 /** Consecutive collapsed steps before the run stops ("stalled"). */
 export const IPM_MAX_COLLAPSED_STEPS = 3;
-/**
- * Iterative-refinement sweeps applied to a Newton solve whose Cholesky factor needed a diagonal
- * shift (the shift is then only a preconditioner; Wilkinson's refinement against the exact matrix).
- */
-export const IPM_REFINEMENT_STEPS = Number(process.env.IPM_RS ?? 3);
-/**
- * Switch from the NT to the AHO direction once KKT max_rel ≤ this. NT iterates only satisfy
- * ‖x∘z − τe‖ = O(√τ) (the Jordan frames of x and z stay misaligned by O(√τ)), which shows up as the
- * checker's jordan/natural residuals of sliding contacts; the AHO direction linearises x∘z itself and
- * is locally quadratically convergent at strictly complementary solutions (Alizadeh, Haeberly &
- * Overton 1998), so it polishes those residuals.
- */
-export const IPM_AHO_SWITCH = Number(process.env.IPM_AHO_SWITCH ?? 1e-6);
-/** LU pivots of the equilibrated AHO matrix (unit diagonal) at or below this count as singular. */
-export const IPM_LU_PIVOT_TOLERANCE = 1e-13;
-/** Scale-free IPM merit max(τ/(‖x‖‖Px‖), ‖r‖/‖Px‖) below which further τ reduction is not progress. */
-export const IPM_MERIT_FLOOR = 1e-20;
-/** Maximum natural-map Newton polishing steps after the interior-point phase (each counts as an iteration). */
-export const IPM_POLISH_STEPS = 4;
-/** Diagonal shift of the polishing Jacobian when it is singular to working precision (non-unique λ). */
-export const IPM_POLISH_REGULARIZATION = Number(process.env.IPM_DELTA ?? 1e-12);
-export const IPM_SHIFT_START = Number(process.env.IPM_SS ?? 1e-12);
-export const IPM_START_DAMPING = Number(process.env.IPM_SD ?? 1e-4);
-/** Shift of the plain-Newton polishing matrix J + δ′I (keeps LU defined when J is exactly singular). */
-export const IPM_POLISH_NEWTON_SHIFT = 1e-14;
-/** Step halvings tried per polishing direction. */
-export const IPM_POLISH_BACKTRACKS = 8;
 /** Halvings of the step tried when rounding pushed an updated iterate out of the open cone. */
 export const IPM_MAX_INTERIOR_BACKTRACKS = 30;
-
+/** Iterative-refinement sweeps of each Newton solve against the unshifted scaled matrix (Wilkinson). */
+export const IPM_REFINEMENT_STEPS = 3;
+/**
+ * First diagonal shift of the (block-scaled, unit-diagonal) Newton matrix when it does not factorise;
+ * multiplied by 10 up to REGULARIZATION_MAX (math/cholesky.ts). 10× the Cholesky pivot tolerance
+ * (PIVOT_RELATIVE_TOLERANCE = 1e-13), the smallest shift that guarantees the factorisation proceeds.
+ */
+export const IPM_SHIFT_START = 1e-12;
+/** Relative pivot tolerance of the 3×3 block Cholesky factors used for the block-Jacobi scaling. */
+export const IPM_BLOCK_PIVOT_TOLERANCE = 1e-15;
+/** LU pivots (of unit-diagonal-block matrices) at or below this count as singular. */
+export const IPM_LU_PIVOT_TOLERANCE = 1e-13;
+/** Maximum polishing steps after the interior-point phase (each counts as an iteration). */
+export const IPM_POLISH_STEPS = 4;
 /** Cone kinds per contact. */
-const CONE_ORTHANT = 1; // μ = 0: x0 ≥ 0, tangential pinned
+const CONE_ORTHANT = 1; // μ = 0: x0 ≥ 0, tangential variables pinned to 0
 const CONE_SOC = 3; // μ > 0: Lorentz cone Q³
 
-/** f(λ) via Aλ computed by kktInto (which stores Aλ in ws.Alam). */
+/** f(λ) from the Aλ that kktInto left in ws.Alam (call kktInto(p, lam, ws) first). */
 function objectiveOf(lam: Float64Array, ws: KktWorkspace, b: Float64Array, n: number): number {
   return objectiveFromAlam(lam, ws.Alam, b, n);
 }
@@ -99,7 +132,7 @@ function objectiveOf(lam: Float64Array, ws: KktWorkspace, b: Float64Array, n: nu
  *   W = η [a qᵀ; q I + qqᵀ/(1+a)],  W⁻¹ = (1/η) [a −qᵀ; −q I + qqᵀ/(1+a)],
  *   λ_NT = Wz = W⁻¹x = √(‖x‖_J‖z‖_J)·(γ, (z̄1(γ + x̄0) + x̄1(γ + z̄0)) / (x̄0 + z̄0 + 2γ)).
  * ‖·‖_J² is evaluated as (u0 − ‖u1‖)(u0 + ‖u1‖) to avoid cancellation near the boundary.
- * Writes W⁻¹ (row-major 3×3) to winv[9c..] and λ_NT to nt[o..o+2]. Returns false if x or z is not
+ * Writes W⁻¹ (row-major 3×3) to winv[wo..wo+8] and λ_NT to nt[o..o+2]. Returns false if x or z is not
  * strictly interior.
  */
 function ntScalingSoc(x: Float64Array, z: Float64Array, o: number, winv: Float64Array, wo: number, nt: Float64Array): boolean {
@@ -190,7 +223,6 @@ function allInterior(v: Float64Array, kind: Int8Array, C: number): boolean {
   return true;
 }
 
-
 /**
  * out[oo..oo+2] = Arw(x)⁻¹ r for one Q³ block (x = x[o..o+2] interior), i.e. the solution u of x∘u = r
  * (same formula as jordanDivide, [V] §2.2).
@@ -206,187 +238,43 @@ function arwSolve(x: Float64Array, o: number, r0: number, r1: number, r2: number
 }
 
 /**
- * LU factorisation with partial pivoting of (M + shift·I), M row-major n×n, into LU (Doolittle,
- * Golub & Van Loan "Matrix Computations" Alg. 3.4.1). Returns false on a pivot ≤ tiny (singular to
- * working precision). The AHO polishing system is not symmetric, so Cholesky does not apply.
+ * Cholesky factor L (lower, row-major, into bs[bo..bo+8]) of the symmetric 3×3 matrix whose lower
+ * triangle is a[a0 + i·ld + j], j ≤ i. Returns false if it is not numerically positive definite.
  */
-function luInto(M: Float64Array, n: number, shift: number, LU: Float64Array, piv: Int32Array, tiny: number): boolean {
-  LU.set(M);
-  if (shift !== 0) for (let i = 0; i < n; i++) LU[i * n + i] += shift;
-  for (let k = 0; k < n; k++) {
-    let p = k, big = Math.abs(LU[k * n + k]);
-    for (let i = k + 1; i < n; i++) {
-      const v = Math.abs(LU[i * n + k]);
-      if (v > big) { big = v; p = i; }
-    }
-    if (!(big > tiny)) return false;
-    piv[k] = p;
-    if (p !== k) {
-      const rk = k * n, rp = p * n;
-      for (let j = 0; j < n; j++) { const t = LU[rk + j]; LU[rk + j] = LU[rp + j]; LU[rp + j] = t; }
-    }
-    const rk = k * n, inv = 1 / LU[rk + k];
-    for (let i = k + 1; i < n; i++) {
-      const ri = i * n;
-      const f = LU[ri + k] * inv;
-      LU[ri + k] = f;
-      if (f !== 0) for (let j = k + 1; j < n; j++) LU[ri + j] -= f * LU[rk + j];
-    }
-  }
-  return true;
+function blockCholesky(a: Float64Array, ld: number, a0: number, bs: Float64Array, bo: number): boolean {
+  const a00 = a[a0], a10 = a[a0 + ld], a11 = a[a0 + ld + 1];
+  const a20 = a[a0 + 2 * ld], a21 = a[a0 + 2 * ld + 1], a22 = a[a0 + 2 * ld + 2];
+  if (!(a00 > 0)) return false;
+  const l00 = Math.sqrt(a00), l10 = a10 / l00, l20 = a20 / l00;
+  const d1 = a11 - l10 * l10;
+  if (!(d1 > IPM_BLOCK_PIVOT_TOLERANCE * a11)) return false;
+  const l11 = Math.sqrt(d1), l21 = (a21 - l20 * l10) / l11;
+  const d2 = a22 - l20 * l20 - l21 * l21;
+  if (!(d2 > IPM_BLOCK_PIVOT_TOLERANCE * a22)) return false;
+  bs[bo] = l00; bs[bo + 1] = 0; bs[bo + 2] = 0;
+  bs[bo + 3] = l10; bs[bo + 4] = l11; bs[bo + 5] = 0;
+  bs[bo + 6] = l20; bs[bo + 7] = l21; bs[bo + 8] = Math.sqrt(d2);
+  return Number.isFinite(l21) && Number.isFinite(bs[bo + 8]);
 }
 
-/** Solves (LU) y = rhs with the row interchanges piv; y must not alias rhs. */
-function luSolve(LU: Float64Array, n: number, piv: Int32Array, rhs: Float64Array, y: Float64Array): void {
-  y.set(rhs);
-  for (let k = 0; k < n; k++) {
-    const p = piv[k];
-    if (p !== k) { const t = y[k]; y[k] = y[p]; y[p] = t; }
-  }
-  for (let i = 0; i < n; i++) {
-    let s = y[i];
-    const ri = i * n;
-    for (let k = 0; k < i; k++) s -= LU[ri + k] * y[k];
-    y[i] = s;
-  }
-  for (let i = n - 1; i >= 0; i--) {
-    let s = y[i];
-    const ri = i * n;
-    for (let k = i + 1; k < n; k++) s -= LU[ri + k] * y[k];
-    y[i] = s / LU[ri + i];
-  }
+/** v[..] ← L⁻¹v for the 3-vector (v[i], v[i+s], v[i+2s]) and lower L at bs[bo..]. */
+function blockForward(bs: Float64Array, bo: number, v: Float64Array, i: number, s: number): void {
+  const y0 = v[i] / bs[bo];
+  const y1 = (v[i + s] - bs[bo + 3] * y0) / bs[bo + 4];
+  v[i + 2 * s] = (v[i + 2 * s] - bs[bo + 6] * y0 - bs[bo + 7] * y1) / bs[bo + 8];
+  v[i] = y0; v[i + s] = y1;
 }
 
-
-/**
- * Work arrays of the final natural-map Newton polish (allocated once, before any iteration).
- */
-class PolishWorkspace {
-  readonly J: Float64Array;
-  readonly G: Float64Array;
-  readonly L: Float64Array;
-  readonly F: Float64Array;
-  readonly dl: Float64Array;
-  readonly res: Float64Array;
-  readonly factor: CholeskyFactor;
-  readonly piv: Int32Array;
-  readonly sc: Float64Array;
-  readonly bestCand: Float64Array;
-  readonly cand: Float64Array;
-  readonly pt: Float64Array;
-  readonly dPi: Float64Array;
-  readonly rho: Float64Array;
-  constructor(n: number, C: number) {
-    this.J = new Float64Array(n * n);
-    this.G = new Float64Array(n * n);
-    this.L = new Float64Array(n * n);
-    this.F = new Float64Array(n);
-    this.dl = new Float64Array(n);
-    this.res = new Float64Array(n);
-    this.factor = { n, L: this.L, regularization: IPM_POLISH_REGULARIZATION };
-    this.piv = new Int32Array(n);
-    this.sc = new Float64Array(n);
-    this.bestCand = new Float64Array(n);
-    this.cand = new Float64Array(n);
-    this.pt = new Float64Array(n);
-    this.dPi = new Float64Array(9 * C);
-    this.rho = new Float64Array(C);
-  }
-}
-
-/**
- * One semismooth Newton step on the natural map F(λ) = λ − Π_K(λ − ρ(Aλ − b)) (ρᵢ = 1/max diag Aᵢᵢ, the
- * checker's map, kkt.ts), from λ; writes Π_K(λ + Δ) into pw.cand. J = I − Π′(I − ρA) with Π′ the
- * (B-)derivative of the cone projection (seed 002 §M3 cases: identity inside, 0 in the polar cone,
- * on the surface the derivative of eqs. 24–25). Facchinei & Pang, "Finite-Dimensional Variational
- * Inequalities and Complementarity Problems" (2003) §7.5 (semismooth Newton for natural maps); the
- * piece (separating / sticking / sliding) of each contact is chosen by the sign structure of
- * λ − ρw, so weakly complementary contacts need no classification threshold. Returns false if J is
- * singular to working precision.
- */
-function naturalMapJacobian(p: ContactProblem, lam: Float64Array, w: Float64Array, pw: PolishWorkspace): boolean {
-  const { A, mu, size: n, contactCount: C } = p;
-  const { J, F, pt, dPi, rho } = pw;
-  for (let c = 0; c < C; c++) {
-    const o = 3 * c, m = mu[c], r = rho[c], d = 9 * c;
-    for (let k = 0; k < 3; k++) pt[o + k] = lam[o + k] - r * w[o + k];
-    const pn = pt[o], p1 = pt[o + 1], p2 = pt[o + 2];
-    dPi.fill(0, d, d + 9);
-    if (m <= 0) {
-      if (pn > 0) dPi[d] = 1;
-    } else {
-      const s = Math.hypot(p1, p2);
-      if (s <= m * pn) { dPi[d] = 1; dPi[d + 4] = 1; dPi[d + 8] = 1; } // interior: Π = identity
-      else if (!(m * s <= -pn)) {
-        // surface: ln = (pn + μs)/(1 + μ²), λt = μ ln t̂ (seed 002 eqs. 24–25), t̂ = pt/s, s > 0 here
-        const k = 1 / (1 + m * m), t1 = p1 / s, t2 = p2 / s;
-        const ln = (pn + m * s) * k, g = (m * ln) / s;
-        dPi[d] = k; dPi[d + 1] = m * k * t1; dPi[d + 2] = m * k * t2;
-        dPi[d + 3] = m * k * t1; dPi[d + 4] = m * m * k * t1 * t1 + g * (1 - t1 * t1); dPi[d + 5] = m * m * k * t1 * t2 - g * t1 * t2;
-        dPi[d + 6] = m * k * t2; dPi[d + 7] = m * m * k * t1 * t2 - g * t1 * t2; dPi[d + 8] = m * m * k * t2 * t2 + g * (1 - t2 * t2);
-      } // polar cone: Π = 0
-    }
-    projectCone(pt, o, m, pt);
-    for (let k = 0; k < 3; k++) F[o + k] = lam[o + k] - pt[o + k];
-    // rows of J = I − Π′ + Π′·ρ·A (block rows of contact c)
-    for (let i = 0; i < 3; i++) {
-      const row = (o + i) * n;
-      for (let j = 0; j < n; j++) {
-        let s = 0;
-        for (let k = 0; k < 3; k++) s += dPi[d + 3 * i + k] * A[(o + k) * n + j];
-        J[row + j] = r * s;
-      }
-      for (let k = 0; k < 3; k++) J[row + o + k] -= dPi[d + 3 * i + k];
-      J[row + o + i] += 1;
-    }
-  }
-  return true;
-}
-
-/**
- * Polishing direction from J, F built by naturalMapJacobian, into pw.dl:
- * mode 0 — Levenberg–Marquardt (SJᵀJS + δI)y = −SJᵀF, Δ = Sy, S = diag(1/‖J_:,i‖) (Moré 1978): full
- *   Newton along singular directions σ ≫ √δ, (almost) no motion along the near-null space of A
- *   (non-unique λ), where F holds only the ε tie-break of the regularised A;
- * mode 1 — plain semismooth Newton (J + δ′I)Δ = −F by LU: resolves the small-curvature directions
- *   (near-duplicate contacts, the ε tie-break) that mode 0 leaves alone.
- * Returns false if the matrix is singular to working precision.
- */
-function polishDirection(n: number, pw: PolishWorkspace, mode: 0 | 1): boolean {
-  const { J, F, G, L, dl, res, sc } = pw;
-  if (mode === 1) {
-    for (let i = 0; i < n; i++) J[i * n + i] += IPM_POLISH_NEWTON_SHIFT;
-    const ok = luInto(J, n, 0, G, pw.piv, IPM_LU_PIVOT_TOLERANCE);
-    for (let i = 0; i < n; i++) J[i * n + i] -= IPM_POLISH_NEWTON_SHIFT;
-    if (!ok) return false;
-    for (let i = 0; i < n; i++) res[i] = -F[i];
-    luSolve(G, n, pw.piv, res, dl);
-    return true;
-  }
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j <= i; j++) {
-      let s = 0;
-      for (let k = 0; k < n; k++) s += J[k * n + i] * J[k * n + j];
-      G[i * n + j] = s; G[j * n + i] = s;
-    }
-    let s = 0;
-    for (let k = 0; k < n; k++) s -= J[k * n + i] * F[k];
-    res[i] = s;
-  }
-  for (let i = 0; i < n; i++) { const g = G[i * n + i]; sc[i] = g > 0 ? 1 / Math.sqrt(g) : 1; }
-  for (let i = 0; i < n; i++) {
-    const row = i * n;
-    for (let j = 0; j < n; j++) G[row + j] *= sc[i] * sc[j];
-    res[i] *= sc[i];
-  }
-  if (!choleskyInto(G, n, IPM_POLISH_REGULARIZATION, L)) return false;
-  choleskySolve(pw.factor, res, dl);
-  for (let i = 0; i < n; i++) dl[i] *= sc[i];
-  return true;
+/** v[i..i+2] ← L⁻ᵀv for lower L at bs[bo..]. */
+function blockBackward(bs: Float64Array, bo: number, v: Float64Array, i: number): void {
+  const x2 = v[i + 2] / bs[bo + 8];
+  const x1 = (v[i + 1] - bs[bo + 7] * x2) / bs[bo + 4];
+  v[i] = (v[i] - bs[bo + 3] * x1 - bs[bo + 6] * x2) / bs[bo];
+  v[i + 1] = x1; v[i + 2] = x2;
 }
 
 export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float64Array): AlgorithmOutput {
-  void warmStart; // deliberately unused: IPM iterates start in the cone interior (see file header)
+  void warmStart; // deliberately unused: interior-point iterates start inside the cones (file header)
   const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? IPM_DEFAULT_MAX_ITERATIONS));
   const tol = opts.tolerance ?? IPM_DEFAULT_TOLERANCE;
   const { A, b, mu, size: n, contactCount: C } = p;
@@ -394,8 +282,8 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   const ws = new KktWorkspace(n);
   const lam = new Float64Array(n);
 
-  // λ = 0 is optimal iff −b ∈ K* (every contact separating, or b = 0). Relative KKT measures are
-  // scale-free, so an interior iterate approaching 0 would never pass them: test λ = 0 exactly first.
+  // λ = 0 is optimal iff −b ∈ K* (every contact separating, or b = 0). The checker's residuals are
+  // relative to ‖λ‖∞, so an interior iterate tending to 0 would never pass them: test λ = 0 exactly.
   const r0 = kktInto(p, lam, ws);
   if (r0.maxRel <= tol) {
     history.record(r0.maxRel, 0);
@@ -421,7 +309,7 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   let kappa = 0;
   for (let i = 0; i < n; i++) kappa = Math.max(kappa, Math.abs(D[i] * b[i]));
   if (!(kappa > 0) || !Number.isFinite(kappa)) kappa = 1;
-  // pinned[i] = 1 for the tangential rows of μ = 0 contacts (kept at 0, identity rows in H).
+  // pinned[i] = 1 for the tangential rows of μ = 0 contacts (held at 0; identity rows in the Newton matrix)
   const pinned = new Uint8Array(n);
   for (let c = 0; c < C; c++) if (kind[c] === CONE_ORTHANT) { pinned[3 * c + 1] = 1; pinned[3 * c + 2] = 1; }
   const P = new Float64Array(n * n);
@@ -435,45 +323,42 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   const x = new Float64Array(n), z = new Float64Array(n);
   const xSave = new Float64Array(n), zSave = new Float64Array(n);
   const dx = new Float64Array(n), dz = new Float64Array(n);
-  const dxa = new Float64Array(n), dza = new Float64Array(n); // predictor directions (Mehrotra)
+  const dxa = new Float64Array(n), dza = new Float64Array(n); // predictor directions in the Jordan frame used
   const u = new Float64Array(n), rx = new Float64Array(n), rhs = new Float64Array(n);
   const nt = new Float64Array(n); // NT-scaled point λ_NT = Wz = W⁻¹x
-  const Px = new Float64Array(n);
   const tmp = new Float64Array(n), res = new Float64Array(n), corr = new Float64Array(n), y = new Float64Array(n);
-  const winv = new Float64Array(9 * C);
-  const blk = new Float64Array(9); // one 3×3 block (columns) of Arw(x)⁻¹Arw(z)
-  const H = new Float64Array(n * n); // equilibrated Newton matrix S(P + W⁻²)S, or S(P + Arw(x)⁻¹Arw(z))S
-  const L = new Float64Array(n * n); // Cholesky or LU factor
+  const winv = new Float64Array(9 * C); // W⁻¹ per cone
+  const bs = new Float64Array(9 * C); // block-Jacobi scaling factors (3×3 lower Cholesky factors)
+  const blk = new Float64Array(9); // one 3×3 block
+  const H = new Float64Array(n * n); // scaled Newton matrix
+  const L = new Float64Array(n * n); // its Cholesky or LU factor
   const piv = new Int32Array(n);
-  const sd = new Float64Array(n); // S = diag(1/√|H_ii|)
   const best = new Float64Array(n);
   const factor: CholeskyFactor = { n, L, regularization: 0 };
-  let regularization = 0;
-  let shift = 0;
   const pw = new PolishWorkspace(n, C);
-  let aho = false; // false: NT direction; true: AHO direction (final phase, see IPM_AHO_SWITCH)
+  let regularization = 0;
+  let useLu = false; // the current factor is LU (AHO) rather than Cholesky
 
-  /** Factorises H + shift·I (Cholesky for NT, LU for AHO) with the cholesky.ts shift ladder. */
-  const factorise = (): boolean => {
-    const ok0 = aho ? luInto(H, n, 0, L, piv, IPM_LU_PIVOT_TOLERANCE) : choleskyInto(H, n, 0, L);
-    if (ok0) { shift = 0; return true; }
-    for (let eps = IPM_SHIFT_START; eps <= REGULARIZATION_MAX * (1 + 1e-12); eps *= 10) {
-      const ok = aho ? luInto(H, n, eps, L, piv, IPM_LU_PIVOT_TOLERANCE) : choleskyInto(H, n, eps, L);
-      if (ok) { shift = eps; if (eps > regularization) regularization = eps; return true; }
+  /** Factorises H + shift·I, shift = 0 first, then IPM_SHIFT_START·10ᵏ up to REGULARIZATION_MAX. */
+  const factorise = (lu: boolean): boolean => {
+    useLu = lu;
+    for (let shift = 0; shift <= REGULARIZATION_MAX * (1 + 1e-12); shift = shift === 0 ? IPM_SHIFT_START : shift * 10) {
+      const ok = lu ? luInto(H, n, shift, L, piv, IPM_LU_PIVOT_TOLERANCE) : choleskyInto(H, n, shift, L);
+      if (ok) { if (shift > regularization) regularization = shift; return true; }
     }
     return false;
   };
   const factorSolve = (r: Float64Array, out: Float64Array): void => {
-    if (aho) luSolve(L, n, piv, r, out);
+    if (useLu) luSolve(L, n, piv, r, out);
     else choleskySolve(factor, r, out);
   };
   /**
-   * Solves (Newton matrix) dx = rhs via the equilibrated factor: dx = S (SHS)⁻¹ S rhs, followed by
-   * iterative refinement against the unshifted SHS (removes the bias of a regularisation shift and
-   * the rounding of the ill-conditioned late-stage systems; CVXOPT coneqp refines likewise, [V] §3).
+   * dx = (Newton matrix)⁻¹ rhs via the scaled matrix H = L⁻¹(·)L⁻ᵀ: dx = L⁻ᵀ H⁻¹ L⁻¹ rhs, with
+   * iterative refinement against the unshifted H (removes the bias of a shift; [V] §3 refines too).
    */
   const newtonSolve = (): void => {
-    for (let i = 0; i < n; i++) tmp[i] = sd[i] * rhs[i];
+    tmp.set(rhs);
+    for (let c = 0; c < C; c++) blockForward(bs, 9 * c, tmp, 3 * c, 1);
     factorSolve(tmp, y);
     for (let it = 0; it < IPM_REFINEMENT_STEPS; it++) {
       for (let i = 0; i < n; i++) {
@@ -485,13 +370,21 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
       factorSolve(res, corr);
       for (let i = 0; i < n; i++) y[i] += corr[i];
     }
-    for (let i = 0; i < n; i++) dx[i] = sd[i] * y[i];
+    dx.set(y);
+    for (let c = 0; c < C; c++) blockBackward(bs, 9 * c, dx, 3 * c);
   };
   /**
-   * Newton matrix P + (block diagonal): identity (starting point), W⁻² (NT, [V] eq. (11) with G = −I),
-   * or Arw(x)⁻¹Arw(z) (AHO), then Jacobi-equilibrated S·S. Pinned rows/columns are identity.
+   * Newton matrix P + (block diagonal): δ₀I (mode 0, starting point), W⁻² (mode 1, NT: [V] eq. (11)
+   * with G = −I) or Arw(x)⁻¹Arw(z) (mode 2, AHO); pinned rows/columns are identity. Then block-Jacobi
+   * scaled, H = L⁻¹(·)L⁻ᵀ with L the Cholesky factors of the (symmetric parts of the) 3×3 diagonal
+   * blocks, so that every diagonal block becomes (close to) the identity. Per-coordinate scaling is not
+   * enough: the diagonal of a sliding contact's block is dominated by the huge barrier curvature
+   * normal to the cone, which hides the O(1) curvature along the cone surface and makes the matrix
+   * look singular (e.g. near-duplicate contacts). `jacobi` selects per-coordinate scaling instead
+   * (fallback when the block-scaled matrix does not factorise). Returns false if a diagonal block is
+   * singular.
    */
-  const buildNewtonMatrix = (mode: 0 | 1 | 2): void => {
+  const buildNewtonMatrix = (mode: 0 | 1 | 2, jacobi = false): boolean => {
     H.set(P);
     for (let c = 0; c < C; c++) {
       const o = 3 * c, wo = 9 * c;
@@ -499,7 +392,7 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
         H[o * n + o] += mode === 0 ? IPM_START_DAMPING : mode === 1 ? winv[wo] * winv[wo] : z[o] / x[o];
         H[(o + 1) * n + o + 1] = 1; H[(o + 2) * n + o + 2] = 1;
       } else if (mode === 2) {
-        // columns of Arw(x)⁻¹Arw(z): Arw(z) columns are (z0, z1, z2), (z1, z0, 0), (z2, 0, z0)
+        // columns of Arw(x)⁻¹Arw(z); Arw(z) has columns (z0, z1, z2), (z1, z0, 0), (z2, 0, z0) ([V] §2.2)
         arwSolve(x, o, z[o], z[o + 1], z[o + 2], blk, 0);
         arwSolve(x, o, z[o + 1], z[o], 0, blk, 3);
         arwSolve(x, o, z[o + 2], 0, z[o], blk, 6);
@@ -515,29 +408,49 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
         }
       }
     }
-    for (let i = 0; i < n; i++) {
-      const d = Math.abs(H[i * n + i]);
-      sd[i] = d > 0 && Number.isFinite(d) ? 1 / Math.sqrt(d) : 1;
+    for (let c = 0; c < C; c++) {
+      const o = 3 * c;
+      if (jacobi) {
+        // fallback: per-coordinate (Jacobi) scaling, L = diag(√|H_ii|)
+        bs.fill(0, 9 * c, 9 * c + 9);
+        for (let i = 0; i < 3; i++) {
+          const d = Math.abs(H[(o + i) * n + o + i]);
+          bs[9 * c + 4 * i] = d > 0 && Number.isFinite(d) ? Math.sqrt(d) : 1;
+        }
+      } else if (mode === 2) {
+        for (let i = 0; i < 3; i++) for (let j = 0; j <= i; j++) blk[3 * i + j] = 0.5 * (H[(o + i) * n + o + j] + H[(o + j) * n + o + i]);
+        if (!blockCholesky(blk, 3, 0, bs, 9 * c)) return false;
+      } else if (!blockCholesky(H, n, o * n + o, bs, 9 * c)) return false;
     }
-    for (let i = 0; i < n; i++) {
-      const row = i * n, si = sd[i];
-      for (let j = 0; j < n; j++) H[row + j] *= si * sd[j];
-    }
+    for (let c = 0; c < C; c++) for (let j = 0; j < n; j++) blockForward(bs, 9 * c, H, 3 * c * n + j, n); // L⁻¹H
+    for (let i = 0; i < n; i++) for (let c = 0; c < C; c++) blockForward(bs, 9 * c, H, i * n + 3 * c, 1); // (L⁻¹H)L⁻ᵀ
+    return true;
   };
   const toLambda = (src: Float64Array): void => {
     for (let i = 0; i < n; i++) lam[i] = pinned[i] ? 0 : kappa * D[i] * src[i];
   };
+  /** NT scaling of every cone ([V] §4.1 for the 1-D cones, §4.3 for Q³); false if not interior. */
+  const ntScaling = (): boolean => {
+    for (let c = 0; c < C; c++) {
+      const o = 3 * c;
+      if (kind[c] === CONE_ORTHANT) {
+        if (!(x[o] > 0) || !(z[o] > 0)) return false;
+        winv[9 * c] = Math.sqrt(z[o] / x[o]); // W = √(x/z)
+        nt[o] = Math.sqrt(x[o] * z[o]); nt[o + 1] = 0; nt[o + 2] = 0;
+      } else if (!ntScalingSoc(x, z, o, winv, 9 * c, nt)) return false;
+    }
+    return true;
+  };
 
-  // ---- starting point ([V] §3 "Starting point": x̂ = −(P + I)⁻¹q, shifted into int K) ----
-  buildNewtonMatrix(0);
-  if (!factorise()) {
+  // ---- starting point ([V] §3: x̂ = −(P + δ₀I)⁻¹q, ẑ = Px̂ + q = −δ₀x̂, each shifted into int K) ----
+  if (!(buildNewtonMatrix(0) && factorise(false)) && !(buildNewtonMatrix(0, true) && factorise(false))) {
     history.record(r0.maxRel, 0);
-    return { lambda: lam, iterations: 0, status: { kind: 'failed', reason: 'IPM start: P + I could not be factorised' }, regularization, history: history.finish() };
+    return { lambda: lam, iterations: 0, status: { kind: 'failed', reason: 'starting point: P + δ₀I could not be factorised' }, regularization, history: history.finish() };
   }
   for (let i = 0; i < n; i++) rhs[i] = -q[i];
   newtonSolve();
   for (let i = 0; i < n; i++) { x[i] = dx[i]; z[i] = -IPM_START_DAMPING * dx[i]; }
-  // shift each block by (1 + t)e where t = −(smallest eigenvalue) if that is ≥ −1e-8·max(‖v‖, 1) ([V] §3)
+  // v ← v + (1 + t)e with t = −(smallest eigenvalue x0 − ‖x1‖ over the cones) if t ≥ −1e-8·max(‖v‖, 1) ([V] §3)
   for (let pass = 0; pass < 2; pass++) {
     const v = pass === 0 ? x : z;
     let tmax = -Infinity, nrm = 0;
@@ -550,30 +463,32 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
     if (tmax >= -1e-8 * Math.max(nrm, 1)) for (let c = 0; c < C; c++) v[3 * c] += 1 + tmax;
   }
   for (let i = 0; i < n; i++) if (pinned[i]) { x[i] = 0; z[i] = 0; }
-
   toLambda(x);
   let rep = kktInto(p, lam, ws);
+  if (!Number.isFinite(rep.maxRel) || !allInterior(x, kind, C) || !allInterior(z, kind, C)) {
+    lam.fill(0);
+    history.record(r0.maxRel, 0);
+    return { lambda: lam, iterations: 0, status: { kind: 'failed', reason: 'starting point is not finite / not interior' }, regularization, history: history.finish() };
+  }
   history.record(rep.maxRel, objectiveOf(lam, ws, b, n));
   let bestRel = rep.maxRel;
   best.set(lam);
-  let status: SolveStatus | null = rep.maxRel <= tol ? { kind: 'converged' } : null;
-  let iterations = 0;
-  let collapsed = 0;
-  // ring buffers of the best KKT residual and of the IPM merit max(τ_rel, r_rel) for the stall test
+  let status: SolveStatus | null = bestRel <= tol ? { kind: 'converged' } : null;
+  let iterations = 0, collapsed = 0;
+  let aho = false; // phase: false = NT direction, true = AHO direction (file header, step 3)
+  // ring buffers (stall test): best KKT max_rel and IPM merit over the last IPM_STALL_WINDOW iterations
   const W = IPM_STALL_WINDOW + 1;
   const bestTrail = new Float64Array(W).fill(Infinity);
   const meritTrail = new Float64Array(W).fill(Infinity);
-  bestTrail[0] = bestRel;
 
   while (status === null && iterations < maxIt) {
-    // dual residual r = Px + q − z ([V] eq. (9), G = −I); duality measure τ = xᵀz / (number of cones).
+    // dual residual r = Px + q − z ([V] eq. (9) with G = −I) and duality measure τ = xᵀz / (number of cones)
     let gap = 0, rn = 0, pxn = 1, xn = 0;
     for (let i = 0; i < n; i++) {
-      if (pinned[i]) { rx[i] = 0; Px[i] = 0; continue; }
+      if (pinned[i]) { rx[i] = 0; continue; }
       let s = 0;
       const row = i * n;
       for (let j = 0; j < n; j++) s += P[row + j] * x[j];
-      Px[i] = s;
       rx[i] = s + q[i] - z[i];
       gap += x[i] * z[i];
       rn = Math.max(rn, Math.abs(rx[i]));
@@ -581,79 +496,64 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
       xn = Math.max(xn, Math.abs(x[i]));
     }
     const tau = gap / C;
-    // scale-free progress measure (like the KKT checker's lam_ref·w_ref normalisation)
-    const merit = Math.max(tau / (Math.max(xn, 1e-300) * pxn), rn / pxn);
+    // scale-free progress measure, normalised like the checker (lam_ref·w_ref)
+    const merit = Math.max(tau / (Math.max(xn, Number.MIN_VALUE) * pxn), rn / pxn);
 
-    if (!aho) {
-      // NT scaling ([V] §4.3) and the scaled point λ_NT.
-      let scaled = true;
-      for (let c = 0; c < C && scaled; c++) {
-        const o = 3 * c;
-        if (kind[c] === CONE_ORTHANT) {
-          if (!(x[o] > 0) || !(z[o] > 0)) { scaled = false; break; }
-          winv[9 * c] = Math.sqrt(z[o] / x[o]); // LP scaling W = diag(√(x/z)) ([V] §4.1)
-          nt[o] = Math.sqrt(x[o] * z[o]);
-          nt[o + 1] = 0; nt[o + 2] = 0;
-        } else scaled = ntScalingSoc(x, z, o, winv, 9 * c, nt);
+    // Newton matrix: AHO if in that phase and it factorises, else NT for this iteration
+    let useAho = aho && buildNewtonMatrix(2) && factorise(true);
+    if (!useAho) {
+      if (!ntScaling()) { status = { kind: 'failed', reason: `iterate left the cone interior at iteration ${iterations}` }; break; }
+      if (!(buildNewtonMatrix(1) && factorise(false)) && !(buildNewtonMatrix(1, true) && factorise(false))) {
+        status = { kind: 'failed', reason: `Newton matrix not factorisable even with shift ${REGULARIZATION_MAX} at iteration ${iterations}` };
+        break;
       }
-      if (!scaled) { status = { kind: 'failed', reason: `iterate left the cone interior at iteration ${iterations}` }; break; }
-    }
-    buildNewtonMatrix(aho ? 2 : 1);
-    if (process.env.IPM_DEBUG === '3') console.log('H', Array.from(H).map(v => v.toExponential(3)).join(' '), 'x', Array.from(x).join(' '), 'z', Array.from(z).join(' '));
-    if (process.env.IPM_EIG) { const ev = symmetricEigenvalues(H, n); console.log(`   eig min ${ev[0].toExponential(2)} ${ev[1].toExponential(2)} ${ev[2].toExponential(2)} max ${ev[n-1].toExponential(2)}`); }
-    if (!factorise()) {
-      status = { kind: 'failed', reason: `Newton matrix not factorisable even with shift ${REGULARIZATION_MAX} at iteration ${iterations}` };
-      break;
+      useAho = false;
     }
 
-    // Predictor (σ = 0) then Mehrotra corrector ([V] §3 eqs. (12)–(14); Mehrotra 1992).
-    // NT:  λ∘(W⁻¹Δx + WΔz) = r_c, u = λ⧵r_c:  (P + W⁻²)Δx = −r + W⁻¹u,  Δz = W⁻¹(u − W⁻¹Δx).
-    // AHO: z∘Δx + x∘Δz = r_c, u = x⧵r_c:     (P + Arw(x)⁻¹Arw(z))Δx = −r + u,  Δz = x⧵(r_c − z∘Δx)
-    //      (Alizadeh, Haeberly & Overton, SIAM J. Optim. 8 (1998); linearises x∘z itself).
+    // Predictor (σ = 0), then Mehrotra corrector with σ = (1 − α_aff)³ ([V] §3 eqs. (12)–(14); [M]).
+    //   NT:  λ∘(W⁻¹Δx + WΔz) = r_c, u = λ⧵r_c:  (P + W⁻²)Δx = −r + W⁻¹u,  Δz = W⁻¹(u − W⁻¹Δx);
+    //   AHO: z∘Δx + x∘Δz = r_c,    u = x⧵r_c:  (P + Arw(x)⁻¹Arw(z))Δx = −r + u,  Δz = u − x⧵(z∘Δx);
+    //   r_c = στe − v∘v − (Δa∘Δb)_predictor, with v∘v = λ∘λ (NT) or x∘z (AHO).
     let alphaAff = 0, alpha = 0;
     for (let pass = 0; pass < 2; pass++) {
       const sigmaTau = pass === 0 ? 0 : Math.pow(1 - alphaAff, IPM_SIGMA_EXPONENT) * tau;
       for (let c = 0; c < C; c++) {
         const o = 3 * c, k = kind[c];
-        // r_c = σ τ e − v∘v − (Δa∘Δb)  with v∘v = λ∘λ (NT) or x∘z (AHO)
-        if (aho) jordanProduct(x, z, o, k, u); else jordanProduct(nt, nt, o, k, u);
+        if (useAho) jordanProduct(x, z, o, k, u); else jordanProduct(nt, nt, o, k, u);
         u[o] = sigmaTau - u[o];
         if (k === CONE_SOC) { u[o + 1] = -u[o + 1]; u[o + 2] = -u[o + 2]; }
         if (pass === 1) {
-          jordanProduct(dxa, dza, o, k, tmp); // second-order (Mehrotra) correction
+          jordanProduct(dxa, dza, o, k, tmp); // second-order correction [M]
           u[o] -= tmp[o];
           if (k === CONE_SOC) { u[o + 1] -= tmp[o + 1]; u[o + 2] -= tmp[o + 2]; }
         }
         if (k === CONE_ORTHANT) { u[o + 1] = 0; u[o + 2] = 0; }
-        res[o] = u[o]; res[o + 1] = u[o + 1]; res[o + 2] = u[o + 2]; // keep r_c (AHO needs it for Δz)
-        jordanDivide(aho ? x : nt, u, o, k);
-        if (aho) { corr[o] = u[o]; corr[o + 1] = u[o + 1]; corr[o + 2] = u[o + 2]; }
+        jordanDivide(useAho ? x : nt, u, o, k);
+        if (useAho) { corr[o] = u[o]; corr[o + 1] = u[o + 1]; corr[o + 2] = u[o + 2]; }
         else applyWinv(winv, 9 * c, u, o, k, corr);
         rhs[o] = -rx[o] + corr[o];
         rhs[o + 1] = k === CONE_ORTHANT ? 0 : -rx[o + 1] + corr[o + 1];
         rhs[o + 2] = k === CONE_ORTHANT ? 0 : -rx[o + 2] + corr[o + 2];
-        // stash r_c in dz temporarily (newtonSolve overwrites res)
-        dz[o] = res[o]; dz[o + 1] = res[o + 1]; dz[o + 2] = res[o + 2];
       }
       newtonSolve();
+      // directions in the frame of v∘v: (W⁻¹Δx, WΔz) for NT, (Δx, Δz) for AHO; step to the boundary ([V] §3)
+      const ex = pass === 0 ? dxa : tmp, ez = pass === 0 ? dza : corr;
       let amax = Infinity;
-      const ex = pass === 0 ? dxa : tmp, ez = pass === 0 ? dza : corr; // directions in the Jordan frame used
       for (let c = 0; c < C; c++) {
-        const o = 3 * c, k = kind[c], wo = 9 * c;
-        if (aho) {
-          // Δz = x⧵(r_c − z∘Δx)
+        const o = 3 * c, k = kind[c];
+        if (useAho) {
           jordanProduct(z, dx, o, k, ez);
-          ez[o] = dz[o] - ez[o];
-          if (k === CONE_SOC) { ez[o + 1] = dz[o + 1] - ez[o + 1]; ez[o + 2] = dz[o + 2] - ez[o + 2]; } else { ez[o + 1] = 0; ez[o + 2] = 0; }
+          ez[o] = -ez[o];
+          if (k === CONE_SOC) { ez[o + 1] = -ez[o + 1]; ez[o + 2] = -ez[o + 2]; } else { ez[o + 1] = 0; ez[o + 2] = 0; }
           jordanDivide(x, ez, o, k);
+          ez[o] += u[o]; ez[o + 1] += u[o + 1]; ez[o + 2] += u[o + 2];
           ex[o] = dx[o]; ex[o + 1] = dx[o + 1]; ex[o + 2] = dx[o + 2];
           if (k === CONE_ORTHANT) {
             if (ex[o] < 0) amax = Math.min(amax, -x[o] / ex[o]);
             if (ez[o] < 0) amax = Math.min(amax, -z[o] / ez[o]);
           } else amax = Math.min(amax, maxStepSoc(x, ex, o), maxStepSoc(z, ez, o));
         } else {
-          // scaled directions W⁻¹Δx and WΔz = u − W⁻¹Δx; step to the boundary in the scaled space ([V] §3)
-          applyWinv(winv, wo, dx, o, k, ex);
+          applyWinv(winv, 9 * c, dx, o, k, ex);
           ez[o] = u[o] - ex[o];
           ez[o + 1] = k === CONE_ORTHANT ? 0 : u[o + 1] - ex[o + 1];
           ez[o + 2] = k === CONE_ORTHANT ? 0 : u[o + 2] - ex[o + 2];
@@ -666,40 +566,39 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
       if (pass === 0) alphaAff = Math.min(1, amax);
       else alpha = Math.min(1, IPM_STEP_FRACTION * amax);
     }
-    // Δz in the original coordinates: AHO computed it directly (corr), NT holds WΔz (corr) → Δz = W⁻¹(WΔz).
+    // Δz in the original coordinates (corr holds Δz for AHO, WΔz for NT)
     for (let c = 0; c < C; c++) {
       const o = 3 * c;
-      if (aho) { dz[o] = corr[o]; dz[o + 1] = corr[o + 1]; dz[o + 2] = corr[o + 2]; }
+      if (useAho) { dz[o] = corr[o]; dz[o + 1] = corr[o + 1]; dz[o + 2] = corr[o + 2]; }
       else applyWinv(winv, 9 * c, corr, o, kind[c], dz);
     }
 
-    // Update; if rounding puts an iterate on/outside the boundary, halve the step.
+    // update; if rounding puts an iterate on or outside a cone boundary, halve the step
     xSave.set(x); zSave.set(z);
-    let ok = false;
+    let interior = false;
     for (let bt = 0; bt <= IPM_MAX_INTERIOR_BACKTRACKS; bt++) {
       for (let i = 0; i < n; i++) {
         if (pinned[i]) continue;
         x[i] = xSave[i] + alpha * dx[i];
         z[i] = zSave[i] + alpha * dz[i];
       }
-      if (allInterior(x, kind, C) && allInterior(z, kind, C)) { ok = true; break; }
+      if (allInterior(x, kind, C) && allInterior(z, kind, C)) { interior = true; break; }
       alpha *= 0.5;
     }
     iterations++;
-    if (!ok) {
+    if (!interior) {
       x.set(xSave); z.set(zSave);
       status = { kind: 'stalled', reason: `no step keeps the iterate inside the cones at iteration ${iterations}` };
     }
-
     toLambda(x);
     rep = kktInto(p, lam, ws);
     if (!Number.isFinite(rep.maxRel)) {
       status = { kind: 'failed', reason: `non-finite iterate at iteration ${iterations}` };
+      kktInto(p, best, ws);
       history.record(bestRel, objectiveOf(best, ws, b, n));
       break;
     }
     history.record(rep.maxRel, objectiveOf(lam, ws, b, n));
-    if (process.env.IPM_DEBUG) console.log(`it ${iterations} ${aho ? 'AHO' : 'NT '} tau ${tau.toExponential(2)} merit ${merit.toExponential(2)} aff ${alphaAff.toExponential(2)} a ${alpha.toExponential(2)} shift ${shift} kkt ${rep.maxRel.toExponential(2)} p ${rep.primalRel.toExponential(1)} d ${rep.dualRel.toExponential(1)} c ${rep.compRel.toExponential(1)} j ${rep.jordanRel.toExponential(1)} nat ${rep.naturalRel.toExponential(1)} worst ${rep.worstContact}`);
     if (rep.maxRel < bestRel) { bestRel = rep.maxRel; best.set(lam); }
     if (status !== null) break;
     if (bestRel <= tol) { status = { kind: 'converged' }; break; }
@@ -707,61 +606,34 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
 
     collapsed = alpha < IPM_MIN_STEP ? collapsed + 1 : 0;
     if (collapsed >= IPM_MAX_COLLAPSED_STEPS) {
-      status = { kind: 'stalled', reason: `step length collapsed (α = ${alpha.toExponential(2)}) for ${collapsed} iterations; KKT max_rel ${bestRel.toExponential(2)}` };
+      status = { kind: 'stalled', reason: `step length collapsed (α = ${alpha.toExponential(2)}) for ${collapsed} iterations at iteration ${iterations}` };
       break;
     }
     const slot = iterations % W, old = (iterations + 1) % W; // old: IPM_STALL_WINDOW iterations ago
     const bestOld = bestTrail[old], meritOld = meritTrail[old];
     bestTrail[slot] = bestRel; meritTrail[slot] = merit;
-    if (aho && iterations >= IPM_STALL_WINDOW && !(bestRel < IPM_STALL_FACTOR * bestOld)
-      && (merit <= IPM_MERIT_FLOOR || !(merit < IPM_STALL_FACTOR * meritOld))) {
-      status = { kind: 'stalled', reason: `KKT max_rel stopped decreasing (${bestRel.toExponential(2)} after ${iterations} iterations, τ = ${tau.toExponential(2)})` };
+    if (aho && !(bestRel < IPM_STALL_FACTOR * bestOld) && (merit <= IPM_MERIT_FLOOR || !(merit < IPM_STALL_FACTOR * meritOld))) {
+      status = { kind: 'stalled', reason: `interior-point progress stopped at iteration ${iterations} (τ = ${tau.toExponential(2)})` };
       break;
     }
   }
 
-  // ---- final polish: semismooth Newton on the natural map from the best interior iterate ----
-  // Accepted only while it lowers KKT max_rel, so it can never make the answer worse.
-  if (bestRel > tol && (status === null || status.kind !== 'converged')) {
-    for (let c = 0; c < C; c++) {
-      const o = 3 * c;
-      const dmax = Math.max(A[o * n + o], A[(o + 1) * n + o + 1], A[(o + 2) * n + o + 2]);
-      pw.rho[c] = dmax > 0 ? 1 / dmax : 1; // the checker's ρ (kkt.ts)
-    }
-    let polished = 0;
-    for (let k = 0; k < IPM_POLISH_STEPS && iterations < maxIt; k++) {
-      const r = kktInto(p, best, ws);
-      if (process.env.IPM_RHOBAR) { const rb = r.wRef > 0 && r.lamRef > 0 ? r.lamRef / r.wRef : 1; for (let c = 0; c < C; c++) pw.rho[c] = rb; }
-      if (!naturalMapJacobian(p, best, ws.w, pw)) break;
-      iterations++;
-      // Two directions (LM, Newton), each with backtracking t = 1, ½, ¼, …; keep the candidate with the
-      // smallest KKT max_rel (Armijo-free: the checker's residual itself is the merit).
-      let candRel = Infinity;
-      for (let mode = 0 as 0 | 1; mode <= 1; mode++) {
-        if (!polishDirection(n, pw, mode)) { if (process.env.IPM_DEBUG === '4') console.log(`  mode ${mode} failed`); continue; }
-        let t = 1;
-        for (let bt = 0; bt <= IPM_POLISH_BACKTRACKS; bt++, t *= 0.5) {
-          for (let i = 0; i < n; i++) pw.cand[i] = best[i] + t * pw.dl[i];
-          for (let c = 0; c < C; c++) projectCone(pw.cand, 3 * c, mu[c], pw.cand);
-          const rr = kktInto(p, pw.cand, ws).maxRel;
-          if (process.env.IPM_DEBUG === '4') { let dn = 0; for (let i = 0; i < n; i++) dn = Math.max(dn, Math.abs(pw.dl[i])); console.log(`  mode ${mode} t ${t} |dl| ${dn.toExponential(2)} kkt ${rr.toExponential(2)} worst ${ws.report.worstContact} d ${ws.report.dualRel.toExponential(1)} nat ${ws.report.naturalRel.toExponential(1)}`); }
-          if (rr < candRel) { candRel = rr; pw.bestCand.set(pw.cand); }
-          if (rr < bestRel) break;
-        }
-      }
-      if (process.env.IPM_DEBUG) console.log(`polish ${k} kkt ${candRel.toExponential(2)}`);
-      if (!(candRel < bestRel)) { history.record(bestRel, objectiveOf(best, ws, b, n)); break; }
-      bestRel = candRel;
-      best.set(pw.bestCand);
-      kktInto(p, best, ws);
-      history.record(bestRel, objectiveOf(best, ws, b, n));
-      polished++;
-      if (bestRel <= tol) break;
-    }
+  // ---- polish (file header, step 4): semismooth Newton / LM on the checker's natural map ----
+  if (bestRel > tol && iterations < maxIt) {
+    const before = bestRel;
+    const polished = polishNaturalMap(p, best, bestRel, tol, Math.min(IPM_POLISH_STEPS, maxIt - iterations), ws, pw, (rel, f) => history.record(rel, f));
+    bestRel = polished.bestRel;
+    iterations += polished.steps;
     if (bestRel <= tol) status = { kind: 'converged' };
-    else if (status !== null && polished > 0) status = { kind: status.kind === 'failed' ? 'failed' : 'stalled', reason: `${status.reason}; natural-map polish reached ${bestRel.toExponential(2)}` } as SolveStatus;
+    else if (status !== null && bestRel < before) {
+      const why = `${status.kind === 'converged' ? '' : status.reason}; polish reached KKT max_rel ${bestRel.toExponential(2)}`;
+      status = status.kind === 'failed' ? { kind: 'failed', reason: why } : { kind: 'stalled', reason: why };
+    }
   }
-  if (status === null) status = { kind: 'max-iterations', reason: `${maxIt} iterations, KKT max_rel ${bestRel.toExponential(2)} > ${tol}` };
-  if (status.kind === 'converged' && !(bestRel <= tol)) status = { kind: 'stalled', reason: `KKT max_rel ${bestRel.toExponential(2)}` };
+  if (status === null || (status.kind === 'converged' && !(bestRel <= tol))) {
+    status = iterations >= maxIt
+      ? { kind: 'max-iterations', reason: `${maxIt} iterations, KKT max_rel ${bestRel.toExponential(2)} > ${tol}` }
+      : { kind: 'stalled', reason: `KKT max_rel ${bestRel.toExponential(2)} > ${tol}` };
+  }
   return { lambda: best, iterations, status, regularization, history: history.finish() };
 }

@@ -22,6 +22,7 @@ import { choleskyInto, choleskySolve, choleskySolveRaw, choleskyWithFallback, RE
 import { matVec } from '../math/dense.js';
 import { HistoryRecorder, objectiveFromAlam } from './history.js';
 import { gershgorinSteps, projectAll } from './blocks.js';
+import { PolishWorkspace, polishNaturalMap } from './polish.js';
 import type { AlgorithmOutput, NewtonOptions, SolveStatus } from './types.js';
 
 export const NEWTON_DEFAULTS = {
@@ -46,7 +47,19 @@ export const PIN_STEP = 1e-8;
 /** Largest multiple of the Gershgorin step the projected-gradient search tries. */
 export const PG_MAX_EXPANSION = 1 << 20;
 /** A decrease of f smaller than this (relative) is rounding, not progress, for the stall test. */
-export const F_PROGRESS_RELATIVE = 1e-14;
+export const F_PROGRESS_RELATIVE = 1e-12;
+/** Levenberg–Marquardt damping ν (relative to the largest diagonal of the face matrix): start, floor, cap. */
+export const LM_START = 0;
+export const LM_MIN = 1e-9;
+export const LM_MAX = 1e4;
+/** Damped semismooth trials per iteration before the feasible line search takes over. */
+export const LM_TRIES = 1;
+/** Natural-map polishing steps when the face iteration stops above the tolerance. */
+export const NEWTON_POLISH_STEPS = 6;
+/** A full semismooth step is taken when it multiplies the KKT residual by at most this. */
+export const SEMISMOOTH_ACCEPT = 0.5;
+/** Increase of f (relative) still attributed to rounding when a semismooth step is judged. */
+export const F_NOISE_RELATIVE = 1e-9;
 /** Iterations without decrease of f or of the KKT residual before the solver reports "stalled". */
 export const STALL_ITERATIONS = 12;
 
@@ -57,18 +70,20 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
   const c1 = opts.armijo ?? NEWTON_DEFAULTS.armijo;
   const maxBt = opts.maxBacktracks ?? NEWTON_DEFAULTS.maxBacktracks;
 
-  const hist = new HistoryRecorder(maxIt + 1);
+  const hist = new HistoryRecorder(maxIt + 1 + NEWTON_POLISH_STEPS);
   const ws = new KktWorkspace(n), wsTrial = new KktWorkspace(n);
+  const polishWs = new PolishWorkspace(n, C);
   const lam = new Float64Array(n), base = new Float64Array(n), trial = new Float64Array(n);
   const g = new Float64Array(n), Ab = new Float64Array(n), dir = new Float64Array(n);
   const step = new Float64Array(C);
   // Face basis: per contact up to 3 orthonormal directions (3 numbers each) and a curvature per direction.
   const Z = new Float64Array(9 * C), curv = new Float64Array(3 * C);
   const zCount = new Int32Array(C), zStart = new Int32Array(C);
-  const AZ = new Float64Array(n * n), K = new Float64Array(n * n), Lk = new Float64Array(n * n);
+  const AZ = new Float64Array(n * n), K = new Float64Array(n * n), Kd = new Float64Array(n * n), Lk = new Float64Array(n * n);
   const rhs = new Float64Array(n), y = new Float64Array(n);
   gershgorinSteps(p, step);
   let pgAlpha = 4;
+  let lmNu = LM_START;
   let needPg = true;
   // Surface contacts whose release made the very next step blocked at once (β from w was not the face's
   // multiplier): kept on their surface until the next projected-gradient step.
@@ -110,6 +125,12 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
     stall = progressed ? 0 : stall + 1;
     if (iterations >= maxIt || stall >= STALL_ITERATIONS) {
       if (bestRes < r.maxRel) { lam.set(best); r = kktInto(p, lam, ws); } // return the best iterate seen
+      // Finish with semismooth Newton / LM on the natural map (polish.ts), which resolves the weakly
+      // complementary and ε-tie-break directions the face iteration stalls on.
+      const polished = polishNaturalMap(p, lam, r.maxRel, tol, NEWTON_POLISH_STEPS, ws, polishWs, (rel, f) => hist.record(rel, f));
+      iterations += polished.steps;
+      r = kktInto(p, lam, ws);
+      if (r.maxRel <= tol) { status = { kind: 'converged' }; break; }
       const why = iterations >= maxIt ? `after ${iterations} iterations` : `no decrease of f or of the KKT residual for ${STALL_ITERATIONS} iterations`;
       const detail = `KKT max_rel ${r.maxRel.toExponential(2)} > ${tol} ${why} (worst contact ${r.worstContact})`;
       status = iterations >= maxIt ? { kind: 'max-iterations', reason: detail } : { kind: 'stalled', reason: detail };
@@ -195,20 +216,48 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
     // coplanar corners), where the model is flat and a pure Newton step would be ~1/ε long.
     let kmax = 0;
     for (let i = 0; i < m; i++) kmax = Math.max(kmax, K[i * m + i]);
-    for (let i = 0; i < m; i++) K[i * m + i] += PROXIMAL_RELATIVE * kmax;
-    const used = factorReduced(K, m, Lk);
-    if (used < 0) { lam.set(base); needPg = true; continue; }
-    if (used > regularization) regularization = used;
-    choleskySolveRaw(Lk, m, rhs, y);
-    dir.fill(0);
-    for (let c = 0; c < C; c++) {
-      for (let k = 0; k < zCount[c]; k++) {
-        const yk = y[zStart[c] + k], zo = 9 * c + 3 * k, o = 3 * c;
-        dir[o] += yk * Z[zo]; dir[o + 1] += yk * Z[zo + 1]; dir[o + 2] += yk * Z[zo + 2];
+    /** dir = −Z (ZᵀAZ + H + (δ + ν)I)⁻¹ Zᵀg; false when even the regularised matrix will not factorise. */
+    const faceStep = (nu: number): boolean => {
+      for (let i = 0; i < m * m; i++) Kd[i] = K[i];
+      for (let i = 0; i < m; i++) Kd[i * m + i] += (PROXIMAL_RELATIVE + nu) * kmax;
+      const used = factorReduced(Kd, m, Lk);
+      if (used < 0) return false;
+      if (used > regularization) regularization = used;
+      choleskySolveRaw(Lk, m, rhs, y);
+      dir.fill(0);
+      for (let c = 0; c < C; c++) {
+        for (let k = 0; k < zCount[c]; k++) {
+          const yk = y[zStart[c] + k], zo = 9 * c + 3 * k, o = 3 * c;
+          dir[o] += yk * Z[zo]; dir[o + 1] += yk * Z[zo + 1]; dir[o + 2] += yk * Z[zo + 2];
+        }
       }
-    }
+      return true;
+    };
 
-    // 3. Feasible line search (primal active-set rule): the largest α ≤ 1 for which λ̃ + αΔ stays in the
+    // 3a. Damped semismooth step: Proj_K(λ̃ + Δ(ν)) changes every contact's face at once (Newton on the
+    //     natural map, Qi & Sun 1993), with Levenberg–Marquardt damping ν (relative to the largest diagonal)
+    //     as the globalisation (projected LM; Kanzow, Yamashita & Fukushima 2004): accepted on an Armijo
+    //     decrease of f, or when it halves the KKT residual without raising f above rounding; ν shrinks
+    //     after success and grows after failure. Large problems converge in a few of these steps.
+    if (needPg) {
+      let ok = false;
+      for (let t = 0; t < LM_TRIES && !ok; t++) {
+        if (!faceStep(lmNu)) break;
+        for (let i = 0; i < n; i++) trial[i] = base[i] + dir[i];
+        projectAll(p, trial, trial);
+        const rt = kktInto(p, trial, wsTrial).maxRel;
+        const fT = objectiveFromAlam(trial, wsTrial.Alam, b, n);
+        let slope = 0;
+        for (let i = 0; i < n; i++) slope += g[i] * (trial[i] - base[i]);
+        const noise = F_NOISE_RELATIVE * Math.max(1, Math.abs(fval));
+        ok = rt <= SEMISMOOTH_ACCEPT * r.maxRel && fT <= fval + noise;
+        lmNu = ok ? (lmNu / 4 < LM_MIN ? 0 : lmNu / 4) : Math.min(LM_MAX, Math.max(LM_START, 4 * lmNu));
+      }
+      if (ok) { lam.set(trial); continue; }
+    }
+    if (!faceStep(0)) { lam.set(base); needPg = true; continue; }
+
+    // 3b. Feasible line search (primal active-set rule): the largest α ≤ 1 for which λ̃ + αΔ stays in the
     //    closure of each contact's face — a sticking contact stops at its cone surface, any contact at the
     //    apex; f is a convex quadratic along Δ with its minimum near α = 1, so any such α decreases f.
     //    Sliding contacts drift off the curved surface to second order; the final projection puts them
