@@ -2,19 +2,24 @@
  * Projected Newton for the QP-SOCP (seed 002 §M2–§M6).
  *
  * Cold start: λ¹ = Proj_K(A⁻¹b) with one Cholesky of A (seed 002 eqs. 14–15, §M6 ε-fallback) — exact
- * when every cone is inactive or A = αI. Each further iteration (seed 002 "Reduced-Space Newton Method"):
- *  1. a projected-gradient step λ̃ = Proj_K(λ − D⁻¹w) with D ⪰ A (never increases f); it identifies the
- *     face of K each contact is on: separating (λᵢ = 0, fixed), sticking (interior, 3 free directions),
- *     sliding (cone surface: the ray direction and the rotation around the cone axis);
- *  2. a Newton step on that face: minimise the quadratic model with the Hessian of the Lagrangian, which
- *     adds the cone curvature β/‖λt‖ on the rotation direction (β = multiplier of the surface constraint;
- *     this is the ρ-term of the projection Jacobian, seed 002 eq. 33);
- *  3. λ⁺ = Proj_K(λ̃ + αΔ) with Armijo backtracking (seed 002 §M4: c₁ = 1e-4, halving, ≤ 10 times);
- *     if no step is accepted, λ⁺ = λ̃.
- * Once the faces are identified the iteration is Newton's method on a smooth problem: quadratic
- * convergence. Convergence test: KKT max_rel (kkt.ts) ≤ tolerance, which contains the projected-gradient
- * residual of seed 002 eq. 37 (natural map) and the complementarity and dual-cone residuals.
- * Warm start: λ⁰ = Proj_K(λ_prev) (seed 002 eq. 38).
+ * when every cone is inactive or A = αI; kept only if f(λ¹) ≤ f(0) (for singular A, A⁻¹b is huge).
+ * Warm start: λ⁰ = Proj_K(λ_prev) (seed 002 eq. 38). Each iteration (seed 002 "Reduced-Space Newton"):
+ *  1. a projected-gradient step λ̃ = Proj_K(λ − αD⁻¹w), D ⪰ A (Gershgorin, never increases f for α = 1,
+ *     larger α tried first); it identifies the face of K each contact is on: separating (λᵢ = 0, fixed),
+ *     sticking (interior, 3 free directions), sliding (cone surface: the ray and the rotation about the
+ *     cone axis);
+ *  2. a Newton step Δ on that face with the Hessian of the Lagrangian, which adds the cone curvature
+ *     β/‖λt‖ on the rotation direction (the ρ-term of the projection Jacobian, seed 002 eq. 33);
+ *  3. a) the full semismooth step Proj_K(λ̃ + Δ), which changes every face at once, is taken when it
+ *        halves the KKT residual without raising f above rounding;
+ *     b) otherwise a feasible line search (primal active-set rule): the largest α ≤ 1 keeping λ̃ + αΔ in
+ *        the closure of the face, then projection and Armijo (seed 002 §M4: c₁ = 1e-4, halving ≤ 10 times);
+ *        the contact that stopped the step moves to the smaller face and Newton repeats from there.
+ * Near the solution (or once f no longer resolves progress) the KKT residual replaces f as the merit and
+ * faces with a wrong multiplier sign are released (Bertsekas 1982). When the iteration stalls above the
+ * tolerance, a few semismooth Newton / LM steps on the natural map finish it (polish.ts).
+ * Convergence test: KKT max_rel (kkt.ts) ≤ tolerance — it contains the projected-gradient residual of
+ * seed 002 eq. 37 (natural map) together with the complementarity and dual-cone residuals.
  */
 import type { ContactProblem } from '../problem.js';
 import { KktWorkspace, kktInto } from '../kkt.js';
@@ -48,12 +53,6 @@ export const PIN_STEP = 1e-8;
 export const PG_MAX_EXPANSION = 1 << 20;
 /** A decrease of f smaller than this (relative) is rounding, not progress, for the stall test. */
 export const F_PROGRESS_RELATIVE = 1e-12;
-/** Levenberg–Marquardt damping ν (relative to the largest diagonal of the face matrix): start, floor, cap. */
-export const LM_START = 0;
-export const LM_MIN = 1e-9;
-export const LM_MAX = 1e4;
-/** Damped semismooth trials per iteration before the feasible line search takes over. */
-export const LM_TRIES = 1;
 /** Natural-map polishing steps when the face iteration stops above the tolerance. */
 export const NEWTON_POLISH_STEPS = 6;
 /** A full semismooth step is taken when it multiplies the KKT residual by at most this. */
@@ -79,11 +78,10 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
   // Face basis: per contact up to 3 orthonormal directions (3 numbers each) and a curvature per direction.
   const Z = new Float64Array(9 * C), curv = new Float64Array(3 * C);
   const zCount = new Int32Array(C), zStart = new Int32Array(C);
-  const AZ = new Float64Array(n * n), K = new Float64Array(n * n), Kd = new Float64Array(n * n), Lk = new Float64Array(n * n);
+  const AZ = new Float64Array(n * n), K = new Float64Array(n * n), Lk = new Float64Array(n * n);
   const rhs = new Float64Array(n), y = new Float64Array(n);
   gershgorinSteps(p, step);
   let pgAlpha = 4;
-  let lmNu = LM_START;
   let needPg = true;
   // Surface contacts whose release made the very next step blocked at once (β from w was not the face's
   // multiplier): kept on their surface until the next projected-gradient step.
@@ -216,11 +214,10 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
     // coplanar corners), where the model is flat and a pure Newton step would be ~1/ε long.
     let kmax = 0;
     for (let i = 0; i < m; i++) kmax = Math.max(kmax, K[i * m + i]);
-    /** dir = −Z (ZᵀAZ + H + (δ + ν)I)⁻¹ Zᵀg; false when even the regularised matrix will not factorise. */
-    const faceStep = (nu: number): boolean => {
-      for (let i = 0; i < m * m; i++) Kd[i] = K[i];
-      for (let i = 0; i < m; i++) Kd[i * m + i] += (PROXIMAL_RELATIVE + nu) * kmax;
-      const used = factorReduced(Kd, m, Lk);
+    /** dir = −Z (ZᵀAZ + H + δI)⁻¹ Zᵀg; false when even the regularised matrix will not factorise. */
+    const faceStep = (): boolean => {
+      for (let i = 0; i < m; i++) K[i * m + i] += PROXIMAL_RELATIVE * kmax;
+      const used = factorReduced(K, m, Lk);
       if (used < 0) return false;
       if (used > regularization) regularization = used;
       choleskySolveRaw(Lk, m, rhs, y);
@@ -234,28 +231,21 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
       return true;
     };
 
-    // 3a. Damped semismooth step: Proj_K(λ̃ + Δ(ν)) changes every contact's face at once (Newton on the
-    //     natural map, Qi & Sun 1993), with Levenberg–Marquardt damping ν (relative to the largest diagonal)
-    //     as the globalisation (projected LM; Kanzow, Yamashita & Fukushima 2004): accepted on an Armijo
-    //     decrease of f, or when it halves the KKT residual without raising f above rounding; ν shrinks
-    //     after success and grows after failure. Large problems converge in a few of these steps.
+    // 3a. Semismooth step: after a full (uncut) step the full projected Newton step Proj_K(λ̃ + Δ) changes
+    //     every contact's face at once (Newton on the natural map, Qi & Sun 1993). It is taken when it
+    //     halves the KKT residual without raising f above rounding (relative residuals alone would reward
+    //     a λ blown up along a near-null direction of A).
+    if (!faceStep()) { lam.set(base); needPg = true; continue; }
     if (needPg) {
-      let ok = false;
-      for (let t = 0; t < LM_TRIES && !ok; t++) {
-        if (!faceStep(lmNu)) break;
-        for (let i = 0; i < n; i++) trial[i] = base[i] + dir[i];
-        projectAll(p, trial, trial);
-        const rt = kktInto(p, trial, wsTrial).maxRel;
-        const fT = objectiveFromAlam(trial, wsTrial.Alam, b, n);
-        let slope = 0;
-        for (let i = 0; i < n; i++) slope += g[i] * (trial[i] - base[i]);
-        const noise = F_NOISE_RELATIVE * Math.max(1, Math.abs(fval));
-        ok = rt <= SEMISMOOTH_ACCEPT * r.maxRel && fT <= fval + noise;
-        lmNu = ok ? (lmNu / 4 < LM_MIN ? 0 : lmNu / 4) : Math.min(LM_MAX, Math.max(LM_START, 4 * lmNu));
+      for (let i = 0; i < n; i++) trial[i] = base[i] + dir[i];
+      projectAll(p, trial, trial);
+      const rt = kktInto(p, trial, wsTrial).maxRel;
+      const fT = objectiveFromAlam(trial, wsTrial.Alam, b, n);
+      if (rt <= SEMISMOOTH_ACCEPT * r.maxRel && fT <= fval + F_NOISE_RELATIVE * Math.max(1, Math.abs(fval))) {
+        lam.set(trial);
+        continue;
       }
-      if (ok) { lam.set(trial); continue; }
     }
-    if (!faceStep(0)) { lam.set(base); needPg = true; continue; }
 
     // 3b. Feasible line search (primal active-set rule): the largest α ≤ 1 for which λ̃ + αΔ stays in the
     //    closure of each contact's face — a sticking contact stops at its cone surface, any contact at the
