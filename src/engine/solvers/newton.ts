@@ -109,6 +109,27 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
     iterations = 1;
   }
 
+  // Face system of the current iteration (size faceM), factorised and solved by faceStep (defined once,
+  // outside the loop, so the iterations allocate nothing).
+  let faceM = 0, faceKmax = 0;
+  /** dir = −Z (ZᵀAZ + H + δI)⁻¹ Zᵀg; false when even the regularised matrix will not factorise. */
+  const faceStep = (): boolean => {
+    const m = faceM;
+    for (let i = 0; i < m; i++) K[i * m + i] += PROXIMAL_RELATIVE * faceKmax;
+    const used = factorReduced(K, m, Lk);
+    if (used < 0) return false;
+    if (used > regularization) regularization = used;
+    choleskySolveRaw(Lk, m, rhs, y);
+    dir.fill(0);
+    for (let c = 0; c < C; c++) {
+      for (let k = 0; k < zCount[c]; k++) {
+        const yk = y[zStart[c] + k], zo = 9 * c + 3 * k, o = 3 * c;
+        dir[o] += yk * Z[zo]; dir[o + 1] += yk * Z[zo + 1]; dir[o + 2] += yk * Z[zo + 2];
+      }
+    }
+    return true;
+  };
+
   let status: SolveStatus | null = null;
   let bestF = Infinity, bestR = Infinity, stall = 0;
   for (;;) {
@@ -212,25 +233,9 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
     }
     // Proximal term δI bounds the step along (near-)null directions of A (singular A: duplicated contacts,
     // coplanar corners), where the model is flat and a pure Newton step would be ~1/ε long.
-    let kmax = 0;
-    for (let i = 0; i < m; i++) kmax = Math.max(kmax, K[i * m + i]);
-    /** dir = −Z (ZᵀAZ + H + δI)⁻¹ Zᵀg; false when even the regularised matrix will not factorise. */
-    const faceStep = (): boolean => {
-      for (let i = 0; i < m; i++) K[i * m + i] += PROXIMAL_RELATIVE * kmax;
-      const used = factorReduced(K, m, Lk);
-      if (used < 0) return false;
-      if (used > regularization) regularization = used;
-      choleskySolveRaw(Lk, m, rhs, y);
-      dir.fill(0);
-      for (let c = 0; c < C; c++) {
-        for (let k = 0; k < zCount[c]; k++) {
-          const yk = y[zStart[c] + k], zo = 9 * c + 3 * k, o = 3 * c;
-          dir[o] += yk * Z[zo]; dir[o + 1] += yk * Z[zo + 1]; dir[o + 2] += yk * Z[zo + 2];
-        }
-      }
-      return true;
-    };
-
+    faceM = m;
+    faceKmax = 0;
+    for (let i = 0; i < m; i++) faceKmax = Math.max(faceKmax, K[i * m + i]);
     // 3a. Semismooth step: after a full (uncut) step the full projected Newton step Proj_K(λ̃ + Δ) changes
     //     every contact's face at once (Newton on the natural map, Qi & Sun 1993). It is taken when it
     //     halves the KKT residual without raising f above rounding (relative residuals alone would reward
