@@ -1,0 +1,73 @@
+/**
+ * Descriptions of a scenario's world (what a scenario file or a recording header holds), shared by the
+ * engine, the file formats and the session. Units SI; quaternions [w, x, y, z] body → world; z up.
+ */
+import type { Quat } from '../math/quat.js';
+import type { Vec3 } from '../math/vec3.js';
+import type { SolveOptions } from '../solvers/types.js';
+
+export type ShapeDesc =
+  | { readonly kind: 'sphere'; readonly radius: number }
+  | { readonly kind: 'box'; readonly halfExtents: Vec3 }
+  /** Static half-space {x : n·x ≤ offset}; its surface is n·x = offset, n points out of the solid. */
+  | { readonly kind: 'plane'; readonly normal: Vec3; readonly offset: number };
+
+export interface MaterialDesc {
+  readonly name: string;
+  /** Coulomb friction coefficient μ ≥ 0. */
+  readonly friction: number;
+  /** Coefficient of restitution e ∈ [0, 1]. */
+  readonly restitution: number;
+}
+
+export interface BodyDesc {
+  readonly name: string;
+  readonly shape: ShapeDesc;
+  /** Mass in kg, or null for a static body (inverse mass and inverse inertia 0; planes are always static). */
+  readonly mass: number | null;
+  readonly position: Vec3;
+  readonly orientation: Quat;
+  readonly velocity: Vec3;
+  readonly angularVelocity: Vec3;
+  /** Material name (see ScenarioDesc.materials); "default" when omitted. */
+  readonly material: string;
+}
+
+/** How per-pair coefficients combine (DESIGN.md: restitution by geometric mean; friction documented). */
+export type CombineRule = 'geometric-mean' | 'min' | 'max' | 'average';
+
+/**
+ * Deliberate faults, only for demonstrating and testing the diagnoser (issue: "explicit, clearly named
+ * fault-injection section"); every use is reported as a warning.
+ */
+export interface FaultInjection {
+  /** Seed 001 P2 bug: use −(1+e)·ġ⁻ as the TARGET velocity (b_n = −(2+e)·ġ_n⁻). */
+  readonly restitutionAsTarget?: boolean;
+}
+
+export interface StepConfig {
+  readonly dt: number;
+  readonly gravity: Vec3;
+  readonly solver: SolveOptions;
+  /** Velocity-level position correction (seed 001 P1): bias (erp/dt)·max(0, depth − slop). */
+  readonly erp: number;
+  readonly slop: number;
+  /** Split impulse (seed 000 §8.6): the bias is solved separately and moves positions only. */
+  readonly splitImpulse: boolean;
+  /** Constraint softening γ (seed 004): A + γI on the normal rows... see world/step.ts. */
+  readonly softening: number;
+  /** Approach speed below which restitution is ignored (m/s). */
+  readonly restVelocityThreshold: number;
+  readonly frictionCombine: CombineRule;
+  readonly restitutionCombine: CombineRule;
+  readonly warmStart: boolean;
+  readonly faults: FaultInjection;
+}
+
+export interface ScenarioDesc {
+  readonly name: string;
+  readonly frames: number;
+  readonly config: StepConfig;
+  readonly materials: readonly MaterialDesc[];
+  readonly bodies: readonly BodyDesc[];
+}

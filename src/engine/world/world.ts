@@ -1,0 +1,240 @@
+/**
+ * The simulated world and its step pipeline (seed 001 Task 7):
+ *   gravity → detect contacts → contact problems per island → solve (warm-started from the contact
+ *   cache) → apply impulses → integrate positions → energy bookkeeping.
+ *
+ * Integration is semi-implicit (symplectic) Euler: v⁻ = v + Δt·g, v⁺ = v⁻ + M⁻¹Jᵀλ, x ← x + Δt·v⁺,
+ * q ← normalise(q + ½Δt·(0, ω⁺)⊗q) (quaternion derivative q̇ = ½ω⊗q, seed 000 Appendix A).
+ * Gyroscopic terms are neglected: ω is constant between impulses (as in most game engines); for bodies
+ * with unequal principal moments this changes ½ωᵀI_wω as the body turns, which the energy ledger reports
+ * as integrator residual.
+ */
+import type { Quat } from '../math/quat.js';
+import { mulQuat, normalizeQuat, quatToMat3 } from '../math/quat.js';
+import { rotateDiagonal, ZERO3, type Mat3 } from '../math/mat3.js';
+import { tangentBasis, type Vec3 } from '../math/vec3.js';
+import type { BodyDesc, CombineRule, MaterialDesc, ScenarioDesc, StepConfig } from './types.js';
+import type { BodyState, ContactPoint, ContactProblem } from '../problem.js';
+import { assembleProblem, bodyVelocityChanges } from '../assembly.js';
+import { solve } from '../solvers/solve.js';
+import type { SolveResult } from '../solvers/types.js';
+import { contactWork, type EnergyLedger } from './energy.js';
+import { detectContacts, type DetectedContact } from './detect.js';
+import { buildIslands } from '../collision/islands.js';
+import { ContactCache } from './contactCache.js';
+import { SweepAndPrune } from '../collision/broadphase.js';
+
+export interface Body {
+  readonly name: string;
+  readonly desc: BodyDesc;
+  readonly isStatic: boolean;
+  readonly mass: number;
+  readonly invMass: number;
+  /** Principal moments (body frame) and their inverses. */
+  readonly inertia: Vec3;
+  readonly invInertia: Vec3;
+  readonly material: MaterialDesc;
+  x: Vec3;
+  q: Quat;
+  v: Vec3;
+  w: Vec3;
+}
+
+/** Per-contact result of a frame: geometry, coefficients, λ and the pre/post gap rates. */
+export interface FrameContact {
+  readonly contact: ContactPoint;
+  readonly island: number;
+  readonly lambda: Vec3;
+  readonly gapBefore: Vec3;
+  readonly gapAfter: Vec3;
+}
+
+export interface IslandSolve {
+  readonly contacts: readonly number[];
+  readonly problem: ContactProblem;
+  readonly result: SolveResult;
+}
+
+export interface FrameRecord {
+  readonly frame: number;
+  readonly time: number;
+  readonly contacts: readonly FrameContact[];
+  readonly islands: readonly IslandSolve[];
+  readonly energy: EnergyLedger;
+  /** Velocities before the contact solve (after gravity), per body: the "pre-solve velocities". */
+  readonly preVelocities: readonly { v: Vec3; w: Vec3 }[];
+}
+
+/** Principal moments of inertia of a solid shape (Ericson / standard tables). */
+export function principalInertia(desc: BodyDesc, mass: number): Vec3 {
+  const s = desc.shape;
+  if (s.kind === 'sphere') { const i = 0.4 * mass * s.radius * s.radius; return [i, i, i]; }
+  if (s.kind === 'box') {
+    const [a, b, c] = s.halfExtents; // I = m/3 (b² + c²) for half extents (= m/12 (B² + C²) full sizes)
+    return [(mass / 3) * (b * b + c * c), (mass / 3) * (a * a + c * c), (mass / 3) * (a * a + b * b)];
+  }
+  return [0, 0, 0];
+}
+
+export function combine(rule: CombineRule, a: number, b: number): number {
+  switch (rule) {
+    case 'geometric-mean': return Math.sqrt(a * b);
+    case 'min': return Math.min(a, b);
+    case 'max': return Math.max(a, b);
+    case 'average': return 0.5 * (a + b);
+  }
+}
+
+export class World {
+  readonly bodies: Body[];
+  readonly config: StepConfig;
+  time = 0;
+  frame = 0;
+  private readonly cache = new ContactCache();
+  private readonly sap = new SweepAndPrune();
+
+  constructor(readonly scenario: ScenarioDesc) {
+    this.config = scenario.config;
+    const materials = new Map(scenario.materials.map((m) => [m.name, m] as const));
+    const fallback: MaterialDesc = materials.get('default') ?? { name: 'default', friction: 0.5, restitution: 0 };
+    this.bodies = scenario.bodies.map((d) => {
+      const isStatic = d.mass === null || d.shape.kind === 'plane';
+      const mass = isStatic ? 0 : (d.mass as number);
+      const inertia = isStatic ? [0, 0, 0] as Vec3 : principalInertia(d, mass);
+      return {
+        name: d.name, desc: d, isStatic, mass, invMass: isStatic ? 0 : 1 / mass, inertia,
+        invInertia: isStatic ? [0, 0, 0] : [1 / inertia[0], 1 / inertia[1], 1 / inertia[2]],
+        material: materials.get(d.material) ?? fallback,
+        x: d.position, q: normalizeQuat(d.orientation), v: isStatic ? [0, 0, 0] : d.velocity, w: isStatic ? [0, 0, 0] : d.angularVelocity,
+      };
+    });
+  }
+
+  /** World inverse inertia R I⁻¹_b Rᵀ (DESIGN.md). */
+  invInertiaWorld(b: Body): Mat3 {
+    return b.isStatic ? ZERO3 : rotateDiagonal(quatToMat3(b.q), b.invInertia);
+  }
+
+  energy(): { kineticLinear: number; kineticRotational: number; potential: number } {
+    const g = this.config.gravity;
+    let kl = 0, kr = 0, pe = 0;
+    for (const b of this.bodies) {
+      if (b.isStatic) continue;
+      kl += 0.5 * b.mass * (b.v[0] ** 2 + b.v[1] ** 2 + b.v[2] ** 2);
+      kr += rotationalEnergy(b);
+      pe -= b.mass * (g[0] * b.x[0] + g[1] * b.x[1] + g[2] * b.x[2]);
+    }
+    return { kineticLinear: kl, kineticRotational: kr, potential: pe };
+  }
+
+  /** Advances one frame and returns what happened in it. */
+  step(): FrameRecord {
+    const cfg = this.config, dt = cfg.dt, g = cfg.gravity;
+    const before = this.energy();
+    const e0 = before.kineticLinear + before.kineticRotational + before.potential;
+    for (const b of this.bodies) if (!b.isStatic) b.v = [b.v[0] + dt * g[0], b.v[1] + dt * g[1], b.v[2] + dt * g[2]];
+    const preVelocities = this.bodies.map((b) => ({ v: b.v, w: b.w }));
+
+    const detected = detectContacts(this.bodies, this.sap);
+    const contacts = detected.map((d) => this.toContactPoint(d));
+    const islands = buildIslands(this.bodies.length, contacts.map((c) => [c.bodyA, c.bodyB] as const), this.bodies.map((b) => b.isStatic));
+    const states: BodyState[] = this.bodies.map((b) => ({ invMass: b.invMass, invInertiaWorld: this.invInertiaWorld(b), x: b.x, v: b.v, omega: b.w }));
+
+    const frameContacts: FrameContact[] = new Array(contacts.length);
+    const islandSolves: IslandSolve[] = [];
+    let normalWork = 0, frictionWork = 0, biasWork = 0;
+    const dvTotal = new Float64Array(6 * this.bodies.length);
+    islands.forEach((island, k) => {
+      const cs = island.contacts.map((i) => contacts[i]);
+      const problem = assembleProblem(states, cs, {
+        dt, erp: cfg.erp, slop: cfg.slop, baumgarte: !cfg.splitImpulse, restVelocityThreshold: cfg.restVelocityThreshold, regularization: 1e-10,
+      });
+      if (cfg.faults.restitutionAsTarget) applyRestitutionTargetFault(problem);
+      const warm = cfg.warmStart ? this.cache.warmStart(cs) : undefined;
+      const result = solve(problem, cfg.solver, warm);
+      this.cache.store(cs, result.lambda);
+      islandSolves.push({ contacts: island.contacts, problem, result });
+      const dv = bodyVelocityChanges(problem, result.lambda);
+      for (let i = 0; i < dv.length; i++) dvTotal[i] += dv[i];
+      const gapAfter = new Float64Array(problem.size);
+      for (let i = 0; i < problem.size; i++) {
+        let s = 0;
+        for (let j = 0; j < problem.size; j++) s += (problem.A[i * problem.size + j] - (i === j ? problem.regularization : 0)) * result.lambda[j];
+        gapAfter[i] = -problem.rhs!.velocity[i] + s;
+      }
+      const gapBefore = problem.rhs!.velocity.map((x) => -x);
+      const wk = contactWork(result.lambda, gapBefore, gapAfter, problem.rhs!.bias);
+      normalWork += wk.normal; frictionWork += wk.friction; biasWork += wk.bias;
+      island.contacts.forEach((ci, j) => {
+        frameContacts[ci] = {
+          contact: contacts[ci], island: k,
+          lambda: [result.lambda[3 * j], result.lambda[3 * j + 1], result.lambda[3 * j + 2]],
+          gapBefore: [gapBefore[3 * j], gapBefore[3 * j + 1], gapBefore[3 * j + 2]],
+          gapAfter: [gapAfter[3 * j], gapAfter[3 * j + 1], gapAfter[3 * j + 2]],
+        };
+      });
+    });
+
+    this.cache.expire();
+    this.bodies.forEach((b, i) => {
+      if (b.isStatic) return;
+      const o = 6 * i;
+      b.v = [b.v[0] + dvTotal[o], b.v[1] + dvTotal[o + 1], b.v[2] + dvTotal[o + 2]];
+      b.w = [b.w[0] + dvTotal[o + 3], b.w[1] + dvTotal[o + 4], b.w[2] + dvTotal[o + 5]];
+      b.x = [b.x[0] + dt * b.v[0], b.x[1] + dt * b.v[1], b.x[2] + dt * b.v[2]];
+      const dq = mulQuat([0, b.w[0], b.w[1], b.w[2]], b.q);
+      b.q = normalizeQuat([b.q[0] + 0.5 * dt * dq[0], b.q[1] + 0.5 * dt * dq[1], b.q[2] + 0.5 * dt * dq[2], b.q[3] + 0.5 * dt * dq[3]]);
+    });
+
+    const after = this.energy();
+    const total = after.kineticLinear + after.kineticRotational + after.potential;
+    const delta = total - e0;
+    const energy: EnergyLedger = {
+      ...after, total, delta, gravityWork: -(after.potential - before.potential), normalWork, frictionWork, biasWork,
+      integratorResidual: delta - (normalWork + frictionWork + biasWork),
+    };
+    this.time += dt;
+    this.frame += 1;
+    return { frame: this.frame, time: this.time, contacts: frameContacts, islands: islandSolves, energy, preVelocities };
+  }
+
+  private toContactPoint(d: DetectedContact): ContactPoint {
+    const a = this.bodies[d.bodyA], b = this.bodies[d.bodyB];
+    const cfg = this.config;
+    const [t1, t2] = tangentBasis(d.normal);
+    return {
+      bodyA: d.bodyA, bodyB: d.bodyB,
+      point: d.point, normal: d.normal, t1, t2,
+      mu: combine(cfg.frictionCombine, a.material.friction, b.material.friction),
+      restitution: combine(cfg.restitutionCombine, a.material.restitution, b.material.restitution),
+      penetration: d.penetration, featureId: d.featureId,
+    };
+  }
+}
+
+function rotationalEnergy(b: Body): number {
+  // ½ ωᵀ I_w ω = ½ Σ I_k (ω·e_k)², e_k the body axes in world.
+  const R = quatToMat3(b.q);
+  let e = 0;
+  for (let k = 0; k < 3; k++) {
+    const wk = b.w[0] * R[k] + b.w[1] * R[3 + k] + b.w[2] * R[6 + k]; // (Rᵀω)_k
+    e += 0.5 * b.inertia[k] * wk * wk;
+  }
+  return e;
+}
+
+/**
+ * FAULT INJECTION (scenario `faultInjection.restitutionAsTarget`, seed 001 P2): uses −(1+e)·ġ⁻ as the
+ * target velocity, i.e. b_n = −(1+e)·ġ⁻ − ġ⁻ = −(2+e)·ġ⁻ instead of −(1+e)·ġ⁻, so ġ⁺ = −(1+e)·ġ⁻ and the
+ * kinetic energy of a bounce is multiplied by (1+e)² instead of e². Never an ordinary option.
+ */
+function applyRestitutionTargetFault(p: ContactProblem): void {
+  const rhs = p.rhs!;
+  const b = p.b as Float64Array, rest = rhs.restitution as Float64Array;
+  for (let c = 0; c < p.contactCount; c++) {
+    const o = 3 * c;
+    const extra = rhs.velocity[o]; // −ġ⁻ once more: b_n = −(2+e)ġ⁻ ⇒ ġ⁺ = −(1+e)ġ⁻
+    rest[o] += extra;
+    b[o] += extra;
+  }
+}

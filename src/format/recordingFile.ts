@@ -1,0 +1,453 @@
+/**
+ * Recording files on disk (Node): a streaming indexer/reader and an appending writer.
+ *
+ * RecordingReader reads the file ONCE, in 1 MiB chunks, validates every line and keeps only a frame
+ * index (byte offset and length of each frame line) and a small columnar summary per frame (frame,
+ * time, contact count, solver status, iterations, final residual, max λn, max depth). `frame(i)` then
+ * reads and parses just that line. Bad lines do not abort: they are collected as errors
+ * ("file: line N: field: detail") and left out of the index, so one broken frame or a truncated last
+ * line (an engine killed while writing) still leaves every valid frame readable.
+ */
+import * as fs from 'node:fs';
+import { FormatError } from './oracle.js';
+import {
+  parseFrame, parseHeader, serializeFrame, serializeHeader, SOLVER_STATUSES, validateFrame, validateHeader,
+  type RecordedFrame, type RecordedSolverStatus, type RecordingHeader,
+} from './recording.js';
+
+/** Bytes read per chunk while indexing. */
+export const CHUNK_BYTES = 1 << 20;
+/** Longest accepted line (a frame with ~1000 contacts and A written is ~200 MB). */
+export const MAX_LINE_BYTES = 256 * (1 << 20);
+/** At most this many errors are kept (all are counted). */
+export const MAX_KEPT_ERRORS = 1000;
+
+export interface FrameSummary {
+  /** Position in the index (0 … frameCount − 1). */
+  readonly index: number;
+  readonly frame: number;
+  readonly time: number;
+  /** 1-based line number in the file. */
+  readonly line: number;
+  /** Byte offset of the line and its length in bytes (without the newline). */
+  readonly offset: number;
+  readonly length: number;
+  readonly contacts: number;
+  readonly status: RecordedSolverStatus;
+  readonly iterations?: number;
+  /** Last entry of solver.residuals, if written. */
+  readonly finalResidual?: number;
+  /** Largest λn of the frame (0 without contacts). */
+  readonly maxLambdaN: number;
+  /** Largest penetration depth of the frame (0 without contacts). */
+  readonly maxDepth: number;
+  readonly hasPre: boolean;
+  readonly hasMatrix: boolean;
+}
+
+/** A line that could not be used: it is not in the index. */
+export interface RecordingIssue {
+  readonly line: number;
+  /** "file: line N: field: detail". */
+  readonly message: string;
+}
+
+export interface OpenOptions {
+  /** Called after every chunk with the bytes indexed so far and the file size. */
+  readonly onProgress?: (bytesRead: number, totalBytes: number) => void;
+  /** Cancels indexing (the promise rejects with the signal's reason). */
+  readonly signal?: AbortSignal;
+}
+
+const FLAG_PRE = 4, FLAG_MATRIX = 8, FLAG_ITER = 16, STATUS_MASK = 3;
+
+/** Growable columns: ~70 bytes per frame, no per-frame objects. */
+class Columns {
+  count = 0;
+  offset = new Float64Array(256);
+  frame = new Float64Array(256);
+  time = new Float64Array(256);
+  residual = new Float64Array(256);
+  maxLambdaN = new Float64Array(256);
+  maxDepth = new Float64Array(256);
+  length = new Uint32Array(256);
+  line = new Uint32Array(256);
+  contacts = new Uint32Array(256);
+  iterations = new Uint32Array(256);
+  flags = new Uint8Array(256);
+
+  push(offset: number, length: number, line: number, f: RecordedFrame): void {
+    if (this.count === this.offset.length) this.grow();
+    const i = this.count++;
+    this.offset[i] = offset; this.length[i] = length; this.line[i] = line;
+    this.frame[i] = f.frame; this.time[i] = f.time; this.contacts[i] = f.contacts.length;
+    const s = f.solver;
+    let flags = SOLVER_STATUSES.indexOf(s.status);
+    if (f.pre) flags |= FLAG_PRE;
+    if (f.A || f.b) flags |= FLAG_MATRIX;
+    if (s.iterations !== undefined) { flags |= FLAG_ITER; this.iterations[i] = Math.min(s.iterations, 0xffffffff); }
+    this.flags[i] = flags;
+    this.residual[i] = s.residuals && s.residuals.length > 0 ? s.residuals[s.residuals.length - 1] : NaN;
+    let ml = 0, md = 0;
+    for (let k = 0; k < f.contacts.length; k++) { ml = Math.max(ml, s.lambda[3 * k]); md = Math.max(md, f.contacts[k].depth); }
+    this.maxLambdaN[i] = ml; this.maxDepth[i] = md;
+  }
+
+  private grow(): void {
+    const n = this.offset.length * 2;
+    const g = <T extends Float64Array | Uint32Array | Uint8Array>(a: T): T => { const b = new (a.constructor as new (n: number) => T)(n); b.set(a); return b; };
+    this.offset = g(this.offset); this.frame = g(this.frame); this.time = g(this.time); this.residual = g(this.residual);
+    this.maxLambdaN = g(this.maxLambdaN); this.maxDepth = g(this.maxDepth); this.length = g(this.length); this.line = g(this.line);
+    this.contacts = g(this.contacts); this.iterations = g(this.iterations); this.flags = g(this.flags);
+  }
+
+  summary(i: number): FrameSummary {
+    const flags = this.flags[i];
+    const s: FrameSummary = {
+      index: i, frame: this.frame[i], time: this.time[i], line: this.line[i], offset: this.offset[i], length: this.length[i],
+      contacts: this.contacts[i], status: SOLVER_STATUSES[flags & STATUS_MASK], maxLambdaN: this.maxLambdaN[i], maxDepth: this.maxDepth[i],
+      hasPre: (flags & FLAG_PRE) !== 0, hasMatrix: (flags & FLAG_MATRIX) !== 0,
+    };
+    const extra: { iterations?: number; finalResidual?: number } = {};
+    if (flags & FLAG_ITER) extra.iterations = this.iterations[i];
+    if (!Number.isNaN(this.residual[i])) extra.finalResidual = this.residual[i];
+    return { ...s, ...extra };
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Line text from its bytes: UTF-8 (invalid bytes are an error), trailing \r removed. */
+function decodeLine(bytes: Uint8Array, file: string, line: number): string {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new FormatError(file, `line ${line}: (encoding)`, 'is not valid UTF-8; recordings are UTF-8 text');
+  }
+  return text.endsWith('\r') ? text.slice(0, -1) : text;
+}
+
+const isBlank = (s: string): boolean => /^\s*$/.test(s);
+
+/** Incremental line splitter + validator shared by the async and sync open. */
+class Indexer {
+  header: RecordingHeader | null = null;
+  headerWarnings: string[] = [];
+  readonly columns = new Columns();
+  readonly errors: RecordingIssue[] = [];
+  errorCount = 0;
+  private readonly frameWarnings = new Map<string, { line: number; count: number; message: string }>();
+  private lineNo = 0;
+  private lineStart = 0;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private oversize = false;
+  private prev: { frame: number; time: number } | undefined;
+
+  constructor(readonly file: string) {}
+
+  /** Processes buf[0..n), which starts at file offset `pos`. */
+  push(buf: Buffer, n: number, pos: number): void {
+    let s = 0;
+    if (pos === 0 && n >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) { s = 3; this.lineStart = 3; } // UTF-8 BOM
+    for (;;) {
+      const nl = buf.indexOf(10, s);
+      if (nl < 0 || nl >= n) { this.keep(buf, s, n); return; }
+      let bytes: Buffer;
+      if (this.pendingBytes > 0 || this.oversize) {
+        this.keep(buf, s, nl);
+        bytes = this.oversize ? Buffer.alloc(0) : Buffer.concat(this.pending, this.pendingBytes);
+      } else {
+        bytes = buf.subarray(s, nl);
+      }
+      const length = pos + nl - this.lineStart;
+      this.line(bytes, this.lineStart, length, true);
+      this.pending = []; this.pendingBytes = 0; this.oversize = false;
+      this.lineStart = pos + nl + 1;
+      s = nl + 1;
+    }
+  }
+
+  /** End of file: a last line without a newline. */
+  end(): void {
+    if (this.pendingBytes > 0 || this.oversize) {
+      const bytes = this.oversize ? Buffer.alloc(0) : Buffer.concat(this.pending, this.pendingBytes);
+      this.line(bytes, this.lineStart, this.pendingBytes, false);
+      this.pending = []; this.pendingBytes = 0;
+    }
+    if (!this.header) throw new FormatError(this.file, 'line 1', 'the file is empty; a recording starts with its header line (docs/recording-format.md)');
+  }
+
+  private keep(buf: Buffer, from: number, to: number): void {
+    if (to <= from || this.oversize) return;
+    if (this.pendingBytes + (to - from) > MAX_LINE_BYTES) { this.oversize = true; this.pending = []; return; }
+    this.pending.push(Buffer.from(buf.subarray(from, to))); // copy: the chunk buffer is reused
+    this.pendingBytes += to - from;
+  }
+
+  private line(bytes: Uint8Array, offset: number, length: number, terminated: boolean): void {
+    const lineNo = ++this.lineNo;
+    if (this.oversize) {
+      if (!this.header) throw new FormatError(this.file, `line ${lineNo}`, `the header line is longer than ${MAX_LINE_BYTES} bytes; not read`);
+      this.issue(new FormatError(this.file, `line ${lineNo}`, `is longer than ${MAX_LINE_BYTES} bytes; not read`), lineNo);
+      return;
+    }
+    if (!this.header) {
+      // The header: any problem here is fatal (frames cannot be interpreted without it).
+      const text = decodeLine(bytes, this.file, lineNo);
+      if (isBlank(text)) throw new FormatError(this.file, `line ${lineNo}`, 'is empty; the first line of a recording must be its header');
+      const { header, warnings } = parseHeader(text, this.file);
+      this.header = header;
+      this.headerWarnings = warnings;
+      return;
+    }
+    try {
+      const text = decodeLine(bytes, this.file, lineNo);
+      if (isBlank(text)) return;
+      const f = parseFrame(text, lineNo, this.file, this.header, { previous: this.prev, onWarning: (field, detail) => this.warn(lineNo, field, detail) });
+      this.columns.push(offset, length, lineNo, f);
+      this.prev = { frame: f.frame, time: f.time };
+    } catch (e) {
+      if (!(e instanceof FormatError)) throw e;
+      if (!terminated) {
+        const detail = e.message.slice(e.file.length + 2 + e.field.length + 2);
+        this.issue(new FormatError(this.file, e.field,
+          `the last line is incomplete (no newline at the end of the file: the writer was probably interrupted), so this frame is skipped: ${detail}`), lineNo);
+      } else {
+        this.issue(e, lineNo);
+      }
+    }
+  }
+
+  private issue(e: FormatError, line: number): void {
+    this.errorCount++;
+    if (this.errors.length < MAX_KEPT_ERRORS) this.errors.push({ line, message: e.message });
+  }
+
+  /** Frame warnings are grouped by field pattern (indices → *), so a warning repeated on every line is reported once. */
+  private warn(line: number, field: string, detail: string): void {
+    const key = field.replace(/\[\d+\]/g, '[*]') + '\u0000' + detail.replace(/-?\d+(\.\d+)?(e[-+]?\d+)?/gi, '#');
+    const w = this.frameWarnings.get(key);
+    if (w) w.count++;
+    else this.frameWarnings.set(key, { line, count: 1, message: `${this.file}: line ${line}: ${field}: ${detail}` });
+  }
+
+  warnings(): string[] {
+    const out = [...this.headerWarnings];
+    for (const w of this.frameWarnings.values()) out.push(w.count > 1 ? `${w.message} (and on ${w.count - 1} more line${w.count > 2 ? 's' : ''})` : w.message);
+    return out;
+  }
+}
+
+function readChunk(fd: number, buf: Buffer, pos: number): Promise<number> {
+  return new Promise((resolve, reject) => fs.read(fd, buf, 0, buf.length, pos, (err, n) => (err ? reject(err) : resolve(n))));
+}
+
+/** A recording opened for random access. Call close() when done. */
+export class RecordingReader {
+  private fd: number | null;
+
+  private constructor(
+    readonly file: string,
+    fd: number,
+    /** File size when indexed (bytes). */
+    readonly size: number,
+    readonly header: RecordingHeader,
+    private readonly columns: Columns,
+    /** Lines that were skipped (at most MAX_KEPT_ERRORS are kept; see errorCount). */
+    readonly errors: readonly RecordingIssue[],
+    readonly errorCount: number,
+    /** Header warnings and (grouped) frame warnings. */
+    readonly warnings: readonly string[],
+    /** Time spent indexing (ms). */
+    readonly indexMs: number,
+  ) {
+    this.fd = fd;
+  }
+
+  /** Indexes a recording in one streaming pass without blocking the event loop for long. */
+  static async open(file: string, options: OpenOptions = {}): Promise<RecordingReader> {
+    const t0 = performance.now();
+    const fd = fs.openSync(file, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      const ix = new Indexer(file);
+      const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+      let pos = 0;
+      for (;;) {
+        options.signal?.throwIfAborted();
+        const n = await readChunk(fd, buf, pos);
+        if (n === 0) break;
+        ix.push(buf, n, pos);
+        pos += n;
+        options.onProgress?.(pos, Math.max(size, pos));
+      }
+      ix.end();
+      return new RecordingReader(file, fd, pos, ix.header!, ix.columns, ix.errors, ix.errorCount, ix.warnings(), performance.now() - t0);
+    } catch (e) {
+      fs.closeSync(fd);
+      throw e;
+    }
+  }
+
+  /** The same as open(), synchronously (CLI and tests). */
+  static openSync(file: string): RecordingReader {
+    const t0 = performance.now();
+    const fd = fs.openSync(file, 'r');
+    try {
+      const ix = new Indexer(file);
+      const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+      let pos = 0;
+      for (;;) {
+        const n = fs.readSync(fd, buf, 0, buf.length, pos);
+        if (n === 0) break;
+        ix.push(buf, n, pos);
+        pos += n;
+      }
+      ix.end();
+      return new RecordingReader(file, fd, pos, ix.header!, ix.columns, ix.errors, ix.errorCount, ix.warnings(), performance.now() - t0);
+    } catch (e) {
+      fs.closeSync(fd);
+      throw e;
+    }
+  }
+
+  /** Number of valid frames. */
+  get frameCount(): number { return this.columns.count; }
+
+  summary(i: number): FrameSummary {
+    this.checkIndex(i);
+    return this.columns.summary(i);
+  }
+
+  *summaries(): IterableIterator<FrameSummary> {
+    for (let i = 0; i < this.columns.count; i++) yield this.columns.summary(i);
+  }
+
+  /** Index of the frame with this frame number, or −1 (binary search: frame numbers increase). */
+  indexOfFrame(frameNumber: number): number {
+    const fr = this.columns.frame;
+    let lo = 0, hi = this.columns.count - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (fr[mid] === frameNumber) return mid;
+      if (fr[mid] < frameNumber) lo = mid + 1; else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  /** Reads and parses frame i (one positioned read of its line). */
+  frame(i: number): RecordedFrame {
+    this.checkIndex(i);
+    if (this.fd === null) throw new Error(`${this.file}: the recording is closed`);
+    const c = this.columns;
+    const offset = c.offset[i], length = c.length[i], line = c.line[i];
+    const changed = (why: string): never => {
+      throw new FormatError(this.file, `line ${line}`, `the file changed on disk since it was opened (${why}); reopen the recording`);
+    };
+    if (fs.fstatSync(this.fd).size < this.size) changed('it is shorter now');
+    const buf = Buffer.allocUnsafe(length);
+    let got = 0;
+    while (got < length) {
+      const n = fs.readSync(this.fd, buf, got, length - got, offset + got);
+      if (n === 0) changed('unexpected end of file');
+      got += n;
+    }
+    const previous = i > 0 ? { frame: c.frame[i - 1], time: c.time[i - 1] } : undefined;
+    const f = parseFrame(decodeLine(buf, this.file, line), line, this.file, this.header, { previous });
+    if (f.frame !== c.frame[i]) changed(`line ${line} now holds frame ${f.frame}, not ${c.frame[i]}`);
+    return f;
+  }
+
+  close(): void {
+    if (this.fd !== null) { fs.closeSync(this.fd); this.fd = null; }
+  }
+
+  private checkIndex(i: number): void {
+    if (!Number.isInteger(i) || i < 0 || i >= this.columns.count) throw new RangeError(`${this.file}: frame index ${i} out of range 0…${this.columns.count - 1}`);
+  }
+}
+
+export interface WriterOptions {
+  /** Replace an existing file (default: refuse). */
+  readonly force?: boolean;
+  /** Validate every frame before writing it (default true). */
+  readonly validate?: boolean;
+}
+
+/**
+ * Writes a recording: the header when created, then frames in order. Buffered (flushed at 1 MiB, on
+ * flush() and close()); every frame is validated first (unless validate: false), so what this writes
+ * the reader accepts. Never overwrites an existing file unless { force: true }.
+ */
+export class RecordingWriter {
+  private fd: number | null;
+  private buffer: string[] = [];
+  private bufferedChars = 0;
+  private lineNo = 1;
+  private prev: { frame: number; time: number } | undefined;
+  private framesWritten = 0;
+
+  private constructor(readonly file: string, fd: number, readonly header: RecordingHeader, readonly warnings: readonly string[], private readonly validate: boolean) {
+    this.fd = fd;
+  }
+
+  static create(file: string, header: RecordingHeader, options: WriterOptions = {}): RecordingWriter {
+    const { header: checked, warnings } = validateHeader(header, file);
+    let fd: number;
+    try {
+      fd = fs.openSync(file, options.force ? 'w' : 'wx');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
+        throw new Error(`${file}: already exists; refusing to overwrite it (choose another name, or pass { force: true } to replace it)`);
+      }
+      throw e;
+    }
+    const w = new RecordingWriter(file, fd, checked, warnings, options.validate ?? true);
+    w.append(serializeHeader(header));
+    w.flush();
+    return w;
+  }
+
+  /** Number of frames written so far. */
+  get frameCount(): number { return this.framesWritten; }
+
+  writeFrame(f: RecordedFrame): void {
+    if (this.fd === null) throw new Error(`${this.file}: the recording writer is closed`);
+    const line = this.lineNo + 1;
+    if (this.validate) validateFrame(f, line, this.file, this.header, { previous: this.prev });
+    else if (this.prev && !(f.frame > this.prev.frame)) throw new FormatError(this.file, `line ${line}: frame`, `is ${f.frame} after frame ${this.prev.frame}; frame numbers must strictly increase`);
+    let text: string;
+    try {
+      text = serializeFrame(f);
+    } catch (e) {
+      throw new FormatError(this.file, `line ${line}`, (e as Error).message);
+    }
+    this.append(text);
+    this.lineNo = line;
+    this.prev = { frame: f.frame, time: f.time };
+    this.framesWritten++;
+    if (this.bufferedChars >= CHUNK_BYTES) this.flush();
+  }
+
+  /** Hands buffered lines to the operating system. */
+  flush(): void {
+    if (this.fd === null || this.buffer.length === 0) return;
+    const data = Buffer.from(this.buffer.join(''), 'utf8');
+    this.buffer = [];
+    this.bufferedChars = 0;
+    let done = 0;
+    while (done < data.length) done += fs.writeSync(this.fd, data, done, data.length - done);
+  }
+
+  close(): void {
+    if (this.fd === null) return;
+    try { this.flush(); } finally { fs.closeSync(this.fd); this.fd = null; }
+  }
+
+  private append(line: string): void {
+    this.buffer.push(line, '\n');
+    this.bufferedChars += line.length + 1;
+  }
+}
