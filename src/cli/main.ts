@@ -3,13 +3,23 @@ import { FormatError } from '../format/oracle.js';
 import { ProblemError } from '../engine/problem.js';
 import { UsageError } from './args.js';
 import { runSolve, SOLVE_USAGE, type Output } from './solveCommand.js';
+import { runSimulate, SIMULATE_USAGE } from './simulateCommand.js';
+import { runCheck, CHECK_USAGE } from './checkCommand.js';
+import { runReport, REPORT_USAGE } from './reportCommand.js';
 
 const USAGE = `usage:
   ${SOLVE_USAGE}
+  ${SIMULATE_USAGE}
+  ${REPORT_USAGE}
+  ${CHECK_USAGE}
 
-Solves a friction-contact problem (the oracle instance format, docs/problem-format.md) with projected
-Gauss–Seidel, projected Newton and/or the interior-point method, and prints λ, status, iterations,
-objective and the KKT residuals. Exit code 0 on success, 1 if a solver failed, 2 on bad input.`;
+solve     solves one friction-contact problem (docs/problem-format.md) with PGS, projected Newton and/or
+          the interior-point method; prints λ, status, iterations, objective and the KKT residuals.
+simulate  runs a scenario of a *.scene.json file (docs/scene-format.md) and writes a recording
+          (docs/recording-format.md); progress on stderr; never overwrites without --force.
+report    summarises a recording (ours or another engine's) in one streaming pass.
+check     runs every scenario of a scene file and checks its expectations (exit 0 only if all hold).
+Exit codes: 0 success, 1 a solver failed / an expectation failed, 2 bad input.`;
 
 export function main(argv: readonly string[], io: Output): number {
   const [command, ...rest] = argv;
@@ -17,6 +27,12 @@ export function main(argv: readonly string[], io: Output): number {
     switch (command) {
       case 'solve':
         return runSolve(rest, io);
+      case 'simulate':
+        return runSimulate(rest, io);
+      case 'report':
+        return runReport(rest, io);
+      case 'check':
+        return runCheck(rest, io);
       case undefined:
       case 'help':
       case '--help':

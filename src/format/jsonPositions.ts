@@ -326,7 +326,20 @@ export interface LooseToken {
   readonly value?: string;
 }
 
-const PUNCT: Record<number, LooseTokenKind> = { 123: '{', 125: '}', 91: '[', 93: ']', 58: ':', 44: ',' };
+const PUNCT_KIND: readonly (LooseTokenKind | undefined)[] = (() => {
+  const k: (LooseTokenKind | undefined)[] = new Array(128).fill(undefined);
+  k[123] = '{'; k[125] = '}'; k[91] = '['; k[93] = ']'; k[58] = ':'; k[44] = ',';
+  return k;
+})();
+/** Character classes below 128: 0 other, 1 white space, 2 punctuation, 3 quote, 4 slash. */
+const CLASS = (() => {
+  const c = new Uint8Array(128);
+  for (const w of [9, 10, 13, 32]) c[w] = 1;
+  for (const p of [123, 125, 91, 93, 58, 44]) c[p] = 2;
+  c[34] = 3;
+  c[47] = 4;
+  return c;
+})();
 
 /**
  * Splits text into JSON-ish tokens without ever failing: comments are skipped, an unterminated string
@@ -338,47 +351,48 @@ export function scanLooseTokens(text: string): LooseToken[] {
   let i = 0;
   while (i < n) {
     const c = text.charCodeAt(i);
-    if (c === C.Space || c === C.LF || c === C.CR || c === C.Tab || c === C.BOM) { i++; continue; }
-    if (c === C.Slash && text.charCodeAt(i + 1) === C.Slash) {
-      while (i < n && text.charCodeAt(i) !== C.LF && text.charCodeAt(i) !== C.CR) i++;
-      continue;
+    const cls = c < 128 ? CLASS[c] : 0;
+    if (cls === 1 || c === C.BOM) { i++; continue; }
+    if (cls === 2) { out.push({ kind: PUNCT_KIND[c]!, start: i, end: i + 1 }); i++; continue; }
+    if (cls === 4) {
+      const d = text.charCodeAt(i + 1);
+      if (d === C.Slash) {
+        while (i < n && text.charCodeAt(i) !== C.LF && text.charCodeAt(i) !== C.CR) i++;
+        continue;
+      }
+      if (d === 42) {
+        const close = text.indexOf('*/', i + 2);
+        i = close < 0 ? n : close + 2;
+        continue;
+      }
     }
-    if (c === C.Slash && text.charCodeAt(i + 1) === 42) {
-      const close = text.indexOf('*/', i + 2);
-      i = close < 0 ? n : close + 2;
-      continue;
-    }
-    const p = PUNCT[c];
-    if (p) { out.push({ kind: p, start: i, end: i + 1 }); i++; continue; }
-    if (c === C.Quote) {
+    if (cls === 3) {
       const start = i;
       let j = i + 1;
-      let closed = false;
+      let closed = false, escaped = false;
       while (j < n) {
         const d = text.charCodeAt(j);
-        if (d === C.Backslash) { j += 2; continue; }
+        if (d === C.Backslash) { escaped = true; j += 2; continue; }
         if (d === C.Quote) { closed = true; break; }
         if (d === C.LF || d === C.CR) break;
         j++;
       }
       j = Math.min(j, n);
-      const raw = text.slice(start + 1, j);
-      let value = raw;
-      if (raw.includes('\\')) {
-        try { value = JSON.parse(`"${raw}"`) as string; } catch { value = raw; }
+      let value = text.slice(start + 1, j);
+      if (escaped) {
+        try { value = JSON.parse(`"${value}"`) as string; } catch { /* keep the raw text */ }
       }
       const end = closed ? j + 1 : j;
       out.push({ kind: 'string', start, end, value });
       i = end;
       continue;
     }
-    const start = i;
+    const start = i++;
     while (i < n) {
       const d = text.charCodeAt(i);
-      if (d === C.Space || d === C.LF || d === C.CR || d === C.Tab || d === C.Quote || PUNCT[d] || (d === C.Slash && (text.charCodeAt(i + 1) === C.Slash || text.charCodeAt(i + 1) === 42))) break;
+      if (d < 128 && CLASS[d] !== 0 && !(CLASS[d] === 4 && text.charCodeAt(i + 1) !== C.Slash && text.charCodeAt(i + 1) !== 42)) break;
       i++;
     }
-    if (i === start) i++; // cannot happen, but never loop forever
     out.push({ kind: 'literal', start, end: i });
   }
   return out;

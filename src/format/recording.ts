@@ -395,7 +395,7 @@ class Check {
     const a = this.vec3(v, field);
     const len = Math.hypot(a[0], a[1], a[2]);
     if (!(Math.abs(len - 1) <= UNIT_TOLERANCE)) {
-      this.fail(field, len === 0 ? 'is the zero vector, expected a unit vector' : `is not a unit vector: length ${len} (|length − 1| = ${Math.abs(len - 1).toExponential(2)} > ${UNIT_TOLERANCE})`);
+      this.fail(field, len === 0 ? 'is the zero vector, expected a unit vector' : `is not a unit vector: length ${len} (|length − 1| = ${Math.abs(len - 1).toExponential(2)} > ${UNIT_TOLERANCE.toExponential(0)})`);
     }
     return a;
   }
@@ -404,7 +404,7 @@ class Check {
     const len = Math.hypot(q[0], q[1], q[2], q[3]);
     const dev = Math.abs(len - 1);
     if (!(dev <= QUATERNION_ERROR_TOLERANCE)) this.fail(field, `is not a unit quaternion: length ${len}`);
-    if (dev > UNIT_TOLERANCE) warn?.(field, `quaternion length ${len} deviates from 1 by ${dev.toExponential(2)} (> ${UNIT_TOLERANCE}); normalised on use`);
+    if (dev > UNIT_TOLERANCE) warn?.(field, `quaternion length ${len} deviates from 1 by ${dev.toExponential(2)} (> ${UNIT_TOLERANCE.toExponential(0)}); normalised on use`);
     return q;
   }
   oneOf<T extends string>(v: unknown, field: string, allowed: readonly T[]): T {
@@ -728,7 +728,7 @@ function readContact(c: Check, v: unknown, i: number, header: RecordingHeader, w
   if (dev > UNIT_TOLERANCE) {
     c.fail(`${f}.t2`, dot(x, normal) < 0
       ? '(t1, t2, n) is left-handed: t1 × t2 = −n; swap t1 and t2 (and λt1, λt2) so that t1 × t2 = n'
-      : `t1 × t2 must equal n (within ${UNIT_TOLERANCE}), off by ${dev.toExponential(2)}; t1 and t2 must be orthogonal`);
+      : `t1 × t2 must equal n (within ${UNIT_TOLERANCE.toExponential(0)}), off by ${dev.toExponential(2)}; t1 and t2 must be orthogonal`);
   }
   const depth = c.num(o.depth, `${f}.depth`);
   if (depth < 0) c.fail(`${f}.depth`, `is ${depth}; depth is the penetration (m) and must be ≥ 0 (write 0 for touching or speculative contacts)`);

@@ -109,6 +109,8 @@ export interface ScenarioOutline {
 // Defaults (the schema's "default" values; the test checks they agree)
 
 const freezeVec = (v: Vec3): Vec3 => Object.freeze([v[0], v[1], v[2]]) as unknown as Vec3;
+/** Parsed descriptions never share (frozen) default arrays with SCENE_DEFAULTS or with each other. */
+const copy3 = (v: Vec3): Vec3 => [v[0], v[1], v[2]];
 
 export const SCENE_DEFAULTS = Object.freeze({
   /** Time step (s). */
@@ -155,6 +157,11 @@ const MATERIAL_KEYS = ['name', 'friction', 'restitution'];
 const BODY_KEYS = ['name', 'shape', 'mass', 'static', 'position', 'orientation', 'velocity', 'angularVelocity', 'material'];
 const SHAPE_KEYS = ['sphere', 'box', 'plane'];
 const FAULT_KEYS = ['restitutionAsTarget'];
+/** The fields each object accepts (the schema's "properties"; the test keeps them in step). */
+export const SCENE_FIELD_NAMES = Object.freeze({
+  file: TOP_KEYS, scenario: SCENARIO_KEYS, material: MATERIAL_KEYS, body: BODY_KEYS, shape: SHAPE_KEYS,
+  sphere: ['radius'], box: ['halfExtents'], plane: ['normal', 'offset'], faultInjection: FAULT_KEYS,
+});
 /** |‖q‖ − 1| above this gives a warning (the quaternion is normalised either way). */
 const QUAT_UNIT_TOLERANCE = 1e-6;
 
@@ -201,6 +208,9 @@ function editDistance(a: string, b: string): number {
 }
 
 function suggest(word: string, candidates: readonly string[]): string | undefined {
+  const w = word.toLowerCase();
+  const prefix = w.length >= 3 ? candidates.find((c) => c.toLowerCase().startsWith(w) || w.startsWith(c.toLowerCase())) : undefined;
+  if (prefix) return prefix;
   let best: string | undefined, bestD = Infinity;
   for (const c of candidates) {
     const d = editDistance(word, c);
@@ -366,8 +376,8 @@ function parseScenario(ctx: Ctx, node: JsonNode, index: number): { parsed: Parse
   const description = opt<string | undefined>('description', (n, ff) => ctx.string(n, ff), undefined);
   const dt = opt('dt', (n, ff) => ctx.number(n, ff, { exclusiveMin: 0, unit: 's' }), SCENE_DEFAULTS.dt);
   const frames = ctx.number(ctx.required(m, o, f, 'frames', 'number of steps to simulate, an integer ≥ 1'), `${f}.frames`, { integer: true, min: 1 });
-  const gravity = opt('gravity', (n, ff) => ctx.vec3(n, ff, 'gravity [gx, gy, gz] in m/s²'), SCENE_DEFAULTS.gravity);
-  const solver = opt('solver', (n, ff) => parseSolver(ctx, n, ff), SCENE_DEFAULTS.solver);
+  const gravity = opt('gravity', (n, ff) => ctx.vec3(n, ff, 'gravity [gx, gy, gz] in m/s²'), copy3(SCENE_DEFAULTS.gravity));
+  const solver = opt('solver', (n, ff) => parseSolver(ctx, n, ff), { ...SCENE_DEFAULTS.solver });
   const erp = opt('erp', (n, ff) => ctx.number(n, ff, { min: 0, max: 1 }), SCENE_DEFAULTS.erp);
   const slop = opt('slop', (n, ff) => ctx.number(n, ff, { min: 0, unit: 'm' }), SCENE_DEFAULTS.slop);
   const splitImpulse = opt('splitImpulse', (n, ff) => ctx.bool(n, ff), SCENE_DEFAULTS.splitImpulse);
@@ -377,7 +387,7 @@ function parseScenario(ctx: Ctx, node: JsonNode, index: number): { parsed: Parse
   const restitutionCombine = opt('restitutionCombine', (n, ff) => ctx.oneOf(n, ff, COMBINE_RULES), SCENE_DEFAULTS.restitutionCombine);
   const warmStart = opt('warmStart', (n, ff) => ctx.bool(n, ff), SCENE_DEFAULTS.warmStart);
 
-  const materials = opt('materials', (n, ff) => parseMaterials(ctx, n, ff), [SCENE_DEFAULTS.material]);
+  const materials = opt('materials', (n, ff) => parseMaterials(ctx, n, ff), [{ ...SCENE_DEFAULTS.material }]);
   const bodiesNode = ctx.required(m, o, f, 'bodies', 'an array of bodies');
   const { bodies, bodyRanges } = parseBodies(ctx, bodiesNode, `${f}.bodies`, materials, name);
 
@@ -450,7 +460,7 @@ function parseMaterials(ctx: Ctx, node: JsonNode, f: string): MaterialDesc[] {
     const restitution = ctx.number(ctx.required(m, o, fi, 'restitution', 'coefficient of restitution e in [0, 1]'), `${fi}.restitution`, { min: 0, max: 1 });
     out.push({ name, friction, restitution });
   });
-  if (!seen.has('default')) out.unshift(SCENE_DEFAULTS.material);
+  if (!seen.has('default')) out.unshift({ ...SCENE_DEFAULTS.material });
   return out;
 }
 
@@ -468,20 +478,20 @@ function parseShape(ctx: Ctx, node: JsonNode, f: string): ShapeDesc {
   switch (kind) {
     case 'sphere': {
       const so = ctx.object(inner, fk, 'sphere parameters { "radius" }');
-      const sm = ctx.members(so, fk, ['radius']);
+      const sm = ctx.members(so, fk, SCENE_FIELD_NAMES.sphere);
       const radius = ctx.number(ctx.required(sm, so, fk, 'radius', 'sphere radius in m, > 0'), `${fk}.radius`, { exclusiveMin: 0, unit: 'm' });
       return { kind: 'sphere', radius };
     }
     case 'box': {
       const bo = ctx.object(inner, fk, 'box parameters { "halfExtents" }');
-      const bm = ctx.members(bo, fk, ['halfExtents']);
+      const bm = ctx.members(bo, fk, SCENE_FIELD_NAMES.box);
       const halfExtents = ctx.vec3(ctx.required(bm, bo, fk, 'halfExtents', 'half side lengths [hx, hy, hz] in m, each > 0'), `${fk}.halfExtents`,
         'half extents [hx, hy, hz] in m', { exclusiveMin: 0, unit: 'm' });
       return { kind: 'box', halfExtents };
     }
     default: {
       const po = ctx.object(inner, fk, 'plane parameters { "normal", "offset" }');
-      const pm = ctx.members(po, fk, ['normal', 'offset']);
+      const pm = ctx.members(po, fk, SCENE_FIELD_NAMES.plane);
       const nNode = ctx.required(pm, po, fk, 'normal', 'outward unit normal [nx, ny, nz] of the half-space, non-zero');
       const n = ctx.vec3(nNode, `${fk}.normal`, 'a normal [nx, ny, nz]');
       const len = Math.hypot(n[0], n[1], n[2]);
@@ -540,7 +550,7 @@ function parseBodies(ctx: Ctx, node: JsonNode, f: string, materials: readonly Ma
       for (const key of ['velocity', 'angularVelocity']) forbid(key, `a static body does not move; remove "${key}" (or give it a "mass")`);
     }
     const position: Vec3 = isPlane ? [0, 0, 0] : ctx.vec3(ctx.required(m, o, fi, 'position', 'centre of mass [x, y, z] in m, world frame'), `${fi}.position`, 'a position [x, y, z] in m');
-    let orientation: Quat = SCENE_DEFAULTS.orientation;
+    let orientation: Quat = [1, 0, 0, 0];
     const qm = m.get('orientation');
     if (qm) {
       const q = ctx.numbers(qm.value, `${fi}.orientation`, 4, 'a quaternion [w, x, y, z]');
@@ -552,8 +562,8 @@ function parseBodies(ctx: Ctx, node: JsonNode, f: string, materials: readonly Ma
       orientation = len === 1 ? [q[0], q[1], q[2], q[3]] : [q[0] / len, q[1] / len, q[2] / len, q[3] / len];
     }
     const vm = m.get('velocity'), wm = m.get('angularVelocity');
-    const velocity = vm ? ctx.vec3(vm.value, `${fi}.velocity`, 'a velocity [vx, vy, vz] in m/s') : SCENE_DEFAULTS.velocity;
-    const angularVelocity = wm ? ctx.vec3(wm.value, `${fi}.angularVelocity`, 'an angular velocity [ωx, ωy, ωz] in rad/s (world frame)') : SCENE_DEFAULTS.angularVelocity;
+    const velocity = vm ? ctx.vec3(vm.value, `${fi}.velocity`, 'a velocity [vx, vy, vz] in m/s') : copy3(SCENE_DEFAULTS.velocity);
+    const angularVelocity = wm ? ctx.vec3(wm.value, `${fi}.angularVelocity`, 'an angular velocity [ωx, ωy, ωz] in rad/s (world frame)') : copy3(SCENE_DEFAULTS.angularVelocity);
     let material = SCENE_DEFAULTS.material.name;
     const mat = m.get('material');
     if (mat) {
@@ -653,8 +663,6 @@ function parseExpectations(ctx: Ctx, node: JsonNode, f: string, desc: ScenarioDe
 interface Frame {
   readonly kind: '{' | '[';
   readonly start: number;
-  /** Key under which this container is the value (when the parent is an object). */
-  readonly key: string | undefined;
   readonly role: 'root' | 'scenarios' | 'scenario' | 'other';
   /** Last token end inside the container (for unclosed containers). */
   lastEnd: number;
@@ -708,7 +716,7 @@ function scanOutline(text: string): ScenarioOutline[] {
         else if (top.role === 'root' && tok.kind === '[' && key === 'scenarios') role = 'scenarios';
         else if (top.role === 'scenarios' && tok.kind === '{') role = 'scenario';
         if (top) { top.awaitingValue = false; top.pendingKey = undefined; top.lastEnd = tok.end; }
-        const fr: Frame = { kind: tok.kind, start: tok.start, key, role, lastEnd: tok.end, currentKey: undefined, pendingKey: undefined, awaitingValue: false };
+        const fr: Frame = { kind: tok.kind, start: tok.start, role, lastEnd: tok.end, currentKey: undefined, pendingKey: undefined, awaitingValue: false };
         if (role === 'scenario') fr.outline = { index: scenarioCount++, name: null };
         stack.push(fr);
         break;

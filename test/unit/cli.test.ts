@@ -84,3 +84,57 @@ describe('CLI: contact-lens solve', () => {
     assert.match(bad.stderr, /nonexistent\.json: cannot read the file/);
   });
 });
+
+describe('CLI: simulate, report, check', () => {
+  const SCENE = join(ROOT, 'examples', 'sphere-drop.scene.json');
+  const tmp = mkdtempSync(join(tmpdir(), 'contact-lens-sim-'));
+
+  it('simulate writes a recording with progress on stderr, report summarises it, and a second simulate refuses to overwrite', () => {
+    const out = join(tmp, 'drop.rec.jsonl');
+    const sim = run(['simulate', SCENE, '--scenario', 'sphere-drop', '--frames', '150', '--out', out]);
+    assert.equal(sim.code, 0, sim.err.join('\n'));
+    assert.ok(sim.err.some((l) => /frame 150\/150 \(100%\)/.test(l)));
+    const rep = run(['report', out, '--json']);
+    assert.equal(rep.code, 0, rep.err.join('\n'));
+    const r = JSON.parse(rep.out[0]) as { frames: number; bodies: number; solverFailures: number; iterations: { max: number }; kappaMax: number | null };
+    assert.equal(r.frames, 150);
+    assert.equal(r.bodies, 2);
+    assert.equal(r.solverFailures, 0);
+    assert.ok(r.kappaMax !== null && r.kappaMax >= 1);
+    const again = run(['simulate', SCENE, '--scenario', 'sphere-drop', '--frames', '5', '--out', out]);
+    assert.equal(again.code, 2);
+    assert.match(again.err[0], /already exists; refusing to overwrite it \(use --force/);
+    assert.equal(run(['simulate', SCENE, '--scenario', 'sphere-drop', '--frames', '5', '--out', out, '--force']).code, 0);
+  });
+
+  it('simulate names the scenarios when the file holds several and none is chosen', () => {
+    const r = run(['simulate', SCENE, '--out', join(tmp, 'x.jsonl')]);
+    assert.equal(r.code, 2);
+    assert.match(r.err[0], /holds \d+ scenarios; choose one with --scenario \(sphere-drop, /);
+  });
+
+  it('check exits 0 when every expectation holds and 1 for the planted fault', () => {
+    const ok = run(['check', join(ROOT, 'examples', 'head-on-elastic.scene.json')]);
+    assert.equal(ok.code, 0, ok.out.join('\n'));
+    assert.ok(ok.out[0].startsWith('✓ head-on-elastic'));
+    const bad = run(['check', join(ROOT, 'examples', 'fault-restitution-target.scene.json'), '--json']);
+    assert.equal(bad.code, 1);
+    const rows = bad.out.map((l) => JSON.parse(l) as { ok: boolean; expectations: { kind: string; ok: boolean; message: string }[] });
+    assert.ok(rows.every((x) => !x.ok));
+    assert.ok(rows[0].expectations.some((e) => e.kind === 'energyNonIncreasing' && !e.ok && /energy rose by \+/.test(e.message)));
+  });
+
+  it('report reads a foreign engine recording', () => {
+    const rep = run(['report', join(ROOT, 'examples', 'foreign-engine.rec.jsonl')]);
+    assert.equal(rep.code, 0, rep.err.join('\n'));
+    assert.match(rep.out[0], /6 frames, 2 bodies, written by acme-physics/);
+    assert.ok(rep.out.some((l) => /frames where total energy rose: [1-9]/.test(l)));
+  });
+
+  it('bad scene input names the file, the field, line and column', () => {
+    const f = withFile('bad.scene.json', '{"scenarios": [{"name": "x", "frames": 10, "bodies": [{"name": "b", "shape": {"sphere": {"radius": -1}}, "mass": 1}]}]}');
+    const r = run(['check', f]);
+    assert.equal(r.code, 2);
+    assert.match(r.err[0], /bad\.scene\.json: scenarios\[0\]\.bodies\[0\]\.shape\.sphere\.radius: line 1, column \d+/);
+  });
+});

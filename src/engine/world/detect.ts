@@ -24,9 +24,16 @@ export interface DetectableBody {
 }
 
 /**
- * Touching or overlapping contacts (separation ≤ 0) of all candidate pairs. Speculative contacts within
- * the narrow phase's margin are not passed to the solver: the velocity-level model has no term for a
- * positive gap, so they would stop bodies before they touch.
+ * A contact whose surfaces are apart by at most this (m) counts as touching: rounding leaves ~1e-13 m gaps
+ * on a body placed exactly on a surface, and dropping those would lose contacts at random (a box placed
+ * on an incline then rests on 2 of its 4 corners and tips).
+ */
+export const TOUCH_TOLERANCE = 1e-6;
+
+/**
+ * Touching or overlapping contacts (separation ≤ TOUCH_TOLERANCE) of all candidate pairs. Speculative
+ * contacts farther apart, within the narrow phase's margin, are not passed to the solver: the
+ * velocity-level model has no term for a positive gap, so they would stop bodies before they touch.
  */
 export function detectContacts(bodies: readonly DetectableBody[], sap: SweepAndPrune = new SweepAndPrune()): DetectedContact[] {
   const colliders: Collider[] = bodies.map((b) => ({ shape: b.desc.shape, position: b.x, orientation: b.q, isStatic: b.isStatic }));
@@ -34,7 +41,7 @@ export function detectContacts(bodies: readonly DetectableBody[], sap: SweepAndP
   for (const [i, j] of candidatePairs(colliders, sap)) {
     if (bodies[i].isStatic && bodies[j].isStatic) continue;
     for (const c of collide(colliders[i], colliders[j])) {
-      if (c.separation > 0) continue;
+      if (c.separation > TOUCH_TOLERANCE) continue;
       out.push({ bodyA: i, bodyB: j, point: c.point, normal: c.normal, penetration: c.penetration, featureId: c.featureId });
     }
   }

@@ -61,8 +61,8 @@ export interface FrameRecord {
   readonly contacts: readonly FrameContact[];
   readonly islands: readonly IslandSolve[];
   readonly energy: EnergyLedger;
-  /** Velocities before the contact solve (after gravity), per body: the "pre-solve velocities". */
-  readonly preVelocities: readonly { v: Vec3; w: Vec3 }[];
+  /** Per body: pose at the start of the step (used for the contact geometry) and velocities after gravity, before the contact solve. */
+  readonly preState: readonly { x: Vec3; q: Quat; v: Vec3; w: Vec3 }[];
 }
 
 /** Principal moments of inertia of a solid shape (Ericson / standard tables). */
@@ -133,7 +133,7 @@ export class World {
     const before = this.energy();
     const e0 = before.kineticLinear + before.kineticRotational + before.potential;
     for (const b of this.bodies) if (!b.isStatic) b.v = [b.v[0] + dt * g[0], b.v[1] + dt * g[1], b.v[2] + dt * g[2]];
-    const preVelocities = this.bodies.map((b) => ({ v: b.v, w: b.w }));
+    const preState = this.bodies.map((b) => ({ x: b.x, q: b.q, v: b.v, w: b.w }));
 
     const detected = detectContacts(this.bodies, this.sap);
     const contacts = detected.map((d) => this.toContactPoint(d));
@@ -195,7 +195,7 @@ export class World {
     };
     this.time += dt;
     this.frame += 1;
-    return { frame: this.frame, time: this.time, contacts: frameContacts, islands: islandSolves, energy, preVelocities };
+    return { frame: this.frame, time: this.time, contacts: frameContacts, islands: islandSolves, energy, preState };
   }
 
   private toContactPoint(d: DetectedContact): ContactPoint {

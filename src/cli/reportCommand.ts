@@ -1,0 +1,94 @@
+/** `contact-lens report <rec.jsonl> [--json]`: one streaming pass over a recording, then a summary. */
+import { RecordingReader } from '../format/recordingFile.js';
+import { preSolveBodyStates, toContactPoint, type RecordedFrame } from '../format/recording.js';
+import { assembleProblem } from '../engine/assembly.js';
+import { buildIslands } from '../engine/collision/islands.js';
+import { conditioning } from '../engine/conditioning.js';
+import { parseArgs, UsageError } from './args.js';
+import type { Output } from './solveCommand.js';
+
+export const REPORT_USAGE = 'contact-lens report <rec.jsonl> [--json]';
+
+/** Islands larger than this many unknowns are not analysed for κ(A) by the report (cost ~n³). */
+export const REPORT_KAPPA_MAX_UNKNOWNS = 300;
+
+const quantile = (sorted: number[], q: number): number => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1) + 0.5))]);
+
+/** Largest κ over the frame's islands, re-assembled from the recorded contacts and pre-solve state. */
+function frameKappa(reader: RecordingReader, f: RecordedFrame, prev: RecordedFrame | undefined): number | null {
+  if (f.contacts.length === 0) return null;
+  const pre = preSolveBodyStates(reader.header, f, prev);
+  if (!pre.ok) return null;
+  const contacts = f.contacts.map(toContactPoint);
+  const isStatic = reader.header.bodies.map((b) => b.static);
+  let worst: number | null = null;
+  for (const isl of buildIslands(isStatic.length, contacts.map((c) => [c.bodyA, c.bodyB] as const), isStatic)) {
+    if (3 * isl.contacts.length > REPORT_KAPPA_MAX_UNKNOWNS) continue;
+    const p = assembleProblem(pre.bodies, isl.contacts.map((i) => contacts[i]), { regularization: 1e-10, dt: reader.header.dt });
+    const k = conditioning(p.A, p.size, { regularization: 1e-10 }).kappa;
+    worst = worst === null ? k : Math.max(worst, k);
+  }
+  return worst;
+}
+
+export function runReport(argv: readonly string[], io: Output): number {
+  const { positionals, options } = parseArgs(argv, [], ['json']);
+  if (positionals.length !== 1) throw new UsageError(`expected one recording\nusage: ${REPORT_USAGE}`);
+  const file = positionals[0];
+  let reader: RecordingReader;
+  try {
+    reader = RecordingReader.openSync(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code) throw new UsageError(`${file}: cannot read the file (${code === 'ENOENT' ? 'no such file' : code})`);
+    throw e;
+  }
+  try {
+    const n = reader.frameCount;
+    const contacts: number[] = [], iterations: number[] = [];
+    let failures = 0, kappaMax: number | null = null, kappaFrame = -1;
+    const rises: { frame: number; joules: number }[] = [];
+    let firstE: number | undefined, lastE: number | undefined, prevE: number | undefined, prev: RecordedFrame | undefined;
+    for (let i = 0; i < n; i++) {
+      const s = reader.summary(i);
+      contacts.push(s.contacts);
+      if (s.iterations !== undefined && s.contacts > 0) iterations.push(s.iterations); // frames with contacts only
+      if (s.status === 'failed') failures++;
+      const f = reader.frame(i);
+      const e = f.energy?.total;
+      if (e !== undefined) {
+        firstE ??= e;
+        if (prevE !== undefined && e > prevE + 1e-9 * Math.max(1, Math.abs(prevE))) rises.push({ frame: f.frame, joules: e - prevE });
+        prevE = e; lastE = e;
+      }
+      const k = frameKappa(reader, f, prev);
+      if (k !== null && (kappaMax === null || k > kappaMax)) { kappaMax = k; kappaFrame = f.frame; }
+      prev = f;
+    }
+    const cs = [...contacts].sort((a, b) => a - b), it = [...iterations].sort((a, b) => a - b);
+    const report = {
+      file, producer: reader.header.producer, frames: n, bodies: reader.header.bodies.length,
+      contactsPerFrame: { max: cs.at(-1) ?? 0, median: quantile(cs, 0.5) },
+      kappaMax, kappaMaxFrame: kappaFrame >= 0 ? kappaFrame : null,
+      iterations: { p50: quantile(it, 0.5), p95: quantile(it, 0.95), max: it.at(-1) ?? 0 },
+      solverFailures: failures,
+      energyDrift: firstE !== undefined && lastE !== undefined ? lastE - firstE : null,
+      energyRises: { count: rises.length, frames: rises.slice(0, 20) },
+      skippedLines: reader.errorCount, errors: reader.errors.slice(0, 20).map((x) => x.message),
+    };
+    if (options.get('json')) { io.out(JSON.stringify(report)); return 0; }
+    io.out(`${file}: ${n} frames, ${report.bodies} bodies, written by ${reader.header.producer.name}${reader.header.producer.version ? ' ' + reader.header.producer.version : ''}`);
+    io.out(`contacts per frame: max ${report.contactsPerFrame.max}, median ${report.contactsPerFrame.median}`);
+    io.out(`κ(A) max: ${kappaMax === null ? 'n/a (no re-assemblable frame)' : `${kappaMax.toExponential(3)} at frame ${kappaFrame}`}`);
+    io.out(`solver iterations: p50 ${report.iterations.p50}, p95 ${report.iterations.p95}, max ${report.iterations.max}; failures: ${failures}`);
+    io.out(`energy drift: ${report.energyDrift === null ? 'n/a (no energy recorded)' : `${report.energyDrift.toExponential(3)} J`}`);
+    io.out(`frames where total energy rose: ${rises.length}${rises.length ? ' (' + rises.slice(0, 8).map((r) => `${r.frame}: +${r.joules.toExponential(2)} J`).join(', ') + (rises.length > 8 ? ', …' : '') + ')' : ''}`);
+    if (reader.errorCount > 0) {
+      io.out(`skipped ${reader.errorCount} bad line(s):`);
+      for (const e of reader.errors.slice(0, 10)) io.out(`  ${e.message}`);
+    }
+    return 0;
+  } finally {
+    reader.close();
+  }
+}

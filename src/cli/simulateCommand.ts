@@ -1,0 +1,74 @@
+/** `contact-lens simulate <scene.json> [--scenario NAME] [--solver …] [--frames N] --out rec.jsonl [--force]` */
+import { parseSceneFile, type ParsedScenario } from '../format/scene.js';
+import { RecordingWriter } from '../format/recordingFile.js';
+import { frameFromWorld, headerFromWorld } from '../format/worldRecording.js';
+import { World } from '../engine/world/world.js';
+import { SOLVER_NAMES, type SolverName } from '../engine/solvers/types.js';
+import type { ScenarioDesc } from '../engine/world/types.js';
+import { oneOf, parseArgs, UsageError } from './args.js';
+import { readText, type Output } from './solveCommand.js';
+import { existsSync } from 'node:fs';
+
+export const SIMULATE_USAGE = 'contact-lens simulate <scene.json> [--scenario NAME] [--solver pgs|newton|ipm] [--frames N] --out rec.jsonl [--force]';
+
+/** Picks one scenario by name (or the only one), naming the choices when that is ambiguous. */
+export function pickScenario(scenarios: readonly ParsedScenario[], name: string | undefined, file: string): ParsedScenario {
+  if (name !== undefined) {
+    const s = scenarios.find((x) => x.desc.name === name);
+    if (!s) throw new UsageError(`${file}: no scenario named "${name}" (scenarios: ${scenarios.map((x) => x.desc.name).join(', ')})`);
+    return s;
+  }
+  if (scenarios.length !== 1) throw new UsageError(`${file} holds ${scenarios.length} scenarios; choose one with --scenario (${scenarios.map((x) => x.desc.name).join(', ')})`);
+  return scenarios[0];
+}
+
+export function withOverrides(desc: ScenarioDesc, solver: SolverName | undefined, frames: number | undefined): ScenarioDesc {
+  return {
+    ...desc,
+    frames: frames ?? desc.frames,
+    config: solver && solver !== desc.config.solver.solver ? { ...desc.config, solver: { solver } } : desc.config,
+  };
+}
+
+export function parsePositiveInt(v: string | true | undefined, name: string): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (v === true || !Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a positive integer (got ${String(v)})`);
+  return n;
+}
+
+export function runSimulate(argv: readonly string[], io: Output): number {
+  const { positionals, options } = parseArgs(argv, ['scenario', 'solver', 'frames', 'out'], ['force']);
+  if (positionals.length !== 1) throw new UsageError(`expected one scenario file\nusage: ${SIMULATE_USAGE}`);
+  const out = options.get('out');
+  if (typeof out !== 'string') throw new UsageError(`--out rec.jsonl is required\nusage: ${SIMULATE_USAGE}`);
+  const file = positionals[0];
+  const solver = options.has('solver') ? oneOf(options.get('solver'), SOLVER_NAMES, 'solver', 'newton') : undefined;
+  const frames = parsePositiveInt(options.get('frames'), 'frames');
+  const scenarioName = options.get('scenario');
+  const { scenarios, warnings } = parseSceneFile(readText(file), file);
+  const picked = pickScenario(scenarios, typeof scenarioName === 'string' ? scenarioName : undefined, file);
+  for (const w of warnings) io.err(`warning: ${w.message}`);
+  if (existsSync(out) && !options.get('force')) throw new UsageError(`${out}: already exists; refusing to overwrite it (use --force to replace it)`);
+  const desc = withOverrides(picked.desc, solver, frames);
+  const world = new World(desc);
+  const writer = RecordingWriter.create(out, headerFromWorld(world), { force: options.get('force') === true });
+  const t0 = performance.now();
+  let nextReport = 0;
+  try {
+    for (let k = 0; k < desc.frames; k++) {
+      const f = world.step();
+      writer.writeFrame(frameFromWorld(world, f));
+      const pct = Math.floor((100 * (k + 1)) / desc.frames);
+      if (pct >= nextReport) {
+        io.err(`simulate ${desc.name}: frame ${k + 1}/${desc.frames} (${pct}%)`);
+        nextReport = pct + 10;
+      }
+    }
+  } finally {
+    writer.close();
+  }
+  const ms = performance.now() - t0;
+  io.err(`wrote ${desc.frames} frames to ${out} in ${(ms / 1000).toFixed(2)} s (${(ms / desc.frames).toFixed(2)} ms/frame, solver ${desc.config.solver.solver})`);
+  return 0;
+}
