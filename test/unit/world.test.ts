@@ -112,4 +112,26 @@ describe('world: free flight and energy ledger', () => {
     assert.ok(w.bodies[1].v[2] > 0.5, 'the box moves up');
     assert.ok(f.energy.total < e0.kineticLinear + e0.potential, 'energy decreases');
   });
+
+  it('split impulse (seed 000 §8.6) pushes an overlapping box out without giving it velocity; Baumgarte gives it upward velocity', () => {
+    const make = (splitImpulse: boolean): World => new World(scenario([ground(), box('box', [0.5, 0.5, 0.5], 2, [0, 0, 0.48])], { splitImpulse, slop: 0 }));
+    const split = make(true), baum = make(false);
+    const fs = split.step(), fb = baum.step();
+    assert.ok(Math.abs(split.bodies[1].v[2]) < 1e-9, `split: v_z = ${split.bodies[1].v[2]}`);
+    assert.ok(split.bodies[1].x[2] > 0.48 + 1e-4, 'split: pushed out');
+    assert.ok(baum.bodies[1].v[2] > 0.1, `baumgarte: v_z = ${baum.bodies[1].v[2]}`);
+    close(fb.energy.biasWork, 0.5 * 2 * baum.bodies[1].v[2] ** 2, 1e-9, 'Baumgarte: the bias work is the kinetic energy it created');
+    assert.ok(fs.energy.biasWork > 0, 'split: the push-out raises the potential energy');
+    // Resting contact: gravity's velocity update adds ½m(gΔt)² that no displacement pays for (semi-implicit Euler).
+    close(fs.energy.integratorResidual, 0.5 * 2 * (9.81 / 60) ** 2, 1e-9, 'split: integrator residual of a resting contact');
+  });
+
+  it('softening γ (seed 004) gives λn = b_n/(A_nn + γ) for a single contact', () => {
+    const m = 2, gamma = 0.25, dt = 1 / 60;
+    const w = new World(scenario([ground(), sphere('s', 0.5, m, [0, 0, 0.5], [0, 0, -1])], { softening: gamma, erp: 0, dt, restVelocityThreshold: 10 }));
+    const f = w.step();
+    const approach = 1 + 9.81 * dt;
+    close(f.contacts[0].lambda[0], approach / (1 / m + gamma), 1e-8, 'λn');
+    close(f.contacts[0].gapAfter[0], -approach + f.contacts[0].lambda[0] / m, 1e-9, 'ġ⁺ uses the physical A');
+  });
 });

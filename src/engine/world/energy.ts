@@ -3,12 +3,17 @@
  *
  * E = kinetic (½m|v|² + ½ωᵀI_wω) + potential (−m g·x). For a contact impulse λ with v⁺ = v⁻ + M⁻¹Jᵀλ the
  * kinetic energy change is exactly Σᵢ λᵢ·½(ġᵢ⁻ + ġᵢ⁺) (ġ = Jv per row; seed 000 Appendix C), which
- * splits per row into normal and friction work. On a normal row ġ⁺ contains the bias velocity
- * (ERP/Δt)·depth (seed 001 P1); the bias part of the normal work is λn·½·bias, the rest is the work of
- * the normal impulse proper. Gravity's work −ΔPE is exchanged with the potential energy and does not
+ * splits per row into normal and friction work. The bias velocity (ERP/Δt)·depth (seed 001 P1) in b adds
+ * ½·b_Bᵀ A_FF⁻¹ b_B to the kinetic energy when the active normal rows F hold (λ = A_FF⁻¹(b₀ + b_B); the
+ * cross terms cancel because A is symmetric): that is the bias part; the rest of the normal-row work is
+ * the work of the normal impulse proper. Exact for frictionless and sticking contacts; with sliding
+ * contacts the active set is taken from the normal rows only (an approximation, stated in reports). Gravity's work −ΔPE is exchanged with the potential energy and does not
  * change E; whatever ΔE the contact work does not explain is the integrator residual (semi-implicit Euler
  * loses ½mg²Δt² per step in free fall; orientation changes alter ½ωᵀI_wω).
  */
+import type { ContactProblem } from '../problem.js';
+import { choleskySolve, choleskyWithFallback } from '../math/cholesky.js';
+
 export interface EnergyLedger {
   /** Energies at the end of the frame (J). */
   readonly kineticLinear: number;
@@ -30,17 +35,30 @@ export interface EnergyLedger {
 }
 
 /** Contact work of one solved island: per row λᵢ·½(ġᵢ⁻ + ġᵢ⁺), split into normal, bias and friction. */
-export function contactWork(lambda: ArrayLike<number>, gapBefore: ArrayLike<number>, gapAfter: ArrayLike<number>, bias: ArrayLike<number>): { normal: number; friction: number; bias: number } {
-  let normal = 0, friction = 0, biasW = 0;
+export function contactWork(p: ContactProblem, lambda: ArrayLike<number>, gapBefore: ArrayLike<number>, gapAfter: ArrayLike<number>): { normal: number; friction: number; bias: number } {
+  let normalRows = 0, friction = 0;
   for (let i = 0; i < lambda.length; i++) {
     const work = lambda[i] * 0.5 * (gapBefore[i] + gapAfter[i]);
-    if (i % 3 === 0) {
-      const fromBias = lambda[i] * 0.5 * bias[i];
-      biasW += fromBias;
-      normal += work - fromBias;
-    } else {
-      friction += work;
-    }
+    if (i % 3 === 0) normalRows += work; else friction += work;
   }
-  return { normal, friction, bias: biasW };
+  const bias = biasEnergy(p, lambda);
+  return { normal: normalRows - bias, friction, bias };
+}
+
+/** ½·b_Bᵀ A_FF⁻¹ b_B over the active normal rows F (λn > 0) with a non-zero bias. */
+export function biasEnergy(p: ContactProblem, lambda: ArrayLike<number>): number {
+  const bias = p.rhs?.bias;
+  if (!bias) return 0;
+  const rows: number[] = [];
+  for (let c = 0; c < p.contactCount; c++) if (lambda[3 * c] > 0) rows.push(3 * c);
+  if (!rows.some((r) => bias[r] !== 0)) return 0;
+  const m = rows.length, n = p.size;
+  const A = new Float64Array(m * m), rhs = new Float64Array(m), x = new Float64Array(m);
+  rows.forEach((r, i) => { rhs[i] = bias[r]; rows.forEach((s, j) => { A[i * m + j] = p.A[r * n + s]; }); });
+  const f = choleskyWithFallback(A, m, { tryUnshifted: true });
+  if (!f) return 0;
+  choleskySolve(f, rhs, x);
+  let e = 0;
+  for (let i = 0; i < m; i++) e += 0.5 * rhs[i] * x[i];
+  return e;
 }

@@ -54,7 +54,7 @@ export interface StepConfig {
   readonly slop: number;
   /** Split impulse (seed 000 §8.6): the bias is solved separately and moves positions only. */
   readonly splitImpulse: boolean;
-  /** Constraint softening γ (seed 004): A + γI on the normal rows... see world/step.ts. */
+  /** Constraint softening γ ≥ 0 (seed 004: 0 ≤ ġ + γλ ⊥ λ ≥ 0): γ is added to A's normal-row diagonal, b unchanged. */
   readonly softening: number;
   /** Approach speed below which restitution is ignored (m/s). */
   readonly restVelocityThreshold: number;

@@ -144,26 +144,31 @@ export class World {
     const islandSolves: IslandSolve[] = [];
     let normalWork = 0, frictionWork = 0, biasWork = 0;
     const dvTotal = new Float64Array(6 * this.bodies.length);
+    const dvPseudo = new Float64Array(6 * this.bodies.length);
     islands.forEach((island, k) => {
       const cs = island.contacts.map((i) => contacts[i]);
       const problem = assembleProblem(states, cs, {
         dt, erp: cfg.erp, slop: cfg.slop, baumgarte: !cfg.splitImpulse, restVelocityThreshold: cfg.restVelocityThreshold, regularization: 1e-10,
       });
       if (cfg.faults.restitutionAsTarget) applyRestitutionTargetFault(problem);
+      soften(problem, cfg.softening);
       const warm = cfg.warmStart ? this.cache.warmStart(cs) : undefined;
       const result = solve(problem, cfg.solver, warm);
       this.cache.store(cs, result.lambda);
       islandSolves.push({ contacts: island.contacts, problem, result });
       const dv = bodyVelocityChanges(problem, result.lambda);
       for (let i = 0; i < dv.length; i++) dvTotal[i] += dv[i];
+      if (cfg.splitImpulse) this.positionCorrection(states, cs, dvPseudo);
+      // ġ⁺ = ġ⁻ + J M⁻¹ Jᵀ λ: A without its regularisation ε and without the softening γ (they are not physics).
       const gapAfter = new Float64Array(problem.size);
       for (let i = 0; i < problem.size; i++) {
         let s = 0;
-        for (let j = 0; j < problem.size; j++) s += (problem.A[i * problem.size + j] - (i === j ? problem.regularization : 0)) * result.lambda[j];
+        for (let j = 0; j < problem.size; j++) s += problem.A[i * problem.size + j] * result.lambda[j];
+        s -= (problem.regularization + (i % 3 === 0 ? cfg.softening : 0)) * result.lambda[i];
         gapAfter[i] = -problem.rhs!.velocity[i] + s;
       }
       const gapBefore = problem.rhs!.velocity.map((x) => -x);
-      const wk = contactWork(result.lambda, gapBefore, gapAfter, problem.rhs!.bias);
+      const wk = contactWork(problem, result.lambda, gapBefore, gapAfter);
       normalWork += wk.normal; frictionWork += wk.friction; biasWork += wk.bias;
       island.contacts.forEach((ci, j) => {
         frameContacts[ci] = {
@@ -181,11 +186,20 @@ export class World {
       const o = 6 * i;
       b.v = [b.v[0] + dvTotal[o], b.v[1] + dvTotal[o + 1], b.v[2] + dvTotal[o + 2]];
       b.w = [b.w[0] + dvTotal[o + 3], b.w[1] + dvTotal[o + 4], b.w[2] + dvTotal[o + 5]];
-      b.x = [b.x[0] + dt * b.v[0], b.x[1] + dt * b.v[1], b.x[2] + dt * b.v[2]];
-      const dq = mulQuat([0, b.w[0], b.w[1], b.w[2]], b.q);
+      // Split impulse (seed 000 §8.6): the position correction moves the body by Δt·(pseudo velocity) only.
+      const px = dvPseudo[o], py = dvPseudo[o + 1], pz = dvPseudo[o + 2];
+      b.x = [b.x[0] + dt * (b.v[0] + px), b.x[1] + dt * (b.v[1] + py), b.x[2] + dt * (b.v[2] + pz)];
+      const wq = [b.w[0] + dvPseudo[o + 3], b.w[1] + dvPseudo[o + 4], b.w[2] + dvPseudo[o + 5]];
+      const dq = mulQuat([0, wq[0], wq[1], wq[2]], b.q);
       b.q = normalizeQuat([b.q[0] + 0.5 * dt * dq[0], b.q[1] + 0.5 * dt * dq[1], b.q[2] + 0.5 * dt * dq[2], b.q[3] + 0.5 * dt * dq[3]]);
     });
 
+    // With split impulse the bias does no kinetic work; its energy is the potential change of the push-out.
+    if (cfg.splitImpulse) {
+      this.bodies.forEach((b, i) => {
+        if (!b.isStatic) biasWork -= b.mass * dt * (g[0] * dvPseudo[6 * i] + g[1] * dvPseudo[6 * i + 1] + g[2] * dvPseudo[6 * i + 2]);
+      });
+    }
     const after = this.energy();
     const total = after.kineticLinear + after.kineticRotational + after.potential;
     const delta = total - e0;
@@ -196,6 +210,23 @@ export class World {
     this.time += dt;
     this.frame += 1;
     return { frame: this.frame, time: this.time, contacts: frameContacts, islands: islandSolves, energy, preState };
+  }
+
+  /**
+   * Split impulse (seed 000 §8.6): a second, frictionless problem on the same contacts with only the bias
+   * as right-hand side and zero velocities; its impulses become pseudo velocities that correct positions
+   * without adding kinetic energy. Accumulated into dvPseudo.
+   */
+  private positionCorrection(states: readonly BodyState[], cs: readonly ContactPoint[], dvPseudo: Float64Array): void {
+    const cfg = this.config;
+    const still = states.map((s) => ({ ...s, v: [0, 0, 0] as Vec3, omega: [0, 0, 0] as Vec3 }));
+    const p = assembleProblem(still, cs.map((c) => ({ ...c, mu: 0, restitution: 0 })), {
+      dt: cfg.dt, erp: cfg.erp, slop: cfg.slop, baumgarte: true, restVelocityThreshold: Infinity, regularization: 1e-10,
+    });
+    if (p.b.every((x) => x === 0)) return;
+    const r = solve(p, cfg.solver);
+    const dv = bodyVelocityChanges(p, r.lambda);
+    for (let i = 0; i < dv.length; i++) dvPseudo[i] += dv[i];
   }
 
   private toContactPoint(d: DetectedContact): ContactPoint {
@@ -221,6 +252,13 @@ function rotationalEnergy(b: Body): number {
     e += 0.5 * b.inertia[k] * wk * wk;
   }
   return e;
+}
+
+/** Constraint softening (seed 004): 0 ≤ ġ + γλ ⊥ λ ≥ 0, i.e. γ added to A's normal-row diagonal; b unchanged. */
+function soften(p: ContactProblem, gamma: number): void {
+  if (!(gamma > 0)) return;
+  const A = p.A as Float64Array;
+  for (let c = 0; c < p.contactCount; c++) A[3 * c * p.size + 3 * c] += gamma;
 }
 
 /**
