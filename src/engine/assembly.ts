@@ -5,7 +5,7 @@
  *   b_n = −ġ_n − e·ġ_n (restitution only when −ġ_n exceeds the rest-velocity threshold)
  *         + (ERP/Δt)·max(0, depth − slop);  b_t = −ġ_t  (seed 001 P1/P2).
  */
-import type { BodyState, ContactMeta, ContactPoint, ContactProblem } from './problem.js';
+import type { BodyState, ContactMeta, ContactPoint, ContactProblem, ProblemPhysics, RhsDecomposition } from './problem.js';
 import { ProblemError } from './problem.js';
 import { cross, type Vec3 } from './math/vec3.js';
 
@@ -78,8 +78,27 @@ function checkContact(c: ContactPoint, i: number, nBodies: number): void {
   if (dev > 1e-6) throw new ProblemError(`${f}.t2`, `(n, t1, t2) must be right-handed and orthonormal (|t1×t2 − n| = ${dev.toExponential(2)})`);
 }
 
-/** Builds the ContactProblem (A, b, μ, b decomposition, Jacobian blocks) of one island. */
-export function assembleProblem(bodies: readonly BodyState[], contacts: readonly ContactPoint[], options: Partial<AssemblyOptions> = {}): ContactProblem {
+/**
+ * Everything about an island's contact problem except the dense A: per-contact Jacobian blocks J (3×6 per
+ * body, rows n, t1, t2) and M⁻¹Jᵀ, b with its decomposition, μ. Large islands are solved matrix-free from
+ * these (solvers/pgsBlocks.ts); assembleProblem adds the dense A.
+ */
+export interface ContactBlocks {
+  readonly contactCount: number;
+  readonly size: number;
+  readonly b: Float64Array;
+  readonly mu: Float64Array;
+  readonly rhs: RhsDecomposition;
+  readonly contacts: readonly ContactMeta[];
+  readonly physics: ProblemPhysics;
+  /** M⁻¹Jᵀ blocks matching physics.jacobianA/B (18 numbers per contact; zero for static bodies). */
+  readonly invMassJA: Float64Array;
+  readonly invMassJB: Float64Array;
+  readonly staticA: Uint8Array;
+  readonly staticB: Uint8Array;
+}
+
+export function assembleBlocks(bodies: readonly BodyState[], contacts: readonly ContactPoint[], options: Partial<AssemblyOptions> = {}): ContactBlocks {
   const opt: AssemblyOptions = { ...DEFAULT_ASSEMBLY, ...options };
   const C = contacts.length, n = 3 * C;
   if (C === 0) throw new ProblemError('contacts', 'at least one contact is required');
@@ -94,36 +113,6 @@ export function assembleProblem(bodies: readonly BodyState[], contacts: readonly
     if (!staticA[i]) { jacobianBlock(c, bodies[c.bodyA].x, 1, JA, 18 * i); applyInvMass(bodies[c.bodyA], JA, 18 * i, MJA, 18 * i); }
     if (!staticB[i]) { jacobianBlock(c, bodies[c.bodyB].x, -1, JB, 18 * i); applyInvMass(bodies[c.bodyB], JB, 18 * i, MJB, 18 * i); }
   }
-  // A_ij = Σ over bodies shared by i and j of J_i,body M⁻¹ J_j,bodyᵀ (seed 000 §10.3).
-  const A = new Float64Array(n * n);
-  const addBlock = (i: number, Ji: Float64Array, j: number, MJj: Float64Array): void => {
-    for (let r = 0; r < 3; r++) {
-      for (let s = 0; s < 3; s++) {
-        let v = 0;
-        const a = 18 * i + 6 * r, bb = 18 * j + 6 * s;
-        for (let k = 0; k < 6; k++) v += Ji[a + k] * MJj[bb + k];
-        A[(3 * i + r) * n + 3 * j + s] += v;
-      }
-    }
-  };
-  for (let i = 0; i < C; i++) {
-    const ci = contacts[i];
-    for (let j = 0; j < C; j++) {
-      const cj = contacts[j];
-      if (!staticA[i]) {
-        if (!staticA[j] && ci.bodyA === cj.bodyA) addBlock(i, JA, j, MJA);
-        if (!staticB[j] && ci.bodyA === cj.bodyB) addBlock(i, JA, j, MJB);
-      }
-      if (!staticB[i]) {
-        if (!staticA[j] && ci.bodyB === cj.bodyA) addBlock(i, JB, j, MJA);
-        if (!staticB[j] && ci.bodyB === cj.bodyB) addBlock(i, JB, j, MJB);
-      }
-    }
-  }
-  // Symmetrise exactly (the two triangles are computed by the same products in another order).
-  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) A[j * n + i] = A[i * n + j];
-  for (let i = 0; i < n; i++) A[i * n + i] += opt.regularization;
-
   const velocity = new Float64Array(n), restitution = new Float64Array(n), bias = new Float64Array(n), b = new Float64Array(n);
   const mu = new Float64Array(C);
   const metas: ContactMeta[] = [];
@@ -145,9 +134,50 @@ export function assembleProblem(bodies: readonly BodyState[], contacts: readonly
     metas.push({ contact: c, gapRate: [g[0], g[1], g[2]] });
   }
   return {
-    contactCount: C, size: n, A, b, mu, regularization: opt.regularization, contacts: metas,
-    rhs: { velocity, restitution, bias },
-    physics: { bodies, jacobianA: JA, jacobianB: JB },
+    contactCount: C, size: n, b, mu, rhs: { velocity, restitution, bias }, contacts: metas,
+    physics: { bodies, jacobianA: JA, jacobianB: JB }, invMassJA: MJA, invMassJB: MJB, staticA, staticB,
+  };
+}
+
+/** Builds the ContactProblem (A, b, μ, b decomposition, Jacobian blocks) of one island. */
+export function assembleProblem(bodies: readonly BodyState[], contacts: readonly ContactPoint[], options: Partial<AssemblyOptions> = {}): ContactProblem {
+  const opt: AssemblyOptions = { ...DEFAULT_ASSEMBLY, ...options };
+  const k = assembleBlocks(bodies, contacts, opt);
+  const C = k.contactCount, n = k.size;
+  const { jacobianA: JA, jacobianB: JB } = k.physics;
+  const { invMassJA: MJA, invMassJB: MJB, staticA, staticB } = k;
+  // A_ij = Σ over bodies shared by i and j of J_i,body M⁻¹ J_j,bodyᵀ (seed 000 §10.3).
+  const A = new Float64Array(n * n);
+  const addBlock = (i: number, Ji: Float64Array, j: number, MJj: Float64Array): void => {
+    for (let r = 0; r < 3; r++) {
+      for (let s = 0; s < 3; s++) {
+        let v = 0;
+        const a = 18 * i + 6 * r, bb = 18 * j + 6 * s;
+        for (let q = 0; q < 6; q++) v += Ji[a + q] * MJj[bb + q];
+        A[(3 * i + r) * n + 3 * j + s] += v;
+      }
+    }
+  };
+  for (let i = 0; i < C; i++) {
+    const ci = contacts[i];
+    for (let j = 0; j < C; j++) {
+      const cj = contacts[j];
+      if (!staticA[i]) {
+        if (!staticA[j] && ci.bodyA === cj.bodyA) addBlock(i, JA, j, MJA);
+        if (!staticB[j] && ci.bodyA === cj.bodyB) addBlock(i, JA, j, MJB);
+      }
+      if (!staticB[i]) {
+        if (!staticA[j] && ci.bodyB === cj.bodyA) addBlock(i, JB, j, MJA);
+        if (!staticB[j] && ci.bodyB === cj.bodyB) addBlock(i, JB, j, MJB);
+      }
+    }
+  }
+  // Symmetrise exactly (the two triangles are computed by the same products in another order).
+  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) A[j * n + i] = A[i * n + j];
+  for (let i = 0; i < n; i++) A[i * n + i] += opt.regularization;
+  return {
+    contactCount: C, size: n, A, b: k.b, mu: k.mu, regularization: opt.regularization, contacts: k.contacts,
+    rhs: k.rhs, physics: k.physics,
   };
 }
 

@@ -37,25 +37,49 @@ export class KktWorkspace {
   readonly Alam: Float64Array;
   readonly tmp: Float64Array;
   readonly report: KktReport = emptyKktReport();
+  private rhoBuf: Float64Array;
   constructor(n: number) {
     this.w = new Float64Array(n);
     this.Alam = new Float64Array(n);
     this.tmp = new Float64Array(3);
+    this.rhoBuf = new Float64Array(Math.ceil(n / 3));
+  }
+  /** Per-contact natural-map steps, C entries (reused buffer). */
+  rho(C: number): Float64Array {
+    if (this.rhoBuf.length < C) this.rhoBuf = new Float64Array(C);
+    return this.rhoBuf.length === C ? this.rhoBuf : this.rhoBuf.subarray(0, C);
   }
 }
 
 /** Computes w = Aλ − b and the KKT residuals into ws.report (no allocation). */
 export function kktInto(p: ContactProblem, lambda: Float64Array, ws: KktWorkspace): KktReport {
-  const { A, b, mu, size: n, contactCount: C } = p;
+  const { A, b, size: n, contactCount: C } = p;
   const { w, Alam } = ws;
-  let aNorm = 0, bNorm = 0, lamRef = 0, muMax = 0;
   for (let i = 0; i < n; i++) {
     let s = 0;
     const row = i * n;
     for (let j = 0; j < n; j++) s += A[row + j] * lambda[j];
     Alam[i] = s;
     w[i] = s - b[i];
-    aNorm = Math.max(aNorm, Math.abs(s));
+  }
+  const rho = ws.rho(C);
+  for (let c = 0; c < C; c++) {
+    const o = 3 * c;
+    const dmax = Math.max(A[o * n + o], A[(o + 1) * n + o + 1], A[(o + 2) * n + o + 2]);
+    rho[c] = dmax > 0 ? 1 / dmax : 1;
+  }
+  return kktFromW(p.mu, lambda, w, b, rho, ws);
+}
+
+/**
+ * The KKT residuals from λ and w = Aλ − b (computed by the caller, e.g. matrix-free from body velocities),
+ * with the natural-map steps ρᵢ = 1/max diag Aᵢᵢ. Writes ws.report; no allocation.
+ */
+export function kktFromW(mu: Float64Array, lambda: Float64Array, w: Float64Array, b: Float64Array, rho: Float64Array, ws: KktWorkspace): KktReport {
+  const C = mu.length, n = 3 * C;
+  let aNorm = 0, bNorm = 0, lamRef = 0, muMax = 0;
+  for (let i = 0; i < n; i++) {
+    aNorm = Math.max(aNorm, Math.abs(w[i] + b[i]));
     bNorm = Math.max(bNorm, Math.abs(b[i]));
     lamRef = Math.max(lamRef, Math.abs(lambda[i]));
   }
@@ -78,9 +102,8 @@ export function kktInto(p: ContactProblem, lambda: Float64Array, ws: KktWorkspac
     const dual = m > 0 ? Math.max(0, m * wt - wn) : Math.max(0, -wn);
     const comp = Math.abs(ln * wn + l1 * w1 + l2 * w2);
     const jordan = Math.hypot(m * m * ln * w1 + wn * l1, m * m * ln * w2 + wn * l2);
-    const dmax = Math.max(A[o * n + o], A[(o + 1) * n + o + 1], A[(o + 2) * n + o + 2]);
-    const rho = dmax > 0 ? 1 / dmax : 1;
-    t[0] = ln - rho * wn; t[1] = l1 - rho * w1; t[2] = l2 - rho * w2;
+    const rh = rho[c];
+    t[0] = ln - rh * wn; t[1] = l1 - rh * w1; t[2] = l2 - rh * w2;
     projectCone(t, 0, m, t);
     const natural = Math.max(Math.abs(ln - t[0]), Math.abs(l1 - t[1]), Math.abs(l2 - t[2]));
     if (primal > r.primalAbs) r.primalAbs = primal;

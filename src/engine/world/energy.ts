@@ -12,6 +12,7 @@
  * loses ½mg²Δt² per step in free fall; orientation changes alter ½ωᵀI_wω).
  */
 import type { ContactProblem } from '../problem.js';
+import type { ContactBlocks } from '../assembly.js';
 import { choleskySolve, choleskyWithFallback } from '../math/cholesky.js';
 
 export interface EnergyLedger {
@@ -61,4 +62,26 @@ export function biasEnergy(p: ContactProblem, lambda: ArrayLike<number>): number
   let e = 0;
   for (let i = 0; i < m; i++) e += 0.5 * rhs[i] * x[i];
   return e;
+}
+
+/**
+ * Contact work for a matrix-free island (no A): exact per-row work; the bias part uses the diagonal of
+ * A_FF only, ½·Σ b_B,i² / A_ii over active normal rows (an approximation for coupled contacts).
+ */
+export function contactWorkDiagonal(k: ContactBlocks, lambda: ArrayLike<number>, gapBefore: ArrayLike<number>, gapAfter: ArrayLike<number>): { normal: number; friction: number; bias: number } {
+  let normalRows = 0, friction = 0, bias = 0;
+  const { jacobianA: JA, jacobianB: JB } = k.physics;
+  for (let i = 0; i < lambda.length; i++) {
+    const work = lambda[i] * 0.5 * (gapBefore[i] + gapAfter[i]);
+    if (i % 3 === 0) normalRows += work; else friction += work;
+  }
+  for (let c = 0; c < k.contactCount; c++) {
+    const bb = k.rhs.bias[3 * c];
+    if (!(lambda[3 * c] > 0) || bb === 0) continue;
+    let d = 0;
+    if (!k.staticA[c]) for (let q = 0; q < 6; q++) d += JA[18 * c + q] * k.invMassJA[18 * c + q];
+    if (!k.staticB[c]) for (let q = 0; q < 6; q++) d += JB[18 * c + q] * k.invMassJB[18 * c + q];
+    if (d > 0) bias += 0.5 * bb * bb / d;
+  }
+  return { normal: normalRows - bias, friction, bias };
 }

@@ -15,10 +15,12 @@ import { rotateDiagonal, ZERO3, type Mat3 } from '../math/mat3.js';
 import { tangentBasis, type Vec3 } from '../math/vec3.js';
 import type { BodyDesc, CombineRule, MaterialDesc, ScenarioDesc, StepConfig } from './types.js';
 import type { BodyState, ContactPoint, ContactProblem } from '../problem.js';
-import { assembleProblem, bodyVelocityChanges } from '../assembly.js';
+import { assembleBlocks, assembleProblem, bodyVelocityChanges, type ContactBlocks } from '../assembly.js';
+import { solvePgsBlocks } from '../solvers/pgsBlocks.js';
+import { emptyKktReport } from '../kkt.js';
 import { solve } from '../solvers/solve.js';
 import type { SolveResult } from '../solvers/types.js';
-import { contactWork, type EnergyLedger } from './energy.js';
+import { contactWork, contactWorkDiagonal, type EnergyLedger } from './energy.js';
 import { detectContacts, type DetectedContact } from './detect.js';
 import { buildIslands } from '../collision/islands.js';
 import { ContactCache } from './contactCache.js';
@@ -49,10 +51,25 @@ export interface FrameContact {
   readonly gapAfter: Vec3;
 }
 
-export interface IslandSolve {
-  readonly contacts: readonly number[];
-  readonly problem: ContactProblem;
-  readonly result: SolveResult;
+/** One island's solve: dense (problem with A) or matrix-free (blocks only, large islands). */
+export type IslandSolve =
+  | { readonly contacts: readonly number[]; readonly problem: ContactProblem; readonly blocks: null; readonly result: SolveResult; readonly matrixFree: false }
+  | { readonly contacts: readonly number[]; readonly blocks: ContactBlocks; readonly result: SolveResult; readonly matrixFree: true };
+
+/** Islands with more contacts than this are solved matrix-free (dense A would cost O(C²) memory, O(C³) time). */
+export const DENSE_ISLAND_LIMIT = 200;
+/** PGS islands with more contacts than this use the matrix-free PGS (same iterates, O(C) per sweep). */
+export const PGS_MATRIX_FREE_FROM = 32;
+/** What a Newton/IPM scenario uses on an island beyond the dense limit. */
+export const MATRIX_FREE_FALLBACK = { solver: 'pgs', maxIterations: 100, tolerance: 1e-6 } as const;
+
+function useMatrixFree(cfg: StepConfig, contacts: number): boolean {
+  return contacts > DENSE_ISLAND_LIMIT || (cfg.solver.solver === 'pgs' && contacts > PGS_MATRIX_FREE_FROM);
+}
+
+function lastKkt(out: { history: { residual: Float64Array } }): SolveResult['kkt'] {
+  const r = out.history.residual[out.history.residual.length - 1] ?? 0;
+  return { ...emptyKktReport(), maxRel: r };
 }
 
 export interface FrameRecord {
@@ -147,33 +164,60 @@ export class World {
     const dvPseudo = new Float64Array(6 * this.bodies.length);
     islands.forEach((island, k) => {
       const cs = island.contacts.map((i) => contacts[i]);
-      const problem = assembleProblem(states, cs, {
+      const assembly = {
         dt, erp: cfg.erp, slop: cfg.slop, baumgarte: !cfg.splitImpulse, restVelocityThreshold: cfg.restVelocityThreshold, regularization: 1e-10,
-      });
-      if (cfg.faults.restitutionAsTarget) applyRestitutionTargetFault(problem);
-      soften(problem, cfg.softening);
+      };
       const warm = cfg.warmStart ? this.cache.warmStart(cs) : undefined;
-      const result = solve(problem, cfg.solver, warm);
-      this.cache.store(cs, result.lambda);
-      islandSolves.push({ contacts: island.contacts, problem, result });
-      const dv = bodyVelocityChanges(problem, result.lambda);
-      for (let i = 0; i < dv.length; i++) dvTotal[i] += dv[i];
-      if (cfg.splitImpulse) this.positionCorrection(states, cs, dvPseudo);
-      // ġ⁺ = ġ⁻ + J M⁻¹ Jᵀ λ: A without its regularisation ε and without the softening γ (they are not physics).
-      const gapAfter = new Float64Array(problem.size);
-      for (let i = 0; i < problem.size; i++) {
-        let s = 0;
-        for (let j = 0; j < problem.size; j++) s += problem.A[i * problem.size + j] * result.lambda[j];
-        s -= (problem.regularization + (i % 3 === 0 ? cfg.softening : 0)) * result.lambda[i];
-        gapAfter[i] = -problem.rhs!.velocity[i] + s;
+      let gapBefore: Float64Array, gapAfter: Float64Array, lambda: Float64Array, size: number;
+      if (useMatrixFree(cfg, cs.length)) {
+        // Large island (or PGS beyond a few contacts): matrix-free sequential impulses, O(C) per sweep.
+        const blocks = assembleBlocks(states, cs, assembly);
+        if (cfg.faults.restitutionAsTarget) applyRestitutionTargetFault(blocks);
+        const pgs = cfg.solver.solver === 'pgs' ? cfg.solver : { ...MATRIX_FREE_FALLBACK };
+        const out = solvePgsBlocks(blocks, pgs, warm, cfg.softening);
+        const note = cfg.solver.solver === 'pgs' ? '' : ` (island of ${cs.length} contacts exceeds the dense limit of ${DENSE_ISLAND_LIMIT}: solved by matrix-free PGS instead of ${cfg.solver.solver})`;
+        const status = out.status.kind === 'converged' || !note ? out.status : { ...out.status, reason: out.status.reason + note };
+        const result: SolveResult = {
+          solver: 'pgs', lambda: out.lambda, w: out.w, status, iterations: out.iterations, history: out.history, regularization: out.regularization,
+          timeMs: out.timeMs, objective: out.history.objective[out.history.objective.length - 1] ?? 0, kkt: lastKkt(out), contactClass: [],
+        };
+        islandSolves.push({ contacts: island.contacts, blocks, result, matrixFree: true });
+        for (let i = 0; i < out.dv.length; i++) dvTotal[i] += out.dv[i];
+        size = blocks.size; lambda = out.lambda;
+        gapBefore = blocks.rhs.velocity.map((x) => -x);
+        gapAfter = new Float64Array(size);
+        // ġ⁺ = ġ⁻ + Aλ = (w + b) − velocity part of b, without the softening term γλn (not physics).
+        for (let i = 0; i < size; i++) gapAfter[i] = out.w[i] + blocks.b[i] - blocks.rhs.velocity[i] - (i % 3 === 0 ? cfg.softening * out.lambda[i] : 0);
+        const wk = contactWorkDiagonal(blocks, lambda, gapBefore, gapAfter);
+        normalWork += wk.normal; frictionWork += wk.friction; biasWork += wk.bias;
+        if (cfg.splitImpulse) this.positionCorrection(states, cs, dvPseudo);
+      } else {
+        const problem = assembleProblem(states, cs, assembly);
+        if (cfg.faults.restitutionAsTarget) applyRestitutionTargetFault(problem);
+        soften(problem, cfg.softening);
+        const result = solve(problem, cfg.solver, warm);
+        islandSolves.push({ contacts: island.contacts, problem, blocks: null, result, matrixFree: false });
+        const dv = bodyVelocityChanges(problem, result.lambda);
+        for (let i = 0; i < dv.length; i++) dvTotal[i] += dv[i];
+        if (cfg.splitImpulse) this.positionCorrection(states, cs, dvPseudo);
+        size = problem.size; lambda = result.lambda;
+        // ġ⁺ = ġ⁻ + J M⁻¹ Jᵀ λ: A without its regularisation ε and without the softening γ (they are not physics).
+        gapAfter = new Float64Array(size);
+        for (let i = 0; i < size; i++) {
+          let s2 = 0;
+          for (let j = 0; j < size; j++) s2 += problem.A[i * size + j] * result.lambda[j];
+          s2 -= (problem.regularization + (i % 3 === 0 ? cfg.softening : 0)) * result.lambda[i];
+          gapAfter[i] = -problem.rhs!.velocity[i] + s2;
+        }
+        gapBefore = problem.rhs!.velocity.map((x) => -x);
+        const wk = contactWork(problem, result.lambda, gapBefore, gapAfter);
+        normalWork += wk.normal; frictionWork += wk.friction; biasWork += wk.bias;
       }
-      const gapBefore = problem.rhs!.velocity.map((x) => -x);
-      const wk = contactWork(problem, result.lambda, gapBefore, gapAfter);
-      normalWork += wk.normal; frictionWork += wk.friction; biasWork += wk.bias;
+      this.cache.store(cs, lambda);
       island.contacts.forEach((ci, j) => {
         frameContacts[ci] = {
           contact: contacts[ci], island: k,
-          lambda: [result.lambda[3 * j], result.lambda[3 * j + 1], result.lambda[3 * j + 2]],
+          lambda: [lambda[3 * j], lambda[3 * j + 1], lambda[3 * j + 2]],
           gapBefore: [gapBefore[3 * j], gapBefore[3 * j + 1], gapBefore[3 * j + 2]],
           gapAfter: [gapAfter[3 * j], gapAfter[3 * j + 1], gapAfter[3 * j + 2]],
         };
@@ -266,7 +310,7 @@ function soften(p: ContactProblem, gamma: number): void {
  * target velocity, i.e. b_n = −(1+e)·ġ⁻ − ġ⁻ = −(2+e)·ġ⁻ instead of −(1+e)·ġ⁻, so ġ⁺ = −(1+e)·ġ⁻ and the
  * kinetic energy of a bounce is multiplied by (1+e)² instead of e². Never an ordinary option.
  */
-function applyRestitutionTargetFault(p: ContactProblem): void {
+function applyRestitutionTargetFault(p: { readonly contactCount: number; readonly b: Float64Array; readonly rhs?: ContactProblem['rhs'] }): void {
   const rhs = p.rhs!;
   const b = p.b as Float64Array, rest = rhs.restitution as Float64Array;
   for (let c = 0; c < p.contactCount; c++) {
