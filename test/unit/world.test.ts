@@ -134,4 +134,19 @@ describe('world: free flight and energy ledger', () => {
     close(f.contacts[0].lambda[0], approach / (1 / m + gamma), 1e-8, 'λn');
     close(f.contacts[0].gapAfter[0], -approach + f.contacts[0].lambda[0] / m, 1e-9, 'ġ⁺ uses the physical A');
   });
+
+  it('a plank on two static supports stays put, carries m·g·Δt per frame split equally, and the supports never move (AC7)', () => {
+    const support = (name: string, x: number) => box(name, [0.25, 0.25, 0.25], null, [x, 0, 0.25]);
+    const w = new World(scenario([support('left', -1.5), support('right', 1.5), box('plank', [2, 0.25, 0.1], 10, [0, 0, 0.6])]));
+    let last = w.step();
+    for (let k = 0; k < 299; k++) last = w.step();
+    const plank = w.bodies[2];
+    assert.ok(Math.hypot(plank.x[0], plank.x[1], plank.x[2] - 0.6) < 0.006, `plank drifted to ${plank.x}`);
+    assert.deepEqual(w.bodies[0].x, [-1.5, 0, 0.25]);
+    assert.deepEqual(w.bodies[1].x, [1.5, 0, 0.25]);
+    let left = 0, right = 0;
+    for (const c of last.contacts) (c.contact.point[0] < 0 ? (left += c.lambda[0]) : (right += c.lambda[0]));
+    close(left + right, 10 * 9.81 / 60, 1e-3, 'total normal impulse');
+    close(left, right, 1e-3 * (left + right), 'equal split');
+  });
 });
