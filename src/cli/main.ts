@@ -6,12 +6,14 @@ import { runSolve, SOLVE_USAGE, type Output } from './solveCommand.js';
 import { runSimulate, SIMULATE_USAGE } from './simulateCommand.js';
 import { runCheck, CHECK_USAGE } from './checkCommand.js';
 import { runReport, REPORT_USAGE } from './reportCommand.js';
+import { runDiagnose, DIAGNOSE_USAGE } from './diagnoseCommand.js';
 
 const USAGE = `usage:
   ${SOLVE_USAGE}
   ${SIMULATE_USAGE}
   ${REPORT_USAGE}
   ${CHECK_USAGE}
+  ${DIAGNOSE_USAGE}
 
 solve     solves one friction-contact problem (docs/problem-format.md) with PGS, projected Newton and/or
           the interior-point method; prints λ, status, iterations, objective and the KKT residuals.
@@ -19,6 +21,8 @@ simulate  runs a scenario of a *.scene.json file (docs/scene-format.md) and writ
           (docs/recording-format.md); progress on stderr; never overwrites without --force.
 report    summarises a recording (ours or another engine's) in one streaming pass.
 check     runs every scenario of a scene file and checks its expectations (exit 0 only if all hold).
+diagnose  finds energy injection (frame, contact, mechanism, joules) in a scene's run or a recording;
+          --fail-on injection exits 1 when any injection finding exists.
 Exit codes: 0 success, 1 a solver failed / an expectation failed, 2 bad input.`;
 
 export function main(argv: readonly string[], io: Output): number {
@@ -33,6 +37,8 @@ export function main(argv: readonly string[], io: Output): number {
         return runReport(rest, io);
       case 'check':
         return runCheck(rest, io);
+      case 'diagnose':
+        return runDiagnose(rest, io);
       case undefined:
       case 'help':
       case '--help':

@@ -1,0 +1,82 @@
+/** The energy-injection diagnoser: planted faults are found at the right frame, contact and mechanism. */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseSceneFile } from '../../src/format/scene.js';
+import { World } from '../../src/engine/world/world.js';
+import { frameFromWorld, headerFromWorld } from '../../src/format/worldRecording.js';
+import { Diagnoser, diagnose } from '../../src/session/diagnose.js';
+import { RecordingReader } from '../../src/format/recordingFile.js';
+import { main } from '../../src/cli/main.js';
+import { ground, scenario, sphere } from './world-helpers.js';
+
+const ROOT = resolve(__dirname, '..', '..');
+
+function diagnoseScenario(desc: ConstructorParameters<typeof World>[0]) {
+  const world = new World(desc);
+  const e = world.energy();
+  const d = new Diagnoser(headerFromWorld(world), {}, e.kineticLinear + e.kineticRotational + e.potential);
+  const frames: { frame: number; contacts: number }[] = [];
+  for (let k = 0; k < desc.frames; k++) { const f = world.step(); frames.push({ frame: f.frame, contacts: f.contacts.length }); d.add(frameFromWorld(world, f)); }
+  return { findings: d.findings, frames };
+}
+
+describe('diagnose', () => {
+  const mats = [{ name: 'bouncy', friction: 0.5, restitution: 0.5 }];
+  const drop = (faults: { restitutionAsTarget?: boolean }) => scenario([ground('bouncy'), sphere('ball', 0.1, 1, [0, 0, 1.1], [0, 0, 0], 'bouncy')], { dt: 1 / 240, erp: 0, splitImpulse: true, faults }, mats, 400);
+
+  it('the seed 001 P2 fault (−(1+e)·v as target) is found at the first impact frame, on the ball contact, as restitution overshoot', () => {
+    const { findings, frames } = diagnoseScenario(drop({ restitutionAsTarget: true }));
+    const firstContact = frames.find((f) => f.contacts > 0)!.frame;
+    assert.ok(findings.length > 0);
+    const f = findings[0];
+    assert.equal(f.frame, firstContact);
+    assert.deepEqual(f.contacts, [0]);
+    assert.equal(f.mechanism, 'restitution-overshoot');
+    assert.match(f.explanation, /\(1\+e\) times the approach speed/);
+    // KE above the law: ½·m·((1+e)² − e²)·v² with v the approach speed
+    const v = Math.sqrt(2 * 9.81 * 1.0);
+    assert.ok(Math.abs(f.joules - 0.5 * ((1.5 ** 2) - 0.25) * v * v) < 0.05 * f.joules, `joules ${f.joules}`);
+  });
+
+  it('the same drop without the fault (e = 0.5, split impulse) diagnoses clean', () => {
+    assert.deepEqual(diagnoseScenario(drop({})).findings, []);
+  });
+
+  it('the bundled fault example is found; the resting box, head-on elastic and stack examples are clean', () => {
+    for (const [file, expectFindings] of [['fault-restitution-target.scene.json', true], ['resting-box.scene.json', false], ['head-on-elastic.scene.json', false]] as const) {
+      const path = join(ROOT, 'examples', file);
+      for (const s of parseSceneFile(readFileSync(path, 'utf8'), path).scenarios) {
+        if (!expectFindings && s.desc.config.solver.solver === 'pgs') continue;
+        const r = diagnoseScenario(s.desc);
+        if (expectFindings) assert.ok(r.findings.some((f) => f.mechanism === 'restitution-overshoot'), s.desc.name);
+        else assert.deepEqual(r.findings.map((f) => `${f.frame} ${f.mechanism}`), [], s.desc.name);
+      }
+    }
+  });
+
+  it('a foreign recording is diagnosed from its states, contacts and λ alone: frame 4 of the acme example', () => {
+    const reader = RecordingReader.openSync(join(ROOT, 'examples', 'foreign-engine.rec.jsonl'));
+    try {
+      const frames = Array.from({ length: reader.frameCount }, (_, i) => reader.frame(i));
+      const findings = diagnose(reader.header, frames);
+      assert.ok(findings.length > 0);
+      assert.ok(findings.every((f) => f.frame >= 4), findings.map((f) => f.frame).join(','));
+      const big = findings.filter((f) => f.contacts.length === 1).sort((a, b) => b.joules - a.joules)[0];
+      assert.equal(big.frame, 4);
+      assert.deepEqual(big.contacts, [2]);
+      assert.ok(findings.some((f) => f.mechanism === 'non-converged-solve' && f.frame === 4));
+    } finally { reader.close(); }
+  });
+
+  it('CLI: --json prints frame/contacts/mechanism/joules per finding, --fail-on injection exits 1 only with findings', () => {
+    const out: string[] = [], err: string[] = [];
+    const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l) };
+    assert.equal(main(['diagnose', join(ROOT, 'examples', 'fault-restitution-target.scene.json'), '--json', '--fail-on', 'injection'], io), 1);
+    const rows = out.map((l) => JSON.parse(l) as Record<string, unknown>);
+    for (const k of ['frame', 'contacts', 'mechanism', 'joules']) assert.ok(k in rows[0], k);
+    out.length = 0;
+    assert.equal(main(['diagnose', join(ROOT, 'examples', 'head-on-elastic.scene.json'), '--fail-on', 'injection'], io), 0);
+    assert.ok(out.every((l) => /no findings/.test(l)), out.join('\n'));
+  });
+});
