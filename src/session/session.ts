@@ -14,12 +14,8 @@
  * AND its warm-start contact cache (private to World). The broad phase's persistent sort order does not
  * matter (its pairs are returned sorted), and the solvers have no other state. So each checkpoint also keeps
  * the cache content of the frame before it: per contact (body pair, feature id, normal, λ). Restoring puts
- * exactly those entries into a fresh World's cache, through ContactCache's public store()/expire() on the
- * World's (TypeScript-private) `cache` field — nothing new is exposed by World. Frames re-simulated from a
- * checkpoint are then bit-identical to the first pass (asserted by test/unit/session.test.ts). Should the
- * field ever be renamed, restoring falls back to an empty cache, and `Session.exactReplay` turns false: with
- * warm starting on, re-simulated frames can then differ from the first pass (by about the solver tolerance
- * at first, possibly more later in chaotic scenes).
+ * exactly those entries into a fresh World's cache (World.restoreWarmStart). Frames re-simulated from a
+ * checkpoint are then bit-identical to the first pass (asserted by test/unit/session.test.ts).
  *
  * `detail(i)` re-assembles each island's contact problem (A, b with its decomposition, μ) from the recorded
  * contacts and the pre-solve body states (format/recording.ts preSolveBodyStates), with its conditioning.
@@ -28,8 +24,7 @@
  */
 import { World, DENSE_ISLAND_LIMIT, type FrameRecord } from '../engine/world/world.js';
 import type { ScenarioDesc } from '../engine/world/types.js';
-import { ContactCache } from '../engine/world/contactCache.js';
-import type { ContactPoint, ContactProblem, RhsDecomposition } from '../engine/problem.js';
+import type { ContactProblem, RhsDecomposition } from '../engine/problem.js';
 import { assembleBlocks, assembleProblem, DEFAULT_ASSEMBLY, type AssemblyOptions } from '../engine/assembly.js';
 import { buildIslands } from '../engine/collision/islands.js';
 import { conditioning, type Conditioning } from '../engine/conditioning.js';
@@ -195,12 +190,6 @@ interface Checkpoint {
 
 const STATUS_RANK: Record<RecordedSolverStatus, number> = { converged: 0, stalled: 1, 'max-iterations': 2, failed: 3 };
 
-/** The World's warm-start cache (private in World; reached here only to restore it, see the file comment). */
-function worldCache(w: World): ContactCache | null {
-  const c = (w as unknown as { cache?: unknown }).cache;
-  return c instanceof ContactCache ? c : null;
-}
-
 class ScenarioSource implements FrameSource {
   readonly kind = 'scenario' as const;
   readonly header: RecordingHeader;
@@ -227,7 +216,6 @@ class ScenarioSource implements FrameSource {
     this.time = new Float64Array(n); this.frameNo = new Float64Array(n); this.energy = new Float64Array(n); this.maxDepth = new Float64Array(n);
     this.contacts = new Uint32Array(n); this.iterations = new Uint32Array(n); this.status = new Uint8Array(n);
     this.checkpoints.push(this.capture(world, 0, null));
-    if (!worldCache(world) && desc.config.warmStart) this.exact = false;
     for (let k = 0; k < n; k++) {
       const f = world.step();
       this.record(k, f);
@@ -277,15 +265,7 @@ class ScenarioSource implements FrameSource {
     });
     w.time = cp.time;
     w.frame = cp.frame;
-    if (cp.cacheContacts.length > 0) {
-      const cache = worldCache(w);
-      if (cache) {
-        cache.store(cp.cacheContacts as unknown as ContactPoint[], cp.cacheLambda); // store() reads bodyA, bodyB, featureId, normal only
-        cache.expire();
-      } else if (this.desc.config.warmStart) {
-        this.exact = false;
-      }
-    }
+    if (cp.cacheContacts.length > 0) w.restoreWarmStart(cp.cacheContacts, cp.cacheLambda);
     return w;
   }
 

@@ -11,13 +11,16 @@ export const CACHE_NORMAL_COS = Math.cos((15 * Math.PI) / 180);
 
 interface Entry { readonly normal: Vec3; readonly lambda: Vec3 }
 
-const keyOf = (c: ContactPoint): string => `${c.bodyA}|${c.bodyB}|${c.featureId ?? ''}`;
+/** What identifies a cached contact: body pair, feature and normal. */
+export type CacheKeyed = Pick<ContactPoint, 'bodyA' | 'bodyB' | 'featureId' | 'normal'>;
+
+const keyOf = (c: CacheKeyed): string => `${c.bodyA}|${c.bodyB}|${c.featureId ?? ''}`;
 
 export class ContactCache {
   private entries = new Map<string, Entry>();
 
   /** λ⁰ in the 3C layout for these contacts (0 where nothing matches), or undefined if nothing matched. */
-  warmStart(contacts: readonly ContactPoint[]): Float64Array | undefined {
+  warmStart(contacts: readonly CacheKeyed[]): Float64Array | undefined {
     const out = new Float64Array(3 * contacts.length);
     let hits = 0;
     contacts.forEach((c, i) => {
@@ -32,7 +35,7 @@ export class ContactCache {
   }
 
   /** Replaces the cache content of these contacts (entries not seen this frame expire at `expire`). */
-  store(contacts: readonly ContactPoint[], lambda: ArrayLike<number>): void {
+  store(contacts: readonly CacheKeyed[], lambda: ArrayLike<number>): void {
     contacts.forEach((c, i) => this.next.set(keyOf(c), { normal: c.normal, lambda: [lambda[3 * i], lambda[3 * i + 1], lambda[3 * i + 2]] }));
   }
 

@@ -23,7 +23,7 @@ import type { SolveResult } from '../solvers/types.js';
 import { contactWork, contactWorkDiagonal, type EnergyLedger } from './energy.js';
 import { detectContacts, type DetectedContact } from './detect.js';
 import { buildIslands } from '../collision/islands.js';
-import { ContactCache } from './contactCache.js';
+import { ContactCache, type CacheKeyed } from './contactCache.js';
 import { SweepAndPrune } from '../collision/broadphase.js';
 
 export interface Body {
@@ -125,6 +125,15 @@ export class World {
         x: d.position, q: normalizeQuat(d.orientation), v: isStatic ? [0, 0, 0] : d.velocity, w: isStatic ? [0, 0, 0] : d.angularVelocity,
       };
     });
+  }
+
+  /**
+   * Refills the warm-start cache as if the previous frame had solved these contacts with these λ (3C
+   * layout): lets a session restore a checkpoint and re-simulate bit-identically.
+   */
+  restoreWarmStart(contacts: readonly CacheKeyed[], lambda: ArrayLike<number>): void {
+    this.cache.store(contacts, lambda);
+    this.cache.expire();
   }
 
   /** World inverse inertia R I⁻¹_b Rᵀ (DESIGN.md). */
