@@ -27,6 +27,7 @@ import type { ScenarioDesc } from '../engine/world/types.js';
 import type { ContactProblem, RhsDecomposition } from '../engine/problem.js';
 import { assembleBlocks, assembleProblem, DEFAULT_ASSEMBLY, type AssemblyOptions } from '../engine/assembly.js';
 import { buildIslands } from '../engine/collision/islands.js';
+import { conditioningCauses, type ConditioningCause } from '../engine/conditioningCauses.js';
 import { conditioning, type Conditioning } from '../engine/conditioning.js';
 import type { Quat } from '../engine/math/quat.js';
 import type { Vec3 } from '../engine/math/vec3.js';
@@ -105,6 +106,8 @@ export interface IslandDetail {
   readonly mu: Float64Array | null;
   /** conditioning(A) of the re-assembled A, or null. */
   readonly conditioning: Conditioning | null;
+  /** Likely causes of a large κ or a rank deficiency (mass ratio, duplicated rows, redundant contacts). */
+  readonly causes?: readonly ConditioningCause[];
   /** Recorded λ of the island's contacts in the island's order (3 per contact). */
   readonly lambda: Float64Array;
   /** Why problem (and possibly b) is missing. */
@@ -431,9 +434,10 @@ export class Session {
           };
         }
         const problem = assembleProblem(bodies, cs, options);
+        const cond = conditioning(problem.A, problem.size, { regularization: problem.regularization });
         return {
           bodies: isl.bodies, contacts: isl.contacts, problem, b: problem.b, rhs: problem.rhs ?? null, mu: problem.mu,
-          conditioning: conditioning(problem.A, problem.size, { regularization: problem.regularization }), lambda,
+          conditioning: cond, causes: conditioningCauses(problem, cond), lambda,
         };
       } catch (e) {
         const reason = `the problem could not be re-assembled: ${(e as Error).message}`;

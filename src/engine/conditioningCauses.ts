@@ -1,0 +1,58 @@
+/**
+ * Likely causes of an ill-conditioned or rank-deficient contact matrix (seed 000 §9.1): mass ratios,
+ * duplicated or near-parallel contact rows, and redundant contacts between the same two bodies.
+ */
+import type { ContactProblem } from './problem.js';
+import type { Conditioning } from './conditioning.js';
+
+/** Mass ratio from which κ(A) ~ m_max/m_min is worth reporting (seed 000 §9.2 rule of thumb: 100:1). */
+export const MASS_RATIO_REPORT = 100;
+/** Cosine between two normal Jacobian rows above which they count as (near-)duplicates. */
+export const PARALLEL_ROW_COSINE = 0.9999;
+
+export interface ConditioningCause {
+  readonly kind: 'mass-ratio' | 'duplicate-rows' | 'redundant-contacts';
+  readonly contacts: readonly number[];
+  readonly message: string;
+}
+
+export function conditioningCauses(p: ContactProblem, cond?: Conditioning): ConditioningCause[] {
+  const out: ConditioningCause[] = [];
+  if (!p.physics || !p.contacts) return out;
+  const { bodies, jacobianA: JA, jacobianB: JB } = p.physics;
+  const used = new Set<number>();
+  p.contacts.forEach(({ contact: c }) => { for (const i of [c.bodyA, c.bodyB]) if (i >= 0 && bodies[i].invMass > 0) used.add(i); });
+  const inv = [...used].map((i) => bodies[i].invMass);
+  if (inv.length >= 2) {
+    const ratio = Math.max(...inv) / Math.min(...inv);
+    if (ratio >= MASS_RATIO_REPORT) {
+      out.push({ kind: 'mass-ratio', contacts: [], message: `mass ratio 1:${ratio.toPrecision(3)} between the island's bodies: κ(A) grows like the ratio (seed 000 §9.2)` });
+    }
+  }
+  // Normal rows of two contacts on the same body pair: cosine of their 12-vectors [J_a, J_b].
+  const C = p.contactCount;
+  const row = (c: number, k: number): number => (k < 6 ? JA[18 * c + k] : JB[18 * c + k - 6]);
+  const norm = (c: number): number => { let s = 0; for (let k = 0; k < 12; k++) s += row(c, k) ** 2; return Math.sqrt(s); };
+  const pairs = new Map<string, number[]>();
+  for (let i = 0; i < C; i++) {
+    const c = p.contacts[i].contact;
+    const key = `${Math.min(c.bodyA, c.bodyB)}|${Math.max(c.bodyA, c.bodyB)}`;
+    pairs.set(key, [...(pairs.get(key) ?? []), i]);
+  }
+  for (const [, list] of pairs) {
+    for (let x = 0; x < list.length; x++) {
+      for (let y = x + 1; y < list.length; y++) {
+        const i = list[x], j = list[y];
+        if (p.contacts[i].contact.bodyA !== p.contacts[j].contact.bodyA) continue;
+        let d = 0;
+        for (let k = 0; k < 12; k++) d += row(i, k) * row(j, k);
+        const cos = d / (norm(i) * norm(j) || 1);
+        if (cos > PARALLEL_ROW_COSINE) out.push({ kind: 'duplicate-rows', contacts: [i, j], message: `contacts ${i} and ${j} have (near-)identical normal rows (cos ${cos.toFixed(6)}): duplicated or coincident points (seed 000 §9.1)` });
+      }
+    }
+    if (list.length >= 4 && cond && cond.rankDeficiency > 0) {
+      out.push({ kind: 'redundant-contacts', contacts: list, message: `${list.length} contacts between the same two bodies: 3 of their ${3 * list.length} rows suffice per rigid DOF pair, A has rank deficiency ${cond.rankDeficiency} (seed 000 §10.3); λ is not unique there` });
+    }
+  }
+  return out;
+}
