@@ -80,3 +80,25 @@ describe('diagnose', () => {
     assert.ok(out.every((l) => /no findings/.test(l)), out.join('\n'));
   });
 });
+
+describe('diagnose: bundled examples', () => {
+  /** Non-fault examples not yet clean, with the reason (issue 4 open item). */
+  const NOT_YET_CLEAN: Record<string, string> = {
+    'pyramid-20.scene.json': 'PGS (50 sweeps) on one 1600-contact island never converges: frames 5–7 gain 0.1–0.24 J',
+    'box-pile-1000.scene.json': 'too slow for the unit tests (300 frames of 1000 boxes)',
+  };
+  const dir = join(ROOT, 'examples');
+  for (const file of require('node:fs').readdirSync(dir).filter((f: string) => f.endsWith('.scene.json')).sort() as string[]) {
+    if (NOT_YET_CLEAN[file]) { it.skip(`${file}: not checked — ${NOT_YET_CLEAN[file]}`, () => undefined); continue; }
+    const fault = file.includes('fault');
+    it(`${file}: ${fault ? 'the planted fault is found' : 'diagnoses clean'}`, function () {
+      this.timeout(60000);
+      const path = join(dir, file);
+      for (const s of parseSceneFile(readFileSync(path, 'utf8'), path).scenarios) {
+        const { findings } = diagnoseScenario(s.desc);
+        if (fault) assert.ok(findings.length > 0, `${s.desc.name}: no finding`);
+        else assert.deepEqual(findings.map((f) => `${f.frame} ${f.mechanism} ${f.joules.toExponential(2)}`), [], s.desc.name);
+      }
+    });
+  }
+});
