@@ -102,3 +102,22 @@ describe('diagnose: bundled examples', () => {
     });
   }
 });
+
+describe('diagnose: damaged recordings', () => {
+  it('a NaN line and a truncated last line are reported with file:line and the valid frames are still diagnosed', () => {
+    const { mkdtempSync, writeFileSync } = require('node:fs') as typeof import('node:fs');
+    const { tmpdir } = require('node:os') as typeof import('node:os');
+    const lines = readFileSync(join(ROOT, 'examples', 'foreign-engine.rec.jsonl'), 'utf8').trimEnd().split('\n');
+    // line 3 (frame 1) gets a NaN token, and the last frame is cut in the middle
+    lines[2] = lines[2].replace(/"time":\s*[0-9.e-]+/, '"time": NaN');
+    lines[lines.length - 1] = lines[lines.length - 1].slice(0, 40);
+    const file = join(mkdtempSync(join(tmpdir(), 'cl-diag-')), 'damaged.rec.jsonl');
+    writeFileSync(file, lines.join('\n'));
+    const out: string[] = [], err: string[] = [];
+    const code = main(['diagnose', file], { out: (l) => out.push(l), err: (l) => err.push(l) });
+    assert.equal(code, 0);
+    assert.ok(err.some((l) => /damaged\.rec\.jsonl: line 3: time/.test(l)), err.join('\n'));
+    assert.ok(err.some((l) => /damaged\.rec\.jsonl: line 7/.test(l)), err.join('\n'));
+    assert.match(out[0], /damaged\.rec\.jsonl: 4 frames/);
+  });
+});
