@@ -1,10 +1,10 @@
 /** `contact-lens diagnose <scene.json | rec.jsonl> [--json] [--fail-on injection]` */
 import { parseSceneFile } from '../format/scene.js';
-import { RecordingReader } from '../format/recordingFile.js';
 import { frameFromWorld, headerFromWorld } from '../format/worldRecording.js';
 import { World } from '../engine/world/world.js';
 import { Diagnoser, INJECTION_MECHANISMS, type Finding } from '../session/diagnose.js';
 import { oneOf, parseArgs, UsageError } from './args.js';
+import { openRecordingForCli } from './openRecording.js';
 import { readText, type Output } from './solveCommand.js';
 
 export const DIAGNOSE_USAGE = 'contact-lens diagnose <scene.json | rec.jsonl> [--json] [--fail-on injection]';
@@ -24,14 +24,7 @@ function fromScene(file: string, io: Output, json: boolean): Source[] {
 }
 
 function fromRecording(file: string, io: Output, json: boolean): Source[] {
-  let reader: RecordingReader;
-  try {
-    reader = RecordingReader.openSync(file);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code) throw new UsageError(`${file}: cannot read the file (${code === 'ENOENT' ? 'no such file' : code})`);
-    throw e;
-  }
+  const reader = openRecordingForCli(file);
   try {
     if (!json) for (const x of reader.errors) io.err(`warning: skipped ${x.message}`);
     const d = new Diagnoser(reader.header);

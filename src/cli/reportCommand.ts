@@ -5,6 +5,7 @@ import { assembleProblem } from '../engine/assembly.js';
 import { buildIslands } from '../engine/collision/islands.js';
 import { conditioning } from '../engine/conditioning.js';
 import { parseArgs, UsageError } from './args.js';
+import { openRecordingForCli } from './openRecording.js';
 import type { Output } from './solveCommand.js';
 
 export const REPORT_USAGE = 'contact-lens report <rec.jsonl> [--json]';
@@ -35,14 +36,7 @@ export function runReport(argv: readonly string[], io: Output): number {
   const { positionals, options } = parseArgs(argv, [], ['json']);
   if (positionals.length !== 1) throw new UsageError(`expected one recording\nusage: ${REPORT_USAGE}`);
   const file = positionals[0];
-  let reader: RecordingReader;
-  try {
-    reader = RecordingReader.openSync(file);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code) throw new UsageError(`${file}: cannot read the file (${code === 'ENOENT' ? 'no such file' : code})`);
-    throw e;
-  }
+  const reader = openRecordingForCli(file);
   try {
     const n = reader.frameCount;
     const contacts: number[] = [], iterations: number[] = [];

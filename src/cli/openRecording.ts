@@ -1,0 +1,13 @@
+/** Opens a recording for a CLI command; a missing or unreadable file becomes a one-line usage error. */
+import { RecordingReader } from '../format/recordingFile.js';
+import { UsageError } from './args.js';
+
+export function openRecordingForCli(file: string): RecordingReader {
+  try {
+    return RecordingReader.openSync(file);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code) throw new UsageError(`${file}: cannot read the file (${code === 'ENOENT' ? 'no such file' : code})`);
+    throw e;
+  }
+}
