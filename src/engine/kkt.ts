@@ -139,7 +139,7 @@ export const CLASSIFY_TOLERANCE = 1e-7;
  * Labels each contact: separating (λn ≈ 0), sticking (λn > 0, ‖w_t‖ ≈ 0), sliding (λn > 0, ‖w_t‖ > 0),
  * with ≈ relative to ‖λ‖∞ and max(‖b‖∞, ‖Aλ‖∞) as in the oracle.
  */
-export function classifyContacts(p: ContactProblem, lambda: Float64Array, w: Float64Array, lamRef: number, wRef: number): ContactClass[] {
+export function classifyContacts(p: { readonly contactCount: number }, lambda: Float64Array, w: Float64Array, lamRef: number, wRef: number): ContactClass[] {
   const out: ContactClass[] = new Array(p.contactCount);
   const lt = CLASSIFY_TOLERANCE * (lamRef > 0 ? lamRef : 1);
   const wt = CLASSIFY_TOLERANCE * (wRef > 0 ? wRef : 1);

@@ -7,7 +7,7 @@
  */
 import type { ContactBlocks } from '../assembly.js';
 import { clampDisk, projectCone } from '../cone.js';
-import { KktWorkspace, kktFromW } from '../kkt.js';
+import { KktWorkspace, classifyContacts, kktFromW, type ContactClass, type KktReport } from '../kkt.js';
 import { HistoryRecorder } from './history.js';
 import { projectAll } from './blocks.js';
 import { PGS_DEFAULTS } from './pgs.js';
@@ -22,6 +22,9 @@ export interface MatrixFreeOutput extends AlgorithmOutput {
   /** Δv = M⁻¹Jᵀλ per body of the island's body list, [dv(3), dω(3)]. */
   readonly dv: Float64Array;
   readonly timeMs: number;
+  /** KKT residuals at the returned λ (w from the velocities). */
+  readonly kkt: KktReport;
+  readonly contactClass: ContactClass[];
 }
 
 /** `softening` γ (seed 004) is added to the normal rows: w_n = (Aλ − b)_n + γλ_n. */
@@ -132,5 +135,9 @@ export function solvePgsBlocks(k: ContactBlocks, opts: PgsOptions, warmStart?: F
     }
   }
   residual();
-  return { lambda: lam, iterations, status, regularization: eps, history: hist.finish(), w: Float64Array.from(w), dv, timeMs: globalThis.performance.now() - t0 };
+  const kkt = { ...ws.report };
+  return {
+    lambda: lam, iterations, status, regularization: eps, history: hist.finish(), w: Float64Array.from(w), dv, kkt,
+    contactClass: classifyContacts(k, lam, w, kkt.lamRef, kkt.wRef), timeMs: globalThis.performance.now() - t0,
+  };
 }

@@ -17,7 +17,6 @@ import type { BodyDesc, CombineRule, MaterialDesc, ScenarioDesc, StepConfig } fr
 import type { BodyState, ContactPoint, ContactProblem } from '../problem.js';
 import { assembleBlocks, assembleProblem, bodyVelocityChanges, type ContactBlocks } from '../assembly.js';
 import { solvePgsBlocks } from '../solvers/pgsBlocks.js';
-import { emptyKktReport } from '../kkt.js';
 import { solve } from '../solvers/solve.js';
 import type { SolveResult } from '../solvers/types.js';
 import { contactWork, contactWorkDiagonal, type EnergyLedger } from './energy.js';
@@ -67,10 +66,6 @@ function useMatrixFree(cfg: StepConfig, contacts: number): boolean {
   return contacts > DENSE_ISLAND_LIMIT || (cfg.solver.solver === 'pgs' && contacts > PGS_MATRIX_FREE_FROM);
 }
 
-function lastKkt(out: { history: { residual: Float64Array } }): SolveResult['kkt'] {
-  const r = out.history.residual[out.history.residual.length - 1] ?? 0;
-  return { ...emptyKktReport(), maxRel: r };
-}
 
 export interface FrameRecord {
   readonly frame: number;
@@ -188,7 +183,7 @@ export class World {
         const status = out.status.kind === 'converged' || !note ? out.status : { ...out.status, reason: out.status.reason + note };
         const result: SolveResult = {
           solver: 'pgs', lambda: out.lambda, w: out.w, status, iterations: out.iterations, history: out.history, regularization: out.regularization,
-          timeMs: out.timeMs, objective: out.history.objective[out.history.objective.length - 1] ?? 0, kkt: lastKkt(out), contactClass: [],
+          timeMs: out.timeMs, objective: out.history.objective[out.history.objective.length - 1] ?? 0, kkt: out.kkt, contactClass: out.contactClass,
         };
         islandSolves.push({ contacts: island.contacts, blocks, result, matrixFree: true });
         for (let i = 0; i < out.dv.length; i++) dvTotal[i] += out.dv[i];
