@@ -4,12 +4,12 @@
  *   node dist/bench-solvers.js [--quick] [--json]
  * Not a test: nothing passes or fails; non-converged solves are reported as they are.
  */
-import * as os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { ContactProblem } from '../src/engine/problem.js';
 import { solve } from '../src/engine/solvers/solve.js';
 import type { SolveOptions, SolveResult } from '../src/engine/solvers/types.js';
 import { benchScenes, lcg, uniform, type BenchScene } from './scenes.js';
+import { machineInfo, parseBenchArgs, type BenchArgs, type MachineInfo } from './common.js';
 
 interface SolverConfig {
   readonly label: string;
@@ -24,11 +24,6 @@ const SOLVERS: readonly SolverConfig[] = [
 ];
 
 type Start = 'cold' | 'warm';
-
-interface BenchArgs {
-  readonly json: boolean;
-  readonly quick: boolean;
-}
 
 interface RunPlan {
   readonly warmups: number;
@@ -57,33 +52,8 @@ export interface BenchRow {
   readonly kktMaxRel: number;
 }
 
-interface MachineInfo {
-  readonly cpu: string;
-  readonly cores: number;
-  readonly node: string;
-  readonly platform: string;
-  readonly date: string;
-}
-
-function parseArgs(argv: readonly string[]): BenchArgs {
-  const known = new Set(['--json', '--quick']);
-  for (const a of argv) if (!known.has(a)) throw new Error(`unknown argument ${a} (expected --json and/or --quick)`);
-  return { json: argv.includes('--json'), quick: argv.includes('--quick') };
-}
-
 function runPlan(args: BenchArgs): RunPlan {
   return args.quick ? { warmups: 1, repeats: 3, budgetMs: 5_000 } : { warmups: 3, repeats: 15, budgetMs: 20_000 };
-}
-
-function machineInfo(): MachineInfo {
-  const cpus = os.cpus();
-  return {
-    cpu: cpus[0]?.model.trim() ?? 'unknown CPU',
-    cores: cpus.length,
-    node: process.version,
-    platform: `${os.platform()} ${os.arch()}`,
-    date: new Date().toISOString(),
-  };
 }
 
 /** The same problem with every b entry scaled by 1 ± 1% (deterministic): "the last frame". */
@@ -256,7 +226,7 @@ function mixLines(scenes: readonly BenchScene[], benches: readonly SceneBench[])
 }
 
 function main(): void {
-  const args = parseArgs(process.argv.slice(2));
+  const args = parseBenchArgs(process.argv.slice(2));
   const plan = runPlan(args);
   const machine = machineInfo();
   const scenes = benchScenes();

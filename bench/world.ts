@@ -22,6 +22,7 @@ import {
   applySnapshot, cannonSim, loadCannon, loadRapier, loadScenario, OursSim, probeContacts, rapierSim, repoRoot, WORLD_SCENES,
   type BodySnapshot, type ContactProbe, type EngineName, type MethodShare, type OurStepInfo, type Sim, type WorldBenchScene,
 } from './world-scenes.js';
+import { machineInfo, parseBenchArgs, type BenchArgs, type MachineInfo } from './common.js';
 
 const JOB_KIND = 'contact-lens-world-bench';
 const MIN_TIMED = 3;
@@ -208,11 +209,6 @@ function runJob(job: Job, stepLimitMs: number, setupLimitMs: number): Promise<Jo
 // ---------------------------------------------------------------------------------------------------
 // Plan and configurations
 
-interface BenchArgs {
-  readonly json: boolean;
-  readonly quick: boolean;
-}
-
 interface Plan {
   readonly oursWarmupSteps: number;
   readonly oursWarmupBudgetMs: number;
@@ -225,12 +221,6 @@ interface Plan {
   /** Worker start, scene construction, Rapier init. */
   readonly setupLimitMs: number;
   readonly settleBudgetMs: number;
-}
-
-function parseArgs(argv: readonly string[]): BenchArgs {
-  const known = new Set(['--json', '--quick']);
-  for (const a of argv) if (!known.has(a)) throw new Error(`unknown argument ${a} (expected --json and/or --quick)`);
-  return { json: argv.includes('--json'), quick: argv.includes('--quick') };
 }
 
 function makePlan(args: BenchArgs): Plan {
@@ -461,28 +451,6 @@ async function settle(scene: WorldBenchScene, desc: ScenarioDesc, plan: Plan, pr
 // ---------------------------------------------------------------------------------------------------
 // Output
 
-interface MachineInfo {
-  readonly cpu: string;
-  readonly cores: number;
-  readonly node: string;
-  readonly platform: string;
-  readonly date: string;
-  /** 1-minute load average when the benchmark started (other processes disturb the timings). */
-  readonly loadAverage: number;
-}
-
-function machineInfo(): MachineInfo {
-  const cpus = os.cpus();
-  return {
-    cpu: cpus[0]?.model.trim() ?? 'unknown CPU',
-    cores: cpus.length,
-    node: process.version,
-    platform: `${os.platform()} ${os.arch()}`,
-    date: new Date().toISOString(),
-    loadAverage: os.loadavg()[0],
-  };
-}
-
 function packageVersion(name: string): string {
   try {
     const p = path.join(repoRoot(), 'node_modules', ...name.split('/'), 'package.json');
@@ -612,7 +580,7 @@ function oursLines(scenes: readonly SceneReport[]): string[] {
 }
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  const args = parseBenchArgs(process.argv.slice(2));
   const plan = makePlan(args);
   const machine = machineInfo();
   const libs = { 'cannon-es': packageVersion('cannon-es'), '@dimforge/rapier3d-compat': packageVersion('@dimforge/rapier3d-compat') };

@@ -34,6 +34,7 @@ import type { Vec3 } from '../engine/math/vec3.js';
 import {
   preSolveBodyStates, SOLVER_STATUSES, toContactPoint,
   type RecordedFrame, type RecordedSolverStatus, type RecordingHeader,
+  type RecordedContact,
 } from '../format/recording.js';
 import { RecordingReader, type OpenOptions } from '../format/recordingFile.js';
 import { frameFromWorld, headerFromWorld } from '../format/worldRecording.js';
@@ -71,24 +72,15 @@ export interface ScenarioSessionOptions {
   readonly frames?: number;
 }
 
-export interface ContactRow {
+/** A recorded contact (format fields a, b, point, normal, t1, t2, depth, μ, e, feature) with its context. */
+export interface ContactRow extends RecordedContact {
   /** Index in the frame's contact list. */
   readonly index: number;
   /** Island index in `detail.islands`, −1 when the contact joins two static bodies (no island). */
   readonly island: number;
-  readonly a: number;
-  readonly b: number;
   /** Body names from the header ("world" for −1). */
   readonly bodyA: string;
   readonly bodyB: string;
-  readonly point: Vec3;
-  readonly normal: Vec3;
-  readonly t1: Vec3;
-  readonly t2: Vec3;
-  readonly depth: number;
-  readonly mu: number;
-  readonly e: number;
-  readonly feature?: string;
   /** Recorded λ (λn, λt1, λt2), N·s. */
   readonly lambda: Vec3;
 }
