@@ -2,7 +2,7 @@
 import { parseSceneFile } from '../format/scene.js';
 import { frameFromWorld, headerFromWorld } from '../format/worldRecording.js';
 import { World } from '../engine/world/world.js';
-import { Diagnoser, INJECTION_MECHANISMS, type Finding } from '../session/diagnose.js';
+import { Diagnoser, type Finding } from '../session/diagnose.js';
 import { oneOf, parseArgs, UsageError } from './args.js';
 import { openRecordingForCli } from './openRecording.js';
 import { readText, type Output } from './solveCommand.js';
@@ -44,7 +44,7 @@ export function runDiagnose(argv: readonly string[], io: Output): number {
   const sources = file.endsWith('.jsonl') ? fromRecording(file, io, json) : fromScene(file, io, json);
   let injections = 0;
   for (const s of sources) {
-    injections += s.findings.filter((f) => INJECTION_MECHANISMS.includes(f.mechanism)).length;
+    injections += s.findings.length; // every finding is energy that entered the system
     if (json) {
       for (const f of s.findings) io.out(JSON.stringify({ source: s.label, frame: f.frame, time: f.time, contacts: f.contacts, mechanism: f.mechanism, joules: f.joules, explanation: f.explanation }));
       continue;
