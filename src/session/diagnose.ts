@@ -52,22 +52,69 @@ export const DEFAULT_DIAGNOSIS: DiagnosisOptions = { energyTolerance: 1e-3, spee
 
 function num(v: unknown): number | undefined { return typeof v === 'number' && Number.isFinite(v) ? v : undefined; }
 
-/** Total energy Σ ½m|v|² + ½ωᵀI_wω − m g·x of the frame's dynamic bodies. */
-export function frameEnergy(header: RecordingHeader, f: RecordedFrame): number {
+/** Kinetic Σ ½m|v|² + ½ωᵀI_wω and potential Σ −m g·x energy of the frame's dynamic bodies (J). */
+export function frameEnergyParts(header: RecordingHeader, f: RecordedFrame): { kinetic: number; potential: number } {
   const g = header.gravity;
-  let e = 0;
+  let kinetic = 0, potential = 0;
   header.bodies.forEach((b, i) => {
     if (b.static || b.mass === null) return;
     const s = f.bodies[i];
-    e += 0.5 * b.mass * (s.v[0] ** 2 + s.v[1] ** 2 + s.v[2] ** 2) - b.mass * (g[0] * s.x[0] + g[1] * s.x[1] + g[2] * s.x[2]);
+    kinetic += 0.5 * b.mass * (s.v[0] ** 2 + s.v[1] ** 2 + s.v[2] ** 2);
+    potential -= b.mass * (g[0] * s.x[0] + g[1] * s.x[1] + g[2] * s.x[2]);
     // ½ωᵀI_wω with I_w = R I_b Rᵀ: ½ (Rᵀω)ᵀ I_b (Rᵀω)
     const R = quatToMat3(s.q);
     const wb = [0, 1, 2].map((k) => s.w[0] * R[k] + s.w[1] * R[3 + k] + s.w[2] * R[6 + k]);
     const I = b.inertia;
-    if (I && I.length === 3) e += 0.5 * (I[0] * wb[0] ** 2 + I[1] * wb[1] ** 2 + I[2] * wb[2] ** 2);
-    else if (I && I.length === 9) for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) e += 0.5 * wb[r] * I[3 * r + c] * wb[c];
+    if (I && I.length === 3) kinetic += 0.5 * (I[0] * wb[0] ** 2 + I[1] * wb[1] ** 2 + I[2] * wb[2] ** 2);
+    else if (I && I.length === 9) for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) kinetic += 0.5 * wb[r] * I[3 * r + c] * wb[c];
   });
-  return e;
+  return { kinetic, potential };
+}
+
+/** Total energy (kinetic + potential) of the frame's dynamic bodies. */
+export function frameEnergy(header: RecordingHeader, f: RecordedFrame): number {
+  const { kinetic, potential } = frameEnergyParts(header, f);
+  return kinetic + potential;
+}
+
+/** Normal/tangent contact velocities before (ġ⁻ = J v⁻) and after (ġ⁺ = ġ⁻ + J M⁻¹Jᵀλ) the impulse, seed 000 §4. */
+export interface ContactKinematics {
+  readonly gBefore: readonly [number, number, number];
+  readonly gAfter: readonly [number, number, number];
+  /** 1/A_nn: the contact's effective mass along its normal (0 between two static bodies). */
+  readonly mEff: number;
+}
+
+/** Per contact of frame f, from the recorded pre-solve state and λ; null when the frame has no pre-solve state. */
+export function contactKinematics(header: RecordingHeader, f: RecordedFrame, prev?: RecordedFrame): ContactKinematics[] | null {
+  const pre = preSolveBodyStates(header, f, prev);
+  if (!pre.ok) return null;
+  const contacts = f.contacts.map(toContactPoint);
+  const k = assembleBlocks(pre.bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: header.dt });
+  const C = k.contactCount, N = pre.bodies.length;
+  const lam = f.solver.lambda;
+  // Δv = M⁻¹Jᵀλ per body, then ġ⁺ = ġ⁻ + J Δv per row.
+  const dv = new Float64Array(6 * N);
+  for (let c = 0; c < C; c++) {
+    const l0 = lam[3 * c], l1 = lam[3 * c + 1], l2 = lam[3 * c + 2];
+    if (!k.staticA[c]) { const o = 6 * contacts[c].bodyA; for (let q = 0; q < 6; q++) dv[o + q] += k.invMassJA[18 * c + q] * l0 + k.invMassJA[18 * c + 6 + q] * l1 + k.invMassJA[18 * c + 12 + q] * l2; }
+    if (!k.staticB[c]) { const o = 6 * contacts[c].bodyB; for (let q = 0; q < 6; q++) dv[o + q] += k.invMassJB[18 * c + q] * l0 + k.invMassJB[18 * c + 6 + q] * l1 + k.invMassJB[18 * c + 12 + q] * l2; }
+  }
+  const out: ContactKinematics[] = [];
+  for (let c = 0; c < C; c++) {
+    const gBefore = [0, 1, 2].map((r) => -k.rhs.velocity[3 * c + r]) as [number, number, number];
+    const gAfter = [0, 1, 2].map((r) => {
+      let s = gBefore[r];
+      if (!k.staticA[c]) { const o = 6 * contacts[c].bodyA; for (let q = 0; q < 6; q++) s += k.physics.jacobianA[18 * c + 6 * r + q] * dv[o + q]; }
+      if (!k.staticB[c]) { const o = 6 * contacts[c].bodyB; for (let q = 0; q < 6; q++) s += k.physics.jacobianB[18 * c + 6 * r + q] * dv[o + q]; }
+      return s;
+    }) as [number, number, number];
+    let ann = 0;
+    if (!k.staticA[c]) for (let q = 0; q < 6; q++) ann += k.physics.jacobianA[18 * c + q] * k.invMassJA[18 * c + q];
+    if (!k.staticB[c]) for (let q = 0; q < 6; q++) ann += k.physics.jacobianB[18 * c + q] * k.invMassJB[18 * c + q];
+    out.push({ gBefore, gAfter, mEff: ann > 0 ? 1 / ann : 0 });
+  }
+  return out;
 }
 
 export class Diagnoser {
@@ -113,33 +160,15 @@ export class Diagnoser {
   }
 
   private contactFindings(f: RecordedFrame): void {
-    const pre = preSolveBodyStates(this.header, f, this.prev);
-    if (!pre.ok) return;
+    const kin = contactKinematics(this.header, f, this.prev);
+    if (!kin) return;
+    const C = f.contacts.length;
     const contacts = f.contacts.map(toContactPoint);
-    const k = assembleBlocks(pre.bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: this.header.dt });
-    const C = k.contactCount, N = pre.bodies.length;
     const lam = f.solver.lambda;
-    // Δv = M⁻¹Jᵀλ per body, then ġ⁺ = ġ⁻ + J Δv per row.
-    const dv = new Float64Array(6 * N);
-    for (let c = 0; c < C; c++) {
-      const l0 = lam[3 * c], l1 = lam[3 * c + 1], l2 = lam[3 * c + 2];
-      if (!k.staticA[c]) { const o = 6 * contacts[c].bodyA; for (let q = 0; q < 6; q++) dv[o + q] += k.invMassJA[18 * c + q] * l0 + k.invMassJA[18 * c + 6 + q] * l1 + k.invMassJA[18 * c + 12 + q] * l2; }
-      if (!k.staticB[c]) { const o = 6 * contacts[c].bodyB; for (let q = 0; q < 6; q++) dv[o + q] += k.invMassJB[18 * c + q] * l0 + k.invMassJB[18 * c + 6 + q] * l1 + k.invMassJB[18 * c + 12 + q] * l2; }
-    }
     const prevFeatures = new Set((this.prev?.contacts ?? []).map((c) => `${c.a}|${c.b}|${c.feature ?? ''}`));
     const { speedTolerance: tol, energyTolerance: etol, restVelocityThreshold: rest = 0.5 } = this.opt;
     for (let c = 0; c < C; c++) {
-      const gBefore = [0, 1, 2].map((r) => -k.rhs.velocity[3 * c + r]);
-      const gAfter = [0, 1, 2].map((r) => {
-        let s = gBefore[r];
-        if (!k.staticA[c]) { const o = 6 * contacts[c].bodyA; for (let q = 0; q < 6; q++) s += k.physics.jacobianA[18 * c + 6 * r + q] * dv[o + q]; }
-        if (!k.staticB[c]) { const o = 6 * contacts[c].bodyB; for (let q = 0; q < 6; q++) s += k.physics.jacobianB[18 * c + 6 * r + q] * dv[o + q]; }
-        return s;
-      });
-      let ann = 0;
-      if (!k.staticA[c]) for (let q = 0; q < 6; q++) ann += k.physics.jacobianA[18 * c + q] * k.invMassJA[18 * c + q];
-      if (!k.staticB[c]) for (let q = 0; q < 6; q++) ann += k.physics.jacobianB[18 * c + q] * k.invMassJB[18 * c + q];
-      const mEff = ann > 0 ? 1 / ann : 0;
+      const { gBefore, gAfter, mEff } = kin[c];
       const ct = contacts[c];
       // Friction doing positive work (seed 002 §M7: λt·v_t⁺ ≤ 0 for a maximally dissipative solution).
       const wFriction = lam[3 * c + 1] * 0.5 * (gBefore[1] + gAfter[1]) + lam[3 * c + 2] * 0.5 * (gBefore[2] + gAfter[2]);

@@ -1,0 +1,187 @@
+/**
+ * Messages between the extension host and the inspector webview (plain types only; the validators that
+ * check them on receipt are in ./validate.ts). Every request from the webview carries a `requestId`; the
+ * host answers with the same id (or an `error` with it). Numbers missing in a source are `null`, never NaN.
+ */
+
+export const PROTOCOL_VERSION = 1;
+
+export type SolverName = 'pgs' | 'newton' | 'ipm';
+export const SOLVER_NAMES: readonly SolverName[] = ['pgs', 'newton', 'ipm'];
+
+export type ContactState = 'separating' | 'sticking' | 'sliding';
+export type SolverStatus = 'converged' | 'max-iterations' | 'stalled' | 'failed';
+
+/** What the inspector shows: a scenario simulated by our engine or a recording file. */
+export interface SessionInfo {
+  readonly title: string;
+  readonly source: 'scenario' | 'recording';
+  /** Path of the file (scene file or recording) shown in the header. */
+  readonly file: string;
+  readonly producer: string;
+  readonly frameCount: number;
+  readonly dt: number;
+  readonly bodies: readonly string[];
+}
+
+/** One value per frame, columnar (index = session position 0 … frameCount − 1). */
+export interface Timeline {
+  readonly frame: readonly number[];
+  readonly time: readonly number[];
+  readonly contacts: readonly number[];
+  readonly status: readonly SolverStatus[];
+  readonly iterations: readonly (number | null)[];
+  readonly residual: readonly (number | null)[];
+  readonly kinetic: readonly number[];
+  readonly potential: readonly number[];
+  readonly total: readonly number[];
+  /** Energy-ledger parts per frame (J), by name (e.g. normalWork, frictionWork, biasWork); may be empty. */
+  readonly ledger: { readonly [part: string]: readonly (number | null)[] };
+  /** κ(A) estimate of the frame's worst island (null: no contacts or no pre-solve state). */
+  readonly kappa: readonly (number | null)[];
+  readonly maxDepth: readonly number[];
+}
+
+export interface FindingView {
+  /** Session position of the finding's frame. */
+  readonly index: number;
+  readonly frame: number;
+  readonly time: number;
+  readonly contacts: readonly number[];
+  readonly mechanism: string;
+  readonly joules: number;
+  readonly explanation: string;
+}
+
+export interface ContactView {
+  readonly index: number;
+  /** Stable identity across frames: "a|b|feature". */
+  readonly key: string;
+  readonly island: number;
+  readonly bodyA: string;
+  readonly bodyB: string;
+  readonly point: readonly [number, number, number];
+  readonly normal: readonly [number, number, number];
+  readonly depth: number;
+  readonly mu: number;
+  readonly e: number;
+  readonly lambdaN: number;
+  /** ‖(λt1, λt2)‖. */
+  readonly lambdaT: number;
+  readonly state: ContactState;
+  /** Normal velocity before/after the impulse (m/s), null when the frame has no pre-solve state. */
+  readonly vnBefore: number | null;
+  readonly vnAfter: number | null;
+  /** v⁺ − (−e·v⁻), positive = separates faster than the restitution law allows. */
+  readonly excess: number | null;
+  /** λt·v_t⁺ (J per step: positive means friction did work). */
+  readonly frictionPower: number | null;
+}
+
+export interface IslandView {
+  readonly contacts: readonly number[];
+  /** Rows of A (3 per contact). */
+  readonly size: number;
+  /** Row-major A when size ≤ MAX_MATRIX_ROWS, else null (see `reason`). */
+  readonly A: readonly number[] | null;
+  readonly kappa: number | null;
+  readonly lambdaMin: number | null;
+  readonly lambdaMax: number | null;
+  readonly rankDeficiency: number | null;
+  /** 'exact' or the estimate used. */
+  readonly method: string | null;
+  readonly causes: readonly string[];
+  readonly reason?: string;
+}
+
+/** Largest island whose dense A is sent to the webview (3 rows per contact). */
+export const MAX_MATRIX_ROWS = 600;
+
+export interface FrameView {
+  readonly index: number;
+  readonly frame: number;
+  readonly time: number;
+  readonly status: SolverStatus;
+  readonly solver: string;
+  readonly iterations: number | null;
+  /** The solver's residual per iteration (convergence curve), possibly empty. */
+  readonly residuals: readonly number[];
+  readonly contacts: readonly ContactView[];
+  readonly islands: readonly IslandView[];
+  readonly notes: readonly string[];
+}
+
+export interface ContactSeries {
+  readonly key: string;
+  /** Session positions sampled (decimated for long sessions). */
+  readonly index: readonly number[];
+  /** null where the contact does not exist in that frame. */
+  readonly lambdaN: readonly (number | null)[];
+  readonly lambdaT: readonly (number | null)[];
+}
+
+export interface WhatIfOptions {
+  readonly solver: SolverName;
+  readonly maxIterations?: number;
+  readonly tolerance?: number;
+  readonly warmStart?: boolean;
+}
+
+export interface WhatIfContact {
+  readonly index: number;
+  readonly recordedN: number;
+  readonly alternativeN: number;
+  readonly recordedT: number;
+  readonly alternativeT: number;
+  /** max |λ_alt − λ_rec| over the contact's three components. */
+  readonly difference: number;
+}
+
+export interface WhatIfView {
+  readonly index: number;
+  readonly options: WhatIfOptions;
+  readonly contacts: readonly WhatIfContact[];
+  readonly recorded: { readonly kineticEnergyChange: number; readonly kkt: number };
+  readonly alternative: { readonly kineticEnergyChange: number; readonly kkt: number; readonly status: string; readonly iterations: number };
+  readonly skipped: readonly string[];
+}
+
+/** Commands the extension forwards to the webview (keybindings, command palette). */
+export type InspectorCommand =
+  | { readonly name: 'step'; readonly delta: number }
+  | { readonly name: 'goto'; readonly index: number }
+  | { readonly name: 'togglePlay' }
+  | { readonly name: 'finding'; readonly direction: 1 | -1 }
+  | { readonly name: 'exportChart' };
+
+export interface ViewSettings {
+  /** Frames per second during playback. */
+  readonly playbackFps: number;
+}
+
+// ─── host → webview ─────────────────────────────────────────────────────────────────────────────────
+export type HostMessage =
+  | { readonly type: 'init'; readonly version: number; readonly info: SessionInfo; readonly timeline: Timeline; readonly findings: readonly FindingView[]; readonly settings: ViewSettings; readonly index: number }
+  | { readonly type: 'frame'; readonly requestId: number; readonly view: FrameView }
+  | { readonly type: 'series'; readonly requestId: number; readonly series: readonly ContactSeries[] }
+  | { readonly type: 'whatIf'; readonly requestId: number; readonly result: WhatIfView }
+  | { readonly type: 'command'; readonly command: InspectorCommand }
+  | { readonly type: 'progress'; readonly message: string; readonly fraction: number | null }
+  | { readonly type: 'error'; readonly requestId: number | null; readonly message: string };
+
+// ─── webview → host ─────────────────────────────────────────────────────────────────────────────────
+export type WebviewMessage =
+  | { readonly type: 'ready' }
+  | { readonly type: 'seek'; readonly requestId: number; readonly index: number }
+  | { readonly type: 'series'; readonly requestId: number; readonly keys: readonly string[] }
+  | { readonly type: 'whatIf'; readonly requestId: number; readonly index: number; readonly options: WhatIfOptions }
+  | { readonly type: 'exportChart'; readonly name: string; readonly dataUrl: string }
+  | { readonly type: 'exportFrame'; readonly index: number; readonly format: 'json' | 'csv' };
+
+/** What the webview keeps with setState (restored by the WebviewPanelSerializer after a reload). */
+export interface WebviewState {
+  /** Scene file + scenario name, or the recording path, that the panel shows. */
+  readonly source: { readonly kind: 'scenario'; readonly file: string; readonly scenario: string } | { readonly kind: 'recording'; readonly file: string };
+  readonly index: number;
+  readonly selectedContacts: readonly string[];
+}

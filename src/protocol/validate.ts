@@ -1,0 +1,127 @@
+/**
+ * Checks a received message against the protocol (./inspector.ts) before anything acts on it; both sides
+ * call these. A bad message throws ProtocolError naming the field. Pure functions, no imports with behaviour.
+ */
+import type { HostMessage, WebviewMessage, WhatIfOptions } from './inspector.js';
+import { PROTOCOL_VERSION, SOLVER_NAMES } from './inspector.js';
+
+export class ProtocolError extends Error {
+  constructor(readonly field: string, detail: string) {
+    super(`invalid message: ${field} ${detail}`);
+    this.name = 'ProtocolError';
+  }
+}
+
+type Obj = Record<string, unknown>;
+
+function obj(v: unknown, field: string): Obj {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ProtocolError(field, 'must be an object');
+  return v as Obj;
+}
+function int(v: unknown, field: string, min = 0): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new ProtocolError(field, `must be an integer ≥ ${min}`);
+  return v;
+}
+function finite(v: unknown, field: string): number {
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new ProtocolError(field, 'must be a finite number');
+  return v;
+}
+function str(v: unknown, field: string): string {
+  if (typeof v !== 'string') throw new ProtocolError(field, 'must be a string');
+  return v;
+}
+function arr(v: unknown, field: string): unknown[] {
+  if (!Array.isArray(v)) throw new ProtocolError(field, 'must be an array');
+  return v;
+}
+function numOrNullArray(v: unknown, field: string, length?: number): void {
+  const a = arr(v, field);
+  if (length !== undefined && a.length !== length) throw new ProtocolError(field, `must have ${length} entries, has ${a.length}`);
+  a.forEach((x, i) => { if (x !== null && typeof x !== 'number') throw new ProtocolError(`${field}[${i}]`, 'must be a number or null'); });
+}
+
+function whatIfOptions(v: unknown, field: string): WhatIfOptions {
+  const o = obj(v, field);
+  if (!SOLVER_NAMES.includes(o.solver as never)) throw new ProtocolError(`${field}.solver`, `must be one of ${SOLVER_NAMES.join(', ')}`);
+  if (o.maxIterations !== undefined) int(o.maxIterations, `${field}.maxIterations`, 1);
+  if (o.tolerance !== undefined && !(finite(o.tolerance, `${field}.tolerance`) > 0)) throw new ProtocolError(`${field}.tolerance`, 'must be > 0');
+  if (o.warmStart !== undefined && typeof o.warmStart !== 'boolean') throw new ProtocolError(`${field}.warmStart`, 'must be a boolean');
+  return o as unknown as WhatIfOptions;
+}
+
+/** Validates a message the webview sent (the host calls this). */
+export function validateWebviewMessage(v: unknown): WebviewMessage {
+  const m = obj(v, 'message');
+  switch (m.type) {
+    case 'ready': break;
+    case 'seek': int(m.requestId, 'requestId'); int(m.index, 'index'); break;
+    case 'series': {
+      int(m.requestId, 'requestId');
+      arr(m.keys, 'keys').forEach((k, i) => str(k, `keys[${i}]`));
+      break;
+    }
+    case 'whatIf': int(m.requestId, 'requestId'); int(m.index, 'index'); whatIfOptions(m.options, 'options'); break;
+    case 'exportChart':
+      str(m.name, 'name');
+      if (!/^data:image\/png;base64,[A-Za-z0-9+/=]+$/.test(str(m.dataUrl, 'dataUrl'))) throw new ProtocolError('dataUrl', 'must be a base64 PNG data URL');
+      break;
+    case 'exportFrame':
+      int(m.index, 'index');
+      if (m.format !== 'json' && m.format !== 'csv') throw new ProtocolError('format', 'must be "json" or "csv"');
+      break;
+    default: throw new ProtocolError('type', `unknown message type ${JSON.stringify(m.type)}`);
+  }
+  return m as unknown as WebviewMessage;
+}
+
+function validateTimeline(v: unknown, n: number): void {
+  const t = obj(v, 'timeline');
+  for (const k of ['frame', 'time', 'contacts', 'iterations', 'residual', 'kinetic', 'potential', 'total', 'kappa', 'maxDepth']) numOrNullArray(t[k], `timeline.${k}`, n);
+  const s = arr(t.status, 'timeline.status');
+  if (s.length !== n) throw new ProtocolError('timeline.status', `must have ${n} entries`);
+  const ledger = obj(t.ledger, 'timeline.ledger');
+  for (const k of Object.keys(ledger)) numOrNullArray(ledger[k], `timeline.ledger.${k}`, n);
+}
+
+/** Validates a message the host sent (the webview calls this). */
+export function validateHostMessage(v: unknown): HostMessage {
+  const m = obj(v, 'message');
+  switch (m.type) {
+    case 'init': {
+      if (m.version !== PROTOCOL_VERSION) throw new ProtocolError('version', `must be ${PROTOCOL_VERSION} (host and webview bundles differ)`);
+      const info = obj(m.info, 'info');
+      const n = int(info.frameCount, 'info.frameCount');
+      str(info.title, 'info.title');
+      arr(info.bodies, 'info.bodies');
+      validateTimeline(m.timeline, n);
+      arr(m.findings, 'findings').forEach((f, i) => {
+        const o = obj(f, `findings[${i}]`);
+        const idx = int(o.index, `findings[${i}].index`);
+        if (idx >= n) throw new ProtocolError(`findings[${i}].index`, `must be < frameCount ${n}`);
+        finite(o.joules, `findings[${i}].joules`); str(o.mechanism, `findings[${i}].mechanism`);
+      });
+      finite(obj(m.settings, 'settings').playbackFps, 'settings.playbackFps');
+      int(m.index, 'index');
+      break;
+    }
+    case 'frame': {
+      int(m.requestId, 'requestId');
+      const f = obj(m.view, 'view');
+      int(f.index, 'view.index');
+      arr(f.contacts, 'view.contacts').forEach((c, i) => {
+        const o = obj(c, `view.contacts[${i}]`);
+        finite(o.lambdaN, `view.contacts[${i}].lambdaN`); str(o.key, `view.contacts[${i}].key`);
+      });
+      arr(f.islands, 'view.islands');
+      numOrNullArray(f.residuals, 'view.residuals');
+      break;
+    }
+    case 'series': int(m.requestId, 'requestId'); arr(m.series, 'series'); break;
+    case 'whatIf': int(m.requestId, 'requestId'); arr(obj(m.result, 'result').contacts, 'result.contacts'); break;
+    case 'command': str(obj(m.command, 'command').name, 'command.name'); break;
+    case 'progress': str(m.message, 'message'); break;
+    case 'error': str(m.message, 'message'); break;
+    default: throw new ProtocolError('type', `unknown message type ${JSON.stringify(m.type)}`);
+  }
+  return m as unknown as HostMessage;
+}
