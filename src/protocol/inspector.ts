@@ -161,7 +161,7 @@ export interface ViewSettings {
 
 // ─── host → webview ─────────────────────────────────────────────────────────────────────────────────
 export type HostMessage =
-  | { readonly type: 'init'; readonly version: number; readonly info: SessionInfo; readonly timeline: Timeline; readonly findings: readonly FindingView[]; readonly settings: ViewSettings; readonly index: number }
+  | { readonly type: 'init'; readonly version: number; readonly source: SessionSource; readonly info: SessionInfo; readonly timeline: Timeline; readonly findings: readonly FindingView[]; readonly settings: ViewSettings; readonly index: number }
   | { readonly type: 'frame'; readonly requestId: number; readonly view: FrameView }
   | { readonly type: 'series'; readonly requestId: number; readonly series: readonly ContactSeries[] }
   | { readonly type: 'whatIf'; readonly requestId: number; readonly result: WhatIfView }
@@ -178,10 +178,15 @@ export type WebviewMessage =
   | { readonly type: 'exportChart'; readonly name: string; readonly dataUrl: string }
   | { readonly type: 'exportFrame'; readonly index: number; readonly format: 'json' | 'csv' };
 
+/** Scene file + scenario name, or the recording path, that a panel shows. */
+export type SessionSource =
+  | { readonly kind: 'scenario'; readonly file: string; readonly scenario: string }
+  | { readonly kind: 'recording'; readonly file: string };
+
 /** What the webview keeps with setState (restored by the WebviewPanelSerializer after a reload). */
 export interface WebviewState {
   /** Scene file + scenario name, or the recording path, that the panel shows. */
-  readonly source: { readonly kind: 'scenario'; readonly file: string; readonly scenario: string } | { readonly kind: 'recording'; readonly file: string };
+  readonly source: SessionSource;
   readonly index: number;
   readonly selectedContacts: readonly string[];
 }

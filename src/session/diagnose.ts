@@ -89,6 +89,7 @@ export interface ContactKinematics {
 export function contactKinematics(header: RecordingHeader, f: RecordedFrame, prev?: RecordedFrame): ContactKinematics[] | null {
   const pre = preSolveBodyStates(header, f, prev);
   if (!pre.ok) return null;
+  if (f.contacts.length === 0) return [];
   const contacts = f.contacts.map(toContactPoint);
   const k = assembleBlocks(pre.bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: header.dt });
   const C = k.contactCount, N = pre.bodies.length;

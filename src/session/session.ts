@@ -70,6 +70,11 @@ export interface ScenarioSessionOptions {
   readonly checkpointEvery?: number;
   /** Frames to simulate (default: the scenario's `frames`). */
   readonly frames?: number;
+  /**
+   * Called once per frame of the first simulation pass, in order, with the frame as a recording line
+   * (summaries, diagnosis and progress are built in that same pass, without a second simulation).
+   */
+  readonly onFrame?: (index: number, frame: RecordedFrame) => void;
 }
 
 /** A recorded contact (format fields a, b, point, normal, t1, t2, depth, μ, e, feature) with its context. */
@@ -204,7 +209,7 @@ class ScenarioSource implements FrameSource {
   /** Steps re-simulated since creation (a cost figure for tests and benchmarks). */
   resimulatedSteps = 0;
 
-  constructor(readonly desc: ScenarioDesc, readonly every: number, frames: number) {
+  constructor(readonly desc: ScenarioDesc, readonly every: number, frames: number, onFrame?: ScenarioSessionOptions['onFrame']) {
     const world = new World(desc);
     this.header = headerFromWorld(world);
     const n = frames;
@@ -214,6 +219,7 @@ class ScenarioSource implements FrameSource {
     for (let k = 0; k < n; k++) {
       const f = world.step();
       this.record(k, f);
+      onFrame?.(k, frameFromWorld(world, f));
       if ((k + 1) % every === 0 && k + 1 < n) this.checkpoints.push(this.capture(world, k + 1, f));
     }
     this.frameCount = n;
@@ -320,7 +326,7 @@ export class Session {
     if (!Number.isInteger(every) || every < 1) throw new RangeError(`checkpointEvery must be an integer ≥ 1, got ${every}`);
     const frames = options.frames ?? desc.frames;
     if (!Number.isInteger(frames) || frames < 0) throw new RangeError(`frames must be an integer ≥ 0, got ${frames}`);
-    return new Session(new ScenarioSource(desc, every, frames));
+    return new Session(new ScenarioSource(desc, every, frames, options.onFrame));
   }
 
   get kind(): 'recording' | 'scenario' { return this.source.kind; }

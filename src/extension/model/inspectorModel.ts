@@ -1,0 +1,260 @@
+/**
+ * The inspector's data: a Session plus the per-frame timeline and the diagnosis, turned into protocol views
+ * (src/protocol/inspector.ts). Pure: no vscode, no DOM — it runs in the simulation worker and in plain Node
+ * tests. The timeline and the findings come from ONE streaming pass (the scenario's first simulation, or
+ * one read of the recording); frame views, contact series and what-ifs are computed on demand.
+ */
+import { Session } from '../../session/session.js';
+import { Diagnoser, contactKinematics, frameEnergyParts, type DiagnosisOptions } from '../../session/diagnose.js';
+import { whatIf } from '../../session/whatIf.js';
+import { World } from '../../engine/world/world.js';
+import type { ScenarioDesc } from '../../engine/world/types.js';
+import type { SolveOptions } from '../../engine/solvers/types.js';
+import { assembleProblem, DEFAULT_ASSEMBLY } from '../../engine/assembly.js';
+import { conditioning } from '../../engine/conditioning.js';
+import { buildIslands } from '../../engine/collision/islands.js';
+import { headerFromWorld } from '../../format/worldRecording.js';
+import { preSolveBodyStates, toContactPoint, type RecordedFrame, type RecordingHeader } from '../../format/recording.js';
+import type {
+  ContactSeries, ContactState, ContactView, FindingView, FrameView, IslandView, SessionInfo, SolverStatus, Timeline,
+  WhatIfOptions, WhatIfView,
+} from '../../protocol/inspector.js';
+import { MAX_MATRIX_ROWS } from '../../protocol/inspector.js';
+
+/** Largest island (contacts) whose κ is estimated in the timeline pass; larger islands get null there. */
+export const TIMELINE_KAPPA_MAX_CONTACTS = 40;
+/** Points per contact series sent to the webview (long sessions are sampled evenly). */
+export const SERIES_MAX_POINTS = 2000;
+/** A contact is sliding when ‖λt‖ ≥ (1 − this)·μλn (on the friction-cone surface). */
+export const CONE_SURFACE_SLACK = 1e-6;
+/** λn at or below this counts as no impulse (N·s): the contact is separating. */
+export const ZERO_IMPULSE = 1e-12;
+
+export type Progress = (message: string, fraction: number | null) => void;
+
+interface MutableTimeline {
+  frame: number[]; time: number[]; contacts: number[]; status: SolverStatus[]; iterations: (number | null)[]; residual: (number | null)[];
+  kinetic: number[]; potential: number[]; total: number[]; ledger: Record<string, (number | null)[]>; kappa: (number | null)[]; maxDepth: number[];
+}
+
+function emptyTimeline(): MutableTimeline {
+  return { frame: [], time: [], contacts: [], status: [], iterations: [], residual: [], kinetic: [], potential: [], total: [], ledger: {}, kappa: [], maxDepth: [] };
+}
+
+const LEDGER_SKIP = new Set(['kinetic', 'potential', 'total', 'kineticLinear', 'kineticRotational']);
+const finiteOrNull = (x: number | undefined): number | null => (x !== undefined && Number.isFinite(x) ? x : null);
+
+/** κ of the frame's worst island, for islands up to TIMELINE_KAPPA_MAX_CONTACTS contacts (estimate path). */
+function frameKappa(header: RecordingHeader, f: RecordedFrame, prev: RecordedFrame | undefined): number | null {
+  if (f.contacts.length === 0) return null;
+  const pre = preSolveBodyStates(header, f, prev);
+  if (!pre.ok) return null;
+  const islands = buildIslands(header.bodies.length, f.contacts.map((c) => [c.a, c.b] as const), header.bodies.map((b) => b.static));
+  let worst: number | null = null;
+  for (const isl of islands) {
+    if (isl.contacts.length > TIMELINE_KAPPA_MAX_CONTACTS) continue;
+    const p = assembleProblem(pre.bodies, isl.contacts.map((k) => toContactPoint(f.contacts[k])), { ...DEFAULT_ASSEMBLY, dt: header.dt });
+    const k = conditioning(p.A, p.size, { regularization: p.regularization }).kappa;
+    worst = worst === null ? k : Math.max(worst, k);
+  }
+  return worst !== null && Number.isFinite(worst) ? worst : worst === null ? null : Number.MAX_VALUE;
+}
+
+/** Accumulates the timeline and the diagnosis, one frame at a time, in order. */
+class TimelineBuilder {
+  readonly t = emptyTimeline();
+  private readonly diag: Diagnoser;
+  private prev: RecordedFrame | undefined;
+  constructor(private readonly header: RecordingHeader, diagnosis: Partial<DiagnosisOptions>, initialEnergy?: number) {
+    this.diag = new Diagnoser(header, diagnosis, initialEnergy);
+  }
+  add(f: RecordedFrame): void {
+    const t = this.t, n = t.frame.length;
+    const { kinetic, potential } = frameEnergyParts(this.header, f);
+    t.frame.push(f.frame); t.time.push(f.time); t.contacts.push(f.contacts.length); t.status.push(f.solver.status);
+    t.iterations.push(finiteOrNull(f.solver.iterations));
+    const res = f.solver.residuals;
+    t.residual.push(res && res.length ? finiteOrNull(res[res.length - 1]) : null);
+    t.kinetic.push(kinetic); t.potential.push(potential); t.total.push(kinetic + potential);
+    for (const [name, v] of Object.entries(f.energy ?? {})) {
+      if (LEDGER_SKIP.has(name)) continue;
+      (t.ledger[name] ??= new Array<number | null>(n).fill(null)).push(finiteOrNull(v));
+    }
+    for (const col of Object.values(t.ledger)) if (col.length === n) col.push(null);
+    t.kappa.push(frameKappa(this.header, f, this.prev));
+    t.maxDepth.push(f.contacts.reduce((m, c) => Math.max(m, c.depth), 0));
+    this.diag.add(f);
+    this.prev = f;
+  }
+  findings(): FindingView[] {
+    const byFrame = new Map<number, number>();
+    this.t.frame.forEach((fr, i) => { if (!byFrame.has(fr)) byFrame.set(fr, i); });
+    return this.diag.findings.map((x) => ({
+      index: byFrame.get(x.frame) ?? 0, frame: x.frame, time: x.time, contacts: x.contacts, mechanism: x.mechanism, joules: x.joules, explanation: x.explanation,
+    }));
+  }
+}
+
+export class InspectorModel {
+  private constructor(
+    readonly session: Session,
+    readonly info: SessionInfo,
+    readonly timeline: Timeline,
+    readonly findings: readonly FindingView[],
+    /** Recording lines skipped while indexing (bad JSON, NaN, truncated last line), "file: line N: …". */
+    readonly skipped: readonly string[],
+  ) {}
+
+  /** Simulates a scenario (our engine) and diagnoses it in the same pass. */
+  static fromScenario(desc: ScenarioDesc, file: string, diagnosis: Partial<DiagnosisOptions> = {}, progress?: Progress): InspectorModel {
+    const probe = new World(desc);
+    const e0 = probe.energy();
+    const builder = new TimelineBuilder(headerFromWorld(probe), diagnosis, e0.kineticLinear + e0.kineticRotational + e0.potential);
+    const every = Math.max(1, Math.floor(desc.frames / 50));
+    const session = Session.fromScenario(desc, {
+      onFrame: (k, f) => {
+        builder.add(f);
+        if (progress && (k + 1) % every === 0) progress(`simulating ${desc.name}: frame ${k + 1} / ${desc.frames}`, (k + 1) / desc.frames);
+      },
+    });
+    const info: SessionInfo = {
+      title: desc.name, source: 'scenario', file, producer: 'contact-lens (this engine)', frameCount: session.frameCount, dt: session.header.dt,
+      bodies: session.header.bodies.map((b) => b.name),
+    };
+    return new InspectorModel(session, info, builder.t, builder.findings(), []);
+  }
+
+  /** Opens a recording (ours or another engine's) and reads it once for the timeline and the diagnosis. */
+  static async fromRecording(file: string, diagnosis: Partial<DiagnosisOptions> = {}, progress?: Progress, signal?: AbortSignal): Promise<InspectorModel> {
+    const session = await Session.openRecording(file, {
+      signal, onProgress: (read, total) => progress?.(`indexing ${file}`, total > 0 ? (0.5 * read) / total : null),
+    });
+    const reader = session.reader!;
+    const builder = new TimelineBuilder(session.header, diagnosis);
+    const n = session.frameCount, every = Math.max(1, Math.floor(n / 50));
+    for (let i = 0; i < n; i++) {
+      signal?.throwIfAborted();
+      builder.add(reader.frame(i));
+      if (progress && (i + 1) % every === 0) progress(`diagnosing frame ${i + 1} / ${n}`, 0.5 + (0.5 * (i + 1)) / n);
+    }
+    const h = session.header;
+    const info: SessionInfo = {
+      title: file.split(/[\\/]/).pop() ?? file, source: 'recording', file,
+      producer: `${h.producer.name}${h.producer.version ? ' ' + h.producer.version : ''}`, frameCount: n, dt: h.dt, bodies: h.bodies.map((b) => b.name),
+    };
+    return new InspectorModel(session, info, builder.t, builder.findings(), reader.errors.map((e) => e.message));
+  }
+
+  /** Everything the webview shows for frame i. */
+  frameView(i: number): FrameView {
+    const s = this.session;
+    const f = s.frame(i);
+    const d = s.detail(i);
+    const prev = i > 0 ? s.frame(i - 1) : undefined;
+    const kin = contactKinematics(s.header, f, prev && prev.frame === f.frame - 1 ? prev : undefined);
+    const rest = Number(s.header.solver?.restVelocityThreshold ?? 0.5);
+    const contacts: ContactView[] = d.contacts.map((c, k) => {
+      const [ln, l1, l2] = c.lambda;
+      const lt = Math.hypot(l1, l2);
+      const g = kin?.[k];
+      const slide = g ? Math.hypot(g.gAfter[1], g.gAfter[2]) : null;
+      let state: ContactState;
+      if (!(ln > ZERO_IMPULSE)) state = 'separating';
+      else if (c.mu > 0 && lt >= (1 - CONE_SURFACE_SLACK) * c.mu * ln && (slide === null || slide > 1e-6)) state = 'sliding';
+      else state = 'sticking';
+      const approach = g ? -g.gBefore[0] : 0;
+      const target = g ? (approach > rest ? c.e * approach : 0) : 0;
+      return {
+        index: k, key: `${c.a}|${c.b}|${c.feature ?? ''}`, island: c.island, bodyA: c.bodyA, bodyB: c.bodyB,
+        point: [c.point[0], c.point[1], c.point[2]], normal: [c.normal[0], c.normal[1], c.normal[2]], depth: c.depth, mu: c.mu, e: c.e,
+        lambdaN: ln, lambdaT: lt, state,
+        vnBefore: g ? g.gBefore[0] : null, vnAfter: g ? g.gAfter[0] : null, excess: g ? g.gAfter[0] - target : null,
+        frictionPower: g ? l1 * g.gAfter[1] + l2 * g.gAfter[2] : null,
+      };
+    });
+    const islands: IslandView[] = d.islands.map((isl) => {
+      const cond = isl.conditioning;
+      const p = isl.problem;
+      const view: IslandView = {
+        contacts: isl.contacts, size: 3 * isl.contacts.length,
+        A: p && p.size <= MAX_MATRIX_ROWS ? Array.from(p.A) : null,
+        kappa: cond ? (Number.isFinite(cond.kappa) ? cond.kappa : null) : null,
+        lambdaMin: cond ? cond.lambdaMin : null, lambdaMax: cond ? cond.lambdaMax : null,
+        rankDeficiency: cond ? cond.rankDeficiency : null, method: cond ? cond.method : null,
+        causes: (isl.causes ?? []).map((x) => x.message),
+      };
+      const reason = isl.reason ?? (p && p.size > MAX_MATRIX_ROWS ? `A has ${p.size} rows; the heat map shows islands up to ${MAX_MATRIX_ROWS}` : undefined);
+      return reason ? { ...view, reason } : view;
+    });
+    return {
+      index: i, frame: f.frame, time: f.time, status: f.solver.status, solver: f.solver.name, iterations: finiteOrNull(f.solver.iterations),
+      residuals: (f.solver.residuals ?? []).filter((x) => Number.isFinite(x)), contacts, islands, notes: d.notes,
+    };
+  }
+
+  /** λn and ‖λt‖ over time for the contacts with these keys (sampled to SERIES_MAX_POINTS frames). */
+  series(keys: readonly string[]): ContactSeries[] {
+    const n = this.session.frameCount;
+    const stride = Math.max(1, Math.ceil(n / SERIES_MAX_POINTS));
+    const out = keys.map((key) => ({ key, index: [] as number[], lambdaN: [] as (number | null)[], lambdaT: [] as (number | null)[] }));
+    for (let i = 0; i < n; i += stride) {
+      const f = this.session.frame(i);
+      const at = new Map<string, number>();
+      f.contacts.forEach((c, k) => at.set(`${c.a}|${c.b}|${c.feature ?? ''}`, k));
+      for (const s of out) {
+        const k = at.get(s.key);
+        s.index.push(i);
+        s.lambdaN.push(k === undefined ? null : f.solver.lambda[3 * k]);
+        s.lambdaT.push(k === undefined ? null : Math.hypot(f.solver.lambda[3 * k + 1], f.solver.lambda[3 * k + 2]));
+      }
+    }
+    return out;
+  }
+
+  /** Re-solves frame i with another solver/options and compares with what was recorded. */
+  whatIf(i: number, options: WhatIfOptions): WhatIfView {
+    const solve: SolveOptions = {
+      solver: options.solver,
+      ...(options.maxIterations !== undefined ? { maxIterations: options.maxIterations } : {}),
+      ...(options.tolerance !== undefined ? { tolerance: options.tolerance } : {}),
+    } as SolveOptions;
+    const r = whatIf(this.session, i, solve, options.warmStart === true);
+    const contacts: WhatIfView['contacts'][number][] = [];
+    let recE = 0, altE = 0, recK = 0, altK = 0, status = 'converged', iterations = 0;
+    for (const isl of r.islands) {
+      recE += isl.recorded.kineticEnergyChange; altE += isl.alternative.kineticEnergyChange;
+      recK = Math.max(recK, isl.recorded.kktMaxRel); altK = Math.max(altK, isl.alternative.kktMaxRel);
+      if (isl.alternative.result.status.kind !== 'converged') status = isl.alternative.result.status.kind;
+      iterations = Math.max(iterations, isl.alternative.result.iterations);
+      isl.contacts.forEach((c, j) => {
+        const a = isl.alternative.lambda, b = isl.recorded.lambda;
+        contacts.push({
+          index: c, recordedN: b[3 * j], alternativeN: a[3 * j], recordedT: Math.hypot(b[3 * j + 1], b[3 * j + 2]),
+          alternativeT: Math.hypot(a[3 * j + 1], a[3 * j + 2]), difference: isl.lambdaDifference[j],
+        });
+      });
+    }
+    contacts.sort((x, y) => x.index - y.index);
+    return {
+      index: i, options, contacts,
+      recorded: { kineticEnergyChange: recE, kkt: recK },
+      alternative: { kineticEnergyChange: altE, kkt: altK, status, iterations },
+      skipped: r.skipped.map((s) => `contacts ${s.contacts.join(', ')}: ${s.reason}`),
+    };
+  }
+
+  /** Frame i as JSON (the whole view) or CSV (one row per contact). */
+  exportFrame(i: number, format: 'json' | 'csv'): string {
+    const v = this.frameView(i);
+    if (format === 'json') return JSON.stringify(v, null, 2) + '\n';
+    const cols: (keyof ContactView)[] = ['index', 'bodyA', 'bodyB', 'depth', 'mu', 'e', 'lambdaN', 'lambdaT', 'state', 'vnBefore', 'vnAfter', 'excess', 'frictionPower'];
+    const lines = [['frame', 'time', ...cols, 'px', 'py', 'pz', 'nx', 'ny', 'nz'].join(',')];
+    for (const c of v.contacts) {
+      const cell = (x: unknown): string => (x === null ? '' : typeof x === 'string' && /[",\n]/.test(x) ? `"${x.replace(/"/g, '""')}"` : String(x));
+      lines.push([v.frame, v.time, ...cols.map((k) => c[k]), ...c.point, ...c.normal].map(cell).join(','));
+    }
+    return lines.join('\n') + '\n';
+  }
+
+  close(): void { this.session.close(); }
+}
