@@ -1,0 +1,301 @@
+/**
+ * The inspector's five charts (chart.js, only the pieces registered below, animation off):
+ *   energy       kinetic, potential, total + the energy-ledger parts (J) per frame, finding markers
+ *   lambda       λn and ‖λt‖ (N·s per step) over time for the contacts selected in the table
+ *   solver       iterations (left, linear) and final residual (right, log) per frame
+ *   kappa        κ(A) of the worst island per frame (log)
+ *   convergence  residual per iteration of the current frame (log)
+ * Time charts share x = session index, a cursor line at the current frame (frameCursor plugin) and
+ * click-to-seek. Long series are decimated to min/max per bucket (≤ MAX_POINTS points per series).
+ * Colours come from the computed --vscode-* CSS variables (re-read on theme change).
+ */
+import {
+  Chart, Legend, LinearScale, LineController, LineElement, LogarithmicScale, PointElement, Tooltip,
+  type ChartDataset, type Plugin,
+} from 'chart.js';
+import type { ContactSeries, FindingView, Timeline } from '../src/protocol/inspector.js';
+import { byId } from './format.js';
+
+Chart.register(LineController, LineElement, PointElement, LinearScale, LogarithmicScale, Legend, Tooltip);
+
+/** Most points drawn per series; longer series keep the min and max of each of MAX_POINTS/2 buckets. */
+export const MAX_POINTS = 1000;
+
+export interface XY { x: number; y: number }
+
+/**
+ * Min/max decimation: splits the samples into buckets and keeps each bucket's extreme values in x order,
+ * so spikes (energy jumps, κ blow-ups) survive. Missing values (null, or ≤ 0 on a log axis) become NaN
+ * (a gap). Series with ≤ maxPoints samples are returned as they are.
+ */
+export function decimate(xs: readonly number[], ys: readonly (number | null)[], maxPoints = MAX_POINTS, positiveOnly = false): XY[] {
+  const n = Math.min(xs.length, ys.length);
+  const val = (i: number): number => {
+    const y = ys[i];
+    return y === null || !Number.isFinite(y) || (positiveOnly && y <= 0) ? NaN : y;
+  };
+  const out: XY[] = [];
+  if (n <= maxPoints) {
+    for (let i = 0; i < n; i++) out.push({ x: xs[i], y: val(i) });
+    return out;
+  }
+  const buckets = Math.max(1, Math.floor(maxPoints / 2));
+  for (let b = 0; b < buckets; b++) {
+    const lo = Math.floor((b * n) / buckets), hi = Math.floor(((b + 1) * n) / buckets);
+    let iMin = -1, iMax = -1;
+    for (let i = lo; i < hi; i++) {
+      const y = val(i);
+      if (Number.isNaN(y)) continue;
+      if (iMin < 0 || y < val(iMin)) iMin = i;
+      if (iMax < 0 || y > val(iMax)) iMax = i;
+    }
+    if (iMin < 0) { out.push({ x: xs[lo], y: NaN }); continue; }
+    const [a, c] = iMin <= iMax ? [iMin, iMax] : [iMax, iMin];
+    out.push({ x: xs[a], y: val(a) });
+    if (c !== a) out.push({ x: xs[c], y: val(c) });
+  }
+  return out;
+}
+
+interface CursorState { index: number; markers: readonly number[] }
+const cursors = new WeakMap<Chart, CursorState>();
+let cursorColor = '#888';
+let markerColor = '#c33';
+
+/** Draws finding markers (dashed) and the current-frame cursor (solid) over a time chart. */
+const frameCursor: Plugin<'line'> = {
+  id: 'frameCursor',
+  afterDatasetsDraw(chart) {
+    const s = cursors.get(chart as unknown as Chart);
+    const x = chart.scales.x;
+    if (!s || !x) return;
+    const { top, bottom, left, right } = chart.chartArea;
+    const ctx = chart.ctx;
+    ctx.save();
+    ctx.lineWidth = 1;
+    ctx.strokeStyle = markerColor;
+    ctx.setLineDash([4, 3]);
+    for (const m of s.markers) {
+      const px = x.getPixelForValue(m);
+      if (px < left || px > right) continue;
+      ctx.beginPath(); ctx.moveTo(px, top); ctx.lineTo(px, bottom); ctx.stroke();
+    }
+    ctx.setLineDash([]);
+    ctx.lineWidth = 2;
+    ctx.strokeStyle = cursorColor;
+    const px = x.getPixelForValue(s.index);
+    if (px >= left && px <= right) { ctx.beginPath(); ctx.moveTo(px, top); ctx.lineTo(px, bottom); ctx.stroke(); }
+    ctx.restore();
+  },
+};
+
+function cssVar(name: string, fallback: string): string {
+  const v = getComputedStyle(document.documentElement).getPropertyValue(name).trim() || getComputedStyle(document.body).getPropertyValue(name).trim();
+  return v || fallback;
+}
+
+interface Palette { fg: string; grid: string; blue: string; red: string; green: string; yellow: string; orange: string; purple: string; cursor: string }
+
+function palette(): Palette {
+  return {
+    fg: cssVar('--vscode-foreground', '#888'),
+    grid: cssVar('--vscode-editorWidget-border', cssVar('--vscode-panel-border', 'rgba(128,128,128,0.35)')),
+    blue: cssVar('--vscode-charts-blue', '#3794ff'),
+    red: cssVar('--vscode-charts-red', '#f14c4c'),
+    green: cssVar('--vscode-charts-green', '#89d185'),
+    yellow: cssVar('--vscode-charts-yellow', '#cca700'),
+    orange: cssVar('--vscode-charts-orange', '#d18616'),
+    purple: cssVar('--vscode-charts-purple', '#b180d7'),
+    cursor: cssVar('--vscode-editorCursor-foreground', cssVar('--vscode-focusBorder', '#007fd4')),
+  };
+}
+
+type LineDataset = ChartDataset<'line', XY[]>;
+type LineChart = Chart<'line', XY[]>;
+
+function line(label: string, data: XY[], color: string, extra: Partial<LineDataset> = {}): LineDataset {
+  return {
+    label, data, borderColor: color, backgroundColor: color, borderWidth: 1.5, pointRadius: 0, pointHoverRadius: 3,
+    spanGaps: false, parsing: false, normalized: true, ...extra,
+  } as LineDataset;
+}
+
+export class Charts {
+  readonly energy: LineChart;
+  readonly lambda: LineChart;
+  readonly solver: LineChart;
+  readonly kappa: LineChart;
+  readonly convergence: LineChart;
+  private pal = palette();
+  private frameCount = 1;
+  private timeline: Timeline | undefined;
+  private findings: readonly FindingView[] = [];
+  private series: readonly ContactSeries[] = [];
+  private labels = new Map<string, string>();
+  private residuals: readonly number[] = [];
+
+  /** `seek` is called with the session index under a click on a time chart. */
+  constructor(private readonly seek: (index: number) => void) {
+    this.applyDefaults();
+    this.energy = this.timeChart('energy-chart', 'J', false);
+    this.lambda = this.timeChart('lambda-chart', 'N·s', false);
+    this.solver = this.timeChart('solver-chart', 'iterations', false, true);
+    this.kappa = this.timeChart('kappa-chart', 'κ(A)', true);
+    this.convergence = new Chart(byId<HTMLCanvasElement>('convergence-chart'), {
+      type: 'line',
+      data: { datasets: [] },
+      options: {
+        ...this.common(),
+        scales: {
+          x: { type: 'linear', title: { display: true, text: 'iteration' }, ticks: { precision: 0 } },
+          y: { type: 'logarithmic', title: { display: true, text: 'residual' } },
+        },
+      },
+    });
+    // VS Code switches themes by changing the body class and the --vscode-* variables.
+    new MutationObserver(() => this.applyTheme()).observe(document.body, { attributes: true, attributeFilter: ['class'] });
+  }
+
+  private applyDefaults(): void {
+    Chart.defaults.color = this.pal.fg;
+    Chart.defaults.borderColor = this.pal.grid;
+    Chart.defaults.font.family = cssVar('--vscode-font-family', 'sans-serif');
+    Chart.defaults.font.size = 11;
+    cursorColor = this.pal.cursor;
+    markerColor = this.pal.red;
+  }
+
+  private common() {
+    return {
+      animation: false as const,
+      responsive: true,
+      maintainAspectRatio: false,
+      interaction: { mode: 'nearest' as const, intersect: false, axis: 'x' as const },
+      plugins: { legend: { labels: { boxWidth: 12, boxHeight: 2 } }, tooltip: { enabled: true } },
+    };
+  }
+
+  private timeChart(id: string, yTitle: string, logY: boolean, secondLogAxis = false): LineChart {
+    const chart: LineChart = new Chart(byId<HTMLCanvasElement>(id), {
+      type: 'line',
+      data: { datasets: [] },
+      options: {
+        ...this.common(),
+        onClick: (evt) => {
+          const v = chart.scales.x.getValueForPixel(evt.x ?? 0);
+          if (v !== undefined && Number.isFinite(v)) this.seek(Math.round(v));
+        },
+        scales: {
+          x: { type: 'linear', min: 0, max: 1, title: { display: true, text: 'frame index' }, ticks: { precision: 0 } },
+          y: { type: logY ? 'logarithmic' : 'linear', position: 'left', title: { display: true, text: yTitle } },
+          ...(secondLogAxis ? { y1: { type: 'logarithmic' as const, position: 'right' as const, title: { display: true, text: 'residual' }, grid: { drawOnChartArea: false } } } : {}),
+        },
+      },
+      plugins: [frameCursor],
+    });
+    cursors.set(chart as unknown as Chart, { index: 0, markers: [] });
+    return chart;
+  }
+
+  /** New session: rebuilds every time series. */
+  setTimeline(t: Timeline, findings: readonly FindingView[]): void {
+    this.timeline = t;
+    this.findings = findings;
+    this.frameCount = t.frame.length;
+    this.rebuild();
+  }
+
+  /** λ series for the selected contacts; `labels` maps key → legend label (e.g. "#3 ball–ground"). */
+  setSeries(series: readonly ContactSeries[], labels: Map<string, string>): void {
+    this.series = series;
+    this.labels = labels;
+    this.fillLambda();
+    this.lambda.update('none');
+  }
+
+  /** The current frame's convergence curve (residual per iteration). */
+  setConvergence(residuals: readonly number[]): void {
+    this.residuals = residuals;
+    this.fillConvergence();
+    this.convergence.update('none');
+  }
+
+  /** Moves the cursor of every time chart to session index i (redraw only, no re-layout). */
+  setCursor(index: number): void {
+    for (const c of this.timeCharts()) {
+      const s = cursors.get(c as unknown as Chart)!;
+      if (s.index === index) continue;
+      s.index = index;
+      c.draw();
+    }
+  }
+
+  /** PNG data URL of the energy chart (Export Chart). */
+  energyPng(): string { return this.energy.canvas.toDataURL('image/png'); }
+
+  applyTheme(): void {
+    this.pal = palette();
+    this.applyDefaults();
+    for (const c of [...this.timeCharts(), this.convergence]) {
+      for (const s of Object.values(c.options.scales ?? {})) {
+        if (!s) continue;
+        if (s.ticks) s.ticks.color = this.pal.fg;
+        if (s.grid) s.grid.color = this.pal.grid;
+        const title = (s as { title?: { color?: string } }).title;
+        if (title) title.color = this.pal.fg;
+      }
+      if (c.options.plugins?.legend?.labels) c.options.plugins.legend.labels.color = this.pal.fg;
+    }
+    this.rebuild();
+  }
+
+  private timeCharts(): LineChart[] { return [this.energy, this.lambda, this.solver, this.kappa]; }
+
+  private rebuild(): void {
+    const t = this.timeline;
+    const max = Math.max(1, this.frameCount - 1);
+    for (const c of this.timeCharts()) {
+      const x = c.options.scales!.x!;
+      x.min = 0; x.max = max;
+    }
+    cursors.get(this.energy as unknown as Chart)!.markers = this.findings.map((f) => f.index);
+    if (t) {
+      const xs = t.frame.map((_, i) => i);
+      const p = this.pal;
+      const ledgerColors = [p.orange, p.purple, p.yellow, p.fg];
+      this.energy.data.datasets = [
+        line('kinetic', decimate(xs, t.kinetic), p.blue),
+        line('potential', decimate(xs, t.potential), p.green),
+        line('total', decimate(xs, t.total), p.red, { borderWidth: 2 }),
+        ...Object.entries(t.ledger).map(([name, ys], k) =>
+          line(name, decimate(xs, ys), ledgerColors[k % ledgerColors.length], { borderWidth: 1, borderDash: [5, 3] })),
+      ];
+      this.solver.data.datasets = [
+        line('iterations', decimate(xs, t.iterations), p.blue, { yAxisID: 'y' }),
+        line('final residual', decimate(xs, t.residual, MAX_POINTS, true), p.orange, { yAxisID: 'y1' }),
+      ];
+      this.kappa.data.datasets = [line('κ(A) worst island', decimate(xs, t.kappa, MAX_POINTS, true), p.purple)];
+    }
+    this.fillLambda();
+    this.fillConvergence();
+    for (const c of [...this.timeCharts(), this.convergence]) c.update('none');
+  }
+
+  private fillLambda(): void {
+    const p = this.pal;
+    const colors = [p.blue, p.red, p.green, p.orange, p.purple, p.yellow];
+    this.lambda.data.datasets = this.series.flatMap((s, k) => {
+      const label = this.labels.get(s.key) ?? s.key;
+      const color = colors[k % colors.length];
+      return [
+        line(`λn ${label}`, decimate(s.index, s.lambdaN), color),
+        line(`‖λt‖ ${label}`, decimate(s.index, s.lambdaT), color, { borderDash: [4, 3], borderWidth: 1 }),
+      ];
+    });
+  }
+
+  private fillConvergence(): void {
+    const r = this.residuals;
+    this.convergence.data.datasets = [line('residual', decimate(r.map((_, i) => i + 1), r, MAX_POINTS, true), this.pal.blue, { pointRadius: r.length <= 60 ? 2 : 0 })];
+  }
+}

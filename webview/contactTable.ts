@@ -1,0 +1,184 @@
+/**
+ * Per-contact table of the current frame: plain HTML, virtualised — only the rows in view (plus one) are
+ * in the DOM, recycled on scroll, so a frame with thousands of contacts costs the same as one with twenty.
+ * The table is `position: sticky` inside its scroll box, followed by a spacer that gives the scroll box the
+ * height of all rows. Headers sort (click again to reverse); clicking a row toggles its selection.
+ * Cells carry data-col = the ContactView field ('bodies' for "A–B"); numbers show toPrecision(6) with the
+ * full value in the title.
+ */
+import type { ContactView } from '../src/protocol/inspector.js';
+import { byId, el, full, num, vec3 } from './format.js';
+
+interface Column {
+  readonly col: string;
+  readonly label: string;
+  readonly title: string;
+  /** Sort key. */
+  readonly sort: (c: ContactView) => number | string;
+  /** Cell text and title. */
+  readonly cell: (c: ContactView) => [string, string];
+}
+
+const numeric = (f: (c: ContactView) => number | null): Pick<Column, 'sort' | 'cell'> => ({
+  sort: (c) => f(c) ?? -Infinity,
+  cell: (c) => [num(f(c)), full(f(c))],
+});
+
+export const COLUMNS: readonly Column[] = [
+  { col: 'index', label: '#', title: 'contact index in the frame', sort: (c) => c.index, cell: (c) => [String(c.index), `contact ${c.index} · key ${c.key} · island ${c.island}`] },
+  { col: 'bodies', label: 'bodies', title: 'body A – body B', sort: (c) => `${c.bodyA}–${c.bodyB}`, cell: (c) => [`${c.bodyA}–${c.bodyB}`, `${c.bodyA}–${c.bodyB}`] },
+  { col: 'point', label: 'point', title: 'contact point (m)', sort: (c) => c.point[2], cell: (c) => [vec3(c.point), c.point.join(', ')] },
+  { col: 'normal', label: 'normal', title: 'contact normal', sort: (c) => c.normal[2], cell: (c) => [vec3(c.normal), c.normal.join(', ')] },
+  { col: 'depth', label: 'depth', title: 'penetration depth (m)', ...numeric((c) => c.depth) },
+  { col: 'mu', label: 'μ', title: 'friction coefficient', ...numeric((c) => c.mu) },
+  { col: 'e', label: 'e', title: 'restitution coefficient', ...numeric((c) => c.e) },
+  { col: 'lambdaN', label: 'λn', title: 'normal impulse (N·s)', ...numeric((c) => c.lambdaN) },
+  { col: 'lambdaT', label: '‖λt‖', title: 'friction impulse magnitude (N·s)', ...numeric((c) => c.lambdaT) },
+  { col: 'state', label: 'state', title: 'separating / sticking / sliding', sort: (c) => c.state, cell: (c) => [c.state, c.state] },
+  { col: 'excess', label: 'v⁺ excess', title: 'v⁺ − (−e·v⁻) (m/s): > 0 separates faster than restitution allows', ...numeric((c) => c.excess) },
+  { col: 'frictionPower', label: 'friction power', title: 'λt·vt⁺ (J per step): > 0 means friction did work', ...numeric((c) => c.frictionPower) },
+];
+
+const DEFAULT_ROW_HEIGHT = 22;
+
+export class ContactTable {
+  private readonly scroll = byId('contacts-scroll');
+  private readonly table = byId<HTMLTableElement>('contacts-table');
+  private readonly tbody: HTMLTableSectionElement;
+  private readonly spacer: HTMLElement;
+  private readonly headers: HTMLTableCellElement[] = [];
+  private readonly pool: HTMLTableRowElement[] = [];
+  private contacts: readonly ContactView[] = [];
+  private order: number[] = [];
+  private sortCol = 'index';
+  private sortDir: 1 | -1 = 1;
+  private rowHeight = 0;
+  private rendered = { start: -1, count: -1 };
+  readonly selected = new Set<string>();
+
+  /** `onSelect` gets the selected keys after every change. */
+  constructor(private readonly onSelect: (keys: readonly string[]) => void) {
+    const thead = this.table.createTHead();
+    const hr = thead.insertRow();
+    for (const c of COLUMNS) {
+      const th = el('th', undefined, c.label);
+      th.dataset.col = c.col;
+      th.title = `${c.title} — click to sort`;
+      th.addEventListener('click', () => this.sortBy(c.col));
+      hr.appendChild(th);
+      this.headers.push(th);
+    }
+    this.tbody = this.table.tBodies[0] ?? this.table.createTBody();
+    this.spacer = el('div', 'table-spacer');
+    this.scroll.appendChild(this.spacer);
+    this.scroll.addEventListener('scroll', () => this.render(false), { passive: true });
+    new ResizeObserver(() => this.render(true)).observe(this.scroll);
+    this.tbody.addEventListener('click', (e) => {
+      const tr = (e.target as HTMLElement).closest('tr');
+      if (!tr || tr.dataset.index === undefined) return;
+      const c = this.contacts[Number(tr.dataset.index)];
+      if (c) this.toggle(c.key);
+    });
+    this.markSort();
+  }
+
+  /** The current frame's contacts. */
+  setContacts(contacts: readonly ContactView[]): void {
+    this.contacts = contacts;
+    this.sort();
+    this.render(true);
+  }
+
+  /** Replaces the selection (keys), e.g. restored state or a finding's contacts. */
+  select(keys: readonly string[], notify = true): void {
+    this.selected.clear();
+    for (const k of keys) this.selected.add(k);
+    this.render(true);
+    if (notify) this.onSelect([...this.selected]);
+  }
+
+  toggle(key: string): void {
+    if (this.selected.has(key)) this.selected.delete(key); else this.selected.add(key);
+    this.render(true);
+    this.onSelect([...this.selected]);
+  }
+
+  sortBy(col: string): void {
+    if (this.sortCol === col) this.sortDir = this.sortDir === 1 ? -1 : 1;
+    else { this.sortCol = col; this.sortDir = 1; }
+    this.markSort();
+    this.sort();
+    this.render(true);
+  }
+
+  private markSort(): void {
+    for (const th of this.headers) {
+      th.classList.toggle('sorted-asc', th.dataset.col === this.sortCol && this.sortDir === 1);
+      th.classList.toggle('sorted-desc', th.dataset.col === this.sortCol && this.sortDir === -1);
+      th.setAttribute('aria-sort', th.dataset.col !== this.sortCol ? 'none' : this.sortDir === 1 ? 'ascending' : 'descending');
+    }
+  }
+
+  private sort(): void {
+    const col = COLUMNS.find((c) => c.col === this.sortCol) ?? COLUMNS[0];
+    const keys = this.contacts.map(col.sort);
+    const dir = this.sortDir;
+    this.order = this.contacts.map((_, i) => i);
+    this.order.sort((a, b) => {
+      const x = keys[a], y = keys[b];
+      const d = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
+      return d !== 0 ? dir * d : a - b;
+    });
+  }
+
+  /** Shows the rows in view; `force` re-fills them even if the visible range did not change. */
+  private render(force: boolean): void {
+    const n = this.order.length;
+    const rowH = this.rowHeight || DEFAULT_ROW_HEIGHT;
+    const headH = this.table.tHead?.offsetHeight ?? rowH;
+    const viewH = Math.max(rowH, this.scroll.clientHeight - headH);
+    const visible = Math.min(n, Math.ceil(viewH / rowH) + 1);
+    const start = Math.max(0, Math.min(Math.floor(this.scroll.scrollTop / rowH), n - visible));
+    if (!force && start === this.rendered.start && visible === this.rendered.count) return;
+    this.rendered = { start, count: visible };
+    while (this.pool.length < visible) this.pool.push(this.makeRow());
+    const rows = this.tbody.rows;
+    for (let r = 0; r < visible; r++) {
+      const tr = this.pool[r];
+      this.fillRow(tr, this.contacts[this.order[start + r]]);
+      if (rows[r] !== tr) this.tbody.insertBefore(tr, rows[r] ?? null);
+    }
+    while (this.tbody.rows.length > visible) this.tbody.deleteRow(-1);
+    // total scroll height = header + n rows: the sticky table holds `visible` rows, the spacer the rest
+    this.spacer.style.height = `${(n - visible) * rowH}px`;
+    if (!this.rowHeight && visible > 0) {
+      const h = this.pool[0].offsetHeight;
+      if (h > 0) { this.rowHeight = h; if (h !== rowH) this.render(true); }
+    }
+  }
+
+  private makeRow(): HTMLTableRowElement {
+    const tr = document.createElement('tr');
+    for (const c of COLUMNS) {
+      const td = document.createElement('td');
+      td.dataset.col = c.col;
+      tr.appendChild(td);
+    }
+    return tr;
+  }
+
+  private fillRow(tr: HTMLTableRowElement, c: ContactView): void {
+    tr.dataset.index = String(c.index);
+    tr.classList.toggle('selected', this.selected.has(c.key));
+    tr.classList.toggle('state-sliding', c.state === 'sliding');
+    tr.classList.toggle('state-separating', c.state === 'separating');
+    tr.classList.toggle('excess', c.excess !== null && c.excess > 1e-3);
+    const cells = tr.cells;
+    for (let k = 0; k < COLUMNS.length; k++) {
+      const [text, title] = COLUMNS[k].cell(c);
+      const td = cells[k];
+      if (td.textContent !== text) td.textContent = text;
+      if (td.title !== title) td.title = title;
+    }
+  }
+}

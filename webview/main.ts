@@ -1,0 +1,229 @@
+/**
+ * Inspector webview entry: wires the protocol connection to the views. Data flow:
+ *   ready → init (session, timeline, findings) → seek(index) → frame → table, matrix, convergence, cursor.
+ * A frame change (frame message received → every view updated) is timed with performance.now() and the
+ * figures exposed as window.__inspectorStats (the webview tests read them).
+ */
+import type { FindingView, FrameView, HostMessage, InspectorCommand, SessionInfo, SessionSource, Timeline } from '../src/protocol/inspector.js';
+import { Charts } from './charts.js';
+import { ContactTable } from './contactTable.js';
+import { FindingsList } from './findingsList.js';
+import { byId, energyReadout, frameReadout } from './format.js';
+import { HostConnection } from './hostConnection.js';
+import { MatrixView } from './matrixView.js';
+import { Timeline as TimelineControls } from './timeline.js';
+import { button, registerToolkit } from './toolkit.js';
+import { WhatIfPanel } from './whatIfPanel.js';
+
+export interface InspectorStats {
+  /** Last frame update: frame message received → all views updated (ms). */
+  lastFrameUpdateMs: number;
+  maxFrameUpdateMs: number;
+  frameUpdates: number;
+  staleFrames: number;
+  invalidMessages: number;
+}
+
+declare global {
+  interface Window { __inspectorStats: InspectorStats }
+}
+
+const stats: InspectorStats = { lastFrameUpdateMs: 0, maxFrameUpdateMs: 0, frameUpdates: 0, staleFrames: 0, invalidMessages: 0 };
+window.__inspectorStats = stats;
+
+class Inspector {
+  private readonly conn: HostConnection;
+  private readonly timeline: TimelineControls;
+  private readonly charts: Charts;
+  private readonly table: ContactTable;
+  private readonly matrix = new MatrixView();
+  private readonly findingsList: FindingsList;
+  private readonly whatIf: WhatIfPanel;
+  private readonly errorBanner = byId('error');
+  private readonly readout = byId('frame-readout');
+  private readonly energyValues = byId('energy-values');
+  private readonly frameStatus = byId('frame-status');
+  private source: SessionSource | undefined;
+  private info: SessionInfo | undefined;
+  private data: Timeline | undefined;
+  private view: FrameView | undefined;
+  /** Contact indices to select when the frame at `index` arrives (a clicked finding). */
+  private pendingSelection: { index: number; contacts: readonly number[] } | undefined;
+  private seriesRequest = -1;
+
+  constructor() {
+    this.conn = new HostConnection({
+      message: (m, t0) => this.receive(m, t0),
+      invalid: (text) => { stats.invalidMessages++; this.showError(text); },
+    });
+    this.timeline = new TimelineControls((i) => this.seek(i));
+    this.charts = new Charts((i) => this.timeline.goto(i));
+    this.table = new ContactTable((keys) => this.selectionChanged(keys));
+    this.findingsList = new FindingsList((f) => this.openFinding(f));
+    this.whatIf = new WhatIfPanel((o) => this.conn.whatIf(this.timeline.index, o));
+    byId('frame-tools').append(
+      button({ id: 'btn-export-json', label: 'JSON', title: 'Export this frame as JSON', onClick: () => this.conn.exportFrame(this.timeline.index, 'json') }),
+      button({ id: 'btn-export-csv', label: 'CSV', title: 'Export this frame’s contacts as CSV', onClick: () => this.conn.exportFrame(this.timeline.index, 'csv') }),
+    );
+    this.errorBanner.addEventListener('click', () => this.showError(''));
+    new MutationObserver(() => { this.matrix.applyTheme(); if (this.view) this.matrix.show(this.view.islands, this.selectedIndices()); })
+      .observe(document.body, { attributes: true, attributeFilter: ['class'] });
+    this.conn.start();
+  }
+
+  private receive(m: HostMessage, t0: number): void {
+    switch (m.type) {
+      case 'init': return this.init(m);
+      case 'frame': return this.frame(m.view, t0);
+      case 'series':
+        if (m.requestId === this.seriesRequest) this.charts.setSeries(m.series, this.labels());
+        return;
+      case 'whatIf': return this.whatIf.show(m.requestId, m.result);
+      case 'command': return this.command(m.command);
+      case 'progress': return this.progress(m.message, m.fraction);
+      case 'error':
+        this.whatIf.failed(m.requestId);
+        return this.showError(m.message);
+    }
+  }
+
+  private init(m: Extract<HostMessage, { type: 'init' }>): void {
+    this.source = m.source;
+    this.info = m.info;
+    this.data = m.timeline;
+    this.view = undefined;
+    byId('session-title').textContent = m.info.title;
+    byId('session-meta').textContent = `${m.info.source} · ${m.info.producer} · ${m.info.frameCount} frames · dt = ${m.info.dt.toPrecision(4)} s · ${m.info.file}`;
+    document.title = `Contact Lens: ${m.info.title}`;
+    this.progress('', 1);
+    const index = Math.min(Math.max(0, m.index), Math.max(0, m.info.frameCount - 1));
+    this.timeline.configure(m.info.frameCount, m.findings.map((f) => f.index), m.settings.playbackFps, index);
+    this.charts.setTimeline(m.timeline, m.findings);
+    this.findingsList.set(m.findings);
+    const saved = this.conn.getState();
+    const keys = saved && sameSource(saved.source, m.source) ? saved.selectedContacts : [];
+    this.table.select(keys, false);
+    if (keys.length) this.requestSeries(keys); else this.charts.setSeries([], new Map());
+    if (m.info.frameCount > 0) this.seek(index);
+    else this.readout.textContent = 'no frames';
+  }
+
+  /** The user (or playback) moved to session index i: ask for the frame, update the cheap readouts now. */
+  private seek(i: number): void {
+    this.conn.seek(i);
+    this.showReadouts(i);
+    this.saveState();
+  }
+
+  private showReadouts(i: number): void {
+    const t = this.data, info = this.info;
+    if (!t || !info || i >= t.frame.length) return;
+    this.readout.textContent = frameReadout(t.frame[i], info.frameCount, t.time[i]);
+    this.energyValues.textContent = energyReadout(t.kinetic[i], t.potential[i], t.total[i]);
+    this.findingsList.highlight(i);
+  }
+
+  private frame(v: FrameView, t0: number): void {
+    if (!this.info) return;
+    this.view = v;
+    if (v.index !== this.timeline.index) this.timeline.show(v.index);
+    this.showReadouts(v.index);
+    this.readout.textContent = frameReadout(v.frame, this.info.frameCount, v.time);
+    this.table.setContacts(v.contacts);
+    byId('contacts-count').textContent = `(${v.contacts.length})`;
+    const pending = this.pendingSelection;
+    if (pending && pending.index === v.index) {
+      this.pendingSelection = undefined;
+      const keys = v.contacts.filter((c) => pending.contacts.includes(c.index)).map((c) => c.key);
+      if (keys.length) this.table.select(keys);
+    }
+    this.matrix.show(v.islands, this.selectedIndices());
+    this.charts.setConvergence(v.residuals);
+    this.charts.setCursor(v.index);
+    const it = v.iterations === null ? '–' : String(v.iterations);
+    this.frameStatus.textContent = [`solver ${v.solver} · ${v.status} · ${it} iterations · ${v.contacts.length} contacts · ${v.islands.length} islands`, ...v.notes].join(' — ');
+    this.frameStatus.classList.toggle('bad', v.status !== 'converged');
+    this.whatIf.clear();
+    const ms = performance.now() - t0;
+    stats.lastFrameUpdateMs = ms;
+    stats.maxFrameUpdateMs = Math.max(stats.maxFrameUpdateMs, ms);
+    stats.frameUpdates++;
+    stats.staleFrames = this.conn.staleFrames;
+  }
+
+  private command(c: InspectorCommand): void {
+    switch (c.name) {
+      case 'step': return this.timeline.step(c.delta);
+      case 'goto': return this.timeline.goto(c.index);
+      case 'togglePlay': return this.timeline.togglePlay();
+      case 'finding': return this.timeline.finding(c.direction);
+      case 'exportChart': return this.conn.exportChart('energy', this.charts.energyPng());
+      default: this.showError(`unknown command ${JSON.stringify((c as { name: unknown }).name)}`);
+    }
+  }
+
+  private openFinding(f: FindingView): void {
+    this.pendingSelection = { index: f.index, contacts: f.contacts };
+    if (f.index === this.timeline.index && this.view?.index === f.index) {
+      this.frame(this.view, performance.now());
+    } else {
+      this.timeline.goto(f.index);
+    }
+  }
+
+  private selectionChanged(keys: readonly string[]): void {
+    if (keys.length) this.requestSeries(keys); else { this.seriesRequest = -1; this.charts.setSeries([], new Map()); }
+    if (this.view) this.matrix.show(this.view.islands, this.selectedIndices());
+    this.saveState();
+  }
+
+  private requestSeries(keys: readonly string[]): void { this.seriesRequest = this.conn.series(keys); }
+
+  private selectedIndices(): Set<number> {
+    const out = new Set<number>();
+    for (const c of this.view?.contacts ?? []) if (this.table.selected.has(c.key)) out.add(c.index);
+    return out;
+  }
+
+  /** Legend labels for the λ chart: "#index A–B" in the current frame, else the key. */
+  private labels(): Map<string, string> {
+    const m = new Map<string, string>();
+    for (const c of this.view?.contacts ?? []) if (this.table.selected.has(c.key)) m.set(c.key, `#${c.index} ${c.bodyA}–${c.bodyB}`);
+    return m;
+  }
+
+  private saveState(): void {
+    if (this.source) this.conn.setState({ source: this.source, index: this.timeline.index, selectedContacts: [...this.table.selected] });
+  }
+
+  private showError(text: string): void {
+    this.errorBanner.textContent = text;
+    this.errorBanner.hidden = text === '';
+  }
+
+  private progress(message: string, fraction: number | null): void {
+    const box = byId('progress');
+    const done = message === '' || fraction === 1;
+    box.hidden = done;
+    byId('progress-text').textContent = message;
+    const bar = byId<HTMLProgressElement>('progress-bar');
+    if (fraction === null) bar.removeAttribute('value'); else bar.value = fraction;
+  }
+}
+
+function sameSource(a: SessionSource, b: SessionSource): boolean {
+  return a.kind === b.kind && a.file === b.file && (a.kind !== 'scenario' || (b.kind === 'scenario' && a.scenario === b.scenario));
+}
+
+function start(): void {
+  try {
+    registerToolkit();
+    new Inspector();
+  } catch (err) {
+    const e = document.getElementById('error');
+    if (e) { e.textContent = `inspector failed to start: ${err instanceof Error ? err.message : String(err)}`; e.hidden = false; }
+    throw err;
+  }
+}
+
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
