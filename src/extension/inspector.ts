@@ -1,0 +1,223 @@
+/**
+ * One inspector = one webview (a WebviewPanel for scenarios, a custom editor for recordings) + one
+ * simulation worker holding the session. The host owns the current frame index (commands and the status
+ * bar read it); the webview asks for frames, series and what-ifs; every message is validated on receipt.
+ */
+import * as vscode from 'vscode';
+import { randomBytes } from 'node:crypto';
+import { WorkerClient, CancelledError, WorkerRequestError } from './workerClient.js';
+import type { Opened } from './worker/workerProtocol.js';
+import type { HostMessage, InspectorCommand, SessionSource, WebviewMessage } from '../protocol/inspector.js';
+import { PROTOCOL_VERSION } from '../protocol/inspector.js';
+import { validateWebviewMessage, ProtocolError } from '../protocol/validate.js';
+import { inspectorHtml } from './webviewHtml.js';
+import { diagnosisSettings, playbackFps, solverOverride } from './settings.js';
+
+export const INSPECTOR_VIEW_TYPE = 'contactLens.inspector';
+export const RECORDING_VIEW_TYPE = 'contactLens.recording';
+
+export interface InspectorHost {
+  readonly extensionUri: vscode.Uri;
+  readonly workerScript: string;
+  readonly output: vscode.OutputChannel;
+  activeChanged(inspector: Inspector, active: boolean): void;
+  disposed(inspector: Inspector): void;
+}
+
+/** Webview options: scripts on, resources only from the bundle folder. */
+export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions {
+  return { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview')] };
+}
+
+export class Inspector implements vscode.Disposable {
+  private worker: WorkerClient | null = null;
+  private opened: Opened | null = null;
+  private index = 0;
+  private disposed = false;
+  private readonly subs: vscode.Disposable[] = [];
+  private readonly ready: Promise<void>;
+  private markReady!: () => void;
+
+  constructor(private readonly host: InspectorHost, readonly panel: vscode.WebviewPanel, readonly source: SessionSource, initialIndex: number | 'first-finding' | 'last') {
+    this.ready = new Promise((r) => (this.markReady = r));
+    const webview = panel.webview;
+    webview.options = webviewOptions(host.extensionUri);
+    const nonce = randomBytes(16).toString('base64');
+    const root = vscode.Uri.joinPath(host.extensionUri, 'dist', 'webview');
+    webview.html = inspectorHtml({
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'main.js')).toString(),
+      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'style.css')).toString(),
+      cspSource: webview.cspSource, nonce, title: panel.title,
+    });
+    this.subs.push(
+      webview.onDidReceiveMessage((m) => this.receive(m)),
+      panel.onDidChangeViewState((e) => host.activeChanged(this, e.webviewPanel.active)),
+      panel.onDidDispose(() => this.dispose()),
+    );
+    void this.open(initialIndex);
+  }
+
+  get frameIndex(): number { return this.index; }
+  get session(): Opened | null { return this.opened; }
+  get title(): string { return this.panel.title; }
+  get isActive(): boolean { return this.panel.active; }
+
+  /** Opens the session in a fresh worker, with a cancellable progress notification. */
+  private async open(initial: number | 'first-finding' | 'last'): Promise<void> {
+    this.worker = new WorkerClient(this.host.workerScript);
+    const abort = new AbortController();
+    const label = this.source.kind === 'scenario' ? this.source.scenario : this.source.file.split(/[\\/]/).pop();
+    try {
+      const opened = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `Contact Lens: ${this.source.kind === 'scenario' ? 'simulating' : 'opening'} ${label}`, cancellable: true },
+        async (progress, token) => {
+          token.onCancellationRequested(() => abort.abort());
+          let last = 0;
+          const onProgress = (message: string, fraction: number | null): void => {
+            const inc = fraction === null ? undefined : Math.max(0, 100 * fraction - last);
+            if (fraction !== null) last = 100 * fraction;
+            progress.report({ message, ...(inc !== undefined ? { increment: inc } : {}) });
+            this.post({ type: 'progress', message, fraction });
+          };
+          if (this.source.kind === 'scenario') {
+            const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(this.source.file));
+            return this.worker!.request({ op: 'openScenario', file: this.source.file, text: doc.getText(), scenario: this.source.scenario, diagnosis: diagnosisSettings(), override: solverOverride() }, { signal: abort.signal, onProgress });
+          }
+          return this.worker!.request({ op: 'openRecording', file: this.source.file, diagnosis: diagnosisSettings() }, { signal: abort.signal, onProgress });
+        });
+      if (this.disposed) return;
+      this.opened = opened;
+      const n = opened.info.frameCount;
+      const want = initial === 'last' ? n - 1 : initial === 'first-finding' ? (opened.findings[0]?.index ?? 0) : initial;
+      this.index = Math.max(0, Math.min(n - 1, want));
+      for (const s of opened.skipped) this.host.output.appendLine(`skipped ${s}`);
+      if (opened.skipped.length) void vscode.window.showWarningMessage(`Contact Lens: ${opened.skipped.length} line(s) of ${label} could not be read and were skipped (details in the Contact Lens output). The valid frames are shown.`);
+      this.markReady();
+      this.sendInit();
+      this.host.activeChanged(this, this.panel.active);
+    } catch (e) {
+      if (this.disposed) return;
+      const msg = e instanceof CancelledError ? 'cancelled' : (e as Error).message;
+      this.post({ type: 'error', requestId: null, message: msg });
+      if (!(e instanceof CancelledError)) void vscode.window.showErrorMessage(`Contact Lens: ${msg}`);
+      this.panel.dispose();
+    }
+  }
+
+  private sendInit(): void {
+    const o = this.opened;
+    if (!o) return;
+    this.post({ type: 'init', version: PROTOCOL_VERSION, source: this.source, info: o.info, timeline: o.timeline, findings: o.findings, settings: { playbackFps: playbackFps() }, index: this.index });
+  }
+
+  private post(m: HostMessage): void {
+    if (!this.disposed) void this.panel.webview.postMessage(m);
+  }
+
+  private async receive(raw: unknown): Promise<void> {
+    let m: WebviewMessage;
+    try {
+      m = validateWebviewMessage(raw);
+    } catch (e) {
+      this.host.output.appendLine(`webview sent an invalid message: ${(e as ProtocolError).message}`);
+      return;
+    }
+    if (m.type === 'ready') { if (this.opened) this.sendInit(); return; }
+    await this.ready;
+    const worker = this.worker;
+    if (!worker || !this.opened) return;
+    const n = this.opened.info.frameCount;
+    try {
+      switch (m.type) {
+        case 'seek': {
+          if (m.index >= n) throw new ProtocolError('index', `must be < ${n}`);
+          this.index = m.index;
+          this.host.activeChanged(this, this.panel.active);
+          this.post({ type: 'frame', requestId: m.requestId, view: await worker.request({ op: 'frame', index: m.index }) });
+          break;
+        }
+        case 'series': this.post({ type: 'series', requestId: m.requestId, series: await worker.request({ op: 'series', keys: m.keys }) }); break;
+        case 'whatIf': this.post({ type: 'whatIf', requestId: m.requestId, result: await worker.request({ op: 'whatIf', index: m.index, options: m.options }) }); break;
+        case 'exportChart': await this.saveChart(m.name, m.dataUrl); break;
+        case 'exportFrame': await this.exportFrame(m.format, m.index); break;
+      }
+    } catch (e) {
+      if (e instanceof CancelledError) return;
+      const requestId = 'requestId' in m ? m.requestId : null;
+      this.post({ type: 'error', requestId, message: e instanceof WorkerRequestError || e instanceof ProtocolError ? e.message : String((e as Error).message ?? e) });
+    }
+  }
+
+  /** Moves to frame `index` (clamped) and tells the webview; returns the new index. */
+  goto(index: number): number {
+    const n = this.opened?.info.frameCount ?? 0;
+    if (n === 0) return this.index;
+    this.index = Math.max(0, Math.min(n - 1, Math.round(index)));
+    this.command({ name: 'goto', index: this.index });
+    this.host.activeChanged(this, this.panel.active);
+    return this.index;
+  }
+
+  /** Index of the next (+1) / previous (−1) finding's frame from the current one, or null. */
+  findingFrom(direction: 1 | -1): number | null {
+    const idx = [...new Set((this.opened?.findings ?? []).map((f) => f.index))].sort((a, b) => a - b);
+    const hit = direction > 0 ? idx.find((i) => i > this.index) : [...idx].reverse().find((i) => i < this.index);
+    return hit ?? null;
+  }
+
+  command(command: InspectorCommand): void { this.post({ type: 'command', command }); }
+
+  async whatIfReport(solver: 'pgs' | 'newton' | 'ipm'): Promise<string> {
+    await this.ready;
+    const r = await this.worker!.request({ op: 'whatIf', index: this.index, options: { solver } });
+    const f = this.opened!.timeline.frame[this.index];
+    const lines = [
+      `# What if frame ${f} of ${this.title} were solved with ${solver}?`, '',
+      `| | recorded | ${solver} |`, '|---|---|---|',
+      `| ΔKE from contact impulses (J) | ${r.recorded.kineticEnergyChange.toPrecision(6)} | ${r.alternative.kineticEnergyChange.toPrecision(6)} |`,
+      `| KKT residual (max rel.) | ${r.recorded.kkt.toExponential(2)} | ${r.alternative.kkt.toExponential(2)} |`,
+      `| status | | ${r.alternative.status} after ${r.alternative.iterations} iterations |`, '',
+      '| contact | λn recorded | λn ' + solver + ' | ‖λt‖ recorded | ‖λt‖ ' + solver + ' | max |Δλ| |', '|---|---|---|---|---|---|',
+      ...r.contacts.map((c) => `| ${c.index} | ${c.recordedN.toPrecision(6)} | ${c.alternativeN.toPrecision(6)} | ${c.recordedT.toPrecision(6)} | ${c.alternativeT.toPrecision(6)} | ${c.difference.toExponential(2)} |`),
+      ...(r.skipped.length ? ['', 'Not re-solved:', ...r.skipped.map((s) => `- ${s}`)] : []),
+    ];
+    return lines.join('\n') + '\n';
+  }
+
+  async exportFrame(format: 'json' | 'csv', index = this.index): Promise<vscode.Uri | null> {
+    await this.ready;
+    const text = await this.worker!.request({ op: 'exportFrame', index, format });
+    const frame = this.opened!.timeline.frame[index];
+    const base = this.title.replace(/[^\w.-]+/g, '_');
+    const target = await vscode.window.showSaveDialog({
+      defaultUri: vscode.Uri.joinPath(this.defaultFolder(), `${base}-frame-${frame}.${format}`),
+      filters: format === 'json' ? { JSON: ['json'] } : { CSV: ['csv'] },
+      saveLabel: `Export frame ${frame}`,
+    });
+    if (!target) return null;
+    await vscode.workspace.fs.writeFile(target, Buffer.from(text, 'utf8'));
+    return target;
+  }
+
+  private async saveChart(name: string, dataUrl: string): Promise<void> {
+    const target = await vscode.window.showSaveDialog({
+      defaultUri: vscode.Uri.joinPath(this.defaultFolder(), `${this.title.replace(/[^\w.-]+/g, '_')}-${name.replace(/[^\w.-]+/g, '_')}.png`),
+      filters: { PNG: ['png'] }, saveLabel: 'Export chart',
+    });
+    if (!target) return;
+    await vscode.workspace.fs.writeFile(target, Buffer.from(dataUrl.slice(dataUrl.indexOf(',') + 1), 'base64'));
+    void vscode.window.showInformationMessage(`Contact Lens: chart saved to ${target.fsPath}`);
+  }
+
+  private defaultFolder(): vscode.Uri {
+    return vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(this.source.file.replace(/[\\/][^\\/]*$/, ''));
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.worker?.dispose();
+    this.subs.forEach((s) => s.dispose());
+    this.host.disposed(this);
+  }
+}

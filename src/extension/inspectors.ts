@@ -1,0 +1,99 @@
+/**
+ * All open inspectors: which one is active (commands and keybindings act on it, the context key
+ * `contactLens.inspectorActive` scopes the keybindings), the status bar item (frame i / N, t, findings),
+ * opening scenario panels, restoring them after a reload (WebviewPanelSerializer + the webview's
+ * getState/setState), and the read-only custom editor for recordings.
+ */
+import * as vscode from 'vscode';
+import { Inspector, INSPECTOR_VIEW_TYPE, RECORDING_VIEW_TYPE, webviewOptions, type InspectorHost } from './inspector.js';
+import type { SessionSource, WebviewState } from '../protocol/inspector.js';
+
+export class Inspectors implements InspectorHost, vscode.Disposable {
+  private readonly all = new Set<Inspector>();
+  private active: Inspector | null = null;
+  private readonly status = vscode.window.createStatusBarItem('contactLens.frame', vscode.StatusBarAlignment.Right, 100);
+
+  constructor(readonly extensionUri: vscode.Uri, readonly workerScript: string, readonly output: vscode.OutputChannel) {
+    this.status.name = 'Contact Lens frame';
+    this.status.command = 'contactLens.goToFrame';
+  }
+
+  /** The active inspector, or the last one that was active while it is still open. */
+  get current(): Inspector | null { return this.active; }
+
+  activeChanged(inspector: Inspector, active: boolean): void {
+    if (active) this.active = inspector;
+    else if (this.active === inspector && ![...this.all].some((i) => i.isActive)) {
+      void vscode.commands.executeCommand('setContext', 'contactLens.inspectorActive', false);
+      this.status.hide();
+      return;
+    }
+    if (active) void vscode.commands.executeCommand('setContext', 'contactLens.inspectorActive', true);
+    this.updateStatus();
+  }
+
+  disposed(inspector: Inspector): void {
+    this.all.delete(inspector);
+    if (this.active === inspector) {
+      this.active = null;
+      void vscode.commands.executeCommand('setContext', 'contactLens.inspectorActive', false);
+      this.status.hide();
+    }
+  }
+
+  private updateStatus(): void {
+    const i = this.active, s = i?.session;
+    if (!i || !s) { this.status.hide(); return; }
+    const k = i.frameIndex, n = s.info.frameCount;
+    const findings = s.findings.length;
+    this.status.text = `$(pulse) frame ${s.timeline.frame[k]} / ${n} · t = ${s.timeline.time[k].toFixed(3)} s · ${findings} finding${findings === 1 ? '' : 's'}`;
+    this.status.tooltip = `${s.info.title} (${s.info.producer}): go to frame…`;
+    this.status.show();
+  }
+
+  private track(inspector: Inspector): Inspector {
+    this.all.add(inspector);
+    this.active = inspector;
+    void vscode.commands.executeCommand('setContext', 'contactLens.inspectorActive', true);
+    return inspector;
+  }
+
+  /** Opens (or reveals and re-simulates) the inspector of a scenario. */
+  openScenario(file: string, scenario: string, at: number | 'first-finding' | 'last'): Inspector {
+    for (const i of this.all) {
+      if (i.source.kind === 'scenario' && i.source.file === file && i.source.scenario === scenario) i.panel.dispose();
+    }
+    const panel = vscode.window.createWebviewPanel(INSPECTOR_VIEW_TYPE, `⚙ ${scenario}`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, webviewOptions(this.extensionUri));
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.svg');
+    return this.track(new Inspector(this, panel, { kind: 'scenario', file, scenario }, at));
+  }
+
+  /** WebviewPanelSerializer: a scenario panel after a window reload, at the frame it showed. */
+  serializer(): vscode.WebviewPanelSerializer<WebviewState> {
+    return {
+      deserializeWebviewPanel: async (panel, state) => {
+        const source = state?.source;
+        if (!source || source.kind !== 'scenario') { panel.dispose(); return; }
+        this.track(new Inspector(this, panel, source, typeof state.index === 'number' ? state.index : 0));
+      },
+    };
+  }
+
+  /** Read-only custom editor: a recording opens as its inspector. */
+  recordingEditor(): vscode.CustomReadonlyEditorProvider {
+    return {
+      openCustomDocument: (uri) => ({ uri, dispose: () => undefined }),
+      resolveCustomEditor: (doc, panel) => {
+        const source: SessionSource = { kind: 'recording', file: doc.uri.fsPath };
+        this.track(new Inspector(this, panel, source, 0));
+      },
+    };
+  }
+
+  static readonly viewTypes = { panel: INSPECTOR_VIEW_TYPE, recording: RECORDING_VIEW_TYPE };
+
+  dispose(): void {
+    for (const i of [...this.all]) i.panel.dispose();
+    this.status.dispose();
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * CodeLenses above every scenario of a *.scene.json: ▶ Run, ⏯ Step, 🔍 Inspect, ⚡ Check (the last one
+ * shows the outcome once a check ran). Positions come from the lenient outline scanner of the format
+ * layer (comments, half-typed text and edits are fine); nothing is computed while the user types.
+ */
+import * as vscode from 'vscode';
+import { scenarioRanges } from '../format/scene.js';
+import { outcomeTitle, type CheckOutcomes } from './checkOutcomes.js';
+
+export class SceneLensProvider implements vscode.CodeLensProvider {
+  private readonly changed = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.changed.event;
+
+  constructor(private readonly outcomes: CheckOutcomes) {
+    outcomes.onDidChange(() => this.changed.fire());
+  }
+
+  provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
+    const lenses: vscode.CodeLens[] = [];
+    for (const s of scenarioRanges(doc.getText())) {
+      if (!s.name) continue;
+      const at = new vscode.Range(s.range.line - 1, s.range.column - 1, s.range.line - 1, s.range.column - 1);
+      const args = [doc.uri, s.name];
+      const outcome = this.outcomes.get(doc.uri, s.name);
+      lenses.push(
+        new vscode.CodeLens(at, { title: '▶ Run', command: 'contactLens.runScenario', arguments: args, tooltip: `Simulate "${s.name}" and open the inspector` }),
+        new vscode.CodeLens(at, { title: '⏯ Step', command: 'contactLens.stepScenario', arguments: args, tooltip: 'Open the inspector at frame 0 to step through the scenario' }),
+        new vscode.CodeLens(at, { title: '🔍 Inspect', command: 'contactLens.inspectScenario', arguments: args, tooltip: 'Open the inspector at the first finding' }),
+        new vscode.CodeLens(at, {
+          title: outcome ? outcomeTitle(outcome) : '⚡ Check', command: 'contactLens.checkScenario', arguments: args,
+          tooltip: 'Run the scenario, check its expectations and diagnose energy injection',
+        }),
+      );
+    }
+    return lenses;
+  }
+
+  dispose(): void { this.changed.dispose(); }
+}

@@ -1,0 +1,34 @@
+/** The `contactLens.*` settings (package.json contributes.configuration), read when needed. */
+import * as vscode from 'vscode';
+import type { DiagnosisSettings, SolverOverride } from './worker/workerProtocol.js';
+
+const section = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('contactLens');
+
+export function solverOverride(): SolverOverride {
+  const c = section();
+  const solver = c.get<string>('solver.default', 'scenario');
+  const maxIterations = c.get<number | null>('solver.maxIterations', null);
+  const tolerance = c.get<number | null>('solver.tolerance', null);
+  return {
+    ...(solver === 'pgs' || solver === 'newton' || solver === 'ipm' ? { solver } : {}),
+    ...(typeof maxIterations === 'number' && maxIterations >= 1 ? { maxIterations: Math.floor(maxIterations) } : {}),
+    ...(typeof tolerance === 'number' && tolerance > 0 ? { tolerance } : {}),
+  };
+}
+
+export function diagnosisSettings(): DiagnosisSettings {
+  const c = section();
+  const nonNeg = (k: string, d: number): number => { const v = c.get<number>(k, d); return typeof v === 'number' && v >= 0 ? v : d; };
+  return {
+    energyTolerance: nonNeg('diagnosis.energyTolerance', 1e-3),
+    speedTolerance: nonNeg('diagnosis.speedTolerance', 1e-3),
+    overlapDepth: nonNeg('diagnosis.overlapDepth', 0.02),
+  };
+}
+
+export function playbackFps(): number {
+  const v = section().get<number>('playback.fps', 30);
+  return typeof v === 'number' && v >= 1 && v <= 240 ? v : 30;
+}
+
+export function checkOnSave(): boolean { return section().get<boolean>('checkOnSave', false) === true; }

@@ -1,0 +1,105 @@
+/**
+ * The simulation worker (worker_threads): hosts the engine, one inspector model at a time, and scenario
+ * checks, so the extension host's event loop never runs a simulation. Requests are answered in order;
+ * long ones post progress. Cancelling = the host terminates the worker.
+ */
+import { parentPort } from 'node:worker_threads';
+import { parseSceneFile } from '../../format/scene.js';
+import { FormatError } from '../../format/oracle.js';
+import { frameFromWorld, headerFromWorld } from '../../format/worldRecording.js';
+import { runScenario } from '../../session/runScenario.js';
+import { checkAll } from '../../session/expectations.js';
+import { Diagnoser } from '../../session/diagnose.js';
+import type { ScenarioDesc } from '../../engine/world/types.js';
+import type { SolveOptions } from '../../engine/solvers/types.js';
+import { World } from '../../engine/world/world.js';
+import { InspectorModel } from '../model/inspectorModel.js';
+import type { ScenarioCheck, SolverOverride, WorkerEnvelope, WorkerReply, WorkerRequest, WorkerResults } from './workerProtocol.js';
+
+if (!parentPort) throw new Error('simulationWorker.ts must run in a worker thread');
+const port = parentPort;
+let model: InspectorModel | null = null;
+
+/** The scenario with the user's solver settings applied (a different solver keeps its own defaults). */
+export function applyOverride(desc: ScenarioDesc, o: SolverOverride): ScenarioDesc {
+  if (!o.solver && o.maxIterations === undefined && o.tolerance === undefined) return desc;
+  const base: SolveOptions = o.solver && o.solver !== desc.config.solver.solver ? ({ solver: o.solver } as SolveOptions) : desc.config.solver;
+  const solver = {
+    ...base,
+    ...(o.maxIterations !== undefined ? { maxIterations: o.maxIterations } : {}),
+    ...(o.tolerance !== undefined ? { tolerance: o.tolerance } : {}),
+  } as SolveOptions;
+  return { ...desc, config: { ...desc.config, solver } };
+}
+
+function scenarioNamed(file: string, text: string, name: string | null): ReturnType<typeof parseSceneFile>['scenarios'] {
+  const { scenarios } = parseSceneFile(text, file);
+  if (name === null) return scenarios;
+  const s = scenarios.filter((x) => x.desc.name === name);
+  if (s.length === 0) throw new FormatError(file, 'scenarios', `no scenario named "${name}" (the file has ${scenarios.map((x) => `"${x.desc.name}"`).join(', ')})`);
+  return s;
+}
+
+function currentModel(): InspectorModel {
+  if (!model) throw new Error('no session is open in this worker');
+  return model;
+}
+
+async function handle(id: number, r: WorkerRequest): Promise<WorkerResults[WorkerRequest['op']]> {
+  const progress = (message: string, fraction: number | null): void => port.postMessage({ id, kind: 'progress', message, fraction } satisfies WorkerReply);
+  switch (r.op) {
+    case 'openScenario': {
+      const [s] = scenarioNamed(r.file, r.text, r.scenario);
+      model?.close();
+      model = InspectorModel.fromScenario(applyOverride(s.desc, r.override), r.file, r.diagnosis, progress);
+      return { info: model.info, timeline: model.timeline, findings: model.findings, skipped: model.skipped };
+    }
+    case 'openRecording': {
+      model?.close();
+      model = await InspectorModel.fromRecording(r.file, r.diagnosis, progress);
+      return { info: model.info, timeline: model.timeline, findings: model.findings, skipped: model.skipped };
+    }
+    case 'frame': return currentModel().frameView(r.index);
+    case 'series': return currentModel().series(r.keys);
+    case 'whatIf': return currentModel().whatIf(r.index, r.options);
+    case 'exportFrame': return currentModel().exportFrame(r.index, r.format);
+    case 'check': {
+      const out: ScenarioCheck[] = [];
+      for (const s of scenarioNamed(r.file, r.text, r.scenario)) {
+        const desc = applyOverride(s.desc, r.override);
+        const t0 = performance.now();
+        const probe = new World(desc);
+        const e0 = probe.energy();
+        const diag = new Diagnoser(headerFromWorld(probe), r.diagnosis, e0.kineticLinear + e0.kineticRotational + e0.potential);
+        const every = Math.max(1, Math.floor(desc.frames / 20));
+        const run = runScenario(desc, {
+          onFrame: (world: World, f) => {
+            diag.add(frameFromWorld(world, f));
+            if ((f.frame % every) === 0) progress(`${desc.name}: frame ${f.frame} / ${desc.frames}`, f.frame / desc.frames);
+          },
+        });
+        const findings = diag.findings.map((x) => ({ index: Math.max(0, x.frame - 1), frame: x.frame, time: x.time, contacts: x.contacts, mechanism: x.mechanism, joules: x.joules, explanation: x.explanation }));
+        const results = checkAll(s.expectations, run);
+        out.push({
+          scenario: desc.name, range: s.range, expectationRanges: s.expectationRanges, frames: run.frames.length, timeMs: performance.now() - t0,
+          expectations: results.map((x, index) => ({ kind: x.expectation.kind, ok: x.ok, message: x.message, index, ...(x.frame !== undefined ? { frame: x.frame } : {}) })),
+          findings, energyChange: (run.frames.at(-1)?.totalEnergy ?? run.initialEnergy) - run.initialEnergy,
+        });
+      }
+      return out;
+    }
+  }
+}
+
+port.on('message', (m: WorkerEnvelope) => {
+  void (async () => {
+    try {
+      const result = await handle(m.id, m.request);
+      port.postMessage({ id: m.id, kind: 'result', result } satisfies WorkerReply);
+    } catch (e) {
+      const err = e as Error & { field?: string; file?: string };
+      const reply: WorkerReply = { id: m.id, kind: 'error', message: err.message ?? String(e), ...(err instanceof FormatError ? { field: err.field, file: err.file } : {}) };
+      port.postMessage(reply);
+    }
+  })();
+});

@@ -1,0 +1,80 @@
+/**
+ * Requests between the extension host and the simulation worker (a worker_threads Worker running
+ * dist/worker.js, the same engine in-process but off the host's event loop). Plain types only.
+ */
+import type { ContactSeries, FindingView, FrameView, SessionInfo, Timeline, WhatIfOptions, WhatIfView } from '../../protocol/inspector.js';
+
+export interface DiagnosisSettings {
+  readonly energyTolerance: number;
+  readonly speedTolerance: number;
+  readonly overlapDepth: number;
+}
+
+/** Overrides applied to every scenario's solver block (the `contactLens.solver.*` settings). */
+export interface SolverOverride {
+  readonly solver?: 'pgs' | 'newton' | 'ipm';
+  readonly maxIterations?: number;
+  readonly tolerance?: number;
+}
+
+export interface ExpectationOutcome {
+  readonly kind: string;
+  readonly ok: boolean;
+  readonly message: string;
+  readonly frame?: number;
+  /** Index into the scenario's expectations (for the range in the scene file). */
+  readonly index: number;
+}
+
+/** 1-based, endColumn exclusive (format/jsonPositions SourceRange). */
+export interface TextRange { readonly line: number; readonly column: number; readonly endLine: number; readonly endColumn: number }
+
+export interface ScenarioCheck {
+  readonly scenario: string;
+  /** The scenario object and its expectations in the scene file. */
+  readonly range: TextRange;
+  readonly expectationRanges: readonly TextRange[];
+  readonly frames: number;
+  readonly timeMs: number;
+  readonly expectations: readonly ExpectationOutcome[];
+  readonly findings: readonly FindingView[];
+  /** Total energy after the last frame minus before the first (J). */
+  readonly energyChange: number;
+}
+
+export type WorkerRequest =
+  | { readonly op: 'openScenario'; readonly file: string; readonly text: string; readonly scenario: string; readonly diagnosis: DiagnosisSettings; readonly override: SolverOverride }
+  | { readonly op: 'openRecording'; readonly file: string; readonly diagnosis: DiagnosisSettings }
+  | { readonly op: 'frame'; readonly index: number }
+  | { readonly op: 'series'; readonly keys: readonly string[] }
+  | { readonly op: 'whatIf'; readonly index: number; readonly options: WhatIfOptions }
+  | { readonly op: 'exportFrame'; readonly index: number; readonly format: 'json' | 'csv' }
+  | { readonly op: 'check'; readonly file: string; readonly text: string; readonly scenario: string | null; readonly diagnosis: DiagnosisSettings; readonly override: SolverOverride };
+
+export interface Opened {
+  readonly info: SessionInfo;
+  readonly timeline: Timeline;
+  readonly findings: readonly FindingView[];
+  readonly skipped: readonly string[];
+}
+
+export interface WorkerResults {
+  openScenario: Opened;
+  openRecording: Opened;
+  frame: FrameView;
+  series: readonly ContactSeries[];
+  whatIf: WhatIfView;
+  exportFrame: string;
+  check: readonly ScenarioCheck[];
+}
+
+export type WorkerOp = WorkerRequest['op'];
+
+/** host → worker */
+export interface WorkerEnvelope { readonly id: number; readonly request: WorkerRequest }
+
+/** worker → host */
+export type WorkerReply =
+  | { readonly id: number; readonly kind: 'result'; readonly result: unknown }
+  | { readonly id: number; readonly kind: 'error'; readonly message: string; readonly field?: string; readonly file?: string }
+  | { readonly id: number; readonly kind: 'progress'; readonly message: string; readonly fraction: number | null };

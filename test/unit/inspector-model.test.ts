@@ -1,0 +1,107 @@
+/** The inspector's data model (what the webview shows), checked against the session and the recorded numbers. */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseSceneFile } from '../../src/format/scene.js';
+import { InspectorModel, SERIES_MAX_POINTS } from '../../src/extension/model/inspectorModel.js';
+import { runScenario } from '../../src/session/runScenario.js';
+import { frameEnergy } from '../../src/session/diagnose.js';
+import { RecordingReader } from '../../src/format/recordingFile.js';
+import { validateHostMessage, validateWebviewMessage, ProtocolError } from '../../src/protocol/validate.js';
+import { PROTOCOL_VERSION } from '../../src/protocol/inspector.js';
+
+const ROOT = resolve(__dirname, '..', '..');
+const scene = (file: string, i = 0) => {
+  const path = resolve(ROOT, 'examples', file);
+  return { path, desc: parseSceneFile(readFileSync(path, 'utf8'), path).scenarios[i].desc };
+};
+
+describe('inspector model', () => {
+  const fault = scene('fault-restitution-target.scene.json');
+  const model = InspectorModel.fromScenario(fault.desc, fault.path);
+  const run = runScenario(fault.desc);
+
+  it('timeline has one entry per frame and its total energy equals the simulation’s ledger', () => {
+    const n = fault.desc.frames;
+    assert.equal(model.info.frameCount, n);
+    for (const k of ['frame', 'time', 'kinetic', 'potential', 'total', 'kappa', 'iterations', 'residual', 'status', 'contacts'] as const) assert.equal(model.timeline[k].length, n, k);
+    run.frames.forEach((f, i) => assert.ok(Math.abs(model.timeline.total[i] - f.totalEnergy) <= 1e-9 * Math.max(1, Math.abs(f.totalEnergy)), `frame ${i}`));
+    assert.deepEqual(Object.keys(model.timeline.ledger).sort(), ['biasWork', 'frictionWork', 'integratorResidual', 'normalWork']);
+    assert.ok(model.timeline.kappa.some((k) => k !== null && k >= 1), 'κ is estimated where there are contacts');
+  });
+
+  it('the planted fault is a finding at the impact frame, and its frame view shows the overshoot on that contact', () => {
+    const first = model.findings[0];
+    assert.equal(first.mechanism, 'restitution-overshoot');
+    assert.equal(model.timeline.frame[first.index], first.frame);
+    const v = model.frameView(first.index);
+    const c = v.contacts[first.contacts[0]];
+    const f = model.session.frame(first.index);
+    assert.equal(c.lambdaN, f.solver.lambda[3 * c.index]);
+    // ball of 1 kg on the ground, normal through its centre: A_nn = 1/m = 1, so v⁺ = v⁻ + λn exactly
+    assert.ok(c.vnBefore! < -0.5 && c.vnAfter! > 0, `${c.vnBefore} → ${c.vnAfter}`);
+    assert.ok(Math.abs(c.vnAfter! - (c.vnBefore! + c.lambdaN)) < 1e-9, `v⁺ ${c.vnAfter}, v⁻ ${c.vnBefore}`);
+    // −(1+e)·v⁻ used as the target: it leaves at least at (1+e)·approach (plus the ERP bias)
+    assert.ok(c.vnAfter! >= (1 + c.e) * -c.vnBefore! - 1e-9, `v⁺ ${c.vnAfter}, v⁻ ${c.vnBefore}`);
+    assert.ok(Math.abs(c.excess! - (c.vnAfter! - c.e * -c.vnBefore!)) < 1e-12);
+    assert.equal(c.state, 'sticking');
+    assert.equal(v.islands.length, 1);
+    assert.equal(v.islands[0].A!.length, 9);
+    assert.ok(v.islands[0].kappa! >= 1);
+  });
+
+  it('series follow one contact over time and agree with the frame views', () => {
+    const first = model.findings[0];
+    const key = model.frameView(first.index).contacts[first.contacts[0]].key;
+    const [s] = model.series([key]);
+    assert.equal(s.index.length, Math.min(SERIES_MAX_POINTS, model.info.frameCount));
+    const at = s.index.indexOf(first.index);
+    assert.equal(s.lambdaN[at], model.frameView(first.index).contacts[first.contacts[0]].lambdaN);
+    assert.ok(s.lambdaN.some((x) => x === null), 'frames in flight have no such contact');
+  });
+
+  it('what-if re-solves the fault frame: IPM targets e·v⁻ instead of (1+e)·v⁻, so λn drops by m·|v⁻|', () => {
+    const first = model.findings[0];
+    const w = model.whatIf(first.index, { solver: 'ipm' });
+    const c = w.contacts[0];
+    assert.equal(w.alternative.status, 'converged');
+    const vBefore = model.frameView(first.index).contacts[c.index].vnBefore!;
+    assert.ok(Math.abs(c.recordedN - c.alternativeN - 1 * -vBefore) < 1e-6 * c.recordedN, `${c.alternativeN} vs ${c.recordedN}, v⁻ ${vBefore}`);
+    assert.ok(w.alternative.kineticEnergyChange < w.recorded.kineticEnergyChange);
+  });
+
+  it('exports a frame as JSON and CSV (one row per contact)', () => {
+    const i = model.findings[0].index;
+    const json = JSON.parse(model.exportFrame(i, 'json'));
+    assert.equal(json.index, i);
+    const csv = model.exportFrame(i, 'csv').trim().split('\n');
+    assert.equal(csv.length, 1 + json.contacts.length);
+    assert.match(csv[0], /^frame,time,index,bodyA,bodyB,depth,mu,e,lambdaN/);
+    assert.equal(Number(csv[1].split(',')[8]), json.contacts[0].lambdaN);
+  });
+
+  it('its init message passes the protocol validator; bad messages are rejected naming the field', () => {
+    const init = { type: 'init', version: PROTOCOL_VERSION, source: { kind: 'scenario', file: fault.path, scenario: fault.desc.name }, info: model.info, timeline: model.timeline, findings: model.findings, settings: { playbackFps: 30 }, index: 0 };
+    assert.doesNotThrow(() => validateHostMessage(JSON.parse(JSON.stringify(init))));
+    assert.throws(() => validateHostMessage({ ...init, version: 99 }), (e: ProtocolError) => e.field === 'version');
+    assert.throws(() => validateHostMessage({ ...init, timeline: { ...model.timeline, total: [1] } }), (e: ProtocolError) => e.field === 'timeline.total');
+    assert.throws(() => validateWebviewMessage({ type: 'seek', requestId: 1, index: -1 }), (e: ProtocolError) => e.field === 'index');
+    assert.throws(() => validateWebviewMessage({ type: 'whatIf', requestId: 1, index: 0, options: { solver: 'magic' } }), (e: ProtocolError) => e.field === 'options.solver');
+    assert.throws(() => validateWebviewMessage({ type: 'exportChart', name: 'x', dataUrl: 'javascript:alert(1)' }), (e: ProtocolError) => e.field === 'dataUrl');
+    assert.throws(() => validateWebviewMessage({ type: 'nope' }), (e: ProtocolError) => e.field === 'type');
+  });
+
+  it('opens a foreign recording: energies from the recorded states, findings, frame views without a solver history', async () => {
+    const file = resolve(ROOT, 'examples', 'foreign-engine.rec.jsonl');
+    const m = await InspectorModel.fromRecording(file);
+    const reader = RecordingReader.openSync(file);
+    try {
+      for (let i = 0; i < reader.frameCount; i++) assert.ok(Math.abs(m.timeline.total[i] - frameEnergy(reader.header, reader.frame(i))) < 1e-12);
+    } finally { reader.close(); }
+    assert.equal(m.info.producer, 'acme-physics 3.2.1');
+    assert.ok(m.findings.length > 0);
+    const v = m.frameView(m.findings[0].index);
+    assert.ok(v.contacts.length > 0 && v.contacts.every((c) => c.vnAfter !== null));
+    m.close();
+  });
+});
