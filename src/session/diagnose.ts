@@ -10,7 +10,8 @@
  * speed over the target along its own effective mass, ½·m_eff·(ġ⁺² − target²), m_eff = 1/A_nn.
  */
 import type { RecordedFrame, RecordingHeader } from '../format/recording.js';
-import { preSolveBodyStates, toContactPoint } from '../format/recording.js';
+import { toContactPoint } from '../format/recording.js';
+import { solveTimeBodies } from './preSolve.js';
 import { assembleBlocks } from '../engine/assembly.js';
 import { quatToMat3 } from '../engine/math/quat.js';
 
@@ -87,7 +88,7 @@ export interface ContactKinematics {
 
 /** Per contact of frame f, from the recorded pre-solve state and λ; null when the frame has no pre-solve state. */
 export function contactKinematics(header: RecordingHeader, f: RecordedFrame, prev?: RecordedFrame): ContactKinematics[] | null {
-  const pre = preSolveBodyStates(header, f, prev);
+  const pre = solveTimeBodies(header, f, prev);
   if (!pre.ok) return null;
   if (f.contacts.length === 0) return [];
   const contacts = f.contacts.map(toContactPoint);

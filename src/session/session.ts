@@ -32,12 +32,13 @@ import { conditioning, type Conditioning } from '../engine/conditioning.js';
 import type { Quat } from '../engine/math/quat.js';
 import type { Vec3 } from '../engine/math/vec3.js';
 import {
-  preSolveBodyStates, SOLVER_STATUSES, toContactPoint,
+  SOLVER_STATUSES, toContactPoint,
   type RecordedFrame, type RecordedSolverStatus, type RecordingHeader,
   type RecordedContact,
 } from '../format/recording.js';
 import { RecordingReader, type OpenOptions } from '../format/recordingFile.js';
 import { frameFromWorld, headerFromWorld } from '../format/worldRecording.js';
+import { solveTimeBodies, RECONSTRUCTED_NOTE } from './preSolve.js';
 
 /** Default number of frames between two checkpoints of a scenario session. */
 export const DEFAULT_CHECKPOINT_EVERY = 100;
@@ -387,7 +388,8 @@ export class Session {
     this.check(i);
     const header = this.header;
     const f = this.frame(i);
-    const { options, notes } = this.source.assembly();
+    const { options, notes: sourceNotes } = this.source.assembly();
+    const notes = [...sourceNotes];
     const B = header.bodies.length;
     const name = (b: number): string => (b < 0 ? 'world' : header.bodies[b].name);
     const isStatic = header.bodies.map((b) => b.static);
@@ -404,8 +406,9 @@ export class Session {
     });
 
     // Pre-solve body states: pose from pre[].x/q or from the previous frame (only read when needed).
-    let pre = preSolveBodyStates(header, f);
-    if (!pre.ok && f.pre && i > 0 && this.source.summary(i - 1).frame === f.frame - 1) pre = preSolveBodyStates(header, f, this.frame(i - 1));
+    let pre = solveTimeBodies(header, f);
+    if (!pre.ok && i > 0 && this.source.summary(i - 1).frame === f.frame - 1) pre = solveTimeBodies(header, f, this.frame(i - 1));
+    if (pre.ok && pre.reconstructed) notes.push(RECONSTRUCTED_NOTE);
     const base = { index: i, frame: f.frame, time: f.time, assembly: options, notes, contacts };
     const islandLambda = (cs: readonly number[]): Float64Array => {
       const out = new Float64Array(3 * cs.length);

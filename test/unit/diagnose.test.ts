@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { parseSceneFile } from '../../src/format/scene.js';
 import { World } from '../../src/engine/world/world.js';
 import { frameFromWorld, headerFromWorld } from '../../src/format/worldRecording.js';
-import { Diagnoser, diagnose } from '../../src/session/diagnose.js';
+import { Diagnoser, diagnose, contactKinematics } from '../../src/session/diagnose.js';
 import { RecordingReader } from '../../src/format/recordingFile.js';
 import { main } from '../../src/cli/main.js';
 import { ground, scenario, sphere } from './world-helpers.js';
@@ -37,6 +37,30 @@ describe('diagnose', () => {
     // KE above the law: ½·m·((1+e)² − e²)·v² with v the approach speed
     const v = Math.sqrt(2 * 9.81 * 1.0);
     assert.ok(Math.abs(f.joules - 0.5 * ((1.5 ** 2) - 0.25) * v * v) < 0.05 * f.joules, `joules ${f.joules}`);
+  });
+
+  it('a recording without "pre" (post-step states only) is diagnosed the same: v⁻ = v⁺ − M⁻¹Jᵀλ is reconstructed', () => {
+    for (const desc of [drop({ restitutionAsTarget: true }), parseSceneFile(readFileSync(join(ROOT, 'examples', 'glancing-collision.scene.json'), 'utf8'), 'g').scenarios[0].desc]) {
+      const world = new World(desc);
+      const header = headerFromWorld(world);
+      const frames = [];
+      for (let k = 0; k < desc.frames; k++) frames.push(frameFromWorld(world, world.step()));
+      const withPre = diagnose(header, frames);
+      const withoutPre = diagnose(header, frames.map(({ pre: _pre, ...rest }) => rest));
+      assert.equal(withoutPre.length, withPre.length, desc.name);
+      withPre.forEach((f, i) => {
+        const g = withoutPre[i];
+        assert.equal(g.frame, f.frame); assert.equal(g.mechanism, f.mechanism); assert.deepEqual(g.contacts, f.contacts);
+        assert.ok(Math.abs(g.joules - f.joules) <= 1e-6 * Math.max(1, f.joules), `${desc.name} frame ${f.frame}: ${g.joules} vs ${f.joules}`);
+      });
+      // and the contact kinematics agree to rounding on every frame with contacts
+      for (let k = 1; k < frames.length; k++) {
+        if (frames[k].contacts.length === 0) continue;
+        const { pre: _p, ...bare } = frames[k];
+        const a = contactKinematics(header, frames[k], frames[k - 1])!, b = contactKinematics(header, bare, frames[k - 1])!;
+        a.forEach((x, c) => { for (let r = 0; r < 3; r++) assert.ok(Math.abs(x.gBefore[r] - b[c].gBefore[r]) < 1e-9 && Math.abs(x.gAfter[r] - b[c].gAfter[r]) < 1e-9, `${desc.name} frame ${k} contact ${c}`); });
+      }
+    }
   });
 
   it('the same drop without the fault (e = 0.5, split impulse) diagnoses clean', () => {

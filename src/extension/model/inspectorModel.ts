@@ -14,7 +14,8 @@ import { assembleProblem, DEFAULT_ASSEMBLY } from '../../engine/assembly.js';
 import { conditioning } from '../../engine/conditioning.js';
 import { buildIslands } from '../../engine/collision/islands.js';
 import { headerFromWorld } from '../../format/worldRecording.js';
-import { preSolveBodyStates, toContactPoint, type RecordedFrame, type RecordingHeader } from '../../format/recording.js';
+import { solveTimeBodies } from '../../session/preSolve.js';
+import { toContactPoint, type RecordedFrame, type RecordingHeader } from '../../format/recording.js';
 import type {
   ContactSeries, ContactState, ContactView, FindingView, FrameView, IslandView, SessionInfo, SolverStatus, Timeline,
   WhatIfOptions, WhatIfView,
@@ -47,7 +48,7 @@ const finiteOrNull = (x: number | undefined): number | null => (x !== undefined 
 /** κ of the frame's worst island, for islands up to TIMELINE_KAPPA_MAX_CONTACTS contacts (estimate path). */
 function frameKappa(header: RecordingHeader, f: RecordedFrame, prev: RecordedFrame | undefined): number | null {
   if (f.contacts.length === 0) return null;
-  const pre = preSolveBodyStates(header, f, prev);
+  const pre = solveTimeBodies(header, f, prev);
   if (!pre.ok) return null;
   const islands = buildIslands(header.bodies.length, f.contacts.map((c) => [c.a, c.b] as const), header.bodies.map((b) => b.static));
   let worst: number | null = null;

@@ -1,0 +1,48 @@
+/**
+ * The body states a frame's contact problem was built from. Recorded `pre` velocities are used when the
+ * frame has them (format/recording.ts preSolveBodyStates). A recording without `pre` (many engines only
+ * log post-step states) is reconstructed from what it does hold: the pose at solve time is the previous
+ * frame's pose, and the velocity before the impulse is v⁻ = v⁺ − M⁻¹Jᵀλ (the contact impulse is the only
+ * velocity change between the solve and the end of a semi-implicit Euler step, seed 000 §4 / §8). Exact
+ * for engines whose step ends with the contact impulse; approximate when they damp or clamp velocities
+ * after the solve.
+ */
+import { assembleBlocks } from '../engine/assembly.js';
+import type { BodyState } from '../engine/problem.js';
+import { preSolveBodyStates, toContactPoint, type RecordedFrame, type RecordingHeader } from '../format/recording.js';
+
+export type SolveTimeBodies =
+  | { readonly ok: true; readonly bodies: BodyState[]; /** true when v⁻ was reconstructed (no `pre`). */ readonly reconstructed: boolean }
+  | { readonly ok: false; readonly reason: string };
+
+export const RECONSTRUCTED_NOTE = 'pre-solve velocities reconstructed as v⁻ = v⁺ − M⁻¹Jᵀλ (the recording has no "pre"; exact when the contact impulse is the last velocity change of the step)';
+
+export function solveTimeBodies(header: RecordingHeader, f: RecordedFrame, prev?: RecordedFrame): SolveTimeBodies {
+  if (f.pre) {
+    const r = preSolveBodyStates(header, f, prev);
+    return r.ok ? { ok: true, bodies: r.bodies, reconstructed: false } : r;
+  }
+  if (!prev || prev.frame !== f.frame - 1) {
+    return { ok: false, reason: `frame ${f.frame} has no "pre" velocities and frame ${f.frame - 1} is not available to reconstruct them` };
+  }
+  // Pose from the previous frame, velocity = post-step velocity, then remove the impulse's Δv = M⁻¹Jᵀλ.
+  const post = preSolveBodyStates(header, { ...f, pre: f.bodies.map((b) => ({ v: b.v, w: b.w })) }, prev);
+  if (!post.ok) return post;
+  const bodies = post.bodies;
+  if (f.contacts.length === 0) return { ok: true, bodies, reconstructed: true };
+  const contacts = f.contacts.map(toContactPoint);
+  const k = assembleBlocks(bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: header.dt });
+  const lam = f.solver.lambda;
+  const dv = new Float64Array(6 * bodies.length);
+  for (let c = 0; c < contacts.length; c++) {
+    const l0 = lam[3 * c], l1 = lam[3 * c + 1], l2 = lam[3 * c + 2];
+    if (!k.staticA[c]) { const o = 6 * contacts[c].bodyA; for (let q = 0; q < 6; q++) dv[o + q] += k.invMassJA[18 * c + q] * l0 + k.invMassJA[18 * c + 6 + q] * l1 + k.invMassJA[18 * c + 12 + q] * l2; }
+    if (!k.staticB[c]) { const o = 6 * contacts[c].bodyB; for (let q = 0; q < 6; q++) dv[o + q] += k.invMassJB[18 * c + q] * l0 + k.invMassJB[18 * c + 6 + q] * l1 + k.invMassJB[18 * c + 12 + q] * l2; }
+  }
+  const out = bodies.map((b, i) => (b.invMass === 0 ? b : {
+    ...b,
+    v: [b.v[0] - dv[6 * i], b.v[1] - dv[6 * i + 1], b.v[2] - dv[6 * i + 2]] as const,
+    omega: [b.omega[0] - dv[6 * i + 3], b.omega[1] - dv[6 * i + 4], b.omega[2] - dv[6 * i + 5]] as const,
+  })) as BodyState[];
+  return { ok: true, bodies: out, reconstructed: true };
+}
