@@ -5,7 +5,7 @@ import { build } from 'esbuild';
 import { readdirSync, existsSync } from 'node:fs';
 
 const node = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, logLevel: 'warning' };
-const production = process.env.NODE_ENV === 'production';
+const production = process.env.NODE_ENV === 'production' || process.argv.includes('--production');
 
 const suiteEntries = existsSync('test/suite')
   ? readdirSync('test/suite').filter((f) => f.endsWith('.ts')).map((f) => `test/suite/${f}`)
