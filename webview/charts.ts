@@ -57,18 +57,22 @@ export function decimate(xs: readonly number[], ys: readonly (number | null)[], 
   return out;
 }
 
-interface CursorState { index: number; markers: readonly number[] }
-const cursors = new WeakMap<Chart, CursorState>();
+interface CursorState { index: number; markers: readonly number[]; overlay: HTMLCanvasElement }
+/** Cursor state by chart canvas (known before the chart's first draw, which happens in its constructor). */
+const cursors = new WeakMap<HTMLCanvasElement, CursorState>();
 let cursorColor = '#888';
 let markerColor = '#c33';
 
-/** Draws finding markers (dashed) and the current-frame cursor (solid) over a time chart. */
+/**
+ * Finding markers (dashed) are drawn into the chart; the current-frame cursor goes on a transparent
+ * overlay canvas above it, so moving the cursor costs one line instead of a full chart redraw.
+ */
 const frameCursor: Plugin<'line'> = {
   id: 'frameCursor',
   afterDatasetsDraw(chart) {
-    const s = cursors.get(chart as unknown as Chart);
+    const s = cursors.get(chart.canvas);
     const x = chart.scales.x;
-    if (!s || !x) return;
+    if (!s || !x || s.markers.length === 0) return;
     const { top, bottom, left, right } = chart.chartArea;
     const ctx = chart.ctx;
     ctx.save();
@@ -80,14 +84,38 @@ const frameCursor: Plugin<'line'> = {
       if (px < left || px > right) continue;
       ctx.beginPath(); ctx.moveTo(px, top); ctx.lineTo(px, bottom); ctx.stroke();
     }
-    ctx.setLineDash([]);
-    ctx.lineWidth = 2;
-    ctx.strokeStyle = cursorColor;
-    const px = x.getPixelForValue(s.index);
-    if (px >= left && px <= right) { ctx.beginPath(); ctx.moveTo(px, top); ctx.lineTo(px, bottom); ctx.stroke(); }
     ctx.restore();
   },
+  afterDraw(chart) { drawCursor(chart as unknown as Chart); },
 };
+
+function drawCursor(chart: Chart): void {
+  const s = cursors.get(chart.canvas);
+  const x = chart.scales.x;
+  if (!s || !x || !chart.chartArea) return;
+  const ov = s.overlay, dpr = chart.currentDevicePixelRatio || 1;
+  const w = Math.round(chart.width * dpr), h = Math.round(chart.height * dpr);
+  if (ov.width !== w) ov.width = w;
+  if (ov.height !== h) ov.height = h;
+  const ctx = ov.getContext('2d');
+  if (!ctx) return;
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.clearRect(0, 0, w, h);
+  const { top, bottom, left, right } = chart.chartArea;
+  const px = x.getPixelForValue(s.index);
+  if (!(px >= left && px <= right)) return;
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.lineWidth = 2;
+  ctx.strokeStyle = cursorColor;
+  ctx.beginPath(); ctx.moveTo(px, top); ctx.lineTo(px, bottom); ctx.stroke();
+}
+
+/** Log-axis ticks: only powers of ten, as 1e-6 etc. */
+function logTick(value: number | string): string {
+  const v = Number(value);
+  const e = Math.log10(v);
+  return Math.abs(e - Math.round(e)) < 1e-9 ? `1e${Math.round(e)}` : '';
+}
 
 function cssVar(name: string, fallback: string): string {
   const v = getComputedStyle(document.documentElement).getPropertyValue(name).trim() || getComputedStyle(document.body).getPropertyValue(name).trim();
@@ -146,9 +174,10 @@ export class Charts {
       data: { datasets: [] },
       options: {
         ...this.common(),
+        plugins: { legend: { display: false }, tooltip: { enabled: true } },
         scales: {
           x: { type: 'linear', title: { display: true, text: 'iteration' }, ticks: { precision: 0 } },
-          y: { type: 'logarithmic', title: { display: true, text: 'residual' } },
+          y: { type: 'logarithmic', title: { display: true, text: 'residual' }, ticks: { callback: logTick } },
         },
       },
     });
@@ -176,7 +205,13 @@ export class Charts {
   }
 
   private timeChart(id: string, yTitle: string, logY: boolean, secondLogAxis = false): LineChart {
-    const chart: LineChart = new Chart(byId<HTMLCanvasElement>(id), {
+    const canvas = byId<HTMLCanvasElement>(id);
+    const overlay = document.createElement('canvas');
+    overlay.className = 'chart-cursor';
+    overlay.setAttribute('aria-hidden', 'true');
+    canvas.parentElement?.appendChild(overlay);
+    cursors.set(canvas, { index: 0, markers: [], overlay });
+    const chart: LineChart = new Chart(canvas, {
       type: 'line',
       data: { datasets: [] },
       options: {
@@ -187,13 +222,12 @@ export class Charts {
         },
         scales: {
           x: { type: 'linear', min: 0, max: 1, title: { display: true, text: 'frame index' }, ticks: { precision: 0 } },
-          y: { type: logY ? 'logarithmic' : 'linear', position: 'left', title: { display: true, text: yTitle } },
-          ...(secondLogAxis ? { y1: { type: 'logarithmic' as const, position: 'right' as const, title: { display: true, text: 'residual' }, grid: { drawOnChartArea: false } } } : {}),
+          y: { type: logY ? 'logarithmic' : 'linear', position: 'left', title: { display: true, text: yTitle }, ...(logY ? { ticks: { callback: logTick } } : {}) },
+          ...(secondLogAxis ? { y1: { type: 'logarithmic' as const, position: 'right' as const, title: { display: true, text: 'residual' }, grid: { drawOnChartArea: false }, ticks: { callback: logTick } } } : {}),
         },
       },
       plugins: [frameCursor],
     });
-    cursors.set(chart as unknown as Chart, { index: 0, markers: [] });
     return chart;
   }
 
@@ -220,13 +254,13 @@ export class Charts {
     this.convergence.update('none');
   }
 
-  /** Moves the cursor of every time chart to session index i (redraw only, no re-layout). */
+  /** Moves the cursor of every time chart to session index i (overlay only: no chart redraw). */
   setCursor(index: number): void {
     for (const c of this.timeCharts()) {
-      const s = cursors.get(c as unknown as Chart)!;
+      const s = cursors.get(c.canvas)!;
       if (s.index === index) continue;
       s.index = index;
-      c.draw();
+      drawCursor(c as unknown as Chart);
     }
   }
 
@@ -258,7 +292,7 @@ export class Charts {
       const x = c.options.scales!.x!;
       x.min = 0; x.max = max;
     }
-    cursors.get(this.energy as unknown as Chart)!.markers = this.findings.map((f) => f.index);
+    cursors.get(this.energy.canvas)!.markers = this.findings.map((f) => f.index);
     if (t) {
       const xs = t.frame.map((_, i) => i);
       const p = this.pal;

@@ -22,13 +22,15 @@ export interface InspectorStats {
   frameUpdates: number;
   staleFrames: number;
   invalidMessages: number;
+  /** Split of the last frame update (ms): table, heat maps, charts (convergence + cursors). */
+  lastFrameParts: { table: number; matrix: number; charts: number };
 }
 
 declare global {
   interface Window { __inspectorStats: InspectorStats }
 }
 
-const stats: InspectorStats = { lastFrameUpdateMs: 0, maxFrameUpdateMs: 0, frameUpdates: 0, staleFrames: 0, invalidMessages: 0 };
+const stats: InspectorStats = { lastFrameUpdateMs: 0, maxFrameUpdateMs: 0, frameUpdates: 0, staleFrames: 0, invalidMessages: 0, lastFrameParts: { table: 0, matrix: 0, charts: 0 } };
 window.__inspectorStats = stats;
 
 class Inspector {
@@ -129,6 +131,7 @@ class Inspector {
     if (v.index !== this.timeline.index) this.timeline.show(v.index);
     this.showReadouts(v.index);
     this.readout.textContent = frameReadout(v.frame, this.info.frameCount, v.time);
+    const t1 = performance.now();
     this.table.setContacts(v.contacts);
     byId('contacts-count').textContent = `(${v.contacts.length})`;
     const pending = this.pendingSelection;
@@ -137,9 +140,13 @@ class Inspector {
       const keys = v.contacts.filter((c) => pending.contacts.includes(c.index)).map((c) => c.key);
       if (keys.length) this.table.select(keys);
     }
+    const t2 = performance.now();
     this.matrix.show(v.islands, this.selectedIndices());
+    const t3 = performance.now();
     this.charts.setConvergence(v.residuals);
     this.charts.setCursor(v.index);
+    const t4 = performance.now();
+    stats.lastFrameParts = { table: t2 - t1, matrix: t3 - t2, charts: t4 - t3 };
     const it = v.iterations === null ? '–' : String(v.iterations);
     this.frameStatus.textContent = [`solver ${v.solver} · ${v.status} · ${it} iterations · ${v.contacts.length} contacts · ${v.islands.length} islands`, ...v.notes].join(' — ');
     this.frameStatus.classList.toggle('bad', v.status !== 'converged');

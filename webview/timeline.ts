@@ -24,11 +24,11 @@ export class Timeline {
   constructor(private readonly seek: (index: number) => void) {
     const bar = byId('timeline-buttons');
     bar.append(
-      button({ id: 'btn-prev-finding', label: '⏮', title: 'Previous finding', onClick: () => this.finding(-1) }),
-      button({ id: 'btn-back', label: '◀', title: 'Step back (←)', onClick: () => this.step(-1) }),
-      (this.playButton = button({ id: 'btn-play', label: '▶', title: 'Play / pause (Space)', appearance: 'primary', onClick: () => this.togglePlay() })),
+      button({ id: 'btn-prev-finding', label: '‹ finding', title: 'Previous finding', onClick: () => this.finding(-1) }),
+      button({ id: 'btn-back', label: '|◀', title: 'Step back (←)', onClick: () => this.step(-1) }),
+      (this.playButton = button({ id: 'btn-play', label: '▶ Play', title: 'Play / pause (Space)', appearance: 'primary', onClick: () => this.togglePlay() })),
       button({ id: 'btn-forward', label: '▶|', title: 'Step forward (→)', onClick: () => this.step(1) }),
-      button({ id: 'btn-next-finding', label: '⏭', title: 'Next finding', onClick: () => this.finding(1) }),
+      button({ id: 'btn-next-finding', label: 'finding ›', title: 'Next finding', onClick: () => this.finding(1) }),
     );
     this.slider.addEventListener('input', () => this.goto(Number(this.slider.value)));
     document.addEventListener('keydown', (e) => this.key(e));
@@ -78,13 +78,13 @@ export class Timeline {
       this.step(1);
       if (this.index >= this.frameCount - 1) this.stop();
     }, 1000 / this.fps);
-    setLabel(this.playButton, '⏸');
+    setLabel(this.playButton, '❚❚ Pause');
   }
 
   stop(): void {
     if (this.timer !== undefined) window.clearInterval(this.timer);
     this.timer = undefined;
-    setLabel(this.playButton, '▶');
+    setLabel(this.playButton, '▶ Play');
   }
 
   private key(e: KeyboardEvent): void {

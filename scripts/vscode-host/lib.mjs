@@ -260,3 +260,22 @@ export async function waitFor(fn, what, timeoutMs = 30_000, everyMs = 200) {
   }
   throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}${last ? `: ${last.message}` : ''}`);
 }
+
+/**
+ * Prints the results JSON written by test/suite/index.ts and returns the list of reasons the run failed
+ * (empty = passed): failures, no passes, or any pending/skipped test.
+ */
+export function judgeResults(resultsFile) {
+  if (!existsSync(resultsFile)) return { problems: [`no results file written (${resultsFile})`] };
+  const r = JSON.parse(readFileSync(resultsFile, 'utf8'));
+  console.log(`\nresults: ${r.passes} passed, ${r.failures} failed, ${r.pending} pending (vscode ${r.host.vscode}, appHost ${r.host.appHost}, node ${r.host.node})`);
+  for (const x of r.tests.filter((t) => t.state === 'failed')) {
+    console.log(`  ✗ ${x.fullTitle}${x.file ? ` (${x.file})` : ''}\n      ${String(x.error?.message ?? '').split('\n').join('\n      ')}`);
+  }
+  for (const x of r.tests.filter((t) => t.state === 'pending')) console.log(`  - pending/skipped: ${x.fullTitle}`);
+  const problems = [];
+  if (r.failures > 0) problems.push(`${r.failures} failed`);
+  if (r.passes === 0) problems.push('no test passed');
+  if (r.pending > 0) problems.push(`${r.pending} pending/skipped (every test must run)`);
+  return { results: r, problems };
+}

@@ -11,10 +11,10 @@
 // Env: CONTACT_LENS_TEST_GREP (mocha grep), CONTACT_LENS_SUITE_TIMEOUT_MS (default 240000),
 //      CONTACT_LENS_EXT_DEV_PATH (default: the repo root), CONTACT_LENS_TESTS_PATH (default dist/test/suite/index.js),
 //      CONTACT_LENS_KEEP_RUN=1 keeps the temporary run folder.
-import { existsSync, mkdirSync, readFileSync, copyFileSync } from 'node:fs';
+import { existsSync, mkdirSync, copyFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
-  REPO, SCREENSHOTS, LOGS, ensureHost, makeRun, copyWorkspace, startCodeServer, launchBrowser, cleanup, removeRun, elapsed, log, sleep,
+  REPO, SCREENSHOTS, LOGS, ensureHost, makeRun, copyWorkspace, startCodeServer, launchBrowser, cleanup, removeRun, elapsed, log, sleep, judgeResults,
 } from './lib.mjs';
 
 const extDevPath = resolve(process.env.CONTACT_LENS_EXT_DEV_PATH || REPO);
@@ -86,20 +86,10 @@ async function main() {
     // Verdict
     const problems = [];
     if (code !== 0) problems.push(code === 'timeout' ? `no codeAutomationExit within ${timeoutMs / 1000}s` : `extension host test run exited with ${code}`);
-    let r;
-    if (!existsSync(results)) problems.push(`no results file written (${results})`);
-    else {
-      r = JSON.parse(readFileSync(results, 'utf8'));
-      copyFileSync(results, join(LOGS, 'suite-results.json'));
-      console.log(`\nresults: ${r.passes} passed, ${r.failures} failed, ${r.pending} pending (vscode ${r.host.vscode}, appHost ${r.host.appHost}, node ${r.host.node})`);
-      for (const x of r.tests.filter((x) => x.state === 'failed')) {
-        console.log(`  ✗ ${x.fullTitle}${x.file ? ` (${x.file})` : ''}\n      ${String(x.error?.message ?? '').split('\n').join('\n      ')}`);
-      }
-      for (const x of r.tests.filter((x) => x.state === 'pending')) console.log(`  - pending/skipped: ${x.fullTitle}`);
-      if (r.failures > 0) problems.push(`${r.failures} failed`);
-      if (r.passes === 0) problems.push('no test passed');
-      if (r.pending > 0) problems.push(`${r.pending} pending/skipped (every test must run)`);
-    }
+    if (existsSync(results)) copyFileSync(results, join(LOGS, 'suite-results.json'));
+    const judged = judgeResults(results);
+    const r = judged.results;
+    problems.push(...judged.problems);
     timings.total = elapsed(t0);
     console.log(`\ntimings: install check ${timings.hostCheck}, code-server start ${timings.hostStart}, workbench ${timings.workbench}, `
       + `suite (page load → exit) ${timings.suite}, total ${timings.total}`);

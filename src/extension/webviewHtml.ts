@@ -51,6 +51,8 @@ export function inspectorHtml(o: InspectorHtmlOptions): string {
   <meta charset="UTF-8">
   <meta http-equiv="Content-Security-Policy" content="${csp}">
   <meta name="viewport" content="width=device-width, initial-scale=1.0">
+  <!-- FAST (the toolkit's base) reads this nonce for the probe <style> it creates (focus-visible test) -->
+  <meta property="csp-nonce" content="${nonce}">
   <link rel="stylesheet" href="${esc(o.styleUri)}" nonce="${nonce}">
   <title>${esc(o.title)}</title>
 </head>
@@ -69,13 +71,13 @@ export function inspectorHtml(o: InspectorHtmlOptions): string {
   </section>
   <div id="frame-status" class="muted"></div>
   <main class="layout">
+    <section class="panel" id="panel-contacts">
+      <h2>Contacts <span id="contacts-count" class="muted"></span> <span class="muted hint">click a row to plot its λ, click a header to sort</span></h2>
+      <div id="contacts-scroll" class="table-scroll">
+        <table id="contacts-table" class="grid"><tbody></tbody></table>
+      </div>
+    </section>
     <div class="column">
-      <section class="panel" id="panel-contacts">
-        <h2>Contacts <span id="contacts-count" class="muted"></span> <span class="muted hint">click a row to plot its λ, click a header to sort</span></h2>
-        <div id="contacts-scroll" class="table-scroll">
-          <table id="contacts-table" class="grid"><tbody></tbody></table>
-        </div>
-      </section>
       <section class="panel" id="panel-matrix">
         <h2 title="Delassus matrix A = J M⁻¹ Jᵀ per island, signed log-magnitude (red > 0, blue < 0)">A matrix per island</h2>
         <div id="matrix-view"></div>

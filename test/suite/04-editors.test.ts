@@ -29,14 +29,21 @@ suite('custom editor and inspector panel', () => {
     const tab = await poll(() => allTabs().find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes('contactLens.inspector')),
       'a TabInputWebview tab whose viewType contains contactLens.inspector', 20_000, describeTabs);
     assert.ok(tab.isActive, 'the new inspector tab should be active');
-    // The panel needs its session (first simulation) before it can step: poll until stepForward answers.
-    let last: unknown;
-    const first = await poll(async () => {
-      last = await vscode.commands.executeCommand<unknown>('contactLens.stepForward');
-      return last && typeof (last as { index?: unknown }).index === 'number' ? (last as { index: number }) : undefined;
-    }, 'contactLens.stepForward to return { index }', 30_000, () => JSON.stringify(last));
-    const second = await vscode.commands.executeCommand<{ index: number }>('contactLens.stepForward');
-    assert.ok(second && typeof second.index === 'number', `second stepForward returned ${JSON.stringify(second)}`);
-    assert.equal(second.index, first.index + 1, `stepForward: ${first.index} → ${second.index}`);
+    // The panel needs its session (first simulation) before it can step; until then stepForward answers with the
+    // unchanged index. Poll until one step moves by exactly one frame, then check one more step.
+    const step = async () => {
+      const r = await vscode.commands.executeCommand<unknown>('contactLens.stepForward');
+      assert.ok(r && typeof (r as { index?: unknown }).index === 'number', `stepForward returned ${JSON.stringify(r)}, expected { index: number }`);
+      return (r as { index: number }).index;
+    };
+    const seen: number[] = [];
+    const ready = await poll(async () => {
+      const a = await step();
+      const b = await step();
+      seen.push(a, b);
+      return b === a + 1 ? b : undefined;
+    }, 'contactLens.stepForward to advance the index by one', 30_000, () => `indices returned: ${JSON.stringify(seen.slice(-10))}`);
+    const next = await step();
+    assert.equal(next, ready + 1, `stepForward: ${ready} → ${next}`);
   });
 });

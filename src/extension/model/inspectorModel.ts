@@ -24,6 +24,8 @@ import { MAX_MATRIX_ROWS } from '../../protocol/inspector.js';
 
 /** Largest island (contacts) whose κ is estimated in the timeline pass; larger islands get null there. */
 export const TIMELINE_KAPPA_MAX_CONTACTS = 40;
+/** Checkpoint interval of inspector sessions: seeking re-simulates at most this many − 1 steps. */
+export const INSPECTOR_CHECKPOINT_EVERY = 10;
 /** Points per contact series sent to the webview (long sessions are sampled evenly). */
 export const SERIES_MAX_POINTS = 2000;
 /** A contact is sliding when ‖λt‖ ≥ (1 − this)·μλn (on the friction-cone surface). */
@@ -113,6 +115,7 @@ export class InspectorModel {
     const builder = new TimelineBuilder(headerFromWorld(probe), diagnosis, e0.kineticLinear + e0.kineticRotational + e0.potential);
     const every = Math.max(1, Math.floor(desc.frames / 50));
     const session = Session.fromScenario(desc, {
+      checkpointEvery: INSPECTOR_CHECKPOINT_EVERY,
       onFrame: (k, f) => {
         builder.add(f);
         if (progress && (k + 1) % every === 0) progress(`simulating ${desc.name}: frame ${k + 1} / ${desc.frames}`, (k + 1) / desc.frames);
@@ -151,7 +154,9 @@ export class InspectorModel {
     const s = this.session;
     const f = s.frame(i);
     const d = s.detail(i);
-    const prev = i > 0 ? s.frame(i - 1) : undefined;
+    // The previous frame is only needed without a full pre-solve state (re-simulating it costs steps).
+    const needsPrev = !f.pre || f.pre.some((p) => !p.x || !p.q);
+    const prev = needsPrev && i > 0 ? s.frame(i - 1) : undefined;
     const kin = contactKinematics(s.header, f, prev && prev.frame === f.frame - 1 ? prev : undefined);
     const rest = Number(s.header.solver?.restVelocityThreshold ?? 0.5);
     const contacts: ContactView[] = d.contacts.map((c, k) => {
