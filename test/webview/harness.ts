@@ -1,0 +1,239 @@
+/**
+ * Test harness for the inspector webview: real headless Chromium (playwright-core) showing the page that
+ * inspectorHtml() produces, served from a fake origin with the built bundle (dist/webview). A stub
+ * acquireVsCodeApi forwards the webview's postMessage to Node (page.exposeFunction); FakeHost answers like
+ * the extension does — from a real InspectorModel — with window.postMessage(msg, '*').
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { inspectorHtml } from '../../src/extension/webviewHtml.js';
+import { InspectorModel } from '../../src/extension/model/inspectorModel.js';
+import { parseSceneFile } from '../../src/format/scene.js';
+import { PROTOCOL_VERSION } from '../../src/protocol/inspector.js';
+import type { FrameView, HostMessage, SessionSource, WebviewMessage, WebviewState } from '../../src/protocol/inspector.js';
+import { validateWebviewMessage } from '../../src/protocol/validate.js';
+
+export const ROOT = resolve(__dirname, '../..');
+export const CHROMIUM = '/usr/lib/chromium/chromium';
+export const BUNDLE = join(ROOT, 'dist/webview/main.js');
+export const ORIGIN = 'https://inspector.test';
+export const SCENE_FILE = join(ROOT, 'examples/fault-restitution-target.scene.json');
+export const RECORDING_FILE = join(ROOT, 'examples/foreign-engine.rec.jsonl');
+
+/** Launches Debian's Chromium; a missing browser or bundle FAILS the suite (never skips it). */
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian chromium: bash scripts/vscode-host/install.sh`);
+  }
+  if (!existsSync(BUNDLE) || !existsSync(join(ROOT, 'dist/webview/style.css'))) {
+    throw new Error(`${BUNDLE} (or style.css) is missing: run \`npm run build\` first`);
+  }
+  return chromium.launch({
+    executablePath: CHROMIUM, headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** A few --vscode-* variables of VS Code's Dark Modern and Light Modern themes (what VS Code injects). */
+export const THEMES = {
+  dark: {
+    bodyClass: 'vscode-dark',
+    vars: {
+      '--vscode-font-family': 'system-ui, "Ubuntu", "Droid Sans", sans-serif', '--vscode-font-size': '13px',
+      '--vscode-editor-font-family': '"Droid Sans Mono", monospace',
+      '--vscode-editor-background': '#1f1f1f', '--vscode-foreground': '#cccccc', '--vscode-descriptionForeground': '#9d9d9d',
+      '--vscode-errorForeground': '#f85149', '--vscode-focusBorder': '#0078d4', '--vscode-panel-border': '#2b2b2b',
+      '--vscode-sideBar-background': '#181818', '--vscode-editorWidget-background': '#202020', '--vscode-editorWidget-border': '#454545',
+      '--vscode-list-hoverBackground': '#2a2d2e', '--vscode-list-activeSelectionBackground': '#04395e', '--vscode-list-activeSelectionForeground': '#ffffff',
+      '--vscode-list-inactiveSelectionBackground': '#37373d', '--vscode-inputValidation-errorBackground': '#5a1d1d', '--vscode-inputValidation-errorBorder': '#be1100',
+      '--vscode-editorWarning-foreground': '#cca700', '--vscode-editorCursor-foreground': '#aeafad',
+      '--vscode-charts-red': '#f14c4c', '--vscode-charts-blue': '#3794ff', '--vscode-charts-green': '#89d185', '--vscode-charts-yellow': '#cca700',
+      '--vscode-charts-orange': '#d18616', '--vscode-charts-purple': '#b180d7',
+      '--vscode-button-background': '#0078d4', '--vscode-button-foreground': '#ffffff', '--vscode-button-secondaryBackground': '#313131', '--vscode-button-secondaryForeground': '#cccccc',
+    },
+  },
+  light: {
+    bodyClass: 'vscode-light',
+    vars: {
+      '--vscode-font-family': 'system-ui, "Ubuntu", "Droid Sans", sans-serif', '--vscode-font-size': '13px',
+      '--vscode-editor-font-family': '"Droid Sans Mono", monospace',
+      '--vscode-editor-background': '#ffffff', '--vscode-foreground': '#3b3b3b', '--vscode-descriptionForeground': '#717171',
+      '--vscode-errorForeground': '#e51400', '--vscode-focusBorder': '#005fb8', '--vscode-panel-border': '#e5e5e5',
+      '--vscode-sideBar-background': '#f8f8f8', '--vscode-editorWidget-background': '#f8f8f8', '--vscode-editorWidget-border': '#c8c8c8',
+      '--vscode-list-hoverBackground': '#f2f2f2', '--vscode-list-activeSelectionBackground': '#e8e8e8', '--vscode-list-activeSelectionForeground': '#000000',
+      '--vscode-list-inactiveSelectionBackground': '#e4e6f1', '--vscode-inputValidation-errorBackground': '#f2dede', '--vscode-inputValidation-errorBorder': '#be1100',
+      '--vscode-editorWarning-foreground': '#bf8803', '--vscode-editorCursor-foreground': '#000000',
+      '--vscode-charts-red': '#e51400', '--vscode-charts-blue': '#1a85ff', '--vscode-charts-green': '#388a34', '--vscode-charts-yellow': '#bf8803',
+      '--vscode-charts-orange': '#d18616', '--vscode-charts-purple': '#652d90',
+      '--vscode-button-background': '#005fb8', '--vscode-button-foreground': '#ffffff', '--vscode-button-secondaryBackground': '#e5e5e5', '--vscode-button-secondaryForeground': '#3b3b3b',
+    },
+  },
+} as const;
+export type ThemeName = keyof typeof THEMES;
+
+/** The page-side stub: theme variables, acquireVsCodeApi, CSP violation reporting (runs before any page script). */
+function initScript(theme: ThemeName, state: WebviewState | undefined): string {
+  const t = THEMES[theme];
+  return `(() => {
+    const vars = ${JSON.stringify(t.vars)};
+    const apply = () => { const r = document.documentElement; if (!r) return false; for (const k in vars) r.style.setProperty(k, vars[k]); return true; };
+    if (!apply()) { const mo = new MutationObserver(() => { if (apply()) mo.disconnect(); }); mo.observe(document, { childList: true }); }
+    document.addEventListener('DOMContentLoaded', () => document.body.classList.add(${JSON.stringify(t.bodyClass)}));
+    document.addEventListener('securitypolicyviolation', (e) => window.__cspViolation(e.violatedDirective + ' ' + e.blockedURI + ' at ' + e.sourceFile + ':' + e.lineNumber + ':' + e.columnNumber + ' sample=' + e.sample));
+    let state = ${JSON.stringify(state ?? null)};
+    let acquired = false;
+    window.acquireVsCodeApi = () => {
+      if (acquired) throw new Error('acquireVsCodeApi called twice');
+      acquired = true;
+      return { postMessage: (m) => { window.__hostReceive(m); }, getState: () => state, setState: (s) => { state = s; window.__savedState = s; } };
+    };
+  })();`;
+}
+
+export interface OpenOptions {
+  readonly theme?: ThemeName;
+  readonly index?: number;
+  readonly state?: WebviewState;
+  /** Synthetic frame views instead of the model's (performance / virtualisation tests). */
+  readonly frameFor?: (index: number) => FrameView;
+  readonly viewport?: { width: number; height: number };
+}
+
+export interface Received { readonly at: number; readonly message: WebviewMessage }
+
+export class FakeHost {
+  readonly received: Received[] = [];
+  readonly console: string[] = [];
+  readonly cspViolations: string[] = [];
+  readonly pageErrors: string[] = [];
+  readonly invalidFromWebview: string[] = [];
+  /** While true, seeks are queued in `heldSeeks` instead of answered. */
+  holdSeeks = false;
+  readonly heldSeeks: Extract<WebviewMessage, { type: 'seek' }>[] = [];
+  frameFor: ((index: number) => FrameView) | undefined;
+
+  private constructor(readonly page: Page, readonly model: InspectorModel, readonly source: SessionSource, private readonly index: number) {}
+
+  static async open(browser: Browser, model: InspectorModel, source: SessionSource, o: OpenOptions = {}): Promise<FakeHost> {
+    const page = await browser.newPage({ viewport: o.viewport ?? { width: 1400, height: 1000 } });
+    const host = new FakeHost(page, model, source, o.index ?? 0);
+    host.frameFor = o.frameFor;
+    page.on('console', (m) => host.console.push(`${m.type()}: ${m.text()}`));
+    page.on('pageerror', (e) => host.pageErrors.push(String(e)));
+    await page.exposeFunction('__cspViolation', (text: string) => { host.cspViolations.push(text); });
+    await page.exposeFunction('__hostReceive', (m: unknown) => { host.receive(m); });
+    await page.addInitScript({ content: initScript(o.theme ?? 'dark', o.state) });
+    const files: Record<string, [string, string | Buffer]> = {
+      '/index.html': ['text/html', inspectorHtml({ scriptUri: `${ORIGIN}/main.js`, styleUri: `${ORIGIN}/style.css`, cspSource: ORIGIN, nonce: 'T3stN0nce4Insp3ctor', title: model.info.title })],
+      '/main.js': ['text/javascript', readFileSync(BUNDLE)],
+      '/main.js.map': ['application/json', readFileSync(`${BUNDLE}.map`)],
+      '/style.css': ['text/css', readFileSync(join(ROOT, 'dist/webview/style.css'))],
+    };
+    await page.route(`${ORIGIN}/**`, (route) => {
+      const f = files[new URL(route.request().url()).pathname];
+      return f ? route.fulfill({ status: 200, contentType: f[0], body: f[1] }) : route.fulfill({ status: 404, body: 'not found' });
+    });
+    await page.goto(`${ORIGIN}/index.html`);
+    await host.waitForFrameUpdates(1);
+    return host;
+  }
+
+  private receive(raw: unknown): void {
+    let m: WebviewMessage;
+    try { m = validateWebviewMessage(raw); } catch (err) { this.invalidFromWebview.push(String(err)); return; }
+    this.received.push({ at: Date.now(), message: m });
+    void this.answer(m).catch((err) => { this.pageErrors.push(`host answer failed: ${String(err)}`); });
+  }
+
+  private async answer(m: WebviewMessage): Promise<void> {
+    switch (m.type) {
+      case 'ready':
+        return this.deliver(this.initMessage());
+      case 'seek':
+        if (this.holdSeeks) { this.heldSeeks.push(m); return; }
+        return this.deliver({ type: 'frame', requestId: m.requestId, view: this.frame(m.index) });
+      case 'series':
+        return this.deliver({ type: 'series', requestId: m.requestId, series: this.model.series(m.keys) });
+      case 'whatIf':
+        return this.deliver({ type: 'whatIf', requestId: m.requestId, result: this.model.whatIf(m.index, m.options) });
+      default:
+        return;
+    }
+  }
+
+  initMessage(): HostMessage {
+    const { model } = this;
+    return { type: 'init', version: PROTOCOL_VERSION, source: this.source, info: model.info, timeline: model.timeline, findings: model.findings, settings: { playbackFps: 30 }, index: this.index };
+  }
+
+  frame(index: number): FrameView { return this.frameFor ? this.frameFor(index) : this.model.frameView(index); }
+
+  /** Sends a host message the way VS Code does (a window 'message' event). */
+  async deliver(msg: unknown): Promise<void> {
+    // sent as JSON text: playwright's argument serializer is slow for a 360 000-entry A
+    await this.page.evaluate((json) => { (globalThis as any).postMessage(JSON.parse(json), '*'); }, JSON.stringify(msg));
+  }
+
+  messages<T extends WebviewMessage['type']>(type: T): Extract<WebviewMessage, { type: T }>[] {
+    return this.received.map((r) => r.message).filter((m): m is Extract<WebviewMessage, { type: T }> => m.type === type);
+  }
+
+  lastSeek(): Extract<WebviewMessage, { type: 'seek' }> | undefined { return this.messages('seek').at(-1); }
+
+  async stats(): Promise<{ lastFrameUpdateMs: number; maxFrameUpdateMs: number; frameUpdates: number; staleFrames: number; invalidMessages: number; lastFrameParts: Record<string, number> }> {
+    return this.page.evaluate(() => ({ ...(globalThis as any).__inspectorStats }));
+  }
+
+  async waitForFrameUpdates(n: number): Promise<void> {
+    await this.page.waitForFunction((k) => ((globalThis as any).__inspectorStats?.frameUpdates ?? 0) >= k, n, { timeout: 20000 });
+  }
+
+  /** Waits until the webview shows session index i (its frame view arrived and was rendered). */
+  async waitForIndex(i: number): Promise<void> {
+    await this.page.waitForFunction(([idx, text]) => {
+      const d = (globalThis as any).document;
+      return d.getElementById('timeline-slider').value === String(idx) && d.getElementById('frame-readout').textContent === text;
+    }, [i, this.readoutAt(i)] as const, { timeout: 20000 });
+  }
+
+  readoutAt(i: number): string {
+    const t = this.model.timeline;
+    return `frame ${t.frame[i]} / ${this.model.info.frameCount} · t = ${t.time[i].toFixed(4)} s`;
+  }
+
+  async text(selector: string): Promise<string> { return (await this.page.textContent(selector)) ?? ''; }
+
+  /** Number of drawn (non-transparent) pixels of a canvas, read back with getImageData. */
+  async drawnPixels(selector: string): Promise<number> {
+    return this.page.$eval(selector, (c: any) => {
+      const ctx = c.getContext('2d');
+      const d = ctx.getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
+      return n;
+    });
+  }
+
+  /** Console errors/warnings that are CSP reports plus securitypolicyviolation events. */
+  cspProblems(): string[] {
+    return [...this.cspViolations, ...this.console.filter((c) => /Content Security Policy|Refused to/i.test(c))];
+  }
+
+  async close(): Promise<void> { await this.page.close(); }
+}
+
+let sceneModel: InspectorModel | undefined;
+/** The first scenario of examples/fault-restitution-target.scene.json (simulated once per process). */
+export function sceneFixture(): { model: InspectorModel; source: SessionSource } {
+  if (!sceneModel) {
+    const scene = parseSceneFile(readFileSync(SCENE_FILE, 'utf8'), SCENE_FILE);
+    sceneModel = InspectorModel.fromScenario(scene.scenarios[0].desc, SCENE_FILE);
+  }
+  return { model: sceneModel, source: { kind: 'scenario', file: SCENE_FILE, scenario: sceneModel.info.title } };
+}
+
+export async function recordingFixture(): Promise<{ model: InspectorModel; source: SessionSource }> {
+  const model = await InspectorModel.fromRecording(RECORDING_FILE);
+  return { model, source: { kind: 'recording', file: RECORDING_FILE } };
+}

@@ -1,0 +1,68 @@
+/**
+ * Synthetic, protocol-valid frame views for the virtualisation and performance tests: n contacts in one
+ * island whose dense A (3n × 3n, symmetric, diagonally dominant) is sent when 3n ≤ MAX_MATRIX_ROWS.
+ */
+import type { ContactState, ContactView, FrameView, IslandView } from '../../src/protocol/inspector.js';
+import { MAX_MATRIX_ROWS } from '../../src/protocol/inspector.js';
+import { validateHostMessage } from '../../src/protocol/validate.js';
+
+const STATES: ContactState[] = ['sticking', 'sliding', 'separating'];
+
+/** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const matrices = new Map<number, number[]>();
+/** A 3n×3n symmetric matrix with a dominant diagonal and couplings between neighbouring contacts. */
+function matrix(rows: number): number[] {
+  let A = matrices.get(rows);
+  if (A) return A;
+  const r = rng(rows);
+  A = new Array<number>(rows * rows).fill(0);
+  for (let i = 0; i < rows; i++) {
+    A[i * rows + i] = 1 + r() * 3;
+    for (let j = i + 1; j < Math.min(rows, i + 9); j++) {
+      const v = (r() - 0.5) * 0.4;
+      A[i * rows + j] = v; A[j * rows + i] = v;
+    }
+  }
+  matrices.set(rows, A);
+  return A;
+}
+
+export function syntheticFrame(index: number, n: number, opts: { withMatrix?: boolean } = {}): FrameView {
+  const r = rng(1000 + index);
+  const contacts: ContactView[] = [];
+  for (let k = 0; k < n; k++) {
+    const ln = r() * 10;
+    contacts.push({
+      index: k, key: `${k + 1}|0|box${k}/ground`, island: 0, bodyA: `box${k}`, bodyB: 'ground',
+      point: [r(), r(), r() * 0.01], normal: [0, 0, 1], depth: r() * 0.01, mu: 0.5, e: 0.2,
+      lambdaN: ln, lambdaT: ln * 0.5 * r(), state: STATES[k % 3], vnBefore: -r(), vnAfter: r() * 0.1,
+      excess: (r() - 0.5) * 0.01, frictionPower: -r() * 0.01,
+    });
+  }
+  const rows = 3 * n;
+  const island: IslandView = {
+    contacts: contacts.map((c) => c.index), size: rows,
+    A: opts.withMatrix !== false && rows <= MAX_MATRIX_ROWS ? matrix(rows) : null,
+    kappa: 1234.5 + index, lambdaMin: 0.01, lambdaMax: 12.345, rankDeficiency: 0, method: 'lanczos-estimate',
+    causes: ['mass ratio 1000:1 between box0 and ground (synthetic)'],
+    ...(rows > MAX_MATRIX_ROWS ? { reason: `A has ${rows} rows; the heat map shows islands up to ${MAX_MATRIX_ROWS}` } : {}),
+  };
+  const residuals = Array.from({ length: 40 }, (_, i) => Math.pow(10, -i / 5) * (1 + 0.1 * r()));
+  const view: FrameView = {
+    index, frame: index + 1, time: (index + 1) / 60, status: 'max-iterations', solver: 'pgs', iterations: 40,
+    residuals, contacts, islands: [island], notes: ['synthetic frame'],
+  };
+  validateHostMessage({ type: 'frame', requestId: 0, view });
+  return view;
+}
