@@ -1,0 +1,189 @@
+/** What the inspector shows, checked against the numbers of the real InspectorModel. */
+import assert from 'node:assert/strict';
+import type { Browser } from 'playwright-core';
+import { FakeHost, launchBrowser, recordingFixture, sceneFixture } from './harness.js';
+import { syntheticFrame } from './synthetic.js';
+
+const CANVASES = ['#energy-chart', '#lambda-chart', '#solver-chart', '#kappa-chart', '#convergence-chart', '#matrix-view canvas.heatmap'];
+
+/** Text of every cell of the rendered rows, by data-col, in DOM order. */
+async function rows(host: FakeHost): Promise<{ index: number; cells: Record<string, { text: string; title: string }> }[]> {
+  return host.page.$$eval('#contacts-table tbody tr', (trs: any[]) => trs.map((tr) => ({
+    index: Number(tr.dataset.index),
+    cells: Object.fromEntries([...tr.cells].map((td: any) => [td.dataset.col, { text: td.textContent, title: td.title }])),
+  })));
+}
+
+describe('webview views', () => {
+  let browser: Browser;
+  before(async () => { browser = await launchBrowser(); });
+  after(async () => { await browser?.close(); });
+
+  describe('scenario (fault-restitution-target, first scenario)', () => {
+    let host: FakeHost;
+    let impact: number;
+    beforeEach(async () => {
+      const f = sceneFixture();
+      impact = f.model.findings[0].index;
+      host = await FakeHost.open(browser, f.model, f.source, { index: impact });
+      await host.waitForIndex(impact);
+    });
+    afterEach(async () => { await host?.close(); });
+
+    it('the contact table shows the model frame view at the impact frame (λn, ‖λt‖, state, excess …)', async () => {
+      const v = host.model.frameView(impact);
+      assert.ok(v.contacts.length >= 1 && v.contacts[0].lambdaN > 1, 'the impact frame has a real impulse');
+      const r = await rows(host);
+      assert.equal(r.length, v.contacts.length);
+      const c = v.contacts[0];
+      assert.equal(r[0].index, 0);
+      assert.equal(r[0].cells.lambdaN.text, c.lambdaN.toPrecision(6));
+      assert.equal(Number(r[0].cells.lambdaN.title), c.lambdaN);
+      assert.equal(r[0].cells.lambdaT.text, c.lambdaT.toPrecision(6));
+      assert.equal(r[0].cells.excess.text, c.excess!.toPrecision(6));
+      assert.equal(r[0].cells.depth.text, c.depth.toPrecision(6));
+      assert.equal(r[0].cells.mu.text, c.mu.toPrecision(6));
+      assert.equal(r[0].cells.state.text, c.state);
+      assert.equal(r[0].cells.bodies.text, `${c.bodyA}–${c.bodyB}`);
+      assert.equal(r[0].cells.frictionPower.text, c.frictionPower!.toPrecision(6));
+      assert.match(await host.text('#frame-status'), new RegExp(`solver ${v.solver} · ${v.status}`));
+    });
+
+    it('the energy readout equals timeline kinetic / potential / total at the index', async () => {
+      const t = host.model.timeline;
+      const text = await host.text('#energy-values');
+      assert.equal(text, `kinetic ${t.kinetic[impact].toPrecision(6)} J · potential ${t.potential[impact].toPrecision(6)} J · total ${t.total[impact].toPrecision(6)} J`);
+      await host.page.keyboard.press('ArrowRight');
+      await host.waitForIndex(impact + 1);
+      assert.match(await host.text('#energy-values'), new RegExp(`total ${t.total[impact + 1].toPrecision(6).replace('.', '\\.')} J`));
+    });
+
+    it('every chart canvas and the A heat map have drawn pixels; selecting a row plots its λ series', async () => {
+      const before = await host.drawnPixels('#lambda-chart');
+      await host.page.click('#contacts-table tbody tr[data-index="0"]');
+      const key = host.model.frameView(impact).contacts[0].key;
+      await host.page.waitForFunction(() => true);
+      for (let k = 0; k < 100 && host.messages('series').length === 0; k++) await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual(host.messages('series')[0].keys, [key]);
+      await host.page.waitForFunction((b) => {
+        const c = (globalThis as any).document.querySelector('#lambda-chart');
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
+        return n > b;
+      }, before);
+      for (const sel of CANVASES) {
+        const n = await host.drawnPixels(sel);
+        assert.ok(n > 500, `${sel} looks blank (${n} drawn pixels)`);
+      }
+      // the heat map marks the selected contact (yellow outline) — pixel at the block corner is not background
+      assert.ok((await host.page.$$('#contacts-table tbody tr.selected')).length === 1);
+    });
+
+    it('the A-matrix view shows κ, λmin/λmax, rank deficiency and method of each island', async () => {
+      const isl = host.model.frameView(impact).islands;
+      const stats = await host.page.$$eval('#matrix-view .island:not([hidden]) .island-stats', (e: any[]) => e.map((x) => x.textContent));
+      assert.equal(stats.length, isl.length);
+      assert.match(stats[0], new RegExp(`κ\\(A\\) ${isl[0].kappa!.toPrecision(6).replace('.', '\\.')}`));
+      assert.match(stats[0], new RegExp(`method ${isl[0].method}`));
+      assert.match(stats[0], /rank deficiency 0/);
+    });
+
+    it('findings: list with mechanism and count; a click seeks to its index and selects its contacts', async () => {
+      const fs = host.model.findings;
+      assert.equal(await host.text('#findings-count'), String(fs.length));
+      const items = await host.page.$$eval('#findings .finding', (e: any[]) => e.map((x) => ({ index: Number(x.dataset.index), text: x.textContent })));
+      assert.deepEqual(items.map((x) => x.index), fs.map((f) => f.index));
+      assert.ok(items[0].text.includes(fs[0].mechanism));
+      const second = fs[1];
+      await host.page.click(`#findings .finding[data-index="${second.index}"]`);
+      await host.waitForIndex(second.index);
+      assert.equal(host.lastSeek()?.index, second.index);
+      const keys = host.model.frameView(second.index).contacts.filter((c) => second.contacts.includes(c.index)).map((c) => c.key);
+      await host.page.waitForSelector(`#contacts-table tbody tr.selected[data-index="${second.contacts[0]}"]`);
+      for (let k = 0; k < 100 && host.messages('series').length === 0; k++) await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual(host.messages('series').at(-1)?.keys, keys);
+    });
+
+    it('what-if: sends the chosen solver/options and shows recorded vs alternative from the model', async () => {
+      await host.page.evaluate(() => {
+        const d = (globalThis as any).document;
+        d.getElementById('whatif-solver').value = 'pgs';
+        d.getElementById('whatif-max-iterations').value = '7';
+      });
+      await host.page.click('#whatif-run');
+      await host.page.waitForSelector('#whatif-result .whatif-contacts');
+      const req = host.messages('whatIf').at(-1)!;
+      assert.deepEqual(req.options, { solver: 'pgs', maxIterations: 7, warmStart: false });
+      assert.equal(req.index, impact);
+      const expected = host.model.whatIf(impact, req.options);
+      const text = await host.text('#whatif-result');
+      assert.ok(text.includes(expected.recorded.kineticEnergyChange.toPrecision(6)), 'recorded ΔKE');
+      assert.ok(text.includes(expected.alternative.kineticEnergyChange.toPrecision(6)), 'alternative ΔKE');
+      const alt = await host.page.$eval('#whatif-result .whatif-contacts tbody tr[data-index="0"] td[data-col="alternativeN"]', (e: any) => e.textContent);
+      assert.equal(alt, expected.contacts[0].alternativeN.toPrecision(6));
+      assert.match(text, new RegExp(`${expected.alternative.status} / ${expected.alternative.iterations}`));
+    });
+
+    it('what-if rejects a bad tolerance in the form without sending a request', async () => {
+      await host.page.evaluate(() => { (globalThis as any).document.getElementById('whatif-tolerance').value = '-1'; });
+      await host.page.click('#whatif-run');
+      await host.page.waitForSelector('#whatif-result .whatif-error');
+      assert.equal(host.messages('whatIf').length, 0);
+    });
+
+    it('sorting by a header orders the rows and a second click reverses them', async () => {
+      // a synthetic 30-contact frame answered for the next seek
+      host.frameFor = (i) => syntheticFrame(i, 30, { withMatrix: false });
+      await host.page.keyboard.press('ArrowRight');
+      await host.page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#contacts-table tbody tr').length >= 10);
+      const v = syntheticFrame(impact + 1, 30);
+      await host.page.click('#contacts-table th[data-col="lambdaN"]');
+      let r = await rows(host);
+      const asc = [...v.contacts].sort((a, b) => a.lambdaN - b.lambdaN);
+      assert.deepEqual(r.map((x) => x.index), asc.slice(0, r.length).map((c) => c.index));
+      assert.equal(await host.page.getAttribute('#contacts-table th[data-col="lambdaN"]', 'aria-sort'), 'ascending');
+      await host.page.click('#contacts-table th[data-col="lambdaN"]');
+      r = await rows(host);
+      assert.deepEqual(r.map((x) => x.index), [...asc].reverse().slice(0, r.length).map((c) => c.index));
+      await host.page.click('#contacts-table th[data-col="state"]');
+      r = await rows(host);
+      const states = r.map((x) => x.cells.state.text);
+      assert.deepEqual(states, [...states].sort());
+    });
+
+    it('virtualises: 2000 contacts keep the DOM rows bounded and scrolling shows the right rows', async () => {
+      host.frameFor = (i) => syntheticFrame(i, 2000, { withMatrix: false });
+      await host.page.keyboard.press('ArrowRight');
+      await host.page.waitForFunction(() => /\(2000\)/.test((globalThis as any).document.getElementById('contacts-count').textContent));
+      const count = await host.page.$$eval('#contacts-table tbody tr', (t) => t.length);
+      assert.ok(count > 5 && count <= 40, `rendered rows ${count}`);
+      const scrollH = await host.page.$eval('#contacts-scroll', (e: any) => e.scrollHeight);
+      assert.ok(scrollH > 2000 * 18, `scroll height covers all rows (${scrollH})`);
+      await host.page.$eval('#contacts-scroll', (e: any) => { e.scrollTop = 1000 * 22; e.dispatchEvent(new Event('scroll')); });
+      await host.page.waitForFunction(() => Number((globalThis as any).document.querySelector('#contacts-table tbody tr').dataset.index) > 900);
+      const first = await host.page.$eval('#contacts-table tbody tr', (e: any) => Number(e.dataset.index));
+      assert.ok(first >= 950 && first <= 1050, `first visible row ${first}`);
+      assert.ok((await host.page.$$('#contacts-table tbody tr')).length <= 40);
+      const heat = await host.page.$eval('#matrix-view .island:not([hidden]) .island-stats', (e: any) => e.textContent);
+      assert.match(heat, /A not shown: A has 6000 rows/);
+    });
+  });
+
+  describe('recording (foreign-engine.rec.jsonl)', () => {
+    it('loads a foreign recording: readout, 4 contacts from the model, findings, solver/iteration chart drawn', async () => {
+      const f = await recordingFixture();
+      const host = await FakeHost.open(browser, f.model, f.source, { index: 3 });
+      try {
+        await host.waitForIndex(3);
+        const v = f.model.frameView(3);
+        const r = await rows(host);
+        assert.equal(r.length, v.contacts.length);
+        r.forEach((row) => assert.equal(row.cells.lambdaN.text, v.contacts[row.index].lambdaN.toPrecision(6)));
+        assert.equal(await host.text('#findings-count'), String(f.model.findings.length));
+        assert.ok(await host.drawnPixels('#convergence-chart') > 500);
+        assert.match(await host.text('#session-meta'), /acme-physics 3\.2\.1/);
+        assert.deepEqual(host.cspProblems(), []);
+      } finally { await host.close(); f.model.close(); }
+    });
+  });
+});
