@@ -1,0 +1,173 @@
+// Workbench end-to-end flow (plain Node 20 + playwright-core), driven by scripts/vscode-host/run-e2e.mjs against
+// code-server with the packaged VSIX installed and a temporary copy of examples/ as the workspace.
+//
+//  1. open sphere-drop.scene.json from the Explorer, wait for the "▶ Run" lens        → 01-codelens.png
+//  2. click it; in the inspector webview (two nested iframes) press → three times; the readout advances by 3
+//     frames; the contacts table (λn) and the energy readout match numbers computed independently here from
+//     `node dist/cli.js simulate` (the JSONL frame's energy.total and solver.lambda); End → same check at the
+//     last frame (the ball rests on the ground: one contact)                           → 02-inspector.png
+//  3. open fault-restitution-target.scene.json, click its "🔍 Inspect" lens; #findings lists
+//     restitution-overshoot                                                             → 03-finding.png
+import { execFileSync } from 'node:child_process';
+import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import assert from 'node:assert/strict';
+
+export const name = 'inspector: CodeLens → inspector webview → keyboard stepping → findings';
+
+/** The recording of one scenario, simulated by our CLI (independent of the extension and its worker). */
+function simulate(repo, sceneFile, scenario) {
+  const dir = mkdtempSync(join(tmpdir(), 'cl-e2e-sim-'));
+  try {
+    const out = join(dir, 'run.rec.jsonl');
+    execFileSync(process.execPath, [join(repo, 'dist/cli.js'), 'simulate', sceneFile, '--scenario', scenario, '--out', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const [header, ...frames] = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    return { header, frames: new Map(frames.map((f) => [f.frame, f])) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Same number at the precision shown (toPrecision(6)): relative 1e-5, absolute 1e-9 near zero. */
+function close(shown, expected, what) {
+  const ok = Math.abs(shown - expected) <= Math.max(1e-9, 1e-5 * Math.abs(expected));
+  assert.ok(ok, `${what}: webview shows ${shown}, CLI recording has ${expected}`);
+}
+
+const parseReadout = (text) => {
+  const m = /frame\s+(\d+)\s*\/\s*(\d+)\s*·\s*t\s*=\s*([\d.]+)\s*s/.exec(text);
+  assert.ok(m, `unexpected #frame-readout text: ${JSON.stringify(text)}`);
+  return { frame: Number(m[1]), count: Number(m[2]), time: Number(m[3]) };
+};
+
+const parseEnergy = (text) => {
+  const get = (k) => {
+    const m = new RegExp(`${k}\\s+(-?[\\d.]+(?:e[-+]?\\d+)?)`).exec(text);
+    assert.ok(m, `no ${k} in #energy-values: ${JSON.stringify(text)}`);
+    return Number(m[1]);
+  };
+  return { kinetic: get('kinetic'), potential: get('potential'), total: get('total') };
+};
+
+/**
+ * The inspector webview's inner frame (iframe.webview.ready → #active-frame) whose #session-title mentions
+ * `scenario`. With several panels open, VS Code keeps one iframe per webview; we pick by content.
+ */
+async function inspectorFrame(page, scenario, timeoutMs = 60_000) {
+  const t = Date.now();
+  while (Date.now() - t < timeoutMs) {
+    for (const f of page.frames()) {
+      try {
+        const title = await f.locator('#session-title').textContent({ timeout: 200 });
+        if (title && title.includes(scenario) && await f.locator('#frame-readout').count()) return f;
+      } catch { /* not an inspector frame, or detached */ }
+    }
+    await page.waitForTimeout(250);
+  }
+  throw new Error(`no inspector webview for ${scenario} within ${timeoutMs / 1000}s (frames: ${page.frames().map((f) => f.url().slice(0, 80)).join(', ')})`);
+}
+
+/** Waits until #frame-readout shows a frame number satisfying pred; returns the parsed readout. */
+async function readoutWhere(frame, pred, what, timeoutMs = 30_000) {
+  const t = Date.now();
+  let last = '';
+  while (Date.now() - t < timeoutMs) {
+    last = (await frame.locator('#frame-readout').textContent()) ?? '';
+    if (/frame\s+\d+/.test(last)) { const r = parseReadout(last); if (pred(r)) return r; }
+    await frame.waitForTimeout(100);
+  }
+  throw new Error(`timed out waiting for ${what}; #frame-readout is ${JSON.stringify(last)}`);
+}
+
+/** Compares the table and the energy readout with the recorded frame (after the frame view arrived). */
+async function checkFrame(frame, rec, frameNo, step) {
+  const f = rec.frames.get(frameNo);
+  assert.ok(f, `the CLI recording has no frame ${frameNo}`);
+  const expectedN = f.contacts.map((_, k) => f.solver.lambda[3 * k]);
+  const rows = frame.locator('#contacts-table tbody tr[data-index]');
+  const t = Date.now();
+  while ((await rows.count()) !== expectedN.length && Date.now() - t < 15_000) await frame.waitForTimeout(100);
+  assert.equal(await rows.count(), expectedN.length, `frame ${frameNo}: contact rows in the table vs contacts in the recording`);
+  const shownN = [];
+  for (let i = 0; i < expectedN.length; i++) {
+    const row = rows.nth(i);
+    const idx = Number(await row.getAttribute('data-index'));
+    const cell = row.locator('[data-col="lambdaN"]');
+    const full = Number(await cell.getAttribute('title'));
+    const text = Number((await cell.textContent()).trim());
+    close(full, expectedN[idx], `frame ${frameNo} contact ${idx} λn (title)`);
+    close(text, expectedN[idx], `frame ${frameNo} contact ${idx} λn (cell text)`);
+    shownN.push(full);
+  }
+  const e = parseEnergy((await frame.locator('#energy-values').textContent()) ?? '');
+  close(e.total, f.energy.total, `frame ${frameNo} total energy`);
+  close(e.kinetic, f.energy.kinetic, `frame ${frameNo} kinetic energy`);
+  close(e.potential, f.energy.potential, `frame ${frameNo} potential energy`);
+  step(`frame ${frameNo}: λn ${JSON.stringify(shownN)} and total ${e.total} J match the CLI recording`);
+}
+
+/** Opens a file by clicking its Explorer row; waits for its editor tab. */
+async function openFromExplorer(page, file) {
+  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: file }).first();
+  await row.waitFor({ timeout: 60_000 });
+  await row.click();
+  await page.locator('.tabs-container .tab', { hasText: file }).first().waitFor({ timeout: 30_000 });
+}
+
+/** Runs a command through the command palette (F1), by its label. */
+async function runCommand(page, label) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ timeout: 10_000 });
+  await input.fill(`>${label}`);
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first();
+  await row.waitFor({ timeout: 10_000 });
+  await page.keyboard.press('Enter');
+}
+
+export async function run({ page, workspace, repo, shot, step }) {
+  // 1. CodeLens
+  await openFromExplorer(page, 'sphere-drop.scene.json');
+  step('sphere-drop.scene.json open');
+  const runLens = page.locator('.codelens-decoration a', { hasText: '▶ Run' }).first();
+  await runLens.waitFor({ timeout: 60_000 });
+  step(`CodeLens visible: ${JSON.stringify(await page.locator('.codelens-decoration').first().innerText())}`);
+  await shot('01-codelens.png');
+
+  // 2. Inspector: keyboard stepping, numbers vs the CLI
+  const rec = simulate(repo, join(workspace, 'sphere-drop.scene.json'), 'sphere-drop');
+  await runLens.click();
+  const inspector = await inspectorFrame(page, 'sphere-drop');
+  const start = await readoutWhere(inspector, () => true, 'the first frame readout');
+  step(`inspector open: "${await inspector.locator('#frame-readout').textContent()}"`);
+  assert.equal(start.count, rec.frames.size, 'frame count in the readout vs frames in the CLI recording');
+  await inspector.locator('#frame-readout').click();   // focus the webview (not the slider: it eats arrow keys)
+  for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+  const after = await readoutWhere(inspector, (r) => r.frame >= start.frame + 3, `frame ${start.frame + 3}`);
+  assert.equal(after.frame, start.frame + 3, `three → presses: ${start.frame} → ${after.frame}`);
+  close(after.time, Number(rec.frames.get(after.frame).time.toFixed(4)), `t of frame ${after.frame}`);
+  step(`→ ×3: "${await inspector.locator('#frame-readout').textContent()}"`);
+  await checkFrame(inspector, rec, after.frame, step);
+  await page.keyboard.press('End');
+  const last = await readoutWhere(inspector, (r) => r.frame === r.count, 'the last frame after End');
+  await checkFrame(inspector, rec, last.frame, step);
+  await shot('02-inspector.png');
+
+  // 3. Findings of the deliberate fault (close everything first: the sphere-drop editor's lenses stay visible)
+  await runCommand(page, 'View: Close All Editors');
+  await page.locator('.tabs-container .tab').first().waitFor({ state: 'detached', timeout: 15_000 });
+  await openFromExplorer(page, 'fault-restitution-target.scene.json');
+  const inspectLens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: '🔍 Inspect' }).first();
+  await inspectLens.waitFor({ timeout: 60_000 });
+  await inspectLens.click();
+  const fault = await inspectorFrame(page, 'fault-restitution-target');
+  const findings = fault.locator('#findings .finding');
+  await findings.first().waitFor({ timeout: 60_000 });
+  const texts = await findings.allInnerTexts();
+  assert.ok(texts.some((t) => t.includes('restitution-overshoot')), `#findings does not list restitution-overshoot: ${JSON.stringify(texts.map((t) => t.slice(0, 80)))}`);
+  const firstIndex = await findings.first().getAttribute('data-index');
+  assert.ok(firstIndex !== null && Number.isInteger(Number(firstIndex)), `finding data-index: ${firstIndex}`);
+  step(`findings: ${texts.length}, first at index ${firstIndex}: ${JSON.stringify(texts[0].split('\n')[0])}`);
+  await shot('03-finding.png');
+}
