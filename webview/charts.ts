@@ -110,11 +110,13 @@ function drawCursor(chart: Chart): void {
   ctx.beginPath(); ctx.moveTo(px, top); ctx.lineTo(px, bottom); ctx.stroke();
 }
 
-/** Log-axis ticks: only powers of ten, as 1e-6 etc. */
-function logTick(value: number | string): string {
+const isPow10 = (v: number): boolean => { const e = Math.log10(v); return Math.abs(e - Math.round(e)) < 1e-9; };
+
+/** Log-axis ticks: powers of ten as 1e-6 etc.; a range inside one decade keeps plain 3-digit labels. */
+function logTick(value: number | string, _index: number, ticks: readonly { value: number }[]): string {
   const v = Number(value);
-  const e = Math.log10(v);
-  return Math.abs(e - Math.round(e)) < 1e-9 ? `1e${Math.round(e)}` : '';
+  if (!ticks.some((t) => isPow10(t.value))) return v.toPrecision(3);
+  return isPow10(v) ? `1e${Math.round(Math.log10(v))}` : '';
 }
 
 function cssVar(name: string, fallback: string): string {
@@ -142,8 +144,10 @@ type LineDataset = ChartDataset<'line', XY[]>;
 type LineChart = Chart<'line', XY[]>;
 
 function line(label: string, data: XY[], color: string, extra: Partial<LineDataset> = {}): LineDataset {
+  // series with gaps (contacts that exist in few frames) get dots, else isolated values would be invisible
+  const dots = data.length <= 400 && data.some((p) => Number.isNaN(p.y));
   return {
-    label, data, borderColor: color, backgroundColor: color, borderWidth: 1.5, pointRadius: 0, pointHoverRadius: 3,
+    label, data, borderColor: color, backgroundColor: color, borderWidth: 1.5, pointRadius: dots ? 2 : 0, pointHoverRadius: 3,
     spanGaps: false, parsing: false, normalized: true, ...extra,
   } as LineDataset;
 }

@@ -36,7 +36,7 @@ export const COLUMNS: readonly Column[] = [
   { col: 'lambdaT', label: '‖λt‖', title: 'friction impulse magnitude (N·s)', ...numeric((c) => c.lambdaT) },
   { col: 'state', label: 'state', title: 'separating / sticking / sliding', sort: (c) => c.state, cell: (c) => [c.state, c.state] },
   { col: 'excess', label: 'v⁺ excess', title: 'v⁺ − (−e·v⁻) (m/s): > 0 separates faster than restitution allows', ...numeric((c) => c.excess) },
-  { col: 'frictionPower', label: 'friction power', title: 'λt·vt⁺ (J per step): > 0 means friction did work', ...numeric((c) => c.frictionPower) },
+  { col: 'frictionPower', label: 'P friction', title: 'λt·vt⁺ (J per step): > 0 means friction did work', ...numeric((c) => c.frictionPower) },
 ];
 
 const DEFAULT_ROW_HEIGHT = 22;
