@@ -79,6 +79,7 @@ export function makeRun(kind) {
 export const SETTINGS = {
   'workbench.startupEditor': 'none',
   'workbench.tips.enabled': false,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
   'workbench.enableExperiments': false,
   'workbench.welcomePage.walkthroughs.openOnInstall': false,
   'security.workspace.trust.enabled': false,
