@@ -10,6 +10,8 @@ import { byId, el, num } from './format.js';
 
 /** Magnitude range of the colour scale (orders of magnitude below max|a|). */
 const DECADES = 6;
+/** Largest cell drawn (px): a 1-contact island stays a small 3×3 map instead of filling the panel. */
+const MAX_CELL = 24;
 /** Largest heat map side drawn (px); smaller islands get bigger cells. */
 const MAX_SIDE = 360;
 /** At most this many islands are drawn (largest first); the rest are listed as a count. */
@@ -116,7 +118,7 @@ export class MatrixView {
   }
 
   private draw(canvas: HTMLCanvasElement, A: readonly number[], size: number, marked: readonly number[]): void {
-    const cell = Math.max(1, Math.floor(MAX_SIDE / size));
+    const cell = Math.max(1, Math.min(MAX_CELL, Math.floor(MAX_SIDE / size)));
     const side = cell * size;
     if (canvas.width !== side) canvas.width = side;
     if (canvas.height !== side) canvas.height = side;

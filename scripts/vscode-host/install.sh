@@ -18,6 +18,7 @@ log() { echo "[vscode-host] $*" >&2; }
 need_apt=()
 [ -x /usr/lib/chromium/chromium ] || need_apt+=(chromium)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || need_apt+=(libkrb5-dev)
+dpkg -s fonts-noto-color-emoji >/dev/null 2>&1 || need_apt+=(fonts-noto-color-emoji)  # emoji in the CodeLens titles of screenshots
 command -v g++ >/dev/null || need_apt+=(build-essential)
 command -v python3 >/dev/null || need_apt+=(python3)
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -35,6 +35,13 @@ export function registerCommands(inspectors: Inspectors, checks: CheckRunner): v
     if (!i) void vscode.window.showInformationMessage('Contact Lens: no inspector is open. Run a scenario or open a recording first.');
     return i;
   };
+  /** The active inspector once its session is open (commands act on frames, which exist only then). */
+  const loaded = async () => {
+    const i = active();
+    if (!i) return null;
+    await i.whenReady();
+    return i;
+  };
   const openAt = (at: number | 'first-finding' | 'last') => async (uri?: vscode.Uri, name?: string) => {
     const s = await resolveScenario(uri, name);
     if (!s) return undefined;
@@ -63,11 +70,11 @@ export function registerCommands(inspectors: Inspectors, checks: CheckRunner): v
       const target = uri instanceof vscode.Uri ? uri : (await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'Contact Lens recordings': ['jsonl'] }, openLabel: 'Open recording' }))?.[0];
       if (target) await vscode.commands.executeCommand('vscode.openWith', target, RECORDING_VIEW_TYPE);
     }),
-    reg('contactLens.stepForward', () => { const i = active(); return i ? { index: i.goto(i.frameIndex + 1) } : undefined; }),
-    reg('contactLens.stepBack', () => { const i = active(); return i ? { index: i.goto(i.frameIndex - 1) } : undefined; }),
+    reg('contactLens.stepForward', async () => { const i = await loaded(); return i ? { index: i.goto(i.frameIndex + 1) } : undefined; }),
+    reg('contactLens.stepBack', async () => { const i = await loaded(); return i ? { index: i.goto(i.frameIndex - 1) } : undefined; }),
     reg('contactLens.togglePlay', () => { active()?.command({ name: 'togglePlay' }); }),
     reg('contactLens.goToFrame', async (frame?: number) => {
-      const i = active(), s = i?.session;
+      const i = await loaded(), s = i?.session;
       if (!i || !s) return undefined;
       const frames = s.timeline.frame;
       let target = typeof frame === 'number' ? frame : undefined;
@@ -82,8 +89,8 @@ export function registerCommands(inspectors: Inspectors, checks: CheckRunner): v
       const idx = frames.indexOf(target);
       return idx < 0 ? undefined : { index: i.goto(idx) };
     }),
-    reg('contactLens.nextFinding', () => { const i = active(); if (!i) return undefined; const k = i.findingFrom(1); return k === null ? (void vscode.window.setStatusBarMessage('Contact Lens: no later finding', 3000), undefined) : { index: i.goto(k) }; }),
-    reg('contactLens.previousFinding', () => { const i = active(); if (!i) return undefined; const k = i.findingFrom(-1); return k === null ? (void vscode.window.setStatusBarMessage('Contact Lens: no earlier finding', 3000), undefined) : { index: i.goto(k) }; }),
+    reg('contactLens.nextFinding', async () => { const i = await loaded(); if (!i) return undefined; const k = i.findingFrom(1); return k === null ? (void vscode.window.setStatusBarMessage('Contact Lens: no later finding', 3000), undefined) : { index: i.goto(k) }; }),
+    reg('contactLens.previousFinding', async () => { const i = await loaded(); if (!i) return undefined; const k = i.findingFrom(-1); return k === null ? (void vscode.window.setStatusBarMessage('Contact Lens: no earlier finding', 3000), undefined) : { index: i.goto(k) }; }),
     reg('contactLens.resolveFrameWith', async (solver?: string) => {
       const i = active();
       if (!i) return undefined;

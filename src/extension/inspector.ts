@@ -58,6 +58,8 @@ export class Inspector implements vscode.Disposable {
   }
 
   get frameIndex(): number { return this.index; }
+  /** Resolves once the session is open (never, if opening failed or was cancelled: the panel closes). */
+  whenReady(): Promise<void> { return this.ready; }
   get session(): Opened | null { return this.opened; }
   get title(): string { return this.panel.title; }
   get isActive(): boolean { return this.panel.active; }

@@ -49,6 +49,9 @@ export interface DiagnosisOptions {
   readonly overlapDepth: number;
 }
 
+/** Frame-level findings list at most this many contacts (the worst ones). */
+export const LISTED_CONTACTS = 8;
+
 export const DEFAULT_DIAGNOSIS: DiagnosisOptions = { energyTolerance: 1e-3, speedTolerance: 1e-3, overlapDepth: 0.02 };
 
 function num(v: unknown): number | undefined { return typeof v === 'number' && Number.isFinite(v) ? v : undefined; }
@@ -147,9 +150,10 @@ export class Diagnoser {
     // restitution law that other contacts' dissipation outweighs is not an injection of energy.
     if (f.contacts.length > 0 && dE > this.opt.energyTolerance) this.contactFindings(f);
     if (f.solver.status !== 'converged' && f.contacts.length > 0 && dE > this.opt.energyTolerance) {
+      const { contacts, note } = this.worstSeparating(f);
       this.findings.push({
-        frame: f.frame, time: f.time, contacts: f.contacts.map((_, i) => i), mechanism: 'non-converged-solve', joules: dE,
-        explanation: `the solver stopped with status "${f.solver.status}"${f.solver.iterations !== undefined ? ` after ${f.solver.iterations} iterations` : ''} and the total energy rose by ${dE.toPrecision(3)} J; an unconverged λ is not the optimum of the contact problem, whose solution never adds energy (seed 002 §M7)`,
+        frame: f.frame, time: f.time, contacts, mechanism: 'non-converged-solve', joules: dE,
+        explanation: `the solver stopped with status "${f.solver.status}"${f.solver.iterations !== undefined ? ` after ${f.solver.iterations} iterations` : ''} and the total energy rose by ${dE.toPrecision(3)} J; an unconverged λ is not the optimum of the contact problem, whose solution never adds energy (seed 002 §M7)${note}`,
       });
     } else if (f.contacts.length === 0 && dE > this.opt.energyTolerance) {
       this.findings.push({
@@ -159,6 +163,28 @@ export class Diagnoser {
     }
     this.prev = f;
     this.prevEnergy = energy;
+  }
+
+  /**
+   * The contacts of a frame-level finding: those leaving fastest above their restitution target
+   * (at most LISTED_CONTACTS), so a 1500-contact island does not list every contact.
+   */
+  private worstSeparating(f: RecordedFrame): { contacts: number[]; note: string } {
+    const kin = contactKinematics(this.header, f, this.prev);
+    const all = f.contacts.map((_, i) => i);
+    if (!kin) return all.length <= LISTED_CONTACTS ? { contacts: all, note: '' } : { contacts: [], note: `; ${all.length} contacts, none listed (no pre-solve state)` };
+    const rest = this.opt.restVelocityThreshold ?? 0.5;
+    const excess = kin.map((k, c) => {
+      const approach = -k.gBefore[0];
+      return k.gAfter[0] - (approach > rest ? f.contacts[c].e * approach : 0);
+    });
+    const ranked = all.filter((c) => excess[c] > this.opt.speedTolerance).sort((a, b) => excess[b] - excess[a]);
+    if (ranked.length === 0) return all.length <= LISTED_CONTACTS ? { contacts: all, note: '' } : { contacts: [], note: `; no contact separates above its restitution target` };
+    const listed = ranked.slice(0, LISTED_CONTACTS);
+    return {
+      contacts: listed.sort((a, b) => a - b),
+      note: ranked.length > LISTED_CONTACTS || all.length > listed.length ? `; listed: the ${listed.length} of ${f.contacts.length} contacts separating fastest above their restitution target (up to ${excess[ranked[0]].toPrecision(3)} m/s)` : '',
+    };
   }
 
   private contactFindings(f: RecordedFrame): void {

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { parseSceneFile } from '../../src/format/scene.js';
 import { World } from '../../src/engine/world/world.js';
 import { frameFromWorld, headerFromWorld } from '../../src/format/worldRecording.js';
-import { Diagnoser, diagnose, contactKinematics } from '../../src/session/diagnose.js';
+import { Diagnoser, diagnose, contactKinematics, LISTED_CONTACTS } from '../../src/session/diagnose.js';
 import { RecordingReader } from '../../src/format/recordingFile.js';
 import { main } from '../../src/cli/main.js';
 import { ground, scenario, sphere } from './world-helpers.js';
@@ -106,17 +106,11 @@ describe('diagnose', () => {
 });
 
 describe('diagnose: bundled examples', () => {
-  /** Non-fault examples not yet clean, with the reason (issue 4 open item). */
-  const NOT_YET_CLEAN: Record<string, string> = {
-    'pyramid-20.scene.json': 'PGS (50 sweeps) on one 1600-contact island never converges: frames 5–7 gain 0.1–0.24 J',
-    'box-pile-1000.scene.json': 'too slow for the unit tests (300 frames of 1000 boxes)',
-  };
   const dir = join(ROOT, 'examples');
   for (const file of require('node:fs').readdirSync(dir).filter((f: string) => f.endsWith('.scene.json')).sort() as string[]) {
-    if (NOT_YET_CLEAN[file]) { it.skip(`${file}: not checked — ${NOT_YET_CLEAN[file]}`, () => undefined); continue; }
     const fault = file.includes('fault');
     it(`${file}: ${fault ? 'the planted fault is found' : 'diagnoses clean'}`, function () {
-      this.timeout(60000);
+      this.timeout(240_000);
       const path = join(dir, file);
       for (const s of parseSceneFile(readFileSync(path, 'utf8'), path).scenarios) {
         const { findings } = diagnoseScenario(s.desc);
@@ -125,6 +119,20 @@ describe('diagnose: bundled examples', () => {
       }
     });
   }
+});
+
+describe('diagnose: frame-level findings name the worst contacts, not all of them', () => {
+  it('non-converged frames of a 10-box stack list ≤ LISTED_CONTACTS contacts, those separating fastest above their target', () => {
+    const path = join(ROOT, 'examples', 'fault-pgs-too-few-iterations.scene.json');
+    const desc = parseSceneFile(readFileSync(path, 'utf8'), path).scenarios[0].desc;
+    const { findings, frames } = diagnoseScenario(desc);
+    const frameLevel = findings.filter((f) => f.mechanism === 'non-converged-solve' && f.contacts.length > 1);
+    assert.ok(frameLevel.length > 0);
+    for (const f of findings) assert.ok(f.contacts.length <= LISTED_CONTACTS, `frame ${f.frame}: ${f.contacts.length} contacts listed`);
+    const crowded = frameLevel.filter((f) => frames.find((x) => x.frame === f.frame)!.contacts > LISTED_CONTACTS);
+    assert.ok(crowded.length > 0, 'some frames have more contacts than are listed');
+    for (const f of crowded) assert.match(f.explanation, new RegExp(`listed: the ${f.contacts.length} of \\d+ contacts separating fastest`));
+  });
 });
 
 describe('diagnose: damaged recordings', () => {

@@ -4,7 +4,8 @@
  * acquireVsCodeApi forwards the webview's postMessage to Node (page.exposeFunction); FakeHost answers like
  * the extension does — from a real InspectorModel — with window.postMessage(msg, '*').
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { inspectorHtml } from '../../src/extension/webviewHtml.js';
@@ -29,8 +30,11 @@ export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(BUNDLE) || !existsSync(join(ROOT, 'dist/webview/style.css'))) {
     throw new Error(`${BUNDLE} (or style.css) is missing: run \`npm run build\` first`);
   }
+  // Chromium writes crash reports and dconf under $HOME even headless: give it a private one.
+  const home = mkdtempSync(join(tmpdir(), 'cl-webview-home-'));
   return chromium.launch({
     executablePath: CHROMIUM, headless: true,
+    env: { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') },
     args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }
