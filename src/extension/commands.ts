@@ -1,6 +1,6 @@
 /** The "Contact Lens" commands (package.json contributes.commands). */
 import * as vscode from 'vscode';
-import { scenarioRanges } from '../format/scene.js';
+import type { SceneAnalyzer } from './sceneAnalysis.js';
 import type { Inspectors } from './inspectors.js';
 import { CheckRunner, type CheckCommandResult } from './checkRunner.js';
 import { isSceneFile, toRange } from './ranges.js';
@@ -8,7 +8,7 @@ import { RECORDING_VIEW_TYPE } from './inspector.js';
 import { SOLVER_NAMES } from '../protocol/inspector.js';
 
 /** The scene document and scenario a command acts on: its arguments, else the editor and cursor, else a pick. */
-async function resolveScenario(uri?: vscode.Uri, name?: string): Promise<{ doc: vscode.TextDocument; name: string } | null> {
+async function resolveScenario(analyzer: SceneAnalyzer, uri?: vscode.Uri, name?: string): Promise<{ doc: vscode.TextDocument; name: string } | null> {
   const target = uri instanceof vscode.Uri ? uri : vscode.window.activeTextEditor?.document.uri;
   if (!target || !isSceneFile(target)) {
     void vscode.window.showWarningMessage('Contact Lens: open a *.scene.json file (or use the lens above a scenario).');
@@ -16,19 +16,19 @@ async function resolveScenario(uri?: vscode.Uri, name?: string): Promise<{ doc: 
   }
   const doc = await vscode.workspace.openTextDocument(target);
   if (typeof name === 'string' && name) return { doc, name };
-  const outline = scenarioRanges(doc.getText()).filter((s) => s.name);
+  const outline = (await analyzer.analyze(doc)).outline;
   if (outline.length === 0) { void vscode.window.showWarningMessage(`Contact Lens: ${target.fsPath} has no named scenario.`); return null; }
   const editor = vscode.window.activeTextEditor;
   if (editor && editor.document.uri.toString() === target.toString()) {
     const under = outline.find((s) => toRange(s.range).contains(editor.selection.active));
-    if (under) return { doc, name: under.name! };
+    if (under) return { doc, name: under.name };
   }
-  if (outline.length === 1) return { doc, name: outline[0].name! };
-  const pick = await vscode.window.showQuickPick(outline.map((s) => s.name!), { placeHolder: 'Scenario' });
+  if (outline.length === 1) return { doc, name: outline[0].name };
+  const pick = await vscode.window.showQuickPick(outline.map((s) => s.name), { placeHolder: 'Scenario' });
   return pick ? { doc, name: pick } : null;
 }
 
-export function registerCommands(inspectors: Inspectors, checks: CheckRunner): vscode.Disposable[] {
+export function registerCommands(inspectors: Inspectors, checks: CheckRunner, analyzer: SceneAnalyzer): vscode.Disposable[] {
   const reg = (id: string, fn: (...args: never[]) => unknown): vscode.Disposable => vscode.commands.registerCommand(id, fn as (...args: unknown[]) => unknown);
   const active = () => {
     const i = inspectors.current;
@@ -43,7 +43,7 @@ export function registerCommands(inspectors: Inspectors, checks: CheckRunner): v
     return i;
   };
   const openAt = (at: number | 'first-finding' | 'last') => async (uri?: vscode.Uri, name?: string) => {
-    const s = await resolveScenario(uri, name);
+    const s = await resolveScenario(analyzer, uri, name);
     if (!s) return undefined;
     if (s.doc.isDirty) await s.doc.save(); // the worker simulates the text, but a restored panel re-reads the file
     inspectors.openScenario(s.doc.uri.fsPath, s.name, at);
@@ -54,7 +54,7 @@ export function registerCommands(inspectors: Inspectors, checks: CheckRunner): v
     reg('contactLens.stepScenario', openAt(0)),
     reg('contactLens.inspectScenario', openAt('first-finding')),
     reg('contactLens.checkScenario', async (uri?: vscode.Uri, name?: string): Promise<CheckCommandResult | CheckCommandResult[] | undefined> => {
-      const s = await resolveScenario(uri, name);
+      const s = await resolveScenario(analyzer, uri, name);
       if (!s) return undefined;
       try {
         const r = await checks.check(s.doc, s.name);

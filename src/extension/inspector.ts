@@ -12,6 +12,7 @@ import { PROTOCOL_VERSION } from '../protocol/inspector.js';
 import { validateWebviewMessage, ProtocolError } from '../protocol/validate.js';
 import { inspectorHtml } from './webviewHtml.js';
 import { diagnosisSettings, playbackFps, solverOverride } from './settings.js';
+import { timed, timedCallback } from './ownWork.js';
 
 export const INSPECTOR_VIEW_TYPE = 'contactLens.inspector';
 export const RECORDING_VIEW_TYPE = 'contactLens.recording';
@@ -50,7 +51,7 @@ export class Inspector implements vscode.Disposable {
       cspSource: webview.cspSource, nonce, title: panel.title,
     });
     this.subs.push(
-      webview.onDidReceiveMessage((m) => this.receive(m)),
+      webview.onDidReceiveMessage(timedCallback('webview message', (m: unknown) => { void this.receive(m); })),
       panel.onDidChangeViewState((e) => host.activeChanged(this, e.webviewPanel.active)),
       panel.onDidDispose(() => this.dispose()),
     );
@@ -95,7 +96,7 @@ export class Inspector implements vscode.Disposable {
       for (const s of opened.skipped) this.host.output.appendLine(`skipped ${s}`);
       if (opened.skipped.length) void vscode.window.showWarningMessage(`Contact Lens: ${opened.skipped.length} line(s) of ${label} could not be read and were skipped (details in the Contact Lens output). The valid frames are shown.`);
       this.markReady();
-      this.sendInit();
+      timed('inspector init', () => this.sendInit());
       this.host.activeChanged(this, this.panel.active);
     } catch (e) {
       if (this.disposed) return;

@@ -1,24 +1,32 @@
 /**
  * CodeLenses above every scenario of a *.scene.json: ▶ Run, ⏯ Step, 🔍 Inspect, ⚡ Check (the last one
  * shows the outcome once a check ran). Positions come from the lenient outline scanner of the format
- * layer (comments, half-typed text and edits are fine); nothing is computed while the user types.
+ * layer (comments, half-typed text and edits are fine), run in the worker: typing is never blocked.
  */
 import * as vscode from 'vscode';
-import { scenarioRanges } from '../format/scene.js';
+import type { SceneAnalyzer } from './sceneAnalysis.js';
+import { recordOwnWork } from './ownWork.js';
+import { performance } from 'node:perf_hooks';
 import { outcomeTitle, type CheckOutcomes } from './checkOutcomes.js';
 
 export class SceneLensProvider implements vscode.CodeLensProvider {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
 
-  constructor(private readonly outcomes: CheckOutcomes) {
+  constructor(private readonly outcomes: CheckOutcomes, private readonly analyzer: SceneAnalyzer) {
     outcomes.onDidChange(() => this.changed.fire());
   }
 
-  provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
+  async provideCodeLenses(doc: vscode.TextDocument, token: vscode.CancellationToken): Promise<vscode.CodeLens[]> {
+    let t0 = performance.now();
     const lenses: vscode.CodeLens[] = [];
-    for (const s of scenarioRanges(doc.getText())) {
-      if (!s.name) continue;
+    let outline;
+    const pending = this.analyzer.analyze(doc);
+    recordOwnWork('code lenses', performance.now() - t0);
+    try { outline = (await pending).outline; } catch { return lenses; }
+    t0 = performance.now();
+    if (token.isCancellationRequested) return lenses;
+    for (const s of outline) {
       const at = new vscode.Range(s.range.line - 1, s.range.column - 1, s.range.line - 1, s.range.column - 1);
       const args = [doc.uri, s.name];
       const outcome = this.outcomes.get(doc.uri, s.name);
@@ -32,6 +40,7 @@ export class SceneLensProvider implements vscode.CodeLensProvider {
         }),
       );
     }
+    recordOwnWork('code lenses', performance.now() - t0);
     return lenses;
   }
 

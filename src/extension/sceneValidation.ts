@@ -1,56 +1,50 @@
 /**
- * Parse and semantic errors of scene files on the exact field, as you type (debounced): the JSON Schema
- * (contributed with jsonValidation) covers structure; the engine's parser adds what a schema cannot say
- * (unknown material names, duplicate bodies, bad quaternions, …). Warnings (fault injection, normalised
- * quaternions) are shown too.
+ * Parse and semantic errors of scene files on the exact field, as you type (debounced, computed in the
+ * worker): the JSON Schema (contributed with jsonValidation) covers structure; the engine's parser adds
+ * what a schema cannot say (unknown material names, duplicate bodies, bad quaternions, …). Warnings
+ * (fault injection, normalised quaternions) are shown too.
  */
 import * as vscode from 'vscode';
-import { parseSceneFile, SceneFormatError } from '../format/scene.js';
-import { FormatError } from '../format/oracle.js';
 import type { CheckOutcomes } from './checkOutcomes.js';
+import type { SceneAnalyzer } from './sceneAnalysis.js';
+import type { SceneAnalysis } from './worker/workerProtocol.js';
 import { isSceneFile, toRange } from './ranges.js';
+import { timedCallback } from './ownWork.js';
 
-/** Delay after the last keystroke before a scene file is re-parsed (ms). */
+/** Delay after the last keystroke before a scene file is re-analysed (ms). */
 export const VALIDATION_DEBOUNCE_MS = 300;
 
-export function sceneDiagnostics(text: string, file: string): vscode.Diagnostic[] {
-  try {
-    const { warnings } = parseSceneFile(text, file);
-    return warnings.map((w) => {
-      const d = new vscode.Diagnostic(toRange(w.range), `${w.field}: ${w.detail}`, w.kind === 'fault-injection' ? vscode.DiagnosticSeverity.Warning : vscode.DiagnosticSeverity.Information);
-      d.source = 'contact-lens';
-      return d;
-    });
-  } catch (e) {
-    if (e instanceof SceneFormatError) {
-      const d = new vscode.Diagnostic(toRange(e.range), `${e.field}: ${e.detail}`, vscode.DiagnosticSeverity.Error);
-      d.source = 'contact-lens';
-      return [d];
-    }
-    const msg = e instanceof FormatError ? e.message : `could not parse: ${(e as Error).message}`;
-    const d = new vscode.Diagnostic(new vscode.Range(0, 0, 0, 1), msg, vscode.DiagnosticSeverity.Error);
+const SEVERITY = { error: vscode.DiagnosticSeverity.Error, warning: vscode.DiagnosticSeverity.Warning, info: vscode.DiagnosticSeverity.Information } as const;
+
+export function problemsToDiagnostics(a: SceneAnalysis): vscode.Diagnostic[] {
+  return a.problems.map((p) => {
+    const d = new vscode.Diagnostic(toRange(p.range), p.message, SEVERITY[p.severity]);
     d.source = 'contact-lens';
-    return [d];
-  }
+    return d;
+  });
 }
 
-export function registerSceneValidation(outcomes: CheckOutcomes): vscode.Disposable {
+export function registerSceneValidation(outcomes: CheckOutcomes, analyzer: SceneAnalyzer): vscode.Disposable {
   const timers = new Map<string, ReturnType<typeof setTimeout>>();
   const validate = (doc: vscode.TextDocument): void => {
-    if (!isSceneFile(doc.uri)) return;
-    outcomes.setParseDiagnostics(doc.uri, sceneDiagnostics(doc.getText(), doc.uri.fsPath || doc.uri.path));
+    if (!isSceneFile(doc.uri) || doc.isClosed) return;
+    const version = doc.version;
+    analyzer.analyze(doc).then(
+      timedCallback('scene diagnostics', (a: SceneAnalysis) => { if (!doc.isClosed && doc.version === version) outcomes.setParseDiagnostics(doc.uri, problemsToDiagnostics(a)); }),
+      () => undefined, // worker gone (extension shutting down): nothing to show
+    );
   };
   const schedule = (doc: vscode.TextDocument): void => {
     if (!isSceneFile(doc.uri)) return;
     const key = doc.uri.toString();
     clearTimeout(timers.get(key));
-    timers.set(key, setTimeout(() => { timers.delete(key); validate(doc); }, VALIDATION_DEBOUNCE_MS));
+    timers.set(key, setTimeout(timedCallback('validation', () => { timers.delete(key); validate(doc); }), VALIDATION_DEBOUNCE_MS));
   };
   vscode.workspace.textDocuments.forEach(validate);
   return vscode.Disposable.from(
-    vscode.workspace.onDidOpenTextDocument(validate),
-    vscode.workspace.onDidChangeTextDocument((e) => { if (e.contentChanges.length) { outcomes.clear(e.document.uri); schedule(e.document); } }),
-    vscode.workspace.onDidCloseTextDocument((d) => { if (isSceneFile(d.uri)) outcomes.setParseDiagnostics(d.uri, []); }),
+    vscode.workspace.onDidOpenTextDocument(timedCallback('document opened', validate)),
+    vscode.workspace.onDidChangeTextDocument(timedCallback('document changed', (e: vscode.TextDocumentChangeEvent) => { if (e.contentChanges.length) { outcomes.clear(e.document.uri); schedule(e.document); } })),
+    vscode.workspace.onDidCloseTextDocument(timedCallback('document closed', (d: vscode.TextDocument) => { if (isSceneFile(d.uri)) { analyzer.forget(d.uri); outcomes.setParseDiagnostics(d.uri, []); } })),
     { dispose: () => timers.forEach((t) => clearTimeout(t)) },
   );
 }

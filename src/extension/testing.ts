@@ -4,17 +4,20 @@
  * Debug = the same check, then the inspector opens at the first finding / failing frame.
  */
 import * as vscode from 'vscode';
-import { parseSceneFile, scenarioRanges } from '../format/scene.js';
+import type { SceneAnalyzer } from './sceneAnalysis.js';
+import type { SceneAnalysis } from './worker/workerProtocol.js';
 import type { CheckRunner } from './checkRunner.js';
 import { outcomePassed } from './checkOutcomes.js';
 import { SCENE_GLOB, toRange } from './ranges.js';
+import { recordOwnWork, timedCallback } from './ownWork.js';
+import { performance } from 'node:perf_hooks';
 import type { Inspectors } from './inspectors.js';
 
 export class SceneTests implements vscode.Disposable {
   readonly controller = vscode.tests.createTestController('contactLens', 'Contact Lens scenarios');
   private readonly subs: vscode.Disposable[] = [];
 
-  constructor(private readonly checks: CheckRunner, private readonly inspectors: Inspectors) {
+  constructor(private readonly checks: CheckRunner, private readonly inspectors: Inspectors, private readonly analyzer: SceneAnalyzer) {
     const c = this.controller;
     c.resolveHandler = async (item) => { if (!item) await this.discoverAll(); };
     c.createRunProfile('Check', vscode.TestRunProfileKind.Run, (req, token) => this.run(req, token, false), true);
@@ -23,7 +26,7 @@ export class SceneTests implements vscode.Disposable {
     this.subs.push(watcher,
       watcher.onDidCreate((u) => void this.discoverFile(u)), watcher.onDidChange((u) => void this.discoverFile(u)),
       watcher.onDidDelete((u) => c.items.delete(u.toString())),
-      vscode.workspace.onDidChangeTextDocument((e) => { if (e.document.uri.path.endsWith('.scene.json')) this.updateFromText(e.document.uri, e.document.getText()); }));
+      vscode.workspace.onDidChangeTextDocument(timedCallback('tests: document changed', (e: vscode.TextDocumentChangeEvent) => { if (e.document.uri.path.endsWith('.scene.json')) void this.update(e.document.uri, this.analyzer.analyze(e.document)); })));
   }
 
   async discoverAll(): Promise<void> {
@@ -33,20 +36,24 @@ export class SceneTests implements vscode.Disposable {
 
   private async discoverFile(uri: vscode.Uri): Promise<void> {
     try {
-      const bytes = await vscode.workspace.fs.readFile(uri);
-      this.updateFromText(uri, Buffer.from(bytes).toString('utf8'));
+      const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+      const text = open ? open.getText() : Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8');
+      await this.update(uri, open ? this.analyzer.analyze(open) : this.analyzer.analyzeText(uri, text));
     } catch { this.controller.items.delete(uri.toString()); }
   }
 
   /** Scenarios with expectations become children; an unparsable file keeps its outline (names only). */
-  private updateFromText(uri: vscode.Uri, text: string): void {
-    const c = this.controller;
+  private async update(uri: vscode.Uri, analysis: Promise<SceneAnalysis>): Promise<void> {
     let entries: { name: string; range: vscode.Range }[];
     try {
-      entries = parseSceneFile(text, uri.fsPath).scenarios.filter((s) => s.expectations.length > 0).map((s) => ({ name: s.desc.name, range: toRange(s.range) }));
-    } catch {
-      entries = scenarioRanges(text).filter((s) => s.name).map((s) => ({ name: s.name!, range: toRange(s.range) }));
-    }
+      entries = (await analysis).tests.map((t) => ({ name: t.name, range: toRange(t.range) }));
+    } catch { return; }
+    const t0 = performance.now();
+    try { this.apply(uri, entries); } finally { recordOwnWork('tests: update', performance.now() - t0); }
+  }
+
+  private apply(uri: vscode.Uri, entries: { name: string; range: vscode.Range }[]): void {
+    const c = this.controller;
     if (entries.length === 0) { c.items.delete(uri.toString()); return; }
     let file = c.items.get(uri.toString());
     if (!file) {

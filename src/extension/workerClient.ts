@@ -4,6 +4,7 @@
  * field so the caller can point at it. No vscode import: usable from plain Node tests.
  */
 import { Worker } from 'node:worker_threads';
+import { timedCallback } from './ownWork.js';
 import type { WorkerEnvelope, WorkerReply, WorkerRequest, WorkerResults } from './worker/workerProtocol.js';
 
 export class WorkerRequestError extends Error {
@@ -40,14 +41,14 @@ export class WorkerClient {
 
   private spawn(): Worker {
     const w = new Worker(this.script);
-    w.on('message', (m: WorkerReply) => {
+    w.on('message', timedCallback('worker reply', (m: WorkerReply) => {
       const p = this.pending.get(m.id);
       if (!p) return;
       if (m.kind === 'progress') { p.progress?.(m.message, m.fraction); return; }
       this.pending.delete(m.id);
       if (m.kind === 'result') p.resolve(m.result);
       else p.reject(new WorkerRequestError(m.message, m.field, m.file));
-    });
+    }));
     w.on('error', (e) => this.failAll(e instanceof Error ? e : new Error(String(e))));
     w.on('exit', (code) => { if (this.worker === w) { this.worker = null; this.failAll(new Error(`simulation worker exited (code ${code})`)); } });
     w.unref();

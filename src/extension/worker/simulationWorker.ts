@@ -5,6 +5,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { parseSceneFile } from '../../format/scene.js';
+import { analyzeScene } from '../model/analyzeScene.js';
 import { FormatError } from '../../format/oracle.js';
 import { frameFromWorld, headerFromWorld } from '../../format/worldRecording.js';
 import { runScenario } from '../../session/runScenario.js';
@@ -63,6 +64,7 @@ async function handle(id: number, r: WorkerRequest): Promise<WorkerResults[Worke
     case 'series': return currentModel().series(r.keys);
     case 'whatIf': return currentModel().whatIf(r.index, r.options);
     case 'exportFrame': return currentModel().exportFrame(r.index, r.format);
+    case 'analyzeScene': return analyzeScene(r.file, r.text);
     case 'check': {
       const out: ScenarioCheck[] = [];
       for (const s of scenarioNamed(r.file, r.text, r.scenario)) {

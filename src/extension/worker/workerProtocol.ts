@@ -49,6 +49,7 @@ export type WorkerRequest =
   | { readonly op: 'series'; readonly keys: readonly string[] }
   | { readonly op: 'whatIf'; readonly index: number; readonly options: WhatIfOptions }
   | { readonly op: 'exportFrame'; readonly index: number; readonly format: 'json' | 'csv' }
+  | { readonly op: 'analyzeScene'; readonly file: string; readonly text: string }
   | { readonly op: 'check'; readonly file: string; readonly text: string; readonly scenario: string | null; readonly diagnosis: DiagnosisSettings; readonly override: SolverOverride };
 
 export interface Opened {
@@ -58,7 +59,17 @@ export interface Opened {
   readonly skipped: readonly string[];
 }
 
+/** A scene file as the editor needs it: lens positions, problems, and the scenarios that are tests. */
+export interface SceneAnalysis {
+  /** Named scenarios with their object ranges (lenient scan: works on half-typed text). */
+  readonly outline: readonly { readonly name: string; readonly range: TextRange }[];
+  readonly problems: readonly { readonly range: TextRange; readonly message: string; readonly severity: 'error' | 'warning' | 'info' }[];
+  /** Scenarios with expectations (from the parser; from the outline when the file does not parse). */
+  readonly tests: readonly { readonly name: string; readonly range: TextRange }[];
+}
+
 export interface WorkerResults {
+  analyzeScene: SceneAnalysis;
   openScenario: Opened;
   openRecording: Opened;
   frame: FrameView;
