@@ -51,6 +51,9 @@ class Inspector {
   private view: FrameView | undefined;
   /** Contact indices to select when the frame at `index` arrives (a clicked finding). */
   private pendingSelection: { index: number; contacts: readonly number[] } | undefined;
+  /** The contact the λ chart shows by itself until the user picks one (set once per session). */
+  private autoKey: string | undefined;
+  private autoLabel = '';
   private seriesRequest = -1;
 
   constructor() {
@@ -94,6 +97,7 @@ class Inspector {
     this.info = m.info;
     this.data = m.timeline;
     this.view = undefined;
+    this.autoKey = undefined;
     byId('session-title').textContent = m.info.title;
     byId('session-meta').textContent = `${m.info.source} · ${m.info.producer} · ${m.info.frameCount} frames · dt = ${m.info.dt.toPrecision(4)} s · ${m.info.file}`;
     document.title = `Contact Lens: ${m.info.title}`;
@@ -139,6 +143,13 @@ class Inspector {
       this.pendingSelection = undefined;
       const keys = v.contacts.filter((c) => pending.contacts.includes(c.index)).map((c) => c.key);
       if (keys.length) this.table.select(keys);
+    } else if (this.table.selected.size === 0 && this.autoKey === undefined && v.contacts.length > 0) {
+      // Nothing picked yet: plot the contact carrying the largest λn so the λ chart is not empty
+      // (a chart default, not a selection: the table stays unselected until the user picks).
+      const top = v.contacts.reduce((a, c) => (c.lambdaN > a.lambdaN ? c : a));
+      this.autoKey = top.key;
+      this.autoLabel = `#${top.index} ${top.bodyA}–${top.bodyB} (largest λn)`;
+      this.requestSeries([top.key]);
     }
     const t2 = performance.now();
     this.matrix.show(v.islands, this.selectedIndices());
@@ -196,6 +207,7 @@ class Inspector {
   private labels(): Map<string, string> {
     const m = new Map<string, string>();
     for (const c of this.view?.contacts ?? []) if (this.table.selected.has(c.key)) m.set(c.key, `#${c.index} ${c.bodyA}–${c.bodyB}`);
+    if (this.table.selected.size === 0 && this.autoKey !== undefined) m.set(this.autoKey, this.autoLabel);
     return m;
   }
 

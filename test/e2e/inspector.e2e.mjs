@@ -170,4 +170,12 @@ export async function run({ page, workspace, repo, shot, step }) {
   assert.ok(firstIndex !== null && Number.isInteger(Number(firstIndex)), `finding data-index: ${firstIndex}`);
   step(`findings: ${texts.length}, first at index ${firstIndex}: ${JSON.stringify(texts[0].split('\n')[0])}`);
   await shot('03-finding.png');
+
+  // 4. The inspector on its own (the README picture): the scene editor closed, the inspector full width
+  await runCommand(page, 'View: Close Editors in Other Groups');
+  await page.waitForTimeout(1500); // the webview re-lays out its charts for the new width
+  const wide = await inspectorFrame(page, 'fault-restitution-target');
+  await wide.locator('#energy-chart').waitFor({ timeout: 30_000 });
+  step(`inspector full width: "${await wide.locator('#frame-readout').textContent()}"`);
+  await shot('04-inspector-wide.png');
 }

@@ -58,19 +58,21 @@ describe('webview views', () => {
       assert.match(await host.text('#energy-values'), new RegExp(`total ${t.total[impact + 1].toPrecision(6).replace('.', '\\.')} J`));
     });
 
-    it('every chart canvas and the A heat map have drawn pixels; selecting a row plots its λ series', async () => {
-      const before = await host.drawnPixels('#lambda-chart');
-      await host.page.click('#contacts-table tbody tr[data-index="0"]');
-      const key = host.model.frameView(impact).contacts[0].key;
-      await host.page.waitForFunction(() => true);
+    it('every chart canvas and the A heat map have drawn pixels; the λ chart starts on the largest-λn contact, a row click selects', async () => {
+      const view = host.model.frameView(impact);
+      const top = view.contacts.reduce((a, c) => (c.lambdaN > a.lambdaN ? c : a));
       for (let k = 0; k < 100 && host.messages('series').length === 0; k++) await new Promise((r) => setTimeout(r, 20));
-      assert.deepEqual(host.messages('series')[0].keys, [key]);
-      await host.page.waitForFunction((b) => {
+      assert.deepEqual(host.messages('series')[0].keys, [top.key], 'before any pick the λ chart plots the largest-λn contact');
+      assert.equal((await host.page.$$('#contacts-table tbody tr.selected')).length, 0, 'that default is not a table selection');
+      await host.page.waitForFunction(() => {
         const c = (globalThis as any).document.querySelector('#lambda-chart');
         const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
         let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
-        return n > b;
-      }, before);
+        return n > 500;
+      });
+      await host.page.click('#contacts-table tbody tr[data-index="0"]');
+      for (let k = 0; k < 100 && host.messages('series').length < 2; k++) await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual(host.messages('series').at(-1)!.keys, [view.contacts[0].key]);
       for (const sel of CANVASES) {
         const n = await host.drawnPixels(sel);
         assert.ok(n > 500, `${sel} looks blank (${n} drawn pixels)`);
