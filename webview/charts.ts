@@ -113,9 +113,15 @@ function drawCursor(chart: Chart): void {
 const isPow10 = (v: number): boolean => { const e = Math.log10(v); return Math.abs(e - Math.round(e)) < 1e-9; };
 
 /** Log-axis ticks: powers of ten as 1e-6 etc.; a range inside one decade keeps plain 3-digit labels. */
-function logTick(value: number | string, _index: number, ticks: readonly { value: number }[]): string {
+function logTick(value: number | string, index: number, ticks: readonly { value: number }[]): string {
   const v = Number(value);
-  if (!ticks.some((t) => isPow10(t.value))) return v.toPrecision(3);
+  if (!ticks.some((t) => isPow10(t.value))) {
+    // inside one decade the log scale crowds ticks at the low end: drop a label closer than 6 % of the
+    // axis (in log units) to the previous one
+    const lo = Math.log10(ticks[0].value), span = Math.log10(ticks[ticks.length - 1].value) - lo;
+    if (index > 0 && span > 0 && (Math.log10(v) - Math.log10(ticks[index - 1].value)) / span < 0.06) return '';
+    return v.toPrecision(3);
+  }
   return isPow10(v) ? `1e${Math.round(Math.log10(v))}` : '';
 }
 

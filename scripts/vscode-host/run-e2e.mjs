@@ -70,7 +70,11 @@ async function main() {
       const flow = await import(pathToFileURL(join(REPO, 'test/e2e', file)).href);
       const ft = Date.now();
       const step = (s) => console.log(`  ${elapsed(ft).padStart(6)} ${s}`);
-      const shot = async (png) => { await page.screenshot({ path: join(SCREENSHOTS, png) }); step(`screenshot ${png}`); };
+      // *.png lossless; *.jpg (quality 80) for pictures that go into the README
+      const shot = async (file) => {
+        await page.screenshot({ path: join(SCREENSHOTS, file), ...(file.endsWith('.jpg') ? { type: 'jpeg', quality: 80 } : {}) });
+        step(`screenshot ${file}`);
+      };
       console.log(`\n▶ ${file}: ${flow.name ?? ''}`);
       try {
         // every flow starts from a fresh workbench page on the workspace copy

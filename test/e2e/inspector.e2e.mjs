@@ -134,6 +134,7 @@ export async function run({ page, workspace, repo, shot, step }) {
   await runLens.waitFor({ timeout: 60_000 });
   step(`CodeLens visible: ${JSON.stringify(await page.locator('.codelens-decoration').first().innerText())}`);
   await shot('01-codelens.png');
+  await shot('01-codelens.jpg');
 
   // 2. Inspector: keyboard stepping, numbers vs the CLI
   const rec = simulate(repo, join(workspace, 'sphere-drop.scene.json'), 'sphere-drop');
@@ -178,4 +179,5 @@ export async function run({ page, workspace, repo, shot, step }) {
   await wide.locator('#energy-chart').waitFor({ timeout: 30_000 });
   step(`inspector full width: "${await wide.locator('#frame-readout').textContent()}"`);
   await shot('04-inspector-wide.png');
+  await shot('04-inspector-wide.jpg'); // the README picture (media/screenshots/inspector.jpg)
 }
