@@ -206,3 +206,17 @@ export function bodyVelocityChanges(p: ContactProblem, lambda: ArrayLike<number>
   });
   return out;
 }
+
+/**
+ * Δv = M⁻¹Jᵀλ per body (6 numbers: linear, angular) from assembled blocks, seed 000 §4; bodyCount is the
+ * length of the body list the blocks were assembled from. Static bodies get zero.
+ */
+export function blockVelocityChanges(k: ContactBlocks, contacts: readonly ContactPoint[], lambda: ArrayLike<number>, bodyCount: number): Float64Array {
+  const dv = new Float64Array(6 * bodyCount);
+  for (let c = 0; c < contacts.length; c++) {
+    const l0 = lambda[3 * c], l1 = lambda[3 * c + 1], l2 = lambda[3 * c + 2];
+    if (!k.staticA[c]) { const o = 6 * contacts[c].bodyA; for (let q = 0; q < 6; q++) dv[o + q] += k.invMassJA[18 * c + q] * l0 + k.invMassJA[18 * c + 6 + q] * l1 + k.invMassJA[18 * c + 12 + q] * l2; }
+    if (!k.staticB[c]) { const o = 6 * contacts[c].bodyB; for (let q = 0; q < 6; q++) dv[o + q] += k.invMassJB[18 * c + q] * l0 + k.invMassJB[18 * c + 6 + q] * l1 + k.invMassJB[18 * c + 12 + q] * l2; }
+  }
+  return dv;
+}

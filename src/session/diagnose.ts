@@ -12,7 +12,7 @@
 import type { RecordedFrame, RecordingHeader } from '../format/recording.js';
 import { toContactPoint } from '../format/recording.js';
 import { solveTimeBodies } from './preSolve.js';
-import { assembleBlocks } from '../engine/assembly.js';
+import { assembleBlocks, blockVelocityChanges } from '../engine/assembly.js';
 import { quatToMat3 } from '../engine/math/quat.js';
 
 export type Mechanism =
@@ -99,12 +99,7 @@ export function contactKinematics(header: RecordingHeader, f: RecordedFrame, pre
   const C = k.contactCount, N = pre.bodies.length;
   const lam = f.solver.lambda;
   // Δv = M⁻¹Jᵀλ per body, then ġ⁺ = ġ⁻ + J Δv per row.
-  const dv = new Float64Array(6 * N);
-  for (let c = 0; c < C; c++) {
-    const l0 = lam[3 * c], l1 = lam[3 * c + 1], l2 = lam[3 * c + 2];
-    if (!k.staticA[c]) { const o = 6 * contacts[c].bodyA; for (let q = 0; q < 6; q++) dv[o + q] += k.invMassJA[18 * c + q] * l0 + k.invMassJA[18 * c + 6 + q] * l1 + k.invMassJA[18 * c + 12 + q] * l2; }
-    if (!k.staticB[c]) { const o = 6 * contacts[c].bodyB; for (let q = 0; q < 6; q++) dv[o + q] += k.invMassJB[18 * c + q] * l0 + k.invMassJB[18 * c + 6 + q] * l1 + k.invMassJB[18 * c + 12 + q] * l2; }
-  }
+  const dv = blockVelocityChanges(k, contacts, lam, N);
   const out: ContactKinematics[] = [];
   for (let c = 0; c < C; c++) {
     const gBefore = [0, 1, 2].map((r) => -k.rhs.velocity[3 * c + r]) as [number, number, number];

@@ -7,7 +7,7 @@
  * for engines whose step ends with the contact impulse; approximate when they damp or clamp velocities
  * after the solve.
  */
-import { assembleBlocks } from '../engine/assembly.js';
+import { assembleBlocks, blockVelocityChanges } from '../engine/assembly.js';
 import type { BodyState } from '../engine/problem.js';
 import { preSolveBodyStates, toContactPoint, type RecordedFrame, type RecordingHeader } from '../format/recording.js';
 
@@ -32,13 +32,7 @@ export function solveTimeBodies(header: RecordingHeader, f: RecordedFrame, prev?
   if (f.contacts.length === 0) return { ok: true, bodies, reconstructed: true };
   const contacts = f.contacts.map(toContactPoint);
   const k = assembleBlocks(bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: header.dt });
-  const lam = f.solver.lambda;
-  const dv = new Float64Array(6 * bodies.length);
-  for (let c = 0; c < contacts.length; c++) {
-    const l0 = lam[3 * c], l1 = lam[3 * c + 1], l2 = lam[3 * c + 2];
-    if (!k.staticA[c]) { const o = 6 * contacts[c].bodyA; for (let q = 0; q < 6; q++) dv[o + q] += k.invMassJA[18 * c + q] * l0 + k.invMassJA[18 * c + 6 + q] * l1 + k.invMassJA[18 * c + 12 + q] * l2; }
-    if (!k.staticB[c]) { const o = 6 * contacts[c].bodyB; for (let q = 0; q < 6; q++) dv[o + q] += k.invMassJB[18 * c + q] * l0 + k.invMassJB[18 * c + 6 + q] * l1 + k.invMassJB[18 * c + 12 + q] * l2; }
-  }
+  const dv = blockVelocityChanges(k, contacts, f.solver.lambda, bodies.length);
   const out = bodies.map((b, i) => (b.invMass === 0 ? b : {
     ...b,
     v: [b.v[0] - dv[6 * i], b.v[1] - dv[6 * i + 1], b.v[2] - dv[6 * i + 2]] as const,
