@@ -35,8 +35,12 @@ export const COLUMNS: readonly Column[] = [
   { col: 'lambdaN', label: 'λn', title: 'normal impulse (N·s)', ...numeric((c) => c.lambdaN) },
   { col: 'lambdaT', label: '‖λt‖', title: 'friction impulse magnitude (N·s)', ...numeric((c) => c.lambdaT) },
   { col: 'state', label: 'state', title: 'separating / sticking / sliding', sort: (c) => c.state, cell: (c) => [c.state, c.state] },
+  { col: 'vnBefore', label: 'v⁻n', title: 'normal velocity before the impulse (m/s, < 0 approaching)', ...numeric((c) => c.vnBefore) },
+  { col: 'vnAfter', label: 'v⁺n', title: 'normal velocity after the impulse (m/s)', ...numeric((c) => c.vnAfter) },
   { col: 'excess', label: 'v⁺ excess', title: 'v⁺ − (−e·v⁻) (m/s): > 0 separates faster than restitution allows', ...numeric((c) => c.excess) },
   { col: 'frictionPower', label: 'P friction', title: 'λt·vt⁺ (J per step): > 0 means friction did work', ...numeric((c) => c.frictionPower) },
+  { col: 'biasImpulse', label: 'λ bias', title: 'impulse from the ERP/Baumgarte bias alone, m_eff·b_bias (N·s; exact for an isolated contact)', ...numeric((c) => c.biasImpulse) },
+  { col: 'coneViolation', label: 'cone viol.', title: 'max(0, ‖λt‖ − μλn) (N·s): > 0 breaks Coulomb friction', ...numeric((c) => c.coneViolation) },
 ];
 
 const DEFAULT_ROW_HEIGHT = 22;

@@ -76,6 +76,12 @@ export interface ContactView {
   readonly excess: number | null;
   /** λt·v_t⁺ (J per step: positive means friction did work). */
   readonly frictionPower: number | null;
+  /** The ERP/Baumgarte part of b_n (m/s), null when not re-assembled. */
+  readonly biasVelocity: number | null;
+  /** The impulse that bias alone gives this contact, m_eff·bias (N·s; exact for an isolated contact). */
+  readonly biasImpulse: number | null;
+  /** Friction-cone violation max(0, ‖λt‖ − μλn) (N·s). */
+  readonly coneViolation: number;
 }
 
 export interface IslandView {

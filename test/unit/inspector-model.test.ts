@@ -45,6 +45,11 @@ describe('inspector model', () => {
     assert.ok(c.vnAfter! >= (1 + c.e) * -c.vnBefore! - 1e-9, `v⁺ ${c.vnAfter}, v⁻ ${c.vnBefore}`);
     assert.ok(Math.abs(c.excess! - (c.vnAfter! - c.e * -c.vnBefore!)) < 1e-12);
     assert.equal(c.state, 'sticking');
+    assert.equal(c.coneViolation, 0);
+    // ERP 0.2, slop from the scene: the bias part of b_n is (erp/Δt)·max(0, depth − slop); for a 1 kg ball m_eff = 1
+    const cfg = fault.desc.config;
+    assert.ok(Math.abs(c.biasVelocity! - (cfg.erp / cfg.dt) * Math.max(0, c.depth - cfg.slop)) < 1e-12, `bias ${c.biasVelocity}`);
+    assert.ok(Math.abs(c.biasImpulse! - c.biasVelocity!) < 1e-12);
     assert.equal(v.islands.length, 1);
     assert.equal(v.islands[0].A!.length, 9);
     assert.ok(v.islands[0].kappa! >= 1);

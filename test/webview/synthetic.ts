@@ -47,7 +47,7 @@ export function syntheticFrame(index: number, n: number, opts: { withMatrix?: bo
       index: k, key: `${k + 1}|0|box${k}/ground`, island: 0, bodyA: `box${k}`, bodyB: 'ground',
       point: [r(), r(), r() * 0.01], normal: [0, 0, 1], depth: r() * 0.01, mu: 0.5, e: 0.2,
       lambdaN: ln, lambdaT: ln * 0.5 * r(), state: STATES[k % 3], vnBefore: -r(), vnAfter: r() * 0.1,
-      excess: (r() - 0.5) * 0.01, frictionPower: -r() * 0.01,
+      excess: (r() - 0.5) * 0.01, frictionPower: -r() * 0.01, biasVelocity: r() * 0.05, biasImpulse: r() * 0.05, coneViolation: 0,
     });
   }
   const rows = 3 * n;

@@ -159,6 +159,9 @@ export class InspectorModel {
     const prev = needsPrev && i > 0 ? s.frame(i - 1) : undefined;
     const kin = contactKinematics(s.header, f, prev && prev.frame === f.frame - 1 ? prev : undefined);
     const rest = Number(s.header.solver?.restVelocityThreshold ?? 0.5);
+    // per contact: its island's bias part of b_n (rhs decomposition of the re-assembled problem)
+    const biasOf = new Float64Array(d.contacts.length).fill(NaN);
+    for (const isl of d.islands) isl.contacts.forEach((c, j) => { if (isl.rhs) biasOf[c] = isl.rhs.bias[3 * j]; });
     const contacts: ContactView[] = d.contacts.map((c, k) => {
       const [ln, l1, l2] = c.lambda;
       const lt = Math.hypot(l1, l2);
@@ -176,6 +179,9 @@ export class InspectorModel {
         lambdaN: ln, lambdaT: lt, state,
         vnBefore: g ? g.gBefore[0] : null, vnAfter: g ? g.gAfter[0] : null, excess: g ? g.gAfter[0] - target : null,
         frictionPower: g ? l1 * g.gAfter[1] + l2 * g.gAfter[2] : null,
+        biasVelocity: Number.isNaN(biasOf[k]) ? null : biasOf[k],
+        biasImpulse: Number.isNaN(biasOf[k]) || !g ? null : biasOf[k] * g.mEff,
+        coneViolation: Math.max(0, lt - c.mu * ln),
       };
     });
     const islands: IslandView[] = d.islands.map((isl) => {
@@ -253,7 +259,7 @@ export class InspectorModel {
   exportFrame(i: number, format: 'json' | 'csv'): string {
     const v = this.frameView(i);
     if (format === 'json') return JSON.stringify(v, null, 2) + '\n';
-    const cols: (keyof ContactView)[] = ['index', 'bodyA', 'bodyB', 'depth', 'mu', 'e', 'lambdaN', 'lambdaT', 'state', 'vnBefore', 'vnAfter', 'excess', 'frictionPower'];
+    const cols: (keyof ContactView)[] = ['index', 'bodyA', 'bodyB', 'depth', 'mu', 'e', 'lambdaN', 'lambdaT', 'state', 'vnBefore', 'vnAfter', 'excess', 'frictionPower', 'biasVelocity', 'biasImpulse', 'coneViolation'];
     const lines = [['frame', 'time', ...cols, 'px', 'py', 'pz', 'nx', 'ny', 'nz'].join(',')];
     for (const c of v.contacts) {
       const cell = (x: unknown): string => (x === null ? '' : typeof x === 'string' && /[",\n]/.test(x) ? `"${x.replace(/"/g, '""')}"` : String(x));
