@@ -16,6 +16,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CONVENTIONS, RECORDING_FORMAT, RECORDING_VERSION, serializeFrame, serializeHeader, type RecordedFrame, type RecordingHeader } from '../src/format/recording.js';
 import { Session } from '../src/session/session.js';
+import { InspectorModel } from '../src/extension/model/inspectorModel.js';
 
 const FRAMES = Number(process.argv[2] ?? 10_000);
 const CONTACTS = Number(process.argv[3] ?? 200);
@@ -80,7 +81,7 @@ function stats(xs: number[]): { median: number; max: number; p95: number } {
 
 const ms = (x: number): string => `${x.toFixed(2)} ms`;
 
-function main(): void {
+async function main(): Promise<void> {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'contact-lens-bench-session-')), 'synthetic.rec.jsonl');
   const rand = rng(1);
   let t0 = performance.now();
@@ -140,9 +141,31 @@ function main(): void {
     console.log(`  seek           ${SEEKS} random seeks: median ${ms(seek.median)}, p95 ${ms(seek.p95)}, max ${ms(seek.max)} (target < 50 ms) ${seek.max < 50 ? 'OK' : 'OVER TARGET'}`);
     console.log(`  detail         20 random frames (${islands} islands of 4 contacts, A + conditioning each): median ${ms(det.median)}, max ${ms(det.max)}`);
     s.close();
+
+    // The inspector (what the extension's worker does when a recording opens): index + one pass for the
+    // timeline (energies, κ per frame) and the diagnosis, then frame views and a contact series.
+    t0 = performance.now();
+    const m = await InspectorModel.fromRecording(file);
+    const inspectorMs = performance.now() - t0;
+    const viewTimes: number[] = [];
+    for (let k = 0; k < 20; k++) {
+      const i = Math.floor(r() * m.info.frameCount);
+      const t = performance.now();
+      m.frameView(i);
+      viewTimes.push(performance.now() - t);
+    }
+    t0 = performance.now();
+    const [series] = m.series([m.frameView(0).contacts[0].key]);
+    const seriesMs = performance.now() - t0;
+    const vv = stats(viewTimes);
+    console.log(`  inspector open ${ms(inspectorMs)} (index + timeline with κ per frame + diagnosis; ${m.findings.length} findings)`);
+    console.log(`  frame view     20 random frames (table rows, islands with A, κ, causes): median ${ms(vv.median)}, max ${ms(vv.max)}`);
+    console.log(`  λ series       one contact over ${series.index.length} sampled frames: ${ms(seriesMs)}`);
+    m.close();
   } finally {
+    if (process.env.CONTACT_LENS_BENCH_KEEP) fs.copyFileSync(file, process.env.CONTACT_LENS_BENCH_KEEP); // to profile it
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
   }
 }
 
-main();
+void main();

@@ -57,6 +57,11 @@ export interface OpenOptions {
   readonly onProgress?: (bytesRead: number, totalBytes: number) => void;
   /** Cancels indexing (the promise rejects with the signal's reason). */
   readonly signal?: AbortSignal;
+  /**
+   * Called with every valid frame as it is indexed (index = its position in the reader), so a caller that
+   * needs each frame once (timeline, diagnosis) does not parse the file a second time.
+   */
+  readonly onFrame?: (index: number, frame: RecordedFrame, header: RecordingHeader) => void;
 }
 
 const FLAG_PRE = 4, FLAG_MATRIX = 8, FLAG_ITER = 16, STATUS_MASK = 3;
@@ -145,7 +150,7 @@ class Indexer {
   private oversize = false;
   private prev: { frame: number; time: number } | undefined;
 
-  constructor(readonly file: string) {}
+  constructor(readonly file: string, private readonly onFrame?: OpenOptions['onFrame']) {}
 
   /** Processes buf[0..n), which starts at file offset `pos`. */
   push(buf: Buffer, n: number, pos: number): void {
@@ -208,6 +213,7 @@ class Indexer {
       const f = parseFrame(text, lineNo, this.file, this.header, { previous: this.prev, onWarning: (field, detail) => this.warn(lineNo, field, detail) });
       this.columns.push(offset, length, lineNo, f);
       this.prev = { frame: f.frame, time: f.time };
+      this.onFrame?.(this.columns.count - 1, f, this.header);
     } catch (e) {
       if (!(e instanceof FormatError)) throw e;
       if (!terminated) {
@@ -272,7 +278,7 @@ export class RecordingReader {
     const fd = fs.openSync(file, 'r');
     try {
       const size = fs.fstatSync(fd).size;
-      const ix = new Indexer(file);
+      const ix = new Indexer(file, options.onFrame);
       const buf = Buffer.allocUnsafe(CHUNK_BYTES);
       let pos = 0;
       for (;;) {

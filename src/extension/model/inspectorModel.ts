@@ -22,8 +22,10 @@ import type {
 } from '../../protocol/inspector.js';
 import { MAX_MATRIX_ROWS } from '../../protocol/inspector.js';
 
-/** Largest island (contacts) whose κ is estimated in the timeline pass; larger islands get null there. */
+/** Largest island (contacts) whose κ is computed in the timeline pass; larger islands are left out there. */
 export const TIMELINE_KAPPA_MAX_CONTACTS = 40;
+/** Islands per frame whose κ enters the timeline (the largest ones up to the size limit): bounded cost per frame. */
+export const TIMELINE_KAPPA_ISLANDS = 4;
 /** Checkpoint interval of inspector sessions: seeking re-simulates at most this many − 1 steps. */
 export const INSPECTOR_CHECKPOINT_EVERY = 10;
 /** Points per contact series sent to the webview (long sessions are sampled evenly). */
@@ -47,15 +49,19 @@ function emptyTimeline(): MutableTimeline {
 const LEDGER_SKIP = new Set(['kinetic', 'potential', 'total', 'kineticLinear', 'kineticRotational']);
 const finiteOrNull = (x: number | undefined): number | null => (x !== undefined && Number.isFinite(x) ? x : null);
 
-/** κ of the frame's worst island, for islands up to TIMELINE_KAPPA_MAX_CONTACTS contacts (estimate path). */
+/**
+ * κ of the frame's worst island among its TIMELINE_KAPPA_ISLANDS largest islands of at most
+ * TIMELINE_KAPPA_MAX_CONTACTS contacts (exact for those; the selected frame's view has every island).
+ */
 function frameKappa(header: RecordingHeader, f: RecordedFrame, prev: RecordedFrame | undefined): number | null {
   if (f.contacts.length === 0) return null;
   const pre = solveTimeBodies(header, f, prev);
   if (!pre.ok) return null;
   const islands = buildIslands(header.bodies.length, f.contacts.map((c) => [c.a, c.b] as const), header.bodies.map((b) => b.static));
   let worst: number | null = null;
-  for (const isl of islands) {
-    if (isl.contacts.length > TIMELINE_KAPPA_MAX_CONTACTS) continue;
+  const picked = islands.filter((isl) => isl.contacts.length <= TIMELINE_KAPPA_MAX_CONTACTS)
+    .sort((a, b) => b.contacts.length - a.contacts.length).slice(0, TIMELINE_KAPPA_ISLANDS);
+  for (const isl of picked) {
     const p = assembleProblem(pre.bodies, isl.contacts.map((k) => toContactPoint(f.contacts[k])), { ...DEFAULT_ASSEMBLY, dt: header.dt });
     const k = conditioning(p.A, p.size, { regularization: p.regularization }).kappa;
     worst = worst === null ? k : Math.max(worst, k);
@@ -63,9 +69,62 @@ function frameKappa(header: RecordingHeader, f: RecordedFrame, prev: RecordedFra
   return worst !== null && Number.isFinite(worst) ? worst : worst === null ? null : Number.MAX_VALUE;
 }
 
-/** Accumulates the timeline and the diagnosis, one frame at a time, in order. */
+/**
+ * λn and ‖λt‖ of every contact of every frame, columnar (one entry per contact: its interned key and the
+ * two values), so a contact's series is a scan, not a re-read of the recording. 16 bytes + 4 per contact.
+ */
+class ContactColumns {
+  private readonly keyIds = new Map<string, number>();
+  private key = new Int32Array(1024);
+  private ln = new Float64Array(1024);
+  private lt = new Float64Array(1024);
+  private n = 0;
+  /** frameStart[i] … frameStart[i + 1]: the entries of frame i. */
+  private readonly frameStart: number[] = [0];
+
+  add(f: RecordedFrame): void {
+    const C = f.contacts.length;
+    if (this.n + C > this.key.length) this.grow(this.n + C);
+    const lam = f.solver.lambda;
+    for (let c = 0; c < C; c++) {
+      const ct = f.contacts[c];
+      const k = `${ct.a}|${ct.b}|${ct.feature ?? ''}`;
+      let id = this.keyIds.get(k);
+      if (id === undefined) { id = this.keyIds.size; this.keyIds.set(k, id); }
+      this.key[this.n] = id; this.ln[this.n] = lam[3 * c]; this.lt[this.n] = Math.hypot(lam[3 * c + 1], lam[3 * c + 2]);
+      this.n++;
+    }
+    this.frameStart.push(this.n);
+  }
+
+  private grow(min: number): void {
+    const cap = Math.max(min, 2 * this.key.length);
+    const k = new Int32Array(cap); k.set(this.key.subarray(0, this.n)); this.key = k;
+    const a = new Float64Array(cap); a.set(this.ln.subarray(0, this.n)); this.ln = a;
+    const b = new Float64Array(cap); b.set(this.lt.subarray(0, this.n)); this.lt = b;
+  }
+
+  series(keys: readonly string[], frames: number): ContactSeries[] {
+    const stride = Math.max(1, Math.ceil(frames / SERIES_MAX_POINTS));
+    return keys.map((key) => {
+      const id = this.keyIds.get(key) ?? -1;
+      const s = { key, index: [] as number[], lambdaN: [] as (number | null)[], lambdaT: [] as (number | null)[] };
+      for (let i = 0; i < frames; i += stride) {
+        let hit = -1;
+        for (let e = this.frameStart[i], end = this.frameStart[i + 1]; e < end; e++) if (this.key[e] === id) { hit = e; break; }
+        s.index.push(i);
+        s.lambdaN.push(hit < 0 ? null : this.ln[hit]);
+        s.lambdaT.push(hit < 0 ? null : this.lt[hit]);
+      }
+      return s;
+    });
+  }
+}
+
+/** Accumulates the timeline, the contact columns and the diagnosis, one frame at a time, in order. */
 class TimelineBuilder {
   readonly t = emptyTimeline();
+  readonly contacts = new ContactColumns();
   private readonly diag: Diagnoser;
   private prev: RecordedFrame | undefined;
   constructor(private readonly header: RecordingHeader, diagnosis: Partial<DiagnosisOptions>, initialEnergy?: number) {
@@ -86,6 +145,7 @@ class TimelineBuilder {
     for (const col of Object.values(t.ledger)) if (col.length === n) col.push(null);
     t.kappa.push(frameKappa(this.header, f, this.prev));
     t.maxDepth.push(f.contacts.reduce((m, c) => Math.max(m, c.depth), 0));
+    this.contacts.add(f);
     this.diag.add(f);
     this.prev = f;
   }
@@ -106,6 +166,7 @@ export class InspectorModel {
     readonly findings: readonly FindingView[],
     /** Recording lines skipped while indexing (bad JSON, NaN, truncated last line), "file: line N: …". */
     readonly skipped: readonly string[],
+    private readonly contactColumns: ContactColumns,
   ) {}
 
   /** Simulates a scenario (our engine) and diagnoses it in the same pass. */
@@ -125,28 +186,27 @@ export class InspectorModel {
       title: desc.name, source: 'scenario', file, producer: 'contact-lens (this engine)', frameCount: session.frameCount, dt: session.header.dt,
       bodies: session.header.bodies.map((b) => b.name),
     };
-    return new InspectorModel(session, info, builder.t, builder.findings(), []);
+    return new InspectorModel(session, info, builder.t, builder.findings(), [], builder.contacts);
   }
 
-  /** Opens a recording (ours or another engine's) and reads it once for the timeline and the diagnosis. */
+  /** Opens a recording (ours or another engine's): ONE streaming pass indexes it and builds the timeline and the diagnosis. */
   static async fromRecording(file: string, diagnosis: Partial<DiagnosisOptions> = {}, progress?: Progress, signal?: AbortSignal): Promise<InspectorModel> {
+    let builder: TimelineBuilder | null = null;
     const session = await Session.openRecording(file, {
-      signal, onProgress: (read, total) => progress?.(`indexing ${file}`, total > 0 ? (0.5 * read) / total : null),
+      signal,
+      onProgress: (read, total) => progress?.(`reading ${file.split(/[\\/]/).pop()}: ${(read / 2 ** 20).toFixed(0)} / ${(total / 2 ** 20).toFixed(0)} MiB`, total > 0 ? read / total : null),
+      onFrame: (_, f, header) => (builder ??= new TimelineBuilder(header, diagnosis)).add(f),
     });
     const reader = session.reader!;
-    const builder = new TimelineBuilder(session.header, diagnosis);
-    const n = session.frameCount, every = Math.max(1, Math.floor(n / 50));
-    for (let i = 0; i < n; i++) {
-      signal?.throwIfAborted();
-      builder.add(reader.frame(i));
-      if (progress && (i + 1) % every === 0) progress(`diagnosing frame ${i + 1} / ${n}`, 0.5 + (0.5 * (i + 1)) / n);
-    }
+    const n = session.frameCount;
+    builder ??= new TimelineBuilder(session.header, diagnosis);
+    const built = builder as TimelineBuilder;
     const h = session.header;
     const info: SessionInfo = {
       title: file.split(/[\\/]/).pop() ?? file, source: 'recording', file,
       producer: `${h.producer.name}${h.producer.version ? ' ' + h.producer.version : ''}`, frameCount: n, dt: h.dt, bodies: h.bodies.map((b) => b.name),
     };
-    return new InspectorModel(session, info, builder.t, builder.findings(), reader.errors.map((e) => e.message));
+    return new InspectorModel(session, info, built.t, built.findings(), reader.errors.map((e) => e.message), built.contacts);
   }
 
   /** Everything the webview shows for frame i. */
@@ -206,21 +266,7 @@ export class InspectorModel {
 
   /** λn and ‖λt‖ over time for the contacts with these keys (sampled to SERIES_MAX_POINTS frames). */
   series(keys: readonly string[]): ContactSeries[] {
-    const n = this.session.frameCount;
-    const stride = Math.max(1, Math.ceil(n / SERIES_MAX_POINTS));
-    const out = keys.map((key) => ({ key, index: [] as number[], lambdaN: [] as (number | null)[], lambdaT: [] as (number | null)[] }));
-    for (let i = 0; i < n; i += stride) {
-      const f = this.session.frame(i);
-      const at = new Map<string, number>();
-      f.contacts.forEach((c, k) => at.set(`${c.a}|${c.b}|${c.feature ?? ''}`, k));
-      for (const s of out) {
-        const k = at.get(s.key);
-        s.index.push(i);
-        s.lambdaN.push(k === undefined ? null : f.solver.lambda[3 * k]);
-        s.lambdaT.push(k === undefined ? null : Math.hypot(f.solver.lambda[3 * k + 1], f.solver.lambda[3 * k + 2]));
-      }
-    }
-    return out;
+    return this.contactColumns.series(keys, this.session.frameCount);
   }
 
   /** Re-solves frame i with another solver/options and compares with what was recorded. */

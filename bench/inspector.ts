@@ -1,0 +1,49 @@
+/**
+ * Inspector benchmark (prints, not a test): what the extension's worker does when a recording opens in the
+ * inspector, on a real recording.
+ *   node dist/cli.js simulate examples/box-pile-1000.scene.json --out /tmp/pile.rec.jsonl
+ *   npx tsx bench/inspector.ts /tmp/pile.rec.jsonl
+ * Prints: open (one streaming pass: index + timeline with energies and κ per frame + diagnosis), 20 random
+ * frame views (contact rows with v⁻/v⁺/bias, islands with A and κ), one contact's λ series, and the machine.
+ */
+import * as fs from 'node:fs';
+import { InspectorModel } from '../src/extension/model/inspectorModel.js';
+import { machineInfo } from './common.js';
+
+async function main(): Promise<void> {
+  const file = process.argv[2];
+  if (!file || !fs.existsSync(file)) {
+    console.error('usage: npx tsx bench/inspector.ts <recording.rec.jsonl>  (e.g. node dist/cli.js simulate examples/box-pile-1000.scene.json --out /tmp/pile.rec.jsonl)');
+    process.exit(2);
+  }
+  const size = fs.statSync(file).size;
+  let t0 = performance.now();
+  const m = await InspectorModel.fromRecording(file);
+  const openMs = performance.now() - t0;
+  const n = m.info.frameCount;
+  const contacts = m.timeline.contacts.reduce((a, b) => a + b, 0);
+  const views: number[] = [];
+  let seed = 7;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  for (let k = 0; k < 20; k++) {
+    const i = Math.floor(rand() * n);
+    const t = performance.now();
+    m.frameView(i);
+    views.push(performance.now() - t);
+  }
+  views.sort((a, b) => a - b);
+  const busiest = m.timeline.contacts.indexOf(Math.max(...m.timeline.contacts));
+  const key = m.frameView(busiest).contacts[0].key;
+  t0 = performance.now();
+  const [s] = m.series([key]);
+  const seriesMs = performance.now() - t0;
+  const mi = machineInfo();
+  console.log(`Inspector benchmark — ${mi.cpu} × ${mi.cores}, ${mi.platform}, Node ${mi.node}, load ${mi.loadAverage.toFixed(1)}, ${mi.date}`);
+  console.log(`  recording    ${file}: ${n} frames, ${contacts} contacts (max ${m.timeline.contacts[busiest]} per frame), ${(size / 2 ** 20).toFixed(1)} MiB, producer ${m.info.producer}`);
+  console.log(`  open         ${openMs.toFixed(0)} ms (${(size / 2 ** 20 / (openMs / 1000)).toFixed(1)} MiB/s: index + timeline with κ per frame + diagnosis in one pass; ${m.findings.length} findings)`);
+  console.log(`  frame view   20 random frames: median ${views[10].toFixed(1)} ms, max ${views[19].toFixed(1)} ms`);
+  console.log(`  λ series     contact ${key} over ${s.index.length} frames: ${seriesMs.toFixed(1)} ms`);
+  m.close();
+}
+
+void main();
