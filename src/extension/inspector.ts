@@ -136,7 +136,7 @@ export class Inspector implements vscode.Disposable {
           if (m.index >= n) throw new ProtocolError('index', `must be < ${n}`);
           this.index = m.index;
           this.host.activeChanged(this, this.panel.active);
-          this.post({ type: 'frame', requestId: m.requestId, view: await worker.request({ op: 'frame', index: m.index }) });
+          await this.frameFor(worker, m.requestId, m.index);
           break;
         }
         case 'series': this.post({ type: 'series', requestId: m.requestId, series: await worker.request({ op: 'series', keys: m.keys }) }); break;
@@ -150,6 +150,32 @@ export class Inspector implements vscode.Disposable {
       this.post({ type: 'error', requestId, message: e instanceof WorkerRequestError || e instanceof ProtocolError ? e.message : String((e as Error).message ?? e) });
     }
   }
+
+  /**
+   * Answers a seek. While one frame is being computed, later seeks are coalesced: only the newest waits
+   * (the webview shows only the newest reply anyway), so holding → on a heavy recording does not queue
+   * hundreds of frame computations in the worker.
+   */
+  private async frameFor(worker: WorkerClient, requestId: number, index: number): Promise<void> {
+    if (this.frameBusy) { this.nextFrame = { requestId, index }; return; }
+    this.frameBusy = true;
+    try {
+      let job: { requestId: number; index: number } | null = { requestId, index };
+      while (job) {
+        const view = await worker.request({ op: 'frame', index: job.index });
+        this.post({ type: 'frame', requestId: job.requestId, view });
+        job = this.nextFrame;
+        this.nextFrame = null;
+      }
+    } catch (e) {
+      this.nextFrame = null; // the error reaches the webview; a new seek starts afresh
+      throw e;
+    } finally {
+      this.frameBusy = false;
+    }
+  }
+  private frameBusy = false;
+  private nextFrame: { requestId: number; index: number } | null = null;
 
   /** Moves to frame `index` (clamped) and tells the webview; returns the new index. */
   goto(index: number): number {
