@@ -17,22 +17,13 @@ import * as path from 'node:path';
 import { CONVENTIONS, RECORDING_FORMAT, RECORDING_VERSION, serializeFrame, serializeHeader, type RecordedFrame, type RecordingHeader } from '../src/format/recording.js';
 import { Session } from '../src/session/session.js';
 import { InspectorModel } from '../src/extension/model/inspectorModel.js';
+import { rng } from '../test/rng.js';
 
 const FRAMES = Number(process.argv[2] ?? 10_000);
 const CONTACTS = Number(process.argv[3] ?? 200);
 const BOXES = Math.max(1, Math.round(CONTACTS / 4));
 const SEEKS = 200;
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const r4 = (x: number): number => Math.round(x * 1e6) / 1e6;
 const dt = 1 / 60, mass = 1, h = 0.5, I = (mass / 3) * (2 * h * h);

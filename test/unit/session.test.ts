@@ -15,6 +15,7 @@ import { preSolveBodyStates, toContactPoint, type RecordedFrame } from '../../sr
 import { RecordingWriter } from '../../src/format/recordingFile.js';
 import { frameFromWorld, headerFromWorld } from '../../src/format/worldRecording.js';
 import { Session } from '../../src/session/session.js';
+import { rng } from '../rng.js';
 
 const EXAMPLES = path.resolve(__dirname, '..', '..', 'examples');
 const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'contact-lens-session-'));
@@ -25,17 +26,6 @@ function scenario(file: string): ScenarioDesc {
   return parseSceneFile(fs.readFileSync(p, 'utf8'), p).scenarios[0].desc;
 }
 
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The sequential run: every frame as a RecordedFrame (test only; a session never keeps these). */
 function sequential(desc: ScenarioDesc, frames = desc.frames): RecordedFrame[] {

@@ -5,20 +5,10 @@
 import type { ContactState, ContactView, FrameView, IslandView } from '../../src/protocol/inspector.js';
 import { MAX_MATRIX_ROWS } from '../../src/protocol/inspector.js';
 import { validateHostMessage } from '../../src/protocol/validate.js';
+import { rng } from '../rng.js';
 
 const STATES: ContactState[] = ['sticking', 'sliding', 'separating'];
 
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const matrices = new Map<number, number[]>();
 /** A 3n×3n symmetric matrix with a dominant diagonal and couplings between neighbouring contacts. */
