@@ -180,4 +180,17 @@ export async function run({ page, workspace, repo, shot, step }) {
   step(`inspector full width: "${await wide.locator('#frame-readout').textContent()}"`);
   await shot('04-inspector-wide.png');
   await shot('04-inspector-wide.jpg'); // the README picture (media/screenshots/inspector.jpg)
+
+  // 5. Reload the window: the panel comes back (WebviewPanelSerializer + the webview's saved state) at the
+  //    frame it showed, re-simulated by the worker.
+  await wide.locator('#frame-readout').click();
+  await page.keyboard.press('ArrowRight');
+  const before = await readoutWhere(wide, (r) => r.frame === 29, 'frame 29 before the reload');
+  await runCommand(page, 'Developer: Reload Window');
+  await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+  const restored = await inspectorFrame(page, 'fault-restitution-target', 90_000);
+  const back = await readoutWhere(restored, (r) => r.frame === before.frame, `frame ${before.frame} after the reload`, 60_000);
+  step(`after Reload Window the inspector is back at "${await restored.locator('#frame-readout').textContent()}"`);
+  assert.equal(back.count, before.count);
+  await shot('05-restored.png');
 }
