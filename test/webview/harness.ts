@@ -79,6 +79,26 @@ export const THEMES = {
       '--vscode-button-background': '#005fb8', '--vscode-button-foreground': '#ffffff', '--vscode-button-secondaryBackground': '#e5e5e5', '--vscode-button-secondaryForeground': '#3b3b3b',
     },
   },
+  hc: {
+    // VS Code's "Dark High Contrast": black background, white text, contrast borders everywhere
+    bodyClass: 'vscode-high-contrast',
+    vars: {
+      '--vscode-font-family': 'system-ui, "Ubuntu", "Droid Sans", sans-serif', '--vscode-font-size': '13px',
+      '--vscode-editor-font-family': '"Droid Sans Mono", monospace',
+      '--vscode-editor-background': '#000000', '--vscode-foreground': '#ffffff', '--vscode-descriptionForeground': '#ffffff',
+      '--vscode-errorForeground': '#f48771', '--vscode-focusBorder': '#f38518', '--vscode-panel-border': '#6fc3df', '--vscode-contrastBorder': '#6fc3df',
+      '--vscode-sideBar-background': '#000000', '--vscode-editorWidget-background': '#0c141f', '--vscode-editorWidget-border': '#6fc3df',
+      '--vscode-list-hoverBackground': '#000000', '--vscode-list-activeSelectionBackground': '#000000', '--vscode-list-activeSelectionForeground': '#ffffff',
+      '--vscode-list-inactiveSelectionBackground': '#000000', '--vscode-inputValidation-errorBackground': '#000000', '--vscode-inputValidation-errorBorder': '#f48771',
+      '--vscode-editorWarning-foreground': '#ffd700', '--vscode-editorCursor-foreground': '#ffffff',
+      '--vscode-charts-red': '#f48771', '--vscode-charts-blue': '#3794ff', '--vscode-charts-green': '#89d185', '--vscode-charts-yellow': '#ffd700',
+      '--vscode-charts-orange': '#f38518', '--vscode-charts-purple': '#b180d7',
+      '--vscode-input-background': '#000000', '--vscode-input-foreground': '#ffffff', '--vscode-input-placeholderForeground': '#ffffffb3', '--vscode-input-border': '#6fc3df',
+      '--vscode-dropdown-background': '#000000', '--vscode-dropdown-foreground': '#ffffff', '--vscode-dropdown-border': '#6fc3df',
+      '--vscode-checkbox-background': '#000000', '--vscode-checkbox-foreground': '#ffffff', '--vscode-checkbox-border': '#6fc3df',
+      '--vscode-button-background': '#000000', '--vscode-button-foreground': '#ffffff', '--vscode-button-border': '#6fc3df', '--vscode-button-secondaryBackground': '#000000', '--vscode-button-secondaryForeground': '#ffffff',
+    },
+  },
 } as const;
 export type ThemeName = keyof typeof THEMES;
 

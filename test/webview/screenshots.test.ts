@@ -1,4 +1,4 @@
-/** Full-page screenshots of the inspector in VS Code's dark and light themes (artifacts/screenshots/). */
+/** Full-page screenshots of the inspector in VS Code's dark, light and high-contrast themes (artifacts/screenshots/). */
 import assert from 'node:assert/strict';
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +12,7 @@ describe('webview screenshots', () => {
   before(async () => { browser = await launchBrowser(); mkdirSync(OUT, { recursive: true }); });
   after(async () => { await browser?.close(); });
 
-  for (const theme of ['dark', 'light'] as ThemeName[]) {
+  for (const theme of ['dark', 'light', 'hc'] as ThemeName[]) {
     it(`renders the ${theme} theme from --vscode-* variables and saves webview-${theme}.png`, async () => {
       const f = sceneFixture();
       const impact = f.model.findings[0].index;
