@@ -57,6 +57,9 @@ export class ContactTable {
   private sortCol = 'index';
   private sortDir: 1 | -1 = 1;
   private rowHeight = 0;
+  /** Height available for rows (px), measured on the first render and after a resize: reading layout on
+   *  every frame change would force a synchronous reflow each time. */
+  private viewH = 0;
   private rendered = { start: -1, count: -1 };
   readonly selected = new Set<string>();
 
@@ -76,7 +79,7 @@ export class ContactTable {
     this.spacer = el('div', 'table-spacer');
     this.scroll.appendChild(this.spacer);
     this.scroll.addEventListener('scroll', () => this.render(false), { passive: true });
-    new ResizeObserver(() => this.render(true)).observe(this.scroll);
+    new ResizeObserver(() => { this.viewH = 0; this.render(true); }).observe(this.scroll);
     this.tbody.addEventListener('click', (e) => {
       const tr = (e.target as HTMLElement).closest('tr');
       if (!tr || tr.dataset.index === undefined) return;
@@ -139,8 +142,8 @@ export class ContactTable {
   private render(force: boolean): void {
     const n = this.order.length;
     const rowH = this.rowHeight || DEFAULT_ROW_HEIGHT;
-    const headH = this.table.tHead?.offsetHeight ?? rowH;
-    const viewH = Math.max(rowH, this.scroll.clientHeight - headH);
+    if (this.viewH <= 0) this.viewH = Math.max(0, this.scroll.clientHeight - (this.table.tHead?.offsetHeight ?? rowH));
+    const viewH = Math.max(rowH, this.viewH);
     const visible = Math.min(n, Math.ceil(viewH / rowH) + 1);
     const start = Math.max(0, Math.min(Math.floor(this.scroll.scrollTop / rowH), n - visible));
     if (!force && start === this.rendered.start && visible === this.rendered.count) return;
