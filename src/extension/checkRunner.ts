@@ -7,6 +7,7 @@ import { WorkerClient, CancelledError } from './workerClient.js';
 import type { ScenarioCheck } from './worker/workerProtocol.js';
 import { CheckOutcomes, outcomePassed, outcomeTitle } from './checkOutcomes.js';
 import { diagnosisSettings, solverOverride } from './settings.js';
+import { fractionReporter } from './progress.js';
 
 export interface CheckCommandResult {
   readonly scenario: string;
@@ -33,17 +34,9 @@ export class CheckRunner {
         { location: vscode.ProgressLocation.Notification, title: `Contact Lens: checking ${scenario ?? doc.uri.path.split('/').pop()}`, cancellable: true },
         (progress, ptoken) => {
           ptoken.onCancellationRequested(() => abort.abort());
-          let last = 0;
           return worker.request({
             op: 'check', file: doc.uri.fsPath || doc.uri.path, text: doc.getText(), scenario, diagnosis: diagnosisSettings(), override: solverOverride(),
-          }, {
-            signal: abort.signal,
-            onProgress: (message, fraction) => {
-              const inc = fraction === null ? undefined : Math.max(0, 100 * fraction - last);
-              if (fraction !== null) last = 100 * fraction;
-              progress.report({ message, ...(inc !== undefined ? { increment: inc } : {}) });
-            },
-          });
+          }, { signal: abort.signal, onProgress: fractionReporter(progress) });
         });
       for (const c of checks) this.outcomes.set(doc.uri, c.scenario, { state: 'done', check: c });
       return [...checks];

@@ -13,6 +13,7 @@ import { validateWebviewMessage, ProtocolError } from '../protocol/validate.js';
 import { inspectorHtml } from './webviewHtml.js';
 import { diagnosisSettings, playbackFps, solverOverride } from './settings.js';
 import { timed, timedCallback } from './ownWork.js';
+import { fractionReporter } from './progress.js';
 
 export const INSPECTOR_VIEW_TYPE = 'contactLens.inspector';
 export const RECORDING_VIEW_TYPE = 'contactLens.recording';
@@ -75,11 +76,9 @@ export class Inspector implements vscode.Disposable {
         { location: vscode.ProgressLocation.Notification, title: `Contact Lens: ${this.source.kind === 'scenario' ? 'simulating' : 'opening'} ${label}`, cancellable: true },
         async (progress, token) => {
           token.onCancellationRequested(() => abort.abort());
-          let last = 0;
+          const notify = fractionReporter(progress);
           const onProgress = (message: string, fraction: number | null): void => {
-            const inc = fraction === null ? undefined : Math.max(0, 100 * fraction - last);
-            if (fraction !== null) last = 100 * fraction;
-            progress.report({ message, ...(inc !== undefined ? { increment: inc } : {}) });
+            notify(message, fraction);
             this.post({ type: 'progress', message, fraction });
           };
           if (this.source.kind === 'scenario') {
