@@ -2,11 +2,13 @@
 // external), the simulation worker (Node worker thread), the inspector webview (browser IIFE + CSS) and the
 // integration-test suite that runs inside the VS Code extension host.
 import { build } from 'esbuild';
-import { readdirSync, existsSync } from 'node:fs';
+import { readdirSync, existsSync, rmSync } from 'node:fs';
 
 const node = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, logLevel: 'warning' };
 const production = process.env.NODE_ENV === 'production' || process.argv.includes('--production');
 
+// the suite runner loads every dist/test/suite/*.test.js: a deleted test must not linger there
+rmSync('dist/test/suite', { recursive: true, force: true });
 const suiteEntries = existsSync('test/suite')
   ? readdirSync('test/suite').filter((f) => f.endsWith('.ts')).map((f) => `test/suite/${f}`)
   : [];
