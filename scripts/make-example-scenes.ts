@@ -4,6 +4,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { rng } from '../test/rng.js';
 
 type J = null | boolean | number | string | J[] | { [k: string]: J };
 const OUT = join(process.cwd(), 'examples');
@@ -385,13 +386,7 @@ write('box-stack-10.scene.json', [
 
 // ---- box-pile-1000 ----
 {
-  let seed = 20240601;
-  const rand = (): number => { // mulberry32
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rand = rng(20240601);
   const bodies: J[] = [ground()];
   const spacing = 1.25, n = 10;
   for (let k = 0; k < n; k++) for (let j = 0; j < n; j++) for (let i = 0; i < n; i++) {

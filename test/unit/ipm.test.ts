@@ -12,6 +12,7 @@ import { makeProblem, objective, type BodyState, type ContactPoint, type Contact
 import type { AlgorithmOutput } from '../../src/engine/solvers/types.js';
 import { tangentBasis, type Vec3 } from '../../src/engine/math/vec3.js';
 import { loadOracle, oracleAvailable, ORACLE_MISSING } from './oracle-corpus.js';
+import { rng } from '../rng.js';
 
 /** Acceptance thresholds (task brief; FORMAT.md "Recommended comparison", direct-solver column). */
 const OBJ_TOL = 1e-9; // |f − f*| ≤ OBJ_TOL·max(1, |f*|)
@@ -61,18 +62,6 @@ function diagonal(a: number, b: number[], mu: number[]): ContactProblem {
   const n = b.length, A = new Float64Array(n * n);
   for (let i = 0; i < n; i++) A[i * n + i] = a + EPS;
   return makeProblem({ A, b, mu, regularization: EPS });
-}
-
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** A = BBᵀ + εI from a random m×n B (rank ≤ m). */
