@@ -4,13 +4,13 @@
  * bar read it); the webview asks for frames, series and what-ifs; every message is validated on receipt.
  */
 import * as vscode from 'vscode';
-import { randomBytes } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import { WorkerClient, CancelledError, WorkerRequestError } from './workerClient.js';
 import type { Opened } from './worker/workerProtocol.js';
 import type { HostMessage, InspectorCommand, SessionSource, WebviewMessage } from '../protocol/inspector.js';
 import { PROTOCOL_VERSION } from '../protocol/inspector.js';
 import { validateWebviewMessage, ProtocolError } from '../protocol/validate.js';
-import { inspectorHtml } from './webviewHtml.js';
+import { inspectorHtml, makeNonce } from './webviewHtml.js';
 import { diagnosisSettings, playbackFps, solverOverride } from './settings.js';
 import { timed, timedCallback } from './ownWork.js';
 import { fractionReporter } from './progress.js';
@@ -44,7 +44,7 @@ export class Inspector implements vscode.Disposable {
     this.ready = new Promise((r) => (this.markReady = r));
     const webview = panel.webview;
     webview.options = webviewOptions(host.extensionUri);
-    const nonce = randomBytes(16).toString('base64');
+    const nonce = makeNonce(() => randomInt(2 ** 32) / 2 ** 32); // cryptographic source, alphanumeric nonce
     const root = vscode.Uri.joinPath(host.extensionUri, 'dist', 'webview');
     webview.html = inspectorHtml({
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'main.js')).toString(),

@@ -5,7 +5,7 @@
  * getState/setState), and the read-only custom editor for recordings.
  */
 import * as vscode from 'vscode';
-import { Inspector, INSPECTOR_VIEW_TYPE, RECORDING_VIEW_TYPE, webviewOptions, type InspectorHost } from './inspector.js';
+import { Inspector, INSPECTOR_VIEW_TYPE, webviewOptions, type InspectorHost } from './inspector.js';
 import type { SessionSource, WebviewState } from '../protocol/inspector.js';
 
 export class Inspectors implements InspectorHost, vscode.Disposable {
@@ -90,7 +90,6 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
     };
   }
 
-  static readonly viewTypes = { panel: INSPECTOR_VIEW_TYPE, recording: RECORDING_VIEW_TYPE };
 
   dispose(): void {
     for (const i of [...this.all]) i.panel.dispose();

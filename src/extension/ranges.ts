@@ -8,4 +8,3 @@ export function toRange(r: TextRange): vscode.Range {
 
 export const SCENE_GLOB = '**/*.scene.json';
 export const isSceneFile = (uri: vscode.Uri): boolean => uri.path.endsWith('.scene.json');
-export const isRecordingFile = (uri: vscode.Uri): boolean => uri.path.endsWith('.rec.jsonl');
