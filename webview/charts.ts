@@ -4,7 +4,8 @@
  *   lambda       λn and ‖λt‖ (N·s per step) over time for the contacts selected in the table
  *   solver       iterations (left, linear) and final residual (right, log) per frame
  *   kappa        κ(A) of the worst island per frame (log)
- *   convergence  residual per iteration of the current frame (log)
+ *   convergence  residual per iteration of the current frame (log) — ConvergencePlot, drawn directly
+ *                because it changes with every frame
  * Time charts share x = session index, a cursor line at the current frame (frameCursor plugin) and
  * click-to-seek. Long series are decimated to min/max per bucket (≤ MAX_POINTS points per series).
  * Colours come from the computed --vscode-* CSS variables (re-read on theme change).
@@ -14,6 +15,7 @@ import {
   type ChartDataset, type Plugin,
 } from 'chart.js';
 import type { ContactSeries, FindingView, Timeline } from '../src/protocol/inspector.js';
+import { ConvergencePlot, type PlotColors } from './convergencePlot.js';
 import { byId } from './format.js';
 
 Chart.register(LineController, LineElement, PointElement, LinearScale, LogarithmicScale, Legend, Tooltip);
@@ -110,6 +112,12 @@ function drawCursor(chart: Chart): void {
   ctx.beginPath(); ctx.moveTo(px, top); ctx.lineTo(px, bottom); ctx.stroke();
 }
 
+/**
+ * Tick options on every axis: a fixed label rotation and a small label sample spare chart.js measuring
+ * every tick label on each update (the chart.js performance guide); labels here are short numbers.
+ */
+const FAST_TICKS = { minRotation: 0, maxRotation: 0, sampleSize: 8 } as const;
+
 const isPow10 = (v: number): boolean => { const e = Math.log10(v); return Math.abs(e - Math.round(e)) < 1e-9; };
 
 /** Log-axis ticks: powers of ten as 1e-6 etc.; a range inside one decade keeps plain 3-digit labels. */
@@ -163,14 +171,13 @@ export class Charts {
   readonly lambda: LineChart;
   readonly solver: LineChart;
   readonly kappa: LineChart;
-  readonly convergence: LineChart;
+  private readonly convergence: ConvergencePlot;
   private pal = palette();
   private frameCount = 1;
   private timeline: Timeline | undefined;
   private findings: readonly FindingView[] = [];
   private series: readonly ContactSeries[] = [];
   private labels = new Map<string, string>();
-  private residuals: readonly number[] = [];
 
   /** `seek` is called with the session index under a click on a time chart. */
   constructor(private readonly seek: (index: number) => void) {
@@ -179,18 +186,7 @@ export class Charts {
     this.lambda = this.timeChart('lambda-chart', 'N·s', false);
     this.solver = this.timeChart('solver-chart', 'iterations', false, true);
     this.kappa = this.timeChart('kappa-chart', 'κ(A)', true);
-    this.convergence = new Chart(byId<HTMLCanvasElement>('convergence-chart'), {
-      type: 'line',
-      data: { datasets: [] },
-      options: {
-        ...this.common(),
-        plugins: { legend: { display: false }, tooltip: { enabled: true } },
-        scales: {
-          x: { type: 'linear', title: { display: true, text: 'iteration' }, ticks: { precision: 0 } },
-          y: { type: 'logarithmic', title: { display: true, text: 'residual' }, ticks: { callback: logTick } },
-        },
-      },
-    });
+    this.convergence = new ConvergencePlot(byId<HTMLCanvasElement>('convergence-chart'), this.plotColors());
     // VS Code switches themes by changing the body class and the --vscode-* variables.
     new MutationObserver(() => this.applyTheme()).observe(document.body, { attributes: true, attributeFilter: ['class'] });
   }
@@ -231,9 +227,9 @@ export class Charts {
           if (v !== undefined && Number.isFinite(v)) this.seek(Math.round(v));
         },
         scales: {
-          x: { type: 'linear', min: 0, max: 1, title: { display: true, text: 'frame index' }, ticks: { precision: 0 } },
-          y: { type: logY ? 'logarithmic' : 'linear', position: 'left', title: { display: true, text: yTitle }, ...(logY ? { ticks: { callback: logTick } } : {}) },
-          ...(secondLogAxis ? { y1: { type: 'logarithmic' as const, position: 'right' as const, title: { display: true, text: 'residual' }, grid: { drawOnChartArea: false }, ticks: { callback: logTick } } } : {}),
+          x: { type: 'linear', min: 0, max: 1, title: { display: true, text: 'frame index' }, ticks: { ...FAST_TICKS, precision: 0 } },
+          y: { type: logY ? 'logarithmic' : 'linear', position: 'left', title: { display: true, text: yTitle }, ticks: logY ? { ...FAST_TICKS, callback: logTick } : FAST_TICKS },
+          ...(secondLogAxis ? { y1: { type: 'logarithmic' as const, position: 'right' as const, title: { display: true, text: 'residual' }, grid: { drawOnChartArea: false }, ticks: { ...FAST_TICKS, callback: logTick } } } : {}),
         },
       },
       plugins: [frameCursor],
@@ -258,11 +254,7 @@ export class Charts {
   }
 
   /** The current frame's convergence curve (residual per iteration). */
-  setConvergence(residuals: readonly number[]): void {
-    this.residuals = residuals;
-    this.fillConvergence();
-    this.convergence.update('none');
-  }
+  setConvergence(residuals: readonly (number | null)[]): void { this.convergence.show(residuals); }
 
   /** Moves the cursor of every time chart to session index i (overlay only: no chart redraw). */
   setCursor(index: number): void {
@@ -280,7 +272,8 @@ export class Charts {
   applyTheme(): void {
     this.pal = palette();
     this.applyDefaults();
-    for (const c of [...this.timeCharts(), this.convergence]) {
+    this.convergence.setColors(this.plotColors());
+    for (const c of this.timeCharts()) {
       for (const s of Object.values(c.options.scales ?? {})) {
         if (!s) continue;
         if (s.ticks) s.ticks.color = this.pal.fg;
@@ -291,6 +284,10 @@ export class Charts {
       if (c.options.plugins?.legend?.labels) c.options.plugins.legend.labels.color = this.pal.fg;
     }
     this.rebuild();
+  }
+
+  private plotColors(): PlotColors {
+    return { fg: this.pal.fg, grid: this.pal.grid, line: this.pal.blue, font: cssVar('--vscode-font-family', 'sans-serif') };
   }
 
   private timeCharts(): LineChart[] { return [this.energy, this.lambda, this.solver, this.kappa]; }
@@ -321,8 +318,7 @@ export class Charts {
       this.kappa.data.datasets = [line('κ(A) worst island', decimate(xs, t.kappa, MAX_POINTS, true), p.purple)];
     }
     this.fillLambda();
-    this.fillConvergence();
-    for (const c of [...this.timeCharts(), this.convergence]) c.update('none');
+    for (const c of this.timeCharts()) c.update('none');
   }
 
   private fillLambda(): void {
@@ -336,10 +332,5 @@ export class Charts {
         line(`‖λt‖ ${label}`, decimate(s.index, s.lambdaT), color, { borderDash: [4, 3], borderWidth: 1 }),
       ];
     });
-  }
-
-  private fillConvergence(): void {
-    const r = this.residuals;
-    this.convergence.data.datasets = [line('residual', decimate(r.map((_, i) => i + 1), r, MAX_POINTS, true), this.pal.blue, { pointRadius: r.length <= 60 ? 2 : 0 })];
   }
 }

@@ -14,7 +14,10 @@ interface VsCodeApi {
 declare function acquireVsCodeApi(): VsCodeApi;
 
 export interface ConnectionHandlers {
-  /** A valid, current message; `receivedAt` is performance.now() when it arrived (for the frame-update timing). */
+  /**
+   * A valid, current message; `receivedAt` is performance.now() when its event fired, before `event.data`
+   * was read (Chromium deserialises the data lazily on that read, so the frame-update timing includes it).
+   */
   readonly message: (m: HostMessage, receivedAt: number) => void;
   /** A message that failed validation (or a handler that threw): shown in the error banner. */
   readonly invalid: (text: string) => void;
@@ -27,6 +30,8 @@ export class HostConnection {
   private latestSeek = 0;
   /** Frame replies dropped because a newer seek was already sent. */
   staleFrames = 0;
+  /** Time to read the last message's data (Chromium deserialises it on that read), ms. */
+  lastDataMs = 0;
 
   constructor(private readonly handlers: ConnectionHandlers) {
     this.api = acquireVsCodeApi();
@@ -34,12 +39,16 @@ export class HostConnection {
 
   /** Starts listening and tells the host the webview is ready (the host answers with `init`). */
   start(): void {
-    window.addEventListener('message', (e: MessageEvent) => this.receive(e.data));
+    window.addEventListener('message', (e: MessageEvent) => {
+      const t = performance.now();
+      const data: unknown = e.data;
+      this.lastDataMs = performance.now() - t;
+      this.receive(data, t);
+    });
     this.post({ type: 'ready' });
   }
 
-  private receive(data: unknown): void {
-    const receivedAt = performance.now();
+  private receive(data: unknown, receivedAt: number): void {
     let m: HostMessage;
     try {
       m = validateHostMessage(data);

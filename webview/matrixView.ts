@@ -1,15 +1,15 @@
 /**
  * The Delassus matrix A of each island of the current frame as a canvas heat map, with its conditioning
  * (κ, λmin/λmax, rank deficiency, method) and likely causes, or the reason when A was not sent.
- * Colour: signed log-magnitude, u = clamp((log10(|a|/max|a|) + DECADES) / DECADES, 0, 1), red for a > 0,
- * blue for a < 0, editor background for 0. Lines every 3 rows/columns separate contacts (n, t1, t2 rows)
+ * Colour: the host sends A as signed log-magnitude levels (src/protocol/heatMap.ts); level → colour is one
+ * lookup: red for a > 0, blue for a < 0, from the editor background (1e-6·max|a| and below) to full
+ * colour (max|a|); 0 is the background, NaN/±∞ the warning colour. Lines every 3 rows/columns separate contacts (n, t1, t2 rows)
  * when a block is at least 6 px wide; the selected contacts' diagonal blocks are outlined.
  */
+import { HEAT_DECADES, HEAT_NEGATIVE, HEAT_NON_FINITE, HEAT_STEPS, type HeatMap } from '../src/protocol/heatMap.js';
 import type { IslandView } from '../src/protocol/inspector.js';
 import { byId, el, num } from './format.js';
 
-/** Magnitude range of the colour scale (orders of magnitude below max|a|). */
-const DECADES = 6;
 /** Largest cell drawn (px): a 1-contact island stays a small 3×3 map instead of filling the panel. */
 const MAX_CELL = 24;
 /** Largest heat map side drawn (px); smaller islands get bigger cells. */
@@ -42,12 +42,11 @@ export class MatrixView {
   private readonly boxes: IslandBox[] = [];
   private readonly more = el('div', 'island-more');
   private readonly scratch = document.createElement('canvas');
-  /** One float64 and its two 32-bit halves (little-endian: [1] holds sign, exponent, high mantissa). */
-  private readonly bits = new Float64Array(1);
-  private readonly bitsHi = new Uint32Array(this.bits.buffer);
-  /** 256-entry RGBA lookup tables (little-endian Uint32) for positive and negative entries. */
-  private pos: Uint32Array = new Uint32Array(256);
-  private neg: Uint32Array = new Uint32Array(256);
+  /** One pixel per entry of A, reused while the island size stays the same. */
+  private image: ImageData | undefined;
+  private pixels = new Uint32Array(0);
+  /** RGBA (little-endian Uint32) of each of the 256 heat-map levels. */
+  private colors = new Uint32Array(256);
   private gridColor = 'rgba(128,128,128,0.5)';
   private selectColor = '#ffcc00';
 
@@ -61,17 +60,16 @@ export class MatrixView {
     const bg = parseColor(cssVar('--vscode-editor-background'), [30, 30, 30]);
     const red = parseColor(cssVar('--vscode-charts-red'), [241, 76, 76]);
     const blue = parseColor(cssVar('--vscode-charts-blue'), [55, 148, 255]);
-    const lut = (c: RGB): Uint32Array => {
-      const t = new Uint32Array(256);
-      for (let i = 0; i < 256; i++) {
-        const u = i / 255;
-        const r = Math.round(bg[0] + (c[0] - bg[0]) * u), g = Math.round(bg[1] + (c[1] - bg[1]) * u), b = Math.round(bg[2] + (c[2] - bg[2]) * u);
-        t[i] = (255 << 24) | (b << 16) | (g << 8) | r; // RGBA bytes on little-endian
-      }
-      return t;
+    const warn = parseColor(cssVar('--vscode-editorWarning-foreground'), [204, 167, 0]);
+    const rgba = (c: RGB, u: number): number => {
+      const r = Math.round(bg[0] + (c[0] - bg[0]) * u), g = Math.round(bg[1] + (c[1] - bg[1]) * u), b = Math.round(bg[2] + (c[2] - bg[2]) * u);
+      return ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0; // RGBA bytes on little-endian
     };
-    this.pos = lut(red);
-    this.neg = lut(blue);
+    const t = new Uint32Array(256);
+    t[0] = rgba(bg, 0);
+    for (let k = 0; k <= HEAT_STEPS; k++) { t[1 + k] = rgba(red, k / HEAT_STEPS); t[HEAT_NEGATIVE + k] = rgba(blue, k / HEAT_STEPS); }
+    t[HEAT_NON_FINITE] = rgba(warn, 1);
+    this.colors = t;
     this.gridColor = cssVar('--vscode-editorWidget-border') || cssVar('--vscode-panel-border') || 'rgba(128,128,128,0.5)';
     this.selectColor = cssVar('--vscode-charts-yellow') || '#ffcc00';
   }
@@ -100,24 +98,33 @@ export class MatrixView {
   private fill(box: IslandBox, k: number, isl: IslandView, selected: ReadonlySet<number>): void {
     const n = isl.contacts.length;
     box.title.textContent = `island ${k} · ${n} contact${n === 1 ? '' : 's'} · A ${isl.size}×${isl.size}`;
-    const lines: string[] = [
-      `κ(A) ${num(isl.kappa)} · λmin ${num(isl.lambdaMin)} · λmax ${num(isl.lambdaMax)}`,
-      `rank deficiency ${isl.rankDeficiency ?? '–'} · method ${isl.method ?? '–'}`,
+    const lines: [string, string][] = [
+      [`κ(A) ${num(isl.kappa)} · λmin ${num(isl.lambdaMin)} · λmax ${num(isl.lambdaMax)}`, ''],
+      [`rank deficiency ${isl.rankDeficiency ?? '–'} · method ${isl.method ?? '–'}`, ''],
     ];
-    if (isl.reason) lines.push(`A not shown: ${isl.reason}`);
-    for (const c of isl.causes) lines.push(`likely cause: ${c}`);
-    if (!isl.reason && isl.causes.length === 0) lines.push('no conditioning problem found');
-    box.stats.replaceChildren(...lines.map((t) => el('div', t.startsWith('likely cause') ? 'cause' : t.startsWith('A not shown') ? 'reason' : undefined, t)));
-    if (isl.A && isl.size > 0 && isl.A.length === isl.size * isl.size) {
+    if (isl.heat) lines.push([`colour: log10 |a| from max |a| = ${num(isl.heat.maxAbs)} down ${HEAT_DECADES} decades (red > 0, blue < 0)`, 'scale']);
+    if (isl.heat && isl.heat.nonFinite > 0) lines.push([`${isl.heat.nonFinite} entries of A are NaN or ±∞ (drawn in the warning colour)`, 'reason']);
+    if (isl.reason) lines.push([`A not shown: ${isl.reason}`, 'reason']);
+    for (const c of isl.causes) lines.push([`likely cause: ${c}`, 'cause']);
+    if (!isl.reason && isl.causes.length === 0) lines.push(['no conditioning problem found', '']);
+    // lines are rewritten in place (a frame change usually changes only the numbers)
+    const kids = box.stats.children;
+    lines.forEach(([t, cls], j) => {
+      const line = kids[j] ?? box.stats.appendChild(el('div'));
+      if (line.className !== cls) line.className = cls;
+      if (line.textContent !== t) line.textContent = t;
+    });
+    while (kids.length > lines.length) kids[kids.length - 1].remove();
+    if (isl.heat && isl.size > 0 && isl.heat.levels.length === isl.size * isl.size) {
       box.canvas.hidden = false;
       const marked = isl.contacts.map((c, j) => (selected.has(c) ? j : -1)).filter((j) => j >= 0);
-      this.draw(box.canvas, isl.A, isl.size, marked);
+      this.draw(box.canvas, isl.heat, isl.size, marked);
     } else {
       box.canvas.hidden = true;
     }
   }
 
-  private draw(canvas: HTMLCanvasElement, A: readonly number[], size: number, marked: readonly number[]): void {
+  private draw(canvas: HTMLCanvasElement, heat: HeatMap, size: number, marked: readonly number[]): void {
     const cell = Math.max(1, Math.min(MAX_CELL, Math.floor(MAX_SIDE / size)));
     const side = cell * size;
     if (canvas.width !== side) canvas.width = side;
@@ -128,32 +135,20 @@ export class MatrixView {
     if (this.scratch.width !== size) this.scratch.width = size;
     if (this.scratch.height !== size) this.scratch.height = size;
     const sctx = this.scratch.getContext('2d')!;
-    const img = sctx.createImageData(size, size);
-    const px = new Uint32Array(img.data.buffer);
-    let maxAbs = 0;
-    for (let i = 0; i < A.length; i++) { const a = Math.abs(A[i]); if (a > maxAbs) maxAbs = a; }
-    const zero = this.pos[0];
-    if (maxAbs > 0 && Number.isFinite(maxAbs)) {
-      // u = 255·(log10(|a|/max) + DECADES)/DECADES with log2 read from the float's exponent and mantissa
-      // bits (piecewise-linear, error < 0.03 decades ≈ one colour step): 360 000 entries in ~1 ms.
-      const f64 = this.bits, hi = this.bitsHi;
-      const inv = 1 / maxAbs, scale = (255 / DECADES) * Math.LOG10E * Math.LN2, offset = 255;
-      for (let i = 0; i < A.length; i++) {
-        const a = A[i];
-        if (a === 0 || !(a === a) || a === Infinity || a === -Infinity) { px[i] = zero; continue; }
-        f64[0] = (a < 0 ? -a : a) * inv;
-        const h = hi[1];
-        const log2 = ((h >>> 20) - 1023) + (h & 0xfffff) / 1048576;
-        const u = log2 * scale + offset;
-        const idx = u <= 0 ? 0 : u >= 255 ? 255 : u | 0;
-        px[i] = a > 0 ? this.pos[idx] : this.neg[idx];
-      }
-    } else {
-      px.fill(zero);
+    if (!this.image || this.image.width !== size) {
+      this.image = sctx.createImageData(size, size);
+      this.pixels = new Uint32Array(this.image.data.buffer);
     }
-    sctx.putImageData(img, 0, 0);
-    ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(this.scratch, 0, 0, side, side);
+    const img = this.image, px = this.pixels;
+    const levels = heat.levels, colors = this.colors;
+    for (let i = 0; i < levels.length; i++) px[i] = colors[levels[i]];
+    if (cell === 1) {
+      ctx.putImageData(img, 0, 0); // one pixel per entry: no scaling pass
+    } else {
+      sctx.putImageData(img, 0, 0);
+      ctx.imageSmoothingEnabled = false;
+      ctx.drawImage(this.scratch, 0, 0, side, side);
+    }
     const block = 3 * cell;
     if (block >= 6) {
       ctx.strokeStyle = this.gridColor;

@@ -4,7 +4,10 @@
  * host answers with the same id (or an `error` with it). Numbers missing in a source are `null`, never NaN.
  */
 
-export const PROTOCOL_VERSION = 1;
+import type { HeatMap } from './heatMap.js';
+
+/** 2: island A travels as heat-map levels (a Uint8Array) instead of numbers. */
+export const PROTOCOL_VERSION = 2;
 
 export type SolverName = 'pgs' | 'newton' | 'ipm';
 export const SOLVER_NAMES: readonly SolverName[] = ['pgs', 'newton', 'ipm'];
@@ -88,8 +91,8 @@ export interface IslandView {
   readonly contacts: readonly number[];
   /** Rows of A (3 per contact). */
   readonly size: number;
-  /** Row-major A when size ≤ MAX_MATRIX_ROWS, else null (see `reason`). */
-  readonly A: readonly number[] | null;
+  /** A as heat-map levels (./heatMap.ts) when size ≤ MAX_MATRIX_ROWS, else null (see `reason`). */
+  readonly heat: HeatMap | null;
   readonly kappa: number | null;
   readonly lambdaMin: number | null;
   readonly lambdaMax: number | null;
@@ -100,7 +103,7 @@ export interface IslandView {
   readonly reason?: string;
 }
 
-/** Largest island whose dense A is sent to the webview (3 rows per contact). */
+/** Largest island whose A is sent to the webview as a heat map (3 rows per contact). */
 export const MAX_MATRIX_ROWS = 600;
 
 export interface FrameView {

@@ -74,6 +74,19 @@ export function validateWebviewMessage(v: unknown): WebviewMessage {
   return m as unknown as WebviewMessage;
 }
 
+/** An island: its heat map, when sent, has size² levels in a Uint8Array. */
+function island(v: unknown, field: string): void {
+  const o = obj(v, field);
+  const size = int(o.size, `${field}.size`);
+  arr(o.contacts, `${field}.contacts`);
+  if (o.heat === null) return;
+  const h = obj(o.heat, `${field}.heat`);
+  if (!(h.levels instanceof Uint8Array)) throw new ProtocolError(`${field}.heat.levels`, 'must be a Uint8Array');
+  if (h.levels.length !== size * size) throw new ProtocolError(`${field}.heat.levels`, `must have size² = ${size * size} entries, has ${h.levels.length}`);
+  if (!(finite(h.maxAbs, `${field}.heat.maxAbs`) >= 0)) throw new ProtocolError(`${field}.heat.maxAbs`, 'must be ≥ 0');
+  int(h.nonFinite, `${field}.heat.nonFinite`);
+}
+
 function validateTimeline(v: unknown, n: number): void {
   const t = obj(v, 'timeline');
   for (const k of ['frame', 'time', 'contacts', 'iterations', 'residual', 'kinetic', 'potential', 'total', 'kappa', 'maxDepth']) numOrNullArray(t[k], `timeline.${k}`, n);
@@ -112,7 +125,7 @@ export function validateHostMessage(v: unknown): HostMessage {
         const o = obj(c, `view.contacts[${i}]`);
         finite(o.lambdaN, `view.contacts[${i}].lambdaN`); str(o.key, `view.contacts[${i}].key`);
       });
-      arr(f.islands, 'view.islands');
+      arr(f.islands, 'view.islands').forEach((v, i) => island(v, `view.islands[${i}]`));
       numOrNullArray(f.residuals, 'view.residuals');
       break;
     }

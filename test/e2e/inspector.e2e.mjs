@@ -170,6 +170,19 @@ export async function run({ page, workspace, repo, shot, step }) {
   const firstIndex = await findings.first().getAttribute('data-index');
   assert.ok(firstIndex !== null && Number.isInteger(Number(firstIndex)), `finding data-index: ${firstIndex}`);
   step(`findings: ${texts.length}, first at index ${firstIndex}: ${JSON.stringify(texts[0].split('\n')[0])}`);
+  // the island's A crossed VS Code's webview postMessage as a Uint8Array (protocol v2): the heat map drew
+  // it and no message was rejected
+  const heat = fault.locator('#matrix-view .island:not([hidden]) canvas.heatmap').first();
+  await heat.waitFor({ timeout: 30_000 });
+  const colours = await heat.evaluate((c) => {
+    const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    const seen = new Set();
+    for (let i = 0; i < d.length; i += 4) seen.add(`${d[i]},${d[i + 1]},${d[i + 2]}`);
+    return seen.size;
+  });
+  assert.ok(colours >= 2, `the A heat map is blank (${colours} colour)`);
+  assert.ok(await fault.locator('#error').isHidden(), `error banner: ${await fault.locator('#error').textContent()}`);
+  step(`A heat map drawn (${colours} colours), no protocol error`);
   await shot('03-finding.png');
 
   // 4. The inspector on its own (the README picture): the scene editor closed, the inspector full width

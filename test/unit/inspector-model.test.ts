@@ -9,6 +9,7 @@ import { frameEnergy } from '../../src/session/diagnose.js';
 import { RecordingReader } from '../../src/format/recordingFile.js';
 import { validateHostMessage, validateWebviewMessage, ProtocolError } from '../../src/protocol/validate.js';
 import { PROTOCOL_VERSION } from '../../src/protocol/inspector.js';
+import { encodeHeatMap } from '../../src/protocol/heatMap.js';
 
 const ROOT = resolve(__dirname, '..', '..');
 const scene = (file: string, i = 0) => {
@@ -51,7 +52,7 @@ describe('inspector model', () => {
     assert.ok(Math.abs(c.biasVelocity! - (cfg.erp / cfg.dt) * Math.max(0, c.depth - cfg.slop)) < 1e-12, `bias ${c.biasVelocity}`);
     assert.ok(Math.abs(c.biasImpulse! - c.biasVelocity!) < 1e-12);
     assert.equal(v.islands.length, 1);
-    assert.equal(v.islands[0].A!.length, 9);
+    assert.equal(v.islands[0].heat!.levels.length, 9);
     assert.ok(v.islands[0].kappa! >= 1);
   });
 
@@ -94,6 +95,27 @@ describe('inspector model', () => {
     assert.throws(() => validateWebviewMessage({ type: 'whatIf', requestId: 1, index: 0, options: { solver: 'magic' } }), (e: ProtocolError) => e.field === 'options.solver');
     assert.throws(() => validateWebviewMessage({ type: 'exportChart', name: 'x', dataUrl: 'javascript:alert(1)' }), (e: ProtocolError) => e.field === 'dataUrl');
     assert.throws(() => validateWebviewMessage({ type: 'nope' }), (e: ProtocolError) => e.field === 'type');
+  });
+
+  it('frame views carry A as heat-map levels (Uint8Array, size²); the JSON export has A at full precision', () => {
+    const i = model.findings[0].index;
+    const view = model.frameView(i);
+    const isl = view.islands[0];
+    const heat = isl.heat!;
+    assert.ok(heat.levels instanceof Uint8Array && heat.levels.length === isl.size * isl.size);
+    assert.doesNotThrow(() => validateHostMessage({ type: 'frame', requestId: 1, view }));
+    const withHeat = (heat: unknown) => ({ type: 'frame', requestId: 1, view: { ...view, islands: [{ ...isl, heat }] } });
+    assert.throws(() => validateHostMessage(withHeat({ ...heat, levels: Array.from(heat.levels) })), (e: ProtocolError) => e.field === 'view.islands[0].heat.levels' && /Uint8Array/.test(e.message));
+    assert.throws(() => validateHostMessage(withHeat({ ...heat, levels: heat.levels.subarray(1) })), (e: ProtocolError) => e.field === 'view.islands[0].heat.levels' && /size²/.test(e.message));
+    assert.throws(() => validateHostMessage(withHeat({ ...heat, maxAbs: NaN })), (e: ProtocolError) => e.field === 'view.islands[0].heat.maxAbs');
+    assert.doesNotThrow(() => validateHostMessage(withHeat(null)));
+    const exported = JSON.parse(model.exportFrame(i, 'json'));
+    const A: number[] = exported.islands[0].A;
+    assert.equal(A.length, isl.size * isl.size);
+    assert.equal(exported.islands[0].heat, undefined);
+    // the ball on the ground: A_nn = 1/m = 1 (+ the 1e-10 diagonal regularisation), and the levels encode the same matrix
+    assert.ok(Math.abs(A[0] - 1) <= 1e-9, `A_nn ${A[0]}`);
+    assert.deepEqual(encodeHeatMap(Float64Array.from(A), isl.size).levels, heat.levels);
   });
 
   it('opens a foreign recording: energies from the recorded states, findings, frame views without a solver history', async () => {

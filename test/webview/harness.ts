@@ -201,8 +201,22 @@ export class FakeHost {
 
   /** Sends a host message the way VS Code does (a window 'message' event). */
   async deliver(msg: unknown): Promise<void> {
-    // sent as JSON text: playwright's argument serializer is slow for a 360 000-entry A
-    await this.page.evaluate((json) => { (globalThis as any).postMessage(JSON.parse(json), '*'); }, JSON.stringify(msg));
+    // Sent as JSON text (playwright's argument serializer is slow for big arrays) with each typed array
+    // (the heat map's Uint8Array) as base64, rebuilt in the page before postMessage: the page receives
+    // typed arrays, as VS Code (engines ≥ 1.57) delivers them.
+    const json = JSON.stringify(msg, (_k, x: unknown) => (x instanceof Uint8Array || x instanceof Float64Array
+      ? { $typed: x instanceof Uint8Array ? 'Uint8Array' : 'Float64Array', base64: Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString('base64') }
+      : x));
+    // (the reviver stays an anonymous inline arrow: tsx would wrap a named one in a __name() helper that
+    // does not exist in the page)
+    await this.page.evaluate((text) => {
+      (globalThis as any).postMessage(JSON.parse(text, (_k: string, x: any): unknown => {
+        if (x === null || typeof x !== 'object' || typeof x.$typed !== 'string') return x;
+        const bin = atob(x.base64), bytes = new Uint8Array(bin.length);
+        for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+        return x.$typed === 'Uint8Array' ? bytes : new Float64Array(bytes.buffer);
+      }), '*');
+    }, json);
   }
 
   messages<T extends WebviewMessage['type']>(type: T): Extract<WebviewMessage, { type: T }>[] {
@@ -216,7 +230,12 @@ export class FakeHost {
   }
 
   async waitForFrameUpdates(n: number): Promise<void> {
-    await this.page.waitForFunction((k) => ((globalThis as any).__inspectorStats?.frameUpdates ?? 0) >= k, n, { timeout: 20000 });
+    try {
+      await this.page.waitForFunction((k) => ((globalThis as any).__inspectorStats?.frameUpdates ?? 0) >= k, n, { timeout: 20000 });
+    } catch (err) {
+      // say why: a failed host answer or a page error is the usual cause of a frame that never comes
+      throw new Error(`${String(err)}\npage errors: ${this.pageErrors.join(' | ') || 'none'}`);
+    }
   }
 
   /** Waits until the webview shows session index i (its frame view arrived and was rendered). */

@@ -1,22 +1,23 @@
 /**
  * Synthetic, protocol-valid frame views for the virtualisation and performance tests: n contacts in one
- * island whose dense A (3n × 3n, symmetric, diagonally dominant) is sent when 3n ≤ MAX_MATRIX_ROWS.
+ * island whose dense A (3n × 3n, symmetric, diagonally dominant) is sent as a heat map when 3n ≤ MAX_MATRIX_ROWS.
  */
 import type { ContactState, ContactView, FrameView, IslandView } from '../../src/protocol/inspector.js';
 import { MAX_MATRIX_ROWS } from '../../src/protocol/inspector.js';
+import { encodeHeatMap, type HeatMap } from '../../src/protocol/heatMap.js';
 import { validateHostMessage } from '../../src/protocol/validate.js';
 import { rng } from '../rng.js';
 
 const STATES: ContactState[] = ['sticking', 'sliding', 'separating'];
 
 
-const matrices = new Map<number, number[]>();
+const matrices = new Map<number, HeatMap>();
 /** A 3n×3n symmetric matrix with a dominant diagonal and couplings between neighbouring contacts. */
-function matrix(rows: number): number[] {
-  let A = matrices.get(rows);
-  if (A) return A;
+function matrix(rows: number): HeatMap {
+  const cached = matrices.get(rows);
+  if (cached) return cached;
   const r = rng(rows);
-  A = new Array<number>(rows * rows).fill(0);
+  const A = new Float64Array(rows * rows);
   for (let i = 0; i < rows; i++) {
     A[i * rows + i] = 1 + r() * 3;
     for (let j = i + 1; j < Math.min(rows, i + 9); j++) {
@@ -24,8 +25,9 @@ function matrix(rows: number): number[] {
       A[i * rows + j] = v; A[j * rows + i] = v;
     }
   }
-  matrices.set(rows, A);
-  return A;
+  const heat = encodeHeatMap(A, rows);
+  matrices.set(rows, heat);
+  return heat;
 }
 
 export function syntheticFrame(index: number, n: number, opts: { withMatrix?: boolean } = {}): FrameView {
@@ -43,7 +45,7 @@ export function syntheticFrame(index: number, n: number, opts: { withMatrix?: bo
   const rows = 3 * n;
   const island: IslandView = {
     contacts: contacts.map((c) => c.index), size: rows,
-    A: opts.withMatrix !== false && rows <= MAX_MATRIX_ROWS ? matrix(rows) : null,
+    heat: opts.withMatrix !== false && rows <= MAX_MATRIX_ROWS ? matrix(rows) : null,
     kappa: 1234.5 + index, lambdaMin: 0.01, lambdaMax: 12.345, rankDeficiency: 0, method: 'lanczos-estimate',
     causes: ['mass ratio 1000:1 between box0 and ground (synthetic)'],
     ...(rows > MAX_MATRIX_ROWS ? { reason: `A has ${rows} rows; the heat map shows islands up to ${MAX_MATRIX_ROWS}` } : {}),

@@ -6,11 +6,11 @@ import { syntheticFrame } from './synthetic.js';
 
 const CANVASES = ['#energy-chart', '#lambda-chart', '#solver-chart', '#kappa-chart', '#convergence-chart', '#matrix-view canvas.heatmap'];
 
-/** Text of every cell of the rendered rows, by data-col, in DOM order. */
+/** Text of every cell of the rendered rows (without the padding that aligns the columns), by data-col, in DOM order. */
 async function rows(host: FakeHost): Promise<{ index: number; cells: Record<string, { text: string; title: string }> }[]> {
   return host.page.$$eval('#contacts-table tbody tr', (trs: any[]) => trs.map((tr) => ({
     index: Number(tr.dataset.index),
-    cells: Object.fromEntries([...tr.cells].map((td: any) => [td.dataset.col, { text: td.textContent, title: td.title }])),
+    cells: Object.fromEntries([...tr.cells].map((td: any) => [td.dataset.col, { text: td.textContent.trim(), title: td.title }])),
   })));
 }
 
@@ -168,6 +168,40 @@ describe('webview views', () => {
       assert.ok((await host.page.$$('#contacts-table tbody tr')).length <= 40);
       const heat = await host.page.$eval('#matrix-view .island:not([hidden]) .island-stats', (e: any) => e.textContent);
       assert.match(heat, /A not shown: A has 6000 rows/);
+    });
+  });
+
+  describe('convergence plot', () => {
+    it('draws the frame’s residuals; hovering shows an iteration and its residual; an empty history says so', async () => {
+      const f = sceneFixture();
+      const frameFor = (i: number) => {
+        const v = syntheticFrame(i, 3);
+        return i === 1 ? { ...v, residuals: [], iterations: null } : v;
+      };
+      const host = await FakeHost.open(browser, f.model, f.source, { index: 0, frameFor });
+      try {
+        const v = frameFor(0);
+        assert.ok(await host.drawnPixels('#convergence-chart') > 500);
+        const label = await host.page.getAttribute('#convergence-chart', 'aria-label');
+        assert.equal(label, `residual ${v.residuals[0]!.toPrecision(3)} at iteration 1 to ${v.residuals[39]!.toPrecision(3)} at iteration 40`);
+        // the plot spans x from its left margin to 12 px from the right: the pointer at 3/4 of the canvas
+        // lands on an iteration in the last half; the tooltip names it and its exact residual
+        const plot = host.page.locator('#convergence-chart');
+        const box = (await plot.boundingBox())!;
+        await plot.hover({ position: { x: box.width * 0.75, y: box.height / 2 } });
+        await host.page.waitForSelector('.plot-tip:not([hidden])');
+        const tip = await host.text('.plot-tip');
+        const m = /^iteration (\d+) · residual (\S+)$/.exec(tip);
+        assert.ok(m, tip);
+        const it = Number(m[1]);
+        assert.ok(it > 20 && it <= 40, tip);
+        assert.equal(m[2], v.residuals[it - 1]!.toPrecision(6));
+        await host.page.keyboard.press('ArrowRight');
+        await host.waitForIndex(1);
+        assert.equal(await host.page.getAttribute('#convergence-chart', 'aria-label'), 'no residuals recorded for this frame');
+        assert.ok(await host.page.isHidden('.plot-tip'), 'a new frame hides the tooltip');
+        assert.deepEqual(host.pageErrors, []);
+      } finally { await host.close(); }
     });
   });
 

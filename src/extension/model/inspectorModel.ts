@@ -21,6 +21,7 @@ import type {
   WhatIfOptions, WhatIfView,
 } from '../../protocol/inspector.js';
 import { MAX_MATRIX_ROWS } from '../../protocol/inspector.js';
+import { encodeHeatMap } from '../../protocol/heatMap.js';
 
 /** Largest island (contacts) whose κ is computed in the timeline pass; larger islands are left out there. */
 export const TIMELINE_KAPPA_MAX_CONTACTS = 40;
@@ -249,7 +250,7 @@ export class InspectorModel {
       const p = isl.problem;
       const view: IslandView = {
         contacts: isl.contacts, size: 3 * isl.contacts.length,
-        A: p && p.size <= MAX_MATRIX_ROWS ? Array.from(p.A) : null,
+        heat: p && p.size <= MAX_MATRIX_ROWS ? encodeHeatMap(p.A, p.size) : null,
         kappa: cond ? (Number.isFinite(cond.kappa) ? cond.kappa : null) : null,
         lambdaMin: cond ? cond.lambdaMin : null, lambdaMax: cond ? cond.lambdaMax : null,
         rankDeficiency: cond ? cond.rankDeficiency : null, method: cond ? cond.method : null,
@@ -304,7 +305,15 @@ export class InspectorModel {
   /** Frame i as JSON (the whole view) or CSV (one row per contact). */
   exportFrame(i: number, format: 'json' | 'csv'): string {
     const v = this.frameView(i);
-    if (format === 'json') return JSON.stringify(v, null, 2) + '\n';
+    if (format === 'json') {
+      // the export carries each island's A at full precision instead of the heat map's colour levels
+      const problems = this.session.detail(i).islands.map((isl) => isl.problem);
+      const islands = v.islands.map(({ heat: _heat, ...isl }, k) => {
+        const p = problems[k];
+        return { ...isl, A: p ? Array.from(p.A.subarray(0, p.size * p.size)) : null };
+      });
+      return JSON.stringify({ ...v, islands }, null, 2) + '\n';
+    }
     const cols: (keyof ContactView)[] = ['index', 'bodyA', 'bodyB', 'depth', 'mu', 'e', 'lambdaN', 'lambdaT', 'state', 'vnBefore', 'vnAfter', 'excess', 'frictionPower', 'biasVelocity', 'biasImpulse', 'coneViolation'];
     const lines = [['frame', 'time', ...cols, 'px', 'py', 'pz', 'nx', 'ny', 'nz'].join(',')];
     for (const c of v.contacts) {
