@@ -4,11 +4,32 @@
  *   node dist/cli.js simulate examples/box-pile-1000.scene.json --out /tmp/pile.rec.jsonl
  *   npx tsx bench/inspector.ts /tmp/pile.rec.jsonl
  * Prints: open (one streaming pass: index + timeline with energies and κ per frame + diagnosis), 20 random
- * frame views (contact rows with v⁻/v⁺/bias, islands with A and κ), one contact's λ series, and the machine.
+ * frame views (contact rows with v⁻/v⁺/bias, islands with A and κ), one contact's λ series, the heat-map
+ * encoding of the largest A sent (600×600) next to the same encoding with Math.log10, and the machine.
  */
 import * as fs from 'node:fs';
 import { InspectorModel } from '../src/extension/model/inspectorModel.js';
+import { encodeHeatMap, HEAT_DECADES, HEAT_NEGATIVE, HEAT_STEPS } from '../src/protocol/heatMap.js';
+import { MAX_MATRIX_ROWS } from '../src/protocol/inspector.js';
 import { machineInfo } from './common.js';
+
+/** The heat-map levels with Math.log10 per entry: the reference the table-based encoder is compared with. */
+function encodeWithMathLog10(A: Float64Array, maxAbs: number): Uint8Array {
+  const out = new Uint8Array(A.length);
+  for (let i = 0; i < A.length; i++) {
+    const a = A[i];
+    if (a === 0) continue;
+    const t = (Math.log10(Math.abs(a) / maxAbs) + HEAT_DECADES) * (HEAT_STEPS / HEAT_DECADES);
+    out[i] = (a > 0 ? 1 : HEAT_NEGATIVE) + (t <= 0 ? 0 : t >= HEAT_STEPS ? HEAT_STEPS : Math.round(t));
+  }
+  return out;
+}
+
+function medianMs(fn: () => void, repeats = 21): number {
+  const xs: number[] = [];
+  for (let k = 0; k < repeats; k++) { const t = performance.now(); fn(); xs.push(performance.now() - t); }
+  return xs.sort((a, b) => a - b)[repeats >> 1];
+}
 
 async function main(): Promise<void> {
   const file = process.argv[2];
@@ -37,12 +58,18 @@ async function main(): Promise<void> {
   t0 = performance.now();
   const [s] = m.series([key]);
   const seriesMs = performance.now() - t0;
+  const rows = MAX_MATRIX_ROWS, A = new Float64Array(rows * rows);
+  for (let i = 0; i < A.length; i++) A[i] = (rand() - 0.5) * Math.pow(10, -8 * rand());
+  const maxAbs = encodeHeatMap(A, rows).maxAbs;
+  const heatMs = medianMs(() => encodeHeatMap(A, rows));
+  const mathMs = medianMs(() => encodeWithMathLog10(A, maxAbs));
   const mi = machineInfo();
   console.log(`Inspector benchmark — ${mi.cpu} × ${mi.cores}, ${mi.platform}, Node ${mi.node}, load ${mi.loadAverage.toFixed(1)}, ${mi.date}`);
   console.log(`  recording    ${file}: ${n} frames, ${contacts} contacts (max ${m.timeline.contacts[busiest]} per frame), ${(size / 2 ** 20).toFixed(1)} MiB, producer ${m.info.producer}`);
   console.log(`  open         ${openMs.toFixed(0)} ms (${(size / 2 ** 20 / (openMs / 1000)).toFixed(1)} MiB/s: index + timeline with κ per frame + diagnosis in one pass; ${m.findings.length} findings)`);
   console.log(`  frame view   20 random frames: median ${views[10].toFixed(1)} ms, max ${views[19].toFixed(1)} ms`);
   console.log(`  λ series     contact ${key} over ${s.index.length} frames: ${seriesMs.toFixed(1)} ms`);
+  console.log(`  heat map     ${rows}×${rows} A → levels (median of 21): table log10 ${heatMs.toFixed(1)} ms | Math.log10 ${mathMs.toFixed(1)} ms`);
   m.close();
 }
 

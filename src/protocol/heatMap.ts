@@ -28,6 +28,24 @@ export interface HeatMap {
   readonly nonFinite: number;
 }
 
+/** Top mantissa bits used for log10: the table error is ≤ log10(1 + 2⁻¹²) ≈ 1e-4 decades ≈ 0.002 levels. */
+const MANTISSA_BITS = 12;
+/** log10(1 + k / 2¹²) for every 12-bit mantissa prefix k (the rest of the mantissa is truncated). */
+const LOG10_MANTISSA = Float64Array.from({ length: 1 << MANTISSA_BITS }, (_, k) => Math.log10(1 + k / (1 << MANTISSA_BITS)));
+const LOG10_2 = Math.log10(2);
+const bits = new Float64Array(1);
+/** The two 32-bit halves of `bits` (little-endian: [1] = sign, 11 exponent bits, top 20 mantissa bits). */
+const words = new Uint32Array(bits.buffer);
+
+/** log10|a| for finite a ≠ 0 from its exponent and a table of the mantissa (≈ 10× faster than Math.log10). */
+function log10Abs(a: number): number {
+  bits[0] = a;
+  const hi = words[1];
+  const exp = (hi >>> 20) & 0x7ff;
+  if (exp === 0) return Math.log10(Math.abs(a)); // subnormal: rare, exact
+  return (exp - 1023) * LOG10_2 + LOG10_MANTISSA[(hi >>> (20 - MANTISSA_BITS)) & ((1 << MANTISSA_BITS) - 1)];
+}
+
 /** Encodes the leading size×size block of A (row-major). */
 export function encodeHeatMap(A: Float64Array, size: number): HeatMap {
   const n = size * size;
@@ -38,12 +56,14 @@ export function encodeHeatMap(A: Float64Array, size: number): HeatMap {
     if (!Number.isFinite(a)) nonFinite++;
     else if (Math.abs(a) > maxAbs) maxAbs = Math.abs(a);
   }
+  // t = (log10|a| − log10 max + DECADES) · STEPS/DECADES, as one multiply-add per entry
   const scale = HEAT_STEPS / HEAT_DECADES;
+  const offset = maxAbs > 0 ? (HEAT_DECADES - log10Abs(maxAbs)) * scale : 0;
   for (let i = 0; i < n; i++) {
     const a = A[i];
-    if (!Number.isFinite(a)) { levels[i] = HEAT_NON_FINITE; continue; }
     if (a === 0) continue;
-    const t = (Math.log10(Math.abs(a) / maxAbs) + HEAT_DECADES) * scale;
+    if (!Number.isFinite(a)) { levels[i] = HEAT_NON_FINITE; continue; }
+    const t = log10Abs(a) * scale + offset;
     const step = t <= 0 ? 0 : t >= HEAT_STEPS ? HEAT_STEPS : Math.round(t);
     levels[i] = (a > 0 ? 1 : HEAT_NEGATIVE) + step;
   }

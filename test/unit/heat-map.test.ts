@@ -1,5 +1,6 @@
 /** The heat-map wire encoding of A (src/protocol/heatMap.ts): signed log-magnitude levels, one byte each. */
 import assert from 'node:assert/strict';
+import { rng } from '../rng.js';
 import { encodeHeatMap, HEAT_DECADES, HEAT_NEGATIVE, HEAT_NON_FINITE, HEAT_STEPS, HEAT_ZERO } from '../../src/protocol/heatMap.js';
 
 describe('heat map encoding', () => {
@@ -33,5 +34,23 @@ describe('heat map encoding', () => {
     const nan = encodeHeatMap(Float64Array.from([NaN, NaN, NaN, NaN]), 2);
     assert.equal(nan.maxAbs, 0);
     assert.deepEqual(Array.from(nan.levels), [HEAT_NON_FINITE, HEAT_NON_FINITE, HEAT_NON_FINITE, HEAT_NON_FINITE]);
+  });
+});
+
+describe('heat map levels against Math.log10', () => {
+  it('the table-based log10 gives the exact level for 100 000 random entries over 12 decades (except within 0.01 of a rounding tie)', () => {
+    const r = rng(7);
+    const n = 316, A = new Float64Array(n * n);
+    for (let i = 0; i < A.length; i++) A[i] = (r() < 0.5 ? -1 : 1) * Math.pow(10, 3 - 12 * r());
+    const h = encodeHeatMap(A, n);
+    let checked = 0;
+    for (let i = 0; i < A.length; i++) {
+      const t = (Math.log10(Math.abs(A[i]) / h.maxAbs) + HEAT_DECADES) * (HEAT_STEPS / HEAT_DECADES);
+      if (Math.abs(t - Math.floor(t) - 0.5) < 0.01) continue;
+      const step = t <= 0 ? 0 : t >= HEAT_STEPS ? HEAT_STEPS : Math.round(t);
+      assert.equal(h.levels[i], (A[i] > 0 ? 1 : HEAT_NEGATIVE) + step, `A[${i}] = ${A[i]}`);
+      checked++;
+    }
+    assert.ok(checked > 95_000, `${checked}`);
   });
 });
