@@ -115,6 +115,7 @@ class Inspector {
     if (keys.length) this.requestSeries(keys); else this.charts.setSeries([], new Map());
     if (m.info.frameCount > 0) this.seek(index);
     else this.readout.textContent = 'no frames';
+    if (m.play && m.info.frameCount > 1 && !this.timeline.playing) this.timeline.togglePlay();
   }
 
   /** The user (or playback) moved to session index i: ask for the frame, update the cheap readouts now. */

@@ -42,16 +42,17 @@ export function registerCommands(inspectors: Inspectors, checks: CheckRunner, an
     await i.whenReady();
     return i;
   };
-  const openAt = (at: number | 'first-finding' | 'last') => async (uri?: vscode.Uri, name?: string) => {
+  /** Opens a scenario's inspector at a frame; `play` starts playback once the session is open (▶ Run). */
+  const openAt = (at: number | 'first-finding' | 'last', play = false) => async (uri?: vscode.Uri, name?: string) => {
     const s = await resolveScenario(analyzer, uri, name);
     if (!s) return undefined;
     if (s.doc.isDirty) await s.doc.save(); // the worker simulates the text, but a restored panel re-reads the file
-    inspectors.openScenario(s.doc.uri.fsPath, s.name, at);
+    inspectors.openScenario(s.doc.uri.fsPath, s.name, at, play);
     return { scenario: s.name };
   };
   return [
-    reg('contactLens.runScenario', openAt(0)),
-    reg('contactLens.stepScenario', openAt(0)),
+    reg('contactLens.runScenario', openAt(0, true)),  // plays from the first frame
+    reg('contactLens.stepScenario', openAt(0)),        // paused on the first frame: step with ←/→
     reg('contactLens.inspectScenario', openAt('first-finding')),
     reg('contactLens.checkScenario', async (uri?: vscode.Uri, name?: string): Promise<CheckCommandResult | CheckCommandResult[] | undefined> => {
       const s = await resolveScenario(analyzer, uri, name);

@@ -40,7 +40,14 @@ export class Inspector implements vscode.Disposable {
   private readonly ready: Promise<void>;
   private markReady!: () => void;
 
-  constructor(private readonly host: InspectorHost, readonly panel: vscode.WebviewPanel, readonly source: SessionSource, initialIndex: number | 'first-finding' | 'last') {
+  /**
+   * Start playback when the webview shows the session (▶ Run). Sent with every init until the webview's
+   * first seek shows an init arrived: one sent before the page listened is lost, and the page asks again.
+   */
+  private autoplay: boolean;
+
+  constructor(private readonly host: InspectorHost, readonly panel: vscode.WebviewPanel, readonly source: SessionSource, initialIndex: number | 'first-finding' | 'last', play = false) {
+    this.autoplay = play;
     this.ready = new Promise((r) => (this.markReady = r));
     const webview = panel.webview;
     webview.options = webviewOptions(host.extensionUri);
@@ -109,7 +116,7 @@ export class Inspector implements vscode.Disposable {
   private sendInit(): void {
     const o = this.opened;
     if (!o) return;
-    this.post({ type: 'init', version: PROTOCOL_VERSION, source: this.source, info: o.info, timeline: o.timeline, findings: o.findings, settings: { playbackFps: playbackFps() }, index: this.index });
+    this.post({ type: 'init', version: PROTOCOL_VERSION, source: this.source, info: o.info, timeline: o.timeline, findings: o.findings, settings: { playbackFps: playbackFps() }, index: this.index, ...(this.autoplay ? { play: true } : {}) });
   }
 
   private post(m: HostMessage): void {
@@ -126,6 +133,7 @@ export class Inspector implements vscode.Disposable {
     }
     if (m.type === 'ready') { if (this.opened) this.sendInit(); return; }
     await this.ready;
+    if (m.type === 'seek') this.autoplay = false; // the webview has had its init
     const worker = this.worker;
     if (!worker || !this.opened) return;
     const n = this.opened.info.frameCount;

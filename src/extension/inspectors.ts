@@ -58,14 +58,14 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
     return inspector;
   }
 
-  /** Opens (or reveals and re-simulates) the inspector of a scenario. */
-  openScenario(file: string, scenario: string, at: number | 'first-finding' | 'last'): Inspector {
+  /** Opens (or reveals and re-simulates) the inspector of a scenario; `play` starts playback once shown. */
+  openScenario(file: string, scenario: string, at: number | 'first-finding' | 'last', play = false): Inspector {
     for (const i of this.all) {
       if (i.source.kind === 'scenario' && i.source.file === file && i.source.scenario === scenario) i.panel.dispose();
     }
     const panel = vscode.window.createWebviewPanel(INSPECTOR_VIEW_TYPE, `⚙ ${scenario}`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, webviewOptions(this.extensionUri));
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.svg');
-    return this.track(new Inspector(this, panel, { kind: 'scenario', file, scenario }, at));
+    return this.track(new Inspector(this, panel, { kind: 'scenario', file, scenario }, at, play));
   }
 
   /** WebviewPanelSerializer: a scenario panel after a window reload, at the frame it showed. */

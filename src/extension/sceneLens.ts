@@ -31,8 +31,8 @@ export class SceneLensProvider implements vscode.CodeLensProvider {
       const args = [doc.uri, s.name];
       const outcome = this.outcomes.get(doc.uri, s.name);
       lenses.push(
-        new vscode.CodeLens(at, { title: '▶ Run', command: 'contactLens.runScenario', arguments: args, tooltip: `Simulate "${s.name}" and open the inspector` }),
-        new vscode.CodeLens(at, { title: '⏯ Step', command: 'contactLens.stepScenario', arguments: args, tooltip: 'Open the inspector at frame 0 to step through the scenario' }),
+        new vscode.CodeLens(at, { title: '▶ Run', command: 'contactLens.runScenario', arguments: args, tooltip: `Simulate "${s.name}" and play it in the inspector` }),
+        new vscode.CodeLens(at, { title: '⏯ Step', command: 'contactLens.stepScenario', arguments: args, tooltip: 'Simulate and open the inspector paused on the first frame, to step with ←/→' }),
         new vscode.CodeLens(at, { title: '🔍 Inspect', command: 'contactLens.inspectScenario', arguments: args, tooltip: 'Open the inspector at the first finding' }),
         new vscode.CodeLens(at, {
           title: outcome ? outcomeTitle(outcome) : '⚡ Check', command: 'contactLens.checkScenario', arguments: args,

@@ -170,7 +170,8 @@ export interface ViewSettings {
 
 // ─── host → webview ─────────────────────────────────────────────────────────────────────────────────
 export type HostMessage =
-  | { readonly type: 'init'; readonly version: number; readonly source: SessionSource; readonly info: SessionInfo; readonly timeline: Timeline; readonly findings: readonly FindingView[]; readonly settings: ViewSettings; readonly index: number }
+  /** `play`: start playback from `index` once shown (▶ Run). */
+  | { readonly type: 'init'; readonly version: number; readonly source: SessionSource; readonly info: SessionInfo; readonly timeline: Timeline; readonly findings: readonly FindingView[]; readonly settings: ViewSettings; readonly index: number; readonly play?: boolean }
   | { readonly type: 'frame'; readonly requestId: number; readonly view: FrameView }
   | { readonly type: 'series'; readonly requestId: number; readonly series: readonly ContactSeries[] }
   | { readonly type: 'whatIf'; readonly requestId: number; readonly result: WhatIfView }

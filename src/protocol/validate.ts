@@ -115,6 +115,7 @@ export function validateHostMessage(v: unknown): HostMessage {
       });
       finite(obj(m.settings, 'settings').playbackFps, 'settings.playbackFps');
       int(m.index, 'index');
+      if (m.play !== undefined && typeof m.play !== 'boolean') throw new ProtocolError('play', 'must be a boolean');
       break;
     }
     case 'frame': {

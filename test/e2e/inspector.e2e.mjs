@@ -138,7 +138,7 @@ export async function run({ page, workspace, repo, shot, step }) {
 
   // 2. Inspector: keyboard stepping, numbers vs the CLI
   const rec = simulate(repo, join(workspace, 'sphere-drop.scene.json'), 'sphere-drop');
-  await runLens.click();
+  await page.locator('.codelens-decoration a', { hasText: '⏯ Step' }).first().click();
   const inspector = await inspectorFrame(page, 'sphere-drop');
   const start = await readoutWhere(inspector, () => true, 'the first frame readout');
   step(`inspector open: "${await inspector.locator('#frame-readout').textContent()}"`);
@@ -154,6 +154,18 @@ export async function run({ page, workspace, repo, shot, step }) {
   const last = await readoutWhere(inspector, (r) => r.frame === r.count, 'the last frame after End');
   await checkFrame(inspector, rec, last.frame, step);
   await shot('02-inspector.png');
+
+  // ▶ Run re-simulates and plays from the first frame: the readout moves on by itself
+  await runCommand(page, 'View: Close All Editors');
+  await page.locator('.tabs-container .tab').first().waitFor({ state: 'detached', timeout: 15_000 });
+  await openFromExplorer(page, 'sphere-drop.scene.json');
+  const runAgain = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: '▶ Run' }).first();
+  await runAgain.waitFor({ timeout: 60_000 });
+  await runAgain.click();
+  const playing = await inspectorFrame(page, 'sphere-drop');
+  const moved = await readoutWhere(playing, (r) => r.frame >= 10, 'frame ≥ 10 while playing');
+  assert.match((await playing.locator('#btn-play').textContent()) ?? '', /Pause/, 'the play button offers Pause while playing');
+  step(`▶ Run plays: "${await playing.locator('#frame-readout').textContent()}" (frame ${moved.frame} without a key press)`);
 
   // 3. Findings of the deliberate fault (close everything first: the sphere-drop editor's lenses stay visible)
   await runCommand(page, 'View: Close All Editors');

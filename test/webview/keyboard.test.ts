@@ -75,6 +75,18 @@ describe('webview timeline and keyboard', () => {
     assert.match(await host.text('#btn-play'), /Play/);
   });
 
+  it('an init with play: true (▶ Run) plays from its index to the end; one without it stays paused', async () => {
+    const last = host.model.info.frameCount - 1;
+    await host.deliver({ ...host.initMessage(), index: last - 4 });
+    await host.waitForIndex(last - 4);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(await host.page.evaluate(() => (globalThis as any).document.getElementById('timeline-slider').value), String(last - 4), 'no play flag: paused');
+    await host.deliver({ ...host.initMessage(), index: last - 4, play: true });
+    await host.page.waitForFunction(() => /Pause/.test((globalThis as any).document.getElementById('btn-play').textContent));
+    await host.waitForIndex(last);
+    await host.page.waitForFunction(() => /Play/.test((globalThis as any).document.getElementById('btn-play').textContent));
+  });
+
   it('host commands: step, goto, finding, togglePlay', async () => {
     await host.deliver({ type: 'command', command: { name: 'step', delta: 2 } });
     await host.waitForIndex(start + 2);
