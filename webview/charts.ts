@@ -17,6 +17,7 @@ import {
 import type { ContactSeries, FindingView, Timeline } from '../src/protocol/inspector.js';
 import { ConvergencePlot, type PlotColors } from './convergencePlot.js';
 import { byId } from './format.js';
+import { frameTickLabel, frameTitle, roundFrameTicks } from './frameAxis.js';
 
 Chart.register(LineController, LineElement, PointElement, LinearScale, LogarithmicScale, Legend, Tooltip);
 
@@ -211,6 +212,11 @@ export class Charts {
   }
 
   private timeChart(id: string, yTitle: string, logY: boolean, secondLogAxis = false): LineChart {
+    const common = this.common();
+    const tooltip = {
+      ...common.plugins.tooltip,
+      callbacks: { title: (items: readonly { parsed: { x: number | null } }[]) => (items.length && this.timeline ? frameTitle(items[0].parsed.x ?? -1, this.timeline.frame, this.timeline.time) : '') },
+    };
     const canvas = byId<HTMLCanvasElement>(id);
     const overlay = document.createElement('canvas');
     overlay.className = 'chart-cursor';
@@ -221,13 +227,18 @@ export class Charts {
       type: 'line',
       data: { datasets: [] },
       options: {
-        ...this.common(),
+        ...common,
+        plugins: { ...common.plugins, tooltip },
         onClick: (evt) => {
           const v = chart.scales.x.getValueForPixel(evt.x ?? 0);
           if (v !== undefined && Number.isFinite(v)) this.seek(Math.round(v));
         },
         scales: {
-          x: { type: 'linear', min: 0, max: 1, title: { display: true, text: 'frame index' }, ticks: { ...FAST_TICKS, precision: 0 } },
+          x: {
+            type: 'linear', min: 0, max: 1, title: { display: true, text: 'frame' },
+            ticks: { ...FAST_TICKS, precision: 0, callback: (v) => frameTickLabel(Number(v), this.timeline?.frame ?? []) },
+            afterBuildTicks: (axis) => { axis.ticks = roundFrameTicks(axis.ticks.map((t) => t.value), this.timeline?.frame ?? []).map((value) => ({ value })); },
+          },
           y: { type: logY ? 'logarithmic' : 'linear', position: 'left', title: { display: true, text: yTitle }, ticks: logY ? { ...FAST_TICKS, callback: logTick } : FAST_TICKS },
           ...(secondLogAxis ? { y1: { type: 'logarithmic' as const, position: 'right' as const, title: { display: true, text: 'residual' }, grid: { drawOnChartArea: false }, ticks: { ...FAST_TICKS, callback: logTick } } } : {}),
         },

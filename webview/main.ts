@@ -68,7 +68,7 @@ class Inspector {
     this.charts = new Charts((i) => this.timeline.goto(i));
     this.table = new ContactTable((keys) => this.selectionChanged(keys));
     this.findingsList = new FindingsList((f) => this.openFinding(f));
-    this.whatIf = new WhatIfPanel((o) => this.conn.whatIf(this.timeline.index, o));
+    this.whatIf = new WhatIfPanel((o) => this.conn.whatIf(this.timeline.index, o), (i) => this.data?.frame[i] ?? i);
     byId('frame-tools').append(
       button({ id: 'btn-export-json', label: 'JSON', title: 'Export this frame as JSON', onClick: () => this.conn.exportFrame(this.timeline.index, 'json') }),
       button({ id: 'btn-export-csv', label: 'CSV', title: 'Export this frame’s contacts as CSV', onClick: () => this.conn.exportFrame(this.timeline.index, 'csv') }),

@@ -16,8 +16,11 @@ export class WhatIfPanel {
   private readonly run: HTMLElement;
   private pendingId = -1;
 
-  /** `request` sends the whatIf message for the current frame and returns its requestId. */
-  constructor(private readonly request: (options: WhatIfOptions) => number) {
+  /**
+   * `request` sends the whatIf message for the current frame and returns its requestId; `frameOf` gives
+   * the frame number of a session index (what the readout and the findings show).
+   */
+  constructor(private readonly request: (options: WhatIfOptions) => number, private readonly frameOf: (index: number) => number) {
     this.run = button({ id: 'whatif-run', label: 'Re-solve frame', appearance: 'primary', onClick: () => this.submit() });
     const form = byId('whatif-form');
     const solverLabel = el('label', 'field-label', 'solver');
@@ -92,7 +95,7 @@ export class WhatIfPanel {
         tr.appendChild(td);
       }
     }
-    const parts: HTMLElement[] = [el('div', 'whatif-title', `frame index ${v.index}: recorded vs ${v.options.solver}`), summary, table];
+    const parts: HTMLElement[] = [el('div', 'whatif-title', `frame ${this.frameOf(v.index)}: recorded vs ${v.options.solver}`), summary, table];
     if (v.contacts.length === 0) parts.push(el('div', 'muted', 'no contact was re-solved'));
     for (const s of v.skipped) parts.push(el('div', 'reason', `skipped: ${s}`));
     this.result.replaceChildren(...parts);

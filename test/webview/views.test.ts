@@ -124,6 +124,10 @@ describe('webview views', () => {
       const alt = await host.page.$eval('#whatif-result .whatif-contacts tbody tr[data-index="0"] td[data-col="alternativeN"]', (e: any) => e.textContent);
       assert.equal(alt, expected.contacts[0].alternativeN.toPrecision(6));
       assert.match(text, new RegExp(`${expected.alternative.status} / ${expected.alternative.iterations}`));
+      // titled with the frame number the readout shows, not the session index
+      const frame = host.model.frameView(impact).frame;
+      assert.equal(await host.text('#whatif-result .whatif-title'), `frame ${frame}: recorded vs pgs`);
+      assert.ok((await host.text('#frame-readout')).startsWith(`frame ${frame} /`));
     });
 
     it('what-if rejects a bad tolerance in the form without sending a request', async () => {
