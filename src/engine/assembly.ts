@@ -142,7 +142,14 @@ export function assembleBlocks(bodies: readonly BodyState[], contacts: readonly 
 /** Builds the ContactProblem (A, b, μ, b decomposition, Jacobian blocks) of one island. */
 export function assembleProblem(bodies: readonly BodyState[], contacts: readonly ContactPoint[], options: Partial<AssemblyOptions> = {}): ContactProblem {
   const opt: AssemblyOptions = { ...DEFAULT_ASSEMBLY, ...options };
-  const k = assembleBlocks(bodies, contacts, opt);
+  return denseProblem(assembleBlocks(bodies, contacts, opt), contacts, opt.regularization);
+}
+
+/**
+ * The ContactProblem of blocks already assembled (by assembleBlocks from these contacts): adds the dense
+ * A = J M⁻¹ Jᵀ + εI (ε = regularization). For callers that also need the blocks themselves.
+ */
+export function denseProblem(k: ContactBlocks, contacts: readonly ContactPoint[], regularization: number): ContactProblem {
   const C = k.contactCount, n = k.size;
   const { jacobianA: JA, jacobianB: JB } = k.physics;
   const { invMassJA: MJA, invMassJB: MJB, staticA, staticB } = k;
@@ -174,9 +181,9 @@ export function assembleProblem(bodies: readonly BodyState[], contacts: readonly
   }
   // Symmetrise exactly (the two triangles are computed by the same products in another order).
   for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) A[j * n + i] = A[i * n + j];
-  for (let i = 0; i < n; i++) A[i * n + i] += opt.regularization;
+  for (let i = 0; i < n; i++) A[i * n + i] += regularization;
   return {
-    contactCount: C, size: n, A, b: k.b, mu: k.mu, regularization: opt.regularization, contacts: k.contacts,
+    contactCount: C, size: n, A, b: k.b, mu: k.mu, regularization, contacts: k.contacts,
     rhs: k.rhs, physics: k.physics,
   };
 }
@@ -209,10 +216,12 @@ export function bodyVelocityChanges(p: ContactProblem, lambda: ArrayLike<number>
 
 /**
  * Δv = M⁻¹Jᵀλ per body (6 numbers: linear, angular) from assembled blocks, seed 000 §4; bodyCount is the
- * length of the body list the blocks were assembled from. Static bodies get zero.
+ * length of the body list the blocks were assembled from. Static bodies get zero. With `into` (6 per
+ * body) the changes are added to it instead of a new array: islands share no dynamic body, so one zeroed
+ * array serves every island of a frame.
  */
-export function blockVelocityChanges(k: ContactBlocks, contacts: readonly ContactPoint[], lambda: ArrayLike<number>, bodyCount: number): Float64Array {
-  const dv = new Float64Array(6 * bodyCount);
+export function blockVelocityChanges(k: ContactBlocks, contacts: readonly ContactPoint[], lambda: ArrayLike<number>, bodyCount: number, into?: Float64Array): Float64Array {
+  const dv = into ?? new Float64Array(6 * bodyCount);
   for (let c = 0; c < contacts.length; c++) {
     const l0 = lambda[3 * c], l1 = lambda[3 * c + 1], l2 = lambda[3 * c + 2];
     if (!k.staticA[c]) { const o = 6 * contacts[c].bodyA; for (let q = 0; q < 6; q++) dv[o + q] += k.invMassJA[18 * c + q] * l0 + k.invMassJA[18 * c + 6 + q] * l1 + k.invMassJA[18 * c + 12 + q] * l2; }

@@ -11,9 +11,8 @@
  */
 import type { RecordedFrame, RecordingHeader } from '../format/recording.js';
 import { toContactPoint } from '../format/recording.js';
-import { solveTimeBodies } from './preSolve.js';
-import { assembleBlocks, blockVelocityChanges } from '../engine/assembly.js';
 import { quatToMat3 } from '../engine/math/quat.js';
+import { contactKinematics } from './contactKinematics.js';
 
 export type Mechanism =
   | 'restitution-overshoot'
@@ -79,42 +78,6 @@ export function frameEnergyParts(header: RecordingHeader, f: RecordedFrame): { k
 export function frameEnergy(header: RecordingHeader, f: RecordedFrame): number {
   const { kinetic, potential } = frameEnergyParts(header, f);
   return kinetic + potential;
-}
-
-/** Normal/tangent contact velocities before (ġ⁻ = J v⁻) and after (ġ⁺ = ġ⁻ + J M⁻¹Jᵀλ) the impulse, seed 000 §4. */
-export interface ContactKinematics {
-  readonly gBefore: readonly [number, number, number];
-  readonly gAfter: readonly [number, number, number];
-  /** 1/A_nn: the contact's effective mass along its normal (0 between two static bodies). */
-  readonly mEff: number;
-}
-
-/** Per contact of frame f, from the recorded pre-solve state and λ; null when the frame has no pre-solve state. */
-export function contactKinematics(header: RecordingHeader, f: RecordedFrame, prev?: RecordedFrame): ContactKinematics[] | null {
-  const pre = solveTimeBodies(header, f, prev);
-  if (!pre.ok) return null;
-  if (f.contacts.length === 0) return [];
-  const contacts = f.contacts.map(toContactPoint);
-  const k = assembleBlocks(pre.bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: header.dt });
-  const C = k.contactCount, N = pre.bodies.length;
-  const lam = f.solver.lambda;
-  // Δv = M⁻¹Jᵀλ per body, then ġ⁺ = ġ⁻ + J Δv per row.
-  const dv = blockVelocityChanges(k, contacts, lam, N);
-  const out: ContactKinematics[] = [];
-  for (let c = 0; c < C; c++) {
-    const gBefore = [0, 1, 2].map((r) => -k.rhs.velocity[3 * c + r]) as [number, number, number];
-    const gAfter = [0, 1, 2].map((r) => {
-      let s = gBefore[r];
-      if (!k.staticA[c]) { const o = 6 * contacts[c].bodyA; for (let q = 0; q < 6; q++) s += k.physics.jacobianA[18 * c + 6 * r + q] * dv[o + q]; }
-      if (!k.staticB[c]) { const o = 6 * contacts[c].bodyB; for (let q = 0; q < 6; q++) s += k.physics.jacobianB[18 * c + 6 * r + q] * dv[o + q]; }
-      return s;
-    }) as [number, number, number];
-    let ann = 0;
-    if (!k.staticA[c]) for (let q = 0; q < 6; q++) ann += k.physics.jacobianA[18 * c + q] * k.invMassJA[18 * c + q];
-    if (!k.staticB[c]) for (let q = 0; q < 6; q++) ann += k.physics.jacobianB[18 * c + q] * k.invMassJB[18 * c + q];
-    out.push({ gBefore, gAfter, mEff: ann > 0 ? 1 / ann : 0 });
-  }
-  return out;
 }
 
 export class Diagnoser {

@@ -25,7 +25,7 @@
 import { World, DENSE_ISLAND_LIMIT, type FrameRecord } from '../engine/world/world.js';
 import type { ScenarioDesc } from '../engine/world/types.js';
 import type { ContactProblem, RhsDecomposition } from '../engine/problem.js';
-import { assembleBlocks, assembleProblem, DEFAULT_ASSEMBLY, type AssemblyOptions } from '../engine/assembly.js';
+import { assembleBlocks, DEFAULT_ASSEMBLY, denseProblem, type AssemblyOptions } from '../engine/assembly.js';
 import { buildIslands } from '../engine/collision/islands.js';
 import { conditioningCauses, type ConditioningCause } from '../engine/conditioningCauses.js';
 import { conditioning, type Conditioning } from '../engine/conditioning.js';
@@ -39,6 +39,7 @@ import {
 import { RecordingReader, type OpenOptions } from '../format/recordingFile.js';
 import { frameFromWorld, headerFromWorld } from '../format/worldRecording.js';
 import { solveTimeBodies, RECONSTRUCTED_NOTE } from './preSolve.js';
+import { blockKinematics, type ContactKinematics } from './contactKinematics.js';
 
 /** Default number of frames between two checkpoints of a scenario session. */
 export const DEFAULT_CHECKPOINT_EVERY = 100;
@@ -108,6 +109,8 @@ export interface IslandDetail {
   readonly causes?: readonly ConditioningCause[];
   /** Recorded λ of the island's contacts in the island's order (3 per contact). */
   readonly lambda: Float64Array;
+  /** ġ⁻, ġ⁺ and m_eff per contact in the island's order, from the same blocks as b; null with b. */
+  readonly kinematics: readonly ContactKinematics[] | null;
   /** Why problem (and possibly b) is missing. */
   readonly reason?: string;
 }
@@ -419,30 +422,33 @@ export class Session {
       const reason = pre.reason;
       return {
         ...base, reason,
-        islands: islands.map((isl) => ({ bodies: isl.bodies, contacts: isl.contacts, problem: null, b: null, rhs: null, mu: null, conditioning: null, lambda: islandLambda(isl.contacts), reason })),
+        islands: islands.map((isl) => ({ bodies: isl.bodies, contacts: isl.contacts, problem: null, b: null, rhs: null, mu: null, conditioning: null, lambda: islandLambda(isl.contacts), kinematics: null, reason })),
       };
     }
     const bodies = pre.bodies;
+    const dv = new Float64Array(6 * bodies.length); // Δv per body, shared by the islands (disjoint bodies)
     const out: IslandDetail[] = islands.map((isl) => {
       const cs = isl.contacts.map((k) => toContactPoint(f.contacts[k]));
       const lambda = islandLambda(isl.contacts);
       try {
+        // one assembly serves b, the dense A and the contacts' velocities before/after the impulse
+        const blocks = assembleBlocks(bodies, cs, options);
+        const kinematics = blockKinematics(blocks, cs, lambda, bodies.length, dv);
         if (cs.length > DENSE_ISLAND_LIMIT) {
-          const blocks = assembleBlocks(bodies, cs, options);
           return {
-            bodies: isl.bodies, contacts: isl.contacts, problem: null, b: blocks.b, rhs: blocks.rhs, mu: blocks.mu, conditioning: null, lambda,
+            bodies: isl.bodies, contacts: isl.contacts, problem: null, b: blocks.b, rhs: blocks.rhs, mu: blocks.mu, conditioning: null, lambda, kinematics,
             reason: `island of ${cs.length} contacts exceeds the dense limit of ${DENSE_ISLAND_LIMIT}: A ((3C)² = ${(3 * cs.length) ** 2} entries) is not assembled; b and μ are`,
           };
         }
-        const problem = assembleProblem(bodies, cs, options);
+        const problem = denseProblem(blocks, cs, options.regularization);
         const cond = conditioning(problem.A, problem.size, { regularization: problem.regularization });
         return {
           bodies: isl.bodies, contacts: isl.contacts, problem, b: problem.b, rhs: problem.rhs ?? null, mu: problem.mu,
-          conditioning: cond, causes: conditioningCauses(problem, cond), lambda,
+          conditioning: cond, causes: conditioningCauses(problem, cond), lambda, kinematics,
         };
       } catch (e) {
         const reason = `the problem could not be re-assembled: ${(e as Error).message}`;
-        return { bodies: isl.bodies, contacts: isl.contacts, problem: null, b: null, rhs: null, mu: null, conditioning: null, lambda, reason };
+        return { bodies: isl.bodies, contacts: isl.contacts, problem: null, b: null, rhs: null, mu: null, conditioning: null, lambda, kinematics: null, reason };
       }
     });
     return { ...base, islands: out };

@@ -10,6 +10,7 @@ import { RecordingReader } from '../../src/format/recordingFile.js';
 import { validateHostMessage, validateWebviewMessage, ProtocolError } from '../../src/protocol/validate.js';
 import { PROTOCOL_VERSION } from '../../src/protocol/inspector.js';
 import { encodeHeatMap } from '../../src/protocol/heatMap.js';
+import { contactKinematics } from '../../src/session/contactKinematics.js';
 
 const ROOT = resolve(__dirname, '..', '..');
 const scene = (file: string, i = 0) => {
@@ -129,6 +130,40 @@ describe('inspector model', () => {
     assert.ok(m.findings.length > 0);
     const v = m.frameView(m.findings[0].index);
     assert.ok(v.contacts.length > 0 && v.contacts.every((c) => c.vnAfter !== null));
+    m.close();
+  });
+
+  it('per-contact v⁻/v⁺, friction power and bias impulse of a multi-island frame equal the whole-frame kinematics', () => {
+    // a spinning box sliding on the ground and a sphere bouncing beside it: two islands (the ground joins none)
+    const text = JSON.stringify({ scenarios: [{
+      name: 'two-islands', frames: 40,
+      bodies: [
+        { name: 'ground', shape: { plane: { normal: [0, 0, 1], offset: 0 } }, static: true },
+        { name: 'box', shape: { box: { halfExtents: [0.5, 0.3, 0.2] } }, mass: 2, position: [0, 0, 0.21], velocity: [3, 1, -0.5], angularVelocity: [0.5, -0.3, 4] },
+        { name: 'ball', shape: { sphere: { radius: 0.25 } }, mass: 1, position: [5, 0, 0.6], velocity: [0, 1, -2] },
+      ],
+    }] });
+    const desc = parseSceneFile(text, 'two-islands.scene.json').scenarios[0].desc;
+    const m = InspectorModel.fromScenario(desc, 'two-islands.scene.json');
+    let multi = 0, compared = 0;
+    for (let i = 0; i < m.info.frameCount; i++) {
+      const v = m.frameView(i);
+      if (v.islands.length > 1) multi++;
+      const f = m.session.frame(i);
+      const kin = contactKinematics(m.session.header, f, i > 0 ? m.session.frame(i - 1) : undefined);
+      assert.ok(kin, `frame ${i}: kinematics`);
+      v.contacts.forEach((c, k) => {
+        const g = kin[k], [, l1, l2] = f.solver.lambda.slice(3 * k, 3 * k + 3);
+        const close = (a: number | null, b: number, what: string) => assert.ok(a !== null && Math.abs(a - b) <= 1e-12 * Math.max(1, Math.abs(b)), `frame ${i} contact ${k} ${what}: ${a} vs ${b}`);
+        close(c.vnBefore, g.gBefore[0], 'v⁻n');
+        close(c.vnAfter, g.gAfter[0], 'v⁺n');
+        close(c.frictionPower, l1 * g.gAfter[1] + l2 * g.gAfter[2], 'friction power');
+        if (c.biasVelocity !== null) close(c.biasImpulse, c.biasVelocity * g.mEff, 'bias impulse');
+        compared++;
+      });
+    }
+    assert.ok(multi > 0, 'some frame has two islands');
+    assert.ok(compared > 40, `${compared} contacts compared`);
     m.close();
   });
 });

@@ -5,7 +5,8 @@
  * one read of the recording); frame views, contact series and what-ifs are computed on demand.
  */
 import { Session } from '../../session/session.js';
-import { Diagnoser, contactKinematics, frameEnergyParts, type DiagnosisOptions } from '../../session/diagnose.js';
+import { Diagnoser, frameEnergyParts, type DiagnosisOptions } from '../../session/diagnose.js';
+import { STATIC_CONTACT_KINEMATICS, type ContactKinematics } from '../../session/contactKinematics.js';
 import { whatIf } from '../../session/whatIf.js';
 import { World } from '../../engine/world/world.js';
 import type { ScenarioDesc } from '../../engine/world/types.js';
@@ -215,18 +216,23 @@ export class InspectorModel {
     const s = this.session;
     const f = s.frame(i);
     const d = s.detail(i);
-    // The previous frame is only needed without a full pre-solve state (re-simulating it costs steps).
-    const needsPrev = !f.pre || f.pre.some((p) => !p.x || !p.q);
-    const prev = needsPrev && i > 0 ? s.frame(i - 1) : undefined;
-    const kin = contactKinematics(s.header, f, prev && prev.frame === f.frame - 1 ? prev : undefined);
     const rest = Number(s.header.solver?.restVelocityThreshold ?? 0.5);
-    // per contact: its island's bias part of b_n (rhs decomposition of the re-assembled problem)
+    // per contact: its island's bias part of b_n (rhs decomposition of the re-assembled problem) and its
+    // velocities before/after the impulse (from the same assembly); contacts between two static bodies
+    // have none but are known when the frame's pre-solve state is
     const biasOf = new Float64Array(d.contacts.length).fill(NaN);
-    for (const isl of d.islands) isl.contacts.forEach((c, j) => { if (isl.rhs) biasOf[c] = isl.rhs.bias[3 * j]; });
+    const kinOf: (ContactKinematics | undefined)[] = new Array(d.contacts.length);
+    for (const isl of d.islands) {
+      isl.contacts.forEach((c, j) => {
+        if (isl.rhs) biasOf[c] = isl.rhs.bias[3 * j];
+        if (isl.kinematics) kinOf[c] = isl.kinematics[j];
+      });
+    }
+    if (!d.reason) d.contacts.forEach((c, k) => { if (c.island < 0) kinOf[k] = STATIC_CONTACT_KINEMATICS; });
     const contacts: ContactView[] = d.contacts.map((c, k) => {
       const [ln, l1, l2] = c.lambda;
       const lt = Math.hypot(l1, l2);
-      const g = kin?.[k];
+      const g = kinOf[k];
       const slide = g ? Math.hypot(g.gAfter[1], g.gAfter[2]) : null;
       let state: ContactState;
       if (!(ln > ZERO_IMPULSE)) state = 'separating';
