@@ -29,15 +29,15 @@ export const STATIC_CONTACT_KINEMATICS: ContactKinematics = { gBefore: [0, 0, 0]
 export function blockKinematics(k: ContactBlocks, contacts: readonly ContactPoint[], lambda: ArrayLike<number>, bodyCount: number, scratch?: Float64Array): ContactKinematics[] {
   const { jacobianA: JA, jacobianB: JB } = k.physics;
   const dv = blockVelocityChanges(k, contacts, lambda, bodyCount, scratch);
+  const v = k.rhs.velocity;
   const out: ContactKinematics[] = new Array(k.contactCount);
   const row = (c: number, r: number): number => {
-    let s = -k.rhs.velocity[3 * c + r];
+    let s = -v[3 * c + r];
     if (!k.staticA[c]) { const o = 6 * contacts[c].bodyA, j = 18 * c + 6 * r; for (let q = 0; q < 6; q++) s += JA[j + q] * dv[o + q]; }
     if (!k.staticB[c]) { const o = 6 * contacts[c].bodyB, j = 18 * c + 6 * r; for (let q = 0; q < 6; q++) s += JB[j + q] * dv[o + q]; }
     return s;
   };
   for (let c = 0; c < k.contactCount; c++) {
-    const v = k.rhs.velocity;
     let ann = 0;
     if (!k.staticA[c]) for (let q = 0; q < 6; q++) ann += JA[18 * c + q] * k.invMassJA[18 * c + q];
     if (!k.staticB[c]) for (let q = 0; q < 6; q++) ann += JB[18 * c + q] * k.invMassJB[18 * c + q];

@@ -218,8 +218,8 @@ export class InspectorModel {
     const d = s.detail(i);
     const rest = Number(s.header.solver?.restVelocityThreshold ?? 0.5);
     // per contact: its island's bias part of b_n (rhs decomposition of the re-assembled problem) and its
-    // velocities before/after the impulse (from the same assembly); contacts between two static bodies
-    // have none but are known when the frame's pre-solve state is
+    // velocities before/after the impulse (from the same assembly); a contact between two static bodies
+    // belongs to no island and moves at zero velocity whenever the frame's pre-solve state is known
     const biasOf = new Float64Array(d.contacts.length).fill(NaN);
     const kinOf: (ContactKinematics | undefined)[] = new Array(d.contacts.length);
     for (const isl of d.islands) {
