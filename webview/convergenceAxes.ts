@@ -2,6 +2,7 @@
  * Axes of the convergence plot (residual per iteration, log y), as pure functions so they are tested in
  * Node: which iterations have a value, the decade range of the y axis, and "nice" x ticks.
  */
+import { niceStep } from './niceStep.js';
 
 /** One plotted sample: 1-based iteration and its residual (> 0, finite). */
 export interface Sample { readonly iteration: number; readonly residual: number }
@@ -36,8 +37,7 @@ export function decadeLabel(exponent: number): string { return `1e${exponent}`; 
 /** Integer x ticks on [1, last]: a step of 1, 2 or 5 × 10^k so that at most `maxTicks` labels fit. */
 export function iterationTicks(last: number, maxTicks: number): number[] {
   const span = Math.max(1, last - 1);
-  let step = 1;
-  for (let k = 0; step * Math.max(1, maxTicks - 1) < span; k++) step = [1, 2, 5][k % 3] * Math.pow(10, Math.floor(k / 3));
+  const step = Math.max(1, niceStep(span / Math.max(1, maxTicks - 1)));
   const out: number[] = [1];
   for (let t = step; t <= last; t += step) if (t > 1) out.push(t);
   return out;

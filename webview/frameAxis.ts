@@ -3,6 +3,7 @@
  * numbers) but label it with the recording's frame numbers, the numbers the readout, the findings and the
  * CLI use.
  */
+import { niceStep } from './niceStep.js';
 
 /** Tick label for session index `value`: its frame number, '' between frames or outside the recording. */
 export function frameTickLabel(value: number, frames: readonly number[]): string {
@@ -12,13 +13,6 @@ export function frameTickLabel(value: number, frames: readonly number[]): string
 /** Tooltip title for session index i: "frame 28 · t = 0.4667 s". */
 export function frameTitle(i: number, frames: readonly number[], times: readonly number[]): string {
   return Number.isInteger(i) && i >= 0 && i < frames.length ? `frame ${frames[i]} · t = ${times[i].toFixed(4)} s` : '';
-}
-
-/** 1, 2 or 5 × 10^k at or above x (x > 0). */
-function niceStep(x: number): number {
-  const p = 10 ** Math.floor(Math.log10(x));
-  const m = x / p;
-  return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
 }
 
 /** Index of frame number `frame` in the increasing `frames`, −1 when it is not recorded. */
