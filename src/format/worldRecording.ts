@@ -11,7 +11,7 @@ export function headerFromWorld(world: World): RecordingHeader {
     format: RECORDING_FORMAT, version: RECORDING_VERSION, producer: PRODUCER, units: 'SI', conventions: CONVENTIONS,
     dt: cfg.dt, gravity: cfg.gravity,
     bodies: world.bodies.map((b) => ({ name: b.name, shape: fromShapeDesc(b.desc.shape), mass: b.isStatic ? null : b.mass, inertia: b.isStatic ? null : b.inertia, static: b.isStatic })),
-    solver: { name: cfg.solver.solver, ...cfg.solver, erp: cfg.erp, slop: cfg.slop, warmStart: cfg.warmStart, restVelocityThreshold: cfg.restVelocityThreshold },
+    solver: { name: cfg.solver.solver, ...cfg.solver, erp: cfg.erp, slop: cfg.slop, splitImpulse: cfg.splitImpulse, softening: cfg.softening, warmStart: cfg.warmStart, restVelocityThreshold: cfg.restVelocityThreshold },
   };
 }
 

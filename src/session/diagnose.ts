@@ -1,41 +1,91 @@
 /**
- * Energy-injection diagnosis of a recording (ours or another engine's): which frame, which contact,
- * which mechanism, how many joules. It needs only what the recording format holds: body masses and
- * inertias, per-frame states, pre-solve velocities, contacts and λ.
+ * Energy-injection diagnosis of a recording (ours or another engine's): which frame, which contact, which
+ * mechanism, how many joules — decided from the data, never from the file's status label
+ * (docs/physics.md, "Diagnosis").
  *
- * A frame is examined when its total energy (kinetic + potential, from the recorded states) rose by more
- * than the tolerance. Per contact with λn > 0 the pre/post normal velocities are rebuilt exactly (ġ⁻ = J v⁻, ġ⁺ = ġ⁻ + J M⁻¹Jᵀλ,
- * seed 000 §4) and compared with the restitution target −e·ġ⁻ (seed 001 P2; zero below the rest-velocity
- * threshold, seed 000 §6.4). Energy attributed to a contact is the kinetic energy of its excess normal
- * speed over the target along its own effective mass, ½·m_eff·(ġ⁺² − target²), m_eff = 1/A_nn.
+ * Per frame:
+ *  1. The energy ledger (frameLedger.ts): every contact's normal and friction work, split into what the
+ *     restitution law allows, what the stabilisation accounts for, and the excess; integrator and
+ *     unexplained channels; ΔE is their exact sum.
+ *  2. Per island whose contacts separate above the law, or whose frame gained energy: counterfactual exact
+ *     re-solves (counterfactual.ts) — same problem, without stabilisation, with the restitution law — give
+ *     each mechanism's joules: the solve (an exact solution of the same problem would not inject), the
+ *     stabilisation (Baumgarte/ERP bias, soft-contact spring, push-out of an overlap), the target
+ *     (restitution overshoot, the convex model's lift), friction doing positive work.
+ *  3. Findings per frame and mechanism, never gated by the frame's total energy (a masked injection is
+ *     still found), listing contacts ranked by joules and summing small contributions.
+ *  4. Non-physical behaviour that is not (yet) an energy gain (nonPhysical.ts) and recording consistency
+ *     (consistency.ts: Δv = M⁻¹Jᵀλ per body, the likely writer bug when it fails).
  */
 import type { RecordedFrame, RecordingHeader } from '../format/recording.js';
 import { toContactPoint } from '../format/recording.js';
 import { quatToMat3 } from '../engine/math/quat.js';
-import { contactKinematics } from './contactKinematics.js';
+import { assembleBlocks, type ContactBlocks } from '../engine/assembly.js';
+import { buildIslands } from '../engine/collision/islands.js';
+import type { BodyState, ContactPoint } from '../engine/problem.js';
+import { blockKinematics, type ContactKinematics } from './contactKinematics.js';
+import { solveTimeBodies } from './preSolve.js';
+import { frameLedger, stabilisationModel, type ContactLedger, type FrameLedger, type StabilisationModel } from './frameLedger.js';
+import { islandCounterfactual, potentialRows, RECORDED_EXACT_KKT, type IslandCounterfactual } from './counterfactual.js';
+import { NonPhysicalDetector, type NonPhysicalEvent, type NonPhysicalKind, type Severity } from './nonPhysical.js';
+import { checkFrameConsistency, type WriterBug } from './consistency.js';
 
-export type Mechanism =
+export type InjectionMechanism =
   | 'restitution-overshoot'
   | 'bias-injection'
   | 'overlap-push-out'
   | 'friction-positive-work'
   | 'socp-separation'
   | 'non-converged-solve'
+  | 'position-correction'
   | 'integrator-drift';
 
+/** Stabilisation mechanisms are design choices with bounded energy (warnings); the others are errors. */
+export const MECHANISM_SEVERITY: Record<InjectionMechanism, Severity> = {
+  'restitution-overshoot': 'error', 'bias-injection': 'warning', 'overlap-push-out': 'warning', 'friction-positive-work': 'error',
+  'socp-separation': 'error', 'non-converged-solve': 'error', 'position-correction': 'warning', 'integrator-drift': 'error',
+};
 
-/** A finding: energy the frame gained (every mechanism above is a way energy gets in). */
+export type Mechanism = InjectionMechanism | NonPhysicalKind | 'inconsistent-recording';
+export type FindingKind = 'injection' | 'non-physical' | 'inconsistent';
+export type { Severity } from './nonPhysical.js';
+
+/** Joules one counterfactual re-solve saves (J), over the frame's re-solved islands. */
+export interface CounterfactualSavings {
+  /** Exact solve of the same contact problem. */
+  readonly exactSolve: number;
+  /** The same without the stabilisation term. */
+  readonly noStabilisation: number;
+  /** The restitution law −e·ġ⁻ in place of the recorded target. */
+  readonly restitutionLaw: number;
+  /** Islands re-solved, and why others were not. */
+  readonly islands: number;
+  readonly skipped: readonly string[];
+  readonly timeMs: number;
+}
+
+/** A finding: an energy injection, a non-physical behaviour, or an inconsistent recording. */
 export interface Finding {
   readonly frame: number;
   readonly time: number;
+  /** Contacts (frame order), ranked by joules for injections (at most LISTED_CONTACTS). */
   readonly contacts: readonly number[];
   readonly mechanism: Mechanism;
+  readonly kind: FindingKind;
+  readonly severity: Severity;
+  /** Energy the mechanism injected in this frame (J); 0 for non-physical and consistency findings. */
   readonly joules: number;
   readonly explanation: string;
+  /** Per listed contact, its joules (same order as contacts); injections only. */
+  readonly contactJoules?: readonly number[];
+  readonly counterfactual?: CounterfactualSavings;
+  /** The frame's data failed the consistency check: the numbers rest on an inconsistent recording. */
+  readonly inconsistent?: boolean;
+  readonly writerBug?: WriterBug;
 }
 
 export interface DiagnosisOptions {
-  /** Energy below this is not reported (J). */
+  /** Energy below this is not reported (J); applied to a frame's sum per mechanism, never per contact. */
   readonly energyTolerance: number;
   /** Normal-speed excess below this is rounding (m/s). */
   readonly speedTolerance: number;
@@ -46,10 +96,15 @@ export interface DiagnosisOptions {
   readonly slop?: number;
   /** A contact that appears with at least this depth is an initial overlap (m). */
   readonly overlapDepth: number;
+  /** Counterfactual exact re-solves (default true). */
+  readonly counterfactuals?: boolean;
+  /** Milliseconds of counterfactual solving allowed per frame before the rest of its islands are skipped. */
+  readonly counterfactualBudgetMs?: number;
 }
 
 /** Frame-level findings list at most this many contacts (the worst ones). */
 export const LISTED_CONTACTS = 8;
+export const DEFAULT_COUNTERFACTUAL_BUDGET_MS = 250;
 
 export const DEFAULT_DIAGNOSIS: DiagnosisOptions = { energyTolerance: 1e-3, speedTolerance: 1e-3, overlapDepth: 0.02 };
 
@@ -80,13 +135,55 @@ export function frameEnergy(header: RecordingHeader, f: RecordedFrame): number {
   return kinetic + potential;
 }
 
+/** Joules per mechanism accumulated over a frame's islands, with per-contact shares. */
+class Shares {
+  readonly total = new Map<InjectionMechanism, number>();
+  readonly perContact = new Map<InjectionMechanism, Map<number, number>>();
+  add(m: InjectionMechanism, joules: number, contact?: number): void {
+    if (!(joules > 0)) return;
+    this.total.set(m, (this.total.get(m) ?? 0) + joules);
+    if (contact === undefined) return;
+    let pc = this.perContact.get(m);
+    if (!pc) this.perContact.set(m, (pc = new Map()));
+    pc.set(contact, (pc.get(contact) ?? 0) + joules);
+  }
+  /** Spreads `joules` of mechanism m over contacts in proportion to weights (or unlisted when all weights are 0). */
+  spread(m: InjectionMechanism, joules: number, weights: ReadonlyMap<number, number>): void {
+    if (!(joules > 0)) return;
+    let sum = 0;
+    for (const w of weights.values()) sum += w;
+    if (!(sum > 0)) { this.add(m, joules); return; }
+    this.total.set(m, (this.total.get(m) ?? 0) + joules);
+    let pc = this.perContact.get(m);
+    if (!pc) this.perContact.set(m, (pc = new Map()));
+    for (const [c, w] of weights) if (w > 0) pc.set(c, (pc.get(c) ?? 0) + joules * (w / sum));
+  }
+}
+
+/** Result of analysing one frame, kept for the inspector and the report. */
+export interface FrameDiagnosis {
+  readonly ledger: FrameLedger;
+  /** Injected joules per mechanism (J). */
+  readonly injected: ReadonlyMap<InjectionMechanism, number>;
+}
+
 export class Diagnoser {
   private prev: RecordedFrame | undefined;
   private prevEnergy: number | undefined;
   private readonly opt: DiagnosisOptions;
-  /** PGS with the Coulomb-disk law has no QP-SOCP hop; any other (or unknown) solver may. */
-  private readonly socpSolver: boolean;
+  private readonly stab: StabilisationModel;
+  /** PGS with the Coulomb-disk law has no QP-SOCP lift; any other (or unknown) solver may. */
+  private readonly convexSolver: boolean;
+  private readonly nonPhysical: NonPhysicalDetector;
+  private readonly seenFeatures = new Set<string>();
   readonly findings: Finding[] = [];
+  /** First frame whose data fails the consistency check, and how many frames failed. */
+  consistency: { firstFrame: number; body: number; bug: WriterBug; text: string; frames: number; checked: number } | null = null;
+  private checkedFrames = 0;
+  /** Per frame: the ledger and injected joules per mechanism (for charts and `report`). */
+  readonly frames: FrameDiagnosis[] = [];
+  /** Counterfactual cost: frames re-solved, islands, total milliseconds. */
+  readonly cost = { frames: 0, islands: 0, ms: 0 };
 
   constructor(private readonly header: RecordingHeader, options: Partial<DiagnosisOptions> = {}, initialEnergy?: number) {
     const s = header.solver ?? { name: '' };
@@ -96,112 +193,265 @@ export class Diagnoser {
       erp: num(s.erp), slop: num(s.slop),
       ...options,
     };
+    const declared = stabilisationModel(header);
+    this.stab = options.erp !== undefined ? (options.erp > 0 ? { source: 'declared-bias', erp: options.erp, slop: options.slop ?? 0 } : { source: 'declared-none', erp: 0, slop: 0 }) : declared;
     this.prevEnergy = initialEnergy;
-    this.socpSolver = !(s.name === 'pgs' && s.friction !== 'cone');
+    this.convexSolver = !(s.name === 'pgs' && s.friction !== 'cone');
+    this.nonPhysical = new NonPhysicalDetector({ speedTolerance: this.opt.speedTolerance, penetrationGrowth: this.opt.overlapDepth / 2 }, this.convexSolver);
   }
 
   /** Diagnoses the next frame (frames must come in order). */
   add(f: RecordedFrame): void {
     const energy = frameEnergy(this.header, f);
-    const dE = this.prevEnergy === undefined ? 0 : energy - this.prevEnergy;
-    // Contact mechanisms are reported only for frames whose total energy rose: a contact's excess over the
-    // restitution law that other contacts' dissipation outweighs is not an injection of energy.
-    if (f.contacts.length > 0 && dE > this.opt.energyTolerance) this.contactFindings(f);
-    if (f.solver.status !== 'converged' && f.contacts.length > 0 && dE > this.opt.energyTolerance) {
-      const { contacts, note } = this.worstSeparating(f);
-      this.findings.push({
-        frame: f.frame, time: f.time, contacts, mechanism: 'non-converged-solve', joules: dE,
-        explanation: `the solver stopped with status "${f.solver.status}"${f.solver.iterations !== undefined ? ` after ${f.solver.iterations} iterations` : ''} and the total energy rose by ${dE.toPrecision(3)} J; an unconverged λ is not the optimum of the contact problem, whose solution never adds energy (seed 002 §M7)${note}`,
-      });
-    } else if (f.contacts.length === 0 && dE > this.opt.energyTolerance) {
-      this.findings.push({
-        frame: f.frame, time: f.time, contacts: [], mechanism: 'integrator-drift', joules: dE,
-        explanation: `total energy rose by ${dE.toPrecision(3)} J in a frame without contacts: only the time integration can do that (semi-implicit Euler loses ½mg²Δt² per step in free fall; a gain points at the integrator or at gyroscopic terms)`,
-      });
+    const prev = this.prev;
+    this.current = f;
+    const rest = this.opt.restVelocityThreshold ?? 0.5;
+    const solveTime = f.contacts.length > 0 || f.pre ? solveTimeBodies(this.header, f, prev) : null;
+    const bodies = solveTime && solveTime.ok ? solveTime.bodies : null;
+    const contacts = f.contacts.map(toContactPoint);
+    let blocks: ContactBlocks | null = null, kin: ContactKinematics[] | null = null;
+    if (bodies && contacts.length > 0) {
+      blocks = assembleBlocks(bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: this.header.dt });
+      kin = blockKinematics(blocks, contacts, f.solver.lambda, bodies.length);
+    } else if (bodies) kin = [];
+    const ledger = frameLedger({
+      header: this.header, frame: f, prev, prevEnergy: this.prevEnergy, energy, kinematics: kin,
+      potentialPerImpulse: blocks ? potentialRows(blocks, this.header.gravity, this.header.dt) : null,
+      preVelocities: bodies ? bodies.map((b) => ({ v: b.v, w: b.omega })) : null,
+      restVelocityThreshold: rest, speedTolerance: this.opt.speedTolerance, stabilisation: this.stab,
+    });
+    // consistency first: findings of an inconsistent frame are marked
+    let inconsistent = false;
+    if (f.pre && bodies && solveTime?.ok && !solveTime.reconstructed) {
+      this.checkedFrames++;
+      const c = checkFrameConsistency(this.header, f, prev, blocks, contacts);
+      if (c && c.body >= 0 && !(c.linearOk && c.angularOk)) {
+        inconsistent = true;
+        if (!this.consistency) {
+          this.consistency = { firstFrame: f.frame, body: c.body, bug: c.bug, text: c.text, frames: 0, checked: 0 };
+          this.findings.push({ frame: f.frame, time: f.time, contacts: [], mechanism: 'inconsistent-recording', kind: 'inconsistent', severity: 'error', joules: 0, writerBug: c.bug,
+            explanation: `inconsistent recording from frame ${f.frame} on: ${c.text}. Findings on such frames rest on inconsistent data and are marked so.` });
+        }
+        this.consistency.frames++;
+      }
+      if (this.consistency) this.consistency.checked = this.checkedFrames;
     }
+    const shares = new Shares();
+    const mark = (x: Finding): Finding => (inconsistent ? { ...x, inconsistent: true } : x);
+    let savings: CounterfactualSavings | undefined;
+    if (ledger.contacts && bodies && contacts.length > 0) savings = this.attribute(f, ledger.contacts, bodies, contacts, shares, rest);
+    this.pushInjections(f, ledger, shares, savings, mark);
+    const injected = new Set(this.findings.filter((x) => x.frame === f.frame && x.kind === 'injection').flatMap((x) => x.contacts));
+    const byKind = new Map<NonPhysicalKind, NonPhysicalEvent[]>();
+    for (const ev of this.nonPhysical.events(f, ledger.contacts)) {
+      // a contact whose separation an injection finding already explains is not listed twice
+      if (ev.kind === 'separating-with-impulse' && injected.has(ev.contact)) continue;
+      const list = byKind.get(ev.kind) ?? [];
+      list.push(ev);
+      byKind.set(ev.kind, list);
+    }
+    for (const [kind, evs] of byKind) {
+      const worst = evs.find((e) => e.severity === 'error') ?? evs[0];
+      const more = evs.length > 1 ? ` (${evs.length} contacts: ${evs.slice(0, LISTED_CONTACTS).map((e) => '#' + e.contact).join(', ')}${evs.length > LISTED_CONTACTS ? ', …' : ''})` : '';
+      this.findings.push(mark({ frame: f.frame, time: f.time, contacts: evs.slice(0, LISTED_CONTACTS).map((e) => e.contact), mechanism: kind, kind: 'non-physical', severity: worst.severity, joules: 0, explanation: `contact #${worst.contact}: ${worst.text}${more}` }));
+    }
+    for (const ct of f.contacts) this.seenFeatures.add(`${ct.a}|${ct.b}|${ct.feature ?? ''}`);
+    this.frames.push({ ledger, injected: shares.total });
     this.prev = f;
     this.prevEnergy = energy;
   }
 
-  /**
-   * The contacts of a frame-level finding: those leaving fastest above their restitution target
-   * (at most LISTED_CONTACTS), so a 1500-contact island does not list every contact.
-   */
-  private worstSeparating(f: RecordedFrame): { contacts: number[]; note: string } {
-    const kin = contactKinematics(this.header, f, this.prev);
-    const all = f.contacts.map((_, i) => i);
-    if (!kin) return all.length <= LISTED_CONTACTS ? { contacts: all, note: '' } : { contacts: [], note: `; ${all.length} contacts, none listed (no pre-solve state)` };
-    const rest = this.opt.restVelocityThreshold ?? 0.5;
-    const excess = kin.map((k, c) => {
-      const approach = -k.gBefore[0];
-      return k.gAfter[0] - (approach > rest ? f.contacts[c].e * approach : 0);
-    });
-    const ranked = all.filter((c) => excess[c] > this.opt.speedTolerance).sort((a, b) => excess[b] - excess[a]);
-    if (ranked.length === 0) return all.length <= LISTED_CONTACTS ? { contacts: all, note: '' } : { contacts: [], note: `; no contact separates above its restitution target` };
-    const listed = ranked.slice(0, LISTED_CONTACTS);
-    return {
-      contacts: listed.sort((a, b) => a - b),
-      note: ranked.length > LISTED_CONTACTS || all.length > listed.length ? `; listed: the ${listed.length} of ${f.contacts.length} contacts separating fastest above their restitution target (up to ${excess[ranked[0]].toPrecision(3)} m/s)` : '',
-    };
+  /** Splits the islands' energy above the law into mechanisms (counterfactuals when possible). */
+  private attribute(f: RecordedFrame, L: readonly ContactLedger[], bodies: readonly BodyState[], contacts: readonly ContactPoint[], shares: Shares, rest: number): CounterfactualSavings | undefined {
+    const tol = this.opt.speedTolerance, etol = this.opt.energyTolerance;
+    const isStatic = this.header.bodies.map((b) => b.static);
+    const islands = buildIslands(isStatic.length, contacts.map((c) => [c.bodyA, c.bodyB] as const), isStatic);
+    const frameRose = Number.isFinite(f.frame) && this.prevEnergy !== undefined && frameEnergy(this.header, f) - this.prevEnergy > etol;
+    const budget = this.opt.counterfactualBudgetMs ?? DEFAULT_COUNTERFACTUAL_BUDGET_MS;
+    const useCf = this.opt.counterfactuals !== false;
+    let exactSolve = 0, noStab = 0, restLaw = 0, solved = 0, ms = 0;
+    const skipped: string[] = [];
+    let any = false;
+    for (const isl of islands) {
+      let stabE = 0, excessE = 0, pos = 0;
+      for (const c of isl.contacts) { stabE += L[c].stabilisation; excessE += L[c].excess; pos += Math.max(0, L[c].normalWork); }
+      const suspect = stabE + excessE > 0.5 * etol || (frameRose && pos > 0);
+      if (!suspect) continue;
+      any = true;
+      let cf: IslandCounterfactual | undefined;
+      let recordedB: Float64Array | undefined;
+      if (useCf && ms < budget) {
+        const lam = new Float64Array(3 * isl.contacts.length), s = new Float64Array(isl.contacts.length);
+        isl.contacts.forEach((c, j) => {
+          for (let r = 0; r < 3; r++) lam[3 * j + r] = f.solver.lambda[3 * c + r];
+          // the stabilisation speed the data allows: declared bias, or the part of the separation a push-out explains
+          s[j] = this.stab.source === 'undeclared' ? Math.min(L[c].stabilisationSpeed, Math.max(0, L[c].separation - L[c].target)) : L[c].stabilisationSpeed;
+        });
+        recordedB = f.b && f.b.length === 3 * f.contacts.length ? Float64Array.from(isl.contacts.flatMap((c) => [f.b![3 * c], f.b![3 * c + 1], f.b![3 * c + 2]])) : undefined;
+        const out = islandCounterfactual(bodies, isl.contacts.map((c) => contacts[c]), lam, s, rest, this.header.dt, this.header.gravity, recordedB);
+        if (out.ok) { cf = out.value; ms += cf.timeMs; solved++; } else skipped.push(out.reason);
+      } else if (useCf) skipped.push(`per-frame re-solve budget of ${budget} ms used up`);
+      const saved = this.attributeIsland(isl.contacts, L, cf, shares, tol, recordedB !== undefined);
+      exactSolve += saved.exact; noStab += saved.stab; restLaw += saved.law;
+    }
+    if (!any) return undefined;
+    this.cost.frames++; this.cost.islands += solved; this.cost.ms += ms;
+    return { exactSolve, noStabilisation: noStab, restitutionLaw: restLaw, islands: solved, skipped, timeMs: ms };
   }
 
-  private contactFindings(f: RecordedFrame): void {
-    const kin = contactKinematics(this.header, f, this.prev);
-    if (!kin) return;
-    const C = f.contacts.length;
-    const contacts = f.contacts.map(toContactPoint);
-    const lam = f.solver.lambda;
-    const prevFeatures = new Set((this.prev?.contacts ?? []).map((c) => `${c.a}|${c.b}|${c.feature ?? ''}`));
-    const { speedTolerance: tol, energyTolerance: etol, restVelocityThreshold: rest = 0.5 } = this.opt;
-    for (let c = 0; c < C; c++) {
-      const { gBefore, gAfter, mEff } = kin[c];
-      const ct = contacts[c];
-      // Friction doing positive work (seed 002 §M7: λt·v_t⁺ ≤ 0 for a maximally dissipative solution).
-      const wFriction = lam[3 * c + 1] * 0.5 * (gBefore[1] + gAfter[1]) + lam[3 * c + 2] * 0.5 * (gBefore[2] + gAfter[2]);
-      if (wFriction > etol) {
-        this.findings.push({ frame: f.frame, time: f.time, contacts: [c], mechanism: 'friction-positive-work', joules: wFriction,
-          explanation: `the friction impulse (${lam[3 * c + 1].toPrecision(3)}, ${lam[3 * c + 2].toPrecision(3)}) N·s did +${wFriction.toPrecision(3)} J of work: it pushes along the sliding direction instead of against it (seed 002 §M7, eq. 44)` });
+  /**
+   * One island: stabilisation, target (restitution / convex lift) and solve shares; returns the joules the
+   * exact solve, the removal of stabilisation and the restitution law save.
+   */
+  private attributeIsland(cs: readonly number[], L: readonly ContactLedger[], cf: IslandCounterfactual | undefined, shares: Shares, tol: number, recordedB: boolean): { exact: number; stab: number; law: number } {
+    const stabW = new Map<number, number>(), restW = new Map<number, number>(), liftW = new Map<number, number>(), solveW = new Map<number, number>(), fricW = new Map<number, number>();
+    let stabSum = 0, restSum = 0, liftSum = 0, solveSum = 0, fricSum = 0;
+    for (const c of cs) {
+      const x = L[c];
+      // friction against maximal dissipation: positive work AND a component along the post-step slip
+      if (x.frictionWork > 0 && x.slipPower > 0) { fricW.set(c, x.frictionWork); fricSum += x.frictionWork; }
+      if (x.stabilisation > 0) { stabW.set(c, x.stabilisation); stabSum += x.stabilisation; }
+      if (!(x.excess > 0)) continue;
+      const mu = this.current!.contacts[c].mu;
+      // the (1+e)·v⁻ target, or an exact solve of a problem whose target differs from the law
+      const restitutionTarget = x.target > 0 && x.separation >= 0.95 * (x.approach + x.target);
+      const lift = this.convexSolver && x.slip > 10 * tol && Math.abs(x.separation - x.target - mu * x.slip) <= Math.max(10 * tol, 0.05 * mu * x.slip);
+      if (restitutionTarget || (x.target > 0 && cf !== undefined && cf.recordedKkt <= RECORDED_EXACT_KKT)) { restW.set(c, x.excess); restSum += x.excess; }
+      else if (lift) { liftW.set(c, x.excess); liftSum += x.excess; }
+      else { solveW.set(c, x.excess); solveSum += x.excess; }
+    }
+    if (!cf) {
+      // no exact re-solve: the ledger's per-contact evidence alone
+      this.spreadStab(stabSum, stabW, cs, L, shares);
+      shares.spread('friction-positive-work', fricSum, fricW);
+      shares.spread('restitution-overshoot', restSum, restW);
+      shares.spread('socp-separation', liftSum, liftW);
+      shares.spread('non-converged-solve', solveSum, solveW);
+      return { exact: 0, stab: 0, law: 0 };
+    }
+    const above = cf.recorded - cf.law; // the island's kinetic energy above the law's exact solution
+    const exactSaves = Math.max(0, cf.recorded - cf.sameProblem);
+    if (!(above > 0)) return { exact: exactSaves, stab: 0, law: 0 };
+    const fricShare = Math.min(above, fricSum);
+    shares.spread('friction-positive-work', fricShare, fricW);
+    const stabShare = Math.min(above - fricShare, Math.max(0, cf.stabilised - cf.law));
+    this.spreadStab(stabShare, stabW, cs, L, shares);
+    const remaining = above - fricShare - stabShare;
+    const evidence = restSum + liftSum;
+    // with the file's own b, what an exact solve saves is the solve's share and the rest lies in b's target;
+    // with a rebuilt b (law + stabilisation), contacts that hit another target explain their excess
+    const solveShare = recordedB ? Math.min(remaining, exactSaves) : remaining - Math.min(remaining, evidence);
+    const targetShare = remaining - solveShare;
+    if (targetShare > 0) {
+      if (evidence > 0) {
+        shares.spread('restitution-overshoot', targetShare * restSum / evidence, restW);
+        shares.spread('socp-separation', targetShare * liftSum / evidence, liftW);
+      } else shares.spread('bias-injection', targetShare, new Map(cs.map((c) => [c, Math.max(0, L[c].normalWork)])));
+    }
+    if (solveShare > 0) {
+      // rank the solve's share by each contact's excess, else by its positive normal work
+      if (solveSum > 0) shares.spread('non-converged-solve', solveShare, solveW);
+      else shares.spread('non-converged-solve', solveShare, new Map(cs.map((c) => [c, L[c].excess + Math.max(0, L[c].normalWork)])));
+    }
+    return { exact: exactSaves, stab: Math.max(0, cf.stabilised - cf.law), law: targetShare };
+  }
+
+  /** The frame being diagnosed. */
+  private current: RecordedFrame | undefined;
+
+  /** Stabilisation energy: overlap push-out for a contact that appears deep, else the bias/spring. */
+  private spreadStab(joules: number, w: ReadonlyMap<number, number>, cs: readonly number[], L: readonly ContactLedger[], shares: Shares): void {
+    if (!(joules > 0)) return;
+    const f = this.current!;
+    const overlap = new Map<number, number>(), bias = new Map<number, number>();
+    for (const [c, x] of w) {
+      const ct = f.contacts[c];
+      const isNew = !this.seenFeatures.has(`${ct.a}|${ct.b}|${ct.feature ?? ''}`);
+      (isNew && ct.depth >= this.opt.overlapDepth ? overlap : bias).set(c, x);
+    }
+    let so = 0, sb = 0;
+    for (const x of overlap.values()) so += x;
+    for (const x of bias.values()) sb += x;
+    if (so + sb === 0) {
+      // the exact re-solves show the stabilisation's energy although no contact separates within it: weight by ½m·s²
+      const all = new Map(cs.map((c) => [c, 0.5 * L[c].mEff * L[c].stabilisationSpeed ** 2]));
+      shares.spread('bias-injection', joules, all);
+      return;
+    }
+    shares.spread('overlap-push-out', joules * so / (so + sb), overlap);
+    shares.spread('bias-injection', joules * sb / (so + sb), bias);
+  }
+
+  private pushInjections(f: RecordedFrame, ledger: FrameLedger, shares: Shares, savings: CounterfactualSavings | undefined, mark: (x: Finding) => Finding): void {
+    const etol = this.opt.energyTolerance;
+    const reported: InjectionMechanism[] = [];
+    let reportedJ = 0;
+    const entries = [...shares.total.entries()].sort((a, b) => b[1] - a[1]);
+    for (const [m, j] of entries) if (j > etol) { reported.push(m); reportedJ += j; }
+    // a frame whose total rose must carry a finding: the largest share (even if each is small), else the integrator
+    if (reported.length === 0 && ledger.delta > etol) {
+      if (entries.length > 0 && entries[0][1] >= Math.max(0, ledger.integrator, ledger.positionCorrection)) { reported.push(entries[0][0]); reportedJ += entries[0][1]; }
+    }
+    if (ledger.positionCorrection > etol) { shares.add('position-correction', ledger.positionCorrection); reported.push('position-correction'); reportedJ += ledger.positionCorrection; }
+    const rest = ledger.delta - reportedJ;
+    const contactFree = f.contacts.length === 0;
+    if (ledger.delta > etol && rest > etol && ledger.integrator > etol && (contactFree || reported.length === 0)) {
+      shares.add('integrator-drift', Math.min(ledger.integrator, ledger.delta));
+      reported.push('integrator-drift');
+    }
+    for (const m of reported) {
+      const joules = shares.total.get(m) ?? 0;
+      const per = [...(shares.perContact.get(m) ?? new Map<number, number>()).entries()].sort((a, b) => b[1] - a[1]);
+      const listed = per.slice(0, LISTED_CONTACTS);
+      const contacts = listed.map(([c]) => c);
+      const contactJoules = listed.map(([, j]) => j);
+      this.findings.push(mark({
+        frame: f.frame, time: f.time, contacts, mechanism: m, kind: 'injection', joules,
+        // a solve blamed without an exact re-solve to confirm it is a warning
+        severity: m === 'non-converged-solve' && !(savings && savings.islands > 0) ? 'warning' : MECHANISM_SEVERITY[m],
+        explanation: this.explain(m, f, ledger, joules, per, savings),
+        ...(contacts.length ? { contactJoules } : {}), ...(savings && m !== 'integrator-drift' ? { counterfactual: savings } : {}),
+      }));
+    }
+  }
+
+  private explain(m: InjectionMechanism, f: RecordedFrame, ledger: FrameLedger, joules: number, per: [number, number][], cf: CounterfactualSavings | undefined): string {
+    const J = (x: number): string => `${x.toPrecision(3)} J`;
+    const L = ledger.contacts;
+    const top = per[0]?.[0];
+    const x = top !== undefined && L ? L[top] : undefined;
+    const ct = top !== undefined ? f.contacts[top] : undefined;
+    const spread = per.length > 1 ? `; spread over ${per.length} contacts (largest ${per.slice(0, 3).map(([c, j]) => `#${c} ${J(j)}`).join(', ')}${per.length > LISTED_CONTACTS ? `, the ${per.length - LISTED_CONTACTS} smallest not listed` : ''})` : '';
+    const total = Number.isFinite(ledger.delta) ? ` The frame's total energy changed by ${ledger.delta >= 0 ? '+' : ''}${J(ledger.delta)}${ledger.delta <= this.opt.energyTolerance ? ' — the injection is masked in the total: other contacts or the integrator lost more' : ''}.` : '';
+    const status = `the file's solver status is "${f.solver.status}"`;
+    const counter = cf && cf.islands > 0 ? ` Counterfactual exact re-solves (interior point): the same problem solved exactly saves ${J(cf.exactSolve)}, removing the stabilisation term saves ${J(cf.noStabilisation)}, the restitution law −e·v⁻ saves ${J(cf.restitutionLaw)}.` : cf && cf.skipped.length ? ` Not verified by an exact re-solve: ${cf.skipped[0]}.` : '';
+    const what = x ? `contact #${top} separates at ${x.separation.toPrecision(3)} m/s; the restitution law's target is ${x.target.toPrecision(3)} m/s (e = ${ct!.e}, approach ${x.approach.toPrecision(3)} m/s)` : '';
+    switch (m) {
+      case 'restitution-overshoot':
+        return `${J(joules)} above Newton's restitution law: ${what}${x && x.separation >= (1 + ct!.e) * x.approach * 0.95 ? ' — it leaves at (1+e) times the approach speed: −(1+e)·v⁻ was used as the target velocity instead of −e·v⁻ (docs/physics.md, "Restitution")' : ': the impulse overshoots the restitution law'}${spread}.${counter}${total}`;
+      case 'bias-injection':
+        return `${J(joules)} from the position correction: ${what ? `${what}, and the separation above it is within the stabilisation speed ${x!.stabilisationSpeed.toPrecision(3)} m/s (${x!.stabilisationSource === 'declared-bias' ? `declared ERP bias (ERP/Δt)·(depth − slop), depth ${(ct!.depth * 1000).toPrecision(3)} mm` : `push-out of ${(ct!.depth * 1000).toPrecision(3)} mm penetration: a Baumgarte bias or a soft-contact spring, recognised from the data`})` : 'penetration turned into separation speed'} — Baumgarte stabilisation turns overlap into kinetic energy (Catto, GDC 2005; split impulse or a position solve avoids it)${spread}.${counter}${total}`;
+      case 'overlap-push-out':
+        return `${J(joules)} from pushing apart an initial overlap: ${what}; the contact appears ${ct ? (ct.depth * 1000).toPrecision(3) : '?'} mm deep and the position correction turns the overlap into separation speed${spread}.${counter}${total}`;
+      case 'friction-positive-work':
+        return `friction did +${J(joules)} of work${top !== undefined ? ` (contact #${top}: λt = (${f.solver.lambda[3 * top + 1].toPrecision(3)}, ${f.solver.lambda[3 * top + 2].toPrecision(3)}) N·s)` : ''}: it pushes along the sliding direction instead of against it, while maximal dissipation requires λt·v_t ≤ 0${spread}.${total}`;
+      case 'socp-separation':
+        return `${J(joules)} from the convex friction model: ${what}, and the excess matches μ‖v_t‖ — the QP-SOCP's w_n = μ‖w_t‖ lifts a sliding contact off (Anitescu 2006; docs/physics.md)${spread}.${counter}${total}`;
+      case 'non-converged-solve': {
+        const verdict = cf && cf.islands > 0 ? `an exact solution of the same contact problem would not inject this energy (it saves ${J(cf.exactSolve)}): the solve is the cause, whatever ${status} says` : `the recorded λ separates contacts above their targets and no target or stabilisation explains it: a truncated or non-converged solve (${status})`;
+        return `${J(joules)} from the solve: ${verdict}${what ? `; ${what}` : ''}${spread}.${counter}${total}`;
       }
-      if (!(lam[3 * c] > 0)) continue;
-      const approach = -gBefore[0];
-      const target = approach > rest ? ct.restitution * approach : 0;
-      const post = gAfter[0];
-      const excess = post - target;
-      if (!(excess > tol)) continue;
-      const joules = 0.5 * mEff * (post * post - target * target);
-      if (!(joules > etol)) continue;
-      const bias = this.opt.erp !== undefined ? (this.opt.erp / this.header.dt) * Math.max(0, ct.penetration - (this.opt.slop ?? 0)) : undefined;
-      const slide = Math.hypot(gAfter[1], gAfter[2]);
-      const isNew = !prevFeatures.has(`${ct.bodyA}|${ct.bodyB}|${ct.featureId ?? ''}`);
-      let mechanism: Mechanism, explanation: string;
-      const what = `after the impulse the contact separates at ${post.toPrecision(3)} m/s, but the restitution target is ${target.toPrecision(3)} m/s (e = ${ct.restitution}, approach ${approach.toPrecision(3)} m/s)`;
-      const hop = ct.mu * slide; // the QP-SOCP's normal velocity of a sliding contact (w_n = μ‖w_t‖)
-      const slack = Math.max(tol, 1e-3 * excess);
-      if (this.socpSolver && hop > tol && excess >= hop - slack && excess <= hop + (bias ?? 0) + slack) {
-        mechanism = 'socp-separation';
-        explanation = `${what}: the excess matches μ‖v_t‖ = ${hop.toPrecision(3)} m/s — the convex QP-SOCP friction model lifts a sliding contact off (w_n = μ‖w_t‖ from the KKT conditions, seeds 002/003, oracle FORMAT.md)`;
-      } else if (ct.penetration > 0 && (bias === undefined ? true : excess <= bias + tol)) {
-        mechanism = isNew && ct.penetration >= this.opt.overlapDepth ? 'overlap-push-out' : 'bias-injection';
-        explanation = mechanism === 'overlap-push-out'
-          ? `${what}: the contact appears with ${(ct.penetration * 1000).toPrecision(3)} mm overlap and the position correction turns it into separation speed (seed 001 P1)`
-          : `${what}: the excess ${excess.toPrecision(3)} m/s ${bias !== undefined ? `matches the ERP bias (ERP/Δt)·(depth − slop) = ${bias.toPrecision(3)} m/s` : `comes with ${(ct.penetration * 1000).toPrecision(3)} mm penetration`}: position correction turned into kinetic energy (Baumgarte, seed 001 P1; split impulse avoids it)`;
-      } else if (approach > rest) {
-        mechanism = 'restitution-overshoot';
-        explanation = `${what}: ${post > (1 + ct.restitution) * approach * 0.999 ? 'it leaves at (1+e) times the approach speed — the "−(1+e)·v used as a target" bug of seed 001 P2' : 'the impulse overshoots the restitution law'} (seed 000 §6.2)`;
-      } else if (f.solver.status !== 'converged') {
-        mechanism = 'non-converged-solve';
-        explanation = `${what}: the solver stopped with status "${f.solver.status}", and this contact's λn = ${lam[3 * c].toPrecision(3)} N·s is not a solution of the contact problem`;
-      } else {
-        mechanism = 'bias-injection';
-        explanation = `${what} below the rest-velocity threshold: a bias or stabilisation term made it separate`;
-      }
-      this.findings.push({ frame: f.frame, time: f.time, contacts: [c], mechanism, joules, explanation });
+      case 'position-correction':
+        return `${J(joules)} of potential energy from a position correction: the bodies moved ${f.contacts.length ? 'out of their overlaps ' : ''}further than their velocities carry them (split impulse or a position solve); it restores the height a penetration lost and is bounded by m·g·depth${total}`;
+      case 'integrator-drift':
+        return `total energy rose by ${J(ledger.delta)} and the integrator channel holds ${J(ledger.integrator)}${f.contacts.length === 0 ? ' in a frame without contacts' : ''}: only the time integration can do that (semi-implicit Euler loses ½mg²Δt² per step in free fall; a gain points at the integrator or at gyroscopic terms)`;
     }
   }
 }
 
-export function diagnose(header: RecordingHeader, frames: Iterable<RecordedFrame>, options: Partial<DiagnosisOptions> = {}): Finding[] {
-  const d = new Diagnoser(header, options);
+/** Diagnoses frames in order (see Diagnoser). */
+export function diagnose(header: RecordingHeader, frames: Iterable<RecordedFrame>, options: Partial<DiagnosisOptions> = {}, initialEnergy?: number): Finding[] {
+  const d = new Diagnoser(header, options, initialEnergy);
   for (const f of frames) d.add(f);
   return d.findings;
 }

@@ -86,7 +86,9 @@ describe('diagnose', () => {
       const frames = Array.from({ length: reader.frameCount }, (_, i) => reader.frame(i));
       const findings = diagnose(reader.header, frames);
       assert.ok(findings.length > 0);
-      assert.ok(findings.every((f) => f.frame >= 4), findings.map((f) => f.frame).join(','));
+      // errors only from frame 4 on; frames 2–3 carry the ERP bias's lift of the crate (warnings: the crate rises 0.3 mm per frame)
+      assert.ok(findings.filter((f) => f.severity === 'error').every((f) => f.frame >= 4), findings.map((f) => `${f.frame} ${f.mechanism}`).join(','));
+      assert.deepEqual(findings.filter((f) => f.frame < 4).map((f) => `${f.frame} ${f.mechanism}`), ['2 bias-injection', '3 bias-injection']);
       const big = findings.filter((f) => f.contacts.length === 1).sort((a, b) => b.joules - a.joules)[0];
       assert.equal(big.frame, 4);
       assert.deepEqual(big.contacts, [2]);
@@ -115,8 +117,9 @@ describe('diagnose: bundled examples', () => {
       const path = join(dir, file);
       for (const s of parseSceneFile(readFileSync(path, 'utf8'), path).scenarios) {
         const { findings } = diagnoseScenario(s.desc);
-        if (fault) assert.ok(findings.length > 0, `${s.desc.name}: no finding`);
-        else assert.deepEqual(findings.map((f) => `${f.frame} ${f.mechanism} ${f.joules.toExponential(2)}`), [], s.desc.name);
+        if (fault) assert.ok(findings.some((f) => f.kind === 'injection' && f.severity === 'error'), `${s.desc.name}: no finding`);
+        // stabilisation (warnings) and non-physical behaviour are reported where the data shows them; errors never
+        else assert.deepEqual(findings.filter((f) => f.severity === 'error').map((f) => `${f.frame} ${f.mechanism} ${f.joules.toExponential(2)}`), [], s.desc.name);
       }
     });
   }
@@ -132,7 +135,9 @@ describe('diagnose: frame-level findings name the worst contacts, not all of the
     for (const f of findings) assert.ok(f.contacts.length <= LISTED_CONTACTS, `frame ${f.frame}: ${f.contacts.length} contacts listed`);
     const crowded = frameLevel.filter((f) => frames.find((x) => x.frame === f.frame)!.contacts > LISTED_CONTACTS);
     assert.ok(crowded.length > 0, 'some frames have more contacts than are listed');
-    for (const f of crowded) assert.match(f.explanation, new RegExp(`listed: the ${f.contacts.length} of \\d+ contacts separating fastest`));
+    for (const f of crowded) assert.match(f.explanation, /spread over \d+ contacts \(largest #\d+/);
+    // listed contacts are ranked by their joules, largest first
+    for (const f of frameLevel) for (let i = 1; i < (f.contactJoules ?? []).length; i++) assert.ok(f.contactJoules![i - 1] >= f.contactJoules![i]);
   });
 });
 

@@ -1,0 +1,118 @@
+/**
+ * Counterfactual re-solves of one island's contact problem (docs/physics.md, "Counterfactual attribution").
+ *
+ * The recorded impulse λ_rec changes the island's kinetic energy by ΔKE(λ) = λᵀġ⁻ + ½λᵀAλ (A = J M⁻¹Jᵀ,
+ * ġ⁻ = J v⁻; the work of an impulse, Stewart & Trinkle 1996) and, through the position update x⁺ = x + v⁺Δt of
+ * semi-implicit Euler, its potential energy by λᵀp with p = −Δt·J_linᵀ… i.e. p_r = −Δt·g·(linear part of row r):
+ * E(λ) = λᵀ(ġ⁻ + p) + ½λᵀAλ is the total-energy effect compared below (a Baumgarte push-out lifts bodies). The island's contact problem is rebuilt from
+ * the recorded contacts and pre-solve state and solved EXACTLY (our interior-point method, to a KKT
+ * tolerance) with three right-hand sides:
+ *   law           b = −ġ⁻ + restitution target −e·ġn⁻ (Newton's law above the rest threshold, 0 below);
+ *   stabilised    law + the stabilisation speed s per normal row (declared ERP bias, or what the data shows);
+ *   recorded      the b the file holds (when it writes b), else the stabilised one.
+ * An exact solution of the convex contact problem with a dissipative target never adds kinetic energy
+ * (maximal dissipation, Moreau 1988; Anitescu & Potra 1997), so:
+ *   ΔKE(rec) − ΔKE(exact, recorded b)   is what an exact solve of the SAME problem saves → the solve's share;
+ *   ΔKE(exact, stabilised) − ΔKE(law)   is what removing the stabilisation term saves → stabilisation's share;
+ *   what remains above the law, on contacts that hit a target other than the law, is the target's share.
+ */
+import { assembleBlocks, denseProblem, type ContactBlocks } from '../engine/assembly.js';
+import type { BodyState, ContactPoint, ContactProblem } from '../engine/problem.js';
+import { solve } from '../engine/solvers/solve.js';
+import { kkt } from '../engine/kkt.js';
+
+/** Islands larger than this many contacts are not re-solved (dense exact solve cost ~ (3C)³ per iteration). */
+export const COUNTERFACTUAL_MAX_CONTACTS = 120;
+/** KKT tolerance of the exact re-solves (relative, kkt.ts). */
+export const COUNTERFACTUAL_TOLERANCE = 1e-8;
+/** A recorded λ whose relative KKT residual on the recorded problem is below this is an exact solution. */
+export const RECORDED_EXACT_KKT = 1e-4;
+
+export interface IslandCounterfactual {
+  /** Total-energy effect E(λ) of the recorded λ (J). */
+  readonly recorded: number;
+  /** E(λ) of the exact solution with the law target, the stabilised target, the recorded b (J). */
+  readonly law: number;
+  readonly stabilised: number;
+  readonly sameProblem: number;
+  /** Relative KKT residual of the recorded λ on the recorded (or stabilised) problem. */
+  readonly recordedKkt: number;
+  /** Total milliseconds of the exact solves. */
+  readonly timeMs: number;
+}
+
+export type CounterfactualOutcome =
+  | { readonly ok: true; readonly value: IslandCounterfactual }
+  | { readonly ok: false; readonly reason: string };
+
+/** p_r = −Δt·g·(linear part of row r over the dynamic bodies): potential energy per unit impulse (J per N·s). */
+export function potentialRows(k: ContactBlocks, gravity: readonly number[], dt: number): Float64Array {
+  const out = new Float64Array(k.size);
+  const { jacobianA: JA, jacobianB: JB } = k.physics;
+  for (let c = 0; c < k.contactCount; c++) {
+    for (let r = 0; r < 3; r++) {
+      const o = 18 * c + 6 * r;
+      let s = 0;
+      if (!k.staticA[c]) s += gravity[0] * JA[o] + gravity[1] * JA[o + 1] + gravity[2] * JA[o + 2];
+      if (!k.staticB[c]) s += gravity[0] * JB[o] + gravity[1] * JB[o + 1] + gravity[2] * JB[o + 2];
+      out[3 * c + r] = -dt * s;
+    }
+  }
+  return out;
+}
+
+/** E(λ) = λᵀ(ġ⁻ + p) + ½λᵀAλ with ġ⁻ = −rhs.velocity (A without its regularisation); p = 0 gives ΔKE. */
+export function energyChange(p: ContactProblem, lambda: ArrayLike<number>, pe?: Float64Array): number {
+  const n = p.size, A = p.A, v = p.rhs!.velocity;
+  let de = 0;
+  for (let i = 0; i < n; i++) {
+    let s = -p.regularization * lambda[i];
+    for (let j = 0; j < n; j++) s += A[i * n + j] * lambda[j];
+    de += lambda[i] * (-v[i] + (pe ? pe[i] : 0) + 0.5 * s);
+  }
+  return de;
+}
+
+function withB(p: ContactProblem, b: Float64Array): ContactProblem { return { ...p, b }; }
+
+/**
+ * Re-solves one island: `bodies` at solve time (all bodies of the frame), `contacts` the island's
+ * contacts, `lambda` its recorded λ (3 per contact), `stabilisation` the speed s per contact,
+ * `recordedB` the file's b for these rows if it holds one.
+ */
+export function islandCounterfactual(bodies: readonly BodyState[], contacts: readonly ContactPoint[], lambda: Float64Array, stabilisation: Float64Array,
+  restVelocityThreshold: number, dt: number, gravity: readonly number[], recordedB?: Float64Array): CounterfactualOutcome {
+  const C = contacts.length;
+  if (C > COUNTERFACTUAL_MAX_CONTACTS) return { ok: false, reason: `island of ${C} contacts is above the exact re-solve limit (${COUNTERFACTUAL_MAX_CONTACTS})` };
+  const k = assembleBlocks(bodies, contacts, { dt, baumgarte: false, restVelocityThreshold, regularization: 0 });
+  const law = denseProblem(k, contacts, 1e-12);
+  const pe = potentialRows(k, gravity, dt);
+  const bStab = Float64Array.from(law.b);
+  for (let c = 0; c < C; c++) bStab[3 * c] += stabilisation[c];
+  const stabilised = withB(law, bStab);
+  const same = recordedB ? withB(law, recordedB) : stabilised;
+  const opts = { solver: 'ipm', tolerance: COUNTERFACTUAL_TOLERANCE, maxIterations: 80 } as const;
+  let timeMs = 0;
+  const exact = (p: ContactProblem): number | string => {
+    const r = solve(p, opts);
+    timeMs += r.timeMs;
+    if (r.status.kind !== 'converged') return `the exact re-solve did not converge (${r.status.kind}: ${r.status.reason})`;
+    return energyChange(p, r.lambda, pe);
+  };
+  const eLaw = exact(law);
+  if (typeof eLaw === 'string') return { ok: false, reason: eLaw };
+  let eStab = eLaw;
+  if (stabilisation.some((s) => s > 0)) {
+    const x = exact(stabilised);
+    if (typeof x === 'string') return { ok: false, reason: x };
+    eStab = x;
+  }
+  let eSame = eStab;
+  if (recordedB) {
+    const x = exact(same);
+    if (typeof x === 'string') return { ok: false, reason: x };
+    eSame = x;
+  }
+  const report = kkt(same, lambda);
+  return { ok: true, value: { recorded: energyChange(law, lambda, pe), law: eLaw, stabilised: eStab, sameProblem: eSame, recordedKkt: report.maxRel, timeMs } };
+}

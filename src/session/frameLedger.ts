@@ -1,0 +1,200 @@
+/**
+ * The energy ledger of one recorded frame, per contact and channel, from the data alone (docs/physics.md,
+ * "Energy ledger").
+ *
+ * With v⁺ = v⁻ + M⁻¹Jᵀλ the kinetic energy change of the contact impulse is exactly
+ * ½(v⁺ + v⁻)ᵀM(v⁺ − v⁻) = Σ_rows λᵢ·½(ġᵢ⁻ + ġᵢ⁺) (ġ = Jv; Stewart & Trinkle 1996, the work of an impulse is
+ * the impulse times the mean velocity), so every row's work belongs to one contact and the per-contact sums
+ * add up to the island's kinetic energy change. The frame's total energy change splits exactly into
+ *   ΔE = Σ_contacts (normal work + friction work) + position correction + integrator + unexplained
+ * position correction = −Σ m g·(x⁺ − x_solve − v⁺Δt): potential energy of a displacement the velocities do not
+ *                explain (split impulse, a non-linear Gauss–Seidel position solve; Catto GDC 2005/2014);
+ * integrator   = the rest: (KE(v⁻) − KE(previous frame)) + ΔPE of the velocity-driven motion + (KE(v⁺) at
+ *                the end pose − at the solve pose) — the velocity update by gravity/external forces and the
+ *                position update of the time integrator (semi-implicit Euler in free fall: −½mg²Δt² per step);
+ * unexplained  = KE(v⁺) − KE(v⁻) − Σ contact work at the solve pose: a velocity change the recorded λ does
+ *                not explain (0 to rounding for a consistent recording; the consistency check names the cause).
+ *
+ * Each contact's normal work is then split against the restitution law (Newton's law, target ġ⁺ = −e·ġ⁻
+ * above the rest-velocity threshold, 0 below it) and the stabilisation the engine uses (Baumgarte/ERP bias
+ * (ERP/Δt)·max(0, depth − slop), Catto GDC 2005; or, when nothing is declared, at most the push-out depth/Δt
+ * of a one-step position correction or a soft-contact spring, recognised from the data):
+ *   normal work = law part + stabilisation part + excess part, with E(x) = ½m·x² + m·p·x the energy a
+ *   separation speed x carries (kinetic, and potential through the position update x⁺ = x + v⁺Δt:
+ *   p = −Δt·g·n over the contact's dynamic bodies; m = 1/A_nn), t the law target, s the stabilisation speed:
+ *   stabilisation = E(min(ġ⁺, t + s)) − E(t) and stabilisation + excess = E(ġ⁺) − E(t) when ġ⁺ > t.
+ */
+import type { RecordedFrame, RecordingHeader } from '../format/recording.js';
+import { quatToMat3, type Quat } from '../engine/math/quat.js';
+import type { Vec3 } from '../engine/math/vec3.js';
+import type { ContactKinematics } from './contactKinematics.js';
+
+/** Where a contact's stabilisation speed comes from. */
+export type StabilisationSource = 'declared-bias' | 'declared-none' | 'inferred';
+
+export interface StabilisationModel {
+  readonly source: 'declared-bias' | 'declared-none' | 'undeclared';
+  readonly erp: number;
+  readonly slop: number;
+}
+
+/** Reads the header's declared position correction: our recordings and most engines write erp/slop. */
+export function stabilisationModel(header: RecordingHeader): StabilisationModel {
+  const s = header.solver ?? { name: '' };
+  const erp = typeof s.erp === 'number' && Number.isFinite(s.erp) ? s.erp : undefined;
+  const slop = typeof s.slop === 'number' && Number.isFinite(s.slop) && s.slop >= 0 ? s.slop : 0;
+  if (s.splitImpulse === true || s.baumgarte === false || erp === 0) return { source: 'declared-none', erp: 0, slop };
+  if (erp !== undefined && erp > 0) return { source: 'declared-bias', erp, slop };
+  return { source: 'undeclared', erp: 0, slop: 0 };
+}
+
+export interface ContactLedger {
+  /** λn·½(ġn⁻ + ġn⁺) (J). */
+  readonly normalWork: number;
+  /** Σ_t λt·½(ġt⁻ + ġt⁺) (J); ≤ 0 for friction that opposes the slip. */
+  readonly frictionWork: number;
+  /** Part of normalWork the restitution law accounts for (J). */
+  readonly lawWork: number;
+  /** Kinetic energy of the separation speed the stabilisation accounts for (J, ≥ 0). */
+  readonly stabilisation: number;
+  /** Kinetic energy of the separation speed above law and stabilisation (J, ≥ 0). */
+  readonly excess: number;
+  /** Approach speed −ġn⁻ (m/s). */
+  readonly approach: number;
+  /** Restitution-law target speed (m/s). */
+  readonly target: number;
+  /** Stabilisation speed s allowed on top of the target (m/s). */
+  readonly stabilisationSpeed: number;
+  readonly stabilisationSource: StabilisationSource;
+  /** Normal separation speed after the impulse ġn⁺ (m/s). */
+  readonly separation: number;
+  /** Tangential slip speed after the impulse ‖ġt⁺‖ (m/s). */
+  readonly slip: number;
+  /** Power of the friction impulse along the post-step slip, λt·ġt⁺ (≤ 0 when friction opposes sliding). */
+  readonly slipPower: number;
+  /** 1/A_nn (kg). */
+  readonly mEff: number;
+}
+
+export interface FrameLedger {
+  readonly frame: number;
+  /** Total (kinetic + potential) energy at the end of the frame (J). */
+  readonly energy: number;
+  /** Change from the previous frame (J); NaN for the first frame without an initial energy. */
+  readonly delta: number;
+  /** Σ normal work, Σ friction work over the contacts (J). */
+  readonly normal: number;
+  readonly friction: number;
+  /** Σ stabilisation and Σ excess parts of the normal work (J). */
+  readonly stabilisation: number;
+  readonly excess: number;
+  /** Potential energy of displacements the velocities do not explain (J). */
+  readonly positionCorrection: number;
+  /** Integrator channel (J; NaN when delta is NaN). */
+  readonly integrator: number;
+  /** Velocity change the recorded λ does not explain (J). */
+  readonly unexplained: number;
+  /** Per contact, in the frame's order; null when the frame's pre-solve state is not available. */
+  readonly contacts: readonly ContactLedger[] | null;
+}
+
+/** Kinetic energy ½m|v|² + ½ωᵀR I_b Rᵀω of one dynamic body. */
+export function bodyKinetic(mass: number, inertia: readonly number[] | null, q: Quat, v: Vec3, w: Vec3): number {
+  let k = 0.5 * mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  if (!inertia) return k;
+  const R = quatToMat3(q);
+  const wb0 = w[0] * R[0] + w[1] * R[3] + w[2] * R[6];
+  const wb1 = w[0] * R[1] + w[1] * R[4] + w[2] * R[7];
+  const wb2 = w[0] * R[2] + w[1] * R[5] + w[2] * R[8];
+  if (inertia.length === 3) return k + 0.5 * (inertia[0] * wb0 * wb0 + inertia[1] * wb1 * wb1 + inertia[2] * wb2 * wb2);
+  const wb = [wb0, wb1, wb2];
+  for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) k += 0.5 * wb[r] * inertia[3 * r + c] * wb[c];
+  return k;
+}
+
+/** The orientation the contact problem was built at: pre.q, else the previous frame's, else the frame's own. */
+export function solvePose(f: RecordedFrame, prev: RecordedFrame | undefined, i: number): Quat {
+  const q = f.pre?.[i]?.q ?? (prev && prev.frame === f.frame - 1 ? prev.bodies[i].q : f.bodies[i].q);
+  const l = Math.hypot(q[0], q[1], q[2], q[3]);
+  return l > 0 ? [q[0] / l, q[1] / l, q[2] / l, q[3] / l] : [1, 0, 0, 0];
+}
+
+export interface LedgerInputs {
+  readonly header: RecordingHeader;
+  readonly frame: RecordedFrame;
+  readonly prev: RecordedFrame | undefined;
+  /** Total energy of the previous frame (or the initial state), if known. */
+  readonly prevEnergy: number | undefined;
+  readonly energy: number;
+  /** Per contact, p = −Δt·g·(linear part of the normal row over dynamic bodies) (m/s), or null. */
+  readonly potentialPerImpulse: Float64Array | null;
+  /** Per-contact kinematics (null: no pre-solve state). */
+  readonly kinematics: readonly ContactKinematics[] | null;
+  /** Pre-solve velocities of every body (recorded or reconstructed), null when not available. */
+  readonly preVelocities: readonly { readonly v: Vec3; readonly w: Vec3 }[] | null;
+  readonly restVelocityThreshold: number;
+  readonly speedTolerance: number;
+  readonly stabilisation: StabilisationModel;
+}
+
+/** The law target, the stabilisation speed and the energy split of one contact (see the module comment). */
+export function contactLedger(k: ContactKinematics, lambda: ArrayLike<number>, c: number, e: number, depth: number, dt: number, rest: number, speedTol: number, model: StabilisationModel, pNormal = 0): ContactLedger {
+  const ln = lambda[3 * c], lt1 = lambda[3 * c + 1], lt2 = lambda[3 * c + 2];
+  const normalWork = ln * 0.5 * (k.gBefore[0] + k.gAfter[0]);
+  const frictionWork = lt1 * 0.5 * (k.gBefore[1] + k.gAfter[1]) + lt2 * 0.5 * (k.gBefore[2] + k.gAfter[2]);
+  const approach = -k.gBefore[0];
+  const target = approach > rest ? e * approach : 0;
+  const sep = k.gAfter[0];
+  let s: number, source: StabilisationSource;
+  if (model.source === 'declared-bias') { s = (model.erp / dt) * Math.max(0, depth - model.slop); source = 'declared-bias'; }
+  else if (model.source === 'declared-none') { s = 0; source = 'declared-none'; }
+  else { s = Math.max(0, depth) / dt; source = 'inferred'; } // a one-step position correction pushes out at most depth/Δt
+  let stab = 0, excess = 0;
+  const E = (x: number): number => k.mEff * (0.5 * x * x + pNormal * x);
+  if (ln > 0 && sep > target + speedTol && k.mEff > 0) {
+    const above = E(sep) - E(target);
+    const capped = Math.min(sep, target + s);
+    stab = Math.max(0, E(capped) - E(target));
+    if (sep <= target + s + speedTol) stab = above; // within the stabilisation's reach (rounding included)
+    excess = Math.max(0, above - stab);
+  }
+  return {
+    normalWork, frictionWork, lawWork: normalWork - stab - excess, stabilisation: stab, excess,
+    approach, target, stabilisationSpeed: s, stabilisationSource: source, separation: sep,
+    slip: Math.hypot(k.gAfter[1], k.gAfter[2]), slipPower: lt1 * k.gAfter[1] + lt2 * k.gAfter[2], mEff: k.mEff,
+  };
+}
+
+/** The frame's ledger (see the module comment for the identity it satisfies). */
+export function frameLedger(inp: LedgerInputs): FrameLedger {
+  const { header, frame: f, prev } = inp;
+  const delta = inp.prevEnergy === undefined ? Number.NaN : inp.energy - inp.prevEnergy;
+  const contacts = inp.kinematics === null ? null : inp.kinematics.map((k, c) => {
+    const ct = f.contacts[c];
+    return contactLedger(k, f.solver.lambda, c, ct.e, ct.depth, header.dt, inp.restVelocityThreshold, inp.speedTolerance, inp.stabilisation, inp.potentialPerImpulse?.[3 * c] ?? 0);
+  });
+  let normal = 0, friction = 0, stabilisation = 0, excess = 0;
+  for (const c of contacts ?? []) { normal += c.normalWork; friction += c.frictionWork; stabilisation += c.stabilisation; excess += c.excess; }
+  // unexplained = KE(v⁺) − KE(v⁻) − Σ contact work, both at the solve pose
+  let unexplained = 0;
+  if (inp.preVelocities && contacts) {
+    let dk = 0;
+    header.bodies.forEach((b, i) => {
+      if (b.static || b.mass === null) return;
+      const q = solvePose(f, prev, i), pre = inp.preVelocities![i], post = f.bodies[i];
+      dk += bodyKinetic(b.mass, b.inertia, q, post.v, post.w) - bodyKinetic(b.mass, b.inertia, q, pre.v, pre.w);
+    });
+    unexplained = dk - normal - friction;
+  }
+  let positionCorrection = 0;
+  if (prev && prev.frame === f.frame - 1) {
+    const g = header.gravity;
+    header.bodies.forEach((b, i) => {
+      if (b.static || b.mass === null) return;
+      const xs = f.pre?.[i]?.x ?? prev.bodies[i].x, x = f.bodies[i].x, v = f.bodies[i].v;
+      for (let r = 0; r < 3; r++) positionCorrection -= b.mass * g[r] * (x[r] - xs[r] - v[r] * header.dt);
+    });
+  }
+  const integrator = delta - normal - friction - unexplained - positionCorrection;
+  return { frame: f.frame, energy: inp.energy, delta, normal, friction, stabilisation, excess, positionCorrection, integrator, unexplained, contacts };
+}
