@@ -23,8 +23,8 @@ import { kkt } from '../engine/kkt.js';
 
 /** Islands larger than this many contacts are not re-solved (dense exact solve cost ~ (3C)³ per iteration). */
 export const COUNTERFACTUAL_MAX_CONTACTS = 120;
-/** KKT tolerance of the exact re-solves (relative, kkt.ts). */
-export const COUNTERFACTUAL_TOLERANCE = 1e-8;
+/** KKT tolerance of the exact re-solves (relative, kkt.ts): joules to ~1e-6 of the island's scale. */
+export const COUNTERFACTUAL_TOLERANCE = 1e-6;
 /** A recorded λ whose relative KKT residual on the recorded problem is below this is an exact solution. */
 export const RECORDED_EXACT_KKT = 1e-4;
 

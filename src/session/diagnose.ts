@@ -100,13 +100,19 @@ export interface DiagnosisOptions {
   readonly counterfactuals?: boolean;
   /** Milliseconds of counterfactual solving allowed per frame before the rest of its islands are skipped. */
   readonly counterfactualBudgetMs?: number;
+  /** Milliseconds of counterfactual solving allowed over the whole diagnosis; later frames rest on the ledger. */
+  readonly counterfactualTotalMs?: number;
 }
 
 /** Frame-level findings list at most this many contacts (the worst ones). */
 export const LISTED_CONTACTS = 8;
-export const DEFAULT_COUNTERFACTUAL_BUDGET_MS = 250;
+export const DEFAULT_COUNTERFACTUAL_BUDGET_MS = 200;
+export const DEFAULT_COUNTERFACTUAL_TOTAL_MS = 10_000;
 
 export const DEFAULT_DIAGNOSIS: DiagnosisOptions = { energyTolerance: 1e-3, speedTolerance: 1e-3, overlapDepth: 0.02 };
+
+/** A contact's identity across frames: its bodies and the writer's feature id. */
+const contactKey = (c: RecordedFrame['contacts'][number]): string => `${c.a}|${c.b}|${c.feature ?? ''}`;
 
 function num(v: unknown): number | undefined { return typeof v === 'number' && Number.isFinite(v) ? v : undefined; }
 
@@ -176,6 +182,8 @@ export class Diagnoser {
   private readonly convexSolver: boolean;
   private readonly nonPhysical: NonPhysicalDetector;
   private readonly seenFeatures = new Set<string>();
+  /** Contacts of the previous frame (pair and feature id). */
+  private prevKeys = new Set<string>();
   readonly findings: Finding[] = [];
   /** First frame whose data fails the consistency check, and how many frames failed. */
   consistency: { firstFrame: number; body: number; bug: WriterBug; text: string; frames: number; checked: number } | null = null;
@@ -196,7 +204,8 @@ export class Diagnoser {
     const declared = stabilisationModel(header);
     this.stab = options.erp !== undefined ? (options.erp > 0 ? { source: 'declared-bias', erp: options.erp, slop: options.slop ?? 0 } : { source: 'declared-none', erp: 0, slop: 0 }) : declared;
     this.prevEnergy = initialEnergy;
-    this.convexSolver = !(s.name === 'pgs' && s.friction !== 'cone');
+    // the convex QP-SOCP model's lift is named only for solvers known to solve it (ours, or a header saying so)
+    this.convexSolver = s.name === 'newton' || s.name === 'ipm' || (s.name === 'pgs' && s.friction === 'cone') || s.friction === 'cone' || s.model === 'qp-socp';
     this.nonPhysical = new NonPhysicalDetector({ speedTolerance: this.opt.speedTolerance, penetrationGrowth: this.opt.overlapDepth / 2 }, this.convexSolver);
   }
 
@@ -217,6 +226,7 @@ export class Diagnoser {
     const ledger = frameLedger({
       header: this.header, frame: f, prev, prevEnergy: this.prevEnergy, energy, kinematics: kin,
       potentialPerImpulse: blocks ? potentialRows(blocks, this.header.gravity, this.header.dt) : null,
+      persistent: prev && prev.frame === f.frame - 1 ? (c) => this.prevKeys.has(contactKey(f.contacts[c])) : null,
       preVelocities: bodies ? bodies.map((b) => ({ v: b.v, w: b.omega })) : null,
       restVelocityThreshold: rest, speedTolerance: this.opt.speedTolerance, stabilisation: this.stab,
     });
@@ -255,7 +265,8 @@ export class Diagnoser {
       const more = evs.length > 1 ? ` (${evs.length} contacts: ${evs.slice(0, LISTED_CONTACTS).map((e) => '#' + e.contact).join(', ')}${evs.length > LISTED_CONTACTS ? ', …' : ''})` : '';
       this.findings.push(mark({ frame: f.frame, time: f.time, contacts: evs.slice(0, LISTED_CONTACTS).map((e) => e.contact), mechanism: kind, kind: 'non-physical', severity: worst.severity, joules: 0, explanation: `contact #${worst.contact}: ${worst.text}${more}` }));
     }
-    for (const ct of f.contacts) this.seenFeatures.add(`${ct.a}|${ct.b}|${ct.feature ?? ''}`);
+    this.prevKeys = new Set(f.contacts.map(contactKey));
+    for (const k of this.prevKeys) this.seenFeatures.add(k);
     this.frames.push({ ledger, injected: shares.total });
     this.prev = f;
     this.prevEnergy = energy;
@@ -268,6 +279,7 @@ export class Diagnoser {
     const islands = buildIslands(isStatic.length, contacts.map((c) => [c.bodyA, c.bodyB] as const), isStatic);
     const frameRose = Number.isFinite(f.frame) && this.prevEnergy !== undefined && frameEnergy(this.header, f) - this.prevEnergy > etol;
     const budget = this.opt.counterfactualBudgetMs ?? DEFAULT_COUNTERFACTUAL_BUDGET_MS;
+    const total = this.opt.counterfactualTotalMs ?? DEFAULT_COUNTERFACTUAL_TOTAL_MS;
     const useCf = this.opt.counterfactuals !== false;
     let exactSolve = 0, noStab = 0, restLaw = 0, solved = 0, ms = 0;
     const skipped: string[] = [];
@@ -280,7 +292,10 @@ export class Diagnoser {
       any = true;
       let cf: IslandCounterfactual | undefined;
       let recordedB: Float64Array | undefined;
-      if (useCf && ms < budget) {
+      // an exact re-solve decides between the solve and the target; separation within the stabilisation's reach needs none
+      const needsSolve = excessE > 0.5 * etol || (frameRose && stabE + excessE <= 0.5 * etol);
+      if (useCf && needsSolve && (ms >= budget || this.cost.ms + ms >= total)) skipped.push(ms >= budget ? `per-frame re-solve budget of ${budget} ms used up` : `the diagnosis' re-solve budget of ${total} ms is used up (earlier frames took it)`);
+      else if (useCf && needsSolve) {
         const lam = new Float64Array(3 * isl.contacts.length), s = new Float64Array(isl.contacts.length);
         isl.contacts.forEach((c, j) => {
           for (let r = 0; r < 3; r++) lam[3 * j + r] = f.solver.lambda[3 * c + r];
@@ -290,7 +305,7 @@ export class Diagnoser {
         recordedB = f.b && f.b.length === 3 * f.contacts.length ? Float64Array.from(isl.contacts.flatMap((c) => [f.b![3 * c], f.b![3 * c + 1], f.b![3 * c + 2]])) : undefined;
         const out = islandCounterfactual(bodies, isl.contacts.map((c) => contacts[c]), lam, s, rest, this.header.dt, this.header.gravity, recordedB);
         if (out.ok) { cf = out.value; ms += cf.timeMs; solved++; } else skipped.push(out.reason);
-      } else if (useCf) skipped.push(`per-frame re-solve budget of ${budget} ms used up`);
+      }
       const saved = this.attributeIsland(isl.contacts, L, cf, shares, tol, recordedB !== undefined);
       exactSolve += saved.exact; noStab += saved.stab; restLaw += saved.law;
     }
@@ -313,10 +328,11 @@ export class Diagnoser {
       if (x.stabilisation > 0) { stabW.set(c, x.stabilisation); stabSum += x.stabilisation; }
       if (!(x.excess > 0)) continue;
       const mu = this.current!.contacts[c].mu;
-      // the (1+e)·v⁻ target, or an exact solve of a problem whose target differs from the law
-      const restitutionTarget = x.target > 0 && x.separation >= 0.95 * (x.approach + x.target);
+      // the (1+e)·v⁻ target at the impact (a contact new this frame), or an exact solve of a problem whose target differs from the law
+      const isNew = !this.prevKeys.has(contactKey(this.current!.contacts[c]));
+      const restitutionTarget = isNew && x.target > 0 && x.separation >= 0.95 * (x.approach + x.target);
       const lift = this.convexSolver && x.slip > 10 * tol && Math.abs(x.separation - x.target - mu * x.slip) <= Math.max(10 * tol, 0.05 * mu * x.slip);
-      if (restitutionTarget || (x.target > 0 && cf !== undefined && cf.recordedKkt <= RECORDED_EXACT_KKT)) { restW.set(c, x.excess); restSum += x.excess; }
+      if (restitutionTarget || (isNew && x.target > 0 && cf !== undefined && cf.recordedKkt <= RECORDED_EXACT_KKT)) { restW.set(c, x.excess); restSum += x.excess; }
       else if (lift) { liftW.set(c, x.excess); liftSum += x.excess; }
       else { solveW.set(c, x.excess); solveSum += x.excess; }
     }
@@ -366,7 +382,7 @@ export class Diagnoser {
     const overlap = new Map<number, number>(), bias = new Map<number, number>();
     for (const [c, x] of w) {
       const ct = f.contacts[c];
-      const isNew = !this.seenFeatures.has(`${ct.a}|${ct.b}|${ct.feature ?? ''}`);
+      const isNew = !this.seenFeatures.has(contactKey(ct));
       (isNew && ct.depth >= this.opt.overlapDepth ? overlap : bias).set(c, x);
     }
     let so = 0, sb = 0;
@@ -392,7 +408,7 @@ export class Diagnoser {
     if (reported.length === 0 && ledger.delta > etol) {
       if (entries.length > 0 && entries[0][1] >= Math.max(0, ledger.integrator, ledger.positionCorrection)) { reported.push(entries[0][0]); reportedJ += entries[0][1]; }
     }
-    if (ledger.positionCorrection > etol) { shares.add('position-correction', ledger.positionCorrection); reported.push('position-correction'); reportedJ += ledger.positionCorrection; }
+    if (ledger.positionCorrection > etol && ledger.delta > etol) { shares.add('position-correction', ledger.positionCorrection); reported.push('position-correction'); reportedJ += ledger.positionCorrection; }
     const rest = ledger.delta - reportedJ;
     const contactFree = f.contacts.length === 0;
     if (ledger.delta > etol && rest > etol && ledger.integrator > etol && (contactFree || reported.length === 0)) {

@@ -128,6 +128,8 @@ export interface LedgerInputs {
   readonly energy: number;
   /** Per contact, p = −Δt·g·(linear part of the normal row over dynamic bodies) (m/s), or null. */
   readonly potentialPerImpulse: Float64Array | null;
+  /** Contacts (frame order) that were already touching in the previous frame, or null. */
+  readonly persistent: ((c: number) => boolean) | null;
   /** Per-contact kinematics (null: no pre-solve state). */
   readonly kinematics: readonly ContactKinematics[] | null;
   /** Pre-solve velocities of every body (recorded or reconstructed), null when not available. */
@@ -138,7 +140,7 @@ export interface LedgerInputs {
 }
 
 /** The law target, the stabilisation speed and the energy split of one contact (see the module comment). */
-export function contactLedger(k: ContactKinematics, lambda: ArrayLike<number>, c: number, e: number, depth: number, dt: number, rest: number, speedTol: number, model: StabilisationModel, pNormal = 0): ContactLedger {
+export function contactLedger(k: ContactKinematics, lambda: ArrayLike<number>, c: number, e: number, depth: number, dt: number, rest: number, speedTol: number, model: StabilisationModel, pNormal = 0, persistent = false): ContactLedger {
   const ln = lambda[3 * c], lt1 = lambda[3 * c + 1], lt2 = lambda[3 * c + 2];
   const normalWork = ln * 0.5 * (k.gBefore[0] + k.gAfter[0]);
   const frictionWork = lt1 * 0.5 * (k.gBefore[1] + k.gAfter[1]) + lt2 * 0.5 * (k.gBefore[2] + k.gAfter[2]);
@@ -148,12 +150,15 @@ export function contactLedger(k: ContactKinematics, lambda: ArrayLike<number>, c
   let s: number, source: StabilisationSource;
   if (model.source === 'declared-bias') { s = (model.erp / dt) * Math.max(0, depth - model.slop); source = 'declared-bias'; }
   else if (model.source === 'declared-none') { s = 0; source = 'declared-none'; }
-  else { s = Math.max(0, depth) / dt; source = 'inferred'; } // a one-step position correction pushes out at most depth/Δt
+  // undeclared: a one-step position correction pushes out at most depth/Δt; a contact that persists from the
+  // previous frame may be a soft contact (spring–damper, Todorov 2014) releasing the overlap it built up
+  else { s = persistent ? Infinity : Math.max(0, depth) / dt; source = 'inferred'; }
   let stab = 0, excess = 0;
   const E = (x: number): number => k.mEff * (0.5 * x * x + pNormal * x);
   if (ln > 0 && sep > target + speedTol && k.mEff > 0) {
     const above = E(sep) - E(target);
     const capped = Math.min(sep, target + s);
+    if (!Number.isFinite(s)) s = sep - target;
     stab = Math.max(0, E(capped) - E(target));
     if (sep <= target + s + speedTol) stab = above; // within the stabilisation's reach (rounding included)
     excess = Math.max(0, above - stab);
@@ -171,7 +176,7 @@ export function frameLedger(inp: LedgerInputs): FrameLedger {
   const delta = inp.prevEnergy === undefined ? Number.NaN : inp.energy - inp.prevEnergy;
   const contacts = inp.kinematics === null ? null : inp.kinematics.map((k, c) => {
     const ct = f.contacts[c];
-    return contactLedger(k, f.solver.lambda, c, ct.e, ct.depth, header.dt, inp.restVelocityThreshold, inp.speedTolerance, inp.stabilisation, inp.potentialPerImpulse?.[3 * c] ?? 0);
+    return contactLedger(k, f.solver.lambda, c, ct.e, ct.depth, header.dt, inp.restVelocityThreshold, inp.speedTolerance, inp.stabilisation, inp.potentialPerImpulse?.[3 * c] ?? 0, inp.persistent?.(c) ?? false);
   });
   let normal = 0, friction = 0, stabilisation = 0, excess = 0;
   for (const c of contacts ?? []) { normal += c.normalWork; friction += c.frictionWork; stabilisation += c.stabilisation; excess += c.excess; }
@@ -187,11 +192,12 @@ export function frameLedger(inp: LedgerInputs): FrameLedger {
     unexplained = dk - normal - friction;
   }
   let positionCorrection = 0;
-  if (prev && prev.frame === f.frame - 1) {
+  const consecutive = prev !== undefined && prev.frame === f.frame - 1;
+  if (consecutive || f.pre?.every((p) => p.x !== undefined)) {
     const g = header.gravity;
     header.bodies.forEach((b, i) => {
       if (b.static || b.mass === null) return;
-      const xs = f.pre?.[i]?.x ?? prev.bodies[i].x, x = f.bodies[i].x, v = f.bodies[i].v;
+      const xs = f.pre?.[i]?.x ?? prev!.bodies[i].x, x = f.bodies[i].x, v = f.bodies[i].v;
       for (let r = 0; r < 3; r++) positionCorrection -= b.mass * g[r] * (x[r] - xs[r] - v[r] * header.dt);
     });
   }

@@ -51,9 +51,19 @@ export class NonPhysicalDetector {
     const out: NonPhysicalEvent[] = [];
     const lam = f.solver.lambda, tol = this.opt.speedTolerance;
     const next = new Map<string, Track>();
+    // engines that solve friction per manifold (Box2D v3, Rapier, Jolt) may exceed the cone at one point while
+    // the manifold's total friction Σ‖λt‖ ≤ μΣλn holds: the cone is checked per body pair
+    const pair = new Map<string, { n: number; t: number; mu: number }>();
+    f.contacts.forEach((ct, c) => {
+      const k = `${ct.a}|${ct.b}`, p = pair.get(k) ?? { n: 0, t: 0, mu: 0 };
+      p.n += Math.max(0, lam[3 * c]); p.t += Math.hypot(lam[3 * c + 1], lam[3 * c + 2]); p.mu = Math.max(p.mu, ct.mu);
+      pair.set(k, p);
+    });
     f.contacts.forEach((ct, c) => {
       const ln = lam[3 * c], lt = Math.hypot(lam[3 * c + 1], lam[3 * c + 2]);
-      if (ln >= 0 && lt > ct.mu * ln * (1 + CONE_TOLERANCE) + 1e-12) {
+      const manifold = pair.get(`${ct.a}|${ct.b}`)!;
+      const manifoldOk = manifold.t <= manifold.mu * manifold.n * (1 + CONE_TOLERANCE) + 1e-12;
+      if (ln >= 0 && !manifoldOk && lt > ct.mu * ln * (1 + CONE_TOLERANCE) + 1e-12) {
         const over = ln > 0 ? lt / (ct.mu * ln) : Infinity;
         out.push({ kind: 'cone-violation', severity: over > 1.05 ? 'error' : 'warning', contact: c,
           text: `‖λt‖ = ${lt.toPrecision(3)} N·s exceeds μλn = ${(ct.mu * ln).toPrecision(3)} N·s${Number.isFinite(over) ? ` (${over.toFixed(3)}×)` : ''}: outside Coulomb's friction cone` });
