@@ -81,7 +81,7 @@ function checkContact(c: ContactPoint, i: number, nBodies: number): void {
 /**
  * Everything about an island's contact problem except the dense A: per-contact Jacobian blocks J (3×6 per
  * body, rows n, t1, t2) and M⁻¹Jᵀ, b with its decomposition, μ. Large islands are solved matrix-free from
- * these (solvers/pgsBlocks.ts); assembleProblem adds the dense A.
+ * these (solvers/pgsRows.ts); assembleProblem adds the dense A.
  */
 export interface ContactBlocks {
   readonly contactCount: number;
@@ -96,6 +96,8 @@ export interface ContactBlocks {
   readonly invMassJB: Float64Array;
   readonly staticA: Uint8Array;
   readonly staticB: Uint8Array;
+  /** The ε of the assembly options: the dense A gets +εI, the matrix-free rows add the same ε. */
+  readonly regularization: number;
 }
 
 export function assembleBlocks(bodies: readonly BodyState[], contacts: readonly ContactPoint[], options: Partial<AssemblyOptions> = {}): ContactBlocks {
@@ -136,6 +138,7 @@ export function assembleBlocks(bodies: readonly BodyState[], contacts: readonly 
   return {
     contactCount: C, size: n, b, mu, rhs: { velocity, restitution, bias }, contacts: metas,
     physics: { bodies, jacobianA: JA, jacobianB: JB }, invMassJA: MJA, invMassJB: MJB, staticA, staticB,
+    regularization: opt.regularization,
   };
 }
 

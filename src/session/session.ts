@@ -22,7 +22,8 @@
  *
  * Layer rule: imports engine and format only (no vscode, no DOM); Node's fs only via RecordingReader.
  */
-import { World, DENSE_ISLAND_LIMIT, type FrameRecord } from '../engine/world/world.js';
+import { World, type FrameRecord } from '../engine/world/world.js';
+import { assemblyOptions, DENSE_ISLAND_LIMIT } from '../engine/island/solveIsland.js';
 import type { ScenarioDesc } from '../engine/world/types.js';
 import type { ContactProblem, RhsDecomposition } from '../engine/problem.js';
 import { assembleBlocks, DEFAULT_ASSEMBLY, denseProblem, type AssemblyOptions } from '../engine/assembly.js';
@@ -299,7 +300,7 @@ class ScenarioSource implements FrameSource {
     const notes: string[] = [];
     if (c.softening > 0) notes.push(`the solved A also had softening γ = ${c.softening} on its normal diagonal; the A here does not`);
     if (c.faults.restitutionAsTarget) notes.push('fault injection restitutionAsTarget was on: the solved b had an extra −ġn on normal rows; the b here is the correct one');
-    return { options: { dt: c.dt, erp: c.erp, slop: c.slop, baumgarte: !c.splitImpulse, restVelocityThreshold: c.restVelocityThreshold, regularization: 1e-10 }, notes };
+    return { options: assemblyOptions(c), notes };
   }
 
   close(): void { this.live = null; }

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { assembleBlocks, assembleProblem } from '../../src/engine/assembly.js';
 import { solve } from '../../src/engine/solvers/solve.js';
-import { solvePgsBlocks } from '../../src/engine/solvers/pgsBlocks.js';
+import { solvePgsMatrixFree } from '../../src/engine/solvers/matrixFree.js';
 import { kkt } from '../../src/engine/kkt.js';
 import { body, contact, staticBody } from './helpers.js';
 import type { ContactPoint, ContactProblem } from '../../src/engine/problem.js';
@@ -53,7 +53,7 @@ describe('matrix-free PGS (sequential impulses)', () => {
         for (const maxIterations of [1, 7, 40]) {
           const opts: PgsOptions = { solver: 'pgs', friction, maxIterations, tolerance: 0, ...v.opts };
           const dense = solve(p, opts, warm);
-          const free = solvePgsBlocks(k, opts, warm, gamma);
+          const free = solvePgsMatrixFree(k, opts, warm, gamma);
           let d = 0;
           for (let i = 0; i < p.size; i++) d = Math.max(d, Math.abs(dense.lambda[i] - free.lambda[i]));
           assert.ok(d <= 1e-12 * Math.max(1, ...Array.from(dense.lambda, Math.abs)), `max |Δλ| ${d} after ${maxIterations} sweeps`);
@@ -62,6 +62,13 @@ describe('matrix-free PGS (sequential impulses)', () => {
           const kd = kkt(p, free.lambda);
           const last = free.history.residual[free.history.residual.length - 1];
           assert.ok(Math.abs(kd.maxRel - last) <= 1e-9 * Math.max(1, kd.maxRel), `matrix-free KKT ${last} vs dense ${kd.maxRel}`);
+          // every sweep's residual, in both storages: history[k] after k sweeps
+          assert.equal(free.history.residual.length, free.iterations + 1);
+          assert.equal(dense.history.residual.length, dense.iterations + 1);
+          free.history.residual.forEach((r, j) => {
+            const e = dense.history.residual[j];
+            assert.ok(Math.abs(r - e) <= 1e-9 * Math.max(1, e), `residual after ${j} sweeps: matrix-free ${r} vs dense ${e}`);
+          });
         }
       });
     }
