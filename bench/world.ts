@@ -105,12 +105,12 @@ async function createSim(job: Job): Promise<Sim> {
     case 'ours':
       return new OursSim(job.desc, job.solver ?? 'pgs');
     case 'cannon': {
-      let C;
+      let C: Awaited<ReturnType<typeof loadCannon>>;
       try { C = await loadCannon(); } catch (e) { throw new Error(`cannot load cannon-es: ${errorText(e)}`); }
       return cannonSim(C, job.desc, job.iterations);
     }
     case 'rapier': {
-      let R;
+      let R: Awaited<ReturnType<typeof loadRapier>>;
       try { R = await loadRapier(); } catch (e) { throw new Error(`Rapier init failed: ${errorText(e)}`); }
       return rapierSim(R, job.desc, job.iterations);
     }

@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { SceneAnalyzer } from './sceneAnalysis.js';
+import type { SceneAnalysis } from './worker/workerProtocol.js';
 import { recordOwnWork } from './ownWork.js';
 import { performance } from 'node:perf_hooks';
 import { outcomeTitle, type CheckOutcomes } from './checkOutcomes.js';
@@ -20,7 +21,7 @@ export class SceneLensProvider implements vscode.CodeLensProvider {
   async provideCodeLenses(doc: vscode.TextDocument, token: vscode.CancellationToken): Promise<vscode.CodeLens[]> {
     let t0 = performance.now();
     const lenses: vscode.CodeLens[] = [];
-    let outline;
+    let outline: SceneAnalysis['outline'];
     const pending = this.analyzer.analyze(doc);
     recordOwnWork('code lenses', performance.now() - t0);
     try { outline = (await pending).outline; } catch { return lenses; }

@@ -15,7 +15,9 @@ const EXAMPLES = resolve(__dirname, '..', '..', 'examples');
 const SOLVED_FRAMES = 4;
 
 describe('recorded convergence: iterations and residuals agree', () => {
-  for (const f of readdirSync(EXAMPLES).filter((x) => x.endsWith('.scene.json')).sort()) {
+  for (const f of readdirSync(EXAMPLES)
+    .filter((x) => x.endsWith('.scene.json'))
+    .sort()) {
     it(`${f}: every frame's residuals.length equals its iterations`, function () {
       this.timeout(120000);
       const path = join(EXAMPLES, f);
@@ -26,8 +28,15 @@ describe('recorded convergence: iterations and residuals agree', () => {
         let solvedHere = 0;
         for (let k = 0; k < s.desc.frames && solvedHere < SOLVED_FRAMES; k++) {
           const rec = frameFromWorld(world, world.step());
-          assert.equal(rec.solver.residuals?.length, rec.solver.iterations, `${s.desc.name} frame ${rec.frame}: ${rec.solver.iterations} iterations, ${rec.solver.residuals?.length} residuals`);
-          if ((rec.solver.iterations ?? 0) > 0) { solvedFrames++; solvedHere++; }
+          assert.equal(
+            rec.solver.residuals?.length,
+            rec.solver.iterations,
+            `${s.desc.name} frame ${rec.frame}: ${rec.solver.iterations} iterations, ${rec.solver.residuals?.length} residuals`,
+          );
+          if ((rec.solver.iterations ?? 0) > 0) {
+            solvedFrames++;
+            solvedHere++;
+          }
         }
       }
       assert.ok(solvedFrames > 0, 'no frame needed a solver iteration: the check would be vacuous');

@@ -42,7 +42,11 @@ export interface IslandOutcome {
  */
 export function assemblyOptions(cfg: StepConfig): AssemblyOptions {
   return {
-    dt: cfg.dt, erp: cfg.erp, slop: cfg.slop, baumgarte: !cfg.splitImpulse, restVelocityThreshold: cfg.restVelocityThreshold,
+    dt: cfg.dt,
+    erp: cfg.erp,
+    slop: cfg.slop,
+    baumgarte: !cfg.splitImpulse,
+    restVelocityThreshold: cfg.restVelocityThreshold,
     regularization: DEFAULT_ASSEMBLY.regularization,
   };
 }
@@ -56,18 +60,37 @@ export function useMatrixFree(cfg: StepConfig, contacts: number): boolean {
  * Solves one island; `contacts` are the frame indices of `cs`. The body velocity changes M⁻¹Jᵀλ are
  * added to `dvTotal` (6 per body; islands share no dynamic body).
  */
-export function solveIsland(states: readonly BodyState[], cs: readonly ContactPoint[], contacts: readonly number[], cfg: StepConfig, warm: Float64Array | undefined, dvTotal: Float64Array): IslandOutcome {
+export function solveIsland(
+  states: readonly BodyState[],
+  cs: readonly ContactPoint[],
+  contacts: readonly number[],
+  cfg: StepConfig,
+  warm: Float64Array | undefined,
+  dvTotal: Float64Array,
+): IslandOutcome {
   const blocks = assembleBlocks(states, cs, assemblyOptions(cfg));
   if (cfg.faults.restitutionAsTarget) applyRestitutionTargetFault(blocks);
   let solved: IslandSolve, work: IslandOutcome['work'];
   if (useMatrixFree(cfg, cs.length)) {
     const pgs = cfg.solver.solver === 'pgs' ? cfg.solver : { ...MATRIX_FREE_FALLBACK };
     const out = solvePgsMatrixFree(blocks, pgs, warm, cfg.softening);
-    const note = cfg.solver.solver === 'pgs' ? '' : ` (island of ${cs.length} contacts exceeds the dense limit of ${DENSE_ISLAND_LIMIT}: solved by matrix-free PGS instead of ${cfg.solver.solver})`;
+    const note =
+      cfg.solver.solver === 'pgs'
+        ? ''
+        : ` (island of ${cs.length} contacts exceeds the dense limit of ${DENSE_ISLAND_LIMIT}: solved by matrix-free PGS instead of ${cfg.solver.solver})`;
     const status = out.status.kind === 'converged' || !note ? out.status : { ...out.status, reason: out.status.reason + note };
     const result: SolveResult = {
-      solver: 'pgs', lambda: out.lambda, w: out.w, status, iterations: out.iterations, history: out.history, regularization: out.regularization,
-      timeMs: out.timeMs, objective: out.history.objective[out.history.objective.length - 1] ?? 0, kkt: out.kkt, contactClass: out.contactClass,
+      solver: 'pgs',
+      lambda: out.lambda,
+      w: out.w,
+      status,
+      iterations: out.iterations,
+      history: out.history,
+      regularization: out.regularization,
+      timeMs: out.timeMs,
+      objective: out.history.objective[out.history.objective.length - 1] ?? 0,
+      kkt: out.kkt,
+      contactClass: out.contactClass,
     };
     for (let i = 0; i < out.dv.length; i++) dvTotal[i] += out.dv[i];
     solved = { contacts, blocks, result, matrixFree: true };
@@ -99,7 +122,11 @@ export function solveIsland(states: readonly BodyState[], cs: readonly ContactPo
  */
 export function positionCorrection(states: readonly BodyState[], cs: readonly ContactPoint[], cfg: StepConfig, dvPseudo: Float64Array): void {
   const still = states.map((s) => ({ ...s, v: [0, 0, 0] as Vec3, omega: [0, 0, 0] as Vec3 }));
-  const blocks = assembleBlocks(still, cs.map((c) => ({ ...c, mu: 0, restitution: 0 })), { ...assemblyOptions(cfg), baumgarte: true, restVelocityThreshold: Infinity });
+  const blocks = assembleBlocks(
+    still,
+    cs.map((c) => ({ ...c, mu: 0, restitution: 0 })),
+    { ...assemblyOptions(cfg), baumgarte: true, restVelocityThreshold: Infinity },
+  );
   if (blocks.b.every((x) => x === 0)) return;
   const p = denseProblem(blocks, cs, blocks.regularization);
   const r = solve(p, cfg.solver);
@@ -122,7 +149,8 @@ function soften(p: ContactProblem, gamma: number): void {
  */
 function applyRestitutionTargetFault(k: ContactBlocks): void {
   const rhs = k.rhs;
-  const b = k.b, rest = rhs.restitution as Float64Array;
+  const b = k.b,
+    rest = rhs.restitution as Float64Array;
   for (let c = 0; c < k.contactCount; c++) {
     const o = 3 * c;
     const extra = rhs.velocity[o]; // −ġ⁻ once more: b_n = −(2+e)ġ⁻ ⇒ ġ⁺ = −(1+e)ġ⁻

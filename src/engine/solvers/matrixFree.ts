@@ -9,6 +9,7 @@ import { classifyContacts, type ContactClass } from '../kkt.js';
 import { runPgs, type PgsOutput } from './pgs.js';
 import { matrixFreeRows } from './pgsRows.js';
 import type { PgsOptions } from './types.js';
+import { nowMs } from '../clock.js';
 
 export interface MatrixFreeOutput extends PgsOutput {
   /** Δv = M⁻¹Jᵀλ per body of the island's body list, [dv(3), dω(3)]. */
@@ -19,11 +20,13 @@ export interface MatrixFreeOutput extends PgsOutput {
 
 /** `softening` γ is added to the normal rows: w_n = (Aλ − b)_n + γλ_n (docs/physics.md "Softening"). */
 export function solvePgsMatrixFree(k: ContactBlocks, opts: PgsOptions, warmStart?: Float64Array, softening = 0): MatrixFreeOutput {
-  const t0 = globalThis.performance.now();
+  const t0 = nowMs();
   const rows = matrixFreeRows(k, softening);
   const out = runPgs(rows, opts, warmStart, 'matrix-free');
   return {
-    ...out, dv: rows.dv,
-    contactClass: classifyContacts(k, out.lambda, out.w, out.kkt.lamRef, out.kkt.wRef), timeMs: globalThis.performance.now() - t0,
+    ...out,
+    dv: rows.dv,
+    contactClass: classifyContacts(k, out.lambda, out.w, out.kkt.lamRef, out.kkt.wRef),
+    timeMs: nowMs() - t0,
   };
 }

@@ -8,7 +8,7 @@
  */
 import type { ContactBlocks } from '../assembly.js';
 import type { ContactProblem } from '../problem.js';
-import { KktWorkspace, kktFromW, kktInto, type KktReport } from '../kkt.js';
+import { type KktWorkspace, kktFromW, kktInto, type KktReport } from '../kkt.js';
 
 export interface PgsRows {
   readonly contactCount: number;
@@ -31,14 +31,20 @@ export function denseRows(p: ContactProblem): PgsRows {
   const diagonal = new Float64Array(9 * C);
   for (let c = 0; c < C; c++) for (let r = 0; r < 3; r++) for (let s = 0; s < 3; s++) diagonal[9 * c + 3 * r + s] = A[(3 * c + r) * n + 3 * c + s];
   return {
-    contactCount: C, size: n, b: p.b, mu: p.mu, diagonal,
+    contactCount: C,
+    size: n,
+    b: p.b,
+    mu: p.mu,
+    diagonal,
     rowTimes(i, lambda) {
       let s = 0;
       const row = i * n;
       for (let j = 0; j < n; j++) s += A[row + j] * lambda[j];
       return s;
     },
-    changed() { /* A is read directly: nothing to update */ },
+    changed() {
+      /* A is read directly: nothing to update */
+    },
     kkt: (lambda, ws) => kktInto(p, lambda, ws),
   };
 }
@@ -50,11 +56,16 @@ export interface MatrixFreeRows extends PgsRows {
 
 /** Matrix-free rows of assembled blocks; `softening` γ is added to the normal rows (docs/physics.md). */
 export function matrixFreeRows(k: ContactBlocks, softening = 0): MatrixFreeRows {
-  const C = k.contactCount, n = k.size;
+  const C = k.contactCount,
+    n = k.size;
   const { jacobianA: JA, jacobianB: JB } = k.physics;
   const { invMassJA: MA, invMassJB: MB, staticA, staticB } = k;
-  const ia = new Int32Array(C), ib = new Int32Array(C);
-  k.contacts.forEach((m, c) => { ia[c] = m.contact.bodyA; ib[c] = m.contact.bodyB; });
+  const ia = new Int32Array(C),
+    ib = new Int32Array(C);
+  k.contacts.forEach((m, c) => {
+    ia[c] = m.contact.bodyA;
+    ib[c] = m.contact.bodyB;
+  });
   const dv = new Float64Array(6 * k.physics.bodies.length);
   /** Diagonal shift of row r (0 = normal): assembly ε, plus γ on the normal row. */
   const shift = (r: number): number => k.regularization + (r === 0 ? softening : 0);
@@ -64,7 +75,8 @@ export function matrixFreeRows(k: ContactBlocks, softening = 0): MatrixFreeRows 
     for (let r = 0; r < 3; r++) {
       for (let s = 0; s < 3; s++) {
         let v = 0;
-        const a = 18 * c + 6 * r, bb = 18 * c + 6 * s;
+        const a = 18 * c + 6 * r,
+          bb = 18 * c + 6 * s;
         if (!staticA[c]) for (let q = 0; q < 6; q++) v += JA[a + q] * MA[bb + q];
         if (!staticB[c]) for (let q = 0; q < 6; q++) v += JB[a + q] * MB[bb + q];
         diagonal[9 * c + 3 * r + s] = v + (r === s ? shift(r) : 0);
@@ -72,10 +84,19 @@ export function matrixFreeRows(k: ContactBlocks, softening = 0): MatrixFreeRows 
     }
   }
   const rowTimes = (i: number, lambda: Float64Array): number => {
-    const c = (i / 3) | 0, r = i - 3 * c;
+    const c = (i / 3) | 0,
+      r = i - 3 * c;
     let s = shift(r) * lambda[i];
-    if (!staticA[c]) { const o = 6 * ia[c], j = 18 * c + 6 * r; for (let q = 0; q < 6; q++) s += JA[j + q] * dv[o + q]; }
-    if (!staticB[c]) { const o = 6 * ib[c], j = 18 * c + 6 * r; for (let q = 0; q < 6; q++) s += JB[j + q] * dv[o + q]; }
+    if (!staticA[c]) {
+      const o = 6 * ia[c],
+        j = 18 * c + 6 * r;
+      for (let q = 0; q < 6; q++) s += JA[j + q] * dv[o + q];
+    }
+    if (!staticB[c]) {
+      const o = 6 * ib[c],
+        j = 18 * c + 6 * r;
+      for (let q = 0; q < 6; q++) s += JB[j + q] * dv[o + q];
+    }
     return s;
   };
   // Natural-map steps of the KKT check, ρ_c = 1/max diag A_cc, as kktInto computes them from a dense A.
@@ -85,13 +106,31 @@ export function matrixFreeRows(k: ContactBlocks, softening = 0): MatrixFreeRows 
     rho[c] = dmax > 0 ? 1 / dmax : 1;
   }
   return {
-    contactCount: C, size: n, b: k.b, mu: k.mu, diagonal, dv, rowTimes,
+    contactCount: C,
+    size: n,
+    b: k.b,
+    mu: k.mu,
+    diagonal,
+    dv,
+    rowTimes,
     changed(c, d0, d1, d2) {
-      if (!staticA[c]) { const o = 6 * ia[c], m = 18 * c; for (let q = 0; q < 6; q++) dv[o + q] += MA[m + q] * d0 + MA[m + 6 + q] * d1 + MA[m + 12 + q] * d2; }
-      if (!staticB[c]) { const o = 6 * ib[c], m = 18 * c; for (let q = 0; q < 6; q++) dv[o + q] += MB[m + q] * d0 + MB[m + 6 + q] * d1 + MB[m + 12 + q] * d2; }
+      if (!staticA[c]) {
+        const o = 6 * ia[c],
+          m = 18 * c;
+        for (let q = 0; q < 6; q++) dv[o + q] += MA[m + q] * d0 + MA[m + 6 + q] * d1 + MA[m + 12 + q] * d2;
+      }
+      if (!staticB[c]) {
+        const o = 6 * ib[c],
+          m = 18 * c;
+        for (let q = 0; q < 6; q++) dv[o + q] += MB[m + q] * d0 + MB[m + 6 + q] * d1 + MB[m + 12 + q] * d2;
+      }
     },
     kkt(lambda, ws) {
-      for (let i = 0; i < n; i++) { const a = rowTimes(i, lambda); ws.Alam[i] = a; ws.w[i] = a - k.b[i]; }
+      for (let i = 0; i < n; i++) {
+        const a = rowTimes(i, lambda);
+        ws.Alam[i] = a;
+        ws.w[i] = a - k.b[i];
+      }
       return kktFromW(k.mu, lambda, ws.w, k.b, rho, ws);
     },
   };

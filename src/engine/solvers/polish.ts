@@ -7,7 +7,7 @@
  * every candidate is projected onto K, so the result stays primal feasible.
  */
 import type { ContactProblem } from '../problem.js';
-import { KktWorkspace, kktInto } from '../kkt.js';
+import { type KktWorkspace, kktInto } from '../kkt.js';
 import { projectCone } from '../cone.js';
 import { choleskyInto, choleskySolve, type CholeskyFactor } from '../math/cholesky.js';
 import { luInto, luSolve } from '../math/lu.js';
