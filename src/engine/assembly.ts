@@ -24,8 +24,14 @@ export interface AssemblyOptions {
   readonly regularization: number;
 }
 
+/**
+ * ε of A + εI: keeps A positive definite when contacts are redundant (rank-deficient J) at a cost far
+ * below solver tolerances (docs/physics.md "Regularisation"). The one place this number is written.
+ */
+export const ASSEMBLY_REGULARIZATION = 1e-10;
+
 export const DEFAULT_ASSEMBLY: AssemblyOptions = {
-  dt: 1 / 60, erp: 0.2, slop: 0, baumgarte: true, restVelocityThreshold: 0, regularization: 1e-10,
+  dt: 1 / 60, erp: 0.2, slop: 0, baumgarte: true, restVelocityThreshold: 0, regularization: ASSEMBLY_REGULARIZATION,
 };
 
 /** Is a body static (no columns in J)? Index −1 is the static world. */

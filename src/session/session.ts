@@ -174,7 +174,7 @@ class RecordingSource implements FrameSource {
     let baumgarte = true;
     if (typeof s.splitImpulse === 'boolean') baumgarte = !s.splitImpulse;
     else notes.push('header solver.splitImpulse not recorded: assumed false (the bias (erp/dt)·max(0, depth − slop) is part of b)');
-    notes.push('A = J M⁻¹ Jᵀ + εI (ε = 1e-10) rebuilt from the header masses/inertias; engine-specific terms (softening, CFM) are not included');
+    notes.push(`A = J M⁻¹ Jᵀ + εI (ε = ${DEFAULT_ASSEMBLY.regularization}) rebuilt from the header masses/inertias; engine-specific terms (softening, CFM) are not included`);
     return { options: { dt: this.header.dt, erp, slop, baumgarte, restVelocityThreshold, regularization: DEFAULT_ASSEMBLY.regularization }, notes };
   }
   close(): void { this.reader.close(); }

@@ -1,8 +1,13 @@
 /** One interface for every contact solver: solve(problem, options, warmStart?) → SolveResult. */
 import type { ContactClass, KktReport } from '../kkt.js';
 
-export type SolverName = 'pgs' | 'newton' | 'ipm';
-export const SOLVER_NAMES: readonly SolverName[] = ['pgs', 'newton', 'ipm'];
+/**
+ * The solver names: the one source of truth. The protocol's copy (plain types), the scene parser,
+ * package.json's `contactLens.solver.default` enum and schemas/scene.schema.json are checked against it
+ * by test/unit/solver-names.test.ts.
+ */
+export const SOLVER_NAMES = ['pgs', 'newton', 'ipm'] as const;
+export type SolverName = (typeof SOLVER_NAMES)[number];
 
 /**
  * converged: KKT max_rel ≤ tolerance (the same test for every solver, so "converged" never lies);
