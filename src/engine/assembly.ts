@@ -1,9 +1,9 @@
 /**
- * Contact problem assembly from physical data (seed 000 §3–§4, §10.3; DESIGN.md conventions):
+ * Contact problem assembly from physical data (docs/physics.md "Contact model" and "Conventions"):
  *   Jacobian row for direction d at p: body a [dᵀ, (r_a×d)ᵀ], body b [−dᵀ, −(r_b×d)ᵀ], r = p − x;
  *   A = J M⁻¹ Jᵀ (+ εI), blocks A_ij non-zero only when contacts i and j share a dynamic body;
  *   b_n = −ġ_n − e·ġ_n (restitution only when −ġ_n exceeds the rest-velocity threshold)
- *         + (ERP/Δt)·max(0, depth − slop);  b_t = −ġ_t  (seed 001 P1/P2).
+ *         + (ERP/Δt)·max(0, depth − slop);  b_t = −ġ_t  (Baumgarte 1972; Catto 2005).
  */
 import type { BodyState, ContactMeta, ContactPoint, ContactProblem, ProblemPhysics, RhsDecomposition } from './problem.js';
 import { ProblemError } from './problem.js';
@@ -12,15 +12,15 @@ import { cross, type Vec3 } from './math/vec3.js';
 export interface AssemblyOptions {
   /** Time step Δt (s); only used by the bias term. */
   readonly dt: number;
-  /** Error-reduction parameter of the velocity-level bias (ERP/Δt)·depth (seed 001 P1; default 0.2). */
+  /** Error-reduction parameter of the velocity-level bias (ERP/Δt)·depth (Baumgarte 1972; default 0.2). */
   readonly erp: number;
   /** Penetration allowed without correction (m). */
   readonly slop: number;
   /** Apply the bias term at all (Baumgarte / ERP). */
   readonly baumgarte: boolean;
-  /** Approach speed (m/s) below which restitution is zero (seed 000 §6.4). */
+  /** Approach speed (m/s) below which restitution is zero (docs/physics.md "Contact model"). */
   readonly restVelocityThreshold: number;
-  /** Diagonal regularisation ε added to A (seed 002 eq. 41). */
+  /** Diagonal regularisation ε added to A (docs/physics.md "Regularisation"). */
   readonly regularization: number;
 }
 
@@ -162,7 +162,7 @@ export function denseProblem(k: ContactBlocks, contacts: readonly ContactPoint[]
   const C = k.contactCount, n = k.size;
   const { jacobianA: JA, jacobianB: JB } = k.physics;
   const { invMassJA: MJA, invMassJB: MJB, staticA, staticB } = k;
-  // A_ij = Σ over bodies shared by i and j of J_i,body M⁻¹ J_j,bodyᵀ (seed 000 §10.3).
+  // A_ij = Σ over bodies shared by i and j of J_i,body M⁻¹ J_j,bodyᵀ (docs/physics.md "Delassus matrix").
   const A = new Float64Array(n * n);
   const addBlock = (i: number, Ji: Float64Array, j: number, MJj: Float64Array): void => {
     for (let r = 0; r < 3; r++) {
@@ -224,7 +224,7 @@ export function bodyVelocityChanges(p: ContactProblem, lambda: ArrayLike<number>
 }
 
 /**
- * Δv = M⁻¹Jᵀλ per body (6 numbers: linear, angular) from assembled blocks, seed 000 §4; bodyCount is the
+ * Δv = M⁻¹Jᵀλ per body (6 numbers: linear, angular) from assembled blocks (docs/physics.md "Contact model"); bodyCount is the
  * length of the body list the blocks were assembled from. Static bodies get zero. With `into` (6 per
  * body) the changes are added to it instead of a new array: islands share no dynamic body, so one zeroed
  * array serves every island of a frame.

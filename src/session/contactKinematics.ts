@@ -1,6 +1,6 @@
 /**
  * Per-contact velocities before and after the recorded impulse, and the effective normal mass, from the
- * pre-solve state and λ (seed 000 §4): ġ⁻ = J v⁻, ġ⁺ = ġ⁻ + J M⁻¹Jᵀλ, m_eff = 1/A_nn with A_nn = J_n M⁻¹ J_nᵀ.
+ * pre-solve state and λ (docs/physics.md "Contact model"): ġ⁻ = J v⁻, ġ⁺ = ġ⁻ + J M⁻¹Jᵀλ, m_eff = 1/A_nn with A_nn = J_n M⁻¹ J_nᵀ.
  * The diagnosis computes them for a whole frame; the inspector's frame detail from each island's blocks,
  * which it assembles anyway.
  */
@@ -9,7 +9,7 @@ import type { ContactPoint } from '../engine/problem.js';
 import { toContactPoint, type RecordedFrame, type RecordingHeader } from '../format/recording.js';
 import { solveTimeBodies } from './preSolve.js';
 
-/** Normal/tangent contact velocities before (ġ⁻ = J v⁻) and after (ġ⁺ = ġ⁻ + J M⁻¹Jᵀλ) the impulse, seed 000 §4. */
+/** Normal/tangent contact velocities before (ġ⁻ = J v⁻) and after (ġ⁺ = ġ⁻ + J M⁻¹Jᵀλ) the impulse (docs/physics.md "Contact model"). */
 export interface ContactKinematics {
   readonly gBefore: readonly [number, number, number];
   readonly gAfter: readonly [number, number, number];

@@ -3,7 +3,7 @@
  * frame has them (format/recording.ts preSolveBodyStates). A recording without `pre` (many engines only
  * log post-step states) is reconstructed from what it does hold: the pose at solve time is the previous
  * frame's pose, and the velocity before the impulse is v⁻ = v⁺ − M⁻¹Jᵀλ (the contact impulse is the only
- * velocity change between the solve and the end of a semi-implicit Euler step, seed 000 §4 / §8). Exact
+ * velocity change between the solve and the end of a semi-implicit Euler step, docs/physics.md "Energy ledger"). Exact
  * for engines whose step ends with the contact impulse; approximate when they damp or clamp velocities
  * after the solve.
  */

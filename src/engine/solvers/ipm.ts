@@ -21,7 +21,7 @@
  *          in Mathematics 630 (1978).
  *
  * Change of variables. λ = κ·D·x with, per contact i, D = dᵢ·diag(1/μᵢ, 1, 1) maps the friction cone
- * K_μ onto the standard Lorentz cone Q³ = {x : ‖(x1, x2)‖ ≤ x0} (the (μλn, λt) blocks of seed 003 §4).
+ * K_μ onto the standard Lorentz cone Q³ = {x : ‖(x1, x2)‖ ≤ x0} (the (μλn, λt) blocks).
  * The scalar dᵢ makes the largest diagonal entry of the scaled 3×3 block of A equal 1: a per-contact
  * scalar scaling preserves the cone and removes the mass-ratio scaling (oracle FORMAT.md, "How the
  * oracle was computed" 1.). κ = ‖D b‖∞ normalises the linear term. A μᵢ = 0 contact becomes the 1-D

@@ -1,25 +1,25 @@
 /**
- * Projected Newton for the QP-SOCP (seed 002 §M2–§M6).
+ * Projected Newton for the QP-SOCP (Bertsekas 1982; docs/physics.md "Solvers").
  *
- * Cold start: λ¹ = Proj_K(A⁻¹b) with one Cholesky of A (seed 002 eqs. 14–15, §M6 ε-fallback) — exact
+ * Cold start: λ¹ = Proj_K(A⁻¹b) with one Cholesky of A (with the Cholesky ε-fallback) — exact
  * when every cone is inactive or A = αI; kept only if f(λ¹) ≤ f(0) (for singular A, A⁻¹b is huge).
- * Warm start: λ⁰ = Proj_K(λ_prev) (seed 002 eq. 38). Each iteration (seed 002 "Reduced-Space Newton"):
+ * Warm start: λ⁰ = Proj_K(λ_prev). Each iteration (reduced-space Newton, Bertsekas 1982):
  *  1. a projected-gradient step λ̃ = Proj_K(λ − αD⁻¹w), D ⪰ A (Gershgorin, never increases f for α = 1,
  *     larger α tried first); it identifies the face of K each contact is on: separating (λᵢ = 0, fixed),
  *     sticking (interior, 3 free directions), sliding (cone surface: the ray and the rotation about the
  *     cone axis);
  *  2. a Newton step Δ on that face with the Hessian of the Lagrangian, which adds the cone curvature
- *     β/‖λt‖ on the rotation direction (the ρ-term of the projection Jacobian, seed 002 eq. 33);
+ *     β/‖λt‖ on the rotation direction (the ρ-term of the projection Jacobian);
  *  3. a) the full semismooth step Proj_K(λ̃ + Δ), which changes every face at once, is taken when it
  *        halves the KKT residual without raising f above rounding;
  *     b) otherwise a feasible line search (primal active-set rule): the largest α ≤ 1 keeping λ̃ + αΔ in
- *        the closure of the face, then projection and Armijo (seed 002 §M4: c₁ = 1e-4, halving ≤ 10 times);
+ *        the closure of the face, then projection and Armijo (Nocedal & Wright 2006 §3.1: c₁ = 1e-4, halving ≤ 10 times);
  *        the contact that stopped the step moves to the smaller face and Newton repeats from there.
  * Near the solution (or once f no longer resolves progress) the KKT residual replaces f as the merit and
  * faces with a wrong multiplier sign are released (Bertsekas 1982). When the iteration stalls above the
  * tolerance, a few semismooth Newton / LM steps on the natural map finish it (polish.ts).
  * Convergence test: KKT max_rel (kkt.ts) ≤ tolerance — it contains the projected-gradient residual of
- * seed 002 eq. 37 (natural map) together with the complementarity and dual-cone residuals.
+ * the natural map (Facchinei & Pang 2003) together with the complementarity and dual-cone residuals.
  */
 import type { ContactProblem } from '../problem.js';
 import { KktWorkspace, kktInto } from '../kkt.js';
@@ -31,10 +31,10 @@ import { PolishWorkspace, polishNaturalMap } from './polish.js';
 import type { AlgorithmOutput, NewtonOptions, SolveStatus } from './types.js';
 
 export const NEWTON_DEFAULTS = {
-  maxIterations: 300, // seed 002 §M4 suggests a cap of 50; faces change one contact at a time, so stacks need more
-  tolerance: 1e-10, // relative KKT residual; seed 002 §M4's ε = 1e-8 on eq. 37 leaves f off by ~1e-8 on stacks
-  armijo: 1e-4, // seed 002 §M4
-  maxBacktracks: 10, // seed 002 §M4
+  maxIterations: 300, // a cap of 50 is common; faces change one contact at a time, so stacks need more
+  tolerance: 1e-10, // relative KKT residual; an absolute 1e-8 on the natural map leaves f off by ~1e-8 on stacks
+  armijo: 1e-4, // Nocedal & Wright 2006 §3.1
+  maxBacktracks: 10,
 } as const;
 
 /** A cone-surface point is "on the surface" when ‖λt‖ ≥ (1 − this)·μλn. */
@@ -93,7 +93,7 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
   let regularization = 0;
   let iterations = 0;
   if (warmStart) {
-    projectAll(p, warmStart, lam); // seed 002 eq. 38: feasibility restoration
+    projectAll(p, warmStart, lam); // feasibility restoration
   } else {
     hist.record(kktInto(p, lam, ws).maxRel, 0);
     const f = choleskyWithFallback(A, n, { tryUnshifted: true });
@@ -101,7 +101,7 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
       return { lambda: lam, iterations: 0, regularization: REGULARIZATION_MAX, history: hist.finish(), status: { kind: 'failed', reason: `A is not positive semidefinite: Cholesky failed even with ε = ${REGULARIZATION_MAX}` } };
     }
     regularization = f.regularization;
-    choleskySolve(f, b, lam); // λ_unc = A⁻¹ b (seed 002 eq. 14)
+    choleskySolve(f, b, lam); // λ_unc = A⁻¹ b
     projectAll(p, lam, lam); // eq. 15
     // For singular A, A⁻¹b is huge and its projection can be far worse than λ = 0 (f(0) = 0): keep the better.
     matVec(A, n, lam, Ab);
@@ -256,7 +256,7 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
     //    closure of each contact's face — a sticking contact stops at its cone surface, any contact at the
     //    apex; f is a convex quadratic along Δ with its minimum near α = 1, so any such α decreases f.
     //    Sliding contacts drift off the curved surface to second order; the final projection puts them
-    //    back (seed 002 eq. 13) and Armijo (c₁, halving) guards the decrease.
+    //    back onto K and Armijo (c₁, halving) guards the decrease.
     let alpha = 1, blocker = -1;
     for (let c = 0; c < C; c++) {
       if (zCount[c] === 0) continue;
@@ -298,7 +298,7 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
   return { lambda: lam, iterations, status, regularization, history: hist.finish() };
 }
 
-/** Factorises the reduced matrix, unshifted first, then with the seed 002 §M6 ε ladder; returns ε or −1. */
+/** Factorises the reduced matrix, unshifted first, then with the Cholesky ε ladder (cholesky.ts); returns ε or −1. */
 function factorReduced(K: Float64Array, m: number, L: Float64Array): number {
   if (choleskyInto(K, m, 0, L)) return 0;
   for (let eps = REGULARIZATION_START; eps <= REGULARIZATION_MAX * (1 + 1e-12); eps *= 10) {

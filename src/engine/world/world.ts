@@ -1,10 +1,10 @@
 /**
- * The simulated world and its step pipeline (seed 001 Task 7):
+ * The simulated world and its step pipeline (docs/ARCHITECTURE.md "The step of the world"):
  *   gravity → detect contacts → contact problems per island → solve (warm-started from the contact
  *   cache) → apply impulses → integrate positions → energy bookkeeping.
  *
  * Integration is semi-implicit (symplectic) Euler: v⁻ = v + Δt·g, v⁺ = v⁻ + M⁻¹Jᵀλ, x ← x + Δt·v⁺,
- * q ← normalise(q + ½Δt·(0, ω⁺)⊗q) (quaternion derivative q̇ = ½ω⊗q, seed 000 Appendix A).
+ * q ← normalise(q + ½Δt·(0, ω⁺)⊗q) (quaternion derivative q̇ = ½ω⊗q).
  * Gyroscopic terms are neglected: ω is constant between impulses (as in most game engines); for bodies
  * with unequal principal moments this changes ½ωᵀI_wω as the body turns, which the energy ledger reports
  * as integrator residual.
