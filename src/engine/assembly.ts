@@ -89,7 +89,7 @@ function checkContact(c: ContactPoint, i: number, nBodies: number): void {
  * body, rows n, t1, t2) and M⁻¹Jᵀ, b with its decomposition, μ. Large islands are solved matrix-free from
  * these (solvers/pgsRows.ts); assembleProblem adds the dense A.
  */
-export interface ContactBlocks {
+export interface ContactJacobians {
   readonly contactCount: number;
   readonly size: number;
   readonly b: Float64Array;
@@ -106,7 +106,7 @@ export interface ContactBlocks {
   readonly regularization: number;
 }
 
-export function assembleBlocks(bodies: readonly BodyState[], contacts: readonly ContactPoint[], options: Partial<AssemblyOptions> = {}): ContactBlocks {
+export function assembleJacobians(bodies: readonly BodyState[], contacts: readonly ContactPoint[], options: Partial<AssemblyOptions> = {}): ContactJacobians {
   const opt: AssemblyOptions = { ...DEFAULT_ASSEMBLY, ...options };
   const C = contacts.length, n = 3 * C;
   if (C === 0) throw new ProblemError('contacts', 'at least one contact is required');
@@ -151,14 +151,14 @@ export function assembleBlocks(bodies: readonly BodyState[], contacts: readonly 
 /** Builds the ContactProblem (A, b, μ, b decomposition, Jacobian blocks) of one island. */
 export function assembleProblem(bodies: readonly BodyState[], contacts: readonly ContactPoint[], options: Partial<AssemblyOptions> = {}): ContactProblem {
   const opt: AssemblyOptions = { ...DEFAULT_ASSEMBLY, ...options };
-  return denseProblem(assembleBlocks(bodies, contacts, opt), contacts, opt.regularization);
+  return denseProblem(assembleJacobians(bodies, contacts, opt), contacts, opt.regularization);
 }
 
 /**
- * The ContactProblem of blocks already assembled (by assembleBlocks from these contacts): adds the dense
+ * The ContactProblem of blocks already assembled (by assembleJacobians from these contacts): adds the dense
  * A = J M⁻¹ Jᵀ + εI (ε = regularization). For callers that also need the blocks themselves.
  */
-export function denseProblem(k: ContactBlocks, contacts: readonly ContactPoint[], regularization: number): ContactProblem {
+export function denseProblem(k: ContactJacobians, contacts: readonly ContactPoint[], regularization: number): ContactProblem {
   const C = k.contactCount, n = k.size;
   const { jacobianA: JA, jacobianB: JB } = k.physics;
   const { invMassJA: MJA, invMassJB: MJB, staticA, staticB } = k;
@@ -229,7 +229,7 @@ export function bodyVelocityChanges(p: ContactProblem, lambda: ArrayLike<number>
  * body) the changes are added to it instead of a new array: islands share no dynamic body, so one zeroed
  * array serves every island of a frame.
  */
-export function blockVelocityChanges(k: ContactBlocks, contacts: readonly ContactPoint[], lambda: ArrayLike<number>, bodyCount: number, into?: Float64Array): Float64Array {
+export function jacobianVelocityChanges(k: ContactJacobians, contacts: readonly ContactPoint[], lambda: ArrayLike<number>, bodyCount: number, into?: Float64Array): Float64Array {
   const dv = into ?? new Float64Array(6 * bodyCount);
   for (let c = 0; c < contacts.length; c++) {
     const l0 = lambda[3 * c], l1 = lambda[3 * c + 1], l2 = lambda[3 * c + 2];
@@ -238,3 +238,6 @@ export function blockVelocityChanges(k: ContactBlocks, contacts: readonly Contac
   }
   return dv;
 }
+
+/** Former name of ContactJacobians, kept for src/engine/world/energy.ts until the diagnosis rewrite (issue 17) renames it there. */
+export type ContactBlocks = ContactJacobians;

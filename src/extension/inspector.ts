@@ -12,7 +12,7 @@ import { PROTOCOL_VERSION } from '../protocol/inspector.js';
 import { validateWebviewMessage, ProtocolError } from '../protocol/validate.js';
 import { inspectorHtml, makeNonce } from './webviewHtml.js';
 import { diagnosisSettings, playbackFps, solverOverride } from './settings.js';
-import { timed, timedCallback } from './ownWork.js';
+import { timed, timedCallback } from './callbackTimes.js';
 import { fractionReporter } from './progress.js';
 
 export const INSPECTOR_VIEW_TYPE = 'contactLens.inspector';

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { SceneAnalyzer } from './sceneAnalysis.js';
 import type { SceneAnalysis } from './worker/workerProtocol.js';
-import { recordOwnWork } from './ownWork.js';
+import { recordCallbackTime } from './callbackTimes.js';
 import { performance } from 'node:perf_hooks';
 import { outcomeTitle, type CheckOutcomes } from './checkOutcomes.js';
 
@@ -23,7 +23,7 @@ export class SceneLensProvider implements vscode.CodeLensProvider {
     const lenses: vscode.CodeLens[] = [];
     let outline: SceneAnalysis['outline'];
     const pending = this.analyzer.analyze(doc);
-    recordOwnWork('code lenses', performance.now() - t0);
+    recordCallbackTime('code lenses', performance.now() - t0);
     try { outline = (await pending).outline; } catch { return lenses; }
     t0 = performance.now();
     if (token.isCancellationRequested) return lenses;
@@ -41,7 +41,7 @@ export class SceneLensProvider implements vscode.CodeLensProvider {
         }),
       );
     }
-    recordOwnWork('code lenses', performance.now() - t0);
+    recordCallbackTime('code lenses', performance.now() - t0);
     return lenses;
   }
 

@@ -7,7 +7,7 @@
  * for engines whose step ends with the contact impulse; approximate when they damp or clamp velocities
  * after the solve.
  */
-import { assembleBlocks, blockVelocityChanges } from '../engine/assembly.js';
+import { assembleJacobians, jacobianVelocityChanges } from '../engine/assembly.js';
 import type { BodyState } from '../engine/problem.js';
 import { preSolveBodyStates, toContactPoint, type RecordedFrame, type RecordingHeader } from '../format/recording.js';
 
@@ -31,8 +31,8 @@ export function solveTimeBodies(header: RecordingHeader, f: RecordedFrame, prev?
   const bodies = post.bodies;
   if (f.contacts.length === 0) return { ok: true, bodies, reconstructed: true };
   const contacts = f.contacts.map(toContactPoint);
-  const k = assembleBlocks(bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: header.dt });
-  const dv = blockVelocityChanges(k, contacts, f.solver.lambda, bodies.length);
+  const k = assembleJacobians(bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: header.dt });
+  const dv = jacobianVelocityChanges(k, contacts, f.solver.lambda, bodies.length);
   const out = bodies.map((b, i) => (b.invMass === 0 ? b : {
     ...b,
     v: [b.v[0] - dv[6 * i], b.v[1] - dv[6 * i + 1], b.v[2] - dv[6 * i + 2]] as const,

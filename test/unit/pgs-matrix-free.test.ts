@@ -1,6 +1,6 @@
 /** The matrix-free PGS performs exactly the dense PGS iteration, without forming A. */
 import assert from 'node:assert/strict';
-import { assembleBlocks, assembleProblem } from '../../src/engine/assembly.js';
+import { assembleJacobians, assembleProblem } from '../../src/engine/assembly.js';
 import { solve } from '../../src/engine/solvers/solve.js';
 import { solvePgsMatrixFree } from '../../src/engine/solvers/matrixFree.js';
 import { kkt } from '../../src/engine/kkt.js';
@@ -48,7 +48,7 @@ describe('matrix-free PGS (sequential impulses)', () => {
         const { bodies, contacts } = stack(6, v.mu ?? 0.5);
         const gamma = v.softening ?? 0;
         const p = softened(assembleProblem(bodies, contacts, { regularization: 0 }), gamma);
-        const k = assembleBlocks(bodies, contacts, { regularization: 0 });
+        const k = assembleJacobians(bodies, contacts, { regularization: 0 });
         const warm = v.warm ? warmStartFor(p, friction) : undefined;
         for (const maxIterations of [1, 7, 40]) {
           const opts: PgsOptions = { solver: 'pgs', friction, maxIterations, tolerance: 0, ...v.opts };

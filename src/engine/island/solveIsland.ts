@@ -4,7 +4,7 @@
  * solver; large ones (or PGS beyond a few contacts) run the same PGS kernel matrix-free (pgsRows.ts).
  * Both paths share one assembly (assemblyOptions), one fault-injection point and one gap-rate formula.
  */
-import { assembleBlocks, bodyVelocityChanges, DEFAULT_ASSEMBLY, denseProblem, type AssemblyOptions, type ContactBlocks } from '../assembly.js';
+import { assembleJacobians, bodyVelocityChanges, DEFAULT_ASSEMBLY, denseProblem, type AssemblyOptions, type ContactJacobians } from '../assembly.js';
 import type { BodyState, ContactPoint, ContactProblem } from '../problem.js';
 import { solvePgsMatrixFree } from '../solvers/matrixFree.js';
 import { solve } from '../solvers/solve.js';
@@ -20,10 +20,16 @@ export const PGS_MATRIX_FREE_FROM = 32;
 /** What a Newton/IPM scenario uses on an island beyond the dense limit. */
 export const MATRIX_FREE_FALLBACK = { solver: 'pgs', maxIterations: 100, tolerance: 1e-6 } as const;
 
-/** One island's solve: dense (problem with A) or matrix-free (Jacobian blocks only, large islands). */
+/** One island's solve: dense (problem with A) or matrix-free (Jacobians only, large islands). */
 export type IslandSolve =
-  | { readonly contacts: readonly number[]; readonly problem: ContactProblem; readonly blocks: null; readonly result: SolveResult; readonly matrixFree: false }
-  | { readonly contacts: readonly number[]; readonly blocks: ContactBlocks; readonly result: SolveResult; readonly matrixFree: true };
+  | {
+      readonly contacts: readonly number[];
+      readonly problem: ContactProblem;
+      readonly jacobians: null;
+      readonly result: SolveResult;
+      readonly matrixFree: false;
+    }
+  | { readonly contacts: readonly number[]; readonly jacobians: ContactJacobians; readonly result: SolveResult; readonly matrixFree: true };
 
 /** What a solved island contributes to the frame. */
 export interface IslandOutcome {
@@ -68,12 +74,12 @@ export function solveIsland(
   warm: Float64Array | undefined,
   dvTotal: Float64Array,
 ): IslandOutcome {
-  const blocks = assembleBlocks(states, cs, assemblyOptions(cfg));
-  if (cfg.faults.restitutionAsTarget) applyRestitutionTargetFault(blocks);
+  const jacobians = assembleJacobians(states, cs, assemblyOptions(cfg));
+  if (cfg.faults.restitutionAsTarget) applyRestitutionTargetFault(jacobians);
   let solved: IslandSolve, work: IslandOutcome['work'];
   if (useMatrixFree(cfg, cs.length)) {
     const pgs = cfg.solver.solver === 'pgs' ? cfg.solver : { ...MATRIX_FREE_FALLBACK };
-    const out = solvePgsMatrixFree(blocks, pgs, warm, cfg.softening);
+    const out = solvePgsMatrixFree(jacobians, pgs, warm, cfg.softening);
     const note =
       cfg.solver.solver === 'pgs'
         ? ''
@@ -93,25 +99,25 @@ export function solveIsland(
       contactClass: out.contactClass,
     };
     for (let i = 0; i < out.dv.length; i++) dvTotal[i] += out.dv[i];
-    solved = { contacts, blocks, result, matrixFree: true };
+    solved = { contacts, jacobians, result, matrixFree: true };
   } else {
-    const problem = denseProblem(blocks, cs, blocks.regularization);
+    const problem = denseProblem(jacobians, cs, jacobians.regularization);
     soften(problem, cfg.softening);
     const result = solve(problem, cfg.solver, warm);
     const dv = bodyVelocityChanges(problem, result.lambda);
     for (let i = 0; i < dv.length; i++) dvTotal[i] += dv[i];
-    solved = { contacts, problem, blocks: null, result, matrixFree: false };
+    solved = { contacts, problem, jacobians: null, result, matrixFree: false };
   }
   const { lambda, w } = solved.result;
-  const velocity = blocks.rhs.velocity;
+  const velocity = jacobians.rhs.velocity;
   const gapBefore = velocity.map((x) => -x);
   // ġ⁺ = ġ⁻ + J M⁻¹ Jᵀ λ = (w + b) − velocity part of b, without ε and γ (solver devices, not physics).
-  const gapAfter = new Float64Array(blocks.size);
-  for (let i = 0; i < blocks.size; i++) {
-    const shift = blocks.regularization + (i % 3 === 0 ? cfg.softening : 0);
-    gapAfter[i] = w[i] + blocks.b[i] - shift * lambda[i] - velocity[i];
+  const gapAfter = new Float64Array(jacobians.size);
+  for (let i = 0; i < jacobians.size; i++) {
+    const shift = jacobians.regularization + (i % 3 === 0 ? cfg.softening : 0);
+    gapAfter[i] = w[i] + jacobians.b[i] - shift * lambda[i] - velocity[i];
   }
-  work = solved.matrixFree ? contactWorkDiagonal(blocks, lambda, gapBefore, gapAfter) : contactWork(solved.problem, lambda, gapBefore, gapAfter);
+  work = solved.matrixFree ? contactWorkDiagonal(jacobians, lambda, gapBefore, gapAfter) : contactWork(solved.problem, lambda, gapBefore, gapAfter);
   return { solve: solved, lambda, gapBefore, gapAfter, work };
 }
 
@@ -122,13 +128,13 @@ export function solveIsland(
  */
 export function positionCorrection(states: readonly BodyState[], cs: readonly ContactPoint[], cfg: StepConfig, dvPseudo: Float64Array): void {
   const still = states.map((s) => ({ ...s, v: [0, 0, 0] as Vec3, omega: [0, 0, 0] as Vec3 }));
-  const blocks = assembleBlocks(
+  const jacobians = assembleJacobians(
     still,
     cs.map((c) => ({ ...c, mu: 0, restitution: 0 })),
     { ...assemblyOptions(cfg), baumgarte: true, restVelocityThreshold: Infinity },
   );
-  if (blocks.b.every((x) => x === 0)) return;
-  const p = denseProblem(blocks, cs, blocks.regularization);
+  if (jacobians.b.every((x) => x === 0)) return;
+  const p = denseProblem(jacobians, cs, jacobians.regularization);
   const r = solve(p, cfg.solver);
   const dv = bodyVelocityChanges(p, r.lambda);
   for (let i = 0; i < dv.length; i++) dvPseudo[i] += dv[i];
@@ -147,7 +153,7 @@ function soften(p: ContactProblem, gamma: number): void {
  * −(1+e)·ġ⁻, so ġ⁺ = −(1+e)·ġ⁻ and the kinetic energy of a bounce is multiplied by (1+e)² instead of e².
  * Never an ordinary option.
  */
-function applyRestitutionTargetFault(k: ContactBlocks): void {
+function applyRestitutionTargetFault(k: ContactJacobians): void {
   const rhs = k.rhs;
   const b = k.b,
     rest = rhs.restitution as Float64Array;

@@ -4,7 +4,7 @@
  * Δv = M⁻¹Jᵀλ of its two bodies. Cost per sweep O(C) instead of O(C²), memory O(C + N) instead of O(C²).
  * Convergence is measured with the same KKT residual as every other solver, every sweep.
  */
-import type { ContactBlocks } from '../assembly.js';
+import type { ContactJacobians } from '../assembly.js';
 import { classifyContacts, type ContactClass } from '../kkt.js';
 import { runPgs, type PgsOutput } from './pgs.js';
 import { matrixFreeRows } from './pgsRows.js';
@@ -19,7 +19,7 @@ export interface MatrixFreeOutput extends PgsOutput {
 }
 
 /** `softening` γ is added to the normal rows: w_n = (Aλ − b)_n + γλ_n (docs/physics.md "Softening"). */
-export function solvePgsMatrixFree(k: ContactBlocks, opts: PgsOptions, warmStart?: Float64Array, softening = 0): MatrixFreeOutput {
+export function solvePgsMatrixFree(k: ContactJacobians, opts: PgsOptions, warmStart?: Float64Array, softening = 0): MatrixFreeOutput {
   const t0 = nowMs();
   const rows = matrixFreeRows(k, softening);
   const out = runPgs(rows, opts, warmStart, 'matrix-free');

@@ -26,7 +26,7 @@ import { KktWorkspace, kktInto } from '../kkt.js';
 import { choleskyInto, choleskySolve, choleskySolveRaw, choleskyWithFallback, REGULARIZATION_MAX, REGULARIZATION_START } from '../math/cholesky.js';
 import { matVec } from '../math/dense.js';
 import { HistoryRecorder, objectiveFromAlam } from './history.js';
-import { gershgorinSteps, projectAll } from './blocks.js';
+import { gershgorinSteps, projectAll } from './projectedSteps.js';
 import { PolishWorkspace, polishNaturalMap } from './polish.js';
 import type { AlgorithmOutput, NewtonOptions, SolveStatus } from './types.js';
 

@@ -20,7 +20,7 @@ import type { ContactProblem } from '../problem.js';
 import { clampDisk, projectCone } from '../cone.js';
 import { KktWorkspace, type KktReport } from '../kkt.js';
 import { HistoryRecorder, objectiveFromAlam } from './history.js';
-import { projectAll } from './blocks.js';
+import { projectAll } from './projectedSteps.js';
 import { denseRows, type PgsRows } from './pgsRows.js';
 import type { AlgorithmOutput, PgsOptions, SolveStatus } from './types.js';
 

@@ -6,7 +6,7 @@
  * Both add the same diagonal shifts: the assembly's ε (docs/physics.md "Regularisation") and, matrix-free,
  * the softening γ on normal rows (the dense path has γ already in A).
  */
-import type { ContactBlocks } from '../assembly.js';
+import type { ContactJacobians } from '../assembly.js';
 import type { ContactProblem } from '../problem.js';
 import { type KktWorkspace, kktFromW, kktInto, type KktReport } from '../kkt.js';
 
@@ -54,8 +54,8 @@ export interface MatrixFreeRows extends PgsRows {
   readonly dv: Float64Array;
 }
 
-/** Matrix-free rows of assembled blocks; `softening` γ is added to the normal rows (docs/physics.md). */
-export function matrixFreeRows(k: ContactBlocks, softening = 0): MatrixFreeRows {
+/** Matrix-free rows of assembled Jacobians; `softening` γ is added to the normal rows (docs/physics.md). */
+export function matrixFreeRows(k: ContactJacobians, softening = 0): MatrixFreeRows {
   const C = k.contactCount,
     n = k.size;
   const { jacobianA: JA, jacobianB: JB } = k.physics;

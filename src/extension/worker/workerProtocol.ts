@@ -80,8 +80,6 @@ export interface WorkerResults {
   check: readonly ScenarioCheck[];
 }
 
-export type WorkerOp = WorkerRequest['op'];
-
 /** host → worker */
 export interface WorkerEnvelope { readonly id: number; readonly request: WorkerRequest }
 
