@@ -277,7 +277,7 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   void warmStart; // deliberately unused: interior-point iterates start inside the cones (file header)
   const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? IPM_DEFAULT_MAX_ITERATIONS));
   const tol = opts.tolerance ?? IPM_DEFAULT_TOLERANCE;
-  const { A, b, mu, size: n, contactCount: C } = p;
+  const { b, size: n, contactCount: C } = p;
   const history = new HistoryRecorder(maxIt);
   const ws = new KktWorkspace(n);
   const lam = new Float64Array(n);
@@ -291,33 +291,7 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   }
 
   // ---- change of variables λ = κ D x (file header) ----
-  const kind = new Int8Array(C);
-  const D = new Float64Array(n);
-  for (let c = 0; c < C; c++) {
-    const o = 3 * c, m = mu[c];
-    const ann = A[o * n + o], a11 = A[(o + 1) * n + o + 1], a22 = A[(o + 2) * n + o + 2];
-    if (m > 0) {
-      kind[c] = CONE_SOC;
-      const dmax = Math.max(ann / (m * m), a11, a22);
-      const d = dmax > 0 ? 1 / Math.sqrt(dmax) : 1;
-      D[o] = d / m; D[o + 1] = d; D[o + 2] = d;
-    } else {
-      kind[c] = CONE_ORTHANT;
-      D[o] = ann > 0 ? 1 / Math.sqrt(ann) : 1; D[o + 1] = 0; D[o + 2] = 0;
-    }
-  }
-  let kappa = 0;
-  for (let i = 0; i < n; i++) kappa = Math.max(kappa, Math.abs(D[i] * b[i]));
-  if (!(kappa > 0) || !Number.isFinite(kappa)) kappa = 1;
-  // pinned[i] = 1 for the tangential rows of μ = 0 contacts (held at 0; identity rows in the Newton matrix)
-  const pinned = new Uint8Array(n);
-  for (let c = 0; c < C; c++) if (kind[c] === CONE_ORTHANT) { pinned[3 * c + 1] = 1; pinned[3 * c + 2] = 1; }
-  const P = new Float64Array(n * n);
-  const q = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    q[i] = pinned[i] ? 0 : -D[i] * b[i] / kappa;
-    for (let j = 0; j < n; j++) P[i * n + j] = pinned[i] || pinned[j] ? 0 : D[i] * A[i * n + j] * D[j];
-  }
+  const { kind, D, kappa, pinned, P, q } = scaledProblem(p);
 
   // ---- work arrays (nothing is allocated inside the iteration loop) ----
   const x = new Float64Array(n), z = new Float64Array(n);
@@ -450,18 +424,8 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   for (let i = 0; i < n; i++) rhs[i] = -q[i];
   newtonSolve();
   for (let i = 0; i < n; i++) { x[i] = dx[i]; z[i] = -IPM_START_DAMPING * dx[i]; }
-  // v ← v + (1 + t)e with t = −(smallest eigenvalue x0 − ‖x1‖ over the cones) if t ≥ −1e-8·max(‖v‖, 1) ([V] §3)
-  for (let pass = 0; pass < 2; pass++) {
-    const v = pass === 0 ? x : z;
-    let tmax = -Infinity, nrm = 0;
-    for (let c = 0; c < C; c++) {
-      const o = 3 * c;
-      const ev = kind[c] === CONE_ORTHANT ? v[o] : v[o] - Math.hypot(v[o + 1], v[o + 2]);
-      tmax = Math.max(tmax, -ev);
-      nrm = Math.max(nrm, Math.abs(v[o]) + Math.hypot(v[o + 1], v[o + 2]));
-    }
-    if (tmax >= -1e-8 * Math.max(nrm, 1)) for (let c = 0; c < C; c++) v[3 * c] += 1 + tmax;
-  }
+  shiftIntoCones(x, kind, C);
+  shiftIntoCones(z, kind, C);
   for (let i = 0; i < n; i++) if (pinned[i]) { x[i] = 0; z[i] = 0; }
   toLambda(x);
   let rep = kktInto(p, lam, ws);
@@ -636,4 +600,66 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
       : { kind: 'stalled', reason: `KKT max_rel ${bestRel.toExponential(2)} > ${tol}` };
   }
   return { lambda: best, iterations, status, regularization, history: history.finish() };
+}
+
+/** The IPM's scaled problem: λ = κ D x, minimise ½xᵀPx + qᵀx over the cones of `kind` (file header). */
+export interface ScaledProblem {
+  /** Per contact: CONE_SOC (μ > 0, the (μλn, λt) block is a Lorentz cone) or CONE_ORTHANT (μ = 0). */
+  readonly kind: Int8Array;
+  readonly D: Float64Array;
+  readonly kappa: number;
+  /** 1 for the tangential rows of μ = 0 contacts (held at 0; identity rows in the Newton matrix). */
+  readonly pinned: Uint8Array;
+  readonly P: Float64Array;
+  readonly q: Float64Array;
+}
+
+/**
+ * Change of variables (phase 1): per cone a diagonal D that maps K_μ onto the standard cone and brings the
+ * diagonal of A to ≤ 1, and κ = max |D b| so that q = −D b / κ has unit size: P = D A D, q = −D b / κ.
+ */
+export function scaledProblem(p: ContactProblem): ScaledProblem {
+  const { A, b, mu, size: n, contactCount: C } = p;
+  const kind = new Int8Array(C);
+  const D = new Float64Array(n);
+  for (let c = 0; c < C; c++) {
+    const o = 3 * c, m = mu[c];
+    const ann = A[o * n + o], a11 = A[(o + 1) * n + o + 1], a22 = A[(o + 2) * n + o + 2];
+    if (m > 0) {
+      kind[c] = CONE_SOC;
+      const dmax = Math.max(ann / (m * m), a11, a22);
+      const d = dmax > 0 ? 1 / Math.sqrt(dmax) : 1;
+      D[o] = d / m; D[o + 1] = d; D[o + 2] = d;
+    } else {
+      kind[c] = CONE_ORTHANT;
+      D[o] = ann > 0 ? 1 / Math.sqrt(ann) : 1; D[o + 1] = 0; D[o + 2] = 0;
+    }
+  }
+  let kappa = 0;
+  for (let i = 0; i < n; i++) kappa = Math.max(kappa, Math.abs(D[i] * b[i]));
+  if (!(kappa > 0) || !Number.isFinite(kappa)) kappa = 1;
+  const pinned = new Uint8Array(n);
+  for (let c = 0; c < C; c++) if (kind[c] === CONE_ORTHANT) { pinned[3 * c + 1] = 1; pinned[3 * c + 2] = 1; }
+  const P = new Float64Array(n * n);
+  const q = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    q[i] = pinned[i] ? 0 : -D[i] * b[i] / kappa;
+    for (let j = 0; j < n; j++) P[i * n + j] = pinned[i] || pinned[j] ? 0 : D[i] * A[i * n + j] * D[j];
+  }
+  return { kind, D, kappa, pinned, P, q };
+}
+
+/**
+ * Starting-point shift (phase 2, [V] §3): v ← v + (1 + t)e with t = −(smallest eigenvalue x0 − ‖x1‖ over
+ * the cones), applied when t ≥ −1e-8·max(‖v‖, 1), so that v lies strictly inside every cone.
+ */
+export function shiftIntoCones(v: Float64Array, kind: Int8Array, C: number): void {
+  let tmax = -Infinity, nrm = 0;
+  for (let c = 0; c < C; c++) {
+    const o = 3 * c;
+    const ev = kind[c] === CONE_ORTHANT ? v[o] : v[o] - Math.hypot(v[o + 1], v[o + 2]);
+    tmax = Math.max(tmax, -ev);
+    nrm = Math.max(nrm, Math.abs(v[o]) + Math.hypot(v[o + 1], v[o + 2]));
+  }
+  if (tmax >= -1e-8 * Math.max(nrm, 1)) for (let c = 0; c < C; c++) v[3 * c] += 1 + tmax;
 }

@@ -189,48 +189,14 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
     // 2. Face of each contact at λ̃ and its orthonormal basis Z.
     let m = 0;
     for (let c = 0; c < C; c++) {
-      const o = 3 * c, zo = 9 * c;
-      const ln = base[o], l1 = base[o + 1], l2 = base[o + 2];
       zStart[c] = m;
-      curv[3 * c] = curv[3 * c + 1] = curv[3 * c + 2] = 0;
-      // At the apex: fixed (step 1 releases it). Close to the solution (polish) it is fixed only while its
-      // multiplier w = g lies in K* (Bertsekas 1982: a bound-active variable whose gradient points outwards
-      // stays fixed), else released with all its directions; the projection and Armijo decide how far.
-      const atApex = ln <= 0 && l1 === 0 && l2 === 0;
-      if (atApex && (!polish || (mu[c] > 0 ? mu[c] * Math.hypot(g[o + 1], g[o + 2]) <= g[o] : g[o] >= 0))) { zCount[c] = 0; continue; }
-      if (mu[c] <= 0) { Z[zo] = 1; Z[zo + 1] = 0; Z[zo + 2] = 0; zCount[c] = 1; m += 1; continue; }
-      const s = Math.hypot(l1, l2);
-      const beta = s > 0 ? (mu[c] * g[o] - (l1 * g[o + 1] + l2 * g[o + 2]) / s) / (1 + mu[c] * mu[c]) : 0;
-      if (atApex || s < (1 - SURFACE_TOLERANCE) * mu[c] * ln || (polish && beta < 0 && !pinned[c])) { // sticking, or released (polish): all of ℝ³
-        Z.fill(0, zo, zo + 9); Z[zo] = 1; Z[zo + 4] = 1; Z[zo + 8] = 1; zCount[c] = 3; m += 3; continue;
-      }
-      // sliding: ray direction e₁ = (1, μd̂)/√(1+μ²) and rotation e₂ = (0, d̂⊥)
-      const d1 = l1 / s, d2 = l2 / s, k = 1 / Math.sqrt(1 + mu[c] * mu[c]);
-      Z[zo] = k; Z[zo + 1] = k * mu[c] * d1; Z[zo + 2] = k * mu[c] * d2;
-      Z[zo + 3] = 0; Z[zo + 4] = -d2; Z[zo + 5] = d1;
-      // β from w ≈ β(μ, −d̂) (least squares); Hessian of β(‖λt‖ − μλn) along e₂ is β/‖λt‖.
-      curv[3 * c + 1] = beta > 0 ? beta / s : 0;
-      zCount[c] = 2; m += 2;
+      zCount[c] = contactFace(c, base, g, mu[c], polish, pinned[c] === 1, Z, curv);
+      m += zCount[c];
     }
     if (m === 0) { lam.set(base); needPg = true; continue; }
 
     // Reduced Newton system (Zᵀ(A + H)Z) y = −Zᵀ g.
-    for (let c = 0; c < C; c++) {
-      for (let k = 0; k < zCount[c]; k++) {
-        const col = zStart[c] + k, zo = 9 * c + 3 * k, o = 3 * c;
-        const z0 = Z[zo], z1 = Z[zo + 1], z2 = Z[zo + 2];
-        for (let i = 0; i < n; i++) AZ[i * n + col] = A[i * n + o] * z0 + A[i * n + o + 1] * z1 + A[i * n + o + 2] * z2;
-        rhs[col] = -(g[o] * z0 + g[o + 1] * z1 + g[o + 2] * z2);
-      }
-    }
-    for (let c = 0; c < C; c++) {
-      for (let k = 0; k < zCount[c]; k++) {
-        const row = zStart[c] + k, zo = 9 * c + 3 * k, o = 3 * c;
-        const z0 = Z[zo], z1 = Z[zo + 1], z2 = Z[zo + 2];
-        for (let col = 0; col < m; col++) K[row * m + col] = z0 * AZ[o * n + col] + z1 * AZ[(o + 1) * n + col] + z2 * AZ[(o + 2) * n + col];
-        K[row * m + row] += curv[3 * c + k];
-      }
-    }
+    reducedSystem(A, n, C, Z, zStart, zCount, curv, g, m, AZ, K, rhs);
     // Proximal term δI bounds the step along (near-)null directions of A (singular A: duplicated contacts,
     // coplanar corners), where the model is flat and a pure Newton step would be ~1/ε long.
     faceM = m;
@@ -348,4 +314,61 @@ function snapToBoundary(x: Float64Array, before: Float64Array, o: number, mu: nu
   if (mu <= 0) return;
   const s = Math.hypot(x[o + 1], x[o + 2]);
   if (s > 0) { const k = (mu * x[o]) / s; x[o + 1] *= k; x[o + 2] *= k; }
+}
+
+/**
+ * Face of contact c at λ (phase 2 of an iteration) and an orthonormal basis of it in Z[9c…] (up to three
+ * directions of 3 numbers), the curvature of the cone along each direction in curv[3c…]; returns the
+ * number of directions: 0 = fixed at the apex, 1 = frictionless normal, 2 = sliding on the cone surface
+ * (ray and rotation), 3 = sticking or released (all of ℝ³). g = Aλ − b at λ.
+ */
+export function contactFace(c: number, lam: Float64Array, g: Float64Array, mu: number, polish: boolean, pinned: boolean, Z: Float64Array, curv: Float64Array): number {
+  const o = 3 * c, zo = 9 * c;
+  const ln = lam[o], l1 = lam[o + 1], l2 = lam[o + 2];
+  curv[3 * c] = curv[3 * c + 1] = curv[3 * c + 2] = 0;
+  // At the apex: fixed (step 1 releases it). Close to the solution (polish) it is fixed only while its
+  // multiplier w = g lies in K* (Bertsekas 1982: a bound-active variable whose gradient points outwards
+  // stays fixed), else released with all its directions; the projection and Armijo decide how far.
+  const atApex = ln <= 0 && l1 === 0 && l2 === 0;
+  if (atApex && (!polish || (mu > 0 ? mu * Math.hypot(g[o + 1], g[o + 2]) <= g[o] : g[o] >= 0))) return 0;
+  if (mu <= 0) { Z[zo] = 1; Z[zo + 1] = 0; Z[zo + 2] = 0; return 1; }
+  const s = Math.hypot(l1, l2);
+  const beta = s > 0 ? (mu * g[o] - (l1 * g[o + 1] + l2 * g[o + 2]) / s) / (1 + mu * mu) : 0;
+  if (atApex || s < (1 - SURFACE_TOLERANCE) * mu * ln || (polish && beta < 0 && !pinned)) { // sticking, or released (polish): all of ℝ³
+    Z.fill(0, zo, zo + 9); Z[zo] = 1; Z[zo + 4] = 1; Z[zo + 8] = 1;
+    return 3;
+  }
+  // sliding: ray direction e₁ = (1, μd̂)/√(1+μ²) and rotation e₂ = (0, d̂⊥)
+  const d1 = l1 / s, d2 = l2 / s, k = 1 / Math.sqrt(1 + mu * mu);
+  Z[zo] = k; Z[zo + 1] = k * mu * d1; Z[zo + 2] = k * mu * d2;
+  Z[zo + 3] = 0; Z[zo + 4] = -d2; Z[zo + 5] = d1;
+  // β from w ≈ β(μ, −d̂) (least squares); Hessian of β(‖λt‖ − μλn) along e₂ is β/‖λt‖.
+  curv[3 * c + 1] = beta > 0 ? beta / s : 0;
+  return 2;
+}
+
+/**
+ * The reduced Newton system on the faces (phase 3): K = Zᵀ(A + H)Z (m × m, H the cone curvatures) and
+ * rhs = −Zᵀg, with AZ = A·Z (n × m, row-major with stride n) as scratch.
+ */
+export function reducedSystem(
+  A: Float64Array, n: number, C: number, Z: Float64Array, zStart: Int32Array, zCount: Int32Array, curv: Float64Array, g: Float64Array, m: number,
+  AZ: Float64Array, K: Float64Array, rhs: Float64Array,
+): void {
+  for (let c = 0; c < C; c++) {
+    for (let k = 0; k < zCount[c]; k++) {
+      const col = zStart[c] + k, zo = 9 * c + 3 * k, o = 3 * c;
+      const z0 = Z[zo], z1 = Z[zo + 1], z2 = Z[zo + 2];
+      for (let i = 0; i < n; i++) AZ[i * n + col] = A[i * n + o] * z0 + A[i * n + o + 1] * z1 + A[i * n + o + 2] * z2;
+      rhs[col] = -(g[o] * z0 + g[o + 1] * z1 + g[o + 2] * z2);
+    }
+  }
+  for (let c = 0; c < C; c++) {
+    for (let k = 0; k < zCount[c]; k++) {
+      const row = zStart[c] + k, zo = 9 * c + 3 * k, o = 3 * c;
+      const z0 = Z[zo], z1 = Z[zo + 1], z2 = Z[zo + 2];
+      for (let col = 0; col < m; col++) K[row * m + col] = z0 * AZ[o * n + col] + z1 * AZ[(o + 1) * n + col] + z2 * AZ[(o + 2) * n + col];
+      K[row * m + row] += curv[3 * c + k];
+    }
+  }
 }
