@@ -1,7 +1,7 @@
 /** The named phases of projected Newton and the interior-point method, each tested alone. */
 import assert from 'node:assert/strict';
 import { contactFace, reducedSystem } from '../../src/engine/solvers/newton.js';
-import { scaledProblem, shiftIntoCones } from '../../src/engine/solvers/ipm.js';
+import { applyWinv, dualResidual, ntScaleAll, scaledProblem, shiftIntoCones } from '../../src/engine/solvers/ipm.js';
 import { makeProblem } from '../../src/engine/problem.js';
 import { rng } from '../rng.js';
 
@@ -122,5 +122,45 @@ describe('interior-point phases', () => {
       copy = Float64Array.from(inside);
     shiftIntoCones(inside, kind, 2);
     assert.deepEqual([...inside], [...copy]);
+  });
+
+  it('ntScaleAll: the scaled point is W⁻¹x and W⁻¹ maps it on to z (λ_NT = Wz = W⁻¹x), for a Lorentz cone and an orthant', () => {
+    const kind = scaledProblem(makeProblem({ A: spd(6, 9), b: [1, 0, 0, 1, 0, 0], mu: [0.5, 0], regularization: 0 })).kind;
+    const x = Float64Array.of(2, 0.7, -0.4, 3, 0, 0),
+      z = Float64Array.of(1.5, -0.2, 0.9, 0.5, 0, 0);
+    const winv = new Float64Array(18),
+      nt = new Float64Array(6),
+      a = new Float64Array(6),
+      zz = new Float64Array(6);
+    assert.equal(ntScaleAll(x, z, kind, 2, winv, nt), true);
+    for (let c = 0; c < 2; c++) {
+      applyWinv(winv, 9 * c, x, 3 * c, kind[c], a);
+      applyWinv(winv, 9 * c, nt, 3 * c, kind[c], zz);
+    }
+    for (let i = 0; i < 6; i++) {
+      assert.ok(Math.abs(a[i] - nt[i]) < 1e-12, `W⁻¹x[${i}] ${a[i]} vs λ_NT ${nt[i]}`);
+      assert.ok(Math.abs(zz[i] - z[i]) < 1e-12, `W⁻¹λ_NT[${i}] ${zz[i]} vs z ${z[i]}`);
+    }
+    x[0] = 0.5; // outside Q³ (‖(0.7, −0.4)‖ > 0.5): not interior
+    assert.equal(ntScaleAll(x, z, kind, 2, winv, nt), false);
+  });
+
+  it('dualResidual: r = Px + q − z (pinned rows 0) and τ = xᵀz / cones', () => {
+    const s = scaledProblem(makeProblem({ A: spd(6, 11), b: [1, 0.2, -0.1, 0.5, 0.3, 0.3], mu: [0.5, 0], regularization: 0 }));
+    const x = Float64Array.of(2, 0.7, -0.4, 3, 0, 0),
+      z = Float64Array.of(1.5, -0.2, 0.9, 0.5, 0, 0),
+      rx = new Float64Array(6),
+      out = new Float64Array(2);
+    dualResidual(s.P, s.q, x, z, s.pinned, 2, rx, out);
+    for (let i = 0; i < 6; i++) {
+      let e = 0;
+      if (!s.pinned[i]) {
+        for (let j = 0; j < 6; j++) e += s.P[i * 6 + j] * x[j];
+        e += s.q[i] - z[i];
+      }
+      assert.ok(Math.abs(rx[i] - e) < 1e-14, `r[${i}]`);
+    }
+    assert.ok(Math.abs(out[0] - (2 * 1.5 + 0.7 * -0.2 + -0.4 * 0.9 + 3 * 0.5) / 2) < 1e-14, `τ ${out[0]}`);
+    assert.ok(out[1] > 0 && Number.isFinite(out[1]));
   });
 });

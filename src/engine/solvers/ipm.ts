@@ -204,7 +204,7 @@ function jordanDivide(lam: Float64Array, r: Float64Array, o: number, kind: numbe
 }
 
 /** out = W⁻¹·v on one block (W⁻¹ symmetric, stored row-major 3×3 at winv[wo..]; orthant: scalar). */
-function applyWinv(winv: Float64Array, wo: number, v: Float64Array, o: number, kind: number, out: Float64Array): void {
+export function applyWinv(winv: Float64Array, wo: number, v: Float64Array, o: number, kind: number, out: Float64Array): void {
   if (kind === CONE_ORTHANT) { out[o] = winv[wo] * v[o]; out[o + 1] = 0; out[o + 2] = 0; return; }
   const v0 = v[o], v1 = v[o + 1], v2 = v[o + 2];
   out[o] = winv[wo] * v0 + winv[wo + 1] * v1 + winv[wo + 2] * v2;
@@ -403,18 +403,8 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   const toLambda = (src: Float64Array): void => {
     for (let i = 0; i < n; i++) lam[i] = pinned[i] ? 0 : kappa * D[i] * src[i];
   };
-  /** NT scaling of every cone ([V] §4.1 for the 1-D cones, §4.3 for Q³); false if not interior. */
-  const ntScaling = (): boolean => {
-    for (let c = 0; c < C; c++) {
-      const o = 3 * c;
-      if (kind[c] === CONE_ORTHANT) {
-        if (!(x[o] > 0) || !(z[o] > 0)) return false;
-        winv[9 * c] = Math.sqrt(z[o] / x[o]); // W = √(x/z)
-        nt[o] = Math.sqrt(x[o] * z[o]); nt[o + 1] = 0; nt[o + 2] = 0;
-      } else if (!ntScalingSoc(x, z, o, winv, 9 * c, nt)) return false;
-    }
-    return true;
-  };
+  const ntScaling = (): boolean => ntScaleAll(x, z, kind, C, winv, nt);
+  const measures = new Float64Array(2); // [τ, merit] of dualResidual
 
   // ---- starting point ([V] §3: x̂ = −(P + δ₀I)⁻¹q, ẑ = Px̂ + q = −δ₀x̂, each shifted into int K) ----
   if (!(buildNewtonMatrix(0) && factorise(false)) && !(buildNewtonMatrix(0, true) && factorise(false))) {
@@ -446,22 +436,8 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   const meritTrail = new Float64Array(W).fill(Infinity);
 
   while (status === null && iterations < maxIt) {
-    // dual residual r = Px + q − z ([V] eq. (9) with G = −I) and duality measure τ = xᵀz / (number of cones)
-    let gap = 0, rn = 0, pxn = 1, xn = 0;
-    for (let i = 0; i < n; i++) {
-      if (pinned[i]) { rx[i] = 0; continue; }
-      let s = 0;
-      const row = i * n;
-      for (let j = 0; j < n; j++) s += P[row + j] * x[j];
-      rx[i] = s + q[i] - z[i];
-      gap += x[i] * z[i];
-      rn = Math.max(rn, Math.abs(rx[i]));
-      pxn = Math.max(pxn, Math.abs(s));
-      xn = Math.max(xn, Math.abs(x[i]));
-    }
-    const tau = gap / C;
-    // scale-free progress measure, normalised like the checker (lam_ref·w_ref)
-    const merit = Math.max(tau / (Math.max(xn, Number.MIN_VALUE) * pxn), rn / pxn);
+    dualResidual(P, q, x, z, pinned, C, rx, measures);
+    const tau = measures[0], merit = measures[1];
 
     // Newton matrix: AHO if in that phase and it factorises, else NT for this iteration
     let useAho = aho && buildNewtonMatrix(2) && factorise(true);
@@ -662,4 +638,45 @@ export function shiftIntoCones(v: Float64Array, kind: Int8Array, C: number): voi
     nrm = Math.max(nrm, Math.abs(v[o]) + Math.hypot(v[o + 1], v[o + 2]));
   }
   if (tmax >= -1e-8 * Math.max(nrm, 1)) for (let c = 0; c < C; c++) v[3 * c] += 1 + tmax;
+}
+
+/**
+ * Nesterov–Todd scaling of every cone (phase "NT scaling", [V] §4.1 for the 1-D cones, §4.3 for Q³):
+ * W⁻¹ per cone into winv (9 per contact; orthant: winv[9c] = √(z/x)) and the scaled point
+ * λ_NT = W z = W⁻¹ x into nt. False if x or z is not strictly interior.
+ */
+export function ntScaleAll(x: Float64Array, z: Float64Array, kind: Int8Array, C: number, winv: Float64Array, nt: Float64Array): boolean {
+  for (let c = 0; c < C; c++) {
+    const o = 3 * c;
+    if (kind[c] === CONE_ORTHANT) {
+      if (!(x[o] > 0) || !(z[o] > 0)) return false;
+      winv[9 * c] = Math.sqrt(z[o] / x[o]); // W = √(x/z)
+      nt[o] = Math.sqrt(x[o] * z[o]); nt[o + 1] = 0; nt[o + 2] = 0;
+    } else if (!ntScalingSoc(x, z, o, winv, 9 * c, nt)) return false;
+  }
+  return true;
+}
+
+/**
+ * Dual residual r = Px + q − z into rx ([V] eq. (9) with G = −I; pinned rows 0) and the duality measure
+ * τ = xᵀz / (number of cones), with the scale-free progress measure max(τ/(‖x‖∞‖Px‖∞), ‖r‖∞/‖Px‖∞)
+ * (normalised like the KKT checker's λ_ref·w_ref) used by the stall test; out = [τ, merit] (no allocation).
+ */
+export function dualResidual(P: Float64Array, q: Float64Array, x: Float64Array, z: Float64Array, pinned: Uint8Array, C: number, rx: Float64Array, out: Float64Array): void {
+  const n = q.length;
+  let gap = 0, rn = 0, pxn = 1, xn = 0;
+  for (let i = 0; i < n; i++) {
+    if (pinned[i]) { rx[i] = 0; continue; }
+    let s = 0;
+    const row = i * n;
+    for (let j = 0; j < n; j++) s += P[row + j] * x[j];
+    rx[i] = s + q[i] - z[i];
+    gap += x[i] * z[i];
+    rn = Math.max(rn, Math.abs(rx[i]));
+    pxn = Math.max(pxn, Math.abs(s));
+    xn = Math.max(xn, Math.abs(x[i]));
+  }
+  const tau = gap / C;
+  out[0] = tau;
+  out[1] = Math.max(tau / (Math.max(xn, Number.MIN_VALUE) * pxn), rn / pxn);
 }
