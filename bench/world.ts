@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { ScenarioDesc } from '../src/engine/world/types.js';
-import * as worldModule from '../src/engine/world/world.js';
+import * as islandModule from '../src/engine/island/solveIsland.js';
 import type { SolverName } from '../src/engine/solvers/types.js';
 import {
   applySnapshot, cannonSim, loadCannon, loadRapier, loadScenario, OursSim, probeContacts, rapierSim, repoRoot, WORLD_SCENES,
@@ -42,7 +42,7 @@ interface MatrixFreeRules {
 }
 
 function matrixFreeRules(): MatrixFreeRules {
-  const m = worldModule as unknown as Record<string, unknown>;
+  const m = islandModule as unknown as Record<string, unknown>;
   const num = (k: string): number | undefined => (typeof m[k] === 'number' ? (m[k] as number) : undefined);
   const fb = m.MATRIX_FREE_FALLBACK;
   return {
@@ -105,12 +105,12 @@ async function createSim(job: Job): Promise<Sim> {
     case 'ours':
       return new OursSim(job.desc, job.solver ?? 'pgs');
     case 'cannon': {
-      let C;
+      let C: Awaited<ReturnType<typeof loadCannon>>;
       try { C = await loadCannon(); } catch (e) { throw new Error(`cannot load cannon-es: ${errorText(e)}`); }
       return cannonSim(C, job.desc, job.iterations);
     }
     case 'rapier': {
-      let R;
+      let R: Awaited<ReturnType<typeof loadRapier>>;
       try { R = await loadRapier(); } catch (e) { throw new Error(`Rapier init failed: ${errorText(e)}`); }
       return rapierSim(R, job.desc, job.iterations);
     }

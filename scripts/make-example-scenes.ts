@@ -254,7 +254,7 @@ write('box-stack-10.scene.json', [
   write('pyramid-20.scene.json', [
     {
       name: 'pyramid-20',
-      description: 'A 2D pyramid of 210 unit cubes (1 kg) with a base of 20, each box resting on two below it (2 cm gaps in a row). PGS with warm starting (50 iterations) is the usual choice at this size (≈ 1600 contacts in one island); the pyramid must stand for 2 s. Softening γ = 0.01 (seed 004, a CFM-like compliance) makes those 50 sweeps enough: without it PGS stops at max-iterations in frames 5–7 and the unconverged impulses add 0.1–0.24 J, which `diagnose` reports as non-converged-solve.',
+      description: 'A 2D pyramid of 210 unit cubes (1 kg) with a base of 20, each box resting on two below it (2 cm gaps in a row). PGS with warm starting (50 iterations) is the usual choice at this size (≈ 1600 contacts in one island); the pyramid must stand for 2 s. Softening γ = 0.01 (docs/physics.md "Softening", a CFM-like compliance) makes those 50 sweeps enough: without it PGS stops at max-iterations in frames 5–7 and the unconverged impulses add 0.1–0.24 J, which `diagnose` reports as non-converged-solve.',
       frames: 120,
       softening: 0.01,
       solver: { name: 'pgs', maxIterations: 50 },
@@ -440,7 +440,7 @@ write('fault-pgs-too-few-iterations.scene.json', [
 write('fault-restitution-target.scene.json', [
   {
     name: 'fault-restitution-target-sphere',
-    description: 'DELIBERATE FAULT (seed 001 P2): the ball of "sphere-drop" with −(1+e)·ġ⁻ used as the target velocity, i.e. b_n = −(2+e)·ġ_n⁻. It rebounds at 1.5× its impact speed, so every bounce adds energy. The energyNonIncreasing expectation is there to FAIL: it shows that `check` and the energy ledger catch the bug.',
+    description: 'DELIBERATE FAULT (docs/physics.md "Restitution as a target"): the ball of "sphere-drop" with −(1+e)·ġ⁻ used as the target velocity, i.e. b_n = −(2+e)·ġ_n⁻. It rebounds at 1.5× its impact speed, so every bounce adds energy. The energyNonIncreasing expectation is there to FAIL: it shows that `check` and the energy ledger catch the bug.',
     frames: 180,
     materials: [{ name: 'bouncy', friction: 0.5, restitution: 0.5 }],
     bodies: [ground('bouncy'), sphere('ball', 0.1, 1, [0, 0, 1.1], { material: 'bouncy' })],
@@ -452,7 +452,7 @@ write('fault-restitution-target.scene.json', [
   },
   {
     name: 'fault-restitution-target-head-on',
-    description: 'DELIBERATE FAULT (seed 001 P2) on the elastic head-on collision: the spheres separate at twice their approach speed (4× the kinetic energy). Momentum is still conserved (the impulses are equal and opposite), energy is not: momentumConserved passes, energyNonIncreasing FAILS.',
+    description: 'DELIBERATE FAULT (docs/physics.md "Restitution as a target") on the elastic head-on collision: the spheres separate at twice their approach speed (4× the kinetic energy). Momentum is still conserved (the impulses are equal and opposite), energy is not: momentumConserved passes, energyNonIncreasing FAILS.',
     frames: 60,
     gravity: [0, 0, 0],
     splitImpulse: true,

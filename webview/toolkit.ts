@@ -82,7 +82,7 @@ export function divider(): HTMLElement {
 }
 
 /** Reads a toolkit control's value (dropdown / text field). */
-export function valueOf(e: HTMLElement): string {
+export function controlValue(e: HTMLElement): string {
   return String((e as HTMLElement & { value?: unknown }).value ?? '');
 }
 

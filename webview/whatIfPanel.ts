@@ -5,7 +5,7 @@
  */
 import { SOLVER_NAMES, type SolverName, type WhatIfOptions, type WhatIfView } from '../src/protocol/inspector.js';
 import { byId, el, full, num } from './format.js';
-import { button, checkbox, checkedOf, dropdown, setDisabled, textField, valueOf } from './toolkit.js';
+import { button, checkbox, checkedOf, dropdown, setDisabled, textField, controlValue } from './toolkit.js';
 
 export class WhatIfPanel {
   private readonly result = byId('whatif-result');
@@ -30,16 +30,16 @@ export class WhatIfPanel {
 
   /** The options typed in the form; throws with a readable message for bad numbers. */
   options(): WhatIfOptions {
-    const solver = valueOf(this.solver) as SolverName;
+    const solver = controlValue(this.solver) as SolverName;
     if (!SOLVER_NAMES.includes(solver)) throw new Error(`solver must be one of ${SOLVER_NAMES.join(', ')}`);
     const o: { solver: SolverName; maxIterations?: number; tolerance?: number; warmStart?: boolean } = { solver, warmStart: checkedOf(this.warmStart) };
-    const it = valueOf(this.maxIterations).trim();
+    const it = controlValue(this.maxIterations).trim();
     if (it) {
       const v = Number(it);
       if (!Number.isInteger(v) || v < 1) throw new Error('max iterations must be an integer ≥ 1');
       o.maxIterations = v;
     }
-    const tol = valueOf(this.tolerance).trim();
+    const tol = controlValue(this.tolerance).trim();
     if (tol) {
       const v = Number(tol);
       if (!(Number.isFinite(v) && v > 0)) throw new Error('tolerance must be a number > 0');

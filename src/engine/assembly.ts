@@ -1,9 +1,9 @@
 /**
- * Contact problem assembly from physical data (seed 000 §3–§4, §10.3; DESIGN.md conventions):
+ * Contact problem assembly from physical data (docs/physics.md "Contact model" and "Conventions"):
  *   Jacobian row for direction d at p: body a [dᵀ, (r_a×d)ᵀ], body b [−dᵀ, −(r_b×d)ᵀ], r = p − x;
  *   A = J M⁻¹ Jᵀ (+ εI), blocks A_ij non-zero only when contacts i and j share a dynamic body;
  *   b_n = −ġ_n − e·ġ_n (restitution only when −ġ_n exceeds the rest-velocity threshold)
- *         + (ERP/Δt)·max(0, depth − slop);  b_t = −ġ_t  (seed 001 P1/P2).
+ *         + (ERP/Δt)·max(0, depth − slop);  b_t = −ġ_t  (Baumgarte 1972; Catto 2005).
  */
 import type { BodyState, ContactMeta, ContactPoint, ContactProblem, ProblemPhysics, RhsDecomposition } from './problem.js';
 import { ProblemError } from './problem.js';
@@ -12,20 +12,26 @@ import { cross, type Vec3 } from './math/vec3.js';
 export interface AssemblyOptions {
   /** Time step Δt (s); only used by the bias term. */
   readonly dt: number;
-  /** Error-reduction parameter of the velocity-level bias (ERP/Δt)·depth (seed 001 P1; default 0.2). */
+  /** Error-reduction parameter of the velocity-level bias (ERP/Δt)·depth (Baumgarte 1972; default 0.2). */
   readonly erp: number;
   /** Penetration allowed without correction (m). */
   readonly slop: number;
   /** Apply the bias term at all (Baumgarte / ERP). */
   readonly baumgarte: boolean;
-  /** Approach speed (m/s) below which restitution is zero (seed 000 §6.4). */
+  /** Approach speed (m/s) below which restitution is zero (docs/physics.md "Contact model"). */
   readonly restVelocityThreshold: number;
-  /** Diagonal regularisation ε added to A (seed 002 eq. 41). */
+  /** Diagonal regularisation ε added to A (docs/physics.md "Regularisation"). */
   readonly regularization: number;
 }
 
+/**
+ * ε of A + εI: keeps A positive definite when contacts are redundant (rank-deficient J) at a cost far
+ * below solver tolerances (docs/physics.md "Regularisation"). The one place this number is written.
+ */
+export const ASSEMBLY_REGULARIZATION = 1e-10;
+
 export const DEFAULT_ASSEMBLY: AssemblyOptions = {
-  dt: 1 / 60, erp: 0.2, slop: 0, baumgarte: true, restVelocityThreshold: 0, regularization: 1e-10,
+  dt: 1 / 60, erp: 0.2, slop: 0, baumgarte: true, restVelocityThreshold: 0, regularization: ASSEMBLY_REGULARIZATION,
 };
 
 /** Is a body static (no columns in J)? Index −1 is the static world. */
@@ -81,9 +87,9 @@ function checkContact(c: ContactPoint, i: number, nBodies: number): void {
 /**
  * Everything about an island's contact problem except the dense A: per-contact Jacobian blocks J (3×6 per
  * body, rows n, t1, t2) and M⁻¹Jᵀ, b with its decomposition, μ. Large islands are solved matrix-free from
- * these (solvers/pgsBlocks.ts); assembleProblem adds the dense A.
+ * these (solvers/pgsRows.ts); assembleProblem adds the dense A.
  */
-export interface ContactBlocks {
+export interface ContactJacobians {
   readonly contactCount: number;
   readonly size: number;
   readonly b: Float64Array;
@@ -96,9 +102,11 @@ export interface ContactBlocks {
   readonly invMassJB: Float64Array;
   readonly staticA: Uint8Array;
   readonly staticB: Uint8Array;
+  /** The ε of the assembly options: the dense A gets +εI, the matrix-free rows add the same ε. */
+  readonly regularization: number;
 }
 
-export function assembleBlocks(bodies: readonly BodyState[], contacts: readonly ContactPoint[], options: Partial<AssemblyOptions> = {}): ContactBlocks {
+export function assembleJacobians(bodies: readonly BodyState[], contacts: readonly ContactPoint[], options: Partial<AssemblyOptions> = {}): ContactJacobians {
   const opt: AssemblyOptions = { ...DEFAULT_ASSEMBLY, ...options };
   const C = contacts.length, n = 3 * C;
   if (C === 0) throw new ProblemError('contacts', 'at least one contact is required');
@@ -136,24 +144,25 @@ export function assembleBlocks(bodies: readonly BodyState[], contacts: readonly 
   return {
     contactCount: C, size: n, b, mu, rhs: { velocity, restitution, bias }, contacts: metas,
     physics: { bodies, jacobianA: JA, jacobianB: JB }, invMassJA: MJA, invMassJB: MJB, staticA, staticB,
+    regularization: opt.regularization,
   };
 }
 
 /** Builds the ContactProblem (A, b, μ, b decomposition, Jacobian blocks) of one island. */
 export function assembleProblem(bodies: readonly BodyState[], contacts: readonly ContactPoint[], options: Partial<AssemblyOptions> = {}): ContactProblem {
   const opt: AssemblyOptions = { ...DEFAULT_ASSEMBLY, ...options };
-  return denseProblem(assembleBlocks(bodies, contacts, opt), contacts, opt.regularization);
+  return denseProblem(assembleJacobians(bodies, contacts, opt), contacts, opt.regularization);
 }
 
 /**
- * The ContactProblem of blocks already assembled (by assembleBlocks from these contacts): adds the dense
+ * The ContactProblem of blocks already assembled (by assembleJacobians from these contacts): adds the dense
  * A = J M⁻¹ Jᵀ + εI (ε = regularization). For callers that also need the blocks themselves.
  */
-export function denseProblem(k: ContactBlocks, contacts: readonly ContactPoint[], regularization: number): ContactProblem {
+export function denseProblem(k: ContactJacobians, contacts: readonly ContactPoint[], regularization: number): ContactProblem {
   const C = k.contactCount, n = k.size;
   const { jacobianA: JA, jacobianB: JB } = k.physics;
   const { invMassJA: MJA, invMassJB: MJB, staticA, staticB } = k;
-  // A_ij = Σ over bodies shared by i and j of J_i,body M⁻¹ J_j,bodyᵀ (seed 000 §10.3).
+  // A_ij = Σ over bodies shared by i and j of J_i,body M⁻¹ J_j,bodyᵀ (docs/physics.md "Delassus matrix").
   const A = new Float64Array(n * n);
   const addBlock = (i: number, Ji: Float64Array, j: number, MJj: Float64Array): void => {
     for (let r = 0; r < 3; r++) {
@@ -215,12 +224,12 @@ export function bodyVelocityChanges(p: ContactProblem, lambda: ArrayLike<number>
 }
 
 /**
- * Δv = M⁻¹Jᵀλ per body (6 numbers: linear, angular) from assembled blocks, seed 000 §4; bodyCount is the
+ * Δv = M⁻¹Jᵀλ per body (6 numbers: linear, angular) from assembled blocks (docs/physics.md "Contact model"); bodyCount is the
  * length of the body list the blocks were assembled from. Static bodies get zero. With `into` (6 per
  * body) the changes are added to it instead of a new array: islands share no dynamic body, so one zeroed
  * array serves every island of a frame.
  */
-export function blockVelocityChanges(k: ContactBlocks, contacts: readonly ContactPoint[], lambda: ArrayLike<number>, bodyCount: number, into?: Float64Array): Float64Array {
+export function jacobianVelocityChanges(k: ContactJacobians, contacts: readonly ContactPoint[], lambda: ArrayLike<number>, bodyCount: number, into?: Float64Array): Float64Array {
   const dv = into ?? new Float64Array(6 * bodyCount);
   for (let c = 0; c < contacts.length; c++) {
     const l0 = lambda[3 * c], l1 = lambda[3 * c + 1], l2 = lambda[3 * c + 2];
@@ -229,3 +238,6 @@ export function blockVelocityChanges(k: ContactBlocks, contacts: readonly Contac
   }
   return dv;
 }
+
+/** Former name of ContactJacobians, kept for src/engine/world/energy.ts until the diagnosis rewrite (issue 17) renames it there. */
+export type ContactBlocks = ContactJacobians;

@@ -34,7 +34,7 @@ export interface Conditioning {
 export interface ConditioningOptions {
   /** Largest n analysed exactly (default DEFAULT_EXACT_LIMIT). */
   exactLimit?: number;
-  /** Diagonal shift ε already contained in A (default 0); the assembler uses 1e-10. */
+  /** Diagonal shift ε already contained in A (default 0); the assembler uses ASSEMBLY_REGULARIZATION (assembly.ts). */
   regularization?: number;
 }
 

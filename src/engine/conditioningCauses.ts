@@ -1,11 +1,11 @@
 /**
- * Likely causes of an ill-conditioned or rank-deficient contact matrix (seed 000 §9.1): mass ratios,
+ * Likely causes of an ill-conditioned or rank-deficient contact matrix (docs/physics.md "Conditioning"): mass ratios,
  * duplicated or near-parallel contact rows, and redundant contacts between the same two bodies.
  */
 import type { ContactProblem } from './problem.js';
 import type { Conditioning } from './conditioning.js';
 
-/** Mass ratio from which κ(A) ~ m_max/m_min is worth reporting (seed 000 §9.2 rule of thumb: 100:1). */
+/** Mass ratio from which κ(A) ~ m_max/m_min is worth reporting (rule of thumb: 100:1). */
 export const MASS_RATIO_REPORT = 100;
 /** Cosine between two normal Jacobian rows above which they count as (near-)duplicates. */
 export const PARALLEL_ROW_COSINE = 0.9999;
@@ -26,7 +26,7 @@ export function conditioningCauses(p: ContactProblem, cond?: Conditioning): Cond
   if (inv.length >= 2) {
     const ratio = Math.max(...inv) / Math.min(...inv);
     if (ratio >= MASS_RATIO_REPORT) {
-      out.push({ kind: 'mass-ratio', contacts: [], message: `mass ratio 1:${ratio.toPrecision(3)} between the island's bodies: κ(A) grows like the ratio (seed 000 §9.2)` });
+      out.push({ kind: 'mass-ratio', contacts: [], message: `mass ratio 1:${ratio.toPrecision(3)} between the island's bodies: κ(A) grows like the ratio (docs/physics.md "Conditioning")` });
     }
   }
   // Normal rows of two contacts on the same body pair: cosine of their 12-vectors [J_a, J_b].
@@ -47,11 +47,11 @@ export function conditioningCauses(p: ContactProblem, cond?: Conditioning): Cond
         let d = 0;
         for (let k = 0; k < 12; k++) d += row(i, k) * row(j, k);
         const cos = d / (norm(i) * norm(j) || 1);
-        if (cos > PARALLEL_ROW_COSINE) out.push({ kind: 'duplicate-rows', contacts: [i, j], message: `contacts ${i} and ${j} have (near-)identical normal rows (cos ${cos.toFixed(6)}): duplicated or coincident points (seed 000 §9.1)` });
+        if (cos > PARALLEL_ROW_COSINE) out.push({ kind: 'duplicate-rows', contacts: [i, j], message: `contacts ${i} and ${j} have (near-)identical normal rows (cos ${cos.toFixed(6)}): duplicated or coincident points (docs/physics.md "Conditioning")` });
       }
     }
     if (list.length >= 4 && cond && cond.rankDeficiency > 0) {
-      out.push({ kind: 'redundant-contacts', contacts: list, message: `${list.length} contacts between the same two bodies: 3 of their ${3 * list.length} rows suffice per rigid DOF pair, A has rank deficiency ${cond.rankDeficiency} (seed 000 §10.3); λ is not unique there` });
+      out.push({ kind: 'redundant-contacts', contacts: list, message: `${list.length} contacts between the same two bodies: 3 of their ${3 * list.length} rows suffice per rigid DOF pair, A has rank deficiency ${cond.rankDeficiency} (docs/physics.md "Conditioning"); λ is not unique there` });
     }
   }
   return out;

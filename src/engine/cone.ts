@@ -1,11 +1,11 @@
 /**
  * Friction cone K_μ = {(s, u) ∈ ℝ×ℝ²: ‖u‖ ≤ μ s} and its dual K*_μ = {(σ, w): μ‖w‖ ≤ σ}
- * (DESIGN.md, seed 002 §M1/§M3). All functions work on one contact's 3-block in place.
+ * (docs/physics.md "The QP-SOCP and its KKT conditions"). All functions work on one contact's 3-block in place.
  */
 
 /**
  * Euclidean projection of p[o..o+2] onto K_μ, written to out[o..o+2] (may alias p).
- * Three cases of seed 002 §M3: interior (eq. 21), polar cone → origin (eq. 22), surface (eqs. 24–25);
+ * Three cases of the projection onto a second-order cone: interior, polar cone → origin, surface;
  * μ = 0 is the half-line λn ≥ 0 (eq. 34).
  */
 export function projectCone(p: Float64Array, o: number, mu: number, out: Float64Array): void {
@@ -26,7 +26,7 @@ export function projectCone(p: Float64Array, o: number, mu: number, out: Float64
     return;
   }
   const ln = (pn + mu * s) / (mu * mu + 1); // eq. 24, > 0 here
-  const k = (mu * ln) / s; // s > 0 in case 3 (seed 002 §M3, "‖p_t‖ = 0 in Case 3")
+  const k = (mu * ln) / s; // s > 0 in the surface case (‖p_t‖ = 0 falls in one of the other two)
   out[o] = ln; out[o + 1] = k * p1; out[o + 2] = k * p2;
 }
 

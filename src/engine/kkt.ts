@@ -152,8 +152,8 @@ export function classifyContacts(p: { readonly contactCount: number }, lambda: F
 }
 
 /**
- * Projected-gradient residual of seed 002 eq. 37 with one step ρ for every contact:
- * ‖λ − Proj_K(λ − ρ(Aλ − b))‖₂ (the seed's convergence test, ρ = 1).
+ * Projected-gradient residual (natural map, Facchinei & Pang 2003) with one step ρ for every contact:
+ * ‖λ − Proj_K(λ − ρ(Aλ − b))‖₂ (a common convergence test, ρ = 1).
  */
 export function projectedGradientResidual(p: ContactProblem, lambda: ArrayLike<number>, rho = 1): number {
   const { A, b, size: n } = p;

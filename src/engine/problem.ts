@@ -1,12 +1,12 @@
 /**
  * The contact problem of one island and one step: minimise ½λᵀAλ − bᵀλ over the product of
- * friction cones (DESIGN.md "QP-SOCP"; seed 002 §M1). λ uses the 3C layout (λn, λt1, λt2) per contact.
+ * friction cones (docs/physics.md "The QP-SOCP and its KKT conditions"). λ uses the 3C layout (λn, λt1, λt2) per contact.
  */
 import type { Vec3 } from './math/vec3.js';
 import type { Mat3 } from './math/mat3.js';
 import { allFinite, asymmetry } from './math/dense.js';
 
-/** Body data the assembly needs. Static bodies: invMass = 0 and invInertiaWorld = 0 (seed 000 §10.4). */
+/** Body data the assembly needs. Static bodies: invMass = 0 and invInertiaWorld = 0 (docs/physics.md "Conventions"). */
 export interface BodyState {
   readonly invMass: number;
   /** World-frame inverse inertia I⁻¹_w = R I⁻¹_b Rᵀ, row-major. */
@@ -26,7 +26,7 @@ export interface ContactPoint {
   readonly t1: Vec3;
   readonly t2: Vec3;
   readonly mu: number;
-  /** Combined restitution coefficient e ∈ [0, 1] (seed 000 §6.3). */
+  /** Combined restitution coefficient e ∈ [0, 1]. */
   readonly restitution: number;
   /** Penetration depth ≥ 0 (m). */
   readonly penetration: number;
@@ -137,7 +137,7 @@ function checkFinite(a: ArrayLike<number>, name: string, rowLen = 0): void {
   }
 }
 
-/** f(λ) = ½λᵀAλ − bᵀλ (seed 002 eq. 9). */
+/** f(λ) = ½λᵀAλ − bᵀλ (docs/physics.md "The QP-SOCP"). */
 export function objective(p: ContactProblem, lambda: Float64Array): number {
   const { A, b, size: n } = p;
   let f = 0;

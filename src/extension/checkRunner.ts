@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { WorkerClient, CancelledError } from './workerClient.js';
 import type { ScenarioCheck } from './worker/workerProtocol.js';
-import { CheckOutcomes, outcomePassed, outcomeTitle } from './checkOutcomes.js';
+import { type CheckOutcomes, outcomePassed, outcomeTitle } from './checkOutcomes.js';
 import { diagnosisSettings, solverOverride } from './settings.js';
 import { fractionReporter } from './progress.js';
 

@@ -90,8 +90,8 @@ export function registerCommands(inspectors: Inspectors, checks: CheckRunner, an
       const idx = frames.indexOf(target);
       return idx < 0 ? undefined : { index: i.goto(idx) };
     }),
-    reg('contactLens.nextFinding', async () => { const i = await loaded(); if (!i) return undefined; const k = i.findingFrom(1); return k === null ? (void vscode.window.setStatusBarMessage('Contact Lens: no later finding', 3000), undefined) : { index: i.goto(k) }; }),
-    reg('contactLens.previousFinding', async () => { const i = await loaded(); if (!i) return undefined; const k = i.findingFrom(-1); return k === null ? (void vscode.window.setStatusBarMessage('Contact Lens: no earlier finding', 3000), undefined) : { index: i.goto(k) }; }),
+    reg('contactLens.nextFinding', async () => { const i = await loaded(); if (!i) return undefined; const k = i.findingFrom(1); if (k !== null) return { index: i.goto(k) }; vscode.window.setStatusBarMessage('Contact Lens: no later finding', 3000); return undefined; }),
+    reg('contactLens.previousFinding', async () => { const i = await loaded(); if (!i) return undefined; const k = i.findingFrom(-1); if (k !== null) return { index: i.goto(k) }; vscode.window.setStatusBarMessage('Contact Lens: no earlier finding', 3000); return undefined; }),
     reg('contactLens.resolveFrameWith', async (solver?: string) => {
       const i = active();
       if (!i) return undefined;

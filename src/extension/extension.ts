@@ -16,7 +16,7 @@ import { SceneAnalyzer } from './sceneAnalysis.js';
 import { SceneTests } from './testing.js';
 import { checkOnSave } from './settings.js';
 import { isSceneFile } from './ranges.js';
-import { ownWorkReport, resetOwnWork, recordOwnWork } from './ownWork.js';
+import { callbackTimeReport, resetCallbackTimes, recordCallbackTime } from './callbackTimes.js';
 
 /** Sampling interval of the event-loop delay monitor (ms). */
 export const EVENT_LOOP_RESOLUTION_MS = 10;
@@ -34,8 +34,8 @@ export interface ContactLensApi {
   eventLoopDelay(): { maxMs: number; meanMs: number; p99Ms: number };
   resetEventLoopDelay(): void;
   /** Longest synchronous run of our own code per entry point since the last reset (ms). */
-  ownWork(): { maxMs: number; worst: string; byEntry: Record<string, number> };
-  resetOwnWork(): void;
+  callbackTimes(): { maxMs: number; worst: string; byEntry: Record<string, number> };
+  resetCallbackTimes(): void;
 }
 
 export function activate(context: vscode.ExtensionContext): ContactLensApi {
@@ -61,7 +61,7 @@ export function activate(context: vscode.ExtensionContext): ContactLensApi {
     { dispose: () => loop.disable() },
   );
   const activationTimeMs = performance.now() - t0;
-  recordOwnWork('activation', activationTimeMs);
+  recordCallbackTime('activation', activationTimeMs);
   output.appendLine(`activated in ${activationTimeMs.toFixed(1)} ms`);
   return {
     activationTimeMs,
@@ -72,8 +72,8 @@ export function activate(context: vscode.ExtensionContext): ContactLensApi {
       return { maxMs: blocked(loop.max), meanMs: blocked(loop.mean), p99Ms: blocked(loop.percentile(99)) };
     },
     resetEventLoopDelay: () => loop.reset(),
-    ownWork: ownWorkReport,
-    resetOwnWork,
+    callbackTimes: callbackTimeReport,
+    resetCallbackTimes,
   };
 }
 

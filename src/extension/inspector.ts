@@ -7,12 +7,12 @@ import * as vscode from 'vscode';
 import { randomInt } from 'node:crypto';
 import { WorkerClient, CancelledError, WorkerRequestError } from './workerClient.js';
 import type { Opened } from './worker/workerProtocol.js';
-import type { HostMessage, InspectorCommand, SessionSource, WebviewMessage } from '../protocol/inspector.js';
+import type { HostMessage, InspectorCommand, SessionSource, SolverName, WebviewMessage } from '../protocol/inspector.js';
 import { PROTOCOL_VERSION } from '../protocol/inspector.js';
 import { validateWebviewMessage, ProtocolError } from '../protocol/validate.js';
 import { inspectorHtml, makeNonce } from './webviewHtml.js';
 import { diagnosisSettings, playbackFps, solverOverride } from './settings.js';
-import { timed, timedCallback } from './ownWork.js';
+import { timed, timedCallback } from './callbackTimes.js';
 import { fractionReporter } from './progress.js';
 
 export const INSPECTOR_VIEW_TYPE = 'contactLens.inspector';
@@ -203,7 +203,7 @@ export class Inspector implements vscode.Disposable {
 
   command(command: InspectorCommand): void { this.post({ type: 'command', command }); }
 
-  async whatIfReport(solver: 'pgs' | 'newton' | 'ipm'): Promise<string> {
+  async whatIfReport(solver: SolverName): Promise<string> {
     await this.ready;
     const r = await this.worker!.request({ op: 'whatIf', index: this.index, options: { solver } });
     const f = this.opened!.timeline.frame[this.index];

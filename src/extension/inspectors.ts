@@ -73,7 +73,7 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
     return {
       deserializeWebviewPanel: async (panel, state) => {
         const source = state?.source;
-        if (!source || source.kind !== 'scenario') { panel.dispose(); return; }
+        if (source?.kind !== 'scenario') { panel.dispose(); return; }
         this.track(new Inspector(this, panel, source, typeof state.index === 'number' ? state.index : 0));
       },
     };

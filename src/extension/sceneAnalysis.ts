@@ -3,7 +3,7 @@
  * testable scenarios come from the worker (parsing a 200 KB scene takes 40–90 ms, too long for the host).
  * One long-lived worker, started on first use; results cached per document version.
  */
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 import { WorkerClient } from './workerClient.js';
 import type { SceneAnalysis } from './worker/workerProtocol.js';
 
@@ -14,7 +14,7 @@ export class SceneAnalyzer implements vscode.Disposable {
   constructor(private readonly workerScript: string) {}
 
   private client(): WorkerClient {
-    if (!this.worker || !this.worker.alive) this.worker = new WorkerClient(this.workerScript);
+    if (!this.worker?.alive) this.worker = new WorkerClient(this.workerScript);
     return this.worker;
   }
 

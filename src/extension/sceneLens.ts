@@ -5,7 +5,8 @@
  */
 import * as vscode from 'vscode';
 import type { SceneAnalyzer } from './sceneAnalysis.js';
-import { recordOwnWork } from './ownWork.js';
+import type { SceneAnalysis } from './worker/workerProtocol.js';
+import { recordCallbackTime } from './callbackTimes.js';
 import { performance } from 'node:perf_hooks';
 import { outcomeTitle, type CheckOutcomes } from './checkOutcomes.js';
 
@@ -20,9 +21,9 @@ export class SceneLensProvider implements vscode.CodeLensProvider {
   async provideCodeLenses(doc: vscode.TextDocument, token: vscode.CancellationToken): Promise<vscode.CodeLens[]> {
     let t0 = performance.now();
     const lenses: vscode.CodeLens[] = [];
-    let outline;
+    let outline: SceneAnalysis['outline'];
     const pending = this.analyzer.analyze(doc);
-    recordOwnWork('code lenses', performance.now() - t0);
+    recordCallbackTime('code lenses', performance.now() - t0);
     try { outline = (await pending).outline; } catch { return lenses; }
     t0 = performance.now();
     if (token.isCancellationRequested) return lenses;
@@ -40,7 +41,7 @@ export class SceneLensProvider implements vscode.CodeLensProvider {
         }),
       );
     }
-    recordOwnWork('code lenses', performance.now() - t0);
+    recordCallbackTime('code lenses', performance.now() - t0);
     return lenses;
   }
 

@@ -9,7 +9,7 @@ import type { CheckOutcomes } from './checkOutcomes.js';
 import type { SceneAnalyzer } from './sceneAnalysis.js';
 import type { SceneAnalysis } from './worker/workerProtocol.js';
 import { isSceneFile, toRange } from './ranges.js';
-import { timedCallback } from './ownWork.js';
+import { timedCallback } from './callbackTimes.js';
 
 /** Delay after the last keystroke before a scene file is re-analysed (ms). */
 export const VALIDATION_DEBOUNCE_MS = 300;

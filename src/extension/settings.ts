@@ -1,6 +1,7 @@
 /** The `contactLens.*` settings (package.json contributes.configuration), read when needed. */
 import * as vscode from 'vscode';
 import type { DiagnosisSettings, SolverOverride } from './worker/workerProtocol.js';
+import { SOLVER_NAMES, type SolverName } from '../engine/solvers/types.js';
 
 const section = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('contactLens');
 
@@ -10,7 +11,7 @@ export function solverOverride(): SolverOverride {
   const maxIterations = c.get<number | null>('solver.maxIterations', null);
   const tolerance = c.get<number | null>('solver.tolerance', null);
   return {
-    ...(solver === 'pgs' || solver === 'newton' || solver === 'ipm' ? { solver } : {}),
+    ...((SOLVER_NAMES as readonly string[]).includes(solver) ? { solver: solver as SolverName } : {}),
     ...(typeof maxIterations === 'number' && maxIterations >= 1 ? { maxIterations: Math.floor(maxIterations) } : {}),
     ...(typeof tolerance === 'number' && tolerance > 0 ? { tolerance } : {}),
   };

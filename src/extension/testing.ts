@@ -9,7 +9,7 @@ import type { SceneAnalysis } from './worker/workerProtocol.js';
 import type { CheckRunner } from './checkRunner.js';
 import { outcomePassed } from './checkOutcomes.js';
 import { SCENE_GLOB, toRange } from './ranges.js';
-import { recordOwnWork, timedCallback } from './ownWork.js';
+import { recordCallbackTime, timedCallback } from './callbackTimes.js';
 import { performance } from 'node:perf_hooks';
 import type { Inspectors } from './inspectors.js';
 
@@ -49,7 +49,7 @@ export class SceneTests implements vscode.Disposable {
       entries = (await analysis).tests.map((t) => ({ name: t.name, range: toRange(t.range) }));
     } catch { return; }
     const t0 = performance.now();
-    try { this.apply(uri, entries); } finally { recordOwnWork('tests: update', performance.now() - t0); }
+    try { this.apply(uri, entries); } finally { recordCallbackTime('tests: update', performance.now() - t0); }
   }
 
   private apply(uri: vscode.Uri, entries: { name: string; range: vscode.Range }[]): void {

@@ -4,7 +4,7 @@
  * field so the caller can point at it. No vscode import: usable from plain Node tests.
  */
 import { Worker } from 'node:worker_threads';
-import { timedCallback } from './ownWork.js';
+import { timedCallback } from './callbackTimes.js';
 import type { WorkerEnvelope, WorkerReply, WorkerRequest, WorkerResults } from './worker/workerProtocol.js';
 
 export class WorkerRequestError extends Error {

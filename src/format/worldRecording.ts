@@ -19,18 +19,24 @@ const STATUS_RANK: Record<RecordedSolverStatus, number> = { converged: 0, stalle
 
 /**
  * One frame line. The frame's islands are reported as one solve: λ in the frame's contact order, the
- * worst status, the largest iteration count, and per iteration the largest KKT residual over the islands.
+ * worst status, the largest iteration count, and after each iteration k = 1 … iterations the largest KKT
+ * residual over the islands (an island that stopped earlier keeps its final residual), so `residuals`
+ * has exactly `iterations` entries as docs/recording-format.md defines them.
  */
 export function frameFromWorld(world: World, f: FrameRecord): RecordedFrame {
   const lambda: number[] = [];
   for (const c of f.contacts) lambda.push(c.lambda[0], c.lambda[1], c.lambda[2]);
   let status: RecordedSolverStatus = 'converged', iterations = 0, reason: string | undefined;
-  const residuals: number[] = [];
   for (const isl of f.islands) {
     const r = isl.result;
     if (STATUS_RANK[r.status.kind] > STATUS_RANK[status]) { status = r.status.kind; reason = r.status.kind === 'converged' ? undefined : r.status.reason; }
     iterations = Math.max(iterations, r.iterations);
-    r.history.residual.forEach((x, k) => { residuals[k] = Math.max(residuals[k] ?? 0, x); });
+  }
+  const residuals: number[] = new Array(iterations).fill(0);
+  for (const isl of f.islands) {
+    const h = isl.result.history.residual; // h[k] after k iterations, k = 0 … (the island's) iterations
+    if (h.length === 0) continue;
+    for (let k = 1; k <= iterations; k++) residuals[k - 1] = Math.max(residuals[k - 1], h[Math.min(k, h.length - 1)]);
   }
   return {
     frame: f.frame, time: f.time,

@@ -9,6 +9,7 @@ import type { HeatMap } from './heatMap.js';
 /** 2: island A travels as heat-map levels (a Uint8Array) instead of numbers. */
 export const PROTOCOL_VERSION = 2;
 
+/** The engine's solver names (src/engine/solvers/types.ts), copied as plain data; a test keeps them equal. */
 export type SolverName = 'pgs' | 'newton' | 'ipm';
 export const SOLVER_NAMES: readonly SolverName[] = ['pgs', 'newton', 'ipm'];
 

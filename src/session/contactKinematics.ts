@@ -1,15 +1,15 @@
 /**
  * Per-contact velocities before and after the recorded impulse, and the effective normal mass, from the
- * pre-solve state and λ (seed 000 §4): ġ⁻ = J v⁻, ġ⁺ = ġ⁻ + J M⁻¹Jᵀλ, m_eff = 1/A_nn with A_nn = J_n M⁻¹ J_nᵀ.
- * The diagnosis computes them for a whole frame; the inspector's frame detail from each island's blocks,
+ * pre-solve state and λ (docs/physics.md "Contact model"): ġ⁻ = J v⁻, ġ⁺ = ġ⁻ + J M⁻¹Jᵀλ, m_eff = 1/A_nn with A_nn = J_n M⁻¹ J_nᵀ.
+ * The diagnosis computes them for a whole frame; the inspector's frame detail from each island's Jacobians,
  * which it assembles anyway.
  */
-import { assembleBlocks, blockVelocityChanges, type ContactBlocks } from '../engine/assembly.js';
+import { assembleJacobians, jacobianVelocityChanges, type ContactJacobians } from '../engine/assembly.js';
 import type { ContactPoint } from '../engine/problem.js';
 import { toContactPoint, type RecordedFrame, type RecordingHeader } from '../format/recording.js';
 import { solveTimeBodies } from './preSolve.js';
 
-/** Normal/tangent contact velocities before (ġ⁻ = J v⁻) and after (ġ⁺ = ġ⁻ + J M⁻¹Jᵀλ) the impulse, seed 000 §4. */
+/** Normal/tangent contact velocities before (ġ⁻ = J v⁻) and after (ġ⁺ = ġ⁻ + J M⁻¹Jᵀλ) the impulse (docs/physics.md "Contact model"). */
 export interface ContactKinematics {
   readonly gBefore: readonly [number, number, number];
   readonly gAfter: readonly [number, number, number];
@@ -24,11 +24,11 @@ export const STATIC_CONTACT_KINEMATICS: ContactKinematics = { gBefore: [0, 0, 0]
  * Kinematics of the contacts `k` was assembled from (any AssemblyOptions: only J, M⁻¹Jᵀ and the velocity
  * part of b are used); lambda holds 3 numbers per contact in the same order, bodyCount the length of the
  * body list. `scratch` (6 per body, zero on these contacts' bodies) saves the Δv array: the islands of a
- * frame can share one (blockVelocityChanges).
+ * frame can share one (jacobianVelocityChanges).
  */
-export function blockKinematics(k: ContactBlocks, contacts: readonly ContactPoint[], lambda: ArrayLike<number>, bodyCount: number, scratch?: Float64Array): ContactKinematics[] {
+export function jacobianKinematics(k: ContactJacobians, contacts: readonly ContactPoint[], lambda: ArrayLike<number>, bodyCount: number, scratch?: Float64Array): ContactKinematics[] {
   const { jacobianA: JA, jacobianB: JB } = k.physics;
-  const dv = blockVelocityChanges(k, contacts, lambda, bodyCount, scratch);
+  const dv = jacobianVelocityChanges(k, contacts, lambda, bodyCount, scratch);
   const v = k.rhs.velocity;
   const out: ContactKinematics[] = new Array(k.contactCount);
   const row = (c: number, r: number): number => {
@@ -56,6 +56,6 @@ export function contactKinematics(header: RecordingHeader, f: RecordedFrame, pre
   if (!pre.ok) return null;
   if (f.contacts.length === 0) return [];
   const contacts = f.contacts.map(toContactPoint);
-  const k = assembleBlocks(pre.bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: header.dt });
-  return blockKinematics(k, contacts, f.solver.lambda, pre.bodies.length);
+  const k = assembleJacobians(pre.bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: header.dt });
+  return jacobianKinematics(k, contacts, f.solver.lambda, pre.bodies.length);
 }

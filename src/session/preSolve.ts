@@ -3,11 +3,11 @@
  * frame has them (format/recording.ts preSolveBodyStates). A recording without `pre` (many engines only
  * log post-step states) is reconstructed from what it does hold: the pose at solve time is the previous
  * frame's pose, and the velocity before the impulse is v⁻ = v⁺ − M⁻¹Jᵀλ (the contact impulse is the only
- * velocity change between the solve and the end of a semi-implicit Euler step, seed 000 §4 / §8). Exact
+ * velocity change between the solve and the end of a semi-implicit Euler step, docs/physics.md "Energy ledger"). Exact
  * for engines whose step ends with the contact impulse; approximate when they damp or clamp velocities
  * after the solve.
  */
-import { assembleBlocks, blockVelocityChanges } from '../engine/assembly.js';
+import { assembleJacobians, jacobianVelocityChanges } from '../engine/assembly.js';
 import type { BodyState } from '../engine/problem.js';
 import { preSolveBodyStates, toContactPoint, type RecordedFrame, type RecordingHeader } from '../format/recording.js';
 
@@ -31,8 +31,8 @@ export function solveTimeBodies(header: RecordingHeader, f: RecordedFrame, prev?
   const bodies = post.bodies;
   if (f.contacts.length === 0) return { ok: true, bodies, reconstructed: true };
   const contacts = f.contacts.map(toContactPoint);
-  const k = assembleBlocks(bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: header.dt });
-  const dv = blockVelocityChanges(k, contacts, f.solver.lambda, bodies.length);
+  const k = assembleJacobians(bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: header.dt });
+  const dv = jacobianVelocityChanges(k, contacts, f.solver.lambda, bodies.length);
   const out = bodies.map((b, i) => (b.invMass === 0 ? b : {
     ...b,
     v: [b.v[0] - dv[6 * i], b.v[1] - dv[6 * i + 1], b.v[2] - dv[6 * i + 2]] as const,

@@ -45,6 +45,7 @@ export function summarize(world: World, f: FrameRecord): FrameSummary {
 export interface RunOptions {
   readonly frames?: number;
   /** Called after every frame (e.g. to write a recording or report progress); return false to stop. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a callback that returns nothing continues, `false` stops
   readonly onFrame?: (world: World, frame: FrameRecord) => boolean | void;
 }
 

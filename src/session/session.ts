@@ -22,10 +22,11 @@
  *
  * Layer rule: imports engine and format only (no vscode, no DOM); Node's fs only via RecordingReader.
  */
-import { World, DENSE_ISLAND_LIMIT, type FrameRecord } from '../engine/world/world.js';
+import { World, type FrameRecord } from '../engine/world/world.js';
+import { assemblyOptions, DENSE_ISLAND_LIMIT } from '../engine/island/solveIsland.js';
 import type { ScenarioDesc } from '../engine/world/types.js';
 import type { ContactProblem, RhsDecomposition } from '../engine/problem.js';
-import { assembleBlocks, DEFAULT_ASSEMBLY, denseProblem, type AssemblyOptions } from '../engine/assembly.js';
+import { assembleJacobians, DEFAULT_ASSEMBLY, denseProblem, type AssemblyOptions } from '../engine/assembly.js';
 import { buildIslands } from '../engine/collision/islands.js';
 import { conditioningCauses, type ConditioningCause } from '../engine/conditioningCauses.js';
 import { conditioning, type Conditioning } from '../engine/conditioning.js';
@@ -39,7 +40,7 @@ import {
 import { RecordingReader, type OpenOptions } from '../format/recordingFile.js';
 import { frameFromWorld, headerFromWorld } from '../format/worldRecording.js';
 import { solveTimeBodies, RECONSTRUCTED_NOTE } from './preSolve.js';
-import { blockKinematics, type ContactKinematics } from './contactKinematics.js';
+import { jacobianKinematics, type ContactKinematics } from './contactKinematics.js';
 
 /** Default number of frames between two checkpoints of a scenario session. */
 export const DEFAULT_CHECKPOINT_EVERY = 100;
@@ -109,7 +110,7 @@ export interface IslandDetail {
   readonly causes?: readonly ConditioningCause[];
   /** Recorded λ of the island's contacts in the island's order (3 per contact). */
   readonly lambda: Float64Array;
-  /** ġ⁻, ġ⁺ and m_eff per contact in the island's order, from the same blocks as b; null with b. */
+  /** ġ⁻, ġ⁺ and m_eff per contact in the island's order, from the same Jacobians as b; null with b. */
   readonly kinematics: readonly ContactKinematics[] | null;
   /** Why problem (and possibly b) is missing. */
   readonly reason?: string;
@@ -173,7 +174,7 @@ class RecordingSource implements FrameSource {
     let baumgarte = true;
     if (typeof s.splitImpulse === 'boolean') baumgarte = !s.splitImpulse;
     else notes.push('header solver.splitImpulse not recorded: assumed false (the bias (erp/dt)·max(0, depth − slop) is part of b)');
-    notes.push('A = J M⁻¹ Jᵀ + εI (ε = 1e-10) rebuilt from the header masses/inertias; engine-specific terms (softening, CFM) are not included');
+    notes.push(`A = J M⁻¹ Jᵀ + εI (ε = ${DEFAULT_ASSEMBLY.regularization}) rebuilt from the header masses/inertias; engine-specific terms (softening, CFM) are not included`);
     return { options: { dt: this.header.dt, erp, slop, baumgarte, restVelocityThreshold, regularization: DEFAULT_ASSEMBLY.regularization }, notes };
   }
   close(): void { this.reader.close(); }
@@ -299,7 +300,7 @@ class ScenarioSource implements FrameSource {
     const notes: string[] = [];
     if (c.softening > 0) notes.push(`the solved A also had softening γ = ${c.softening} on its normal diagonal; the A here does not`);
     if (c.faults.restitutionAsTarget) notes.push('fault injection restitutionAsTarget was on: the solved b had an extra −ġn on normal rows; the b here is the correct one');
-    return { options: { dt: c.dt, erp: c.erp, slop: c.slop, baumgarte: !c.splitImpulse, restVelocityThreshold: c.restVelocityThreshold, regularization: 1e-10 }, notes };
+    return { options: assemblyOptions(c), notes };
   }
 
   close(): void { this.live = null; }
@@ -432,15 +433,15 @@ export class Session {
       const lambda = islandLambda(isl.contacts);
       try {
         // one assembly serves b, the dense A and the contacts' velocities before/after the impulse
-        const blocks = assembleBlocks(bodies, cs, options);
-        const kinematics = blockKinematics(blocks, cs, lambda, bodies.length, dv);
+        const jacobians = assembleJacobians(bodies, cs, options);
+        const kinematics = jacobianKinematics(jacobians, cs, lambda, bodies.length, dv);
         if (cs.length > DENSE_ISLAND_LIMIT) {
           return {
-            bodies: isl.bodies, contacts: isl.contacts, problem: null, b: blocks.b, rhs: blocks.rhs, mu: blocks.mu, conditioning: null, lambda, kinematics,
+            bodies: isl.bodies, contacts: isl.contacts, problem: null, b: jacobians.b, rhs: jacobians.rhs, mu: jacobians.mu, conditioning: null, lambda, kinematics,
             reason: `island of ${cs.length} contacts exceeds the dense limit of ${DENSE_ISLAND_LIMIT}: A ((3C)² = ${(3 * cs.length) ** 2} entries) is not assembled; b and μ are`,
           };
         }
-        const problem = denseProblem(blocks, cs, options.regularization);
+        const problem = denseProblem(jacobians, cs, options.regularization);
         const cond = conditioning(problem.A, problem.size, { regularization: problem.regularization });
         return {
           bodies: isl.bodies, contacts: isl.contacts, problem, b: problem.b, rhs: problem.rhs ?? null, mu: problem.mu,

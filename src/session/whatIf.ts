@@ -1,7 +1,7 @@
 /**
  * "What if": re-solve a recorded frame's islands with another solver or options and compare with what
  * was recorded — per-contact λ difference, post-solve contact velocities, KKT residual, and the kinetic
- * energy change the contact impulses cause, ΔKE = λᵀJv⁻ + ½λᵀAλ (seed 000 Appendix C).
+ * energy change the contact impulses cause, ΔKE = λᵀJv⁻ + ½λᵀAλ (docs/physics.md "Energy ledger").
  */
 import type { Session } from './session.js';
 import type { ContactProblem } from '../engine/problem.js';

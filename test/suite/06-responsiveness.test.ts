@@ -8,13 +8,13 @@ const MAX_BLOCK_MS = 50;
 interface Api {
   resetEventLoopDelay(): void;
   eventLoopDelay(): { maxMs: number; meanMs: number; p99Ms: number };
-  resetOwnWork(): void;
-  ownWork(): { maxMs: number; worst: string; byEntry: Record<string, number> };
+  resetCallbackTimes(): void;
+  callbackTimes(): { maxMs: number; worst: string; byEntry: Record<string, number> };
 }
 const api = async () => (await activeExtension()).exports as unknown as Api;
-const reset = (a: Api) => { a.resetEventLoopDelay(); a.resetOwnWork(); };
+const reset = (a: Api) => { a.resetEventLoopDelay(); a.resetCallbackTimes(); };
 const describe = (a: Api) => {
-  const own = a.ownWork(), loop = a.eventLoopDelay();
+  const own = a.callbackTimes(), loop = a.eventLoopDelay();
   return { own, loop, text: `our longest callback ${own.maxMs.toFixed(1)} ms (${own.worst || '—'}); whole-host event-loop delay max ${loop.maxMs.toFixed(1)} ms, p99 ${loop.p99Ms.toFixed(1)} ms` };
 };
 

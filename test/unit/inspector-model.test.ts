@@ -7,7 +7,7 @@ import { InspectorModel, SERIES_MAX_POINTS } from '../../src/extension/model/ins
 import { runScenario } from '../../src/session/runScenario.js';
 import { frameEnergy } from '../../src/session/diagnose.js';
 import { RecordingReader } from '../../src/format/recordingFile.js';
-import { validateHostMessage, validateWebviewMessage, ProtocolError } from '../../src/protocol/validate.js';
+import { validateHostMessage, validateWebviewMessage, type ProtocolError } from '../../src/protocol/validate.js';
 import { PROTOCOL_VERSION } from '../../src/protocol/inspector.js';
 import { encodeHeatMap } from '../../src/protocol/heatMap.js';
 import { contactKinematics } from '../../src/session/contactKinematics.js';

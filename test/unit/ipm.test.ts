@@ -89,7 +89,7 @@ function ground(bodyA: number, point: Vec3, mu: number, penetration = 0): Contac
   return { bodyA, bodyB: -1, point, normal, t1, t2, mu, restitution: 0, penetration };
 }
 
-describe('IPM: oracle corpus (objective 1e-9, KKT 1e-8, w 1e-6·w_ref, unique λ 1e-6·lam_ref)', function () {
+describe('IPM: oracle corpus (objective 1e-9, KKT 1e-8, w 1e-6·w_ref, unique λ 1e-6·lam_ref)', () => {
   if (!oracleAvailable()) {
     it.skip(ORACLE_MISSING, () => undefined);
     return;

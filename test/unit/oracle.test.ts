@@ -45,7 +45,7 @@ function checkAgainstOracle(inst: OracleInstance, p: ContactProblem, r: SolveRes
   }
 }
 
-describe('oracle corpus conformance', function () {
+describe('oracle corpus conformance', () => {
   if (!oracleAvailable()) {
     it.skip(ORACLE_MISSING, () => undefined);
     return;
@@ -89,7 +89,7 @@ describe('oracle corpus conformance', function () {
     for (const inst of corpus) {
       const frictionless = inst.matrix.mu.every((m) => m === 0);
       for (const friction of ['coulomb-disk', 'cone'] as const) {
-        it(`${inst.id} (${friction})`, function () {
+        it(`${inst.id} (${friction})`, () => {
           const opts: SolveOptions = frictionless
             ? { solver: 'pgs', friction, diagonalScaling: true, maxIterations: 500_000, tolerance: 1e-7 }
             : { solver: 'pgs', friction, maxIterations: 300, tolerance: 1e-6 };

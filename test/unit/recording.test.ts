@@ -132,7 +132,7 @@ describe('recording format: serialisation round trip', () => {
 });
 
 describe('recording format: streaming index and seek', () => {
-  it('indexes a 2000-frame file in one pass and seeks to random frames', async function () {
+  it('indexes a 2000-frame file in one pass and seeks to random frames', async () => {
     const file = tmpFile('big.rec.jsonl');
     const header = makeHeader();
     const t0 = performance.now();

@@ -3,7 +3,7 @@
  * what its own problem yields, the test asserts the truth and its name says why.
  */
 import assert from 'node:assert/strict';
-import { assembleBlocks, assembleProblem, blockVelocityChanges, bodyVelocityChanges } from '../../src/engine/assembly.js';
+import { assembleJacobians, assembleProblem, jacobianVelocityChanges, bodyVelocityChanges } from '../../src/engine/assembly.js';
 import { makeProblem } from '../../src/engine/problem.js';
 import { kkt, projectedGradientResidual } from '../../src/engine/kkt.js';
 import { solve } from '../../src/engine/solvers/solve.js';
@@ -56,7 +56,7 @@ describe('seed 000 §11–§12: contact constraint examples', () => {
       close(2 * (1 + dv[0]) + 1 * dv[6], 2, 1e-12, 'momentum');
       // the same Δv from the assembled blocks (used by the diagnoser and the pre-state reconstruction)
       const cs = [contact(0, 1, [0.5, 0.5, 0], [-1, 0, 0], 0, 0.5)];
-      const fromBlocks = blockVelocityChanges(assembleBlocks(bodies, cs, { regularization: 0, baumgarte: false }), cs, r.lambda, bodies.length);
+      const fromBlocks = jacobianVelocityChanges(assembleJacobians(bodies, cs, { regularization: 0, baumgarte: false }), cs, r.lambda, bodies.length);
       for (let q = 0; q < 12; q++) close(fromBlocks[q], dv[q], 1e-15, `blocks Δv[${q}]`);
     }
   });

@@ -155,7 +155,7 @@ describe('Session.fromRecording', () => {
       const { pre: _pre, ...rest } = f;
       wr2.writeFrame(rest);
       ref.push(f);
-      directB.push(rec.islands.map((isl) => (isl.matrixFree ? isl.blocks.b : isl.problem.b)));
+      directB.push(rec.islands.map((isl) => (isl.matrixFree ? isl.jacobians.b : isl.problem.b)));
     }
     wr.close();
     wr2.close();

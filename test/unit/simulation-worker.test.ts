@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { WorkerClient, WorkerRequestError, CancelledError } from '../../src/extension/workerClient.js';
+import { WorkerClient, type WorkerRequestError, CancelledError } from '../../src/extension/workerClient.js';
 import type { DiagnosisSettings } from '../../src/extension/worker/workerProtocol.js';
 
 const ROOT = resolve(__dirname, '..', '..');

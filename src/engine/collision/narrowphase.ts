@@ -33,7 +33,7 @@ export interface GeometricContact {
   readonly featureId: string;
 }
 
-/** Most points in one manifold (seed 000 §2.5: 4 points make a stable resting support). */
+/** Most points in one manifold (4 points make a stable resting support, as in Box2D and Bullet). */
 export const MAX_MANIFOLD_POINTS = 4;
 /**
  * SAT axis bias (qu3e / Gregorius "The Separating Axis Test between Convex Polyhedra", GDC 2013): a
@@ -212,7 +212,7 @@ function sphereBox(c: Vec3, r: number, B: BoxFrame, margin: number): GeometricCo
 
 /**
  * Box (a) against plane (b): signed vertex distances s_v = n·x_v − offset; the (up to) 4 deepest vertices
- * with s_v ≤ margin, ties broken by vertex index, each at midway x_v − (s_v/2)·n (vertex–face, seed 000 §10.6).
+ * with s_v ≤ margin, ties broken by vertex index, each at midway x_v − (s_v/2)·n (vertex–face).
  */
 function boxPlane(B: BoxFrame, pl: { normal: Vec3; offset: number }, margin: number): GeometricContact[] {
   const n = pl.normal;
@@ -448,7 +448,7 @@ function reduceManifold(pts: readonly Vec3[], depth: readonly number[], n: Vec3)
 }
 
 /**
- * Edge–edge contact (seed 000 §10.5): the edge of a extremal along −L and the edge of b extremal along +L
+ * Edge–edge contact (Ericson, Real-Time Collision Detection, 2004, §5.1.9): the edge of a extremal along −L and the edge of b extremal along +L
  * (L from b into a, ⟂ both edges), closest points of the two segments (Ericson §5.1.9), point midway,
  * normal L, separation (p_a − p_b)·L.
  */

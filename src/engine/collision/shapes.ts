@@ -92,9 +92,3 @@ export function computeAabb(c: Collider, margin = 0): Aabb | null {
   return { min: [b[0], b[1], b[2]], max: [b[3], b[4], b[5]] };
 }
 
-/** Do two AABBs overlap (closed intervals on all three axes; Ericson §4.2.1)? */
-export function aabbOverlap(a: Aabb, b: Aabb): boolean {
-  return a.min[0] <= b.max[0] && b.min[0] <= a.max[0]
-    && a.min[1] <= b.max[1] && b.min[1] <= a.max[1]
-    && a.min[2] <= b.max[2] && b.min[2] <= a.max[2];
-}

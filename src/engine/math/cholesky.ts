@@ -1,11 +1,11 @@
 /**
- * Cholesky factorisation A + εI = L Lᵀ with the regularisation fallback of seed 002 §M6 and
- * seed 003 ("Cholesky Factorization Failure"): try ε = 1e-10, multiply by 10 up to 1e-6.
+ * Cholesky factorisation A + εI = L Lᵀ with the usual diagonal-shift fallback (Nocedal & Wright,
+ * Numerical Optimization, 2nd ed. 2006, Algorithm 3.3): try ε = 1e-10, multiply by 10 up to 1e-6.
  */
 
-/** First diagonal shift tried by the fallback (seed 002 eq. 41). */
+/** First diagonal shift tried by the fallback (docs/physics.md "Regularisation"). */
 export const REGULARIZATION_START = 1e-10;
-/** Largest diagonal shift the fallback may use before reporting failure (seed 002 §M6). */
+/** Largest diagonal shift the fallback may use before reporting failure. */
 export const REGULARIZATION_MAX = 1e-6;
 /**
  * A pivot is rejected when it is ≤ this many ulps of the largest diagonal entry: below that the
@@ -48,7 +48,7 @@ export function choleskyInto(a: Float64Array, n: number, shift: number, L: Float
 }
 
 export interface CholeskyOptions {
-  /** Try the unshifted matrix first (default false: the first try is ε = 1e-10 as in seed 002 §M6). */
+  /** Try the unshifted matrix first (default false: the first try is ε = 1e-10). */
   tryUnshifted?: boolean;
   start?: number;
   max?: number;

@@ -13,21 +13,6 @@ export function matVec(m: Float64Array, n: number, x: Float64Array, out: Float64
   }
 }
 
-export function dotN(a: Float64Array, b: Float64Array, n: number): number {
-  let s = 0;
-  for (let i = 0; i < n; i++) s += a[i] * b[i];
-  return s;
-}
-
-export function normInf(a: Float64Array, n: number = a.length): number {
-  let m = 0;
-  for (let i = 0; i < n; i++) {
-    const v = Math.abs(a[i]);
-    if (v > m) m = v;
-  }
-  return m;
-}
-
 /** Largest absolute asymmetry |M_ij − M_ji| and the largest |M_ij|. */
 export function asymmetry(m: Float64Array, n: number): { maxAsym: number; maxAbs: number; at: [number, number] } {
   let maxAsym = 0, maxAbs = 0;

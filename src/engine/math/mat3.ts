@@ -4,17 +4,7 @@ import type { Vec3 } from './vec3.js';
 export type Mat3 = readonly [number, number, number, number, number, number, number, number, number];
 
 export const ZERO3: Mat3 = [0, 0, 0, 0, 0, 0, 0, 0, 0];
-export const IDENTITY3: Mat3 = [1, 0, 0, 0, 1, 0, 0, 0, 1];
-
 export const diag3 = (x: number, y: number, z: number): Mat3 => [x, 0, 0, 0, y, 0, 0, 0, z];
-
-export function mulVec(m: Mat3, v: Vec3): Vec3 {
-  return [
-    m[0] * v[0] + m[1] * v[1] + m[2] * v[2],
-    m[3] * v[0] + m[4] * v[1] + m[5] * v[2],
-    m[6] * v[0] + m[7] * v[1] + m[8] * v[2],
-  ];
-}
 
 export function mul(a: Mat3, b: Mat3): Mat3 {
   const r = new Array<number>(9);
@@ -34,7 +24,3 @@ export function rotateDiagonal(r: Mat3, d: Vec3): Mat3 {
   return mul(rd, transpose(r));
 }
 
-export function isZero(m: Mat3): boolean {
-  for (let i = 0; i < 9; i++) if (m[i] !== 0) return false;
-  return true;
-}

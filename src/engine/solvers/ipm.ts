@@ -21,7 +21,7 @@
  *          in Mathematics 630 (1978).
  *
  * Change of variables. λ = κ·D·x with, per contact i, D = dᵢ·diag(1/μᵢ, 1, 1) maps the friction cone
- * K_μ onto the standard Lorentz cone Q³ = {x : ‖(x1, x2)‖ ≤ x0} (the (μλn, λt) blocks of seed 003 §4).
+ * K_μ onto the standard Lorentz cone Q³ = {x : ‖(x1, x2)‖ ≤ x0} (the (μλn, λt) blocks).
  * The scalar dᵢ makes the largest diagonal entry of the scaled 3×3 block of A equal 1: a per-contact
  * scalar scaling preserves the cone and removes the mass-ratio scaling (oracle FORMAT.md, "How the
  * oracle was computed" 1.). κ = ‖D b‖∞ normalises the linear term. A μᵢ = 0 contact becomes the 1-D
@@ -204,7 +204,7 @@ function jordanDivide(lam: Float64Array, r: Float64Array, o: number, kind: numbe
 }
 
 /** out = W⁻¹·v on one block (W⁻¹ symmetric, stored row-major 3×3 at winv[wo..]; orthant: scalar). */
-function applyWinv(winv: Float64Array, wo: number, v: Float64Array, o: number, kind: number, out: Float64Array): void {
+export function applyWinv(winv: Float64Array, wo: number, v: Float64Array, o: number, kind: number, out: Float64Array): void {
   if (kind === CONE_ORTHANT) { out[o] = winv[wo] * v[o]; out[o + 1] = 0; out[o + 2] = 0; return; }
   const v0 = v[o], v1 = v[o + 1], v2 = v[o + 2];
   out[o] = winv[wo] * v0 + winv[wo + 1] * v1 + winv[wo + 2] * v2;
@@ -277,7 +277,7 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   void warmStart; // deliberately unused: interior-point iterates start inside the cones (file header)
   const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? IPM_DEFAULT_MAX_ITERATIONS));
   const tol = opts.tolerance ?? IPM_DEFAULT_TOLERANCE;
-  const { A, b, mu, size: n, contactCount: C } = p;
+  const { b, size: n, contactCount: C } = p;
   const history = new HistoryRecorder(maxIt);
   const ws = new KktWorkspace(n);
   const lam = new Float64Array(n);
@@ -291,33 +291,7 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   }
 
   // ---- change of variables λ = κ D x (file header) ----
-  const kind = new Int8Array(C);
-  const D = new Float64Array(n);
-  for (let c = 0; c < C; c++) {
-    const o = 3 * c, m = mu[c];
-    const ann = A[o * n + o], a11 = A[(o + 1) * n + o + 1], a22 = A[(o + 2) * n + o + 2];
-    if (m > 0) {
-      kind[c] = CONE_SOC;
-      const dmax = Math.max(ann / (m * m), a11, a22);
-      const d = dmax > 0 ? 1 / Math.sqrt(dmax) : 1;
-      D[o] = d / m; D[o + 1] = d; D[o + 2] = d;
-    } else {
-      kind[c] = CONE_ORTHANT;
-      D[o] = ann > 0 ? 1 / Math.sqrt(ann) : 1; D[o + 1] = 0; D[o + 2] = 0;
-    }
-  }
-  let kappa = 0;
-  for (let i = 0; i < n; i++) kappa = Math.max(kappa, Math.abs(D[i] * b[i]));
-  if (!(kappa > 0) || !Number.isFinite(kappa)) kappa = 1;
-  // pinned[i] = 1 for the tangential rows of μ = 0 contacts (held at 0; identity rows in the Newton matrix)
-  const pinned = new Uint8Array(n);
-  for (let c = 0; c < C; c++) if (kind[c] === CONE_ORTHANT) { pinned[3 * c + 1] = 1; pinned[3 * c + 2] = 1; }
-  const P = new Float64Array(n * n);
-  const q = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    q[i] = pinned[i] ? 0 : -D[i] * b[i] / kappa;
-    for (let j = 0; j < n; j++) P[i * n + j] = pinned[i] || pinned[j] ? 0 : D[i] * A[i * n + j] * D[j];
-  }
+  const { kind, D, kappa, pinned, P, q } = scaledProblem(p);
 
   // ---- work arrays (nothing is allocated inside the iteration loop) ----
   const x = new Float64Array(n), z = new Float64Array(n);
@@ -429,18 +403,8 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   const toLambda = (src: Float64Array): void => {
     for (let i = 0; i < n; i++) lam[i] = pinned[i] ? 0 : kappa * D[i] * src[i];
   };
-  /** NT scaling of every cone ([V] §4.1 for the 1-D cones, §4.3 for Q³); false if not interior. */
-  const ntScaling = (): boolean => {
-    for (let c = 0; c < C; c++) {
-      const o = 3 * c;
-      if (kind[c] === CONE_ORTHANT) {
-        if (!(x[o] > 0) || !(z[o] > 0)) return false;
-        winv[9 * c] = Math.sqrt(z[o] / x[o]); // W = √(x/z)
-        nt[o] = Math.sqrt(x[o] * z[o]); nt[o + 1] = 0; nt[o + 2] = 0;
-      } else if (!ntScalingSoc(x, z, o, winv, 9 * c, nt)) return false;
-    }
-    return true;
-  };
+  const ntScaling = (): boolean => ntScaleAll(x, z, kind, C, winv, nt);
+  const measures = new Float64Array(2); // [τ, merit] of dualResidual
 
   // ---- starting point ([V] §3: x̂ = −(P + δ₀I)⁻¹q, ẑ = Px̂ + q = −δ₀x̂, each shifted into int K) ----
   if (!(buildNewtonMatrix(0) && factorise(false)) && !(buildNewtonMatrix(0, true) && factorise(false))) {
@@ -450,18 +414,8 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   for (let i = 0; i < n; i++) rhs[i] = -q[i];
   newtonSolve();
   for (let i = 0; i < n; i++) { x[i] = dx[i]; z[i] = -IPM_START_DAMPING * dx[i]; }
-  // v ← v + (1 + t)e with t = −(smallest eigenvalue x0 − ‖x1‖ over the cones) if t ≥ −1e-8·max(‖v‖, 1) ([V] §3)
-  for (let pass = 0; pass < 2; pass++) {
-    const v = pass === 0 ? x : z;
-    let tmax = -Infinity, nrm = 0;
-    for (let c = 0; c < C; c++) {
-      const o = 3 * c;
-      const ev = kind[c] === CONE_ORTHANT ? v[o] : v[o] - Math.hypot(v[o + 1], v[o + 2]);
-      tmax = Math.max(tmax, -ev);
-      nrm = Math.max(nrm, Math.abs(v[o]) + Math.hypot(v[o + 1], v[o + 2]));
-    }
-    if (tmax >= -1e-8 * Math.max(nrm, 1)) for (let c = 0; c < C; c++) v[3 * c] += 1 + tmax;
-  }
+  shiftIntoCones(x, kind, C);
+  shiftIntoCones(z, kind, C);
   for (let i = 0; i < n; i++) if (pinned[i]) { x[i] = 0; z[i] = 0; }
   toLambda(x);
   let rep = kktInto(p, lam, ws);
@@ -482,22 +436,8 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   const meritTrail = new Float64Array(W).fill(Infinity);
 
   while (status === null && iterations < maxIt) {
-    // dual residual r = Px + q − z ([V] eq. (9) with G = −I) and duality measure τ = xᵀz / (number of cones)
-    let gap = 0, rn = 0, pxn = 1, xn = 0;
-    for (let i = 0; i < n; i++) {
-      if (pinned[i]) { rx[i] = 0; continue; }
-      let s = 0;
-      const row = i * n;
-      for (let j = 0; j < n; j++) s += P[row + j] * x[j];
-      rx[i] = s + q[i] - z[i];
-      gap += x[i] * z[i];
-      rn = Math.max(rn, Math.abs(rx[i]));
-      pxn = Math.max(pxn, Math.abs(s));
-      xn = Math.max(xn, Math.abs(x[i]));
-    }
-    const tau = gap / C;
-    // scale-free progress measure, normalised like the checker (lam_ref·w_ref)
-    const merit = Math.max(tau / (Math.max(xn, Number.MIN_VALUE) * pxn), rn / pxn);
+    dualResidual(P, q, x, z, pinned, C, rx, measures);
+    const tau = measures[0], merit = measures[1];
 
     // Newton matrix: AHO if in that phase and it factorises, else NT for this iteration
     let useAho = aho && buildNewtonMatrix(2) && factorise(true);
@@ -636,4 +576,107 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
       : { kind: 'stalled', reason: `KKT max_rel ${bestRel.toExponential(2)} > ${tol}` };
   }
   return { lambda: best, iterations, status, regularization, history: history.finish() };
+}
+
+/** The IPM's scaled problem: λ = κ D x, minimise ½xᵀPx + qᵀx over the cones of `kind` (file header). */
+export interface ScaledProblem {
+  /** Per contact: CONE_SOC (μ > 0, the (μλn, λt) block is a Lorentz cone) or CONE_ORTHANT (μ = 0). */
+  readonly kind: Int8Array;
+  readonly D: Float64Array;
+  readonly kappa: number;
+  /** 1 for the tangential rows of μ = 0 contacts (held at 0; identity rows in the Newton matrix). */
+  readonly pinned: Uint8Array;
+  readonly P: Float64Array;
+  readonly q: Float64Array;
+}
+
+/**
+ * Change of variables (phase 1): per cone a diagonal D that maps K_μ onto the standard cone and brings the
+ * diagonal of A to ≤ 1, and κ = max |D b| so that q = −D b / κ has unit size: P = D A D, q = −D b / κ.
+ */
+export function scaledProblem(p: ContactProblem): ScaledProblem {
+  const { A, b, mu, size: n, contactCount: C } = p;
+  const kind = new Int8Array(C);
+  const D = new Float64Array(n);
+  for (let c = 0; c < C; c++) {
+    const o = 3 * c, m = mu[c];
+    const ann = A[o * n + o], a11 = A[(o + 1) * n + o + 1], a22 = A[(o + 2) * n + o + 2];
+    if (m > 0) {
+      kind[c] = CONE_SOC;
+      const dmax = Math.max(ann / (m * m), a11, a22);
+      const d = dmax > 0 ? 1 / Math.sqrt(dmax) : 1;
+      D[o] = d / m; D[o + 1] = d; D[o + 2] = d;
+    } else {
+      kind[c] = CONE_ORTHANT;
+      D[o] = ann > 0 ? 1 / Math.sqrt(ann) : 1; D[o + 1] = 0; D[o + 2] = 0;
+    }
+  }
+  let kappa = 0;
+  for (let i = 0; i < n; i++) kappa = Math.max(kappa, Math.abs(D[i] * b[i]));
+  if (!(kappa > 0) || !Number.isFinite(kappa)) kappa = 1;
+  const pinned = new Uint8Array(n);
+  for (let c = 0; c < C; c++) if (kind[c] === CONE_ORTHANT) { pinned[3 * c + 1] = 1; pinned[3 * c + 2] = 1; }
+  const P = new Float64Array(n * n);
+  const q = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    q[i] = pinned[i] ? 0 : -D[i] * b[i] / kappa;
+    for (let j = 0; j < n; j++) P[i * n + j] = pinned[i] || pinned[j] ? 0 : D[i] * A[i * n + j] * D[j];
+  }
+  return { kind, D, kappa, pinned, P, q };
+}
+
+/**
+ * Starting-point shift (phase 2, [V] §3): v ← v + (1 + t)e with t = −(smallest eigenvalue x0 − ‖x1‖ over
+ * the cones), applied when t ≥ −1e-8·max(‖v‖, 1), so that v lies strictly inside every cone.
+ */
+export function shiftIntoCones(v: Float64Array, kind: Int8Array, C: number): void {
+  let tmax = -Infinity, nrm = 0;
+  for (let c = 0; c < C; c++) {
+    const o = 3 * c;
+    const ev = kind[c] === CONE_ORTHANT ? v[o] : v[o] - Math.hypot(v[o + 1], v[o + 2]);
+    tmax = Math.max(tmax, -ev);
+    nrm = Math.max(nrm, Math.abs(v[o]) + Math.hypot(v[o + 1], v[o + 2]));
+  }
+  if (tmax >= -1e-8 * Math.max(nrm, 1)) for (let c = 0; c < C; c++) v[3 * c] += 1 + tmax;
+}
+
+/**
+ * Nesterov–Todd scaling of every cone (phase "NT scaling", [V] §4.1 for the 1-D cones, §4.3 for Q³):
+ * W⁻¹ per cone into winv (9 per contact; orthant: winv[9c] = √(z/x)) and the scaled point
+ * λ_NT = W z = W⁻¹ x into nt. False if x or z is not strictly interior.
+ */
+export function ntScaleAll(x: Float64Array, z: Float64Array, kind: Int8Array, C: number, winv: Float64Array, nt: Float64Array): boolean {
+  for (let c = 0; c < C; c++) {
+    const o = 3 * c;
+    if (kind[c] === CONE_ORTHANT) {
+      if (!(x[o] > 0) || !(z[o] > 0)) return false;
+      winv[9 * c] = Math.sqrt(z[o] / x[o]); // W = √(x/z)
+      nt[o] = Math.sqrt(x[o] * z[o]); nt[o + 1] = 0; nt[o + 2] = 0;
+    } else if (!ntScalingSoc(x, z, o, winv, 9 * c, nt)) return false;
+  }
+  return true;
+}
+
+/**
+ * Dual residual r = Px + q − z into rx ([V] eq. (9) with G = −I; pinned rows 0) and the duality measure
+ * τ = xᵀz / (number of cones), with the scale-free progress measure max(τ/(‖x‖∞‖Px‖∞), ‖r‖∞/‖Px‖∞)
+ * (normalised like the KKT checker's λ_ref·w_ref) used by the stall test; out = [τ, merit] (no allocation).
+ */
+export function dualResidual(P: Float64Array, q: Float64Array, x: Float64Array, z: Float64Array, pinned: Uint8Array, C: number, rx: Float64Array, out: Float64Array): void {
+  const n = q.length;
+  let gap = 0, rn = 0, pxn = 1, xn = 0;
+  for (let i = 0; i < n; i++) {
+    if (pinned[i]) { rx[i] = 0; continue; }
+    let s = 0;
+    const row = i * n;
+    for (let j = 0; j < n; j++) s += P[row + j] * x[j];
+    rx[i] = s + q[i] - z[i];
+    gap += x[i] * z[i];
+    rn = Math.max(rn, Math.abs(rx[i]));
+    pxn = Math.max(pxn, Math.abs(s));
+    xn = Math.max(xn, Math.abs(x[i]));
+  }
+  const tau = gap / C;
+  out[0] = tau;
+  out[1] = Math.max(tau / (Math.max(xn, Number.MIN_VALUE) * pxn), rn / pxn);
 }

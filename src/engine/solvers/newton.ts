@@ -1,40 +1,40 @@
 /**
- * Projected Newton for the QP-SOCP (seed 002 §M2–§M6).
+ * Projected Newton for the QP-SOCP (Bertsekas 1982; docs/physics.md "Solvers").
  *
- * Cold start: λ¹ = Proj_K(A⁻¹b) with one Cholesky of A (seed 002 eqs. 14–15, §M6 ε-fallback) — exact
+ * Cold start: λ¹ = Proj_K(A⁻¹b) with one Cholesky of A (with the Cholesky ε-fallback) — exact
  * when every cone is inactive or A = αI; kept only if f(λ¹) ≤ f(0) (for singular A, A⁻¹b is huge).
- * Warm start: λ⁰ = Proj_K(λ_prev) (seed 002 eq. 38). Each iteration (seed 002 "Reduced-Space Newton"):
+ * Warm start: λ⁰ = Proj_K(λ_prev). Each iteration (reduced-space Newton, Bertsekas 1982):
  *  1. a projected-gradient step λ̃ = Proj_K(λ − αD⁻¹w), D ⪰ A (Gershgorin, never increases f for α = 1,
  *     larger α tried first); it identifies the face of K each contact is on: separating (λᵢ = 0, fixed),
  *     sticking (interior, 3 free directions), sliding (cone surface: the ray and the rotation about the
  *     cone axis);
  *  2. a Newton step Δ on that face with the Hessian of the Lagrangian, which adds the cone curvature
- *     β/‖λt‖ on the rotation direction (the ρ-term of the projection Jacobian, seed 002 eq. 33);
+ *     β/‖λt‖ on the rotation direction (the ρ-term of the projection Jacobian);
  *  3. a) the full semismooth step Proj_K(λ̃ + Δ), which changes every face at once, is taken when it
  *        halves the KKT residual without raising f above rounding;
  *     b) otherwise a feasible line search (primal active-set rule): the largest α ≤ 1 keeping λ̃ + αΔ in
- *        the closure of the face, then projection and Armijo (seed 002 §M4: c₁ = 1e-4, halving ≤ 10 times);
+ *        the closure of the face, then projection and Armijo (Nocedal & Wright 2006 §3.1: c₁ = 1e-4, halving ≤ 10 times);
  *        the contact that stopped the step moves to the smaller face and Newton repeats from there.
  * Near the solution (or once f no longer resolves progress) the KKT residual replaces f as the merit and
  * faces with a wrong multiplier sign are released (Bertsekas 1982). When the iteration stalls above the
  * tolerance, a few semismooth Newton / LM steps on the natural map finish it (polish.ts).
  * Convergence test: KKT max_rel (kkt.ts) ≤ tolerance — it contains the projected-gradient residual of
- * seed 002 eq. 37 (natural map) together with the complementarity and dual-cone residuals.
+ * the natural map (Facchinei & Pang 2003) together with the complementarity and dual-cone residuals.
  */
 import type { ContactProblem } from '../problem.js';
 import { KktWorkspace, kktInto } from '../kkt.js';
 import { choleskyInto, choleskySolve, choleskySolveRaw, choleskyWithFallback, REGULARIZATION_MAX, REGULARIZATION_START } from '../math/cholesky.js';
 import { matVec } from '../math/dense.js';
 import { HistoryRecorder, objectiveFromAlam } from './history.js';
-import { gershgorinSteps, projectAll } from './blocks.js';
+import { gershgorinSteps, projectAll } from './projectedSteps.js';
 import { PolishWorkspace, polishNaturalMap } from './polish.js';
 import type { AlgorithmOutput, NewtonOptions, SolveStatus } from './types.js';
 
 export const NEWTON_DEFAULTS = {
-  maxIterations: 300, // seed 002 §M4 suggests a cap of 50; faces change one contact at a time, so stacks need more
-  tolerance: 1e-10, // relative KKT residual; seed 002 §M4's ε = 1e-8 on eq. 37 leaves f off by ~1e-8 on stacks
-  armijo: 1e-4, // seed 002 §M4
-  maxBacktracks: 10, // seed 002 §M4
+  maxIterations: 300, // a cap of 50 is common; faces change one contact at a time, so stacks need more
+  tolerance: 1e-10, // relative KKT residual; an absolute 1e-8 on the natural map leaves f off by ~1e-8 on stacks
+  armijo: 1e-4, // Nocedal & Wright 2006 §3.1
+  maxBacktracks: 10,
 } as const;
 
 /** A cone-surface point is "on the surface" when ‖λt‖ ≥ (1 − this)·μλn. */
@@ -93,7 +93,7 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
   let regularization = 0;
   let iterations = 0;
   if (warmStart) {
-    projectAll(p, warmStart, lam); // seed 002 eq. 38: feasibility restoration
+    projectAll(p, warmStart, lam); // feasibility restoration
   } else {
     hist.record(kktInto(p, lam, ws).maxRel, 0);
     const f = choleskyWithFallback(A, n, { tryUnshifted: true });
@@ -101,7 +101,7 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
       return { lambda: lam, iterations: 0, regularization: REGULARIZATION_MAX, history: hist.finish(), status: { kind: 'failed', reason: `A is not positive semidefinite: Cholesky failed even with ε = ${REGULARIZATION_MAX}` } };
     }
     regularization = f.regularization;
-    choleskySolve(f, b, lam); // λ_unc = A⁻¹ b (seed 002 eq. 14)
+    choleskySolve(f, b, lam); // λ_unc = A⁻¹ b
     projectAll(p, lam, lam); // eq. 15
     // For singular A, A⁻¹b is huge and its projection can be far worse than λ = 0 (f(0) = 0): keep the better.
     matVec(A, n, lam, Ab);
@@ -189,48 +189,14 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
     // 2. Face of each contact at λ̃ and its orthonormal basis Z.
     let m = 0;
     for (let c = 0; c < C; c++) {
-      const o = 3 * c, zo = 9 * c;
-      const ln = base[o], l1 = base[o + 1], l2 = base[o + 2];
       zStart[c] = m;
-      curv[3 * c] = curv[3 * c + 1] = curv[3 * c + 2] = 0;
-      // At the apex: fixed (step 1 releases it). Close to the solution (polish) it is fixed only while its
-      // multiplier w = g lies in K* (Bertsekas 1982: a bound-active variable whose gradient points outwards
-      // stays fixed), else released with all its directions; the projection and Armijo decide how far.
-      const atApex = ln <= 0 && l1 === 0 && l2 === 0;
-      if (atApex && (!polish || (mu[c] > 0 ? mu[c] * Math.hypot(g[o + 1], g[o + 2]) <= g[o] : g[o] >= 0))) { zCount[c] = 0; continue; }
-      if (mu[c] <= 0) { Z[zo] = 1; Z[zo + 1] = 0; Z[zo + 2] = 0; zCount[c] = 1; m += 1; continue; }
-      const s = Math.hypot(l1, l2);
-      const beta = s > 0 ? (mu[c] * g[o] - (l1 * g[o + 1] + l2 * g[o + 2]) / s) / (1 + mu[c] * mu[c]) : 0;
-      if (atApex || s < (1 - SURFACE_TOLERANCE) * mu[c] * ln || (polish && beta < 0 && !pinned[c])) { // sticking, or released (polish): all of ℝ³
-        Z.fill(0, zo, zo + 9); Z[zo] = 1; Z[zo + 4] = 1; Z[zo + 8] = 1; zCount[c] = 3; m += 3; continue;
-      }
-      // sliding: ray direction e₁ = (1, μd̂)/√(1+μ²) and rotation e₂ = (0, d̂⊥)
-      const d1 = l1 / s, d2 = l2 / s, k = 1 / Math.sqrt(1 + mu[c] * mu[c]);
-      Z[zo] = k; Z[zo + 1] = k * mu[c] * d1; Z[zo + 2] = k * mu[c] * d2;
-      Z[zo + 3] = 0; Z[zo + 4] = -d2; Z[zo + 5] = d1;
-      // β from w ≈ β(μ, −d̂) (least squares); Hessian of β(‖λt‖ − μλn) along e₂ is β/‖λt‖.
-      curv[3 * c + 1] = beta > 0 ? beta / s : 0;
-      zCount[c] = 2; m += 2;
+      zCount[c] = contactFace(c, base, g, mu[c], polish, pinned[c] === 1, Z, curv);
+      m += zCount[c];
     }
     if (m === 0) { lam.set(base); needPg = true; continue; }
 
     // Reduced Newton system (Zᵀ(A + H)Z) y = −Zᵀ g.
-    for (let c = 0; c < C; c++) {
-      for (let k = 0; k < zCount[c]; k++) {
-        const col = zStart[c] + k, zo = 9 * c + 3 * k, o = 3 * c;
-        const z0 = Z[zo], z1 = Z[zo + 1], z2 = Z[zo + 2];
-        for (let i = 0; i < n; i++) AZ[i * n + col] = A[i * n + o] * z0 + A[i * n + o + 1] * z1 + A[i * n + o + 2] * z2;
-        rhs[col] = -(g[o] * z0 + g[o + 1] * z1 + g[o + 2] * z2);
-      }
-    }
-    for (let c = 0; c < C; c++) {
-      for (let k = 0; k < zCount[c]; k++) {
-        const row = zStart[c] + k, zo = 9 * c + 3 * k, o = 3 * c;
-        const z0 = Z[zo], z1 = Z[zo + 1], z2 = Z[zo + 2];
-        for (let col = 0; col < m; col++) K[row * m + col] = z0 * AZ[o * n + col] + z1 * AZ[(o + 1) * n + col] + z2 * AZ[(o + 2) * n + col];
-        K[row * m + row] += curv[3 * c + k];
-      }
-    }
+    reducedSystem(A, n, C, Z, zStart, zCount, curv, g, m, AZ, K, rhs);
     // Proximal term δI bounds the step along (near-)null directions of A (singular A: duplicated contacts,
     // coplanar corners), where the model is flat and a pure Newton step would be ~1/ε long.
     faceM = m;
@@ -256,7 +222,7 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
     //    closure of each contact's face — a sticking contact stops at its cone surface, any contact at the
     //    apex; f is a convex quadratic along Δ with its minimum near α = 1, so any such α decreases f.
     //    Sliding contacts drift off the curved surface to second order; the final projection puts them
-    //    back (seed 002 eq. 13) and Armijo (c₁, halving) guards the decrease.
+    //    back onto K and Armijo (c₁, halving) guards the decrease.
     let alpha = 1, blocker = -1;
     for (let c = 0; c < C; c++) {
       if (zCount[c] === 0) continue;
@@ -298,7 +264,7 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
   return { lambda: lam, iterations, status, regularization, history: hist.finish() };
 }
 
-/** Factorises the reduced matrix, unshifted first, then with the seed 002 §M6 ε ladder; returns ε or −1. */
+/** Factorises the reduced matrix, unshifted first, then with the Cholesky ε ladder (cholesky.ts); returns ε or −1. */
 function factorReduced(K: Float64Array, m: number, L: Float64Array): number {
   if (choleskyInto(K, m, 0, L)) return 0;
   for (let eps = REGULARIZATION_START; eps <= REGULARIZATION_MAX * (1 + 1e-12); eps *= 10) {
@@ -348,4 +314,61 @@ function snapToBoundary(x: Float64Array, before: Float64Array, o: number, mu: nu
   if (mu <= 0) return;
   const s = Math.hypot(x[o + 1], x[o + 2]);
   if (s > 0) { const k = (mu * x[o]) / s; x[o + 1] *= k; x[o + 2] *= k; }
+}
+
+/**
+ * Face of contact c at λ (phase 2 of an iteration) and an orthonormal basis of it in Z[9c…] (up to three
+ * directions of 3 numbers), the curvature of the cone along each direction in curv[3c…]; returns the
+ * number of directions: 0 = fixed at the apex, 1 = frictionless normal, 2 = sliding on the cone surface
+ * (ray and rotation), 3 = sticking or released (all of ℝ³). g = Aλ − b at λ.
+ */
+export function contactFace(c: number, lam: Float64Array, g: Float64Array, mu: number, polish: boolean, pinned: boolean, Z: Float64Array, curv: Float64Array): number {
+  const o = 3 * c, zo = 9 * c;
+  const ln = lam[o], l1 = lam[o + 1], l2 = lam[o + 2];
+  curv[3 * c] = curv[3 * c + 1] = curv[3 * c + 2] = 0;
+  // At the apex: fixed (step 1 releases it). Close to the solution (polish) it is fixed only while its
+  // multiplier w = g lies in K* (Bertsekas 1982: a bound-active variable whose gradient points outwards
+  // stays fixed), else released with all its directions; the projection and Armijo decide how far.
+  const atApex = ln <= 0 && l1 === 0 && l2 === 0;
+  if (atApex && (!polish || (mu > 0 ? mu * Math.hypot(g[o + 1], g[o + 2]) <= g[o] : g[o] >= 0))) return 0;
+  if (mu <= 0) { Z[zo] = 1; Z[zo + 1] = 0; Z[zo + 2] = 0; return 1; }
+  const s = Math.hypot(l1, l2);
+  const beta = s > 0 ? (mu * g[o] - (l1 * g[o + 1] + l2 * g[o + 2]) / s) / (1 + mu * mu) : 0;
+  if (atApex || s < (1 - SURFACE_TOLERANCE) * mu * ln || (polish && beta < 0 && !pinned)) { // sticking, or released (polish): all of ℝ³
+    Z.fill(0, zo, zo + 9); Z[zo] = 1; Z[zo + 4] = 1; Z[zo + 8] = 1;
+    return 3;
+  }
+  // sliding: ray direction e₁ = (1, μd̂)/√(1+μ²) and rotation e₂ = (0, d̂⊥)
+  const d1 = l1 / s, d2 = l2 / s, k = 1 / Math.sqrt(1 + mu * mu);
+  Z[zo] = k; Z[zo + 1] = k * mu * d1; Z[zo + 2] = k * mu * d2;
+  Z[zo + 3] = 0; Z[zo + 4] = -d2; Z[zo + 5] = d1;
+  // β from w ≈ β(μ, −d̂) (least squares); Hessian of β(‖λt‖ − μλn) along e₂ is β/‖λt‖.
+  curv[3 * c + 1] = beta > 0 ? beta / s : 0;
+  return 2;
+}
+
+/**
+ * The reduced Newton system on the faces (phase 3): K = Zᵀ(A + H)Z (m × m, H the cone curvatures) and
+ * rhs = −Zᵀg, with AZ = A·Z (n × m, row-major with stride n) as scratch.
+ */
+export function reducedSystem(
+  A: Float64Array, n: number, C: number, Z: Float64Array, zStart: Int32Array, zCount: Int32Array, curv: Float64Array, g: Float64Array, m: number,
+  AZ: Float64Array, K: Float64Array, rhs: Float64Array,
+): void {
+  for (let c = 0; c < C; c++) {
+    for (let k = 0; k < zCount[c]; k++) {
+      const col = zStart[c] + k, zo = 9 * c + 3 * k, o = 3 * c;
+      const z0 = Z[zo], z1 = Z[zo + 1], z2 = Z[zo + 2];
+      for (let i = 0; i < n; i++) AZ[i * n + col] = A[i * n + o] * z0 + A[i * n + o + 1] * z1 + A[i * n + o + 2] * z2;
+      rhs[col] = -(g[o] * z0 + g[o + 1] * z1 + g[o + 2] * z2);
+    }
+  }
+  for (let c = 0; c < C; c++) {
+    for (let k = 0; k < zCount[c]; k++) {
+      const row = zStart[c] + k, zo = 9 * c + 3 * k, o = 3 * c;
+      const z0 = Z[zo], z1 = Z[zo + 1], z2 = Z[zo + 2];
+      for (let col = 0; col < m; col++) K[row * m + col] = z0 * AZ[o * n + col] + z1 * AZ[(o + 1) * n + col] + z2 * AZ[(o + 2) * n + col];
+      K[row * m + row] += curv[3 * c + k];
+    }
+  }
 }

@@ -7,7 +7,7 @@
  * every candidate is projected onto K, so the result stays primal feasible.
  */
 import type { ContactProblem } from '../problem.js';
-import { KktWorkspace, kktInto } from '../kkt.js';
+import { type KktWorkspace, kktInto } from '../kkt.js';
 import { projectCone } from '../cone.js';
 import { choleskyInto, choleskySolve, type CholeskyFactor } from '../math/cholesky.js';
 import { luInto, luSolve } from '../math/lu.js';
@@ -64,7 +64,7 @@ export class PolishWorkspace {
 /**
  * Natural map F(λ) = λ − Π_K(λ − ρ(Aλ − b)) (ρᵢ = 1/max diag Aᵢᵢ, the checker's map, kkt.ts) and its
  * generalised Jacobian J = I − Π′(I − ρA) at λ, into pw.F and pw.J (w = Aλ − b given) [FP] §7.5. Π′
- * is the (B-)derivative of the cone projection (seed 002 §M3 cases: identity inside, 0 in the polar
+ * is the (B-)derivative of the cone projection (the three cases of the cone projection: identity inside, 0 in the polar
  * cone, on the surface the derivative of eqs. 24–25). The piece (separating / sticking / sliding) of
  * each contact is chosen by where λ − ρw lies, so weakly complementary contacts need no
  * classification threshold.
@@ -83,7 +83,7 @@ function naturalMapJacobian(p: ContactProblem, lam: Float64Array, w: Float64Arra
       const s = Math.hypot(p1, p2);
       if (s <= m * pn) { dPi[d] = 1; dPi[d + 4] = 1; dPi[d + 8] = 1; } // interior: Π = identity
       else if (!(m * s <= -pn)) {
-        // surface: ln = (pn + μs)/(1 + μ²), λt = μ ln t̂ (seed 002 eqs. 24–25), t̂ = pt/s, s > 0 here
+        // surface: ln = (pn + μs)/(1 + μ²), λt = μ ln t̂, t̂ = pt/s, s > 0 here
         const k = 1 / (1 + m * m), t1 = p1 / s, t2 = p2 / s;
         const ln = (pn + m * s) * k, g = (m * ln) / s;
         dPi[d] = k; dPi[d + 1] = m * k * t1; dPi[d + 2] = m * k * t2;

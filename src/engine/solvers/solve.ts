@@ -6,9 +6,7 @@ import type { SolveOptions, SolveResult } from './types.js';
 import { solvePgs } from './pgs.js';
 import { solveNewton } from './newton.js';
 import { solveIpm } from './ipm.js';
-
-/** Monotonic milliseconds without Node imports (performance exists in Node ≥ 16 and browsers). */
-const now = (): number => globalThis.performance.now();
+import { nowMs as now } from '../clock.js';
 
 export function solve(p: ContactProblem, options: SolveOptions, warmStart?: ArrayLike<number>): SolveResult {
   if (warmStart && warmStart.length !== p.size) {

@@ -1,8 +1,13 @@
 /** One interface for every contact solver: solve(problem, options, warmStart?) → SolveResult. */
 import type { ContactClass, KktReport } from '../kkt.js';
 
-export type SolverName = 'pgs' | 'newton' | 'ipm';
-export const SOLVER_NAMES: readonly SolverName[] = ['pgs', 'newton', 'ipm'];
+/**
+ * The solver names: the one source of truth. The protocol's copy (plain types), the scene parser,
+ * package.json's `contactLens.solver.default` enum and schemas/scene.schema.json are checked against it
+ * by test/unit/solver-names.test.ts.
+ */
+export const SOLVER_NAMES = ['pgs', 'newton', 'ipm'] as const;
+export type SolverName = (typeof SOLVER_NAMES)[number];
 
 /**
  * converged: KKT max_rel ≤ tolerance (the same test for every solver, so "converged" never lies);
@@ -33,11 +38,11 @@ export interface PgsOptions extends CommonSolveOptions {
    * cone: projected block Gauss–Seidel λᵢ ← Proj_K(λᵢ − ρᵢwᵢ); its fixed points are exactly the KKT points.
    */
   readonly friction?: PgsFrictionLaw;
-  /** λ⁰ = factor · warm start (seed 000 §7.4, typical 0.9). Default 1. */
+  /** λ⁰ = factor · warm start (Catto 2005; typical 0.9). Default 1. */
   readonly warmStartFactor?: number;
-  /** Per-contact diagonal scaling (seed 000 §7.3, applied per contact so the cones are preserved). */
+  /** Per-contact diagonal (Jacobi) scaling, applied per contact so the cones are preserved. */
   readonly diagonalScaling?: boolean;
-  /** Extra diagonal regularisation ε added to A inside PGS (seed 000 §9.5). Default 0. */
+  /** Extra diagonal regularisation ε added to A inside PGS (docs/physics.md "Regularisation"). Default 0. */
   readonly regularization?: number;
   /** Stop early once ‖λᵏ⁺¹ − λᵏ‖∞ ≤ this · ‖λ‖∞ (the PGS fixed point is reached). */
   readonly fixedPointTolerance?: number;
@@ -45,9 +50,9 @@ export interface PgsOptions extends CommonSolveOptions {
 
 export interface NewtonOptions extends CommonSolveOptions {
   readonly solver: 'newton';
-  /** Armijo sufficient-decrease constant c₁ (seed 002 §M4: 1e-4). */
+  /** Armijo sufficient-decrease constant c₁ (Nocedal & Wright 2006 §3.1: 1e-4). */
   readonly armijo?: number;
-  /** Maximum backtracking halvings per iteration (seed 002 §M4: 10). */
+  /** Maximum backtracking halvings per iteration (default 10). */
   readonly maxBacktracks?: number;
 }
 

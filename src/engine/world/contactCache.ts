@@ -1,12 +1,12 @@
 /**
- * Contact cache for warm starting (seed 002 §M5): a contact persists when the same body pair and feature
+ * Contact cache for warm starting (Catto 2005): a contact persists when the same body pair and feature
  * reappear with a normal within 15° of the cached one; its λ is carried over (the solvers restore
- * feasibility by projecting onto the current cone, seed 002 eq. 38). New contacts start at 0 (eq. 39).
+ * feasibility by projecting onto the current cone). New contacts start at 0.
  */
 import type { ContactPoint } from '../problem.js';
 import type { Vec3 } from '../math/vec3.js';
 
-/** cos 15°: the normal-similarity test of seed 002 §M5. */
+/** cos 15°: a cached contact whose normal turned further is a new contact. */
 export const CACHE_NORMAL_COS = Math.cos((15 * Math.PI) / 180);
 
 interface Entry { readonly normal: Vec3; readonly lambda: Vec3 }
@@ -39,7 +39,7 @@ export class ContactCache {
     contacts.forEach((c, i) => this.next.set(keyOf(c), { normal: c.normal, lambda: [lambda[3 * i], lambda[3 * i + 1], lambda[3 * i + 2]] }));
   }
 
-  /** Ends a frame: only the contacts stored during it survive (disappeared contacts expire, seed 002 §M5). */
+  /** Ends a frame: only the contacts stored during it survive (disappeared contacts expire). */
   expire(): void {
     this.entries = this.next;
     this.next = new Map();

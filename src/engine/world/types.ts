@@ -41,7 +41,7 @@ export type CombineRule = 'geometric-mean' | 'min' | 'max' | 'average';
  * fault-injection section"); every use is reported as a warning.
  */
 export interface FaultInjection {
-  /** Seed 001 P2 bug: use −(1+e)·ġ⁻ as the TARGET velocity (b_n = −(2+e)·ġ_n⁻). */
+  /** The "restitution as a target" fault (docs/physics.md): use −(1+e)·ġ⁻ as the TARGET velocity (b_n = −(2+e)·ġ_n⁻). */
   readonly restitutionAsTarget?: boolean;
 }
 
@@ -49,12 +49,12 @@ export interface StepConfig {
   readonly dt: number;
   readonly gravity: Vec3;
   readonly solver: SolveOptions;
-  /** Velocity-level position correction (seed 001 P1): bias (erp/dt)·max(0, depth − slop). */
+  /** Velocity-level position correction (Baumgarte 1972): bias (erp/dt)·max(0, depth − slop). */
   readonly erp: number;
   readonly slop: number;
-  /** Split impulse (seed 000 §8.6): the bias is solved separately and moves positions only. */
+  /** Split impulse (Catto 2006; docs/physics.md): the bias is solved separately and moves positions only. */
   readonly splitImpulse: boolean;
-  /** Constraint softening γ ≥ 0 (seed 004: 0 ≤ ġ + γλ ⊥ λ ≥ 0): γ is added to A's normal-row diagonal, b unchanged. */
+  /** Constraint softening γ ≥ 0 (docs/physics.md "Softening": 0 ≤ ġ + γλ ⊥ λ ≥ 0): γ is added to A's normal-row diagonal, b unchanged. */
   readonly softening: number;
   /** Approach speed below which restitution is ignored (m/s). */
   readonly restVelocityThreshold: number;

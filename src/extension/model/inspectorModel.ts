@@ -138,7 +138,7 @@ class TimelineBuilder {
     t.frame.push(f.frame); t.time.push(f.time); t.contacts.push(f.contacts.length); t.status.push(f.solver.status);
     t.iterations.push(finiteOrNull(f.solver.iterations));
     const res = f.solver.residuals;
-    t.residual.push(res && res.length ? finiteOrNull(res[res.length - 1]) : null);
+    t.residual.push(res?.length ? finiteOrNull(res[res.length - 1]) : null);
     t.kinetic.push(kinetic); t.potential.push(potential); t.total.push(kinetic + potential);
     for (const [name, v] of Object.entries(f.energy ?? {})) {
       if (LEDGER_SKIP.has(name)) continue;

@@ -2,6 +2,7 @@
  * Requests between the extension host and the simulation worker (a worker_threads Worker running
  * dist/worker.js, the same engine in-process but off the host's event loop). Plain types only.
  */
+import type { SolverName } from '../../engine/solvers/types.js';
 import type { ContactSeries, FindingView, FrameView, SessionInfo, Timeline, WhatIfOptions, WhatIfView } from '../../protocol/inspector.js';
 
 export interface DiagnosisSettings {
@@ -12,7 +13,7 @@ export interface DiagnosisSettings {
 
 /** Overrides applied to every scenario's solver block (the `contactLens.solver.*` settings). */
 export interface SolverOverride {
-  readonly solver?: 'pgs' | 'newton' | 'ipm';
+  readonly solver?: SolverName;
   readonly maxIterations?: number;
   readonly tolerance?: number;
 }
@@ -78,8 +79,6 @@ export interface WorkerResults {
   exportFrame: string;
   check: readonly ScenarioCheck[];
 }
-
-export type WorkerOp = WorkerRequest['op'];
 
 /** host → worker */
 export interface WorkerEnvelope { readonly id: number; readonly request: WorkerRequest }

@@ -8,14 +8,14 @@ import { performance } from 'node:perf_hooks';
 
 const worst = new Map<string, number>();
 
-export function recordOwnWork(name: string, ms: number): void {
+export function recordCallbackTime(name: string, ms: number): void {
   if (ms > (worst.get(name) ?? 0)) worst.set(name, ms);
 }
 
 /** Runs fn and records its synchronous duration under `name`. */
 export function timed<T>(name: string, fn: () => T): T {
   const t0 = performance.now();
-  try { return fn(); } finally { recordOwnWork(name, performance.now() - t0); }
+  try { return fn(); } finally { recordCallbackTime(name, performance.now() - t0); }
 }
 
 /** Wraps a callback so every call is timed. */
@@ -23,10 +23,10 @@ export function timedCallback<A extends unknown[], R>(name: string, fn: (...args
   return (...args: A) => timed(name, () => fn(...args));
 }
 
-export function ownWorkReport(): { maxMs: number; worst: string; byEntry: Record<string, number> } {
+export function callbackTimeReport(): { maxMs: number; worst: string; byEntry: Record<string, number> } {
   let maxMs = 0, name = '';
   for (const [k, v] of worst) if (v > maxMs) { maxMs = v; name = k; }
   return { maxMs, worst: name, byEntry: Object.fromEntries(worst) };
 }
 
-export function resetOwnWork(): void { worst.clear(); }
+export function resetCallbackTimes(): void { worst.clear(); }

@@ -1,4 +1,4 @@
-/** Per-contact helpers shared by the solvers (3×3 diagonal blocks of A, cone projection of a vector). */
+/** Per-contact helpers shared by the solvers: projected-gradient step sizes and the projection onto the friction cones. */
 import type { ContactProblem } from '../problem.js';
 import { projectCone } from '../cone.js';
 
@@ -19,18 +19,6 @@ export function gershgorinSteps(p: ContactProblem, out: Float64Array): void {
     }
     out[c] = bound > 0 ? 1 / bound : 0;
   }
-}
-
-/** Upper bound on λmax of the 3×3 diagonal block of contact c (max absolute row sum). */
-export function blockBound(p: ContactProblem, c: number): number {
-  const { A, size: n } = p;
-  let bound = 0;
-  for (let r = 0; r < 3; r++) {
-    const row = (3 * c + r) * n + 3 * c;
-    const s = Math.abs(A[row]) + Math.abs(A[row + 1]) + Math.abs(A[row + 2]);
-    if (s > bound) bound = s;
-  }
-  return bound;
 }
 
 /** out = Proj_K(x) contact by contact (out may alias x). */

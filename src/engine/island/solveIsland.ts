@@ -1,0 +1,166 @@
+/**
+ * The island solver boundary: one island's contacts in, impulses, gap rates, contact work and body
+ * velocity changes out. Small islands are assembled densely (A formed) and solved by the scenario's
+ * solver; large ones (or PGS beyond a few contacts) run the same PGS kernel matrix-free (pgsRows.ts).
+ * Both paths share one assembly (assemblyOptions), one fault-injection point and one gap-rate formula.
+ */
+import { assembleJacobians, bodyVelocityChanges, DEFAULT_ASSEMBLY, denseProblem, type AssemblyOptions, type ContactJacobians } from '../assembly.js';
+import type { BodyState, ContactPoint, ContactProblem } from '../problem.js';
+import { solvePgsMatrixFree } from '../solvers/matrixFree.js';
+import { solve } from '../solvers/solve.js';
+import type { SolveResult } from '../solvers/types.js';
+import { contactWork, contactWorkDiagonal } from '../world/energy.js';
+import type { StepConfig } from '../world/types.js';
+import type { Vec3 } from '../math/vec3.js';
+
+/** Islands with more contacts than this are solved matrix-free (dense A would cost O(C²) memory, O(C³) time). */
+export const DENSE_ISLAND_LIMIT = 200;
+/** PGS islands with more contacts than this use the matrix-free PGS (same iterates, O(C) per sweep). */
+export const PGS_MATRIX_FREE_FROM = 32;
+/** What a Newton/IPM scenario uses on an island beyond the dense limit. */
+export const MATRIX_FREE_FALLBACK = { solver: 'pgs', maxIterations: 100, tolerance: 1e-6 } as const;
+
+/** One island's solve: dense (problem with A) or matrix-free (Jacobians only, large islands). */
+export type IslandSolve =
+  | {
+      readonly contacts: readonly number[];
+      readonly problem: ContactProblem;
+      readonly jacobians: null;
+      readonly result: SolveResult;
+      readonly matrixFree: false;
+    }
+  | { readonly contacts: readonly number[]; readonly jacobians: ContactJacobians; readonly result: SolveResult; readonly matrixFree: true };
+
+/** What a solved island contributes to the frame. */
+export interface IslandOutcome {
+  readonly solve: IslandSolve;
+  readonly lambda: Float64Array;
+  /** ġ before and after the impulse, 3C layout. */
+  readonly gapBefore: Float64Array;
+  readonly gapAfter: Float64Array;
+  /** Work of the contact impulses (docs/physics.md "Energy ledger"). */
+  readonly work: { readonly normal: number; readonly friction: number; readonly bias: number };
+}
+
+/**
+ * The assembly options of a scenario's step: the one place the world and the session derive them from
+ * (so the inspector's re-assembled A and b are the ones solved).
+ */
+export function assemblyOptions(cfg: StepConfig): AssemblyOptions {
+  return {
+    dt: cfg.dt,
+    erp: cfg.erp,
+    slop: cfg.slop,
+    baumgarte: !cfg.splitImpulse,
+    restVelocityThreshold: cfg.restVelocityThreshold,
+    regularization: DEFAULT_ASSEMBLY.regularization,
+  };
+}
+
+/** Does an island of this many contacts skip the dense A? */
+export function useMatrixFree(cfg: StepConfig, contacts: number): boolean {
+  return contacts > DENSE_ISLAND_LIMIT || (cfg.solver.solver === 'pgs' && contacts > PGS_MATRIX_FREE_FROM);
+}
+
+/**
+ * Solves one island; `contacts` are the frame indices of `cs`. The body velocity changes M⁻¹Jᵀλ are
+ * added to `dvTotal` (6 per body; islands share no dynamic body).
+ */
+export function solveIsland(
+  states: readonly BodyState[],
+  cs: readonly ContactPoint[],
+  contacts: readonly number[],
+  cfg: StepConfig,
+  warm: Float64Array | undefined,
+  dvTotal: Float64Array,
+): IslandOutcome {
+  const jacobians = assembleJacobians(states, cs, assemblyOptions(cfg));
+  if (cfg.faults.restitutionAsTarget) applyRestitutionTargetFault(jacobians);
+  let solved: IslandSolve, work: IslandOutcome['work'];
+  if (useMatrixFree(cfg, cs.length)) {
+    const pgs = cfg.solver.solver === 'pgs' ? cfg.solver : { ...MATRIX_FREE_FALLBACK };
+    const out = solvePgsMatrixFree(jacobians, pgs, warm, cfg.softening);
+    const note =
+      cfg.solver.solver === 'pgs'
+        ? ''
+        : ` (island of ${cs.length} contacts exceeds the dense limit of ${DENSE_ISLAND_LIMIT}: solved by matrix-free PGS instead of ${cfg.solver.solver})`;
+    const status = out.status.kind === 'converged' || !note ? out.status : { ...out.status, reason: out.status.reason + note };
+    const result: SolveResult = {
+      solver: 'pgs',
+      lambda: out.lambda,
+      w: out.w,
+      status,
+      iterations: out.iterations,
+      history: out.history,
+      regularization: out.regularization,
+      timeMs: out.timeMs,
+      objective: out.history.objective[out.history.objective.length - 1] ?? 0,
+      kkt: out.kkt,
+      contactClass: out.contactClass,
+    };
+    for (let i = 0; i < out.dv.length; i++) dvTotal[i] += out.dv[i];
+    solved = { contacts, jacobians, result, matrixFree: true };
+  } else {
+    const problem = denseProblem(jacobians, cs, jacobians.regularization);
+    soften(problem, cfg.softening);
+    const result = solve(problem, cfg.solver, warm);
+    const dv = bodyVelocityChanges(problem, result.lambda);
+    for (let i = 0; i < dv.length; i++) dvTotal[i] += dv[i];
+    solved = { contacts, problem, jacobians: null, result, matrixFree: false };
+  }
+  const { lambda, w } = solved.result;
+  const velocity = jacobians.rhs.velocity;
+  const gapBefore = velocity.map((x) => -x);
+  // ġ⁺ = ġ⁻ + J M⁻¹ Jᵀ λ = (w + b) − velocity part of b, without ε and γ (solver devices, not physics).
+  const gapAfter = new Float64Array(jacobians.size);
+  for (let i = 0; i < jacobians.size; i++) {
+    const shift = jacobians.regularization + (i % 3 === 0 ? cfg.softening : 0);
+    gapAfter[i] = w[i] + jacobians.b[i] - shift * lambda[i] - velocity[i];
+  }
+  work = solved.matrixFree ? contactWorkDiagonal(jacobians, lambda, gapBefore, gapAfter) : contactWork(solved.problem, lambda, gapBefore, gapAfter);
+  return { solve: solved, lambda, gapBefore, gapAfter, work };
+}
+
+/**
+ * Split impulse (Catto GDC 2006; docs/physics.md "Split impulse"): a second, frictionless problem on the
+ * same contacts with only the bias as right-hand side and zero velocities; its impulses become pseudo
+ * velocities that correct positions without adding kinetic energy. Accumulated into dvPseudo.
+ */
+export function positionCorrection(states: readonly BodyState[], cs: readonly ContactPoint[], cfg: StepConfig, dvPseudo: Float64Array): void {
+  const still = states.map((s) => ({ ...s, v: [0, 0, 0] as Vec3, omega: [0, 0, 0] as Vec3 }));
+  const jacobians = assembleJacobians(
+    still,
+    cs.map((c) => ({ ...c, mu: 0, restitution: 0 })),
+    { ...assemblyOptions(cfg), baumgarte: true, restVelocityThreshold: Infinity },
+  );
+  if (jacobians.b.every((x) => x === 0)) return;
+  const p = denseProblem(jacobians, cs, jacobians.regularization);
+  const r = solve(p, cfg.solver);
+  const dv = bodyVelocityChanges(p, r.lambda);
+  for (let i = 0; i < dv.length; i++) dvPseudo[i] += dv[i];
+}
+
+/** Constraint softening (docs/physics.md "Softening"): 0 ≤ ġ + γλ ⊥ λ ≥ 0, i.e. γ added to A's normal-row diagonal; b unchanged. */
+function soften(p: ContactProblem, gamma: number): void {
+  if (!(gamma > 0)) return;
+  const A = p.A as Float64Array;
+  for (let c = 0; c < p.contactCount; c++) A[3 * c * p.size + 3 * c] += gamma;
+}
+
+/**
+ * FAULT INJECTION (scenario `faultInjection.restitutionAsTarget`; docs/physics.md "Restitution as a
+ * target"): uses −(1+e)·ġ⁻ as the target velocity, i.e. b_n = −(1+e)·ġ⁻ − ġ⁻ = −(2+e)·ġ⁻ instead of
+ * −(1+e)·ġ⁻, so ġ⁺ = −(1+e)·ġ⁻ and the kinetic energy of a bounce is multiplied by (1+e)² instead of e².
+ * Never an ordinary option.
+ */
+function applyRestitutionTargetFault(k: ContactJacobians): void {
+  const rhs = k.rhs;
+  const b = k.b,
+    rest = rhs.restitution as Float64Array;
+  for (let c = 0; c < k.contactCount; c++) {
+    const o = 3 * c;
+    const extra = rhs.velocity[o]; // −ġ⁻ once more: b_n = −(2+e)ġ⁻ ⇒ ġ⁺ = −(1+e)ġ⁻
+    rest[o] += extra;
+    b[o] += extra;
+  }
+}
