@@ -1,0 +1,9 @@
+/** The peer engines by name, loaded on demand (a missing or broken one is reported, never fatal to others). */
+import type { PeerEngine, PeerEngineName } from './types.js';
+
+export async function loadPeerEngine(name: PeerEngineName): Promise<PeerEngine> {
+  switch (name) {
+    case 'cannon': return (await import('./cannon.js')).cannonEngine;
+    default: throw new Error(`${name}: no recorder yet`);
+  }
+}
