@@ -4,6 +4,7 @@ import type { PeerEngine, PeerEngineName } from './types.js';
 export async function loadPeerEngine(name: PeerEngineName): Promise<PeerEngine> {
   switch (name) {
     case 'cannon': return (await import('./cannon.js')).cannonEngine;
+    case 'rapier': return (await import('./rapier.js')).rapierEngine;
     default: throw new Error(`${name}: no recorder yet`);
   }
 }

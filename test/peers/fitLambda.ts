@@ -10,20 +10,22 @@ import { assembleBlocks, blockVelocityChanges } from '../../src/engine/assembly.
 import type { BodyState, ContactPoint } from '../../src/engine/problem.js';
 
 /** Sweeps and the stopping rule (largest |Δλ| of a sweep, N·s) of the fit. */
-export const FIT_MAX_SWEEPS = 3000;
-export const FIT_TOLERANCE = 1e-12;
+export const FIT_MAX_SWEEPS = 300;
+export const FIT_TOLERANCE = 1e-10;
 
 /**
  * dvTarget: 6 numbers per body (dv, dω) — the velocity change the contacts must explain.
  * Returns λ in the 3C layout.
  */
-export function fitLambda(bodies: readonly BodyState[], contacts: readonly ContactPoint[], dvTarget: Float64Array): Float64Array {
+export function fitLambda(bodies: readonly BodyState[], contacts: readonly ContactPoint[], dvTarget: Float64Array, fixedNormals?: ArrayLike<number>): Float64Array {
   const C = contacts.length;
   const lambda = new Float64Array(3 * C);
   if (C === 0) return lambda;
+  // With fixedNormals (the engine's own λn per contact), only the tangential rows are fitted.
+  if (fixedNormals) for (let c = 0; c < C; c++) lambda[3 * c] = fixedNormals[c];
   const k = assembleBlocks(bodies, contacts, { baumgarte: false, regularization: 0 });
   const { jacobianA: JA, jacobianB: JB } = k.physics;
-  const u = new Float64Array(dvTarget.length); // M⁻¹Jᵀλ so far
+  const u = fixedNormals ? blockVelocityChanges(k, contacts, lambda, dvTarget.length / 6) : new Float64Array(dvTarget.length); // M⁻¹Jᵀλ so far
   // Diagonal A_rr = J_r M⁻¹ J_rᵀ per row.
   const diag = new Float64Array(3 * C);
   for (let c = 0; c < C; c++) for (let r = 0; r < 3; r++) {
@@ -38,7 +40,7 @@ export function fitLambda(bodies: readonly BodyState[], contacts: readonly Conta
       const a = contacts[c].bodyA, b = contacts[c].bodyB;
       for (let r = 0; r < 3; r++) {
         const row = 3 * c + r, o = 18 * c + 6 * r;
-        if (!(diag[row] > 0)) continue;
+        if (!(diag[row] > 0) || (r === 0 && fixedNormals)) continue;
         // residual of this row: J_r (Δv − u)
         let res = 0;
         if (!k.staticA[c]) for (let q = 0; q < 6; q++) res += JA[o + q] * (dvTarget[6 * a + q] - u[6 * a + q]);
