@@ -8,6 +8,7 @@ import { RecordingReader } from '../../src/format/recordingFile.js';
 import type { RecordedFrame, RecordingHeader } from '../../src/format/recording.js';
 import { frameEnergy } from '../../src/session/diagnose.js';
 import { velocityMismatch, type Mismatch } from './consistency.js';
+import type { SceneName } from './scenes.js';
 
 /** The experiment's energy threshold (issue 17): a frame "gains" when ΔE > 1 mJ. */
 export const ENERGY_RISE_J = 1e-3;
@@ -60,7 +61,7 @@ function lowestPoint(header: RecordingHeader, f: RecordedFrame, i: number): numb
   return x[2];
 }
 
-export function peerFacts(rec: OpenedRecording): PeerFacts {
+export function peerFacts(rec: OpenedRecording, scene: SceneName): PeerFacts {
   const { header, frames } = rec;
   let rising = 0, largestRise = 0;
   let prevE: number | undefined;
@@ -73,7 +74,6 @@ export function peerFacts(rec: OpenedRecording): PeerFacts {
     }
     prevE = e;
   }
-  const scene = (header as unknown as Record<string, unknown>)['x-scene'];
   let reboundRatio: number | undefined, maxLift: number | undefined;
   if (scene === 'bounce') {
     const k = frames.findIndex((f) => f.contacts.length > 0);

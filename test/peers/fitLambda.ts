@@ -4,13 +4,14 @@
  * are J M⁻¹Jᵀ λ = J Δv (A λ = J Δv, seed 000 §4). Solved by projected Gauss–Seidel on the blocks from
  * assembleBlocks (matrix-free, rows n, t1, t2 per contact; normals clamped at 0, tangents free): PGS
  * minimises ½λᵀAλ − λᵀJΔv, which is the objective above up to a constant. A is singular when several
- * contacts share a face (4 box corners), so λ is one of many that explain Δv equally well.
+ * contacts share a face (4 box corners), so λ is one of many that explain Δv equally well. Started from a
+ * dense ridge solve (denseStart), PGS then only enforces λn ≥ 0.
  */
-import { assembleBlocks, blockVelocityChanges } from '../../src/engine/assembly.js';
+import { assembleBlocks, blockVelocityChanges, denseProblem } from '../../src/engine/assembly.js';
 import type { BodyState, ContactPoint } from '../../src/engine/problem.js';
 
 /** Sweeps and the stopping rule (largest |Δλ| of a sweep, N·s) of the fit. */
-export const FIT_MAX_SWEEPS = 300;
+export const FIT_MAX_SWEEPS = 1000;
 export const FIT_TOLERANCE = 1e-10;
 
 /**
@@ -25,7 +26,8 @@ export function fitLambda(bodies: readonly BodyState[], contacts: readonly Conta
   if (fixedNormals) for (let c = 0; c < C; c++) lambda[3 * c] = fixedNormals[c];
   const k = assembleBlocks(bodies, contacts, { baumgarte: false, regularization: 0 });
   const { jacobianA: JA, jacobianB: JB } = k.physics;
-  const u = fixedNormals ? blockVelocityChanges(k, contacts, lambda, dvTarget.length / 6) : new Float64Array(dvTarget.length); // M⁻¹Jᵀλ so far
+  if (!fixedNormals) denseStart(k, contacts, dvTarget, lambda);
+  const u = blockVelocityChanges(k, contacts, lambda, dvTarget.length / 6); // M⁻¹Jᵀλ of the start
   // Diagonal A_rr = J_r M⁻¹ J_rᵀ per row.
   const diag = new Float64Array(3 * C);
   for (let c = 0; c < C; c++) for (let r = 0; r < 3; r++) {
@@ -58,6 +60,46 @@ export function fitLambda(bodies: readonly BodyState[], contacts: readonly Conta
     if (biggest < FIT_TOLERANCE) break;
   }
   return lambda;
+}
+
+/** Ridge added to A's diagonal in the dense start (A is singular with coplanar corners), 1/kg. */
+export const FIT_RIDGE = 1e-9;
+
+/**
+ * Dense start: λ = (A + εI)⁻¹ J Δv by Gaussian elimination (A is small: ≤ a few hundred rows here),
+ * negative normals clamped to 0; PGS then restores λn ≥ 0 exactly. Long stacks converge slowly under PGS
+ * alone (the tangential coupling travels one body per sweep).
+ */
+function denseStart(k: ReturnType<typeof assembleBlocks>, contacts: readonly ContactPoint[], dv: Float64Array, out: Float64Array): void {
+  const n = k.size;
+  if (n > 600) return;
+  const A = denseProblem(k, contacts, FIT_RIDGE).A;
+  const { jacobianA: JA, jacobianB: JB } = k.physics;
+  const rhs = new Float64Array(n);
+  for (let c = 0; c < contacts.length; c++) for (let r = 0; r < 3; r++) {
+    const o = 18 * c + 6 * r;
+    let s = 0;
+    if (!k.staticA[c]) for (let q = 0; q < 6; q++) s += JA[o + q] * dv[6 * contacts[c].bodyA + q];
+    if (!k.staticB[c]) for (let q = 0; q < 6; q++) s += JB[o + q] * dv[6 * contacts[c].bodyB + q];
+    rhs[3 * c + r] = s;
+  }
+  const M = Float64Array.from(A);
+  for (let i = 0; i < n; i++) {
+    const piv = M[i * n + i];
+    if (!(piv > 0)) return;
+    for (let j = i + 1; j < n; j++) {
+      const f = M[j * n + i] / piv;
+      if (f === 0) continue;
+      for (let q = i; q < n; q++) M[j * n + q] -= f * M[i * n + q];
+      rhs[j] -= f * rhs[i];
+    }
+  }
+  for (let i = n - 1; i >= 0; i--) {
+    let s = rhs[i];
+    for (let q = i + 1; q < n; q++) s -= M[i * n + q] * out[q];
+    out[i] = s / M[i * n + i];
+  }
+  for (let c = 0; c < contacts.length; c++) if (out[3 * c] < 0) out[3 * c] = 0;
 }
 
 /** M⁻¹Jᵀλ per body (6 numbers each), for checks. */
