@@ -6,6 +6,6 @@ export async function loadPeerEngine(name: PeerEngineName): Promise<PeerEngine> 
     case 'cannon': return (await import('./cannon.js')).cannonEngine;
     case 'rapier': return (await import('./rapier.js')).rapierEngine;
     case 'jolt': return (await import('./jolt.js')).joltEngine;
-    default: throw new Error(`${name}: no recorder yet`);
+    case 'mujoco': return (await import('./mujoco.js')).mujocoEngine;
   }
 }
