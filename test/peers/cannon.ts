@@ -18,11 +18,10 @@
  * μ·|g|·m_red·h per contact (Narrowphase.createFrictionEquationsFromContact), not by μ·λn.
  */
 import * as CANNON from 'cannon-es';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { RecordedBodyState, RecordedContact, RecordedPreState } from '../../src/format/recording.js';
 import type { Vec3 } from '../../src/engine/math/vec3.js';
 import { contactFrame, impulseInFrame, xyzwToWxyz } from './convert.js';
+import { packageVersion } from './packages.js';
 import type { PeerScene } from './scenes.js';
 import type { PeerEngine, PeerSimulation, PeerStep, RecorderOptions } from './types.js';
 
@@ -34,16 +33,6 @@ export const CANNON_RELAXATION = 3;
 /** "Stabilisation off": SPOOK with a → 0 (no position term), b → 1, ε → 0. */
 const OFF_STIFFNESS = 1e15;
 const OFF_RELAXATION = 1e9;
-
-export function packageVersion(name: string): string {
-  try {
-    const req = createRequire(__filename);
-    const pj = req.resolve(`${name}/package.json`);
-    return (JSON.parse(readFileSync(pj, 'utf8')) as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
-}
 
 const v3 = (v: CANNON.Vec3): Vec3 => [v.x, v.y, v.z];
 

@@ -26,7 +26,7 @@ export function fitLambda(bodies: readonly BodyState[], contacts: readonly Conta
   if (fixedNormals) for (let c = 0; c < C; c++) lambda[3 * c] = fixedNormals[c];
   const k = assembleBlocks(bodies, contacts, { baumgarte: false, regularization: 0 });
   const { jacobianA: JA, jacobianB: JB } = k.physics;
-  if (!fixedNormals) denseStart(k, contacts, dvTarget, lambda);
+  denseStart(k, contacts, dvTarget, lambda, fixedNormals !== undefined);
   const u = blockVelocityChanges(k, contacts, lambda, dvTarget.length / 6); // M⁻¹Jᵀλ of the start
   // Diagonal A_rr = J_r M⁻¹ J_rᵀ per row.
   const diag = new Float64Array(3 * C);
@@ -63,27 +63,38 @@ export function fitLambda(bodies: readonly BodyState[], contacts: readonly Conta
 }
 
 /** Ridge added to A's diagonal in the dense start (A is singular with coplanar corners), 1/kg. */
-export const FIT_RIDGE = 1e-9;
+export const FIT_RIDGE = 1e-12;
 
 /**
  * Dense start: λ = (A + εI)⁻¹ J Δv by Gaussian elimination (A is small: ≤ a few hundred rows here),
- * negative normals clamped to 0; PGS then restores λn ≥ 0 exactly. Long stacks converge slowly under PGS
+ * negative normals clamped to 0 (or, with λn fixed, the tangential rows only); PGS then restores λn ≥ 0. Long stacks converge slowly under PGS
  * alone (the tangential coupling travels one body per sweep).
  */
-function denseStart(k: ReturnType<typeof assembleBlocks>, contacts: readonly ContactPoint[], dv: Float64Array, out: Float64Array): void {
-  const n = k.size;
-  if (n > 600) return;
+function denseStart(k: ReturnType<typeof assembleBlocks>, contacts: readonly ContactPoint[], dv: Float64Array, out: Float64Array, normalsFixed: boolean): void {
+  const size = k.size;
+  // Free rows: all, or only the tangential ones when λn is given (then rhs_F = (JΔv)_F − A_F,n λn).
+  const free: number[] = [];
+  for (let i = 0; i < size; i++) if (!normalsFixed || i % 3 !== 0) free.push(i);
+  const n = free.length;
+  if (n === 0 || n > 600) return;
   const A = denseProblem(k, contacts, FIT_RIDGE).A;
   const { jacobianA: JA, jacobianB: JB } = k.physics;
-  const rhs = new Float64Array(n);
+  const full = new Float64Array(size);
   for (let c = 0; c < contacts.length; c++) for (let r = 0; r < 3; r++) {
     const o = 18 * c + 6 * r;
     let s = 0;
     if (!k.staticA[c]) for (let q = 0; q < 6; q++) s += JA[o + q] * dv[6 * contacts[c].bodyA + q];
     if (!k.staticB[c]) for (let q = 0; q < 6; q++) s += JB[o + q] * dv[6 * contacts[c].bodyB + q];
-    rhs[3 * c + r] = s;
+    full[3 * c + r] = s;
   }
-  const M = Float64Array.from(A);
+  const rhs = new Float64Array(n);
+  const M = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) {
+    let s = full[free[i]];
+    if (normalsFixed) for (let c = 0; c < contacts.length; c++) s -= A[free[i] * size + 3 * c] * out[3 * c];
+    rhs[i] = s;
+    for (let j = 0; j < n; j++) M[i * n + j] = A[free[i] * size + free[j]];
+  }
   for (let i = 0; i < n; i++) {
     const piv = M[i * n + i];
     if (!(piv > 0)) return;
@@ -94,12 +105,14 @@ function denseStart(k: ReturnType<typeof assembleBlocks>, contacts: readonly Con
       rhs[j] -= f * rhs[i];
     }
   }
+  const x = new Float64Array(n);
   for (let i = n - 1; i >= 0; i--) {
     let s = rhs[i];
-    for (let q = i + 1; q < n; q++) s -= M[i * n + q] * out[q];
-    out[i] = s / M[i * n + i];
+    for (let q = i + 1; q < n; q++) s -= M[i * n + q] * x[q];
+    x[i] = s / M[i * n + i];
   }
-  for (let c = 0; c < contacts.length; c++) if (out[3 * c] < 0) out[3 * c] = 0;
+  for (let i = 0; i < n; i++) out[free[i]] = x[i];
+  if (!normalsFixed) for (let c = 0; c < contacts.length; c++) if (out[3 * c] < 0) out[3 * c] = 0;
 }
 
 /** M⁻¹Jᵀλ per body (6 numbers each), for checks. */

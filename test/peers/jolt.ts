@@ -26,7 +26,7 @@ import { preSolveBodyStates, toContactPoint } from '../../src/format/recording.j
 import type { Vec3 } from '../../src/engine/math/vec3.js';
 import { contactFrame, xyzwToWxyz, yUpQuatToZUp, yUpToZUp, zUpQuatToYUp, zUpToYUp } from './convert.js';
 import { fitLambda } from './fitLambda.js';
-import { packageVersion } from './cannon.js';
+import { packageVersion } from './packages.js';
 import type { PeerScene } from './scenes.js';
 import type { PeerEngine, PeerSimulation, PeerStep, RecorderOptions } from './types.js';
 

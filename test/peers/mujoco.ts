@@ -26,7 +26,7 @@ import type { RecordedBodyState, RecordedContact, RecordedPreState } from '../..
 import { quatToMat3 } from '../../src/engine/math/quat.js';
 import type { Vec3 } from '../../src/engine/math/vec3.js';
 import { contactFrame, impulseInFrame } from './convert.js';
-import { packageVersion } from './cannon.js';
+import { packageVersion } from './packages.js';
 import type { PeerScene } from './scenes.js';
 import type { PeerEngine, PeerSimulation, PeerStep, RecorderOptions } from './types.js';
 

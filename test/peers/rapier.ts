@@ -24,7 +24,7 @@ import { rotate } from '../../src/engine/math/quat.js';
 import type { Vec3 } from '../../src/engine/math/vec3.js';
 import { contactFrame } from './convert.js';
 import { fitLambda } from './fitLambda.js';
-import { packageVersion } from './cannon.js';
+import { packageVersion } from './packages.js';
 import type { PeerScene } from './scenes.js';
 import type { PeerEngine, PeerSimulation, PeerStep, RecorderOptions } from './types.js';
 
