@@ -7,5 +7,6 @@ export async function loadPeerEngine(name: PeerEngineName): Promise<PeerEngine> 
     case 'rapier': return (await import('./rapier.js')).rapierEngine;
     case 'jolt': return (await import('./jolt.js')).joltEngine;
     case 'mujoco': return (await import('./mujoco.js')).mujocoEngine;
+    case 'bullet': return (await import('./bullet.js')).bulletEngine;
   }
 }

@@ -15,10 +15,10 @@ import { SCENE_NAMES, type SceneName } from './scenes.js';
 import { PEER_ENGINES, type PeerEngineName, type RecorderOptions } from './types.js';
 
 /** "Many more iterations" per engine: 10× its default, at least 100. */
-export const MANY_ITERATIONS: Record<PeerEngineName, number> = { cannon: 100, rapier: 100, jolt: 100, mujoco: 1000 };
+export const MANY_ITERATIONS: Record<PeerEngineName, number> = { cannon: 100, rapier: 100, jolt: 100, mujoco: 1000, bullet: 100 };
 
 export const PACKAGES: Record<PeerEngineName, string> = {
-  cannon: 'cannon-es', rapier: '@dimforge/rapier3d-compat', jolt: 'jolt-physics', mujoco: 'mujoco-js',
+  cannon: 'cannon-es', rapier: '@dimforge/rapier3d-compat', jolt: 'jolt-physics', mujoco: 'mujoco-js', bullet: 'ammojs-typed',
 };
 
 export interface Configuration { readonly label: string; readonly options: (e: PeerEngineName) => RecorderOptions }

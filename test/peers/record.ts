@@ -1,14 +1,14 @@
 /**
  * CLI: npx tsx test/peers/record.ts <engine> <scene> --out FILE [--iterations N] [--no-stabilization]
  *      [--status converged|max-iterations] [--frames N]
- * Records a real engine (cannon | rapier | jolt | mujoco) on a bundled scene (stack | bounce | slide) in
+ * Records a real engine (cannon | rapier | jolt | mujoco | bullet) on a bundled scene (stack | bounce | slide) in
  * our recording format (docs/recording-format.md). Without --out, writes into a fresh temp directory.
  */
 import { isSceneName } from './scenes.js';
 import { recordPeer, type RecordPeerOptions } from './recordPeer.js';
 import { PEER_ENGINES, type PeerEngineName } from './types.js';
 
-const USAGE = 'usage: npx tsx test/peers/record.ts <cannon|rapier|jolt|mujoco> <stack|bounce|slide> [--out FILE] [--iterations N] [--no-stabilization] [--status converged|max-iterations] [--frames N]';
+const USAGE = 'usage: npx tsx test/peers/record.ts <cannon|rapier|jolt|mujoco|bullet> <stack|bounce|slide> [--out FILE] [--iterations N] [--no-stabilization] [--status converged|max-iterations] [--frames N]';
 
 export function parseRecordArgs(argv: readonly string[]): { engine: PeerEngineName; scene: 'stack' | 'bounce' | 'slide'; options: RecordPeerOptions } {
   const pos: string[] = [];

@@ -6,8 +6,8 @@
 import type { RecordedBodyState, RecordedContact, RecordedPreState, RecordedSolverStatus } from '../../src/format/recording.js';
 import type { PeerScene } from './scenes.js';
 
-export type PeerEngineName = 'cannon' | 'rapier' | 'jolt' | 'mujoco';
-export const PEER_ENGINES: readonly PeerEngineName[] = ['cannon', 'rapier', 'jolt', 'mujoco'];
+export type PeerEngineName = 'cannon' | 'rapier' | 'jolt' | 'mujoco' | 'bullet';
+export const PEER_ENGINES: readonly PeerEngineName[] = ['cannon', 'rapier', 'jolt', 'mujoco', 'bullet'];
 
 export interface RecorderOptions {
   /** Solver iterations (velocity iterations); the engine's default when absent. */

@@ -1,5 +1,5 @@
 /**
- * Real engines from npm (cannon-es, Rapier, Jolt, MuJoCo) recorded on the bundled peer scenes
+ * Real engines from npm (cannon-es, Rapier, Jolt, MuJoCo, Bullet via ammo.js) recorded on the bundled peer scenes
  * (test/peers/): every recording opens with our reader, its `pre` velocities and λ explain the engine's
  * own velocity change (Δv = M⁻¹Jᵀλ, seed 000 §4) to the stated tolerance, and the controlled experiment's
  * key facts hold (test/peers/README.md has the full table). Recordings go to os.tmpdir() and are deleted.
@@ -41,7 +41,7 @@ async function run(engine: PeerEngineName, scene: SceneName, options: RecordPeer
  * angular part — the format holds one point per contact and cannon-es gives each body its own (they differ
  * by the overlap, ≈ 1 cm here), so body b's friction torque is off by |p_a − p_b|·|λt|. Rapier: substeps
  * rotate the bodies (and their world inertia) inside the step and λt is fitted with λn fixed.
- * Jolt: λ fitted, exact up to Jolt's single-precision state (float32 ε ≈ 6e-8 × 8 m/s ≈ 5e-7 on the
+ * Bullet (ammo.js): see its entry. Jolt: λ fitted, exact up to Jolt's single-precision state (float32 ε ≈ 6e-8 × 8 m/s ≈ 5e-7 on the
  * bounce). MuJoCo: exact.
  */
 const TOLERANCE: Record<PeerEngineName, { linear: number; angular: (s: SceneName) => number }> = {
@@ -49,6 +49,9 @@ const TOLERANCE: Record<PeerEngineName, { linear: number; angular: (s: SceneName
   rapier: { linear: 1e-3, angular: () => 1e-3 },
   jolt: { linear: 2e-6, angular: () => 2e-6 },
   mujoco: { linear: 1e-9, angular: () => 1e-9 },
+  // λn from Bullet, λt fitted; in the stack each body has its own contact point (as cannon-es), so the
+  // least-squares fit trades a little linear for the angular residual.
+  bullet: { linear: 2e-3, angular: (s) => (s === 'stack' ? 5e-3 : 2e-6) },
 };
 
 describe('peer recorders: conventions', () => {
@@ -78,13 +81,13 @@ describe('peer recorders: conventions', () => {
   it('the CLI arguments are parsed and bad ones name the option', () => {
     const a = parseRecordArgs(['jolt', 'stack', '--out', 'x.rec.jsonl', '--iterations', '40', '--no-stabilization', '--status', 'converged']);
     assert.deepEqual(a, { engine: 'jolt', scene: 'stack', options: { out: 'x.rec.jsonl', iterations: 40, stabilization: false, status: 'converged' } });
-    assert.throws(() => parseRecordArgs(['bullet', 'stack']), /engine: "bullet"/);
+    assert.throws(() => parseRecordArgs(['havok', 'stack']), /engine: "havok"/);
     assert.throws(() => parseRecordArgs(['jolt', 'stack', '--iterations', '0']), /--iterations: "0"/);
     assert.throws(() => parseRecordArgs(['jolt', 'stack', '--status', 'done']), /--status: "done"/);
   });
 });
 
-for (const engine of ['cannon', 'rapier', 'jolt', 'mujoco'] as const) {
+for (const engine of ['cannon', 'rapier', 'jolt', 'mujoco', 'bullet'] as const) {
   describe(`peer recorder: ${engine}`, () => {
     for (const scene of SCENE_NAMES) {
       it(`${scene}: opens with our reader and Δv = M⁻¹Jᵀλ holds per body`, async () => {
@@ -135,15 +138,26 @@ describe('peer experiment: the facts the diagnosis must match (README table)', (
     assert.ok((await run('rapier', 'stack', { stabilization: false })).rising >= 10);
   });
 
-  it('bounce: no engine returns more than e·v (rebound/approach ≤ 0.5 + 2 %)', async () => {
+  it('Bullet stack: Baumgarte and the truncated solve add up — ERP 0 removes every rise, 100 iterations leave some', async () => {
+    const d = (await run('bullet', 'stack')).rising;
+    const many = (await run('bullet', 'stack', { iterations: 100 })).rising;
+    assert.ok(d >= 20 && many >= 10, `${d}, ${many}`);
+    assert.equal((await run('bullet', 'stack', { stabilization: false })).rising, 0);
+  });
+
+  it('bounce: cannon-es, Rapier, Jolt and MuJoCo return at most e·v (rebound/approach ≤ 0.5 + 2 %); Bullet returns more (its Baumgarte push on the overlap)', async () => {
     for (const engine of ['cannon', 'rapier', 'jolt', 'mujoco'] as const) {
       const f = await run(engine, 'bounce', { frames: 40 });
       assert.ok(f.reboundRatio !== undefined && f.reboundRatio > 0.4 && f.reboundRatio <= 0.51, `${engine}: ${f.reboundRatio}`);
     }
+    const bullet = await run('bullet', 'bounce', { frames: 40 });
+    assert.ok(bullet.reboundRatio !== undefined && bullet.reboundRatio > 0.52, `bullet: ${bullet.reboundRatio}`);
+    const off = await run('bullet', 'bounce', { frames: 40, stabilization: false });
+    assert.ok(off.reboundRatio !== undefined && off.reboundRatio <= 0.51, `bullet, ERP 0: ${off.reboundRatio}`);
   });
 
   it('slide: only MuJoCo lifts the box off the ground (its convex soft-contact model), by more than 10 cm', async () => {
-    for (const engine of ['cannon', 'rapier', 'jolt'] as const) {
+    for (const engine of ['cannon', 'rapier', 'jolt', 'bullet'] as const) {
       const f = await run(engine, 'slide');
       assert.ok((f.maxLift ?? 0) < 2e-3, `${engine}: lift ${f.maxLift}`);
     }
