@@ -240,4 +240,3 @@ export function jacobianVelocityChanges(k: ContactJacobians, contacts: readonly 
 }
 
 /** Former name of ContactJacobians, kept for src/engine/world/energy.ts until the diagnosis rewrite (issue 17) renames it there. */
-export type ContactBlocks = ContactJacobians;

@@ -7,7 +7,7 @@
  *   only λn flipped fits  the normal is flipped but the tangent impulses are not;
  *   linear fits, angular not: the header's inertia is the inverse inertia, or ω is written in the body frame.
  */
-import { blockVelocityChanges, type ContactBlocks } from '../engine/assembly.js';
+import { jacobianVelocityChanges, type ContactJacobians } from '../engine/assembly.js';
 import type { ContactPoint } from '../engine/problem.js';
 import type { RecordedFrame, RecordingHeader } from '../format/recording.js';
 import { quatToMat3 } from '../engine/math/quat.js';
@@ -51,12 +51,12 @@ function norm(a: Float64Array): number { let d = 0; for (let i = 0; i < a.length
  * Checks frame f (which has `pre`). `bodies` are the solve-time bodies built from the recorded pre state,
  * `k` the frame's assembled blocks for `contacts` (any assembly options).
  */
-export function checkFrameConsistency(header: RecordingHeader, f: RecordedFrame, prev: RecordedFrame | undefined, k: ContactBlocks | null, contacts: readonly ContactPoint[]): FrameConsistency | null {
+export function checkFrameConsistency(header: RecordingHeader, f: RecordedFrame, prev: RecordedFrame | undefined, k: ContactJacobians | null, contacts: readonly ContactPoint[]): FrameConsistency | null {
   const pre = f.pre;
   if (!pre) return null;
   const N = header.bodies.length;
   const lam = f.solver.lambda;
-  const dvL = k ? blockVelocityChanges(k, contacts, lam, N) : new Float64Array(6 * N);
+  const dvL = k ? jacobianVelocityChanges(k, contacts, lam, N) : new Float64Array(6 * N);
   const dvR = new Float64Array(6 * N);
   const dyn: number[] = [];
   for (let i = 0; i < N; i++) {
@@ -88,7 +88,7 @@ export function checkFrameConsistency(header: RecordingHeader, f: RecordedFrame,
   else if (k) {
     const flipped = Float64Array.from(lam);
     for (let c = 0; c < contacts.length; c++) flipped[3 * c] = -flipped[3 * c];
-    const dvF = blockVelocityChanges(k, contacts, flipped, N);
+    const dvF = jacobianVelocityChanges(k, contacts, flipped, N);
     if (ok(linR, part(dvF, false)) && ok(angR, part(dvF, true))) bug = 'normal-row-flipped';
   }
   if (bug === 'unknown' && linearOk && !angularOk) {

@@ -16,7 +16,7 @@
  *   ΔKE(exact, stabilised) − ΔKE(law)   is what removing the stabilisation term saves → stabilisation's share;
  *   what remains above the law, on contacts that hit a target other than the law, is the target's share.
  */
-import { assembleBlocks, denseProblem, type ContactBlocks } from '../engine/assembly.js';
+import { assembleJacobians, denseProblem, type ContactJacobians } from '../engine/assembly.js';
 import type { BodyState, ContactPoint, ContactProblem } from '../engine/problem.js';
 import { solve } from '../engine/solvers/solve.js';
 import { kkt } from '../engine/kkt.js';
@@ -46,7 +46,7 @@ export type CounterfactualOutcome =
   | { readonly ok: false; readonly reason: string };
 
 /** p_r = −Δt·g·(linear part of row r over the dynamic bodies): potential energy per unit impulse (J per N·s). */
-export function potentialRows(k: ContactBlocks, gravity: readonly number[], dt: number): Float64Array {
+export function potentialRows(k: ContactJacobians, gravity: readonly number[], dt: number): Float64Array {
   const out = new Float64Array(k.size);
   const { jacobianA: JA, jacobianB: JB } = k.physics;
   for (let c = 0; c < k.contactCount; c++) {
@@ -84,7 +84,7 @@ export function islandCounterfactual(bodies: readonly BodyState[], contacts: rea
   restVelocityThreshold: number, dt: number, gravity: readonly number[], recordedB?: Float64Array): CounterfactualOutcome {
   const C = contacts.length;
   if (C > COUNTERFACTUAL_MAX_CONTACTS) return { ok: false, reason: `island of ${C} contacts is above the exact re-solve limit (${COUNTERFACTUAL_MAX_CONTACTS})` };
-  const k = assembleBlocks(bodies, contacts, { dt, baumgarte: false, restVelocityThreshold, regularization: 0 });
+  const k = assembleJacobians(bodies, contacts, { dt, baumgarte: false, restVelocityThreshold, regularization: 0 });
   const law = denseProblem(k, contacts, 1e-12);
   const pe = potentialRows(k, gravity, dt);
   const bStab = Float64Array.from(law.b);

@@ -20,10 +20,10 @@
 import type { RecordedFrame, RecordingHeader } from '../format/recording.js';
 import { toContactPoint } from '../format/recording.js';
 import { quatToMat3 } from '../engine/math/quat.js';
-import { assembleBlocks, type ContactBlocks } from '../engine/assembly.js';
+import { assembleJacobians, type ContactJacobians } from '../engine/assembly.js';
 import { buildIslands } from '../engine/collision/islands.js';
 import type { BodyState, ContactPoint } from '../engine/problem.js';
-import { blockKinematics, type ContactKinematics } from './contactKinematics.js';
+import { jacobianKinematics, type ContactKinematics } from './contactKinematics.js';
 import { solveTimeBodies } from './preSolve.js';
 import { frameLedger, stabilisationModel, type ContactLedger, type FrameLedger, type StabilisationModel } from './frameLedger.js';
 import { islandCounterfactual, potentialRows, RECORDED_EXACT_KKT, type IslandCounterfactual } from './counterfactual.js';
@@ -218,10 +218,10 @@ export class Diagnoser {
     const solveTime = f.contacts.length > 0 || f.pre ? solveTimeBodies(this.header, f, prev) : null;
     const bodies = solveTime && solveTime.ok ? solveTime.bodies : null;
     const contacts = f.contacts.map(toContactPoint);
-    let blocks: ContactBlocks | null = null, kin: ContactKinematics[] | null = null;
+    let blocks: ContactJacobians | null = null, kin: ContactKinematics[] | null = null;
     if (bodies && contacts.length > 0) {
-      blocks = assembleBlocks(bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: this.header.dt });
-      kin = blockKinematics(blocks, contacts, f.solver.lambda, bodies.length);
+      blocks = assembleJacobians(bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: this.header.dt });
+      kin = jacobianKinematics(blocks, contacts, f.solver.lambda, bodies.length);
     } else if (bodies) kin = [];
     const ledger = frameLedger({
       header: this.header, frame: f, prev, prevEnergy: this.prevEnergy, energy, kinematics: kin,

@@ -2,12 +2,12 @@
  * λ fitted to an engine's own velocity change, for bindings that hide contact impulses (Jolt): the
  * mass-weighted least-squares problem  min ‖M^½ (M⁻¹Jᵀλ − Δv)‖²  subject to λn ≥ 0, whose normal equations
  * are J M⁻¹Jᵀ λ = J Δv (A λ = J Δv, seed 000 §4). Solved by projected Gauss–Seidel on the blocks from
- * assembleBlocks (matrix-free, rows n, t1, t2 per contact; normals clamped at 0, tangents free): PGS
+ * assembleJacobians (matrix-free, rows n, t1, t2 per contact; normals clamped at 0, tangents free): PGS
  * minimises ½λᵀAλ − λᵀJΔv, which is the objective above up to a constant. A is singular when several
  * contacts share a face (4 box corners), so λ is one of many that explain Δv equally well. Started from a
  * dense ridge solve (denseStart), PGS then only enforces λn ≥ 0.
  */
-import { assembleBlocks, blockVelocityChanges, denseProblem } from '../../src/engine/assembly.js';
+import { assembleJacobians, jacobianVelocityChanges, denseProblem } from '../../src/engine/assembly.js';
 import type { BodyState, ContactPoint } from '../../src/engine/problem.js';
 
 /** Sweeps and the stopping rule (largest |Δλ| of a sweep, N·s) of the fit. */
@@ -24,10 +24,10 @@ export function fitLambda(bodies: readonly BodyState[], contacts: readonly Conta
   if (C === 0) return lambda;
   // With fixedNormals (the engine's own λn per contact), only the tangential rows are fitted.
   if (fixedNormals) for (let c = 0; c < C; c++) lambda[3 * c] = fixedNormals[c];
-  const k = assembleBlocks(bodies, contacts, { baumgarte: false, regularization: 0 });
+  const k = assembleJacobians(bodies, contacts, { baumgarte: false, regularization: 0 });
   const { jacobianA: JA, jacobianB: JB } = k.physics;
   denseStart(k, contacts, dvTarget, lambda, fixedNormals !== undefined);
-  const u = blockVelocityChanges(k, contacts, lambda, dvTarget.length / 6); // M⁻¹Jᵀλ of the start
+  const u = jacobianVelocityChanges(k, contacts, lambda, dvTarget.length / 6); // M⁻¹Jᵀλ of the start
   // Diagonal A_rr = J_r M⁻¹ J_rᵀ per row.
   const diag = new Float64Array(3 * C);
   for (let c = 0; c < C; c++) for (let r = 0; r < 3; r++) {
@@ -70,7 +70,7 @@ export const FIT_RIDGE = 1e-12;
  * negative normals clamped to 0 (or, with λn fixed, the tangential rows only); PGS then restores λn ≥ 0. Long stacks converge slowly under PGS
  * alone (the tangential coupling travels one body per sweep).
  */
-function denseStart(k: ReturnType<typeof assembleBlocks>, contacts: readonly ContactPoint[], dv: Float64Array, out: Float64Array, normalsFixed: boolean): void {
+function denseStart(k: ReturnType<typeof assembleJacobians>, contacts: readonly ContactPoint[], dv: Float64Array, out: Float64Array, normalsFixed: boolean): void {
   const size = k.size;
   // Free rows: all, or only the tangential ones when λn is given (then rhs_F = (JΔv)_F − A_F,n λn).
   const free: number[] = [];
@@ -118,6 +118,6 @@ function denseStart(k: ReturnType<typeof assembleBlocks>, contacts: readonly Con
 /** M⁻¹Jᵀλ per body (6 numbers each), for checks. */
 export function impulseVelocityChange(bodies: readonly BodyState[], contacts: readonly ContactPoint[], lambda: ArrayLike<number>): Float64Array {
   if (contacts.length === 0) return new Float64Array(6 * bodies.length);
-  const k = assembleBlocks(bodies, contacts, { baumgarte: false, regularization: 0 });
-  return blockVelocityChanges(k, contacts, lambda, bodies.length);
+  const k = assembleJacobians(bodies, contacts, { baumgarte: false, regularization: 0 });
+  return jacobianVelocityChanges(k, contacts, lambda, bodies.length);
 }

@@ -71,7 +71,7 @@ function balls(list: readonly Ball[], status: RecordedFrame['solver']['status'] 
   const post = list.map((b) => [0, 1, 2].map((k) => b.pre[k] + (b.lambda[0] * [0, 0, 1][k] + b.lambda[1] * t1[k] + b.lambda[2] * t2[k]) / b.m) as unknown as Vec3);
   const f1: RecordedFrame = {
     frame: 1, time: dt,
-    bodies: [still, ...list.map((b, i) => ({ x: [x0(i)[0] + dt * post[i][0], x0(i)[1] + dt * post[i][1], x0(i)[2] + dt * post[i][2]] as Vec3, q: [1, 0, 0, 0] as const, v: post[i], w: [0, 0, 0] as Vec3 }))],
+    bodies: [still, ...list.map((_b, i) => ({ x: [x0(i)[0] + dt * post[i][0], x0(i)[1] + dt * post[i][1], x0(i)[2] + dt * post[i][2]] as Vec3, q: [1, 0, 0, 0] as const, v: post[i], w: [0, 0, 0] as Vec3 }))],
     pre: [{ v: [0, 0, 0], w: [0, 0, 0], x: [0, 0, 0], q: [1, 0, 0, 0] }, ...list.map((b, i) => ({ v: b.pre, w: [0, 0, 0] as Vec3, x: x0(i), q: [1, 0, 0, 0] as const }))],
     contacts, solver: { name: solver, status, iterations: 10, lambda: list.flatMap((b) => [...b.lambda]) },
   };

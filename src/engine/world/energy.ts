@@ -12,7 +12,7 @@
  * loses ½mg²Δt² per step in free fall; orientation changes alter ½ωᵀI_wω).
  */
 import type { ContactProblem } from '../problem.js';
-import type { ContactBlocks } from '../assembly.js';
+import type { ContactJacobians } from '../assembly.js';
 import { choleskySolve, choleskyWithFallback } from '../math/cholesky.js';
 
 export interface EnergyLedger {
@@ -68,7 +68,7 @@ export function biasEnergy(p: ContactProblem, lambda: ArrayLike<number>): number
  * Contact work for a matrix-free island (no A): exact per-row work; the bias part uses the diagonal of
  * A_FF only, ½·Σ b_B,i² / A_ii over active normal rows (an approximation for coupled contacts).
  */
-export function contactWorkDiagonal(k: ContactBlocks, lambda: ArrayLike<number>, gapBefore: ArrayLike<number>, gapAfter: ArrayLike<number>): { normal: number; friction: number; bias: number } {
+export function contactWorkDiagonal(k: ContactJacobians, lambda: ArrayLike<number>, gapBefore: ArrayLike<number>, gapAfter: ArrayLike<number>): { normal: number; friction: number; bias: number } {
   let normalRows = 0, friction = 0, bias = 0;
   const { jacobianA: JA, jacobianB: JB } = k.physics;
   for (let i = 0; i < lambda.length; i++) {
