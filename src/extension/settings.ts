@@ -1,5 +1,6 @@
 /** The `contactLens.*` settings (package.json contributes.configuration), read when needed. */
 import * as vscode from 'vscode';
+import { MAX_SOLVER_ITERATIONS } from '../engine/solvers/limits.js';
 import type { DiagnosisSettings, SolverOverride } from './worker/workerProtocol.js';
 
 const section = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('contactLens');
@@ -11,7 +12,8 @@ export function solverOverride(): SolverOverride {
   const tolerance = c.get<number | null>('solver.tolerance', null);
   return {
     ...(solver === 'pgs' || solver === 'newton' || solver === 'ipm' ? { solver } : {}),
-    ...(typeof maxIterations === 'number' && maxIterations >= 1 ? { maxIterations: Math.floor(maxIterations) } : {}),
+    // the settings schema says 1 … MAX_SOLVER_ITERATIONS; a larger value is clamped (the engine cannot take it)
+    ...(typeof maxIterations === 'number' && maxIterations >= 1 ? { maxIterations: Math.min(MAX_SOLVER_ITERATIONS, Math.floor(maxIterations)) } : {}),
     ...(typeof tolerance === 'number' && tolerance > 0 ? { tolerance } : {}),
   };
 }

@@ -7,13 +7,9 @@ import { makeProblem, ProblemError, type BodyState, type ContactPoint, type Cont
 import { assembleProblem } from '../engine/assembly.js';
 import type { Mat3 } from '../engine/math/mat3.js';
 import type { Vec3 } from '../engine/math/vec3.js';
+import { describeValue as describe, FormatError } from './messages.js';
 
-export class FormatError extends Error {
-  constructor(readonly file: string, readonly field: string, detail: string) {
-    super(`${file}: ${field}: ${detail}`);
-    this.name = 'FormatError';
-  }
-}
+export { FormatError };
 
 export interface OraclePhysical {
   readonly baumgarte: boolean;
@@ -71,14 +67,6 @@ class Reader {
     return this.arr(v, field, len).map((x, i) => this.num(x, `${field}[${i}]`));
   }
   vec3(v: unknown, field: string): Vec3 { const a = this.nums(v, field, 3); return [a[0], a[1], a[2]]; }
-}
-
-function describe(v: unknown): string {
-  if (v === undefined) return 'nothing (field missing)';
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return `an array of ${v.length}`;
-  if (typeof v === 'string') return `"${v.length > 30 ? v.slice(0, 30) + '…' : v}"`;
-  return String(v);
 }
 
 /** Parses JSON text (NaN/Infinity tokens are rejected by JSON.parse with a position). */
