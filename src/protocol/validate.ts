@@ -90,8 +90,8 @@ function island(v: unknown, field: string): void {
   const h = obj(o.heat, `${field}.heat`);
   if (!(h.levels instanceof Uint8Array)) throw new ProtocolError(`${field}.heat.levels`, 'must be a Uint8Array');
   if (h.levels.length !== size * size) throw new ProtocolError(`${field}.heat.levels`, `must have size² = ${size * size} entries, has ${h.levels.length}`);
-  numeric(h.maxAbs, `${field}.heat.maxAbs`);
-  if (typeof h.maxAbs === 'number' && h.maxAbs < 0) throw new ProtocolError(`${field}.heat.maxAbs`, 'must be ≥ 0');
+  // maxAbs is over the finite entries only (heatMap.ts counts the others in nonFinite)
+  if (!(finite(h.maxAbs, `${field}.heat.maxAbs`) >= 0)) throw new ProtocolError(`${field}.heat.maxAbs`, 'must be ≥ 0');
   int(h.nonFinite, `${field}.heat.nonFinite`);
 }
 
