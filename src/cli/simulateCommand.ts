@@ -5,9 +5,10 @@ import { frameFromWorld, headerFromWorld } from '../format/worldRecording.js';
 import { World } from '../engine/world/world.js';
 import { SOLVER_NAMES, type SolverName } from '../engine/solvers/types.js';
 import type { ScenarioDesc } from '../engine/world/types.js';
+import { existsSync } from 'node:fs';
 import { oneOf, parseArgs, UsageError } from './args.js';
 import { readText, type Output } from './solveCommand.js';
-import { existsSync } from 'node:fs';
+import { checkOutputTarget, withFileErrors } from './output.js';
 
 export const SIMULATE_USAGE = 'contact-lens simulate <scene.json> [--scenario NAME] [--solver pgs|newton|ipm] [--frames N] --out rec.jsonl [--force]';
 
@@ -49,16 +50,18 @@ export function runSimulate(argv: readonly string[], io: Output): number {
   const { scenarios, warnings } = parseSceneFile(readText(file), file);
   const picked = pickScenario(scenarios, typeof scenarioName === 'string' ? scenarioName : undefined, file);
   for (const w of warnings) io.err(`warning: ${w.message}`);
+  checkOutputTarget(out);
   if (existsSync(out) && !options.get('force')) throw new UsageError(`${out}: already exists; refusing to overwrite it (use --force to replace it)`);
   const desc = withOverrides(picked.desc, solver, frames);
   const world = new World(desc);
-  const writer = RecordingWriter.create(out, headerFromWorld(world), { force: options.get('force') === true });
+  // every write goes through withFileErrors: ENOENT/EACCES/EISDIR/ENOSPC become one line naming the file (exit 2)
+  const writer = withFileErrors(out, 'write', () => RecordingWriter.create(out, headerFromWorld(world), { force: options.get('force') === true }));
   const t0 = performance.now();
   let nextReport = 0;
   try {
     for (let k = 0; k < desc.frames; k++) {
       const f = world.step();
-      writer.writeFrame(frameFromWorld(world, f));
+      withFileErrors(out, 'write', () => writer.writeFrame(frameFromWorld(world, f)));
       const pct = Math.floor((100 * (k + 1)) / desc.frames);
       if (pct >= nextReport) {
         io.err(`simulate ${desc.name}: frame ${k + 1}/${desc.frames} (${pct}%)`);
@@ -66,7 +69,7 @@ export function runSimulate(argv: readonly string[], io: Output): number {
       }
     }
   } finally {
-    writer.close();
+    withFileErrors(out, 'write', () => writer.close());
   }
   const ms = performance.now() - t0;
   io.err(`wrote ${desc.frames} frames to ${out} in ${(ms / 1000).toFixed(2)} s (${(ms / desc.frames).toFixed(2)} ms/frame, solver ${desc.config.solver.solver})`);
