@@ -1,5 +1,6 @@
 /** `contact-lens simulate <scene.json> [--scenario NAME] [--solver …] [--frames N] --out rec.jsonl [--force]` */
-import { parseSceneFile, type ParsedScenario } from '../format/scene.js';
+import { MAX_SCENE_FRAMES, parseSceneFile, type ParsedScenario } from '../format/scene.js';
+import { safeText } from '../format/messages.js';
 import { RecordingWriter } from '../format/recordingFile.js';
 import { frameFromWorld, headerFromWorld } from '../format/worldRecording.js';
 import { World } from '../engine/world/world.js';
@@ -16,10 +17,10 @@ export const SIMULATE_USAGE = 'contact-lens simulate <scene.json> [--scenario NA
 export function pickScenario(scenarios: readonly ParsedScenario[], name: string | undefined, file: string): ParsedScenario {
   if (name !== undefined) {
     const s = scenarios.find((x) => x.desc.name === name);
-    if (!s) throw new UsageError(`${file}: no scenario named "${name}" (scenarios: ${scenarios.map((x) => x.desc.name).join(', ')})`);
+    if (!s) throw new UsageError(`${file}: no scenario named "${safeText(name)}" (scenarios: ${scenarios.map((x) => safeText(x.desc.name)).join(', ')})`);
     return s;
   }
-  if (scenarios.length !== 1) throw new UsageError(`${file} holds ${scenarios.length} scenarios; choose one with --scenario (${scenarios.map((x) => x.desc.name).join(', ')})`);
+  if (scenarios.length !== 1) throw new UsageError(`${file} holds ${scenarios.length} scenarios; choose one with --scenario (${scenarios.map((x) => safeText(x.desc.name)).join(', ')})`);
   return scenarios[0];
 }
 
@@ -31,10 +32,10 @@ export function withOverrides(desc: ScenarioDesc, solver: SolverName | undefined
   };
 }
 
-export function parsePositiveInt(v: string | true | undefined, name: string): number | undefined {
+export function parsePositiveInt(v: string | true | undefined, name: string, max = MAX_SCENE_FRAMES): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (v === true || !Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a positive integer (got ${String(v)})`);
+  if (v === true || !Number.isInteger(n) || n < 1 || n > max) throw new UsageError(`--${name} must be an integer from 1 to ${max} (got ${safeText(String(v))})`);
   return n;
 }
 

@@ -165,6 +165,11 @@ export const SCENE_FIELD_NAMES = Object.freeze({
   file: TOP_KEYS, scenario: SCENARIO_KEYS, material: MATERIAL_KEYS, body: BODY_KEYS, shape: SHAPE_KEYS,
   sphere: ['radius'], box: ['halfExtents'], plane: ['normal', 'offset'], faultInjection: FAULT_KEYS,
 });
+/**
+ * Largest number of frames a scenario may ask for: the inspector keeps a few numbers per frame in typed
+ * arrays (10⁶ frames is 4.6 hours of simulated time at Δt = 1/60 s).
+ */
+export const MAX_SCENE_FRAMES = 1_000_000;
 /** |‖q‖ − 1| above this gives a warning (the quaternion is normalised either way). */
 const QUAT_UNIT_TOLERANCE = 1e-6;
 
@@ -277,6 +282,8 @@ class Ctx {
   name(n: JsonNode, field: string): string {
     const s = this.string(n, field, 'a name (a non-empty string)');
     if (s.trim() === '') this.fail(n, field, 'a name must not be empty');
+    // names are printed (CLI, Test Explorer, panel titles): a control character could rewrite the terminal
+    if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(s)) this.fail(n, field, `a name must not contain control characters or line breaks, got "${safeText(s)}"`);
     return s;
   }
 
@@ -350,7 +357,7 @@ function parseScenario(ctx: Ctx, node: JsonNode, index: number): { parsed: Parse
   };
   const description = opt<string | undefined>('description', (n, ff) => ctx.string(n, ff), undefined);
   const dt = opt('dt', (n, ff) => ctx.number(n, ff, { exclusiveMin: 0, unit: 's' }), SCENE_DEFAULTS.dt);
-  const frames = ctx.number(ctx.required(m, o, f, 'frames', 'number of steps to simulate, an integer ≥ 1'), `${f}.frames`, { integer: true, min: 1 });
+  const frames = ctx.number(ctx.required(m, o, f, 'frames', 'number of steps to simulate, an integer ≥ 1'), `${f}.frames`, { integer: true, min: 1, max: MAX_SCENE_FRAMES });
   const gravity = opt('gravity', (n, ff) => ctx.vec3(n, ff, 'gravity [gx, gy, gz] in m/s²'), copy3(SCENE_DEFAULTS.gravity));
   const solver = opt('solver', (n, ff) => parseSolver(ctx, n, ff), { ...SCENE_DEFAULTS.solver });
   const erp = opt('erp', (n, ff) => ctx.number(n, ff, { min: 0, max: 1 }), SCENE_DEFAULTS.erp);

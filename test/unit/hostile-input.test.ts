@@ -201,6 +201,11 @@ describe('issue 10 · 6: messages never echo raw input', () => {
     });
   });
 
+  it('a scenario or body name with control characters is refused (names are printed by check, simulate and the Test Explorer)', () => {
+    const text = JSON.stringify({ scenarios: [{ name: '\u001b[2J✓ passed', frames: 1, bodies: [] }] });
+    assert.throws(() => parseSceneFile(text, 'n.scene.json'), (e: Error) => /scenarios\[0\]\.name: .*control characters/.test(e.message) && isOneSafeLine(e.message));
+  });
+
   it('a multi-megabyte key gives a message of bounded length', () => {
     const text = `{"scenarios": [{"name": "s", "frames": 1, "bodies": [], "${'k'.repeat(2_000_000)}": 1}]}`;
     assert.throws(() => parseSceneFile(text, 'big.scene.json'), (e: Error) => e.message.length < 2000 && /scenarios\[0\]\./.test(e.message));
@@ -265,6 +270,14 @@ describe('issue 10 · 8: values the engine cannot take are bad input', () => {
     const p = makeProblem({ A: [1, 0, 0, 0, 1, 0, 0, 0, 1], b: [1, 0, 0], mu: [0.5] });
     assert.throws(() => solve(p, { solver: 'pgs', maxIterations: 1e10 }), /maxIterations must be an integer from 1 to 1000000/);
     assert.equal(PROTOCOL_MAX_ITERATIONS, MAX_SOLVER_ITERATIONS);
+  });
+
+  it('frames 1e10 (scene or --frames) is refused up front instead of failing to allocate per-frame arrays', () => {
+    const text = JSON.stringify({ scenarios: [{ name: 's', frames: 1e10, bodies: [] }] });
+    assert.throws(() => parseSceneFile(text, 'f.scene.json'), (e: Error) => e instanceof FormatError && /scenarios\[0\]\.frames: .*≤ 1000000/.test(e.message));
+    const r = run(['simulate', join(ROOT, 'examples', 'resting-box.scene.json'), '--scenario', 'resting-box', '--frames', '1e10', '--out', join(tmp(), 'x.rec.jsonl')]);
+    assert.equal(r.code, 2);
+    assert.match(r.err[0], /--frames must be an integer from 1 to 1000000/);
   });
 
   it('an indefinite A, or a negative inverse inertia, is bad input (exit 2) naming the field', () => {
