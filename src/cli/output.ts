@@ -26,7 +26,7 @@ export class FileError extends Error {
 }
 
 const FS_REASONS: Readonly<Record<string, string>> = {
-  ENOENT: 'no such file or directory',
+  ENOENT: 'no such file',
   ENOTDIR: 'a part of the path is not a directory',
   EACCES: 'permission denied',
   EPERM: 'operation not permitted',
@@ -48,11 +48,11 @@ export function errnoCode(e: unknown): string | undefined {
   return typeof code === 'string' && /^E[A-Z0-9]+$/.test(code) ? code : undefined;
 }
 
-/** "cannot write the file (no space left on the device, ENOSPC)". */
+/** "cannot write the file (no space left on the device)"; an unlisted error shows its code. */
 export function describeFsError(action: 'read' | 'write', e: unknown): string {
   const code = errnoCode(e) ?? 'unknown error';
-  const reason = FS_REASONS[code];
-  return `cannot ${action} the file (${reason ? `${reason}, ${code}` : code})`;
+  const reason = code === 'ENOENT' && action === 'write' ? 'its folder does not exist' : FS_REASONS[code];
+  return `cannot ${action} the file (${reason ?? code})`;
 }
 
 /** Runs fn; a file-system error becomes FileError(path) (exit 2), anything else passes through. */

@@ -142,7 +142,7 @@ describe('issue 10 · 4: write errors, closed pipes and endless inputs', () => {
     const header = RecordingReader.openSync(FOREIGN);
     try {
       assert.throws(() => withFileErrors('/dev/full', 'write', () => RecordingWriter.create('/dev/full', header.header, { force: true })),
-        (e: Error) => e instanceof FileError && e.exitCode === 2 && /^\/dev\/full: cannot write the file \(no space left on the device, ENOSPC\)$/.test(e.message));
+        (e: Error) => e instanceof FileError && e.exitCode === 2 && /^\/dev\/full: cannot write the file \(no space left on the device\)$/.test(e.message));
     } finally { header.close(); }
   });
 
