@@ -40,6 +40,14 @@ export function safeText(s: string, max = MAX_SHOWN_CHARS): string {
   return cut.length < s.length ? `${clean}…` : clean;
 }
 
+/** True when `s` holds a character that safeText would escape (control, line break, bidi override). */
+export function hasUnsafeCharacters(s: string): boolean {
+  UNSAFE.lastIndex = 0;
+  const hit = UNSAFE.test(s);
+  UNSAFE.lastIndex = 0;
+  return hit;
+}
+
 /**
  * What a JSON value is, for "expected …, got X" messages. Never calls the value's own toString
  * (a parsed object may carry a "toString" key), never echoes more than MAX_SHOWN_CHARS of a string.

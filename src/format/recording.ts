@@ -9,7 +9,7 @@
  *
  * Pure: no Node imports (the readers/writers that touch files are in recordingFile.ts).
  */
-import { describeValue as describe, FormatError, MAX_DETAIL_CHARS, MAX_FIELD_CHARS, safeText, suggest } from './messages.js';
+import { describeValue as describe, FormatError, hasUnsafeCharacters, MAX_DETAIL_CHARS, MAX_FIELD_CHARS, safeText, suggest } from './messages.js';
 import type { BodyState, ContactPoint } from '../engine/problem.js';
 import type { ShapeDesc } from '../engine/world/types.js';
 import { quatToMat3 } from '../engine/math/quat.js';
@@ -429,6 +429,16 @@ function unknownKeys(o: Json, allowed: readonly string[], path: string, warn: Wa
 const cross = (a: Vec3, b: Vec3): Vec3 => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
 const dot = (a: Vec3, b: Vec3): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 
+/**
+ * A name that is only shown (producer, body): control characters (ANSI escapes, line breaks) are kept
+ * visible as escapes (\u001b, \n) with a warning, so that printing it cannot rewrite a terminal.
+ */
+function label(s: string, field: string, warn: Warn): string {
+  if (!hasUnsafeCharacters(s)) return s;
+  warn(field, 'contains control characters; shown escaped');
+  return safeText(s, s.length);
+}
+
 // ─── header ─────────────────────────────────────────────────────────────────────────────────────────
 
 const HEADER_KEYS = ['format', 'version', 'producer', 'units', 'conventions', 'dt', 'gravity', 'bodies', 'solver'];
@@ -462,10 +472,10 @@ export function validateHeader(raw: unknown, file: string): { header: RecordingH
   if (version !== RECORDING_VERSION) c.fail('version', `is ${version}; this reader understands version ${RECORDING_VERSION} only (update Contact Lens)`);
   unknownKeys(o, HEADER_KEYS, '', warn);
   const po = c.obj(o.producer, 'producer');
-  const producerName = c.str(po.name, 'producer.name');
+  const producerName = label(c.str(po.name, 'producer.name'), 'producer.name', warn);
   if (producerName.trim() === '') c.fail('producer.name', 'must not be empty (name the engine that wrote the recording)');
   unknownKeys(po, ['name', 'version'], 'producer', warn);
-  const producer = po.version === undefined ? { name: producerName } : { name: producerName, version: c.str(po.version, 'producer.version') };
+  const producer = po.version === undefined ? { name: producerName } : { name: producerName, version: label(c.str(po.version, 'producer.version'), 'producer.version', warn) };
   if (o.units !== 'SI') c.fail('units', `expected "SI" (m, kg, s, N·s), got ${describe(o.units)}; convert before writing, we do not convert silently`);
   const co = c.obj(o.conventions, 'conventions');
   for (const key of Object.keys(CONVENTIONS) as (keyof RecordingConventions)[]) {
@@ -501,7 +511,7 @@ export function validateHeader(raw: unknown, file: string): { header: RecordingH
 
 function readBody(c: Check, v: unknown, f: string, warn: Warn): RecordedBody {
   const o = c.obj(v, f);
-  const name = c.str(o.name, `${f}.name`);
+  const name = label(c.str(o.name, `${f}.name`), `${f}.name`, warn);
   if (name === '') c.fail(`${f}.name`, 'must not be empty');
   unknownKeys(o, BODY_KEYS, f, warn);
   const shape = readShape(c, o.shape, `${f}.shape`, warn);
