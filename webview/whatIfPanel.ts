@@ -3,7 +3,7 @@
  * vs alternative side by side: λn and ‖λt‖ per contact with max|Δλ|, ΔKE (J) and the worst relative KKT
  * residual of both, the alternative's status and iterations, and the islands that could not be re-solved.
  */
-import { SOLVER_NAMES, type SolverName, type WhatIfOptions, type WhatIfView } from '../src/protocol/inspector.js';
+import { MAX_SOLVER_ITERATIONS, SOLVER_NAMES, type SolverName, type WhatIfOptions, type WhatIfView } from '../src/protocol/inspector.js';
 import { byId, el, full, num } from './format.js';
 import { button, checkbox, checkedOf, dropdown, setDisabled, textField, controlValue } from './toolkit.js';
 
@@ -36,7 +36,7 @@ export class WhatIfPanel {
     const it = controlValue(this.maxIterations).trim();
     if (it) {
       const v = Number(it);
-      if (!Number.isInteger(v) || v < 1) throw new Error('max iterations must be an integer ≥ 1');
+      if (!Number.isInteger(v) || v < 1 || v > MAX_SOLVER_ITERATIONS) throw new Error(`max iterations must be an integer from 1 to ${MAX_SOLVER_ITERATIONS}`);
       o.maxIterations = v;
     }
     const tol = controlValue(this.tolerance).trim();

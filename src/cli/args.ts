@@ -1,4 +1,5 @@
 /** A tiny argv parser: positionals, `--flag`, `--key value` and `--key=value`. */
+import { safeText } from '../format/messages.js';
 export class UsageError extends Error {
   constructor(message: string) {
     super(message);
@@ -27,7 +28,7 @@ export function parseArgs(argv: readonly string[], valued: readonly string[], fl
       if (value === undefined || value.startsWith('--')) throw new UsageError(`--${key} needs a value`);
       options.set(key, value);
     } else {
-      throw new UsageError(`unknown option ${a}`);
+      throw new UsageError(`unknown option ${safeText(a)}`);
     }
   }
   return { positionals, options };
@@ -35,6 +36,6 @@ export function parseArgs(argv: readonly string[], valued: readonly string[], fl
 
 export function oneOf<T extends string>(value: string | true | undefined, allowed: readonly T[], name: string, fallback: T): T {
   if (value === undefined) return fallback;
-  if (value === true || !allowed.includes(value as T)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')} (got ${String(value)})`);
+  if (value === true || !allowed.includes(value as T)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')} (got ${safeText(String(value))})`);
   return value as T;
 }

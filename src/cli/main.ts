@@ -2,7 +2,8 @@
 import { FormatError } from '../format/oracle.js';
 import { ProblemError } from '../engine/problem.js';
 import { UsageError } from './args.js';
-import { runSolve, SOLVE_USAGE, type Output } from './solveCommand.js';
+import { runSolve, SOLVE_USAGE } from './solveCommand.js';
+import { FileError, processOutput, type Output } from './output.js';
 import { runSimulate, SIMULATE_USAGE } from './simulateCommand.js';
 import { runCheck, CHECK_USAGE } from './checkCommand.js';
 import { runReport, REPORT_USAGE } from './reportCommand.js';
@@ -49,7 +50,7 @@ export function main(argv: readonly string[], io: Output): number {
         throw new UsageError(`unknown command "${command}"\n${USAGE}`);
     }
   } catch (e) {
-    if (e instanceof UsageError || e instanceof FormatError || e instanceof ProblemError) {
+    if (e instanceof UsageError || e instanceof FormatError || e instanceof ProblemError || e instanceof FileError) {
       io.err(`contact-lens: ${e.message}`);
       return 2;
     }
@@ -58,6 +59,6 @@ export function main(argv: readonly string[], io: Output): number {
 }
 
 if (require.main === module) {
-  const code = main(process.argv.slice(2), { out: (l) => process.stdout.write(l + '\n'), err: (l) => process.stderr.write(l + '\n') });
+  const code = main(process.argv.slice(2), processOutput());
   process.exitCode = code;
 }

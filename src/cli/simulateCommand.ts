@@ -1,13 +1,15 @@
 /** `contact-lens simulate <scene.json> [--scenario NAME] [--solver …] [--frames N] --out rec.jsonl [--force]` */
-import { parseSceneFile, type ParsedScenario } from '../format/scene.js';
+import { MAX_SCENE_FRAMES, parseSceneFile, type ParsedScenario } from '../format/scene.js';
+import { safeText } from '../format/messages.js';
 import { RecordingWriter } from '../format/recordingFile.js';
 import { frameFromWorld, headerFromWorld } from '../format/worldRecording.js';
 import { World } from '../engine/world/world.js';
 import { SOLVER_NAMES, type SolverName } from '../engine/solvers/types.js';
 import type { ScenarioDesc } from '../engine/world/types.js';
+import { existsSync } from 'node:fs';
 import { oneOf, parseArgs, UsageError } from './args.js';
 import { readText, type Output } from './solveCommand.js';
-import { existsSync } from 'node:fs';
+import { checkOutputTarget, withFileErrors } from './output.js';
 
 export const SIMULATE_USAGE = 'contact-lens simulate <scene.json> [--scenario NAME] [--solver pgs|newton|ipm] [--frames N] --out rec.jsonl [--force]';
 
@@ -15,10 +17,10 @@ export const SIMULATE_USAGE = 'contact-lens simulate <scene.json> [--scenario NA
 export function pickScenario(scenarios: readonly ParsedScenario[], name: string | undefined, file: string): ParsedScenario {
   if (name !== undefined) {
     const s = scenarios.find((x) => x.desc.name === name);
-    if (!s) throw new UsageError(`${file}: no scenario named "${name}" (scenarios: ${scenarios.map((x) => x.desc.name).join(', ')})`);
+    if (!s) throw new UsageError(`${file}: no scenario named "${safeText(name)}" (scenarios: ${scenarios.map((x) => safeText(x.desc.name)).join(', ')})`);
     return s;
   }
-  if (scenarios.length !== 1) throw new UsageError(`${file} holds ${scenarios.length} scenarios; choose one with --scenario (${scenarios.map((x) => x.desc.name).join(', ')})`);
+  if (scenarios.length !== 1) throw new UsageError(`${file} holds ${scenarios.length} scenarios; choose one with --scenario (${scenarios.map((x) => safeText(x.desc.name)).join(', ')})`);
   return scenarios[0];
 }
 
@@ -30,10 +32,10 @@ export function withOverrides(desc: ScenarioDesc, solver: SolverName | undefined
   };
 }
 
-export function parsePositiveInt(v: string | true | undefined, name: string): number | undefined {
+export function parsePositiveInt(v: string | true | undefined, name: string, max = MAX_SCENE_FRAMES): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (v === true || !Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a positive integer (got ${String(v)})`);
+  if (v === true || !Number.isInteger(n) || n < 1 || n > max) throw new UsageError(`--${name} must be an integer from 1 to ${max} (got ${safeText(String(v))})`);
   return n;
 }
 
@@ -49,16 +51,18 @@ export function runSimulate(argv: readonly string[], io: Output): number {
   const { scenarios, warnings } = parseSceneFile(readText(file), file);
   const picked = pickScenario(scenarios, typeof scenarioName === 'string' ? scenarioName : undefined, file);
   for (const w of warnings) io.err(`warning: ${w.message}`);
+  checkOutputTarget(out);
   if (existsSync(out) && !options.get('force')) throw new UsageError(`${out}: already exists; refusing to overwrite it (use --force to replace it)`);
   const desc = withOverrides(picked.desc, solver, frames);
   const world = new World(desc);
-  const writer = RecordingWriter.create(out, headerFromWorld(world), { force: options.get('force') === true });
+  // every write goes through withFileErrors: ENOENT/EACCES/EISDIR/ENOSPC become one line naming the file (exit 2)
+  const writer = withFileErrors(out, 'write', () => RecordingWriter.create(out, headerFromWorld(world), { force: options.get('force') === true }));
   const t0 = performance.now();
   let nextReport = 0;
   try {
     for (let k = 0; k < desc.frames; k++) {
       const f = world.step();
-      writer.writeFrame(frameFromWorld(world, f));
+      withFileErrors(out, 'write', () => writer.writeFrame(frameFromWorld(world, f)));
       const pct = Math.floor((100 * (k + 1)) / desc.frames);
       if (pct >= nextReport) {
         io.err(`simulate ${desc.name}: frame ${k + 1}/${desc.frames} (${pct}%)`);
@@ -66,7 +70,7 @@ export function runSimulate(argv: readonly string[], io: Output): number {
       }
     }
   } finally {
-    writer.close();
+    withFileErrors(out, 'write', () => writer.close());
   }
   const ms = performance.now() - t0;
   io.err(`wrote ${desc.frames} frames to ${out} in ${(ms / 1000).toFixed(2)} s (${(ms / desc.frames).toFixed(2)} ms/frame, solver ${desc.config.solver.solver})`);

@@ -1,26 +1,17 @@
 /** `contact-lens solve <problem.json> [--solver pgs|newton|ipm|all] [--from physical|matrix] [--json]` */
-import { readFileSync } from 'node:fs';
 import { assembleOraclePhysical, parseOracleInstance } from '../format/oracle.js';
 import { solve } from '../engine/solvers/solve.js';
 import { SOLVER_NAMES, type SolveResult, type SolverName } from '../engine/solvers/types.js';
 import type { ContactProblem } from '../engine/problem.js';
 import { oneOf, parseArgs, UsageError } from './args.js';
+import { readInputText, type Output } from './output.js';
 
 export const SOLVE_USAGE = 'contact-lens solve <problem.json> [--solver pgs|newton|ipm|all] [--from physical|matrix] [--json]';
 
-export interface Output {
-  out(line: string): void;
-  err(line: string): void;
-}
+export type { Output };
 
-export function readText(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new UsageError(`${file}: cannot read the file (${code === 'ENOENT' ? 'no such file' : code ?? (e as Error).message})`);
-  }
-}
+/** A scene or problem file's text (a regular file of bounded size; see ./output.ts). */
+export const readText = (file: string): string => readInputText(file);
 
 export function runSolve(argv: readonly string[], io: Output): number {
   const { positionals, options } = parseArgs(argv, ['solver', 'from'], ['json']);

@@ -20,7 +20,10 @@ export interface KktReport {
   compRel: number;
   jordanRel: number;
   naturalRel: number;
-  /** max of the relative residuals: the single number solvers and tests compare to a tolerance. */
+  /**
+   * max of the relative residuals: the single number solvers and tests compare to a tolerance.
+   * +∞ when λ, w or b hold a NaN or ±∞ (no tolerance is met by non-finite data).
+   */
   maxRel: number;
   /** Contact with the largest relative residual (−1 when all are zero). */
   worstContact: number;
@@ -78,7 +81,10 @@ export function kktInto(p: ContactProblem, lambda: Float64Array, ws: KktWorkspac
 export function kktFromW(mu: Float64Array, lambda: Float64Array, w: Float64Array, b: Float64Array, rho: Float64Array, ws: KktWorkspace): KktReport {
   const C = mu.length, n = 3 * C;
   let aNorm = 0, bNorm = 0, lamRef = 0, muMax = 0;
+  // NaN-aware: Math.max and comparisons silently drop NaN, so non-finite entries are counted first
+  let firstNonFinite = -1;
   for (let i = 0; i < n; i++) {
+    if (firstNonFinite < 0 && !(Number.isFinite(lambda[i]) && Number.isFinite(w[i]) && Number.isFinite(b[i]))) firstNonFinite = i;
     aNorm = Math.max(aNorm, Math.abs(w[i] + b[i]));
     bNorm = Math.max(bNorm, Math.abs(b[i]));
     lamRef = Math.max(lamRef, Math.abs(lambda[i]));
@@ -121,7 +127,18 @@ export function kktFromW(mu: Float64Array, lambda: Float64Array, w: Float64Array
   r.jordanRel = r.jordanAbs / jr;
   r.naturalRel = r.naturalAbs / lr;
   r.maxRel = Math.max(r.primalRel, r.dualRel, r.compRel, r.jordanRel, r.naturalRel);
+  if (firstNonFinite >= 0 || !Number.isFinite(r.maxRel)) markNonFinite(r, firstNonFinite);
   return r;
+}
+
+/** A residual of non-finite data: every NaN becomes +∞, the max is +∞, the worst contact the first bad one. */
+function markNonFinite(r: KktReport, firstNonFinite: number): void {
+  const inf = (x: number): number => (Number.isNaN(x) ? Infinity : x);
+  r.primalAbs = inf(r.primalAbs); r.dualAbs = inf(r.dualAbs); r.compAbs = inf(r.compAbs); r.jordanAbs = inf(r.jordanAbs); r.naturalAbs = inf(r.naturalAbs);
+  r.primalRel = inf(r.primalRel); r.dualRel = inf(r.dualRel); r.compRel = inf(r.compRel); r.jordanRel = inf(r.jordanRel); r.naturalRel = inf(r.naturalRel);
+  r.maxRel = Infinity;
+  if (firstNonFinite >= 0) r.worstContact = Math.floor(firstNonFinite / 3);
+  else if (r.worstContact < 0) r.worstContact = 0;
 }
 
 /** KKT residuals of λ for problem p (allocates; for tests, CLI and the inspector). */

@@ -127,6 +127,50 @@ export function makeProblem(input: MatrixProblemInput): ContactProblem {
   return { contactCount: C, size: n, A, b: Float64Array.from(input.b), mu: Float64Array.from(input.mu), regularization: input.regularization ?? 0 };
 }
 
+/**
+ * A = J M⁻¹ Jᵀ is positive semidefinite; A is accepted as such when the Cholesky factorisation of
+ * A + δI succeeds with δ = PSD_RELATIVE_TOLERANCE · max diag A (Higham, Accuracy and Stability of
+ * Numerical Algorithms, 2nd ed., §10.1: Cholesky runs to completion on a PSD matrix shifted by δ ≫ n·u·‖A‖).
+ */
+export const PSD_RELATIVE_TOLERANCE = 1e-9;
+
+/**
+ * Throws ProblemError(field) when A (n×n, symmetric, finite) has a negative eigenvalue below
+ * −PSD_RELATIVE_TOLERANCE · max diag A: an indefinite A is bad input, not a solver failure. O(n³/3).
+ */
+export function checkPositiveSemidefinite(A: ArrayLike<number>, n: number, field = 'A'): void {
+  let maxDiag = 0;
+  for (let i = 0; i < n; i++) maxDiag = Math.max(maxDiag, A[i * n + i]);
+  if (!(maxDiag > 0)) {
+    for (let i = 0; i < n * n; i++) if (A[i] !== 0) throw new ProblemError(field, 'is not positive semidefinite: its diagonal is zero but an off-diagonal entry is not');
+    return;
+  }
+  const shift = PSD_RELATIVE_TOLERANCE * maxDiag;
+  const L = new Float64Array(n * n);
+  for (let j = 0; j < n; j++) {
+    const rj = j * n;
+    let d = A[rj + j] + shift;
+    for (let k = 0; k < j; k++) d -= L[rj + k] * L[rj + k];
+    if (!(d > 0)) {
+      throw new ProblemError(field, `is not positive semidefinite (Cholesky of A + ${shift.toExponential(1)}·I breaks down at row ${j}); A = J M⁻¹ Jᵀ never is: check the masses and inverse inertias it was built from`);
+    }
+    const ljj = Math.sqrt(d);
+    L[rj + j] = ljj;
+    for (let i = j + 1; i < n; i++) {
+      const ri = i * n;
+      let s = A[ri + j];
+      for (let k = 0; k < j; k++) s -= L[ri + k] * L[rj + k];
+      L[ri + j] = s / ljj;
+    }
+  }
+}
+
+/** Throws ProblemError when an assembled problem's A or b holds a NaN or ±∞ (the physical path's finite check). */
+export function checkProblemFinite(p: ContactProblem): void {
+  checkFinite(p.A, 'A', p.size);
+  checkFinite(p.b, 'b');
+}
+
 function checkFinite(a: ArrayLike<number>, name: string, rowLen = 0): void {
   if (allFinite(a)) return;
   for (let i = 0; i < a.length; i++) {

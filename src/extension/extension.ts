@@ -56,7 +56,9 @@ export function activate(context: vscode.ExtensionContext): ContactLensApi {
     registerSceneValidation(outcomes, analyzer),
     vscode.window.registerWebviewPanelSerializer(INSPECTOR_VIEW_TYPE, inspectors.serializer()),
     vscode.window.registerCustomEditorProvider(RECORDING_VIEW_TYPE, inspectors.recordingEditor(), { supportsMultipleEditorsPerDocument: true }),
-    vscode.workspace.onDidSaveTextDocument((doc) => { if (checkOnSave() && isSceneFile(doc.uri)) void checks.check(doc, null).catch(() => undefined); }),
+    // Restricted Mode (package.json capabilities.untrustedWorkspaces: limited): no checks run on their own
+    vscode.workspace.onDidSaveTextDocument((doc) => { if (vscode.workspace.isTrusted && checkOnSave() && isSceneFile(doc.uri)) void checks.check(doc, null).catch(() => undefined); }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => { void tests.discoverAll(); }),
     ...registerCommands(inspectors, checks, analyzer),
     { dispose: () => loop.disable() },
   );

@@ -7,6 +7,20 @@
 import * as vscode from 'vscode';
 import { Inspector, INSPECTOR_VIEW_TYPE, webviewOptions, type InspectorHost } from './inspector.js';
 import type { SessionSource, WebviewState } from '../protocol/inspector.js';
+import { restorablePanel } from './restoredState.js';
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/** Copies a non-file URI's bytes (read with vscode.workspace.fs) to a fresh private temporary folder. */
+async function copyToTemp(uri: vscode.Uri): Promise<string> {
+  const bytes = await vscode.workspace.fs.readFile(uri);
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'contact-lens-'));
+  const name = (uri.path.split('/').pop() || 'recording.rec.jsonl').replace(/[^\w.\-]/g, '_');
+  const file = path.join(dir, name);
+  await fs.writeFile(file, bytes, { mode: 0o600 });
+  return file;
+}
 
 export class Inspectors implements InspectorHost, vscode.Disposable {
   private readonly all = new Set<Inspector>();
@@ -71,10 +85,12 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
   /** WebviewPanelSerializer: a scenario panel after a window reload, at the frame it showed. */
   serializer(): vscode.WebviewPanelSerializer<WebviewState> {
     return {
-      deserializeWebviewPanel: async (panel, state) => {
-        const source = state?.source;
-        if (source?.kind !== 'scenario') { panel.dispose(); return; }
-        this.track(new Inspector(this, panel, source, typeof state.index === 'number' ? state.index : 0));
+      deserializeWebviewPanel: async (panel, state: unknown) => {
+        // the saved state is webview data: restore only a trusted workspace's own scene file (restoredState.ts)
+        const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+        const restored = restorablePanel(state, folders, vscode.workspace.isTrusted);
+        if (!restored) { panel.dispose(); return; }
+        this.track(new Inspector(this, panel, restored.source, restored.index));
       },
     };
   }
@@ -83,9 +99,20 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
   recordingEditor(): vscode.CustomReadonlyEditorProvider {
     return {
       openCustomDocument: (uri) => ({ uri, dispose: () => undefined }),
-      resolveCustomEditor: (doc, panel) => {
-        const source: SessionSource = { kind: 'recording', file: doc.uri.fsPath };
+      resolveCustomEditor: async (doc, panel) => {
+        // a file: URI is read from disk by the worker; any other scheme (a git revision, a remote or virtual
+        // file system) is read through vscode.workspace.fs into a private temporary copy
+        let file: string;
+        try {
+          file = doc.uri.scheme === 'file' ? doc.uri.fsPath : await copyToTemp(doc.uri);
+        } catch (e) {
+          void vscode.window.showErrorMessage(`Contact Lens: cannot read ${doc.uri.toString(true)}: ${(e as Error).message}`);
+          panel.dispose();
+          return;
+        }
+        const source: SessionSource = { kind: 'recording', file };
         this.track(new Inspector(this, panel, source, 0));
+        if (doc.uri.scheme !== 'file') panel.onDidDispose(() => { void fs.rm(path.dirname(file), { recursive: true, force: true }); });
       },
     };
   }

@@ -1,5 +1,6 @@
 /** The `contactLens.*` settings (package.json contributes.configuration), read when needed. */
 import * as vscode from 'vscode';
+import { MAX_SOLVER_ITERATIONS } from '../engine/solvers/limits.js';
 import type { DiagnosisSettings, SolverOverride } from './worker/workerProtocol.js';
 import { SOLVER_NAMES, type SolverName } from '../engine/solvers/types.js';
 
@@ -12,7 +13,8 @@ export function solverOverride(): SolverOverride {
   const tolerance = c.get<number | null>('solver.tolerance', null);
   return {
     ...((SOLVER_NAMES as readonly string[]).includes(solver) ? { solver: solver as SolverName } : {}),
-    ...(typeof maxIterations === 'number' && maxIterations >= 1 ? { maxIterations: Math.floor(maxIterations) } : {}),
+    // the settings schema says 1 … MAX_SOLVER_ITERATIONS; a larger value is clamped (the engine cannot take it)
+    ...(typeof maxIterations === 'number' && maxIterations >= 1 ? { maxIterations: Math.min(MAX_SOLVER_ITERATIONS, Math.floor(maxIterations)) } : {}),
     ...(typeof tolerance === 'number' && tolerance > 0 ? { tolerance } : {}),
   };
 }

@@ -30,11 +30,14 @@ export class SceneTests implements vscode.Disposable {
   }
 
   async discoverAll(): Promise<void> {
+    // Restricted Mode (package.json capabilities): workspace files are not searched and parsed in the background
+    if (!vscode.workspace.isTrusted) return;
     const files = await vscode.workspace.findFiles(SCENE_GLOB, '**/node_modules/**');
     await Promise.all(files.map((f) => this.discoverFile(f)));
   }
 
   private async discoverFile(uri: vscode.Uri): Promise<void> {
+    if (!vscode.workspace.isTrusted) return;
     try {
       const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
       const text = open ? open.getText() : Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8');

@@ -3,17 +3,13 @@
  * A (row-major, incl. eps·I), b, mu, optional `physical` data and optional reference `solution`.
  * Every error names the file and the field.
  */
-import { makeProblem, ProblemError, type BodyState, type ContactPoint, type ContactProblem } from '../engine/problem.js';
+import { checkPositiveSemidefinite, checkProblemFinite, makeProblem, ProblemError, type BodyState, type ContactPoint, type ContactProblem } from '../engine/problem.js';
 import { assembleProblem } from '../engine/assembly.js';
 import type { Mat3 } from '../engine/math/mat3.js';
 import type { Vec3 } from '../engine/math/vec3.js';
+import { describeValue as describe, FormatError, MAX_FIELD_CHARS, safeText } from './messages.js';
 
-export class FormatError extends Error {
-  constructor(readonly file: string, readonly field: string, detail: string) {
-    super(`${file}: ${field}: ${detail}`);
-    this.name = 'FormatError';
-  }
-}
+export { FormatError };
 
 export interface OraclePhysical {
   readonly baumgarte: boolean;
@@ -71,21 +67,17 @@ class Reader {
     return this.arr(v, field, len).map((x, i) => this.num(x, `${field}[${i}]`));
   }
   vec3(v: unknown, field: string): Vec3 { const a = this.nums(v, field, 3); return [a[0], a[1], a[2]]; }
-}
-
-function describe(v: unknown): string {
-  if (v === undefined) return 'nothing (field missing)';
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return `an array of ${v.length}`;
-  if (typeof v === 'string') return `"${v.length > 30 ? v.slice(0, 30) + '…' : v}"`;
-  return String(v);
+  str(v: unknown, field: string): string {
+    if (typeof v !== 'string') this.fail(field, `expected a string, got ${describe(v)}`);
+    return v;
+  }
 }
 
 /** Parses JSON text (NaN/Infinity tokens are rejected by JSON.parse with a position). */
 export function parseOracleInstance(text: string, file: string): OracleInstance {
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text); // a byte-order mark is allowed, as in scenes and recordings
   } catch (e) {
     throw new FormatError(file, '(json)', `malformed JSON: ${(e as Error).message}`);
   }
@@ -100,13 +92,14 @@ export function parseOracleInstance(text: string, file: string): OracleInstance 
   let matrix: ContactProblem;
   try {
     matrix = makeProblem({ A, b, mu, regularization: eps });
+    checkPositiveSemidefinite(matrix.A, n);
   } catch (e) {
     if (e instanceof ProblemError) throw new FormatError(file, e.field, e.message.slice(e.field.length + 2));
     throw e;
   }
   const physical = root.physical === null || root.physical === undefined ? null : readPhysical(r, r.obj(root.physical, 'physical'), eps, C);
   const solution = root.solution === null || root.solution === undefined ? null : readSolution(r, r.obj(root.solution, 'solution'), n);
-  const id = typeof root.id === 'string' ? root.id : file.replace(/^.*[\\/]/, '').replace(/\.json$/, '');
+  const id = typeof root.id === 'string' ? safeText(root.id, MAX_FIELD_CHARS) : file.replace(/^.*[\\/]/, '').replace(/\.json$/, '');
   return { id, file, eps, matrix, physical, solution };
 }
 
@@ -118,6 +111,12 @@ function readPhysical(r: Reader, p: Json, eps: number, C: number): OraclePhysica
     const invMass = r.num(bo.inv_mass, `${f}.inv_mass`);
     if (invMass < 0) r.fail(`${f}.inv_mass`, `is ${invMass}; inverse mass must be ≥ 0`);
     const I = r.nums(bo.inv_inertia_world, `${f}.inv_inertia_world`, 9);
+    try {
+      checkPositiveSemidefinite(I, 3, `${f}.inv_inertia_world`);
+    } catch (e) {
+      if (e instanceof ProblemError) r.fail(e.field, 'is not positive semidefinite: an inverse inertia tensor R I⁻¹ Rᵀ has eigenvalues ≥ 0 (a negative entry on the diagonal, or off-diagonal entries too large)');
+      throw e;
+    }
     return { invMass, invInertiaWorld: I as unknown as Mat3, x: r.vec3(bo.x, `${f}.x`), v: r.vec3(bo.v, `${f}.v`), omega: r.vec3(bo.omega, `${f}.omega`) };
   });
   const contactsRaw = r.arr(p.contacts, 'physical.contacts', C);
@@ -150,7 +149,7 @@ function readSolution(r: Reader, s: Json, n: number): OracleSolution {
     wRef: r.num(kk.w_ref, 'solution.kkt.w_ref'),
     lambdaUnique: r.bool(s.lambda_unique, 'solution.lambda_unique'),
     deltaV: s.delta_v === undefined ? undefined : r.arr(s.delta_v, 'solution.delta_v').map((row, i) => r.nums(row, `solution.delta_v[${i}]`, 6)),
-    classes: contacts.map((c, i) => String(r.obj(c, `solution.contacts[${i}]`).class)),
+    classes: contacts.map((c, i) => r.str(r.obj(c, `solution.contacts[${i}]`).class, `solution.contacts[${i}].class`)),
   };
 }
 
@@ -162,9 +161,13 @@ export function assembleOraclePhysical(inst: OracleInstance): ContactProblem {
   const ph = inst.physical;
   if (!ph) throw new FormatError(inst.file, 'physical', 'this instance has no physical data (use --from matrix)');
   try {
-    return assembleProblem(ph.bodies, ph.contacts, {
+    const p = assembleProblem(ph.bodies, ph.contacts, {
       dt: ph.dt, erp: ph.erp, baumgarte: ph.baumgarte, slop: 0, restVelocityThreshold: -Infinity, regularization: ph.eps,
     });
+    // the same checks as the matrix path: finite data in range of double precision, PSD A
+    checkProblemFinite(p);
+    checkPositiveSemidefinite(p.A, p.size);
+    return p;
   } catch (e) {
     if (e instanceof ProblemError) throw new FormatError(inst.file, `physical.${e.field}`, e.message.slice(e.field.length + 2));
     throw e;

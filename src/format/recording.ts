@@ -9,7 +9,7 @@
  *
  * Pure: no Node imports (the readers/writers that touch files are in recordingFile.ts).
  */
-import { FormatError } from './oracle.js';
+import { describeValue as describe, FormatError, hasUnsafeCharacters, MAX_DETAIL_CHARS, MAX_FIELD_CHARS, safeText, suggest } from './messages.js';
 import type { BodyState, ContactPoint } from '../engine/problem.js';
 import type { ShapeDesc } from '../engine/world/types.js';
 import { quatToMat3 } from '../engine/math/quat.js';
@@ -263,7 +263,7 @@ export function parseJsonLine(text: string, file: string, where: string): unknow
       let v: unknown;
       try { v = JSON.parse(marked); } catch { v = undefined; }
       if (v !== undefined) {
-        const hit = findMark(v, '');
+        const hit = findMark(v);
         if (hit) {
           throw new FormatError(file, `${where}${hit.path || '(root)'}`,
             `is ${hit.token}, which is not a JSON number: the value was not finite when it was written (JSON has no NaN/Infinity; fix it at the source or write the frame with status "failed")`);
@@ -320,14 +320,24 @@ function markNonFinite(text: string): string | null {
   return out.join('');
 }
 
-function findMark(v: unknown, path: string): { path: string; token: string } | null {
-  if (typeof v === 'string') return v.startsWith(NONFINITE_MARK) ? { path, token: v.slice(NONFINITE_MARK.length) } : null;
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) { const h = findMark(v[i], `${path}[${i}]`); if (h) return h; }
-    return null;
-  }
-  if (v !== null && typeof v === 'object') {
-    for (const [k, x] of Object.entries(v)) { const h = findMark(x, path ? `${path}.${k}` : k); if (h) return h; }
+/** Containers deeper than this are not searched for a non-finite token (the JSON error is reported instead). */
+const MAX_MARK_DEPTH = 512;
+
+/**
+ * The first marked non-finite token in document order and its JSON path. Iterative with an explicit
+ * stack and depth-bounded: a line of thousands of nested arrays cannot overflow the call stack.
+ */
+function findMark(root: unknown): { path: string; token: string } | null {
+  const stack: { v: unknown; path: string; depth: number }[] = [{ v: root, path: '', depth: 0 }];
+  while (stack.length > 0) {
+    const { v, path, depth } = stack.pop()!;
+    if (typeof v === 'string') {
+      if (v.startsWith(NONFINITE_MARK)) return { path, token: v.slice(NONFINITE_MARK.length) };
+      continue;
+    }
+    if (v === null || typeof v !== 'object' || depth >= MAX_MARK_DEPTH) continue;
+    const entries: [string, unknown][] = Array.isArray(v) ? v.map((x, i) => [`${path}[${i}]`, x]) : Object.entries(v).map(([k, x]) => [path ? `${path}.${k}` : k, x]);
+    for (let i = entries.length - 1; i >= 0; i--) stack.push({ v: entries[i][1], path: entries[i][0], depth: depth + 1 });
   }
   return null;
 }
@@ -336,15 +346,6 @@ function findMark(v: unknown, path: string): { path: string; token: string } | n
 
 type Json = Record<string, unknown>;
 type Warn = (field: string, detail: string) => void;
-
-function describe(v: unknown): string {
-  if (v === undefined) return 'nothing (field missing)';
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return `an array of ${v.length}`;
-  if (typeof v === 'string') return `"${v.length > 40 ? v.slice(0, 40) + '…' : v}"`;
-  if (typeof v === 'object') return 'an object';
-  return String(v);
-}
 
 class Check {
   constructor(readonly file: string, readonly where: string) {}
@@ -420,27 +421,23 @@ function unknownKeys(o: Json, allowed: readonly string[], path: string, warn: Wa
   if (!warn) return;
   for (const k of Object.keys(o)) {
     if (allowed.includes(k) || k.startsWith('x-')) continue;
-    const near = allowed.filter((a) => editDistance(a.toLowerCase(), k.toLowerCase()) <= 2);
-    warn(path ? `${path}.${k}` : k, `unknown field, ignored${near.length ? ` (did you mean "${near[0]}"?)` : ''}; vendor extensions start with "x-"`);
+    const near = suggest(k, allowed);
+    warn(path ? `${path}.${k}` : k, `unknown field, ignored${near ? ` (did you mean "${near}"?)` : ''}; vendor extensions start with "x-"`);
   }
-}
-
-function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = d[0];
-    d[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = d[j];
-      d[j] = Math.min(d[j] + 1, d[j - 1] + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return d[b.length];
 }
 
 const cross = (a: Vec3, b: Vec3): Vec3 => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
 const dot = (a: Vec3, b: Vec3): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+
+/**
+ * A name that is only shown (producer, body): control characters (ANSI escapes, line breaks) are kept
+ * visible as escapes (\u001b, \n) with a warning, so that printing it cannot rewrite a terminal.
+ */
+function label(s: string, field: string, warn: Warn): string {
+  if (!hasUnsafeCharacters(s)) return s;
+  warn(field, 'contains control characters; shown escaped');
+  return safeText(s, s.length);
+}
 
 // ─── header ─────────────────────────────────────────────────────────────────────────────────────────
 
@@ -465,7 +462,7 @@ export function validateHeader(raw: unknown, file: string): { header: RecordingH
   const where = 'line 1: ';
   const c = new Check(file, where);
   const warnings: string[] = [];
-  const warn: Warn = (field, detail) => warnings.push(`${file}: ${where}${field}: ${detail}`);
+  const warn: Warn = (field, detail) => warnings.push(`${safeText(file, 2 * MAX_FIELD_CHARS)}: ${where}${safeText(field, MAX_FIELD_CHARS)}: ${safeText(detail, MAX_DETAIL_CHARS)}`);
   const o = c.obj(raw, '');
   if (o.format !== RECORDING_FORMAT) {
     if ('frame' in o) c.fail('format', 'the first line must be the recording header, but it looks like a frame (the header is missing)');
@@ -475,10 +472,10 @@ export function validateHeader(raw: unknown, file: string): { header: RecordingH
   if (version !== RECORDING_VERSION) c.fail('version', `is ${version}; this reader understands version ${RECORDING_VERSION} only (update Contact Lens)`);
   unknownKeys(o, HEADER_KEYS, '', warn);
   const po = c.obj(o.producer, 'producer');
-  const producerName = c.str(po.name, 'producer.name');
+  const producerName = label(c.str(po.name, 'producer.name'), 'producer.name', warn);
   if (producerName.trim() === '') c.fail('producer.name', 'must not be empty (name the engine that wrote the recording)');
   unknownKeys(po, ['name', 'version'], 'producer', warn);
-  const producer = po.version === undefined ? { name: producerName } : { name: producerName, version: c.str(po.version, 'producer.version') };
+  const producer = po.version === undefined ? { name: producerName } : { name: producerName, version: label(c.str(po.version, 'producer.version'), 'producer.version', warn) };
   if (o.units !== 'SI') c.fail('units', `expected "SI" (m, kg, s, N·s), got ${describe(o.units)}; convert before writing, we do not convert silently`);
   const co = c.obj(o.conventions, 'conventions');
   for (const key of Object.keys(CONVENTIONS) as (keyof RecordingConventions)[]) {
@@ -497,7 +494,7 @@ export function validateHeader(raw: unknown, file: string): { header: RecordingH
   for (let i = 0; i < bodiesRaw.length; i++) {
     const body = readBody(c, bodiesRaw[i], `bodies[${i}]`, warn);
     const prev = names.get(body.name);
-    if (prev !== undefined) warn(`bodies[${i}].name`, `"${body.name}" is also the name of bodies[${prev}]; names should be unique`);
+    if (prev !== undefined) warn(`bodies[${i}].name`, `"${safeText(body.name)}" is also the name of bodies[${prev}]; names should be unique`);
     else names.set(body.name, i);
     bodies.push(body);
   }
@@ -514,7 +511,7 @@ export function validateHeader(raw: unknown, file: string): { header: RecordingH
 
 function readBody(c: Check, v: unknown, f: string, warn: Warn): RecordedBody {
   const o = c.obj(v, f);
-  const name = c.str(o.name, `${f}.name`);
+  const name = label(c.str(o.name, `${f}.name`), `${f}.name`, warn);
   if (name === '') c.fail(`${f}.name`, 'must not be empty');
   unknownKeys(o, BODY_KEYS, f, warn);
   const shape = readShape(c, o.shape, `${f}.shape`, warn);
@@ -614,13 +611,13 @@ function readShape(c: Check, v: unknown, f: string, warn: Warn): RecordedShape {
     case 'other': {
       const s = c.obj(o.other, p);
       if (s.type !== undefined) c.str(s.type, `${p}.type`);
-      warn(p, `${s.type === undefined ? 'a shape' : `shape "${String(s.type)}"`} unknown to Contact Lens: accepted; it is shown as a marker and its contacts are taken from the recording as they are`);
+      warn(p, `${s.type === undefined ? 'a shape' : `shape "${safeText(String(s.type))}"`} unknown to Contact Lens: accepted; it is shown as a marker and its contacts are taken from the recording as they are`);
       return { other: s };
     }
     default: {
       const s = c.obj(o[kind], p);
-      const near = ['sphere', 'box', 'plane'].find((k) => editDistance(k, kind.toLowerCase()) <= 2);
-      warn(p, `unknown shape kind "${kind}"${near ? ` (did you mean "${near}"?)` : ''}: accepted as {"other": {"type": "${kind}", …}}`);
+      const near = suggest(kind, ['sphere', 'box', 'plane']);
+      warn(p, `unknown shape kind "${safeText(kind)}"${near ? ` (did you mean "${near}"?)` : ''}: accepted as {"other": {"type": "${safeText(kind)}", …}}`);
       return { other: { type: kind, ...s } };
     }
   }
@@ -643,7 +640,8 @@ export function parseFrame(line: string, lineNo: number, file: string, header: R
 /** Validates a frame object (parsed, or about to be written). Numeric arrays are returned as they are (no copy). */
 export function validateFrame(raw: unknown, lineNo: number, file: string, header: RecordingHeader, options: ParseFrameOptions = {}): RecordedFrame {
   const c = new Check(file, `line ${lineNo}: `);
-  const warn = options.onWarning;
+  const onWarning = options.onWarning;
+  const warn: Warn | undefined = onWarning && ((field, detail) => onWarning(safeText(field, MAX_FIELD_CHARS), safeText(detail, MAX_DETAIL_CHARS)));
   const o = c.obj(raw, '');
   if (o.frame === undefined && o.format !== undefined) {
     c.fail('format', 'a second header: a recording has exactly one header, on line 1 (were two recordings concatenated?)');

@@ -250,6 +250,20 @@ function readChunk(fd: number, buf: Buffer, pos: number): Promise<number> {
   return new Promise((resolve, reject) => fs.read(fd, buf, 0, buf.length, pos, (err, n) => (err ? reject(err) : resolve(n))));
 }
 
+/**
+ * Opens a recording for reading, refusing anything that is not a regular file: a FIFO or a device such
+ * as /dev/zero would block or never end (O_NONBLOCK so that opening a FIFO does not wait for a writer).
+ */
+function openRegularFile(file: string): number {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  const st = fs.fstatSync(fd);
+  if (!st.isFile()) {
+    fs.closeSync(fd);
+    throw new FormatError(file, '(file)', `is not a regular file (${st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a named pipe' : 'a device or socket'}); a recording is a .rec.jsonl file`);
+  }
+  return fd;
+}
+
 /** A recording opened for random access. Call close() when done. */
 export class RecordingReader {
   private fd: number | null;
@@ -275,7 +289,7 @@ export class RecordingReader {
   /** Indexes a recording in one streaming pass without blocking the event loop for long. */
   static async open(file: string, options: OpenOptions = {}): Promise<RecordingReader> {
     const t0 = performance.now();
-    const fd = fs.openSync(file, 'r');
+    const fd = openRegularFile(file);
     try {
       const size = fs.fstatSync(fd).size;
       const ix = new Indexer(file, options.onFrame);
@@ -300,7 +314,7 @@ export class RecordingReader {
   /** The same as open(), synchronously (CLI and tests). */
   static openSync(file: string): RecordingReader {
     const t0 = performance.now();
-    const fd = fs.openSync(file, 'r');
+    const fd = openRegularFile(file);
     try {
       const ix = new Indexer(file);
       const buf = Buffer.allocUnsafe(CHUNK_BYTES);

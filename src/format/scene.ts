@@ -8,12 +8,13 @@
  * schema's rules (test/unit/scene-format.test.ts keeps the two consistent) plus what a schema cannot say:
  * unique names, references to materials and bodies, and quaternion/normal normalisation.
  */
-import { FormatError } from './oracle.js';
+import { FormatError, MAX_DETAIL_CHARS, MAX_FIELD_CHARS, MAX_SHOWN_CHARS, quoteList, safeText, suggest } from './messages.js';
 import {
   JsonSyntaxError, LineIndex, parseJsonWithPositions, scanLooseTokens,
   type JsonArray, type JsonMember, type JsonNode, type JsonObject, type SourceRange,
 } from './jsonPositions.js';
 import type { BodyDesc, CombineRule, FaultInjection, MaterialDesc, ScenarioDesc, ShapeDesc, StepConfig } from '../engine/world/types.js';
+import { MAX_BACKTRACKS, MAX_SOLVER_ITERATIONS } from '../engine/solvers/limits.js';
 import type { PgsFrictionLaw, SolveOptions, SolverName } from '../engine/solvers/types.js';
 import type { Quat } from '../engine/math/quat.js';
 import type { Vec3 } from '../engine/math/vec3.js';
@@ -89,8 +90,10 @@ export interface SceneWarning {
 
 /** A FormatError with the position of the offending value (field is a JSON path). */
 export class SceneFormatError extends FormatError {
-  constructor(file: string, field: string, readonly detail: string, readonly range: SourceRange) {
+  readonly detail: string;
+  constructor(file: string, field: string, detail: string, readonly range: SourceRange) {
     super(file, field, `line ${range.line}, column ${range.column}: ${detail}`);
+    this.detail = safeText(detail, MAX_DETAIL_CHARS);
     this.name = 'SceneFormatError';
   }
   get line(): number { return this.range.line; }
@@ -162,6 +165,11 @@ export const SCENE_FIELD_NAMES = Object.freeze({
   file: TOP_KEYS, scenario: SCENARIO_KEYS, material: MATERIAL_KEYS, body: BODY_KEYS, shape: SHAPE_KEYS,
   sphere: ['radius'], box: ['halfExtents'], plane: ['normal', 'offset'], faultInjection: FAULT_KEYS,
 });
+/**
+ * Largest number of frames a scenario may ask for: the inspector keeps a few numbers per frame in typed
+ * arrays (10⁶ frames is 4.6 hours of simulated time at Δt = 1/60 s).
+ */
+export const MAX_SCENE_FRAMES = 1_000_000;
 /** |‖q‖ − 1| above this gives a warning (the quaternion is normalised either way). */
 const QUAT_UNIT_TOLERANCE = 1e-6;
 
@@ -185,41 +193,12 @@ function describeNode(n: JsonNode): string {
   switch (n.type) {
     case 'object': return 'an object';
     case 'array': return `an array of ${n.items.length}`;
-    case 'string': return `a string ("${n.value.length > 30 ? n.value.slice(0, 30) + '…' : n.value}")`;
+    case 'string': return `a string ("${safeText(n.value, MAX_SHOWN_CHARS)}")`;
     case 'number': return `the number ${n.value}`;
     case 'boolean': return String(n.value);
     case 'null': return 'null';
   }
 }
-
-function editDistance(a: string, b: string): number {
-  a = a.toLowerCase(); b = b.toLowerCase();
-  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0];
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j];
-      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
-    }
-  }
-  return prev[b.length];
-}
-
-function suggest(word: string, candidates: readonly string[]): string | undefined {
-  const w = word.toLowerCase();
-  const prefix = w.length >= 3 ? candidates.find((c) => c.toLowerCase().startsWith(w) || w.startsWith(c.toLowerCase())) : undefined;
-  if (prefix) return prefix;
-  let best: string | undefined, bestD = Infinity;
-  for (const c of candidates) {
-    const d = editDistance(word, c);
-    if (d < bestD) { bestD = d; best = c; }
-  }
-  return best !== undefined && bestD <= Math.max(2, Math.floor(word.length / 3)) ? best : undefined;
-}
-
-const quoteList = (xs: readonly string[]): string => xs.map((x) => `"${x}"`).join(', ');
 
 class Ctx {
   readonly lines: LineIndex;
@@ -236,7 +215,8 @@ class Ctx {
 
   warn(kind: SceneWarningKind, s: Span, field: string, detail: string, scenario: string): void {
     const range = this.range(s);
-    this.warnings.push({ kind, file: this.file, field, detail, range, scenario, message: `${this.file}: ${field}: line ${range.line}, column ${range.column}: ${detail}` });
+    field = safeText(field, MAX_FIELD_CHARS); detail = safeText(detail, MAX_DETAIL_CHARS);
+    this.warnings.push({ kind, file: this.file, field, detail, range, scenario, message: `${safeText(this.file, 2 * MAX_FIELD_CHARS)}: ${field}: line ${range.line}, column ${range.column}: ${detail}` });
   }
 
   object(n: JsonNode, field: string, what: string): JsonObject {
@@ -262,10 +242,10 @@ class Ctx {
         const special = explain?.(m.key);
         if (special) this.fail(keySpan, f, special);
         const s = suggest(m.key, allowed);
-        this.fail(keySpan, f, `unknown field "${m.key}"${s ? `; did you mean "${s}"?` : ''} (allowed here: ${quoteList(allowed)})`);
+        this.fail(keySpan, f, `unknown field "${safeText(m.key)}"${s ? `; did you mean "${safeText(s)}"?` : ''} (allowed here: ${quoteList(allowed)})`);
       }
       const prev = map.get(m.key);
-      if (prev) this.fail(keySpan, f, `duplicate field "${m.key}" (already given at line ${this.lines.position(prev.keyStart).line}); remove one`);
+      if (prev) this.fail(keySpan, f, `duplicate field "${safeText(m.key)}" (already given at line ${this.lines.position(prev.keyStart).line}); remove one`);
       map.set(m.key, m);
     }
     return map;
@@ -302,6 +282,8 @@ class Ctx {
   name(n: JsonNode, field: string): string {
     const s = this.string(n, field, 'a name (a non-empty string)');
     if (s.trim() === '') this.fail(n, field, 'a name must not be empty');
+    // names are printed (CLI, Test Explorer, panel titles): a control character could rewrite the terminal
+    if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(s)) this.fail(n, field, `a name must not contain control characters or line breaks, got "${safeText(s)}"`);
     return s;
   }
 
@@ -309,7 +291,7 @@ class Ctx {
     if (n.type !== 'string') this.fail(n, field, `expected one of ${quoteList(values)}, got ${describeNode(n)}`);
     if (!(values as readonly string[]).includes(n.value)) {
       const s = suggest(n.value, values);
-      this.fail(n, field, `"${n.value}" is not one of ${quoteList(values)}${s ? `; did you mean "${s}"?` : ''}`);
+      this.fail(n, field, `"${safeText(n.value)}" is not one of ${quoteList(values)}${s ? `; did you mean "${safeText(s)}"?` : ''}`);
     }
     return n.value as T;
   }
@@ -356,7 +338,7 @@ export function parseSceneFile(text: string, file: string): { scenarios: ParsedS
     const s = parseScenario(ctx, item, index);
     const nameNode = s.nameNode;
     const prev = names.get(s.parsed.desc.name);
-    if (prev) ctx.fail(nameNode, `scenarios[${index}].name`, `duplicate scenario name "${s.parsed.desc.name}" (also at line ${ctx.lines.position(prev.start).line}); names must be unique in a file`);
+    if (prev) ctx.fail(nameNode, `scenarios[${index}].name`, `duplicate scenario name "${safeText(s.parsed.desc.name)}" (also at line ${ctx.lines.position(prev.start).line}); names must be unique in a file`);
     names.set(s.parsed.desc.name, nameNode);
     scenarios.push(s.parsed);
   });
@@ -375,7 +357,7 @@ function parseScenario(ctx: Ctx, node: JsonNode, index: number): { parsed: Parse
   };
   const description = opt<string | undefined>('description', (n, ff) => ctx.string(n, ff), undefined);
   const dt = opt('dt', (n, ff) => ctx.number(n, ff, { exclusiveMin: 0, unit: 's' }), SCENE_DEFAULTS.dt);
-  const frames = ctx.number(ctx.required(m, o, f, 'frames', 'number of steps to simulate, an integer ≥ 1'), `${f}.frames`, { integer: true, min: 1 });
+  const frames = ctx.number(ctx.required(m, o, f, 'frames', 'number of steps to simulate, an integer ≥ 1'), `${f}.frames`, { integer: true, min: 1, max: MAX_SCENE_FRAMES });
   const gravity = opt('gravity', (n, ff) => ctx.vec3(n, ff, 'gravity [gx, gy, gz] in m/s²'), copy3(SCENE_DEFAULTS.gravity));
   const solver = opt('solver', (n, ff) => parseSolver(ctx, n, ff), { ...SCENE_DEFAULTS.solver });
   const erp = opt('erp', (n, ff) => ctx.number(n, ff, { min: 0, max: 1 }), SCENE_DEFAULTS.erp);
@@ -426,7 +408,7 @@ function parseSolver(ctx: Ctx, node: JsonNode, f: string): SolveOptions {
     const mm = m.get(key);
     if (mm) out[key] = ctx.number(mm.value, `${f}.${key}`, rule);
   };
-  num('maxIterations', { integer: true, min: 1 });
+  num('maxIterations', { integer: true, min: 1, max: MAX_SOLVER_ITERATIONS });
   num('tolerance', { exclusiveMin: 0 });
   if (solver === 'pgs') {
     const fr = m.get('friction');
@@ -438,7 +420,7 @@ function parseSolver(ctx: Ctx, node: JsonNode, f: string): SolveOptions {
     num('fixedPointTolerance', { min: 0 });
   } else if (solver === 'newton') {
     num('armijo', { exclusiveMin: 0, max: 0.5 });
-    num('maxBacktracks', { integer: true, min: 0 });
+    num('maxBacktracks', { integer: true, min: 0, max: MAX_BACKTRACKS });
   }
   return out as unknown as SolveOptions;
 }
@@ -454,7 +436,7 @@ function parseMaterials(ctx: Ctx, node: JsonNode, f: string): MaterialDesc[] {
     const nameNode = ctx.required(m, o, fi, 'name', 'the material name that bodies refer to');
     const name = ctx.name(nameNode, `${fi}.name`);
     const prev = seen.get(name);
-    if (prev) ctx.fail(nameNode, `${fi}.name`, `duplicate material name "${name}" (also at line ${ctx.lines.position(prev.start).line})`);
+    if (prev) ctx.fail(nameNode, `${fi}.name`, `duplicate material name "${safeText(name)}" (also at line ${ctx.lines.position(prev.start).line})`);
     seen.set(name, nameNode);
     const friction = ctx.number(ctx.required(m, o, fi, 'friction', 'Coulomb friction coefficient μ ≥ 0'), `${fi}.friction`, { min: 0 });
     const restitution = ctx.number(ctx.required(m, o, fi, 'restitution', 'coefficient of restitution e in [0, 1]'), `${fi}.restitution`, { min: 0, max: 1 });
@@ -517,7 +499,7 @@ function parseBodies(ctx: Ctx, node: JsonNode, f: string, materials: readonly Ma
     const nameNode = ctx.required(m, o, fi, 'name', 'the body name, unique in the scenario');
     const name = ctx.name(nameNode, `${fi}.name`);
     const prev = seen.get(name);
-    if (prev) ctx.fail(nameNode, `${fi}.name`, `duplicate body name "${name}" (also at line ${ctx.lines.position(prev.start).line}); body names must be unique in a scenario`);
+    if (prev) ctx.fail(nameNode, `${fi}.name`, `duplicate body name "${safeText(name)}" (also at line ${ctx.lines.position(prev.start).line}); body names must be unique in a scenario`);
     seen.set(name, nameNode);
     const shape = parseShape(ctx, ctx.required(m, o, fi, 'shape', '{"sphere": {"radius"}}, {"box": {"halfExtents"}} or {"plane": {"normal", "offset"}}'), `${fi}.shape`);
     const isPlane = shape.kind === 'plane';
@@ -570,7 +552,7 @@ function parseBodies(ctx: Ctx, node: JsonNode, f: string, materials: readonly Ma
       material = ctx.name(mat.value, `${fi}.material`);
       if (!materialNames.includes(material)) {
         const s = suggest(material, materialNames);
-        ctx.fail(mat.value, `${fi}.material`, `unknown material "${material}"${s ? `; did you mean "${s}"?` : ''} (defined: ${quoteList(materialNames)}); add it to "materials"`);
+        ctx.fail(mat.value, `${fi}.material`, `unknown material "${safeText(material)}"${s ? `; did you mean "${safeText(s)}"?` : ''} (defined: ${quoteList(materialNames)}); add it to "materials"`);
       }
     }
     bodies.push({ name, shape, mass, position, orientation, velocity, angularVelocity, material });
@@ -610,7 +592,7 @@ function parseExpectations(ctx: Ctx, node: JsonNode, f: string, desc: ScenarioDe
       const b = ctx.name(n, `${fi}.body`);
       if (!bodyNames.includes(b)) {
         const s = suggest(b, bodyNames);
-        ctx.fail(n, `${fi}.body`, `no body named "${b}" in scenario "${desc.name}"${s ? `; did you mean "${s}"?` : ''}`);
+        ctx.fail(n, `${fi}.body`, `no body named "${safeText(b)}" in scenario "${safeText(desc.name)}"${s ? `; did you mean "${safeText(s)}"?` : ''}`);
       }
       return b;
     };

@@ -12,6 +12,8 @@ export const PROTOCOL_VERSION = 2;
 /** The engine's solver names (src/engine/solvers/types.ts), copied as plain data; a test keeps them equal. */
 export type SolverName = 'pgs' | 'newton' | 'ipm';
 export const SOLVER_NAMES: readonly SolverName[] = ['pgs', 'newton', 'ipm'];
+/** Largest what-if iteration budget (the engine's limit, src/engine/solvers/limits.ts; a test keeps them equal). */
+export const MAX_SOLVER_ITERATIONS = 1_000_000;
 
 export type ContactState = 'separating' | 'sticking' | 'sliding';
 export type SolverStatus = 'converged' | 'max-iterations' | 'stalled' | 'failed';

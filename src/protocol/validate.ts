@@ -3,7 +3,7 @@
  * call these. A bad message throws ProtocolError naming the field. Pure functions, no imports with behaviour.
  */
 import type { HostMessage, WebviewMessage, WhatIfOptions } from './inspector.js';
-import { PROTOCOL_VERSION, SOLVER_NAMES } from './inspector.js';
+import { MAX_SOLVER_ITERATIONS, PROTOCOL_VERSION, SOLVER_NAMES } from './inspector.js';
 
 export class ProtocolError extends Error {
   constructor(readonly field: string, detail: string) {
@@ -26,6 +26,13 @@ function finite(v: unknown, field: string): number {
   if (typeof v !== 'number' || !Number.isFinite(v)) throw new ProtocolError(field, 'must be a finite number');
   return v;
 }
+/**
+ * A number that may be non-finite, or null (JSON, which carries webview messages, writes NaN and ±∞ as
+ * null): a diverging run's values are data to show, never a reason to reject the session.
+ */
+function numeric(v: unknown, field: string): void {
+  if (v !== null && typeof v !== 'number') throw new ProtocolError(field, 'must be a number or null');
+}
 function str(v: unknown, field: string): string {
   if (typeof v !== 'string') throw new ProtocolError(field, 'must be a string');
   return v;
@@ -43,7 +50,7 @@ function numOrNullArray(v: unknown, field: string, length?: number): void {
 function whatIfOptions(v: unknown, field: string): WhatIfOptions {
   const o = obj(v, field);
   if (!SOLVER_NAMES.includes(o.solver as never)) throw new ProtocolError(`${field}.solver`, `must be one of ${SOLVER_NAMES.join(', ')}`);
-  if (o.maxIterations !== undefined) int(o.maxIterations, `${field}.maxIterations`, 1);
+  if (o.maxIterations !== undefined && int(o.maxIterations, `${field}.maxIterations`, 1) > MAX_SOLVER_ITERATIONS) throw new ProtocolError(`${field}.maxIterations`, `must be ≤ ${MAX_SOLVER_ITERATIONS}`);
   if (o.tolerance !== undefined && !(finite(o.tolerance, `${field}.tolerance`) > 0)) throw new ProtocolError(`${field}.tolerance`, 'must be > 0');
   if (o.warmStart !== undefined && typeof o.warmStart !== 'boolean') throw new ProtocolError(`${field}.warmStart`, 'must be a boolean');
   return o as unknown as WhatIfOptions;
@@ -83,6 +90,7 @@ function island(v: unknown, field: string): void {
   const h = obj(o.heat, `${field}.heat`);
   if (!(h.levels instanceof Uint8Array)) throw new ProtocolError(`${field}.heat.levels`, 'must be a Uint8Array');
   if (h.levels.length !== size * size) throw new ProtocolError(`${field}.heat.levels`, `must have size² = ${size * size} entries, has ${h.levels.length}`);
+  // maxAbs is over the finite entries only (heatMap.ts counts the others in nonFinite)
   if (!(finite(h.maxAbs, `${field}.heat.maxAbs`) >= 0)) throw new ProtocolError(`${field}.heat.maxAbs`, 'must be ≥ 0');
   int(h.nonFinite, `${field}.heat.nonFinite`);
 }
@@ -111,7 +119,7 @@ export function validateHostMessage(v: unknown): HostMessage {
         const o = obj(f, `findings[${i}]`);
         const idx = int(o.index, `findings[${i}].index`);
         if (idx >= n) throw new ProtocolError(`findings[${i}].index`, `must be < frameCount ${n}`);
-        finite(o.joules, `findings[${i}].joules`); str(o.mechanism, `findings[${i}].mechanism`);
+        numeric(o.joules, `findings[${i}].joules`); str(o.mechanism, `findings[${i}].mechanism`);
       });
       finite(obj(m.settings, 'settings').playbackFps, 'settings.playbackFps');
       int(m.index, 'index');
@@ -124,7 +132,7 @@ export function validateHostMessage(v: unknown): HostMessage {
       int(f.index, 'view.index');
       arr(f.contacts, 'view.contacts').forEach((c, i) => {
         const o = obj(c, `view.contacts[${i}]`);
-        finite(o.lambdaN, `view.contacts[${i}].lambdaN`); str(o.key, `view.contacts[${i}].key`);
+        numeric(o.lambdaN, `view.contacts[${i}].lambdaN`); str(o.key, `view.contacts[${i}].key`);
       });
       arr(f.islands, 'view.islands').forEach((v, i) => island(v, `view.islands[${i}]`));
       numOrNullArray(f.residuals, 'view.residuals');

@@ -45,7 +45,8 @@ interface MutableTimeline {
 }
 
 function emptyTimeline(): MutableTimeline {
-  return { frame: [], time: [], contacts: [], status: [], iterations: [], residual: [], kinetic: [], potential: [], total: [], ledger: {}, kappa: [], maxDepth: [] };
+  return { frame: [], time: [], contacts: [], status: [], iterations: [], residual: [], kinetic: [], potential: [], total: [], ledger: Object.create(null) as MutableTimeline['ledger'], kappa: [], maxDepth: [] };
+  // (ledger has no prototype: a recording's energy key may be "constructor" or "toString")
 }
 
 const LEDGER_SKIP = new Set(['kinetic', 'potential', 'total', 'kineticLinear', 'kineticRotational']);
@@ -216,7 +217,9 @@ export class InspectorModel {
     const s = this.session;
     const f = s.frame(i);
     const d = s.detail(i);
-    const rest = Number(s.header.solver?.restVelocityThreshold ?? 0.5);
+    // header.solver is free-form (docs/recording-format.md): only a finite number counts
+    const rv = s.header.solver?.restVelocityThreshold;
+    const rest = typeof rv === 'number' && Number.isFinite(rv) ? rv : 0.5;
     // per contact: its island's bias part of b_n (rhs decomposition of the re-assembled problem) and its
     // velocities before/after the impulse (from the same assembly); a contact between two static bodies
     // belongs to no island and moves at zero velocity whenever the frame's pre-solve state is known

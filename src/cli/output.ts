@@ -1,0 +1,120 @@
+/**
+ * The CLI's way in and out of files and pipes, in one place:
+ * - stdout/stderr that survive a closed pipe (`contact-lens report rec.jsonl | head -1`: EPIPE ends the
+ *   output quietly, it does not crash);
+ * - input files read only when they are regular files of bounded size (a FIFO or /dev/zero never hangs);
+ * - file-system errors (ENOENT, EACCES, EISDIR, ENOSPC, …) turned into one line naming the path, exit code 2.
+ */
+import * as fs from 'node:fs';
+import type { Writable } from 'node:stream';
+
+export interface Output {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/** Largest scene or problem file read into memory (bytes); recordings are streamed and have no limit. */
+export const MAX_INPUT_BYTES = 256 * 1024 * 1024;
+
+/** A file could not be read or written: one line "path: what went wrong", exit code 2. */
+export class FileError extends Error {
+  readonly exitCode = 2;
+  constructor(readonly path: string, detail: string) {
+    super(`${path}: ${detail}`);
+    this.name = 'FileError';
+  }
+}
+
+const FS_REASONS: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  ENOTDIR: 'a part of the path is not a directory',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EISDIR: 'is a directory',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EROFS: 'read-only file system',
+  EFBIG: 'file too large for the file system',
+  EEXIST: 'already exists',
+  EMFILE: 'too many open files',
+  EIO: 'input/output error',
+  ENAMETOOLONG: 'file name too long',
+  ELOOP: 'too many symbolic links',
+};
+
+/** The errno code of a Node file-system error, or undefined for any other exception. */
+export function errnoCode(e: unknown): string | undefined {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  return typeof code === 'string' && /^E[A-Z0-9]+$/.test(code) ? code : undefined;
+}
+
+/** "cannot write the file (no space left on the device)"; an unlisted error shows its code. */
+export function describeFsError(action: 'read' | 'write', e: unknown): string {
+  const code = errnoCode(e) ?? 'unknown error';
+  const reason = code === 'ENOENT' && action === 'write' ? 'its folder does not exist' : FS_REASONS[code];
+  return `cannot ${action} the file (${reason ?? code})`;
+}
+
+/** Runs fn; a file-system error becomes FileError(path) (exit 2), anything else passes through. */
+export function withFileErrors<T>(path: string, action: 'read' | 'write', fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof FileError || !errnoCode(e)) throw e;
+    throw new FileError(path, describeFsError(action, e));
+  }
+}
+
+/** Reads a regular file of at most MAX_INPUT_BYTES as UTF-8 text; anything else is a FileError. */
+export function readInputText(file: string, maxBytes = MAX_INPUT_BYTES): string {
+  return withFileErrors(file, 'read', () => {
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+    try {
+      const st = fs.fstatSync(fd);
+      if (!st.isFile()) throw new FileError(file, `is not a regular file (${kindOf(st)}); give the path of a ${'.json'} file`);
+      if (st.size > maxBytes) throw new FileError(file, `is ${(st.size / 2 ** 20).toFixed(0)} MiB; the limit for this kind of file is ${(maxBytes / 2 ** 20).toFixed(0)} MiB`);
+      return fs.readFileSync(fd, 'utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  });
+}
+
+/** Refuses an existing output path that is not a regular file (a FIFO would block, a device would swallow). */
+export function checkOutputTarget(file: string): void {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(file);
+  } catch (e) {
+    if (errnoCode(e) === 'ENOENT') return; // a new file: fine (a missing folder is reported on open)
+    throw new FileError(file, describeFsError('write', e));
+  }
+  if (!st.isFile()) throw new FileError(file, `cannot write the file (${kindOf(st)})`);
+}
+
+function kindOf(st: fs.Stats): string {
+  if (st.isDirectory()) return 'it is a directory';
+  if (st.isFIFO()) return 'it is a named pipe';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'it is a device';
+  if (st.isSocket()) return 'it is a socket';
+  return 'it is not a regular file';
+}
+
+/**
+ * stdout/stderr lines that survive a reader going away: after EPIPE (or any error) on a stream, further
+ * lines to it are dropped instead of crashing the process with an unhandled 'error' event.
+ */
+export function processOutput(stdout: Writable = process.stdout, stderr: Writable = process.stderr): Output & { readonly closed: { out: boolean; err: boolean } } {
+  const closed = { out: false, err: false };
+  stdout.on('error', () => { closed.out = true; });
+  stderr.on('error', () => { closed.err = true; });
+  const write = (s: Writable, which: 'out' | 'err', line: string): void => {
+    if (closed[which] || s.destroyed) return;
+    try {
+      s.write(line + '\n');
+    } catch {
+      closed[which] = true; // a synchronous EPIPE
+    }
+  };
+  return { out: (l) => write(stdout, 'out', l), err: (l) => write(stderr, 'err', l), closed };
+}
