@@ -35,7 +35,8 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM, headless: true,
     env: { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') },
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    // software WebGL for the scene view: ANGLE on SwiftShader (Chromium wants the "unsafe" opt-in for it)
+    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }
 
@@ -194,7 +195,7 @@ export class FakeHost {
 
   initMessage(): HostMessage {
     const { model } = this;
-    return { type: 'init', version: PROTOCOL_VERSION, source: this.source, info: model.info, timeline: model.timeline, findings: model.findings, settings: { playbackFps: 30 }, index: this.index };
+    return { type: 'init', version: PROTOCOL_VERSION, source: this.source, info: model.info, timeline: model.timeline, findings: model.findings, settings: { playbackFps: 30 }, index: this.index, scene: model.scene };
   }
 
   frame(index: number): FrameView { return this.frameFor ? this.frameFor(index) : this.model.frameView(index); }

@@ -23,6 +23,8 @@ import type {
 } from '../../protocol/inspector.js';
 import { MAX_MATRIX_ROWS } from '../../protocol/inspector.js';
 import { encodeHeatMap } from '../../protocol/heatMap.js';
+import type { SceneInfo } from '../../protocol/scene.js';
+import { sceneFrame, sceneInfo } from './sceneData.js';
 
 /** Largest island (contacts) whose κ is computed in the timeline pass; larger islands are left out there. */
 export const TIMELINE_KAPPA_MAX_CONTACTS = 40;
@@ -169,7 +171,12 @@ export class InspectorModel {
     /** Recording lines skipped while indexing (bad JSON, NaN, truncated last line), "file: line N: …". */
     readonly skipped: readonly string[],
     private readonly contactColumns: ContactColumns,
-  ) {}
+  ) {
+    this.scene = sceneInfo(session.header);
+  }
+
+  /** Body shapes for the scene view (sent with init). */
+  readonly scene: SceneInfo;
 
   /** Simulates a scenario (our engine) and diagnoses it in the same pass. */
   static fromScenario(desc: ScenarioDesc, file: string, diagnosis: Partial<DiagnosisOptions> = {}, progress?: Progress): InspectorModel {
@@ -268,6 +275,7 @@ export class InspectorModel {
     return {
       index: i, frame: f.frame, time: f.time, status: f.solver.status, solver: f.solver.name, iterations: finiteOrNull(f.solver.iterations),
       residuals: (f.solver.residuals ?? []).filter((x) => Number.isFinite(x)), contacts, islands, notes: d.notes,
+      scene: sceneFrame(this.scene.bodies.length, f),
     };
   }
 
@@ -310,7 +318,8 @@ export class InspectorModel {
 
   /** Frame i as JSON (the whole view) or CSV (one row per contact). */
   exportFrame(i: number, format: 'json' | 'csv'): string {
-    const v = this.frameView(i);
+    // the scene view's poses stay out of the export (it is the frame's solver data, as before)
+    const { scene: _scene, ...v } = this.frameView(i);
     if (format === 'json') {
       // the export carries each island's A at full precision instead of the heat map's colour levels
       const problems = this.session.detail(i).islands.map((isl) => isl.problem);
