@@ -172,7 +172,7 @@ class Inspector {
     this.charts.setConvergence(v.residuals);
     this.charts.setCursor(v.index);
     const t4 = performance.now();
-    this.scene.setSelection(this.selectedIndices(), this.findingContacts(v.index));
+    this.scene.setSelection(this.selectedIndices(), this.findingContacts(v.index), false);
     this.scene.setFrame(v);
     const t4s = performance.now();
     const it = v.iterations === null ? '–' : String(v.iterations);

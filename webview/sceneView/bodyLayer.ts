@@ -80,7 +80,6 @@ export class BodyLayer {
         inst.mesh.setMatrixAt(k, this.m);
       });
       inst.mesh.instanceMatrix.needsUpdate = true;
-      inst.mesh.computeBoundingSphere();
     };
     set(this.boxes, (b) => (b.shape.kind === 'box' ? this.s.set(...b.shape.halfExtents) : this.s.set(1, 1, 1)));
     set(this.spheres, (b) => { const r = b.shape.kind === 'sphere' ? b.shape.radius : 1; return this.s.set(r, r, r); });

@@ -41,20 +41,25 @@ export interface ContactStyle {
 }
 
 const UP = new Vector3(0, 1, 0);
-/** Glyphs are drawn over the bodies (no depth test), so contacts inside a pile or under a ball stay visible. */
-const XRAY = { depthTest: false, depthWrite: false } as const;
+/**
+ * Glyphs are drawn over the bodies (no depth test), so contacts inside a pile or under a ball stay visible;
+ * "transparent" (at full opacity) puts them in three.js's last pass, after the see-through ground patch.
+ */
+const XRAY = { depthTest: false, depthWrite: false, transparent: true } as const;
 const GLYPH_ORDER = 10;
 
 /** A growable instanced mesh. */
 class Glyphs {
   mesh: InstancedMesh;
+  private ord = GLYPH_ORDER;
+  set order(o: number) { this.ord = o; this.mesh.renderOrder = o; }
   constructor(private readonly group: Group, private readonly geometry: SphereGeometry | CylinderGeometry | ConeGeometry, capacity: number) {
     this.mesh = this.make(capacity);
   }
   private make(capacity: number): InstancedMesh {
     const m = new InstancedMesh(this.geometry, new MeshBasicMaterial(XRAY), capacity);
     m.frustumCulled = false;
-    m.renderOrder = GLYPH_ORDER;
+    m.renderOrder = this.ord;
     m.count = 0;
     // allocate the colour buffer now (setColorAt would create it lazily)
     m.setColorAt(0, new Color());
@@ -87,11 +92,13 @@ export class ContactLayer {
   private readonly p = new Vector3();
   private readonly d = new Vector3();
   private readonly s = new Vector3();
-  private readonly col = new Color();
+  /** Parsed colours by CSS text (parsing a colour per contact per frame would dominate the update). */
+  private readonly colors = new Map<string, Color>();
 
   constructor(scene: Scene) {
     scene.add(this.group);
     this.points = new Glyphs(this.group, new SphereGeometry(1, 12, 8), 256);
+    this.points.order = GLYPH_ORDER + 1; // points over their arrows
     // unit shaft and head along +y from y = 0 to y = 1
     this.shafts = new Glyphs(this.group, new CylinderGeometry(1, 1, 1, 8).translate(0, 0.5, 0), 512);
     this.heads = new Glyphs(this.group, new ConeGeometry(1, 1, 12).translate(0, 0.5, 0), 512);
@@ -124,7 +131,7 @@ export class ContactLayer {
     };
     if (this.normalBuf.length < 6 * C) this.normalBuf = new Float32Array(6 * Math.max(C, 64) * 2);
     const nb = this.normalBuf;
-    const base = new Vector3(), fcol = new Color(st.colors.friction);
+    const base = new Vector3(), fcol = this.color(st.colors.friction);
     for (let k = 0; k < C; k++) {
       const c = contacts[k];
       base.set(c.point[0], c.point[1], c.point[2]);
@@ -132,15 +139,17 @@ export class ContactLayer {
       const r = POINT_RADIUS * st.unit * (hi ? HIGHLIGHT_POINT : 1);
       this.m.compose(base, this.q.identity(), this.s.setScalar(r));
       this.points.mesh.setMatrixAt(k, this.m);
-      const own = this.col.setStyle(st.colorOf(c));
-      this.points.mesh.setColorAt(k, hi ? new Color(hi) : own);
+      const own = this.color(st.colorOf(c));
+      this.points.mesh.setColorAt(k, hi ? this.color(hi) : own);
       const sign = st.onB(c) ? -1 : 1;
       this.d.set(sign * c.normal[0], sign * c.normal[1], sign * c.normal[2]);
       if (this.d.lengthSq() > 0) {
         this.d.normalize();
         arrow(base, this.d, c.lambdaN * st.metresPerNs, own);
         const L = NORMAL_LENGTH * st.unit;
-        nb.set([base.x, base.y, base.z, base.x + this.d.x * L, base.y + this.d.y * L, base.z + this.d.z * L], 6 * k);
+        const o = 6 * k;
+        nb[o] = base.x; nb[o + 1] = base.y; nb[o + 2] = base.z;
+        nb[o + 3] = base.x + this.d.x * L; nb[o + 4] = base.y + this.d.y * L; nb[o + 5] = base.z + this.d.z * L;
       } else nb.fill(0, 6 * k, 6 * k + 6);
       if (st.showFriction && friction && friction.length >= 3 * C) {
         this.d.set(sign * friction[3 * k], sign * friction[3 * k + 1], sign * friction[3 * k + 2]);
@@ -156,6 +165,12 @@ export class ContactLayer {
     (g.getAttribute('position') as BufferAttribute).needsUpdate = true;
     g.setDrawRange(0, st.showNormals ? 2 * C : 0);
     (this.normals.material as LineBasicMaterial).color.setStyle(st.colors.normal);
+  }
+
+  private color(css: string): Color {
+    let c = this.colors.get(css);
+    if (!c) { c = new Color(css); this.colors.set(css, c); }
+    return c;
   }
 
   /** The contact whose point projects nearest to (x, y) within `radius` pixels; project maps world → pixels. */

@@ -63,6 +63,8 @@ export interface SceneViewProbe {
   readonly unit: number;
   readonly renders: number;
   readonly lastRenderMs: number;
+  /** Split of the last setFrame (ms): body poses, contact glyphs, legend + trail, render. */
+  readonly lastParts: { bodies: number; contacts: number; legend: number; render: number };
   /** Wait for the GPU after each render (gl.finish) so frame timings include the drawing. */
   finishEachRender: boolean;
   readonly webgl: boolean;
@@ -178,7 +180,7 @@ export class SceneView {
       project: (p) => this.projectToPage(p),
       get metresPerNs() { return self.metresPerNs; },
       get unit() { return self.unit; },
-      renders: 0, lastRenderMs: 0, finishEachRender: false,
+      renders: 0, lastRenderMs: 0, finishEachRender: false, lastParts: { bodies: 0, contacts: 0, legend: 0, render: 0 },
       get webgl() { return self.renderer !== undefined; },
     };
     window.__sceneView = this.probe;
@@ -212,6 +214,7 @@ export class SceneView {
 
   /** The frame to show (drawn before this returns). */
   setFrame(v: FrameView): void {
+    const t0 = performance.now();
     this.view = v;
     if (v.scene) {
       this.bodies.update(v.scene.poses);
@@ -222,14 +225,14 @@ export class SceneView {
     // one scale for the whole session so far (arrows stay comparable between frames): 1-2-5 N·s per metre
     this.metresPerNs = this.longestNs > 0 ? 1 / niceStep(this.longestNs / (LONGEST_ARROW_UNITS * this.unit)) : 0;
     if (!this.framedOnce && v.scene) { this.framedOnce = true; this.frameAll(false); }
-    this.redraw();
+    this.redraw(performance.now() - t0);
   }
 
-  /** Selected contacts (frame indices) and the contacts named by a finding on this frame. */
-  setSelection(selected: ReadonlySet<number>, findings: ReadonlySet<number>): void {
+  /** Selected contacts (frame indices) and the contacts named by a finding on this frame; `redraw` false when a setFrame follows. */
+  setSelection(selected: ReadonlySet<number>, findings: ReadonlySet<number>, redraw = true): void {
     this.selected = selected;
     this.findingContacts = findings;
-    if (this.view) this.redraw();
+    if (redraw && this.view) this.redraw();
   }
 
   frameAll(notify = true): void {
@@ -280,7 +283,8 @@ export class SceneView {
     };
   }
 
-  private redraw(): void {
+  private redraw(bodiesMs = 0): void {
+    const t0 = performance.now();
     const v = this.view;
     if (this.renderer) this.renderer.setClearColor(new Color(this.colors.background), 1);
     this.bodies.applyColors(this.colors, this.selectedBodies);
@@ -291,10 +295,13 @@ export class SceneView {
         selected: this.selected, findings: this.findingContacts, showFriction: checkedOf(this.frictionBox), showNormals: checkedOf(this.normalsBox),
         onB: (c) => this.staticNames.has(c.bodyA) && !this.staticNames.has(c.bodyB),
       });
+      const t1 = performance.now();
       this.updateTrail(v.index);
       this.showLegend(mode, v.contacts);
-    }
-    this.render();
+      const t2 = performance.now();
+      this.render();
+      (this.probe as { lastParts: SceneViewProbe['lastParts'] }).lastParts = { bodies: bodiesMs, contacts: t1 - t0, legend: t2 - t1, render: performance.now() - t2 };
+    } else this.render();
   }
 
   private showLegend(mode: ColorMode, contacts: readonly ContactView[]): void {
