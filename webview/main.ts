@@ -95,7 +95,9 @@ class Inspector {
       case 'series':
         if (m.requestId === this.seriesRequest) this.charts.setSeries(m.series, this.labels());
         return;
-      case 'whatIf': return this.whatIf.show(m.requestId, m.result);
+      case 'whatIf':
+        this.whatIf.show(m.requestId, m.result);
+        return this.scene.setWhatIf(m.result.index === this.view?.index ? m.result : undefined);
       case 'command': return this.command(m.command);
       case 'progress': return this.progress(m.message, m.fraction);
       case 'error':
@@ -173,6 +175,7 @@ class Inspector {
     this.charts.setCursor(v.index);
     const t4 = performance.now();
     this.scene.setSelection(this.selectedIndices(), this.findingContacts(v.index), false);
+    this.scene.clearWhatIf();
     this.scene.setFrame(v);
     const t4s = performance.now();
     const it = v.iterations === null ? '–' : String(v.iterations);

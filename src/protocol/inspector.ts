@@ -5,7 +5,7 @@
  */
 
 import type { HeatMap } from './heatMap.js';
-import type { SceneFrame, SceneInfo } from './scene.js';
+import type { SceneFrame, SceneInfo, WhatIfContactScene } from './scene.js';
 
 /** 2: island A travels as heat-map levels (a Uint8Array) instead of numbers. */
 export const PROTOCOL_VERSION = 2;
@@ -147,6 +147,8 @@ export interface WhatIfContact {
   readonly alternativeT: number;
   /** max |λ_alt − λ_rec| over the contact's three components. */
   readonly difference: number;
+  /** For the scene view's what-if ghost (./scene.ts): the contact's post-step velocities. */
+  readonly scene?: WhatIfContactScene;
 }
 
 export interface WhatIfView {

@@ -26,6 +26,15 @@ export interface SceneInfo {
 /** Numbers per body in SceneFrame.poses: x, y, z, qw, qx, qy, qz. */
 export const POSE_STRIDE = 7;
 
+/**
+ * A what-if contact's relative velocity at the contact point after the step (body a relative to body b,
+ * world, m/s: ġ⁺ = ġ⁻ + Aλ along n, t1, t2, DESIGN.md), with the recorded λ and with the alternative's.
+ */
+export interface WhatIfContactScene {
+  readonly recordedVelocity: readonly [number, number, number];
+  readonly alternativeVelocity: readonly [number, number, number];
+}
+
 /** Sent with every frame view. */
 export interface SceneFrame {
   /** POSE_STRIDE numbers per body of SceneInfo.bodies, in the same order (a Float64Array travels as one block). */

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import type { ContactView } from '../../src/protocol/inspector.js';
 import { POSE_STRIDE } from '../../src/protocol/scene.js';
-import { FakeHost, launchBrowser, ROOT, sceneFixture, THEMES, type ThemeName } from './harness.js';
+import { FakeHost, launchBrowser, recordingFixture, ROOT, sceneFixture, THEMES, type ThemeName } from './harness.js';
 import { pileFrame, pileScene } from './syntheticScene.js';
 
 const OUT = join(ROOT, 'artifacts/screenshots');
@@ -143,6 +143,52 @@ describe('webview scene view', () => {
       assertColour(await host.scenePixel(t2.x, t2.y), green, `frame ${second}: half-way along the new arrow`);
       assert.deepEqual(host.pageErrors, []);
     } finally { await host.close(); }
+  });
+
+  it('what-if ghost: after a re-solve, the alternative’s post-step contact velocity is drawn beside the recorded one', async () => {
+    const host = await FakeHost.open(browser, f.model, f.source, { index: first });
+    try {
+      await host.waitForIndex(first);
+      await host.page.click('#whatif-run');
+      await host.page.waitForSelector('#whatif-result .whatif-contacts');
+      await host.page.waitForFunction(() => /what-if ghost/.test((globalThis as any).document.getElementById('scene-legend').textContent));
+      const w = host.messages('whatIf').at(-1)!;
+      const result = f.model.whatIf(first, w.options);
+      const c = f.model.frameView(first).contacts[0];
+      const s = result.contacts[0].scene!;
+      const scale = await host.page.evaluate(() => (globalThis as any).__sceneView.metresPerMps as number);
+      const unit = await host.page.evaluate(() => (globalThis as any).__sceneView.unit as number);
+      // the arrows show the ball's velocity relative to the ground (a = ground is static): −ġ⁺
+      const rec = s.recordedVelocity.map((x) => -x), alt = s.alternativeVelocity.map((x) => -x);
+      assert.ok(rec[2] > 0 && alt[2] > 0, 'both leave the ground');
+      assert.ok(rec[2] > alt[2] * 1.5, `the recorded rebound (${rec[2]} m/s) is faster than the alternative’s (${alt[2]} m/s)`);
+      // vertical arrows: "beside" is ±x by a head radius (0.09 unit); sample ¾ of the way up each (clear of the contact's point)
+      const along = (v: number[], side: number): Vec => [c.point[0] + side * 0.09 * unit, c.point[1], c.point[2] + 0.75 * v[2] * scale];
+      const pa = await host.project(along(alt, 1)), pr = await host.project(along(rec, -1));
+      assertColour(await host.scenePixel(pa.x, pa.y), THEMES.dark.vars['--vscode-charts-yellow'], 'alternative’s velocity');
+      assertColour(await host.scenePixel(pr.x, pr.y), THEMES.dark.vars['--vscode-foreground'], 'recorded velocity');
+      // beyond the alternative's tip, at the recorded arrow's height: not yellow
+      const above = await host.project([c.point[0] + 0.09 * unit, c.point[1], c.point[2] + 0.9 * rec[2] * scale]);
+      assert.ok(!near(await host.scenePixel(above.x, above.y), rgbOf(THEMES.dark.vars['--vscode-charts-yellow']), 20), 'the alternative’s arrow is shorter');
+      assert.deepEqual(host.pageErrors, []);
+    } finally { await host.close(); }
+  });
+
+  it('a foreign engine’s recording: its crate is drawn where the recording puts it', async () => {
+    const r = await recordingFixture();
+    const host = await FakeHost.open(browser, r.model, r.source, { index: 3 });
+    try {
+      await host.waitForIndex(3);
+      const crate = r.model.scene.bodies.findIndex((b) => b.name === 'crate');
+      assert.equal(r.model.scene.bodies[crate].shape.kind, 'box');
+      const poses = r.model.frameView(3).scene!.poses;
+      // a point on the crate's top face (the contacts are at its bottom)
+      const top: Vec = [poses[POSE_STRIDE * crate], poses[POSE_STRIDE * crate + 1], poses[POSE_STRIDE * crate + 2] + 0.09];
+      const p = await host.project(top);
+      const px = await host.scenePixel(p.x, p.y);
+      assert.ok(px[2] > px[0] + 30 && px[2] > px[1], `crate pixel rgb(${px.join(', ')}) is the theme's blue, shaded`);
+      assert.deepEqual(host.pageErrors, []);
+    } finally { await host.close(); r.model.close(); }
   });
 
   it('keyboard: arrows on the focused view orbit the camera (saved in the webview state), not the timeline; F frames all', async () => {

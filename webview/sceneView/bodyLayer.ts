@@ -111,6 +111,21 @@ export class BodyLayer {
     return box;
   }
 
+  /** The drawn bodies' centres projected onto each plane (frame-all keeps the ground under a falling body in view). */
+  groundPoints(): Vector3[] {
+    const out: Vector3[] = [];
+    for (const pl of this.planes) {
+      const shape = this.bodies[pl.body].shape;
+      if (shape.kind !== 'plane') continue;
+      const n = new Vector3(...shape.normal).normalize();
+      for (let i = 0; i < this.bodies.length; i++) {
+        const c = this.bodies[i].shape.kind === 'plane' ? null : this.position(i);
+        if (c) out.push(c.addScaledVector(n, shape.offset - n.dot(c)));
+      }
+    }
+    return out;
+  }
+
   /** Puts each plane's patch under the action: centred on the projection of the bodies' centre, sized to their extent. */
   private placePatches(): void {
     if (!this.planes.length) return;

@@ -79,17 +79,56 @@ class Glyphs {
   }
 }
 
+/** Arrows (instanced shafts + heads), filled per frame: begin, add…, end. */
+class Arrows {
+  private readonly shafts: Glyphs;
+  private readonly heads: Glyphs;
+  private n = 0;
+  private unit = 1;
+  private readonly m = new Matrix4();
+  private readonly q = new Quaternion();
+  private readonly p = new Vector3();
+  private readonly s = new Vector3();
+  constructor(group: Group, capacity: number) {
+    // unit shaft and head along +y from y = 0 to y = 1
+    this.shafts = new Glyphs(group, new CylinderGeometry(1, 1, 1, 8).translate(0, 0.5, 0), capacity);
+    this.heads = new Glyphs(group, new ConeGeometry(1, 1, 12).translate(0, 0.5, 0), capacity);
+  }
+  begin(max: number, unit: number): void { this.shafts.ensure(max); this.heads.ensure(max); this.n = 0; this.unit = unit; }
+  /** An arrow from `base` along the unit vector `dir`, `length` m long. */
+  add(base: Vector3, dir: Vector3, length: number, color: Color): void {
+    if (!(length > 0) || !Number.isFinite(length)) return;
+    const u = this.unit, headLen = Math.min(HEAD_LENGTH * u, 0.5 * length);
+    this.q.setFromUnitVectors(UP, dir);
+    this.m.compose(base, this.q, this.s.set(ARROW_RADIUS * u, length - headLen, ARROW_RADIUS * u));
+    this.shafts.mesh.setMatrixAt(this.n, this.m);
+    this.shafts.mesh.setColorAt(this.n, color);
+    this.p.copy(base).addScaledVector(dir, length - headLen);
+    this.m.compose(this.p, this.q, this.s.set(HEAD_RADIUS * u, headLen, HEAD_RADIUS * u));
+    this.heads.mesh.setMatrixAt(this.n, this.m);
+    this.heads.mesh.setColorAt(this.n, color);
+    this.n++;
+  }
+  end(): void { this.shafts.done(this.n); this.heads.done(this.n); }
+}
+
+/** One contact of a what-if result for the ghost: its point and the post-step velocities (m/s, world). */
+export interface GhostContact {
+  readonly point: readonly [number, number, number];
+  readonly recorded: readonly [number, number, number];
+  readonly alternative: readonly [number, number, number];
+}
+
 export class ContactLayer {
   private readonly group = new Group();
   private readonly points: Glyphs;
-  private readonly shafts: Glyphs;
-  private readonly heads: Glyphs;
+  private readonly arrows: Arrows;
+  private readonly ghost: Arrows;
   private normals: LineSegments;
   private normalBuf = new Float32Array(0);
   private contacts: readonly ContactView[] = [];
   private readonly m = new Matrix4();
   private readonly q = new Quaternion();
-  private readonly p = new Vector3();
   private readonly d = new Vector3();
   private readonly s = new Vector3();
   /** Parsed colours by CSS text (parsing a colour per contact per frame would dominate the update). */
@@ -99,9 +138,8 @@ export class ContactLayer {
     scene.add(this.group);
     this.points = new Glyphs(this.group, new SphereGeometry(1, 12, 8), 256);
     this.points.order = GLYPH_ORDER + 1; // points over their arrows
-    // unit shaft and head along +y from y = 0 to y = 1
-    this.shafts = new Glyphs(this.group, new CylinderGeometry(1, 1, 1, 8).translate(0, 0.5, 0), 512);
-    this.heads = new Glyphs(this.group, new ConeGeometry(1, 1, 12).translate(0, 0.5, 0), 512);
+    this.arrows = new Arrows(this.group, 512);
+    this.ghost = new Arrows(this.group, 16);
     this.normals = new LineSegments(new BufferGeometry(), new LineBasicMaterial(XRAY));
     this.normals.frustumCulled = false;
     this.normals.renderOrder = GLYPH_ORDER;
@@ -113,22 +151,8 @@ export class ContactLayer {
     this.contacts = contacts;
     const C = contacts.length;
     this.points.ensure(C);
-    this.shafts.ensure(2 * C);
-    this.heads.ensure(2 * C);
-    let arrows = 0;
-    const arrow = (base: Vector3, dir: Vector3, length: number, color: Color): void => {
-      if (!(length > 0) || !Number.isFinite(length)) return;
-      const headLen = Math.min(HEAD_LENGTH * st.unit, 0.5 * length);
-      this.q.setFromUnitVectors(UP, dir);
-      this.m.compose(base, this.q, this.s.set(ARROW_RADIUS * st.unit, length - headLen, ARROW_RADIUS * st.unit));
-      this.shafts.mesh.setMatrixAt(arrows, this.m);
-      this.shafts.mesh.setColorAt(arrows, color);
-      this.p.copy(base).addScaledVector(dir, length - headLen);
-      this.m.compose(this.p, this.q, this.s.set(HEAD_RADIUS * st.unit, headLen, HEAD_RADIUS * st.unit));
-      this.heads.mesh.setMatrixAt(arrows, this.m);
-      this.heads.mesh.setColorAt(arrows, color);
-      arrows++;
-    };
+    this.arrows.begin(2 * C, st.unit);
+    const arrow = (base: Vector3, dir: Vector3, length: number, color: Color): void => this.arrows.add(base, dir, length, color);
     if (this.normalBuf.length < 6 * C) this.normalBuf = new Float32Array(6 * Math.max(C, 64) * 2);
     const nb = this.normalBuf;
     const base = new Vector3(), fcol = this.color(st.colors.friction);
@@ -158,13 +182,36 @@ export class ContactLayer {
       }
     }
     this.points.done(C);
-    this.shafts.done(arrows);
-    this.heads.done(arrows);
+    this.arrows.end();
     const g = this.normals.geometry;
     if (g.getAttribute('position')?.array !== nb) g.setAttribute('position', new BufferAttribute(nb, 3));
     (g.getAttribute('position') as BufferAttribute).needsUpdate = true;
     g.setDrawRange(0, st.showNormals ? 2 * C : 0);
     (this.normals.material as LineBasicMaterial).color.setStyle(st.colors.normal);
+  }
+
+  /**
+   * The what-if ghost: each re-solved contact's velocity after the step (a relative to b, m/s) with the
+   * recorded λ and with the alternative's, side by side from its point; `metresPerMps` scales them.
+   */
+  updateGhost(contacts: readonly GhostContact[], metresPerMps: number, unit: number, recordedCss: string, alternativeCss: string): void {
+    this.ghost.begin(2 * contacts.length, unit);
+    const base = new Vector3(), d = new Vector3(), side = new Vector3();
+    for (const c of contacts) {
+      for (const [v, css, offset] of [[c.recorded, recordedCss, -1], [c.alternative, alternativeCss, 1]] as const) {
+        d.set(v[0], v[1], v[2]);
+        const len = d.length();
+        if (!(len > 0)) continue;
+        d.multiplyScalar(1 / len);
+        // "beside": the two arrows start a head's width apart, across their direction
+        side.set(-d.y, d.x, 0);
+        if (side.lengthSq() < 1e-12) side.set(1, 0, 0);
+        side.normalize().multiplyScalar(offset * HEAD_RADIUS * unit);
+        base.set(c.point[0], c.point[1], c.point[2]).add(side);
+        this.ghost.add(base, d, len * metresPerMps, this.color(css));
+      }
+    }
+    this.ghost.end();
   }
 
   private color(css: string): Color {

@@ -22,6 +22,9 @@ export interface SceneColors {
   readonly rampLow: string;
   readonly rampHigh: string;
   readonly trail: string;
+  /** What-if ghost: the contact velocity after the step with the recorded λ / with the alternative's. */
+  readonly ghostRecorded: string;
+  readonly ghostAlternative: string;
 }
 
 function cssVar(style: CSSStyleDeclaration, name: string, fallback: string): string {
@@ -48,6 +51,8 @@ export function readSceneColors(root: Element = document.documentElement): Scene
     selection: cssVar(s, '--vscode-focusBorder', '#0078d4'),
     rampLow: cssVar(s, '--vscode-charts-blue', '#3794ff'),
     rampHigh: cssVar(s, '--vscode-charts-red', '#f14c4c'),
-    trail: cssVar(s, '--vscode-charts-yellow', '#cca700'),
+    trail: cssVar(s, '--vscode-editorCursor-foreground', fg),
+    ghostRecorded: fg,
+    ghostAlternative: cssVar(s, '--vscode-charts-yellow', '#cca700'),
   };
 }

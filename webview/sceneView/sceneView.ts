@@ -6,13 +6,13 @@
  * It renders on demand (a frame, a camera move, a theme change), never in a loop.
  */
 import { Box3, Color, DirectionalLight, HemisphereLight, Line, LineBasicMaterial, BufferGeometry, Float32BufferAttribute, Raycaster, Scene, Sphere, Vector2, Vector3, WebGLRenderer } from 'three';
-import type { ContactView, FrameView } from '../../src/protocol/inspector.js';
+import type { ContactView, FrameView, WhatIfView } from '../../src/protocol/inspector.js';
 import { POSE_STRIDE, type SceneInfo } from '../../src/protocol/scene.js';
 import { el, num, vec3 } from '../format.js';
 import { niceStep } from '../niceStep.js';
 import { button, checkbox, checkedOf, dropdown, valueOf } from '../toolkit.js';
 import { BodyLayer } from './bodyLayer.js';
-import { ContactLayer } from './contactLayer.js';
+import { ContactLayer, type GhostContact } from './contactLayer.js';
 import { OrbitCamera, type OrbitState } from './orbitCamera.js';
 import { readSceneColors, type SceneColors } from './sceneColors.js';
 
@@ -44,6 +44,7 @@ export interface SceneViewState {
   readonly friction?: boolean;
   readonly normals?: boolean;
   readonly trail?: boolean;
+  readonly ghost?: boolean;
   readonly height?: number;
   readonly open?: boolean;
 }
@@ -60,6 +61,8 @@ export interface SceneViewProbe {
   /** Page (CSS pixel) coordinates of a world point in the current view. */
   project(p: readonly [number, number, number]): { x: number; y: number; visible: boolean };
   readonly metresPerNs: number;
+  /** The what-if ghost's arrow scale (0: no ghost). */
+  readonly metresPerMps: number;
   readonly unit: number;
   readonly renders: number;
   readonly lastRenderMs: number;
@@ -82,6 +85,8 @@ export class SceneView {
   private readonly frictionBox: HTMLElement & { checked: boolean };
   private readonly normalsBox: HTMLElement & { checked: boolean };
   private readonly trailBox: HTMLElement & { checked: boolean };
+  private readonly ghostBox: HTMLElement & { checked: boolean };
+  private whatIf: WhatIfView | undefined;
   private renderer: WebGLRenderer | undefined;
   private readonly scene = new Scene();
   private readonly orbit: OrbitCamera | undefined;
@@ -120,13 +125,15 @@ export class SceneView {
     this.frictionBox = checkbox('scene-friction', 'friction arrows', saved?.friction ?? true);
     this.normalsBox = checkbox('scene-normals', 'normals', saved?.normals ?? true);
     this.trailBox = checkbox('scene-trail', `trail (${TRAIL_FRAMES} frames)`, saved?.trail ?? false);
+    this.ghostBox = checkbox('scene-ghost', 'what-if ghost', saved?.ghost ?? true);
+    this.ghostBox.title = 'after a what-if re-solve: each contact’s velocity after the step, recorded beside the alternative’s';
     toolbar.append(
-      el('span', 'muted', 'colour by'), this.colorSelect, this.frictionBox, this.normalsBox, this.trailBox,
+      el('span', 'muted', 'colour by'), this.colorSelect, this.frictionBox, this.normalsBox, this.trailBox, this.ghostBox,
       button({ id: 'scene-frame-all', label: 'Frame all', title: 'fit every body in the view (F)', onClick: () => this.frameAll() }),
       button({ id: 'scene-frame-selection', label: 'Frame selection', title: 'fit the selected contacts or bodies (S)', onClick: () => this.frameSelection() }),
       button({ id: 'scene-export', label: 'PNG', title: 'export the scene view as PNG', onClick: () => this.exportPng() }),
     );
-    for (const c of [this.colorSelect, this.frictionBox, this.normalsBox, this.trailBox]) c.addEventListener('change', () => { this.redraw(); this.handlers.stateChanged(); });
+    for (const c of [this.colorSelect, this.frictionBox, this.normalsBox, this.trailBox, this.ghostBox]) c.addEventListener('change', () => { this.redraw(); this.handlers.stateChanged(); });
     this.box = el('div', 'scene-box');
     this.box.id = 'scene-box';
     if (saved?.height && saved.height >= 120) this.box.style.height = `${saved.height}px`;
@@ -179,6 +186,7 @@ export class SceneView {
     this.probe = {
       project: (p) => this.projectToPage(p),
       get metresPerNs() { return self.metresPerNs; },
+      get metresPerMps() { return self.metresPerMps; },
       get unit() { return self.unit; },
       renders: 0, lastRenderMs: 0, finishEachRender: false, lastParts: { bodies: 0, contacts: 0, legend: 0, render: 0 },
       get webgl() { return self.renderer !== undefined; },
@@ -189,7 +197,7 @@ export class SceneView {
   get state(): SceneViewState {
     return {
       ...(this.orbit ? { camera: this.orbit.state } : {}),
-      colorMode: valueOf(this.colorSelect) as ColorMode, friction: checkedOf(this.frictionBox), normals: checkedOf(this.normalsBox), trail: checkedOf(this.trailBox),
+      colorMode: valueOf(this.colorSelect) as ColorMode, friction: checkedOf(this.frictionBox), normals: checkedOf(this.normalsBox), trail: checkedOf(this.trailBox), ghost: checkedOf(this.ghostBox),
       height: this.box.clientHeight, open: this.details.open,
     };
   }
@@ -228,6 +236,15 @@ export class SceneView {
     this.redraw(performance.now() - t0);
   }
 
+  /** Forgets the what-if result without redrawing (a new frame follows). */
+  clearWhatIf(): void { this.whatIf = undefined; }
+
+  /** A what-if result for the shown frame (its ghost arrows), or undefined to clear it. */
+  setWhatIf(w: WhatIfView | undefined): void {
+    this.whatIf = w;
+    if (this.view) this.redraw();
+  }
+
   /** Selected contacts (frame indices) and the contacts named by a finding on this frame; `redraw` false when a setFrame follows. */
   setSelection(selected: ReadonlySet<number>, findings: ReadonlySet<number>, redraw = true): void {
     this.selected = selected;
@@ -238,6 +255,7 @@ export class SceneView {
   frameAll(notify = true): void {
     if (!this.orbit) return;
     let box = this.bodies.bounds();
+    for (const p of this.bodies.groundPoints()) box.expandByPoint(p);
     for (const c of this.view?.contacts ?? []) box.expandByPoint(new Vector3(...c.point));
     if (box.isEmpty()) box = new Box3(new Vector3(-1, -1, 0), new Vector3(1, 1, 1));
     const s = box.getBoundingSphere(new Sphere());
@@ -293,8 +311,9 @@ export class SceneView {
       this.contacts.update(v.contacts, v.scene?.friction, {
         colors: this.colors, colorOf: this.colorOf(mode, v.contacts), metresPerNs: this.metresPerNs, unit: this.unit,
         selected: this.selected, findings: this.findingContacts, showFriction: checkedOf(this.frictionBox), showNormals: checkedOf(this.normalsBox),
-        onB: (c) => this.staticNames.has(c.bodyA) && !this.staticNames.has(c.bodyB),
+        onB: (c) => this.onB(c),
       });
+      this.updateGhost(v);
       const t1 = performance.now();
       this.updateTrail(v.index);
       this.showLegend(mode, v.contacts);
@@ -304,12 +323,39 @@ export class SceneView {
     } else this.render();
   }
 
+  /** Arrows show what happens to b (not a) when a is static and b moves. */
+  private onB(c: ContactView): boolean { return this.staticNames.has(c.bodyA) && !this.staticNames.has(c.bodyB); }
+
+  /** Metres of arrow per m/s of the ghost (0: no ghost shown). */
+  private metresPerMps = 0;
+
+  private updateGhost(v: FrameView): void {
+    const w = this.whatIf && this.whatIf.index === v.index && checkedOf(this.ghostBox) ? this.whatIf : undefined;
+    const ghosts: GhostContact[] = [];
+    let fastest = 0;
+    for (const c of w?.contacts ?? []) {
+      const at = v.contacts[c.index];
+      if (!c.scene || !at) continue;
+      // like the impulse arrows: the motion of b relative to a when only b moves
+      const k = this.onB(at) ? -1 : 1;
+      const flip = (x: readonly [number, number, number]): [number, number, number] => [k * x[0], k * x[1], k * x[2]];
+      ghosts.push({ point: at.point, recorded: flip(c.scene.recordedVelocity), alternative: flip(c.scene.alternativeVelocity) });
+      fastest = Math.max(fastest, Math.hypot(...c.scene.recordedVelocity), Math.hypot(...c.scene.alternativeVelocity));
+    }
+    this.metresPerMps = fastest > 0 && Number.isFinite(fastest) ? 1 / niceStep(fastest / (LONGEST_ARROW_UNITS * this.unit)) : 0;
+    this.contacts.updateGhost(this.metresPerMps > 0 ? ghosts : [], this.metresPerMps, this.unit, this.colors.ghostRecorded, this.colors.ghostAlternative);
+  }
+
   private showLegend(mode: ColorMode, contacts: readonly ContactView[]): void {
     const parts: string[] = [];
     if (this.metresPerNs > 0) {
       const ref = niceStep(this.unit);
       parts.push(`arrows: λn and friction impulse on the moving body; ${num(ref * 100, 3)} cm of arrow = ${num(ref / this.metresPerNs, 3)} N·s`);
     } else parts.push('no impulses yet');
+    if (this.metresPerMps > 0 && this.whatIf) {
+      const ref = niceStep(this.unit);
+      parts.push(`what-if ghost: contact velocity after the step, recorded (foreground) beside ${this.whatIf.options.solver} (yellow); ${num(ref * 100, 3)} cm = ${num(ref / this.metresPerMps, 3)} m/s`);
+    }
     if (mode === 'state') parts.push('contacts: sticking / sliding / separating (theme chart colours); findings and selection enlarged');
     else {
       const vals = contacts.map((c) => quantity(mode, c)).filter((x): x is number => x !== null && Number.isFinite(x));

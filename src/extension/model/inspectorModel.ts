@@ -292,6 +292,7 @@ export class InspectorModel {
       ...(options.tolerance !== undefined ? { tolerance: options.tolerance } : {}),
     } as SolveOptions;
     const r = whatIf(this.session, i, solve, options.warmStart === true);
+    const recorded = this.session.frame(i).contacts;
     const contacts: WhatIfView['contacts'][number][] = [];
     let recE = 0, altE = 0, recK = 0, altK = 0, status = 'converged', iterations = 0;
     for (const isl of r.islands) {
@@ -301,9 +302,13 @@ export class InspectorModel {
       iterations = Math.max(iterations, isl.alternative.result.iterations);
       isl.contacts.forEach((c, j) => {
         const a = isl.alternative.lambda, b = isl.recorded.lambda;
+        const { normal: n, t1, t2 } = recorded[c];
+        // ġ⁺ rows (n, t1, t2) of contact j back to a world vector: ġn·n + ġt1·t1 + ġt2·t2
+        const world = (g: Float64Array): [number, number, number] => [0, 1, 2].map((k) => g[3 * j] * n[k] + g[3 * j + 1] * t1[k] + g[3 * j + 2] * t2[k]) as [number, number, number];
         contacts.push({
           index: c, recordedN: b[3 * j], alternativeN: a[3 * j], recordedT: Math.hypot(b[3 * j + 1], b[3 * j + 2]),
           alternativeT: Math.hypot(a[3 * j + 1], a[3 * j + 2]), difference: isl.lambdaDifference[j],
+          scene: { recordedVelocity: world(isl.recorded.gapAfter), alternativeVelocity: world(isl.alternative.gapAfter) },
         });
       });
     }
