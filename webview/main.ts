@@ -11,6 +11,7 @@ import { FindingsList } from './findingsList.js';
 import { byId, energyReadout, frameReadout } from './format.js';
 import { HostConnection } from './hostConnection.js';
 import { MatrixView } from './matrixView.js';
+import { SceneView, type SceneViewState } from './sceneView/sceneView.js';
 import { Timeline as TimelineControls } from './timeline.js';
 import { button, registerToolkit } from './toolkit.js';
 import { WhatIfPanel } from './whatIfPanel.js';
@@ -26,14 +27,14 @@ export interface InspectorStats {
    * Split of the last frame update (ms): message data deserialised, validation + readouts, table, heat
    * maps, charts (convergence + cursors), style and layout.
    */
-  lastFrameParts: { data: number; receive: number; table: number; matrix: number; charts: number; layout: number };
+  lastFrameParts: { data: number; receive: number; table: number; matrix: number; charts: number; layout: number; scene: number };
 }
 
 declare global {
   interface Window { __inspectorStats: InspectorStats }
 }
 
-const stats: InspectorStats = { lastFrameUpdateMs: 0, maxFrameUpdateMs: 0, frameUpdates: 0, staleFrames: 0, invalidMessages: 0, lastFrameParts: { data: 0, receive: 0, table: 0, matrix: 0, charts: 0, layout: 0 } };
+const stats: InspectorStats = { lastFrameUpdateMs: 0, maxFrameUpdateMs: 0, frameUpdates: 0, staleFrames: 0, invalidMessages: 0, lastFrameParts: { data: 0, receive: 0, table: 0, matrix: 0, charts: 0, layout: 0, scene: 0 } };
 window.__inspectorStats = stats;
 
 class Inspector {
@@ -44,6 +45,8 @@ class Inspector {
   private readonly matrix = new MatrixView();
   private readonly findingsList: FindingsList;
   private readonly whatIf: WhatIfPanel;
+  private readonly scene: SceneView;
+  private findings: readonly FindingView[] = [];
   private readonly errorBanner = byId('error');
   private readonly readout = byId('frame-readout');
   private readonly energyValues = byId('energy-values');
@@ -73,6 +76,12 @@ class Inspector {
       button({ id: 'btn-export-json', label: 'JSON', title: 'Export this frame as JSON', onClick: () => this.conn.exportFrame(this.timeline.index, 'json') }),
       button({ id: 'btn-export-csv', label: 'CSV', title: 'Export this frame’s contacts as CSV', onClick: () => this.conn.exportFrame(this.timeline.index, 'csv') }),
     );
+    const saved = this.conn.getState();
+    this.scene = new SceneView(byId('panel-scene'), {
+      pickContacts: (keys) => this.table.select(keys),
+      stateChanged: () => this.saveState(),
+      exportPng: (url) => this.conn.exportChart('scene', url),
+    }, saved?.sceneView as SceneViewState | undefined);
     this.errorBanner.addEventListener('click', () => this.showError(''));
     new MutationObserver(() => { this.matrix.applyTheme(); if (this.view) this.matrix.show(this.view.islands, this.selectedIndices()); })
       .observe(document.body, { attributes: true, attributeFilter: ['class'] });
@@ -86,7 +95,9 @@ class Inspector {
       case 'series':
         if (m.requestId === this.seriesRequest) this.charts.setSeries(m.series, this.labels());
         return;
-      case 'whatIf': return this.whatIf.show(m.requestId, m.result);
+      case 'whatIf':
+        this.whatIf.show(m.requestId, m.result);
+        return this.scene.setWhatIf(m.result.index === this.view?.index ? m.result : undefined);
       case 'command': return this.command(m.command);
       case 'progress': return this.progress(m.message, m.fraction);
       case 'error':
@@ -101,6 +112,8 @@ class Inspector {
     this.data = m.timeline;
     this.view = undefined;
     this.autoKey = undefined;
+    this.findings = m.findings;
+    this.scene.setScene(m.scene);
     byId('session-title').textContent = m.info.title;
     byId('session-meta').textContent = `${m.info.source} · ${m.info.producer} · ${m.info.frameCount} frames · dt = ${m.info.dt.toPrecision(4)} s · ${m.info.file}`;
     document.title = `Contact Lens: ${m.info.title}`;
@@ -161,6 +174,10 @@ class Inspector {
     this.charts.setConvergence(v.residuals);
     this.charts.setCursor(v.index);
     const t4 = performance.now();
+    this.scene.setSelection(this.selectedIndices(), this.findingContacts(v.index), false);
+    this.scene.clearWhatIf();
+    this.scene.setFrame(v);
+    const t4s = performance.now();
     const it = v.iterations === null ? '–' : String(v.iterations);
     this.frameStatus.textContent = [`solver ${v.solver} · ${v.status} · ${it} iterations · ${v.contacts.length} contacts · ${v.islands.length} islands`, ...v.notes].join(' — ');
     this.frameStatus.classList.toggle('bad', v.status !== 'converged');
@@ -170,7 +187,7 @@ class Inspector {
     const t5 = performance.now();
     void document.body.offsetHeight;
     const t6 = performance.now();
-    stats.lastFrameParts = { data: this.conn.lastDataMs, receive: t1 - t0 - this.conn.lastDataMs, table: t2 - t1, matrix: t3 - t2, charts: t4 - t3, layout: t6 - t5 };
+    stats.lastFrameParts = { data: this.conn.lastDataMs, receive: t1 - t0 - this.conn.lastDataMs, table: t2 - t1, matrix: t3 - t2, charts: t4 - t3, layout: t6 - t5, scene: t4s - t4 };
     const ms = t6 - t0;
     stats.lastFrameUpdateMs = ms;
     stats.maxFrameUpdateMs = Math.max(stats.maxFrameUpdateMs, ms);
@@ -185,6 +202,10 @@ class Inspector {
       case 'togglePlay': return this.timeline.togglePlay();
       case 'finding': return this.timeline.finding(c.direction);
       case 'exportChart': return this.conn.exportChart('energy', this.charts.energyPng());
+      case 'exportSceneView': {
+        const url = this.scene.png();
+        return url ? this.conn.exportChart('scene', url) : this.showError('the scene view has no picture (WebGL could not start)');
+      }
       default: this.showError(`unknown command ${JSON.stringify((c as { name: unknown }).name)}`);
     }
   }
@@ -201,7 +222,13 @@ class Inspector {
   private selectionChanged(keys: readonly string[]): void {
     if (keys.length) this.requestSeries(keys); else { this.seriesRequest = -1; this.charts.setSeries([], new Map()); }
     if (this.view) this.matrix.show(this.view.islands, this.selectedIndices());
+    if (this.view) this.scene.setSelection(this.selectedIndices(), this.findingContacts(this.view.index));
     this.saveState();
+  }
+
+  /** Contacts named by the findings on session index i (highlighted in the scene view). */
+  private findingContacts(i: number): Set<number> {
+    return new Set(this.findings.filter((f) => f.index === i).flatMap((f) => f.contacts));
   }
 
   private requestSeries(keys: readonly string[]): void { this.seriesRequest = this.conn.series(keys); }
@@ -221,7 +248,7 @@ class Inspector {
   }
 
   private saveState(): void {
-    if (this.source) this.conn.setState({ source: this.source, index: this.timeline.index, selectedContacts: [...this.table.selected] });
+    if (this.source) this.conn.setState({ source: this.source, index: this.timeline.index, selectedContacts: [...this.table.selected], sceneView: { ...this.scene.state } });
   }
 
   private showError(text: string): void {

@@ -201,7 +201,8 @@ export async function launchBrowser(run, { consoleLog, viewport = { width: 1600,
     headless: true,
     viewport,
     env: isolatedEnv(run),
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    // software WebGL (ANGLE on SwiftShader) for the inspector's scene view
+    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--disable-default-apps', '--disable-dev-shm-usage'],
   });
   // playwright starts chromium detached (its own process group) but does not expose the pid: find our child

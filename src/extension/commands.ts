@@ -115,5 +115,6 @@ export function registerCommands(inspectors: Inspectors, checks: CheckRunner, an
       return i.exportFrame(f);
     }),
     reg('contactLens.exportChart', () => { active()?.command({ name: 'exportChart' }); }),
+    reg('contactLens.exportSceneView', () => { active()?.command({ name: 'exportSceneView' }); }),
   ];
 }

@@ -116,7 +116,7 @@ export class Inspector implements vscode.Disposable {
   private sendInit(): void {
     const o = this.opened;
     if (!o) return;
-    this.post({ type: 'init', version: PROTOCOL_VERSION, source: this.source, info: o.info, timeline: o.timeline, findings: o.findings, settings: { playbackFps: playbackFps() }, index: this.index, ...(this.autoplay ? { play: true } : {}) });
+    this.post({ type: 'init', version: PROTOCOL_VERSION, source: this.source, info: o.info, timeline: o.timeline, findings: o.findings, settings: { playbackFps: playbackFps() }, index: this.index, scene: o.scene, ...(this.autoplay ? { play: true } : {}) });
   }
 
   private post(m: HostMessage): void {

@@ -70,6 +70,7 @@ export function inspectorHtml(o: InspectorHtmlOptions): string {
     <div id="frame-tools" class="buttons" aria-label="export frame"></div>
   </section>
   <div id="frame-status" class="muted"></div>
+  <section class="panel" id="panel-scene" aria-label="scene view"></section>
   <main class="layout">
     <section class="panel" id="panel-contacts">
       <h2>Contacts <span id="contacts-count" class="muted"></span> <span class="muted hint">click a row to plot its λ, click a header to sort</span></h2>

@@ -5,6 +5,7 @@
  */
 
 import type { HeatMap } from './heatMap.js';
+import type { SceneFrame, SceneInfo, WhatIfContactScene } from './scene.js';
 
 /** 2: island A travels as heat-map levels (a Uint8Array) instead of numbers. */
 export const PROTOCOL_VERSION = 2;
@@ -121,6 +122,8 @@ export interface FrameView {
   readonly contacts: readonly ContactView[];
   readonly islands: readonly IslandView[];
   readonly notes: readonly string[];
+  /** Body poses for the scene view (./scene.ts); absent when the host sends none. */
+  readonly scene?: SceneFrame;
 }
 
 export interface ContactSeries {
@@ -147,6 +150,8 @@ export interface WhatIfContact {
   readonly alternativeT: number;
   /** max |λ_alt − λ_rec| over the contact's three components. */
   readonly difference: number;
+  /** For the scene view's what-if ghost (./scene.ts): the contact's post-step velocities. */
+  readonly scene?: WhatIfContactScene;
 }
 
 export interface WhatIfView {
@@ -164,7 +169,9 @@ export type InspectorCommand =
   | { readonly name: 'goto'; readonly index: number }
   | { readonly name: 'togglePlay' }
   | { readonly name: 'finding'; readonly direction: 1 | -1 }
-  | { readonly name: 'exportChart' };
+  | { readonly name: 'exportChart' }
+  /** Export the scene view (3D) as PNG. */
+  | { readonly name: 'exportSceneView' };
 
 export interface ViewSettings {
   /** Frames per second during playback. */
@@ -174,7 +181,7 @@ export interface ViewSettings {
 // ─── host → webview ─────────────────────────────────────────────────────────────────────────────────
 export type HostMessage =
   /** `play`: start playback from `index` once shown (▶ Run). */
-  | { readonly type: 'init'; readonly version: number; readonly source: SessionSource; readonly info: SessionInfo; readonly timeline: Timeline; readonly findings: readonly FindingView[]; readonly settings: ViewSettings; readonly index: number; readonly play?: boolean }
+  | { readonly type: 'init'; readonly version: number; readonly source: SessionSource; readonly info: SessionInfo; readonly timeline: Timeline; readonly findings: readonly FindingView[]; readonly settings: ViewSettings; readonly index: number; readonly play?: boolean; readonly scene?: SceneInfo }
   | { readonly type: 'frame'; readonly requestId: number; readonly view: FrameView }
   | { readonly type: 'series'; readonly requestId: number; readonly series: readonly ContactSeries[] }
   | { readonly type: 'whatIf'; readonly requestId: number; readonly result: WhatIfView }
@@ -202,4 +209,6 @@ export interface WebviewState {
   readonly source: SessionSource;
   readonly index: number;
   readonly selectedContacts: readonly string[];
+  /** The scene view's camera and options (webview/sceneView/), when it has been used. */
+  readonly sceneView?: { readonly [key: string]: unknown };
 }

@@ -4,6 +4,7 @@
  */
 import type { HostMessage, WebviewMessage, WhatIfOptions } from './inspector.js';
 import { MAX_SOLVER_ITERATIONS, PROTOCOL_VERSION, SOLVER_NAMES } from './inspector.js';
+import { POSE_STRIDE } from './scene.js';
 
 export class ProtocolError extends Error {
   constructor(readonly field: string, detail: string) {
@@ -95,6 +96,27 @@ function island(v: unknown, field: string): void {
   int(h.nonFinite, `${field}.heat.nonFinite`);
 }
 
+const SHAPE_KINDS = ['sphere', 'box', 'plane', 'other'];
+/** The scene view's bodies (./scene.ts): a name, a static flag and a shape kind each. */
+function sceneInfo(v: unknown): void {
+  arr(obj(v, 'scene').bodies, 'scene.bodies').forEach((b, i) => {
+    const o = obj(b, `scene.bodies[${i}]`);
+    str(o.name, `scene.bodies[${i}].name`);
+    if (typeof o.static !== 'boolean') throw new ProtocolError(`scene.bodies[${i}].static`, 'must be a boolean');
+    const s = obj(o.shape, `scene.bodies[${i}].shape`);
+    if (!SHAPE_KINDS.includes(s.kind as string)) throw new ProtocolError(`scene.bodies[${i}].shape.kind`, `must be one of ${SHAPE_KINDS.join(', ')}`);
+  });
+}
+/** A frame's body poses (POSE_STRIDE numbers per body) and friction impulses (3 per contact), as Float64Arrays. */
+function sceneFrame(v: unknown, contacts: number): void {
+  const o = obj(v, 'view.scene');
+  const p = o.poses, fr = o.friction;
+  if (!(p instanceof Float64Array)) throw new ProtocolError('view.scene.poses', 'must be a Float64Array');
+  if (p.length % POSE_STRIDE !== 0) throw new ProtocolError('view.scene.poses', `must have ${POSE_STRIDE} numbers per body, has ${p.length}`);
+  if (!(fr instanceof Float64Array)) throw new ProtocolError('view.scene.friction', 'must be a Float64Array');
+  if (fr.length !== 3 * contacts) throw new ProtocolError('view.scene.friction', `must have 3 numbers per contact (${3 * contacts}), has ${fr.length}`);
+}
+
 function validateTimeline(v: unknown, n: number): void {
   const t = obj(v, 'timeline');
   for (const k of ['frame', 'time', 'contacts', 'iterations', 'residual', 'kinetic', 'potential', 'total', 'kappa', 'maxDepth']) numOrNullArray(t[k], `timeline.${k}`, n);
@@ -124,6 +146,7 @@ export function validateHostMessage(v: unknown): HostMessage {
       finite(obj(m.settings, 'settings').playbackFps, 'settings.playbackFps');
       int(m.index, 'index');
       if (m.play !== undefined && typeof m.play !== 'boolean') throw new ProtocolError('play', 'must be a boolean');
+      if (m.scene !== undefined) sceneInfo(m.scene);
       break;
     }
     case 'frame': {
@@ -136,6 +159,7 @@ export function validateHostMessage(v: unknown): HostMessage {
       });
       arr(f.islands, 'view.islands').forEach((v, i) => island(v, `view.islands[${i}]`));
       numOrNullArray(f.residuals, 'view.residuals');
+      if (f.scene !== undefined) sceneFrame(f.scene, (f.contacts as unknown[]).length);
       break;
     }
     case 'series': int(m.requestId, 'requestId'); arr(m.series, 'series'); break;

@@ -6,6 +6,9 @@
 //     frames; the contacts table (λn) and the energy readout match numbers computed independently here from
 //     `node dist/cli.js simulate` (the JSONL frame's energy.total and solver.lambda); End → same check at the
 //     last frame (the ball rests on the ground: one contact)                           → 02-inspector.png
+//     ▶ Run plays; pause; the scene view (WebGL in the webview) shows the ball where the CLI recording has
+//     it at two frames (pixels read back at its projected position differ between the two) → 02b-scene-*.png;
+//     a click on the resting contact in 3D selects its table row
 //  3. open fault-restitution-target.scene.json, click its "🔍 Inspect" lens; #findings lists
 //     restitution-overshoot                                                             → 03-finding.png
 import { execFileSync } from 'node:child_process';
@@ -40,6 +43,30 @@ const parseReadout = (text) => {
   assert.ok(m, `unexpected #frame-readout text: ${JSON.stringify(text)}`);
   return { frame: Number(m[1]), count: Number(m[2]), time: Number(m[3]) };
 };
+
+/** Page coordinates (inside the webview frame) of a world point in the scene view's camera. */
+const project = (frame, p) => frame.evaluate((q) => window.__sceneView.project(q), p);
+
+/** The scene canvas pixel [r, g, b] at webview-page coordinates (read back from the WebGL canvas). */
+const scenePixel = (frame, x, y) => frame.evaluate(([px, py]) => {
+  const c = document.getElementById('scene-canvas');
+  const r = c.getBoundingClientRect();
+  const o = document.createElement('canvas');
+  o.width = 1; o.height = 1;
+  const ctx = o.getContext('2d');
+  ctx.imageSmoothingEnabled = false;
+  ctx.drawImage(c, Math.floor(((px - r.left - scrollX) * c.width) / r.width), Math.floor(((py - r.top - scrollY) * c.height) / r.height), 1, 1, 0, 0, 1, 1);
+  return Array.from(ctx.getImageData(0, 0, 1, 1).data.slice(0, 3));
+}, [x, y]);
+
+const differ = (a, b) => a.some((x, i) => Math.abs(x - b[i]) > 24);
+
+/** Moves the timeline slider to session `index` and waits until the readout shows `frameNo`. */
+async function showFrame(frame, index, frameNo) {
+  await frame.locator('#timeline-slider').evaluate((s, i) => { s.value = String(i); s.dispatchEvent(new Event('input')); }, index);
+  await readoutWhere(frame, (r) => r.frame === frameNo, `frame ${frameNo}`);
+  await frame.waitForTimeout(300); // the frame view follows the readout by one message
+}
 
 const parseEnergy = (text) => {
   const get = (k) => {
@@ -166,6 +193,38 @@ export async function run({ page, workspace, repo, shot, step }) {
   const moved = await readoutWhere(playing, (r) => r.frame >= 10, 'frame ≥ 10 while playing');
   assert.match((await playing.locator('#btn-play').textContent()) ?? '', /Pause/, 'the play button offers Pause while playing');
   step(`▶ Run plays: "${await playing.locator('#frame-readout').textContent()}" (frame ${moved.frame} without a key press)`);
+
+  // The scene view: the ball where the recording has it, at two frames; a click on a contact selects its row
+  await playing.locator('#btn-play').click();
+  await playing.waitForFunction(() => /Play/.test(document.getElementById('btn-play').textContent));
+  assert.equal(await playing.evaluate(() => window.__sceneView?.webgl), true, 'the scene view has WebGL in the real webview');
+  const ballIndex = rec.header.bodies.findIndex((b) => b.name === 'ball');
+  const frameNos = [...rec.frames.keys()].sort((a, b) => a - b);
+  const high = frameNos[0], low = frameNos.find((n) => rec.frames.get(n).contacts.length > 0);
+  const at = {};
+  for (const n of [high, low]) {
+    await showFrame(playing, frameNos.indexOf(n), n);
+    const x = rec.frames.get(n).bodies[ballIndex].x;
+    at[n] = await project(playing, x);
+    assert.ok(at[n].visible, `frame ${n}: the ball at ${JSON.stringify(x)} is in view`);
+    await shot(`02b-scene-frame-${n}.png`);
+  }
+  // at the ball's projected centre in each frame: the ball's colour there, something else after it moved
+  await showFrame(playing, frameNos.indexOf(high), high);
+  const hiAtHi = await scenePixel(playing, at[high].x, at[high].y);
+  await showFrame(playing, frameNos.indexOf(low), low);
+  const hiAtLow = await scenePixel(playing, at[high].x, at[high].y);
+  assert.ok(differ(hiAtHi, hiAtLow), `the pixel where the ball is at frame ${high} (rgb ${hiAtHi}) changes when it has fallen (frame ${low}: rgb ${hiAtLow})`);
+  step(`scene view: ball at frame ${high} drawn at (${at[high].x.toFixed(0)}, ${at[high].y.toFixed(0)}) rgb ${hiAtHi}; at frame ${low} that pixel is rgb ${hiAtLow}`);
+  // click the contact of frame `low` in 3D: its table row is selected
+  const contact = rec.frames.get(low).contacts[0];
+  const cp = await project(playing, contact.point);
+  const box = await playing.locator('#scene-canvas').evaluate((c) => { const r = c.getBoundingClientRect(); return { left: r.left + scrollX, top: r.top + scrollY }; });
+  await playing.locator('#scene-canvas').click({ position: { x: cp.x - box.left, y: cp.y - box.top } });
+  await playing.locator('#contacts-table tbody tr.selected').waitFor({ timeout: 15_000 });
+  assert.deepEqual(await playing.locator('#contacts-table tbody tr.selected').evaluateAll((rows) => rows.map((r) => r.dataset.index)), ['0']);
+  step(`click on the contact in 3D at frame ${low}: table row 0 selected`);
+  await shot('02c-scene-picked.png');
 
   // 3. Findings of the deliberate fault (close everything first: the sphere-drop editor's lenses stay visible)
   await runCommand(page, 'View: Close All Editors');

@@ -14,6 +14,7 @@ import { parseSceneFile } from '../../src/format/scene.js';
 import { PROTOCOL_VERSION } from '../../src/protocol/inspector.js';
 import type { FrameView, HostMessage, SessionSource, WebviewMessage, WebviewState } from '../../src/protocol/inspector.js';
 import { validateWebviewMessage } from '../../src/protocol/validate.js';
+import type { SceneInfo } from '../../src/protocol/scene.js';
 
 export const ROOT = resolve(__dirname, '../..');
 export const CHROMIUM = '/usr/lib/chromium/chromium';
@@ -35,7 +36,8 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM, headless: true,
     env: { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') },
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    // software WebGL for the scene view: ANGLE on SwiftShader (Chromium wants the "unsafe" opt-in for it)
+    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
 }
 
@@ -128,6 +130,8 @@ export interface OpenOptions {
   /** Synthetic frame views instead of the model's (performance / virtualisation tests). */
   readonly frameFor?: (index: number) => FrameView;
   readonly viewport?: { width: number; height: number };
+  /** Bodies for the scene view instead of the model's (synthetic frames). */
+  readonly scene?: SceneInfo;
 }
 
 export interface Received { readonly at: number; readonly message: WebviewMessage }
@@ -142,6 +146,7 @@ export class FakeHost {
   holdSeeks = false;
   readonly heldSeeks: Extract<WebviewMessage, { type: 'seek' }>[] = [];
   frameFor: ((index: number) => FrameView) | undefined;
+  scene: SceneInfo | undefined;
 
   private constructor(readonly page: Page, readonly model: InspectorModel, readonly source: SessionSource, private readonly index: number) {}
 
@@ -149,6 +154,7 @@ export class FakeHost {
     const page = await browser.newPage({ viewport: o.viewport ?? { width: 1400, height: 1000 } });
     const host = new FakeHost(page, model, source, o.index ?? 0);
     host.frameFor = o.frameFor;
+    host.scene = o.scene;
     page.on('console', (m) => host.console.push(`${m.type()}: ${m.text()}`));
     page.on('pageerror', (e) => host.pageErrors.push(String(e)));
     await page.exposeFunction('__cspViolation', (text: string) => { host.cspViolations.push(text); });
@@ -194,7 +200,7 @@ export class FakeHost {
 
   initMessage(): HostMessage {
     const { model } = this;
-    return { type: 'init', version: PROTOCOL_VERSION, source: this.source, info: model.info, timeline: model.timeline, findings: model.findings, settings: { playbackFps: 30 }, index: this.index };
+    return { type: 'init', version: PROTOCOL_VERSION, source: this.source, info: model.info, timeline: model.timeline, findings: model.findings, settings: { playbackFps: 30 }, index: this.index, scene: this.scene ?? model.scene };
   }
 
   frame(index: number): FrameView { return this.frameFor ? this.frameFor(index) : this.model.frameView(index); }
@@ -262,6 +268,28 @@ export class FakeHost {
       for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
       return n;
     });
+  }
+
+  /** The scene view's canvas pixel [r, g, b] at page (CSS pixel) coordinates, read back from the WebGL canvas. */
+  async scenePixel(x: number, y: number): Promise<[number, number, number]> {
+    return this.page.evaluate(([px, py]) => {
+      const g = globalThis as any;
+      const c = g.document.getElementById('scene-canvas');
+      const r = c.getBoundingClientRect();
+      const cx = Math.floor(((px - r.left - g.scrollX) * c.width) / r.width), cy = Math.floor(((py - r.top - g.scrollY) * c.height) / r.height);
+      const o = g.document.createElement('canvas');
+      o.width = 1; o.height = 1;
+      const ctx = o.getContext('2d');
+      ctx.imageSmoothingEnabled = false;
+      ctx.drawImage(c, cx, cy, 1, 1, 0, 0, 1, 1);
+      const d = ctx.getImageData(0, 0, 1, 1).data;
+      return [d[0], d[1], d[2]] as [number, number, number];
+    }, [x, y] as const);
+  }
+
+  /** Page coordinates of a world point in the scene view's current camera. */
+  async project(p: readonly [number, number, number]): Promise<{ x: number; y: number; visible: boolean }> {
+    return this.page.evaluate((q) => (globalThis as any).__sceneView.project(q), p as [number, number, number]);
   }
 
   /** Console errors/warnings that are CSP reports plus securitypolicyviolation events. */

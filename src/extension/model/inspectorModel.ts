@@ -23,6 +23,8 @@ import type {
 } from '../../protocol/inspector.js';
 import { MAX_MATRIX_ROWS } from '../../protocol/inspector.js';
 import { encodeHeatMap } from '../../protocol/heatMap.js';
+import type { SceneInfo } from '../../protocol/scene.js';
+import { sceneFrame, sceneInfo } from './sceneData.js';
 
 /** Largest island (contacts) whose κ is computed in the timeline pass; larger islands are left out there. */
 export const TIMELINE_KAPPA_MAX_CONTACTS = 40;
@@ -170,7 +172,12 @@ export class InspectorModel {
     /** Recording lines skipped while indexing (bad JSON, NaN, truncated last line), "file: line N: …". */
     readonly skipped: readonly string[],
     private readonly contactColumns: ContactColumns,
-  ) {}
+  ) {
+    this.scene = sceneInfo(session.header);
+  }
+
+  /** Body shapes for the scene view (sent with init). */
+  readonly scene: SceneInfo;
 
   /** Simulates a scenario (our engine) and diagnoses it in the same pass. */
   static fromScenario(desc: ScenarioDesc, file: string, diagnosis: Partial<DiagnosisOptions> = {}, progress?: Progress): InspectorModel {
@@ -271,6 +278,7 @@ export class InspectorModel {
     return {
       index: i, frame: f.frame, time: f.time, status: f.solver.status, solver: f.solver.name, iterations: finiteOrNull(f.solver.iterations),
       residuals: (f.solver.residuals ?? []).filter((x) => Number.isFinite(x)), contacts, islands, notes: d.notes,
+      scene: sceneFrame(this.scene.bodies.length, f),
     };
   }
 
@@ -287,6 +295,7 @@ export class InspectorModel {
       ...(options.tolerance !== undefined ? { tolerance: options.tolerance } : {}),
     } as SolveOptions;
     const r = whatIf(this.session, i, solve, options.warmStart === true);
+    const recorded = this.session.frame(i).contacts;
     const contacts: WhatIfView['contacts'][number][] = [];
     let recE = 0, altE = 0, recK = 0, altK = 0, status = 'converged', iterations = 0;
     for (const isl of r.islands) {
@@ -296,9 +305,13 @@ export class InspectorModel {
       iterations = Math.max(iterations, isl.alternative.result.iterations);
       isl.contacts.forEach((c, j) => {
         const a = isl.alternative.lambda, b = isl.recorded.lambda;
+        const { normal: n, t1, t2 } = recorded[c];
+        // ġ⁺ rows (n, t1, t2) of contact j back to a world vector: ġn·n + ġt1·t1 + ġt2·t2
+        const world = (g: Float64Array): [number, number, number] => [0, 1, 2].map((k) => g[3 * j] * n[k] + g[3 * j + 1] * t1[k] + g[3 * j + 2] * t2[k]) as [number, number, number];
         contacts.push({
           index: c, recordedN: b[3 * j], alternativeN: a[3 * j], recordedT: Math.hypot(b[3 * j + 1], b[3 * j + 2]),
           alternativeT: Math.hypot(a[3 * j + 1], a[3 * j + 2]), difference: isl.lambdaDifference[j],
+          scene: { recordedVelocity: world(isl.recorded.gapAfter), alternativeVelocity: world(isl.alternative.gapAfter) },
         });
       });
     }
@@ -313,7 +326,8 @@ export class InspectorModel {
 
   /** Frame i as JSON (the whole view) or CSV (one row per contact). */
   exportFrame(i: number, format: 'json' | 'csv'): string {
-    const v = this.frameView(i);
+    // the scene view's poses stay out of the export (it is the frame's solver data, as before)
+    const { scene: _scene, ...v } = this.frameView(i);
     if (format === 'json') {
       // the export carries each island's A at full precision instead of the heat map's colour levels
       const problems = this.session.detail(i).islands.map((isl) => isl.problem);

@@ -53,12 +53,12 @@ async function handle(id: number, r: WorkerRequest): Promise<WorkerResults[Worke
       const [s] = scenarioNamed(r.file, r.text, r.scenario);
       model?.close();
       model = InspectorModel.fromScenario(applyOverride(s.desc, r.override), r.file, r.diagnosis, progress);
-      return { info: model.info, timeline: model.timeline, findings: model.findings, skipped: model.skipped };
+      return { info: model.info, timeline: model.timeline, findings: model.findings, skipped: model.skipped, scene: model.scene };
     }
     case 'openRecording': {
       model?.close();
       model = await InspectorModel.fromRecording(r.file, r.diagnosis, progress);
-      return { info: model.info, timeline: model.timeline, findings: model.findings, skipped: model.skipped };
+      return { info: model.info, timeline: model.timeline, findings: model.findings, skipped: model.skipped, scene: model.scene };
     }
     case 'frame': return currentModel().frameView(r.index);
     case 'series': return currentModel().series(r.keys);

@@ -3,6 +3,7 @@
  * dist/worker.js, the same engine in-process but off the host's event loop). Plain types only.
  */
 import type { SolverName } from '../../engine/solvers/types.js';
+import type { SceneInfo } from '../../protocol/scene.js';
 import type { ContactSeries, FindingView, FrameView, SessionInfo, Timeline, WhatIfOptions, WhatIfView } from '../../protocol/inspector.js';
 
 export interface DiagnosisSettings {
@@ -58,6 +59,8 @@ export interface Opened {
   readonly timeline: Timeline;
   readonly findings: readonly FindingView[];
   readonly skipped: readonly string[];
+  /** Body shapes for the scene view. */
+  readonly scene: SceneInfo;
 }
 
 /** A scene file as the editor needs it: lens positions, problems, and the scenarios that are tests. */
