@@ -11,7 +11,7 @@
  * Colours come from the computed --vscode-* CSS variables (re-read on theme change).
  */
 import {
-  Chart, Legend, LinearScale, LineController, LineElement, LogarithmicScale, PointElement, Tooltip,
+  BarController, BarElement, Chart, Legend, LinearScale, LineController, LineElement, LogarithmicScale, PointElement, Tooltip,
   type ChartDataset, type Plugin,
 } from 'chart.js';
 import type { ContactSeries, FindingView, Timeline } from '../src/protocol/inspector.js';
@@ -19,7 +19,7 @@ import { ConvergencePlot, type PlotColors } from './convergencePlot.js';
 import { byId } from './format.js';
 import { frameTickLabel, frameTitle, roundFrameTicks } from './frameAxis.js';
 
-Chart.register(LineController, LineElement, PointElement, LinearScale, LogarithmicScale, Legend, Tooltip);
+Chart.register(LineController, LineElement, PointElement, BarController, BarElement, LinearScale, LogarithmicScale, Legend, Tooltip);
 
 /** Most points drawn per series; longer series keep the min and max of each of MAX_POINTS/2 buckets. */
 export const MAX_POINTS = 1000;
@@ -169,6 +169,8 @@ function line(label: string, data: XY[], color: string, extra: Partial<LineDatas
 
 export class Charts {
   readonly energy: LineChart;
+  /** Injected joules per frame by mechanism (stacked bars), cumulative injection and E − E₀ (lines, right axis). */
+  readonly injection: LineChart;
   readonly lambda: LineChart;
   readonly solver: LineChart;
   readonly kappa: LineChart;
@@ -184,6 +186,7 @@ export class Charts {
   constructor(private readonly seek: (index: number) => void) {
     this.applyDefaults();
     this.energy = this.timeChart('energy-chart', 'J', false);
+    this.injection = this.timeChart('injection-chart', 'J injected per frame', false, false, 'J (cumulative, E − E₀)');
     this.lambda = this.timeChart('lambda-chart', 'N·s', false);
     this.solver = this.timeChart('solver-chart', 'iterations', false, true);
     this.kappa = this.timeChart('kappa-chart', 'κ(A)', true);
@@ -211,7 +214,7 @@ export class Charts {
     };
   }
 
-  private timeChart(id: string, yTitle: string, logY: boolean, secondLogAxis = false): LineChart {
+  private timeChart(id: string, yTitle: string, logY: boolean, secondLogAxis = false, secondLinearAxis?: string): LineChart {
     const common = this.common();
     const tooltip = {
       ...common.plugins.tooltip,
@@ -241,6 +244,7 @@ export class Charts {
           },
           y: { type: logY ? 'logarithmic' : 'linear', position: 'left', title: { display: true, text: yTitle }, ticks: logY ? { ...FAST_TICKS, callback: logTick } : FAST_TICKS },
           ...(secondLogAxis ? { y1: { type: 'logarithmic' as const, position: 'right' as const, title: { display: true, text: 'residual' }, grid: { drawOnChartArea: false }, ticks: { ...FAST_TICKS, callback: logTick } } } : {}),
+          ...(secondLinearAxis ? { y1: { type: 'linear' as const, position: 'right' as const, title: { display: true, text: secondLinearAxis }, grid: { drawOnChartArea: false }, ticks: FAST_TICKS } } : {}),
         },
       },
       plugins: [frameCursor],
@@ -301,7 +305,7 @@ export class Charts {
     return { fg: this.pal.fg, grid: this.pal.grid, line: this.pal.blue, font: cssVar('--vscode-font-family', 'sans-serif') };
   }
 
-  private timeCharts(): LineChart[] { return [this.energy, this.lambda, this.solver, this.kappa]; }
+  private timeCharts(): LineChart[] { return [this.energy, this.injection, this.lambda, this.solver, this.kappa]; }
 
   private rebuild(): void {
     const t = this.timeline;
@@ -311,6 +315,7 @@ export class Charts {
       x.min = 0; x.max = max;
     }
     cursors.get(this.energy.canvas)!.markers = this.findings.map((f) => f.index);
+    cursors.get(this.injection.canvas)!.markers = this.findings.filter((f) => (f.kind ?? 'injection') === 'injection').map((f) => f.index);
     if (t) {
       const xs = t.frame.map((_, i) => i);
       const p = this.pal;
@@ -322,6 +327,9 @@ export class Charts {
         ...Object.entries(t.ledger).map(([name, ys], k) =>
           line(name, decimate(xs, ys), ledgerColors[k % ledgerColors.length], { borderWidth: 1, borderDash: [5, 3] })),
       ];
+      this.injection.data.datasets = this.injectionDatasets(t, xs) as unknown as LineDataset[];
+      (this.injection.options.scales!.y as { stacked?: boolean }).stacked = true;
+      (this.injection.options.scales!.x as { stacked?: boolean }).stacked = true;
       this.solver.data.datasets = [
         line('iterations', decimate(xs, t.iterations), p.blue, { yAxisID: 'y' }),
         line('final residual', decimate(xs, t.residual, MAX_POINTS, true), p.orange, { yAxisID: 'y1' }),
@@ -330,6 +338,33 @@ export class Charts {
     }
     this.fillLambda();
     for (const c of this.timeCharts()) c.update('none');
+  }
+
+  /**
+   * The diagnosis made visible: per-frame injected joules by mechanism as stacked bars (only frames with an
+   * injection, so 300 frames of 0 draw nothing), the cumulative injection and the total energy relative to
+   * frame 0 on the right axis — a 0.01–0.3 J gain per frame on a 490 J stack is invisible in absolute energy.
+   */
+  private injectionDatasets(t: Timeline, xs: number[]): ChartDataset[] {
+    const p = this.pal;
+    const colors: Record<string, string> = {
+      'restitution-overshoot': p.red, 'bias-injection': p.orange, 'overlap-push-out': p.yellow, 'position-correction': p.green,
+      'friction-positive-work': p.purple, 'socp-separation': p.blue, 'non-converged-solve': p.fg, 'integrator-drift': p.grid,
+    };
+    const inj = t.injection ?? {};
+    const bars: ChartDataset[] = Object.entries(inj).map(([m, ys]) => ({
+      type: 'bar', label: m, data: ys.flatMap((y, i) => (y > 0 ? [{ x: i, y }] : [])), backgroundColor: colors[m] ?? p.fg,
+      borderWidth: 0, barThickness: 3, yAxisID: 'y', stack: 'injection', parsing: false, normalized: true,
+    }) as unknown as ChartDataset);
+    const cumulative: (number | null)[] = [];
+    let acc = 0;
+    for (let i = 0; i < t.frame.length; i++) { for (const ys of Object.values(inj)) acc += ys[i] ?? 0; cumulative.push(acc); }
+    const e0 = t.total[0] ?? 0;
+    return [
+      ...bars,
+      line('cumulative injected', decimate(xs, cumulative), p.red, { yAxisID: 'y1', borderWidth: 2, stack: 'cumulative' } as Partial<LineDataset>) as unknown as ChartDataset,
+      line('E − E₀', decimate(xs, t.total.map((e) => e - e0)), p.blue, { yAxisID: 'y1', borderWidth: 1, borderDash: [4, 3], stack: 'relative' } as Partial<LineDataset>) as unknown as ChartDataset,
+    ];
   }
 
   private fillLambda(): void {

@@ -29,16 +29,25 @@ export class FindingsList {
       item.tabIndex = 0;
       item.setAttribute('role', 'button');
       const head = el('div', 'finding-head');
+      const kind = f.kind ?? 'injection';
+      item.classList.add(`severity-${f.severity ?? 'error'}`, `kind-${kind}`);
       head.append(
+        el('span', `badge ${f.severity ?? 'error'}`, kind === 'injection' ? (f.severity === 'warning' ? 'stabilisation' : 'injection') : kind),
         el('span', 'mechanism', f.mechanism),
-        el('span', 'joules', `+${num(f.joules)} J`),
+        el('span', 'joules', kind === 'injection' ? `+${num(f.joules)} J` : ''),
         el('span', 'muted', `frame ${f.frame} · t = ${f.time.toFixed(4)} s · contacts ${f.contacts.join(', ') || '–'}`),
       );
       item.append(head, el('div', 'explanation', f.explanation));
+      // the counterfactual re-solves are the centre of an injection finding: what each would have saved
+      const cf = f.counterfactual;
+      if (cf && cf.islands > 0) {
+        item.append(el('div', 'counterfactual', `exact re-solve of the same problem saves ${num(cf.exactSolve)} J · without stabilisation ${num(cf.noStabilisation)} J · restitution law ${num(cf.restitutionLaw)} J`));
+      }
+      if (f.inconsistent) item.append(el('div', 'inconsistent', 'rests on inconsistent data: λ does not explain this frame\'s velocity change'));
       item.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.stopPropagation(); this.open(f); } });
       return item;
     });
-    this.root.replaceChildren(...(this.items.length ? this.items : [el('div', 'muted', 'no findings: no frame gained energy')]));
+    this.root.replaceChildren(...(this.items.length ? this.items : [el('div', 'muted', 'no findings: no energy entered, nothing non-physical')]));
   }
 
   /** Marks the findings at session index i. */

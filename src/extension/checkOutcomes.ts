@@ -16,11 +16,13 @@ export function outcomeTitle(o: Outcome): string {
   if (o.state === 'error') return `⚠ check failed: ${o.message}`;
   const c = o.check;
   const failed = c.expectations.filter((x) => !x.ok);
-  if (c.findings.length > 0) {
-    const worst = c.findings.reduce((a, b) => (b.joules > a.joules ? b : a));
+  const errors = failingFindings(c);
+  if (errors.length > 0) {
+    const worst = errors.reduce((a, b) => (b.joules > a.joules ? b : a));
     const where = worst.contacts.length ? `, contact ${worst.contacts.slice(0, 3).join(', ')}${worst.contacts.length > 3 ? '…' : ''}` : '';
     const more = c.findings.length > 1 ? ` (+${c.findings.length - 1} more)` : '';
-    return `⚠ ${signed(worst.joules, 2)} J at frame ${worst.frame}${where}: ${worst.mechanism.replace(/-/g, ' ')}${more}`;
+    const what = worst.kind === 'injection' || worst.kind === undefined ? `${signed(worst.joules, 2)} J at frame ${worst.frame}` : `frame ${worst.frame}`;
+    return `⚠ ${what}${where}: ${worst.mechanism.replace(/-/g, ' ')}${more}`;
   }
   if (failed.length > 0) return `⚠ ${failed[0].kind}: ${failed[0].message}${failed.length > 1 ? ` (+${failed.length - 1} more)` : ''}`;
   const energy = c.expectations.find((x) => x.kind === 'energyNonIncreasing');
@@ -28,9 +30,18 @@ export function outcomeTitle(o: Outcome): string {
   return `✓ ${c.expectations.length} expectation${c.expectations.length === 1 ? '' : 's'} hold, no findings (ΔE ${signed(c.energyChange)} J)`;
 }
 
-export function outcomePassed(c: ScenarioCheck): boolean {
-  return c.findings.length === 0 && c.expectations.every((x) => x.ok);
+/** Findings that fail a check: errors (warnings such as a Baumgarte push-out or the convex model's lift are shown, not failed). */
+export function failingFindings(c: ScenarioCheck): ScenarioCheck['findings'] {
+  return c.findings.filter((f) => (f.severity ?? 'error') === 'error');
 }
+
+export function outcomePassed(c: ScenarioCheck): boolean {
+  return failingFindings(c).length === 0 && c.expectations.every((x) => x.ok);
+}
+
+const SEVERITY: Record<'error' | 'warning' | 'info', vscode.DiagnosticSeverity> = {
+  error: vscode.DiagnosticSeverity.Warning, warning: vscode.DiagnosticSeverity.Information, info: vscode.DiagnosticSeverity.Hint,
+};
 
 export class CheckOutcomes implements vscode.Disposable {
   private readonly byFile = new Map<string, Map<string, Outcome>>();
@@ -71,8 +82,8 @@ export class CheckOutcomes implements vscode.Disposable {
       for (const f of c.findings) {
         const head = new vscode.Range(toRange(c.range).start, toRange(c.range).start.translate(0, 1));
         const d = new vscode.Diagnostic(head,
-          `${c.scenario}: ${f.mechanism}: ${signed(f.joules)} J at frame ${f.frame}${f.contacts.length ? `, contact ${f.contacts.join(', ')}` : ''} — ${f.explanation}`,
-          vscode.DiagnosticSeverity.Warning);
+          `${c.scenario}: ${f.mechanism}: ${f.kind === 'injection' || f.kind === undefined ? `${signed(f.joules)} J ` : ''}at frame ${f.frame}${f.contacts.length ? `, contact ${f.contacts.join(', ')}` : ''} — ${f.explanation}`,
+          SEVERITY[f.severity ?? 'error']);
         d.source = 'contact-lens diagnose';
         d.code = f.mechanism;
         out.push(d);

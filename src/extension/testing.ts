@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { SceneAnalyzer } from './sceneAnalysis.js';
 import type { SceneAnalysis } from './worker/workerProtocol.js';
 import type { CheckRunner } from './checkRunner.js';
-import { outcomePassed } from './checkOutcomes.js';
+import { failingFindings, outcomePassed } from './checkOutcomes.js';
 import { SCENE_GLOB, toRange } from './ranges.js';
 import { recordCallbackTime, timedCallback } from './callbackTimes.js';
 import { performance } from 'node:perf_hooks';
@@ -96,14 +96,14 @@ export class SceneTests implements vscode.Disposable {
               m.location = new vscode.Location(item.uri!, toRange(c.expectationRanges[x.index] ?? c.range));
               msgs.push(m);
             });
-            c.findings.forEach((f) => {
-              const m = new vscode.TestMessage(`${f.mechanism}: +${f.joules.toPrecision(3)} J at frame ${f.frame}${f.contacts.length ? `, contact ${f.contacts.join(', ')}` : ''} — ${f.explanation}`);
+            failingFindings(c).forEach((f) => {
+              const m = new vscode.TestMessage(`${f.mechanism}: ${f.kind === 'injection' || f.kind === undefined ? `+${f.joules.toPrecision(3)} J ` : ''}at frame ${f.frame}${f.contacts.length ? `, contact ${f.contacts.join(', ')}` : ''} — ${f.explanation}`);
               m.location = new vscode.Location(item.uri!, toRange(c.range));
               msgs.push(m);
             });
             run.failed(item, msgs, Date.now() - t0);
             if (inspect) {
-              const failFrame = c.findings[0]?.index ?? Math.max(0, (c.expectations.find((x) => !x.ok)?.frame ?? 1) - 1);
+              const failFrame = failingFindings(c)[0]?.index ?? Math.max(0, (c.expectations.find((x) => !x.ok)?.frame ?? 1) - 1);
               this.inspectors.openScenario(item.uri.fsPath, name, failFrame);
             }
           }

@@ -95,6 +95,7 @@ export function inspectorHtml(o: InspectorHtmlOptions): string {
     </div>
     <div class="column">
       ${chartPanel('panel-energy', 'energy-chart', 'Energy (J)', 'kinetic, potential, total and energy-ledger parts per frame; dashed red lines = findings', '\n        <div id="energy-values"></div>')}
+      ${chartPanel('panel-injection', 'injection-chart', 'Energy injection per frame (J)', 'joules each mechanism injected per frame (stacked bars, from the per-contact ledger and exact re-solves), cumulative injection and E − E₀ (right axis); dashed lines = findings')}
       ${chartPanel('panel-lambda', 'lambda-chart', 'Contact impulses λn, ‖λt‖ (N·s)', 'selected contacts over time (solid λn, dashed ‖λt‖)')}
       ${chartPanel('panel-solver', 'solver-chart', 'Solver iterations and final residual', 'iterations (left) and final residual (right, log) per frame')}
       ${chartPanel('panel-kappa', 'kappa-chart', 'Condition number κ(A)', 'κ(A) of the worst island per frame (log)')}

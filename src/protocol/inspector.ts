@@ -44,6 +44,11 @@ export interface Timeline {
   readonly total: readonly number[];
   /** Energy-ledger parts per frame (J), by name (e.g. normalWork, frictionWork, biasWork); may be empty. */
   readonly ledger: { readonly [part: string]: readonly (number | null)[] };
+  /**
+   * Energy injected per frame (J) by mechanism, from the diagnosis' ledger and counterfactual re-solves
+   * (docs/physics.md, "Diagnosis"); 0 where a mechanism injected nothing. Absent in old sessions.
+   */
+  readonly injection?: { readonly [mechanism: string]: readonly number[] };
   /** κ(A) estimate of the frame's worst island (null: no contacts or no pre-solve state). */
   readonly kappa: readonly (number | null)[];
   readonly maxDepth: readonly number[];
@@ -58,6 +63,13 @@ export interface FindingView {
   readonly mechanism: string;
   readonly joules: number;
   readonly explanation: string;
+  /** injection (energy entered), non-physical (no gain yet) or inconsistent (the recording's data). */
+  readonly kind?: 'injection' | 'non-physical' | 'inconsistent';
+  readonly severity?: 'error' | 'warning' | 'info';
+  /** Joules each counterfactual exact re-solve saves in this frame (injections with a re-solve). */
+  readonly counterfactual?: { readonly exactSolve: number; readonly noStabilisation: number; readonly restitutionLaw: number; readonly islands: number };
+  /** The frame failed the recording consistency check. */
+  readonly inconsistent?: boolean;
 }
 
 export interface ContactView {

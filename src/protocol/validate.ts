@@ -124,6 +124,10 @@ function validateTimeline(v: unknown, n: number): void {
   if (s.length !== n) throw new ProtocolError('timeline.status', `must have ${n} entries`);
   const ledger = obj(t.ledger, 'timeline.ledger');
   for (const k of Object.keys(ledger)) numOrNullArray(ledger[k], `timeline.ledger.${k}`, n);
+  if (t.injection !== undefined) {
+    const inj = obj(t.injection, 'timeline.injection');
+    for (const k of Object.keys(inj)) numOrNullArray(inj[k], `timeline.injection.${k}`, n);
+  }
 }
 
 /** Validates a message the host sent (the webview calls this). */

@@ -10,7 +10,7 @@ import type { ContactView, FrameView, WhatIfView } from '../../src/protocol/insp
 import { POSE_STRIDE, type SceneInfo } from '../../src/protocol/scene.js';
 import { el, num, vec3 } from '../format.js';
 import { niceStep } from '../niceStep.js';
-import { button, checkbox, checkedOf, dropdown, valueOf } from '../toolkit.js';
+import { button, checkbox, checkedOf, dropdown, controlValue } from '../toolkit.js';
 import { BodyLayer } from './bodyLayer.js';
 import { ContactLayer, type GhostContact } from './contactLayer.js';
 import { OrbitCamera, type OrbitState } from './orbitCamera.js';
@@ -197,7 +197,7 @@ export class SceneView {
   get state(): SceneViewState {
     return {
       ...(this.orbit ? { camera: this.orbit.state } : {}),
-      colorMode: valueOf(this.colorSelect) as ColorMode, friction: checkedOf(this.frictionBox), normals: checkedOf(this.normalsBox), trail: checkedOf(this.trailBox), ghost: checkedOf(this.ghostBox),
+      colorMode: controlValue(this.colorSelect) as ColorMode, friction: checkedOf(this.frictionBox), normals: checkedOf(this.normalsBox), trail: checkedOf(this.trailBox), ghost: checkedOf(this.ghostBox),
       height: this.box.clientHeight, open: this.details.open,
     };
   }
@@ -306,7 +306,7 @@ export class SceneView {
     const v = this.view;
     if (this.renderer) this.renderer.setClearColor(new Color(this.colors.background), 1);
     this.bodies.applyColors(this.colors, this.selectedBodies);
-    const mode = valueOf(this.colorSelect) as ColorMode;
+    const mode = controlValue(this.colorSelect) as ColorMode;
     if (v) {
       this.contacts.update(v.contacts, v.scene?.friction, {
         colors: this.colors, colorOf: this.colorOf(mode, v.contacts), metresPerNs: this.metresPerNs, unit: this.unit,

@@ -5,7 +5,7 @@
  * one read of the recording); frame views, contact series and what-ifs are computed on demand.
  */
 import { Session } from '../../session/session.js';
-import { Diagnoser, frameEnergyParts, type DiagnosisOptions } from '../../session/diagnose.js';
+import { Diagnoser, frameEnergyParts, type DiagnosisOptions, type Finding } from '../../session/diagnose.js';
 import { STATIC_CONTACT_KINEMATICS, type ContactKinematics } from '../../session/contactKinematics.js';
 import { whatIf } from '../../session/whatIf.js';
 import { World } from '../../engine/world/world.js';
@@ -44,6 +44,7 @@ export type Progress = (message: string, fraction: number | null) => void;
 interface MutableTimeline {
   frame: number[]; time: number[]; contacts: number[]; status: SolverStatus[]; iterations: (number | null)[]; residual: (number | null)[];
   kinetic: number[]; potential: number[]; total: number[]; ledger: Record<string, (number | null)[]>; kappa: (number | null)[]; maxDepth: number[];
+  injection?: Record<string, number[]>;
 }
 
 function emptyTimeline(): MutableTimeline {
@@ -126,6 +127,15 @@ class ContactColumns {
   }
 }
 
+/** A session finding as the protocol carries it (index: the session position of its frame). */
+export function toFindingView(x: Finding, index: number): FindingView {
+  return {
+    index, frame: x.frame, time: x.time, contacts: x.contacts, mechanism: x.mechanism, joules: x.joules, explanation: x.explanation,
+    kind: x.kind, severity: x.severity, ...(x.inconsistent ? { inconsistent: true } : {}),
+    ...(x.counterfactual ? { counterfactual: { exactSolve: x.counterfactual.exactSolve, noStabilisation: x.counterfactual.noStabilisation, restitutionLaw: x.counterfactual.restitutionLaw, islands: x.counterfactual.islands } } : {}),
+  };
+}
+
 /** Accumulates the timeline, the contact columns and the diagnosis, one frame at a time, in order. */
 class TimelineBuilder {
   readonly t = emptyTimeline();
@@ -152,14 +162,16 @@ class TimelineBuilder {
     t.maxDepth.push(f.contacts.reduce((m, c) => Math.max(m, c.depth), 0));
     this.contacts.add(f);
     this.diag.add(f);
+    const injected = this.diag.frames[this.diag.frames.length - 1].injected;
+    const inj = (t.injection ??= Object.create(null) as Record<string, number[]>);
+    for (const [m, j] of injected) (inj[m] ??= new Array<number>(n).fill(0)).push(Number.isFinite(j) ? j : 0);
+    for (const col of Object.values(inj)) if (col.length === n) col.push(0);
     this.prev = f;
   }
   findings(): FindingView[] {
     const byFrame = new Map<number, number>();
     this.t.frame.forEach((fr, i) => { if (!byFrame.has(fr)) byFrame.set(fr, i); });
-    return this.diag.findings.map((x) => ({
-      index: byFrame.get(x.frame) ?? 0, frame: x.frame, time: x.time, contacts: x.contacts, mechanism: x.mechanism, joules: x.joules, explanation: x.explanation,
-    }));
+    return this.diag.findings.map((x) => toFindingView(x, byFrame.get(x.frame) ?? 0));
   }
 }
 

@@ -14,7 +14,7 @@ import { Diagnoser } from '../../session/diagnose.js';
 import type { ScenarioDesc } from '../../engine/world/types.js';
 import type { SolveOptions } from '../../engine/solvers/types.js';
 import { World } from '../../engine/world/world.js';
-import { InspectorModel } from '../model/inspectorModel.js';
+import { InspectorModel, toFindingView } from '../model/inspectorModel.js';
 import type { ScenarioCheck, SolverOverride, WorkerEnvelope, WorkerReply, WorkerRequest, WorkerResults } from './workerProtocol.js';
 
 if (!parentPort) throw new Error('simulationWorker.ts must run in a worker thread');
@@ -80,7 +80,7 @@ async function handle(id: number, r: WorkerRequest): Promise<WorkerResults[Worke
             if ((f.frame % every) === 0) progress(`${desc.name}: frame ${f.frame} / ${desc.frames}`, f.frame / desc.frames);
           },
         });
-        const findings = diag.findings.map((x) => ({ index: Math.max(0, x.frame - 1), frame: x.frame, time: x.time, contacts: x.contacts, mechanism: x.mechanism, joules: x.joules, explanation: x.explanation }));
+        const findings = diag.findings.map((x) => toFindingView(x, Math.max(0, x.frame - 1)));
         const results = checkAll(s.expectations, run);
         out.push({
           scenario: desc.name, range: s.range, expectationRanges: s.expectationRanges, frames: run.frames.length, timeMs: performance.now() - t0,
