@@ -22,7 +22,9 @@ export function peerHeader(scene: PeerScene, sim: PeerSimulation, options: Recor
   const header: RecordingHeader & Record<string, unknown> = {
     format: 'contact-lens-recording', version: 1, producer: sim.producer, units: 'SI',
     conventions: { up: 'z', quaternion: 'wxyz', normal: 'b-to-a', impulse: 'per-step' },
-    dt: scene.dt, gravity: scene.gravity, bodies, solver: sim.solver,
+    dt: scene.dt, gravity: scene.gravity, bodies,
+    // Also inside `solver` (free-form, kept by the reader): top-level x- fields are ignored when read.
+    solver: { ...sim.solver, 'x-lambda-source': sim.lambdaSource, 'x-pre-source': sim.preSource },
     'x-scene': scene.name,
     'x-lambda-source': sim.lambdaSource,
     'x-pre-source': sim.preSource,
