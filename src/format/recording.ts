@@ -216,14 +216,19 @@ function isNumericView(v: unknown): v is ArrayLike<number> {
   return ArrayBuffer.isView(v) && !(v instanceof DataView);
 }
 
-/** The header as one line (no newline). Keys in the documented order. */
+/**
+ * The header as one line (no newline). Keys in the documented order, then the writer's top-level vendor
+ * extensions (keys starting with "x-", docs/recording-format.md "How files are read"), which readers ignore.
+ */
 export function serializeHeader(h: RecordingHeader): string {
+  const vendor = Object.entries(h as unknown as Record<string, unknown>).filter(([k]) => k.startsWith('x-'));
   return toJsonLine({
     format: h.format, version: h.version, producer: { name: h.producer.name, version: h.producer.version }, units: h.units,
     conventions: { up: h.conventions.up, quaternion: h.conventions.quaternion, normal: h.conventions.normal, impulse: h.conventions.impulse },
     dt: h.dt, gravity: h.gravity,
     bodies: h.bodies.map((b) => ({ name: b.name, shape: b.shape, mass: b.mass, inertia: b.inertia, static: b.static })),
     solver: h.solver,
+    ...Object.fromEntries(vendor),
   });
 }
 

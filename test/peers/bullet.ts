@@ -24,7 +24,7 @@
 import type { RecordedBodyState, RecordedContact, RecordedPreState } from '../../src/format/recording.js';
 import type { Vec3 } from '../../src/engine/math/vec3.js';
 import { contactFrame, xyzwToWxyz } from './convert.js';
-import { fitFrameLambda, peerFitHeader } from './jolt.js';
+import { fitFrameLambda, peerFitHeader } from './fitFrame.js';
 import { packageVersion } from './packages.js';
 import type { PeerScene } from './scenes.js';
 import type { PeerEngine, PeerSimulation, PeerStep, RecorderOptions } from './types.js';

@@ -21,11 +21,10 @@
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { RecordedBodyState, RecordedContact, RecordedPreState, RecordingHeader } from '../../src/format/recording.js';
-import { preSolveBodyStates, toContactPoint } from '../../src/format/recording.js';
+import type { RecordedBodyState, RecordedContact, RecordedPreState } from '../../src/format/recording.js';
 import type { Vec3 } from '../../src/engine/math/vec3.js';
 import { contactFrame, xyzwToWxyz, yUpQuatToZUp, yUpToZUp, zUpQuatToYUp, zUpToYUp } from './convert.js';
-import { fitLambda } from './fitLambda.js';
+import { fitFrameLambda, peerFitHeader } from './fitFrame.js';
 import { packageVersion } from './packages.js';
 import type { PeerScene } from './scenes.js';
 import type { PeerEngine, PeerSimulation, PeerStep, RecorderOptions } from './types.js';
@@ -46,31 +45,6 @@ async function loadJolt(): Promise<JoltModule> {
     return await (mod.default as () => Promise<JoltModule>)();
   })();
   return loaded;
-}
-
-export function peerFitHeader(scene: PeerScene, name: string): RecordingHeader {
-  return {
-    format: 'contact-lens-recording', version: 1, producer: { name }, units: 'SI',
-    conventions: { up: 'z', quaternion: 'wxyz', normal: 'b-to-a', impulse: 'per-step' }, dt: scene.dt, gravity: scene.gravity,
-    bodies: [{ name: 'ground', shape: { plane: { normal: [0, 0, 1], offset: 0 } }, mass: null, inertia: null, static: true },
-      ...scene.bodies.map((b) => ({ name: b.name, shape: b.shape, mass: b.mass, inertia: b.inertia, static: false }))],
-  };
-}
-
-/** λ fitted to post − pre (6 numbers per body) for the frame's contacts. */
-export function fitFrameLambda(header: RecordingHeader, after: readonly RecordedBodyState[], pre: readonly RecordedPreState[], contacts: readonly RecordedContact[], fixedNormals?: readonly number[]): number[] {
-  if (contacts.length === 0) return [];
-  const st = preSolveBodyStates(header, { frame: 0, time: header.dt, bodies: after, pre, contacts, solver: { name: 'fit', status: 'max-iterations', lambda: [] } });
-  if (!st.ok) throw new Error(st.reason);
-  const target = new Float64Array(6 * after.length);
-  for (let i = 0; i < after.length; i++) {
-    if (header.bodies[i].static) continue;
-    for (let q = 0; q < 3; q++) {
-      target[6 * i + q] = after[i].v[q] - pre[i].v[q];
-      target[6 * i + 3 + q] = after[i].w[q] - pre[i].w[q];
-    }
-  }
-  return Array.from(fitLambda(st.bodies, contacts.map(toContactPoint), target, fixedNormals));
 }
 
 async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerSimulation> {

@@ -17,13 +17,12 @@
  *
  * Stabilisation off: contact_natural_frequency = 0 (no bias velocity from the soft-contact spring).
  */
-import RAPIER_DEFAULT from '@dimforge/rapier3d-compat';
+import type RAPIER_DEFAULT from '@dimforge/rapier3d-compat';
 import type { RecordedBodyState, RecordedContact, RecordedPreState } from '../../src/format/recording.js';
-import { preSolveBodyStates, toContactPoint, type RecordingHeader } from '../../src/format/recording.js';
 import { rotate } from '../../src/engine/math/quat.js';
 import type { Vec3 } from '../../src/engine/math/vec3.js';
 import { contactFrame } from './convert.js';
-import { fitLambda } from './fitLambda.js';
+import { fitFrameLambda, peerFitHeader } from './fitFrame.js';
 import { packageVersion } from './packages.js';
 import type { PeerScene } from './scenes.js';
 import type { PeerEngine, PeerSimulation, PeerStep, RecorderOptions } from './types.js';
@@ -42,16 +41,6 @@ async function loadRapier(): Promise<Rapier> {
     return R;
   })();
   return loaded;
-}
-
-/** Header bodies (mass/inertia) for rebuilding body states in the fit: same as recordPeer's header. */
-function fitHeader(scene: PeerScene): RecordingHeader {
-  return {
-    format: 'contact-lens-recording', version: 1, producer: { name: 'rapier' }, units: 'SI',
-    conventions: { up: 'z', quaternion: 'wxyz', normal: 'b-to-a', impulse: 'per-step' }, dt: scene.dt, gravity: scene.gravity,
-    bodies: [{ name: 'ground', shape: { plane: { normal: [0, 0, 1], offset: 0 } }, mass: null, inertia: null, static: true },
-      ...scene.bodies.map((b) => ({ name: b.name, shape: b.shape, mass: b.mass, inertia: b.inertia, static: false }))],
-  };
 }
 
 async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerSimulation> {
@@ -80,7 +69,7 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
   });
   const colliders = [groundCollider, ...bodies.map((b) => b.col)];
   const index = new Map(colliders.map((c, i) => [c.handle, i] as const));
-  const header = fitHeader(scene);
+  const header = peerFitHeader(scene, 'rapier');
 
   const state = (): RecordedBodyState[] => [
     { x: [0, 0, 0], q: [1, 0, 0, 0], v: [0, 0, 0], w: [0, 0, 0] },
@@ -130,17 +119,7 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
         });
       });
     }
-    let lambda: number[] = [];
-    if (contacts.length > 0) {
-      const st = preSolveBodyStates(header, { frame: 0, time: dt, bodies: after, pre, contacts, solver: { name: 'rapier', status: 'max-iterations', lambda: [] } });
-      if (!st.ok) throw new Error(st.reason);
-      const target = new Float64Array(6 * after.length);
-      for (let i = 1; i < after.length; i++) for (let q = 0; q < 3; q++) {
-        target[6 * i + q] = after[i].v[q] - pre[i].v[q];
-        target[6 * i + 3 + q] = after[i].w[q] - pre[i].w[q];
-      }
-      lambda = Array.from(fitLambda(st.bodies, contacts.map(toContactPoint), target, normals));
-    }
+    const lambda = fitFrameLambda(header, after, pre, contacts, normals);
     return { bodies: after, pre, contacts, lambda, iterations };
   };
 

@@ -7,8 +7,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { RecordingWriter } from '../../src/format/recordingFile.js';
-import type { RecordedBody, RecordingHeader } from '../../src/format/recording.js';
-import { peerScene, type PeerScene, type SceneName } from './scenes.js';
+import type { RecordingHeader } from '../../src/format/recording.js';
+import { peerScene, recordedBodies, type PeerScene, type SceneName } from './scenes.js';
 import { loadPeerEngine } from './engines.js';
 import type { PeerEngineName, PeerSimulation, RecorderOptions } from './types.js';
 
@@ -18,20 +18,25 @@ export interface RecordPeerOptions extends RecorderOptions {
 }
 
 export function peerHeader(scene: PeerScene, sim: PeerSimulation, options: RecorderOptions): RecordingHeader {
-  const bodies: RecordedBody[] = [
-    { name: 'ground', shape: { plane: { normal: [0, 0, 1], offset: 0 } }, mass: null, inertia: null, static: true },
-    ...scene.bodies.map((b) => ({ name: b.name, shape: b.shape, mass: b.mass, inertia: b.inertia, static: false })),
-  ];
+  const bodies = recordedBodies(scene);
   const header: RecordingHeader & Record<string, unknown> = {
     format: 'contact-lens-recording', version: 1, producer: sim.producer, units: 'SI',
     conventions: { up: 'z', quaternion: 'wxyz', normal: 'b-to-a', impulse: 'per-step' },
-    dt: scene.dt, gravity: scene.gravity, bodies, solver: sim.solver,
+    dt: scene.dt, gravity: scene.gravity, bodies,
+    // Also inside `solver` (free-form, kept by the reader): top-level x- fields are ignored when read.
+    solver: { ...sim.solver, 'x-lambda-source': sim.lambdaSource, 'x-pre-source': sim.preSource },
     'x-scene': scene.name,
     'x-lambda-source': sim.lambdaSource,
     'x-pre-source': sim.preSource,
     'x-status-label': options.status ?? 'engine',
   };
   return header;
+}
+
+/** The frame's `reason` when it is labelled max-iterations: what the engine's own verdict was. */
+function maxIterationsReason(converged: boolean | undefined): string {
+  if (converged === undefined) return 'fixed iteration count, no convergence test';
+  return converged ? 'label set by the recorder (status option); the engine met its own tolerance' : 'iteration limit reached';
 }
 
 export async function recordPeer(engine: PeerEngineName, sceneName: SceneName, options: RecordPeerOptions = {}): Promise<string> {
@@ -50,7 +55,7 @@ export async function recordPeer(engine: PeerEngineName, sceneName: SceneName, o
         frame: k, time: (k + 1) * scene.dt, bodies: s.bodies, ...(s.pre ? { pre: s.pre } : {}), contacts: s.contacts,
         solver: {
           name: sim.solver.name, status, iterations: s.iterations, lambda: s.lambda,
-          ...(status === 'max-iterations' ? { reason: s.converged === undefined ? 'fixed iteration count, no convergence test' : `iteration limit reached` } : {}),
+          ...(status === 'max-iterations' ? { reason: maxIterationsReason(s.converged) } : {}),
         },
       });
     }

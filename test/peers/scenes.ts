@@ -8,6 +8,7 @@
  */
 import type { Vec3 } from '../../src/engine/math/vec3.js';
 import type { Quat } from '../../src/engine/math/quat.js';
+import type { RecordedBody } from '../../src/format/recording.js';
 
 export type SceneName = 'stack' | 'bounce' | 'slide';
 export const SCENE_NAMES: readonly SceneName[] = ['stack', 'bounce', 'slide'];
@@ -71,4 +72,12 @@ export function peerScene(name: SceneName): PeerScene {
 
 export function isSceneName(s: string): s is SceneName {
   return (SCENE_NAMES as readonly string[]).includes(s);
+}
+
+/** The header bodies of every peer recording: the ground (static half-space z ≤ 0) first, then the scene's. */
+export function recordedBodies(scene: PeerScene): RecordedBody[] {
+  return [
+    { name: 'ground', shape: { plane: { normal: [0, 0, 1], offset: 0 } }, mass: null, inertia: null, static: true },
+    ...scene.bodies.map((b) => ({ name: b.name, shape: b.shape, mass: b.mass, inertia: b.inertia, static: false })),
+  ];
 }

@@ -403,6 +403,19 @@ describe('recording format: writer safety', () => {
     assert.equal(r.frameCount, 1);
     r.close();
   });
+
+  it('writes the header\'s top-level vendor extensions ("x-" keys) and the reader still opens the file without a warning', () => {
+    // Bug: serializeHeader wrote only the documented keys, so a writer's "x-lambda-source" was lost.
+    const file = tmpFile('vendor.rec.jsonl');
+    const h = { ...makeHeader(), 'x-lambda-source': 'fitted', 'x-acme': { island: 3 } } as RecordingHeader;
+    RecordingWriter.create(file, h).close();
+    const first = JSON.parse(fs.readFileSync(file, 'utf8').split('\n')[0]) as Record<string, unknown>;
+    assert.equal(first['x-lambda-source'], 'fitted');
+    assert.deepEqual(first['x-acme'], { island: 3 });
+    const r = RecordingReader.openSync(file);
+    assert.deepEqual(r.warnings, []);
+    r.close();
+  });
 });
 
 describe('recording format: the foreign-engine example and the documentation', () => {
