@@ -2,7 +2,7 @@ import { RecordingReader } from '../src/format/recordingFile.js';
 import { Diagnoser, frameEnergy } from '../src/session/diagnose.js';
 for (const file of process.argv.slice(2)) {
   const r = RecordingReader.openSync(file);
-  const d = new Diagnoser(r.header);
+  const d = new Diagnoser(r.header, { counterfactualTotalMs: Infinity, counterfactualBudgetMs: Infinity });
   const t0 = performance.now();
   let prevE: number | undefined; const rising: number[] = [];
   for (let i = 0; i < r.frameCount; i++) { const f = r.frame(i); const e = frameEnergy(r.header, f); if (prevE !== undefined && e - prevE > 1e-3) rising.push(f.frame); prevE = e; d.add(f); }

@@ -75,6 +75,12 @@ export function energyChange(p: ContactProblem, lambda: ArrayLike<number>, pe?: 
 
 function withB(p: ContactProblem, b: Float64Array): ContactProblem { return { ...p, b }; }
 
+/** Sort key of a contact: its lower body index first (the static world, −1, sorts with its partner). */
+function bodyKey(c: ContactPoint): number {
+  const lo = Math.min(c.bodyA < 0 ? c.bodyB : c.bodyA, c.bodyB < 0 ? c.bodyA : c.bodyB);
+  return lo * 1e6 + Math.max(c.bodyA, c.bodyB);
+}
+
 /**
  * Re-solves one island: `bodies` at solve time (all bodies of the frame), `contacts` the island's
  * contacts, `lambda` its recorded λ (3 per contact), `stabilisation` the speed s per contact,
@@ -84,6 +90,13 @@ export function islandCounterfactual(bodies: readonly BodyState[], contacts: rea
   restVelocityThreshold: number, dt: number, gravity: readonly number[], recordedB?: Float64Array): CounterfactualOutcome {
   const C = contacts.length;
   if (C > COUNTERFACTUAL_MAX_CONTACTS) return { ok: false, reason: `island of ${C} contacts is above the exact re-solve limit (${COUNTERFACTUAL_MAX_CONTACTS})` };
+  // contacts ordered by their bodies make A block-banded for stacks and chains, which the envelope Cholesky
+  // exploits (the energies do not depend on the order)
+  const order = contacts.map((_, i) => i).sort((i, j) => bodyKey(contacts[i]) - bodyKey(contacts[j]) || i - j);
+  if (order.some((o, i) => o !== i)) {
+    const perm3 = (x: Float64Array): Float64Array => { const y = new Float64Array(x.length); order.forEach((o, i) => { y[3 * i] = x[3 * o]; y[3 * i + 1] = x[3 * o + 1]; y[3 * i + 2] = x[3 * o + 2]; }); return y; };
+    return islandCounterfactual(bodies, order.map((o) => contacts[o]), perm3(lambda), Float64Array.from(order, (o) => stabilisation[o]), restVelocityThreshold, dt, gravity, recordedB ? perm3(recordedB) : undefined);
+  }
   const k = assembleJacobians(bodies, contacts, { dt, baumgarte: false, restVelocityThreshold, regularization: 0 });
   const law = denseProblem(k, contacts, 1e-12);
   const pe = potentialRows(k, gravity, dt);

@@ -181,10 +181,14 @@ export class Diagnoser {
   /** PGS with the Coulomb-disk law has no QP-SOCP lift; any other (or unknown) solver may. */
   private readonly convexSolver: boolean;
   private readonly nonPhysical: NonPhysicalDetector;
+  /** ½Σm|g|²Δt² over the dynamic bodies: the size of semi-implicit Euler's per-step residual. */
+  private readonly eulerResidual: number;
   private readonly seenFeatures = new Set<string>();
   /** Contacts of the previous frame (pair and feature id). */
   private prevKeys = new Set<string>();
   readonly findings: Finding[] = [];
+  /** The writer says its friction impulses are fitted, not the engine's. */
+  readonly fittedFriction: boolean;
   /** First frame whose data fails the consistency check, and how many frames failed. */
   consistency: { firstFrame: number; body: number; bug: WriterBug; text: string; frames: number; checked: number } | null = null;
   private checkedFrames = 0;
@@ -206,7 +210,13 @@ export class Diagnoser {
     this.prevEnergy = initialEnergy;
     // the convex QP-SOCP model's lift is named only for solvers known to solve it (ours, or a header saying so)
     this.convexSolver = s.name === 'newton' || s.name === 'ipm' || (s.name === 'pgs' && s.friction === 'cone') || s.friction === 'cone' || s.model === 'qp-socp';
-    this.nonPhysical = new NonPhysicalDetector({ speedTolerance: this.opt.speedTolerance, penetrationGrowth: this.opt.overlapDepth / 2 }, this.convexSolver);
+    const g2 = header.gravity[0] ** 2 + header.gravity[1] ** 2 + header.gravity[2] ** 2;
+    this.eulerResidual = header.bodies.reduce((a, b) => a + (b.static || b.mass === null ? 0 : 0.5 * b.mass * g2 * header.dt * header.dt), 0);
+    // λ fitted to the velocity change by the writer (an engine whose binding hides impulses): friction
+    // per contact is one of many splits that explain Δv, so its direction and cone are not judged
+    const source = typeof s['x-lambda-source'] === 'string' ? s['x-lambda-source'] : '';
+    this.fittedFriction = /^fitted|tangential: fitted/i.test(source);
+    this.nonPhysical = new NonPhysicalDetector({ speedTolerance: this.opt.speedTolerance, penetrationGrowth: this.opt.overlapDepth / 2, judgeFriction: !this.fittedFriction }, this.convexSolver);
   }
 
   /** Diagnoses the next frame (frames must come in order). */
@@ -293,7 +303,9 @@ export class Diagnoser {
       let cf: IslandCounterfactual | undefined;
       let recordedB: Float64Array | undefined;
       // an exact re-solve decides between the solve and the target; separation within the stabilisation's reach needs none
-      const needsSolve = excessE > 0.5 * etol || (frameRose && stabE + excessE <= 0.5 * etol);
+      // (a frame whose total rose always: in a stack the lift of the upper bodies is potential energy that no single
+      // contact's separation shows — only the island's exact re-solves measure it)
+      const needsSolve = excessE > 0.5 * etol || frameRose;
       if (useCf && needsSolve && (ms >= budget || this.cost.ms + ms >= total)) skipped.push(ms >= budget ? `per-frame re-solve budget of ${budget} ms used up` : `the diagnosis' re-solve budget of ${total} ms is used up (earlier frames took it)`);
       else if (useCf && needsSolve) {
         const lam = new Float64Array(3 * isl.contacts.length), s = new Float64Array(isl.contacts.length);
@@ -324,7 +336,7 @@ export class Diagnoser {
     for (const c of cs) {
       const x = L[c];
       // friction against maximal dissipation: positive work AND a component along the post-step slip
-      if (x.frictionWork > 0 && x.slipPower > 0) { fricW.set(c, x.frictionWork); fricSum += x.frictionWork; }
+      if (!this.fittedFriction && x.frictionWork > 0 && x.slipPower > 0) { fricW.set(c, x.frictionWork); fricSum += x.frictionWork; }
       if (x.stabilisation > 0) { stabW.set(c, x.stabilisation); stabSum += x.stabilisation; }
       if (!(x.excess > 0)) continue;
       const mu = this.current!.contacts[c].mu;
@@ -411,9 +423,20 @@ export class Diagnoser {
     if (ledger.positionCorrection > etol && ledger.delta > etol) { shares.add('position-correction', ledger.positionCorrection); reported.push('position-correction'); reportedJ += ledger.positionCorrection; }
     const rest = ledger.delta - reportedJ;
     const contactFree = f.contacts.length === 0;
-    if (ledger.delta > etol && rest > etol && ledger.integrator > etol && (contactFree || reported.length === 0)) {
-      shares.add('integrator-drift', Math.min(ledger.integrator, ledger.delta));
+    // semi-implicit Euler's own residual lies between −½Σm|g|²Δt² (free fall) and +½Σm|g|²Δt² (bodies held by
+    // contacts, whose kinetic-only contact work is −½m|g|²Δt²): only what exceeds it is the integrator's gain
+    const integratorGain = ledger.integrator - (contactFree ? -1 : 1) * this.eulerResidual;
+    // with pushing contacts, the integrator channel also holds the potential energy of bodies they lift (a stack's
+    // upper boxes): without an exact re-solve, an active stabilisation is the likelier cause than the integrator
+    const pushing = (ledger.contacts ?? []).some((c, i) => c.stabilisationSpeed > 0 && f.solver.lambda[3 * i] > 0);
+    if (ledger.delta > etol && rest > etol && integratorGain > etol && (contactFree || (reported.length === 0 && !pushing))) {
+      shares.add('integrator-drift', Math.min(integratorGain, ledger.delta));
       reported.push('integrator-drift');
+    } else if (ledger.delta > etol && reported.length === 0 && !contactFree) {
+      // the frame rose, no channel shows it and no re-solve could be made: name the likelier cause (unverified) — never silence
+      const m: InjectionMechanism = pushing ? 'bias-injection' : 'non-converged-solve';
+      shares.add(m, ledger.delta);
+      reported.push(m);
     }
     for (const m of reported) {
       const joules = shares.total.get(m) ?? 0;

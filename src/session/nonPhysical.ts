@@ -26,6 +26,8 @@ export interface NonPhysicalOptions {
   readonly speedTolerance: number;
   /** Penetration growth (m) over PENETRATION_WINDOW frames that is reported. */
   readonly penetrationGrowth: number;
+  /** Judge friction per contact (cone, direction); false when the writer fitted λt. */
+  readonly judgeFriction: boolean;
 }
 
 /** Relative tolerance of the cone test ‖λt‖ ≤ μλn (above rounding of a writer's float32 or solver tolerance). */
@@ -63,7 +65,7 @@ export class NonPhysicalDetector {
       const ln = lam[3 * c], lt = Math.hypot(lam[3 * c + 1], lam[3 * c + 2]);
       const manifold = pair.get(`${ct.a}|${ct.b}`)!;
       const manifoldOk = manifold.t <= manifold.mu * manifold.n * (1 + CONE_TOLERANCE) + 1e-12;
-      if (ln >= 0 && !manifoldOk && lt > ct.mu * ln * (1 + CONE_TOLERANCE) + 1e-12) {
+      if (this.opt.judgeFriction && ln >= 0 && !manifoldOk && lt > ct.mu * ln * (1 + CONE_TOLERANCE) + 1e-12) {
         const over = ln > 0 ? lt / (ct.mu * ln) : Infinity;
         out.push({ kind: 'cone-violation', severity: over > 1.05 ? 'error' : 'warning', contact: c,
           text: `‖λt‖ = ${lt.toPrecision(3)} N·s exceeds μλn = ${(ct.mu * ln).toPrecision(3)} N·s${Number.isFinite(over) ? ` (${over.toFixed(3)}×)` : ''}: outside Coulomb's friction cone` });
@@ -82,7 +84,7 @@ export class NonPhysicalDetector {
           }
         }
         const lt1 = lam[3 * c + 1], lt2 = lam[3 * c + 2];
-        if (L.slip > 10 * tol && lt > 1e-9) {
+        if (this.opt.judgeFriction && L.slip > 10 * tol && lt > 1e-9) {
           const cosine = L.slipPower / (lt * L.slip);
           if (cosine > 0.1 && (lt1 !== 0 || lt2 !== 0)) {
             out.push({ kind: 'friction-along-slip', severity: 'warning', contact: c,

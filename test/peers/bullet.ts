@@ -146,7 +146,9 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
     producer: { name: 'ammo.js (Bullet, ammojs-typed)', version: packageVersion('ammojs-typed') },
     solver: {
       name: 'bullet btSequentialImpulseConstraintSolver', maxIterations: iterations, erp: stab ? BULLET_ERP : 0, slop: 0, restVelocityThreshold: 0,
-      baumgarte: stab, splitImpulse, 'x-split-impulse-penetration-threshold': threshold,
+      // the format's splitImpulse means "no bias in v"; Bullet adds the ERP bias to v for every contact shallower
+      // than its split-impulse threshold (all contacts of these scenes), so the velocity bias is what it declares
+      baumgarte: stab, splitImpulse: false, 'x-bullet-split-impulse': splitImpulse, 'x-split-impulse-penetration-threshold': threshold,
     },
     lambdaSource: 'normal: engine (btManifoldPoint.getAppliedImpulse, N·s); tangential: fitted to the engine\'s velocity change with λn fixed (ammo.js does not expose the lateral friction impulses)',
     preSource: 'v_prev + dt·g at the previous pose (Bullet integrates gravity into v before collision detection and the solve)',

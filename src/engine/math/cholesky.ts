@@ -21,26 +21,43 @@ export interface CholeskyFactor {
   readonly regularization: number;
 }
 
+/** Row envelope scratch (first non-zero column of each row), grown on demand: no allocation per call. */
+let envelope = new Int32Array(0);
+
 /**
  * Factorises A + shift·I in place into `L`. Returns false on a non-positive or tiny pivot.
  * A is row-major n×n and symmetric; only its lower triangle is read.
+ * Envelope (skyline) Cholesky (George & Liu, Computer Solution of Large Sparse Positive Definite Systems,
+ * 1981, ch. 4): L keeps A's row envelope, so the products left of a row's first non-zero are skipped —
+ * they are exact zeros, so the factor is bit-identical to the dense loop, at a fraction of the cost for
+ * contact problems whose A is block-banded (stacks, chains).
  */
 export function choleskyInto(a: Float64Array, n: number, shift: number, L: Float64Array): boolean {
+  if (envelope.length < n) envelope = new Int32Array(n);
+  const first = envelope;
   let maxDiag = 0;
-  for (let i = 0; i < n; i++) maxDiag = Math.max(maxDiag, Math.abs(a[i * n + i] + shift));
+  for (let i = 0; i < n; i++) {
+    maxDiag = Math.max(maxDiag, Math.abs(a[i * n + i] + shift));
+    const ri = i * n;
+    let f = 0;
+    while (f < i && a[ri + f] === 0) f++;
+    first[i] = f;
+  }
   const tiny = PIVOT_RELATIVE_TOLERANCE * maxDiag;
   L.fill(0);
   for (let j = 0; j < n; j++) {
     let d = a[j * n + j] + shift;
-    const rj = j * n;
-    for (let k = 0; k < j; k++) d -= L[rj + k] * L[rj + k];
+    const rj = j * n, fj = first[j];
+    for (let k = fj; k < j; k++) d -= L[rj + k] * L[rj + k];
     if (!(d > tiny)) return false;
     const ljj = Math.sqrt(d);
     L[rj + j] = ljj;
     for (let i = j + 1; i < n; i++) {
+      const fi = first[i];
+      if (fi > j) continue; // outside row i's envelope: L[i][j] = 0
       const ri = i * n;
       let s = a[ri + j];
-      for (let k = 0; k < j; k++) s -= L[ri + k] * L[rj + k];
+      for (let k = fi > fj ? fi : fj; k < j; k++) s -= L[ri + k] * L[rj + k];
       L[ri + j] = s / ljj;
     }
   }
