@@ -154,7 +154,10 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
     producer: { name: 'mujoco-js', version: packageVersion('mujoco-js') },
     solver: {
       name: 'mujoco Newton (soft contacts, pyramidal cone)', maxIterations: iterations, tolerance: model.opt.tolerance,
-      baumgarte: stab, slop: 0, restVelocityThreshold: 0,
+      // No Baumgarte/ERP bias: the push-out comes from the soft-contact spring (x-soft-contact), which an
+      // ERP would misdescribe; baumgarte: false keeps a reader from rebuilding b with a default ERP.
+      baumgarte: false, slop: 0, restVelocityThreshold: 0,
+      'x-soft-contact': stab ? 'spring-damper (solref timeconst, dampratio; MuJoCo raises timeconst to at least 2·dt)' : 'damper only (no spring)',
       'x-solref': solref, 'x-restitution': `no coefficient in MuJoCo: contact damping ratio ${zeta.toFixed(4)} gives e = ${scene.e} for a free impact`,
     },
     lambdaSource: 'engine: efc_force of the contact\'s pyramid edges, converted to the contact frame (f_n = Σf, f_t = μ(f+ − f−)), × dt',
