@@ -113,6 +113,7 @@ export const DEFAULT_DIAGNOSIS: DiagnosisOptions = { energyTolerance: 1e-3, spee
 
 /** A contact's identity across frames: its bodies and the writer's feature id. */
 const contactKey = (c: RecordedFrame['contacts'][number]): string => `${c.a}|${c.b}|${c.feature ?? ''}`;
+const pairKey = (c: RecordedFrame['contacts'][number]): string => `${c.a}|${c.b}`;
 
 function num(v: unknown): number | undefined { return typeof v === 'number' && Number.isFinite(v) ? v : undefined; }
 
@@ -186,6 +187,8 @@ export class Diagnoser {
   private readonly seenFeatures = new Set<string>();
   /** Contacts of the previous frame (pair and feature id). */
   private prevKeys = new Set<string>();
+  /** Body pairs in contact in the previous frame (feature ids are not stable in every engine, e.g. MuJoCo). */
+  private prevPairs = new Set<string>();
   readonly findings: Finding[] = [];
   /** The writer says its friction impulses are fitted, not the engine's. */
   readonly fittedFriction: boolean;
@@ -236,7 +239,7 @@ export class Diagnoser {
     const ledger = frameLedger({
       header: this.header, frame: f, prev, prevEnergy: this.prevEnergy, energy, kinematics: kin,
       potentialPerImpulse: blocks ? potentialRows(blocks, this.header.gravity, this.header.dt) : null,
-      persistent: prev && prev.frame === f.frame - 1 ? (c) => this.prevKeys.has(contactKey(f.contacts[c])) : null,
+      persistent: prev && prev.frame === f.frame - 1 ? (c) => this.prevPairs.has(pairKey(f.contacts[c])) : null,
       preVelocities: bodies ? bodies.map((b) => ({ v: b.v, w: b.omega })) : null,
       restVelocityThreshold: rest, speedTolerance: this.opt.speedTolerance, stabilisation: this.stab,
     });
@@ -276,6 +279,7 @@ export class Diagnoser {
       this.findings.push(mark({ frame: f.frame, time: f.time, contacts: evs.slice(0, LISTED_CONTACTS).map((e) => e.contact), mechanism: kind, kind: 'non-physical', severity: worst.severity, joules: 0, explanation: `contact #${worst.contact}: ${worst.text}${more}` }));
     }
     this.prevKeys = new Set(f.contacts.map(contactKey));
+    this.prevPairs = new Set(f.contacts.map(pairKey));
     for (const k of this.prevKeys) this.seenFeatures.add(k);
     this.frames.push({ ledger, injected: shares.total });
     this.prev = f;
@@ -312,7 +316,7 @@ export class Diagnoser {
         isl.contacts.forEach((c, j) => {
           for (let r = 0; r < 3; r++) lam[3 * j + r] = f.solver.lambda[3 * c + r];
           // the stabilisation speed the data allows: declared bias, or the part of the separation a push-out explains
-          s[j] = this.stab.source === 'undeclared' ? Math.min(L[c].stabilisationSpeed, Math.max(0, L[c].separation - L[c].target)) : L[c].stabilisationSpeed;
+          s[j] = this.stab.source === 'undeclared' || this.stab.source === 'declared-soft' ? Math.min(L[c].stabilisationSpeed, Math.max(0, L[c].separation - L[c].target)) : L[c].stabilisationSpeed;
         });
         recordedB = f.b && f.b.length === 3 * f.contacts.length ? Float64Array.from(isl.contacts.flatMap((c) => [f.b![3 * c], f.b![3 * c + 1], f.b![3 * c + 2]])) : undefined;
         const out = islandCounterfactual(bodies, isl.contacts.map((c) => contacts[c]), lam, s, rest, this.header.dt, this.header.gravity, recordedB);
@@ -341,7 +345,7 @@ export class Diagnoser {
       if (!(x.excess > 0)) continue;
       const mu = this.current!.contacts[c].mu;
       // the (1+e)·v⁻ target at the impact (a contact new this frame), or an exact solve of a problem whose target differs from the law
-      const isNew = !this.prevKeys.has(contactKey(this.current!.contacts[c]));
+      const isNew = !this.prevPairs.has(pairKey(this.current!.contacts[c]));
       const restitutionTarget = isNew && x.target > 0 && x.separation >= 0.95 * (x.approach + x.target);
       const lift = this.convexSolver && x.slip > 10 * tol && Math.abs(x.separation - x.target - mu * x.slip) <= Math.max(10 * tol, 0.05 * mu * x.slip);
       if (restitutionTarget || (isNew && x.target > 0 && cf !== undefined && cf.recordedKkt <= RECORDED_EXACT_KKT)) { restW.set(c, x.excess); restSum += x.excess; }
@@ -468,8 +472,15 @@ export class Diagnoser {
     switch (m) {
       case 'restitution-overshoot':
         return `${J(joules)} above Newton's restitution law: ${what}${x && x.separation >= (1 + ct!.e) * x.approach * 0.95 ? ' — it leaves at (1+e) times the approach speed: −(1+e)·v⁻ was used as the target velocity instead of −e·v⁻ (docs/physics.md, "Restitution")' : ': the impulse overshoots the restitution law'}${spread}.${counter}${total}`;
-      case 'bias-injection':
-        return `${J(joules)} from the position correction: ${what ? `${what}, and the separation above it is within the stabilisation speed ${x!.stabilisationSpeed.toPrecision(3)} m/s (${x!.stabilisationSource === 'declared-bias' ? `declared ERP bias (ERP/Δt)·(depth − slop), depth ${(ct!.depth * 1000).toPrecision(3)} mm` : `push-out of ${(ct!.depth * 1000).toPrecision(3)} mm penetration: a Baumgarte bias or a soft-contact spring, recognised from the data`})` : 'penetration turned into separation speed'} — Baumgarte stabilisation turns overlap into kinetic energy (Catto, GDC 2005; split impulse or a position solve avoids it)${spread}.${counter}${total}`;
+      case 'bias-injection': {
+        const src = x?.stabilisationSource;
+        const why = !x ? 'penetration turned into separation speed'
+          : src === 'declared-soft' ? `${what}; the separation above it is the declared soft contact's spring pushing the ${(ct!.depth * 1000).toPrecision(3)} mm overlap apart`
+            : `${what}, and the separation above it is within the stabilisation speed ${x.stabilisationSpeed.toPrecision(3)} m/s (${src === 'declared-bias' ? `declared ERP bias (ERP/Δt)·(depth − slop), depth ${(ct!.depth * 1000).toPrecision(3)} mm` : `push-out of ${(ct!.depth * 1000).toPrecision(3)} mm penetration: a Baumgarte bias or a soft-contact spring, recognised from the data`})`;
+        const lesson = src === 'declared-soft' ? 'a soft contact (spring–damper) returns the energy it stored while compressed, which kinetic + potential energy does not hold (Todorov 2014)'
+          : 'Baumgarte stabilisation turns overlap into kinetic energy (Catto, GDC 2005; split impulse or a position solve avoids it)';
+        return `${J(joules)} from the position correction: ${why} — ${lesson}${spread}.${counter}${total}`;
+      }
       case 'overlap-push-out':
         return `${J(joules)} from pushing apart an initial overlap: ${what}; the contact appears ${ct ? (ct.depth * 1000).toPrecision(3) : '?'} mm deep and the position correction turns the overlap into separation speed${spread}.${counter}${total}`;
       case 'friction-positive-work':

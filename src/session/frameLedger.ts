@@ -30,10 +30,10 @@ import type { Vec3 } from '../engine/math/vec3.js';
 import type { ContactKinematics } from './contactKinematics.js';
 
 /** Where a contact's stabilisation speed comes from. */
-export type StabilisationSource = 'declared-bias' | 'declared-none' | 'inferred';
+export type StabilisationSource = 'declared-bias' | 'declared-none' | 'declared-soft' | 'inferred';
 
 export interface StabilisationModel {
-  readonly source: 'declared-bias' | 'declared-none' | 'undeclared';
+  readonly source: 'declared-bias' | 'declared-none' | 'declared-soft' | 'undeclared';
   readonly erp: number;
   readonly slop: number;
 }
@@ -43,6 +43,9 @@ export function stabilisationModel(header: RecordingHeader): StabilisationModel 
   const s = header.solver ?? { name: '' };
   const erp = typeof s.erp === 'number' && Number.isFinite(s.erp) ? s.erp : undefined;
   const slop = typeof s.slop === 'number' && Number.isFinite(s.slop) && s.slop >= 0 ? s.slop : 0;
+  // soft contacts (spring–damper, e.g. MuJoCo's solref; Todorov 2014) push overlaps apart without a velocity
+  // bias and without a per-step bound: any separation above the law is the spring's
+  if (s.contactModel === 'soft' || (typeof s['x-soft-contact'] === 'string' && /^spring/i.test(s['x-soft-contact']))) return { source: 'declared-soft', erp: 0, slop: 0 };
   if (s.splitImpulse === true || s.baumgarte === false || erp === 0) return { source: 'declared-none', erp: 0, slop };
   if (erp !== undefined && erp > 0) return { source: 'declared-bias', erp, slop };
   return { source: 'undeclared', erp: 0, slop: 0 };
@@ -150,6 +153,7 @@ export function contactLedger(k: ContactKinematics, lambda: ArrayLike<number>, c
   let s: number, source: StabilisationSource;
   if (model.source === 'declared-bias') { s = (model.erp / dt) * Math.max(0, depth - model.slop); source = 'declared-bias'; }
   else if (model.source === 'declared-none') { s = 0; source = 'declared-none'; }
+  else if (model.source === 'declared-soft') { s = depth > 0 || persistent ? Infinity : 0; source = 'declared-soft'; }
   // undeclared: a one-step position correction pushes out at most depth/Δt; a contact that persists from the
   // previous frame may be a soft contact (spring–damper, Todorov 2014) releasing the overlap it built up
   else { s = persistent ? Infinity : Math.max(0, depth) / dt; source = 'inferred'; }

@@ -157,6 +157,7 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
       // No Baumgarte/ERP bias: the push-out comes from the soft-contact spring (x-soft-contact), which an
       // ERP would misdescribe; baumgarte: false keeps a reader from rebuilding b with a default ERP.
       baumgarte: false, slop: 0, restVelocityThreshold: 0,
+      ...(stab ? { contactModel: 'soft' } : {}),
       'x-soft-contact': stab ? 'spring-damper (solref timeconst, dampratio; MuJoCo raises timeconst to at least 2·dt)' : 'damper only (no spring)',
       'x-solref': solref, 'x-restitution': `no coefficient in MuJoCo: contact damping ratio ${zeta.toFixed(4)} gives e = ${scene.e} for a free impact`,
     },

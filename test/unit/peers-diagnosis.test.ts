@@ -1,0 +1,117 @@
+/**
+ * The diagnosis on real engines' recordings (test/peers/: cannon-es, Rapier, Jolt, MuJoCo, Bullet from npm).
+ * The truth for each engine's stack comes from the controlled experiment in test/peers/README.md (re-runs
+ * with more iterations / stabilisation off): cannon-es — its SPOOK position term; Jolt — the truncated
+ * velocity solve; MuJoCo — the soft-contact spring; Bullet — Baumgarte (ERP) and the truncated solve;
+ * Rapier — nothing rises at its defaults.
+ */
+import assert from 'node:assert/strict';
+import { RecordingReader } from '../../src/format/recordingFile.js';
+import type { RecordedFrame, RecordingHeader } from '../../src/format/recording.js';
+import { Diagnoser, frameEnergy, type Finding } from '../../src/session/diagnose.js';
+import { recordPeer, type RecordPeerOptions } from '../peers/recordPeer.js';
+import type { PeerEngineName } from '../peers/types.js';
+import type { SceneName } from '../peers/scenes.js';
+
+async function load(engine: PeerEngineName, scene: SceneName, options: RecordPeerOptions = {}): Promise<{ header: RecordingHeader; frames: RecordedFrame[] }> {
+  const file = await recordPeer(engine, scene, options);
+  const r = RecordingReader.openSync(file);
+  try {
+    assert.equal(r.errorCount, 0, `${engine} ${scene}: skipped lines`);
+    return { header: r.header, frames: Array.from({ length: r.frameCount }, (_, i) => r.frame(i)) };
+  } finally { r.close(); }
+}
+
+/** Diagnoses with every counterfactual re-solve allowed (the budgets bound the time, not the verdict tested here). */
+function run(header: RecordingHeader, frames: readonly RecordedFrame[]): { findings: Finding[]; rising: number[] } {
+  const d = new Diagnoser(header, { counterfactualTotalMs: Number.POSITIVE_INFINITY, counterfactualBudgetMs: Number.POSITIVE_INFINITY });
+  const rising: number[] = [];
+  let prev: number | undefined;
+  for (const f of frames) {
+    const e = frameEnergy(header, f);
+    if (prev !== undefined && e - prev > 1e-3) rising.push(f.frame);
+    prev = e;
+    d.add(f);
+  }
+  return { findings: d.findings, rising };
+}
+
+const relabel = (frames: readonly RecordedFrame[], status: 'converged' | 'max-iterations'): RecordedFrame[] => frames.map((f) => ({ ...f, solver: { ...f.solver, status } }));
+
+const TRUTH: Partial<Record<PeerEngineName, readonly string[]>> = {
+  cannon: ['bias-injection', 'overlap-push-out'],
+  jolt: ['non-converged-solve'],
+  mujoco: ['bias-injection', 'overlap-push-out'],
+  bullet: ['bias-injection', 'overlap-push-out', 'non-converged-solve'],
+};
+
+describe('diagnosis on real engines: the stack of 10 boxes', function () {
+  this.timeout(300_000);
+  for (const [engine, truth] of Object.entries(TRUTH) as [PeerEngineName, readonly string[]][]) {
+    it(`${engine}: ≥ 95 % of frames rising > 1 mJ carry an injection finding whose largest mechanism is the experiment's (${truth.join(' / ')}), with the label "converged" and "max-iterations" alike; no restitution finding (e = 0)`, async () => {
+      const { header, frames } = await load(engine, 'stack');
+      const verdicts: string[][] = [];
+      for (const status of ['converged', 'max-iterations'] as const) {
+        const { findings, rising } = run(header, relabel(frames, status));
+        assert.ok(rising.length > 20, `${engine}: the stack gains energy in ${rising.length} frames`);
+        const inj = findings.filter((f) => f.kind === 'injection');
+        const covered = rising.filter((fr) => inj.some((f) => f.frame === fr));
+        assert.ok(covered.length >= 0.95 * rising.length, `${engine} (${status}): ${covered.length} of ${rising.length} rising frames carry a finding`);
+        const agree = covered.filter((fr) => truth.includes(inj.filter((f) => f.frame === fr).sort((a, b) => b.joules - a.joules)[0].mechanism));
+        assert.ok(agree.length >= 0.95 * rising.length, `${engine} (${status}): the largest mechanism agrees on ${agree.length} of ${rising.length}`);
+        assert.deepEqual(findings.filter((f) => f.mechanism === 'restitution-overshoot').map((f) => f.frame), [], 'no restitution finding where e = 0');
+        verdicts.push(inj.map((f) => `${f.frame} ${f.mechanism} ${f.joules.toPrecision(6)}`));
+      }
+      assert.deepEqual(verdicts[0], verdicts[1], 'the verdict does not follow the status label');
+    });
+  }
+
+  it('bullet: both causes are named — Baumgarte (ERP) and the truncated solve', async () => {
+    const { header, frames } = await load('bullet', 'stack');
+    const { findings } = run(header, frames);
+    const mechanisms = new Set(findings.filter((f) => f.kind === 'injection').map((f) => f.mechanism));
+    assert.ok(mechanisms.has('bias-injection') && mechanisms.has('non-converged-solve'), [...mechanisms].join(', '));
+  });
+
+  it('the controlled re-runs: Jolt with 100 iterations and cannon-es without its position term lose the finding', async () => {
+    const jolt = await load('jolt', 'stack', { iterations: 100 });
+    const j = run(jolt.header, jolt.frames);
+    assert.ok(j.findings.filter((f) => f.mechanism === 'non-converged-solve').length <= 2, `${j.findings.filter((f) => f.mechanism === 'non-converged-solve').length} solve findings at 100 iterations`);
+    const cannon = await load('cannon', 'stack', { stabilization: false });
+    const c = run(cannon.header, cannon.frames);
+    assert.deepEqual(c.findings.filter((f) => f.kind === 'injection' && f.severity === 'error' || f.mechanism === 'bias-injection').map((f) => `${f.frame} ${f.mechanism}`), []);
+  });
+});
+
+describe('diagnosis on real engines: engines that do not inject get no finding', function () {
+  this.timeout(300_000);
+  for (const [engine, scene] of [['rapier', 'stack'], ['rapier', 'bounce'], ['rapier', 'slide'], ['jolt', 'bounce'], ['jolt', 'slide']] as const) {
+    it(`${engine} ${scene}: no injection finding`, async () => {
+      const { header, frames } = await load(engine, scene);
+      const { findings, rising } = run(header, frames);
+      assert.equal(rising.length, 0);
+      assert.deepEqual(findings.filter((f) => f.kind === 'injection').map((f) => `${f.frame} ${f.mechanism} ${f.joules.toExponential(2)}`), []);
+    });
+  }
+});
+
+describe('diagnosis on real engines: the bounce and the slide', function () {
+  this.timeout(300_000);
+  it('Bullet\'s bounce returns 0.55·v with e = 0.5: the Baumgarte push on the impact overlap is found although no frame gains energy', async () => {
+    const { header, frames } = await load('bullet', 'bounce');
+    const { findings, rising } = run(header, frames);
+    assert.equal(rising.length, 0);
+    const first = frames.find((f) => f.contacts.length > 0)!.frame;
+    const f = findings.find((x) => x.kind === 'injection');
+    assert.ok(f && (f.mechanism === 'overlap-push-out' || f.mechanism === 'bias-injection'), findings.map((x) => x.mechanism).join(','));
+    assert.equal(f.frame, first);
+  });
+  it('MuJoCo\'s soft-contact bounce is the spring giving back what it stored — never a restitution bug', async () => {
+    const { header, frames } = await load('mujoco', 'bounce');
+    const { findings } = run(header, frames);
+    const inj = findings.filter((f) => f.kind === 'injection');
+    assert.ok(inj.length > 0);
+    const joules = (m: string) => inj.filter((f) => f.mechanism === m).reduce((a, f) => a + f.joules, 0);
+    assert.ok(joules('bias-injection') + joules('overlap-push-out') > 0.9 * inj.reduce((a, f) => a + f.joules, 0), inj.map((f) => `${f.frame} ${f.mechanism}`).join(','));
+  });
+});
