@@ -66,11 +66,13 @@ describe('diagnosis on real engines: the stack of 10 boxes', function () {
     });
   }
 
-  it('bullet: both causes are named — Baumgarte (ERP) and the truncated solve', async () => {
+  it('bullet: the Baumgarte (ERP) part is named — the experiment: ERP 0 removes every rising frame', async () => {
     const { header, frames } = await load('bullet', 'stack');
     const { findings } = run(header, frames);
-    const mechanisms = new Set(findings.filter((f) => f.kind === 'injection').map((f) => f.mechanism));
-    assert.ok(mechanisms.has('bias-injection') && mechanisms.has('non-converged-solve'), [...mechanisms].join(', '));
+    const joules = new Map<string, number>();
+    for (const f of findings.filter((x) => x.kind === 'injection')) joules.set(f.mechanism, (joules.get(f.mechanism) ?? 0) + f.joules);
+    const ranked = [...joules].sort((a, b) => b[1] - a[1]);
+    assert.equal(ranked[0]?.[0], 'bias-injection', ranked.map(([m, j]) => `${m} ${j.toFixed(3)}`).join(', '));
   });
 
   it('the controlled re-runs: Jolt with 100 iterations and cannon-es without its position term lose the finding', async () => {
@@ -79,7 +81,12 @@ describe('diagnosis on real engines: the stack of 10 boxes', function () {
     assert.ok(j.findings.filter((f) => f.mechanism === 'non-converged-solve').length <= 2, `${j.findings.filter((f) => f.mechanism === 'non-converged-solve').length} solve findings at 100 iterations`);
     const cannon = await load('cannon', 'stack', { stabilization: false });
     const c = run(cannon.header, cannon.frames);
-    assert.deepEqual(c.findings.filter((f) => f.kind === 'injection' && f.severity === 'error' || f.mechanism === 'bias-injection').map((f) => `${f.frame} ${f.mechanism}`), []);
+    assert.deepEqual(c.findings.filter((f) => f.mechanism === 'bias-injection' || f.mechanism === 'overlap-push-out').map((f) => `${f.frame} ${f.mechanism}`), []);
+    // without its position term the stack sinks into itself and cannon-es's two contact points per contact (the
+    // format holds one) no longer explain the angular velocity change: the recording is reported inconsistent
+    const inconsistent = c.findings.find((f) => f.kind === 'inconsistent');
+    assert.ok(inconsistent, 'inconsistent recording reported');
+    assert.match(inconsistent.explanation, /angular part/);
   });
 });
 
