@@ -194,3 +194,43 @@ describe('recording consistency: writer bugs', () => {
     });
   }
 });
+
+describe('CLI: diagnose and report on real-world problems', () => {
+  const { mkdtempSync, writeFileSync, readFileSync } = require('node:fs') as typeof import('node:fs');
+  const { tmpdir } = require('node:os') as typeof import('node:os');
+  const { join } = require('node:path') as typeof import('node:path');
+  const { main } = require('../../src/cli/main.js') as typeof import('../../src/cli/main.js');
+  const { serializeFrame, serializeHeader } = require('../../src/format/recording.js') as typeof import('../../src/format/recording.js');
+  const cli = (args: string[]) => { const out: string[] = [], err: string[] = []; const code = main(args, { out: (l) => out.push(l), err: (l) => err.push(l) }); return { code, out, err }; };
+  const dir = mkdtempSync(join(tmpdir(), 'cl-diag-cli-'));
+  const write = (name: string, header: RecordingHeader, frames: readonly RecordedFrame[], extra: string[] = []): string => {
+    const file = join(dir, name);
+    writeFileSync(file, [serializeHeader(header), ...frames.map(serializeFrame), ...extra].join('\n') + '\n');
+    return file;
+  };
+  const landing = record(scenario([ground(), { ...box('box', [0.2, 0.3, 0.4], 2, [0, 0, 0.7], [0.5, 0, -2]), orientation: [0.9610, 0.2, 0.15, 0.1] as const }], { solver: { solver: 'ipm' } }, [], 30));
+
+  it('--json with most lines skipped still says so on stderr, and --fail-on skipped-lines exits 1', () => {
+    const file = write('mostly-bad.rec.jsonl', landing.header, landing.frames.slice(0, 3), Array.from({ length: 27 }, (_, i) => `{"frame": ${i + 10}, "oops": true}`));
+    const r = cli(['diagnose', file, '--json']);
+    assert.equal(r.code, 0);
+    assert.ok(r.err.some((l) => /skipped 27 of 30 frame line\(s\)/.test(l)), r.err.join('\n'));
+    assert.equal(cli(['diagnose', file, '--json', '--fail-on', 'skipped-lines']).code, 1);
+    assert.equal(cli(['diagnose', file, '--fail-on', 'nonsense']).code, 2);
+  });
+
+  it('λ written as a force: diagnose reports the inconsistent recording (frame, body, cause) and --fail-on inconsistent exits 1; report prints the ledger', () => {
+    const frames = landing.frames.map((f) => ({ ...f, solver: { ...f.solver, lambda: f.solver.lambda.map((x) => x / landing.header.dt) } }));
+    const file = write('force.rec.jsonl', landing.header, frames);
+    const r = cli(['diagnose', file, '--fail-on', 'inconsistent']);
+    assert.equal(r.code, 1);
+    const first = frames.find((f) => f.contacts.length > 0)!.frame;
+    assert.ok(r.out.some((l) => new RegExp(`inconsistent recording: \\d+ of \\d+ checked frames fail Δv = M⁻¹Jᵀλ, first at frame ${first}: body 1 \\(box\\).*λ looks like a force`).test(l)), r.out.join('\n'));
+    const json = cli(['diagnose', file, '--json']).out.map((l) => JSON.parse(l) as { kind: string; writerBug?: string; frame: number });
+    assert.ok(json.some((x) => x.kind === 'inconsistent' && x.writerBug === 'lambda-as-force' && x.frame === first));
+    const rep = cli(['report', write('clean.rec.jsonl', landing.header, landing.frames)]);
+    assert.equal(rep.code, 0);
+    assert.ok(rep.out.some((l) => /^energy ledger \(Σ over frames.*contact normal work [+-][0-9.]+(e[+-]\d+)? J, friction .*integrator .*unexplained by λ [+-]/.test(l)), rep.out.join('\n'));
+    void readFileSync;
+  });
+});
