@@ -66,14 +66,16 @@ export function describeValue(v: unknown): string {
   }
 }
 
-/** Bad input: "file: field: detail" on one line, with file, field and detail made safe (safeText). */
+/**
+ * Bad input: "file: field: detail" on one line, with file, field and detail made safe (safeText) in the
+ * message. `file` stays the caller's path as given (the extension maps errors to documents by it); `field`
+ * is the safe JSON path (it may hold keys from the input).
+ */
 export class FormatError extends Error {
-  readonly file: string;
   readonly field: string;
-  constructor(file: string, field: string, detail: string) {
-    const f = safeText(String(file), MAX_FIELD_CHARS * 2), fd = safeText(String(field), MAX_FIELD_CHARS);
-    super(`${f}: ${fd}: ${safeText(String(detail), MAX_DETAIL_CHARS)}`);
-    this.file = f;
+  constructor(readonly file: string, field: string, detail: string) {
+    const fd = safeText(String(field), MAX_FIELD_CHARS);
+    super(`${safeText(String(file), MAX_FIELD_CHARS * 2)}: ${fd}: ${safeText(String(detail), MAX_DETAIL_CHARS)}`);
     this.field = fd;
     this.name = 'FormatError';
   }

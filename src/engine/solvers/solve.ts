@@ -10,15 +10,15 @@ import { nowMs as now } from '../clock.js';
 import { maxIterationsProblem } from './limits.js';
 
 /**
- * The one finite check every solver result passes: a status never overstates (DESIGN.md), so a λ, w or
- * objective holding NaN or ±∞ (overflow, e.g. b ≈ 1e300, or an unbounded problem) is "failed",
+ * The one finite check every solver result passes: a status never overstates (DESIGN.md), so a λ, w,
+ * objective or KKT residual holding NaN or ±∞ (overflow, e.g. b ≈ 1e300, or an unbounded problem) is "failed",
  * whatever the algorithm reported. An already failed status keeps its own reason.
  */
-export function finiteStatus(status: SolveStatus, lambda: Float64Array, w: Float64Array, f: number): SolveStatus {
+export function finiteStatus(status: SolveStatus, lambda: Float64Array, w: Float64Array, f: number, residual = 0): SolveStatus {
   if (status.kind === 'failed') return status;
   const bad = (a: Float64Array): number => { for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i])) return i; return -1; };
   const il = bad(lambda), iw = bad(w);
-  const what = il >= 0 ? `λ[${il}] = ${lambda[il]}` : iw >= 0 ? `w[${iw}] = ${w[iw]}` : !Number.isFinite(f) ? `the objective (${f})` : null;
+  const what = il >= 0 ? `λ[${il}] = ${lambda[il]}` : iw >= 0 ? `w[${iw}] = ${w[iw]}` : !Number.isFinite(f) ? `the objective (${f})` : !Number.isFinite(residual) ? `the KKT residual (${residual})` : null;
   if (what === null) return status;
   return { kind: 'failed', reason: `${what} is not finite after ${status.kind === 'converged' ? 'a reported convergence' : status.kind}: the data overflow double precision or the problem is unbounded` };
 }
@@ -47,7 +47,7 @@ export function solve(p: ContactProblem, options: SolveOptions, warmStart?: Arra
     solver: options.solver,
     lambda: out.lambda,
     w,
-    status: finiteStatus(out.status, out.lambda, w, f),
+    status: finiteStatus(out.status, out.lambda, w, f, report.maxRel),
     iterations: out.iterations,
     history: out.history,
     regularization: out.regularization,
