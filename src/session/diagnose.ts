@@ -46,7 +46,7 @@ export const MECHANISM_SEVERITY: Record<InjectionMechanism, Severity> = {
   'socp-separation': 'error', 'non-converged-solve': 'error', 'position-correction': 'warning', 'integrator-drift': 'error',
 };
 
-export type Mechanism = InjectionMechanism | NonPhysicalKind | 'inconsistent-recording';
+export type Mechanism = InjectionMechanism | NonPhysicalKind | 'inconsistent-recording' | 'blow-up';
 export type FindingKind = 'injection' | 'non-physical' | 'inconsistent';
 export type { Severity } from './nonPhysical.js';
 
@@ -195,6 +195,8 @@ export class Diagnoser {
   /** First frame whose data fails the consistency check, and how many frames failed. */
   consistency: { firstFrame: number; body: number; bug: WriterBug; text: string; frames: number; checked: number } | null = null;
   private checkedFrames = 0;
+  /** A non-finite state was reported (once). */
+  private blownUp = false;
   /** Per frame: the ledger and injected joules per mechanism (for charts and `report`). */
   readonly frames: FrameDiagnosis[] = [];
   /** Counterfactual cost: frames re-solved, islands, total milliseconds. */
@@ -227,6 +229,19 @@ export class Diagnoser {
     const energy = frameEnergy(this.header, f);
     const prev = this.prev;
     this.current = f;
+    if (!Number.isFinite(energy) || !f.bodies.every((b) => [...b.v, ...b.w, ...b.x].every(Number.isFinite))) {
+      // a diverged simulation is data to show: its first non-finite frame is the finding, the rest is not analysed
+      if (!this.blownUp) {
+        this.blownUp = true;
+        const i = f.bodies.findIndex((b) => ![...b.v, ...b.w, ...b.x].every(Number.isFinite) || Math.hypot(...b.v, ...b.w) > 1e150);
+        this.findings.push({ frame: f.frame, time: f.time, contacts: [], mechanism: 'blow-up', kind: 'non-physical', severity: 'error', joules: 0,
+          explanation: `the simulation blows up at frame ${f.frame}: ${i >= 0 ? `body ${i} (${this.header.bodies[i]?.name ?? '?'}) has ${[...f.bodies[i].v, ...f.bodies[i].w, ...f.bodies[i].x].every(Number.isFinite) ? 'a velocity above 1e150' : 'a non-finite position or velocity'}` : 'its energy is not finite'}; the frames before it are analysed as usual` });
+      }
+      this.frames.push({ ledger: { frame: f.frame, energy, delta: Number.NaN, normal: 0, friction: 0, stabilisation: 0, excess: 0, positionCorrection: 0, integrator: Number.NaN, unexplained: 0, contacts: null }, injected: new Map() });
+      this.prev = f;
+      this.prevEnergy = undefined;
+      return;
+    }
     const rest = this.opt.restVelocityThreshold ?? 0.5;
     const solveTime = f.contacts.length > 0 || f.pre ? solveTimeBodies(this.header, f, prev) : null;
     const bodies = solveTime && solveTime.ok ? solveTime.bodies : null;

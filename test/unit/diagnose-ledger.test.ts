@@ -234,3 +234,18 @@ describe('CLI: diagnose and report on real-world problems', () => {
     void readFileSync;
   });
 });
+
+describe('diagnosis: a diverging simulation', () => {
+  it('ω = 1e300 from frame 20 on: one blow-up finding at frame 20, the frames before it analysed, no NaN joules anywhere', () => {
+    const base = record(scenario([ground(), box('box', [0.25, 0.25, 0.25], 1, [0, 0, 0.25])], { solver: { solver: 'ipm' } }, [], 40));
+    const frames = base.frames.map((f) => (f.frame >= 20 ? { ...f, bodies: f.bodies.map((b, i) => (i === 1 ? { ...b, w: [1e300, 1e300, 0] as Vec3 } : b)) } : f));
+    const d = new Diagnoser(base.header, {}, base.e0);
+    for (const f of frames) d.add(f);
+    const blow = d.findings.filter((f) => f.mechanism === 'blow-up');
+    assert.equal(blow.length, 1);
+    assert.equal(blow[0].frame, 20);
+    assert.match(blow[0].explanation, /body 1 \(box\)/);
+    for (const f of d.findings) assert.ok(Number.isFinite(f.joules), `${f.frame} ${f.mechanism}`);
+    assert.equal(d.frames.length, 40);
+  });
+});
