@@ -1,7 +1,7 @@
 /** `contact-lens report <rec.jsonl> [--json]`: one streaming pass over a recording, then a summary. */
-import { RecordingReader } from '../format/recordingFile.js';
+import type { RecordingReader } from '../format/recordingFile.js';
 import { preSolveBodyStates, toContactPoint, type RecordedFrame } from '../format/recording.js';
-import { assembleProblem } from '../engine/assembly.js';
+import { ASSEMBLY_REGULARIZATION, assembleProblem } from '../engine/assembly.js';
 import { buildIslands } from '../engine/collision/islands.js';
 import { conditioning } from '../engine/conditioning.js';
 import { parseArgs, UsageError } from './args.js';
@@ -27,8 +27,8 @@ function frameKappa(reader: RecordingReader, f: RecordedFrame, prev: RecordedFra
   let worst: number | null = null;
   for (const isl of buildIslands(isStatic.length, contacts.map((c) => [c.bodyA, c.bodyB] as const), isStatic)) {
     if (3 * isl.contacts.length > REPORT_KAPPA_MAX_UNKNOWNS) continue;
-    const p = assembleProblem(pre.bodies, isl.contacts.map((i) => contacts[i]), { regularization: 1e-10, dt: reader.header.dt });
-    const k = conditioning(p.A, p.size, { regularization: 1e-10 }).kappa;
+    const p = assembleProblem(pre.bodies, isl.contacts.map((i) => contacts[i]), { regularization: ASSEMBLY_REGULARIZATION, dt: reader.header.dt });
+    const k = conditioning(p.A, p.size, { regularization: ASSEMBLY_REGULARIZATION }).kappa;
     worst = worst === null ? k : Math.max(worst, k);
   }
   return worst;

@@ -16,7 +16,7 @@ import * as path from 'node:path';
 async function copyToTemp(uri: vscode.Uri): Promise<string> {
   const bytes = await vscode.workspace.fs.readFile(uri);
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'contact-lens-'));
-  const name = (uri.path.split('/').pop() || 'recording.rec.jsonl').replace(/[^\w.\-]/g, '_');
+  const name = (uri.path.split('/').pop() || 'recording.rec.jsonl').replace(/[^\w.-]/g, '_');
   const file = path.join(dir, name);
   await fs.writeFile(file, bytes, { mode: 0o600 });
   return file;

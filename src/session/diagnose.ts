@@ -244,7 +244,7 @@ export class Diagnoser {
     }
     const rest = this.opt.restVelocityThreshold ?? 0.5;
     const solveTime = f.contacts.length > 0 || f.pre ? solveTimeBodies(this.header, f, prev) : null;
-    const bodies = solveTime && solveTime.ok ? solveTime.bodies : null;
+    const bodies = solveTime?.ok ? solveTime.bodies : null;
     const contacts = f.contacts.map(toContactPoint);
     let blocks: ContactJacobians | null = null, kin: ContactKinematics[] | null = null;
     if (bodies && contacts.length > 0) {
@@ -482,7 +482,7 @@ export class Diagnoser {
     const spread = per.length > 1 ? `; spread over ${per.length} contacts (largest ${per.slice(0, 3).map(([c, j]) => `#${c} ${J(j)}`).join(', ')}${per.length > LISTED_CONTACTS ? `, the ${per.length - LISTED_CONTACTS} smallest not listed` : ''})` : '';
     const total = Number.isFinite(ledger.delta) ? ` The frame's total energy changed by ${ledger.delta >= 0 ? '+' : ''}${J(ledger.delta)}${ledger.delta <= this.opt.energyTolerance ? ' — the injection is masked in the total: other contacts or the integrator lost more' : ''}.` : '';
     const status = `the file's solver status is "${f.solver.status}"`;
-    const counter = cf && cf.islands > 0 ? ` Counterfactual exact re-solves (interior point): the same problem solved exactly saves ${J(cf.exactSolve)}, removing the stabilisation term saves ${J(cf.noStabilisation)}, the restitution law −e·v⁻ saves ${J(cf.restitutionLaw)}.` : cf && cf.skipped.length ? ` Not verified by an exact re-solve: ${cf.skipped[0]}.` : '';
+    const counter = cf && cf.islands > 0 ? ` Counterfactual exact re-solves (interior point): the same problem solved exactly saves ${J(cf.exactSolve)}, removing the stabilisation term saves ${J(cf.noStabilisation)}, the restitution law −e·v⁻ saves ${J(cf.restitutionLaw)}.` : cf?.skipped.length ? ` Not verified by an exact re-solve: ${cf.skipped[0]}.` : '';
     const what = x ? `contact #${top} separates at ${x.separation.toPrecision(3)} m/s; the restitution law's target is ${x.target.toPrecision(3)} m/s (e = ${ct!.e}, approach ${x.approach.toPrecision(3)} m/s)` : '';
     switch (m) {
       case 'restitution-overshoot':

@@ -44,7 +44,7 @@ export function parseRecordArgs(argv: readonly string[]): { engine: PeerEngineNa
 }
 
 async function main(): Promise<void> {
-  let args;
+  let args: ReturnType<typeof parseRecordArgs>;
   try {
     args = parseRecordArgs(process.argv.slice(2));
   } catch (e) {

@@ -4,8 +4,8 @@
  * not draw ("other") as markers with their name. Static bodies take the theme's muted colour.
  */
 import {
-  Box3, BoxGeometry, Color, DoubleSide, GridHelper, Group, InstancedMesh, LineBasicMaterial, Matrix4, Mesh, MeshBasicMaterial, MeshLambertMaterial,
-  OctahedronGeometry, PlaneGeometry, Quaternion, Raycaster, SphereGeometry, Vector3, type Scene,
+  Box3, BoxGeometry, Color, DoubleSide, GridHelper, Group, InstancedMesh, type LineBasicMaterial, Matrix4, Mesh, MeshBasicMaterial, MeshLambertMaterial,
+  OctahedronGeometry, PlaneGeometry, Quaternion, type Raycaster, SphereGeometry, Vector3, type Scene,
 } from 'three';
 import { POSE_STRIDE, type SceneBody } from '../../src/protocol/scene.js';
 import type { SceneColors } from './sceneColors.js';

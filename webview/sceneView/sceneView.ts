@@ -393,7 +393,7 @@ export class SceneView {
     for (const l of Array.from(this.labels.children) as HTMLElement[]) {
       const c = this.bodies.position(Number(l.dataset.body));
       const s = c ? this.projectToPage([c.x, c.y, c.z]) : null;
-      l.hidden = !s || !s.visible;
+      l.hidden = !s?.visible;
       if (s) { l.style.left = `${s.x - r.left - window.scrollX + 8}px`; l.style.top = `${s.y - r.top - window.scrollY - 8}px`; }
     }
   }
