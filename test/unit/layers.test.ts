@@ -27,7 +27,7 @@ const PACKAGES: Record<Layer, readonly string[]> = {
   cli: ['node:'],
   extension: ['node:', 'vscode'],
   protocol: [],
-  webview: ['chart.js', '@vscode/webview-ui-toolkit'],
+  webview: ['chart.js', '@vscode/webview-ui-toolkit', 'three'],
 };
 
 function layerOf(file: string): Layer | null {

@@ -20,7 +20,8 @@ describe('simulation worker', function () {
       const progress: number[] = [];
       const o = await w.request({ op: 'openScenario', ...example('sphere-drop.scene.json'), scenario: 'sphere-drop', diagnosis, override: {} }, { onProgress: (_, f) => { if (f !== null) progress.push(f); } });
       assert.equal(o.info.title, 'sphere-drop');
-      assert.equal(o.findings.length, 0, 'a clean bounce has no findings');
+      // Baumgarte's push-out of the 3 cm impact overlap is reported as a warning; a clean bounce has no error finding
+      assert.equal(o.findings.filter((f) => f.severity === 'error').length, 0, 'a clean bounce has no error findings');
       assert.ok(progress.length >= 10 && progress.at(-1)! >= 0.99, `progress ${progress.length}`);
       const hit = o.timeline.contacts.findIndex((c) => c > 0);
       const v = await w.request({ op: 'frame', index: hit });
@@ -38,7 +39,7 @@ describe('simulation worker', function () {
       assert.equal(c.findings[0].mechanism, 'restitution-overshoot');
       assert.equal(c.range.line, 4);
       const all = await w.request({ op: 'check', ...example('sphere-drop.scene.json'), scenario: null, diagnosis, override: { solver: 'ipm' } });
-      assert.ok(all.length >= 2 && all.every((x) => x.findings.length === 0 && x.expectations.every((e) => e.ok)), JSON.stringify(all.map((x) => x.expectations)));
+      assert.ok(all.length >= 2 && all.every((x) => x.findings.every((f) => f.severity !== 'error') && x.expectations.every((e) => e.ok)), JSON.stringify(all.map((x) => [x.expectations, x.findings.map((f) => f.mechanism)])));
     } finally { w.dispose(); }
   });
 
