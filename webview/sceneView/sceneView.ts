@@ -137,7 +137,7 @@ export class SceneView {
     this.box = el('div', 'scene-box');
     this.box.id = 'scene-box';
     if (saved?.height && saved.height >= 120) this.box.style.height = `${saved.height}px`;
-    this.tip = el('div', 'plot-tip');
+    this.tip = el('div', 'scene-tip');
     this.tip.id = 'scene-tip';
     this.tip.hidden = true;
     this.labels = el('div', 'scene-labels');
@@ -202,9 +202,10 @@ export class SceneView {
     };
   }
 
-  /** A new session: its bodies (shapes). */
-  setScene(info: SceneInfo | undefined): void {
+  /** A new session: its bodies (shapes). `keepCamera`: the same source as before (or as the saved state). */
+  setScene(info: SceneInfo | undefined, keepCamera: boolean): void {
     this.info = info;
+    if (!keepCamera) this.framedOnce = false;
     this.view = undefined;
     this.history.clear();
     this.selectedBodies.clear();
