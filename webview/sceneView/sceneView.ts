@@ -61,6 +61,8 @@ export interface SceneViewProbe {
   /** Page (CSS pixel) coordinates of a world point in the current view. */
   project(p: readonly [number, number, number]): { x: number; y: number; visible: boolean };
   readonly metresPerNs: number;
+  /** Points of the drawn trail (0: none). */
+  readonly trailPoints: number;
   /** The what-if ghost's arrow scale (0: no ghost). */
   readonly metresPerMps: number;
   readonly unit: number;
@@ -187,6 +189,7 @@ export class SceneView {
       project: (p) => this.projectToPage(p),
       get metresPerNs() { return self.metresPerNs; },
       get metresPerMps() { return self.metresPerMps; },
+      get trailPoints() { return (self.trail.geometry.getAttribute('position')?.count ?? 0); },
       get unit() { return self.unit; },
       renders: 0, lastRenderMs: 0, finishEachRender: false, lastParts: { bodies: 0, contacts: 0, legend: 0, render: 0 },
       get webgl() { return self.renderer !== undefined; },
