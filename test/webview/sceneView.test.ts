@@ -222,6 +222,25 @@ describe('webview scene view', () => {
     } finally { await host.close(); }
   });
 
+  it('Export Scene View (PNG): the command and the button post the picture as a PNG named "scene"', async () => {
+    const host = await FakeHost.open(browser, f.model, f.source, { index: first });
+    try {
+      await host.waitForIndex(first);
+      await host.deliver({ type: 'command', command: { name: 'exportSceneView' } });
+      await host.page.click('#scene-export');
+      for (let k = 0; k < 200 && host.messages('exportChart').length < 2; k++) await new Promise((r) => setTimeout(r, 20));
+      const sent = host.messages('exportChart');
+      assert.equal(sent.length, 2);
+      const size = await host.page.$eval('#scene-canvas', (c: any) => [c.width, c.height]);
+      for (const m of sent) {
+        assert.equal(m.name, 'scene');
+        const png = Buffer.from(m.dataUrl.slice(m.dataUrl.indexOf(',') + 1), 'base64');
+        assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
+        assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], size, 'the PNG has the canvas size');
+      }
+    } finally { await host.close(); }
+  });
+
   it('keyboard: arrows on the focused view orbit the camera (saved in the webview state), not the timeline; F frames all', async () => {
     const host = await FakeHost.open(browser, f.model, f.source, { index: first });
     try {
