@@ -109,6 +109,8 @@ export class SceneView {
   private pending = 0;
   /** Body positions of recently shown frames (session index → poses) for trails. */
   private readonly history = new Map<number, Float64Array>();
+  /** Frames kept in `history` (positions only, 3 numbers per body: 24 KB a frame for the 1000-box pile). */
+  private static readonly HISTORY_FRAMES = 2 * TRAIL_FRAMES;
   private readonly probe: SceneViewProbe;
 
   constructor(root: HTMLElement, private readonly handlers: SceneViewHandlers, saved: SceneViewState | undefined) {
@@ -230,8 +232,11 @@ export class SceneView {
     this.view = v;
     if (v.scene) {
       this.bodies.update(v.scene.poses);
-      this.history.set(v.index, v.scene.poses);
-      if (this.history.size > 4 * TRAIL_FRAMES) this.history.delete(this.history.keys().next().value as number);
+      const poses = v.scene.poses, n = Math.floor(poses.length / POSE_STRIDE), xyz = new Float64Array(3 * n);
+      for (let b = 0; b < n; b++) { xyz[3 * b] = poses[POSE_STRIDE * b]; xyz[3 * b + 1] = poses[POSE_STRIDE * b + 1]; xyz[3 * b + 2] = poses[POSE_STRIDE * b + 2]; }
+      this.history.delete(v.index); // re-inserted as the newest
+      this.history.set(v.index, xyz);
+      if (this.history.size > SceneView.HISTORY_FRAMES) this.history.delete(this.history.keys().next().value as number);
     }
     for (const c of v.contacts) if (c.lambdaN > this.longestNs && Number.isFinite(c.lambdaN)) this.longestNs = c.lambdaN;
     // one scale for the whole session so far (arrows stay comparable between frames): 1-2-5 N·s per metre
@@ -373,7 +378,7 @@ export class SceneView {
     const pts: number[] = [];
     if (checkedOf(this.trailBox) && body !== undefined) {
       for (let i = Math.max(0, index - TRAIL_FRAMES); i <= index; i++) {
-        const p = this.history.get(i), o = POSE_STRIDE * body;
+        const p = this.history.get(i), o = 3 * body;
         if (p && o + 3 <= p.length && Number.isFinite(p[o])) pts.push(p[o], p[o + 1], p[o + 2]);
       }
     }
