@@ -241,6 +241,26 @@ describe('webview scene view', () => {
     } finally { await host.close(); }
   });
 
+  it('"bodies before the step": the ball drawn where it touched (the contact geometry), not one step later', async () => {
+    const host = await FakeHost.open(browser, f.model, f.source, { index: first });
+    try {
+      await host.waitForIndex(first);
+      const v = f.model.frameView(first);
+      const ball = f.model.scene.bodies.findIndex((b) => b.name === 'ball');
+      const pre = Array.from(v.scene!.prePoses!.subarray(POSE_STRIDE * ball, POSE_STRIDE * ball + 3)) as Vec;
+      const post = Array.from(v.scene!.poses.subarray(POSE_STRIDE * ball, POSE_STRIDE * ball + 3)) as Vec;
+      assert.ok(post[2] - pre[2] > 0.1, `the ball rose ${post[2] - pre[2]} m in the step (more than its radius)`);
+      // a point inside the pre-step ball, below the post-step one, beside the arrow
+      const p = await host.project([pre[0] + 0.06, pre[1], pre[2] - 0.04]);
+      const bluish = (px: Rgb): boolean => px[2] > px[0] + 30 && px[2] > px[1];
+      assert.ok(!bluish(await host.scenePixel(p.x, p.y)), 'after the step (default): no ball there');
+      await host.page.evaluate(() => { const e = (globalThis as any).document.getElementById('scene-pre'); e.checked = true; e.dispatchEvent(new Event('change')); });
+      await host.page.waitForFunction(() => (globalThis as any).__savedState?.sceneView?.pre === true);
+      const px = await host.scenePixel(p.x, p.y);
+      assert.ok(bluish(px), `before the step: the ball is there (rgb(${px.join(', ')}))`);
+    } finally { await host.close(); }
+  });
+
   it('keyboard: arrows on the focused view orbit the camera (saved in the webview state), not the timeline; F frames all', async () => {
     const host = await FakeHost.open(browser, f.model, f.source, { index: first });
     try {

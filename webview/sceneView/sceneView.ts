@@ -45,6 +45,7 @@ export interface SceneViewState {
   readonly normals?: boolean;
   readonly trail?: boolean;
   readonly ghost?: boolean;
+  readonly pre?: boolean;
   readonly height?: number;
   readonly open?: boolean;
 }
@@ -88,6 +89,7 @@ export class SceneView {
   private readonly normalsBox: HTMLElement & { checked: boolean };
   private readonly trailBox: HTMLElement & { checked: boolean };
   private readonly ghostBox: HTMLElement & { checked: boolean };
+  private readonly preBox: HTMLElement & { checked: boolean };
   private whatIf: WhatIfView | undefined;
   private renderer: WebGLRenderer | undefined;
   private readonly scene = new Scene();
@@ -130,14 +132,21 @@ export class SceneView {
     this.normalsBox = checkbox('scene-normals', 'normals', saved?.normals ?? true);
     this.trailBox = checkbox('scene-trail', `trail (${TRAIL_FRAMES} frames)`, saved?.trail ?? false);
     this.ghostBox = checkbox('scene-ghost', 'what-if ghost', saved?.ghost ?? true);
+    this.preBox = checkbox('scene-pre', 'bodies before the step', saved?.pre ?? false);
+    this.preBox.title = 'draw the bodies where they were when the contacts were found (when the frame records it); otherwise after the step, as the energy readout';
     this.ghostBox.title = 'after a what-if re-solve: each contact’s velocity after the step, recorded beside the alternative’s';
     toolbar.append(
-      el('span', 'muted', 'colour by'), this.colorSelect, this.frictionBox, this.normalsBox, this.trailBox, this.ghostBox,
+      el('span', 'muted', 'colour by'), this.colorSelect, this.frictionBox, this.normalsBox, this.trailBox, this.ghostBox, this.preBox,
       button({ id: 'scene-frame-all', label: 'Frame all', title: 'fit every body in the view (F)', onClick: () => this.frameAll() }),
       button({ id: 'scene-frame-selection', label: 'Frame selection', title: 'fit the selected contacts or bodies (S)', onClick: () => this.frameSelection() }),
       button({ id: 'scene-export', label: 'PNG', title: 'export the scene view as PNG', onClick: () => this.exportPng() }),
     );
     for (const c of [this.colorSelect, this.frictionBox, this.normalsBox, this.trailBox, this.ghostBox]) c.addEventListener('change', () => { this.redraw(); this.handlers.stateChanged(); });
+    this.preBox.addEventListener('change', () => {
+      if (this.view?.scene) this.bodies.update(this.shownPoses(this.view));
+      this.redraw();
+      this.handlers.stateChanged();
+    });
     this.box = el('div', 'scene-box');
     this.box.id = 'scene-box';
     if (saved?.height && saved.height >= 120) this.box.style.height = `${saved.height}px`;
@@ -202,7 +211,7 @@ export class SceneView {
   get state(): SceneViewState {
     return {
       ...(this.orbit ? { camera: this.orbit.state } : {}),
-      colorMode: valueOf(this.colorSelect) as ColorMode, friction: checkedOf(this.frictionBox), normals: checkedOf(this.normalsBox), trail: checkedOf(this.trailBox), ghost: checkedOf(this.ghostBox),
+      colorMode: valueOf(this.colorSelect) as ColorMode, friction: checkedOf(this.frictionBox), normals: checkedOf(this.normalsBox), trail: checkedOf(this.trailBox), ghost: checkedOf(this.ghostBox), pre: checkedOf(this.preBox),
       height: this.box.clientHeight, open: this.details.open,
     };
   }
@@ -231,7 +240,8 @@ export class SceneView {
     const t0 = performance.now();
     this.view = v;
     if (v.scene) {
-      this.bodies.update(v.scene.poses);
+      this.bodies.update(this.shownPoses(v));
+      this.preBox.toggleAttribute('disabled', !v.scene.prePoses);
       const poses = v.scene.poses, n = Math.floor(poses.length / POSE_STRIDE), xyz = new Float64Array(3 * n);
       for (let b = 0; b < n; b++) { xyz[3 * b] = poses[POSE_STRIDE * b]; xyz[3 * b + 1] = poses[POSE_STRIDE * b + 1]; xyz[3 * b + 2] = poses[POSE_STRIDE * b + 2]; }
       this.history.delete(v.index); // re-inserted as the newest
@@ -252,6 +262,11 @@ export class SceneView {
   setWhatIf(w: WhatIfView | undefined): void {
     this.whatIf = w;
     if (this.view) this.redraw();
+  }
+
+  /** The poses drawn: before the step when asked for and recorded, else after it. */
+  private shownPoses(v: FrameView): Float64Array {
+    return checkedOf(this.preBox) && v.scene?.prePoses ? v.scene.prePoses : v.scene!.poses;
   }
 
   /** Selected contacts (frame indices) and the contacts named by a finding on this frame; `redraw` false when a setFrame follows. */
