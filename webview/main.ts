@@ -21,6 +21,8 @@ export interface InspectorStats {
   lastFrameUpdateMs: number;
   maxFrameUpdateMs: number;
   frameUpdates: number;
+  /** Session index of the last frame view rendered (−1: none yet). */
+  lastIndex: number;
   staleFrames: number;
   invalidMessages: number;
   /**
@@ -34,7 +36,7 @@ declare global {
   interface Window { __inspectorStats: InspectorStats }
 }
 
-const stats: InspectorStats = { lastFrameUpdateMs: 0, maxFrameUpdateMs: 0, frameUpdates: 0, staleFrames: 0, invalidMessages: 0, lastFrameParts: { data: 0, receive: 0, table: 0, matrix: 0, charts: 0, layout: 0, scene: 0 } };
+const stats: InspectorStats = { lastFrameUpdateMs: 0, maxFrameUpdateMs: 0, frameUpdates: 0, lastIndex: -1, staleFrames: 0, invalidMessages: 0, lastFrameParts: { data: 0, receive: 0, table: 0, matrix: 0, charts: 0, layout: 0, scene: 0 } };
 window.__inspectorStats = stats;
 
 class Inspector {
@@ -107,13 +109,14 @@ class Inspector {
   }
 
   private init(m: Extract<HostMessage, { type: 'init' }>): void {
-    this.source = m.source;
     this.info = m.info;
     this.data = m.timeline;
     this.view = undefined;
     this.autoKey = undefined;
     this.findings = m.findings;
-    this.scene.setScene(m.scene);
+    const previous = this.source ?? this.conn.getState()?.source;
+    this.scene.setScene(m.scene, previous !== undefined && sameSource(previous, m.source));
+    this.source = m.source;
     byId('session-title').textContent = m.info.title;
     byId('session-meta').textContent = `${m.info.source} · ${m.info.producer} · ${m.info.frameCount} frames · dt = ${m.info.dt.toPrecision(4)} s · ${m.info.file}`;
     document.title = `Contact Lens: ${m.info.title}`;
@@ -192,6 +195,7 @@ class Inspector {
     stats.lastFrameUpdateMs = ms;
     stats.maxFrameUpdateMs = Math.max(stats.maxFrameUpdateMs, ms);
     stats.frameUpdates++;
+    stats.lastIndex = v.index;
     stats.staleFrames = this.conn.staleFrames;
   }
 

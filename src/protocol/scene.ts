@@ -44,4 +44,9 @@ export interface SceneFrame {
    * 3 numbers per contact (the table only carries its length ‖λt‖).
    */
   readonly friction: Float64Array;
+  /**
+   * The poses before the step (the geometry the contacts were found at), same layout as `poses`; only
+   * when the frame records them for every body (recording format `pre[].x`, `pre[].q`).
+   */
+  readonly prePoses?: Float64Array;
 }

@@ -115,6 +115,8 @@ function sceneFrame(v: unknown, contacts: number): void {
   if (p.length % POSE_STRIDE !== 0) throw new ProtocolError('view.scene.poses', `must have ${POSE_STRIDE} numbers per body, has ${p.length}`);
   if (!(fr instanceof Float64Array)) throw new ProtocolError('view.scene.friction', 'must be a Float64Array');
   if (fr.length !== 3 * contacts) throw new ProtocolError('view.scene.friction', `must have 3 numbers per contact (${3 * contacts}), has ${fr.length}`);
+  const pre = o.prePoses;
+  if (pre !== undefined && !(pre instanceof Float64Array && pre.length === p.length)) throw new ProtocolError('view.scene.prePoses', `must be a Float64Array like poses (${p.length} numbers)`);
 }
 
 function validateTimeline(v: unknown, n: number): void {

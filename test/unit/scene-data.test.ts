@@ -34,6 +34,8 @@ describe('scene view data', () => {
       if (c.lambdaT > 0) sliding++;
     });
     assert.ok(sliding > 0, 'the sliding box has friction impulses');
+    // our engine records the pre-step pose of every body: sent as prePoses
+    f.pre!.forEach((b, k) => assert.deepEqual(Array.from(v.scene!.prePoses!.subarray(POSE_STRIDE * k, POSE_STRIDE * (k + 1))), [...b.x!, ...b.q!]));
   });
 
   it('a foreign recording with a shape we do not draw: kept as an "other" marker with its type; poses as recorded', async () => {
@@ -55,6 +57,7 @@ describe('scene view data', () => {
           const recorded = reader.frame(3);
           const v = model.frameView(3);
           assert.deepEqual(Array.from(v.scene!.poses.subarray(POSE_STRIDE, 2 * POSE_STRIDE)), [...recorded.bodies[1].x, ...recorded.bodies[1].q]);
+          assert.equal(recorded.pre?.every((p) => p.x && p.q) ?? false, v.scene!.prePoses !== undefined, 'prePoses exactly when the recording has pre x and q');
           validateHostMessage({ type: 'frame', requestId: 1, view: v });
         } finally { reader.close(); }
       } finally { model.close(); }
@@ -92,6 +95,7 @@ describe('scene view data', () => {
     assert.equal(field(frame({ poses: v.scene!.poses, friction: new Float64Array(3 * v.contacts.length + 3) })), 'view.scene.friction');
     assert.equal(field(frame({ poses: Array.from(v.scene!.poses), friction: v.scene!.friction })), 'view.scene.poses');
     assert.equal(field(frame({ poses: new Float64Array(POSE_STRIDE + 1), friction: v.scene!.friction })), 'view.scene.poses');
+    assert.equal(field(frame({ ...v.scene, prePoses: new Float64Array(POSE_STRIDE) })), 'view.scene.prePoses');
     const init = (scene: unknown): unknown => ({
       type: 'init', version: PROTOCOL_VERSION, source: { kind: 'scenario', file: path, scenario: 'x' }, info: model.info, timeline: model.timeline,
       findings: model.findings, settings: { playbackFps: 30 }, index: 0, scene,

@@ -248,7 +248,9 @@ export class FakeHost {
   async waitForIndex(i: number): Promise<void> {
     await this.page.waitForFunction(([idx, text]) => {
       const d = (globalThis as any).document;
-      return d.getElementById('timeline-slider').value === String(idx) && d.getElementById('frame-readout').textContent === text;
+      // the readout changes on the seek; lastIndex when the frame view has been rendered
+      return d.getElementById('timeline-slider').value === String(idx) && d.getElementById('frame-readout').textContent === text
+        && (globalThis as any).__inspectorStats?.lastIndex === idx;
     }, [i, this.readoutAt(i)] as const, { timeout: 20000 });
   }
 

@@ -191,6 +191,76 @@ describe('webview scene view', () => {
     } finally { await host.close(); r.model.close(); }
   });
 
+  it('colour by λn: the arrow takes the ramp’s high end (the frame’s largest λn) and the legend gives the range', async () => {
+    const host = await FakeHost.open(browser, f.model, f.source, { index: first });
+    try {
+      await host.waitForIndex(first);
+      await host.page.evaluate(() => { const e = (globalThis as any).document.getElementById('scene-color'); e.value = 'λn'; e.dispatchEvent(new Event('change')); });
+      const c = f.model.frameView(first).contacts[0];
+      await host.page.waitForFunction(() => /λn: /.test((globalThis as any).document.getElementById('scene-legend').textContent));
+      assert.match(await host.text('#scene-legend'), new RegExp(`λn: ${c.lambdaN.toPrecision(3)} … ${c.lambdaN.toPrecision(3)} N·s`));
+      const a = await host.project(arrowPoint(c, await metresPerNs(host), 0.5));
+      assertColour(await host.scenePixel(a.x, a.y), THEMES.dark.vars['--vscode-charts-red'], 'λn arrow, colour by λn');
+      assert.equal((await host.page.evaluate(() => (globalThis as any).__savedState?.sceneView?.colorMode)), 'λn', 'the choice is kept in the webview state');
+    } finally { await host.close(); }
+  });
+
+  it('trail: with a body clicked and the trail on, its path covers the frames shown since', async () => {
+    const host = await FakeHost.open(browser, f.model, f.source, { index: first });
+    try {
+      await host.waitForIndex(first);
+      const v = f.model.frameView(first);
+      const ball = f.model.scene.bodies.findIndex((b) => b.name === 'ball');
+      const x = Array.from(v.scene!.poses.subarray(POSE_STRIDE * ball, POSE_STRIDE * ball + 3)) as Vec;
+      const side = await host.project([x[0] + 0.06, x[1], x[2] + 0.03]);
+      await host.page.mouse.click(side.x, side.y);
+      await host.page.evaluate(() => { const e = (globalThis as any).document.getElementById('scene-trail'); e.checked = true; e.dispatchEvent(new Event('change')); });
+      // the clicked canvas has the focus (its arrows orbit the camera): give it back to the page
+      await host.page.evaluate(() => (globalThis as any).document.activeElement?.blur());
+      for (let k = 1; k <= 5; k++) { await host.page.keyboard.press('ArrowRight'); await host.waitForIndex(first + k); }
+      assert.equal(await host.page.evaluate(() => (globalThis as any).__sceneView.trailPoints), 6, 'frames first … first + 5');
+    } finally { await host.close(); }
+  });
+
+  it('Export Scene View (PNG): the command and the button post the picture as a PNG named "scene"', async () => {
+    const host = await FakeHost.open(browser, f.model, f.source, { index: first });
+    try {
+      await host.waitForIndex(first);
+      await host.deliver({ type: 'command', command: { name: 'exportSceneView' } });
+      await host.page.click('#scene-export');
+      for (let k = 0; k < 200 && host.messages('exportChart').length < 2; k++) await new Promise((r) => setTimeout(r, 20));
+      const sent = host.messages('exportChart');
+      assert.equal(sent.length, 2);
+      const size = await host.page.$eval('#scene-canvas', (c: any) => [c.width, c.height]);
+      for (const m of sent) {
+        assert.equal(m.name, 'scene');
+        const png = Buffer.from(m.dataUrl.slice(m.dataUrl.indexOf(',') + 1), 'base64');
+        assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
+        assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], size, 'the PNG has the canvas size');
+      }
+    } finally { await host.close(); }
+  });
+
+  it('"bodies before the step": the ball drawn where it touched (the contact geometry), not one step later', async () => {
+    const host = await FakeHost.open(browser, f.model, f.source, { index: first });
+    try {
+      await host.waitForIndex(first);
+      const v = f.model.frameView(first);
+      const ball = f.model.scene.bodies.findIndex((b) => b.name === 'ball');
+      const pre = Array.from(v.scene!.prePoses!.subarray(POSE_STRIDE * ball, POSE_STRIDE * ball + 3)) as Vec;
+      const post = Array.from(v.scene!.poses.subarray(POSE_STRIDE * ball, POSE_STRIDE * ball + 3)) as Vec;
+      assert.ok(post[2] - pre[2] > 0.1, `the ball rose ${post[2] - pre[2]} m in the step (more than its radius)`);
+      // a point inside the pre-step ball, below the post-step one, beside the arrow
+      const p = await host.project([pre[0] + 0.06, pre[1], pre[2] - 0.04]);
+      const bluish = (px: Rgb): boolean => px[2] > px[0] + 30 && px[2] > px[1];
+      assert.ok(!bluish(await host.scenePixel(p.x, p.y)), 'after the step (default): no ball there');
+      await host.page.evaluate(() => { const e = (globalThis as any).document.getElementById('scene-pre'); e.checked = true; e.dispatchEvent(new Event('change')); });
+      await host.page.waitForFunction(() => (globalThis as any).__savedState?.sceneView?.pre === true);
+      const px = await host.scenePixel(p.x, p.y);
+      assert.ok(bluish(px), `before the step: the ball is there (rgb(${px.join(', ')}))`);
+    } finally { await host.close(); }
+  });
+
   it('keyboard: arrows on the focused view orbit the camera (saved in the webview state), not the timeline; F frames all', async () => {
     const host = await FakeHost.open(browser, f.model, f.source, { index: first });
     try {

@@ -161,6 +161,9 @@ describe('webview views', () => {
       host.frameFor = (i) => syntheticFrame(i, 2000, { withMatrix: false });
       await host.page.keyboard.press('ArrowRight');
       await host.page.waitForFunction(() => /\(2000\)/.test((globalThis as any).document.getElementById('contacts-count').textContent));
+      // the scroll box grows from one row to its max height after layout; the table re-measures on its
+      // ResizeObserver callback, which may come after the frame message's render (then give it that frame)
+      await host.page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#contacts-table tbody tr').length > 5, undefined, { timeout: 2000 }).catch(() => {});
       const count = await host.page.$$eval('#contacts-table tbody tr', (t) => t.length);
       assert.ok(count > 5 && count <= 40, `rendered rows ${count}`);
       const scrollH = await host.page.$eval('#contacts-scroll', (e: any) => e.scrollHeight);

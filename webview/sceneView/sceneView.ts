@@ -45,6 +45,7 @@ export interface SceneViewState {
   readonly normals?: boolean;
   readonly trail?: boolean;
   readonly ghost?: boolean;
+  readonly pre?: boolean;
   readonly height?: number;
   readonly open?: boolean;
 }
@@ -61,6 +62,8 @@ export interface SceneViewProbe {
   /** Page (CSS pixel) coordinates of a world point in the current view. */
   project(p: readonly [number, number, number]): { x: number; y: number; visible: boolean };
   readonly metresPerNs: number;
+  /** Points of the drawn trail (0: none). */
+  readonly trailPoints: number;
   /** The what-if ghost's arrow scale (0: no ghost). */
   readonly metresPerMps: number;
   readonly unit: number;
@@ -86,6 +89,7 @@ export class SceneView {
   private readonly normalsBox: HTMLElement & { checked: boolean };
   private readonly trailBox: HTMLElement & { checked: boolean };
   private readonly ghostBox: HTMLElement & { checked: boolean };
+  private readonly preBox: HTMLElement & { checked: boolean };
   private whatIf: WhatIfView | undefined;
   private renderer: WebGLRenderer | undefined;
   private readonly scene = new Scene();
@@ -107,6 +111,8 @@ export class SceneView {
   private pending = 0;
   /** Body positions of recently shown frames (session index → poses) for trails. */
   private readonly history = new Map<number, Float64Array>();
+  /** Frames kept in `history` (positions only, 3 numbers per body: 24 KB a frame for the 1000-box pile). */
+  private static readonly HISTORY_FRAMES = 2 * TRAIL_FRAMES;
   private readonly probe: SceneViewProbe;
 
   constructor(root: HTMLElement, private readonly handlers: SceneViewHandlers, saved: SceneViewState | undefined) {
@@ -126,18 +132,25 @@ export class SceneView {
     this.normalsBox = checkbox('scene-normals', 'normals', saved?.normals ?? true);
     this.trailBox = checkbox('scene-trail', `trail (${TRAIL_FRAMES} frames)`, saved?.trail ?? false);
     this.ghostBox = checkbox('scene-ghost', 'what-if ghost', saved?.ghost ?? true);
+    this.preBox = checkbox('scene-pre', 'bodies before the step', saved?.pre ?? false);
+    this.preBox.title = 'draw the bodies where they were when the contacts were found (when the frame records it); otherwise after the step, as the energy readout';
     this.ghostBox.title = 'after a what-if re-solve: each contact’s velocity after the step, recorded beside the alternative’s';
     toolbar.append(
-      el('span', 'muted', 'colour by'), this.colorSelect, this.frictionBox, this.normalsBox, this.trailBox, this.ghostBox,
+      el('span', 'muted', 'colour by'), this.colorSelect, this.frictionBox, this.normalsBox, this.trailBox, this.ghostBox, this.preBox,
       button({ id: 'scene-frame-all', label: 'Frame all', title: 'fit every body in the view (F)', onClick: () => this.frameAll() }),
       button({ id: 'scene-frame-selection', label: 'Frame selection', title: 'fit the selected contacts or bodies (S)', onClick: () => this.frameSelection() }),
       button({ id: 'scene-export', label: 'PNG', title: 'export the scene view as PNG', onClick: () => this.exportPng() }),
     );
     for (const c of [this.colorSelect, this.frictionBox, this.normalsBox, this.trailBox, this.ghostBox]) c.addEventListener('change', () => { this.redraw(); this.handlers.stateChanged(); });
+    this.preBox.addEventListener('change', () => {
+      if (this.view?.scene) this.bodies.update(this.shownPoses(this.view));
+      this.redraw();
+      this.handlers.stateChanged();
+    });
     this.box = el('div', 'scene-box');
     this.box.id = 'scene-box';
     if (saved?.height && saved.height >= 120) this.box.style.height = `${saved.height}px`;
-    this.tip = el('div', 'plot-tip');
+    this.tip = el('div', 'scene-tip');
     this.tip.id = 'scene-tip';
     this.tip.hidden = true;
     this.labels = el('div', 'scene-labels');
@@ -187,6 +200,7 @@ export class SceneView {
       project: (p) => this.projectToPage(p),
       get metresPerNs() { return self.metresPerNs; },
       get metresPerMps() { return self.metresPerMps; },
+      get trailPoints() { return (self.trail.geometry.getAttribute('position')?.count ?? 0); },
       get unit() { return self.unit; },
       renders: 0, lastRenderMs: 0, finishEachRender: false, lastParts: { bodies: 0, contacts: 0, legend: 0, render: 0 },
       get webgl() { return self.renderer !== undefined; },
@@ -197,14 +211,15 @@ export class SceneView {
   get state(): SceneViewState {
     return {
       ...(this.orbit ? { camera: this.orbit.state } : {}),
-      colorMode: controlValue(this.colorSelect) as ColorMode, friction: checkedOf(this.frictionBox), normals: checkedOf(this.normalsBox), trail: checkedOf(this.trailBox), ghost: checkedOf(this.ghostBox),
+      colorMode: controlValue(this.colorSelect) as ColorMode, friction: checkedOf(this.frictionBox), normals: checkedOf(this.normalsBox), trail: checkedOf(this.trailBox), ghost: checkedOf(this.ghostBox), pre: checkedOf(this.preBox),
       height: this.box.clientHeight, open: this.details.open,
     };
   }
 
-  /** A new session: its bodies (shapes). */
-  setScene(info: SceneInfo | undefined): void {
+  /** A new session: its bodies (shapes). `keepCamera`: the same source as before (or as the saved state). */
+  setScene(info: SceneInfo | undefined, keepCamera: boolean): void {
     this.info = info;
+    if (!keepCamera) this.framedOnce = false;
     this.view = undefined;
     this.history.clear();
     this.selectedBodies.clear();
@@ -225,9 +240,13 @@ export class SceneView {
     const t0 = performance.now();
     this.view = v;
     if (v.scene) {
-      this.bodies.update(v.scene.poses);
-      this.history.set(v.index, v.scene.poses);
-      if (this.history.size > 4 * TRAIL_FRAMES) this.history.delete(this.history.keys().next().value as number);
+      this.bodies.update(this.shownPoses(v));
+      this.preBox.toggleAttribute('disabled', !v.scene.prePoses);
+      const poses = v.scene.poses, n = Math.floor(poses.length / POSE_STRIDE), xyz = new Float64Array(3 * n);
+      for (let b = 0; b < n; b++) { xyz[3 * b] = poses[POSE_STRIDE * b]; xyz[3 * b + 1] = poses[POSE_STRIDE * b + 1]; xyz[3 * b + 2] = poses[POSE_STRIDE * b + 2]; }
+      this.history.delete(v.index); // re-inserted as the newest
+      this.history.set(v.index, xyz);
+      if (this.history.size > SceneView.HISTORY_FRAMES) this.history.delete(this.history.keys().next().value as number);
     }
     for (const c of v.contacts) if (c.lambdaN > this.longestNs && Number.isFinite(c.lambdaN)) this.longestNs = c.lambdaN;
     // one scale for the whole session so far (arrows stay comparable between frames): 1-2-5 N·s per metre
@@ -243,6 +262,11 @@ export class SceneView {
   setWhatIf(w: WhatIfView | undefined): void {
     this.whatIf = w;
     if (this.view) this.redraw();
+  }
+
+  /** The poses drawn: before the step when asked for and recorded, else after it. */
+  private shownPoses(v: FrameView): Float64Array {
+    return checkedOf(this.preBox) && v.scene?.prePoses ? v.scene.prePoses : v.scene!.poses;
   }
 
   /** Selected contacts (frame indices) and the contacts named by a finding on this frame; `redraw` false when a setFrame follows. */
@@ -369,7 +393,7 @@ export class SceneView {
     const pts: number[] = [];
     if (checkedOf(this.trailBox) && body !== undefined) {
       for (let i = Math.max(0, index - TRAIL_FRAMES); i <= index; i++) {
-        const p = this.history.get(i), o = POSE_STRIDE * body;
+        const p = this.history.get(i), o = 3 * body;
         if (p && o + 3 <= p.length && Number.isFinite(p[o])) pts.push(p[o], p[o + 1], p[o + 2]);
       }
     }

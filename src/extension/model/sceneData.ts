@@ -19,7 +19,8 @@ export function sceneInfo(header: RecordingHeader): SceneInfo {
 
 /**
  * x, y, z, qw, qx, qy, qz per body (a body the frame does not list keeps NaN: the view hides it), and each
- * contact's friction impulse λt1·t1 + λt2·t2 in world coordinates (docs/recording-format.md: λ = (λn, λt1, λt2)).
+ * contact's friction impulse λt1·t1 + λt2·t2 in world coordinates (docs/recording-format.md: λ = (λn, λt1, λt2)),
+ * and the poses before the step when the frame records them for every body.
  */
 export function sceneFrame(bodyCount: number, f: RecordedFrame): SceneFrame {
   const poses = new Float64Array(POSE_STRIDE * bodyCount).fill(NaN);
@@ -34,6 +35,12 @@ export function sceneFrame(bodyCount: number, f: RecordedFrame): SceneFrame {
     const { t1, t2 } = f.contacts[k];
     const a = lam[3 * k + 1] ?? 0, b = lam[3 * k + 2] ?? 0;
     for (let j = 0; j < 3; j++) friction[3 * k + j] = a * t1[j] + b * t2[j];
+  }
+  const pre = f.pre;
+  if (pre && pre.length >= bodyCount && pre.slice(0, bodyCount).every((s) => s.x && s.q)) {
+    const prePoses = new Float64Array(POSE_STRIDE * bodyCount);
+    for (let i = 0; i < bodyCount; i++) { const { x, q } = pre[i]; prePoses.set([x![0], x![1], x![2], q![0], q![1], q![2], q![3]], POSE_STRIDE * i); }
+    return { poses, friction, prePoses };
   }
   return { poses, friction };
 }
