@@ -54,6 +54,7 @@ export const COLUMNS: readonly Column[] = [
   { col: 'frictionPower', label: 'P friction', title: 'λt·vt⁺ (J per step): > 0 means friction did work', ...numeric((c) => c.frictionPower) },
   { col: 'biasImpulse', label: 'λ bias', title: 'impulse from the ERP/Baumgarte bias alone, m_eff·b_bias (N·s; exact for an isolated contact)', ...numeric((c) => c.biasImpulse) },
   { col: 'coneViolation', label: 'cone viol.', title: 'max(0, ‖λt‖ − μλn) (N·s): > 0 breaks Coulomb friction', ...numeric((c) => c.coneViolation) },
+  { col: 'injected', label: 'injected J', title: 'energy this contact injected in this frame, by the diagnosis (J, all mechanisms: docs/physics.md)', ...numeric((c) => c.injected ?? null) },
 ];
 
 const DEFAULT_ROW_HEIGHT = 22;

@@ -101,6 +101,8 @@ export interface ContactView {
   readonly biasImpulse: number | null;
   /** Friction-cone violation max(0, ‖λt‖ − μλn) (N·s). */
   readonly coneViolation: number;
+  /** Energy this contact injected in this frame by the diagnosis (J, all mechanisms); absent in old sessions. */
+  readonly injected?: number;
 }
 
 export interface IslandView {

@@ -169,9 +169,12 @@ class Shares {
 
 /** Result of analysing one frame, kept for the inspector and the report. */
 export interface FrameDiagnosis {
+  /** The frame's channels (per-contact parts dropped to keep long recordings small: see Diagnoser.lastLedger). */
   readonly ledger: FrameLedger;
   /** Injected joules per mechanism (J). */
   readonly injected: ReadonlyMap<InjectionMechanism, number>;
+  /** Injected joules per contact (frame order), over all mechanisms; only contacts that injected. */
+  readonly byContact: ReadonlyMap<number, number>;
 }
 
 export class Diagnoser {
@@ -199,6 +202,8 @@ export class Diagnoser {
   private blownUp = false;
   /** Per frame: the ledger and injected joules per mechanism (for charts and `report`). */
   readonly frames: FrameDiagnosis[] = [];
+  /** The last frame's full ledger, per contact included. */
+  lastLedger: FrameLedger | undefined;
   /** Counterfactual cost: frames re-solved, islands, total milliseconds. */
   readonly cost = { frames: 0, islands: 0, ms: 0 };
 
@@ -237,7 +242,8 @@ export class Diagnoser {
         this.findings.push({ frame: f.frame, time: f.time, contacts: [], mechanism: 'blow-up', kind: 'non-physical', severity: 'error', joules: 0,
           explanation: `the simulation blows up at frame ${f.frame}: ${i >= 0 ? `body ${i} (${this.header.bodies[i]?.name ?? '?'}) has ${[...f.bodies[i].v, ...f.bodies[i].w, ...f.bodies[i].x].every(Number.isFinite) ? 'a velocity above 1e150' : 'a non-finite position or velocity'}` : 'its energy is not finite'}; the frames before it are analysed as usual` });
       }
-      this.frames.push({ ledger: { frame: f.frame, energy, delta: Number.NaN, normal: 0, friction: 0, stabilisation: 0, excess: 0, positionCorrection: 0, integrator: Number.NaN, unexplained: 0, contacts: null }, injected: new Map() });
+      this.lastLedger = { frame: f.frame, energy, delta: Number.NaN, normal: 0, friction: 0, stabilisation: 0, excess: 0, positionCorrection: 0, integrator: Number.NaN, unexplained: 0, contacts: null };
+      this.frames.push({ ledger: this.lastLedger, injected: new Map(), byContact: new Map() });
       this.prev = f;
       this.prevEnergy = undefined;
       return;
@@ -296,7 +302,10 @@ export class Diagnoser {
     this.prevKeys = new Set(f.contacts.map(contactKey));
     this.prevPairs = new Set(f.contacts.map(pairKey));
     for (const k of this.prevKeys) this.seenFeatures.add(k);
-    this.frames.push({ ledger, injected: shares.total });
+    const byContact = new Map<number, number>();
+    for (const pc of shares.perContact.values()) for (const [c, j] of pc) byContact.set(c, (byContact.get(c) ?? 0) + j);
+    this.lastLedger = ledger;
+    this.frames.push({ ledger: { ...ledger, contacts: null }, injected: shares.total, byContact });
     this.prev = f;
     this.prevEnergy = energy;
   }

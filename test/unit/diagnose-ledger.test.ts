@@ -29,7 +29,7 @@ describe('energy ledger per contact and channel', () => {
       const d = new Diagnoser(header, {}, e0);
       frames.forEach((f, k) => {
         d.add(f);
-        const L = d.frames[k].ledger, W = world[k].energy;
+        const L = d.lastLedger!, W = world[k].energy;
         const tol = 1e-9 * Math.max(1, Math.abs(W.total));
         assert.ok(Math.abs(L.delta - W.delta) < tol, `frame ${f.frame}: ΔE ${L.delta} vs ${W.delta}`);
         assert.ok(Math.abs(L.normal + L.friction - (W.normalWork + W.frictionWork + (split ? 0 : W.biasWork))) < 1e-9, `frame ${f.frame}: contact work`);

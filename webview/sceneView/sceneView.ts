@@ -23,7 +23,7 @@ const LONGEST_ARROW_UNITS = 2.5;
 /** Frames of body positions kept for trails. */
 const TRAIL_FRAMES = 120;
 
-export const COLOR_MODES = ['state', 'λn', 'excess speed', 'penetration', 'friction work'] as const;
+export const COLOR_MODES = ['state', 'λn', 'excess speed', 'penetration', 'friction work', 'energy injected'] as const;
 export type ColorMode = (typeof COLOR_MODES)[number];
 
 /** Per contact: the quantity a colour mode shows (null: not known for this contact). */
@@ -33,10 +33,11 @@ function quantity(mode: ColorMode, c: ContactView): number | null {
     case 'excess speed': return c.excess;
     case 'penetration': return c.depth;
     case 'friction work': return c.frictionPower;
+    case 'energy injected': return c.injected ?? null;
     default: return null;
   }
 }
-const UNITS: Record<ColorMode, string> = { state: '', 'λn': 'N·s', 'excess speed': 'm/s', penetration: 'm', 'friction work': 'J' };
+const UNITS: Record<ColorMode, string> = { state: '', 'λn': 'N·s', 'excess speed': 'm/s', penetration: 'm', 'friction work': 'J', 'energy injected': 'J' };
 
 export interface SceneViewState {
   readonly camera?: OrbitState;

@@ -140,6 +140,8 @@ export function toFindingView(x: Finding, index: number): FindingView {
 class TimelineBuilder {
   readonly t = emptyTimeline();
   readonly contacts = new ContactColumns();
+  /** Per session position: injected joules per contact (null: none). */
+  readonly injectedByContact: (ReadonlyMap<number, number> | null)[] = [];
   private readonly diag: Diagnoser;
   private prev: RecordedFrame | undefined;
   constructor(private readonly header: RecordingHeader, diagnosis: Partial<DiagnosisOptions>, initialEnergy?: number) {
@@ -162,7 +164,9 @@ class TimelineBuilder {
     t.maxDepth.push(f.contacts.reduce((m, c) => Math.max(m, c.depth), 0));
     this.contacts.add(f);
     this.diag.add(f);
-    const injected = this.diag.frames[this.diag.frames.length - 1].injected;
+    const last = this.diag.frames[this.diag.frames.length - 1];
+    const injected = last.injected;
+    this.injectedByContact.push(last.byContact.size ? last.byContact : null);
     const inj = (t.injection ??= Object.create(null) as Record<string, number[]>);
     for (const [m, j] of injected) (inj[m] ??= new Array<number>(n).fill(0)).push(Number.isFinite(j) ? j : 0);
     for (const col of Object.values(inj)) if (col.length === n) col.push(0);
@@ -184,6 +188,7 @@ export class InspectorModel {
     /** Recording lines skipped while indexing (bad JSON, NaN, truncated last line), "file: line N: …". */
     readonly skipped: readonly string[],
     private readonly contactColumns: ContactColumns,
+    private readonly injectedByContact: readonly (ReadonlyMap<number, number> | null)[] = [],
   ) {
     this.scene = sceneInfo(session.header);
   }
@@ -208,7 +213,7 @@ export class InspectorModel {
       title: desc.name, source: 'scenario', file, producer: 'contact-lens (this engine)', frameCount: session.frameCount, dt: session.header.dt,
       bodies: session.header.bodies.map((b) => b.name),
     };
-    return new InspectorModel(session, info, builder.t, builder.findings(), [], builder.contacts);
+    return new InspectorModel(session, info, builder.t, builder.findings(), [], builder.contacts, builder.injectedByContact);
   }
 
   /** Opens a recording (ours or another engine's): ONE streaming pass indexes it and builds the timeline and the diagnosis. */
@@ -228,7 +233,7 @@ export class InspectorModel {
       title: file.split(/[\\/]/).pop() ?? file, source: 'recording', file,
       producer: `${h.producer.name}${h.producer.version ? ' ' + h.producer.version : ''}`, frameCount: n, dt: h.dt, bodies: h.bodies.map((b) => b.name),
     };
-    return new InspectorModel(session, info, built.t, built.findings(), reader.errors.map((e) => e.message), built.contacts);
+    return new InspectorModel(session, info, built.t, built.findings(), reader.errors.map((e) => e.message), built.contacts, built.injectedByContact);
   }
 
   /** Everything the webview shows for frame i. */
@@ -271,6 +276,7 @@ export class InspectorModel {
         biasVelocity: Number.isNaN(biasOf[k]) ? null : biasOf[k],
         biasImpulse: Number.isNaN(biasOf[k]) || !g ? null : biasOf[k] * g.mEff,
         coneViolation: Math.max(0, lt - c.mu * ln),
+        injected: this.injectedByContact[i]?.get(k) ?? 0,
       };
     });
     const islands: IslandView[] = d.islands.map((isl) => {
