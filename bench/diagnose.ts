@@ -50,18 +50,42 @@ function row(source: string, header: RecordingHeader, frames: readonly RecordedF
   const full = run(header, frames, true, e0);
   let prev = e0;
   const rising: number[] = [];
-  for (const f of frames) { const e = frameEnergy(header, f); if (prev !== undefined && e - prev > 1e-3) rising.push(f.frame); prev = e; }
+  for (const f of frames) {
+    const e = frameEnergy(header, f);
+    if (prev !== undefined && e - prev > 1e-3) rising.push(f.frame);
+    prev = e;
+  }
   const inj = full.d.findings.filter((f) => f.kind === 'injection');
   const covered = rising.filter((fr) => inj.some((f) => f.frame === fr)).length;
   const joules = new Map<string, number>();
   for (const f of inj) joules.set(f.mechanism, (joules.get(f.mechanism) ?? 0) + f.joules);
-  const mechanisms = [...joules].sort((a, b) => b[1] - a[1]).map(([m, j]) => `${m} ${j.toFixed(3)} J`).join(', ') || 'none';
-  return { source, frames: frames.length, rising: rising.length, covered, mechanisms, ledgerMs: ledger.ms, fullMs: full.ms, fullCpuMs: full.cpuMs, cfFrames: full.d.cost.frames, cfIslands: full.d.cost.islands, cfMs: full.d.cost.ms };
+  const mechanisms =
+    [...joules]
+      .sort((a, b) => b[1] - a[1])
+      .map(([m, j]) => `${m} ${j.toFixed(3)} J`)
+      .join(', ') || 'none';
+  return {
+    source,
+    frames: frames.length,
+    rising: rising.length,
+    covered,
+    mechanisms,
+    ledgerMs: ledger.ms,
+    fullMs: full.ms,
+    fullCpuMs: full.cpuMs,
+    cfFrames: full.d.cost.frames,
+    cfIslands: full.d.cost.islands,
+    cfMs: full.d.cost.ms,
+  };
 }
 
 function framesOf(file: string): { header: RecordingHeader; frames: RecordedFrame[] } {
   const r = RecordingReader.openSync(file);
-  try { return { header: r.header, frames: Array.from({ length: r.frameCount }, (_, i) => r.frame(i)) }; } finally { r.close(); }
+  try {
+    return { header: r.header, frames: Array.from({ length: r.frameCount }, (_, i) => r.frame(i)) };
+  } finally {
+    r.close();
+  }
 }
 
 function ours(file: string, scenario: number, frames?: number): { header: RecordingHeader; frames: RecordedFrame[]; e0: number } {
@@ -87,13 +111,23 @@ async function main(): Promise<void> {
   rows.push(row('ours: 10-box stack, PGS 10 sweeps', stack.header, stack.frames, stack.e0));
   const pyr = ours('examples/pyramid-20.scene.json', 0, args.quick ? 10 : 40);
   rows.push(row('ours: pyramid-20 (1600-contact island)', pyr.header, pyr.frames, pyr.e0));
-  if (args.json) { console.log(JSON.stringify({ machine: m, rows })); return; }
+  if (args.json) {
+    console.log(JSON.stringify({ machine: m, rows }));
+    return;
+  }
   console.log(`bench:diagnose — ${m.cpu}, ${m.cores} cores, ${m.node}, ${m.platform}, load ${m.loadAverage.toFixed(2)}, ${m.date}`);
   console.log('frames rising > 1 mJ, those carrying an injection finding, time ledger-only vs with counterfactual exact re-solves');
   for (const r of rows) {
-    console.log(`${r.source}\n  ${r.frames} frames, rising ${r.rising}, covered ${r.covered} (${r.rising ? ((100 * r.covered) / r.rising).toFixed(0) : '100'} %); ${r.mechanisms}`);
-    console.log(`  ledger only ${r.ledgerMs.toFixed(0)} ms | with counterfactuals ${r.fullMs.toFixed(0)} ms wall, ${r.fullCpuMs.toFixed(0)} ms CPU; re-solved ${r.cfIslands} island(s) in ${r.cfFrames} frame(s): ${r.cfMs.toFixed(0)} ms, ${(r.cfFrames ? r.cfMs / r.cfFrames : 0).toFixed(1)} ms per frame`);
+    console.log(
+      `${r.source}\n  ${r.frames} frames, rising ${r.rising}, covered ${r.covered} (${r.rising ? ((100 * r.covered) / r.rising).toFixed(0) : '100'} %); ${r.mechanisms}`,
+    );
+    console.log(
+      `  ledger only ${r.ledgerMs.toFixed(0)} ms | with counterfactuals ${r.fullMs.toFixed(0)} ms wall, ${r.fullCpuMs.toFixed(0)} ms CPU; re-solved ${r.cfIslands} island(s) in ${r.cfFrames} frame(s): ${r.cfMs.toFixed(0)} ms, ${(r.cfFrames ? r.cfMs / r.cfFrames : 0).toFixed(1)} ms per frame`,
+    );
   }
 }
 
-main().catch((e) => { console.error(e); process.exitCode = 1; });
+main().catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});

@@ -11,7 +11,10 @@ import type { SolveOptions } from '../src/engine/solvers/types.js';
 import { machineInfo, parseBenchArgs } from './common.js';
 
 const args = parseBenchArgs(process.argv.slice(2));
-if (!oracleAvailable()) { console.error(ORACLE_MISSING); process.exit(2); }
+if (!oracleAvailable()) {
+  console.error(ORACLE_MISSING);
+  process.exit(2);
+}
 const corpus = loadOracle();
 const configs: { label: string; options: SolveOptions; frictionlessOnly?: boolean }[] = [
   { label: 'newton', options: { solver: 'newton' } },
@@ -20,12 +23,18 @@ const configs: { label: string; options: SolveOptions; frictionlessOnly?: boolea
   { label: 'pgs, μ = 0 only, to 1e-7', options: { solver: 'pgs', diagonalScaling: true, maxIterations: 500_000, tolerance: 1e-7 }, frictionlessOnly: true },
 ];
 const rows = configs.map(({ label, options, frictionlessOnly }) => {
-  const its: number[] = [], notConverged: string[] = [];
-  let worstKkt = 0, worstObj = 0, ms = 0, n = 0;
+  const its: number[] = [],
+    notConverged: string[] = [];
+  let worstKkt = 0,
+    worstObj = 0,
+    ms = 0,
+    n = 0;
   for (const inst of corpus) {
     if (frictionlessOnly && !inst.matrix.mu.every((m) => m === 0)) continue;
     const r = solve(inst.matrix, options);
-    n++; ms += r.timeMs; its.push(r.iterations);
+    n++;
+    ms += r.timeMs;
+    its.push(r.iterations);
     const k = kkt(inst.matrix, r.lambda).maxRel;
     worstKkt = Math.max(worstKkt, k);
     const f = inst.solution!.objective;
@@ -33,7 +42,16 @@ const rows = configs.map(({ label, options, frictionlessOnly }) => {
     if (r.status.kind !== 'converged') notConverged.push(`${inst.id} ${r.status.kind} after ${r.iterations} (KKT ${k.toExponential(1)})`);
   }
   its.sort((a, b) => a - b);
-  return { label, instances: n, converged: n - notConverged.length, iterations: { min: its[0], median: its[Math.floor(its.length / 2)], max: its[its.length - 1] }, worstKkt, worstObjectiveRel: worstObj, totalMs: ms, notConverged };
+  return {
+    label,
+    instances: n,
+    converged: n - notConverged.length,
+    iterations: { min: its[0], median: its[Math.floor(its.length / 2)], max: its[its.length - 1] },
+    worstKkt,
+    worstObjectiveRel: worstObj,
+    totalMs: ms,
+    notConverged,
+  };
 });
 if (args.json) {
   console.log(JSON.stringify({ machine: machineInfo(), rows }));
@@ -43,7 +61,9 @@ if (args.json) {
   console.log(`machine: ${m.cpu}, ${m.cores} cores, ${m.platform}, Node ${m.node}, ${m.date}, load ${m.loadAverage.toFixed(2)}`);
   console.log('solver                      inst  conv  iterations min/med/max   worst KKT  worst |f−f*|/max(1,|f*|)  total ms');
   for (const r of rows) {
-    console.log(`${r.label.padEnd(27)} ${String(r.instances).padStart(4)}  ${String(r.converged).padStart(4)}  ${`${r.iterations.min}/${r.iterations.median}/${r.iterations.max}`.padStart(22)}   ${r.worstKkt.toExponential(2)}  ${r.worstObjectiveRel.toExponential(2).padStart(24)}  ${r.totalMs.toFixed(0).padStart(8)}`);
+    console.log(
+      `${r.label.padEnd(27)} ${String(r.instances).padStart(4)}  ${String(r.converged).padStart(4)}  ${`${r.iterations.min}/${r.iterations.median}/${r.iterations.max}`.padStart(22)}   ${r.worstKkt.toExponential(2)}  ${r.worstObjectiveRel.toExponential(2).padStart(24)}  ${r.totalMs.toFixed(0).padStart(8)}`,
+    );
   }
   for (const r of rows) if (r.notConverged.length) console.log(`\n${r.label}: not converged on\n  ${r.notConverged.join('\n  ')}`);
 }

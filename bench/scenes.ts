@@ -30,7 +30,12 @@ const MAX_YAW = 0.1;
 const MAX_OFFSET = 0.02;
 
 export const BENCH_ASSEMBLY: AssemblyOptions = {
-  dt: BENCH_DT, erp: 0.2, slop: 0.005, baumgarte: true, restVelocityThreshold: 0.5, regularization: 1e-10,
+  dt: BENCH_DT,
+  erp: 0.2,
+  slop: 0.005,
+  baumgarte: true,
+  restVelocityThreshold: 0.5,
+  regularization: 1e-10,
 };
 
 export interface BenchScene {
@@ -75,7 +80,10 @@ function upContact(a: number, b: number, point: Vec3, penetration: number): Cont
 
 /** Body-frame offsets of the 4 bottom corners. */
 const cornerOffsets = (): Vec3[] => [
-  [-HALF, -HALF, -HALF], [HALF, -HALF, -HALF], [HALF, HALF, -HALF], [-HALF, HALF, -HALF],
+  [-HALF, -HALF, -HALF],
+  [HALF, -HALF, -HALF],
+  [HALF, HALF, -HALF],
+  [-HALF, HALF, -HALF],
 ];
 
 /** Pre-solve velocity: gravity over one step plus a small random horizontal slide. */
@@ -109,7 +117,8 @@ function placeBox(s: SceneBuilder, below: number, centre: readonly [number, numb
 /** Tower of k boxes, the lowest one on the ground: C = 4k. */
 function stackScene(k: number, seed: number): SceneBuilder {
   const s = newBuilder(seed);
-  let below = -1, supportZ = 0;
+  let below = -1,
+    supportZ = 0;
   for (let i = 0; i < k; i++) {
     const placed = placeBox(s, below, [0, 0], supportZ);
     below = placed.index;

@@ -79,8 +79,14 @@ function median(xs: readonly number[]): number {
  * Warm-ups (fewer when one solve is slow), then the repeats (cut to fit the time budget, never
  * below MIN_REPEATS). Iterations, status and KKT come from the last timed run.
  */
-function measure(p: ContactProblem, options: SolveOptions, warm: Float64Array | undefined, plan: RunPlan): { times: number[]; result: SolveResult; reduced: boolean } {
-  let slowest = 0, spent = 0;
+function measure(
+  p: ContactProblem,
+  options: SolveOptions,
+  warm: Float64Array | undefined,
+  plan: RunPlan,
+): { times: number[]; result: SolveResult; reduced: boolean } {
+  let slowest = 0,
+    spent = 0;
   for (let i = 0; i < plan.warmups && spent < plan.budgetMs / 4; i++) {
     const { ms } = timedSolve(p, options, warm);
     slowest = Math.max(slowest, ms);
@@ -155,8 +161,16 @@ const RIGHT_ALIGNED = new Set<string>(['C', 'runs', 'median ms', 'min ms', 'iter
 
 function tableCells(r: BenchRow): string[] {
   return [
-    r.scene, String(r.contacts), r.solver, r.start, `${r.runs}${r.reducedRuns ? '*' : ''}`,
-    fmtMs(r.medianMs), fmtMs(r.minMs), String(r.iterations), r.status, r.kktMaxRel.toExponential(2),
+    r.scene,
+    String(r.contacts),
+    r.solver,
+    r.start,
+    `${r.runs}${r.reducedRuns ? '*' : ''}`,
+    fmtMs(r.medianMs),
+    fmtMs(r.minMs),
+    String(r.iterations),
+    r.status,
+    r.kktMaxRel.toExponential(2),
   ];
 }
 
@@ -164,7 +178,10 @@ function renderTable(rows: readonly BenchRow[]): string[] {
   const body = rows.map(tableCells);
   const widths = TABLE_COLUMNS.map((h, c) => Math.max(h.length, ...body.map((cells) => cells[c].length)));
   const line = (cells: readonly string[]): string =>
-    cells.map((cell, c) => (RIGHT_ALIGNED.has(TABLE_COLUMNS[c]) ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join('  ').trimEnd();
+    cells
+      .map((cell, c) => (RIGHT_ALIGNED.has(TABLE_COLUMNS[c]) ? cell.padStart(widths[c]) : cell.padEnd(widths[c])))
+      .join('  ')
+      .trimEnd();
   const out = [line(TABLE_COLUMNS), widths.map((w) => '-'.repeat(w)).join('  ')];
   let prevScene = '';
   for (let i = 0; i < rows.length; i++) {
@@ -196,15 +213,12 @@ function summaryLines(rows: readonly BenchRow[]): string[] {
   const at = rows.filter((r) => r.contacts === target);
   const order = ['newton', 'ipm', 'pgs', 'pgs-cone-scaled'];
   const part = (start: Start): string =>
-    order.map((s) => at.find((r) => r.solver === s && r.start === start))
+    order
+      .map((s) => at.find((r) => r.solver === s && r.start === start))
       .filter((r): r is BenchRow => r !== undefined)
-      .map((r) => `${r.solver} ${fmtMs(r.medianMs)} ms (${r.status})`).join(' | ');
-  return [
-    '',
-    `C≈50 summary — ${at[0].scene}, median:`,
-    `  cold: ${part('cold')}`,
-    `  warm: ${part('warm')}`,
-  ];
+      .map((r) => `${r.solver} ${fmtMs(r.medianMs)} ms (${r.status})`)
+      .join(' | ');
+  return ['', `C≈50 summary — ${at[0].scene}, median:`, `  cold: ${part('cold')}`, `  warm: ${part('warm')}`];
 }
 
 /** Distinct reasons of the non-converged rows, so the status column stays short. */

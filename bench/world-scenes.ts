@@ -146,7 +146,11 @@ export function probeContacts(desc: ScenarioDesc): ContactProbe {
 function probeWorld(world: World): ContactProbe {
   const detected = detectContacts(world.bodies);
   const isStatic = world.bodies.map((b) => b.isStatic);
-  const islands = buildIslands(world.bodies.length, detected.map((d) => [d.bodyA, d.bodyB] as const), isStatic);
+  const islands = buildIslands(
+    world.bodies.length,
+    detected.map((d) => [d.bodyA, d.bodyB] as const),
+    isStatic,
+  );
   let largest = islands[0];
   for (const is of islands) if (is.contacts.length > largest.contacts.length) largest = is;
   return {
@@ -165,18 +169,32 @@ function islandMethod(is: FrameRecord['islands'][number]): string {
 }
 
 function summarizeFrame(world: World, f: FrameRecord): OurStepInfo {
-  let best = -1, bestSize = -1;
+  let best = -1,
+    bestSize = -1;
   const shares = new Map<string, { islands: number; contacts: number }>();
   f.islands.forEach((is, k) => {
-    if (is.contacts.length > bestSize) { bestSize = is.contacts.length; best = k; }
+    if (is.contacts.length > bestSize) {
+      bestSize = is.contacts.length;
+      best = k;
+    }
     const m = islandMethod(is);
     const sh = shares.get(m) ?? { islands: 0, contacts: 0 };
-    sh.islands += 1; sh.contacts += is.contacts.length;
+    sh.islands += 1;
+    sh.contacts += is.contacts.length;
     shares.set(m, sh);
   });
   const methods = [...shares].map(([method, sh]) => ({ method, ...sh })).sort((a, b) => b.contacts - a.contacts);
   if (best < 0) {
-    return { contacts: f.contacts.length, islands: 0, largestIslandContacts: 0, largestIslandBodies: 0, largestIslandMethod: '-', iterations: 0, status: '-', methods };
+    return {
+      contacts: f.contacts.length,
+      islands: 0,
+      largestIslandContacts: 0,
+      largestIslandBodies: 0,
+      largestIslandMethod: '-',
+      iterations: 0,
+      status: '-',
+      methods,
+    };
   }
   const is = f.islands[best];
   const bodies = new Set<number>();
@@ -202,12 +220,18 @@ export class OursSim implements Sim {
   constructor(desc: ScenarioDesc, solver: SolverName) {
     this.world = new World({ ...desc, config: { ...desc.config, solver: oursSolverOptions(desc, solver) } });
   }
-  probe(): ContactProbe { return probeWorld(this.world); }
-  step(): OurStepInfo { return summarizeFrame(this.world, this.world.step()); }
+  probe(): ContactProbe {
+    return probeWorld(this.world);
+  }
+  step(): OurStepInfo {
+    return summarizeFrame(this.world, this.world.step());
+  }
   snapshot(): BodySnapshot[] {
     return this.world.bodies.map((b) => (b.isStatic ? null : [...b.x, ...b.q, ...b.v, ...b.w]));
   }
-  dispose(): void { /* garbage collected */ }
+  dispose(): void {
+    /* garbage collected */
+  }
 }
 
 // ---- cannon-es
@@ -223,11 +247,14 @@ export function cannonSim(C: Cannon, desc: ScenarioDesc, iterations: number | un
   const mats = new Map(names.map((n) => [n, new C.Material(n)] as const));
   for (let i = 0; i < names.length; i++) {
     for (let j = i; j < names.length; j++) {
-      const a = materialOf(desc, names[i]), b = materialOf(desc, names[j]);
-      world.addContactMaterial(new C.ContactMaterial(mats.get(names[i])!, mats.get(names[j])!, {
-        friction: combine(cfg.frictionCombine, a.friction, b.friction),
-        restitution: combine(cfg.restitutionCombine, a.restitution, b.restitution),
-      }));
+      const a = materialOf(desc, names[i]),
+        b = materialOf(desc, names[j]);
+      world.addContactMaterial(
+        new C.ContactMaterial(mats.get(names[i])!, mats.get(names[j])!, {
+          friction: combine(cfg.frictionCombine, a.friction, b.friction),
+          restitution: combine(cfg.restitutionCombine, a.restitution, b.restitution),
+        }),
+      );
     }
   }
 
@@ -262,12 +289,33 @@ export function cannonSim(C: Cannon, desc: ScenarioDesc, iterations: number | un
   const dt = cfg.dt;
   return {
     engine: 'cannon',
-    step: () => { world.step(dt); return undefined; },
-    snapshot: () => bodies.map((b) => (b ? [
-      b.position.x, b.position.y, b.position.z, b.quaternion.w, b.quaternion.x, b.quaternion.y, b.quaternion.z,
-      b.velocity.x, b.velocity.y, b.velocity.z, b.angularVelocity.x, b.angularVelocity.y, b.angularVelocity.z,
-    ] : null)),
-    dispose: () => { /* garbage collected */ },
+    step: () => {
+      world.step(dt);
+      return undefined;
+    },
+    snapshot: () =>
+      bodies.map((b) =>
+        b
+          ? [
+              b.position.x,
+              b.position.y,
+              b.position.z,
+              b.quaternion.w,
+              b.quaternion.x,
+              b.quaternion.y,
+              b.quaternion.z,
+              b.velocity.x,
+              b.velocity.y,
+              b.velocity.z,
+              b.angularVelocity.x,
+              b.angularVelocity.y,
+              b.angularVelocity.z,
+            ]
+          : null,
+      ),
+    dispose: () => {
+      /* garbage collected */
+    },
   };
 }
 
@@ -276,10 +324,14 @@ export function cannonSim(C: Cannon, desc: ScenarioDesc, iterations: number | un
 /** Per-collider coefficient and rule whose Rapier combination equals ours for every pair. */
 function rapierCoefficient(R: Rapier, rule: CombineRule, value: number): { value: number; rule: RapierDefault.CoefficientCombineRule } {
   switch (rule) {
-    case 'geometric-mean': return { value: Math.sqrt(value), rule: R.CoefficientCombineRule.Multiply };
-    case 'min': return { value, rule: R.CoefficientCombineRule.Min };
-    case 'max': return { value, rule: R.CoefficientCombineRule.Max };
-    case 'average': return { value, rule: R.CoefficientCombineRule.Average };
+    case 'geometric-mean':
+      return { value: Math.sqrt(value), rule: R.CoefficientCombineRule.Multiply };
+    case 'min':
+      return { value, rule: R.CoefficientCombineRule.Min };
+    case 'max':
+      return { value, rule: R.CoefficientCombineRule.Max };
+    case 'average':
+      return { value, rule: R.CoefficientCombineRule.Average };
   }
 }
 
@@ -321,12 +373,19 @@ export function rapierSim(R: Rapier, desc: ScenarioDesc, iterations: number | un
   });
   return {
     engine: 'rapier',
-    step: () => { world.step(); return undefined; },
-    snapshot: () => bodies.map((b) => {
-      if (!b) return null;
-      const x = b.translation(), q = b.rotation(), v = b.linvel(), w = b.angvel();
-      return [x.x, x.y, x.z, q.w, q.x, q.y, q.z, v.x, v.y, v.z, w.x, w.y, w.z];
-    }),
+    step: () => {
+      world.step();
+      return undefined;
+    },
+    snapshot: () =>
+      bodies.map((b) => {
+        if (!b) return null;
+        const x = b.translation(),
+          q = b.rotation(),
+          v = b.linvel(),
+          w = b.angvel();
+        return [x.x, x.y, x.z, q.w, q.x, q.y, q.z, v.x, v.y, v.z, w.x, w.y, w.z];
+      }),
     dispose: () => world.free(),
   };
 }

@@ -19,8 +19,23 @@ import type { ScenarioDesc } from '../src/engine/world/types.js';
 import * as islandModule from '../src/engine/island/solveIsland.js';
 import type { SolverName } from '../src/engine/solvers/types.js';
 import {
-  applySnapshot, cannonSim, loadCannon, loadRapier, loadScenario, OursSim, probeContacts, rapierSim, repoRoot, WORLD_SCENES,
-  type BodySnapshot, type ContactProbe, type EngineName, type MethodShare, type OurStepInfo, type Sim, type WorldBenchScene,
+  applySnapshot,
+  cannonSim,
+  loadCannon,
+  loadRapier,
+  loadScenario,
+  OursSim,
+  probeContacts,
+  rapierSim,
+  repoRoot,
+  WORLD_SCENES,
+  type BodySnapshot,
+  type ContactProbe,
+  type EngineName,
+  type MethodShare,
+  type OurStepInfo,
+  type Sim,
+  type WorldBenchScene,
 } from './world-scenes.js';
 import { machineInfo, parseBenchArgs, type BenchArgs, type MachineInfo } from './common.js';
 
@@ -106,12 +121,20 @@ async function createSim(job: Job): Promise<Sim> {
       return new OursSim(job.desc, job.solver ?? 'pgs');
     case 'cannon': {
       let C: Awaited<ReturnType<typeof loadCannon>>;
-      try { C = await loadCannon(); } catch (e) { throw new Error(`cannot load cannon-es: ${errorText(e)}`); }
+      try {
+        C = await loadCannon();
+      } catch (e) {
+        throw new Error(`cannot load cannon-es: ${errorText(e)}`);
+      }
       return cannonSim(C, job.desc, job.iterations);
     }
     case 'rapier': {
       let R: Awaited<ReturnType<typeof loadRapier>>;
-      try { R = await loadRapier(); } catch (e) { throw new Error(`Rapier init failed: ${errorText(e)}`); }
+      try {
+        R = await loadRapier();
+      } catch (e) {
+        throw new Error(`Rapier init failed: ${errorText(e)}`);
+      }
       return rapierSim(R, job.desc, job.iterations);
     }
   }
@@ -159,9 +182,12 @@ function errorText(e: unknown): string {
 
 function runJob(job: Job, stepLimitMs: number, setupLimitMs: number): Promise<JobOutcome> {
   return new Promise((resolve) => {
-    const warmup: StepRecord[] = [], timed: StepRecord[] = [];
+    const warmup: StepRecord[] = [],
+      timed: StepRecord[] = [];
     let setupMs: number | undefined, probe: ContactProbe | undefined;
-    let settled = false, ready = false, phase: Phase = 'warmup';
+    let settled = false,
+      ready = false,
+      phase: Phase = 'warmup';
     let timer: NodeJS.Timeout | undefined;
     let worker: Worker;
     const finish = (extra: Partial<JobOutcome>): void => {
@@ -170,7 +196,10 @@ function runJob(job: Job, stepLimitMs: number, setupLimitMs: number): Promise<Jo
       if (timer) clearTimeout(timer);
       const outcome: JobOutcome = { warmup, timed, ...(setupMs !== undefined ? { setupMs } : {}), ...(probe ? { probe } : {}), ...extra };
       // Resolve once the worker is gone, so the next configuration never shares the CPU with it.
-      worker.terminate().then(() => resolve(outcome), () => resolve(outcome));
+      worker.terminate().then(
+        () => resolve(outcome),
+        () => resolve(outcome),
+      );
     };
     const arm = (): void => {
       if (timer) clearTimeout(timer);
@@ -189,16 +218,28 @@ function runJob(job: Job, stepLimitMs: number, setupLimitMs: number): Promise<Jo
     arm();
     worker.on('message', (m: WorkerMessage) => {
       switch (m.type) {
-        case 'ready': ready = true; setupMs = m.setupMs; phase = job.warmupSteps > 0 ? 'warmup' : 'timed'; arm(); break;
-        case 'probe': probe = m.probe; arm(); break;
+        case 'ready':
+          ready = true;
+          setupMs = m.setupMs;
+          phase = job.warmupSteps > 0 ? 'warmup' : 'timed';
+          arm();
+          break;
+        case 'probe':
+          probe = m.probe;
+          arm();
+          break;
         case 'step':
           (m.phase === 'warmup' ? warmup : timed).push({ ms: m.ms, ...(m.info ? { info: m.info } : {}) });
           // The phase of the step now running, by the worker's rule (for the "killed" report).
           phase = m.phase === 'warmup' && warmup.length < job.warmupSteps && warmup.reduce((a, s) => a + s.ms, 0) < job.warmupBudgetMs ? 'warmup' : 'timed';
           arm();
           break;
-        case 'done': finish(m.snapshot ? { snapshot: m.snapshot } : {}); break;
-        case 'error': finish({ error: m.message }); break;
+        case 'done':
+          finish(m.snapshot ? { snapshot: m.snapshot } : {});
+          break;
+        case 'error':
+          finish({ error: m.message });
+          break;
       }
     });
     worker.on('error', (e) => finish({ error: `worker error: ${errorText(e)}` }));
@@ -225,8 +266,28 @@ interface Plan {
 
 function makePlan(args: BenchArgs): Plan {
   return args.quick
-    ? { oursWarmupSteps: 2, oursWarmupBudgetMs: 2_000, libWarmupSteps: 5, timedSteps: 5, timedBudgetMs: 5_000, minTimed: MIN_TIMED, stepLimitMs: 15_000, setupLimitMs: 60_000, settleBudgetMs: 60_000 }
-    : { oursWarmupSteps: 10, oursWarmupBudgetMs: 5_000, libWarmupSteps: 10, timedSteps: 30, timedBudgetMs: 20_000, minTimed: MIN_TIMED, stepLimitMs: 30_000, setupLimitMs: 60_000, settleBudgetMs: 120_000 };
+    ? {
+        oursWarmupSteps: 2,
+        oursWarmupBudgetMs: 2_000,
+        libWarmupSteps: 5,
+        timedSteps: 5,
+        timedBudgetMs: 5_000,
+        minTimed: MIN_TIMED,
+        stepLimitMs: 15_000,
+        setupLimitMs: 60_000,
+        settleBudgetMs: 60_000,
+      }
+    : {
+        oursWarmupSteps: 10,
+        oursWarmupBudgetMs: 5_000,
+        libWarmupSteps: 10,
+        timedSteps: 30,
+        timedBudgetMs: 20_000,
+        minTimed: MIN_TIMED,
+        stepLimitMs: 30_000,
+        setupLimitMs: 60_000,
+        settleBudgetMs: 120_000,
+      };
 }
 
 interface RunConfig {
@@ -254,8 +315,12 @@ function configsFor(desc: ScenarioDesc): RunConfig[] {
     { label: 'ours/ipm', engine: 'ours', solver: 'ipm', reference: false },
     { label: `cannon-es (${it(n, CANNON_DEFAULT_ITERATIONS)})`, engine: 'cannon', ...(n !== undefined ? { iterations: n } : {}), reference: true },
     { label: `rapier (${it(n, RAPIER_DEFAULT_ITERATIONS)})`, engine: 'rapier', ...(n !== undefined ? { iterations: n } : {}), reference: true },
-    ...(n !== undefined && n !== CANNON_DEFAULT_ITERATIONS ? [{ label: `cannon-es (default, ${CANNON_DEFAULT_ITERATIONS} it.)`, engine: 'cannon' as const, reference: false }] : []),
-    ...(n !== undefined && n !== RAPIER_DEFAULT_ITERATIONS ? [{ label: `rapier (default, ${RAPIER_DEFAULT_ITERATIONS} it.)`, engine: 'rapier' as const, reference: false }] : []),
+    ...(n !== undefined && n !== CANNON_DEFAULT_ITERATIONS
+      ? [{ label: `cannon-es (default, ${CANNON_DEFAULT_ITERATIONS} it.)`, engine: 'cannon' as const, reference: false }]
+      : []),
+    ...(n !== undefined && n !== RAPIER_DEFAULT_ITERATIONS
+      ? [{ label: `rapier (default, ${RAPIER_DEFAULT_ITERATIONS} it.)`, engine: 'rapier' as const, reference: false }]
+      : []),
   ];
 }
 
@@ -366,7 +431,9 @@ function makeRow(scene: string, cfg: RunConfig, o: JobOutcome, plan: Plan, start
   const planned = cfg.engine === 'ours' ? plan.oursWarmupSteps : plan.libWarmupSteps;
   const times = o.timed.map((s) => s.ms);
   const base = {
-    scene, config: cfg.label, engine: cfg.engine,
+    scene,
+    config: cfg.label,
+    engine: cfg.engine,
     ...(cfg.solver ? { solver: cfg.solver } : {}),
     ...(cfg.iterations !== undefined ? { iterations: cfg.iterations } : {}),
     warmupSteps: o.warmup.length,
@@ -375,7 +442,8 @@ function makeRow(scene: string, cfg: RunConfig, o: JobOutcome, plan: Plan, start
     stepsCut: times.length < plan.timedSteps,
     ...(o.setupMs !== undefined ? { setupMs: o.setupMs } : {}),
     ...(o.probe ? { probe: o.probe } : {}),
-    ratioCannon: null, ratioRapier: null,
+    ratioCannon: null,
+    ratioRapier: null,
   };
   const detail = oursDetail(o.timed);
   if (times.length === 0) {
@@ -402,12 +470,17 @@ function withRatios(rows: readonly WorldBenchRow[], configs: readonly RunConfig[
     const i = configs.findIndex((c) => c.engine === engine && c.reference);
     return i >= 0 ? rows[i].medianMs : null;
   };
-  const cannon = ref('cannon'), rapier = ref('rapier');
-  return rows.map((r) => (r.engine !== 'ours' || r.medianMs === null ? r : {
-    ...r,
-    ratioCannon: cannon ? r.medianMs / cannon : null,
-    ratioRapier: rapier ? r.medianMs / rapier : null,
-  }));
+  const cannon = ref('cannon'),
+    rapier = ref('rapier');
+  return rows.map((r) =>
+    r.engine !== 'ours' || r.medianMs === null
+      ? r
+      : {
+          ...r,
+          ratioCannon: cannon ? r.medianMs / cannon : null,
+          ratioRapier: rapier ? r.medianMs / rapier : null,
+        },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -423,7 +496,12 @@ interface SettleInfo {
   readonly probe?: ContactProbe;
 }
 
-async function settle(scene: WorldBenchScene, desc: ScenarioDesc, plan: Plan, progress: (s: string) => void): Promise<{ desc: ScenarioDesc; info: SettleInfo }> {
+async function settle(
+  scene: WorldBenchScene,
+  desc: ScenarioDesc,
+  plan: Plan,
+  progress: (s: string) => void,
+): Promise<{ desc: ScenarioDesc; info: SettleInfo }> {
   const failures: string[] = [];
   const n = matchedIterations(desc);
   const candidates: { engine: EngineName; label: string }[] = [
@@ -434,8 +512,17 @@ async function settle(scene: WorldBenchScene, desc: ScenarioDesc, plan: Plan, pr
   for (const c of candidates) {
     progress(`${scene.name}: settling ${scene.settleSteps} steps with ${c.label}`);
     const job: Job = {
-      kind: JOB_KIND, engine: c.engine, ...(c.engine === 'ours' ? { solver: 'pgs' as const } : {}), ...(n !== undefined && c.engine !== 'ours' ? { iterations: n } : {}),
-      desc, warmupSteps: 0, warmupBudgetMs: 0, timedSteps: scene.settleSteps, timedBudgetMs: plan.settleBudgetMs, minTimed: 0, wantSnapshot: true,
+      kind: JOB_KIND,
+      engine: c.engine,
+      ...(c.engine === 'ours' ? { solver: 'pgs' as const } : {}),
+      ...(n !== undefined && c.engine !== 'ours' ? { iterations: n } : {}),
+      desc,
+      warmupSteps: 0,
+      warmupBudgetMs: 0,
+      timedSteps: scene.settleSteps,
+      timedBudgetMs: plan.settleBudgetMs,
+      minTimed: 0,
+      wantSnapshot: true,
     };
     const o = await runJob(job, plan.stepLimitMs, plan.setupLimitMs);
     if (o.snapshot) {
@@ -468,12 +555,15 @@ const RIGHT = new Set<string>(['warm-up', 'steps', 'median ms/step', 'min ms/ste
 
 function cells(r: WorldBenchRow): string[] {
   return [
-    r.scene, r.config,
+    r.scene,
+    r.config,
     r.setupMs === undefined ? '-' : `${r.warmupSteps}${r.warmupCut ? '*' : ''}`,
     r.skipped ? '0' : `${r.steps}${r.stepsCut ? '*' : ''}`,
-    fmtMs(r.medianMs), fmtMs(r.minMs),
+    fmtMs(r.medianMs),
+    fmtMs(r.minMs),
     r.contacts === null ? '-' : String(Math.round(r.contacts)),
-    fmtRatio(r.ratioCannon), fmtRatio(r.ratioRapier),
+    fmtRatio(r.ratioCannon),
+    fmtRatio(r.ratioRapier),
     r.skipped ?? r.note ?? '',
   ];
 }
@@ -482,7 +572,10 @@ function renderTable(rows: readonly WorldBenchRow[]): string[] {
   const body = rows.map(cells);
   const widths = COLUMNS.map((h, c) => Math.max(h.length, ...body.map((b) => b[c].length)));
   const line = (cs: readonly string[]): string =>
-    cs.map((cell, c) => (RIGHT.has(COLUMNS[c]) ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join('  ').trimEnd();
+    cs
+      .map((cell, c) => (RIGHT.has(COLUMNS[c]) ? cell.padStart(widths[c]) : cell.padEnd(widths[c])))
+      .join('  ')
+      .trimEnd();
   const out = [line(COLUMNS), widths.map((w) => '-'.repeat(w)).join('  ')];
   rows.forEach((r, i) => {
     if (i > 0 && r.scene !== rows[i - 1].scene) out.push('');
@@ -557,19 +650,27 @@ function sceneLines(scenes: readonly SceneReport[]): string[] {
 }
 
 function oursLines(scenes: readonly SceneReport[]): string[] {
-  const out = ['', 'our engine, contacts and islands per configuration (timed steps; contacts min/median/max; largest island: its solve\'s median iterations and statuses):'];
+  const out = [
+    '',
+    "our engine, contacts and islands per configuration (timed steps; contacts min/median/max; largest island: its solve's median iterations and statuses):",
+  ];
   const rows = scenes.flatMap((s) => s.rows).filter((r) => r.engine === 'ours');
-  const w1 = Math.max(...rows.map((r) => r.scene.length)), w2 = Math.max(...rows.map((r) => r.config.length));
+  const w1 = Math.max(...rows.map((r) => r.scene.length)),
+    w2 = Math.max(...rows.map((r) => r.config.length));
   for (const r of rows) {
     const head = `  ${r.scene.padEnd(w1)}  ${r.config.padEnd(w2)}  `;
     const d = r.ours;
     if (d && !r.skipped && d.islandsMedian === 0 && d.contactsMax === 0) {
       out.push(`${head}no contacts in the timed steps`);
     } else if (d && !r.skipped) {
-      const st = Object.entries(d.statuses).map(([k, v]) => `${k} ×${v}`).join(', ');
+      const st = Object.entries(d.statuses)
+        .map(([k, v]) => `${k} ×${v}`)
+        .join(', ');
       const methods = d.methods.map((m) => `${m.method} ${m.islands} island${m.islands === 1 ? '' : 's'} / ${m.contacts} contacts`).join(', ');
-      out.push(`${head}contacts ${d.contactsMin}/${d.contactsMedian}/${d.contactsMax}, islands ${d.islandsMedian}, largest island ` +
-        `${islandText(d.largestIslandContacts, d.largestIslandBodies)} by ${d.largestIslandMethod}: ${d.iterationsMedian} iterations (${st}); last step: ${methods}`);
+      out.push(
+        `${head}contacts ${d.contactsMin}/${d.contactsMedian}/${d.contactsMax}, islands ${d.islandsMedian}, largest island ` +
+          `${islandText(d.largestIslandContacts, d.largestIslandBodies)} by ${d.largestIslandMethod}: ${d.iterationsMedian} iterations (${st}); last step: ${methods}`,
+      );
     } else if (r.probe) {
       out.push(`${head}not timed; at its first step: ${probeText(r.probe)}${d ? ` (${r.warmupSteps} warm-up step(s) completed)` : ''}`);
     } else {
@@ -584,7 +685,9 @@ async function main(): Promise<void> {
   const plan = makePlan(args);
   const machine = machineInfo();
   const libs = { 'cannon-es': packageVersion('cannon-es'), '@dimforge/rapier3d-compat': packageVersion('@dimforge/rapier3d-compat') };
-  const progress = (s: string): void => { if (process.stderr.isTTY) process.stderr.write(`… ${s}\n`); };
+  const progress = (s: string): void => {
+    if (process.stderr.isTTY) process.stderr.write(`… ${s}\n`);
+  };
   const scenes: SceneReport[] = [];
   for (const scene of WORLD_SCENES) {
     let desc: ScenarioDesc;
@@ -601,34 +704,56 @@ async function main(): Promise<void> {
       progress(`${scene.name}: ${cfg.label}`);
       const ours = cfg.engine === 'ours';
       const job: Job = {
-        kind: JOB_KIND, engine: cfg.engine, ...(cfg.solver ? { solver: cfg.solver } : {}), ...(cfg.iterations !== undefined ? { iterations: cfg.iterations } : {}),
+        kind: JOB_KIND,
+        engine: cfg.engine,
+        ...(cfg.solver ? { solver: cfg.solver } : {}),
+        ...(cfg.iterations !== undefined ? { iterations: cfg.iterations } : {}),
         desc: settled.desc,
         warmupSteps: ours ? plan.oursWarmupSteps : plan.libWarmupSteps,
         warmupBudgetMs: ours ? plan.oursWarmupBudgetMs : Infinity,
-        timedSteps: plan.timedSteps, timedBudgetMs: plan.timedBudgetMs, minTimed: plan.minTimed, wantSnapshot: false,
+        timedSteps: plan.timedSteps,
+        timedBudgetMs: plan.timedBudgetMs,
+        minTimed: plan.minTimed,
+        wantSnapshot: false,
       };
       rows.push(makeRow(scene.name, cfg, await runJob(job, plan.stepLimitMs, plan.setupLimitMs), plan, settled.info.probe));
     }
     scenes.push({
-      name: scene.name, file: scene.file, bodies: desc.bodies.length,
+      name: scene.name,
+      file: scene.file,
+      bodies: desc.bodies.length,
       dynamicBodies: desc.bodies.filter((b) => b.mass !== null && b.shape.kind !== 'plane').length,
-      settle: settled.info, rows: withRatios(rows, configs),
+      settle: settled.info,
+      rows: withRatios(rows, configs),
     });
   }
   const loadAverageAtEnd = os.loadavg()[0];
   if (args.json) {
-    process.stdout.write(`${JSON.stringify({
-      machine: { ...machine, loadAverageAtEnd }, libraries: libs, plan,
-      iterationMapping: 'ours pgs maxIterations N = cannon-es world.solver.iterations N = Rapier numSolverIterations N (numInternalPgsIterations 1)',
-      scenes,
-    }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify(
+        {
+          machine: { ...machine, loadAverageAtEnd },
+          libraries: libs,
+          plan,
+          iterationMapping: 'ours pgs maxIterations N = cannon-es world.solver.iterations N = Rapier numSolverIterations N (numInternalPgsIterations 1)',
+          scenes,
+        },
+        null,
+        2,
+      )}\n`,
+    );
     return;
   }
   const lines = [
-    ...headerLines(machine, plan, args, libs), ...sceneLines(scenes), ...renderTable(scenes.flatMap((s) => s.rows)), ...oursLines(scenes),
+    ...headerLines(machine, plan, args, libs),
+    ...sceneLines(scenes),
+    ...renderTable(scenes.flatMap((s) => s.rows)),
+    ...oursLines(scenes),
     '',
     `load average ${machine.loadAverage.toFixed(2)} at start, ${loadAverageAtEnd.toFixed(2)} at end on ${machine.cores} cores` +
-      (Math.max(machine.loadAverage, loadAverageAtEnd) > machine.cores - 1 ? ': other processes competed for the CPU, timings are noisy (compare min with median)' : ''),
+      (Math.max(machine.loadAverage, loadAverageAtEnd) > machine.cores - 1
+        ? ': other processes competed for the CPU, timings are noisy (compare min with median)'
+        : ''),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }

@@ -10,7 +10,9 @@ const production = process.env.NODE_ENV === 'production' || process.argv.include
 // the suite runner loads every dist/test/suite/*.test.js: a deleted test must not linger there
 rmSync('dist/test/suite', { recursive: true, force: true });
 const suiteEntries = existsSync('test/suite')
-  ? readdirSync('test/suite').filter((f) => f.endsWith('.ts')).map((f) => `test/suite/${f}`)
+  ? readdirSync('test/suite')
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => `test/suite/${f}`)
   : [];
 
 await Promise.all([
@@ -22,11 +24,16 @@ await Promise.all([
   build({ ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], minify: production, metafile: true }),
   build({ ...node, entryPoints: ['src/extension/worker/simulationWorker.ts'], outfile: 'dist/worker.js', minify: production }),
   build({
-    bundle: true, platform: 'browser', target: 'chrome120', format: 'iife', sourcemap: true, logLevel: 'warning', minify: production,
-    entryPoints: { main: 'webview/main.ts', style: 'webview/style.css' }, outdir: 'dist/webview',
+    bundle: true,
+    platform: 'browser',
+    target: 'chrome120',
+    format: 'iife',
+    sourcemap: true,
+    logLevel: 'warning',
+    minify: production,
+    entryPoints: { main: 'webview/main.ts', style: 'webview/style.css' },
+    outdir: 'dist/webview',
   }),
   // Integration tests run inside the extension host: `vscode` and mocha come from the host / node_modules.
-  suiteEntries.length
-    ? build({ ...node, entryPoints: suiteEntries, outdir: 'dist/test/suite', external: ['vscode', 'mocha'] })
-    : Promise.resolve(),
+  suiteEntries.length ? build({ ...node, entryPoints: suiteEntries, outdir: 'dist/test/suite', external: ['vscode', 'mocha'] }) : Promise.resolve(),
 ]);

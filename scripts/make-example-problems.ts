@@ -10,10 +10,18 @@ import { quatFromAxisAngle, quatToMat3, rotate } from '../src/engine/math/quat.j
 import { tangentBasis, add, type Vec3 } from '../src/engine/math/vec3.js';
 import type { BodyState, ContactPoint } from '../src/engine/problem.js';
 
-const dt = 1 / 60, g = 9.81;
+const dt = 1 / 60,
+  g = 9.81;
 const ground: Vec3 = [0, 0, 1];
 
-function box(mass: number, half: Vec3, x: Vec3, yaw: number, v: Vec3, omega: Vec3 = [0, 0, 0]): BodyState & { q: ReturnType<typeof quatFromAxisAngle>; half: Vec3 } {
+function box(
+  mass: number,
+  half: Vec3,
+  x: Vec3,
+  yaw: number,
+  v: Vec3,
+  omega: Vec3 = [0, 0, 0],
+): BodyState & { q: ReturnType<typeof quatFromAxisAngle>; half: Vec3 } {
   const q = quatFromAxisAngle([0, 0, 1], yaw);
   const I: Vec3 = [(mass / 3) * (half[1] ** 2 + half[2] ** 2), (mass / 3) * (half[0] ** 2 + half[2] ** 2), (mass / 3) * (half[0] ** 2 + half[1] ** 2)];
   return { invMass: 1 / mass, invInertiaWorld: rotateDiagonal(quatToMat3(q), [1 / I[0], 1 / I[1], 1 / I[2]]), x, v, omega, q, half };
@@ -21,13 +29,29 @@ function box(mass: number, half: Vec3, x: Vec3, yaw: number, v: Vec3, omega: Vec
 
 function bottomCorners(b: ReturnType<typeof box>): Vec3[] {
   const [hx, hy, hz] = b.half;
-  const local: Vec3[] = [[-hx, -hy, -hz], [hx, -hy, -hz], [hx, hy, -hz], [-hx, hy, -hz]];
+  const local: Vec3[] = [
+    [-hx, -hy, -hz],
+    [hx, -hy, -hz],
+    [hx, hy, -hz],
+    [-hx, hy, -hz],
+  ];
   return local.map((c) => add(b.x, rotate(b.q, c)));
 }
 
 function contactsOn(a: number, bIndex: number, corners: Vec3[], mu: number, e: number, depth: number): ContactPoint[] {
   const [t1, t2] = tangentBasis(ground);
-  return corners.map((point, k) => ({ bodyA: a, bodyB: bIndex, point, normal: ground, t1, t2, mu, restitution: e, penetration: depth * (k % 2), featureId: `corner-${k}` }));
+  return corners.map((point, k) => ({
+    bodyA: a,
+    bodyB: bIndex,
+    point,
+    normal: ground,
+    t1,
+    t2,
+    mu,
+    restitution: e,
+    penetration: depth * (k % 2),
+    featureId: `corner-${k}`,
+  }));
 }
 
 mkdirSync('examples/problems', { recursive: true });

@@ -6,5 +6,7 @@ import { resolve } from 'node:path';
 
 const out = resolve(process.argv[2] ?? 'artifacts/contact-lens.vsix');
 mkdirSync(resolve(out, '..'), { recursive: true });
-execFileSync(process.execPath, [resolve('node_modules/@vscode/vsce/vsce'), 'package', '--no-dependencies', '--no-rewrite-relative-links', '-o', out], { stdio: 'inherit' });
+execFileSync(process.execPath, [resolve('node_modules/@vscode/vsce/vsce'), 'package', '--no-dependencies', '--no-rewrite-relative-links', '-o', out], {
+  stdio: 'inherit',
+});
 console.log(`VSIX ${out}: ${(statSync(out).size / 1024).toFixed(0)} KiB`);

@@ -11,8 +11,18 @@
  * Colours come from the computed --vscode-* CSS variables (re-read on theme change).
  */
 import {
-  BarController, BarElement, Chart, Legend, LinearScale, LineController, LineElement, LogarithmicScale, PointElement, Tooltip,
-  type ChartDataset, type Plugin,
+  BarController,
+  BarElement,
+  Chart,
+  Legend,
+  LinearScale,
+  LineController,
+  LineElement,
+  LogarithmicScale,
+  PointElement,
+  Tooltip,
+  type ChartDataset,
+  type Plugin,
 } from 'chart.js';
 import type { ContactSeries, FindingView, Timeline } from '../src/protocol/inspector.js';
 import { ConvergencePlot, type PlotColors } from './convergencePlot.js';
@@ -24,7 +34,10 @@ Chart.register(LineController, LineElement, PointElement, BarController, BarElem
 /** Most points drawn per series; longer series keep the min and max of each of MAX_POINTS/2 buckets. */
 export const MAX_POINTS = 1000;
 
-export interface XY { x: number; y: number }
+export interface XY {
+  x: number;
+  y: number;
+}
 
 /**
  * Min/max decimation: splits the samples into buckets and keeps each bucket's extreme values in x order,
@@ -44,15 +57,20 @@ export function decimate(xs: readonly number[], ys: readonly (number | null)[], 
   }
   const buckets = Math.max(1, Math.floor(maxPoints / 2));
   for (let b = 0; b < buckets; b++) {
-    const lo = Math.floor((b * n) / buckets), hi = Math.floor(((b + 1) * n) / buckets);
-    let iMin = -1, iMax = -1;
+    const lo = Math.floor((b * n) / buckets),
+      hi = Math.floor(((b + 1) * n) / buckets);
+    let iMin = -1,
+      iMax = -1;
     for (let i = lo; i < hi; i++) {
       const y = val(i);
       if (Number.isNaN(y)) continue;
       if (iMin < 0 || y < val(iMin)) iMin = i;
       if (iMax < 0 || y > val(iMax)) iMax = i;
     }
-    if (iMin < 0) { out.push({ x: xs[lo], y: NaN }); continue; }
+    if (iMin < 0) {
+      out.push({ x: xs[lo], y: NaN });
+      continue;
+    }
     const [a, c] = iMin <= iMax ? [iMin, iMax] : [iMax, iMin];
     out.push({ x: xs[a], y: val(a) });
     if (c !== a) out.push({ x: xs[c], y: val(c) });
@@ -60,7 +78,11 @@ export function decimate(xs: readonly number[], ys: readonly (number | null)[], 
   return out;
 }
 
-interface CursorState { index: number; markers: readonly number[]; overlay: HTMLCanvasElement }
+interface CursorState {
+  index: number;
+  markers: readonly number[];
+  overlay: HTMLCanvasElement;
+}
 /** Cursor state by chart canvas (known before the chart's first draw, which happens in its constructor). */
 const cursors = new WeakMap<HTMLCanvasElement, CursorState>();
 let cursorColor = '#888';
@@ -85,19 +107,26 @@ const frameCursor: Plugin<'line'> = {
     for (const m of s.markers) {
       const px = x.getPixelForValue(m);
       if (px < left || px > right) continue;
-      ctx.beginPath(); ctx.moveTo(px, top); ctx.lineTo(px, bottom); ctx.stroke();
+      ctx.beginPath();
+      ctx.moveTo(px, top);
+      ctx.lineTo(px, bottom);
+      ctx.stroke();
     }
     ctx.restore();
   },
-  afterDraw(chart) { drawCursor(chart as unknown as Chart); },
+  afterDraw(chart) {
+    drawCursor(chart as unknown as Chart);
+  },
 };
 
 function drawCursor(chart: Chart): void {
   const s = cursors.get(chart.canvas);
   const x = chart.scales.x;
   if (!s || !x || !chart.chartArea) return;
-  const ov = s.overlay, dpr = chart.currentDevicePixelRatio || 1;
-  const w = Math.round(chart.width * dpr), h = Math.round(chart.height * dpr);
+  const ov = s.overlay,
+    dpr = chart.currentDevicePixelRatio || 1;
+  const w = Math.round(chart.width * dpr),
+    h = Math.round(chart.height * dpr);
   if (ov.width !== w) ov.width = w;
   if (ov.height !== h) ov.height = h;
   const ctx = ov.getContext('2d');
@@ -110,7 +139,10 @@ function drawCursor(chart: Chart): void {
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.lineWidth = 2;
   ctx.strokeStyle = cursorColor;
-  ctx.beginPath(); ctx.moveTo(px, top); ctx.lineTo(px, bottom); ctx.stroke();
+  ctx.beginPath();
+  ctx.moveTo(px, top);
+  ctx.lineTo(px, bottom);
+  ctx.stroke();
 }
 
 /**
@@ -119,7 +151,10 @@ function drawCursor(chart: Chart): void {
  */
 const FAST_TICKS = { minRotation: 0, maxRotation: 0, sampleSize: 8 } as const;
 
-const isPow10 = (v: number): boolean => { const e = Math.log10(v); return Math.abs(e - Math.round(e)) < 1e-9; };
+const isPow10 = (v: number): boolean => {
+  const e = Math.log10(v);
+  return Math.abs(e - Math.round(e)) < 1e-9;
+};
 
 /** Log-axis ticks: powers of ten as 1e-6 etc.; a range inside one decade keeps plain 3-digit labels. */
 function logTick(value: number | string, index: number, ticks: readonly { value: number }[]): string {
@@ -127,7 +162,8 @@ function logTick(value: number | string, index: number, ticks: readonly { value:
   if (!ticks.some((t) => isPow10(t.value))) {
     // inside one decade the log scale crowds ticks at the low end: drop a label closer than 6 % of the
     // axis (in log units) to the previous one
-    const lo = Math.log10(ticks[0].value), span = Math.log10(ticks[ticks.length - 1].value) - lo;
+    const lo = Math.log10(ticks[0].value),
+      span = Math.log10(ticks[ticks.length - 1].value) - lo;
     if (index > 0 && span > 0 && (Math.log10(v) - Math.log10(ticks[index - 1].value)) / span < 0.06) return '';
     return v.toPrecision(3);
   }
@@ -139,7 +175,17 @@ function cssVar(name: string, fallback: string): string {
   return v || fallback;
 }
 
-interface Palette { fg: string; grid: string; blue: string; red: string; green: string; yellow: string; orange: string; purple: string; cursor: string }
+interface Palette {
+  fg: string;
+  grid: string;
+  blue: string;
+  red: string;
+  green: string;
+  yellow: string;
+  orange: string;
+  purple: string;
+  cursor: string;
+}
 
 function palette(): Palette {
   return {
@@ -162,8 +208,17 @@ function line(label: string, data: XY[], color: string, extra: Partial<LineDatas
   // series with gaps (contacts that exist in few frames) get dots, else isolated values would be invisible
   const dots = data.length <= 400 && data.some((p) => Number.isNaN(p.y));
   return {
-    label, data, borderColor: color, backgroundColor: color, borderWidth: 1.5, pointRadius: dots ? 2 : 0, pointHoverRadius: 3,
-    spanGaps: false, parsing: false, normalized: true, ...extra,
+    label,
+    data,
+    borderColor: color,
+    backgroundColor: color,
+    borderWidth: 1.5,
+    pointRadius: dots ? 2 : 0,
+    pointHoverRadius: 3,
+    spanGaps: false,
+    parsing: false,
+    normalized: true,
+    ...extra,
   } as LineDataset;
 }
 
@@ -218,7 +273,10 @@ export class Charts {
     const common = this.common();
     const tooltip = {
       ...common.plugins.tooltip,
-      callbacks: { title: (items: readonly { parsed: { x: number | null } }[]) => (items.length && this.timeline ? frameTitle(items[0].parsed.x ?? -1, this.timeline.frame, this.timeline.time) : '') },
+      callbacks: {
+        title: (items: readonly { parsed: { x: number | null } }[]) =>
+          items.length && this.timeline ? frameTitle(items[0].parsed.x ?? -1, this.timeline.frame, this.timeline.time) : '',
+      },
     };
     const canvas = byId<HTMLCanvasElement>(id);
     const overlay = document.createElement('canvas');
@@ -238,13 +296,46 @@ export class Charts {
         },
         scales: {
           x: {
-            type: 'linear', min: 0, max: 1, title: { display: true, text: 'frame' },
+            type: 'linear',
+            min: 0,
+            max: 1,
+            title: { display: true, text: 'frame' },
             ticks: { ...FAST_TICKS, precision: 0, callback: (v) => frameTickLabel(Number(v), this.timeline?.frame ?? []) },
-            afterBuildTicks: (axis) => { axis.ticks = roundFrameTicks(axis.ticks.map((t) => t.value), this.timeline?.frame ?? []).map((value) => ({ value })); },
+            afterBuildTicks: (axis) => {
+              axis.ticks = roundFrameTicks(
+                axis.ticks.map((t) => t.value),
+                this.timeline?.frame ?? [],
+              ).map((value) => ({ value }));
+            },
           },
-          y: { type: logY ? 'logarithmic' : 'linear', position: 'left', title: { display: true, text: yTitle }, ticks: logY ? { ...FAST_TICKS, callback: logTick } : FAST_TICKS },
-          ...(secondLogAxis ? { y1: { type: 'logarithmic' as const, position: 'right' as const, title: { display: true, text: 'residual' }, grid: { drawOnChartArea: false }, ticks: { ...FAST_TICKS, callback: logTick } } } : {}),
-          ...(secondLinearAxis ? { y1: { type: 'linear' as const, position: 'right' as const, title: { display: true, text: secondLinearAxis }, grid: { drawOnChartArea: false }, ticks: FAST_TICKS } } : {}),
+          y: {
+            type: logY ? 'logarithmic' : 'linear',
+            position: 'left',
+            title: { display: true, text: yTitle },
+            ticks: logY ? { ...FAST_TICKS, callback: logTick } : FAST_TICKS,
+          },
+          ...(secondLogAxis
+            ? {
+                y1: {
+                  type: 'logarithmic' as const,
+                  position: 'right' as const,
+                  title: { display: true, text: 'residual' },
+                  grid: { drawOnChartArea: false },
+                  ticks: { ...FAST_TICKS, callback: logTick },
+                },
+              }
+            : {}),
+          ...(secondLinearAxis
+            ? {
+                y1: {
+                  type: 'linear' as const,
+                  position: 'right' as const,
+                  title: { display: true, text: secondLinearAxis },
+                  grid: { drawOnChartArea: false },
+                  ticks: FAST_TICKS,
+                },
+              }
+            : {}),
         },
       },
       plugins: [frameCursor],
@@ -269,7 +360,9 @@ export class Charts {
   }
 
   /** The current frame's convergence curve (residual per iteration). */
-  setConvergence(residuals: readonly (number | null)[]): void { this.convergence.show(residuals); }
+  setConvergence(residuals: readonly (number | null)[]): void {
+    this.convergence.show(residuals);
+  }
 
   /** Moves the cursor of every time chart to session index i (overlay only: no chart redraw). */
   setCursor(index: number): void {
@@ -282,7 +375,9 @@ export class Charts {
   }
 
   /** PNG data URL of the energy chart (Export Chart). */
-  energyPng(): string { return this.energy.canvas.toDataURL('image/png'); }
+  energyPng(): string {
+    return this.energy.canvas.toDataURL('image/png');
+  }
 
   applyTheme(): void {
     this.pal = palette();
@@ -305,14 +400,17 @@ export class Charts {
     return { fg: this.pal.fg, grid: this.pal.grid, line: this.pal.blue, font: cssVar('--vscode-font-family', 'sans-serif') };
   }
 
-  private timeCharts(): LineChart[] { return [this.energy, this.injection, this.lambda, this.solver, this.kappa]; }
+  private timeCharts(): LineChart[] {
+    return [this.energy, this.injection, this.lambda, this.solver, this.kappa];
+  }
 
   private rebuild(): void {
     const t = this.timeline;
     const max = Math.max(1, this.frameCount - 1);
     for (const c of this.timeCharts()) {
       const x = c.options.scales!.x!;
-      x.min = 0; x.max = max;
+      x.min = 0;
+      x.max = max;
     }
     cursors.get(this.energy.canvas)!.markers = this.findings.map((f) => f.index);
     cursors.get(this.injection.canvas)!.markers = this.findings.filter((f) => (f.kind ?? 'injection') === 'injection').map((f) => f.index);
@@ -325,7 +423,8 @@ export class Charts {
         line('potential', decimate(xs, t.potential), p.green),
         line('total', decimate(xs, t.total), p.red, { borderWidth: 2 }),
         ...Object.entries(t.ledger).map(([name, ys], k) =>
-          line(name, decimate(xs, ys), ledgerColors[k % ledgerColors.length], { borderWidth: 1, borderDash: [5, 3] })),
+          line(name, decimate(xs, ys), ledgerColors[k % ledgerColors.length], { borderWidth: 1, borderDash: [5, 3] }),
+        ),
       ];
       this.injection.data.datasets = this.injectionDatasets(t, xs) as unknown as LineDataset[];
       (this.injection.options.scales!.y as { stacked?: boolean }).stacked = true;
@@ -348,22 +447,54 @@ export class Charts {
   private injectionDatasets(t: Timeline, xs: number[]): ChartDataset[] {
     const p = this.pal;
     const colors: Record<string, string> = {
-      'restitution-overshoot': p.red, 'bias-injection': p.orange, 'overlap-push-out': p.yellow, 'position-correction': p.green,
-      'friction-positive-work': p.purple, 'socp-separation': p.blue, 'non-converged-solve': p.fg, 'integrator-drift': p.grid,
+      'restitution-overshoot': p.red,
+      'bias-injection': p.orange,
+      'overlap-push-out': p.yellow,
+      'position-correction': p.green,
+      'friction-positive-work': p.purple,
+      'socp-separation': p.blue,
+      'non-converged-solve': p.fg,
+      'integrator-drift': p.grid,
     };
     const inj = t.injection ?? {};
-    const bars: ChartDataset[] = Object.entries(inj).map(([m, ys]) => ({
-      type: 'bar', label: m, data: ys.flatMap((y, i) => (y > 0 ? [{ x: i, y }] : [])), backgroundColor: colors[m] ?? p.fg,
-      borderWidth: 0, barThickness: 3, yAxisID: 'y', stack: 'injection', parsing: false, normalized: true,
-    }) as unknown as ChartDataset);
+    const bars: ChartDataset[] = Object.entries(inj).map(
+      ([m, ys]) =>
+        ({
+          type: 'bar',
+          label: m,
+          data: ys.flatMap((y, i) => (y > 0 ? [{ x: i, y }] : [])),
+          backgroundColor: colors[m] ?? p.fg,
+          borderWidth: 0,
+          barThickness: 3,
+          yAxisID: 'y',
+          stack: 'injection',
+          parsing: false,
+          normalized: true,
+        }) as unknown as ChartDataset,
+    );
     const cumulative: (number | null)[] = [];
     let acc = 0;
-    for (let i = 0; i < t.frame.length; i++) { for (const ys of Object.values(inj)) acc += ys[i] ?? 0; cumulative.push(acc); }
+    for (let i = 0; i < t.frame.length; i++) {
+      for (const ys of Object.values(inj)) acc += ys[i] ?? 0;
+      cumulative.push(acc);
+    }
     const e0 = t.total[0] ?? 0;
     return [
       ...bars,
-      line('cumulative injected', decimate(xs, cumulative), p.red, { yAxisID: 'y1', borderWidth: 2, stack: 'cumulative' } as Partial<LineDataset>) as unknown as ChartDataset,
-      line('E − E₀', decimate(xs, t.total.map((e) => e - e0)), p.blue, { yAxisID: 'y1', borderWidth: 1, borderDash: [4, 3], stack: 'relative' } as Partial<LineDataset>) as unknown as ChartDataset,
+      line('cumulative injected', decimate(xs, cumulative), p.red, {
+        yAxisID: 'y1',
+        borderWidth: 2,
+        stack: 'cumulative',
+      } as Partial<LineDataset>) as unknown as ChartDataset,
+      line(
+        'E − E₀',
+        decimate(
+          xs,
+          t.total.map((e) => e - e0),
+        ),
+        p.blue,
+        { yAxisID: 'y1', borderWidth: 1, borderDash: [4, 3], stack: 'relative' } as Partial<LineDataset>,
+      ) as unknown as ChartDataset,
     ];
   }
 

@@ -32,16 +32,49 @@ interface Column {
 const NUMBER_WIDTH = 13;
 
 const numeric = (f: (c: ContactView) => number | null): Pick<Column, 'sort' | 'cell' | 'width' | 'align'> => ({
-  width: NUMBER_WIDTH, align: 'right',
+  width: NUMBER_WIDTH,
+  align: 'right',
   sort: (c) => f(c) ?? -Infinity,
   cell: (c) => [num(f(c)), full(f(c))],
 });
 
 export const COLUMNS: readonly Column[] = [
-  { col: 'index', label: '#', title: 'contact index in the frame', width: 6, align: 'right', sort: (c) => c.index, cell: (c) => [String(c.index), `contact ${c.index} · key ${c.key} · island ${c.island}`] },
-  { col: 'bodies', label: 'bodies', title: 'body A – body B', width: 24, align: 'left', sort: (c) => `${c.bodyA}–${c.bodyB}`, cell: (c) => [`${c.bodyA}–${c.bodyB}`, `${c.bodyA}–${c.bodyB}`] },
-  { col: 'point', label: 'point', title: 'contact point (m)', width: 28, align: 'right', sort: (c) => c.point[2], cell: (c) => [vec3(c.point), c.point.join(', ')] },
-  { col: 'normal', label: 'normal', title: 'contact normal', width: 28, align: 'right', sort: (c) => c.normal[2], cell: (c) => [vec3(c.normal), c.normal.join(', ')] },
+  {
+    col: 'index',
+    label: '#',
+    title: 'contact index in the frame',
+    width: 6,
+    align: 'right',
+    sort: (c) => c.index,
+    cell: (c) => [String(c.index), `contact ${c.index} · key ${c.key} · island ${c.island}`],
+  },
+  {
+    col: 'bodies',
+    label: 'bodies',
+    title: 'body A – body B',
+    width: 24,
+    align: 'left',
+    sort: (c) => `${c.bodyA}–${c.bodyB}`,
+    cell: (c) => [`${c.bodyA}–${c.bodyB}`, `${c.bodyA}–${c.bodyB}`],
+  },
+  {
+    col: 'point',
+    label: 'point',
+    title: 'contact point (m)',
+    width: 28,
+    align: 'right',
+    sort: (c) => c.point[2],
+    cell: (c) => [vec3(c.point), c.point.join(', ')],
+  },
+  {
+    col: 'normal',
+    label: 'normal',
+    title: 'contact normal',
+    width: 28,
+    align: 'right',
+    sort: (c) => c.normal[2],
+    cell: (c) => [vec3(c.normal), c.normal.join(', ')],
+  },
   { col: 'depth', label: 'depth', title: 'penetration depth (m)', ...numeric((c) => c.depth) },
   { col: 'mu', label: 'μ', title: 'friction coefficient', ...numeric((c) => c.mu) },
   { col: 'e', label: 'e', title: 'restitution coefficient', ...numeric((c) => c.e) },
@@ -52,9 +85,19 @@ export const COLUMNS: readonly Column[] = [
   { col: 'vnAfter', label: 'v⁺n', title: 'normal velocity after the impulse (m/s)', ...numeric((c) => c.vnAfter) },
   { col: 'excess', label: 'v⁺ excess', title: 'v⁺ − (−e·v⁻) (m/s): > 0 separates faster than restitution allows', ...numeric((c) => c.excess) },
   { col: 'frictionPower', label: 'P friction', title: 'λt·vt⁺ (J per step): > 0 means friction did work', ...numeric((c) => c.frictionPower) },
-  { col: 'biasImpulse', label: 'λ bias', title: 'impulse from the ERP/Baumgarte bias alone, m_eff·b_bias (N·s; exact for an isolated contact)', ...numeric((c) => c.biasImpulse) },
+  {
+    col: 'biasImpulse',
+    label: 'λ bias',
+    title: 'impulse from the ERP/Baumgarte bias alone, m_eff·b_bias (N·s; exact for an isolated contact)',
+    ...numeric((c) => c.biasImpulse),
+  },
   { col: 'coneViolation', label: 'cone viol.', title: 'max(0, ‖λt‖ − μλn) (N·s): > 0 breaks Coulomb friction', ...numeric((c) => c.coneViolation) },
-  { col: 'injected', label: 'injected J', title: 'energy this contact injected in this frame, by the diagnosis (J, all mechanisms: docs/physics.md)', ...numeric((c) => c.injected ?? null) },
+  {
+    col: 'injected',
+    label: 'injected J',
+    title: 'energy this contact injected in this frame, by the diagnosis (J, all mechanisms: docs/physics.md)',
+    ...numeric((c) => c.injected ?? null),
+  },
 ];
 
 const DEFAULT_ROW_HEIGHT = 22;
@@ -100,8 +143,18 @@ export class ContactTable {
     this.tbody = this.table.tBodies[0] ?? this.table.createTBody();
     this.spacer = el('div', 'table-spacer');
     this.scroll.appendChild(this.spacer);
-    this.scroll.addEventListener('scroll', () => { this.scrollTop = this.scroll.scrollTop; this.render(false); }, { passive: true });
-    new ResizeObserver(() => { this.viewH = 0; this.render(true); }).observe(this.scroll);
+    this.scroll.addEventListener(
+      'scroll',
+      () => {
+        this.scrollTop = this.scroll.scrollTop;
+        this.render(false);
+      },
+      { passive: true },
+    );
+    new ResizeObserver(() => {
+      this.viewH = 0;
+      this.render(true);
+    }).observe(this.scroll);
     this.tbody.addEventListener('click', (e) => {
       const tr = (e.target as HTMLElement).closest('tr');
       if (!tr || tr.dataset.index === undefined) return;
@@ -127,14 +180,18 @@ export class ContactTable {
   }
 
   toggle(key: string): void {
-    if (this.selected.has(key)) this.selected.delete(key); else this.selected.add(key);
+    if (this.selected.has(key)) this.selected.delete(key);
+    else this.selected.add(key);
     this.render(true);
     this.onSelect([...this.selected]);
   }
 
   sortBy(col: string): void {
     if (this.sortCol === col) this.sortDir = this.sortDir === 1 ? -1 : 1;
-    else { this.sortCol = col; this.sortDir = 1; }
+    else {
+      this.sortCol = col;
+      this.sortDir = 1;
+    }
     this.markSort();
     this.sort();
     this.render(true);
@@ -154,7 +211,8 @@ export class ContactTable {
     const dir = this.sortDir;
     this.order = this.contacts.map((_, i) => i);
     this.order.sort((a, b) => {
-      const x = keys[a], y = keys[b];
+      const x = keys[a],
+        y = keys[b];
       const d = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
       return d !== 0 ? dir * d : a - b;
     });
@@ -182,7 +240,10 @@ export class ContactTable {
     this.spacer.style.height = `${(n - visible) * rowH}px`;
     if (!this.rowHeight && visible > 0) {
       const h = this.pool[0].offsetHeight;
-      if (h > 0) { this.rowHeight = h; if (h !== rowH) this.render(true); }
+      if (h > 0) {
+        this.rowHeight = h;
+        if (h !== rowH) this.render(true);
+      }
     }
   }
 

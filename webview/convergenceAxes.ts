@@ -5,10 +5,17 @@
 import { niceStep } from './niceStep.js';
 
 /** One plotted sample: 1-based iteration and its residual (> 0, finite). */
-export interface Sample { readonly iteration: number; readonly residual: number }
+export interface Sample {
+  readonly iteration: number;
+  readonly residual: number;
+}
 
 /** Log axis range in whole decades: 10^lo … 10^hi, hi > lo; labels every `step` decades. */
-export interface DecadeAxis { readonly lo: number; readonly hi: number; readonly step: number }
+export interface DecadeAxis {
+  readonly lo: number;
+  readonly hi: number;
+  readonly step: number;
+}
 
 /** At most this many labelled decades on the y axis; wider ranges label every 2nd, 3rd … decade. */
 export const MAX_DECADE_LABELS = 8;
@@ -16,7 +23,9 @@ export const MAX_DECADE_LABELS = 8;
 /** Residuals that can be drawn on a log axis (positive and finite); others are gaps. */
 export function samples(residuals: readonly (number | null)[]): Sample[] {
   const out: Sample[] = [];
-  residuals.forEach((r, i) => { if (r !== null && Number.isFinite(r) && r > 0) out.push({ iteration: i + 1, residual: r }); });
+  residuals.forEach((r, i) => {
+    if (r !== null && Number.isFinite(r) && r > 0) out.push({ iteration: i + 1, residual: r });
+  });
   return out;
 }
 
@@ -32,7 +41,9 @@ export function decadeAxis(min: number, max: number): DecadeAxis {
 }
 
 /** "1e-6" for 10^-6 (the same labels as the time charts' log axes). */
-export function decadeLabel(exponent: number): string { return `1e${exponent}`; }
+export function decadeLabel(exponent: number): string {
+  return `1e${exponent}`;
+}
 
 /** Integer x ticks on [1, last]: a step of 1, 2 or 5 × 10^k so that at most `maxTicks` labels fit. */
 export function iterationTicks(last: number, maxTicks: number): number[] {

@@ -41,10 +41,21 @@ export class FindingsList {
       // the counterfactual re-solves are the centre of an injection finding: what each would have saved
       const cf = f.counterfactual;
       if (cf && cf.islands > 0) {
-        item.append(el('div', 'counterfactual', `exact re-solve of the same problem saves ${num(cf.exactSolve)} J · without stabilisation ${num(cf.noStabilisation)} J · restitution law ${num(cf.restitutionLaw)} J`));
+        item.append(
+          el(
+            'div',
+            'counterfactual',
+            `exact re-solve of the same problem saves ${num(cf.exactSolve)} J · without stabilisation ${num(cf.noStabilisation)} J · restitution law ${num(cf.restitutionLaw)} J`,
+          ),
+        );
       }
-      if (f.inconsistent) item.append(el('div', 'inconsistent', 'rests on inconsistent data: λ does not explain this frame\'s velocity change'));
-      item.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.stopPropagation(); this.open(f); } });
+      if (f.inconsistent) item.append(el('div', 'inconsistent', "rests on inconsistent data: λ does not explain this frame's velocity change"));
+      item.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter') {
+          e.stopPropagation();
+          this.open(f);
+        }
+      });
       return item;
     });
     this.root.replaceChildren(...(this.items.length ? this.items : [el('div', 'muted', 'no findings: no energy entered, nothing non-physical')]));

@@ -17,11 +17,13 @@ export function frameTitle(i: number, frames: readonly number[], times: readonly
 
 /** Index of frame number `frame` in the increasing `frames`, −1 when it is not recorded. */
 function indexOfFrame(frames: readonly number[], frame: number): number {
-  let lo = 0, hi = frames.length - 1;
+  let lo = 0,
+    hi = frames.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
     if (frames[mid] === frame) return mid;
-    if (frames[mid] < frame) lo = mid + 1; else hi = mid - 1;
+    if (frames[mid] < frame) lo = mid + 1;
+    else hi = mid - 1;
   }
   return -1;
 }

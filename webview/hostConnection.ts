@@ -56,7 +56,10 @@ export class HostConnection {
       this.handlers.invalid(err instanceof Error ? err.message : String(err));
       return;
     }
-    if (m.type === 'frame' && m.requestId < this.latestSeek) { this.staleFrames++; return; }
+    if (m.type === 'frame' && m.requestId < this.latestSeek) {
+      this.staleFrames++;
+      return;
+    }
     try {
       this.handlers.message(m, receivedAt);
     } catch (err) {
@@ -64,7 +67,9 @@ export class HostConnection {
     }
   }
 
-  private post(m: WebviewMessage): void { this.api.postMessage(m); }
+  private post(m: WebviewMessage): void {
+    this.api.postMessage(m);
+  }
 
   seek(index: number): number {
     const requestId = this.nextId++;
@@ -85,9 +90,13 @@ export class HostConnection {
     return requestId;
   }
 
-  exportChart(name: string, dataUrl: string): void { this.post({ type: 'exportChart', name, dataUrl }); }
+  exportChart(name: string, dataUrl: string): void {
+    this.post({ type: 'exportChart', name, dataUrl });
+  }
 
-  exportFrame(index: number, format: 'json' | 'csv'): void { this.post({ type: 'exportFrame', index, format }); }
+  exportFrame(index: number, format: 'json' | 'csv'): void {
+    this.post({ type: 'exportFrame', index, format });
+  }
 
   getState(): WebviewState | undefined {
     const s = this.api.getState() as WebviewState | undefined | null;
@@ -95,5 +104,7 @@ export class HostConnection {
   }
 
   /** Saved by VS Code with the panel; the host's serializer restores source + index after a reload. */
-  setState(s: WebviewState): void { this.api.setState(s); }
+  setState(s: WebviewState): void {
+    this.api.setState(s);
+  }
 }

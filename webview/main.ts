@@ -33,10 +33,20 @@ export interface InspectorStats {
 }
 
 declare global {
-  interface Window { __inspectorStats: InspectorStats }
+  interface Window {
+    __inspectorStats: InspectorStats;
+  }
 }
 
-const stats: InspectorStats = { lastFrameUpdateMs: 0, maxFrameUpdateMs: 0, frameUpdates: 0, lastIndex: -1, staleFrames: 0, invalidMessages: 0, lastFrameParts: { data: 0, receive: 0, table: 0, matrix: 0, charts: 0, layout: 0, scene: 0 } };
+const stats: InspectorStats = {
+  lastFrameUpdateMs: 0,
+  maxFrameUpdateMs: 0,
+  frameUpdates: 0,
+  lastIndex: -1,
+  staleFrames: 0,
+  invalidMessages: 0,
+  lastFrameParts: { data: 0, receive: 0, table: 0, matrix: 0, charts: 0, layout: 0, scene: 0 },
+};
 window.__inspectorStats = stats;
 
 class Inspector {
@@ -67,41 +77,62 @@ class Inspector {
   constructor() {
     this.conn = new HostConnection({
       message: (m, t0) => this.receive(m, t0),
-      invalid: (text) => { stats.invalidMessages++; this.showError(text); },
+      invalid: (text) => {
+        stats.invalidMessages++;
+        this.showError(text);
+      },
     });
     this.timeline = new TimelineControls((i) => this.seek(i));
     this.charts = new Charts((i) => this.timeline.goto(i));
     this.table = new ContactTable((keys) => this.selectionChanged(keys));
     this.findingsList = new FindingsList((f) => this.openFinding(f));
-    this.whatIf = new WhatIfPanel((o) => this.conn.whatIf(this.timeline.index, o), (i) => this.data?.frame[i] ?? i);
+    this.whatIf = new WhatIfPanel(
+      (o) => this.conn.whatIf(this.timeline.index, o),
+      (i) => this.data?.frame[i] ?? i,
+    );
     byId('frame-tools').append(
       button({ id: 'btn-export-json', label: 'JSON', title: 'Export this frame as JSON', onClick: () => this.conn.exportFrame(this.timeline.index, 'json') }),
-      button({ id: 'btn-export-csv', label: 'CSV', title: 'Export this frame’s contacts as CSV', onClick: () => this.conn.exportFrame(this.timeline.index, 'csv') }),
+      button({
+        id: 'btn-export-csv',
+        label: 'CSV',
+        title: 'Export this frame’s contacts as CSV',
+        onClick: () => this.conn.exportFrame(this.timeline.index, 'csv'),
+      }),
     );
     const saved = this.conn.getState();
-    this.scene = new SceneView(byId('panel-scene'), {
-      pickContacts: (keys) => this.table.select(keys),
-      stateChanged: () => this.saveState(),
-      exportPng: (url) => this.conn.exportChart('scene', url),
-    }, saved?.sceneView as SceneViewState | undefined);
+    this.scene = new SceneView(
+      byId('panel-scene'),
+      {
+        pickContacts: (keys) => this.table.select(keys),
+        stateChanged: () => this.saveState(),
+        exportPng: (url) => this.conn.exportChart('scene', url),
+      },
+      saved?.sceneView as SceneViewState | undefined,
+    );
     this.errorBanner.addEventListener('click', () => this.showError(''));
-    new MutationObserver(() => { this.matrix.applyTheme(); if (this.view) this.matrix.show(this.view.islands, this.selectedIndices()); })
-      .observe(document.body, { attributes: true, attributeFilter: ['class'] });
+    new MutationObserver(() => {
+      this.matrix.applyTheme();
+      if (this.view) this.matrix.show(this.view.islands, this.selectedIndices());
+    }).observe(document.body, { attributes: true, attributeFilter: ['class'] });
     this.conn.start();
   }
 
   private receive(m: HostMessage, t0: number): void {
     switch (m.type) {
-      case 'init': return this.init(m);
-      case 'frame': return this.frame(m.view, t0);
+      case 'init':
+        return this.init(m);
+      case 'frame':
+        return this.frame(m.view, t0);
       case 'series':
         if (m.requestId === this.seriesRequest) this.charts.setSeries(m.series, this.labels());
         return;
       case 'whatIf':
         this.whatIf.show(m.requestId, m.result);
         return this.scene.setWhatIf(m.result.index === this.view?.index ? m.result : undefined);
-      case 'command': return this.command(m.command);
-      case 'progress': return this.progress(m.message, m.fraction);
+      case 'command':
+        return this.command(m.command);
+      case 'progress':
+        return this.progress(m.message, m.fraction);
       case 'error':
         this.whatIf.failed(m.requestId);
         return this.showError(m.message);
@@ -118,17 +149,24 @@ class Inspector {
     this.scene.setScene(m.scene, previous !== undefined && sameSource(previous, m.source));
     this.source = m.source;
     byId('session-title').textContent = m.info.title;
-    byId('session-meta').textContent = `${m.info.source} · ${m.info.producer} · ${m.info.frameCount} frames · dt = ${m.info.dt.toPrecision(4)} s · ${m.info.file}`;
+    byId('session-meta').textContent =
+      `${m.info.source} · ${m.info.producer} · ${m.info.frameCount} frames · dt = ${m.info.dt.toPrecision(4)} s · ${m.info.file}`;
     document.title = `Contact Lens: ${m.info.title}`;
     this.progress('', 1);
     const index = Math.min(Math.max(0, m.index), Math.max(0, m.info.frameCount - 1));
-    this.timeline.configure(m.info.frameCount, m.findings.map((f) => f.index), m.settings.playbackFps, index);
+    this.timeline.configure(
+      m.info.frameCount,
+      m.findings.map((f) => f.index),
+      m.settings.playbackFps,
+      index,
+    );
     this.charts.setTimeline(m.timeline, m.findings);
     this.findingsList.set(m.findings);
     const saved = this.conn.getState();
     const keys = saved && sameSource(saved.source, m.source) ? saved.selectedContacts : [];
     this.table.select(keys, false);
-    if (keys.length) this.requestSeries(keys); else this.charts.setSeries([], new Map());
+    if (keys.length) this.requestSeries(keys);
+    else this.charts.setSeries([], new Map());
     if (m.info.frameCount > 0) this.seek(index);
     else this.readout.textContent = 'no frames';
     if (m.play && m.info.frameCount > 1 && !this.timeline.playing) this.timeline.togglePlay();
@@ -142,7 +180,8 @@ class Inspector {
   }
 
   private showReadouts(i: number): void {
-    const t = this.data, info = this.info;
+    const t = this.data,
+      info = this.info;
     if (!t || !info || i >= t.frame.length) return;
     this.readout.textContent = frameReadout(t.frame[i], info.frameCount, t.time[i]);
     this.energyValues.textContent = energyReadout(t.kinetic[i], t.potential[i], t.total[i]);
@@ -182,7 +221,10 @@ class Inspector {
     this.scene.setFrame(v);
     const t4s = performance.now();
     const it = v.iterations === null ? '–' : String(v.iterations);
-    this.frameStatus.textContent = [`solver ${v.solver} · ${v.status} · ${it} iterations · ${v.contacts.length} contacts · ${v.islands.length} islands`, ...v.notes].join(' — ');
+    this.frameStatus.textContent = [
+      `solver ${v.solver} · ${v.status} · ${it} iterations · ${v.contacts.length} contacts · ${v.islands.length} islands`,
+      ...v.notes,
+    ].join(' — ');
     this.frameStatus.classList.toggle('bad', v.status !== 'converged');
     this.whatIf.clear();
     // Style and layout now (the browser would do them before the next paint anyway), so the figure is the
@@ -190,7 +232,15 @@ class Inspector {
     const t5 = performance.now();
     void document.body.offsetHeight;
     const t6 = performance.now();
-    stats.lastFrameParts = { data: this.conn.lastDataMs, receive: t1 - t0 - this.conn.lastDataMs, table: t2 - t1, matrix: t3 - t2, charts: t4 - t3, layout: t6 - t5, scene: t4s - t4 };
+    stats.lastFrameParts = {
+      data: this.conn.lastDataMs,
+      receive: t1 - t0 - this.conn.lastDataMs,
+      table: t2 - t1,
+      matrix: t3 - t2,
+      charts: t4 - t3,
+      layout: t6 - t5,
+      scene: t4s - t4,
+    };
     const ms = t6 - t0;
     stats.lastFrameUpdateMs = ms;
     stats.maxFrameUpdateMs = Math.max(stats.maxFrameUpdateMs, ms);
@@ -201,16 +251,22 @@ class Inspector {
 
   private command(c: InspectorCommand): void {
     switch (c.name) {
-      case 'step': return this.timeline.step(c.delta);
-      case 'goto': return this.timeline.goto(c.index);
-      case 'togglePlay': return this.timeline.togglePlay();
-      case 'finding': return this.timeline.finding(c.direction);
-      case 'exportChart': return this.conn.exportChart('energy', this.charts.energyPng());
+      case 'step':
+        return this.timeline.step(c.delta);
+      case 'goto':
+        return this.timeline.goto(c.index);
+      case 'togglePlay':
+        return this.timeline.togglePlay();
+      case 'finding':
+        return this.timeline.finding(c.direction);
+      case 'exportChart':
+        return this.conn.exportChart('energy', this.charts.energyPng());
       case 'exportSceneView': {
         const url = this.scene.png();
         return url ? this.conn.exportChart('scene', url) : this.showError('the scene view has no picture (WebGL could not start)');
       }
-      default: this.showError(`unknown command ${JSON.stringify((c as { name: unknown }).name)}`);
+      default:
+        this.showError(`unknown command ${JSON.stringify((c as { name: unknown }).name)}`);
     }
   }
 
@@ -224,7 +280,11 @@ class Inspector {
   }
 
   private selectionChanged(keys: readonly string[]): void {
-    if (keys.length) this.requestSeries(keys); else { this.seriesRequest = -1; this.charts.setSeries([], new Map()); }
+    if (keys.length) this.requestSeries(keys);
+    else {
+      this.seriesRequest = -1;
+      this.charts.setSeries([], new Map());
+    }
     if (this.view) this.matrix.show(this.view.islands, this.selectedIndices());
     if (this.view) this.scene.setSelection(this.selectedIndices(), this.findingContacts(this.view.index));
     this.saveState();
@@ -235,7 +295,9 @@ class Inspector {
     return new Set(this.findings.filter((f) => f.index === i).flatMap((f) => f.contacts));
   }
 
-  private requestSeries(keys: readonly string[]): void { this.seriesRequest = this.conn.series(keys); }
+  private requestSeries(keys: readonly string[]): void {
+    this.seriesRequest = this.conn.series(keys);
+  }
 
   private selectedIndices(): Set<number> {
     const out = new Set<number>();
@@ -252,7 +314,8 @@ class Inspector {
   }
 
   private saveState(): void {
-    if (this.source) this.conn.setState({ source: this.source, index: this.timeline.index, selectedContacts: [...this.table.selected], sceneView: { ...this.scene.state } });
+    if (this.source)
+      this.conn.setState({ source: this.source, index: this.timeline.index, selectedContacts: [...this.table.selected], sceneView: { ...this.scene.state } });
   }
 
   private showError(text: string): void {
@@ -266,7 +329,8 @@ class Inspector {
     box.hidden = done;
     byId('progress-text').textContent = message;
     const bar = byId<HTMLProgressElement>('progress-bar');
-    if (fraction === null) bar.removeAttribute('value'); else bar.value = fraction;
+    if (fraction === null) bar.removeAttribute('value');
+    else bar.value = fraction;
   }
 }
 
@@ -280,9 +344,13 @@ function start(): void {
     new Inspector();
   } catch (err) {
     const e = document.getElementById('error');
-    if (e) { e.textContent = `inspector failed to start: ${err instanceof Error ? err.message : String(err)}`; e.hidden = false; }
+    if (e) {
+      e.textContent = `inspector failed to start: ${err instanceof Error ? err.message : String(err)}`;
+      e.hidden = false;
+    }
     throw err;
   }
 }
 
-if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start); else start();
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+else start();

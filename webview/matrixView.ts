@@ -35,7 +35,12 @@ function cssVar(name: string): string {
   return getComputedStyle(document.documentElement).getPropertyValue(name).trim() || getComputedStyle(document.body).getPropertyValue(name).trim();
 }
 
-interface IslandBox { root: HTMLElement; title: HTMLElement; canvas: HTMLCanvasElement; stats: HTMLElement }
+interface IslandBox {
+  root: HTMLElement;
+  title: HTMLElement;
+  canvas: HTMLCanvasElement;
+  stats: HTMLElement;
+}
 
 export class MatrixView {
   private readonly root = byId('matrix-view');
@@ -62,12 +67,17 @@ export class MatrixView {
     const blue = parseColor(cssVar('--vscode-charts-blue'), [55, 148, 255]);
     const warn = parseColor(cssVar('--vscode-editorWarning-foreground'), [204, 167, 0]);
     const rgba = (c: RGB, u: number): number => {
-      const r = Math.round(bg[0] + (c[0] - bg[0]) * u), g = Math.round(bg[1] + (c[1] - bg[1]) * u), b = Math.round(bg[2] + (c[2] - bg[2]) * u);
+      const r = Math.round(bg[0] + (c[0] - bg[0]) * u),
+        g = Math.round(bg[1] + (c[1] - bg[1]) * u),
+        b = Math.round(bg[2] + (c[2] - bg[2]) * u);
       return ((255 << 24) | (b << 16) | (g << 8) | r) >>> 0; // RGBA bytes on little-endian
     };
     const t = new Uint32Array(256);
     t[0] = rgba(bg, 0);
-    for (let k = 0; k <= HEAT_STEPS; k++) { t[1 + k] = rgba(red, k / HEAT_STEPS); t[HEAT_NEGATIVE + k] = rgba(blue, k / HEAT_STEPS); }
+    for (let k = 0; k <= HEAT_STEPS; k++) {
+      t[1 + k] = rgba(red, k / HEAT_STEPS);
+      t[HEAT_NEGATIVE + k] = rgba(blue, k / HEAT_STEPS);
+    }
     t[HEAT_NON_FINITE] = rgba(warn, 1);
     this.colors = t;
     this.gridColor = cssVar('--vscode-editorWidget-border') || cssVar('--vscode-panel-border') || 'rgba(128,128,128,0.5)';
@@ -76,7 +86,10 @@ export class MatrixView {
 
   /** Shows the islands; `selected` = frame contact indices to outline. */
   show(islands: readonly IslandView[], selected: ReadonlySet<number>): void {
-    const order = islands.map((_, k) => k).sort((a, b) => islands[b].size - islands[a].size).slice(0, MAX_ISLANDS);
+    const order = islands
+      .map((_, k) => k)
+      .sort((a, b) => islands[b].size - islands[a].size)
+      .slice(0, MAX_ISLANDS);
     order.sort((a, b) => a - b);
     while (this.boxes.length < order.length) this.boxes.push(this.makeBox());
     order.forEach((k, j) => this.fill(this.boxes[j], k, islands[k], selected));
@@ -139,8 +152,10 @@ export class MatrixView {
       this.image = sctx.createImageData(size, size);
       this.pixels = new Uint32Array(this.image.data.buffer);
     }
-    const img = this.image, px = this.pixels;
-    const levels = heat.levels, colors = this.colors;
+    const img = this.image,
+      px = this.pixels;
+    const levels = heat.levels,
+      colors = this.colors;
     for (let i = 0; i < levels.length; i++) px[i] = colors[levels[i]];
     if (cell === 1) {
       ctx.putImageData(img, 0, 0); // one pixel per entry: no scaling pass
@@ -155,8 +170,10 @@ export class MatrixView {
       ctx.lineWidth = 1;
       ctx.beginPath();
       for (let b = block; b < side; b += block) {
-        ctx.moveTo(b + 0.5, 0); ctx.lineTo(b + 0.5, side);
-        ctx.moveTo(0, b + 0.5); ctx.lineTo(side, b + 0.5);
+        ctx.moveTo(b + 0.5, 0);
+        ctx.lineTo(b + 0.5, side);
+        ctx.moveTo(0, b + 0.5);
+        ctx.lineTo(side, b + 0.5);
       }
       ctx.stroke();
     }
@@ -167,7 +184,8 @@ export class MatrixView {
         ctx.strokeRect(j * block, j * block, block, block);
         // ticks on the edges locate the contact's rows and columns in big matrices
         ctx.fillStyle = this.selectColor;
-        ctx.fillRect(j * block, 0, block, 4); ctx.fillRect(0, j * block, 4, block);
+        ctx.fillRect(j * block, 0, block, 4);
+        ctx.fillRect(0, j * block, 4, block);
       }
     }
   }

@@ -58,7 +58,9 @@ export class Timeline {
     this.seek(i);
   }
 
-  step(delta: number): void { this.goto(this.index + delta); }
+  step(delta: number): void {
+    this.goto(this.index + delta);
+  }
 
   /** Jumps to the next (+1) or previous (−1) finding's frame. */
   finding(direction: 1 | -1): void {
@@ -66,15 +68,23 @@ export class Timeline {
     if (f !== undefined) this.goto(f);
   }
 
-  get playing(): boolean { return this.timer !== undefined; }
+  get playing(): boolean {
+    return this.timer !== undefined;
+  }
 
-  togglePlay(): void { if (this.playing) this.stop(); else this.play(); }
+  togglePlay(): void {
+    if (this.playing) this.stop();
+    else this.play();
+  }
 
   play(): void {
     if (this.playing || this.frameCount === 0) return;
     if (this.index >= this.frameCount - 1) this.goto(0);
     this.timer = window.setInterval(() => {
-      if (this.index >= this.frameCount - 1) { this.stop(); return; }
+      if (this.index >= this.frameCount - 1) {
+        this.stop();
+        return;
+      }
       this.step(1);
       if (this.index >= this.frameCount - 1) this.stop();
     }, 1000 / this.fps);
@@ -92,15 +102,24 @@ export class Timeline {
     const t = e.target instanceof HTMLElement ? e.target : null;
     if (t && (EDITABLE.has(t.tagName) || t.isContentEditable)) return;
     switch (e.key) {
-      case 'ArrowLeft': this.step(-1); break;
-      case 'ArrowRight': this.step(1); break;
-      case 'Home': this.goto(0); break;
-      case 'End': this.goto(this.frameCount - 1); break;
+      case 'ArrowLeft':
+        this.step(-1);
+        break;
+      case 'ArrowRight':
+        this.step(1);
+        break;
+      case 'Home':
+        this.goto(0);
+        break;
+      case 'End':
+        this.goto(this.frameCount - 1);
+        break;
       case ' ':
         if (t && ACTIVATABLE.has(t.tagName)) return;
         this.togglePlay();
         break;
-      default: return;
+      default:
+        return;
     }
     e.preventDefault();
   }

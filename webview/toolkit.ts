@@ -5,7 +5,13 @@
  * Large tables are plain virtualised HTML (contactTable.ts), not the toolkit's data grid.
  */
 import {
-  provideVSCodeDesignSystem, vsCodeButton, vsCodeCheckbox, vsCodeDivider, vsCodeDropdown, vsCodeOption, vsCodeTextField,
+  provideVSCodeDesignSystem,
+  vsCodeButton,
+  vsCodeCheckbox,
+  vsCodeDivider,
+  vsCodeDropdown,
+  vsCodeOption,
+  vsCodeTextField,
 } from '@vscode/webview-ui-toolkit';
 
 let registered = false;
@@ -30,14 +36,20 @@ export function button(o: ButtonOptions): HTMLElement {
   const b = document.createElement('vscode-button');
   if (o.id) b.id = o.id;
   b.textContent = o.label;
-  if (o.title) { b.title = o.title; b.setAttribute('aria-label', o.title); }
+  if (o.title) {
+    b.title = o.title;
+    b.setAttribute('aria-label', o.title);
+  }
   b.setAttribute('appearance', o.appearance ?? 'secondary');
-  b.addEventListener('click', () => { if (!b.hasAttribute('disabled')) o.onClick(); });
+  b.addEventListener('click', () => {
+    if (!b.hasAttribute('disabled')) o.onClick();
+  });
   return b;
 }
 
 export function setDisabled(e: HTMLElement, disabled: boolean): void {
-  if (disabled) e.setAttribute('disabled', ''); else e.removeAttribute('disabled');
+  if (disabled) e.setAttribute('disabled', '');
+  else e.removeAttribute('disabled');
 }
 
 export function setLabel(e: HTMLElement, label: string): void {

@@ -20,7 +20,10 @@ export class WhatIfPanel {
    * `request` sends the whatIf message for the current frame and returns its requestId; `frameOf` gives
    * the frame number of a session index (what the readout and the findings show).
    */
-  constructor(private readonly request: (options: WhatIfOptions) => number, private readonly frameOf: (index: number) => number) {
+  constructor(
+    private readonly request: (options: WhatIfOptions) => number,
+    private readonly frameOf: (index: number) => number,
+  ) {
     this.run = button({ id: 'whatif-run', label: 'Re-solve frame', appearance: 'primary', onClick: () => this.submit() });
     const form = byId('whatif-form');
     const solverLabel = el('label', 'field-label', 'solver');
@@ -50,7 +53,9 @@ export class WhatIfPanel {
 
   private submit(): void {
     let o: WhatIfOptions;
-    try { o = this.options(); } catch (err) {
+    try {
+      o = this.options();
+    } catch (err) {
       this.result.replaceChildren(el('div', 'whatif-error', (err as Error).message));
       return;
     }
@@ -70,11 +75,19 @@ export class WhatIfPanel {
     const row = (label: string, a: string, b: string, ta = a, tb = b): void => {
       const tr = body.insertRow();
       tr.appendChild(el('th', undefined, label));
-      const ca = el('td', undefined, a); ca.title = ta;
-      const cb = el('td', undefined, b); cb.title = tb;
+      const ca = el('td', undefined, a);
+      ca.title = ta;
+      const cb = el('td', undefined, b);
+      cb.title = tb;
       tr.append(ca, cb);
     };
-    row('ΔKE (J)', num(v.recorded.kineticEnergyChange), num(v.alternative.kineticEnergyChange), full(v.recorded.kineticEnergyChange), full(v.alternative.kineticEnergyChange));
+    row(
+      'ΔKE (J)',
+      num(v.recorded.kineticEnergyChange),
+      num(v.alternative.kineticEnergyChange),
+      full(v.recorded.kineticEnergyChange),
+      full(v.alternative.kineticEnergyChange),
+    );
     row('KKT residual (rel.)', num(v.recorded.kkt), num(v.alternative.kkt), full(v.recorded.kkt), full(v.alternative.kkt));
     row('status / iterations', 'recorded', `${v.alternative.status} / ${v.alternative.iterations}`);
 
@@ -86,7 +99,12 @@ export class WhatIfPanel {
       const tr = b2.insertRow();
       tr.dataset.index = String(c.index);
       const cells: [string, number | null][] = [
-        ['index', c.index], ['recordedN', c.recordedN], ['alternativeN', c.alternativeN], ['recordedT', c.recordedT], ['alternativeT', c.alternativeT], ['difference', c.difference],
+        ['index', c.index],
+        ['recordedN', c.recordedN],
+        ['alternativeN', c.alternativeN],
+        ['recordedT', c.recordedT],
+        ['alternativeT', c.alternativeT],
+        ['difference', c.difference],
       ];
       for (const [col, x] of cells) {
         const td = el('td', undefined, col === 'index' ? String(x) : num(x));
@@ -103,7 +121,10 @@ export class WhatIfPanel {
 
   /** An error answer to the pending request re-enables the button. */
   failed(requestId: number | null): void {
-    if (requestId === this.pendingId) { setDisabled(this.run, false); this.result.replaceChildren(); }
+    if (requestId === this.pendingId) {
+      setDisabled(this.run, false);
+      this.result.replaceChildren();
+    }
   }
 
   /** A new frame makes an old comparison misleading: clear it. */

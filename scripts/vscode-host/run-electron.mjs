@@ -15,7 +15,10 @@ async function main() {
   const t0 = Date.now();
   const testsPath = join(REPO, 'dist/test/suite/index.js');
   for (const f of [join(REPO, 'dist/extension.js'), testsPath]) {
-    if (!existsSync(f)) { console.error(`missing ${f}: run \`npm run build\` first`); return 1; }
+    if (!existsSync(f)) {
+      console.error(`missing ${f}: run \`npm run build\` first`);
+      return 1;
+    }
   }
   const { runTests, downloadAndUnzipVSCode } = await import('@vscode/test-electron');
 
@@ -44,8 +47,17 @@ async function main() {
         vscodeExecutablePath,
         extensionDevelopmentPath: REPO,
         extensionTestsPath: testsPath,
-        launchArgs: [workspace, '--disable-extensions', '--disable-workspace-trust', '--skip-welcome', '--skip-release-notes',
-          '--user-data-dir', run.userData, '--extensions-dir', run.extensions],
+        launchArgs: [
+          workspace,
+          '--disable-extensions',
+          '--disable-workspace-trust',
+          '--skip-welcome',
+          '--skip-release-notes',
+          '--user-data-dir',
+          run.userData,
+          '--extensions-dir',
+          run.extensions,
+        ],
         extensionTestsEnv: { CONTACT_LENS_TEST_RESULTS: results, CONTACT_LENS_TEST_GREP: process.env.CONTACT_LENS_TEST_GREP ?? '' },
       });
     } catch (e) {
@@ -56,7 +68,10 @@ async function main() {
     const { problems } = judgeResults(results);
     if (code !== 0) problems.unshift(`VS Code test run exited with ${code}`);
     console.log(`\ntotal ${elapsed(t0)}`);
-    if (problems.length) { console.log(`\nINTEGRATION SUITE (electron) FAILED: ${problems.join('; ')}`); return 1; }
+    if (problems.length) {
+      console.log(`\nINTEGRATION SUITE (electron) FAILED: ${problems.join('; ')}`);
+      return 1;
+    }
     console.log('\nINTEGRATION SUITE (electron) PASSED');
     return 0;
   } finally {
@@ -64,4 +79,10 @@ async function main() {
   }
 }
 
-main().then((c) => process.exit(c), (e) => { console.error(`run-electron: ${e.stack || e}`); process.exit(1); });
+main().then(
+  (c) => process.exit(c),
+  (e) => {
+    console.error(`run-electron: ${e.stack || e}`);
+    process.exit(1);
+  },
+);

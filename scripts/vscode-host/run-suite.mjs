@@ -14,7 +14,20 @@
 import { existsSync, mkdirSync, copyFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
-  REPO, SCREENSHOTS, LOGS, ensureHost, makeRun, copyWorkspace, startCodeServer, launchBrowser, cleanup, removeRun, elapsed, log, sleep, judgeResults,
+  REPO,
+  SCREENSHOTS,
+  LOGS,
+  ensureHost,
+  makeRun,
+  copyWorkspace,
+  startCodeServer,
+  launchBrowser,
+  cleanup,
+  removeRun,
+  elapsed,
+  log,
+  sleep,
+  judgeResults,
 } from './lib.mjs';
 
 const extDevPath = resolve(process.env.CONTACT_LENS_EXT_DEV_PATH || REPO);
@@ -65,11 +78,16 @@ async function main() {
     });
     const { page } = browser;
     let onExit;
-    const exited = new Promise((r) => { onExit = r; });
+    const exited = new Promise((r) => {
+      onExit = r;
+    });
     await page.exposeFunction('codeAutomationExit', (code) => onExit(code));
 
     const remote = (p) => `vscode-remote://${server.authority}${p}`;
-    const payload = [['extensionDevelopmentPath', remote(extDevPath)], ['extensionTestsPath', remote(testsPath)]];
+    const payload = [
+      ['extensionDevelopmentPath', remote(extDevPath)],
+      ['extensionTestsPath', remote(testsPath)],
+    ];
     const url = `${server.url}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`;
     t = Date.now();
     await page.goto(url, { waitUntil: 'domcontentloaded' });
@@ -91,8 +109,10 @@ async function main() {
     const r = judged.results;
     problems.push(...judged.problems);
     timings.total = elapsed(t0);
-    console.log(`\ntimings: install check ${timings.hostCheck}, code-server start ${timings.hostStart}, workbench ${timings.workbench}, `
-      + `suite (page load → exit) ${timings.suite}, total ${timings.total}`);
+    console.log(
+      `\ntimings: install check ${timings.hostCheck}, code-server start ${timings.hostStart}, workbench ${timings.workbench}, ` +
+        `suite (page load → exit) ${timings.suite}, total ${timings.total}`,
+    );
     console.log(`screenshot: ${join(SCREENSHOTS, 'suite-workbench.png')}; logs: ${LOGS}`);
     if (problems.length) {
       console.log(`\nINTEGRATION SUITE FAILED: ${problems.join('; ')}`);
@@ -107,8 +127,11 @@ async function main() {
   }
 }
 
-main().then((code) => process.exit(code), async (e) => {
-  console.error(`run-suite: ${e.stack || e}`);
-  await cleanup();
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  async (e) => {
+    console.error(`run-suite: ${e.stack || e}`);
+    await cleanup();
+    process.exit(1);
+  },
+);

@@ -17,7 +17,10 @@ export function parseArgs(argv: readonly string[], valued: readonly string[], fl
   const options = new Map<string, string | true>();
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (!a.startsWith('--')) { positionals.push(a); continue; }
+    if (!a.startsWith('--')) {
+      positionals.push(a);
+      continue;
+    }
     const eq = a.indexOf('=');
     const key = eq >= 0 ? a.slice(2, eq) : a.slice(2);
     if (flags.includes(key)) {

@@ -22,10 +22,17 @@ export function runCheck(argv: readonly string[], io: Output): number {
     const ok = results.every((r) => r.ok);
     allOk &&= ok;
     if (options.get('json')) {
-      io.out(JSON.stringify({
-        file, scenario: s.desc.name, line: s.range.line, ok, frames: run.frames.length, timeMs: ms,
-        expectations: results.map((r) => ({ kind: r.expectation.kind, ok: r.ok, message: r.message, ...(r.frame !== undefined ? { frame: r.frame } : {}) })),
-      }));
+      io.out(
+        JSON.stringify({
+          file,
+          scenario: s.desc.name,
+          line: s.range.line,
+          ok,
+          frames: run.frames.length,
+          timeMs: ms,
+          expectations: results.map((r) => ({ kind: r.expectation.kind, ok: r.ok, message: r.message, ...(r.frame !== undefined ? { frame: r.frame } : {}) })),
+        }),
+      );
     } else {
       io.out(`${ok ? '✓' : '✗'} ${s.desc.name} (${file}:${s.range.line}, ${run.frames.length} frames, ${(ms / 1000).toFixed(2)} s)`);
       if (results.length === 0) io.out('    (no expectations)');

@@ -46,8 +46,16 @@ function fromRecording(file: string, io: Output): Source[] {
 
 function parseFailOn(v: string | true | undefined): Set<FailOn> {
   if (v === undefined) return new Set();
-  const parts = v === true ? [] : v.split(',').map((x) => x.trim()).filter(Boolean);
-  for (const p of parts) if (!(FAIL_ON as readonly string[]).includes(p)) throw new UsageError(`--fail-on: unknown value "${p}" (expected a comma-separated list of ${FAIL_ON.join(', ')})`);
+  const parts =
+    v === true
+      ? []
+      : v
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean);
+  for (const p of parts)
+    if (!(FAIL_ON as readonly string[]).includes(p))
+      throw new UsageError(`--fail-on: unknown value "${p}" (expected a comma-separated list of ${FAIL_ON.join(', ')})`);
   if (parts.length === 0) throw new UsageError(`--fail-on needs a value: ${FAIL_ON.join(', ')}`);
   return new Set(parts as FailOn[]);
 }
@@ -74,19 +82,36 @@ export function runDiagnose(argv: readonly string[], io: Output): number {
     for (const f of d.findings) counts[f.kind]++;
     if (json) {
       for (const f of d.findings) {
-        io.out(JSON.stringify({
-          source: s.label, frame: f.frame, time: f.time, kind: f.kind, severity: f.severity, contacts: f.contacts, mechanism: f.mechanism, joules: f.joules,
-          ...(f.contactJoules ? { contactJoules: f.contactJoules } : {}), ...(f.counterfactual ? { counterfactual: f.counterfactual } : {}),
-          ...(f.inconsistent ? { inconsistent: true } : {}), ...(f.writerBug ? { writerBug: f.writerBug } : {}), explanation: f.explanation,
-        }));
+        io.out(
+          JSON.stringify({
+            source: s.label,
+            frame: f.frame,
+            time: f.time,
+            kind: f.kind,
+            severity: f.severity,
+            contacts: f.contacts,
+            mechanism: f.mechanism,
+            joules: f.joules,
+            ...(f.contactJoules ? { contactJoules: f.contactJoules } : {}),
+            ...(f.counterfactual ? { counterfactual: f.counterfactual } : {}),
+            ...(f.inconsistent ? { inconsistent: true } : {}),
+            ...(f.writerBug ? { writerBug: f.writerBug } : {}),
+            explanation: f.explanation,
+          }),
+        );
       }
       continue;
     }
     const inj = d.findings.filter((f) => f.kind === 'injection');
     const injected = inj.reduce((a, f) => a + f.joules, 0);
     const other = d.findings.length - inj.length;
-    io.out(`${s.label}: ${s.frames} frames, ${d.findings.length === 0 ? 'no findings' : `${inj.length} injection finding(s) (${injected.toPrecision(3)} J in all), ${other} other finding(s)`}`);
-    if (d.consistency) io.out(`  inconsistent recording: ${d.consistency.frames} of ${d.consistency.checked} checked frames fail Δv = M⁻¹Jᵀλ, first at frame ${d.consistency.firstFrame}: ${d.consistency.text}`);
+    io.out(
+      `${s.label}: ${s.frames} frames, ${d.findings.length === 0 ? 'no findings' : `${inj.length} injection finding(s) (${injected.toPrecision(3)} J in all), ${other} other finding(s)`}`,
+    );
+    if (d.consistency)
+      io.out(
+        `  inconsistent recording: ${d.consistency.frames} of ${d.consistency.checked} checked frames fail Δv = M⁻¹Jᵀλ, first at frame ${d.consistency.firstFrame}: ${d.consistency.text}`,
+      );
     for (const f of d.findings) io.out(line(f));
     if (d.cost.frames > 0) io.out(`  counterfactual re-solves: ${d.cost.islands} island(s) in ${d.cost.frames} frame(s), ${d.cost.ms.toFixed(0)} ms`);
   }

@@ -19,7 +19,10 @@ export const MAX_INPUT_BYTES = 256 * 1024 * 1024;
 /** A file could not be read or written: one line "path: what went wrong", exit code 2. */
 export class FileError extends Error {
   readonly exitCode = 2;
-  constructor(readonly path: string, detail: string) {
+  constructor(
+    readonly path: string,
+    detail: string,
+  ) {
     super(`${path}: ${detail}`);
     this.name = 'FileError';
   }
@@ -72,7 +75,8 @@ export function readInputText(file: string, maxBytes = MAX_INPUT_BYTES): string 
     try {
       const st = fs.fstatSync(fd);
       if (!st.isFile()) throw new FileError(file, `is not a regular file (${kindOf(st)}); give the path of a ${'.json'} file`);
-      if (st.size > maxBytes) throw new FileError(file, `is ${(st.size / 2 ** 20).toFixed(0)} MiB; the limit for this kind of file is ${(maxBytes / 2 ** 20).toFixed(0)} MiB`);
+      if (st.size > maxBytes)
+        throw new FileError(file, `is ${(st.size / 2 ** 20).toFixed(0)} MiB; the limit for this kind of file is ${(maxBytes / 2 ** 20).toFixed(0)} MiB`);
       return fs.readFileSync(fd, 'utf8');
     } finally {
       fs.closeSync(fd);
@@ -104,10 +108,17 @@ function kindOf(st: fs.Stats): string {
  * stdout/stderr lines that survive a reader going away: after EPIPE (or any error) on a stream, further
  * lines to it are dropped instead of crashing the process with an unhandled 'error' event.
  */
-export function processOutput(stdout: Writable = process.stdout, stderr: Writable = process.stderr): Output & { readonly closed: { out: boolean; err: boolean } } {
+export function processOutput(
+  stdout: Writable = process.stdout,
+  stderr: Writable = process.stderr,
+): Output & { readonly closed: { out: boolean; err: boolean } } {
   const closed = { out: false, err: false };
-  stdout.on('error', () => { closed.out = true; });
-  stderr.on('error', () => { closed.err = true; });
+  stdout.on('error', () => {
+    closed.out = true;
+  });
+  stderr.on('error', () => {
+    closed.err = true;
+  });
   const write = (s: Writable, which: 'out' | 'err', line: string): void => {
     if (closed[which] || s.destroyed) return;
     try {

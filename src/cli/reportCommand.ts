@@ -15,7 +15,8 @@ export const REPORT_USAGE = 'contact-lens report <rec.jsonl> [--json]';
 /** Islands larger than this many unknowns are not analysed for κ(A) by the report (cost ~n³). */
 export const REPORT_KAPPA_MAX_UNKNOWNS = 300;
 
-const quantile = (sorted: number[], q: number): number => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1) + 0.5))]);
+const quantile = (sorted: number[], q: number): number =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1) + 0.5))];
 
 /** Largest κ over the frame's islands, re-assembled from the recorded contacts and pre-solve state. */
 function frameKappa(reader: RecordingReader, f: RecordedFrame, prev: RecordedFrame | undefined): number | null {
@@ -25,9 +26,17 @@ function frameKappa(reader: RecordingReader, f: RecordedFrame, prev: RecordedFra
   const contacts = f.contacts.map(toContactPoint);
   const isStatic = reader.header.bodies.map((b) => b.static);
   let worst: number | null = null;
-  for (const isl of buildIslands(isStatic.length, contacts.map((c) => [c.bodyA, c.bodyB] as const), isStatic)) {
+  for (const isl of buildIslands(
+    isStatic.length,
+    contacts.map((c) => [c.bodyA, c.bodyB] as const),
+    isStatic,
+  )) {
     if (3 * isl.contacts.length > REPORT_KAPPA_MAX_UNKNOWNS) continue;
-    const p = assembleProblem(pre.bodies, isl.contacts.map((i) => contacts[i]), { regularization: ASSEMBLY_REGULARIZATION, dt: reader.header.dt });
+    const p = assembleProblem(
+      pre.bodies,
+      isl.contacts.map((i) => contacts[i]),
+      { regularization: ASSEMBLY_REGULARIZATION, dt: reader.header.dt },
+    );
     const k = conditioning(p.A, p.size, { regularization: ASSEMBLY_REGULARIZATION }).kappa;
     worst = worst === null ? k : Math.max(worst, k);
   }
@@ -41,8 +50,11 @@ export function runReport(argv: readonly string[], io: Output): number {
   const reader = openRecordingForCli(file);
   try {
     const n = reader.frameCount;
-    const contacts: number[] = [], iterations: number[] = [];
-    let failures = 0, kappaMax: number | null = null, kappaFrame = -1;
+    const contacts: number[] = [],
+      iterations: number[] = [];
+    let failures = 0,
+      kappaMax: number | null = null,
+      kappaFrame = -1;
     const rises: { frame: number; joules: number }[] = [];
     let firstE: number | undefined, lastE: number | undefined, prevE: number | undefined, prev: RecordedFrame | undefined;
     // the ledger and findings without counterfactual re-solves (`diagnose` runs those)
@@ -57,20 +69,28 @@ export function runReport(argv: readonly string[], io: Output): number {
       if (e !== undefined) {
         firstE ??= e;
         if (prevE !== undefined && e > prevE + 1e-9 * Math.max(1, Math.abs(prevE))) rises.push({ frame: f.frame, joules: e - prevE });
-        prevE = e; lastE = e;
+        prevE = e;
+        lastE = e;
       }
       diag.add(f);
       const k = frameKappa(reader, f, prev);
-      if (k !== null && (kappaMax === null || k > kappaMax)) { kappaMax = k; kappaFrame = f.frame; }
+      if (k !== null && (kappaMax === null || k > kappaMax)) {
+        kappaMax = k;
+        kappaFrame = f.frame;
+      }
       prev = f;
     }
-    const cs = [...contacts].sort((a, b) => a - b), it = [...iterations].sort((a, b) => a - b);
+    const cs = [...contacts].sort((a, b) => a - b),
+      it = [...iterations].sort((a, b) => a - b);
     const ledger = { normal: 0, friction: 0, positionCorrection: 0, integrator: 0, unexplained: 0 };
     const injected: Record<string, number> = {};
     let dataRises = 0;
     for (const fd of diag.frames) {
       const L = fd.ledger;
-      ledger.normal += L.normal; ledger.friction += L.friction; ledger.positionCorrection += L.positionCorrection; ledger.unexplained += L.unexplained;
+      ledger.normal += L.normal;
+      ledger.friction += L.friction;
+      ledger.positionCorrection += L.positionCorrection;
+      ledger.unexplained += L.unexplained;
       if (Number.isFinite(L.integrator)) ledger.integrator += L.integrator;
       if (L.delta > 1e-3) dataRises++;
       for (const [m, j] of fd.injected) injected[m] = (injected[m] ?? 0) + j;
@@ -78,31 +98,72 @@ export function runReport(argv: readonly string[], io: Output): number {
     const findingCounts: Record<string, number> = {};
     for (const f of diag.findings) findingCounts[f.mechanism] = (findingCounts[f.mechanism] ?? 0) + 1;
     const report = {
-      file, producer: reader.header.producer, frames: n, bodies: reader.header.bodies.length,
+      file,
+      producer: reader.header.producer,
+      frames: n,
+      bodies: reader.header.bodies.length,
       contactsPerFrame: { max: cs.at(-1) ?? 0, median: quantile(cs, 0.5) },
-      kappaMax, kappaMaxFrame: kappaFrame >= 0 ? kappaFrame : null,
+      kappaMax,
+      kappaMaxFrame: kappaFrame >= 0 ? kappaFrame : null,
       iterations: { p50: quantile(it, 0.5), p95: quantile(it, 0.95), max: it.at(-1) ?? 0 },
       solverFailures: failures,
       energyDrift: firstE !== undefined && lastE !== undefined ? lastE - firstE : null,
       energyRises: { count: rises.length, frames: rises.slice(0, 20) },
-      skippedLines: reader.errorCount, errors: reader.errors.slice(0, 20).map((x) => x.message), warnings: reader.warnings,
-      ledger, injected, framesGainingOver1mJ: dataRises, findings: findingCounts,
+      skippedLines: reader.errorCount,
+      errors: reader.errors.slice(0, 20).map((x) => x.message),
+      warnings: reader.warnings,
+      ledger,
+      injected,
+      framesGainingOver1mJ: dataRises,
+      findings: findingCounts,
       consistency: diag.consistency,
     };
     printRecordingIssues(reader, io);
-    if (options.get('json')) { io.out(JSON.stringify(report)); return 0; }
-    io.out(`${file}: ${n} frames, ${report.bodies} bodies, written by ${reader.header.producer.name}${reader.header.producer.version ? ' ' + reader.header.producer.version : ''}`);
+    if (options.get('json')) {
+      io.out(JSON.stringify(report));
+      return 0;
+    }
+    io.out(
+      `${file}: ${n} frames, ${report.bodies} bodies, written by ${reader.header.producer.name}${reader.header.producer.version ? ' ' + reader.header.producer.version : ''}`,
+    );
     io.out(`contacts per frame: max ${report.contactsPerFrame.max}, median ${report.contactsPerFrame.median}`);
     io.out(`κ(A) max: ${kappaMax === null ? 'n/a (no re-assemblable frame)' : `${kappaMax.toExponential(3)} at frame ${kappaFrame}`}`);
     io.out(`solver iterations: p50 ${report.iterations.p50}, p95 ${report.iterations.p95}, max ${report.iterations.max}; failures: ${failures}`);
     io.out(`energy drift: ${report.energyDrift === null ? 'n/a (no energy recorded)' : `${report.energyDrift.toExponential(3)} J`}`);
-    io.out(`frames where total energy rose: ${rises.length}${rises.length ? ' (' + rises.slice(0, 8).map((r) => `${r.frame}: +${r.joules.toExponential(2)} J`).join(', ') + (rises.length > 8 ? ', …' : '') + ')' : ''}`);
+    io.out(
+      `frames where total energy rose: ${rises.length}${
+        rises.length
+          ? ' (' +
+            rises
+              .slice(0, 8)
+              .map((r) => `${r.frame}: +${r.joules.toExponential(2)} J`)
+              .join(', ') +
+            (rises.length > 8 ? ', …' : '') +
+            ')'
+          : ''
+      }`,
+    );
     const J = (x: number): string => `${x >= 0 ? '+' : ''}${x.toPrecision(3)} J`;
-    io.out(`energy ledger (Σ over frames, from the recorded states and λ): contact normal work ${J(ledger.normal)}, friction ${J(ledger.friction)}, position correction ${J(ledger.positionCorrection)}, integrator ${J(ledger.integrator)}, unexplained by λ ${J(ledger.unexplained)}`);
+    io.out(
+      `energy ledger (Σ over frames, from the recorded states and λ): contact normal work ${J(ledger.normal)}, friction ${J(ledger.friction)}, position correction ${J(ledger.positionCorrection)}, integrator ${J(ledger.integrator)}, unexplained by λ ${J(ledger.unexplained)}`,
+    );
     const inj = Object.entries(injected).sort((a, b) => b[1] - a[1]);
-    io.out(`injected energy by mechanism (ledger only; \`diagnose\` confirms with exact re-solves): ${inj.length ? inj.map(([m, j]) => `${m} ${J(j)}`).join(', ') : 'none'}`);
-    io.out(`findings: ${Object.keys(findingCounts).length ? Object.entries(findingCounts).map(([m, c]) => `${m} ×${c}`).join(', ') : 'none'}`);
-    if (diag.consistency) io.out(`inconsistent recording: ${diag.consistency.frames} of ${diag.consistency.checked} checked frames, first at frame ${diag.consistency.firstFrame}: ${diag.consistency.text}`);
+    io.out(
+      `injected energy by mechanism (ledger only; \`diagnose\` confirms with exact re-solves): ${inj.length ? inj.map(([m, j]) => `${m} ${J(j)}`).join(', ') : 'none'}`,
+    );
+    io.out(
+      `findings: ${
+        Object.keys(findingCounts).length
+          ? Object.entries(findingCounts)
+              .map(([m, c]) => `${m} ×${c}`)
+              .join(', ')
+          : 'none'
+      }`,
+    );
+    if (diag.consistency)
+      io.out(
+        `inconsistent recording: ${diag.consistency.frames} of ${diag.consistency.checked} checked frames, first at frame ${diag.consistency.firstFrame}: ${diag.consistency.text}`,
+      );
     if (reader.errorCount > 0) io.out(`skipped ${reader.errorCount} bad line(s) (listed on stderr)`);
     return 0;
   } finally {

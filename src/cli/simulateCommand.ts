@@ -20,7 +20,8 @@ export function pickScenario(scenarios: readonly ParsedScenario[], name: string 
     if (!s) throw new UsageError(`${file}: no scenario named "${safeText(name)}" (scenarios: ${scenarios.map((x) => safeText(x.desc.name)).join(', ')})`);
     return s;
   }
-  if (scenarios.length !== 1) throw new UsageError(`${file} holds ${scenarios.length} scenarios; choose one with --scenario (${scenarios.map((x) => safeText(x.desc.name)).join(', ')})`);
+  if (scenarios.length !== 1)
+    throw new UsageError(`${file} holds ${scenarios.length} scenarios; choose one with --scenario (${scenarios.map((x) => safeText(x.desc.name)).join(', ')})`);
   return scenarios[0];
 }
 
@@ -35,7 +36,8 @@ export function withOverrides(desc: ScenarioDesc, solver: SolverName | undefined
 export function parsePositiveInt(v: string | true | undefined, name: string, max = MAX_SCENE_FRAMES): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (v === true || !Number.isInteger(n) || n < 1 || n > max) throw new UsageError(`--${name} must be an integer from 1 to ${max} (got ${safeText(String(v))})`);
+  if (v === true || !Number.isInteger(n) || n < 1 || n > max)
+    throw new UsageError(`--${name} must be an integer from 1 to ${max} (got ${safeText(String(v))})`);
   return n;
 }
 
@@ -73,6 +75,8 @@ export function runSimulate(argv: readonly string[], io: Output): number {
     withFileErrors(out, 'write', () => writer.close());
   }
   const ms = performance.now() - t0;
-  io.err(`wrote ${desc.frames} frames to ${out} in ${(ms / 1000).toFixed(2)} s (${(ms / desc.frames).toFixed(2)} ms/frame, solver ${desc.config.solver.solver})`);
+  io.err(
+    `wrote ${desc.frames} frames to ${out} in ${(ms / 1000).toFixed(2)} s (${(ms / desc.frames).toFixed(2)} ms/frame, solver ${desc.config.solver.solver})`,
+  );
   return 0;
 }

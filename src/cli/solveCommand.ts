@@ -33,15 +33,22 @@ export function runSolve(argv: readonly string[], io: Output): number {
 
 function toJson(r: SolveResult, file: string, from: string): Record<string, unknown> {
   return {
-    solver: r.solver, file, from,
+    solver: r.solver,
+    file,
+    from,
     lambda: Array.from(r.lambda),
     status: r.status.kind,
     ...(r.status.kind === 'converged' ? {} : { reason: r.status.reason }),
     iterations: r.iterations,
     objective: r.objective,
     kkt: {
-      max_rel: r.kkt.maxRel, primal_rel: r.kkt.primalRel, dual_rel: r.kkt.dualRel, comp_rel: r.kkt.compRel,
-      jordan_rel: r.kkt.jordanRel, natural_rel: r.kkt.naturalRel, worst_contact: r.kkt.worstContact,
+      max_rel: r.kkt.maxRel,
+      primal_rel: r.kkt.primalRel,
+      dual_rel: r.kkt.dualRel,
+      comp_rel: r.kkt.compRel,
+      jordan_rel: r.kkt.jordanRel,
+      natural_rel: r.kkt.naturalRel,
+      worst_contact: r.kkt.worstContact,
     },
     contactClass: r.contactClass,
     regularization: r.regularization,
@@ -53,19 +60,33 @@ const fmt = (x: number): string => (x === 0 ? '0' : Math.abs(x) >= 1e-3 && Math.
 
 function table(rows: string[][]): string[] {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c])).join('  ').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((cell, c) => cell.padEnd(widths[c]))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 function printHuman(io: Output, id: string, from: string, p: ContactProblem, results: SolveResult[]): void {
   io.out(`${id}: ${p.contactCount} contact${p.contactCount === 1 ? '' : 's'}, ${p.size} unknowns, from ${from}`);
   io.out('');
   const head = ['solver', 'status', 'iterations', 'objective', 'KKT max_rel', 'time'];
-  const rows = results.map((r) => [r.solver, r.status.kind, String(r.iterations), fmt(r.objective), r.kkt.maxRel.toExponential(2), `${r.timeMs.toFixed(3)} ms`]);
+  const rows = results.map((r) => [
+    r.solver,
+    r.status.kind,
+    String(r.iterations),
+    fmt(r.objective),
+    r.kkt.maxRel.toExponential(2),
+    `${r.timeMs.toFixed(3)} ms`,
+  ]);
   for (const line of table([head, ...rows])) io.out(line);
   for (const r of results) if (r.status.kind !== 'converged') io.out(`  ${r.solver}: ${r.status.reason}`);
   for (const r of results) {
     io.out('');
-    io.out(`λ (${r.solver}); KKT: primal ${r.kkt.primalRel.toExponential(1)}, dual ${r.kkt.dualRel.toExponential(1)}, complementarity ${r.kkt.compRel.toExponential(1)}, natural map ${r.kkt.naturalRel.toExponential(1)}`);
+    io.out(
+      `λ (${r.solver}); KKT: primal ${r.kkt.primalRel.toExponential(1)}, dual ${r.kkt.dualRel.toExponential(1)}, complementarity ${r.kkt.compRel.toExponential(1)}, natural map ${r.kkt.naturalRel.toExponential(1)}`,
+    );
     const lr = [['contact', 'λn', 'λt1', 'λt2', 'state']];
     for (let c = 0; c < p.contactCount; c++) lr.push([String(c), fmt(r.lambda[3 * c]), fmt(r.lambda[3 * c + 1]), fmt(r.lambda[3 * c + 2]), r.contactClass[c]]);
     for (const line of table(lr)) io.out(`  ${line}`);

@@ -31,7 +31,12 @@ export interface AssemblyOptions {
 export const ASSEMBLY_REGULARIZATION = 1e-10;
 
 export const DEFAULT_ASSEMBLY: AssemblyOptions = {
-  dt: 1 / 60, erp: 0.2, slop: 0, baumgarte: true, restVelocityThreshold: 0, regularization: ASSEMBLY_REGULARIZATION,
+  dt: 1 / 60,
+  erp: 0.2,
+  slop: 0,
+  baumgarte: true,
+  restVelocityThreshold: 0,
+  regularization: ASSEMBLY_REGULARIZATION,
 };
 
 /** Is a body static (no columns in J)? Index −1 is the static world. */
@@ -49,8 +54,12 @@ function jacobianBlock(c: ContactPoint, x: Vec3, sign: number, out: Float64Array
     const d = dirs[k];
     const rd = cross(r, d);
     const base = o + 6 * k;
-    out[base] = sign * d[0]; out[base + 1] = sign * d[1]; out[base + 2] = sign * d[2];
-    out[base + 3] = sign * rd[0]; out[base + 4] = sign * rd[1]; out[base + 5] = sign * rd[2];
+    out[base] = sign * d[0];
+    out[base + 1] = sign * d[1];
+    out[base + 2] = sign * d[2];
+    out[base + 3] = sign * rd[0];
+    out[base + 4] = sign * rd[1];
+    out[base + 5] = sign * rd[2];
   }
 }
 
@@ -58,9 +67,14 @@ function jacobianBlock(c: ContactPoint, x: Vec3, sign: number, out: Float64Array
 function applyInvMass(bd: BodyState, J: Float64Array, o: number, out: Float64Array, oo: number): void {
   const I = bd.invInertiaWorld;
   for (let k = 0; k < 3; k++) {
-    const s = o + 6 * k, t = oo + 6 * k;
-    out[t] = bd.invMass * J[s]; out[t + 1] = bd.invMass * J[s + 1]; out[t + 2] = bd.invMass * J[s + 2];
-    const a0 = J[s + 3], a1 = J[s + 4], a2 = J[s + 5];
+    const s = o + 6 * k,
+      t = oo + 6 * k;
+    out[t] = bd.invMass * J[s];
+    out[t + 1] = bd.invMass * J[s + 1];
+    out[t + 2] = bd.invMass * J[s + 2];
+    const a0 = J[s + 3],
+      a1 = J[s + 4],
+      a2 = J[s + 5];
     out[t + 3] = I[0] * a0 + I[1] * a1 + I[2] * a2;
     out[t + 4] = I[3] * a0 + I[4] * a1 + I[5] * a2;
     out[t + 5] = I[6] * a0 + I[7] * a1 + I[8] * a2;
@@ -69,15 +83,22 @@ function applyInvMass(bd: BodyState, J: Float64Array, o: number, out: Float64Arr
 
 function checkContact(c: ContactPoint, i: number, nBodies: number): void {
   const f = `contacts[${i}]`;
-  if (!Number.isInteger(c.bodyA) || c.bodyA < 0 || c.bodyA >= nBodies) throw new ProblemError(`${f}.body_a`, `is ${c.bodyA}, expected a body index 0…${nBodies - 1}`);
-  if (!Number.isInteger(c.bodyB) || c.bodyB < -1 || c.bodyB >= nBodies) throw new ProblemError(`${f}.body_b`, `is ${c.bodyB}, expected −1 (static world) or a body index 0…${nBodies - 1}`);
+  if (!Number.isInteger(c.bodyA) || c.bodyA < 0 || c.bodyA >= nBodies)
+    throw new ProblemError(`${f}.body_a`, `is ${c.bodyA}, expected a body index 0…${nBodies - 1}`);
+  if (!Number.isInteger(c.bodyB) || c.bodyB < -1 || c.bodyB >= nBodies)
+    throw new ProblemError(`${f}.body_b`, `is ${c.bodyB}, expected −1 (static world) or a body index 0…${nBodies - 1}`);
   if (c.bodyA === c.bodyB) throw new ProblemError(`${f}.body_b`, 'a contact must join two different bodies');
   if (!(c.mu >= 0)) throw new ProblemError(`${f}.mu`, `is ${c.mu}; friction coefficients must be ≥ 0`);
   if (!(c.restitution >= 0)) throw new ProblemError(`${f}.e`, `is ${c.restitution}; restitution must be ≥ 0`);
   if (!(c.penetration >= 0)) throw new ProblemError(`${f}.penetration`, `is ${c.penetration}; penetration must be ≥ 0`);
-  const frame = [['normal', c.normal], ['t1', c.t1], ['t2', c.t2]] as const;
+  const frame = [
+    ['normal', c.normal],
+    ['t1', c.t1],
+    ['t2', c.t2],
+  ] as const;
   for (const [name, v] of frame) {
-    if (Math.abs(Math.hypot(v[0], v[1], v[2]) - 1) > 1e-6) throw new ProblemError(`${f}.${name}`, `must be a unit vector (length ${Math.hypot(v[0], v[1], v[2])})`);
+    if (Math.abs(Math.hypot(v[0], v[1], v[2]) - 1) > 1e-6)
+      throw new ProblemError(`${f}.${name}`, `must be a unit vector (length ${Math.hypot(v[0], v[1], v[2])})`);
   }
   const t1t2 = cross(c.t1, c.t2);
   const dev = Math.hypot(t1t2[0] - c.normal[0], t1t2[1] - c.normal[1], t1t2[2] - c.normal[2]);
@@ -108,20 +129,33 @@ export interface ContactJacobians {
 
 export function assembleJacobians(bodies: readonly BodyState[], contacts: readonly ContactPoint[], options: Partial<AssemblyOptions> = {}): ContactJacobians {
   const opt: AssemblyOptions = { ...DEFAULT_ASSEMBLY, ...options };
-  const C = contacts.length, n = 3 * C;
+  const C = contacts.length,
+    n = 3 * C;
   if (C === 0) throw new ProblemError('contacts', 'at least one contact is required');
   contacts.forEach((c, i) => checkContact(c, i, bodies.length));
-  const JA = new Float64Array(18 * C), JB = new Float64Array(18 * C);
-  const MJA = new Float64Array(18 * C), MJB = new Float64Array(18 * C);
-  const staticA = new Uint8Array(C), staticB = new Uint8Array(C);
+  const JA = new Float64Array(18 * C),
+    JB = new Float64Array(18 * C);
+  const MJA = new Float64Array(18 * C),
+    MJB = new Float64Array(18 * C);
+  const staticA = new Uint8Array(C),
+    staticB = new Uint8Array(C);
   for (let i = 0; i < C; i++) {
     const c = contacts[i];
     staticA[i] = isStatic(bodies, c.bodyA) ? 1 : 0;
     staticB[i] = isStatic(bodies, c.bodyB) ? 1 : 0;
-    if (!staticA[i]) { jacobianBlock(c, bodies[c.bodyA].x, 1, JA, 18 * i); applyInvMass(bodies[c.bodyA], JA, 18 * i, MJA, 18 * i); }
-    if (!staticB[i]) { jacobianBlock(c, bodies[c.bodyB].x, -1, JB, 18 * i); applyInvMass(bodies[c.bodyB], JB, 18 * i, MJB, 18 * i); }
+    if (!staticA[i]) {
+      jacobianBlock(c, bodies[c.bodyA].x, 1, JA, 18 * i);
+      applyInvMass(bodies[c.bodyA], JA, 18 * i, MJA, 18 * i);
+    }
+    if (!staticB[i]) {
+      jacobianBlock(c, bodies[c.bodyB].x, -1, JB, 18 * i);
+      applyInvMass(bodies[c.bodyB], JB, 18 * i, MJB, 18 * i);
+    }
   }
-  const velocity = new Float64Array(n), restitution = new Float64Array(n), bias = new Float64Array(n), b = new Float64Array(n);
+  const velocity = new Float64Array(n),
+    restitution = new Float64Array(n),
+    bias = new Float64Array(n),
+    b = new Float64Array(n);
   const mu = new Float64Array(C);
   const metas: ContactMeta[] = [];
   for (let i = 0; i < C; i++) {
@@ -142,8 +176,17 @@ export function assembleJacobians(bodies: readonly BodyState[], contacts: readon
     metas.push({ contact: c, gapRate: [g[0], g[1], g[2]] });
   }
   return {
-    contactCount: C, size: n, b, mu, rhs: { velocity, restitution, bias }, contacts: metas,
-    physics: { bodies, jacobianA: JA, jacobianB: JB }, invMassJA: MJA, invMassJB: MJB, staticA, staticB,
+    contactCount: C,
+    size: n,
+    b,
+    mu,
+    rhs: { velocity, restitution, bias },
+    contacts: metas,
+    physics: { bodies, jacobianA: JA, jacobianB: JB },
+    invMassJA: MJA,
+    invMassJB: MJB,
+    staticA,
+    staticB,
     regularization: opt.regularization,
   };
 }
@@ -159,7 +202,8 @@ export function assembleProblem(bodies: readonly BodyState[], contacts: readonly
  * A = J M⁻¹ Jᵀ + εI (ε = regularization). For callers that also need the blocks themselves.
  */
 export function denseProblem(k: ContactJacobians, contacts: readonly ContactPoint[], regularization: number): ContactProblem {
-  const C = k.contactCount, n = k.size;
+  const C = k.contactCount,
+    n = k.size;
   const { jacobianA: JA, jacobianB: JB } = k.physics;
   const { invMassJA: MJA, invMassJB: MJB, staticA, staticB } = k;
   // A_ij = Σ over bodies shared by i and j of J_i,body M⁻¹ J_j,bodyᵀ (docs/physics.md "Delassus matrix").
@@ -168,7 +212,8 @@ export function denseProblem(k: ContactJacobians, contacts: readonly ContactPoin
     for (let r = 0; r < 3; r++) {
       for (let s = 0; s < 3; s++) {
         let v = 0;
-        const a = 18 * i + 6 * r, bb = 18 * j + 6 * s;
+        const a = 18 * i + 6 * r,
+          bb = 18 * j + 6 * s;
         for (let q = 0; q < 6; q++) v += Ji[a + q] * MJj[bb + q];
         A[(3 * i + r) * n + 3 * j + s] += v;
       }
@@ -192,8 +237,15 @@ export function denseProblem(k: ContactJacobians, contacts: readonly ContactPoin
   for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) A[j * n + i] = A[i * n + j];
   for (let i = 0; i < n; i++) A[i * n + i] += regularization;
   return {
-    contactCount: C, size: n, A, b: k.b, mu: k.mu, regularization, contacts: k.contacts,
-    rhs: k.rhs, physics: k.physics,
+    contactCount: C,
+    size: n,
+    A,
+    b: k.b,
+    mu: k.mu,
+    regularization,
+    contacts: k.contacts,
+    rhs: k.rhs,
+    physics: k.physics,
   };
 }
 
@@ -210,8 +262,12 @@ export function bodyVelocityChanges(p: ContactProblem, lambda: ArrayLike<number>
   const add = (body: number, J: Float64Array, i: number): void => {
     imp.fill(0);
     for (let r = 0; r < 3; r++) for (let k = 0; k < 6; k++) imp[k] += J[18 * i + 6 * r + k] * lambda[3 * i + r];
-    const bd = bodies[body], I = bd.invInertiaWorld, o = 6 * body;
-    out[o] += bd.invMass * imp[0]; out[o + 1] += bd.invMass * imp[1]; out[o + 2] += bd.invMass * imp[2];
+    const bd = bodies[body],
+      I = bd.invInertiaWorld,
+      o = 6 * body;
+    out[o] += bd.invMass * imp[0];
+    out[o + 1] += bd.invMass * imp[1];
+    out[o + 2] += bd.invMass * imp[2];
     out[o + 3] += I[0] * imp[3] + I[1] * imp[4] + I[2] * imp[5];
     out[o + 4] += I[3] * imp[3] + I[4] * imp[4] + I[5] * imp[5];
     out[o + 5] += I[6] * imp[3] + I[7] * imp[4] + I[8] * imp[5];
@@ -229,12 +285,26 @@ export function bodyVelocityChanges(p: ContactProblem, lambda: ArrayLike<number>
  * body) the changes are added to it instead of a new array: islands share no dynamic body, so one zeroed
  * array serves every island of a frame.
  */
-export function jacobianVelocityChanges(k: ContactJacobians, contacts: readonly ContactPoint[], lambda: ArrayLike<number>, bodyCount: number, into?: Float64Array): Float64Array {
+export function jacobianVelocityChanges(
+  k: ContactJacobians,
+  contacts: readonly ContactPoint[],
+  lambda: ArrayLike<number>,
+  bodyCount: number,
+  into?: Float64Array,
+): Float64Array {
   const dv = into ?? new Float64Array(6 * bodyCount);
   for (let c = 0; c < contacts.length; c++) {
-    const l0 = lambda[3 * c], l1 = lambda[3 * c + 1], l2 = lambda[3 * c + 2];
-    if (!k.staticA[c]) { const o = 6 * contacts[c].bodyA; for (let q = 0; q < 6; q++) dv[o + q] += k.invMassJA[18 * c + q] * l0 + k.invMassJA[18 * c + 6 + q] * l1 + k.invMassJA[18 * c + 12 + q] * l2; }
-    if (!k.staticB[c]) { const o = 6 * contacts[c].bodyB; for (let q = 0; q < 6; q++) dv[o + q] += k.invMassJB[18 * c + q] * l0 + k.invMassJB[18 * c + 6 + q] * l1 + k.invMassJB[18 * c + 12 + q] * l2; }
+    const l0 = lambda[3 * c],
+      l1 = lambda[3 * c + 1],
+      l2 = lambda[3 * c + 2];
+    if (!k.staticA[c]) {
+      const o = 6 * contacts[c].bodyA;
+      for (let q = 0; q < 6; q++) dv[o + q] += k.invMassJA[18 * c + q] * l0 + k.invMassJA[18 * c + 6 + q] * l1 + k.invMassJA[18 * c + 12 + q] * l2;
+    }
+    if (!k.staticB[c]) {
+      const o = 6 * contacts[c].bodyB;
+      for (let q = 0; q < 6; q++) dv[o + q] += k.invMassJB[18 * c + q] * l0 + k.invMassJB[18 * c + 6 + q] * l1 + k.invMassJB[18 * c + 12 + q] * l2;
+    }
   }
   return dv;
 }

@@ -63,8 +63,7 @@ export const RANK_ROUNDING_FACTOR = 10;
  * and eigenvalues ≤ rankTolerance count as zero. The two terms are added rather than max'ed so that
  * an ε-direction perturbed by rounding noise is still recognised when noise and ε are comparable.
  */
-export const RANK_TOLERANCE_RULE =
-  'eigenvalue ≤ ε·(1 + 1e-3) + 10·n·2.2e-16·max|λ| counts as zero (ε = regularisation already in A)';
+export const RANK_TOLERANCE_RULE = 'eigenvalue ≤ ε·(1 + 1e-3) + 10·n·2.2e-16·max|λ| counts as zero (ε = regularisation already in A)';
 
 /** rankTolerance per RANK_TOLERANCE_RULE (spectralRadius = max(|λmin|, |λmax|)). */
 export function rankToleranceFor(n: number, spectralRadius: number, regularization: number): number {
@@ -93,13 +92,17 @@ export function kappaOf(lambdaMin: number, lambdaMax: number): number {
 export function pivotedCholeskyRank(A: Float64Array, n: number, shift: number, tolerance: number): number {
   if (n <= 0) return 0;
   const L = new Float64Array(n * n); // row = original index, column = elimination step
-  const d = new Float64Array(n);     // remaining Schur-complement diagonal
+  const d = new Float64Array(n); // remaining Schur-complement diagonal
   const done = new Uint8Array(n);
   for (let i = 0; i < n; i++) d[i] = A[i * n + i] - shift;
   for (let k = 0; k < n; k++) {
     let p = -1;
     let best = -Infinity;
-    for (let i = 0; i < n; i++) if (!done[i] && d[i] > best) { best = d[i]; p = i; }
+    for (let i = 0; i < n; i++)
+      if (!done[i] && d[i] > best) {
+        best = d[i];
+        p = i;
+      }
     if (p < 0 || !(best > tolerance)) return k;
     done[p] = 1;
     const lkk = Math.sqrt(best);

@@ -21,18 +21,28 @@ export function conditioningCauses(p: ContactProblem, cond?: Conditioning): Cond
   if (!p.physics || !p.contacts) return out;
   const { bodies, jacobianA: JA, jacobianB: JB } = p.physics;
   const used = new Set<number>();
-  p.contacts.forEach(({ contact: c }) => { for (const i of [c.bodyA, c.bodyB]) if (i >= 0 && bodies[i].invMass > 0) used.add(i); });
+  p.contacts.forEach(({ contact: c }) => {
+    for (const i of [c.bodyA, c.bodyB]) if (i >= 0 && bodies[i].invMass > 0) used.add(i);
+  });
   const inv = [...used].map((i) => bodies[i].invMass);
   if (inv.length >= 2) {
     const ratio = Math.max(...inv) / Math.min(...inv);
     if (ratio >= MASS_RATIO_REPORT) {
-      out.push({ kind: 'mass-ratio', contacts: [], message: `mass ratio 1:${ratio.toPrecision(3)} between the island's bodies: κ(A) grows like the ratio (docs/physics.md "Conditioning")` });
+      out.push({
+        kind: 'mass-ratio',
+        contacts: [],
+        message: `mass ratio 1:${ratio.toPrecision(3)} between the island's bodies: κ(A) grows like the ratio (docs/physics.md "Conditioning")`,
+      });
     }
   }
   // Normal rows of two contacts on the same body pair: cosine of their 12-vectors [J_a, J_b].
   const C = p.contactCount;
   const row = (c: number, k: number): number => (k < 6 ? JA[18 * c + k] : JB[18 * c + k - 6]);
-  const norm = (c: number): number => { let s = 0; for (let k = 0; k < 12; k++) s += row(c, k) ** 2; return Math.sqrt(s); };
+  const norm = (c: number): number => {
+    let s = 0;
+    for (let k = 0; k < 12; k++) s += row(c, k) ** 2;
+    return Math.sqrt(s);
+  };
   const pairs = new Map<string, number[]>();
   for (let i = 0; i < C; i++) {
     const c = p.contacts[i].contact;
@@ -42,16 +52,26 @@ export function conditioningCauses(p: ContactProblem, cond?: Conditioning): Cond
   for (const [, list] of pairs) {
     for (let x = 0; x < list.length; x++) {
       for (let y = x + 1; y < list.length; y++) {
-        const i = list[x], j = list[y];
+        const i = list[x],
+          j = list[y];
         if (p.contacts[i].contact.bodyA !== p.contacts[j].contact.bodyA) continue;
         let d = 0;
         for (let k = 0; k < 12; k++) d += row(i, k) * row(j, k);
         const cos = d / (norm(i) * norm(j) || 1);
-        if (cos > PARALLEL_ROW_COSINE) out.push({ kind: 'duplicate-rows', contacts: [i, j], message: `contacts ${i} and ${j} have (near-)identical normal rows (cos ${cos.toFixed(6)}): duplicated or coincident points (docs/physics.md "Conditioning")` });
+        if (cos > PARALLEL_ROW_COSINE)
+          out.push({
+            kind: 'duplicate-rows',
+            contacts: [i, j],
+            message: `contacts ${i} and ${j} have (near-)identical normal rows (cos ${cos.toFixed(6)}): duplicated or coincident points (docs/physics.md "Conditioning")`,
+          });
       }
     }
     if (list.length >= 4 && cond && cond.rankDeficiency > 0) {
-      out.push({ kind: 'redundant-contacts', contacts: list, message: `${list.length} contacts between the same two bodies: 3 of their ${3 * list.length} rows suffice per rigid DOF pair, A has rank deficiency ${cond.rankDeficiency} (docs/physics.md "Conditioning"); λ is not unique there` });
+      out.push({
+        kind: 'redundant-contacts',
+        contacts: list,
+        message: `${list.length} contacts between the same two bodies: 3 of their ${3 * list.length} rows suffice per rigid DOF pair, A has rank deficiency ${cond.rankDeficiency} (docs/physics.md "Conditioning"); λ is not unique there`,
+      });
     }
   }
   return out;

@@ -9,7 +9,9 @@
  * μ = 0 is the half-line λn ≥ 0 (eq. 34).
  */
 export function projectCone(p: Float64Array, o: number, mu: number, out: Float64Array): void {
-  const pn = p[o], p1 = p[o + 1], p2 = p[o + 2];
+  const pn = p[o],
+    p1 = p[o + 1],
+    p2 = p[o + 2];
   if (mu <= 0) {
     out[o] = pn > 0 ? pn : 0;
     out[o + 1] = 0;
@@ -17,17 +19,25 @@ export function projectCone(p: Float64Array, o: number, mu: number, out: Float64
     return;
   }
   const s = Math.hypot(p1, p2);
-  if (s <= mu * pn) { // case 1: inside or on the surface
-    out[o] = pn; out[o + 1] = p1; out[o + 2] = p2;
+  if (s <= mu * pn) {
+    // case 1: inside or on the surface
+    out[o] = pn;
+    out[o + 1] = p1;
+    out[o + 2] = p2;
     return;
   }
-  if (mu * s <= -pn) { // case 2: in the polar cone −K*_μ
-    out[o] = 0; out[o + 1] = 0; out[o + 2] = 0;
+  if (mu * s <= -pn) {
+    // case 2: in the polar cone −K*_μ
+    out[o] = 0;
+    out[o + 1] = 0;
+    out[o + 2] = 0;
     return;
   }
   const ln = (pn + mu * s) / (mu * mu + 1); // eq. 24, > 0 here
   const k = (mu * ln) / s; // s > 0 in the surface case (‖p_t‖ = 0 falls in one of the other two)
-  out[o] = ln; out[o + 1] = k * p1; out[o + 2] = k * p2;
+  out[o] = ln;
+  out[o + 1] = k * p1;
+  out[o + 2] = k * p2;
 }
 
 /** Disk projection used by sequential-impulse friction: clamp (u1, u2) to radius r ≥ 0. */
@@ -35,6 +45,7 @@ export function clampDisk(x: Float64Array, o: number, r: number): void {
   const s = Math.hypot(x[o], x[o + 1]);
   if (s > r) {
     const k = s > 0 ? r / s : 0;
-    x[o] *= k; x[o + 1] *= k;
+    x[o] *= k;
+    x[o + 1] *= k;
   }
 }

@@ -30,8 +30,20 @@ export interface KktReport {
 }
 
 export const emptyKktReport = (): KktReport => ({
-  primalAbs: 0, dualAbs: 0, compAbs: 0, jordanAbs: 0, naturalAbs: 0, lamRef: 0, wRef: 0,
-  primalRel: 0, dualRel: 0, compRel: 0, jordanRel: 0, naturalRel: 0, maxRel: 0, worstContact: -1,
+  primalAbs: 0,
+  dualAbs: 0,
+  compAbs: 0,
+  jordanAbs: 0,
+  naturalAbs: 0,
+  lamRef: 0,
+  wRef: 0,
+  primalRel: 0,
+  dualRel: 0,
+  compRel: 0,
+  jordanRel: 0,
+  naturalRel: 0,
+  maxRel: 0,
+  worstContact: -1,
 });
 
 /** Scratch space so that solvers can evaluate KKT every iteration without allocating. */
@@ -79,8 +91,12 @@ export function kktInto(p: ContactProblem, lambda: Float64Array, ws: KktWorkspac
  * with the natural-map steps ρᵢ = 1/max diag Aᵢᵢ. Writes ws.report; no allocation.
  */
 export function kktFromW(mu: Float64Array, lambda: Float64Array, w: Float64Array, b: Float64Array, rho: Float64Array, ws: KktWorkspace): KktReport {
-  const C = mu.length, n = 3 * C;
-  let aNorm = 0, bNorm = 0, lamRef = 0, muMax = 0;
+  const C = mu.length,
+    n = 3 * C;
+  let aNorm = 0,
+    bNorm = 0,
+    lamRef = 0,
+    muMax = 0;
   // NaN-aware: Math.max and comparisons silently drop NaN, so non-finite entries are counted first
   let firstNonFinite = -1;
   for (let i = 0; i < n; i++) {
@@ -100,16 +116,24 @@ export function kktFromW(mu: Float64Array, lambda: Float64Array, w: Float64Array
   let worst = 0;
   const t = ws.tmp;
   for (let c = 0; c < C; c++) {
-    const o = 3 * c, m = mu[c];
-    const ln = lambda[o], l1 = lambda[o + 1], l2 = lambda[o + 2];
-    const wn = w[o], w1 = w[o + 1], w2 = w[o + 2];
-    const lt = Math.hypot(l1, l2), wt = Math.hypot(w1, w2);
+    const o = 3 * c,
+      m = mu[c];
+    const ln = lambda[o],
+      l1 = lambda[o + 1],
+      l2 = lambda[o + 2];
+    const wn = w[o],
+      w1 = w[o + 1],
+      w2 = w[o + 2];
+    const lt = Math.hypot(l1, l2),
+      wt = Math.hypot(w1, w2);
     const primal = m > 0 ? Math.max(0, lt - m * ln, -ln) : Math.max(lt, -ln, 0);
     const dual = m > 0 ? Math.max(0, m * wt - wn) : Math.max(0, -wn);
     const comp = Math.abs(ln * wn + l1 * w1 + l2 * w2);
     const jordan = Math.hypot(m * m * ln * w1 + wn * l1, m * m * ln * w2 + wn * l2);
     const rh = rho[c];
-    t[0] = ln - rh * wn; t[1] = l1 - rh * w1; t[2] = l2 - rh * w2;
+    t[0] = ln - rh * wn;
+    t[1] = l1 - rh * w1;
+    t[2] = l2 - rh * w2;
     projectCone(t, 0, m, t);
     const natural = Math.max(Math.abs(ln - t[0]), Math.abs(l1 - t[1]), Math.abs(l2 - t[2]));
     if (primal > r.primalAbs) r.primalAbs = primal;
@@ -118,9 +142,13 @@ export function kktFromW(mu: Float64Array, lambda: Float64Array, w: Float64Array
     if (jordan > r.jordanAbs) r.jordanAbs = jordan;
     if (natural > r.naturalAbs) r.naturalAbs = natural;
     const rel = Math.max(primal / lr, dual / wr, comp / (lr * wr), jordan / jr, natural / lr);
-    if (rel > worst) { worst = rel; r.worstContact = c; }
+    if (rel > worst) {
+      worst = rel;
+      r.worstContact = c;
+    }
   }
-  r.lamRef = lamRef; r.wRef = wRef;
+  r.lamRef = lamRef;
+  r.wRef = wRef;
   r.primalRel = r.primalAbs / lr;
   r.dualRel = r.dualAbs / wr;
   r.compRel = r.compAbs / (lr * wr);
@@ -134,8 +162,16 @@ export function kktFromW(mu: Float64Array, lambda: Float64Array, w: Float64Array
 /** A residual of non-finite data: every NaN becomes +∞, the max is +∞, the worst contact the first bad one. */
 function markNonFinite(r: KktReport, firstNonFinite: number): void {
   const inf = (x: number): number => (Number.isNaN(x) ? Infinity : x);
-  r.primalAbs = inf(r.primalAbs); r.dualAbs = inf(r.dualAbs); r.compAbs = inf(r.compAbs); r.jordanAbs = inf(r.jordanAbs); r.naturalAbs = inf(r.naturalAbs);
-  r.primalRel = inf(r.primalRel); r.dualRel = inf(r.dualRel); r.compRel = inf(r.compRel); r.jordanRel = inf(r.jordanRel); r.naturalRel = inf(r.naturalRel);
+  r.primalAbs = inf(r.primalAbs);
+  r.dualAbs = inf(r.dualAbs);
+  r.compAbs = inf(r.compAbs);
+  r.jordanAbs = inf(r.jordanAbs);
+  r.naturalAbs = inf(r.naturalAbs);
+  r.primalRel = inf(r.primalRel);
+  r.dualRel = inf(r.dualRel);
+  r.compRel = inf(r.compRel);
+  r.jordanRel = inf(r.jordanRel);
+  r.naturalRel = inf(r.naturalRel);
   r.maxRel = Infinity;
   if (firstNonFinite >= 0) r.worstContact = Math.floor(firstNonFinite / 3);
   else if (r.worstContact < 0) r.worstContact = 0;

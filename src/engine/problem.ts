@@ -85,7 +85,10 @@ export interface ProblemPhysics {
 
 /** A problem failed validation; `field` names the offending input (e.g. `A[3][4]`, `mu[2]`). */
 export class ProblemError extends Error {
-  constructor(readonly field: string, message: string) {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
     super(`${field}: ${message}`);
     this.name = 'ProblemError';
   }
@@ -142,7 +145,8 @@ export function checkPositiveSemidefinite(A: ArrayLike<number>, n: number, field
   let maxDiag = 0;
   for (let i = 0; i < n; i++) maxDiag = Math.max(maxDiag, A[i * n + i]);
   if (!(maxDiag > 0)) {
-    for (let i = 0; i < n * n; i++) if (A[i] !== 0) throw new ProblemError(field, 'is not positive semidefinite: its diagonal is zero but an off-diagonal entry is not');
+    for (let i = 0; i < n * n; i++)
+      if (A[i] !== 0) throw new ProblemError(field, 'is not positive semidefinite: its diagonal is zero but an off-diagonal entry is not');
     return;
   }
   const shift = PSD_RELATIVE_TOLERANCE * maxDiag;
@@ -152,7 +156,10 @@ export function checkPositiveSemidefinite(A: ArrayLike<number>, n: number, field
     let d = A[rj + j] + shift;
     for (let k = 0; k < j; k++) d -= L[rj + k] * L[rj + k];
     if (!(d > 0)) {
-      throw new ProblemError(field, `is not positive semidefinite (Cholesky of A + ${shift.toExponential(1)}·I breaks down at row ${j}); A = J M⁻¹ Jᵀ never is: check the masses and inverse inertias it was built from`);
+      throw new ProblemError(
+        field,
+        `is not positive semidefinite (Cholesky of A + ${shift.toExponential(1)}·I breaks down at row ${j}); A = J M⁻¹ Jᵀ never is: check the masses and inverse inertias it was built from`,
+      );
     }
     const ljj = Math.sqrt(d);
     L[rj + j] = ljj;

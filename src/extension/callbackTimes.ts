@@ -15,7 +15,11 @@ export function recordCallbackTime(name: string, ms: number): void {
 /** Runs fn and records its synchronous duration under `name`. */
 export function timed<T>(name: string, fn: () => T): T {
   const t0 = performance.now();
-  try { return fn(); } finally { recordCallbackTime(name, performance.now() - t0); }
+  try {
+    return fn();
+  } finally {
+    recordCallbackTime(name, performance.now() - t0);
+  }
 }
 
 /** Wraps a callback so every call is timed. */
@@ -24,9 +28,16 @@ export function timedCallback<A extends unknown[], R>(name: string, fn: (...args
 }
 
 export function callbackTimeReport(): { maxMs: number; worst: string; byEntry: Record<string, number> } {
-  let maxMs = 0, name = '';
-  for (const [k, v] of worst) if (v > maxMs) { maxMs = v; name = k; }
+  let maxMs = 0,
+    name = '';
+  for (const [k, v] of worst)
+    if (v > maxMs) {
+      maxMs = v;
+      name = k;
+    }
   return { maxMs, worst: name, byEntry: Object.fromEntries(worst) };
 }
 
-export function resetCallbackTimes(): void { worst.clear(); }
+export function resetCallbackTimes(): void {
+  worst.clear();
+}

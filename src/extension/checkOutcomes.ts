@@ -6,7 +6,10 @@ import * as vscode from 'vscode';
 import type { ScenarioCheck } from './worker/workerProtocol.js';
 import { toRange } from './ranges.js';
 
-export type Outcome = { readonly state: 'running' } | { readonly state: 'done'; readonly check: ScenarioCheck } | { readonly state: 'error'; readonly message: string };
+export type Outcome =
+  | { readonly state: 'running' }
+  | { readonly state: 'done'; readonly check: ScenarioCheck }
+  | { readonly state: 'error'; readonly message: string };
 
 const signed = (x: number, digits = 3): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toPrecision(digits)}`;
 
@@ -40,7 +43,9 @@ export function outcomePassed(c: ScenarioCheck): boolean {
 }
 
 const SEVERITY: Record<'error' | 'warning' | 'info', vscode.DiagnosticSeverity> = {
-  error: vscode.DiagnosticSeverity.Warning, warning: vscode.DiagnosticSeverity.Information, info: vscode.DiagnosticSeverity.Hint,
+  error: vscode.DiagnosticSeverity.Warning,
+  warning: vscode.DiagnosticSeverity.Information,
+  info: vscode.DiagnosticSeverity.Hint,
 };
 
 export class CheckOutcomes implements vscode.Disposable {
@@ -49,7 +54,9 @@ export class CheckOutcomes implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
   readonly diagnostics = vscode.languages.createDiagnosticCollection('contact-lens');
 
-  get(uri: vscode.Uri, scenario: string): Outcome | undefined { return this.byFile.get(uri.toString())?.get(scenario); }
+  get(uri: vscode.Uri, scenario: string): Outcome | undefined {
+    return this.byFile.get(uri.toString())?.get(scenario);
+  }
 
   set(uri: vscode.Uri, scenario: string, o: Outcome): void {
     const key = uri.toString();
@@ -75,15 +82,21 @@ export class CheckOutcomes implements vscode.Disposable {
       const c = o.check;
       for (const x of c.expectations) {
         if (x.ok) continue;
-        const d = new vscode.Diagnostic(toRange(c.expectationRanges[x.index] ?? c.range), `${c.scenario}: expectation ${x.kind} failed: ${x.message}`, vscode.DiagnosticSeverity.Error);
+        const d = new vscode.Diagnostic(
+          toRange(c.expectationRanges[x.index] ?? c.range),
+          `${c.scenario}: expectation ${x.kind} failed: ${x.message}`,
+          vscode.DiagnosticSeverity.Error,
+        );
         d.source = 'contact-lens check';
         out.push(d);
       }
       for (const f of c.findings) {
         const head = new vscode.Range(toRange(c.range).start, toRange(c.range).start.translate(0, 1));
-        const d = new vscode.Diagnostic(head,
+        const d = new vscode.Diagnostic(
+          head,
           `${c.scenario}: ${f.mechanism}: ${f.kind === 'injection' || f.kind === undefined ? `${signed(f.joules)} J ` : ''}at frame ${f.frame}${f.contacts.length ? `, contact ${f.contacts.join(', ')}` : ''} — ${f.explanation}`,
-          SEVERITY[f.severity ?? 'error']);
+          SEVERITY[f.severity ?? 'error'],
+        );
         d.source = 'contact-lens diagnose';
         d.code = f.mechanism;
         out.push(d);
@@ -100,5 +113,8 @@ export class CheckOutcomes implements vscode.Disposable {
     this.publish(uri);
   }
 
-  dispose(): void { this.diagnostics.dispose(); this.changed.dispose(); }
+  dispose(): void {
+    this.diagnostics.dispose();
+    this.changed.dispose();
+  }
 }

@@ -17,7 +17,10 @@ export interface CheckCommandResult {
 }
 
 export class CheckRunner {
-  constructor(private readonly workerScript: string, private readonly outcomes: CheckOutcomes) {}
+  constructor(
+    private readonly workerScript: string,
+    private readonly outcomes: CheckOutcomes,
+  ) {}
 
   /**
    * Checks one scenario (or all of the file when `scenario` is null). Resolves with the checks, or null when
@@ -34,10 +37,19 @@ export class CheckRunner {
         { location: vscode.ProgressLocation.Notification, title: `Contact Lens: checking ${scenario ?? doc.uri.path.split('/').pop()}`, cancellable: true },
         (progress, ptoken) => {
           ptoken.onCancellationRequested(() => abort.abort());
-          return worker.request({
-            op: 'check', file: doc.uri.fsPath || doc.uri.path, text: doc.getText(), scenario, diagnosis: diagnosisSettings(), override: solverOverride(),
-          }, { signal: abort.signal, onProgress: fractionReporter(progress) });
-        });
+          return worker.request(
+            {
+              op: 'check',
+              file: doc.uri.fsPath || doc.uri.path,
+              text: doc.getText(),
+              scenario,
+              diagnosis: diagnosisSettings(),
+              override: solverOverride(),
+            },
+            { signal: abort.signal, onProgress: fractionReporter(progress) },
+          );
+        },
+      );
       for (const c of checks) this.outcomes.set(doc.uri, c.scenario, { state: 'done', check: c });
       return [...checks];
     } catch (e) {

@@ -17,14 +17,20 @@ async function resolveScenario(analyzer: SceneAnalyzer, uri?: vscode.Uri, name?:
   const doc = await vscode.workspace.openTextDocument(target);
   if (typeof name === 'string' && name) return { doc, name };
   const outline = (await analyzer.analyze(doc)).outline;
-  if (outline.length === 0) { void vscode.window.showWarningMessage(`Contact Lens: ${target.fsPath} has no named scenario.`); return null; }
+  if (outline.length === 0) {
+    void vscode.window.showWarningMessage(`Contact Lens: ${target.fsPath} has no named scenario.`);
+    return null;
+  }
   const editor = vscode.window.activeTextEditor;
   if (editor && editor.document.uri.toString() === target.toString()) {
     const under = outline.find((s) => toRange(s.range).contains(editor.selection.active));
     if (under) return { doc, name: under.name };
   }
   if (outline.length === 1) return { doc, name: outline[0].name };
-  const pick = await vscode.window.showQuickPick(outline.map((s) => s.name), { placeHolder: 'Scenario' });
+  const pick = await vscode.window.showQuickPick(
+    outline.map((s) => s.name),
+    { placeHolder: 'Scenario' },
+  );
   return pick ? { doc, name: pick } : null;
 }
 
@@ -43,16 +49,18 @@ export function registerCommands(inspectors: Inspectors, checks: CheckRunner, an
     return i;
   };
   /** Opens a scenario's inspector at a frame; `play` starts playback once the session is open (▶ Run). */
-  const openAt = (at: number | 'first-finding' | 'last', play = false) => async (uri?: vscode.Uri, name?: string) => {
-    const s = await resolveScenario(analyzer, uri, name);
-    if (!s) return undefined;
-    if (s.doc.isDirty) await s.doc.save(); // the worker simulates the text, but a restored panel re-reads the file
-    inspectors.openScenario(s.doc.uri.fsPath, s.name, at, play);
-    return { scenario: s.name };
-  };
+  const openAt =
+    (at: number | 'first-finding' | 'last', play = false) =>
+    async (uri?: vscode.Uri, name?: string) => {
+      const s = await resolveScenario(analyzer, uri, name);
+      if (!s) return undefined;
+      if (s.doc.isDirty) await s.doc.save(); // the worker simulates the text, but a restored panel re-reads the file
+      inspectors.openScenario(s.doc.uri.fsPath, s.name, at, play);
+      return { scenario: s.name };
+    };
   return [
-    reg('contactLens.runScenario', openAt(0, true)),  // plays from the first frame
-    reg('contactLens.stepScenario', openAt(0)),        // paused on the first frame: step with ←/→
+    reg('contactLens.runScenario', openAt(0, true)), // plays from the first frame
+    reg('contactLens.stepScenario', openAt(0)), // paused on the first frame: step with ←/→
     reg('contactLens.inspectScenario', openAt('first-finding')),
     reg('contactLens.checkScenario', async (uri?: vscode.Uri, name?: string): Promise<CheckCommandResult | CheckCommandResult[] | undefined> => {
       const s = await resolveScenario(analyzer, uri, name);
@@ -68,21 +76,35 @@ export function registerCommands(inspectors: Inspectors, checks: CheckRunner, an
       }
     }),
     reg('contactLens.openRecording', async (uri?: vscode.Uri) => {
-      const target = uri instanceof vscode.Uri ? uri : (await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'Contact Lens recordings': ['jsonl'] }, openLabel: 'Open recording' }))?.[0];
+      const target =
+        uri instanceof vscode.Uri
+          ? uri
+          : (await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'Contact Lens recordings': ['jsonl'] }, openLabel: 'Open recording' }))?.[0];
       if (target) await vscode.commands.executeCommand('vscode.openWith', target, RECORDING_VIEW_TYPE);
     }),
-    reg('contactLens.stepForward', async () => { const i = await loaded(); return i ? { index: i.goto(i.frameIndex + 1) } : undefined; }),
-    reg('contactLens.stepBack', async () => { const i = await loaded(); return i ? { index: i.goto(i.frameIndex - 1) } : undefined; }),
-    reg('contactLens.togglePlay', () => { active()?.command({ name: 'togglePlay' }); }),
+    reg('contactLens.stepForward', async () => {
+      const i = await loaded();
+      return i ? { index: i.goto(i.frameIndex + 1) } : undefined;
+    }),
+    reg('contactLens.stepBack', async () => {
+      const i = await loaded();
+      return i ? { index: i.goto(i.frameIndex - 1) } : undefined;
+    }),
+    reg('contactLens.togglePlay', () => {
+      active()?.command({ name: 'togglePlay' });
+    }),
     reg('contactLens.goToFrame', async (frame?: number) => {
-      const i = await loaded(), s = i?.session;
+      const i = await loaded(),
+        s = i?.session;
       if (!i || !s) return undefined;
       const frames = s.timeline.frame;
       let target = typeof frame === 'number' ? frame : undefined;
       if (target === undefined) {
         const text = await vscode.window.showInputBox({
-          prompt: `Frame number (${frames[0]} … ${frames[frames.length - 1]})`, value: String(frames[i.frameIndex]),
-          validateInput: (v) => (/^\s*\d+\s*$/.test(v) && frames.includes(Number(v)) ? null : `enter a frame number between ${frames[0]} and ${frames[frames.length - 1]}`),
+          prompt: `Frame number (${frames[0]} … ${frames[frames.length - 1]})`,
+          value: String(frames[i.frameIndex]),
+          validateInput: (v) =>
+            /^\s*\d+\s*$/.test(v) && frames.includes(Number(v)) ? null : `enter a frame number between ${frames[0]} and ${frames[frames.length - 1]}`,
         });
         if (text === undefined) return undefined;
         target = Number(text);
@@ -90,12 +112,28 @@ export function registerCommands(inspectors: Inspectors, checks: CheckRunner, an
       const idx = frames.indexOf(target);
       return idx < 0 ? undefined : { index: i.goto(idx) };
     }),
-    reg('contactLens.nextFinding', async () => { const i = await loaded(); if (!i) return undefined; const k = i.findingFrom(1); if (k !== null) return { index: i.goto(k) }; vscode.window.setStatusBarMessage('Contact Lens: no later finding', 3000); return undefined; }),
-    reg('contactLens.previousFinding', async () => { const i = await loaded(); if (!i) return undefined; const k = i.findingFrom(-1); if (k !== null) return { index: i.goto(k) }; vscode.window.setStatusBarMessage('Contact Lens: no earlier finding', 3000); return undefined; }),
+    reg('contactLens.nextFinding', async () => {
+      const i = await loaded();
+      if (!i) return undefined;
+      const k = i.findingFrom(1);
+      if (k !== null) return { index: i.goto(k) };
+      vscode.window.setStatusBarMessage('Contact Lens: no later finding', 3000);
+      return undefined;
+    }),
+    reg('contactLens.previousFinding', async () => {
+      const i = await loaded();
+      if (!i) return undefined;
+      const k = i.findingFrom(-1);
+      if (k !== null) return { index: i.goto(k) };
+      vscode.window.setStatusBarMessage('Contact Lens: no earlier finding', 3000);
+      return undefined;
+    }),
     reg('contactLens.resolveFrameWith', async (solver?: string) => {
       const i = active();
       if (!i) return undefined;
-      const pick = SOLVER_NAMES.includes(solver as never) ? solver : await vscode.window.showQuickPick([...SOLVER_NAMES], { placeHolder: 'Re-solve the current frame with…' });
+      const pick = SOLVER_NAMES.includes(solver as never)
+        ? solver
+        : await vscode.window.showQuickPick([...SOLVER_NAMES], { placeHolder: 'Re-solve the current frame with…' });
       if (!pick) return undefined;
       try {
         const text = await i.whatIfReport(pick as (typeof SOLVER_NAMES)[number]);
@@ -110,11 +148,16 @@ export function registerCommands(inspectors: Inspectors, checks: CheckRunner, an
     reg('contactLens.exportFrame', async (format?: string) => {
       const i = active();
       if (!i) return undefined;
-      const f = format === 'json' || format === 'csv' ? format : (await vscode.window.showQuickPick(['json', 'csv'], { placeHolder: 'Export the current frame as…' }));
+      const f =
+        format === 'json' || format === 'csv' ? format : await vscode.window.showQuickPick(['json', 'csv'], { placeHolder: 'Export the current frame as…' });
       if (f !== 'json' && f !== 'csv') return undefined;
       return i.exportFrame(f);
     }),
-    reg('contactLens.exportChart', () => { active()?.command({ name: 'exportChart' }); }),
-    reg('contactLens.exportSceneView', () => { active()?.command({ name: 'exportSceneView' }); }),
+    reg('contactLens.exportChart', () => {
+      active()?.command({ name: 'exportChart' });
+    }),
+    reg('contactLens.exportSceneView', () => {
+      active()?.command({ name: 'exportSceneView' });
+    }),
   ];
 }

@@ -51,14 +51,23 @@ export function activate(context: vscode.ExtensionContext): ContactLensApi {
   const lenses = new SceneLensProvider(outcomes, analyzer);
   const tests = new SceneTests(checks, inspectors, analyzer);
   context.subscriptions.push(
-    output, outcomes, inspectors, lenses, tests, analyzer,
+    output,
+    outcomes,
+    inspectors,
+    lenses,
+    tests,
+    analyzer,
     vscode.languages.registerCodeLensProvider([{ pattern: '**/*.scene.json' }], lenses),
     registerSceneValidation(outcomes, analyzer),
     vscode.window.registerWebviewPanelSerializer(INSPECTOR_VIEW_TYPE, inspectors.serializer()),
     vscode.window.registerCustomEditorProvider(RECORDING_VIEW_TYPE, inspectors.recordingEditor(), { supportsMultipleEditorsPerDocument: true }),
     // Restricted Mode (package.json capabilities.untrustedWorkspaces: limited): no checks run on their own
-    vscode.workspace.onDidSaveTextDocument((doc) => { if (vscode.workspace.isTrusted && checkOnSave() && isSceneFile(doc.uri)) void checks.check(doc, null).catch(() => undefined); }),
-    vscode.workspace.onDidGrantWorkspaceTrust(() => { void tests.discoverAll(); }),
+    vscode.workspace.onDidSaveTextDocument((doc) => {
+      if (vscode.workspace.isTrusted && checkOnSave() && isSceneFile(doc.uri)) void checks.check(doc, null).catch(() => undefined);
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      void tests.discoverAll();
+    }),
     ...registerCommands(inspectors, checks, analyzer),
     { dispose: () => loop.disable() },
   );
@@ -79,4 +88,6 @@ export function activate(context: vscode.ExtensionContext): ContactLensApi {
   };
 }
 
-export function deactivate(): void { /* subscriptions dispose everything */ }
+export function deactivate(): void {
+  /* subscriptions dispose everything */
+}

@@ -46,7 +46,13 @@ export class Inspector implements vscode.Disposable {
    */
   private autoplay: boolean;
 
-  constructor(private readonly host: InspectorHost, readonly panel: vscode.WebviewPanel, readonly source: SessionSource, initialIndex: number | 'first-finding' | 'last', play = false) {
+  constructor(
+    private readonly host: InspectorHost,
+    readonly panel: vscode.WebviewPanel,
+    readonly source: SessionSource,
+    initialIndex: number | 'first-finding' | 'last',
+    play = false,
+  ) {
     this.autoplay = play;
     this.ready = new Promise((r) => (this.markReady = r));
     const webview = panel.webview;
@@ -56,22 +62,38 @@ export class Inspector implements vscode.Disposable {
     webview.html = inspectorHtml({
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'main.js')).toString(),
       styleUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'style.css')).toString(),
-      cspSource: webview.cspSource, nonce, title: panel.title,
+      cspSource: webview.cspSource,
+      nonce,
+      title: panel.title,
     });
     this.subs.push(
-      webview.onDidReceiveMessage(timedCallback('webview message', (m: unknown) => { void this.receive(m); })),
+      webview.onDidReceiveMessage(
+        timedCallback('webview message', (m: unknown) => {
+          void this.receive(m);
+        }),
+      ),
       panel.onDidChangeViewState((e) => host.activeChanged(this, e.webviewPanel.active)),
       panel.onDidDispose(() => this.dispose()),
     );
     void this.open(initialIndex);
   }
 
-  get frameIndex(): number { return this.index; }
+  get frameIndex(): number {
+    return this.index;
+  }
   /** Resolves once the session is open (never, if opening failed or was cancelled: the panel closes). */
-  whenReady(): Promise<void> { return this.ready; }
-  get session(): Opened | null { return this.opened; }
-  get title(): string { return this.panel.title; }
-  get isActive(): boolean { return this.panel.active; }
+  whenReady(): Promise<void> {
+    return this.ready;
+  }
+  get session(): Opened | null {
+    return this.opened;
+  }
+  get title(): string {
+    return this.panel.title;
+  }
+  get isActive(): boolean {
+    return this.panel.active;
+  }
 
   /** Opens the session in a fresh worker, with a cancellable progress notification. */
   private async open(initial: number | 'first-finding' | 'last'): Promise<void> {
@@ -80,7 +102,11 @@ export class Inspector implements vscode.Disposable {
     const label = this.source.kind === 'scenario' ? this.source.scenario : this.source.file.split(/[\\/]/).pop();
     try {
       const opened = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Contact Lens: ${this.source.kind === 'scenario' ? 'simulating' : 'opening'} ${label}`, cancellable: true },
+        {
+          location: vscode.ProgressLocation.Notification,
+          title: `Contact Lens: ${this.source.kind === 'scenario' ? 'simulating' : 'opening'} ${label}`,
+          cancellable: true,
+        },
         async (progress, token) => {
           token.onCancellationRequested(() => abort.abort());
           const notify = fractionReporter(progress);
@@ -90,17 +116,31 @@ export class Inspector implements vscode.Disposable {
           };
           if (this.source.kind === 'scenario') {
             const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(this.source.file));
-            return this.worker!.request({ op: 'openScenario', file: this.source.file, text: doc.getText(), scenario: this.source.scenario, diagnosis: diagnosisSettings(), override: solverOverride() }, { signal: abort.signal, onProgress });
+            return this.worker!.request(
+              {
+                op: 'openScenario',
+                file: this.source.file,
+                text: doc.getText(),
+                scenario: this.source.scenario,
+                diagnosis: diagnosisSettings(),
+                override: solverOverride(),
+              },
+              { signal: abort.signal, onProgress },
+            );
           }
           return this.worker!.request({ op: 'openRecording', file: this.source.file, diagnosis: diagnosisSettings() }, { signal: abort.signal, onProgress });
-        });
+        },
+      );
       if (this.disposed) return;
       this.opened = opened;
       const n = opened.info.frameCount;
       const want = initial === 'last' ? n - 1 : initial === 'first-finding' ? (opened.findings[0]?.index ?? 0) : initial;
       this.index = Math.max(0, Math.min(n - 1, want));
       for (const s of opened.skipped) this.host.output.appendLine(`skipped ${s}`);
-      if (opened.skipped.length) void vscode.window.showWarningMessage(`Contact Lens: ${opened.skipped.length} line(s) of ${label} could not be read and were skipped (details in the Contact Lens output). The valid frames are shown.`);
+      if (opened.skipped.length)
+        void vscode.window.showWarningMessage(
+          `Contact Lens: ${opened.skipped.length} line(s) of ${label} could not be read and were skipped (details in the Contact Lens output). The valid frames are shown.`,
+        );
       this.markReady();
       timed('inspector init', () => this.sendInit());
       this.host.activeChanged(this, this.panel.active);
@@ -116,7 +156,18 @@ export class Inspector implements vscode.Disposable {
   private sendInit(): void {
     const o = this.opened;
     if (!o) return;
-    this.post({ type: 'init', version: PROTOCOL_VERSION, source: this.source, info: o.info, timeline: o.timeline, findings: o.findings, settings: { playbackFps: playbackFps() }, index: this.index, scene: o.scene, ...(this.autoplay ? { play: true } : {}) });
+    this.post({
+      type: 'init',
+      version: PROTOCOL_VERSION,
+      source: this.source,
+      info: o.info,
+      timeline: o.timeline,
+      findings: o.findings,
+      settings: { playbackFps: playbackFps() },
+      index: this.index,
+      scene: o.scene,
+      ...(this.autoplay ? { play: true } : {}),
+    });
   }
 
   private post(m: HostMessage): void {
@@ -131,7 +182,10 @@ export class Inspector implements vscode.Disposable {
       this.host.output.appendLine(`webview sent an invalid message: ${(e as ProtocolError).message}`);
       return;
     }
-    if (m.type === 'ready') { if (this.opened) this.sendInit(); return; }
+    if (m.type === 'ready') {
+      if (this.opened) this.sendInit();
+      return;
+    }
     await this.ready;
     if (m.type === 'seek') this.autoplay = false; // the webview has had its init
     const worker = this.worker;
@@ -146,15 +200,27 @@ export class Inspector implements vscode.Disposable {
           await this.frameFor(worker, m.requestId, m.index);
           break;
         }
-        case 'series': this.post({ type: 'series', requestId: m.requestId, series: await worker.request({ op: 'series', keys: m.keys }) }); break;
-        case 'whatIf': this.post({ type: 'whatIf', requestId: m.requestId, result: await worker.request({ op: 'whatIf', index: m.index, options: m.options }) }); break;
-        case 'exportChart': await this.saveChart(m.name, m.dataUrl); break;
-        case 'exportFrame': await this.exportFrame(m.format, m.index); break;
+        case 'series':
+          this.post({ type: 'series', requestId: m.requestId, series: await worker.request({ op: 'series', keys: m.keys }) });
+          break;
+        case 'whatIf':
+          this.post({ type: 'whatIf', requestId: m.requestId, result: await worker.request({ op: 'whatIf', index: m.index, options: m.options }) });
+          break;
+        case 'exportChart':
+          await this.saveChart(m.name, m.dataUrl);
+          break;
+        case 'exportFrame':
+          await this.exportFrame(m.format, m.index);
+          break;
       }
     } catch (e) {
       if (e instanceof CancelledError) return;
       const requestId = 'requestId' in m ? m.requestId : null;
-      this.post({ type: 'error', requestId, message: e instanceof WorkerRequestError || e instanceof ProtocolError ? e.message : String((e as Error).message ?? e) });
+      this.post({
+        type: 'error',
+        requestId,
+        message: e instanceof WorkerRequestError || e instanceof ProtocolError ? e.message : String((e as Error).message ?? e),
+      });
     }
   }
 
@@ -164,7 +230,10 @@ export class Inspector implements vscode.Disposable {
    * hundreds of frame computations in the worker.
    */
   private async frameFor(worker: WorkerClient, requestId: number, index: number): Promise<void> {
-    if (this.frameBusy) { this.nextFrame = { requestId, index }; return; }
+    if (this.frameBusy) {
+      this.nextFrame = { requestId, index };
+      return;
+    }
     this.frameBusy = true;
     try {
       let job: { requestId: number; index: number } | null = { requestId, index };
@@ -201,20 +270,29 @@ export class Inspector implements vscode.Disposable {
     return hit ?? null;
   }
 
-  command(command: InspectorCommand): void { this.post({ type: 'command', command }); }
+  command(command: InspectorCommand): void {
+    this.post({ type: 'command', command });
+  }
 
   async whatIfReport(solver: SolverName): Promise<string> {
     await this.ready;
     const r = await this.worker!.request({ op: 'whatIf', index: this.index, options: { solver } });
     const f = this.opened!.timeline.frame[this.index];
     const lines = [
-      `# What if frame ${f} of ${this.title} were solved with ${solver}?`, '',
-      `| | recorded | ${solver} |`, '|---|---|---|',
+      `# What if frame ${f} of ${this.title} were solved with ${solver}?`,
+      '',
+      `| | recorded | ${solver} |`,
+      '|---|---|---|',
       `| ΔKE from contact impulses (J) | ${r.recorded.kineticEnergyChange.toPrecision(6)} | ${r.alternative.kineticEnergyChange.toPrecision(6)} |`,
       `| KKT residual (max rel.) | ${r.recorded.kkt.toExponential(2)} | ${r.alternative.kkt.toExponential(2)} |`,
-      `| status | | ${r.alternative.status} after ${r.alternative.iterations} iterations |`, '',
-      '| contact | λn recorded | λn ' + solver + ' | ‖λt‖ recorded | ‖λt‖ ' + solver + ' | max |Δλ| |', '|---|---|---|---|---|---|',
-      ...r.contacts.map((c) => `| ${c.index} | ${c.recordedN.toPrecision(6)} | ${c.alternativeN.toPrecision(6)} | ${c.recordedT.toPrecision(6)} | ${c.alternativeT.toPrecision(6)} | ${c.difference.toExponential(2)} |`),
+      `| status | | ${r.alternative.status} after ${r.alternative.iterations} iterations |`,
+      '',
+      '| contact | λn recorded | λn ' + solver + ' | ‖λt‖ recorded | ‖λt‖ ' + solver + ' | max |Δλ| |',
+      '|---|---|---|---|---|---|',
+      ...r.contacts.map(
+        (c) =>
+          `| ${c.index} | ${c.recordedN.toPrecision(6)} | ${c.alternativeN.toPrecision(6)} | ${c.recordedT.toPrecision(6)} | ${c.alternativeT.toPrecision(6)} | ${c.difference.toExponential(2)} |`,
+      ),
       ...(r.skipped.length ? ['', 'Not re-solved:', ...r.skipped.map((s) => `- ${s}`)] : []),
     ];
     return lines.join('\n') + '\n';
@@ -238,7 +316,8 @@ export class Inspector implements vscode.Disposable {
   private async saveChart(name: string, dataUrl: string): Promise<void> {
     const target = await vscode.window.showSaveDialog({
       defaultUri: vscode.Uri.joinPath(this.defaultFolder(), `${this.title.replace(/[^\w.-]+/g, '_')}-${name.replace(/[^\w.-]+/g, '_')}.png`),
-      filters: { PNG: ['png'] }, saveLabel: 'Export chart',
+      filters: { PNG: ['png'] },
+      saveLabel: 'Export chart',
     });
     if (!target) return;
     await vscode.workspace.fs.writeFile(target, Buffer.from(dataUrl.slice(dataUrl.indexOf(',') + 1), 'base64'));

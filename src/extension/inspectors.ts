@@ -27,13 +27,19 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
   private active: Inspector | null = null;
   private readonly status = vscode.window.createStatusBarItem('contactLens.frame', vscode.StatusBarAlignment.Right, 100);
 
-  constructor(readonly extensionUri: vscode.Uri, readonly workerScript: string, readonly output: vscode.OutputChannel) {
+  constructor(
+    readonly extensionUri: vscode.Uri,
+    readonly workerScript: string,
+    readonly output: vscode.OutputChannel,
+  ) {
     this.status.name = 'Contact Lens frame';
     this.status.command = 'contactLens.goToFrame';
   }
 
   /** The active inspector, or the last one that was active while it is still open. */
-  get current(): Inspector | null { return this.active; }
+  get current(): Inspector | null {
+    return this.active;
+  }
 
   activeChanged(inspector: Inspector, active: boolean): void {
     if (active) this.active = inspector;
@@ -56,9 +62,14 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
   }
 
   private updateStatus(): void {
-    const i = this.active, s = i?.session;
-    if (!i || !s) { this.status.hide(); return; }
-    const k = i.frameIndex, n = s.info.frameCount;
+    const i = this.active,
+      s = i?.session;
+    if (!i || !s) {
+      this.status.hide();
+      return;
+    }
+    const k = i.frameIndex,
+      n = s.info.frameCount;
     const findings = s.findings.length;
     this.status.text = `$(pulse) frame ${s.timeline.frame[k]} / ${n} · t = ${s.timeline.time[k].toFixed(3)} s · ${findings} finding${findings === 1 ? '' : 's'}`;
     this.status.tooltip = `${s.info.title} (${s.info.producer}): go to frame…`;
@@ -77,7 +88,12 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
     for (const i of this.all) {
       if (i.source.kind === 'scenario' && i.source.file === file && i.source.scenario === scenario) i.panel.dispose();
     }
-    const panel = vscode.window.createWebviewPanel(INSPECTOR_VIEW_TYPE, `⚙ ${scenario}`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, webviewOptions(this.extensionUri));
+    const panel = vscode.window.createWebviewPanel(
+      INSPECTOR_VIEW_TYPE,
+      `⚙ ${scenario}`,
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
+      webviewOptions(this.extensionUri),
+    );
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.svg');
     return this.track(new Inspector(this, panel, { kind: 'scenario', file, scenario }, at, play));
   }
@@ -89,7 +105,10 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
         // the saved state is webview data: restore only a trusted workspace's own scene file (restoredState.ts)
         const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
         const restored = restorablePanel(state, folders, vscode.workspace.isTrusted);
-        if (!restored) { panel.dispose(); return; }
+        if (!restored) {
+          panel.dispose();
+          return;
+        }
         this.track(new Inspector(this, panel, restored.source, restored.index));
       },
     };
@@ -112,11 +131,13 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
         }
         const source: SessionSource = { kind: 'recording', file };
         this.track(new Inspector(this, panel, source, 0));
-        if (doc.uri.scheme !== 'file') panel.onDidDispose(() => { void fs.rm(path.dirname(file), { recursive: true, force: true }); });
+        if (doc.uri.scheme !== 'file')
+          panel.onDidDispose(() => {
+            void fs.rm(path.dirname(file), { recursive: true, force: true });
+          });
       },
     };
   }
-
 
   dispose(): void {
     for (const i of [...this.all]) i.panel.dispose();

@@ -33,7 +33,12 @@ export class SceneAnalyzer implements vscode.Disposable {
     return this.client().request({ op: 'analyzeScene', file: uri.fsPath || uri.path, text });
   }
 
-  forget(uri: vscode.Uri): void { this.cache.delete(uri.toString()); }
+  forget(uri: vscode.Uri): void {
+    this.cache.delete(uri.toString());
+  }
 
-  dispose(): void { this.worker?.dispose(); this.cache.clear(); }
+  dispose(): void {
+    this.worker?.dispose();
+    this.cache.clear();
+  }
 }

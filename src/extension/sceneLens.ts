@@ -14,7 +14,10 @@ export class SceneLensProvider implements vscode.CodeLensProvider {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
 
-  constructor(private readonly outcomes: CheckOutcomes, private readonly analyzer: SceneAnalyzer) {
+  constructor(
+    private readonly outcomes: CheckOutcomes,
+    private readonly analyzer: SceneAnalyzer,
+  ) {
     outcomes.onDidChange(() => this.changed.fire());
   }
 
@@ -24,7 +27,11 @@ export class SceneLensProvider implements vscode.CodeLensProvider {
     let outline: SceneAnalysis['outline'];
     const pending = this.analyzer.analyze(doc);
     recordCallbackTime('code lenses', performance.now() - t0);
-    try { outline = (await pending).outline; } catch { return lenses; }
+    try {
+      outline = (await pending).outline;
+    } catch {
+      return lenses;
+    }
     t0 = performance.now();
     if (token.isCancellationRequested) return lenses;
     for (const s of outline) {
@@ -32,11 +39,28 @@ export class SceneLensProvider implements vscode.CodeLensProvider {
       const args = [doc.uri, s.name];
       const outcome = this.outcomes.get(doc.uri, s.name);
       lenses.push(
-        new vscode.CodeLens(at, { title: '▶ Run', command: 'contactLens.runScenario', arguments: args, tooltip: `Simulate "${s.name}" and play it in the inspector` }),
-        new vscode.CodeLens(at, { title: '⏯ Step', command: 'contactLens.stepScenario', arguments: args, tooltip: 'Simulate and open the inspector paused on the first frame, to step with ←/→' }),
-        new vscode.CodeLens(at, { title: '🔍 Inspect', command: 'contactLens.inspectScenario', arguments: args, tooltip: 'Open the inspector at the first finding' }),
         new vscode.CodeLens(at, {
-          title: outcome ? outcomeTitle(outcome) : '⚡ Check', command: 'contactLens.checkScenario', arguments: args,
+          title: '▶ Run',
+          command: 'contactLens.runScenario',
+          arguments: args,
+          tooltip: `Simulate "${s.name}" and play it in the inspector`,
+        }),
+        new vscode.CodeLens(at, {
+          title: '⏯ Step',
+          command: 'contactLens.stepScenario',
+          arguments: args,
+          tooltip: 'Simulate and open the inspector paused on the first frame, to step with ←/→',
+        }),
+        new vscode.CodeLens(at, {
+          title: '🔍 Inspect',
+          command: 'contactLens.inspectScenario',
+          arguments: args,
+          tooltip: 'Open the inspector at the first finding',
+        }),
+        new vscode.CodeLens(at, {
+          title: outcome ? outcomeTitle(outcome) : '⚡ Check',
+          command: 'contactLens.checkScenario',
+          arguments: args,
           tooltip: 'Run the scenario, check its expectations and diagnose energy injection',
         }),
       );
@@ -45,5 +69,7 @@ export class SceneLensProvider implements vscode.CodeLensProvider {
     return lenses;
   }
 
-  dispose(): void { this.changed.dispose(); }
+  dispose(): void {
+    this.changed.dispose();
+  }
 }

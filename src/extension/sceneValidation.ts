@@ -30,7 +30,9 @@ export function registerSceneValidation(outcomes: CheckOutcomes, analyzer: Scene
     if (!isSceneFile(doc.uri) || doc.isClosed) return;
     const version = doc.version;
     analyzer.analyze(doc).then(
-      timedCallback('scene diagnostics', (a: SceneAnalysis) => { if (!doc.isClosed && doc.version === version) outcomes.setParseDiagnostics(doc.uri, problemsToDiagnostics(a)); }),
+      timedCallback('scene diagnostics', (a: SceneAnalysis) => {
+        if (!doc.isClosed && doc.version === version) outcomes.setParseDiagnostics(doc.uri, problemsToDiagnostics(a));
+      }),
       () => undefined, // worker gone (extension shutting down): nothing to show
     );
   };
@@ -38,13 +40,36 @@ export function registerSceneValidation(outcomes: CheckOutcomes, analyzer: Scene
     if (!isSceneFile(doc.uri)) return;
     const key = doc.uri.toString();
     clearTimeout(timers.get(key));
-    timers.set(key, setTimeout(timedCallback('validation', () => { timers.delete(key); validate(doc); }), VALIDATION_DEBOUNCE_MS));
+    timers.set(
+      key,
+      setTimeout(
+        timedCallback('validation', () => {
+          timers.delete(key);
+          validate(doc);
+        }),
+        VALIDATION_DEBOUNCE_MS,
+      ),
+    );
   };
   vscode.workspace.textDocuments.forEach(validate);
   return vscode.Disposable.from(
     vscode.workspace.onDidOpenTextDocument(timedCallback('document opened', validate)),
-    vscode.workspace.onDidChangeTextDocument(timedCallback('document changed', (e: vscode.TextDocumentChangeEvent) => { if (e.contentChanges.length) { outcomes.clear(e.document.uri); schedule(e.document); } })),
-    vscode.workspace.onDidCloseTextDocument(timedCallback('document closed', (d: vscode.TextDocument) => { if (isSceneFile(d.uri)) { analyzer.forget(d.uri); outcomes.setParseDiagnostics(d.uri, []); } })),
+    vscode.workspace.onDidChangeTextDocument(
+      timedCallback('document changed', (e: vscode.TextDocumentChangeEvent) => {
+        if (e.contentChanges.length) {
+          outcomes.clear(e.document.uri);
+          schedule(e.document);
+        }
+      }),
+    ),
+    vscode.workspace.onDidCloseTextDocument(
+      timedCallback('document closed', (d: vscode.TextDocument) => {
+        if (isSceneFile(d.uri)) {
+          analyzer.forget(d.uri);
+          outcomes.setParseDiagnostics(d.uri, []);
+        }
+      }),
+    ),
     { dispose: () => timers.forEach((t) => clearTimeout(t)) },
   );
 }

@@ -21,7 +21,10 @@ export function solverOverride(): SolverOverride {
 
 export function diagnosisSettings(): DiagnosisSettings {
   const c = section();
-  const nonNeg = (k: string, d: number): number => { const v = c.get<number>(k, d); return typeof v === 'number' && v >= 0 ? v : d; };
+  const nonNeg = (k: string, d: number): number => {
+    const v = c.get<number>(k, d);
+    return typeof v === 'number' && v >= 0 ? v : d;
+  };
   return {
     energyTolerance: nonNeg('diagnosis.energyTolerance', 1e-3),
     speedTolerance: nonNeg('diagnosis.speedTolerance', 1e-3),
@@ -34,4 +37,6 @@ export function playbackFps(): number {
   return typeof v === 'number' && v >= 1 && v <= 240 ? v : 30;
 }
 
-export function checkOnSave(): boolean { return section().get<boolean>('checkOnSave', false) === true; }
+export function checkOnSave(): boolean {
+  return section().get<boolean>('checkOnSave', false) === true;
+}

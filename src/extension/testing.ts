@@ -17,16 +17,29 @@ export class SceneTests implements vscode.Disposable {
   readonly controller = vscode.tests.createTestController('contactLens', 'Contact Lens scenarios');
   private readonly subs: vscode.Disposable[] = [];
 
-  constructor(private readonly checks: CheckRunner, private readonly inspectors: Inspectors, private readonly analyzer: SceneAnalyzer) {
+  constructor(
+    private readonly checks: CheckRunner,
+    private readonly inspectors: Inspectors,
+    private readonly analyzer: SceneAnalyzer,
+  ) {
     const c = this.controller;
-    c.resolveHandler = async (item) => { if (!item) await this.discoverAll(); };
+    c.resolveHandler = async (item) => {
+      if (!item) await this.discoverAll();
+    };
     c.createRunProfile('Check', vscode.TestRunProfileKind.Run, (req, token) => this.run(req, token, false), true);
     c.createRunProfile('Check and inspect', vscode.TestRunProfileKind.Debug, (req, token) => this.run(req, token, true), true);
     const watcher = vscode.workspace.createFileSystemWatcher(SCENE_GLOB);
-    this.subs.push(watcher,
-      watcher.onDidCreate((u) => void this.discoverFile(u)), watcher.onDidChange((u) => void this.discoverFile(u)),
+    this.subs.push(
+      watcher,
+      watcher.onDidCreate((u) => void this.discoverFile(u)),
+      watcher.onDidChange((u) => void this.discoverFile(u)),
       watcher.onDidDelete((u) => c.items.delete(u.toString())),
-      vscode.workspace.onDidChangeTextDocument(timedCallback('tests: document changed', (e: vscode.TextDocumentChangeEvent) => { if (e.document.uri.path.endsWith('.scene.json')) void this.update(e.document.uri, this.analyzer.analyze(e.document)); })));
+      vscode.workspace.onDidChangeTextDocument(
+        timedCallback('tests: document changed', (e: vscode.TextDocumentChangeEvent) => {
+          if (e.document.uri.path.endsWith('.scene.json')) void this.update(e.document.uri, this.analyzer.analyze(e.document));
+        }),
+      ),
+    );
   }
 
   async discoverAll(): Promise<void> {
@@ -42,7 +55,9 @@ export class SceneTests implements vscode.Disposable {
       const open = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
       const text = open ? open.getText() : Buffer.from(await vscode.workspace.fs.readFile(uri)).toString('utf8');
       await this.update(uri, open ? this.analyzer.analyze(open) : this.analyzer.analyzeText(uri, text));
-    } catch { this.controller.items.delete(uri.toString()); }
+    } catch {
+      this.controller.items.delete(uri.toString());
+    }
   }
 
   /** Scenarios with expectations become children; an unparsable file keeps its outline (names only). */
@@ -50,35 +65,53 @@ export class SceneTests implements vscode.Disposable {
     let entries: { name: string; range: vscode.Range }[];
     try {
       entries = (await analysis).tests.map((t) => ({ name: t.name, range: toRange(t.range) }));
-    } catch { return; }
+    } catch {
+      return;
+    }
     const t0 = performance.now();
-    try { this.apply(uri, entries); } finally { recordCallbackTime('tests: update', performance.now() - t0); }
+    try {
+      this.apply(uri, entries);
+    } finally {
+      recordCallbackTime('tests: update', performance.now() - t0);
+    }
   }
 
   private apply(uri: vscode.Uri, entries: { name: string; range: vscode.Range }[]): void {
     const c = this.controller;
-    if (entries.length === 0) { c.items.delete(uri.toString()); return; }
+    if (entries.length === 0) {
+      c.items.delete(uri.toString());
+      return;
+    }
     let file = c.items.get(uri.toString());
     if (!file) {
       file = c.createTestItem(uri.toString(), uri.path.split('/').pop() ?? uri.path, uri);
       c.items.add(file);
     }
-    file.children.replace(entries.map((e) => {
-      const t = c.createTestItem(`${uri.toString()}#${e.name}`, e.name, uri);
-      t.range = e.range;
-      return t;
-    }));
+    file.children.replace(
+      entries.map((e) => {
+        const t = c.createTestItem(`${uri.toString()}#${e.name}`, e.name, uri);
+        t.range = e.range;
+        return t;
+      }),
+    );
   }
 
   private async run(req: vscode.TestRunRequest, token: vscode.CancellationToken, inspect: boolean): Promise<void> {
     const run = this.controller.createTestRun(req);
     const queue: vscode.TestItem[] = [];
-    const add = (i: vscode.TestItem): void => { if (i.children.size) i.children.forEach(add); else queue.push(i); };
-    if (req.include) req.include.forEach(add); else this.controller.items.forEach(add);
+    const add = (i: vscode.TestItem): void => {
+      if (i.children.size) i.children.forEach(add);
+      else queue.push(i);
+    };
+    if (req.include) req.include.forEach(add);
+    else this.controller.items.forEach(add);
     const excluded = new Set((req.exclude ?? []).map((i) => i.id));
     try {
       for (const item of queue) {
-        if (token.isCancellationRequested) { run.skipped(item); continue; }
+        if (token.isCancellationRequested) {
+          run.skipped(item);
+          continue;
+        }
         if (excluded.has(item.id) || !item.uri) continue;
         const name = item.id.slice(item.id.indexOf('#') + 1);
         run.started(item);
@@ -86,18 +119,25 @@ export class SceneTests implements vscode.Disposable {
         try {
           const doc = await vscode.workspace.openTextDocument(item.uri);
           const checks = await this.checks.check(doc, name, token);
-          if (!checks) { run.skipped(item); continue; }
+          if (!checks) {
+            run.skipped(item);
+            continue;
+          }
           const c = checks[0];
           if (outcomePassed(c)) run.passed(item, Date.now() - t0);
           else {
             const msgs: vscode.TestMessage[] = [];
-            c.expectations.filter((x) => !x.ok).forEach((x) => {
-              const m = new vscode.TestMessage(`${x.kind}: ${x.message}`);
-              m.location = new vscode.Location(item.uri!, toRange(c.expectationRanges[x.index] ?? c.range));
-              msgs.push(m);
-            });
+            c.expectations
+              .filter((x) => !x.ok)
+              .forEach((x) => {
+                const m = new vscode.TestMessage(`${x.kind}: ${x.message}`);
+                m.location = new vscode.Location(item.uri!, toRange(c.expectationRanges[x.index] ?? c.range));
+                msgs.push(m);
+              });
             failingFindings(c).forEach((f) => {
-              const m = new vscode.TestMessage(`${f.mechanism}: ${f.kind === 'injection' || f.kind === undefined ? `+${f.joules.toPrecision(3)} J ` : ''}at frame ${f.frame}${f.contacts.length ? `, contact ${f.contacts.join(', ')}` : ''} — ${f.explanation}`);
+              const m = new vscode.TestMessage(
+                `${f.mechanism}: ${f.kind === 'injection' || f.kind === undefined ? `+${f.joules.toPrecision(3)} J ` : ''}at frame ${f.frame}${f.contacts.length ? `, contact ${f.contacts.join(', ')}` : ''} — ${f.explanation}`,
+              );
               m.location = new vscode.Location(item.uri!, toRange(c.range));
               msgs.push(m);
             });
@@ -117,5 +157,8 @@ export class SceneTests implements vscode.Disposable {
     }
   }
 
-  dispose(): void { this.subs.forEach((s) => s.dispose()); this.controller.dispose(); }
+  dispose(): void {
+    this.subs.forEach((s) => s.dispose());
+    this.controller.dispose();
+  }
 }

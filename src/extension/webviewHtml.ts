@@ -38,13 +38,8 @@ export function inspectorHtml(o: InspectorHtmlOptions): string {
   if (!/^[A-Za-z0-9+/=_-]+$/.test(o.nonce)) throw new Error('nonce must be base64/alphanumeric');
   const src = esc(o.cspSource);
   const nonce = o.nonce;
-  const csp = [
-    `default-src 'none'`,
-    `img-src ${src} data:`,
-    `style-src ${src} 'nonce-${nonce}'`,
-    `font-src ${src}`,
-    `script-src 'nonce-${nonce}'`,
-  ].join('; ') + ';';
+  const csp =
+    [`default-src 'none'`, `img-src ${src} data:`, `style-src ${src} 'nonce-${nonce}'`, `font-src ${src}`, `script-src 'nonce-${nonce}'`].join('; ') + ';';
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

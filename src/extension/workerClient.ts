@@ -8,14 +8,21 @@ import { timedCallback } from './callbackTimes.js';
 import type { WorkerEnvelope, WorkerReply, WorkerRequest, WorkerResults } from './worker/workerProtocol.js';
 
 export class WorkerRequestError extends Error {
-  constructor(message: string, readonly field?: string, readonly file?: string) {
+  constructor(
+    message: string,
+    readonly field?: string,
+    readonly file?: string,
+  ) {
     super(message);
     this.name = 'WorkerRequestError';
   }
 }
 
 export class CancelledError extends Error {
-  constructor() { super('cancelled'); this.name = 'CancelledError'; }
+  constructor() {
+    super('cancelled');
+    this.name = 'CancelledError';
+  }
 }
 
 interface Pending {
@@ -41,16 +48,27 @@ export class WorkerClient {
 
   private spawn(): Worker {
     const w = new Worker(this.script);
-    w.on('message', timedCallback('worker reply', (m: WorkerReply) => {
-      const p = this.pending.get(m.id);
-      if (!p) return;
-      if (m.kind === 'progress') { p.progress?.(m.message, m.fraction); return; }
-      this.pending.delete(m.id);
-      if (m.kind === 'result') p.resolve(m.result);
-      else p.reject(new WorkerRequestError(m.message, m.field, m.file));
-    }));
+    w.on(
+      'message',
+      timedCallback('worker reply', (m: WorkerReply) => {
+        const p = this.pending.get(m.id);
+        if (!p) return;
+        if (m.kind === 'progress') {
+          p.progress?.(m.message, m.fraction);
+          return;
+        }
+        this.pending.delete(m.id);
+        if (m.kind === 'result') p.resolve(m.result);
+        else p.reject(new WorkerRequestError(m.message, m.field, m.file));
+      }),
+    );
     w.on('error', (e) => this.failAll(e instanceof Error ? e : new Error(String(e))));
-    w.on('exit', (code) => { if (this.worker === w) { this.worker = null; this.failAll(new Error(`simulation worker exited (code ${code})`)); } });
+    w.on('exit', (code) => {
+      if (this.worker === w) {
+        this.worker = null;
+        this.failAll(new Error(`simulation worker exited (code ${code})`));
+      }
+    });
     w.unref();
     return w;
   }
@@ -60,7 +78,9 @@ export class WorkerClient {
     this.pending.clear();
   }
 
-  get alive(): boolean { return this.worker !== null; }
+  get alive(): boolean {
+    return this.worker !== null;
+  }
 
   request<K extends WorkerRequest['op']>(request: Extract<WorkerRequest, { op: K }>, options: RequestOptions = {}): Promise<WorkerResults[K]> {
     if (!this.worker) return Promise.reject(new Error('simulation worker is not running'));
@@ -68,7 +88,14 @@ export class WorkerClient {
     const id = this.nextId++;
     return new Promise<WorkerResults[K]>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, progress: options.onProgress });
-      options.signal?.addEventListener('abort', () => { this.failAll(new CancelledError()); this.dispose(); }, { once: true });
+      options.signal?.addEventListener(
+        'abort',
+        () => {
+          this.failAll(new CancelledError());
+          this.dispose();
+        },
+        { once: true },
+      );
       this.worker!.postMessage({ id, request } satisfies WorkerEnvelope);
     });
   }

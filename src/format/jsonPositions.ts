@@ -49,7 +49,10 @@ export type JsonNode = JsonObject | JsonArray | JsonString | JsonNumber | JsonBo
 
 /** A syntax error at `offset`; `detail` says what was expected and, for common mistakes, how to fix it. */
 export class JsonSyntaxError extends Error {
-  constructor(readonly offset: number, readonly detail: string) {
+  constructor(
+    readonly offset: number,
+    readonly detail: string,
+  ) {
     super(`${detail} (offset ${offset})`);
     this.name = 'JsonSyntaxError';
   }
@@ -60,9 +63,29 @@ export const MAX_JSON_DEPTH = 256;
 
 /** Character codes used by the scanners. */
 const C = {
-  Tab: 9, LF: 10, CR: 13, Space: 32, Quote: 34, Plus: 43, Comma: 44, Minus: 45, Dot: 46, Slash: 47,
-  D0: 48, D1: 49, D9: 57, Colon: 58, BracketOpen: 91, Backslash: 92, BracketClose: 93, BraceOpen: 123,
-  BraceClose: 125, E: 69, LowerE: 101, Apostrophe: 39, BOM: 0xfeff,
+  Tab: 9,
+  LF: 10,
+  CR: 13,
+  Space: 32,
+  Quote: 34,
+  Plus: 43,
+  Comma: 44,
+  Minus: 45,
+  Dot: 46,
+  Slash: 47,
+  D0: 48,
+  D1: 49,
+  D9: 57,
+  Colon: 58,
+  BracketOpen: 91,
+  Backslash: 92,
+  BracketClose: 93,
+  BraceOpen: 123,
+  BraceClose: 125,
+  E: 69,
+  LowerE: 101,
+  Apostrophe: 39,
+  BOM: 0xfeff,
 } as const;
 
 const WORD = /[A-Za-z_$][\w$]*/y;
@@ -89,7 +112,10 @@ class StrictParser {
     let i = this.i;
     for (;;) {
       const c = t.charCodeAt(i);
-      if (c === C.Space || c === C.LF || c === C.CR || c === C.Tab || (c === C.BOM && i === 0)) { i++; continue; }
+      if (c === C.Space || c === C.LF || c === C.CR || c === C.Tab || (c === C.BOM && i === 0)) {
+        i++;
+        continue;
+      }
       if (c === C.Slash && (t.charCodeAt(i + 1) === C.Slash || t.charCodeAt(i + 1) === 42)) {
         this.fail(i, 'comments are not allowed (scenario files are strict JSON); remove the comment or move the text into a "description" field');
       }
@@ -100,15 +126,26 @@ class StrictParser {
 
   value(depth: number): JsonNode {
     this.ws();
-    const t = this.t, i = this.i, c = t.charCodeAt(i);
+    const t = this.t,
+      i = this.i,
+      c = t.charCodeAt(i);
     if (c === C.BraceOpen) return this.object(depth + 1);
     if (c === C.BracketOpen) return this.array(depth + 1);
-    if (c === C.Quote) { const s = this.string(); return { type: 'string', value: s, start: i, end: this.i }; }
+    if (c === C.Quote) {
+      const s = this.string();
+      return { type: 'string', value: s, start: i, end: this.i };
+    }
     if (c === C.Minus || (c >= C.D0 && c <= C.D9)) return this.number();
     WORD.lastIndex = i;
     const word = WORD.exec(t)?.[0];
-    if (word === 'true' || word === 'false') { this.i = i + word.length; return { type: 'boolean', value: word === 'true', start: i, end: this.i }; }
-    if (word === 'null') { this.i = i + 4; return { type: 'null', start: i, end: this.i }; }
+    if (word === 'true' || word === 'false') {
+      this.i = i + word.length;
+      return { type: 'boolean', value: word === 'true', start: i, end: this.i };
+    }
+    if (word === 'null') {
+      this.i = i + 4;
+      return { type: 'null', start: i, end: this.i };
+    }
     if (word === 'NaN' || word === 'Infinity') this.fail(i, 'NaN and Infinity are not JSON numbers; use a finite number');
     if (word !== undefined) this.fail(i, `unexpected word "${word}": a value is an object, array, "string", number, true, false or null`);
     if (i >= t.length) this.fail(i, 'unexpected end of the file: expected a value');
@@ -119,15 +156,20 @@ class StrictParser {
   }
 
   object(depth: number): JsonObject {
-    const t = this.t, start = this.i;
+    const t = this.t,
+      start = this.i;
     if (depth > MAX_JSON_DEPTH) this.fail(start, `nesting deeper than ${MAX_JSON_DEPTH} levels`);
     this.i++;
     const members: JsonMember[] = [];
     this.ws();
-    if (t.charCodeAt(this.i) === C.BraceClose) { this.i++; return { type: 'object', members, start, end: this.i }; }
+    if (t.charCodeAt(this.i) === C.BraceClose) {
+      this.i++;
+      return { type: 'object', members, start, end: this.i };
+    }
     for (;;) {
       this.ws();
-      const ks = this.i, kc = t.charCodeAt(ks);
+      const ks = this.i,
+        kc = t.charCodeAt(ks);
       if (kc !== C.Quote) {
         if (kc === C.BraceClose) this.fail(ks, 'trailing comma before "}" is not allowed in JSON; remove the comma');
         if (ks >= t.length) this.fail(ks, 'unexpected end of the file: the object is not closed with "}"');
@@ -144,8 +186,14 @@ class StrictParser {
       members.push({ key, keyStart: ks, keyEnd: ke, value });
       this.ws();
       const c = t.charCodeAt(this.i);
-      if (c === C.Comma) { this.i++; continue; }
-      if (c === C.BraceClose) { this.i++; return { type: 'object', members, start, end: this.i }; }
+      if (c === C.Comma) {
+        this.i++;
+        continue;
+      }
+      if (c === C.BraceClose) {
+        this.i++;
+        return { type: 'object', members, start, end: this.i };
+      }
       if (this.i >= t.length) this.fail(this.i, `unexpected end of the file: the object that starts at offset ${start} is not closed with "}"`);
       if (c === C.Quote) this.fail(this.i, `expected ',' or '}' after the value of "${key}", found a string (missing comma?)`);
       this.fail(this.i, `expected ',' or '}' after the value of "${key}", found ${describeChar(t, this.i)}`);
@@ -153,20 +201,30 @@ class StrictParser {
   }
 
   array(depth: number): JsonArray {
-    const t = this.t, start = this.i;
+    const t = this.t,
+      start = this.i;
     if (depth > MAX_JSON_DEPTH) this.fail(start, `nesting deeper than ${MAX_JSON_DEPTH} levels`);
     this.i++;
     const items: JsonNode[] = [];
     this.ws();
-    if (t.charCodeAt(this.i) === C.BracketClose) { this.i++; return { type: 'array', items, start, end: this.i }; }
+    if (t.charCodeAt(this.i) === C.BracketClose) {
+      this.i++;
+      return { type: 'array', items, start, end: this.i };
+    }
     for (;;) {
       this.ws();
       if (t.charCodeAt(this.i) === C.BracketClose) this.fail(this.i, 'trailing comma before "]" is not allowed in JSON; remove the comma');
       items.push(this.value(depth));
       this.ws();
       const c = t.charCodeAt(this.i);
-      if (c === C.Comma) { this.i++; continue; }
-      if (c === C.BracketClose) { this.i++; return { type: 'array', items, start, end: this.i }; }
+      if (c === C.Comma) {
+        this.i++;
+        continue;
+      }
+      if (c === C.BracketClose) {
+        this.i++;
+        return { type: 'array', items, start, end: this.i };
+      }
       if (this.i >= t.length) this.fail(this.i, `unexpected end of the file: the array is not closed with "]"`);
       this.fail(this.i, `expected ',' or ']' after an array element, found ${describeChar(t, this.i)} (missing comma?)`);
     }
@@ -174,30 +232,51 @@ class StrictParser {
 
   /** Parses a string starting at this.i (a '"'); leaves this.i after the closing quote. */
   string(): string {
-    const t = this.t, start = this.i;
+    const t = this.t,
+      start = this.i;
     let i = start + 1;
     let out = '';
     let chunk = i;
     for (;;) {
-      if (i >= t.length) this.fail(start, 'unterminated string: missing the closing \'"\'');
+      if (i >= t.length) this.fail(start, "unterminated string: missing the closing '\"'");
       const c = t.charCodeAt(i);
-      if (c === C.Quote) { out += t.slice(chunk, i); this.i = i + 1; return out; }
+      if (c === C.Quote) {
+        out += t.slice(chunk, i);
+        this.i = i + 1;
+        return out;
+      }
       if (c < 0x20) {
-        if (c === C.LF || c === C.CR) this.fail(start, 'unterminated string: missing the closing \'"\' before the end of the line');
+        if (c === C.LF || c === C.CR) this.fail(start, "unterminated string: missing the closing '\"' before the end of the line");
         this.fail(i, 'control characters must be escaped inside strings (e.g. \\t)');
       }
       if (c === C.Backslash) {
         out += t.slice(chunk, i);
         const e = t[i + 1];
         switch (e) {
-          case '"': out += '"'; break;
-          case '\\': out += '\\'; break;
-          case '/': out += '/'; break;
-          case 'b': out += '\b'; break;
-          case 'f': out += '\f'; break;
-          case 'n': out += '\n'; break;
-          case 'r': out += '\r'; break;
-          case 't': out += '\t'; break;
+          case '"':
+            out += '"';
+            break;
+          case '\\':
+            out += '\\';
+            break;
+          case '/':
+            out += '/';
+            break;
+          case 'b':
+            out += '\b';
+            break;
+          case 'f':
+            out += '\f';
+            break;
+          case 'n':
+            out += '\n';
+            break;
+          case 'r':
+            out += '\r';
+            break;
+          case 't':
+            out += '\t';
+            break;
           case 'u': {
             const hex = t.slice(i + 2, i + 6);
             if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail(i, 'invalid \\u escape: expected four hex digits');
@@ -217,7 +296,8 @@ class StrictParser {
   }
 
   number(): JsonNumber {
-    const t = this.t, start = this.i;
+    const t = this.t,
+      start = this.i;
     let i = start;
     if (t.charCodeAt(i) === C.Minus) i++;
     let c = t.charCodeAt(i);
@@ -264,9 +344,12 @@ export function toPlain(n: JsonNode): unknown {
       for (const m of n.members) o[m.key] = toPlain(m.value);
       return o;
     }
-    case 'array': return n.items.map(toPlain);
-    case 'null': return null;
-    default: return n.value;
+    case 'array':
+      return n.items.map(toPlain);
+    case 'null':
+      return null;
+    default:
+      return n.value;
   }
 }
 
@@ -301,15 +384,18 @@ export class LineIndex {
   position(offset: number): TextPosition {
     const o = Math.max(0, Math.min(offset, this.text.length));
     const s = this.starts;
-    let lo = 0, hi = s.length - 1;
+    let lo = 0,
+      hi = s.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (s[mid] <= o) lo = mid; else hi = mid - 1;
+      if (s[mid] <= o) lo = mid;
+      else hi = mid - 1;
     }
     return { line: lo + 1, column: o - s[lo] + 1 };
   }
   range(start: number, end: number): SourceRange {
-    const a = this.position(start), b = this.position(end);
+    const a = this.position(start),
+      b = this.position(end);
     return { line: a.line, column: a.column, endLine: b.line, endColumn: b.column };
   }
 }
@@ -328,7 +414,12 @@ export interface LooseToken {
 
 const PUNCT_KIND: readonly (LooseTokenKind | undefined)[] = (() => {
   const k: (LooseTokenKind | undefined)[] = new Array(128).fill(undefined);
-  k[123] = '{'; k[125] = '}'; k[91] = '['; k[93] = ']'; k[58] = ':'; k[44] = ',';
+  k[123] = '{';
+  k[125] = '}';
+  k[91] = '[';
+  k[93] = ']';
+  k[58] = ':';
+  k[44] = ',';
   return k;
 })();
 /** Character classes below 128: 0 other, 1 white space, 2 punctuation, 3 quote, 4 slash. */
@@ -352,8 +443,15 @@ export function scanLooseTokens(text: string): LooseToken[] {
   while (i < n) {
     const c = text.charCodeAt(i);
     const cls = c < 128 ? CLASS[c] : 0;
-    if (cls === 1 || c === C.BOM) { i++; continue; }
-    if (cls === 2) { out.push({ kind: PUNCT_KIND[c]!, start: i, end: i + 1 }); i++; continue; }
+    if (cls === 1 || c === C.BOM) {
+      i++;
+      continue;
+    }
+    if (cls === 2) {
+      out.push({ kind: PUNCT_KIND[c]!, start: i, end: i + 1 });
+      i++;
+      continue;
+    }
     if (cls === 4) {
       const d = text.charCodeAt(i + 1);
       if (d === C.Slash) {
@@ -369,18 +467,30 @@ export function scanLooseTokens(text: string): LooseToken[] {
     if (cls === 3) {
       const start = i;
       let j = i + 1;
-      let closed = false, escaped = false;
+      let closed = false,
+        escaped = false;
       while (j < n) {
         const d = text.charCodeAt(j);
-        if (d === C.Backslash) { escaped = true; j += 2; continue; }
-        if (d === C.Quote) { closed = true; break; }
+        if (d === C.Backslash) {
+          escaped = true;
+          j += 2;
+          continue;
+        }
+        if (d === C.Quote) {
+          closed = true;
+          break;
+        }
         if (d === C.LF || d === C.CR) break;
         j++;
       }
       j = Math.min(j, n);
       let value = text.slice(start + 1, j);
       if (escaped) {
-        try { value = JSON.parse(`"${value}"`) as string; } catch { /* keep the raw text */ }
+        try {
+          value = JSON.parse(`"${value}"`) as string;
+        } catch {
+          /* keep the raw text */
+        }
       }
       const end = closed ? j + 1 : j;
       out.push({ kind: 'string', start, end, value });

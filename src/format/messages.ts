@@ -21,10 +21,14 @@ const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e
 
 const escapeChar = (c: string): string => {
   switch (c) {
-    case '\n': return '\\n';
-    case '\r': return '\\r';
-    case '\t': return '\\t';
-    default: return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+    case '\n':
+      return '\\n';
+    case '\r':
+      return '\\r';
+    case '\t':
+      return '\\t';
+    default:
+      return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
   }
 };
 
@@ -57,12 +61,18 @@ export function describeValue(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return `an array of ${v.length}`;
   switch (typeof v) {
-    case 'string': return `"${safeText(v)}"`;
-    case 'number': return Number.isNaN(v) ? 'NaN' : String(v);
-    case 'boolean': return v ? 'true' : 'false';
-    case 'bigint': return 'a big integer';
-    case 'object': return ArrayBuffer.isView(v) ? 'a numeric array' : 'an object';
-    default: return `a ${typeof v}`;
+    case 'string':
+      return `"${safeText(v)}"`;
+    case 'number':
+      return Number.isNaN(v) ? 'NaN' : String(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'bigint':
+      return 'a big integer';
+    case 'object':
+      return ArrayBuffer.isView(v) ? 'a numeric array' : 'an object';
+    default:
+      return `a ${typeof v}`;
   }
 }
 
@@ -73,7 +83,11 @@ export function describeValue(v: unknown): string {
  */
 export class FormatError extends Error {
   readonly field: string;
-  constructor(readonly file: string, field: string, detail: string) {
+  constructor(
+    readonly file: string,
+    field: string,
+    detail: string,
+  ) {
     const fd = safeText(String(field), MAX_FIELD_CHARS);
     super(`${safeText(String(file), MAX_FIELD_CHARS * 2)}: ${fd}: ${safeText(String(detail), MAX_DETAIL_CHARS)}`);
     this.field = fd;
@@ -83,7 +97,8 @@ export class FormatError extends Error {
 
 /** Levenshtein distance, case-insensitive (Wagner–Fischer, one row). Callers bound the lengths. */
 function editDistance(a: string, b: string): number {
-  a = a.toLowerCase(); b = b.toLowerCase();
+  a = a.toLowerCase();
+  b = b.toLowerCase();
   const row = new Uint32Array(b.length + 1);
   for (let j = 0; j <= b.length; j++) row[j] = j;
   for (let i = 1; i <= a.length; i++) {
@@ -111,17 +126,24 @@ export function suggest(word: string, candidates: readonly string[]): string | u
     if (prefix) return prefix;
   }
   const limit = Math.max(2, Math.floor(word.length / 3));
-  let best: string | undefined, bestD = Infinity;
+  let best: string | undefined,
+    bestD = Infinity;
   for (const c of candidates) {
     if (c.length > MAX_SUGGEST_CHARS || Math.abs(c.length - word.length) > limit) continue;
     const d = editDistance(word, c);
-    if (d < bestD) { bestD = d; best = c; }
+    if (d < bestD) {
+      bestD = d;
+      best = c;
+    }
   }
   return bestD <= limit ? best : undefined;
 }
 
 /** Quoted, safe, comma-separated list of names (at most `max` shown). */
 export function quoteList(xs: readonly string[], max = 20): string {
-  const shown = xs.slice(0, max).map((x) => `"${safeText(x)}"`).join(', ');
+  const shown = xs
+    .slice(0, max)
+    .map((x) => `"${safeText(x)}"`)
+    .join(', ');
   return xs.length > max ? `${shown}, … (${xs.length - max} more)` : shown;
 }

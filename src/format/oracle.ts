@@ -3,7 +3,15 @@
  * A (row-major, incl. eps·I), b, mu, optional `physical` data and optional reference `solution`.
  * Every error names the file and the field.
  */
-import { checkPositiveSemidefinite, checkProblemFinite, makeProblem, ProblemError, type BodyState, type ContactPoint, type ContactProblem } from '../engine/problem.js';
+import {
+  checkPositiveSemidefinite,
+  checkProblemFinite,
+  makeProblem,
+  ProblemError,
+  type BodyState,
+  type ContactPoint,
+  type ContactProblem,
+} from '../engine/problem.js';
 import { assembleProblem } from '../engine/assembly.js';
 import type { Mat3 } from '../engine/math/mat3.js';
 import type { Vec3 } from '../engine/math/vec3.js';
@@ -45,7 +53,9 @@ type Json = Record<string, unknown>;
 
 class Reader {
   constructor(readonly file: string) {}
-  fail(field: string, detail: string): never { throw new FormatError(this.file, field, detail); }
+  fail(field: string, detail: string): never {
+    throw new FormatError(this.file, field, detail);
+  }
   obj(v: unknown, field: string): Json {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) this.fail(field, `expected an object, got ${describe(v)}`);
     return v as Json;
@@ -66,7 +76,10 @@ class Reader {
   nums(v: unknown, field: string, len?: number): number[] {
     return this.arr(v, field, len).map((x, i) => this.num(x, `${field}[${i}]`));
   }
-  vec3(v: unknown, field: string): Vec3 { const a = this.nums(v, field, 3); return [a[0], a[1], a[2]]; }
+  vec3(v: unknown, field: string): Vec3 {
+    const a = this.nums(v, field, 3);
+    return [a[0], a[1], a[2]];
+  }
   str(v: unknown, field: string): string {
     if (typeof v !== 'string') this.fail(field, `expected a string, got ${describe(v)}`);
     return v;
@@ -114,7 +127,11 @@ function readPhysical(r: Reader, p: Json, eps: number, C: number): OraclePhysica
     try {
       checkPositiveSemidefinite(I, 3, `${f}.inv_inertia_world`);
     } catch (e) {
-      if (e instanceof ProblemError) r.fail(e.field, 'is not positive semidefinite: an inverse inertia tensor R I⁻¹ Rᵀ has eigenvalues ≥ 0 (a negative entry on the diagonal, or off-diagonal entries too large)');
+      if (e instanceof ProblemError)
+        r.fail(
+          e.field,
+          'is not positive semidefinite: an inverse inertia tensor R I⁻¹ Rᵀ has eigenvalues ≥ 0 (a negative entry on the diagonal, or off-diagonal entries too large)',
+        );
       throw e;
     }
     return { invMass, invInertiaWorld: I as unknown as Mat3, x: r.vec3(bo.x, `${f}.x`), v: r.vec3(bo.v, `${f}.v`), omega: r.vec3(bo.omega, `${f}.omega`) };
@@ -123,17 +140,27 @@ function readPhysical(r: Reader, p: Json, eps: number, C: number): OraclePhysica
   const contacts: ContactPoint[] = contactsRaw.map((cv, i) => {
     const f = `physical.contacts[${i}]`;
     const co = r.obj(cv, f);
-    const bodyA = r.num(co.body_a, `${f}.body_a`), bodyB = r.num(co.body_b, `${f}.body_b`);
+    const bodyA = r.num(co.body_a, `${f}.body_a`),
+      bodyB = r.num(co.body_b, `${f}.body_b`);
     return {
-      bodyA, bodyB,
-      point: r.vec3(co.point, `${f}.point`), normal: r.vec3(co.normal, `${f}.normal`),
-      t1: r.vec3(co.t1, `${f}.t1`), t2: r.vec3(co.t2, `${f}.t2`),
-      mu: r.num(co.mu, `${f}.mu`), restitution: r.num(co.e, `${f}.e`), penetration: r.num(co.penetration, `${f}.penetration`),
+      bodyA,
+      bodyB,
+      point: r.vec3(co.point, `${f}.point`),
+      normal: r.vec3(co.normal, `${f}.normal`),
+      t1: r.vec3(co.t1, `${f}.t1`),
+      t2: r.vec3(co.t2, `${f}.t2`),
+      mu: r.num(co.mu, `${f}.mu`),
+      restitution: r.num(co.e, `${f}.e`),
+      penetration: r.num(co.penetration, `${f}.penetration`),
     };
   });
   return {
-    baumgarte: r.bool(p.baumgarte, 'physical.baumgarte'), erp: r.num(p.erp, 'physical.erp'), dt: r.num(p.dt, 'physical.dt'),
-    eps: p.eps === undefined ? eps : r.num(p.eps, 'physical.eps'), bodies, contacts,
+    baumgarte: r.bool(p.baumgarte, 'physical.baumgarte'),
+    erp: r.num(p.erp, 'physical.erp'),
+    dt: r.num(p.dt, 'physical.dt'),
+    eps: p.eps === undefined ? eps : r.num(p.eps, 'physical.eps'),
+    bodies,
+    contacts,
   };
 }
 
@@ -162,7 +189,12 @@ export function assembleOraclePhysical(inst: OracleInstance): ContactProblem {
   if (!ph) throw new FormatError(inst.file, 'physical', 'this instance has no physical data (use --from matrix)');
   try {
     const p = assembleProblem(ph.bodies, ph.contacts, {
-      dt: ph.dt, erp: ph.erp, baumgarte: ph.baumgarte, slop: 0, restVelocityThreshold: -Infinity, regularization: ph.eps,
+      dt: ph.dt,
+      erp: ph.erp,
+      baumgarte: ph.baumgarte,
+      slop: 0,
+      restVelocityThreshold: -Infinity,
+      regularization: ph.eps,
     });
     // the same checks as the matrix path: finite data in range of double precision, PSD A
     checkProblemFinite(p);
@@ -181,15 +213,36 @@ export function assembleOraclePhysical(inst: OracleInstance): ContactProblem {
 export function writeOracleInstance(id: string, p: ContactProblem, physical: Omit<OraclePhysical, 'bodies' | 'contacts' | 'eps'>): string {
   if (!p.physics || !p.contacts) throw new Error('writeOracleInstance needs a problem assembled from physical data');
   const bodies = p.physics.bodies.map((bd) => ({
-    inv_mass: bd.invMass, inv_inertia_world: Array.from(bd.invInertiaWorld), x: bd.x, v: bd.v, omega: bd.omega,
+    inv_mass: bd.invMass,
+    inv_inertia_world: Array.from(bd.invInertiaWorld),
+    x: bd.x,
+    v: bd.v,
+    omega: bd.omega,
     static: bd.invMass === 0 && bd.invInertiaWorld.every((x) => x === 0),
   }));
   const contacts = p.contacts.map(({ contact: c }) => ({
-    body_a: c.bodyA, body_b: c.bodyB, point: c.point, normal: c.normal, t1: c.t1, t2: c.t2, mu: c.mu, e: c.restitution, penetration: c.penetration,
+    body_a: c.bodyA,
+    body_b: c.bodyB,
+    point: c.point,
+    normal: c.normal,
+    t1: c.t1,
+    t2: c.t2,
+    mu: c.mu,
+    e: c.restitution,
+    penetration: c.penetration,
   }));
   const doc = {
-    schema_version: 1, id, source: 'physical', scenario: id, num_contacts: p.contactCount, num_bodies: bodies.length, n: p.size,
-    eps: p.regularization, A: Array.from(p.A), b: Array.from(p.b), mu: Array.from(p.mu),
+    schema_version: 1,
+    id,
+    source: 'physical',
+    scenario: id,
+    num_contacts: p.contactCount,
+    num_bodies: bodies.length,
+    n: p.size,
+    eps: p.regularization,
+    A: Array.from(p.A),
+    b: Array.from(p.b),
+    mu: Array.from(p.mu),
     physical: { ...physical, eps: p.regularization, bodies, contacts },
     solution: null,
   };

@@ -174,14 +174,21 @@ export function toJsonLine(value: unknown, path = '(root)'): string {
 }
 
 function write(v: unknown, path: string, out: string[]): void {
-  if (v === null) { out.push('null'); return; }
+  if (v === null) {
+    out.push('null');
+    return;
+  }
   switch (typeof v) {
     case 'number':
       if (!Number.isFinite(v)) throw new RangeError(`${path}: ${v} is not a finite number; JSON cannot represent it`);
       out.push(Object.is(v, -0) ? '-0' : String(v));
       return;
-    case 'string': out.push(JSON.stringify(v)); return;
-    case 'boolean': out.push(v ? 'true' : 'false'); return;
+    case 'string':
+      out.push(JSON.stringify(v));
+      return;
+    case 'boolean':
+      out.push(v ? 'true' : 'false');
+      return;
     case 'object': {
       if (Array.isArray(v) || isNumericView(v)) {
         const a = v as ArrayLike<unknown>;
@@ -223,9 +230,13 @@ function isNumericView(v: unknown): v is ArrayLike<number> {
 export function serializeHeader(h: RecordingHeader): string {
   const vendor = Object.entries(h as unknown as Record<string, unknown>).filter(([k]) => k.startsWith('x-'));
   return toJsonLine({
-    format: h.format, version: h.version, producer: { name: h.producer.name, version: h.producer.version }, units: h.units,
+    format: h.format,
+    version: h.version,
+    producer: { name: h.producer.name, version: h.producer.version },
+    units: h.units,
     conventions: { up: h.conventions.up, quaternion: h.conventions.quaternion, normal: h.conventions.normal, impulse: h.conventions.impulse },
-    dt: h.dt, gravity: h.gravity,
+    dt: h.dt,
+    gravity: h.gravity,
     bodies: h.bodies.map((b) => ({ name: b.name, shape: b.shape, mass: b.mass, inertia: b.inertia, static: b.static })),
     solver: h.solver,
     ...Object.fromEntries(vendor),
@@ -235,17 +246,33 @@ export function serializeHeader(h: RecordingHeader): string {
 /** One frame as one line (no newline). Keys in the documented order. */
 export function serializeFrame(f: RecordedFrame): string {
   return toJsonLine({
-    frame: f.frame, time: f.time,
+    frame: f.frame,
+    time: f.time,
     bodies: f.bodies.map((s) => ({ x: s.x, q: s.q, v: s.v, w: s.w })),
     pre: f.pre?.map((p) => ({ v: p.v, w: p.w, x: p.x, q: p.q })),
     contacts: f.contacts.map((c) => ({
-      a: c.a, b: c.b, point: c.point, normal: c.normal, t1: c.t1, t2: c.t2, depth: c.depth, mu: c.mu, e: c.e, feature: c.feature,
+      a: c.a,
+      b: c.b,
+      point: c.point,
+      normal: c.normal,
+      t1: c.t1,
+      t2: c.t2,
+      depth: c.depth,
+      mu: c.mu,
+      e: c.e,
+      feature: c.feature,
     })),
     solver: {
-      name: f.solver.name, status: f.solver.status, reason: f.solver.reason, iterations: f.solver.iterations,
-      residuals: f.solver.residuals, lambda: f.solver.lambda,
+      name: f.solver.name,
+      status: f.solver.status,
+      reason: f.solver.reason,
+      iterations: f.solver.iterations,
+      residuals: f.solver.residuals,
+      lambda: f.solver.lambda,
     },
-    A: f.A, b: f.b, energy: f.energy,
+    A: f.A,
+    b: f.b,
+    energy: f.energy,
   });
 }
 
@@ -266,12 +293,19 @@ export function parseJsonLine(text: string, file: string, where: string): unknow
     const marked = markNonFinite(text);
     if (marked !== null) {
       let v: unknown;
-      try { v = JSON.parse(marked); } catch { v = undefined; }
+      try {
+        v = JSON.parse(marked);
+      } catch {
+        v = undefined;
+      }
       if (v !== undefined) {
         const hit = findMark(v);
         if (hit) {
-          throw new FormatError(file, `${where}${hit.path || '(root)'}`,
-            `is ${hit.token}, which is not a JSON number: the value was not finite when it was written (JSON has no NaN/Infinity; fix it at the source or write the frame with status "failed")`);
+          throw new FormatError(
+            file,
+            `${where}${hit.path || '(root)'}`,
+            `is ${hit.token}, which is not a JSON number: the value was not finite when it was written (JSON has no NaN/Infinity; fix it at the source or write the frame with status "failed")`,
+          );
         }
       }
     }
@@ -295,16 +329,21 @@ function markNonFinite(text: string): string | null {
   const n = text.length;
   while (i < n) {
     const ch = text.charCodeAt(i);
-    if (ch === 0x22) { // string: skip to its closing quote
+    if (ch === 0x22) {
+      // string: skip to its closing quote
       i++;
       while (i < n) {
         const c = text.charCodeAt(i);
         if (c === 0x5c) i += 2;
-        else if (c === 0x22) { i++; break; } else i++;
+        else if (c === 0x22) {
+          i++;
+          break;
+        } else i++;
       }
       continue;
     }
-    if (ch === 0x2d || ch === 0x2b || ch === 0x4e || ch === 0x6e || ch === 0x49 || ch === 0x69) { // - + N n I i
+    if (ch === 0x2d || ch === 0x2b || ch === 0x4e || ch === 0x6e || ch === 0x49 || ch === 0x69) {
+      // - + N n I i
       const prev = i > 0 ? text[i - 1] : '';
       if (prev === '' || /[\s,:[]/.test(prev)) {
         NONFINITE_TOKEN.lastIndex = i;
@@ -341,7 +380,9 @@ function findMark(root: unknown): { path: string; token: string } | null {
       continue;
     }
     if (v === null || typeof v !== 'object' || depth >= MAX_MARK_DEPTH) continue;
-    const entries: [string, unknown][] = Array.isArray(v) ? v.map((x, i) => [`${path}[${i}]`, x]) : Object.entries(v).map(([k, x]) => [path ? `${path}.${k}` : k, x]);
+    const entries: [string, unknown][] = Array.isArray(v)
+      ? v.map((x, i) => [`${path}[${i}]`, x])
+      : Object.entries(v).map(([k, x]) => [path ? `${path}.${k}` : k, x]);
     for (let i = entries.length - 1; i >= 0; i--) stack.push({ v: entries[i][1], path: entries[i][0], depth: depth + 1 });
   }
   return null;
@@ -353,8 +394,13 @@ type Json = Record<string, unknown>;
 type Warn = (field: string, detail: string) => void;
 
 class Check {
-  constructor(readonly file: string, readonly where: string) {}
-  fail(field: string, detail: string): never { throw new FormatError(this.file, `${this.where}${field || '(root)'}`, detail); }
+  constructor(
+    readonly file: string,
+    readonly where: string,
+  ) {}
+  fail(field: string, detail: string): never {
+    throw new FormatError(this.file, `${this.where}${field || '(root)'}`, detail);
+  }
   obj(v: unknown, field: string): Json {
     if (v === null || typeof v !== 'object' || Array.isArray(v)) this.fail(field, `expected an object, got ${describe(v)}`);
     return v as Json;
@@ -364,7 +410,11 @@ class Check {
     return v;
   }
   notNumber(v: unknown, field: string): never {
-    if (v === null) this.fail(field, 'expected a finite number, got null (writers such as serde_json and JSON.stringify write NaN and ±Infinity as null: the value was probably not finite)');
+    if (v === null)
+      this.fail(
+        field,
+        'expected a finite number, got null (writers such as serde_json and JSON.stringify write NaN and ±Infinity as null: the value was probably not finite)',
+      );
     this.fail(field, `expected a finite number, got ${describe(v)}`);
   }
   int(v: unknown, field: string, min: number): number {
@@ -396,12 +446,19 @@ class Check {
     }
     return a as number[];
   }
-  vec3(v: unknown, field: string): Vec3 { return this.nums(v, field, 3, 'numbers [x, y, z]') as unknown as Vec3; }
+  vec3(v: unknown, field: string): Vec3 {
+    return this.nums(v, field, 3, 'numbers [x, y, z]') as unknown as Vec3;
+  }
   unit(v: unknown, field: string): Vec3 {
     const a = this.vec3(v, field);
     const len = Math.hypot(a[0], a[1], a[2]);
     if (!(Math.abs(len - 1) <= UNIT_TOLERANCE)) {
-      this.fail(field, len === 0 ? 'is the zero vector, expected a unit vector' : `is not a unit vector: length ${len} (|length − 1| = ${Math.abs(len - 1).toExponential(2)} > ${UNIT_TOLERANCE.toExponential(0)})`);
+      this.fail(
+        field,
+        len === 0
+          ? 'is the zero vector, expected a unit vector'
+          : `is not a unit vector: length ${len} (|length − 1| = ${Math.abs(len - 1).toExponential(2)} > ${UNIT_TOLERANCE.toExponential(0)})`,
+      );
     }
     return a;
   }
@@ -410,7 +467,8 @@ class Check {
     const len = Math.hypot(q[0], q[1], q[2], q[3]);
     const dev = Math.abs(len - 1);
     if (!(dev <= QUATERNION_ERROR_TOLERANCE)) this.fail(field, `is not a unit quaternion: length ${len}`);
-    if (dev > UNIT_TOLERANCE) warn?.(field, `quaternion length ${len} deviates from 1 by ${dev.toExponential(2)} (> ${UNIT_TOLERANCE.toExponential(0)}); normalised on use`);
+    if (dev > UNIT_TOLERANCE)
+      warn?.(field, `quaternion length ${len} deviates from 1 by ${dev.toExponential(2)} (> ${UNIT_TOLERANCE.toExponential(0)}); normalised on use`);
     return q;
   }
   oneOf<T extends string>(v: unknown, field: string, allowed: readonly T[]): T {
@@ -467,7 +525,8 @@ export function validateHeader(raw: unknown, file: string): { header: RecordingH
   const where = 'line 1: ';
   const c = new Check(file, where);
   const warnings: string[] = [];
-  const warn: Warn = (field, detail) => warnings.push(`${safeText(file, 2 * MAX_FIELD_CHARS)}: ${where}${safeText(field, MAX_FIELD_CHARS)}: ${safeText(detail, MAX_DETAIL_CHARS)}`);
+  const warn: Warn = (field, detail) =>
+    warnings.push(`${safeText(file, 2 * MAX_FIELD_CHARS)}: ${where}${safeText(field, MAX_FIELD_CHARS)}: ${safeText(detail, MAX_DETAIL_CHARS)}`);
   const o = c.obj(raw, '');
   if (o.format !== RECORDING_FORMAT) {
     if ('frame' in o) c.fail('format', 'the first line must be the recording header, but it looks like a frame (the header is missing)');
@@ -480,7 +539,8 @@ export function validateHeader(raw: unknown, file: string): { header: RecordingH
   const producerName = label(c.str(po.name, 'producer.name'), 'producer.name', warn);
   if (producerName.trim() === '') c.fail('producer.name', 'must not be empty (name the engine that wrote the recording)');
   unknownKeys(po, ['name', 'version'], 'producer', warn);
-  const producer = po.version === undefined ? { name: producerName } : { name: producerName, version: label(c.str(po.version, 'producer.version'), 'producer.version', warn) };
+  const producer =
+    po.version === undefined ? { name: producerName } : { name: producerName, version: label(c.str(po.version, 'producer.version'), 'producer.version', warn) };
   if (o.units !== 'SI') c.fail('units', `expected "SI" (m, kg, s, N·s), got ${describe(o.units)}; convert before writing, we do not convert silently`);
   const co = c.obj(o.conventions, 'conventions');
   for (const key of Object.keys(CONVENTIONS) as (keyof RecordingConventions)[]) {
@@ -504,7 +564,14 @@ export function validateHeader(raw: unknown, file: string): { header: RecordingH
     bodies.push(body);
   }
   let header: RecordingHeader = {
-    format: RECORDING_FORMAT, version: RECORDING_VERSION, producer, units: 'SI', conventions: { ...CONVENTIONS }, dt, gravity, bodies,
+    format: RECORDING_FORMAT,
+    version: RECORDING_VERSION,
+    producer,
+    units: 'SI',
+    conventions: { ...CONVENTIONS },
+    dt,
+    gravity,
+    bodies,
   };
   if (o.solver !== undefined) {
     const so = c.obj(o.solver, 'solver');
@@ -526,17 +593,23 @@ function readBody(c: Check, v: unknown, f: string, warn: Warn): RecordedBody {
     if (!isStatic) c.fail(`${f}.mass`, 'is null (a static body) but static is false; give the mass in kg or set static: true');
   } else {
     mass = c.num(o.mass, `${f}.mass`);
-    if (mass === 0) c.fail(`${f}.mass`, 'is 0; write mass: null and static: true for a static body (mass 0 is how some engines mark static bodies; here it is explicit)');
+    if (mass === 0)
+      c.fail(`${f}.mass`, 'is 0; write mass: null and static: true for a static body (mass 0 is how some engines mark static bodies; here it is explicit)');
     if (!(mass > 0)) c.fail(`${f}.mass`, `is ${mass}; mass must be > 0 kg (or null for a static body)`);
     if (isStatic) c.fail(`${f}.mass`, `is ${mass} but static is true; a static body has mass null (inverse mass 0)`);
   }
   if ('plane' in shape && !isStatic) c.fail(`${f}.static`, 'a plane is always static: set mass: null and static: true');
   let inertia: Vec3 | Mat3 | null = null;
   if (o.inertia === undefined || o.inertia === null) {
-    if (!isStatic) c.fail(`${f}.inertia`, `is ${describe(o.inertia)}; a dynamic body needs its body-frame inertia: 3 principal moments or 9 numbers (row-major tensor), kg·m²`);
+    if (!isStatic)
+      c.fail(
+        `${f}.inertia`,
+        `is ${describe(o.inertia)}; a dynamic body needs its body-frame inertia: 3 principal moments or 9 numbers (row-major tensor), kg·m²`,
+      );
   } else {
     const a = c.arr(o.inertia, `${f}.inertia`);
-    if (a.length !== 3 && a.length !== 9) c.fail(`${f}.inertia`, `expected 3 principal moments or a 3×3 tensor (9 numbers, row-major), got ${a.length} numbers`);
+    if (a.length !== 3 && a.length !== 9)
+      c.fail(`${f}.inertia`, `expected 3 principal moments or a 3×3 tensor (9 numbers, row-major), got ${a.length} numbers`);
     const I = c.nums(a, `${f}.inertia`);
     if (!isStatic) checkInertia(c, I, `${f}.inertia`);
     inertia = I as unknown as Vec3 | Mat3;
@@ -551,17 +624,27 @@ function checkInertia(c: Check, I: readonly number[], f: string): void {
     return;
   }
   const scale = Math.max(...I.map(Math.abs));
-  for (const [i, j] of [[0, 1], [0, 2], [1, 2]]) {
-    if (Math.abs(I[3 * i + j] - I[3 * j + i]) > 1e-6 * scale) c.fail(`${f}[${3 * i + j}]`, `the inertia tensor is not symmetric: I[${i}][${j}] = ${I[3 * i + j]} but I[${j}][${i}] = ${I[3 * j + i]}`);
+  for (const [i, j] of [
+    [0, 1],
+    [0, 2],
+    [1, 2],
+  ]) {
+    if (Math.abs(I[3 * i + j] - I[3 * j + i]) > 1e-6 * scale)
+      c.fail(`${f}[${3 * i + j}]`, `the inertia tensor is not symmetric: I[${i}][${j}] = ${I[3 * i + j]} but I[${j}][${i}] = ${I[3 * j + i]}`);
   }
-  const m1 = I[0], m2 = I[0] * I[4] - I[1] * I[3], m3 = det3(I);
+  const m1 = I[0],
+    m2 = I[0] * I[4] - I[1] * I[3],
+    m3 = det3(I);
   if (!(m1 > 0 && m2 > 0 && m3 > 0)) c.fail(f, 'the inertia tensor is not positive definite (leading minors must be > 0)');
 }
 
 /** Warns when the inertia does not look like the solid shape of that mass (a common bug: inverse or world-frame inertia). */
 function inertiaPlausibility(shape: RecordedShape, mass: number, I: readonly number[], f: string, warn: Warn): void {
   let expected: Vec3 | null = null;
-  if ('sphere' in shape) { const i = 0.4 * mass * shape.sphere.radius ** 2; expected = [i, i, i]; }
+  if ('sphere' in shape) {
+    const i = 0.4 * mass * shape.sphere.radius ** 2;
+    expected = [i, i, i];
+  }
   if ('box' in shape) {
     const [a, b, c] = shape.box.halfExtents;
     expected = [(mass / 3) * (b * b + c * c), (mass / 3) * (a * a + c * c), (mass / 3) * (a * a + b * b)];
@@ -572,9 +655,15 @@ function inertiaPlausibility(shape: RecordedShape, mass: number, I: readonly num
     const off = I.length === 9 ? Math.max(Math.abs(I[1]), Math.abs(I[2]), Math.abs(I[5])) : 0;
     const rel = Math.max(...diag.map((x, k) => Math.abs(x - expected[k]) / expected[k]), off / expected[0]);
     if (rel > 1e-3) {
-      warn(f, `differs from a solid ${'sphere' in shape ? 'sphere' : 'box'} of ${mass} kg (expected [${expected.map((x) => x.toPrecision(6)).join(', ')}] kg·m², off by ${(100 * rel).toPrecision(3)}%): fine for a hollow or composite body, but check that it is not the inverse inertia or a world-frame tensor`);
+      warn(
+        f,
+        `differs from a solid ${'sphere' in shape ? 'sphere' : 'box'} of ${mass} kg (expected [${expected.map((x) => x.toPrecision(6)).join(', ')}] kg·m², off by ${(100 * rel).toPrecision(3)}%): fine for a hollow or composite body, but check that it is not the inverse inertia or a world-frame tensor`,
+      );
     }
-  } else if (I.length === 3 && (diag[0] + diag[1] < diag[2] * (1 - 1e-9) || diag[0] + diag[2] < diag[1] * (1 - 1e-9) || diag[1] + diag[2] < diag[0] * (1 - 1e-9))) {
+  } else if (
+    I.length === 3 &&
+    (diag[0] + diag[1] < diag[2] * (1 - 1e-9) || diag[0] + diag[2] < diag[1] * (1 - 1e-9) || diag[1] + diag[2] < diag[0] * (1 - 1e-9))
+  ) {
     warn(f, `principal moments ${diag.join(', ')} violate the triangle inequality (no rigid body has them, scale ${scale}): inverse inertia?`);
   }
 }
@@ -602,7 +691,8 @@ function readShape(c: Check, v: unknown, f: string, warn: Warn): RecordedShape {
     case 'box': {
       const s = c.obj(o.box, p);
       const halfExtents = c.vec3(s.halfExtents, `${p}.halfExtents`);
-      for (let k = 0; k < 3; k++) if (!(halfExtents[k] > 0)) c.fail(`${p}.halfExtents[${k}]`, `is ${halfExtents[k]}; half extents must be > 0 m (half the edge length)`);
+      for (let k = 0; k < 3; k++)
+        if (!(halfExtents[k] > 0)) c.fail(`${p}.halfExtents[${k}]`, `is ${halfExtents[k]}; half extents must be > 0 m (half the edge length)`);
       unknownKeys(s, ['halfExtents'], p, warn);
       return { box: { halfExtents } };
     }
@@ -616,7 +706,10 @@ function readShape(c: Check, v: unknown, f: string, warn: Warn): RecordedShape {
     case 'other': {
       const s = c.obj(o.other, p);
       if (s.type !== undefined) c.str(s.type, `${p}.type`);
-      warn(p, `${s.type === undefined ? 'a shape' : `shape "${safeText(String(s.type))}"`} unknown to Contact Lens: accepted; it is shown as a marker and its contacts are taken from the recording as they are`);
+      warn(
+        p,
+        `${s.type === undefined ? 'a shape' : `shape "${safeText(String(s.type))}"`} unknown to Contact Lens: accepted; it is shown as a marker and its contacts are taken from the recording as they are`,
+      );
       return { other: s };
     }
     default: {
@@ -693,8 +786,12 @@ export function validateFrame(raw: unknown, lineNo: number, file: string, header
   const residuals = so.residuals === undefined ? undefined : c.nums(so.residuals, 'solver.residuals');
   const lambda = c.nums(so.lambda, 'solver.lambda', 3 * C, `numbers (3C for C = ${C} contacts: λn, λt1, λt2 per contact)`);
   const solver: RecordedSolver = {
-    name, status, ...(reason !== undefined ? { reason } : {}), ...(iterations !== undefined ? { iterations } : {}),
-    ...(residuals !== undefined ? { residuals } : {}), lambda,
+    name,
+    status,
+    ...(reason !== undefined ? { reason } : {}),
+    ...(iterations !== undefined ? { iterations } : {}),
+    ...(residuals !== undefined ? { residuals } : {}),
+    lambda,
   };
   let result: RecordedFrame = { frame, time, bodies, ...(pre ? { pre } : {}), contacts, solver };
   if (o.A !== undefined) result = { ...result, A: c.nums(o.A, 'A', 9 * C * C, `numbers ((3C)² row-major for C = ${C} contacts)`) };
@@ -714,7 +811,10 @@ function readContact(c: Check, v: unknown, i: number, header: RecordingHeader, w
   const B = header.bodies.length;
   const a = c.num(o.a, `${f}.a`);
   if (!Number.isInteger(a) || a < 0 || a >= B) {
-    c.fail(`${f}.a`, a === -1 ? 'is −1, but only b may be the static world (−1): swap a and b, negate n and t1, and negate λt2' : `is ${a}, expected a body index 0…${B - 1}`);
+    c.fail(
+      `${f}.a`,
+      a === -1 ? 'is −1, but only b may be the static world (−1): swap a and b, negate n and t1, and negate λt2' : `is ${a}, expected a body index 0…${B - 1}`,
+    );
   }
   const b = c.num(o.b, `${f}.b`);
   if (!Number.isInteger(b) || b < -1 || b >= B) c.fail(`${f}.b`, `is ${b}, expected −1 (static world) or a body index 0…${B - 1}`);
@@ -723,15 +823,19 @@ function readContact(c: Check, v: unknown, i: number, header: RecordingHeader, w
   const normal = c.unit(o.normal, `${f}.normal`);
   const t1 = c.unit(o.t1, `${f}.t1`);
   const t2 = c.unit(o.t2, `${f}.t2`);
-  const d1 = dot(t1, normal), d2 = dot(t2, normal);
+  const d1 = dot(t1, normal),
+    d2 = dot(t2, normal);
   if (Math.abs(d1) > UNIT_TOLERANCE) c.fail(`${f}.t1`, `is not orthogonal to the normal (t1·n = ${d1.toExponential(2)})`);
   if (Math.abs(d2) > UNIT_TOLERANCE) c.fail(`${f}.t2`, `is not orthogonal to the normal (t2·n = ${d2.toExponential(2)})`);
   const x = cross(t1, t2);
   const dev = Math.max(Math.abs(x[0] - normal[0]), Math.abs(x[1] - normal[1]), Math.abs(x[2] - normal[2]));
   if (dev > UNIT_TOLERANCE) {
-    c.fail(`${f}.t2`, dot(x, normal) < 0
-      ? '(t1, t2, n) is left-handed: t1 × t2 = −n; swap t1 and t2 (and λt1, λt2) so that t1 × t2 = n'
-      : `t1 × t2 must equal n (within ${UNIT_TOLERANCE.toExponential(0)}), off by ${dev.toExponential(2)}; t1 and t2 must be orthogonal`);
+    c.fail(
+      `${f}.t2`,
+      dot(x, normal) < 0
+        ? '(t1, t2, n) is left-handed: t1 × t2 = −n; swap t1 and t2 (and λt1, λt2) so that t1 × t2 = n'
+        : `t1 × t2 must equal n (within ${UNIT_TOLERANCE.toExponential(0)}), off by ${dev.toExponential(2)}; t1 and t2 must be orthogonal`,
+    );
   }
   const depth = c.num(o.depth, `${f}.depth`);
   if (depth < 0) c.fail(`${f}.depth`, `is ${depth}; depth is the penetration (m) and must be ≥ 0 (write 0 for touching or speculative contacts)`);
@@ -758,9 +862,12 @@ export function toShapeDesc(s: RecordedShape): ShapeDesc | null {
 
 export function fromShapeDesc(s: ShapeDesc): RecordedShape {
   switch (s.kind) {
-    case 'sphere': return { sphere: { radius: s.radius } };
-    case 'box': return { box: { halfExtents: s.halfExtents } };
-    case 'plane': return { plane: { normal: s.normal, offset: s.offset } };
+    case 'sphere':
+      return { sphere: { radius: s.radius } };
+    case 'box':
+      return { box: { halfExtents: s.halfExtents } };
+    case 'plane':
+      return { plane: { normal: s.normal, offset: s.offset } };
   }
 }
 
@@ -779,9 +886,15 @@ export function inverseInertiaBody(b: RecordedBody): Mat3 {
   if (I.length === 3) return [1 / I[0], 0, 0, 0, 1 / I[1], 0, 0, 0, 1 / I[2]];
   const d = det3(I);
   return [
-    (I[4] * I[8] - I[5] * I[7]) / d, (I[2] * I[7] - I[1] * I[8]) / d, (I[1] * I[5] - I[2] * I[4]) / d,
-    (I[5] * I[6] - I[3] * I[8]) / d, (I[0] * I[8] - I[2] * I[6]) / d, (I[2] * I[3] - I[0] * I[5]) / d,
-    (I[3] * I[7] - I[4] * I[6]) / d, (I[1] * I[6] - I[0] * I[7]) / d, (I[0] * I[4] - I[1] * I[3]) / d,
+    (I[4] * I[8] - I[5] * I[7]) / d,
+    (I[2] * I[7] - I[1] * I[8]) / d,
+    (I[1] * I[5] - I[2] * I[4]) / d,
+    (I[5] * I[6] - I[3] * I[8]) / d,
+    (I[0] * I[8] - I[2] * I[6]) / d,
+    (I[2] * I[3] - I[0] * I[5]) / d,
+    (I[3] * I[7] - I[4] * I[6]) / d,
+    (I[1] * I[6] - I[0] * I[7]) / d,
+    (I[0] * I[4] - I[1] * I[3]) / d,
   ];
 }
 
@@ -790,22 +903,33 @@ export function inverseInertiaBody(b: RecordedBody): Mat3 {
  * velocities from `pre`; pose from `pre[i].x/q` when written, else from the previous frame's post-step
  * pose when that frame is frame − 1. Returns the reason when the frame cannot be re-assembled.
  */
-export function preSolveBodyStates(header: RecordingHeader, frame: RecordedFrame, previous?: RecordedFrame):
-  { readonly ok: true; readonly bodies: BodyState[] } | { readonly ok: false; readonly reason: string } {
+export function preSolveBodyStates(
+  header: RecordingHeader,
+  frame: RecordedFrame,
+  previous?: RecordedFrame,
+): { readonly ok: true; readonly bodies: BodyState[] } | { readonly ok: false; readonly reason: string } {
   const pre = frame.pre;
-  if (!pre) return { ok: false, reason: `frame ${frame.frame} has no "pre" velocities: the contact problem cannot be rebuilt (only the recorded A/b, if any, can be re-solved)` };
+  if (!pre)
+    return {
+      ok: false,
+      reason: `frame ${frame.frame} has no "pre" velocities: the contact problem cannot be rebuilt (only the recorded A/b, if any, can be re-solved)`,
+    };
   const prevOk = previous !== undefined && previous.frame === frame.frame - 1;
   const bodies: BodyState[] = [];
   for (let i = 0; i < header.bodies.length; i++) {
     const p = pre[i];
-    let x = p.x, q = p.q;
+    let x = p.x,
+      q = p.q;
     if (x === undefined || q === undefined) {
       if (!prevOk) return { ok: false, reason: `frame ${frame.frame}: pre[${i}] has no pose (x, q) and frame ${frame.frame - 1} is not in the recording` };
       x ??= previous.bodies[i].x;
       q ??= previous.bodies[i].q;
     }
     const hb = header.bodies[i];
-    if (hb.static) { bodies.push({ invMass: 0, invInertiaWorld: ZERO3, x, v: p.v, omega: p.w }); continue; }
+    if (hb.static) {
+      bodies.push({ invMass: 0, invInertiaWorld: ZERO3, x, v: p.v, omega: p.w });
+      continue;
+    }
     const l = Math.hypot(q[0], q[1], q[2], q[3]);
     const R = quatToMat3([q[0] / l, q[1] / l, q[2] / l, q[3] / l]);
     bodies.push({ invMass: 1 / (hb.mass as number), invInertiaWorld: mul(mul(R, inverseInertiaBody(hb)), transpose(R)), x, v: p.v, omega: p.w });

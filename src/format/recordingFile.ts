@@ -11,8 +11,16 @@
 import * as fs from 'node:fs';
 import { FormatError } from './oracle.js';
 import {
-  parseFrame, parseHeader, serializeFrame, serializeHeader, SOLVER_STATUSES, validateFrame, validateHeader,
-  type RecordedFrame, type RecordedSolverStatus, type RecordingHeader,
+  parseFrame,
+  parseHeader,
+  serializeFrame,
+  serializeHeader,
+  SOLVER_STATUSES,
+  validateFrame,
+  validateHeader,
+  type RecordedFrame,
+  type RecordedSolverStatus,
+  type RecordingHeader,
 } from './recording.js';
 
 /** Bytes read per chunk while indexing. */
@@ -64,7 +72,10 @@ export interface OpenOptions {
   readonly onFrame?: (index: number, frame: RecordedFrame, header: RecordingHeader) => void;
 }
 
-const FLAG_PRE = 4, FLAG_MATRIX = 8, FLAG_ITER = 16, STATUS_MASK = 3;
+const FLAG_PRE = 4,
+  FLAG_MATRIX = 8,
+  FLAG_ITER = 16,
+  STATUS_MASK = 3;
 
 /** Growable columns: ~70 bytes per frame, no per-frame objects. */
 class Columns {
@@ -84,34 +95,67 @@ class Columns {
   push(offset: number, length: number, line: number, f: RecordedFrame): void {
     if (this.count === this.offset.length) this.grow();
     const i = this.count++;
-    this.offset[i] = offset; this.length[i] = length; this.line[i] = line;
-    this.frame[i] = f.frame; this.time[i] = f.time; this.contacts[i] = f.contacts.length;
+    this.offset[i] = offset;
+    this.length[i] = length;
+    this.line[i] = line;
+    this.frame[i] = f.frame;
+    this.time[i] = f.time;
+    this.contacts[i] = f.contacts.length;
     const s = f.solver;
     let flags = SOLVER_STATUSES.indexOf(s.status);
     if (f.pre) flags |= FLAG_PRE;
     if (f.A || f.b) flags |= FLAG_MATRIX;
-    if (s.iterations !== undefined) { flags |= FLAG_ITER; this.iterations[i] = Math.min(s.iterations, 0xffffffff); }
+    if (s.iterations !== undefined) {
+      flags |= FLAG_ITER;
+      this.iterations[i] = Math.min(s.iterations, 0xffffffff);
+    }
     this.flags[i] = flags;
     this.residual[i] = s.residuals && s.residuals.length > 0 ? s.residuals[s.residuals.length - 1] : NaN;
-    let ml = 0, md = 0;
-    for (let k = 0; k < f.contacts.length; k++) { ml = Math.max(ml, s.lambda[3 * k]); md = Math.max(md, f.contacts[k].depth); }
-    this.maxLambdaN[i] = ml; this.maxDepth[i] = md;
+    let ml = 0,
+      md = 0;
+    for (let k = 0; k < f.contacts.length; k++) {
+      ml = Math.max(ml, s.lambda[3 * k]);
+      md = Math.max(md, f.contacts[k].depth);
+    }
+    this.maxLambdaN[i] = ml;
+    this.maxDepth[i] = md;
   }
 
   private grow(): void {
     const n = this.offset.length * 2;
-    const g = <T extends Float64Array | Uint32Array | Uint8Array>(a: T): T => { const b = new (a.constructor as new (n: number) => T)(n); b.set(a); return b; };
-    this.offset = g(this.offset); this.frame = g(this.frame); this.time = g(this.time); this.residual = g(this.residual);
-    this.maxLambdaN = g(this.maxLambdaN); this.maxDepth = g(this.maxDepth); this.length = g(this.length); this.line = g(this.line);
-    this.contacts = g(this.contacts); this.iterations = g(this.iterations); this.flags = g(this.flags);
+    const g = <T extends Float64Array | Uint32Array | Uint8Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(n);
+      b.set(a);
+      return b;
+    };
+    this.offset = g(this.offset);
+    this.frame = g(this.frame);
+    this.time = g(this.time);
+    this.residual = g(this.residual);
+    this.maxLambdaN = g(this.maxLambdaN);
+    this.maxDepth = g(this.maxDepth);
+    this.length = g(this.length);
+    this.line = g(this.line);
+    this.contacts = g(this.contacts);
+    this.iterations = g(this.iterations);
+    this.flags = g(this.flags);
   }
 
   summary(i: number): FrameSummary {
     const flags = this.flags[i];
     const s: FrameSummary = {
-      index: i, frame: this.frame[i], time: this.time[i], line: this.line[i], offset: this.offset[i], length: this.length[i],
-      contacts: this.contacts[i], status: SOLVER_STATUSES[flags & STATUS_MASK], maxLambdaN: this.maxLambdaN[i], maxDepth: this.maxDepth[i],
-      hasPre: (flags & FLAG_PRE) !== 0, hasMatrix: (flags & FLAG_MATRIX) !== 0,
+      index: i,
+      frame: this.frame[i],
+      time: this.time[i],
+      line: this.line[i],
+      offset: this.offset[i],
+      length: this.length[i],
+      contacts: this.contacts[i],
+      status: SOLVER_STATUSES[flags & STATUS_MASK],
+      maxLambdaN: this.maxLambdaN[i],
+      maxDepth: this.maxDepth[i],
+      hasPre: (flags & FLAG_PRE) !== 0,
+      hasMatrix: (flags & FLAG_MATRIX) !== 0,
     };
     const extra: { iterations?: number; finalResidual?: number } = {};
     if (flags & FLAG_ITER) extra.iterations = this.iterations[i];
@@ -150,15 +194,24 @@ class Indexer {
   private oversize = false;
   private prev: { frame: number; time: number } | undefined;
 
-  constructor(readonly file: string, private readonly onFrame?: OpenOptions['onFrame']) {}
+  constructor(
+    readonly file: string,
+    private readonly onFrame?: OpenOptions['onFrame'],
+  ) {}
 
   /** Processes buf[0..n), which starts at file offset `pos`. */
   push(buf: Buffer, n: number, pos: number): void {
     let s = 0;
-    if (pos === 0 && n >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) { s = 3; this.lineStart = 3; } // UTF-8 BOM
+    if (pos === 0 && n >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) {
+      s = 3;
+      this.lineStart = 3;
+    } // UTF-8 BOM
     for (;;) {
       const nl = buf.indexOf(10, s);
-      if (nl < 0 || nl >= n) { this.keep(buf, s, n); return; }
+      if (nl < 0 || nl >= n) {
+        this.keep(buf, s, n);
+        return;
+      }
       let bytes: Buffer;
       if (this.pendingBytes > 0 || this.oversize) {
         this.keep(buf, s, nl);
@@ -168,7 +221,9 @@ class Indexer {
       }
       const length = pos + nl - this.lineStart;
       this.line(bytes, this.lineStart, length, true);
-      this.pending = []; this.pendingBytes = 0; this.oversize = false;
+      this.pending = [];
+      this.pendingBytes = 0;
+      this.oversize = false;
       this.lineStart = pos + nl + 1;
       s = nl + 1;
     }
@@ -179,14 +234,19 @@ class Indexer {
     if (this.pendingBytes > 0 || this.oversize) {
       const bytes = this.oversize ? Buffer.alloc(0) : Buffer.concat(this.pending, this.pendingBytes);
       this.line(bytes, this.lineStart, this.pendingBytes, false);
-      this.pending = []; this.pendingBytes = 0;
+      this.pending = [];
+      this.pendingBytes = 0;
     }
     if (!this.header) throw new FormatError(this.file, 'line 1', 'the file is empty; a recording starts with its header line (docs/recording-format.md)');
   }
 
   private keep(buf: Buffer, from: number, to: number): void {
     if (to <= from || this.oversize) return;
-    if (this.pendingBytes + (to - from) > MAX_LINE_BYTES) { this.oversize = true; this.pending = []; return; }
+    if (this.pendingBytes + (to - from) > MAX_LINE_BYTES) {
+      this.oversize = true;
+      this.pending = [];
+      return;
+    }
     this.pending.push(Buffer.from(buf.subarray(from, to))); // copy: the chunk buffer is reused
     this.pendingBytes += to - from;
   }
@@ -218,8 +278,14 @@ class Indexer {
       if (!(e instanceof FormatError)) throw e;
       if (!terminated) {
         const detail = e.message.slice(e.file.length + 2 + e.field.length + 2);
-        this.issue(new FormatError(this.file, e.field,
-          `the last line is incomplete (no newline at the end of the file: the writer was probably interrupted), so this frame is skipped: ${detail}`), lineNo);
+        this.issue(
+          new FormatError(
+            this.file,
+            e.field,
+            `the last line is incomplete (no newline at the end of the file: the writer was probably interrupted), so this frame is skipped: ${detail}`,
+          ),
+          lineNo,
+        );
       } else {
         this.issue(e, lineNo);
       }
@@ -259,7 +325,11 @@ function openRegularFile(file: string): number {
   const st = fs.fstatSync(fd);
   if (!st.isFile()) {
     fs.closeSync(fd);
-    throw new FormatError(file, '(file)', `is not a regular file (${st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a named pipe' : 'a device or socket'}); a recording is a .rec.jsonl file`);
+    throw new FormatError(
+      file,
+      '(file)',
+      `is not a regular file (${st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a named pipe' : 'a device or socket'}); a recording is a .rec.jsonl file`,
+    );
   }
   return fd;
 }
@@ -334,7 +404,9 @@ export class RecordingReader {
   }
 
   /** Number of valid frames. */
-  get frameCount(): number { return this.columns.count; }
+  get frameCount(): number {
+    return this.columns.count;
+  }
 
   summary(i: number): FrameSummary {
     this.checkIndex(i);
@@ -348,11 +420,13 @@ export class RecordingReader {
   /** Index of the frame with this frame number, or −1 (binary search: frame numbers increase). */
   indexOfFrame(frameNumber: number): number {
     const fr = this.columns.frame;
-    let lo = 0, hi = this.columns.count - 1;
+    let lo = 0,
+      hi = this.columns.count - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
       if (fr[mid] === frameNumber) return mid;
-      if (fr[mid] < frameNumber) lo = mid + 1; else hi = mid - 1;
+      if (fr[mid] < frameNumber) lo = mid + 1;
+      else hi = mid - 1;
     }
     return -1;
   }
@@ -362,7 +436,9 @@ export class RecordingReader {
     this.checkIndex(i);
     if (this.fd === null) throw new Error(`${this.file}: the recording is closed`);
     const c = this.columns;
-    const offset = c.offset[i], length = c.length[i], line = c.line[i];
+    const offset = c.offset[i],
+      length = c.length[i],
+      line = c.line[i];
     const changed = (why: string): never => {
       throw new FormatError(this.file, `line ${line}`, `the file changed on disk since it was opened (${why}); reopen the recording`);
     };
@@ -381,11 +457,15 @@ export class RecordingReader {
   }
 
   close(): void {
-    if (this.fd !== null) { fs.closeSync(this.fd); this.fd = null; }
+    if (this.fd !== null) {
+      fs.closeSync(this.fd);
+      this.fd = null;
+    }
   }
 
   private checkIndex(i: number): void {
-    if (!Number.isInteger(i) || i < 0 || i >= this.columns.count) throw new RangeError(`${this.file}: frame index ${i} out of range 0…${this.columns.count - 1}`);
+    if (!Number.isInteger(i) || i < 0 || i >= this.columns.count)
+      throw new RangeError(`${this.file}: frame index ${i} out of range 0…${this.columns.count - 1}`);
   }
 }
 
@@ -409,7 +489,13 @@ export class RecordingWriter {
   private prev: { frame: number; time: number } | undefined;
   private framesWritten = 0;
 
-  private constructor(readonly file: string, fd: number, readonly header: RecordingHeader, readonly warnings: readonly string[], private readonly validate: boolean) {
+  private constructor(
+    readonly file: string,
+    fd: number,
+    readonly header: RecordingHeader,
+    readonly warnings: readonly string[],
+    private readonly validate: boolean,
+  ) {
     this.fd = fd;
   }
 
@@ -431,13 +517,16 @@ export class RecordingWriter {
   }
 
   /** Number of frames written so far. */
-  get frameCount(): number { return this.framesWritten; }
+  get frameCount(): number {
+    return this.framesWritten;
+  }
 
   writeFrame(f: RecordedFrame): void {
     if (this.fd === null) throw new Error(`${this.file}: the recording writer is closed`);
     const line = this.lineNo + 1;
     if (this.validate) validateFrame(f, line, this.file, this.header, { previous: this.prev });
-    else if (this.prev && !(f.frame > this.prev.frame)) throw new FormatError(this.file, `line ${line}: frame`, `is ${f.frame} after frame ${this.prev.frame}; frame numbers must strictly increase`);
+    else if (this.prev && !(f.frame > this.prev.frame))
+      throw new FormatError(this.file, `line ${line}: frame`, `is ${f.frame} after frame ${this.prev.frame}; frame numbers must strictly increase`);
     let text: string;
     try {
       text = serializeFrame(f);
@@ -463,7 +552,12 @@ export class RecordingWriter {
 
   close(): void {
     if (this.fd === null) return;
-    try { this.flush(); } finally { fs.closeSync(this.fd); this.fd = null; }
+    try {
+      this.flush();
+    } finally {
+      fs.closeSync(this.fd);
+      this.fd = null;
+    }
   }
 
   private append(line: string): void {

@@ -10,8 +10,15 @@
  */
 import { FormatError, MAX_DETAIL_CHARS, MAX_FIELD_CHARS, MAX_SHOWN_CHARS, quoteList, safeText, suggest } from './messages.js';
 import {
-  JsonSyntaxError, LineIndex, parseJsonWithPositions, scanLooseTokens,
-  type JsonArray, type JsonMember, type JsonNode, type JsonObject, type SourceRange,
+  JsonSyntaxError,
+  LineIndex,
+  parseJsonWithPositions,
+  scanLooseTokens,
+  type JsonArray,
+  type JsonMember,
+  type JsonNode,
+  type JsonObject,
+  type SourceRange,
 } from './jsonPositions.js';
 import type { BodyDesc, CombineRule, FaultInjection, MaterialDesc, ScenarioDesc, ShapeDesc, StepConfig } from '../engine/world/types.js';
 import { MAX_BACKTRACKS, MAX_SOLVER_ITERATIONS } from '../engine/solvers/limits.js';
@@ -91,13 +98,22 @@ export interface SceneWarning {
 /** A FormatError with the position of the offending value (field is a JSON path). */
 export class SceneFormatError extends FormatError {
   readonly detail: string;
-  constructor(file: string, field: string, detail: string, readonly range: SourceRange) {
+  constructor(
+    file: string,
+    field: string,
+    detail: string,
+    readonly range: SourceRange,
+  ) {
     super(file, field, `line ${range.line}, column ${range.column}: ${detail}`);
     this.detail = safeText(detail, MAX_DETAIL_CHARS);
     this.name = 'SceneFormatError';
   }
-  get line(): number { return this.range.line; }
-  get column(): number { return this.range.column; }
+  get line(): number {
+    return this.range.line;
+  }
+  get column(): number {
+    return this.range.column;
+  }
 }
 
 /** Outline entry of scenarioRanges (names may be missing while the user types). */
@@ -146,9 +162,24 @@ const FRICTION_LAWS: readonly PgsFrictionLaw[] = ['coulomb-disk', 'cone'];
 
 const TOP_KEYS = ['$schema', 'scenarios'];
 const SCENARIO_KEYS = [
-  'name', 'description', 'dt', 'frames', 'gravity', 'solver', 'erp', 'slop', 'splitImpulse', 'softening',
-  'restVelocityThreshold', 'frictionCombine', 'restitutionCombine', 'warmStart', 'materials', 'bodies',
-  'expectations', 'faultInjection',
+  'name',
+  'description',
+  'dt',
+  'frames',
+  'gravity',
+  'solver',
+  'erp',
+  'slop',
+  'splitImpulse',
+  'softening',
+  'restVelocityThreshold',
+  'frictionCombine',
+  'restitutionCombine',
+  'warmStart',
+  'materials',
+  'bodies',
+  'expectations',
+  'faultInjection',
 ];
 /** Solver options per solver (besides "name"). */
 export const SOLVER_OPTION_KEYS: { readonly [S in SolverName]: readonly string[] } = {
@@ -162,8 +193,15 @@ const SHAPE_KEYS = ['sphere', 'box', 'plane'];
 const FAULT_KEYS = ['restitutionAsTarget'];
 /** The fields each object accepts (the schema's "properties"; the test keeps them in step). */
 export const SCENE_FIELD_NAMES = Object.freeze({
-  file: TOP_KEYS, scenario: SCENARIO_KEYS, material: MATERIAL_KEYS, body: BODY_KEYS, shape: SHAPE_KEYS,
-  sphere: ['radius'], box: ['halfExtents'], plane: ['normal', 'offset'], faultInjection: FAULT_KEYS,
+  file: TOP_KEYS,
+  scenario: SCENARIO_KEYS,
+  material: MATERIAL_KEYS,
+  body: BODY_KEYS,
+  shape: SHAPE_KEYS,
+  sphere: ['radius'],
+  box: ['halfExtents'],
+  plane: ['normal', 'offset'],
+  faultInjection: FAULT_KEYS,
 });
 /**
  * Largest number of frames a scenario may ask for: the inspector keeps a few numbers per frame in typed
@@ -176,7 +214,10 @@ const QUAT_UNIT_TOLERANCE = 1e-6;
 // ---------------------------------------------------------------------------------------------------
 // Validation helpers
 
-interface Span { readonly start: number; readonly end: number }
+interface Span {
+  readonly start: number;
+  readonly end: number;
+}
 
 interface NumRule {
   readonly min?: number;
@@ -191,23 +232,34 @@ const join = (base: string, key: string): string => (base ? `${base}.${key}` : k
 
 function describeNode(n: JsonNode): string {
   switch (n.type) {
-    case 'object': return 'an object';
-    case 'array': return `an array of ${n.items.length}`;
-    case 'string': return `a string ("${safeText(n.value, MAX_SHOWN_CHARS)}")`;
-    case 'number': return `the number ${n.value}`;
-    case 'boolean': return String(n.value);
-    case 'null': return 'null';
+    case 'object':
+      return 'an object';
+    case 'array':
+      return `an array of ${n.items.length}`;
+    case 'string':
+      return `a string ("${safeText(n.value, MAX_SHOWN_CHARS)}")`;
+    case 'number':
+      return `the number ${n.value}`;
+    case 'boolean':
+      return String(n.value);
+    case 'null':
+      return 'null';
   }
 }
 
 class Ctx {
   readonly lines: LineIndex;
   readonly warnings: SceneWarning[] = [];
-  constructor(readonly file: string, readonly text: string) {
+  constructor(
+    readonly file: string,
+    readonly text: string,
+  ) {
     this.lines = new LineIndex(text);
   }
 
-  range(s: Span): SourceRange { return this.lines.range(s.start, s.end); }
+  range(s: Span): SourceRange {
+    return this.lines.range(s.start, s.end);
+  }
 
   fail(s: Span, field: string, detail: string): never {
     throw new SceneFormatError(this.file, field, detail, this.range(s));
@@ -215,8 +267,17 @@ class Ctx {
 
   warn(kind: SceneWarningKind, s: Span, field: string, detail: string, scenario: string): void {
     const range = this.range(s);
-    field = safeText(field, MAX_FIELD_CHARS); detail = safeText(detail, MAX_DETAIL_CHARS);
-    this.warnings.push({ kind, file: this.file, field, detail, range, scenario, message: `${safeText(this.file, 2 * MAX_FIELD_CHARS)}: ${field}: line ${range.line}, column ${range.column}: ${detail}` });
+    field = safeText(field, MAX_FIELD_CHARS);
+    detail = safeText(detail, MAX_DETAIL_CHARS);
+    this.warnings.push({
+      kind,
+      file: this.file,
+      field,
+      detail,
+      range,
+      scenario,
+      message: `${safeText(this.file, 2 * MAX_FIELD_CHARS)}: ${field}: line ${range.line}, column ${range.column}: ${detail}`,
+    });
   }
 
   object(n: JsonNode, field: string, what: string): JsonObject {
@@ -259,7 +320,8 @@ class Ctx {
 
   number(n: JsonNode, field: string, rule: NumRule = {}): number {
     const unit = rule.unit ? ` ${rule.unit}` : '';
-    if (n.type !== 'number') this.fail(n, field, `expected ${rule.integer ? 'an integer' : 'a number'}${unit ? ` (${rule.unit})` : ''}, got ${describeNode(n)}`);
+    if (n.type !== 'number')
+      this.fail(n, field, `expected ${rule.integer ? 'an integer' : 'a number'}${unit ? ` (${rule.unit})` : ''}, got ${describeNode(n)}`);
     const v = n.value;
     if (!Number.isFinite(v)) this.fail(n, field, `${v} is too large: expected a finite number`);
     if (rule.integer && !Number.isInteger(v)) this.fail(n, field, `expected an integer, got ${v}`);
@@ -283,7 +345,8 @@ class Ctx {
     const s = this.string(n, field, 'a name (a non-empty string)');
     if (s.trim() === '') this.fail(n, field, 'a name must not be empty');
     // names are printed (CLI, Test Explorer, panel titles): a control character could rewrite the terminal
-    if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(s)) this.fail(n, field, `a name must not contain control characters or line breaks, got "${safeText(s)}"`);
+    if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(s))
+      this.fail(n, field, `a name must not contain control characters or line breaks, got "${safeText(s)}"`);
     return s;
   }
 
@@ -338,7 +401,12 @@ export function parseSceneFile(text: string, file: string): { scenarios: ParsedS
     const s = parseScenario(ctx, item, index);
     const nameNode = s.nameNode;
     const prev = names.get(s.parsed.desc.name);
-    if (prev) ctx.fail(nameNode, `scenarios[${index}].name`, `duplicate scenario name "${safeText(s.parsed.desc.name)}" (also at line ${ctx.lines.position(prev.start).line}); names must be unique in a file`);
+    if (prev)
+      ctx.fail(
+        nameNode,
+        `scenarios[${index}].name`,
+        `duplicate scenario name "${safeText(s.parsed.desc.name)}" (also at line ${ctx.lines.position(prev.start).line}); names must be unique in a file`,
+      );
     names.set(s.parsed.desc.name, nameNode);
     scenarios.push(s.parsed);
   });
@@ -357,7 +425,11 @@ function parseScenario(ctx: Ctx, node: JsonNode, index: number): { parsed: Parse
   };
   const description = opt<string | undefined>('description', (n, ff) => ctx.string(n, ff), undefined);
   const dt = opt('dt', (n, ff) => ctx.number(n, ff, { exclusiveMin: 0, unit: 's' }), SCENE_DEFAULTS.dt);
-  const frames = ctx.number(ctx.required(m, o, f, 'frames', 'number of steps to simulate, an integer ≥ 1'), `${f}.frames`, { integer: true, min: 1, max: MAX_SCENE_FRAMES });
+  const frames = ctx.number(ctx.required(m, o, f, 'frames', 'number of steps to simulate, an integer ≥ 1'), `${f}.frames`, {
+    integer: true,
+    min: 1,
+    max: MAX_SCENE_FRAMES,
+  });
   const gravity = opt('gravity', (n, ff) => ctx.vec3(n, ff, 'gravity [gx, gy, gz] in m/s²'), copy3(SCENE_DEFAULTS.gravity));
   const solver = opt('solver', (n, ff) => parseSolver(ctx, n, ff), { ...SCENE_DEFAULTS.solver });
   const erp = opt('erp', (n, ff) => ctx.number(n, ff, { min: 0, max: 1 }), SCENE_DEFAULTS.erp);
@@ -377,7 +449,18 @@ function parseScenario(ctx: Ctx, node: JsonNode, index: number): { parsed: Parse
   const faults = faultMember ? parseFaults(ctx, faultMember.value, `${f}.faultInjection`, name) : {};
 
   const config: StepConfig = {
-    dt, gravity, solver, erp, slop, splitImpulse, softening, restVelocityThreshold, frictionCombine, restitutionCombine, warmStart, faults,
+    dt,
+    gravity,
+    solver,
+    erp,
+    slop,
+    splitImpulse,
+    softening,
+    restVelocityThreshold,
+    frictionCombine,
+    restitutionCombine,
+    warmStart,
+    faults,
   };
   const desc: ScenarioDesc = { name, frames, config, materials, bodies };
 
@@ -387,7 +470,13 @@ function parseScenario(ctx: Ctx, node: JsonNode, index: number): { parsed: Parse
     : { expectations: [], expectationRanges: [] };
 
   const parsed: ParsedScenario = {
-    index, desc, expectations, range: ctx.range(o), nameRange: ctx.range(nameNode), bodyRanges, expectationRanges,
+    index,
+    desc,
+    expectations,
+    range: ctx.range(o),
+    nameRange: ctx.range(nameNode),
+    bodyRanges,
+    expectationRanges,
     ...(description !== undefined ? { description } : {}),
   };
   return { parsed, nameNode };
@@ -452,7 +541,11 @@ function parseShape(ctx: Ctx, node: JsonNode, f: string): ShapeDesc {
   if (o.members.length === 0) ctx.fail(o, f, `empty shape: give exactly one of ${quoteList(SHAPE_KEYS)}, e.g. {"sphere": {"radius": 0.5}}`);
   if (o.members.length > 1) {
     const second = o.members[1];
-    ctx.fail({ start: second.keyStart, end: second.keyEnd }, join(f, second.key), `a shape has exactly one kind; found both "${o.members[0].key}" and "${second.key}"`);
+    ctx.fail(
+      { start: second.keyStart, end: second.keyEnd },
+      join(f, second.key),
+      `a shape has exactly one kind; found both "${o.members[0].key}" and "${second.key}"`,
+    );
   }
   const kind = o.members[0].key;
   const inner = m.get(kind)!.value;
@@ -467,8 +560,12 @@ function parseShape(ctx: Ctx, node: JsonNode, f: string): ShapeDesc {
     case 'box': {
       const bo = ctx.object(inner, fk, 'box parameters { "halfExtents" }');
       const bm = ctx.members(bo, fk, SCENE_FIELD_NAMES.box);
-      const halfExtents = ctx.vec3(ctx.required(bm, bo, fk, 'halfExtents', 'half side lengths [hx, hy, hz] in m, each > 0'), `${fk}.halfExtents`,
-        'half extents [hx, hy, hz] in m', { exclusiveMin: 0, unit: 'm' });
+      const halfExtents = ctx.vec3(
+        ctx.required(bm, bo, fk, 'halfExtents', 'half side lengths [hx, hy, hz] in m, each > 0'),
+        `${fk}.halfExtents`,
+        'half extents [hx, hy, hz] in m',
+        { exclusiveMin: 0, unit: 'm' },
+      );
       return { kind: 'box', halfExtents };
     }
     default: {
@@ -485,7 +582,13 @@ function parseShape(ctx: Ctx, node: JsonNode, f: string): ShapeDesc {
   }
 }
 
-function parseBodies(ctx: Ctx, node: JsonNode, f: string, materials: readonly MaterialDesc[], scenario: string): { bodies: BodyDesc[]; bodyRanges: SourceRange[] } {
+function parseBodies(
+  ctx: Ctx,
+  node: JsonNode,
+  f: string,
+  materials: readonly MaterialDesc[],
+  scenario: string,
+): { bodies: BodyDesc[]; bodyRanges: SourceRange[] } {
   const a = ctx.array(node, f, 'an array of bodies');
   if (a.items.length === 0) ctx.fail(a, f, 'a scenario needs at least one body');
   const bodies: BodyDesc[] = [];
@@ -499,15 +602,26 @@ function parseBodies(ctx: Ctx, node: JsonNode, f: string, materials: readonly Ma
     const nameNode = ctx.required(m, o, fi, 'name', 'the body name, unique in the scenario');
     const name = ctx.name(nameNode, `${fi}.name`);
     const prev = seen.get(name);
-    if (prev) ctx.fail(nameNode, `${fi}.name`, `duplicate body name "${safeText(name)}" (also at line ${ctx.lines.position(prev.start).line}); body names must be unique in a scenario`);
+    if (prev)
+      ctx.fail(
+        nameNode,
+        `${fi}.name`,
+        `duplicate body name "${safeText(name)}" (also at line ${ctx.lines.position(prev.start).line}); body names must be unique in a scenario`,
+      );
     seen.set(name, nameNode);
-    const shape = parseShape(ctx, ctx.required(m, o, fi, 'shape', '{"sphere": {"radius"}}, {"box": {"halfExtents"}} or {"plane": {"normal", "offset"}}'), `${fi}.shape`);
+    const shape = parseShape(
+      ctx,
+      ctx.required(m, o, fi, 'shape', '{"sphere": {"radius"}}, {"box": {"halfExtents"}} or {"plane": {"normal", "offset"}}'),
+      `${fi}.shape`,
+    );
     const isPlane = shape.kind === 'plane';
-    const massM = m.get('mass'), staticM = m.get('static');
+    const massM = m.get('mass'),
+      staticM = m.get('static');
     let mass: number | null;
     if (isPlane) {
       if (massM) ctx.fail({ start: massM.keyStart, end: massM.keyEnd }, `${fi}.mass`, 'planes are always static: remove "mass" and write "static": true');
-      if (!staticM) ctx.fail({ start: o.start, end: o.start + 1 }, `${fi}.static`, 'missing required field "static" (planes are always static: write "static": true)');
+      if (!staticM)
+        ctx.fail({ start: o.start, end: o.start + 1 }, `${fi}.static`, 'missing required field "static" (planes are always static: write "static": true)');
     } else if (massM && staticM) {
       ctx.fail({ start: staticM.keyStart, end: staticM.keyEnd }, `${fi}.static`, 'give either "mass" (kg) or "static": true, not both');
     } else if (!massM && !staticM) {
@@ -531,7 +645,9 @@ function parseBodies(ctx: Ctx, node: JsonNode, f: string, materials: readonly Ma
     if (isStatic) {
       for (const key of ['velocity', 'angularVelocity']) forbid(key, `a static body does not move; remove "${key}" (or give it a "mass")`);
     }
-    const position: Vec3 = isPlane ? [0, 0, 0] : ctx.vec3(ctx.required(m, o, fi, 'position', 'centre of mass [x, y, z] in m, world frame'), `${fi}.position`, 'a position [x, y, z] in m');
+    const position: Vec3 = isPlane
+      ? [0, 0, 0]
+      : ctx.vec3(ctx.required(m, o, fi, 'position', 'centre of mass [x, y, z] in m, world frame'), `${fi}.position`, 'a position [x, y, z] in m');
     let orientation: Quat = [1, 0, 0, 0];
     const qm = m.get('orientation');
     if (qm) {
@@ -539,20 +655,33 @@ function parseBodies(ctx: Ctx, node: JsonNode, f: string, materials: readonly Ma
       const len = Math.hypot(q[0], q[1], q[2], q[3]);
       if (!(len > 1e-12)) ctx.fail(qm.value, `${fi}.orientation`, 'the quaternion is zero and cannot be normalised; use [1, 0, 0, 0] for no rotation');
       if (Math.abs(len - 1) > QUAT_UNIT_TOLERANCE) {
-        ctx.warn('quaternion-normalized', qm.value, `${fi}.orientation`, `quaternion has length ${len.toPrecision(8)}, not 1; it was normalised (orientation is [w, x, y, z])`, scenario);
+        ctx.warn(
+          'quaternion-normalized',
+          qm.value,
+          `${fi}.orientation`,
+          `quaternion has length ${len.toPrecision(8)}, not 1; it was normalised (orientation is [w, x, y, z])`,
+          scenario,
+        );
       }
       orientation = len === 1 ? [q[0], q[1], q[2], q[3]] : [q[0] / len, q[1] / len, q[2] / len, q[3] / len];
     }
-    const vm = m.get('velocity'), wm = m.get('angularVelocity');
+    const vm = m.get('velocity'),
+      wm = m.get('angularVelocity');
     const velocity = vm ? ctx.vec3(vm.value, `${fi}.velocity`, 'a velocity [vx, vy, vz] in m/s') : copy3(SCENE_DEFAULTS.velocity);
-    const angularVelocity = wm ? ctx.vec3(wm.value, `${fi}.angularVelocity`, 'an angular velocity [ωx, ωy, ωz] in rad/s (world frame)') : copy3(SCENE_DEFAULTS.angularVelocity);
+    const angularVelocity = wm
+      ? ctx.vec3(wm.value, `${fi}.angularVelocity`, 'an angular velocity [ωx, ωy, ωz] in rad/s (world frame)')
+      : copy3(SCENE_DEFAULTS.angularVelocity);
     let material = SCENE_DEFAULTS.material.name;
     const mat = m.get('material');
     if (mat) {
       material = ctx.name(mat.value, `${fi}.material`);
       if (!materialNames.includes(material)) {
         const s = suggest(material, materialNames);
-        ctx.fail(mat.value, `${fi}.material`, `unknown material "${safeText(material)}"${s ? `; did you mean "${safeText(s)}"?` : ''} (defined: ${quoteList(materialNames)}); add it to "materials"`);
+        ctx.fail(
+          mat.value,
+          `${fi}.material`,
+          `unknown material "${safeText(material)}"${s ? `; did you mean "${safeText(s)}"?` : ''} (defined: ${quoteList(materialNames)}); add it to "materials"`,
+        );
       }
     }
     bodies.push({ name, shape, mass, position, orientation, velocity, angularVelocity, material });
@@ -568,7 +697,13 @@ function parseFaults(ctx: Ctx, node: JsonNode, f: string, scenario: string): Fau
   const r = m.get('restitutionAsTarget');
   if (r) out.restitutionAsTarget = ctx.bool(r.value, `${f}.restitutionAsTarget`);
   if (out.restitutionAsTarget) {
-    ctx.warn('fault-injection', o, f, `scenario "${scenario}" injects a deliberate fault: restitutionAsTarget uses −(1+e)·ġ⁻ as the target velocity (seed 001 P2 bug, b_n = −(2+e)·ġ_n⁻), which adds energy at every bounce`, scenario);
+    ctx.warn(
+      'fault-injection',
+      o,
+      f,
+      `scenario "${scenario}" injects a deliberate fault: restitutionAsTarget uses −(1+e)·ġ⁻ as the target velocity (seed 001 P2 bug, b_n = −(2+e)·ġ_n⁻), which adds energy at every bounce`,
+      scenario,
+    );
   }
   return out;
 }
@@ -625,7 +760,13 @@ function parseExpectations(ctx: Ctx, node: JsonNode, f: string, desc: ScenarioDe
         const g = desc.config.gravity;
         const hasStatic = desc.bodies.some((b) => b.mass === null);
         if (g[0] !== 0 || g[1] !== 0 || g[2] !== 0 || hasStatic) {
-          ctx.warn('expectation', o, fi, `momentum is not conserved in this scenario (${hasStatic ? 'static bodies push back' : 'gravity is non-zero'}); this expectation will fail`, desc.name);
+          ctx.warn(
+            'expectation',
+            o,
+            fi,
+            `momentum is not conserved in this scenario (${hasStatic ? 'static bodies push back' : 'gravity is non-zero'}); this expectation will fail`,
+            desc.name,
+          );
         }
         break;
       }
@@ -694,10 +835,16 @@ function scanOutline(text: string): ScenarioOutline[] {
         if (!top && rootSeen) break; // text after the root value: ignore
         const key = top && top.kind === '{' && top.awaitingValue ? top.currentKey : undefined;
         let role: Frame['role'] = 'other';
-        if (!top) { rootSeen = true; role = tok.kind === '{' ? 'root' : 'other'; }
-        else if (top.role === 'root' && tok.kind === '[' && key === 'scenarios') role = 'scenarios';
+        if (!top) {
+          rootSeen = true;
+          role = tok.kind === '{' ? 'root' : 'other';
+        } else if (top.role === 'root' && tok.kind === '[' && key === 'scenarios') role = 'scenarios';
         else if (top.role === 'scenarios' && tok.kind === '{') role = 'scenario';
-        if (top) { top.awaitingValue = false; top.pendingKey = undefined; top.lastEnd = tok.end; }
+        if (top) {
+          top.awaitingValue = false;
+          top.pendingKey = undefined;
+          top.lastEnd = tok.end;
+        }
         const fr: Frame = { kind: tok.kind, start: tok.start, role, lastEnd: tok.end, currentKey: undefined, pendingKey: undefined, awaitingValue: false };
         if (role === 'scenario') fr.outline = { index: scenarioCount++, name: null };
         stack.push(fr);
@@ -710,7 +857,10 @@ function scanOutline(text: string): ScenarioOutline[] {
         while (k >= 0 && stack[k].kind !== want) k--;
         if (k < 0) break; // stray closer: ignore
         // Containers above the match were never closed: they end at their last token.
-        while (stack.length - 1 > k) { const fr = stack.pop()!; close(fr, fr.lastEnd); }
+        while (stack.length - 1 > k) {
+          const fr = stack.pop()!;
+          close(fr, fr.lastEnd);
+        }
         const fr = stack.pop()!;
         close(fr, tok.end);
         break;
@@ -724,7 +874,12 @@ function scanOutline(text: string): ScenarioOutline[] {
         if (top) top.lastEnd = tok.end;
         break;
       case ',':
-        if (top) { top.currentKey = undefined; top.pendingKey = undefined; top.awaitingValue = false; top.lastEnd = tok.end; }
+        if (top) {
+          top.currentKey = undefined;
+          top.pendingKey = undefined;
+          top.awaitingValue = false;
+          top.lastEnd = tok.end;
+        }
         break;
       case 'string':
         if (!top) break;
@@ -743,11 +898,18 @@ function scanOutline(text: string): ScenarioOutline[] {
         }
         break;
       case 'literal':
-        if (top) { top.lastEnd = tok.end; top.awaitingValue = false; top.pendingKey = undefined; }
+        if (top) {
+          top.lastEnd = tok.end;
+          top.awaitingValue = false;
+          top.pendingKey = undefined;
+        }
         break;
     }
   }
-  while (stack.length) { const fr = stack.pop()!; close(fr, fr.lastEnd); }
+  while (stack.length) {
+    const fr = stack.pop()!;
+    close(fr, fr.lastEnd);
+  }
   out.sort((a, b) => a.index - b.index);
   return out.map((s) => ({
     index: s.index,

@@ -8,10 +8,30 @@ export const PRODUCER = { name: 'contact-lens', version: '0.1.0' };
 export function headerFromWorld(world: World): RecordingHeader {
   const cfg = world.config;
   return {
-    format: RECORDING_FORMAT, version: RECORDING_VERSION, producer: PRODUCER, units: 'SI', conventions: CONVENTIONS,
-    dt: cfg.dt, gravity: cfg.gravity,
-    bodies: world.bodies.map((b) => ({ name: b.name, shape: fromShapeDesc(b.desc.shape), mass: b.isStatic ? null : b.mass, inertia: b.isStatic ? null : b.inertia, static: b.isStatic })),
-    solver: { name: cfg.solver.solver, ...cfg.solver, erp: cfg.erp, slop: cfg.slop, splitImpulse: cfg.splitImpulse, softening: cfg.softening, warmStart: cfg.warmStart, restVelocityThreshold: cfg.restVelocityThreshold },
+    format: RECORDING_FORMAT,
+    version: RECORDING_VERSION,
+    producer: PRODUCER,
+    units: 'SI',
+    conventions: CONVENTIONS,
+    dt: cfg.dt,
+    gravity: cfg.gravity,
+    bodies: world.bodies.map((b) => ({
+      name: b.name,
+      shape: fromShapeDesc(b.desc.shape),
+      mass: b.isStatic ? null : b.mass,
+      inertia: b.isStatic ? null : b.inertia,
+      static: b.isStatic,
+    })),
+    solver: {
+      name: cfg.solver.solver,
+      ...cfg.solver,
+      erp: cfg.erp,
+      slop: cfg.slop,
+      splitImpulse: cfg.splitImpulse,
+      softening: cfg.softening,
+      warmStart: cfg.warmStart,
+      restVelocityThreshold: cfg.restVelocityThreshold,
+    },
   };
 }
 
@@ -26,10 +46,15 @@ const STATUS_RANK: Record<RecordedSolverStatus, number> = { converged: 0, stalle
 export function frameFromWorld(world: World, f: FrameRecord): RecordedFrame {
   const lambda: number[] = [];
   for (const c of f.contacts) lambda.push(c.lambda[0], c.lambda[1], c.lambda[2]);
-  let status: RecordedSolverStatus = 'converged', iterations = 0, reason: string | undefined;
+  let status: RecordedSolverStatus = 'converged',
+    iterations = 0,
+    reason: string | undefined;
   for (const isl of f.islands) {
     const r = isl.result;
-    if (STATUS_RANK[r.status.kind] > STATUS_RANK[status]) { status = r.status.kind; reason = r.status.kind === 'converged' ? undefined : r.status.reason; }
+    if (STATUS_RANK[r.status.kind] > STATUS_RANK[status]) {
+      status = r.status.kind;
+      reason = r.status.kind === 'converged' ? undefined : r.status.reason;
+    }
     iterations = Math.max(iterations, r.iterations);
   }
   const residuals: number[] = new Array(iterations).fill(0);
@@ -39,18 +64,33 @@ export function frameFromWorld(world: World, f: FrameRecord): RecordedFrame {
     for (let k = 1; k <= iterations; k++) residuals[k - 1] = Math.max(residuals[k - 1], h[Math.min(k, h.length - 1)]);
   }
   return {
-    frame: f.frame, time: f.time,
+    frame: f.frame,
+    time: f.time,
     bodies: world.bodies.map((b) => ({ x: b.x, q: b.q, v: b.v, w: b.w })),
     pre: f.preState.map((s) => ({ v: s.v, w: s.w, x: s.x, q: s.q })),
     contacts: f.contacts.map(({ contact: c }) => ({
-      a: c.bodyA, b: c.bodyB, point: c.point, normal: c.normal, t1: c.t1, t2: c.t2, depth: c.penetration, mu: c.mu, e: c.restitution,
+      a: c.bodyA,
+      b: c.bodyB,
+      point: c.point,
+      normal: c.normal,
+      t1: c.t1,
+      t2: c.t2,
+      depth: c.penetration,
+      mu: c.mu,
+      e: c.restitution,
       ...(c.featureId ? { feature: c.featureId } : {}),
     })),
     solver: { name: world.config.solver.solver, status, ...(reason ? { reason } : {}), iterations, residuals, lambda },
     energy: {
-      kinetic: f.energy.kineticLinear + f.energy.kineticRotational, kineticLinear: f.energy.kineticLinear, kineticRotational: f.energy.kineticRotational,
-      potential: f.energy.potential, total: f.energy.total, normalWork: f.energy.normalWork, frictionWork: f.energy.frictionWork,
-      biasWork: f.energy.biasWork, integratorResidual: f.energy.integratorResidual,
+      kinetic: f.energy.kineticLinear + f.energy.kineticRotational,
+      kineticLinear: f.energy.kineticLinear,
+      kineticRotational: f.energy.kineticRotational,
+      potential: f.energy.potential,
+      total: f.energy.total,
+      normalWork: f.energy.normalWork,
+      frictionWork: f.energy.frictionWork,
+      biasWork: f.energy.biasWork,
+      integratorResidual: f.energy.integratorResidual,
     },
   };
 }

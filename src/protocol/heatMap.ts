@@ -50,7 +50,8 @@ function log10Abs(a: number): number {
 export function encodeHeatMap(A: Float64Array, size: number): HeatMap {
   const n = size * size;
   const levels = new Uint8Array(n);
-  let maxAbs = 0, nonFinite = 0;
+  let maxAbs = 0,
+    nonFinite = 0;
   for (let i = 0; i < n; i++) {
     const a = A[i];
     if (!Number.isFinite(a)) nonFinite++;
@@ -62,7 +63,10 @@ export function encodeHeatMap(A: Float64Array, size: number): HeatMap {
   for (let i = 0; i < n; i++) {
     const a = A[i];
     if (a === 0) continue;
-    if (!Number.isFinite(a)) { levels[i] = HEAT_NON_FINITE; continue; }
+    if (!Number.isFinite(a)) {
+      levels[i] = HEAT_NON_FINITE;
+      continue;
+    }
     const t = log10Abs(a) * scale + offset;
     const step = t <= 0 ? 0 : t >= HEAT_STEPS ? HEAT_STEPS : Math.round(t);
     levels[i] = (a > 0 ? 1 : HEAT_NEGATIVE) + step;

@@ -195,7 +195,18 @@ export interface ViewSettings {
 // ─── host → webview ─────────────────────────────────────────────────────────────────────────────────
 export type HostMessage =
   /** `play`: start playback from `index` once shown (▶ Run). */
-  | { readonly type: 'init'; readonly version: number; readonly source: SessionSource; readonly info: SessionInfo; readonly timeline: Timeline; readonly findings: readonly FindingView[]; readonly settings: ViewSettings; readonly index: number; readonly play?: boolean; readonly scene?: SceneInfo }
+  | {
+      readonly type: 'init';
+      readonly version: number;
+      readonly source: SessionSource;
+      readonly info: SessionInfo;
+      readonly timeline: Timeline;
+      readonly findings: readonly FindingView[];
+      readonly settings: ViewSettings;
+      readonly index: number;
+      readonly play?: boolean;
+      readonly scene?: SceneInfo;
+    }
   | { readonly type: 'frame'; readonly requestId: number; readonly view: FrameView }
   | { readonly type: 'series'; readonly requestId: number; readonly series: readonly ContactSeries[] }
   | { readonly type: 'whatIf'; readonly requestId: number; readonly result: WhatIfView }

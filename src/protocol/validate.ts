@@ -7,7 +7,10 @@ import { MAX_SOLVER_ITERATIONS, PROTOCOL_VERSION, SOLVER_NAMES } from './inspect
 import { POSE_STRIDE } from './scene.js';
 
 export class ProtocolError extends Error {
-  constructor(readonly field: string, detail: string) {
+  constructor(
+    readonly field: string,
+    detail: string,
+  ) {
     super(`invalid message: ${field} ${detail}`);
     this.name = 'ProtocolError';
   }
@@ -45,13 +48,16 @@ function arr(v: unknown, field: string): unknown[] {
 function numOrNullArray(v: unknown, field: string, length?: number): void {
   const a = arr(v, field);
   if (length !== undefined && a.length !== length) throw new ProtocolError(field, `must have ${length} entries, has ${a.length}`);
-  a.forEach((x, i) => { if (x !== null && typeof x !== 'number') throw new ProtocolError(`${field}[${i}]`, 'must be a number or null'); });
+  a.forEach((x, i) => {
+    if (x !== null && typeof x !== 'number') throw new ProtocolError(`${field}[${i}]`, 'must be a number or null');
+  });
 }
 
 function whatIfOptions(v: unknown, field: string): WhatIfOptions {
   const o = obj(v, field);
   if (!SOLVER_NAMES.includes(o.solver as never)) throw new ProtocolError(`${field}.solver`, `must be one of ${SOLVER_NAMES.join(', ')}`);
-  if (o.maxIterations !== undefined && int(o.maxIterations, `${field}.maxIterations`, 1) > MAX_SOLVER_ITERATIONS) throw new ProtocolError(`${field}.maxIterations`, `must be ≤ ${MAX_SOLVER_ITERATIONS}`);
+  if (o.maxIterations !== undefined && int(o.maxIterations, `${field}.maxIterations`, 1) > MAX_SOLVER_ITERATIONS)
+    throw new ProtocolError(`${field}.maxIterations`, `must be ≤ ${MAX_SOLVER_ITERATIONS}`);
   if (o.tolerance !== undefined && !(finite(o.tolerance, `${field}.tolerance`) > 0)) throw new ProtocolError(`${field}.tolerance`, 'must be > 0');
   if (o.warmStart !== undefined && typeof o.warmStart !== 'boolean') throw new ProtocolError(`${field}.warmStart`, 'must be a boolean');
   return o as unknown as WhatIfOptions;
@@ -61,14 +67,22 @@ function whatIfOptions(v: unknown, field: string): WhatIfOptions {
 export function validateWebviewMessage(v: unknown): WebviewMessage {
   const m = obj(v, 'message');
   switch (m.type) {
-    case 'ready': break;
-    case 'seek': int(m.requestId, 'requestId'); int(m.index, 'index'); break;
+    case 'ready':
+      break;
+    case 'seek':
+      int(m.requestId, 'requestId');
+      int(m.index, 'index');
+      break;
     case 'series': {
       int(m.requestId, 'requestId');
       arr(m.keys, 'keys').forEach((k, i) => str(k, `keys[${i}]`));
       break;
     }
-    case 'whatIf': int(m.requestId, 'requestId'); int(m.index, 'index'); whatIfOptions(m.options, 'options'); break;
+    case 'whatIf':
+      int(m.requestId, 'requestId');
+      int(m.index, 'index');
+      whatIfOptions(m.options, 'options');
+      break;
     case 'exportChart':
       str(m.name, 'name');
       if (!/^data:image\/png;base64,[A-Za-z0-9+/=]+$/.test(str(m.dataUrl, 'dataUrl'))) throw new ProtocolError('dataUrl', 'must be a base64 PNG data URL');
@@ -77,7 +91,8 @@ export function validateWebviewMessage(v: unknown): WebviewMessage {
       int(m.index, 'index');
       if (m.format !== 'json' && m.format !== 'csv') throw new ProtocolError('format', 'must be "json" or "csv"');
       break;
-    default: throw new ProtocolError('type', `unknown message type ${JSON.stringify(m.type)}`);
+    default:
+      throw new ProtocolError('type', `unknown message type ${JSON.stringify(m.type)}`);
   }
   return m as unknown as WebviewMessage;
 }
@@ -110,18 +125,21 @@ function sceneInfo(v: unknown): void {
 /** A frame's body poses (POSE_STRIDE numbers per body) and friction impulses (3 per contact), as Float64Arrays. */
 function sceneFrame(v: unknown, contacts: number): void {
   const o = obj(v, 'view.scene');
-  const p = o.poses, fr = o.friction;
+  const p = o.poses,
+    fr = o.friction;
   if (!(p instanceof Float64Array)) throw new ProtocolError('view.scene.poses', 'must be a Float64Array');
   if (p.length % POSE_STRIDE !== 0) throw new ProtocolError('view.scene.poses', `must have ${POSE_STRIDE} numbers per body, has ${p.length}`);
   if (!(fr instanceof Float64Array)) throw new ProtocolError('view.scene.friction', 'must be a Float64Array');
   if (fr.length !== 3 * contacts) throw new ProtocolError('view.scene.friction', `must have 3 numbers per contact (${3 * contacts}), has ${fr.length}`);
   const pre = o.prePoses;
-  if (pre !== undefined && !(pre instanceof Float64Array && pre.length === p.length)) throw new ProtocolError('view.scene.prePoses', `must be a Float64Array like poses (${p.length} numbers)`);
+  if (pre !== undefined && !(pre instanceof Float64Array && pre.length === p.length))
+    throw new ProtocolError('view.scene.prePoses', `must be a Float64Array like poses (${p.length} numbers)`);
 }
 
 function validateTimeline(v: unknown, n: number): void {
   const t = obj(v, 'timeline');
-  for (const k of ['frame', 'time', 'contacts', 'iterations', 'residual', 'kinetic', 'potential', 'total', 'kappa', 'maxDepth']) numOrNullArray(t[k], `timeline.${k}`, n);
+  for (const k of ['frame', 'time', 'contacts', 'iterations', 'residual', 'kinetic', 'potential', 'total', 'kappa', 'maxDepth'])
+    numOrNullArray(t[k], `timeline.${k}`, n);
   const s = arr(t.status, 'timeline.status');
   if (s.length !== n) throw new ProtocolError('timeline.status', `must have ${n} entries`);
   const ledger = obj(t.ledger, 'timeline.ledger');
@@ -147,7 +165,8 @@ export function validateHostMessage(v: unknown): HostMessage {
         const o = obj(f, `findings[${i}]`);
         const idx = int(o.index, `findings[${i}].index`);
         if (idx >= n) throw new ProtocolError(`findings[${i}].index`, `must be < frameCount ${n}`);
-        numeric(o.joules, `findings[${i}].joules`); str(o.mechanism, `findings[${i}].mechanism`);
+        numeric(o.joules, `findings[${i}].joules`);
+        str(o.mechanism, `findings[${i}].mechanism`);
       });
       finite(obj(m.settings, 'settings').playbackFps, 'settings.playbackFps');
       int(m.index, 'index');
@@ -161,19 +180,33 @@ export function validateHostMessage(v: unknown): HostMessage {
       int(f.index, 'view.index');
       arr(f.contacts, 'view.contacts').forEach((c, i) => {
         const o = obj(c, `view.contacts[${i}]`);
-        numeric(o.lambdaN, `view.contacts[${i}].lambdaN`); str(o.key, `view.contacts[${i}].key`);
+        numeric(o.lambdaN, `view.contacts[${i}].lambdaN`);
+        str(o.key, `view.contacts[${i}].key`);
       });
       arr(f.islands, 'view.islands').forEach((v, i) => island(v, `view.islands[${i}]`));
       numOrNullArray(f.residuals, 'view.residuals');
       if (f.scene !== undefined) sceneFrame(f.scene, (f.contacts as unknown[]).length);
       break;
     }
-    case 'series': int(m.requestId, 'requestId'); arr(m.series, 'series'); break;
-    case 'whatIf': int(m.requestId, 'requestId'); arr(obj(m.result, 'result').contacts, 'result.contacts'); break;
-    case 'command': str(obj(m.command, 'command').name, 'command.name'); break;
-    case 'progress': str(m.message, 'message'); break;
-    case 'error': str(m.message, 'message'); break;
-    default: throw new ProtocolError('type', `unknown message type ${JSON.stringify(m.type)}`);
+    case 'series':
+      int(m.requestId, 'requestId');
+      arr(m.series, 'series');
+      break;
+    case 'whatIf':
+      int(m.requestId, 'requestId');
+      arr(obj(m.result, 'result').contacts, 'result.contacts');
+      break;
+    case 'command':
+      str(obj(m.command, 'command').name, 'command.name');
+      break;
+    case 'progress':
+      str(m.message, 'message');
+      break;
+    case 'error':
+      str(m.message, 'message');
+      break;
+    default:
+      throw new ProtocolError('type', `unknown message type ${JSON.stringify(m.type)}`);
   }
   return m as unknown as HostMessage;
 }

@@ -35,23 +35,38 @@ export const WRITER_BUG_TEXT: Record<WriterBug, string> = {
   'lambda-as-force': 'λ looks like a force: M⁻¹Jᵀλ·Δt matches the velocity change — write the impulse per step λ = F·Δt (N·s)',
   'normal-flipped': 'M⁻¹Jᵀλ has the opposite sign of the velocity change — the normal probably points from a into b (our convention: from b into a)',
   'normal-row-flipped': 'only the normal impulses have the wrong sign — the normal is flipped while the tangent impulses are not',
-  'inverse-inertia': 'the linear velocity changes match but the angular ones match only with the inertia inverted — the header probably holds the inverse inertia',
-  'omega-body-frame': 'the linear velocity changes match but the angular ones match only in the body frame — ω is probably written in body coordinates (ours: world)',
+  'inverse-inertia':
+    'the linear velocity changes match but the angular ones match only with the inertia inverted — the header probably holds the inverse inertia',
+  'omega-body-frame':
+    'the linear velocity changes match but the angular ones match only in the body frame — ω is probably written in body coordinates (ours: world)',
   unknown: 'the recorded λ does not explain the recorded velocity change (damping, clamping or forces applied after the solve, or a writer bug)',
 };
 
 function dist(a: Float64Array, b: Float64Array, s: number): number {
   let d = 0;
-  for (let i = 0; i < a.length; i++) { const x = a[i] - s * b[i]; d += x * x; }
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] - s * b[i];
+    d += x * x;
+  }
   return Math.sqrt(d);
 }
-function norm(a: Float64Array): number { let d = 0; for (let i = 0; i < a.length; i++) d += a[i] * a[i]; return Math.sqrt(d); }
+function norm(a: Float64Array): number {
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d += a[i] * a[i];
+  return Math.sqrt(d);
+}
 
 /**
  * Checks frame f (which has `pre`). `bodies` are the solve-time bodies built from the recorded pre state,
  * `k` the frame's assembled blocks for `contacts` (any assembly options).
  */
-export function checkFrameConsistency(header: RecordingHeader, f: RecordedFrame, prev: RecordedFrame | undefined, k: ContactJacobians | null, contacts: readonly ContactPoint[]): FrameConsistency | null {
+export function checkFrameConsistency(
+  header: RecordingHeader,
+  f: RecordedFrame,
+  prev: RecordedFrame | undefined,
+  k: ContactJacobians | null,
+  contacts: readonly ContactPoint[],
+): FrameConsistency | null {
   const pre = f.pre;
   if (!pre) return null;
   const N = header.bodies.length;
@@ -62,27 +77,44 @@ export function checkFrameConsistency(header: RecordingHeader, f: RecordedFrame,
   for (let i = 0; i < N; i++) {
     if (header.bodies[i].static) continue;
     dyn.push(i);
-    for (let r = 0; r < 3; r++) { dvR[6 * i + r] = f.bodies[i].v[r] - pre[i].v[r]; dvR[6 * i + 3 + r] = f.bodies[i].w[r] - pre[i].w[r]; }
+    for (let r = 0; r < 3; r++) {
+      dvR[6 * i + r] = f.bodies[i].v[r] - pre[i].v[r];
+      dvR[6 * i + 3 + r] = f.bodies[i].w[r] - pre[i].w[r];
+    }
   }
   const part = (src: Float64Array, ang: boolean): Float64Array => {
     const out = new Float64Array(3 * dyn.length);
-    dyn.forEach((i, j) => { for (let r = 0; r < 3; r++) out[3 * j + r] = src[6 * i + (ang ? 3 : 0) + r]; });
+    dyn.forEach((i, j) => {
+      for (let r = 0; r < 3; r++) out[3 * j + r] = src[6 * i + (ang ? 3 : 0) + r];
+    });
     return out;
   };
-  const linR = part(dvR, false), linL = part(dvL, false), angR = part(dvR, true), angL = part(dvL, true);
-  const ok = (rec: Float64Array, mod: Float64Array, s = 1): boolean => dist(rec, mod, s) <= CONSISTENCY_RELATIVE * Math.max(norm(rec), Math.abs(s) * norm(mod)) + CONSISTENCY_FLOOR * Math.sqrt(Math.max(1, rec.length / 3));
-  const linearOk = ok(linR, linL), angularOk = ok(angR, angL);
-  let body = -1, mismatch = 0;
+  const linR = part(dvR, false),
+    linL = part(dvL, false),
+    angR = part(dvR, true),
+    angL = part(dvL, true);
+  const ok = (rec: Float64Array, mod: Float64Array, s = 1): boolean =>
+    dist(rec, mod, s) <= CONSISTENCY_RELATIVE * Math.max(norm(rec), Math.abs(s) * norm(mod)) + CONSISTENCY_FLOOR * Math.sqrt(Math.max(1, rec.length / 3));
+  const linearOk = ok(linR, linL),
+    angularOk = ok(angR, angL);
+  let body = -1,
+    mismatch = 0;
   for (const i of dyn) {
-    let d = 0, m = 0;
-    for (let r = 0; r < 6; r++) { const x = dvR[6 * i + r] - dvL[6 * i + r]; d += x * x; m += dvR[6 * i + r] ** 2; }
+    let d = 0,
+      m = 0;
+    for (let r = 0; r < 6; r++) {
+      const x = dvR[6 * i + r] - dvL[6 * i + r];
+      d += x * x;
+      m += dvR[6 * i + r] ** 2;
+    }
     d = Math.sqrt(d);
     if (d > mismatch) mismatch = d;
     if (body < 0 && d > CONSISTENCY_RELATIVE * Math.sqrt(m) + CONSISTENCY_FLOOR) body = i;
   }
   if (linearOk && angularOk) return { body: -1, mismatch, linearOk, angularOk, bug: 'unknown', text: '' };
   let bug: WriterBug = 'unknown';
-  const allR = Float64Array.from([...linR, ...angR]), allL = Float64Array.from([...linL, ...angL]);
+  const allR = Float64Array.from([...linR, ...angR]),
+    allL = Float64Array.from([...linL, ...angL]);
   if (ok(allR, allL, header.dt)) bug = 'lambda-as-force';
   else if (ok(allR, allL, -1)) bug = 'normal-flipped';
   else if (k) {
@@ -93,7 +125,8 @@ export function checkFrameConsistency(header: RecordingHeader, f: RecordedFrame,
   }
   if (bug === 'unknown' && linearOk && !angularOk) {
     // inertia inverted: Δω_alt = I_w·I_w·Δω_λ with I_w built from the header's (presumed inverse) inertia
-    const inv = new Float64Array(angL.length), body3 = new Float64Array(angL.length);
+    const inv = new Float64Array(angL.length),
+      body3 = new Float64Array(angL.length);
     dyn.forEach((i, j) => {
       const b = header.bodies[i];
       const R = quatToMat3(solvePose(f, prev, i));
@@ -113,5 +146,12 @@ export function checkFrameConsistency(header: RecordingHeader, f: RecordedFrame,
     else if (ok(angR, body3)) bug = 'omega-body-frame';
   }
   const where = body >= 0 ? `body ${body} (${header.bodies[body].name})` : 'the bodies';
-  return { body, mismatch, linearOk, angularOk, bug, text: `${where}: |Δv − M⁻¹Jᵀλ| = ${mismatch.toPrecision(3)}${linearOk ? ' (angular part)' : ''}; ${WRITER_BUG_TEXT[bug]}` };
+  return {
+    body,
+    mismatch,
+    linearOk,
+    angularOk,
+    bug,
+    text: `${where}: |Δv − M⁻¹Jᵀλ| = ${mismatch.toPrecision(3)}${linearOk ? ' (angular part)' : ''}; ${WRITER_BUG_TEXT[bug]}`,
+  };
 }

@@ -26,15 +26,29 @@ export const STATIC_CONTACT_KINEMATICS: ContactKinematics = { gBefore: [0, 0, 0]
  * body list. `scratch` (6 per body, zero on these contacts' bodies) saves the Δv array: the islands of a
  * frame can share one (jacobianVelocityChanges).
  */
-export function jacobianKinematics(k: ContactJacobians, contacts: readonly ContactPoint[], lambda: ArrayLike<number>, bodyCount: number, scratch?: Float64Array): ContactKinematics[] {
+export function jacobianKinematics(
+  k: ContactJacobians,
+  contacts: readonly ContactPoint[],
+  lambda: ArrayLike<number>,
+  bodyCount: number,
+  scratch?: Float64Array,
+): ContactKinematics[] {
   const { jacobianA: JA, jacobianB: JB } = k.physics;
   const dv = jacobianVelocityChanges(k, contacts, lambda, bodyCount, scratch);
   const v = k.rhs.velocity;
   const out: ContactKinematics[] = new Array(k.contactCount);
   const row = (c: number, r: number): number => {
     let s = -v[3 * c + r];
-    if (!k.staticA[c]) { const o = 6 * contacts[c].bodyA, j = 18 * c + 6 * r; for (let q = 0; q < 6; q++) s += JA[j + q] * dv[o + q]; }
-    if (!k.staticB[c]) { const o = 6 * contacts[c].bodyB, j = 18 * c + 6 * r; for (let q = 0; q < 6; q++) s += JB[j + q] * dv[o + q]; }
+    if (!k.staticA[c]) {
+      const o = 6 * contacts[c].bodyA,
+        j = 18 * c + 6 * r;
+      for (let q = 0; q < 6; q++) s += JA[j + q] * dv[o + q];
+    }
+    if (!k.staticB[c]) {
+      const o = 6 * contacts[c].bodyB,
+        j = 18 * c + 6 * r;
+      for (let q = 0; q < 6; q++) s += JB[j + q] * dv[o + q];
+    }
     return s;
   };
   for (let c = 0; c < k.contactCount; c++) {

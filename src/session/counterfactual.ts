@@ -41,9 +41,7 @@ export interface IslandCounterfactual {
   readonly timeMs: number;
 }
 
-export type CounterfactualOutcome =
-  | { readonly ok: true; readonly value: IslandCounterfactual }
-  | { readonly ok: false; readonly reason: string };
+export type CounterfactualOutcome = { readonly ok: true; readonly value: IslandCounterfactual } | { readonly ok: false; readonly reason: string };
 
 /** p_r = −Δt·g·(linear part of row r over the dynamic bodies): potential energy per unit impulse (J per N·s). */
 export function potentialRows(k: ContactJacobians, gravity: readonly number[], dt: number): Float64Array {
@@ -63,7 +61,9 @@ export function potentialRows(k: ContactJacobians, gravity: readonly number[], d
 
 /** E(λ) = λᵀ(ġ⁻ + p) + ½λᵀAλ with ġ⁻ = −rhs.velocity (A without its regularisation); p = 0 gives ΔKE. */
 export function energyChange(p: ContactProblem, lambda: ArrayLike<number>, pe?: Float64Array): number {
-  const n = p.size, A = p.A, v = p.rhs!.velocity;
+  const n = p.size,
+    A = p.A,
+    v = p.rhs!.velocity;
   let de = 0;
   for (let i = 0; i < n; i++) {
     let s = -p.regularization * lambda[i];
@@ -73,7 +73,9 @@ export function energyChange(p: ContactProblem, lambda: ArrayLike<number>, pe?: 
   return de;
 }
 
-function withB(p: ContactProblem, b: Float64Array): ContactProblem { return { ...p, b }; }
+function withB(p: ContactProblem, b: Float64Array): ContactProblem {
+  return { ...p, b };
+}
 
 /** Sort key of a contact: its lower body index first (the static world, −1, sorts with its partner). */
 function bodyKey(c: ContactPoint): number {
@@ -86,16 +88,42 @@ function bodyKey(c: ContactPoint): number {
  * contacts, `lambda` its recorded λ (3 per contact), `stabilisation` the speed s per contact,
  * `recordedB` the file's b for these rows if it holds one.
  */
-export function islandCounterfactual(bodies: readonly BodyState[], contacts: readonly ContactPoint[], lambda: Float64Array, stabilisation: Float64Array,
-  restVelocityThreshold: number, dt: number, gravity: readonly number[], recordedB?: Float64Array): CounterfactualOutcome {
+export function islandCounterfactual(
+  bodies: readonly BodyState[],
+  contacts: readonly ContactPoint[],
+  lambda: Float64Array,
+  stabilisation: Float64Array,
+  restVelocityThreshold: number,
+  dt: number,
+  gravity: readonly number[],
+  recordedB?: Float64Array,
+): CounterfactualOutcome {
   const C = contacts.length;
-  if (C > COUNTERFACTUAL_MAX_CONTACTS) return { ok: false, reason: `island of ${C} contacts is above the exact re-solve limit (${COUNTERFACTUAL_MAX_CONTACTS})` };
+  if (C > COUNTERFACTUAL_MAX_CONTACTS)
+    return { ok: false, reason: `island of ${C} contacts is above the exact re-solve limit (${COUNTERFACTUAL_MAX_CONTACTS})` };
   // contacts ordered by their bodies make A block-banded for stacks and chains, which the envelope Cholesky
   // exploits (the energies do not depend on the order)
   const order = contacts.map((_, i) => i).sort((i, j) => bodyKey(contacts[i]) - bodyKey(contacts[j]) || i - j);
   if (order.some((o, i) => o !== i)) {
-    const perm3 = (x: Float64Array): Float64Array => { const y = new Float64Array(x.length); order.forEach((o, i) => { y[3 * i] = x[3 * o]; y[3 * i + 1] = x[3 * o + 1]; y[3 * i + 2] = x[3 * o + 2]; }); return y; };
-    return islandCounterfactual(bodies, order.map((o) => contacts[o]), perm3(lambda), Float64Array.from(order, (o) => stabilisation[o]), restVelocityThreshold, dt, gravity, recordedB ? perm3(recordedB) : undefined);
+    const perm3 = (x: Float64Array): Float64Array => {
+      const y = new Float64Array(x.length);
+      order.forEach((o, i) => {
+        y[3 * i] = x[3 * o];
+        y[3 * i + 1] = x[3 * o + 1];
+        y[3 * i + 2] = x[3 * o + 2];
+      });
+      return y;
+    };
+    return islandCounterfactual(
+      bodies,
+      order.map((o) => contacts[o]),
+      perm3(lambda),
+      Float64Array.from(order, (o) => stabilisation[o]),
+      restVelocityThreshold,
+      dt,
+      gravity,
+      recordedB ? perm3(recordedB) : undefined,
+    );
   }
   const k = assembleJacobians(bodies, contacts, { dt, baumgarte: false, restVelocityThreshold, regularization: 0 });
   const law = denseProblem(k, contacts, 1e-12);

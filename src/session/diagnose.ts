@@ -42,8 +42,14 @@ export type InjectionMechanism =
 
 /** Stabilisation mechanisms are design choices with bounded energy (warnings); the others are errors. */
 export const MECHANISM_SEVERITY: Record<InjectionMechanism, Severity> = {
-  'restitution-overshoot': 'error', 'bias-injection': 'warning', 'overlap-push-out': 'warning', 'friction-positive-work': 'error',
-  'socp-separation': 'error', 'non-converged-solve': 'error', 'position-correction': 'warning', 'integrator-drift': 'error',
+  'restitution-overshoot': 'error',
+  'bias-injection': 'warning',
+  'overlap-push-out': 'warning',
+  'friction-positive-work': 'error',
+  'socp-separation': 'error',
+  'non-converged-solve': 'error',
+  'position-correction': 'warning',
+  'integrator-drift': 'error',
 };
 
 export type Mechanism = InjectionMechanism | NonPhysicalKind | 'inconsistent-recording' | 'blow-up';
@@ -115,12 +121,15 @@ export const DEFAULT_DIAGNOSIS: DiagnosisOptions = { energyTolerance: 1e-3, spee
 const contactKey = (c: RecordedFrame['contacts'][number]): string => `${c.a}|${c.b}|${c.feature ?? ''}`;
 const pairKey = (c: RecordedFrame['contacts'][number]): string => `${c.a}|${c.b}`;
 
-function num(v: unknown): number | undefined { return typeof v === 'number' && Number.isFinite(v) ? v : undefined; }
+function num(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
 
 /** Kinetic Σ ½m|v|² + ½ωᵀI_wω and potential Σ −m g·x energy of the frame's dynamic bodies (J). */
 export function frameEnergyParts(header: RecordingHeader, f: RecordedFrame): { kinetic: number; potential: number } {
   const g = header.gravity;
-  let kinetic = 0, potential = 0;
+  let kinetic = 0,
+    potential = 0;
   header.bodies.forEach((b, i) => {
     if (b.static || b.mass === null) return;
     const s = f.bodies[i];
@@ -159,7 +168,10 @@ class Shares {
     if (!(joules > 0)) return;
     let sum = 0;
     for (const w of weights.values()) sum += w;
-    if (!(sum > 0)) { this.add(m, joules); return; }
+    if (!(sum > 0)) {
+      this.add(m, joules);
+      return;
+    }
     this.total.set(m, (this.total.get(m) ?? 0) + joules);
     let pc = this.perContact.get(m);
     if (!pc) this.perContact.set(m, (pc = new Map()));
@@ -207,26 +219,40 @@ export class Diagnoser {
   /** Counterfactual cost: frames re-solved, islands, total milliseconds. */
   readonly cost = { frames: 0, islands: 0, ms: 0 };
 
-  constructor(private readonly header: RecordingHeader, options: Partial<DiagnosisOptions> = {}, initialEnergy?: number) {
+  constructor(
+    private readonly header: RecordingHeader,
+    options: Partial<DiagnosisOptions> = {},
+    initialEnergy?: number,
+  ) {
     const s = header.solver ?? { name: '' };
     this.opt = {
       ...DEFAULT_DIAGNOSIS,
       restVelocityThreshold: num(s.restVelocityThreshold) ?? 0.5,
-      erp: num(s.erp), slop: num(s.slop),
+      erp: num(s.erp),
+      slop: num(s.slop),
       ...options,
     };
     const declared = stabilisationModel(header);
-    this.stab = options.erp !== undefined ? (options.erp > 0 ? { source: 'declared-bias', erp: options.erp, slop: options.slop ?? 0 } : { source: 'declared-none', erp: 0, slop: 0 }) : declared;
+    this.stab =
+      options.erp !== undefined
+        ? options.erp > 0
+          ? { source: 'declared-bias', erp: options.erp, slop: options.slop ?? 0 }
+          : { source: 'declared-none', erp: 0, slop: 0 }
+        : declared;
     this.prevEnergy = initialEnergy;
     // the convex QP-SOCP model's lift is named only for solvers known to solve it (ours, or a header saying so)
-    this.convexSolver = s.name === 'newton' || s.name === 'ipm' || (s.name === 'pgs' && s.friction === 'cone') || s.friction === 'cone' || s.model === 'qp-socp';
+    this.convexSolver =
+      s.name === 'newton' || s.name === 'ipm' || (s.name === 'pgs' && s.friction === 'cone') || s.friction === 'cone' || s.model === 'qp-socp';
     const g2 = header.gravity[0] ** 2 + header.gravity[1] ** 2 + header.gravity[2] ** 2;
     this.eulerResidual = header.bodies.reduce((a, b) => a + (b.static || b.mass === null ? 0 : 0.5 * b.mass * g2 * header.dt * header.dt), 0);
     // λ fitted to the velocity change by the writer (an engine whose binding hides impulses): friction
     // per contact is one of many splits that explain Δv, so its direction and cone are not judged
     const source = typeof s['x-lambda-source'] === 'string' ? s['x-lambda-source'] : '';
     this.fittedFriction = /^fitted|tangential: fitted/i.test(source);
-    this.nonPhysical = new NonPhysicalDetector({ speedTolerance: this.opt.speedTolerance, penetrationGrowth: this.opt.overlapDepth / 2, judgeFriction: !this.fittedFriction }, this.convexSolver);
+    this.nonPhysical = new NonPhysicalDetector(
+      { speedTolerance: this.opt.speedTolerance, penetrationGrowth: this.opt.overlapDepth / 2, judgeFriction: !this.fittedFriction },
+      this.convexSolver,
+    );
   }
 
   /** Diagnoses the next frame (frames must come in order). */
@@ -239,10 +265,30 @@ export class Diagnoser {
       if (!this.blownUp) {
         this.blownUp = true;
         const i = f.bodies.findIndex((b) => ![...b.v, ...b.w, ...b.x].every(Number.isFinite) || Math.hypot(...b.v, ...b.w) > 1e150);
-        this.findings.push({ frame: f.frame, time: f.time, contacts: [], mechanism: 'blow-up', kind: 'non-physical', severity: 'error', joules: 0,
-          explanation: `the simulation blows up at frame ${f.frame}: ${i >= 0 ? `body ${i} (${this.header.bodies[i]?.name ?? '?'}) has ${[...f.bodies[i].v, ...f.bodies[i].w, ...f.bodies[i].x].every(Number.isFinite) ? 'a velocity above 1e150' : 'a non-finite position or velocity'}` : 'its energy is not finite'}; the frames before it are analysed as usual` });
+        this.findings.push({
+          frame: f.frame,
+          time: f.time,
+          contacts: [],
+          mechanism: 'blow-up',
+          kind: 'non-physical',
+          severity: 'error',
+          joules: 0,
+          explanation: `the simulation blows up at frame ${f.frame}: ${i >= 0 ? `body ${i} (${this.header.bodies[i]?.name ?? '?'}) has ${[...f.bodies[i].v, ...f.bodies[i].w, ...f.bodies[i].x].every(Number.isFinite) ? 'a velocity above 1e150' : 'a non-finite position or velocity'}` : 'its energy is not finite'}; the frames before it are analysed as usual`,
+        });
       }
-      this.lastLedger = { frame: f.frame, energy, delta: Number.NaN, normal: 0, friction: 0, stabilisation: 0, excess: 0, positionCorrection: 0, integrator: Number.NaN, unexplained: 0, contacts: null };
+      this.lastLedger = {
+        frame: f.frame,
+        energy,
+        delta: Number.NaN,
+        normal: 0,
+        friction: 0,
+        stabilisation: 0,
+        excess: 0,
+        positionCorrection: 0,
+        integrator: Number.NaN,
+        unexplained: 0,
+        contacts: null,
+      };
       this.frames.push({ ledger: this.lastLedger, injected: new Map(), byContact: new Map() });
       this.prev = f;
       this.prevEnergy = undefined;
@@ -252,17 +298,25 @@ export class Diagnoser {
     const solveTime = f.contacts.length > 0 || f.pre ? solveTimeBodies(this.header, f, prev) : null;
     const bodies = solveTime?.ok ? solveTime.bodies : null;
     const contacts = f.contacts.map(toContactPoint);
-    let blocks: ContactJacobians | null = null, kin: ContactKinematics[] | null = null;
+    let blocks: ContactJacobians | null = null,
+      kin: ContactKinematics[] | null = null;
     if (bodies && contacts.length > 0) {
       blocks = assembleJacobians(bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: this.header.dt });
       kin = jacobianKinematics(blocks, contacts, f.solver.lambda, bodies.length);
     } else if (bodies) kin = [];
     const ledger = frameLedger({
-      header: this.header, frame: f, prev, prevEnergy: this.prevEnergy, energy, kinematics: kin,
+      header: this.header,
+      frame: f,
+      prev,
+      prevEnergy: this.prevEnergy,
+      energy,
+      kinematics: kin,
       potentialPerImpulse: blocks ? potentialRows(blocks, this.header.gravity, this.header.dt) : null,
       persistent: prev && prev.frame === f.frame - 1 ? (c) => this.prevPairs.has(pairKey(f.contacts[c])) : null,
       preVelocities: bodies ? bodies.map((b) => ({ v: b.v, w: b.omega })) : null,
-      restVelocityThreshold: rest, speedTolerance: this.opt.speedTolerance, stabilisation: this.stab,
+      restVelocityThreshold: rest,
+      speedTolerance: this.opt.speedTolerance,
+      stabilisation: this.stab,
     });
     // consistency first: findings of an inconsistent frame are marked
     let inconsistent = false;
@@ -273,8 +327,17 @@ export class Diagnoser {
         inconsistent = true;
         if (!this.consistency) {
           this.consistency = { firstFrame: f.frame, body: c.body, bug: c.bug, text: c.text, frames: 0, checked: 0 };
-          this.findings.push({ frame: f.frame, time: f.time, contacts: [], mechanism: 'inconsistent-recording', kind: 'inconsistent', severity: 'error', joules: 0, writerBug: c.bug,
-            explanation: `inconsistent recording from frame ${f.frame} on: ${c.text}. Findings on such frames rest on inconsistent data and are marked so.` });
+          this.findings.push({
+            frame: f.frame,
+            time: f.time,
+            contacts: [],
+            mechanism: 'inconsistent-recording',
+            kind: 'inconsistent',
+            severity: 'error',
+            joules: 0,
+            writerBug: c.bug,
+            explanation: `inconsistent recording from frame ${f.frame} on: ${c.text}. Findings on such frames rest on inconsistent data and are marked so.`,
+          });
         }
         this.consistency.frames++;
       }
@@ -296,8 +359,25 @@ export class Diagnoser {
     }
     for (const [kind, evs] of byKind) {
       const worst = evs.find((e) => e.severity === 'error') ?? evs[0];
-      const more = evs.length > 1 ? ` (${evs.length} contacts: ${evs.slice(0, LISTED_CONTACTS).map((e) => '#' + e.contact).join(', ')}${evs.length > LISTED_CONTACTS ? ', …' : ''})` : '';
-      this.findings.push(mark({ frame: f.frame, time: f.time, contacts: evs.slice(0, LISTED_CONTACTS).map((e) => e.contact), mechanism: kind, kind: 'non-physical', severity: worst.severity, joules: 0, explanation: `contact #${worst.contact}: ${worst.text}${more}` }));
+      const more =
+        evs.length > 1
+          ? ` (${evs.length} contacts: ${evs
+              .slice(0, LISTED_CONTACTS)
+              .map((e) => '#' + e.contact)
+              .join(', ')}${evs.length > LISTED_CONTACTS ? ', …' : ''})`
+          : '';
+      this.findings.push(
+        mark({
+          frame: f.frame,
+          time: f.time,
+          contacts: evs.slice(0, LISTED_CONTACTS).map((e) => e.contact),
+          mechanism: kind,
+          kind: 'non-physical',
+          severity: worst.severity,
+          joules: 0,
+          explanation: `contact #${worst.contact}: ${worst.text}${more}`,
+        }),
+      );
     }
     this.prevKeys = new Set(f.contacts.map(contactKey));
     this.prevPairs = new Set(f.contacts.map(pairKey));
@@ -311,20 +391,42 @@ export class Diagnoser {
   }
 
   /** Splits the islands' energy above the law into mechanisms (counterfactuals when possible). */
-  private attribute(f: RecordedFrame, L: readonly ContactLedger[], bodies: readonly BodyState[], contacts: readonly ContactPoint[], shares: Shares, rest: number): CounterfactualSavings | undefined {
-    const tol = this.opt.speedTolerance, etol = this.opt.energyTolerance;
+  private attribute(
+    f: RecordedFrame,
+    L: readonly ContactLedger[],
+    bodies: readonly BodyState[],
+    contacts: readonly ContactPoint[],
+    shares: Shares,
+    rest: number,
+  ): CounterfactualSavings | undefined {
+    const tol = this.opt.speedTolerance,
+      etol = this.opt.energyTolerance;
     const isStatic = this.header.bodies.map((b) => b.static);
-    const islands = buildIslands(isStatic.length, contacts.map((c) => [c.bodyA, c.bodyB] as const), isStatic);
+    const islands = buildIslands(
+      isStatic.length,
+      contacts.map((c) => [c.bodyA, c.bodyB] as const),
+      isStatic,
+    );
     const frameRose = Number.isFinite(f.frame) && this.prevEnergy !== undefined && frameEnergy(this.header, f) - this.prevEnergy > etol;
     const budget = this.opt.counterfactualBudgetMs ?? DEFAULT_COUNTERFACTUAL_BUDGET_MS;
     const total = this.opt.counterfactualTotalMs ?? DEFAULT_COUNTERFACTUAL_TOTAL_MS;
     const useCf = this.opt.counterfactuals !== false;
-    let exactSolve = 0, noStab = 0, restLaw = 0, solved = 0, ms = 0;
+    let exactSolve = 0,
+      noStab = 0,
+      restLaw = 0,
+      solved = 0,
+      ms = 0;
     const skipped: string[] = [];
     let any = false;
     for (const isl of islands) {
-      let stabE = 0, excessE = 0, pos = 0;
-      for (const c of isl.contacts) { stabE += L[c].stabilisation; excessE += L[c].excess; pos += Math.max(0, L[c].normalWork); }
+      let stabE = 0,
+        excessE = 0,
+        pos = 0;
+      for (const c of isl.contacts) {
+        stabE += L[c].stabilisation;
+        excessE += L[c].excess;
+        pos += Math.max(0, L[c].normalWork);
+      }
       const suspect = stabE + excessE > 0.5 * etol || (frameRose && pos > 0);
       if (!suspect) continue;
       any = true;
@@ -334,23 +436,52 @@ export class Diagnoser {
       // (a frame whose total rose always: in a stack the lift of the upper bodies is potential energy that no single
       // contact's separation shows — only the island's exact re-solves measure it)
       const needsSolve = excessE > 0.5 * etol || frameRose;
-      if (useCf && needsSolve && (ms >= budget || this.cost.ms + ms >= total)) skipped.push(ms >= budget ? `per-frame re-solve budget of ${budget} ms used up` : `the diagnosis' re-solve budget of ${total} ms is used up (earlier frames took it)`);
+      if (useCf && needsSolve && (ms >= budget || this.cost.ms + ms >= total))
+        skipped.push(
+          ms >= budget
+            ? `per-frame re-solve budget of ${budget} ms used up`
+            : `the diagnosis' re-solve budget of ${total} ms is used up (earlier frames took it)`,
+        );
       else if (useCf && needsSolve) {
-        const lam = new Float64Array(3 * isl.contacts.length), s = new Float64Array(isl.contacts.length);
+        const lam = new Float64Array(3 * isl.contacts.length),
+          s = new Float64Array(isl.contacts.length);
         isl.contacts.forEach((c, j) => {
           for (let r = 0; r < 3; r++) lam[3 * j + r] = f.solver.lambda[3 * c + r];
           // the stabilisation speed the data allows: declared bias, or the part of the separation a push-out explains
-          s[j] = this.stab.source === 'undeclared' || this.stab.source === 'declared-soft' ? Math.min(L[c].stabilisationSpeed, Math.max(0, L[c].separation - L[c].target)) : L[c].stabilisationSpeed;
+          s[j] =
+            this.stab.source === 'undeclared' || this.stab.source === 'declared-soft'
+              ? Math.min(L[c].stabilisationSpeed, Math.max(0, L[c].separation - L[c].target))
+              : L[c].stabilisationSpeed;
         });
-        recordedB = f.b && f.b.length === 3 * f.contacts.length ? Float64Array.from(isl.contacts.flatMap((c) => [f.b![3 * c], f.b![3 * c + 1], f.b![3 * c + 2]])) : undefined;
-        const out = islandCounterfactual(bodies, isl.contacts.map((c) => contacts[c]), lam, s, rest, this.header.dt, this.header.gravity, recordedB);
-        if (out.ok) { cf = out.value; ms += cf.timeMs; solved++; } else skipped.push(out.reason);
+        recordedB =
+          f.b && f.b.length === 3 * f.contacts.length
+            ? Float64Array.from(isl.contacts.flatMap((c) => [f.b![3 * c], f.b![3 * c + 1], f.b![3 * c + 2]]))
+            : undefined;
+        const out = islandCounterfactual(
+          bodies,
+          isl.contacts.map((c) => contacts[c]),
+          lam,
+          s,
+          rest,
+          this.header.dt,
+          this.header.gravity,
+          recordedB,
+        );
+        if (out.ok) {
+          cf = out.value;
+          ms += cf.timeMs;
+          solved++;
+        } else skipped.push(out.reason);
       }
       const saved = this.attributeIsland(isl.contacts, L, cf, shares, tol, recordedB !== undefined);
-      exactSolve += saved.exact; noStab += saved.stab; restLaw += saved.law;
+      exactSolve += saved.exact;
+      noStab += saved.stab;
+      restLaw += saved.law;
     }
     if (!any) return undefined;
-    this.cost.frames++; this.cost.islands += solved; this.cost.ms += ms;
+    this.cost.frames++;
+    this.cost.islands += solved;
+    this.cost.ms += ms;
     return { exactSolve, noStabilisation: noStab, restitutionLaw: restLaw, islands: solved, skipped, timeMs: ms };
   }
 
@@ -358,23 +489,51 @@ export class Diagnoser {
    * One island: stabilisation, target (restitution / convex lift) and solve shares; returns the joules the
    * exact solve, the removal of stabilisation and the restitution law save.
    */
-  private attributeIsland(cs: readonly number[], L: readonly ContactLedger[], cf: IslandCounterfactual | undefined, shares: Shares, tol: number, recordedB: boolean): { exact: number; stab: number; law: number } {
-    const stabW = new Map<number, number>(), restW = new Map<number, number>(), liftW = new Map<number, number>(), solveW = new Map<number, number>(), fricW = new Map<number, number>();
-    let stabSum = 0, restSum = 0, liftSum = 0, solveSum = 0, fricSum = 0;
+  private attributeIsland(
+    cs: readonly number[],
+    L: readonly ContactLedger[],
+    cf: IslandCounterfactual | undefined,
+    shares: Shares,
+    tol: number,
+    recordedB: boolean,
+  ): { exact: number; stab: number; law: number } {
+    const stabW = new Map<number, number>(),
+      restW = new Map<number, number>(),
+      liftW = new Map<number, number>(),
+      solveW = new Map<number, number>(),
+      fricW = new Map<number, number>();
+    let stabSum = 0,
+      restSum = 0,
+      liftSum = 0,
+      solveSum = 0,
+      fricSum = 0;
     for (const c of cs) {
       const x = L[c];
       // friction against maximal dissipation: positive work AND a component along the post-step slip
-      if (!this.fittedFriction && x.frictionWork > 0 && x.slipPower > 0) { fricW.set(c, x.frictionWork); fricSum += x.frictionWork; }
-      if (x.stabilisation > 0) { stabW.set(c, x.stabilisation); stabSum += x.stabilisation; }
+      if (!this.fittedFriction && x.frictionWork > 0 && x.slipPower > 0) {
+        fricW.set(c, x.frictionWork);
+        fricSum += x.frictionWork;
+      }
+      if (x.stabilisation > 0) {
+        stabW.set(c, x.stabilisation);
+        stabSum += x.stabilisation;
+      }
       if (!(x.excess > 0)) continue;
       const mu = this.current!.contacts[c].mu;
       // the (1+e)·v⁻ target at the impact (a contact new this frame), or an exact solve of a problem whose target differs from the law
       const isNew = !this.prevPairs.has(pairKey(this.current!.contacts[c]));
       const restitutionTarget = isNew && x.target > 0 && x.separation >= 0.95 * (x.approach + x.target);
       const lift = this.convexSolver && x.slip > 10 * tol && Math.abs(x.separation - x.target - mu * x.slip) <= Math.max(10 * tol, 0.05 * mu * x.slip);
-      if (restitutionTarget || (isNew && x.target > 0 && cf !== undefined && cf.recordedKkt <= RECORDED_EXACT_KKT)) { restW.set(c, x.excess); restSum += x.excess; }
-      else if (lift) { liftW.set(c, x.excess); liftSum += x.excess; }
-      else { solveW.set(c, x.excess); solveSum += x.excess; }
+      if (restitutionTarget || (isNew && x.target > 0 && cf !== undefined && cf.recordedKkt <= RECORDED_EXACT_KKT)) {
+        restW.set(c, x.excess);
+        restSum += x.excess;
+      } else if (lift) {
+        liftW.set(c, x.excess);
+        liftSum += x.excess;
+      } else {
+        solveW.set(c, x.excess);
+        solveSum += x.excess;
+      }
     }
     if (!cf) {
       // no exact re-solve: the ledger's per-contact evidence alone
@@ -400,8 +559,8 @@ export class Diagnoser {
     const targetShare = remaining - solveShare;
     if (targetShare > 0) {
       if (evidence > 0) {
-        shares.spread('restitution-overshoot', targetShare * restSum / evidence, restW);
-        shares.spread('socp-separation', targetShare * liftSum / evidence, liftW);
+        shares.spread('restitution-overshoot', (targetShare * restSum) / evidence, restW);
+        shares.spread('socp-separation', (targetShare * liftSum) / evidence, liftW);
       } else shares.spread('bias-injection', targetShare, new Map(cs.map((c) => [c, Math.max(0, L[c].normalWork)])));
     }
     if (solveShare > 0) {
@@ -419,13 +578,15 @@ export class Diagnoser {
   private spreadStab(joules: number, w: ReadonlyMap<number, number>, cs: readonly number[], L: readonly ContactLedger[], shares: Shares): void {
     if (!(joules > 0)) return;
     const f = this.current!;
-    const overlap = new Map<number, number>(), bias = new Map<number, number>();
+    const overlap = new Map<number, number>(),
+      bias = new Map<number, number>();
     for (const [c, x] of w) {
       const ct = f.contacts[c];
       const isNew = !this.seenFeatures.has(contactKey(ct));
       (isNew && ct.depth >= this.opt.overlapDepth ? overlap : bias).set(c, x);
     }
-    let so = 0, sb = 0;
+    let so = 0,
+      sb = 0;
     for (const x of overlap.values()) so += x;
     for (const x of bias.values()) sb += x;
     if (so + sb === 0) {
@@ -434,21 +595,38 @@ export class Diagnoser {
       shares.spread('bias-injection', joules, all);
       return;
     }
-    shares.spread('overlap-push-out', joules * so / (so + sb), overlap);
-    shares.spread('bias-injection', joules * sb / (so + sb), bias);
+    shares.spread('overlap-push-out', (joules * so) / (so + sb), overlap);
+    shares.spread('bias-injection', (joules * sb) / (so + sb), bias);
   }
 
-  private pushInjections(f: RecordedFrame, ledger: FrameLedger, shares: Shares, savings: CounterfactualSavings | undefined, mark: (x: Finding) => Finding): void {
+  private pushInjections(
+    f: RecordedFrame,
+    ledger: FrameLedger,
+    shares: Shares,
+    savings: CounterfactualSavings | undefined,
+    mark: (x: Finding) => Finding,
+  ): void {
     const etol = this.opt.energyTolerance;
     const reported: InjectionMechanism[] = [];
     let reportedJ = 0;
     const entries = [...shares.total.entries()].sort((a, b) => b[1] - a[1]);
-    for (const [m, j] of entries) if (j > etol) { reported.push(m); reportedJ += j; }
+    for (const [m, j] of entries)
+      if (j > etol) {
+        reported.push(m);
+        reportedJ += j;
+      }
     // a frame whose total rose must carry a finding: the largest share (even if each is small), else the integrator
     if (reported.length === 0 && ledger.delta > etol) {
-      if (entries.length > 0 && entries[0][1] >= Math.max(0, ledger.integrator, ledger.positionCorrection)) { reported.push(entries[0][0]); reportedJ += entries[0][1]; }
+      if (entries.length > 0 && entries[0][1] >= Math.max(0, ledger.integrator, ledger.positionCorrection)) {
+        reported.push(entries[0][0]);
+        reportedJ += entries[0][1];
+      }
     }
-    if (ledger.positionCorrection > etol && ledger.delta > etol) { shares.add('position-correction', ledger.positionCorrection); reported.push('position-correction'); reportedJ += ledger.positionCorrection; }
+    if (ledger.positionCorrection > etol && ledger.delta > etol) {
+      shares.add('position-correction', ledger.positionCorrection);
+      reported.push('position-correction');
+      reportedJ += ledger.positionCorrection;
+    }
     const rest = ledger.delta - reportedJ;
     const contactFree = f.contacts.length === 0;
     // semi-implicit Euler's own residual lies between −½Σm|g|²Δt² (free fall) and +½Σm|g|²Δt² (bodies held by
@@ -472,37 +650,71 @@ export class Diagnoser {
       const listed = per.slice(0, LISTED_CONTACTS);
       const contacts = listed.map(([c]) => c);
       const contactJoules = listed.map(([, j]) => j);
-      this.findings.push(mark({
-        frame: f.frame, time: f.time, contacts, mechanism: m, kind: 'injection', joules,
-        // a solve blamed without an exact re-solve to confirm it is a warning
-        severity: m === 'non-converged-solve' && !(savings && savings.islands > 0) ? 'warning' : MECHANISM_SEVERITY[m],
-        explanation: this.explain(m, f, ledger, joules, per, savings),
-        ...(contacts.length ? { contactJoules } : {}), ...(savings && m !== 'integrator-drift' ? { counterfactual: savings } : {}),
-      }));
+      this.findings.push(
+        mark({
+          frame: f.frame,
+          time: f.time,
+          contacts,
+          mechanism: m,
+          kind: 'injection',
+          joules,
+          // a solve blamed without an exact re-solve to confirm it is a warning
+          severity: m === 'non-converged-solve' && !(savings && savings.islands > 0) ? 'warning' : MECHANISM_SEVERITY[m],
+          explanation: this.explain(m, f, ledger, joules, per, savings),
+          ...(contacts.length ? { contactJoules } : {}),
+          ...(savings && m !== 'integrator-drift' ? { counterfactual: savings } : {}),
+        }),
+      );
     }
   }
 
-  private explain(m: InjectionMechanism, f: RecordedFrame, ledger: FrameLedger, joules: number, per: [number, number][], cf: CounterfactualSavings | undefined): string {
+  private explain(
+    m: InjectionMechanism,
+    f: RecordedFrame,
+    ledger: FrameLedger,
+    joules: number,
+    per: [number, number][],
+    cf: CounterfactualSavings | undefined,
+  ): string {
     const J = (x: number): string => `${x.toPrecision(3)} J`;
     const L = ledger.contacts;
     const top = per[0]?.[0];
     const x = top !== undefined && L ? L[top] : undefined;
     const ct = top !== undefined ? f.contacts[top] : undefined;
-    const spread = per.length > 1 ? `; spread over ${per.length} contacts (largest ${per.slice(0, 3).map(([c, j]) => `#${c} ${J(j)}`).join(', ')}${per.length > LISTED_CONTACTS ? `, the ${per.length - LISTED_CONTACTS} smallest not listed` : ''})` : '';
-    const total = Number.isFinite(ledger.delta) ? ` The frame's total energy changed by ${ledger.delta >= 0 ? '+' : ''}${J(ledger.delta)}${ledger.delta <= this.opt.energyTolerance ? ' — the injection is masked in the total: other contacts or the integrator lost more' : ''}.` : '';
+    const spread =
+      per.length > 1
+        ? `; spread over ${per.length} contacts (largest ${per
+            .slice(0, 3)
+            .map(([c, j]) => `#${c} ${J(j)}`)
+            .join(', ')}${per.length > LISTED_CONTACTS ? `, the ${per.length - LISTED_CONTACTS} smallest not listed` : ''})`
+        : '';
+    const total = Number.isFinite(ledger.delta)
+      ? ` The frame's total energy changed by ${ledger.delta >= 0 ? '+' : ''}${J(ledger.delta)}${ledger.delta <= this.opt.energyTolerance ? ' — the injection is masked in the total: other contacts or the integrator lost more' : ''}.`
+      : '';
     const status = `the file's solver status is "${f.solver.status}"`;
-    const counter = cf && cf.islands > 0 ? ` Counterfactual exact re-solves (interior point): the same problem solved exactly saves ${J(cf.exactSolve)}, removing the stabilisation term saves ${J(cf.noStabilisation)}, the restitution law −e·v⁻ saves ${J(cf.restitutionLaw)}.` : cf?.skipped.length ? ` Not verified by an exact re-solve: ${cf.skipped[0]}.` : '';
-    const what = x ? `contact #${top} separates at ${x.separation.toPrecision(3)} m/s; the restitution law's target is ${x.target.toPrecision(3)} m/s (e = ${ct!.e}, approach ${x.approach.toPrecision(3)} m/s)` : '';
+    const counter =
+      cf && cf.islands > 0
+        ? ` Counterfactual exact re-solves (interior point): the same problem solved exactly saves ${J(cf.exactSolve)}, removing the stabilisation term saves ${J(cf.noStabilisation)}, the restitution law −e·v⁻ saves ${J(cf.restitutionLaw)}.`
+        : cf?.skipped.length
+          ? ` Not verified by an exact re-solve: ${cf.skipped[0]}.`
+          : '';
+    const what = x
+      ? `contact #${top} separates at ${x.separation.toPrecision(3)} m/s; the restitution law's target is ${x.target.toPrecision(3)} m/s (e = ${ct!.e}, approach ${x.approach.toPrecision(3)} m/s)`
+      : '';
     switch (m) {
       case 'restitution-overshoot':
         return `${J(joules)} above Newton's restitution law: ${what}${x && x.separation >= (1 + ct!.e) * x.approach * 0.95 ? ' — it leaves at (1+e) times the approach speed: −(1+e)·v⁻ was used as the target velocity instead of −e·v⁻ (docs/physics.md, "Restitution")' : ': the impulse overshoots the restitution law'}${spread}.${counter}${total}`;
       case 'bias-injection': {
         const src = x?.stabilisationSource;
-        const why = !x ? 'penetration turned into separation speed'
-          : src === 'declared-soft' ? `${what}; the separation above it is the declared soft contact's spring pushing the ${(ct!.depth * 1000).toPrecision(3)} mm overlap apart`
+        const why = !x
+          ? 'penetration turned into separation speed'
+          : src === 'declared-soft'
+            ? `${what}; the separation above it is the declared soft contact's spring pushing the ${(ct!.depth * 1000).toPrecision(3)} mm overlap apart`
             : `${what}, and the separation above it is within the stabilisation speed ${x.stabilisationSpeed.toPrecision(3)} m/s (${src === 'declared-bias' ? `declared ERP bias (ERP/Δt)·(depth − slop), depth ${(ct!.depth * 1000).toPrecision(3)} mm` : `push-out of ${(ct!.depth * 1000).toPrecision(3)} mm penetration: a Baumgarte bias or a soft-contact spring, recognised from the data`})`;
-        const lesson = src === 'declared-soft' ? 'a soft contact (spring–damper) returns the energy it stored while compressed, which kinetic + potential energy does not hold (Todorov 2014)'
-          : 'Baumgarte stabilisation turns overlap into kinetic energy (Catto, GDC 2005; split impulse or a position solve avoids it)';
+        const lesson =
+          src === 'declared-soft'
+            ? 'a soft contact (spring–damper) returns the energy it stored while compressed, which kinetic + potential energy does not hold (Todorov 2014)'
+            : 'Baumgarte stabilisation turns overlap into kinetic energy (Catto, GDC 2005; split impulse or a position solve avoids it)';
         return `${J(joules)} from the position correction: ${why} — ${lesson}${spread}.${counter}${total}`;
       }
       case 'overlap-push-out':
@@ -512,7 +724,10 @@ export class Diagnoser {
       case 'socp-separation':
         return `${J(joules)} from the convex friction model: ${what}, and the excess matches μ‖v_t‖ — the QP-SOCP's w_n = μ‖w_t‖ lifts a sliding contact off (Anitescu 2006; docs/physics.md)${spread}.${counter}${total}`;
       case 'non-converged-solve': {
-        const verdict = cf && cf.islands > 0 ? `an exact solution of the same contact problem would not inject this energy (it saves ${J(cf.exactSolve)}): the solve is the cause, whatever ${status} says` : `the recorded λ separates contacts above their targets and no target or stabilisation explains it: a truncated or non-converged solve (${status})`;
+        const verdict =
+          cf && cf.islands > 0
+            ? `an exact solution of the same contact problem would not inject this energy (it saves ${J(cf.exactSolve)}): the solve is the cause, whatever ${status} says`
+            : `the recorded λ separates contacts above their targets and no target or stabilisation explains it: a truncated or non-converged solve (${status})`;
         return `${J(joules)} from the solve: ${verdict}${what ? `; ${what}` : ''}${spread}.${counter}${total}`;
       }
       case 'position-correction':

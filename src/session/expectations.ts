@@ -18,10 +18,15 @@ export function checkExpectation(x: Expectation, run: RunResult): ExpectationRes
   const bodyNamed = (name: string) => run.world.bodies.find((b) => b.name === name)!;
   switch (x.kind) {
     case 'energyNonIncreasing': {
-      let prev = run.initialEnergy, worst = -Infinity, at = -1;
+      let prev = run.initialEnergy,
+        worst = -Infinity,
+        at = -1;
       for (const f of frames) {
         const rise = f.totalEnergy - prev;
-        if (rise > worst) { worst = rise; at = f.frame; }
+        if (rise > worst) {
+          worst = rise;
+          at = f.frame;
+        }
         prev = f.totalEnergy;
       }
       const drift = (frames.at(-1)?.totalEnergy ?? run.initialEnergy) - run.initialEnergy;
@@ -30,14 +35,28 @@ export function checkExpectation(x: Expectation, run: RunResult): ExpectationRes
         : { expectation: x, ok: true, message: `energy non-increasing (${fmt(drift, 'J')} over ${frames.length} frames)` };
     }
     case 'maxPenetration': {
-      let worst = 0, at = -1;
-      for (const f of frames) if (f.maxPenetration > worst) { worst = f.maxPenetration; at = f.frame; }
-      return { expectation: x, ok: worst <= x.meters, frame: at >= 0 ? at : undefined, message: `max penetration ${(worst * 1000).toPrecision(3)} mm${at >= 0 ? ` at frame ${at}` : ''} (limit ${(x.meters * 1000).toPrecision(3)} mm)` };
+      let worst = 0,
+        at = -1;
+      for (const f of frames)
+        if (f.maxPenetration > worst) {
+          worst = f.maxPenetration;
+          at = f.frame;
+        }
+      return {
+        expectation: x,
+        ok: worst <= x.meters,
+        frame: at >= 0 ? at : undefined,
+        message: `max penetration ${(worst * 1000).toPrecision(3)} mm${at >= 0 ? ` at frame ${at}` : ''} (limit ${(x.meters * 1000).toPrecision(3)} mm)`,
+      };
     }
     case 'finalPosition': {
       const b = bodyNamed(x.body);
       const d = Math.hypot(b.x[0] - x.position[0], b.x[1] - x.position[1], b.x[2] - x.position[2]);
-      return { expectation: x, ok: d <= x.tolerance, message: `${x.body} ends ${d.toPrecision(3)} m from [${x.position.join(', ')}] (tolerance ${x.tolerance} m)` };
+      return {
+        expectation: x,
+        ok: d <= x.tolerance,
+        message: `${x.body} ends ${d.toPrecision(3)} m from [${x.position.join(', ')}] (tolerance ${x.tolerance} m)`,
+      };
     }
     case 'finalVelocity': {
       const b = bodyNamed(x.body);
@@ -51,13 +70,22 @@ export function checkExpectation(x: Expectation, run: RunResult): ExpectationRes
         : { expectation: x, ok: true, message: `no solver failures in ${frames.length} frames` };
     }
     case 'momentumConserved': {
-      let worst = 0, at = -1;
+      let worst = 0,
+        at = -1;
       const p0 = run.initialMomentum;
       for (const f of frames) {
         const d = Math.hypot(f.momentum[0] - p0[0], f.momentum[1] - p0[1], f.momentum[2] - p0[2]);
-        if (d > worst) { worst = d; at = f.frame; }
+        if (d > worst) {
+          worst = d;
+          at = f.frame;
+        }
       }
-      return { expectation: x, ok: worst <= x.tolerance, frame: worst > x.tolerance ? at : undefined, message: `momentum change ≤ ${worst.toPrecision(3)} N·s (tolerance ${x.tolerance})` };
+      return {
+        expectation: x,
+        ok: worst <= x.tolerance,
+        frame: worst > x.tolerance ? at : undefined,
+        message: `momentum change ≤ ${worst.toPrecision(3)} N·s (tolerance ${x.tolerance})`,
+      };
     }
     case 'bodyAtRest': {
       const b = bodyNamed(x.body);

@@ -45,7 +45,8 @@ export function stabilisationModel(header: RecordingHeader): StabilisationModel 
   const slop = typeof s.slop === 'number' && Number.isFinite(s.slop) && s.slop >= 0 ? s.slop : 0;
   // soft contacts (spring–damper, e.g. MuJoCo's solref; Todorov 2014) push overlaps apart without a velocity
   // bias and without a per-step bound: any separation above the law is the spring's
-  if (s.contactModel === 'soft' || (typeof s['x-soft-contact'] === 'string' && /^spring/i.test(s['x-soft-contact']))) return { source: 'declared-soft', erp: 0, slop: 0 };
+  if (s.contactModel === 'soft' || (typeof s['x-soft-contact'] === 'string' && /^spring/i.test(s['x-soft-contact'])))
+    return { source: 'declared-soft', erp: 0, slop: 0 };
   if (s.splitImpulse === true || s.baumgarte === false || erp === 0) return { source: 'declared-none', erp: 0, slop };
   if (erp !== undefined && erp > 0) return { source: 'declared-bias', erp, slop };
   return { source: 'undeclared', erp: 0, slop: 0 };
@@ -143,21 +144,46 @@ export interface LedgerInputs {
 }
 
 /** The law target, the stabilisation speed and the energy split of one contact (see the module comment). */
-export function contactLedger(k: ContactKinematics, lambda: ArrayLike<number>, c: number, e: number, depth: number, dt: number, rest: number, speedTol: number, model: StabilisationModel, pNormal = 0, persistent = false): ContactLedger {
-  const ln = lambda[3 * c], lt1 = lambda[3 * c + 1], lt2 = lambda[3 * c + 2];
+export function contactLedger(
+  k: ContactKinematics,
+  lambda: ArrayLike<number>,
+  c: number,
+  e: number,
+  depth: number,
+  dt: number,
+  rest: number,
+  speedTol: number,
+  model: StabilisationModel,
+  pNormal = 0,
+  persistent = false,
+): ContactLedger {
+  const ln = lambda[3 * c],
+    lt1 = lambda[3 * c + 1],
+    lt2 = lambda[3 * c + 2];
   const normalWork = ln * 0.5 * (k.gBefore[0] + k.gAfter[0]);
   const frictionWork = lt1 * 0.5 * (k.gBefore[1] + k.gAfter[1]) + lt2 * 0.5 * (k.gBefore[2] + k.gAfter[2]);
   const approach = -k.gBefore[0];
   const target = approach > rest ? e * approach : 0;
   const sep = k.gAfter[0];
   let s: number, source: StabilisationSource;
-  if (model.source === 'declared-bias') { s = (model.erp / dt) * Math.max(0, depth - model.slop); source = 'declared-bias'; }
-  else if (model.source === 'declared-none') { s = 0; source = 'declared-none'; }
-  else if (model.source === 'declared-soft') { s = depth > 0 || persistent ? Infinity : 0; source = 'declared-soft'; }
+  if (model.source === 'declared-bias') {
+    s = (model.erp / dt) * Math.max(0, depth - model.slop);
+    source = 'declared-bias';
+  } else if (model.source === 'declared-none') {
+    s = 0;
+    source = 'declared-none';
+  } else if (model.source === 'declared-soft') {
+    s = depth > 0 || persistent ? Infinity : 0;
+    source = 'declared-soft';
+  }
   // undeclared: a one-step position correction pushes out at most depth/Δt; a contact that persists from the
   // previous frame may be a soft contact (spring–damper, Todorov 2014) releasing the overlap it built up
-  else { s = persistent ? Infinity : Math.max(0, depth) / dt; source = 'inferred'; }
-  let stab = 0, excess = 0;
+  else {
+    s = persistent ? Infinity : Math.max(0, depth) / dt;
+    source = 'inferred';
+  }
+  let stab = 0,
+    excess = 0;
   const E = (x: number): number => k.mEff * (0.5 * x * x + pNormal * x);
   if (ln > 0 && sep > target + speedTol && k.mEff > 0) {
     const above = E(sep) - E(target);
@@ -168,9 +194,19 @@ export function contactLedger(k: ContactKinematics, lambda: ArrayLike<number>, c
     excess = Math.max(0, above - stab);
   }
   return {
-    normalWork, frictionWork, lawWork: normalWork - stab - excess, stabilisation: stab, excess,
-    approach, target, stabilisationSpeed: s, stabilisationSource: source, separation: sep,
-    slip: Math.hypot(k.gAfter[1], k.gAfter[2]), slipPower: lt1 * k.gAfter[1] + lt2 * k.gAfter[2], mEff: k.mEff,
+    normalWork,
+    frictionWork,
+    lawWork: normalWork - stab - excess,
+    stabilisation: stab,
+    excess,
+    approach,
+    target,
+    stabilisationSpeed: s,
+    stabilisationSource: source,
+    separation: sep,
+    slip: Math.hypot(k.gAfter[1], k.gAfter[2]),
+    slipPower: lt1 * k.gAfter[1] + lt2 * k.gAfter[2],
+    mEff: k.mEff,
   };
 }
 
@@ -178,19 +214,44 @@ export function contactLedger(k: ContactKinematics, lambda: ArrayLike<number>, c
 export function frameLedger(inp: LedgerInputs): FrameLedger {
   const { header, frame: f, prev } = inp;
   const delta = inp.prevEnergy === undefined ? Number.NaN : inp.energy - inp.prevEnergy;
-  const contacts = inp.kinematics === null ? null : inp.kinematics.map((k, c) => {
-    const ct = f.contacts[c];
-    return contactLedger(k, f.solver.lambda, c, ct.e, ct.depth, header.dt, inp.restVelocityThreshold, inp.speedTolerance, inp.stabilisation, inp.potentialPerImpulse?.[3 * c] ?? 0, inp.persistent?.(c) ?? false);
-  });
-  let normal = 0, friction = 0, stabilisation = 0, excess = 0;
-  for (const c of contacts ?? []) { normal += c.normalWork; friction += c.frictionWork; stabilisation += c.stabilisation; excess += c.excess; }
+  const contacts =
+    inp.kinematics === null
+      ? null
+      : inp.kinematics.map((k, c) => {
+          const ct = f.contacts[c];
+          return contactLedger(
+            k,
+            f.solver.lambda,
+            c,
+            ct.e,
+            ct.depth,
+            header.dt,
+            inp.restVelocityThreshold,
+            inp.speedTolerance,
+            inp.stabilisation,
+            inp.potentialPerImpulse?.[3 * c] ?? 0,
+            inp.persistent?.(c) ?? false,
+          );
+        });
+  let normal = 0,
+    friction = 0,
+    stabilisation = 0,
+    excess = 0;
+  for (const c of contacts ?? []) {
+    normal += c.normalWork;
+    friction += c.frictionWork;
+    stabilisation += c.stabilisation;
+    excess += c.excess;
+  }
   // unexplained = KE(v⁺) − KE(v⁻) − Σ contact work, both at the solve pose
   let unexplained = 0;
   if (inp.preVelocities && contacts) {
     let dk = 0;
     header.bodies.forEach((b, i) => {
       if (b.static || b.mass === null) return;
-      const q = solvePose(f, prev, i), pre = inp.preVelocities![i], post = f.bodies[i];
+      const q = solvePose(f, prev, i),
+        pre = inp.preVelocities![i],
+        post = f.bodies[i];
       dk += bodyKinetic(b.mass, b.inertia, q, post.v, post.w) - bodyKinetic(b.mass, b.inertia, q, pre.v, pre.w);
     });
     unexplained = dk - normal - friction;
@@ -201,7 +262,9 @@ export function frameLedger(inp: LedgerInputs): FrameLedger {
     const g = header.gravity;
     header.bodies.forEach((b, i) => {
       if (b.static || b.mass === null) return;
-      const xs = f.pre?.[i]?.x ?? prev!.bodies[i].x, x = f.bodies[i].x, v = f.bodies[i].v;
+      const xs = f.pre?.[i]?.x ?? prev!.bodies[i].x,
+        x = f.bodies[i].x,
+        v = f.bodies[i].v;
       for (let r = 0; r < 3; r++) positionCorrection -= b.mass * g[r] * (x[r] - xs[r] - v[r] * header.dt);
     });
   }

@@ -40,35 +40,52 @@ export const JITTER_REVERSALS = 9;
 /** Relative amplitude of the λn oscillation (to its mean) below which it is not jitter. */
 export const JITTER_AMPLITUDE = 0.25;
 
-interface Track { depth: number[]; lambda: number[]; reported: Set<NonPhysicalKind>; frame: number }
+interface Track {
+  depth: number[];
+  lambda: number[];
+  reported: Set<NonPhysicalKind>;
+  frame: number;
+}
 
 const key = (c: RecordedFrame['contacts'][number]): string | undefined => (c.feature === undefined ? undefined : `${c.a}|${c.b}|${c.feature}`);
 
 export class NonPhysicalDetector {
   private tracks = new Map<string, Track>();
-  constructor(private readonly opt: NonPhysicalOptions, private readonly convexSolver: boolean) {}
+  constructor(
+    private readonly opt: NonPhysicalOptions,
+    private readonly convexSolver: boolean,
+  ) {}
 
   /** Events of frame f; `ledger` per contact (null without pre-solve state: only the λ-only checks run). */
   events(f: RecordedFrame, ledger: readonly ContactLedger[] | null): NonPhysicalEvent[] {
     const out: NonPhysicalEvent[] = [];
-    const lam = f.solver.lambda, tol = this.opt.speedTolerance;
+    const lam = f.solver.lambda,
+      tol = this.opt.speedTolerance;
     const next = new Map<string, Track>();
     // engines that solve friction per manifold (Box2D v3, Rapier, Jolt) may exceed the cone at one point while
     // the manifold's total friction Σ‖λt‖ ≤ μΣλn holds: the cone is checked per body pair
     const pair = new Map<string, { n: number; t: number; mu: number }>();
     f.contacts.forEach((ct, c) => {
-      const k = `${ct.a}|${ct.b}`, p = pair.get(k) ?? { n: 0, t: 0, mu: 0 };
-      p.n += Math.max(0, lam[3 * c]); p.t += Math.hypot(lam[3 * c + 1], lam[3 * c + 2]); p.mu = Math.max(p.mu, ct.mu);
+      const k = `${ct.a}|${ct.b}`,
+        p = pair.get(k) ?? { n: 0, t: 0, mu: 0 };
+      p.n += Math.max(0, lam[3 * c]);
+      p.t += Math.hypot(lam[3 * c + 1], lam[3 * c + 2]);
+      p.mu = Math.max(p.mu, ct.mu);
       pair.set(k, p);
     });
     f.contacts.forEach((ct, c) => {
-      const ln = lam[3 * c], lt = Math.hypot(lam[3 * c + 1], lam[3 * c + 2]);
+      const ln = lam[3 * c],
+        lt = Math.hypot(lam[3 * c + 1], lam[3 * c + 2]);
       const manifold = pair.get(`${ct.a}|${ct.b}`)!;
       const manifoldOk = manifold.t <= manifold.mu * manifold.n * (1 + CONE_TOLERANCE) + 1e-12;
       if (this.opt.judgeFriction && ln >= 0 && !manifoldOk && lt > ct.mu * ln * (1 + CONE_TOLERANCE) + 1e-12) {
         const over = ln > 0 ? lt / (ct.mu * ln) : Infinity;
-        out.push({ kind: 'cone-violation', severity: over > 1.05 ? 'error' : 'warning', contact: c,
-          text: `‖λt‖ = ${lt.toPrecision(3)} N·s exceeds μλn = ${(ct.mu * ln).toPrecision(3)} N·s${Number.isFinite(over) ? ` (${over.toFixed(3)}×)` : ''}: outside Coulomb's friction cone` });
+        out.push({
+          kind: 'cone-violation',
+          severity: over > 1.05 ? 'error' : 'warning',
+          contact: c,
+          text: `‖λt‖ = ${lt.toPrecision(3)} N·s exceeds μλn = ${(ct.mu * ln).toPrecision(3)} N·s${Number.isFinite(over) ? ` (${over.toFixed(3)}×)` : ''}: outside Coulomb's friction cone`,
+        });
       }
       const L = ledger?.[c];
       if (L) {
@@ -76,19 +93,32 @@ export class NonPhysicalDetector {
         if (ln > 0 && above > 10 * tol) {
           const lift = ct.mu * L.slip;
           if (this.convexSolver && lift > 10 * tol && Math.abs(L.separation - L.target - lift) <= Math.max(10 * tol, 0.05 * lift) + L.stabilisationSpeed) {
-            out.push({ kind: 'convex-lift', severity: 'warning', contact: c,
-              text: `λn = ${ln.toPrecision(3)} N·s > 0 while the contact separates at ${L.separation.toPrecision(3)} m/s = μ‖v_t‖ (μ = ${ct.mu}, slip ${L.slip.toPrecision(3)} m/s): the convex QP-SOCP friction model lifts a sliding contact off (w_n = μ‖w_t‖); Coulomb's law keeps it on the ground — re-solve with a Coulomb (PGS) solver to compare` });
+            out.push({
+              kind: 'convex-lift',
+              severity: 'warning',
+              contact: c,
+              text: `λn = ${ln.toPrecision(3)} N·s > 0 while the contact separates at ${L.separation.toPrecision(3)} m/s = μ‖v_t‖ (μ = ${ct.mu}, slip ${L.slip.toPrecision(3)} m/s): the convex QP-SOCP friction model lifts a sliding contact off (w_n = μ‖w_t‖); Coulomb's law keeps it on the ground — re-solve with a Coulomb (PGS) solver to compare`,
+            });
           } else {
-            out.push({ kind: 'separating-with-impulse', severity: 'warning', contact: c,
-              text: `λn = ${ln.toPrecision(3)} N·s > 0 while the contact separates at ${L.separation.toPrecision(3)} m/s, ${above.toPrecision(3)} m/s above its restitution target and stabilisation: complementarity is broken (a pushing contact must not separate faster than its target)` });
+            out.push({
+              kind: 'separating-with-impulse',
+              severity: 'warning',
+              contact: c,
+              text: `λn = ${ln.toPrecision(3)} N·s > 0 while the contact separates at ${L.separation.toPrecision(3)} m/s, ${above.toPrecision(3)} m/s above its restitution target and stabilisation: complementarity is broken (a pushing contact must not separate faster than its target)`,
+            });
           }
         }
-        const lt1 = lam[3 * c + 1], lt2 = lam[3 * c + 2];
+        const lt1 = lam[3 * c + 1],
+          lt2 = lam[3 * c + 2];
         if (this.opt.judgeFriction && L.slip > 10 * tol && lt > 1e-9) {
           const cosine = L.slipPower / (lt * L.slip);
           if (cosine > 0.1 && (lt1 !== 0 || lt2 !== 0)) {
-            out.push({ kind: 'friction-along-slip', severity: 'warning', contact: c,
-              text: `the friction impulse (${lt1.toPrecision(3)}, ${lt2.toPrecision(3)}) N·s does positive work along the slip of ${L.slip.toPrecision(3)} m/s: friction must oppose sliding (maximal dissipation)` });
+            out.push({
+              kind: 'friction-along-slip',
+              severity: 'warning',
+              contact: c,
+              text: `the friction impulse (${lt1.toPrecision(3)}, ${lt2.toPrecision(3)}) N·s does positive work along the slip of ${L.slip.toPrecision(3)} m/s: friction must oppose sliding (maximal dissipation)`,
+            });
           }
         }
       }
@@ -97,27 +127,48 @@ export class NonPhysicalDetector {
       const old = this.tracks.get(k);
       const t: Track = old && old.frame === f.frame - 1 ? old : { depth: [], lambda: [], reported: new Set(), frame: f.frame };
       t.frame = f.frame;
-      t.depth.push(ct.depth); if (t.depth.length > PENETRATION_WINDOW + 1) t.depth.shift();
-      t.lambda.push(ln); if (t.lambda.length > JITTER_WINDOW) t.lambda.shift();
+      t.depth.push(ct.depth);
+      if (t.depth.length > PENETRATION_WINDOW + 1) t.depth.shift();
+      t.lambda.push(ln);
+      if (t.lambda.length > JITTER_WINDOW) t.lambda.shift();
       next.set(k, t);
       if (t.depth.length === PENETRATION_WINDOW + 1 && !t.reported.has('penetration-growth')) {
         let rising = true;
-        for (let i = 1; i < t.depth.length; i++) if (!(t.depth[i] > t.depth[i - 1])) { rising = false; break; }
+        for (let i = 1; i < t.depth.length; i++)
+          if (!(t.depth[i] > t.depth[i - 1])) {
+            rising = false;
+            break;
+          }
         const growth = t.depth[t.depth.length - 1] - t.depth[0];
         if (rising && growth > this.opt.penetrationGrowth) {
           t.reported.add('penetration-growth');
-          out.push({ kind: 'penetration-growth', severity: 'warning', contact: c,
-            text: `the penetration grew in each of the last ${PENETRATION_WINDOW} frames, by ${(growth * 1000).toPrecision(3)} mm to ${(ct.depth * 1000).toPrecision(3)} mm: the contact sinks (stabilisation too weak or the normal impulse too small)` });
+          out.push({
+            kind: 'penetration-growth',
+            severity: 'warning',
+            contact: c,
+            text: `the penetration grew in each of the last ${PENETRATION_WINDOW} frames, by ${(growth * 1000).toPrecision(3)} mm to ${(ct.depth * 1000).toPrecision(3)} mm: the contact sinks (stabilisation too weak or the normal impulse too small)`,
+          });
         }
       }
       if (t.lambda.length === JITTER_WINDOW && !t.reported.has('jitter') && (!L || (L.slip < 10 * tol && Math.abs(L.separation) < 10 * tol))) {
-        let reversals = 0, mean = 0, lo = Infinity, hi = -Infinity;
-        for (let i = 0; i < t.lambda.length; i++) { mean += t.lambda[i] / t.lambda.length; lo = Math.min(lo, t.lambda[i]); hi = Math.max(hi, t.lambda[i]); }
+        let reversals = 0,
+          mean = 0,
+          lo = Infinity,
+          hi = -Infinity;
+        for (let i = 0; i < t.lambda.length; i++) {
+          mean += t.lambda[i] / t.lambda.length;
+          lo = Math.min(lo, t.lambda[i]);
+          hi = Math.max(hi, t.lambda[i]);
+        }
         for (let i = 2; i < t.lambda.length; i++) if ((t.lambda[i] - t.lambda[i - 1]) * (t.lambda[i - 1] - t.lambda[i - 2]) < 0) reversals++;
         if (reversals >= JITTER_REVERSALS && mean > 0 && hi - lo > JITTER_AMPLITUDE * mean) {
           t.reported.add('jitter');
-          out.push({ kind: 'jitter', severity: 'info', contact: c,
-            text: `λn alternated up and down ${reversals} times in ${JITTER_WINDOW} frames between ${lo.toPrecision(3)} and ${hi.toPrecision(3)} N·s while the contact is at rest: the solve does not settle (warm starting, iteration count, or redundant contacts)` });
+          out.push({
+            kind: 'jitter',
+            severity: 'info',
+            contact: c,
+            text: `λn alternated up and down ${reversals} times in ${JITTER_WINDOW} frames between ${lo.toPrecision(3)} and ${hi.toPrecision(3)} N·s while the contact is at rest: the solve does not settle (warm starting, iteration count, or redundant contacts)`,
+          });
         }
       }
     });

@@ -12,10 +12,11 @@ import type { BodyState } from '../engine/problem.js';
 import { preSolveBodyStates, toContactPoint, type RecordedFrame, type RecordingHeader } from '../format/recording.js';
 
 export type SolveTimeBodies =
-  | { readonly ok: true; readonly bodies: BodyState[]; /** true when v⁻ was reconstructed (no `pre`). */ readonly reconstructed: boolean }
+  | { readonly ok: true; readonly bodies: BodyState[] /** true when v⁻ was reconstructed (no `pre`). */; readonly reconstructed: boolean }
   | { readonly ok: false; readonly reason: string };
 
-export const RECONSTRUCTED_NOTE = 'pre-solve velocities reconstructed as v⁻ = v⁺ − M⁻¹Jᵀλ (the recording has no "pre"; exact when the contact impulse is the last velocity change of the step)';
+export const RECONSTRUCTED_NOTE =
+  'pre-solve velocities reconstructed as v⁻ = v⁺ − M⁻¹Jᵀλ (the recording has no "pre"; exact when the contact impulse is the last velocity change of the step)';
 
 export function solveTimeBodies(header: RecordingHeader, f: RecordedFrame, prev?: RecordedFrame): SolveTimeBodies {
   if (f.pre) {
@@ -33,10 +34,14 @@ export function solveTimeBodies(header: RecordingHeader, f: RecordedFrame, prev?
   const contacts = f.contacts.map(toContactPoint);
   const k = assembleJacobians(bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: header.dt });
   const dv = jacobianVelocityChanges(k, contacts, f.solver.lambda, bodies.length);
-  const out = bodies.map((b, i) => (b.invMass === 0 ? b : {
-    ...b,
-    v: [b.v[0] - dv[6 * i], b.v[1] - dv[6 * i + 1], b.v[2] - dv[6 * i + 2]] as const,
-    omega: [b.omega[0] - dv[6 * i + 3], b.omega[1] - dv[6 * i + 4], b.omega[2] - dv[6 * i + 5]] as const,
-  })) as BodyState[];
+  const out = bodies.map((b, i) =>
+    b.invMass === 0
+      ? b
+      : {
+          ...b,
+          v: [b.v[0] - dv[6 * i], b.v[1] - dv[6 * i + 1], b.v[2] - dv[6 * i + 2]] as const,
+          omega: [b.omega[0] - dv[6 * i + 3], b.omega[1] - dv[6 * i + 4], b.omega[2] - dv[6 * i + 5]] as const,
+        },
+  ) as BodyState[];
   return { ok: true, bodies: out, reconstructed: true };
 }

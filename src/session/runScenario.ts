@@ -33,13 +33,24 @@ export function momentumOf(world: World): Vec3 {
 }
 
 export function summarize(world: World, f: FrameRecord): FrameSummary {
-  let status: FrameSummary['status'] = 'converged', iterations = 0, maxPen = 0;
+  let status: FrameSummary['status'] = 'converged',
+    iterations = 0,
+    maxPen = 0;
   for (const isl of f.islands) {
     if (STATUS_RANK[isl.result.status.kind] > STATUS_RANK[status]) status = isl.result.status.kind;
     iterations = Math.max(iterations, isl.result.iterations);
   }
   for (const c of f.contacts) maxPen = Math.max(maxPen, c.contact.penetration);
-  return { frame: f.frame, time: f.time, contacts: f.contacts.length, totalEnergy: f.energy.total, maxPenetration: maxPen, status, iterations, momentum: momentumOf(world) };
+  return {
+    frame: f.frame,
+    time: f.time,
+    contacts: f.contacts.length,
+    totalEnergy: f.energy.total,
+    maxPenetration: maxPen,
+    status,
+    iterations,
+    momentum: momentumOf(world),
+  };
 }
 
 export interface RunOptions {

@@ -33,8 +33,11 @@ import { conditioning, type Conditioning } from '../engine/conditioning.js';
 import type { Quat } from '../engine/math/quat.js';
 import type { Vec3 } from '../engine/math/vec3.js';
 import {
-  SOLVER_STATUSES, toContactPoint,
-  type RecordedFrame, type RecordedSolverStatus, type RecordingHeader,
+  SOLVER_STATUSES,
+  toContactPoint,
+  type RecordedFrame,
+  type RecordedSolverStatus,
+  type RecordingHeader,
   type RecordedContact,
 } from '../format/recording.js';
 import { RecordingReader, type OpenOptions } from '../format/recordingFile.js';
@@ -148,17 +151,31 @@ class RecordingSource implements FrameSource {
   readonly kind = 'recording' as const;
   readonly exact = true;
   constructor(readonly reader: RecordingReader) {}
-  get header(): RecordingHeader { return this.reader.header; }
-  get frameCount(): number { return this.reader.frameCount; }
+  get header(): RecordingHeader {
+    return this.reader.header;
+  }
+  get frameCount(): number {
+    return this.reader.frameCount;
+  }
   summary(i: number): SessionSummary {
     const s = this.reader.summary(i);
-    const out: SessionSummary = { index: i, frame: s.frame, time: s.time, contacts: s.contacts, status: s.status, maxDepth: s.maxDepth, maxLambdaN: s.maxLambdaN };
+    const out: SessionSummary = {
+      index: i,
+      frame: s.frame,
+      time: s.time,
+      contacts: s.contacts,
+      status: s.status,
+      maxDepth: s.maxDepth,
+      maxLambdaN: s.maxLambdaN,
+    };
     const extra: { iterations?: number; finalResidual?: number } = {};
     if (s.iterations !== undefined) extra.iterations = s.iterations;
     if (s.finalResidual !== undefined) extra.finalResidual = s.finalResidual;
     return { ...out, ...extra };
   }
-  load(i: number): RecordedFrame { return this.reader.frame(i); }
+  load(i: number): RecordedFrame {
+    return this.reader.frame(i);
+  }
   assembly(): { options: AssemblyOptions; notes: string[] } {
     const s = (this.header.solver ?? {}) as Record<string, unknown>;
     const notes: string[] = [];
@@ -174,13 +191,22 @@ class RecordingSource implements FrameSource {
     let baumgarte = true;
     if (typeof s.splitImpulse === 'boolean') baumgarte = !s.splitImpulse;
     else notes.push('header solver.splitImpulse not recorded: assumed false (the bias (erp/dt)·max(0, depth − slop) is part of b)');
-    notes.push(`A = J M⁻¹ Jᵀ + εI (ε = ${DEFAULT_ASSEMBLY.regularization}) rebuilt from the header masses/inertias; engine-specific terms (softening, CFM) are not included`);
+    notes.push(
+      `A = J M⁻¹ Jᵀ + εI (ε = ${DEFAULT_ASSEMBLY.regularization}) rebuilt from the header masses/inertias; engine-specific terms (softening, CFM) are not included`,
+    );
     return { options: { dt: this.header.dt, erp, slop, baumgarte, restVelocityThreshold, regularization: DEFAULT_ASSEMBLY.regularization }, notes };
   }
-  close(): void { this.reader.close(); }
+  close(): void {
+    this.reader.close();
+  }
 }
 
-interface CacheEntry { readonly bodyA: number; readonly bodyB: number; readonly featureId?: string; readonly normal: Vec3 }
+interface CacheEntry {
+  readonly bodyA: number;
+  readonly bodyB: number;
+  readonly featureId?: string;
+  readonly normal: Vec3;
+}
 
 /** Full world state after `done` frames, plus the warm-start cache content left by the last frame. */
 interface Checkpoint {
@@ -214,12 +240,22 @@ class ScenarioSource implements FrameSource {
   /** Steps re-simulated since creation (a cost figure for tests and benchmarks). */
   resimulatedSteps = 0;
 
-  constructor(readonly desc: ScenarioDesc, readonly every: number, frames: number, onFrame?: ScenarioSessionOptions['onFrame']) {
+  constructor(
+    readonly desc: ScenarioDesc,
+    readonly every: number,
+    frames: number,
+    onFrame?: ScenarioSessionOptions['onFrame'],
+  ) {
     const world = new World(desc);
     this.header = headerFromWorld(world);
     const n = frames;
-    this.time = new Float64Array(n); this.frameNo = new Float64Array(n); this.energy = new Float64Array(n); this.maxDepth = new Float64Array(n);
-    this.contacts = new Uint32Array(n); this.iterations = new Uint32Array(n); this.status = new Uint8Array(n);
+    this.time = new Float64Array(n);
+    this.frameNo = new Float64Array(n);
+    this.energy = new Float64Array(n);
+    this.maxDepth = new Float64Array(n);
+    this.contacts = new Uint32Array(n);
+    this.iterations = new Uint32Array(n);
+    this.status = new Uint8Array(n);
     this.checkpoints.push(this.capture(world, 0, null));
     for (let k = 0; k < n; k++) {
       const f = world.step();
@@ -232,14 +268,21 @@ class ScenarioSource implements FrameSource {
   }
 
   private record(k: number, f: FrameRecord): void {
-    let status: RecordedSolverStatus = 'converged', iterations = 0, md = 0;
+    let status: RecordedSolverStatus = 'converged',
+      iterations = 0,
+      md = 0;
     for (const isl of f.islands) {
       if (STATUS_RANK[isl.result.status.kind] > STATUS_RANK[status]) status = isl.result.status.kind;
       iterations = Math.max(iterations, isl.result.iterations);
     }
     for (const c of f.contacts) if (c) md = Math.max(md, c.contact.penetration);
-    this.time[k] = f.time; this.frameNo[k] = f.frame; this.energy[k] = f.energy.total; this.maxDepth[k] = md;
-    this.contacts[k] = f.contacts.length; this.iterations[k] = iterations; this.status[k] = SOLVER_STATUSES.indexOf(status);
+    this.time[k] = f.time;
+    this.frameNo[k] = f.frame;
+    this.energy[k] = f.energy.total;
+    this.maxDepth[k] = md;
+    this.contacts[k] = f.contacts.length;
+    this.iterations[k] = iterations;
+    this.status[k] = SOLVER_STATUSES.indexOf(status);
   }
 
   private capture(w: World, done: number, last: FrameRecord | null): Checkpoint {
@@ -253,7 +296,11 @@ class ScenarioSource implements FrameSource {
       for (const fc of last.contacts) {
         if (!fc) continue;
         const c = fc.contact;
-        cacheContacts.push(c.featureId === undefined ? { bodyA: c.bodyA, bodyB: c.bodyB, normal: c.normal } : { bodyA: c.bodyA, bodyB: c.bodyB, featureId: c.featureId, normal: c.normal });
+        cacheContacts.push(
+          c.featureId === undefined
+            ? { bodyA: c.bodyA, bodyB: c.bodyB, normal: c.normal }
+            : { bodyA: c.bodyA, bodyB: c.bodyB, featureId: c.featureId, normal: c.normal },
+        );
         lam.push(fc.lambda[0], fc.lambda[1], fc.lambda[2]);
       }
     }
@@ -263,7 +310,8 @@ class ScenarioSource implements FrameSource {
   private restore(cp: Checkpoint): World {
     const w = new World(this.desc);
     w.bodies.forEach((b, i) => {
-      const s = cp.state, o = 13 * i;
+      const s = cp.state,
+        o = 13 * i;
       b.x = [s[o], s[o + 1], s[o + 2]];
       b.q = [s[o + 3], s[o + 4], s[o + 5], s[o + 6]] as Quat;
       b.v = [s[o + 7], s[o + 8], s[o + 9]];
@@ -275,12 +323,20 @@ class ScenarioSource implements FrameSource {
     return w;
   }
 
-  get checkpointCount(): number { return this.checkpoints.length; }
+  get checkpointCount(): number {
+    return this.checkpoints.length;
+  }
 
   summary(i: number): SessionSummary {
     return {
-      index: i, frame: this.frameNo[i], time: this.time[i], contacts: this.contacts[i], status: SOLVER_STATUSES[this.status[i]],
-      iterations: this.iterations[i], maxDepth: this.maxDepth[i], totalEnergy: this.energy[i],
+      index: i,
+      frame: this.frameNo[i],
+      time: this.time[i],
+      contacts: this.contacts[i],
+      status: SOLVER_STATUSES[this.status[i]],
+      iterations: this.iterations[i],
+      maxDepth: this.maxDepth[i],
+      totalEnergy: this.energy[i],
     };
   }
 
@@ -290,7 +346,11 @@ class ScenarioSource implements FrameSource {
     let live = this.live;
     if (!live || live.done > i || live.done < cp.done) live = { world: this.restore(cp), done: cp.done };
     let f: FrameRecord | null = null;
-    while (live.done <= i) { f = live.world.step(); live.done++; this.resimulatedSteps++; }
+    while (live.done <= i) {
+      f = live.world.step();
+      live.done++;
+      this.resimulatedSteps++;
+    }
     this.live = live;
     return frameFromWorld(live.world, f!);
   }
@@ -299,11 +359,14 @@ class ScenarioSource implements FrameSource {
     const c = this.desc.config;
     const notes: string[] = [];
     if (c.softening > 0) notes.push(`the solved A also had softening γ = ${c.softening} on its normal diagonal; the A here does not`);
-    if (c.faults.restitutionAsTarget) notes.push('fault injection restitutionAsTarget was on: the solved b had an extra −ġn on normal rows; the b here is the correct one');
+    if (c.faults.restitutionAsTarget)
+      notes.push('fault injection restitutionAsTarget was on: the solved b had an extra −ġn on normal rows; the b here is the correct one');
     return { options: assemblyOptions(c), notes };
   }
 
-  close(): void { this.live = null; }
+  close(): void {
+    this.live = null;
+  }
 }
 
 // ─── the session ────────────────────────────────────────────────────────────────────────────────────
@@ -334,18 +397,34 @@ export class Session {
     return new Session(new ScenarioSource(desc, every, frames, options.onFrame));
   }
 
-  get kind(): 'recording' | 'scenario' { return this.source.kind; }
-  get header(): RecordingHeader { return this.source.header; }
-  get frameCount(): number { return this.source.frameCount; }
+  get kind(): 'recording' | 'scenario' {
+    return this.source.kind;
+  }
+  get header(): RecordingHeader {
+    return this.source.header;
+  }
+  get frameCount(): number {
+    return this.source.frameCount;
+  }
   /** Index of the current frame. */
-  get current(): number { return this.index; }
+  get current(): number {
+    return this.index;
+  }
   /** false only when a scenario's warm-start cache could not be restored (re-simulated frames may then differ). */
-  get exactReplay(): boolean { return this.source.exact; }
+  get exactReplay(): boolean {
+    return this.source.exact;
+  }
   /** The RecordingReader of a recording session (errors, warnings, indexMs), else null. */
-  get reader(): RecordingReader | null { return this.source instanceof RecordingSource ? this.source.reader : null; }
+  get reader(): RecordingReader | null {
+    return this.source instanceof RecordingSource ? this.source.reader : null;
+  }
   /** Steps re-simulated so far (scenario sessions; 0 for recordings). */
-  get resimulatedSteps(): number { return this.source instanceof ScenarioSource ? this.source.resimulatedSteps : 0; }
-  get checkpointCount(): number { return this.source instanceof ScenarioSource ? this.source.checkpointCount : 0; }
+  get resimulatedSteps(): number {
+    return this.source instanceof ScenarioSource ? this.source.resimulatedSteps : 0;
+  }
+  get checkpointCount(): number {
+    return this.source instanceof ScenarioSource ? this.source.checkpointCount : 0;
+  }
 
   summary(i: number): SessionSummary {
     this.check(i);
@@ -360,7 +439,11 @@ export class Session {
   frame(i: number): RecordedFrame {
     this.check(i);
     const hit = this.cache.get(i);
-    if (hit) { this.cache.delete(i); this.cache.set(i, hit); return hit; }
+    if (hit) {
+      this.cache.delete(i);
+      this.cache.set(i, hit);
+      return hit;
+    }
     const f = this.source.load(i);
     this.cache.set(i, f);
     if (this.cache.size > FRAME_CACHE_SIZE) this.cache.delete(this.cache.keys().next().value as number);
@@ -382,7 +465,9 @@ export class Session {
   }
 
   /** The current frame. */
-  get currentFrame(): RecordedFrame { return this.seek(this.index); }
+  get currentFrame(): RecordedFrame {
+    return this.seek(this.index);
+  }
 
   /**
    * Per island: the contact problem re-assembled from the recorded contacts and the pre-solve state, its
@@ -397,14 +482,32 @@ export class Session {
     const B = header.bodies.length;
     const name = (b: number): string => (b < 0 ? 'world' : header.bodies[b].name);
     const isStatic = header.bodies.map((b) => b.static);
-    const islands = buildIslands(B, f.contacts.map((c) => [c.a, c.b] as const), isStatic);
+    const islands = buildIslands(
+      B,
+      f.contacts.map((c) => [c.a, c.b] as const),
+      isStatic,
+    );
     const islandOf = new Int32Array(f.contacts.length).fill(-1);
-    islands.forEach((isl, k) => { for (const c of isl.contacts) islandOf[c] = k; });
+    islands.forEach((isl, k) => {
+      for (const c of isl.contacts) islandOf[c] = k;
+    });
     const lam = f.solver.lambda;
     const contacts: ContactRow[] = f.contacts.map((c, k) => {
       const row = {
-        index: k, island: islandOf[k], a: c.a, b: c.b, bodyA: name(c.a), bodyB: name(c.b), point: c.point, normal: c.normal, t1: c.t1, t2: c.t2,
-        depth: c.depth, mu: c.mu, e: c.e, lambda: [lam[3 * k], lam[3 * k + 1], lam[3 * k + 2]] as Vec3,
+        index: k,
+        island: islandOf[k],
+        a: c.a,
+        b: c.b,
+        bodyA: name(c.a),
+        bodyB: name(c.b),
+        point: c.point,
+        normal: c.normal,
+        t1: c.t1,
+        t2: c.t2,
+        depth: c.depth,
+        mu: c.mu,
+        e: c.e,
+        lambda: [lam[3 * k], lam[3 * k + 1], lam[3 * k + 2]] as Vec3,
       };
       return c.feature === undefined ? row : { ...row, feature: c.feature };
     });
@@ -416,14 +519,30 @@ export class Session {
     const base = { index: i, frame: f.frame, time: f.time, assembly: options, notes, contacts };
     const islandLambda = (cs: readonly number[]): Float64Array => {
       const out = new Float64Array(3 * cs.length);
-      cs.forEach((c, j) => { out[3 * j] = lam[3 * c]; out[3 * j + 1] = lam[3 * c + 1]; out[3 * j + 2] = lam[3 * c + 2]; });
+      cs.forEach((c, j) => {
+        out[3 * j] = lam[3 * c];
+        out[3 * j + 1] = lam[3 * c + 1];
+        out[3 * j + 2] = lam[3 * c + 2];
+      });
       return out;
     };
     if (!pre.ok) {
       const reason = pre.reason;
       return {
-        ...base, reason,
-        islands: islands.map((isl) => ({ bodies: isl.bodies, contacts: isl.contacts, problem: null, b: null, rhs: null, mu: null, conditioning: null, lambda: islandLambda(isl.contacts), kinematics: null, reason })),
+        ...base,
+        reason,
+        islands: islands.map((isl) => ({
+          bodies: isl.bodies,
+          contacts: isl.contacts,
+          problem: null,
+          b: null,
+          rhs: null,
+          mu: null,
+          conditioning: null,
+          lambda: islandLambda(isl.contacts),
+          kinematics: null,
+          reason,
+        })),
       };
     }
     const bodies = pre.bodies;
@@ -437,19 +556,46 @@ export class Session {
         const kinematics = jacobianKinematics(jacobians, cs, lambda, bodies.length, dv);
         if (cs.length > DENSE_ISLAND_LIMIT) {
           return {
-            bodies: isl.bodies, contacts: isl.contacts, problem: null, b: jacobians.b, rhs: jacobians.rhs, mu: jacobians.mu, conditioning: null, lambda, kinematics,
+            bodies: isl.bodies,
+            contacts: isl.contacts,
+            problem: null,
+            b: jacobians.b,
+            rhs: jacobians.rhs,
+            mu: jacobians.mu,
+            conditioning: null,
+            lambda,
+            kinematics,
             reason: `island of ${cs.length} contacts exceeds the dense limit of ${DENSE_ISLAND_LIMIT}: A ((3C)² = ${(3 * cs.length) ** 2} entries) is not assembled; b and μ are`,
           };
         }
         const problem = denseProblem(jacobians, cs, options.regularization);
         const cond = conditioning(problem.A, problem.size, { regularization: problem.regularization });
         return {
-          bodies: isl.bodies, contacts: isl.contacts, problem, b: problem.b, rhs: problem.rhs ?? null, mu: problem.mu,
-          conditioning: cond, causes: conditioningCauses(problem, cond), lambda, kinematics,
+          bodies: isl.bodies,
+          contacts: isl.contacts,
+          problem,
+          b: problem.b,
+          rhs: problem.rhs ?? null,
+          mu: problem.mu,
+          conditioning: cond,
+          causes: conditioningCauses(problem, cond),
+          lambda,
+          kinematics,
         };
       } catch (e) {
         const reason = `the problem could not be re-assembled: ${(e as Error).message}`;
-        return { bodies: isl.bodies, contacts: isl.contacts, problem: null, b: null, rhs: null, mu: null, conditioning: null, lambda, kinematics: null, reason };
+        return {
+          bodies: isl.bodies,
+          contacts: isl.contacts,
+          problem: null,
+          b: null,
+          rhs: null,
+          mu: null,
+          conditioning: null,
+          lambda,
+          kinematics: null,
+          reason,
+        };
       }
     });
     return { ...base, islands: out };

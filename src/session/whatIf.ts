@@ -34,7 +34,9 @@ export interface FrameWhatIf {
 }
 
 function evaluate(p: ContactProblem, lambda: Float64Array): Alternative {
-  const n = p.size, A = p.A, gBefore = p.rhs!.velocity;
+  const n = p.size,
+    A = p.A,
+    gBefore = p.rhs!.velocity;
   const gapAfter = new Float64Array(n);
   let dke = 0;
   for (let i = 0; i < n; i++) {
@@ -52,7 +54,10 @@ export function whatIf(session: Session, index: number, options: SolveOptions, w
   const islands: IslandWhatIf[] = [];
   const skipped: { contacts: readonly number[]; reason: string }[] = [];
   for (const isl of detail.islands) {
-    if (!isl.problem) { skipped.push({ contacts: isl.contacts, reason: isl.reason ?? 'no problem' }); continue; }
+    if (!isl.problem) {
+      skipped.push({ contacts: isl.contacts, reason: isl.reason ?? 'no problem' });
+      continue;
+    }
     const recorded = evaluate(isl.problem, isl.lambda);
     const result = solve(isl.problem, options, warmFromRecorded ? isl.lambda : undefined);
     const alt = evaluate(isl.problem, result.lambda);

@@ -49,7 +49,8 @@ export interface PeerFacts {
 /** Lowest point of a unit box (half extent 0.5) or sphere above z = 0. */
 function lowestPoint(header: RecordingHeader, f: RecordedFrame, i: number): number {
   const s = header.bodies[i].shape;
-  const x = f.bodies[i].x, q = f.bodies[i].q;
+  const x = f.bodies[i].x,
+    q = f.bodies[i].q;
   if ('sphere' in s) return x[2] - s.sphere.radius;
   if ('box' in s) {
     const h = s.box.halfExtents;
@@ -63,7 +64,8 @@ function lowestPoint(header: RecordingHeader, f: RecordedFrame, i: number): numb
 
 export function peerFacts(rec: OpenedRecording, scene: SceneName): PeerFacts {
   const { header, frames } = rec;
-  let rising = 0, largestRise = 0;
+  let rising = 0,
+    largestRise = 0;
   let prevE: number | undefined;
   for (const f of frames) {
     const e = frameEnergy(header, f);
@@ -78,7 +80,8 @@ export function peerFacts(rec: OpenedRecording, scene: SceneName): PeerFacts {
   if (scene === 'bounce') {
     const k = frames.findIndex((f) => f.contacts.length > 0);
     if (k > 0) {
-      const g = header.gravity[2], dt = header.dt;
+      const g = header.gravity[2],
+        dt = header.dt;
       const approach = -(frames[k - 1].bodies[1].v[2] + g * dt);
       let rebound = -Infinity;
       for (let j = k; j < Math.min(frames.length, k + 4); j++) rebound = Math.max(rebound, frames[j].bodies[1].v[2]);

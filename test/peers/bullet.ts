@@ -37,7 +37,9 @@ export const BULLET_DEFAULT_ITERATIONS = 10;
 export const BULLET_ERP = 0.2;
 /** btContactSolverInfoData float slots (Bullet 2.8x: m_tau, m_damping, m_friction, m_timeStep, m_restitution,
  * m_numIterations, m_maxErrorReduction, m_sor, m_erp, m_erp2, …), checked against known values before use. */
-const SLOT_ITERATIONS = 5, SLOT_ERP = 8, SLOT_ERP2 = 9;
+const SLOT_ITERATIONS = 5,
+  SLOT_ERP = 8,
+  SLOT_ERP2 = 9;
 
 /**
  * ammo.js's IDL has no setter for m_erp: write it into the solver info's memory, after checking that the
@@ -45,7 +47,8 @@ const SLOT_ITERATIONS = 5, SLOT_ERP = 8, SLOT_ERP2 = 9;
  */
 function setContactErp(A: AmmoModule, info: any, iterations: number, erp: number): void {
   const p = (A.getPointer(info) as number) >> 2;
-  const ok = A.HEAP32[p + SLOT_ITERATIONS] === iterations && Math.abs(A.HEAPF32[p + SLOT_ERP] - BULLET_ERP) < 1e-6 && Math.abs(A.HEAPF32[p + SLOT_ERP2] - 0.8) < 1e-6;
+  const ok =
+    A.HEAP32[p + SLOT_ITERATIONS] === iterations && Math.abs(A.HEAPF32[p + SLOT_ERP] - BULLET_ERP) < 1e-6 && Math.abs(A.HEAPF32[p + SLOT_ERP2] - 0.8) < 1e-6;
   if (!ok) throw new Error('ammojs-typed: btContactSolverInfo layout is not the expected Bullet 2.8x one; cannot set m_erp');
   A.HEAPF32[p + SLOT_ERP] = erp;
 }
@@ -78,9 +81,11 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
     setContactErp(A, info, iterations, 0);
     info.set_m_splitImpulse(false);
   }
-  const splitImpulse = info.get_m_splitImpulse(), threshold = info.get_m_splitImpulsePenetrationThreshold();
+  const splitImpulse = info.get_m_splitImpulse(),
+    threshold = info.get_m_splitImpulsePenetrationThreshold();
 
-  const sqrtMu = Math.sqrt(scene.mu), sqrtE = Math.sqrt(scene.e);
+  const sqrtMu = Math.sqrt(scene.mu),
+    sqrtE = Math.sqrt(scene.e);
   const makeBody = (mass: number, shape: any, x: Vec3, q: readonly number[]): any => {
     const t = new A.btTransform();
     t.setIdentity();
@@ -89,8 +94,10 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
     const inertia = new A.btVector3(0, 0, 0);
     if (mass > 0) shape.calculateLocalInertia(mass, inertia);
     const ci = new A.btRigidBodyConstructionInfo(mass, new A.btDefaultMotionState(t), shape, inertia);
-    ci.set_m_friction(sqrtMu); ci.set_m_restitution(sqrtE);
-    ci.set_m_linearDamping(0); ci.set_m_angularDamping(0);
+    ci.set_m_friction(sqrtMu);
+    ci.set_m_restitution(sqrtE);
+    ci.set_m_linearDamping(0);
+    ci.set_m_angularDamping(0);
     const body = new A.btRigidBody(ci);
     body.setActivationState(DISABLE_DEACTIVATION);
     world.addRigidBody(body);
@@ -109,12 +116,13 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
   const header = peerFitHeader(scene, 'bullet');
   const v3 = (v: any): Vec3 => [v.x(), v.y(), v.z()];
 
-  const state = (): RecordedBodyState[] => all.map((b, i) => {
-    if (i === 0) return { x: [0, 0, 0], q: [1, 0, 0, 0], v: [0, 0, 0], w: [0, 0, 0] };
-    const t = b.getCenterOfMassTransform();
-    const r = t.getRotation();
-    return { x: v3(t.getOrigin()), q: xyzwToWxyz(r.x(), r.y(), r.z(), r.w()), v: v3(b.getLinearVelocity()), w: v3(b.getAngularVelocity()) };
-  });
+  const state = (): RecordedBodyState[] =>
+    all.map((b, i) => {
+      if (i === 0) return { x: [0, 0, 0], q: [1, 0, 0, 0], v: [0, 0, 0], w: [0, 0, 0] };
+      const t = b.getCenterOfMassTransform();
+      const r = t.getRotation();
+      return { x: v3(t.getOrigin()), q: xyzwToWxyz(r.x(), r.y(), r.z(), r.w()), v: v3(b.getLinearVelocity()), w: v3(b.getAngularVelocity()) };
+    });
 
   const step = (): PeerStep => {
     const before = state();
@@ -127,15 +135,29 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
     const disp = world.getDispatcher();
     for (let m = 0; m < disp.getNumManifolds(); m++) {
       const man = disp.getManifoldByIndexInternal(m);
-      const i0 = index.get(A.getPointer(man.getBody0()))!, i1 = index.get(A.getPointer(man.getBody1()))!;
+      const i0 = index.get(A.getPointer(man.getBody0()))!,
+        i1 = index.get(A.getPointer(man.getBody1()))!;
       for (let k = 0; k < man.getNumContacts(); k++) {
         const cp = man.getContactPoint(k);
         const n = v3(cp.get_m_normalWorldOnB());
         const aIs0 = i0 !== 0;
-        const a = aIs0 ? i0 : i1, b = aIs0 ? i1 : i0, s = aIs0 ? 1 : -1;
+        const a = aIs0 ? i0 : i1,
+          b = aIs0 ? i1 : i0,
+          s = aIs0 ? 1 : -1;
         const frame = contactFrame([s * n[0], s * n[1], s * n[2]]);
         const point = aIs0 ? v3(cp.getPositionWorldOnA()) : v3(cp.getPositionWorldOnB());
-        contacts.push({ a, b, point, normal: frame.n, t1: frame.t1, t2: frame.t2, depth: Math.max(0, -cp.getDistance()), mu: scene.mu, e: scene.e, feature: `${a}:${b}:${m}:${k}` });
+        contacts.push({
+          a,
+          b,
+          point,
+          normal: frame.n,
+          t1: frame.t1,
+          t2: frame.t2,
+          depth: Math.max(0, -cp.getDistance()),
+          mu: scene.mu,
+          e: scene.e,
+          feature: `${a}:${b}:${m}:${k}`,
+        });
         normals.push(cp.getAppliedImpulse());
       }
     }
@@ -145,15 +167,25 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
   return {
     producer: { name: 'ammo.js (Bullet, ammojs-typed)', version: packageVersion('ammojs-typed') },
     solver: {
-      name: 'bullet btSequentialImpulseConstraintSolver', maxIterations: iterations, erp: stab ? BULLET_ERP : 0, slop: 0, restVelocityThreshold: 0,
+      name: 'bullet btSequentialImpulseConstraintSolver',
+      maxIterations: iterations,
+      erp: stab ? BULLET_ERP : 0,
+      slop: 0,
+      restVelocityThreshold: 0,
       // the format's splitImpulse means "no bias in v"; Bullet adds the ERP bias to v for every contact shallower
       // than its split-impulse threshold (all contacts of these scenes), so the velocity bias is what it declares
-      baumgarte: stab, splitImpulse: false, 'x-bullet-split-impulse': splitImpulse, 'x-split-impulse-penetration-threshold': threshold,
+      baumgarte: stab,
+      splitImpulse: false,
+      'x-bullet-split-impulse': splitImpulse,
+      'x-split-impulse-penetration-threshold': threshold,
     },
-    lambdaSource: 'normal: engine (btManifoldPoint.getAppliedImpulse, N·s); tangential: fitted to the engine\'s velocity change with λn fixed (ammo.js does not expose the lateral friction impulses)',
+    lambdaSource:
+      "normal: engine (btManifoldPoint.getAppliedImpulse, N·s); tangential: fitted to the engine's velocity change with λn fixed (ammo.js does not expose the lateral friction impulses)",
     preSource: 'v_prev + dt·g at the previous pose (Bullet integrates gravity into v before collision detection and the solve)',
     step,
-    dispose: () => { A.destroy(world); },
+    dispose: () => {
+      A.destroy(world);
+    },
   };
 }
 

@@ -47,17 +47,29 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
   const material = new CANNON.Material('peer');
   const stiffness = stab ? CANNON_STIFFNESS : OFF_STIFFNESS;
   const relaxation = stab ? CANNON_RELAXATION : OFF_RELAXATION;
-  world.addContactMaterial(new CANNON.ContactMaterial(material, material, {
-    friction: scene.mu, restitution: scene.e, contactEquationStiffness: stiffness, contactEquationRelaxation: relaxation,
-  }));
+  world.addContactMaterial(
+    new CANNON.ContactMaterial(material, material, {
+      friction: scene.mu,
+      restitution: scene.e,
+      contactEquationStiffness: stiffness,
+      contactEquationRelaxation: relaxation,
+    }),
+  );
   const ground = new CANNON.Body({ mass: 0, type: CANNON.Body.STATIC, material, shape: new CANNON.Plane() });
   world.addBody(ground);
   const bodies = scene.bodies.map((d) => {
     const shape = 'box' in d.shape ? new CANNON.Box(new CANNON.Vec3(...d.shape.box.halfExtents)) : new CANNON.Sphere(d.shape.sphere.radius);
     const b = new CANNON.Body({
-      mass: d.mass, material, shape, linearDamping: 0, angularDamping: 0, allowSleep: false,
-      position: new CANNON.Vec3(...d.x), quaternion: new CANNON.Quaternion(d.q[1], d.q[2], d.q[3], d.q[0]),
-      velocity: new CANNON.Vec3(...d.v), angularVelocity: new CANNON.Vec3(...d.w),
+      mass: d.mass,
+      material,
+      shape,
+      linearDamping: 0,
+      angularDamping: 0,
+      allowSleep: false,
+      position: new CANNON.Vec3(...d.x),
+      quaternion: new CANNON.Quaternion(d.q[1], d.q[2], d.q[3], d.q[0]),
+      velocity: new CANNON.Vec3(...d.v),
+      angularVelocity: new CANNON.Vec3(...d.w),
     });
     world.addBody(b);
     return b;
@@ -69,7 +81,13 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
   const solve = solver.solve.bind(solver);
   solver.solve = (h: number, w: CANNON.World): number => (lastIterations = solve(h, w));
 
-  const state = (): RecordedBodyState[] => all.map((b) => ({ x: v3(b.position), q: xyzwToWxyz(b.quaternion.x, b.quaternion.y, b.quaternion.z, b.quaternion.w), v: v3(b.velocity), w: v3(b.angularVelocity) }));
+  const state = (): RecordedBodyState[] =>
+    all.map((b) => ({
+      x: v3(b.position),
+      q: xyzwToWxyz(b.quaternion.x, b.quaternion.y, b.quaternion.z, b.quaternion.w),
+      v: v3(b.velocity),
+      w: v3(b.angularVelocity),
+    }));
 
   const step = (): PeerStep => {
     const before = state();
@@ -85,8 +103,10 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
       friction.set(c, fr.slice(0, 2));
     }
     for (const c of world.contacts) {
-      const i = index.get(c.bi)!, j = index.get(c.bj)!;
-      const xi = before[i].x, xj = before[j].x;
+      const i = index.get(c.bi)!,
+        j = index.get(c.bj)!;
+      const xi = before[i].x,
+        xj = before[j].x;
       const pi: Vec3 = [xi[0] + c.ri.x, xi[1] + c.ri.y, xi[2] + c.ri.z];
       const pj: Vec3 = [xj[0] + c.rj.x, xj[1] + c.rj.y, xj[2] + c.rj.z];
       const ni = v3(c.ni);
@@ -95,9 +115,14 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
       // Impulse on bj (world, N·s): λ·ni + Σ λ_f·t_f, λ = multiplier·h.
       const fr = friction.get(c)!;
       const P: [number, number, number] = [c.multiplier * dt * ni[0], c.multiplier * dt * ni[1], c.multiplier * dt * ni[2]];
-      for (const f of fr) { P[0] += f.multiplier * dt * f.t.x; P[1] += f.multiplier * dt * f.t.y; P[2] += f.multiplier * dt * f.t.z; }
+      for (const f of fr) {
+        P[0] += f.multiplier * dt * f.t.x;
+        P[1] += f.multiplier * dt * f.t.y;
+        P[2] += f.multiplier * dt * f.t.z;
+      }
       const aIsJ = all[j].type !== CANNON.Body.STATIC;
-      const a = aIsJ ? j : i, b = aIsJ ? i : j;
+      const a = aIsJ ? j : i,
+        b = aIsJ ? i : j;
       const sgn = aIsJ ? 1 : -1;
       const frame = contactFrame([sgn * ni[0], sgn * ni[1], sgn * ni[2]], fr[0] ? [sgn * fr[0].t.x, sgn * fr[0].t.y, sgn * fr[0].t.z] : undefined);
       const Pa: Vec3 = [sgn * P[0], sgn * P[1], sgn * P[2]];
@@ -105,8 +130,16 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
       contacts.push({
         // The point on body a's surface: a's lever arm is then exactly cannon's (ri or rj); b's differs by the
         // depth along n, which changes b's friction torque by depth·λt (zero for the static ground).
-        a, b, point: aIsJ ? pj : pi, normal: frame.n, t1: frame.t1, t2: frame.t2,
-        depth: Math.max(0, -gap), mu: scene.mu, e: scene.e, feature: `${all[a] === ground ? 'ground' : a}:${all[b] === ground ? 'ground' : b}:${c.ri.x.toFixed(2)},${c.ri.y.toFixed(2)},${c.ri.z.toFixed(2)}`,
+        a,
+        b,
+        point: aIsJ ? pj : pi,
+        normal: frame.n,
+        t1: frame.t1,
+        t2: frame.t2,
+        depth: Math.max(0, -gap),
+        mu: scene.mu,
+        e: scene.e,
+        feature: `${all[a] === ground ? 'ground' : a}:${all[b] === ground ? 'ground' : b}:${c.ri.x.toFixed(2)},${c.ri.y.toFixed(2)},${c.ri.z.toFixed(2)}`,
       });
     }
     return { bodies: state(), pre, contacts, lambda, iterations: lastIterations, converged: lastIterations < iterations };
@@ -115,14 +148,22 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
   return {
     producer: { name: 'cannon-es', version: packageVersion('cannon-es') },
     solver: {
-      name: 'cannon-es GSSolver (SPOOK)', maxIterations: iterations, tolerance: CANNON_TOLERANCE,
-      baumgarte: stab, erp: stab ? 1 / relaxation : 0, slop: 0, restVelocityThreshold: 0,
-      'x-spook': { stiffness, relaxation }, 'x-friction-bound': 'mu*|g|*m_reduced*dt per contact, not mu*lambda_n',
+      name: 'cannon-es GSSolver (SPOOK)',
+      maxIterations: iterations,
+      tolerance: CANNON_TOLERANCE,
+      baumgarte: stab,
+      erp: stab ? 1 / relaxation : 0,
+      slop: 0,
+      restVelocityThreshold: 0,
+      'x-spook': { stiffness, relaxation },
+      'x-friction-bound': 'mu*|g|*m_reduced*dt per contact, not mu*lambda_n',
     },
     lambdaSource: 'engine: ContactEquation/FrictionEquation multiplier × dt (GSSolver stores λ/h)',
     preSource: 'v_prev + dt·g at the previous pose (cannon-es solves before adding gravity to v, with h·M⁻¹f in the right-hand side)',
     step,
-    dispose: () => { /* garbage collected */ },
+    dispose: () => {
+      /* garbage collected */
+    },
   };
 }
 

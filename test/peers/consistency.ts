@@ -22,7 +22,13 @@ export interface Mismatch {
 }
 
 export function velocityMismatch(header: RecordingHeader, frames: readonly RecordedFrame[]): Mismatch {
-  let worst = 0, worstLinear = 0, worstAngular = 0, largestDv = 0, at = -1, body = -1, compared = 0;
+  let worst = 0,
+    worstLinear = 0,
+    worstAngular = 0,
+    largestDv = 0,
+    at = -1,
+    body = -1,
+    compared = 0;
   let prev: RecordedFrame | undefined;
   for (const f of frames) {
     if (f.pre) {
@@ -39,8 +45,13 @@ export function velocityMismatch(header: RecordingHeader, frames: readonly Recor
           const d = rec[q] - pre[q];
           largestDv = Math.max(largestDv, Math.abs(d));
           const m = Math.abs(d - dv[6 * i + q]);
-          if (q < 3) worstLinear = Math.max(worstLinear, m); else worstAngular = Math.max(worstAngular, m);
-          if (m > worst) { worst = m; at = f.frame; body = i; }
+          if (q < 3) worstLinear = Math.max(worstLinear, m);
+          else worstAngular = Math.max(worstAngular, m);
+          if (m > worst) {
+            worst = m;
+            at = f.frame;
+            body = i;
+          }
         }
       });
     }

@@ -18,10 +18,17 @@ import { PEER_ENGINES, type PeerEngineName, type RecorderOptions } from './types
 export const MANY_ITERATIONS: Record<PeerEngineName, number> = { cannon: 100, rapier: 100, jolt: 100, mujoco: 1000, bullet: 100 };
 
 export const PACKAGES: Record<PeerEngineName, string> = {
-  cannon: 'cannon-es', rapier: '@dimforge/rapier3d-compat', jolt: 'jolt-physics', mujoco: 'mujoco-js', bullet: 'ammojs-typed',
+  cannon: 'cannon-es',
+  rapier: '@dimforge/rapier3d-compat',
+  jolt: 'jolt-physics',
+  mujoco: 'mujoco-js',
+  bullet: 'ammojs-typed',
 };
 
-export interface Configuration { readonly label: string; readonly options: (e: PeerEngineName) => RecorderOptions }
+export interface Configuration {
+  readonly label: string;
+  readonly options: (e: PeerEngineName) => RecorderOptions;
+}
 export const CONFIGURATIONS: readonly Configuration[] = [
   { label: 'defaults', options: () => ({}) },
   { label: 'many iterations', options: (e) => ({ iterations: MANY_ITERATIONS[e] }) },
@@ -40,8 +47,12 @@ export async function runExperiment(engine: PeerEngineName, scene: SceneName, co
 }
 
 function cell(scene: SceneName, f: PeerFacts): string {
-  const extra = scene === 'bounce' ? `, rebound ${f.reboundRatio === undefined ? '–' : f.reboundRatio.toFixed(2)}·v`
-    : scene === 'slide' ? `, lift ${((f.maxLift ?? 0) * 1000).toFixed(0)} mm` : '';
+  const extra =
+    scene === 'bounce'
+      ? `, rebound ${f.reboundRatio === undefined ? '–' : f.reboundRatio.toFixed(2)}·v`
+      : scene === 'slide'
+        ? `, lift ${((f.maxLift ?? 0) * 1000).toFixed(0)} mm`
+        : '';
   return `${f.rising} (max ${(f.largestRise * 1000).toFixed(1)} mJ${extra})`;
 }
 
@@ -50,14 +61,18 @@ async function main(): Promise<void> {
   const engines = asked.length ? asked.filter((e): e is PeerEngineName => (PEER_ENGINES as readonly string[]).includes(e)) : PEER_ENGINES;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'contact-lens-experiment-'));
   const out: string[] = [];
-  out.push('Frames whose total energy rose by > 1 mJ (largest rise; bounce: first rebound speed / approach speed, e = 0.5; slide: highest lift of the box\'s lowest point). Last column: worst |Δv − M⁻¹Jᵀλ| (m/s, rad/s) at the defaults / over all four runs.', '');
+  out.push(
+    "Frames whose total energy rose by > 1 mJ (largest rise; bounce: first rebound speed / approach speed, e = 0.5; slide: highest lift of the box's lowest point). Last column: worst |Δv − M⁻¹Jᵀλ| (m/s, rad/s) at the defaults / over all four runs.",
+    '',
+  );
   out.push(`| engine | scene | ${CONFIGURATIONS.map((c) => c.label).join(' | ')} | Δv check (defaults / all) |`);
   out.push(`|---|---|${CONFIGURATIONS.map(() => '---').join('|')}|---|`);
   try {
     for (const engine of engines) {
       for (const scene of SCENE_NAMES) {
         const cells: string[] = [];
-        let worst = 0, atDefaults = 0;
+        let worst = 0,
+          atDefaults = 0;
         for (const c of CONFIGURATIONS) {
           const f = await runExperiment(engine, scene, c, dir);
           cells.push(cell(scene, f));

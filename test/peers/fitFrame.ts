@@ -10,16 +10,34 @@ import { recordedBodies, type PeerScene } from './scenes.js';
 /** A header with the scene's bodies (masses, inertias): what preSolveBodyStates needs for the fit. */
 export function peerFitHeader(scene: PeerScene, name: string): RecordingHeader {
   return {
-    format: 'contact-lens-recording', version: 1, producer: { name }, units: 'SI',
-    conventions: { up: 'z', quaternion: 'wxyz', normal: 'b-to-a', impulse: 'per-step' }, dt: scene.dt, gravity: scene.gravity,
+    format: 'contact-lens-recording',
+    version: 1,
+    producer: { name },
+    units: 'SI',
+    conventions: { up: 'z', quaternion: 'wxyz', normal: 'b-to-a', impulse: 'per-step' },
+    dt: scene.dt,
+    gravity: scene.gravity,
     bodies: recordedBodies(scene),
   };
 }
 
 /** λ fitted to post − pre (6 numbers per body) for the frame's contacts. */
-export function fitFrameLambda(header: RecordingHeader, after: readonly RecordedBodyState[], pre: readonly RecordedPreState[], contacts: readonly RecordedContact[], fixedNormals?: readonly number[]): number[] {
+export function fitFrameLambda(
+  header: RecordingHeader,
+  after: readonly RecordedBodyState[],
+  pre: readonly RecordedPreState[],
+  contacts: readonly RecordedContact[],
+  fixedNormals?: readonly number[],
+): number[] {
   if (contacts.length === 0) return [];
-  const st = preSolveBodyStates(header, { frame: 0, time: header.dt, bodies: after, pre, contacts, solver: { name: 'fit', status: 'max-iterations', lambda: [] } });
+  const st = preSolveBodyStates(header, {
+    frame: 0,
+    time: header.dt,
+    bodies: after,
+    pre,
+    contacts,
+    solver: { name: 'fit', status: 'max-iterations', lambda: [] },
+  });
   if (!st.ok) throw new Error(st.reason);
   const target = new Float64Array(6 * after.length);
   for (let i = 0; i < after.length; i++) {

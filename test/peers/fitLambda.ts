@@ -18,7 +18,12 @@ export const FIT_TOLERANCE = 1e-10;
  * dvTarget: 6 numbers per body (dv, dω) — the velocity change the contacts must explain.
  * Returns λ in the 3C layout.
  */
-export function fitLambda(bodies: readonly BodyState[], contacts: readonly ContactPoint[], dvTarget: Float64Array, fixedNormals?: ArrayLike<number>): Float64Array {
+export function fitLambda(
+  bodies: readonly BodyState[],
+  contacts: readonly ContactPoint[],
+  dvTarget: Float64Array,
+  fixedNormals?: ArrayLike<number>,
+): Float64Array {
   const C = contacts.length;
   const lambda = new Float64Array(3 * C);
   if (C === 0) return lambda;
@@ -30,18 +35,21 @@ export function fitLambda(bodies: readonly BodyState[], contacts: readonly Conta
   const u = jacobianVelocityChanges(k, contacts, lambda, dvTarget.length / 6); // M⁻¹Jᵀλ of the start
   // Diagonal A_rr = J_r M⁻¹ J_rᵀ per row.
   const diag = new Float64Array(3 * C);
-  for (let c = 0; c < C; c++) for (let r = 0; r < 3; r++) {
-    let s = 0;
-    const o = 18 * c + 6 * r;
-    for (let q = 0; q < 6; q++) s += (k.staticA[c] ? 0 : JA[o + q] * k.invMassJA[o + q]) + (k.staticB[c] ? 0 : JB[o + q] * k.invMassJB[o + q]);
-    diag[3 * c + r] = s;
-  }
+  for (let c = 0; c < C; c++)
+    for (let r = 0; r < 3; r++) {
+      let s = 0;
+      const o = 18 * c + 6 * r;
+      for (let q = 0; q < 6; q++) s += (k.staticA[c] ? 0 : JA[o + q] * k.invMassJA[o + q]) + (k.staticB[c] ? 0 : JB[o + q] * k.invMassJB[o + q]);
+      diag[3 * c + r] = s;
+    }
   for (let sweep = 0; sweep < FIT_MAX_SWEEPS; sweep++) {
     let biggest = 0;
     for (let c = 0; c < C; c++) {
-      const a = contacts[c].bodyA, b = contacts[c].bodyB;
+      const a = contacts[c].bodyA,
+        b = contacts[c].bodyB;
       for (let r = 0; r < 3; r++) {
-        const row = 3 * c + r, o = 18 * c + 6 * r;
+        const row = 3 * c + r,
+          o = 18 * c + 6 * r;
         if (!(diag[row] > 0) || (r === 0 && fixedNormals)) continue;
         // residual of this row: J_r (Δv − u)
         let res = 0;
@@ -70,7 +78,13 @@ export const FIT_RIDGE = 1e-12;
  * negative normals clamped to 0 (or, with λn fixed, the tangential rows only); PGS then restores λn ≥ 0. Long stacks converge slowly under PGS
  * alone (the tangential coupling travels one body per sweep).
  */
-function denseStart(k: ReturnType<typeof assembleJacobians>, contacts: readonly ContactPoint[], dv: Float64Array, out: Float64Array, normalsFixed: boolean): void {
+function denseStart(
+  k: ReturnType<typeof assembleJacobians>,
+  contacts: readonly ContactPoint[],
+  dv: Float64Array,
+  out: Float64Array,
+  normalsFixed: boolean,
+): void {
   const size = k.size;
   // Free rows: all, or only the tangential ones when λn is given (then rhs_F = (JΔv)_F − A_F,n λn).
   const free: number[] = [];
@@ -80,13 +94,14 @@ function denseStart(k: ReturnType<typeof assembleJacobians>, contacts: readonly 
   const A = denseProblem(k, contacts, FIT_RIDGE).A;
   const { jacobianA: JA, jacobianB: JB } = k.physics;
   const full = new Float64Array(size);
-  for (let c = 0; c < contacts.length; c++) for (let r = 0; r < 3; r++) {
-    const o = 18 * c + 6 * r;
-    let s = 0;
-    if (!k.staticA[c]) for (let q = 0; q < 6; q++) s += JA[o + q] * dv[6 * contacts[c].bodyA + q];
-    if (!k.staticB[c]) for (let q = 0; q < 6; q++) s += JB[o + q] * dv[6 * contacts[c].bodyB + q];
-    full[3 * c + r] = s;
-  }
+  for (let c = 0; c < contacts.length; c++)
+    for (let r = 0; r < 3; r++) {
+      const o = 18 * c + 6 * r;
+      let s = 0;
+      if (!k.staticA[c]) for (let q = 0; q < 6; q++) s += JA[o + q] * dv[6 * contacts[c].bodyA + q];
+      if (!k.staticB[c]) for (let q = 0; q < 6; q++) s += JB[o + q] * dv[6 * contacts[c].bodyB + q];
+      full[3 * c + r] = s;
+    }
   const rhs = new Float64Array(n);
   const M = new Float64Array(n * n);
   for (let i = 0; i < n; i++) {

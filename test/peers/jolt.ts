@@ -52,7 +52,8 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
   const dt = scene.dt;
   const iterations = options.iterations ?? JOLT_DEFAULT_VELOCITY_STEPS;
   const stab = options.stabilization !== false;
-  const STATIC_LAYER = 0, MOVING_LAYER = 1;
+  const STATIC_LAYER = 0,
+    MOVING_LAYER = 1;
   const settings = new J.JoltSettings();
   const pairs = new J.ObjectLayerPairFilterTable(2);
   pairs.EnableCollision(STATIC_LAYER, MOVING_LAYER);
@@ -71,30 +72,43 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
   system.SetGravity(new J.Vec3(gy[0], gy[1], gy[2]));
   const ps = system.GetPhysicsSettings();
   ps.mNumVelocitySteps = iterations;
-  if (!stab) { ps.mBaumgarte = 0; ps.mNumPositionSteps = 0; }
+  if (!stab) {
+    ps.mBaumgarte = 0;
+    ps.mNumPositionSteps = 0;
+  }
   ps.mAllowSleeping = false;
-  const baumgarte = ps.mBaumgarte, positionSteps = ps.mNumPositionSteps, slop = ps.mPenetrationSlop;
-  const speculative = ps.mSpeculativeContactDistance, minRestitution = ps.mMinVelocityForRestitution;
+  const baumgarte = ps.mBaumgarte,
+    positionSteps = ps.mNumPositionSteps,
+    slop = ps.mPenetrationSlop;
+  const speculative = ps.mSpeculativeContactDistance,
+    minRestitution = ps.mMinVelocityForRestitution;
   system.SetPhysicsSettings(ps);
 
   const groundShape = new J.BoxShapeSettings(new J.Vec3(50, 1, 50), 0).Create().Get();
   const gs = new J.BodyCreationSettings(groundShape, new J.RVec3(0, -1, 0), new J.Quat(0, 0, 0, 1), J.EMotionType_Static, STATIC_LAYER);
-  gs.mFriction = scene.mu; gs.mRestitution = scene.e;
+  gs.mFriction = scene.mu;
+  gs.mRestitution = scene.e;
   const ground = bi.CreateBody(gs);
   bi.AddBody(ground.GetID(), J.EActivation_DontActivate);
   const bodies = scene.bodies.map((d) => {
-    const shape = 'box' in d.shape
-      ? new J.BoxShapeSettings(new J.Vec3(...d.shape.box.halfExtents), 0).Create().Get()
-      : new J.SphereShapeSettings(d.shape.sphere.radius).Create().Get();
-    const x = zUpToYUp(d.x), q = zUpQuatToYUp(d.q);
+    const shape =
+      'box' in d.shape
+        ? new J.BoxShapeSettings(new J.Vec3(...d.shape.box.halfExtents), 0).Create().Get()
+        : new J.SphereShapeSettings(d.shape.sphere.radius).Create().Get();
+    const x = zUpToYUp(d.x),
+      q = zUpQuatToYUp(d.q);
     const s = new J.BodyCreationSettings(shape, new J.RVec3(x[0], x[1], x[2]), new J.Quat(q[1], q[2], q[3], q[0]), J.EMotionType_Dynamic, MOVING_LAYER);
     s.mOverrideMassProperties = J.EOverrideMassProperties_CalculateInertia;
     s.mMassPropertiesOverride.mMass = d.mass;
-    s.mFriction = scene.mu; s.mRestitution = scene.e;
-    s.mLinearDamping = 0; s.mAngularDamping = 0; s.mAllowSleeping = false;
+    s.mFriction = scene.mu;
+    s.mRestitution = scene.e;
+    s.mLinearDamping = 0;
+    s.mAngularDamping = 0;
+    s.mAllowSleeping = false;
     const b = bi.CreateBody(s);
     bi.AddBody(b.GetID(), J.EActivation_Activate);
-    const v = zUpToYUp(d.v), w = zUpToYUp(d.w);
+    const v = zUpToYUp(d.v),
+      w = zUpToYUp(d.w);
     b.SetLinearVelocity(new J.Vec3(v[0], v[1], v[2]));
     b.SetAngularVelocity(new J.Vec3(w[0], w[1], w[2]));
     return b;
@@ -107,33 +121,53 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
   let manifolds: Manifold[] = [];
   const listener = new J.ContactListenerJS();
   const onContact = (body1: number, body2: number, manifold: number, ioSettings: number): void => {
-    const B1 = J.wrapPointer(body1, J.Body), B2 = J.wrapPointer(body2, J.Body);
-    const m = J.wrapPointer(manifold, J.ContactManifold), cs = J.wrapPointer(ioSettings, J.ContactSettings);
+    const B1 = J.wrapPointer(body1, J.Body),
+      B2 = J.wrapPointer(body2, J.Body);
+    const m = J.wrapPointer(manifold, J.ContactManifold),
+      cs = J.wrapPointer(ioSettings, J.ContactSettings);
     const nn = m.mWorldSpaceNormal;
     const n = yUpToZUp([nn.GetX(), nn.GetY(), nn.GetZ()]);
     const count = m.mRelativeContactPointsOn1.size();
-    const p1: Vec3[] = [], p2: Vec3[] = [];
+    const p1: Vec3[] = [],
+      p2: Vec3[] = [];
     for (let k = 0; k < count; k++) {
-      const a = m.GetWorldSpaceContactPointOn1(k); p1.push(yUpToZUp([a.GetX(), a.GetY(), a.GetZ()]));
-      const b = m.GetWorldSpaceContactPointOn2(k); p2.push(yUpToZUp([b.GetX(), b.GetY(), b.GetZ()]));
+      const a = m.GetWorldSpaceContactPointOn1(k);
+      p1.push(yUpToZUp([a.GetX(), a.GetY(), a.GetZ()]));
+      const b = m.GetWorldSpaceContactPointOn2(k);
+      p2.push(yUpToZUp([b.GetX(), b.GetY(), b.GetZ()]));
     }
-    manifolds.push({ b1: index.get(B1.GetID().GetIndexAndSequenceNumber())!, b2: index.get(B2.GetID().GetIndexAndSequenceNumber())!, n, p1, p2, mu: cs.mCombinedFriction, e: cs.mCombinedRestitution });
+    manifolds.push({
+      b1: index.get(B1.GetID().GetIndexAndSequenceNumber())!,
+      b2: index.get(B2.GetID().GetIndexAndSequenceNumber())!,
+      n,
+      p1,
+      p2,
+      mu: cs.mCombinedFriction,
+      e: cs.mCombinedRestitution,
+    });
   };
   listener.OnContactValidate = (): number => J.ValidateResult_AcceptAllContactsForThisBodyPair;
   listener.OnContactAdded = onContact;
   listener.OnContactPersisted = onContact;
-  listener.OnContactRemoved = (): void => { /* nothing to record */ };
+  listener.OnContactRemoved = (): void => {
+    /* nothing to record */
+  };
   system.SetContactListener(listener);
 
   const header = peerFitHeader(scene, 'jolt');
-  const state = (): RecordedBodyState[] => all.map((b, i) => {
-    if (i === 0) return { x: [0, 0, 0], q: [1, 0, 0, 0], v: [0, 0, 0], w: [0, 0, 0] };
-    const x = b.GetCenterOfMassPosition(), xv = yUpToZUp([x.GetX(), x.GetY(), x.GetZ()]);
-    const r = b.GetRotation(), q = yUpQuatToZUp(xyzwToWxyz(r.GetX(), r.GetY(), r.GetZ(), r.GetW()));
-    const v = b.GetLinearVelocity(), vv = yUpToZUp([v.GetX(), v.GetY(), v.GetZ()]);
-    const w = b.GetAngularVelocity(), wv = yUpToZUp([w.GetX(), w.GetY(), w.GetZ()]);
-    return { x: xv, q, v: vv, w: wv };
-  });
+  const state = (): RecordedBodyState[] =>
+    all.map((b, i) => {
+      if (i === 0) return { x: [0, 0, 0], q: [1, 0, 0, 0], v: [0, 0, 0], w: [0, 0, 0] };
+      const x = b.GetCenterOfMassPosition(),
+        xv = yUpToZUp([x.GetX(), x.GetY(), x.GetZ()]);
+      const r = b.GetRotation(),
+        q = yUpQuatToZUp(xyzwToWxyz(r.GetX(), r.GetY(), r.GetZ(), r.GetW()));
+      const v = b.GetLinearVelocity(),
+        vv = yUpToZUp([v.GetX(), v.GetY(), v.GetZ()]);
+      const w = b.GetAngularVelocity(),
+        wv = yUpToZUp([w.GetX(), w.GetY(), w.GetZ()]);
+      return { x: xv, q, v: vv, w: wv };
+    });
 
   const step = (): PeerStep => {
     const before = state();
@@ -145,12 +179,25 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
     const contacts: RecordedContact[] = [];
     for (const m of manifolds) {
       const aIs2 = m.b2 !== 0;
-      const a = aIs2 ? m.b2 : m.b1, b = aIs2 ? m.b1 : m.b2, s = aIs2 ? 1 : -1;
+      const a = aIs2 ? m.b2 : m.b1,
+        b = aIs2 ? m.b1 : m.b2,
+        s = aIs2 ? 1 : -1;
       const frame = contactFrame([s * m.n[0], s * m.n[1], s * m.n[2]]);
       m.p1.forEach((p1, k) => {
         const p2 = m.p2[k];
         const depth = (p1[0] - p2[0]) * m.n[0] + (p1[1] - p2[1]) * m.n[1] + (p1[2] - p2[2]) * m.n[2];
-        contacts.push({ a, b, point: aIs2 ? p2 : p1, normal: frame.n, t1: frame.t1, t2: frame.t2, depth: Math.max(0, depth), mu: m.mu, e: m.e, feature: `${a}:${b}:${k}` });
+        contacts.push({
+          a,
+          b,
+          point: aIs2 ? p2 : p1,
+          normal: frame.n,
+          t1: frame.t1,
+          t2: frame.t2,
+          depth: Math.max(0, depth),
+          mu: m.mu,
+          e: m.e,
+          feature: `${a}:${b}:${k}`,
+        });
       });
     }
     return { bodies: after, pre, contacts, lambda: fitFrameLambda(header, after, pre, contacts), iterations };
@@ -159,15 +206,24 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
   return {
     producer: { name: 'jolt-physics', version: packageVersion('jolt-physics') },
     solver: {
-      name: 'jolt sequential impulse', maxIterations: iterations, baumgarte: false, erp: 0, slop,
+      name: 'jolt sequential impulse',
+      maxIterations: iterations,
+      baumgarte: false,
+      erp: 0,
+      slop,
       restVelocityThreshold: minRestitution,
-      'x-position-steps': positionSteps, 'x-baumgarte-position-factor': baumgarte, 'x-speculative-distance': speculative,
+      'x-position-steps': positionSteps,
+      'x-baumgarte-position-factor': baumgarte,
+      'x-speculative-distance': speculative,
       'x-note': 'Jolt corrects penetration in a position pass after integration (factor x-baumgarte-position-factor); the velocity solve has no bias term',
     },
-    lambdaSource: 'fitted: the binding hides contact impulses; λ = argmin ‖M^½(M⁻¹Jᵀλ − Δv)‖ with λn ≥ 0 (normal equations J M⁻¹Jᵀλ = JΔv), Δv = post − pre of Jolt\'s own bodies, one problem per frame',
+    lambdaSource:
+      "fitted: the binding hides contact impulses; λ = argmin ‖M^½(M⁻¹Jᵀλ − Δv)‖ with λn ≥ 0 (normal equations J M⁻¹Jᵀλ = JΔv), Δv = post − pre of Jolt's own bodies, one problem per frame",
     preSource: 'v_prev + dt·g at the previous pose (Jolt adds gravity after collision detection, before the velocity solve)',
     step,
-    dispose: () => { J.destroy(jolt); },
+    dispose: () => {
+      J.destroy(jolt);
+    },
   };
 }
 

@@ -74,13 +74,16 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
   // (timeconst, dampratio) (MuJoCo documentation, "Solver parameters": b = 2/(d_width·timeconst)).
   const solref = stab ? `${timeconst} ${zeta}` : `-1e-9 -${2 / timeconst}`;
   const g = scene.gravity;
-  const bodies = scene.bodies.map((b) => {
-    const geom = 'box' in b.shape ? `type="box" size="${b.shape.box.halfExtents.join(' ')}"` : `type="sphere" size="${b.shape.sphere.radius}"`;
-    return `<body name="${b.name}" pos="${b.x.join(' ')}" quat="${b.q.join(' ')}"><freejoint/><geom ${geom} mass="${b.mass}"/></body>`;
-  }).join('');
-  const xml = `<mujoco><option timestep="${dt}" gravity="${g.join(' ')}" iterations="${iterations}" integrator="Euler"/>`
-    + `<default><geom friction="${scene.mu} 0 0" condim="3" solref="${solref}"/></default>`
-    + `<worldbody><geom type="plane" size="0 0 1"/>${bodies}</worldbody></mujoco>`;
+  const bodies = scene.bodies
+    .map((b) => {
+      const geom = 'box' in b.shape ? `type="box" size="${b.shape.box.halfExtents.join(' ')}"` : `type="sphere" size="${b.shape.sphere.radius}"`;
+      return `<body name="${b.name}" pos="${b.x.join(' ')}" quat="${b.q.join(' ')}"><freejoint/><geom ${geom} mass="${b.mass}"/></body>`;
+    })
+    .join('');
+  const xml =
+    `<mujoco><option timestep="${dt}" gravity="${g.join(' ')}" iterations="${iterations}" integrator="Euler"/>` +
+    `<default><geom friction="${scene.mu} 0 0" condim="3" solref="${solref}"/></default>` +
+    `<worldbody><geom type="plane" size="0 0 1"/>${bodies}</worldbody></mujoco>`;
   const file = `/peer_model_${modelCount++}.xml`;
   mj.FS.writeFile(file, xml);
   const model = mj.MjModel.loadFromXML(file);
@@ -90,7 +93,10 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
     const R = quatToMat3(b.q);
     const wb = [0, 1, 2].map((k) => b.w[0] * R[k] + b.w[1] * R[3 + k] + b.w[2] * R[6 + k]);
     const qv = data.qvel;
-    for (let k = 0; k < 3; k++) { qv[6 * i + k] = b.v[k]; qv[6 * i + 3 + k] = wb[k]; }
+    for (let k = 0; k < 3; k++) {
+      qv[6 * i + k] = b.v[k];
+      qv[6 * i + 3 + k] = wb[k];
+    }
   });
   const N = scene.bodies.length;
   /**
@@ -102,10 +108,12 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
   const contactForce = (c: any): [number, number, number] => {
     const adr = c.efc_address as number;
     if (adr < 0) return [0, 0, 0];
-    const ef = data.efc_force, mu = c.friction;
+    const ef = data.efc_force,
+      mu = c.friction;
     const out: [number, number, number] = [0, 0, 0];
     for (let j = 0; j < 2; j++) {
-      const fp = ef[adr + 2 * j], fm = ef[adr + 2 * j + 1];
+      const fp = ef[adr + 2 * j],
+        fm = ef[adr + 2 * j + 1];
       out[0] += fp + fm;
       out[1 + j] = mu[j] * (fp - fm);
     }
@@ -113,7 +121,8 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
   };
 
   const state = (): RecordedBodyState[] => {
-    const qp = data.qpos, qv = data.qvel;
+    const qp = data.qpos,
+      qv = data.qvel;
     const out: RecordedBodyState[] = [{ x: [0, 0, 0], q: [1, 0, 0, 0], v: [0, 0, 0], w: [0, 0, 0] }];
     for (let i = 0; i < N; i++) {
       const q = [qp[7 * i + 3], qp[7 * i + 4], qp[7 * i + 5], qp[7 * i + 6]] as const;
@@ -133,17 +142,34 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
     const lambda: number[] = [];
     for (let k = 0; k < data.ncon; k++) {
       const c = data.contact.get(k);
-      const f = c.frame, p = c.pos;
-      const n: Vec3 = [f[0], f[1], f[2]], t1: Vec3 = [f[3], f[4], f[5]], t2: Vec3 = [f[6], f[7], f[8]];
+      const f = c.frame,
+        p = c.pos;
+      const n: Vec3 = [f[0], f[1], f[2]],
+        t1: Vec3 = [f[3], f[4], f[5]],
+        t2: Vec3 = [f[6], f[7], f[8]];
       const [fn, ft1, ft2] = contactForce(c);
       const P: Vec3 = [0, 1, 2].map((q) => dt * (fn * n[q] + ft1 * t1[q] + ft2 * t2[q])) as unknown as Vec3;
       // Typed-array views into WASM memory are re-read every time (memory growth detaches old views).
-      const b2 = model.geom_bodyid[c.geom2] as number, b1 = model.geom_bodyid[c.geom1] as number;
+      const b2 = model.geom_bodyid[c.geom2] as number,
+        b1 = model.geom_bodyid[c.geom1] as number;
       const aIs2 = b2 !== 0;
-      const a = aIs2 ? b2 : b1, b = aIs2 ? b1 : b2, s = aIs2 ? 1 : -1;
+      const a = aIs2 ? b2 : b1,
+        b = aIs2 ? b1 : b2,
+        s = aIs2 ? 1 : -1;
       const frame = contactFrame([s * n[0], s * n[1], s * n[2]], [s * t1[0], s * t1[1], s * t1[2]]);
       lambda.push(...impulseInFrame([s * P[0], s * P[1], s * P[2]], frame));
-      contacts.push({ a, b, point: [p[0], p[1], p[2]], normal: frame.n, t1: frame.t1, t2: frame.t2, depth: Math.max(0, -c.dist), mu: scene.mu, e: scene.e, feature: `${a}:${b}:${k}` });
+      contacts.push({
+        a,
+        b,
+        point: [p[0], p[1], p[2]],
+        normal: frame.n,
+        t1: frame.t1,
+        t2: frame.t2,
+        depth: Math.max(0, -c.dist),
+        mu: scene.mu,
+        e: scene.e,
+        feature: `${a}:${b}:${k}`,
+      });
       c.delete?.();
     }
     const niter = data.solver_niter[0] as number;
@@ -153,18 +179,26 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
   return {
     producer: { name: 'mujoco-js', version: packageVersion('mujoco-js') },
     solver: {
-      name: 'mujoco Newton (soft contacts, pyramidal cone)', maxIterations: iterations, tolerance: model.opt.tolerance,
+      name: 'mujoco Newton (soft contacts, pyramidal cone)',
+      maxIterations: iterations,
+      tolerance: model.opt.tolerance,
       // No Baumgarte/ERP bias: the push-out comes from the soft-contact spring (x-soft-contact), which an
       // ERP would misdescribe; baumgarte: false keeps a reader from rebuilding b with a default ERP.
-      baumgarte: false, slop: 0, restVelocityThreshold: 0,
+      baumgarte: false,
+      slop: 0,
+      restVelocityThreshold: 0,
       ...(stab ? { contactModel: 'soft' } : {}),
       'x-soft-contact': stab ? 'spring-damper (solref timeconst, dampratio; MuJoCo raises timeconst to at least 2·dt)' : 'damper only (no spring)',
-      'x-solref': solref, 'x-restitution': `no coefficient in MuJoCo: contact damping ratio ${zeta.toFixed(4)} gives e = ${scene.e} for a free impact`,
+      'x-solref': solref,
+      'x-restitution': `no coefficient in MuJoCo: contact damping ratio ${zeta.toFixed(4)} gives e = ${scene.e} for a free impact`,
     },
-    lambdaSource: 'engine: efc_force of the contact\'s pyramid edges, converted to the contact frame (f_n = Σf, f_t = μ(f+ − f−)), × dt',
+    lambdaSource: "engine: efc_force of the contact's pyramid edges, converted to the contact frame (f_n = Σf, f_t = μ(f+ − f−)), × dt",
     preSource: 'v_prev + dt·g at the previous pose (mj_step computes contact forces at the current state, then integrates v with Euler)',
     step,
-    dispose: () => { data.delete(); model.delete(); },
+    dispose: () => {
+      data.delete();
+      model.delete();
+    },
   };
 }
 

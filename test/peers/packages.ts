@@ -10,7 +10,9 @@ export function packageVersion(name: string): string {
     try {
       const pj = JSON.parse(readFileSync(path.join(dir, name, 'package.json'), 'utf8')) as { name?: string; version?: string };
       if (pj.name === name && pj.version) return pj.version;
-    } catch { /* not in this directory */ }
+    } catch {
+      /* not in this directory */
+    }
   }
   return 'unknown';
 }

@@ -54,16 +54,27 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
   world.integrationParameters.contact_natural_frequency = stab ? RAPIER_NATURAL_FREQUENCY : 0;
   const erp = world.integrationParameters.contact_erp;
   // Every collider carries μ and e with rule Max: the pair gets exactly μ and e.
-  const mat = (c: RAPIER_DEFAULT.ColliderDesc): RAPIER_DEFAULT.ColliderDesc => c.setFriction(scene.mu).setFrictionCombineRule(R.CoefficientCombineRule.Max)
-    .setRestitution(scene.e).setRestitutionCombineRule(R.CoefficientCombineRule.Max);
+  const mat = (c: RAPIER_DEFAULT.ColliderDesc): RAPIER_DEFAULT.ColliderDesc =>
+    c
+      .setFriction(scene.mu)
+      .setFrictionCombineRule(R.CoefficientCombineRule.Max)
+      .setRestitution(scene.e)
+      .setRestitutionCombineRule(R.CoefficientCombineRule.Max);
   const groundBody = world.createRigidBody(R.RigidBodyDesc.fixed());
   const groundCollider = world.createCollider(mat(new R.ColliderDesc(new R.HalfSpace({ x: 0, y: 0, z: 1 }))), groundBody);
   const bodies = scene.bodies.map((d) => {
     const cd = 'box' in d.shape ? R.ColliderDesc.cuboid(...d.shape.box.halfExtents) : R.ColliderDesc.ball(d.shape.sphere.radius);
     cd.setMass(d.mass);
-    const rb = world.createRigidBody(R.RigidBodyDesc.dynamic().setCanSleep(false).setLinearDamping(0).setAngularDamping(0)
-      .setTranslation(...d.x).setRotation({ w: d.q[0], x: d.q[1], y: d.q[2], z: d.q[3] })
-      .setLinvel(...d.v).setAngvel({ x: d.w[0], y: d.w[1], z: d.w[2] }));
+    const rb = world.createRigidBody(
+      R.RigidBodyDesc.dynamic()
+        .setCanSleep(false)
+        .setLinearDamping(0)
+        .setAngularDamping(0)
+        .setTranslation(...d.x)
+        .setRotation({ w: d.q[0], x: d.q[1], y: d.q[2], z: d.q[3] })
+        .setLinvel(...d.v)
+        .setAngvel({ x: d.w[0], y: d.w[1], z: d.w[2] }),
+    );
     const col = world.createCollider(mat(cd), rb);
     return { rb, col };
   });
@@ -74,7 +85,10 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
   const state = (): RecordedBodyState[] => [
     { x: [0, 0, 0], q: [1, 0, 0, 0], v: [0, 0, 0], w: [0, 0, 0] },
     ...bodies.map(({ rb }) => {
-      const x = rb.translation(), q = rb.rotation(), v = rb.linvel(), w = rb.angvel();
+      const x = rb.translation(),
+        q = rb.rotation(),
+        v = rb.linvel(),
+        w = rb.angvel();
       return { x: [x.x, x.y, x.z] as Vec3, q: [q.w, q.x, q.y, q.z] as const, v: [v.x, v.y, v.z] as Vec3, w: [w.x, w.y, w.z] as Vec3 };
     }),
   ];
@@ -96,11 +110,13 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
         if (seen.has(key)) return;
         seen.add(key);
         world.contactPair(colliders[i], other, (m, flipped) => {
-          const c1 = flipped ? j : i, c2 = flipped ? i : j;
+          const c1 = flipped ? j : i,
+            c2 = flipped ? i : j;
           const nw = m.normal();
           const n: Vec3 = [nw.x, nw.y, nw.z];
           const aIs2 = c2 !== 0;
-          const a = aIs2 ? c2 : c1, b = aIs2 ? c1 : c2;
+          const a = aIs2 ? c2 : c1,
+            b = aIs2 ? c1 : c2;
           const s = aIs2 ? 1 : -1;
           const frame = contactFrame([s * n[0], s * n[1], s * n[2]]);
           for (let k = 0; k < m.numContacts(); k++) {
@@ -113,7 +129,18 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
             const dist = m.contactDist(k);
             // The point on body a's surface: collider 1's point moved by the signed distance along n (out of 1).
             const point: Vec3 = aIs2 ? [point1[0] + dist * n[0], point1[1] + dist * n[1], point1[2] + dist * n[2]] : point1;
-            contacts.push({ a, b, point, normal: frame.n, t1: frame.t1, t2: frame.t2, depth: Math.max(0, -dist), mu: scene.mu, e: scene.e, feature: `${a}:${b}:${m.contactFid1(k)}:${m.contactFid2(k)}` });
+            contacts.push({
+              a,
+              b,
+              point,
+              normal: frame.n,
+              t1: frame.t1,
+              t2: frame.t2,
+              depth: Math.max(0, -dist),
+              mu: scene.mu,
+              e: scene.e,
+              feature: `${a}:${b}:${m.contactFid1(k)}:${m.contactFid2(k)}`,
+            });
             normals.push(m.contactImpulse(k));
           }
         });
@@ -126,10 +153,17 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
   return {
     producer: { name: 'rapier3d-compat', version: packageVersion('@dimforge/rapier3d-compat') },
     solver: {
-      name: 'rapier TGS-soft (substepped PGS)', maxIterations: iterations, baumgarte: stab, erp, slop: world.integrationParameters.normalizedAllowedLinearError,
-      restVelocityThreshold: 0, 'x-contact-natural-frequency': stab ? RAPIER_NATURAL_FREQUENCY : 0, 'x-substeps': iterations,
+      name: 'rapier TGS-soft (substepped PGS)',
+      maxIterations: iterations,
+      baumgarte: stab,
+      erp,
+      slop: world.integrationParameters.normalizedAllowedLinearError,
+      restVelocityThreshold: 0,
+      'x-contact-natural-frequency': stab ? RAPIER_NATURAL_FREQUENCY : 0,
+      'x-substeps': iterations,
     },
-    lambdaSource: 'normal: engine (TempContactManifold.contactImpulse, N·s per step); tangential: fitted to the engine\'s velocity change with λn fixed (least squares J M⁻¹Jᵀ λt = J Δv − …, the binding does not expose the tangent basis)',
+    lambdaSource:
+      "normal: engine (TempContactManifold.contactImpulse, N·s per step); tangential: fitted to the engine's velocity change with λn fixed (least squares J M⁻¹Jᵀ λt = J Δv − …, the binding does not expose the tangent basis)",
     preSource: 'v_prev + dt·g at the previous pose (Rapier adds gravity in each substep before the contact solve; Jacobians use the start pose)',
     step,
     dispose: () => world.free(),

@@ -8,7 +8,8 @@ import { isSceneName } from './scenes.js';
 import { recordPeer, type RecordPeerOptions } from './recordPeer.js';
 import { PEER_ENGINES, type PeerEngineName } from './types.js';
 
-const USAGE = 'usage: npx tsx test/peers/record.ts <cannon|rapier|jolt|mujoco|bullet> <stack|bounce|slide> [--out FILE] [--iterations N] [--no-stabilization] [--status converged|max-iterations] [--frames N]';
+const USAGE =
+  'usage: npx tsx test/peers/record.ts <cannon|rapier|jolt|mujoco|bullet> <stack|bounce|slide> [--out FILE] [--iterations N] [--no-stabilization] [--status converged|max-iterations] [--frames N]';
 
 export function parseRecordArgs(argv: readonly string[]): { engine: PeerEngineName; scene: 'stack' | 'bounce' | 'slide'; options: RecordPeerOptions } {
   const pos: string[] = [];
@@ -21,7 +22,8 @@ export function parseRecordArgs(argv: readonly string[]): { engine: PeerEngineNa
       return v;
     };
     const int = (): number => {
-      const v = value(), n = Number(v);
+      const v = value(),
+        n = Number(v);
       if (!Number.isInteger(n) || n < 1) throw new Error(`${a}: "${v}" is not a positive integer`);
       return n;
     };

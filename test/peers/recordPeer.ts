@@ -20,9 +20,14 @@ export interface RecordPeerOptions extends RecorderOptions {
 export function peerHeader(scene: PeerScene, sim: PeerSimulation, options: RecorderOptions): RecordingHeader {
   const bodies = recordedBodies(scene);
   const header: RecordingHeader & Record<string, unknown> = {
-    format: 'contact-lens-recording', version: 1, producer: sim.producer, units: 'SI',
+    format: 'contact-lens-recording',
+    version: 1,
+    producer: sim.producer,
+    units: 'SI',
     conventions: { up: 'z', quaternion: 'wxyz', normal: 'b-to-a', impulse: 'per-step' },
-    dt: scene.dt, gravity: scene.gravity, bodies,
+    dt: scene.dt,
+    gravity: scene.gravity,
+    bodies,
     // Also inside `solver` (free-form, kept by the reader): top-level x- fields are ignored when read.
     solver: { ...sim.solver, 'x-lambda-source': sim.lambdaSource, 'x-pre-source': sim.preSource },
     'x-scene': scene.name,
@@ -44,7 +49,8 @@ export async function recordPeer(engine: PeerEngineName, sceneName: SceneName, o
   const eng = await loadPeerEngine(engine);
   const sim = await eng.create(scene, options);
   const suffix = [options.iterations !== undefined ? `it${options.iterations}` : '', options.stabilization === false ? 'nostab' : ''].filter(Boolean).join('-');
-  const file = options.out ?? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'contact-lens-peers-')), `${engine}-${sceneName}${suffix ? '-' + suffix : ''}.rec.jsonl`);
+  const file =
+    options.out ?? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'contact-lens-peers-')), `${engine}-${sceneName}${suffix ? '-' + suffix : ''}.rec.jsonl`);
   const w = RecordingWriter.create(file, peerHeader(scene, sim, options));
   try {
     const frames = Math.min(scene.frames, options.frames ?? scene.frames);
@@ -52,9 +58,16 @@ export async function recordPeer(engine: PeerEngineName, sceneName: SceneName, o
       const s = sim.step();
       const status = options.status ?? (s.converged === true ? 'converged' : 'max-iterations');
       w.writeFrame({
-        frame: k, time: (k + 1) * scene.dt, bodies: s.bodies, ...(s.pre ? { pre: s.pre } : {}), contacts: s.contacts,
+        frame: k,
+        time: (k + 1) * scene.dt,
+        bodies: s.bodies,
+        ...(s.pre ? { pre: s.pre } : {}),
+        contacts: s.contacts,
         solver: {
-          name: sim.solver.name, status, iterations: s.iterations, lambda: s.lambda,
+          name: sim.solver.name,
+          status,
+          iterations: s.iterations,
+          lambda: s.lambda,
           ...(status === 'max-iterations' ? { reason: maxIterationsReason(s.converged) } : {}),
         },
       });

@@ -44,25 +44,43 @@ const ZERO: Vec3 = [0, 0, 0];
 
 /** Solid box inertia m/3·(b² + c²) about the first axis, etc. (half extents a, b, c). */
 export function boxInertia(m: number, h: Vec3): Vec3 {
-  return [m / 3 * (h[1] ** 2 + h[2] ** 2), m / 3 * (h[0] ** 2 + h[2] ** 2), m / 3 * (h[0] ** 2 + h[1] ** 2)];
+  return [(m / 3) * (h[1] ** 2 + h[2] ** 2), (m / 3) * (h[0] ** 2 + h[2] ** 2), (m / 3) * (h[0] ** 2 + h[1] ** 2)];
 }
 /** Solid sphere inertia 2/5·m·r². */
 export const sphereInertia = (m: number, r: number): Vec3 => [0.4 * m * r * r, 0.4 * m * r * r, 0.4 * m * r * r];
 
 const UNIT_HALF: Vec3 = [0.5, 0.5, 0.5];
-const unitBox = (name: string, x: Vec3, v: Vec3 = ZERO): PeerBody =>
-  ({ name, shape: { box: { halfExtents: UNIT_HALF } }, mass: 1, inertia: boxInertia(1, UNIT_HALF), x, q: ID, v, w: ZERO });
+const unitBox = (name: string, x: Vec3, v: Vec3 = ZERO): PeerBody => ({
+  name,
+  shape: { box: { halfExtents: UNIT_HALF } },
+  mass: 1,
+  inertia: boxInertia(1, UNIT_HALF),
+  x,
+  q: ID,
+  v,
+  w: ZERO,
+});
 
 export function peerScene(name: SceneName): PeerScene {
   switch (name) {
     case 'stack':
       return {
-        name, dt: DT, frames: 300, gravity: G, mu: 0.5, e: 0,
+        name,
+        dt: DT,
+        frames: 300,
+        gravity: G,
+        mu: 0.5,
+        e: 0,
         bodies: Array.from({ length: 10 }, (_, i) => unitBox(`box${i}`, [0, 0, 0.5 + i])),
       };
     case 'bounce':
       return {
-        name, dt: DT, frames: 180, gravity: G, mu: 0.5, e: 0.5,
+        name,
+        dt: DT,
+        frames: 180,
+        gravity: G,
+        mu: 0.5,
+        e: 0.5,
         bodies: [{ name: 'ball', shape: { sphere: { radius: 0.5 } }, mass: 1, inertia: sphereInertia(1, 0.5), x: [0, 0, 2], q: ID, v: ZERO, w: ZERO }],
       };
     case 'slide':

@@ -9,16 +9,24 @@ function assertScenarioLenses(doc: vscode.TextDocument, lenses: readonly vscode.
   const byLine = lensesByLine(lenses);
   for (const s of scenarios) {
     const titles = byLine.get(s.startLine) ?? [];
-    assert.equal(titles.length, 4, `scenario ${s.name}: expected 4 lenses on line ${s.startLine + 1}, got ${JSON.stringify(titles)}; all: ${describeLenses(lenses)}`);
-    LENS_PREFIXES.forEach((p, i) => assert.ok(titles[i].startsWith(p), `scenario ${s.name}: lens ${i + 1} is "${titles[i]}", expected it to start with "${p}"`));
+    assert.equal(
+      titles.length,
+      4,
+      `scenario ${s.name}: expected 4 lenses on line ${s.startLine + 1}, got ${JSON.stringify(titles)}; all: ${describeLenses(lenses)}`,
+    );
+    LENS_PREFIXES.forEach((p, i) =>
+      assert.ok(titles[i].startsWith(p), `scenario ${s.name}: lens ${i + 1} is "${titles[i]}", expected it to start with "${p}"`),
+    );
   }
 }
 
 suite('CodeLens on scene files', () => {
-  suiteSetup(async () => { await activeExtension(); });
+  suiteSetup(async () => {
+    await activeExtension();
+  });
   suiteTeardown(closeAllEditors);
 
-  test('sphere-drop.scene.json: ▶ Run / ⏯ Step / 🔍 Inspect / ⚡ Check on each scenario\'s opening line', async () => {
+  test("sphere-drop.scene.json: ▶ Run / ⏯ Step / 🔍 Inspect / ⚡ Check on each scenario's opening line", async () => {
     const uri = wsUri('sphere-drop.scene.json');
     const doc = await vscode.workspace.openTextDocument(uri);
     await vscode.window.showTextDocument(doc);
@@ -39,13 +47,22 @@ suite('CodeLens on scene files', () => {
     try {
       assert.ok(doc.isDirty, 'the edit should leave the document unsaved');
       const after = scanScenarios(doc.getText()).map((s) => s.startLine);
-      assert.deepEqual(after, before.map((l) => l + 3), 'independent scan of the edited text');
+      assert.deepEqual(
+        after,
+        before.map((l) => l + 3),
+        'independent scan of the edited text',
+      );
       let last: vscode.CodeLens[] = [];
-      await poll(async () => {
-        last = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 100)) ?? [];
-        const lines = new Set(last.map((l) => l.range.start.line));
-        return after.every((l) => lines.has(l)) && before.every((l) => after.includes(l) || !lines.has(l));
-      }, 'lenses on the shifted scenario lines', 20_000, () => describeLenses(last));
+      await poll(
+        async () => {
+          last = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 100)) ?? [];
+          const lines = new Set(last.map((l) => l.range.start.line));
+          return after.every((l) => lines.has(l)) && before.every((l) => after.includes(l) || !lines.has(l));
+        },
+        'lenses on the shifted scenario lines',
+        20_000,
+        () => describeLenses(last),
+      );
       assertScenarioLenses(doc, last);
     } finally {
       await vscode.window.showTextDocument(doc);

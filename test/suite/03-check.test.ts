@@ -2,7 +2,12 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { activeExtension, closeAllEditors, describeLenses, lensesByLine, poll, say, scanScenarios, wsUri } from './helpers';
 
-interface CheckResult { scenario: string; passed: boolean; findings: number; message: string }
+interface CheckResult {
+  scenario: string;
+  passed: boolean;
+  findings: number;
+  message: string;
+}
 
 function assertCheckResult(r: unknown, scenario: string): asserts r is CheckResult {
   assert.ok(r && typeof r === 'object', `checkScenario returned ${JSON.stringify(r)}`);
@@ -14,7 +19,9 @@ function assertCheckResult(r: unknown, scenario: string): asserts r is CheckResu
 }
 
 suite('Check', () => {
-  suiteSetup(async () => { await activeExtension(); });
+  suiteSetup(async () => {
+    await activeExtension();
+  });
   suiteTeardown(closeAllEditors);
 
   test('contactLens.checkScenario on sphere-drop resolves to a passing result and the lens shows ✓/⚠', async () => {
@@ -26,10 +33,15 @@ suite('Check', () => {
     assert.equal(r.passed, true, `sphere-drop's expectations hold (CLI check passes): ${r.message}`);
     const line = scanScenarios(doc.getText()).find((s) => s.name === 'sphere-drop')!.startLine;
     let last: vscode.CodeLens[] = [];
-    await poll(async () => {
-      last = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 100)) ?? [];
-      return (lensesByLine(last).get(line) ?? []).some((t) => t.startsWith('✓') || t.startsWith('⚠'));
-    }, `a ✓/⚠ lens on line ${line + 1} after the check`, 20_000, () => describeLenses(last));
+    await poll(
+      async () => {
+        last = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri, 100)) ?? [];
+        return (lensesByLine(last).get(line) ?? []).some((t) => t.startsWith('✓') || t.startsWith('⚠'));
+      },
+      `a ✓/⚠ lens on line ${line + 1} after the check`,
+      20_000,
+      () => describeLenses(last),
+    );
   });
 
   test('fault-restitution-target: check fails with findings and a restitution-overshoot diagnostic inside the scenario', async () => {
@@ -45,11 +57,15 @@ suite('Check', () => {
     assert.ok(r.findings > 0, `expected findings > 0, got ${r.findings}`);
     const scenarioRange = new vscode.Range(span.startLine, 0, span.endLine, Number.MAX_SAFE_INTEGER);
     let diags: vscode.Diagnostic[] = [];
-    const d = await poll(() => {
-      diags = vscode.languages.getDiagnostics(uri);
-      return diags.find((x) => x.message.includes('restitution-overshoot') && scenarioRange.contains(x.range));
-    }, 'a restitution-overshoot diagnostic inside the scenario', 20_000,
-    () => JSON.stringify(diags.map((x) => `${x.range.start.line + 1}-${x.range.end.line + 1}: ${x.message}`)));
+    const d = await poll(
+      () => {
+        diags = vscode.languages.getDiagnostics(uri);
+        return diags.find((x) => x.message.includes('restitution-overshoot') && scenarioRange.contains(x.range));
+      },
+      'a restitution-overshoot diagnostic inside the scenario',
+      20_000,
+      () => JSON.stringify(diags.map((x) => `${x.range.start.line + 1}-${x.range.end.line + 1}: ${x.message}`)),
+    );
     say(`      diagnostic at line ${d.range.start.line + 1}: ${d.message.split('\n')[0]}`);
   });
 
@@ -83,11 +99,15 @@ suite('Check', () => {
       await vscode.window.showTextDocument(doc);
       let diags: vscode.Diagnostic[] = [];
       // Not the JSON language service's schema check (source "json"): the extension's own diagnostic.
-      await poll(() => {
-        diags = vscode.languages.getDiagnostics(uri);
-        return diags.find((x) => x.source !== 'json' && x.range.start.line === massLine);
-      }, `a Contact Lens diagnostic on line ${massLine + 1} ("mass": -1)`, 20_000,
-      () => JSON.stringify(diags.map((x) => `[${x.source}] ${x.range.start.line + 1}: ${x.message}`)));
+      await poll(
+        () => {
+          diags = vscode.languages.getDiagnostics(uri);
+          return diags.find((x) => x.source !== 'json' && x.range.start.line === massLine);
+        },
+        `a Contact Lens diagnostic on line ${massLine + 1} ("mass": -1)`,
+        20_000,
+        () => JSON.stringify(diags.map((x) => `[${x.source}] ${x.range.start.line + 1}: ${x.message}`)),
+      );
     } finally {
       await closeAllEditors();
       await vscode.workspace.fs.delete(uri);

@@ -12,10 +12,18 @@ interface Api {
   callbackTimes(): { maxMs: number; worst: string; byEntry: Record<string, number> };
 }
 const api = async () => (await activeExtension()).exports as unknown as Api;
-const reset = (a: Api) => { a.resetEventLoopDelay(); a.resetCallbackTimes(); };
+const reset = (a: Api) => {
+  a.resetEventLoopDelay();
+  a.resetCallbackTimes();
+};
 const describe = (a: Api) => {
-  const own = a.callbackTimes(), loop = a.eventLoopDelay();
-  return { own, loop, text: `our longest callback ${own.maxMs.toFixed(1)} ms (${own.worst || '—'}); whole-host event-loop delay max ${loop.maxMs.toFixed(1)} ms, p99 ${loop.p99Ms.toFixed(1)} ms` };
+  const own = a.callbackTimes(),
+    loop = a.eventLoopDelay();
+  return {
+    own,
+    loop,
+    text: `our longest callback ${own.maxMs.toFixed(1)} ms (${own.worst || '—'}); whole-host event-loop delay max ${loop.maxMs.toFixed(1)} ms, p99 ${loop.p99Ms.toFixed(1)} ms`,
+  };
 };
 
 suite('Responsiveness', function () {
@@ -66,7 +74,9 @@ suite('Responsiveness', function () {
     }
     await sleep(1000);
     const typing = describe(a);
-    say(`    the same 214 KB as a plain .json (baseline, VS Code's JSON support only): whole-host event-loop delay max ${baseline.loop.maxMs.toFixed(1)} ms, p99 ${baseline.loop.p99Ms.toFixed(1)} ms`);
+    say(
+      `    the same 214 KB as a plain .json (baseline, VS Code's JSON support only): whole-host event-loop delay max ${baseline.loop.maxMs.toFixed(1)} ms, p99 ${baseline.loop.p99Ms.toFixed(1)} ms`,
+    );
     say(`    box-pile-1000.scene.json open: ${open.text}`);
     say(`    5 edits: ${typing.text}; per entry ${JSON.stringify(Object.fromEntries(Object.entries(typing.own.byEntry).map(([k, v]) => [k, +v.toFixed(2)])))}`);
     await vscode.commands.executeCommand('workbench.action.files.revert');

@@ -25,8 +25,10 @@ interface TestRecord {
 
 // mocha 12 is an ES module: required from CJS it is a namespace whose `Mocha` (and default) is the class.
 type MochaCtor = typeof import('mocha');
-const MochaClass: MochaCtor = ((mochaModule as unknown as { Mocha?: MochaCtor; default?: MochaCtor }).Mocha
-  ?? (mochaModule as unknown as { default?: MochaCtor }).default ?? (mochaModule as unknown as MochaCtor));
+const MochaClass: MochaCtor =
+  (mochaModule as unknown as { Mocha?: MochaCtor; default?: MochaCtor }).Mocha ??
+  (mochaModule as unknown as { default?: MochaCtor }).default ??
+  (mochaModule as unknown as MochaCtor);
 
 /**
  * The extension host forwards console calls to the workbench with printf placeholders unformatted and its own
@@ -35,7 +37,13 @@ const MochaClass: MochaCtor = ((mochaModule as unknown as { Mocha?: MochaCtor; d
  * Tests use `say()` (helpers.ts) for their own notes.
  */
 export const MARK = '\u2063CL\u2063 ';
-const say = (...args: unknown[]) => console.log(format(...args).split('\n').map((l) => MARK + l).join('\n'));
+const say = (...args: unknown[]) =>
+  console.log(
+    format(...args)
+      .split('\n')
+      .map((l) => MARK + l)
+      .join('\n'),
+  );
 
 export async function run(): Promise<void> {
   (globalThis as { __contactLensSay?: typeof say }).__contactLensSay = say;
@@ -65,9 +73,14 @@ async function runSuite(): Promise<void> {
   const grep = process.env.CONTACT_LENS_TEST_GREP;
   if (grep) mocha.grep(grep);
 
-  const files = fs.readdirSync(testsDir).filter((f) => f.endsWith('.test.js')).sort();
+  const files = fs
+    .readdirSync(testsDir)
+    .filter((f) => f.endsWith('.test.js'))
+    .sort();
   for (const f of files) mocha.addFile(path.join(testsDir, f));
-  say(`[contact-lens-tests] ${files.length} test files from ${testsDir}; vscode ${vscode.version}, appHost=${vscode.env.appHost}, remote=${vscode.env.remoteName ?? 'none'}, node ${process.versions.node}`);
+  say(
+    `[contact-lens-tests] ${files.length} test files from ${testsDir}; vscode ${vscode.version}, appHost=${vscode.env.appHost}, remote=${vscode.env.remoteName ?? 'none'}, node ${process.versions.node}`,
+  );
   if (files.length === 0) throw new Error(`no *.test.js files in ${testsDir} (did npm run build run?)`);
 
   await mocha.loadFilesAsync();
@@ -83,7 +96,9 @@ async function runSuite(): Promise<void> {
     try {
       const runner = mocha.run((n) => resolve({ failures: n, stats: runner.stats }));
       runner.on('pass', (t) => records.push({ title: t.title, fullTitle: t.fullTitle(), file: fileOf(t), state: 'passed', durationMs: t.duration }));
-      runner.on('fail', (t, err) => records.push({ title: t.title, fullTitle: t.fullTitle(), file: fileOf(t), state: 'failed', durationMs: t.duration, error: errorOf(err) }));
+      runner.on('fail', (t, err) =>
+        records.push({ title: t.title, fullTitle: t.fullTitle(), file: fileOf(t), state: 'failed', durationMs: t.duration, error: errorOf(err) }),
+      );
       runner.on('pending', (t) => records.push({ title: t.title, fullTitle: t.fullTitle(), file: fileOf(t), state: 'pending' }));
     } catch (e) {
       reject(e);
@@ -96,7 +111,13 @@ async function runSuite(): Promise<void> {
     pending: records.filter((r) => r.state === 'pending').length,
     total: stats?.tests ?? records.length,
     durationMs: Date.now() - started,
-    host: { vscode: vscode.version, appHost: vscode.env.appHost, remoteName: vscode.env.remoteName ?? null, node: process.versions.node, execPath: process.execPath },
+    host: {
+      vscode: vscode.version,
+      appHost: vscode.env.appHost,
+      remoteName: vscode.env.remoteName ?? null,
+      node: process.versions.node,
+      execPath: process.execPath,
+    },
     files,
     tests: records,
   };

@@ -10,7 +10,8 @@ const ROOT = resolve(__dirname, '..', '..');
 const EXAMPLE = join(ROOT, 'examples', 'problems', 'two-box-stack.json');
 
 function run(args: string[]): { code: number; out: string[]; err: string[] } {
-  const out: string[] = [], err: string[] = [];
+  const out: string[] = [],
+    err: string[] = [];
   const code = main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
   return { code, out, err };
 }
@@ -36,13 +37,17 @@ describe('CLI: contact-lens solve', () => {
     const r = run(['solve', EXAMPLE, '--json', '--from', 'physical']);
     assert.equal(r.code, 0);
     assert.equal(r.out.length, 3);
-    const rows = r.out.map((l) => JSON.parse(l) as { solver: string; lambda: number[]; status: string; iterations: number; objective: number; kkt: { max_rel: number }; timeMs: number });
+    const rows = r.out.map(
+      (l) =>
+        JSON.parse(l) as { solver: string; lambda: number[]; status: string; iterations: number; objective: number; kkt: { max_rel: number }; timeMs: number },
+    );
     for (const row of rows) {
       for (const k of ['solver', 'lambda', 'status', 'iterations', 'objective', 'kkt', 'timeMs']) assert.ok(k in row, k);
       assert.equal(row.lambda.length, 24);
       assert.equal(typeof row.kkt.max_rel, 'number');
     }
-    const newton = rows.find((x) => x.solver === 'newton')!, ipm = rows.find((x) => x.solver === 'ipm')!;
+    const newton = rows.find((x) => x.solver === 'newton')!,
+      ipm = rows.find((x) => x.solver === 'ipm')!;
     assert.equal(newton.status, 'converged');
     assert.ok(Math.abs(newton.objective - ipm.objective) <= 1e-9 * Math.max(1, Math.abs(newton.objective)));
   });
@@ -56,12 +61,56 @@ describe('CLI: contact-lens solve', () => {
   const bad: [string, () => string[], RegExp][] = [
     ['missing file', () => ['solve', '/nonexistent/p.json'], /\/nonexistent\/p\.json: cannot read the file \(no such file\)/],
     ['malformed JSON', () => ['solve', withFile('bad.json', '{"A": [1, 2,')], /bad\.json: \(json\): malformed JSON/],
-    ['wrong length of b', () => { const d = example(); d.b = (d.b as number[]).slice(1); return ['solve', withFile('len.json', JSON.stringify(d))]; }, /len\.json: b: expected 24 entries, got 23/],
-    ['NaN (as a string) in A', () => { const d = example(); (d.A as unknown[])[5] = 'NaN'; return ['solve', withFile('nan.json', JSON.stringify(d))]; }, /nan\.json: A\[5\]: expected a finite number, got "NaN"/],
-    ['NaN token in the JSON text', () => ['solve', withFile('nantok.json', readFileSync(EXAMPLE, 'utf8').replace('"b": [', '"b": [NaN, '))], /nantok\.json: \(json\): malformed JSON/],
-    ['non-symmetric A', () => { const d = example(); (d.A as number[])[1] += 1; return ['solve', withFile('asym.json', JSON.stringify(d))]; }, /asym\.json: A\[0\]\[1\]: A is not symmetric/],
-    ['negative μ', () => { const d = example(); (d.mu as number[])[2] = -0.1; return ['solve', withFile('mu.json', JSON.stringify(d))]; }, /mu\.json: mu\[2\]: is -0\.1; friction coefficients must be ≥ 0/],
-    ['bad physical body index', () => { const d = example(); ((d.physical as { contacts: { body_a: number }[] }).contacts[0]).body_a = 7; return ['solve', withFile('body.json', JSON.stringify(d)), '--from', 'physical']; }, /body\.json: physical\.contacts\[0\]\.body_a: is 7/],
+    [
+      'wrong length of b',
+      () => {
+        const d = example();
+        d.b = (d.b as number[]).slice(1);
+        return ['solve', withFile('len.json', JSON.stringify(d))];
+      },
+      /len\.json: b: expected 24 entries, got 23/,
+    ],
+    [
+      'NaN (as a string) in A',
+      () => {
+        const d = example();
+        (d.A as unknown[])[5] = 'NaN';
+        return ['solve', withFile('nan.json', JSON.stringify(d))];
+      },
+      /nan\.json: A\[5\]: expected a finite number, got "NaN"/,
+    ],
+    [
+      'NaN token in the JSON text',
+      () => ['solve', withFile('nantok.json', readFileSync(EXAMPLE, 'utf8').replace('"b": [', '"b": [NaN, '))],
+      /nantok\.json: \(json\): malformed JSON/,
+    ],
+    [
+      'non-symmetric A',
+      () => {
+        const d = example();
+        (d.A as number[])[1] += 1;
+        return ['solve', withFile('asym.json', JSON.stringify(d))];
+      },
+      /asym\.json: A\[0\]\[1\]: A is not symmetric/,
+    ],
+    [
+      'negative μ',
+      () => {
+        const d = example();
+        (d.mu as number[])[2] = -0.1;
+        return ['solve', withFile('mu.json', JSON.stringify(d))];
+      },
+      /mu\.json: mu\[2\]: is -0\.1; friction coefficients must be ≥ 0/,
+    ],
+    [
+      'bad physical body index',
+      () => {
+        const d = example();
+        (d.physical as { contacts: { body_a: number }[] }).contacts[0].body_a = 7;
+        return ['solve', withFile('body.json', JSON.stringify(d)), '--from', 'physical'];
+      },
+      /body\.json: physical\.contacts\[0\]\.body_a: is 7/,
+    ],
     ['unknown solver', () => ['solve', EXAMPLE, '--solver', 'lemke'], /--solver must be one of pgs, newton, ipm, all/],
     ['unknown option', () => ['solve', EXAMPLE, '--fast'], /unknown option --fast/],
   ];
@@ -132,7 +181,10 @@ describe('CLI: simulate, report, check', () => {
   });
 
   it('bad scene input names the file, the field, line and column', () => {
-    const f = withFile('bad.scene.json', '{"scenarios": [{"name": "x", "frames": 10, "bodies": [{"name": "b", "shape": {"sphere": {"radius": -1}}, "mass": 1}]}]}');
+    const f = withFile(
+      'bad.scene.json',
+      '{"scenarios": [{"name": "x", "frames": 10, "bodies": [{"name": "b", "shape": {"sphere": {"radius": -1}}, "mass": 1}]}]}',
+    );
     const r = run(['check', f]);
     assert.equal(r.code, 2);
     assert.match(r.err[0], /bad\.scene\.json: scenarios\[0\]\.bodies\[0\]\.shape\.sphere\.radius: line 1, column \d+/);

@@ -7,8 +7,17 @@ import { body, contact, staticBody } from './helpers.js';
 describe('conditioning causes', () => {
   it('names the mass ratio, the duplicated contact and the four redundant corners', () => {
     const bodies = [body(0.1, 0.1 / 6, [0, 0, 0.5]), body(100, 100 / 6, [0, 0, 1.5]), staticBody()];
-    const corners = [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]];
-    const cs = [...corners.map(([x, y]) => contact(1, 0, [x, y, 1], [0, 0, 1], 0.5)), contact(0, -1, [0, 0, 0], [0, 0, 1], 0.5), contact(0, -1, [0, 0, 0], [0, 0, 1], 0.5)];
+    const corners = [
+      [-0.5, -0.5],
+      [0.5, -0.5],
+      [0.5, 0.5],
+      [-0.5, 0.5],
+    ];
+    const cs = [
+      ...corners.map(([x, y]) => contact(1, 0, [x, y, 1], [0, 0, 1], 0.5)),
+      contact(0, -1, [0, 0, 0], [0, 0, 1], 0.5),
+      contact(0, -1, [0, 0, 0], [0, 0, 1], 0.5),
+    ];
     const p = assembleProblem(bodies, cs);
     const causes = conditioningCauses(p, conditioning(p.A, p.size, { regularization: 1e-10 }));
     const kinds = causes.map((c) => c.kind).sort();

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import {
-  conditioning, kappaOf, pivotedCholeskyRank, rankToleranceFor, RANK_TOLERANCE_RULE, type Conditioning,
-} from '../../src/engine/conditioning.js';
+import { conditioning, kappaOf, pivotedCholeskyRank, rankToleranceFor, RANK_TOLERANCE_RULE, type Conditioning } from '../../src/engine/conditioning.js';
 import { symmetricEigenvalues } from '../../src/engine/math/eigen.js';
 
 /** The assembler's default regularisation ε (seed 002 eq. 41). */
@@ -12,7 +10,11 @@ const EPS = 1e-10;
 type V3 = [number, number, number];
 const cross = (a: V3, b: V3): V3 => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
 
-interface Box { x: V3; invMass: number; invInertia: V3 /* diagonal, world = body frame */ }
+interface Box {
+  x: V3;
+  invMass: number;
+  invInertia: V3 /* diagonal, world = body frame */;
+}
 
 /** Solid box of half extents h and mass m at x (axis-aligned). */
 function box(x: V3, h: V3, m: number): Box {
@@ -20,21 +22,31 @@ function box(x: V3, h: V3, m: number): Box {
   return { x, invMass: 1 / m, invInertia: [1 / I[0], 1 / I[1], 1 / I[2]] };
 }
 
-interface Contact { p: V3; a: number; b: number /* −1 = static ground */ }
+interface Contact {
+  p: V3;
+  a: number;
+  b: number /* −1 = static ground */;
+}
 
-const N: V3 = [0, 0, 1], T1: V3 = [1, 0, 0], T2: V3 = [0, 1, 0];
+const N: V3 = [0, 0, 1],
+  T1: V3 = [1, 0, 0],
+  T2: V3 = [0, 1, 0];
 
 /**
  * A = J M⁻¹ Jᵀ + εI for contacts with normal +z and tangents x, y. Row for direction d on body a:
  * [d, r_a×d]; on body b: [−d, −(r_b×d)] (r = p − x). A is formed as J·(M⁻¹Jᵀ) row by row.
  */
 function contactMatrix(bodies: Box[], contacts: Contact[], eps: number): { A: Float64Array; n: number } {
-  const n = 3 * contacts.length, m = 6 * bodies.length;
+  const n = 3 * contacts.length,
+    m = 6 * bodies.length;
   const J = new Float64Array(n * m);
   contacts.forEach((c, ci) => {
     [N, T1, T2].forEach((d, k) => {
       const row = (3 * ci + k) * m;
-      for (const [body, sign] of [[c.a, 1], [c.b, -1]] as const) {
+      for (const [body, sign] of [
+        [c.a, 1],
+        [c.b, -1],
+      ] as const) {
         if (body < 0) continue;
         const r: V3 = [c.p[0] - bodies[body].x[0], c.p[1] - bodies[body].x[1], c.p[2] - bodies[body].x[2]];
         const rd = cross(r, d);
@@ -67,20 +79,33 @@ function contactMatrix(bodies: Box[], contacts: Contact[], eps: number): { A: Fl
     A[i * n + i] += eps;
   }
   // J M⁻¹ Jᵀ is symmetric in exact arithmetic; make it exactly so.
-  for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) {
-    const s = 0.5 * (A[i * n + j] + A[j * n + i]);
-    A[i * n + j] = s; A[j * n + i] = s;
-  }
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < i; j++) {
+      const s = 0.5 * (A[i * n + j] + A[j * n + i]);
+      A[i * n + j] = s;
+      A[j * n + i] = s;
+    }
   return { A, n };
 }
 
 const H: V3 = [0.5, 0.3, 0.2];
-const corners = (x: V3, z: number): V3[] => [[x[0] - H[0], x[1] - H[1], z], [x[0] + H[0], x[1] - H[1], z], [x[0] + H[0], x[1] + H[1], z], [x[0] - H[0], x[1] + H[1], z]];
+const corners = (x: V3, z: number): V3[] => [
+  [x[0] - H[0], x[1] - H[1], z],
+  [x[0] + H[0], x[1] - H[1], z],
+  [x[0] + H[0], x[1] + H[1], z],
+  [x[0] - H[0], x[1] + H[1], z],
+];
 
 /** One box (mass 2) resting on the ground on the first k of its 4 bottom corners. */
 function boxOnGround(k: number, eps = EPS): { A: Float64Array; n: number } {
   const b = box([0, 0, H[2]], H, 2);
-  return contactMatrix([b], corners([0, 0, H[2]], 0).slice(0, k).map((p) => ({ p, a: 0, b: -1 })), eps);
+  return contactMatrix(
+    [b],
+    corners([0, 0, H[2]], 0)
+      .slice(0, k)
+      .map((p) => ({ p, a: 0, b: -1 })),
+    eps,
+  );
 }
 
 /** A tower of `count` boxes (masses 1..3 kg), each resting on 4 corners of the one below. */
@@ -99,25 +124,44 @@ function tower(count: number, eps = EPS): { A: Float64Array; n: number } {
 
 function lcg(seed: number): () => number {
   let s = seed >>> 0;
-  return () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s / 2147483648 - 1; };
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2147483648 - 1;
+  };
 }
 
 /** Q·diag(lambda)·Qᵀ with Q a product of random Householder reflectors. */
 function spectrumMatrix(lambda: number[], seed: number): Float64Array {
   const n = lambda.length;
   const A = new Float64Array(n * n);
-  lambda.forEach((l, i) => { A[i * n + i] = l; });
+  lambda.forEach((l, i) => {
+    A[i * n + i] = l;
+  });
   const rnd = lcg(seed);
-  const v = new Float64Array(n), p = new Float64Array(n);
+  const v = new Float64Array(n),
+    p = new Float64Array(n);
   for (let r = 0; r < n; r++) {
     let nv = 0;
-    for (let i = 0; i < n; i++) { v[i] = rnd(); nv += v[i] * v[i]; }
+    for (let i = 0; i < n; i++) {
+      v[i] = rnd();
+      nv += v[i] * v[i];
+    }
     for (let i = 0; i < n; i++) v[i] /= Math.sqrt(nv);
     let c = 0;
-    for (let i = 0; i < n; i++) { let s = 0; for (let j = 0; j < n; j++) s += A[i * n + j] * v[j]; p[i] = s; c += v[i] * s; }
+    for (let i = 0; i < n; i++) {
+      let s = 0;
+      for (let j = 0; j < n; j++) s += A[i * n + j] * v[j];
+      p[i] = s;
+      c += v[i] * s;
+    }
     for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) A[i * n + j] += -2 * v[i] * p[j] - 2 * p[i] * v[j] + 4 * c * v[i] * v[j];
   }
-  for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) { const s = 0.5 * (A[i * n + j] + A[j * n + i]); A[i * n + j] = s; A[j * n + i] = s; }
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < i; j++) {
+      const s = 0.5 * (A[i * n + j] + A[j * n + i]);
+      A[i * n + j] = s;
+      A[j * n + i] = s;
+    }
   return A;
 }
 
@@ -143,7 +187,10 @@ describe('conditioning', () => {
   });
 
   it('seed example 0.1·[[1, 0.999], [0.999, 1]] ⊗ I₃: κ = 0.1999/0.0001 ≈ 1999 on both paths', () => {
-    const M = [[0.1, 0.0999], [0.0999, 0.1]];
+    const M = [
+      [0.1, 0.0999],
+      [0.0999, 0.1],
+    ];
     const A = new Float64Array(36);
     for (let a = 0; a < 2; a++) for (let b = 0; b < 2; b++) for (let i = 0; i < 3; i++) A[(3 * a + i) * 6 + 3 * b + i] = M[a][b];
     for (const exactLimit of [120, 0]) {
@@ -202,7 +249,8 @@ describe('conditioning', () => {
     assert.equal(n, 168);
     const exact = conditioning(A, n, { exactLimit: 1000, regularization: EPS });
     const est = conditioning(A, n, { regularization: EPS });
-    assertSane(exact); assertSane(est);
+    assertSane(exact);
+    assertSane(est);
     assert.equal(exact.method, 'exact-tridiagonal-ql');
     assert.equal(est.method, 'lanczos+inverse-iteration');
     assert.equal(exact.rank, 84);
@@ -223,7 +271,8 @@ describe('conditioning', () => {
       const A = spectrumMatrix([...lambda], n);
       const exact = conditioning(A, n, { exactLimit: 1000 });
       const est = conditioning(A, n);
-      assertSane(exact); assertSane(est);
+      assertSane(exact);
+      assertSane(est);
       assert.ok(close(est.lambdaMax, exact.lambdaMax, 1e-8), `λmax ${est.lambdaMax} vs ${exact.lambdaMax}`);
       assert.ok(close(est.lambdaMin, exact.lambdaMin, 1e-6), `λmin ${est.lambdaMin} vs ${exact.lambdaMin}`);
       assert.ok(close(exact.lambdaMin, lambda[0], 1e-6) && close(exact.lambdaMax, lambda[n - 1], 1e-12));

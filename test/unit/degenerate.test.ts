@@ -7,12 +7,7 @@ import { solve } from '../../src/engine/solvers/solve.js';
 import type { SolveOptions } from '../../src/engine/solvers/types.js';
 import { allFiniteArr, body, contact, diagonalProblem, staticBody } from './helpers.js';
 
-const SOLVERS: SolveOptions[] = [
-  { solver: 'pgs' },
-  { solver: 'pgs', friction: 'cone', diagonalScaling: true },
-  { solver: 'newton' },
-  { solver: 'ipm' },
-];
+const SOLVERS: SolveOptions[] = [{ solver: 'pgs' }, { solver: 'pgs', friction: 'cone', diagonalScaling: true }, { solver: 'newton' }, { solver: 'ipm' }];
 const name = (o: SolveOptions): string => (o.solver === 'pgs' ? `pgs/${o.friction ?? 'coulomb-disk'}` : o.solver);
 
 /** `kktBound`: KKT max_rel the direct solvers (Newton, IPM) must reach; null = only finiteness. */
@@ -34,7 +29,8 @@ describe('degenerate inputs', () => {
     const p = assembleProblem(bodies, [c, c, c], { regularization: 0 });
     expectSane(p, null);
     // Newton and IPM still agree on the unique part: the total impulse and w.
-    const a = solve(p, { solver: 'newton' }), b = solve(p, { solver: 'ipm' });
+    const a = solve(p, { solver: 'newton' }),
+      b = solve(p, { solver: 'ipm' });
     for (let k = 0; k < 3; k++) assert.ok(Math.abs(a.lambda[k] + a.lambda[k + 3] + a.lambda[k + 6] - (b.lambda[k] + b.lambda[k + 3] + b.lambda[k + 6])) < 1e-6);
   });
 
@@ -42,7 +38,10 @@ describe('degenerate inputs', () => {
     const bodies = [body(3, 0.5, [0, 0, 0.5], [0.3, 0.2, -1]), staticBody()];
     const p = assembleProblem(bodies, [contact(0, -1, [0.3, 0, 0], [0, 0, 1]), contact(0, -1, [-0.3, 0.1, 0], [0, 0, 1])]);
     expectSane(p, 1e-8);
-    for (const o of SOLVERS) { const r = solve(p, o); for (let c = 0; c < 2; c++) assert.equal(r.lambda[3 * c + 1], 0); }
+    for (const o of SOLVERS) {
+      const r = solve(p, o);
+      for (let c = 0; c < 2; c++) assert.equal(r.lambda[3 * c + 1], 0);
+    }
   });
 
   it('zero right-hand side: λ = 0 exactly is the answer', () => {
@@ -67,15 +66,26 @@ describe('degenerate inputs', () => {
     const light = body(1e-3, 1e-3 / 6, [0, 0, 0.5], [0, 0.05, -0.1]);
     const bodies = [light, heavy, staticBody()];
     const cs = [
-      ...[[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]].map(([x, y]) => contact(0, -1, [x, y, 0], [0, 0, 1], 0.5, 0, 0.001)),
-      ...[[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]].map(([x, y]) => contact(1, 0, [x, y, 1], [0, 0, 1], 0.5, 0, 0.001)),
+      ...[
+        [-0.5, -0.5],
+        [0.5, -0.5],
+        [0.5, 0.5],
+        [-0.5, 0.5],
+      ].map(([x, y]) => contact(0, -1, [x, y, 0], [0, 0, 1], 0.5, 0, 0.001)),
+      ...[
+        [-0.5, -0.5],
+        [0.5, -0.5],
+        [0.5, 0.5],
+        [-0.5, 0.5],
+      ].map(([x, y]) => contact(1, 0, [x, y, 1], [0, 0, 1], 0.5, 0, 0.001)),
     ];
     const p = assembleProblem(bodies, cs);
     // Rows of Aλ cancel terms of ~1e5 down to w ~ 0.1, so w (and the KKT dual residual) cannot be resolved
     // much below 1e-9 relative in double precision; Newton's polish stops at KKT ~3e-8 (f within 1e-8),
     // the interior-point method reaches ~1e-9. Known limit of the Newton polish, see CHANGELOG.
     expectSane(p, 1e-7);
-    const a = solve(p, { solver: 'newton' }), b = solve(p, { solver: 'ipm' });
+    const a = solve(p, { solver: 'newton' }),
+      b = solve(p, { solver: 'ipm' });
     assert.ok(Math.abs(a.objective - b.objective) <= 1e-7 * Math.abs(b.objective), `objectives ${a.objective} vs ${b.objective}`);
   });
 

@@ -7,9 +7,17 @@ import { diagnose, type Mechanism } from '../../src/session/diagnose.js';
 import { CONVENTIONS, type RecordedFrame, type RecordingHeader, type RecordedContact } from '../../src/format/recording.js';
 import { tangentBasis, type Vec3 } from '../../src/engine/math/vec3.js';
 
-const m = 2, dt = 1 / 60, g = 9.81;
+const m = 2,
+  dt = 1 / 60,
+  g = 9.81;
 const header = (solver: Record<string, unknown> = { name: 'acme' }): RecordingHeader => ({
-  format: 'contact-lens-recording', version: 1, producer: { name: 'test' }, units: 'SI', conventions: CONVENTIONS, dt, gravity: [0, 0, -g],
+  format: 'contact-lens-recording',
+  version: 1,
+  producer: { name: 'test' },
+  units: 'SI',
+  conventions: CONVENTIONS,
+  dt,
+  gravity: [0, 0, -g],
   bodies: [
     { name: 'ground', shape: { plane: { normal: [0, 0, 1], offset: 0 } }, mass: null, inertia: null, static: true },
     { name: 'ball', shape: { sphere: { radius: 0.1 } }, mass: m, inertia: [0.008, 0.008, 0.008], static: false },
@@ -21,18 +29,34 @@ const at = (x: Vec3, v: Vec3) => ({ x, q: [1, 0, 0, 0] as const, v, w: [0, 0, 0]
 const groundState = at([0, 0, 0], [0, 0, 0]);
 
 /** Frame 0 (free, at rest) and frame 1 where a contact at the ball's centre applies λ to the pre velocity. */
-function twoFrames(pre: Vec3, lambda: Vec3, c: Partial<RecordedContact> = {}, status: RecordedFrame['solver']['status'] = 'converged', previousContact = false): RecordedFrame[] {
+function twoFrames(
+  pre: Vec3,
+  lambda: Vec3,
+  c: Partial<RecordedContact> = {},
+  status: RecordedFrame['solver']['status'] = 'converged',
+  previousContact = false,
+): RecordedFrame[] {
   const x0: Vec3 = [0, 0, 0.1];
   const contact: RecordedContact = { a: 1, b: 0, point: x0, normal: [0, 0, 1], t1, t2, depth: 0, mu: 0.5, e: 0, feature: 'f', ...c };
   const post: Vec3 = [0, 1, 2].map((k) => pre[k] + (lambda[0] * [0, 0, 1][k] + lambda[1] * t1[k] + lambda[2] * t2[k]) / m) as unknown as Vec3;
   const f0: RecordedFrame = {
-    frame: 0, time: 0, bodies: [groundState, at(x0, [pre[0], pre[1], pre[2] + g * dt])],
-    contacts: previousContact ? [contact] : [], solver: { name: 'acme', status: 'converged', lambda: previousContact ? [0, 0, 0] : [] },
+    frame: 0,
+    time: 0,
+    bodies: [groundState, at(x0, [pre[0], pre[1], pre[2] + g * dt])],
+    contacts: previousContact ? [contact] : [],
+    solver: { name: 'acme', status: 'converged', lambda: previousContact ? [0, 0, 0] : [] },
   };
   const x1: Vec3 = [x0[0] + dt * post[0], x0[1] + dt * post[1], x0[2] + dt * post[2]];
   const f1: RecordedFrame = {
-    frame: 1, time: dt, bodies: [groundState, at(x1, post)], pre: [{ v: [0, 0, 0], w: [0, 0, 0], x: [0, 0, 0], q: [1, 0, 0, 0] }, { v: pre, w: [0, 0, 0], x: x0, q: [1, 0, 0, 0] }],
-    contacts: [contact], solver: { name: 'acme', status, iterations: 5, lambda: [...lambda] },
+    frame: 1,
+    time: dt,
+    bodies: [groundState, at(x1, post)],
+    pre: [
+      { v: [0, 0, 0], w: [0, 0, 0], x: [0, 0, 0], q: [1, 0, 0, 0] },
+      { v: pre, w: [0, 0, 0], x: x0, q: [1, 0, 0, 0] },
+    ],
+    contacts: [contact],
+    solver: { name: 'acme', status, iterations: 5, lambda: [...lambda] },
   };
   return [f0, f1];
 }
@@ -40,7 +64,10 @@ function twoFrames(pre: Vec3, lambda: Vec3, c: Partial<RecordedContact> = {}, st
 function only(h: RecordingHeader, frames: RecordedFrame[], mechanism: Mechanism): void {
   const f = diagnose(h, frames);
   assert.ok(f.length > 0, 'no finding');
-  assert.ok(f.some((x) => x.mechanism === mechanism && x.frame === 1), `expected ${mechanism}, got ${f.map((x) => `${x.frame}:${x.mechanism}`).join(', ')}`);
+  assert.ok(
+    f.some((x) => x.mechanism === mechanism && x.frame === 1),
+    `expected ${mechanism}, got ${f.map((x) => `${x.frame}:${x.mechanism}`).join(', ')}`,
+  );
   for (const x of f.filter((y) => y.kind === 'injection')) assert.ok(x.joules > 0 && Number.isFinite(x.joules));
 }
 
@@ -74,8 +101,20 @@ describe('diagnose: one hand-written recording per mechanism', () => {
   });
   it('integrator drift: energy rises in a frame without contacts', () => {
     const h = header();
-    const f0: RecordedFrame = { frame: 0, time: 0, bodies: [groundState, at([0, 0, 1], [1, 0, 0])], contacts: [], solver: { name: 'acme', status: 'converged', lambda: [] } };
-    const f1: RecordedFrame = { frame: 1, time: dt, bodies: [groundState, at([dt, 0, 1], [1.2, 0, 0])], contacts: [], solver: { name: 'acme', status: 'converged', lambda: [] } };
+    const f0: RecordedFrame = {
+      frame: 0,
+      time: 0,
+      bodies: [groundState, at([0, 0, 1], [1, 0, 0])],
+      contacts: [],
+      solver: { name: 'acme', status: 'converged', lambda: [] },
+    };
+    const f1: RecordedFrame = {
+      frame: 1,
+      time: dt,
+      bodies: [groundState, at([dt, 0, 1], [1.2, 0, 0])],
+      contacts: [],
+      solver: { name: 'acme', status: 'converged', lambda: [] },
+    };
     const f = diagnose(h, [f0, f1]);
     assert.equal(f.length, 1);
     assert.equal(f[0].mechanism, 'integrator-drift');

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import {
-  estimateExtremeEigenvalues, lanczosExtremes, symmetricEigen, symmetricEigenvalues, tridiagonalQL,
-} from '../../src/engine/math/eigen.js';
+import { estimateExtremeEigenvalues, lanczosExtremes, symmetricEigen, symmetricEigenvalues, tridiagonalQL } from '../../src/engine/math/eigen.js';
 
 /** Deterministic uniform numbers in [−1, 1) (32-bit LCG). */
 function lcg(seed: number): () => number {
@@ -18,10 +16,14 @@ function spectrumMatrix(lambda: ArrayLike<number>, seed = 7): Float64Array {
   const A = new Float64Array(n * n);
   for (let i = 0; i < n; i++) A[i * n + i] = lambda[i];
   const rnd = lcg(seed);
-  const v = new Float64Array(n), p = new Float64Array(n);
+  const v = new Float64Array(n),
+    p = new Float64Array(n);
   for (let r = 0; r < n; r++) {
     let nv = 0;
-    for (let i = 0; i < n; i++) { v[i] = rnd(); nv += v[i] * v[i]; }
+    for (let i = 0; i < n; i++) {
+      v[i] = rnd();
+      nv += v[i] * v[i];
+    }
     nv = 1 / Math.sqrt(nv);
     for (let i = 0; i < n; i++) v[i] *= nv;
     let c = 0;
@@ -39,10 +41,12 @@ function spectrumMatrix(lambda: ArrayLike<number>, seed = 7): Float64Array {
     }
   }
   // Exact symmetry (rounding in the updates above is not symmetric).
-  for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) {
-    const m = 0.5 * (A[i * n + j] + A[j * n + i]);
-    A[i * n + j] = m; A[j * n + i] = m;
-  }
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < i; j++) {
+      const m = 0.5 * (A[i * n + j] + A[j * n + i]);
+      A[i * n + j] = m;
+      A[j * n + i] = m;
+    }
   return A;
 }
 
@@ -69,13 +73,22 @@ describe('symmetricEigenvalues (Householder + implicit QL)', () => {
     const d = [3, -1, 0, 7.5, 2, 2];
     const n = d.length;
     const A = new Float64Array(n * n);
-    d.forEach((v, i) => { A[i * n + i] = v; });
+    d.forEach((v, i) => {
+      A[i * n + i] = v;
+    });
     assert.deepEqual(Array.from(symmetricEigenvalues(A, n)), sortedCopy(d));
   });
 
   it('matches the 2×2 closed form', () => {
-    for (const [a, b, c] of [[2, 1, 3], [1, 0.999, 1], [-4, 1e-8, 5], [1e-12, 3, 1e-12], [5, 0, 5]]) {
-      const m = 0.5 * (a + c), r = Math.hypot(0.5 * (a - c), b);
+    for (const [a, b, c] of [
+      [2, 1, 3],
+      [1, 0.999, 1],
+      [-4, 1e-8, 5],
+      [1e-12, 3, 1e-12],
+      [5, 0, 5],
+    ]) {
+      const m = 0.5 * (a + c),
+        r = Math.hypot(0.5 * (a - c), b);
       const got = symmetricEigenvalues(Float64Array.of(a, b, b, c), 2);
       const scale = Math.max(Math.abs(m - r), Math.abs(m + r));
       assert.ok(Math.abs(got[0] - (m - r)) <= 1e-15 * scale && Math.abs(got[1] - (m + r)) <= 1e-15 * scale, `${a},${b},${c}: ${got}`);
@@ -102,10 +115,11 @@ describe('symmetricEigenvalues (Householder + implicit QL)', () => {
   for (const n of [10, 60, 120]) {
     it(`recovers the spectrum of Q·diag·Qᵀ for n = ${n} to 1e-12·λmax`, () => {
       const rnd = lcg(n);
-      const lambda = Array.from({ length: n }, () => 10 * rnd());   // indefinite, spread
-      lambda[1] = lambda[0]; lambda[5] = lambda[4];                    // repeated eigenvalues
+      const lambda = Array.from({ length: n }, () => 10 * rnd()); // indefinite, spread
+      lambda[1] = lambda[0];
+      lambda[5] = lambda[4]; // repeated eigenvalues
       assertSpectrum(symmetricEigenvalues(spectrumMatrix(lambda, n + 1), n), lambda, 1e-12);
-      const psd = geometric(n, 1e-10, 3);                               // PSD, κ = 3e10
+      const psd = geometric(n, 1e-10, 3); // PSD, κ = 3e10
       assertSpectrum(symmetricEigenvalues(spectrumMatrix(psd, n + 2), n), psd, 1e-12);
     });
   }
@@ -113,8 +127,15 @@ describe('symmetricEigenvalues (Householder + implicit QL)', () => {
   it('is scale invariant (tiny and huge matrices)', () => {
     const lambda = [1, 2, 3, 4, 5, 6];
     for (const s of [1e-150, 1e150]) {
-      const A = spectrumMatrix(lambda.map((x) => x * s), 3);
-      assertSpectrum(symmetricEigenvalues(A, 6), lambda.map((x) => x * s), 1e-13);
+      const A = spectrumMatrix(
+        lambda.map((x) => x * s),
+        3,
+      );
+      assertSpectrum(
+        symmetricEigenvalues(A, 6),
+        lambda.map((x) => x * s),
+        1e-13,
+      );
     }
   });
 
@@ -125,7 +146,8 @@ describe('symmetricEigenvalues (Householder + implicit QL)', () => {
     const A = spectrumMatrix(lambda, 12);
     const { values, vectors } = symmetricEigen(A, n);
     assertSpectrum(values, lambda, 1e-13);
-    let maxRes = 0, maxOrth = 0;
+    let maxRes = 0,
+      maxOrth = 0;
     for (let j = 0; j < n; j++) {
       for (let i = 0; i < n; i++) {
         let s = 0;
@@ -144,7 +166,8 @@ describe('symmetricEigenvalues (Householder + implicit QL)', () => {
 
   it('tridiagonalQL reproduces the 1-D Laplacian spectrum 2 − 2cos(kπ/(n+1))', () => {
     const n = 50;
-    const d = new Float64Array(n).fill(2), e = new Float64Array(n).fill(-1);
+    const d = new Float64Array(n).fill(2),
+      e = new Float64Array(n).fill(-1);
     tridiagonalQL(d, e, n);
     const want = Array.from({ length: n }, (_, k) => 2 - 2 * Math.cos(((k + 1) * Math.PI) / (n + 1)));
     assertSpectrum(d, want, 1e-14);
@@ -171,7 +194,11 @@ describe('Lanczos / shift-and-invert estimates', () => {
     const lambda = [1, 2, 3, 4, 5];
     const A = spectrumMatrix(lambda, 3);
     const r = lanczosExtremes((x, y) => {
-      for (let i = 0; i < 5; i++) { let s = 0; for (let j = 0; j < 5; j++) s += A[i * 5 + j] * x[j]; y[i] = s; }
+      for (let i = 0; i < 5; i++) {
+        let s = 0;
+        for (let j = 0; j < 5; j++) s += A[i * 5 + j] * x[j];
+        y[i] = s;
+      }
     }, 5);
     assert.ok(r.converged);
     assert.ok(Math.abs(r.max - 5) < 1e-13 && Math.abs(r.min - 1) < 1e-13, `${r.min} ${r.max}`);
@@ -179,7 +206,14 @@ describe('Lanczos / shift-and-invert estimates', () => {
 
   const cases: { name: string; n: number; lambda: number[] }[] = [
     { name: 'well-conditioned (uniform spectrum in [1, 10])', n: 150, lambda: Array.from({ length: 150 }, (_, i) => 1 + (9 * i) / 149) },
-    { name: 'well-conditioned (random spectrum in [0.5, 2])', n: 200, lambda: (() => { const r = lcg(3); return Array.from({ length: 200 }, () => 1.25 + 0.75 * r()); })() },
+    {
+      name: 'well-conditioned (random spectrum in [0.5, 2])',
+      n: 200,
+      lambda: (() => {
+        const r = lcg(3);
+        return Array.from({ length: 200 }, () => 1.25 + 0.75 * r());
+      })(),
+    },
     { name: 'κ ≈ 1e8 (geometric spectrum)', n: 180, lambda: geometric(180, 1e-8, 1) },
     { name: 'κ ≈ 1e8 (clustered ends)', n: 200, lambda: Array.from({ length: 200 }, (_, i) => (i < 100 ? 1e-8 * (1 + i / 100) : 1 - (i - 100) / 1000)) },
   ];
@@ -188,7 +222,8 @@ describe('Lanczos / shift-and-invert estimates', () => {
       const A = spectrumMatrix(c.lambda, c.n + 17);
       const exact = symmetricEigenvalues(A, c.n);
       const est = estimateExtremeEigenvalues(A, c.n);
-      const lmin = exact[0], lmax = exact[c.n - 1];
+      const lmin = exact[0],
+        lmax = exact[c.n - 1];
       const errMax = Math.abs(est.lambdaMax - lmax) / lmax;
       const errMin = Math.abs(est.lambdaMin - lmin) / lmin;
       assert.ok(errMax <= 1e-8, `λmax ${est.lambdaMax} vs ${lmax} (rel ${errMax})`);
@@ -207,12 +242,15 @@ describe('Lanczos / shift-and-invert estimates', () => {
     assert.equal(zero.lambdaMax, 0);
     // Rank-2 PSD 150×150 (no regularisation): λmin = 0 up to rounding.
     const n = 150;
-    const lam = new Array<number>(n).fill(0); lam[n - 1] = 2; lam[n - 2] = 1;
+    const lam = new Array<number>(n).fill(0);
+    lam[n - 1] = 2;
+    lam[n - 2] = 1;
     const sing = estimateExtremeEigenvalues(spectrumMatrix(lam, 5), n);
     assert.ok(Math.abs(sing.lambdaMax - 2) < 1e-12, `${sing.lambdaMax}`);
     assert.ok(Math.abs(sing.lambdaMin) < 1e-12, `${sing.lambdaMin}`);
     // Indefinite: λmin = −1 must come out negative (Cholesky fails up to the largest shift).
-    const ind = geometric(n, 0.1, 3); ind[0] = -1;
+    const ind = geometric(n, 0.1, 3);
+    ind[0] = -1;
     const e = estimateExtremeEigenvalues(spectrumMatrix(ind, 6), n);
     assert.ok(!e.factorised);
     assert.ok(e.lambdaMin < 0, `${e.lambdaMin}`);

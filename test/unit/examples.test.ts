@@ -22,7 +22,9 @@ const SMOKE_ONLY: Record<string, string> = {
 };
 
 describe('bundled examples', () => {
-  const files = readdirSync(EXAMPLES).filter((f) => f.endsWith('.scene.json')).sort();
+  const files = readdirSync(EXAMPLES)
+    .filter((f) => f.endsWith('.scene.json'))
+    .sort();
   it('there are at least the 11 scenario files of the issue', () => assert.ok(files.length >= 11, files.join(', ')));
   for (const f of files) {
     const path = join(EXAMPLES, f);
@@ -39,16 +41,26 @@ describe('bundled examples', () => {
     for (const s of scenarios) {
       const fault = f.includes('fault');
       const known = KNOWN_LIMITATIONS[s.desc.name];
-      const title = fault ? `${f} / ${s.desc.name}: runs; only energy expectations may fail (planted fault)`
-        : known ? `${f} / ${s.desc.name}: KNOWN LIMITATION still present — ${known}`
+      const title = fault
+        ? `${f} / ${s.desc.name}: runs; only energy expectations may fail (planted fault)`
+        : known
+          ? `${f} / ${s.desc.name}: KNOWN LIMITATION still present — ${known}`
           : `${f} / ${s.desc.name}: every expectation holds`;
       it(title, function () {
         this.timeout(60000);
         const results = checkAll(s.expectations, runScenario(s.desc));
         const failed = results.filter((r) => !r.ok);
-        if (fault) assert.deepEqual(failed.filter((r) => r.expectation.kind !== 'energyNonIncreasing').map((r) => r.message), []);
+        if (fault)
+          assert.deepEqual(
+            failed.filter((r) => r.expectation.kind !== 'energyNonIncreasing').map((r) => r.message),
+            [],
+          );
         else if (known) assert.ok(failed.length > 0, 'the known limitation is gone: remove it from KNOWN_LIMITATIONS');
-        else assert.deepEqual(failed.map((r) => `${r.expectation.kind}: ${r.message}`), []);
+        else
+          assert.deepEqual(
+            failed.map((r) => `${r.expectation.kind}: ${r.message}`),
+            [],
+          );
       });
     }
   }

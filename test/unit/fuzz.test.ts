@@ -41,16 +41,72 @@ const int = (r: Rand, n: number): number => Math.floor(r() * n);
 
 /** Text a fuzzer inserts: the campaign's hostile tokens (non-finite numbers, control characters, prototypes keys, deep nesting). */
 const TOKENS: readonly string[] = [
-  'NaN', 'Infinity', '-Infinity', 'nan', '-inf', '1e309', '-1e309', '1e300', '-1e300', '5e-324', '-0', '1e10', '9007199254740993',
-  'null', 'true', 'false', '{}', '[]', '""', '"constructor"', '"__proto__"', '"toString"', '{"toString": 1}', '{"valueOf": null}',
-  '"\\u001b[2J\\u001b[H✓ ok"', '"\\n"', '"\\u0000"', '\u001b[31m', '\n', '\r', '\t', '\ufeff', ',', ':', '"', '[', ']', '{', '}',
-  '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]', '"' + 'x'.repeat(5000) + '"',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  'nan',
+  '-inf',
+  '1e309',
+  '-1e309',
+  '1e300',
+  '-1e300',
+  '5e-324',
+  '-0',
+  '1e10',
+  '9007199254740993',
+  'null',
+  'true',
+  'false',
+  '{}',
+  '[]',
+  '""',
+  '"constructor"',
+  '"__proto__"',
+  '"toString"',
+  '{"toString": 1}',
+  '{"valueOf": null}',
+  '"\\u001b[2J\\u001b[H✓ ok"',
+  '"\\n"',
+  '"\\u0000"',
+  '\u001b[31m',
+  '\n',
+  '\r',
+  '\t',
+  '\ufeff',
+  ',',
+  ':',
+  '"',
+  '[',
+  ']',
+  '{',
+  '}',
+  '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]',
+  '"' + 'x'.repeat(5000) + '"',
 ];
 
 /** JSON values the structural mutator puts in place of an existing value. */
 const VALUES: readonly unknown[] = [
-  0, -1, 1e300, -1e300, 5e-324, 1e10, 2 ** 53, 0.5, -0.5, null, true, false, '', 'x'.repeat(3000), '\u001b[2J\nfake', [], {}, [1, 2],
-  { toString: 1 }, { constructor: 1, __proto__: 1 }, [[[[[[[[[[[[[[[[[[[[0]]]]]]]]]]]]]]]]]]]],
+  0,
+  -1,
+  1e300,
+  -1e300,
+  5e-324,
+  1e10,
+  2 ** 53,
+  0.5,
+  -0.5,
+  null,
+  true,
+  false,
+  '',
+  'x'.repeat(3000),
+  '\u001b[2J\nfake',
+  [],
+  {},
+  [1, 2],
+  { toString: 1 },
+  { constructor: 1, __proto__: 1 },
+  [[[[[[[[[[[[[[[[[[[[0]]]]]]]]]]]]]]]]]]]],
   [NaN], // JSON.stringify writes null
 ];
 
@@ -58,11 +114,18 @@ const VALUES: readonly unknown[] = [
 function mutateText(r: Rand, text: string): string {
   const at = int(r, text.length + 1);
   switch (int(r, 5)) {
-    case 0: return text.slice(0, at) + String.fromCharCode(int(r, 128)) + text.slice(at + 1);
-    case 1: return text.slice(0, at) + pick(r, TOKENS) + text.slice(at);
-    case 2: return text.slice(0, at) + text.slice(Math.min(text.length, at + 1 + int(r, 40)));
-    case 3: { const len = int(r, 200); return text.slice(0, at) + text.slice(at, at + len) + text.slice(at); }
-    default: { // replace a number literal with a hostile one
+    case 0:
+      return text.slice(0, at) + String.fromCharCode(int(r, 128)) + text.slice(at + 1);
+    case 1:
+      return text.slice(0, at) + pick(r, TOKENS) + text.slice(at);
+    case 2:
+      return text.slice(0, at) + text.slice(Math.min(text.length, at + 1 + int(r, 40)));
+    case 3: {
+      const len = int(r, 200);
+      return text.slice(0, at) + text.slice(at, at + len) + text.slice(at);
+    }
+    default: {
+      // replace a number literal with a hostile one
       const m = [...text.matchAll(/-?\d+(\.\d+)?(e[-+]?\d+)?/gi)];
       if (m.length === 0) return text;
       const x = pick(r, m);
@@ -87,7 +150,11 @@ function mutateJson(r: Rand, value: unknown): unknown {
   if (parent === null) return pick(r, VALUES);
   const op = int(r, 4);
   if (op === 0 && !Array.isArray(parent)) delete (parent as Record<string, unknown>)[key as string];
-  else if (op === 1 && !Array.isArray(parent)) (parent as Record<string, unknown>)[pick(r, ['constructor', 'toString', '__proto__', 'x-vendor', 'unknwon', '\u001b[2J', 'k'.repeat(2000)])] = pick(r, VALUES);
+  else if (op === 1 && !Array.isArray(parent))
+    (parent as Record<string, unknown>)[pick(r, ['constructor', 'toString', '__proto__', 'x-vendor', 'unknwon', '\u001b[2J', 'k'.repeat(2000)])] = pick(
+      r,
+      VALUES,
+    );
   else (parent as Record<string, unknown>)[key as string] = pick(r, VALUES);
   return root;
 }
@@ -100,7 +167,12 @@ function mutant(r: Rand, text: string, json: unknown | undefined): string {
   return t;
 }
 
-interface Figures { inputs: number; rejected: number; slowestMs: number; slowest: string }
+interface Figures {
+  inputs: number;
+  rejected: number;
+  slowestMs: number;
+  slowest: string;
+}
 const figures: Record<string, Figures> = {};
 const fig = (target: string): Figures => (figures[target] ??= { inputs: 0, rejected: 0, slowestMs: 0, slowest: '' });
 
@@ -110,7 +182,10 @@ function checkError(e: unknown, file: string, where: string): void {
   assert.equal(e.file, file, `${where}: the error names the file`);
   assert.ok(e.field.length > 0, `${where}: the error names a field`);
   assert.ok(e.message.startsWith(`${file}: ${e.field}: `), `${where}: "file: field: detail" (${e.message.slice(0, 200)})`);
-  assert.ok(!/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(e.message), `${where}: one line without control characters (${JSON.stringify(e.message.slice(0, 200))})`);
+  assert.ok(
+    !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(e.message),
+    `${where}: one line without control characters (${JSON.stringify(e.message.slice(0, 200))})`,
+  );
   assert.ok(e.message.length <= 2000, `${where}: a bounded message (${e.message.length} characters)`);
 }
 
@@ -127,7 +202,10 @@ async function timed(target: string, where: string, fn: () => unknown | Promise<
     f.rejected++;
   }
   const ms = performance.now() - t0;
-  if (ms > f.slowestMs) { f.slowestMs = ms; f.slowest = where; }
+  if (ms > f.slowestMs) {
+    f.slowestMs = ms;
+    f.slowest = where;
+  }
   assert.ok(ms < FUZZ_MAX_MS, `${where}: took ${ms.toFixed(0)} ms (limit ${FUZZ_MAX_MS} ms)`);
 }
 
@@ -138,12 +216,19 @@ describe(`fuzz: seeded mutations (seed ${SEED}, ${PER_TARGET} inputs per reader;
 
   after(() => {
     for (const [target, f] of Object.entries(figures)) {
-      process.stdout.write(`      fuzz ${target}: ${f.inputs} inputs, ${f.rejected} rejected with a one-line error, slowest ${f.slowestMs.toFixed(1)} ms (${f.slowest})\n`);
+      process.stdout.write(
+        `      fuzz ${target}: ${f.inputs} inputs, ${f.rejected} rejected with a one-line error, slowest ${f.slowestMs.toFixed(1)} ms (${f.slowest})\n`,
+      );
     }
   });
 
   it('scene parser: every input parses or fails with one line naming the file and the field', async () => {
-    const seeds = ['examples/mass-ratio-stack.scene.json', 'examples/box-stack-10.scene.json', 'examples/fault-restitution-target.scene.json', 'examples/sphere-drop.scene.json'].map(read);
+    const seeds = [
+      'examples/mass-ratio-stack.scene.json',
+      'examples/box-stack-10.scene.json',
+      'examples/fault-restitution-target.scene.json',
+      'examples/sphere-drop.scene.json',
+    ].map(read);
     const jsons = seeds.map((t) => JSON.parse(t) as unknown);
     const r = rng(SEED);
     const file = 'fuzz.scene.json';
@@ -165,14 +250,22 @@ describe(`fuzz: seeded mutations (seed ${SEED}, ${PER_TARGET} inputs per reader;
       const s = int(r, seeds.length);
       const text = mutant(r, seeds[s], jsons[s]);
       const solver = pick(r, SOLVER_NAMES);
-      await timed('problem', `problem input ${i} (seed ${SEED + 1}, ${solver})`, () => {
-        const inst = parseOracleInstance(text, file);
-        const problem = inst.physical && r() < 0.5 ? assembleOraclePhysical(inst) : inst.matrix;
-        const res = solve(problem, { solver });
-        if (res.status.kind === 'converged') {
-          assert.ok(res.lambda.every(Number.isFinite) && Number.isFinite(res.objective) && Number.isFinite(res.kkt.maxRel), `problem input ${i}: converged on non-finite data`);
-        }
-      }, file);
+      await timed(
+        'problem',
+        `problem input ${i} (seed ${SEED + 1}, ${solver})`,
+        () => {
+          const inst = parseOracleInstance(text, file);
+          const problem = inst.physical && r() < 0.5 ? assembleOraclePhysical(inst) : inst.matrix;
+          const res = solve(problem, { solver });
+          if (res.status.kind === 'converged') {
+            assert.ok(
+              res.lambda.every(Number.isFinite) && Number.isFinite(res.objective) && Number.isFinite(res.kkt.maxRel),
+              `problem input ${i}: converged on non-finite data`,
+            );
+          }
+        },
+        file,
+      );
     }
   });
 
@@ -188,27 +281,46 @@ describe(`fuzz: seeded mutations (seed ${SEED}, ${PER_TARGET} inputs per reader;
         const mutated = lines.slice();
         mutated[k] = mutant(r, lines[k], jsons[k]);
         const where = `recording input ${i} (seed ${SEED + 2}, line ${k + 1})`;
-        await timed('recording', where, () => {
-          const { header } = parseHeader(mutated[0], file);
-          let prev: RecordedFrame | undefined, firstError: unknown;
-          for (let j = 1; j < mutated.length; j++) {
-            try {
-              prev = parseFrame(mutated[j], j + 1, file, header, { previous: prev });
-            } catch (e) {
-              checkError(e, file, `${where}, frame line ${j + 1}`);
-              firstError ??= e; // the reader skips a bad frame line and goes on (recordingFile.ts)
+        await timed(
+          'recording',
+          where,
+          () => {
+            const { header } = parseHeader(mutated[0], file);
+            let prev: RecordedFrame | undefined, firstError: unknown;
+            for (let j = 1; j < mutated.length; j++) {
+              try {
+                prev = parseFrame(mutated[j], j + 1, file, header, { previous: prev });
+              } catch (e) {
+                checkError(e, file, `${where}, frame line ${j + 1}`);
+                firstError ??= e; // the reader skips a bad frame line and goes on (recordingFile.ts)
+              }
             }
-          }
-          if (firstError) throw firstError;
-        }, file);
+            if (firstError) throw firstError;
+          },
+          file,
+        );
         if (i % MODEL_EVERY !== 0) continue;
         const path = join(dir, `m${i}.rec.jsonl`);
         writeFileSync(path, mutated.join('\n') + '\n');
-        await timed('inspector model', `model input ${i} (seed ${SEED + 2}, line ${k + 1})`, async () => {
-          const model = await InspectorModel.fromRecording(path);
-          validateHostMessage({ type: 'init', version: PROTOCOL_VERSION, source: { kind: 'recording', file: path }, info: model.info, timeline: model.timeline, findings: model.findings, settings: { playbackFps: 30 }, index: 0 });
-          for (let f = 0; f < model.info.frameCount; f++) validateHostMessage({ type: 'frame', requestId: f, view: model.frameView(f) });
-        }, path);
+        await timed(
+          'inspector model',
+          `model input ${i} (seed ${SEED + 2}, line ${k + 1})`,
+          async () => {
+            const model = await InspectorModel.fromRecording(path);
+            validateHostMessage({
+              type: 'init',
+              version: PROTOCOL_VERSION,
+              source: { kind: 'recording', file: path },
+              info: model.info,
+              timeline: model.timeline,
+              findings: model.findings,
+              settings: { playbackFps: 30 },
+              index: 0,
+            });
+            for (let f = 0; f < model.info.frameCount; f++) validateHostMessage({ type: 'frame', requestId: f, view: model.frameView(f) });
+          },
+          path,
+        );
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -12,12 +12,14 @@ describe('heat map encoding', () => {
     assert.deepEqual(Array.from(h.levels), [HEAT_ZERO, 1 + HEAT_STEPS, HEAT_NEGATIVE + HEAT_STEPS, 1 + HEAT_STEPS - HEAT_STEPS / HEAT_DECADES]);
     const full = encodeHeatMap(Float64Array.from([...A, 0]), 3);
     assert.deepEqual(Array.from(full.levels), [
-      HEAT_ZERO, 1 + HEAT_STEPS, HEAT_NEGATIVE + HEAT_STEPS,
+      HEAT_ZERO,
+      1 + HEAT_STEPS,
+      HEAT_NEGATIVE + HEAT_STEPS,
       1 + HEAT_STEPS - HEAT_STEPS / HEAT_DECADES, // 0.4 = max/10: one decade down
       HEAT_NEGATIVE, // −4e-6 = −max·1e-6: the bottom of the scale
       1, // 4e-9 is below the scale: clamped to its bottom, still not "zero"
       1 + Math.round(HEAT_STEPS + (HEAT_STEPS / HEAT_DECADES) * Math.log10(0.5)),
-      HEAT_NEGATIVE + HEAT_STEPS - 2 * HEAT_STEPS / HEAT_DECADES,
+      HEAT_NEGATIVE + HEAT_STEPS - (2 * HEAT_STEPS) / HEAT_DECADES,
       HEAT_ZERO,
     ]);
   });
@@ -40,7 +42,8 @@ describe('heat map encoding', () => {
 describe('heat map levels against Math.log10', () => {
   it('the table-based log10 gives the exact level for 100 000 random entries over 12 decades (except within 0.01 of a rounding tie)', () => {
     const r = rng(7);
-    const n = 316, A = new Float64Array(n * n);
+    const n = 316,
+      A = new Float64Array(n * n);
     for (let i = 0; i < A.length; i++) A[i] = (r() < 0.5 ? -1 : 1) * Math.pow(10, 3 - 12 * r());
     const h = encodeHeatMap(A, n);
     let checked = 0;

@@ -36,7 +36,8 @@ function withFile(name: string, text: string): string {
   return f;
 }
 function run(args: string[]): { code: number; out: string[]; err: string[] } {
-  const out: string[] = [], err: string[] = [];
+  const out: string[] = [],
+    err: string[] = [];
   const code = main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
   return { code, out, err };
 }
@@ -78,7 +79,10 @@ describe('issue 10 · 1: a status never says "converged" on non-finite data', ()
     ph.bodies[1].inv_mass = 1.7e308;
     ph.bodies[1].inv_inertia_world = [1.7e308, 0, 0, 0, 1.7e308, 0, 0, 0, 1.7e308];
     const inst = parseOracleInstance(JSON.stringify(doc), 'blown.json');
-    assert.throws(() => assembleOraclePhysical(inst), (e: FormatError) => e instanceof FormatError && /^blown\.json: physical\.(A|b)/.test(e.message));
+    assert.throws(
+      () => assembleOraclePhysical(inst),
+      (e: FormatError) => e instanceof FormatError && /^blown\.json: physical\.(A|b)/.test(e.message),
+    );
     const r = run(['solve', withFile('blown.json', JSON.stringify(doc)), '--from', 'physical']);
     assert.equal(r.code, 2);
     assert.equal(r.out.length, 0);
@@ -90,7 +94,10 @@ describe('issue 10 · 2: one bad line does not lose the recording', () => {
 
   it('NaN inside 5000 nested arrays is a FormatError naming the line, not a stack overflow', () => {
     const line = `{"frame": 3, "x": ${nested(5000)}}`;
-    assert.throws(() => parseJsonLine(line, 'deep.rec.jsonl', 'line 4: '), (e: Error) => e instanceof FormatError && e.message.startsWith('deep.rec.jsonl: line 4: '));
+    assert.throws(
+      () => parseJsonLine(line, 'deep.rec.jsonl', 'line 4: '),
+      (e: Error) => e instanceof FormatError && e.message.startsWith('deep.rec.jsonl: line 4: '),
+    );
   });
 
   it('the valid frames around such a line are kept; report exits 0 and counts one skipped line', () => {
@@ -101,7 +108,9 @@ describe('issue 10 · 2: one bad line does not lose the recording', () => {
     try {
       assert.equal(reader.frameCount, lines.length - 1);
       assert.equal(reader.errorCount, 1);
-    } finally { reader.close(); }
+    } finally {
+      reader.close();
+    }
     const r = run(['report', f, '--json']);
     assert.equal(r.code, 0);
     assert.equal(JSON.parse(r.out[0]).frames, lines.length - 1);
@@ -110,16 +119,23 @@ describe('issue 10 · 2: one bad line does not lose the recording', () => {
 
 describe('issue 10 · 3: values whose toString is not callable', () => {
   it('the problem reader describes them without calling them (no TypeError, no "[object Object]")', () => {
-    for (const [field, value] of [['mu', { toString: 1 }], ['b', { valueOf: null, toString: null }], ['A', { constructor: 1 }]] as const) {
+    for (const [field, value] of [
+      ['mu', { toString: 1 }],
+      ['b', { valueOf: null, toString: null }],
+      ['A', { constructor: 1 }],
+    ] as const) {
       const doc = { ...problemJson(), [field]: value };
-      assert.throws(() => parseOracleInstance(JSON.stringify(doc), 'p.json'), (e: Error) => {
-        assert.ok(e instanceof FormatError, `${field}: ${e.name}`);
-        assert.match(e.message, new RegExp(`^p\\.json: ${field}: expected .*, got an object$`));
-        return true;
-      });
+      assert.throws(
+        () => parseOracleInstance(JSON.stringify(doc), 'p.json'),
+        (e: Error) => {
+          assert.ok(e instanceof FormatError, `${field}: ${e.name}`);
+          assert.match(e.message, new RegExp(`^p\\.json: ${field}: expected .*, got an object$`));
+          return true;
+        },
+      );
     }
     const doc = problemJson();
-    (doc.solution as Record<string, unknown>) = { ...(doc.solution as object ?? {}), contacts: [{ class: { toString: 1 } }] };
+    (doc.solution as Record<string, unknown>) = { ...((doc.solution as object) ?? {}), contacts: [{ class: { toString: 1 } }] };
     assert.throws(() => parseOracleInstance(JSON.stringify(doc), 'p.json'), FormatError);
   });
 });
@@ -141,9 +157,13 @@ describe('issue 10 · 4: write errors, closed pipes and endless inputs', () => {
     if (!existsSync('/dev/full')) this.skip();
     const header = RecordingReader.openSync(FOREIGN);
     try {
-      assert.throws(() => withFileErrors('/dev/full', 'write', () => RecordingWriter.create('/dev/full', header.header, { force: true })),
-        (e: Error) => e instanceof FileError && e.exitCode === 2 && /^\/dev\/full: cannot write the file \(no space left on the device\)$/.test(e.message));
-    } finally { header.close(); }
+      assert.throws(
+        () => withFileErrors('/dev/full', 'write', () => RecordingWriter.create('/dev/full', header.header, { force: true })),
+        (e: Error) => e instanceof FileError && e.exitCode === 2 && /^\/dev\/full: cannot write the file \(no space left on the device\)$/.test(e.message),
+      );
+    } finally {
+      header.close();
+    }
   });
 
   it('a FIFO or /dev/zero as input is refused at once (it used to hang and grow without bound)', function () {
@@ -151,7 +171,13 @@ describe('issue 10 · 4: write errors, closed pipes and endless inputs', () => {
     const dir = tmp();
     const fifo = join(dir, 'p.json');
     execFileSync('mkfifo', [fifo]);
-    for (const args of [['solve', fifo], ['check', fifo], ['report', fifo], ['report', '/dev/zero'], ['solve', '/dev/zero']]) {
+    for (const args of [
+      ['solve', fifo],
+      ['check', fifo],
+      ['report', fifo],
+      ['report', '/dev/zero'],
+      ['solve', '/dev/zero'],
+    ]) {
       const t0 = performance.now();
       const r = run(args);
       assert.equal(r.code, 2, args.join(' '));
@@ -162,14 +188,20 @@ describe('issue 10 · 4: write errors, closed pipes and endless inputs', () => {
 
   it('report … | head -1: a reader that has gone away ends the output quietly (no EPIPE stack trace)', async function () {
     if (!existsSync(CLI)) this.skip();
-    const closedEarly = (args: string[]) => new Promise<{ code: number | null; stderr: string }>((done) => {
-      const child = spawn(process.execPath, [CLI, ...args]);
-      child.stdout.destroy(); // as `head` does: every write of the CLI meets a closed pipe (EPIPE)
-      let stderr = '';
-      child.stderr.on('data', (d) => { stderr += String(d); });
-      child.on('close', (code) => done({ code, stderr }));
-    });
-    for (const args of [['report', FOREIGN], ['solve', EXAMPLE_PROBLEM]]) {
+    const closedEarly = (args: string[]) =>
+      new Promise<{ code: number | null; stderr: string }>((done) => {
+        const child = spawn(process.execPath, [CLI, ...args]);
+        child.stdout.destroy(); // as `head` does: every write of the CLI meets a closed pipe (EPIPE)
+        let stderr = '';
+        child.stderr.on('data', (d) => {
+          stderr += String(d);
+        });
+        child.on('close', (code) => done({ code, stderr }));
+      });
+    for (const args of [
+      ['report', FOREIGN],
+      ['solve', EXAMPLE_PROBLEM],
+    ]) {
       const r = await closedEarly(args);
       assert.doesNotMatch(r.stderr, /EPIPE|Error|\n\s+at /, args.join(' '));
       assert.equal(r.code, 0, args.join(' '));
@@ -182,7 +214,16 @@ describe('issue 10 · 4: write errors, closed pipes and endless inputs', () => {
 describe('issue 10 · 5: "did you mean" is bounded', () => {
   it('a scene with long unknown names parses (and fails) in well under a second', () => {
     const long = (c: string): string => c.repeat(30_000);
-    const text = JSON.stringify({ scenarios: [{ name: 's', frames: 1, materials: [{ name: long('a'), friction: 0.5, restitution: 0 }], bodies: [{ name: 'b', shape: { sphere: { radius: 1 } }, mass: 1, position: [0, 0, 1], material: long('b') }] }] });
+    const text = JSON.stringify({
+      scenarios: [
+        {
+          name: 's',
+          frames: 1,
+          materials: [{ name: long('a'), friction: 0.5, restitution: 0 }],
+          bodies: [{ name: 'b', shape: { sphere: { radius: 1 } }, mass: 1, position: [0, 0, 1], material: long('b') }],
+        },
+      ],
+    });
     const t0 = performance.now();
     assert.throws(() => parseSceneFile(text, 'long.scene.json'), /unknown material/);
     assert.ok(performance.now() - t0 < 1000, `${(performance.now() - t0).toFixed(0)} ms`);
@@ -197,26 +238,41 @@ describe('issue 10 · 6: messages never echo raw input', () => {
   it('an unknown key with ANSI escapes and a newline is shown escaped, on one line', () => {
     const key = '\u001b[2J\u001b[H✓ all scenarios passed\nreally';
     const text = JSON.stringify({ scenarios: [{ name: 's', frames: 1, bodies: [], [key]: 1 }] });
-    assert.throws(() => parseSceneFile(text, 'evil.scene.json'), (e: Error) => {
-      assert.ok(isOneSafeLine(e.message), JSON.stringify(e.message));
-      assert.match(e.message, /\\u001b\[2J/);
-      return true;
-    });
+    assert.throws(
+      () => parseSceneFile(text, 'evil.scene.json'),
+      (e: Error) => {
+        assert.ok(isOneSafeLine(e.message), JSON.stringify(e.message));
+        assert.match(e.message, /\\u001b\[2J/);
+        return true;
+      },
+    );
   });
 
   it('a scenario or body name with control characters is refused (names are printed by check, simulate and the Test Explorer)', () => {
     const text = JSON.stringify({ scenarios: [{ name: '\u001b[2J✓ passed', frames: 1, bodies: [] }] });
-    assert.throws(() => parseSceneFile(text, 'n.scene.json'), (e: Error) => /scenarios\[0\]\.name: .*control characters/.test(e.message) && isOneSafeLine(e.message));
+    assert.throws(
+      () => parseSceneFile(text, 'n.scene.json'),
+      (e: Error) => /scenarios\[0\]\.name: .*control characters/.test(e.message) && isOneSafeLine(e.message),
+    );
   });
 
   it('a multi-megabyte key gives a message of bounded length', () => {
     const text = `{"scenarios": [{"name": "s", "frames": 1, "bodies": [], "${'k'.repeat(2_000_000)}": 1}]}`;
-    assert.throws(() => parseSceneFile(text, 'big.scene.json'), (e: Error) => e.message.length < 2000 && /scenarios\[0\]\./.test(e.message));
+    assert.throws(
+      () => parseSceneFile(text, 'big.scene.json'),
+      (e: Error) => e.message.length < 2000 && /scenarios\[0\]\./.test(e.message),
+    );
   });
 
   it('recording and problem messages are made safe the same way', () => {
-    assert.throws(() => parseOracleInstance(JSON.stringify({ ...problemJson(), mu: '\u001b[31mred\nline' }), 'p.json'), (e: Error) => isOneSafeLine(e.message));
-    assert.throws(() => parseJsonLine(`{"frame": ${'['.repeat(3)}`, 'r\u001b.jsonl', 'line 2: '), (e: Error) => isOneSafeLine(e.message));
+    assert.throws(
+      () => parseOracleInstance(JSON.stringify({ ...problemJson(), mu: '\u001b[31mred\nline' }), 'p.json'),
+      (e: Error) => isOneSafeLine(e.message),
+    );
+    assert.throws(
+      () => parseJsonLine(`{"frame": ${'['.repeat(3)}`, 'r\u001b.jsonl', 'line 2: '),
+      (e: Error) => isOneSafeLine(e.message),
+    );
     assert.equal(safeText('a\u0007b\u202ec'), 'a\\u0007b\\u202ec');
   });
 
@@ -228,7 +284,9 @@ describe('issue 10 · 6: messages never echo raw input', () => {
       assert.equal(reader.header.producer.name, '\\u001b[2J\\u001b[Hacme\\nOK');
       assert.equal(reader.header.bodies[1].name, 'cr\\u001bate');
       assert.ok(reader.warnings.some((w) => /producer\.name: contains control characters/.test(w)));
-    } finally { reader.close(); }
+    } finally {
+      reader.close();
+    }
     const r = run(['report', f]);
     assert.equal(r.code, 0);
     for (const line of r.out) assert.ok(isOneSafeLine(line), JSON.stringify(line));
@@ -242,36 +300,53 @@ describe('issue 10 · 7: data the format allows never breaks the extension', () 
     const [h, ...frames] = lines();
     const header = JSON.parse(h);
     header.solver.restVelocityThreshold = { toString: 1 };
-    const out = [JSON.stringify(header), ...frames.map((l) => {
-      const f = JSON.parse(l);
-      f.energy = { ...f.energy, constructor: 1, toString: 2 };
-      return JSON.stringify(f);
-    })];
+    const out = [
+      JSON.stringify(header),
+      ...frames.map((l) => {
+        const f = JSON.parse(l);
+        f.energy = { ...f.energy, constructor: 1, toString: 2 };
+        return JSON.stringify(f);
+      }),
+    ];
     const model = await InspectorModel.fromRecording(withFile('odd.rec.jsonl', out.join('\n') + '\n'));
     assert.equal(model.info.frameCount, frames.length);
-    assert.deepEqual(model.timeline.ledger.constructor, frames.map(() => 1));
+    assert.deepEqual(
+      model.timeline.ledger.constructor,
+      frames.map(() => 1),
+    );
     for (let i = 0; i < frames.length; i++) assert.doesNotThrow(() => model.frameView(i), `frame ${i}`);
   });
 
   it('a blown-up run (ω = 1e300) opens; its non-finite values cross the protocol as data (NaN → null in JSON)', async () => {
     const [h, ...frames] = lines();
-    const out = [h, ...frames.map((l, i) => {
-      const f = JSON.parse(l);
-      if (i >= 3) f.bodies[1].w = [1e300, 0, 0];
-      return JSON.stringify(f);
-    })];
+    const out = [
+      h,
+      ...frames.map((l, i) => {
+        const f = JSON.parse(l);
+        if (i >= 3) f.bodies[1].w = [1e300, 0, 0];
+        return JSON.stringify(f);
+      }),
+    ];
     const model = await InspectorModel.fromRecording(withFile('blown.rec.jsonl', out.join('\n') + '\n'));
     const init = {
-      type: 'init', version: PROTOCOL_VERSION, source: { kind: 'recording', file: 'blown.rec.jsonl' }, info: model.info, timeline: model.timeline,
+      type: 'init',
+      version: PROTOCOL_VERSION,
+      source: { kind: 'recording', file: 'blown.rec.jsonl' },
+      info: model.info,
+      timeline: model.timeline,
       findings: [...model.findings, { index: 4, frame: 4, time: 0, contacts: [], mechanism: 'integrator', joules: NaN, explanation: '' }],
-      settings: { playbackFps: 30 }, index: 0,
+      settings: { playbackFps: 30 },
+      index: 0,
     };
     assert.doesNotThrow(() => validateHostMessage(init));
     assert.doesNotThrow(() => validateHostMessage(JSON.parse(JSON.stringify(init))), 'after the JSON of postMessage');
     for (let i = 0; i < frames.length; i++) {
       const view = model.frameView(i);
-      for (const lambdaN of [NaN, Infinity, null]) { // null: what JSON makes of NaN and ±∞
-        assert.doesNotThrow(() => validateHostMessage({ type: 'frame', requestId: 1, view: { ...view, contacts: view.contacts.map((c) => ({ ...c, lambdaN })) } }));
+      for (const lambdaN of [NaN, Infinity, null]) {
+        // null: what JSON makes of NaN and ±∞
+        assert.doesNotThrow(() =>
+          validateHostMessage({ type: 'frame', requestId: 1, view: { ...view, contacts: view.contacts.map((c) => ({ ...c, lambdaN })) } }),
+        );
       }
     }
   });
@@ -280,8 +355,14 @@ describe('issue 10 · 7: data the format allows never breaks the extension', () 
 describe('issue 10 · 8: values the engine cannot take are bad input', () => {
   it('maxIterations 1e10 is refused by the scene parser, the what-if message and solve() with a message, not a RangeError from an allocation', () => {
     const text = JSON.stringify({ scenarios: [{ name: 's', frames: 1, solver: { name: 'pgs', maxIterations: 1e10 }, bodies: [] }] });
-    assert.throws(() => parseSceneFile(text, 'it.scene.json'), (e: Error) => e instanceof FormatError && /scenarios\[0\]\.solver\.maxIterations/.test(e.message) && /≤ 1000000/.test(e.message));
-    assert.throws(() => validateWebviewMessage({ type: 'whatIf', requestId: 1, index: 0, options: { solver: 'pgs', maxIterations: 1e10 } }), (e: Error) => e instanceof ProtocolError && e.field === 'options.maxIterations');
+    assert.throws(
+      () => parseSceneFile(text, 'it.scene.json'),
+      (e: Error) => e instanceof FormatError && /scenarios\[0\]\.solver\.maxIterations/.test(e.message) && /≤ 1000000/.test(e.message),
+    );
+    assert.throws(
+      () => validateWebviewMessage({ type: 'whatIf', requestId: 1, index: 0, options: { solver: 'pgs', maxIterations: 1e10 } }),
+      (e: Error) => e instanceof ProtocolError && e.field === 'options.maxIterations',
+    );
     const p = makeProblem({ A: [1, 0, 0, 0, 1, 0, 0, 0, 1], b: [1, 0, 0], mu: [0.5] });
     assert.throws(() => solve(p, { solver: 'pgs', maxIterations: 1e10 }), /maxIterations must be an integer from 1 to 1000000/);
     assert.equal(PROTOCOL_MAX_ITERATIONS, MAX_SOLVER_ITERATIONS);
@@ -289,8 +370,20 @@ describe('issue 10 · 8: values the engine cannot take are bad input', () => {
 
   it('frames 1e10 (scene or --frames) is refused up front instead of failing to allocate per-frame arrays', () => {
     const text = JSON.stringify({ scenarios: [{ name: 's', frames: 1e10, bodies: [] }] });
-    assert.throws(() => parseSceneFile(text, 'f.scene.json'), (e: Error) => e instanceof FormatError && /scenarios\[0\]\.frames: .*≤ 1000000/.test(e.message));
-    const r = run(['simulate', join(ROOT, 'examples', 'resting-box.scene.json'), '--scenario', 'resting-box', '--frames', '1e10', '--out', join(tmp(), 'x.rec.jsonl')]);
+    assert.throws(
+      () => parseSceneFile(text, 'f.scene.json'),
+      (e: Error) => e instanceof FormatError && /scenarios\[0\]\.frames: .*≤ 1000000/.test(e.message),
+    );
+    const r = run([
+      'simulate',
+      join(ROOT, 'examples', 'resting-box.scene.json'),
+      '--scenario',
+      'resting-box',
+      '--frames',
+      '1e10',
+      '--out',
+      join(tmp(), 'x.rec.jsonl'),
+    ]);
     assert.equal(r.code, 2);
     assert.match(r.err[0], /--frames must be an integer from 1 to 1000000/);
   });
@@ -325,7 +418,10 @@ describe('issue 10 · 9: workspace trust', () => {
   it('a restored panel only reopens a scene file inside a workspace folder of a trusted workspace', () => {
     const folder = resolve(tmpdir(), 'ws');
     const state = (file: string) => ({ source: { kind: 'scenario', file, scenario: 's' }, index: 3, selectedContacts: [] });
-    assert.deepEqual(restorablePanel(state(join(folder, 'a.scene.json')), [folder], true), { source: { kind: 'scenario', file: join(folder, 'a.scene.json'), scenario: 's' }, index: 3 });
+    assert.deepEqual(restorablePanel(state(join(folder, 'a.scene.json')), [folder], true), {
+      source: { kind: 'scenario', file: join(folder, 'a.scene.json'), scenario: 's' },
+      index: 3,
+    });
     assert.equal(restorablePanel(state(join(folder, 'a.scene.json')), [folder], false), null, 'untrusted');
     assert.equal(restorablePanel(state('/etc/passwd'), [folder], true), null, 'outside, not a scene');
     assert.equal(restorablePanel(state(join(folder, '..', 'b.scene.json')), [folder], true), null, 'escapes the folder');

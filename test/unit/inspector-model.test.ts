@@ -26,10 +26,14 @@ describe('inspector model', () => {
   it('timeline has one entry per frame and its total energy equals the simulation’s ledger', () => {
     const n = fault.desc.frames;
     assert.equal(model.info.frameCount, n);
-    for (const k of ['frame', 'time', 'kinetic', 'potential', 'total', 'kappa', 'iterations', 'residual', 'status', 'contacts'] as const) assert.equal(model.timeline[k].length, n, k);
+    for (const k of ['frame', 'time', 'kinetic', 'potential', 'total', 'kappa', 'iterations', 'residual', 'status', 'contacts'] as const)
+      assert.equal(model.timeline[k].length, n, k);
     run.frames.forEach((f, i) => assert.ok(Math.abs(model.timeline.total[i] - f.totalEnergy) <= 1e-9 * Math.max(1, Math.abs(f.totalEnergy)), `frame ${i}`));
     assert.deepEqual(Object.keys(model.timeline.ledger).sort(), ['biasWork', 'frictionWork', 'integratorResidual', 'normalWork']);
-    assert.ok(model.timeline.kappa.some((k) => k !== null && k >= 1), 'κ is estimated where there are contacts');
+    assert.ok(
+      model.timeline.kappa.some((k) => k !== null && k >= 1),
+      'κ is estimated where there are contacts',
+    );
   });
 
   it('the planted fault is a finding at the impact frame, and its frame view shows the overshoot on that contact', () => {
@@ -64,7 +68,10 @@ describe('inspector model', () => {
     assert.equal(s.index.length, Math.min(SERIES_MAX_POINTS, model.info.frameCount));
     const at = s.index.indexOf(first.index);
     assert.equal(s.lambdaN[at], model.frameView(first.index).contacts[first.contacts[0]].lambdaN);
-    assert.ok(s.lambdaN.some((x) => x === null), 'frames in flight have no such contact');
+    assert.ok(
+      s.lambdaN.some((x) => x === null),
+      'frames in flight have no such contact',
+    );
   });
 
   it('what-if re-solves the fault frame: IPM targets e·v⁻ instead of (1+e)·v⁻, so λn drops by m·|v⁻|', () => {
@@ -88,14 +95,41 @@ describe('inspector model', () => {
   });
 
   it('its init message passes the protocol validator; bad messages are rejected naming the field', () => {
-    const init = { type: 'init', version: PROTOCOL_VERSION, source: { kind: 'scenario', file: fault.path, scenario: fault.desc.name }, info: model.info, timeline: model.timeline, findings: model.findings, settings: { playbackFps: 30 }, index: 0 };
+    const init = {
+      type: 'init',
+      version: PROTOCOL_VERSION,
+      source: { kind: 'scenario', file: fault.path, scenario: fault.desc.name },
+      info: model.info,
+      timeline: model.timeline,
+      findings: model.findings,
+      settings: { playbackFps: 30 },
+      index: 0,
+    };
     assert.doesNotThrow(() => validateHostMessage(JSON.parse(JSON.stringify(init))));
-    assert.throws(() => validateHostMessage({ ...init, version: 99 }), (e: ProtocolError) => e.field === 'version');
-    assert.throws(() => validateHostMessage({ ...init, timeline: { ...model.timeline, total: [1] } }), (e: ProtocolError) => e.field === 'timeline.total');
-    assert.throws(() => validateWebviewMessage({ type: 'seek', requestId: 1, index: -1 }), (e: ProtocolError) => e.field === 'index');
-    assert.throws(() => validateWebviewMessage({ type: 'whatIf', requestId: 1, index: 0, options: { solver: 'magic' } }), (e: ProtocolError) => e.field === 'options.solver');
-    assert.throws(() => validateWebviewMessage({ type: 'exportChart', name: 'x', dataUrl: 'javascript:alert(1)' }), (e: ProtocolError) => e.field === 'dataUrl');
-    assert.throws(() => validateWebviewMessage({ type: 'nope' }), (e: ProtocolError) => e.field === 'type');
+    assert.throws(
+      () => validateHostMessage({ ...init, version: 99 }),
+      (e: ProtocolError) => e.field === 'version',
+    );
+    assert.throws(
+      () => validateHostMessage({ ...init, timeline: { ...model.timeline, total: [1] } }),
+      (e: ProtocolError) => e.field === 'timeline.total',
+    );
+    assert.throws(
+      () => validateWebviewMessage({ type: 'seek', requestId: 1, index: -1 }),
+      (e: ProtocolError) => e.field === 'index',
+    );
+    assert.throws(
+      () => validateWebviewMessage({ type: 'whatIf', requestId: 1, index: 0, options: { solver: 'magic' } }),
+      (e: ProtocolError) => e.field === 'options.solver',
+    );
+    assert.throws(
+      () => validateWebviewMessage({ type: 'exportChart', name: 'x', dataUrl: 'javascript:alert(1)' }),
+      (e: ProtocolError) => e.field === 'dataUrl',
+    );
+    assert.throws(
+      () => validateWebviewMessage({ type: 'nope' }),
+      (e: ProtocolError) => e.field === 'type',
+    );
   });
 
   it('frame views carry A as heat-map levels (Uint8Array, size²); the JSON export has A at full precision', () => {
@@ -106,9 +140,18 @@ describe('inspector model', () => {
     assert.ok(heat.levels instanceof Uint8Array && heat.levels.length === isl.size * isl.size);
     assert.doesNotThrow(() => validateHostMessage({ type: 'frame', requestId: 1, view }));
     const withHeat = (heat: unknown) => ({ type: 'frame', requestId: 1, view: { ...view, islands: [{ ...isl, heat }] } });
-    assert.throws(() => validateHostMessage(withHeat({ ...heat, levels: Array.from(heat.levels) })), (e: ProtocolError) => e.field === 'view.islands[0].heat.levels' && /Uint8Array/.test(e.message));
-    assert.throws(() => validateHostMessage(withHeat({ ...heat, levels: heat.levels.subarray(1) })), (e: ProtocolError) => e.field === 'view.islands[0].heat.levels' && /size²/.test(e.message));
-    assert.throws(() => validateHostMessage(withHeat({ ...heat, maxAbs: NaN })), (e: ProtocolError) => e.field === 'view.islands[0].heat.maxAbs');
+    assert.throws(
+      () => validateHostMessage(withHeat({ ...heat, levels: Array.from(heat.levels) })),
+      (e: ProtocolError) => e.field === 'view.islands[0].heat.levels' && /Uint8Array/.test(e.message),
+    );
+    assert.throws(
+      () => validateHostMessage(withHeat({ ...heat, levels: heat.levels.subarray(1) })),
+      (e: ProtocolError) => e.field === 'view.islands[0].heat.levels' && /size²/.test(e.message),
+    );
+    assert.throws(
+      () => validateHostMessage(withHeat({ ...heat, maxAbs: NaN })),
+      (e: ProtocolError) => e.field === 'view.islands[0].heat.maxAbs',
+    );
     assert.doesNotThrow(() => validateHostMessage(withHeat(null)));
     const exported = JSON.parse(model.exportFrame(i, 'json'));
     const A: number[] = exported.islands[0].A;
@@ -125,7 +168,9 @@ describe('inspector model', () => {
     const reader = RecordingReader.openSync(file);
     try {
       for (let i = 0; i < reader.frameCount; i++) assert.ok(Math.abs(m.timeline.total[i] - frameEnergy(reader.header, reader.frame(i))) < 1e-12);
-    } finally { reader.close(); }
+    } finally {
+      reader.close();
+    }
     assert.equal(m.info.producer, 'acme-physics 3.2.1');
     assert.ok(m.findings.length > 0);
     const v = m.frameView(m.findings[0].index);
@@ -135,17 +180,30 @@ describe('inspector model', () => {
 
   it('per-contact v⁻/v⁺, friction power and bias impulse of a multi-island frame equal the whole-frame kinematics', () => {
     // a spinning box sliding on the ground and a sphere bouncing beside it: two islands (the ground joins none)
-    const text = JSON.stringify({ scenarios: [{
-      name: 'two-islands', frames: 40,
-      bodies: [
-        { name: 'ground', shape: { plane: { normal: [0, 0, 1], offset: 0 } }, static: true },
-        { name: 'box', shape: { box: { halfExtents: [0.5, 0.3, 0.2] } }, mass: 2, position: [0, 0, 0.21], velocity: [3, 1, -0.5], angularVelocity: [0.5, -0.3, 4] },
-        { name: 'ball', shape: { sphere: { radius: 0.25 } }, mass: 1, position: [5, 0, 0.6], velocity: [0, 1, -2] },
+    const text = JSON.stringify({
+      scenarios: [
+        {
+          name: 'two-islands',
+          frames: 40,
+          bodies: [
+            { name: 'ground', shape: { plane: { normal: [0, 0, 1], offset: 0 } }, static: true },
+            {
+              name: 'box',
+              shape: { box: { halfExtents: [0.5, 0.3, 0.2] } },
+              mass: 2,
+              position: [0, 0, 0.21],
+              velocity: [3, 1, -0.5],
+              angularVelocity: [0.5, -0.3, 4],
+            },
+            { name: 'ball', shape: { sphere: { radius: 0.25 } }, mass: 1, position: [5, 0, 0.6], velocity: [0, 1, -2] },
+          ],
+        },
       ],
-    }] });
+    });
     const desc = parseSceneFile(text, 'two-islands.scene.json').scenarios[0].desc;
     const m = InspectorModel.fromScenario(desc, 'two-islands.scene.json');
-    let multi = 0, compared = 0;
+    let multi = 0,
+      compared = 0;
     for (let i = 0; i < m.info.frameCount; i++) {
       const v = m.frameView(i);
       if (v.islands.length > 1) multi++;
@@ -153,8 +211,10 @@ describe('inspector model', () => {
       const kin = contactKinematics(m.session.header, f, i > 0 ? m.session.frame(i - 1) : undefined);
       assert.ok(kin, `frame ${i}: kinematics`);
       v.contacts.forEach((c, k) => {
-        const g = kin[k], [, l1, l2] = f.solver.lambda.slice(3 * k, 3 * k + 3);
-        const close = (a: number | null, b: number, what: string) => assert.ok(a !== null && Math.abs(a - b) <= 1e-12 * Math.max(1, Math.abs(b)), `frame ${i} contact ${k} ${what}: ${a} vs ${b}`);
+        const g = kin[k],
+          [, l1, l2] = f.solver.lambda.slice(3 * k, 3 * k + 3);
+        const close = (a: number | null, b: number, what: string) =>
+          assert.ok(a !== null && Math.abs(a - b) <= 1e-12 * Math.max(1, Math.abs(b)), `frame ${i} contact ${k} ${what}: ${a} vs ${b}`);
         close(c.vnBefore, g.gBefore[0], 'v⁻n');
         close(c.vnAfter, g.gAfter[0], 'v⁺n');
         close(c.frictionPower, l1 * g.gAfter[1] + l2 * g.gAfter[2], 'friction power');

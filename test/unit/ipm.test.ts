@@ -23,7 +23,8 @@ const LAM_TOL = 1e-6; // ‖λ − λ*‖∞ ≤ LAM_TOL·lam_ref where λ* is u
 const EPS = 1e-10;
 
 function w(p: ContactProblem, lam: ArrayLike<number>): Float64Array {
-  const n = p.size, out = new Float64Array(n);
+  const n = p.size,
+    out = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     let s = -p.b[i];
     for (let j = 0; j < n; j++) s += p.A[i * n + j] * lam[j];
@@ -59,21 +60,24 @@ function checkOutput(p: ContactProblem, out: AlgorithmOutput): void {
 
 /** A = a·I (+ε) per coordinate, as in the known cases. */
 function diagonal(a: number, b: number[], mu: number[]): ContactProblem {
-  const n = b.length, A = new Float64Array(n * n);
+  const n = b.length,
+    A = new Float64Array(n * n);
   for (let i = 0; i < n; i++) A[i * n + i] = a + EPS;
   return makeProblem({ A, b, mu, regularization: EPS });
 }
 
 /** A = BBᵀ + εI from a random m×n B (rank ≤ m). */
 function randomProblem(seed: number, C: number, mu: number[], rank = 3 * C): ContactProblem {
-  const r = rng(seed), n = 3 * C;
+  const r = rng(seed),
+    n = 3 * C;
   const B = Array.from({ length: n * rank }, () => r() - 0.5);
   const A = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
-    let s = 0;
-    for (let k = 0; k < rank; k++) s += B[i * rank + k] * B[j * rank + k];
-    A[i * n + j] = s + (i === j ? EPS : 0);
-  }
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++) {
+      let s = 0;
+      for (let k = 0; k < rank; k++) s += B[i * rank + k] * B[j * rank + k];
+      A[i * n + j] = s + (i === j ? EPS : 0);
+    }
   const b = Array.from({ length: n }, () => 2 * (r() - 0.5));
   return makeProblem({ A, b, mu, regularization: EPS });
 }
@@ -96,16 +100,20 @@ describe('IPM: oracle corpus (objective 1e-9, KKT 1e-8, w 1e-6·w_ref, unique λ
   }
   const instances = loadOracle();
   const iterations: number[] = [];
-  let worstKkt = 0, totalMs = 0;
+  let worstKkt = 0,
+    totalMs = 0;
   after(() => {
     if (iterations.length === 0) return;
     const s = [...iterations].sort((a, b) => a - b);
-    console.log(`      IPM corpus: ${s.length} instances, iterations min ${s[0]} / median ${s[s.length >> 1]} / max ${s[s.length - 1]}, ` +
-      `worst KKT max_rel ${worstKkt.toExponential(2)}, solver time ${totalMs.toFixed(0)} ms`);
+    console.log(
+      `      IPM corpus: ${s.length} instances, iterations min ${s[0]} / median ${s[s.length >> 1]} / max ${s[s.length - 1]}, ` +
+        `worst KKT max_rel ${worstKkt.toExponential(2)}, solver time ${totalMs.toFixed(0)} ms`,
+    );
   });
   for (const inst of instances) {
     it(inst.id, () => {
-      const p = inst.matrix, sol = inst.solution;
+      const p = inst.matrix,
+        sol = inst.solution;
       assert.ok(sol, `${inst.id} has no reference solution`);
       const t0 = performance.now();
       const out = solveIpm(p, { solver: 'ipm' });
@@ -116,8 +124,10 @@ describe('IPM: oracle corpus (objective 1e-9, KKT 1e-8, w 1e-6·w_ref, unique λ
       worstKkt = Math.max(worstKkt, r.maxRel);
       assert.notEqual(out.status.kind, 'failed', JSON.stringify(out.status));
       const f = objective(p, out.lambda);
-      assert.ok(Math.abs(f - sol.objective) <= OBJ_TOL * Math.max(1, Math.abs(sol.objective)),
-        `objective ${f} vs ${sol.objective} (rel ${(Math.abs(f - sol.objective) / Math.max(1, Math.abs(sol.objective))).toExponential(2)})`);
+      assert.ok(
+        Math.abs(f - sol.objective) <= OBJ_TOL * Math.max(1, Math.abs(sol.objective)),
+        `objective ${f} vs ${sol.objective} (rel ${(Math.abs(f - sol.objective) / Math.max(1, Math.abs(sol.objective))).toExponential(2)})`,
+      );
       assert.ok(r.maxRel <= KKT_TOL, `KKT max_rel ${r.maxRel.toExponential(2)} (status ${JSON.stringify(out.status)})`);
       const dw = maxAbsDiff(w(p, out.lambda), sol.w);
       assert.ok(dw <= W_TOL * sol.wRef, `‖w − w*‖∞ = ${dw.toExponential(2)} > ${W_TOL}·${sol.wRef}`);
@@ -134,7 +144,7 @@ describe('IPM: analytic known cases (A = 0.1·I + εI, FORMAT.md table)', () => 
   const cases: { name: string; b: number[]; mu: number; eps0: number[] }[] = [
     { name: '(a) frictionless', b: [1.5, 0, 0], mu: 0, eps0: [15, 0, 0] },
     { name: '(b) sticking', b: [1.5, -0.2, 0], mu: 0.5, eps0: [15, -2, 0] },
-    { name: '(c) sliding 2-D', b: [1.5, -3, -4], mu: 0.3, eps0: [30 / 1.09, -0.6 * 0.3 * 30 / 1.09, -0.8 * 0.3 * 30 / 1.09] },
+    { name: '(c) sliding 2-D', b: [1.5, -3, -4], mu: 0.3, eps0: [30 / 1.09, (-0.6 * 0.3 * 30) / 1.09, (-0.8 * 0.3 * 30) / 1.09] },
     { name: '(d) sliding', b: [1.5, -5, 0], mu: 0.5, eps0: [32, -16, 0] },
     { name: '(e) sliding, tiny b_n', b: [0.001, -5, 0], mu: 0.5, eps0: [20.008, -10.004, 0] },
     { name: '(f) sticking, small', b: [0.2013, 0.0671, 0], mu: 0.5, eps0: [2.013, 0.671, 0] },
@@ -155,7 +165,8 @@ describe('IPM: analytic known cases (A = 0.1·I + εI, FORMAT.md table)', () => 
   }
 
   it('seed 002 example 4 (case g): A = 0.1[[I,I],[I,I]] + εI, μ = (0.8, 0.2) → λ0+λ1 = (15, −10, 0), ε-selected split (35/3, −28/3, 0), (10/3, −2/3, 0)', () => {
-    const n = 6, A = new Float64Array(36);
+    const n = 6,
+      A = new Float64Array(36);
     for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) if (i % 3 === j % 3) A[i * n + j] = 0.1 + (i === j ? EPS : 0);
     const p = makeProblem({ A, b: [1.5, -1, 0, 1.5, -1, 0], mu: [0.8, 0.2], regularization: EPS });
     const out = solveIpm(p, { solver: 'ipm' });
@@ -189,7 +200,8 @@ describe('IPM: structural cases', () => {
 
   it('μ = 0 everywhere: matches brute-force enumeration of the LCP active sets, λt = 0', () => {
     for (let seed = 10; seed < 15; seed++) {
-      const C = 5, p = randomProblem(seed, C, new Array(C).fill(0));
+      const C = 5,
+        p = randomProblem(seed, C, new Array(C).fill(0));
       const out = solveIpm(p, { solver: 'ipm' });
       checkOutput(p, out);
       assert.equal(out.status.kind, 'converged', JSON.stringify(out.status));
@@ -203,7 +215,8 @@ describe('IPM: structural cases', () => {
 
   it('mixed μ (incl. 0) on random dense PD problems: KKT ≤ 1e-10, converged', () => {
     for (let seed = 20; seed < 30; seed++) {
-      const r = rng(seed), C = 8;
+      const r = rng(seed),
+        C = 8;
       const mu = Array.from({ length: C }, () => [0, 0.1, 0.5, 1, 1.5][Math.floor(r() * 5)]);
       const p = randomProblem(seed, C, mu);
       const out = solveIpm(p, { solver: 'ipm' });
@@ -215,7 +228,12 @@ describe('IPM: structural cases', () => {
 
   it('singular A from duplicated contacts (4 box corners + exact duplicates): same w and objective as without duplicates', () => {
     const bodies = [body(2, [0, 0, 0.5], [0.4, -0.2, -1.5], [0.1, 0.3, 0.2])];
-    const corners: Vec3[] = [[0.5, 0.5, 0], [0.5, -0.5, 0], [-0.5, 0.5, 0], [-0.5, -0.5, 0]];
+    const corners: Vec3[] = [
+      [0.5, 0.5, 0],
+      [0.5, -0.5, 0],
+      [-0.5, 0.5, 0],
+      [-0.5, -0.5, 0],
+    ];
     const base = corners.map((pt) => ground(0, pt, 0.6, 0.01));
     const dup = [...base, base[0], base[2], base[2]];
     const opts = { restVelocityThreshold: 0 };
@@ -223,34 +241,43 @@ describe('IPM: structural cases', () => {
     const pd = assembleProblem(bodies, dup, opts);
     const out = solveIpm(p, { solver: 'ipm' });
     const outd = solveIpm(pd, { solver: 'ipm' });
-    for (const [prob, o] of [[p, out], [pd, outd]] as const) {
+    for (const [prob, o] of [
+      [p, out],
+      [pd, outd],
+    ] as const) {
       checkOutput(prob, o);
       assert.equal(o.status.kind, 'converged', JSON.stringify(o.status));
       assert.ok(kkt(prob, o.lambda).maxRel <= 1e-10);
     }
     // w and f are unique; duplicating a contact does not change the set of reachable impulses
     // (ε·I only moves f by ~ε‖λ‖²)
-    const f = objective(p, out.lambda), fd = objective(pd, outd.lambda);
+    const f = objective(p, out.lambda),
+      fd = objective(pd, outd.lambda);
     assert.ok(Math.abs(f - fd) <= 1e-8 * Math.max(1, Math.abs(f)), `f ${f} vs ${fd}`);
-    const wb = w(p, out.lambda), wd = w(pd, outd.lambda);
+    const wb = w(p, out.lambda),
+      wd = w(pd, outd.lambda);
     const wref = Math.max(...Array.from(wb, Math.abs), ...Array.from(p.b, Math.abs));
     assert.ok(maxAbsDiff(wb, wd.subarray(0, 12)) <= 1e-6 * wref, 'w of the shared contacts');
     // the impulse of a duplicated pair equals... its share of the undetermined total: check the sums
     const tot = (l: Float64Array, k: number, idx: number[]) => idx.reduce((s, c) => s + l[3 * c + k], 0);
     for (let k = 0; k < 3; k++) {
-      assert.ok(Math.abs(tot(out.lambda, k, [0, 1, 2, 3]) - tot(outd.lambda, k, [0, 1, 2, 3, 4, 5, 6])) <= 1e-6 * Math.max(...Array.from(out.lambda, Math.abs)),
-        `total impulse component ${k}`);
+      assert.ok(
+        Math.abs(tot(out.lambda, k, [0, 1, 2, 3]) - tot(outd.lambda, k, [0, 1, 2, 3, 4, 5, 6])) <= 1e-6 * Math.max(...Array.from(out.lambda, Math.abs)),
+        `total impulse component ${k}`,
+      );
     }
   });
 
   it('1e6 scaling between contacts (block 1 of A scaled by 1e-6): never NaN, converged, λ equals the rescaled unscaled answer', () => {
     for (let seed = 40; seed < 45; seed++) {
-      const C = 6, r = rng(seed);
+      const C = 6,
+        r = rng(seed);
       const mu = Array.from({ length: C }, () => [0, 0.3, 0.8, 1][Math.floor(r() * 4)]);
       const p = randomProblem(seed, C, mu, 9); // rank 9 < 18: also singular
       // S = diag(s_c) per contact with s = 1e-3 on contact 1: A' = SAS (block 1 × 1e-6), b' = Sb; K is
       // invariant under a positive per-contact scalar, so λ' = S⁻¹λ (ε is scaled too: A' keeps ε·S²).
-      const n = 3 * C, s = new Float64Array(n).fill(1);
+      const n = 3 * C,
+        s = new Float64Array(n).fill(1);
       for (let i = 3; i < 6; i++) s[i] = 1e-3;
       const A2 = new Float64Array(n * n);
       for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) A2[i * n + j] = s[i] * p.A[i * n + j] * s[j];
@@ -261,9 +288,11 @@ describe('IPM: structural cases', () => {
       checkOutput(p2, out2);
       assert.equal(out2.status.kind, 'converged', `seed ${seed}: ${JSON.stringify(out2.status)}`);
       assert.ok(kkt(p2, out2.lambda).maxRel <= 1e-10);
-      const f = objective(p, out.lambda), f2 = objective(p2, out2.lambda);
+      const f = objective(p, out.lambda),
+        f2 = objective(p2, out2.lambda);
       assert.ok(Math.abs(f - f2) <= 1e-9 * Math.max(1, Math.abs(f)), `seed ${seed}: f ${f} vs ${f2}`);
-      const w1 = w(p, out.lambda), w2 = w(p2, out2.lambda);
+      const w1 = w(p, out.lambda),
+        w2 = w(p2, out2.lambda);
       const wref = Math.max(...Array.from(w1, Math.abs), ...Array.from(p.b, Math.abs));
       for (let i = 0; i < n; i++) assert.ok(Math.abs(w1[i] - w2[i] / s[i]) <= 1e-6 * wref, `seed ${seed}: w[${i}]`);
     }
@@ -279,7 +308,11 @@ describe('IPM: structural cases', () => {
     checkOutput(p, zero);
     assert.equal(zero.iterations, 0);
     const full = solveIpm(p, { solver: 'ipm' });
-    const warm = solveIpm(p, { solver: 'ipm' }, Float64Array.from({ length: 18 }, (_, i) => (i % 2 ? 1e6 : -3)));
+    const warm = solveIpm(
+      p,
+      { solver: 'ipm' },
+      Float64Array.from({ length: 18 }, (_, i) => (i % 2 ? 1e6 : -3)),
+    );
     assert.deepEqual(Array.from(warm.lambda), Array.from(full.lambda), 'the warm start does not change the iterates');
     assert.equal(full.status.kind, 'converged');
     const h = full.history.residual;
@@ -292,7 +325,8 @@ describe('IPM: structural cases', () => {
 
 /** Frictionless reference: all 2^C active sets of 0 ≤ λn ⟂ A_nn λn − b_n ≥ 0 (small C only). */
 function enumerateLcp(p: ContactProblem): number[] {
-  const C = p.contactCount, n = p.size;
+  const C = p.contactCount,
+    n = p.size;
   const a = (i: number, j: number) => p.A[3 * i * n + 3 * j];
   for (let mask = 0; mask < 1 << C; mask++) {
     const S = Array.from({ length: C }, (_, i) => i).filter((i) => mask & (1 << i));
@@ -303,7 +337,10 @@ function enumerateLcp(p: ContactProblem): number[] {
     for (let k = 0; k < m && ok; k++) {
       let piv = k;
       for (let i = k + 1; i < m; i++) if (Math.abs(M[i][k]) > Math.abs(M[piv][k])) piv = i;
-      if (Math.abs(M[piv][k]) < 1e-14) { ok = false; break; }
+      if (Math.abs(M[piv][k]) < 1e-14) {
+        ok = false;
+        break;
+      }
       [M[k], M[piv]] = [M[piv], M[k]];
       for (let i = k + 1; i < m; i++) {
         const f = M[i][k] / M[k][k];
@@ -318,7 +355,9 @@ function enumerateLcp(p: ContactProblem): number[] {
       xs[i] = s / M[i][i];
     }
     const lam = new Array(C).fill(0);
-    S.forEach((i, k) => { lam[i] = xs[k]; });
+    S.forEach((i, k) => {
+      lam[i] = xs[k];
+    });
     if (lam.some((v) => v < -1e-12)) continue;
     let feasible = true;
     for (let i = 0; i < C && feasible; i++) {

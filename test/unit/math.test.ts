@@ -8,14 +8,19 @@ import { assembleProblem } from '../../src/engine/assembly.js';
 import { cross, tangentBasis, type Vec3 } from '../../src/engine/math/vec3.js';
 import { body, close, contact, staticBody } from './helpers.js';
 
-const proj = (p: number[], mu: number): number[] => { const a = Float64Array.from(p); projectCone(a, 0, mu, a); return Array.from(a); };
+const proj = (p: number[], mu: number): number[] => {
+  const a = Float64Array.from(p);
+  projectCone(a, 0, mu, a);
+  return Array.from(a);
+};
 
 describe('cone projection (seed 002 §M3)', () => {
   it('case 1 keeps interior points, case 2 maps the polar cone to 0, case 3 lands on the surface', () => {
     assert.deepEqual(proj([2, 0.5, 0.5], 0.5), [2, 0.5, 0.5]);
     assert.deepEqual(proj([-2, 0.5, 0], 0.5), [0, 0, 0]);
     const q = proj([15, -30, -40], 0.3);
-    close(q[0], 30 / 1.09, 1e-12); close(Math.hypot(q[1], q[2]), 0.3 * q[0], 1e-12);
+    close(q[0], 30 / 1.09, 1e-12);
+    close(Math.hypot(q[1], q[2]), 0.3 * q[0], 1e-12);
   });
   it('μ = 0 is the half-line (eq. 34); p_t = 0 with p_n < 0 is case 2 (no division by zero)', () => {
     assert.deepEqual(proj([-1, 3, 4], 0), [0, 0, 0]);
@@ -24,11 +29,19 @@ describe('cone projection (seed 002 §M3)', () => {
   });
   it('is a projection: idempotent, and p − Proj(p) is in the polar cone and orthogonal to Proj(p) (Moreau)', () => {
     let s = 12345;
-    const rnd = (): number => { s = (1103515245 * s + 12345) % 2147483648; return s / 2147483648 * 2 - 1; };
+    const rnd = (): number => {
+      s = (1103515245 * s + 12345) % 2147483648;
+      return (s / 2147483648) * 2 - 1;
+    };
     for (let k = 0; k < 2000; k++) {
-      const p = [rnd() * 10, rnd() * 10, rnd() * 10], mu = [0.1, 0.5, 1, 1.5][k % 4];
-      const q = proj(p, mu), r = p.map((x, i) => x - q[i]);
-      assert.deepEqual(proj(q, mu).map((x) => +x.toFixed(9)), q.map((x) => +x.toFixed(9)));
+      const p = [rnd() * 10, rnd() * 10, rnd() * 10],
+        mu = [0.1, 0.5, 1, 1.5][k % 4];
+      const q = proj(p, mu),
+        r = p.map((x, i) => x - q[i]);
+      assert.deepEqual(
+        proj(q, mu).map((x) => +x.toFixed(9)),
+        q.map((x) => +x.toFixed(9)),
+      );
       assert.ok(Math.abs(r[0] * q[0] + r[1] * q[1] + r[2] * q[2]) < 1e-9);
       assert.ok(mu * Math.hypot(r[1], r[2]) <= -r[0] + 1e-9, 'p − Proj(p) ∈ −K*');
     }
@@ -82,7 +95,13 @@ describe('problem validation names the field', () => {
 
 describe('assembly conventions (DESIGN.md)', () => {
   it('tangent basis is right-handed: t1 × t2 = n for many normals', () => {
-    for (const n of [[0, 0, 1], [0, 0, -1], [1, 0, 0], [0.6, 0, 0.8], [0.36, 0.48, 0.8]] as Vec3[]) {
+    for (const n of [
+      [0, 0, 1],
+      [0, 0, -1],
+      [1, 0, 0],
+      [0.6, 0, 0.8],
+      [0.36, 0.48, 0.8],
+    ] as Vec3[]) {
       const [t1, t2] = tangentBasis(n);
       const c = cross(t1, t2);
       for (let k = 0; k < 3; k++) close(c[k], n[k], 1e-15);
@@ -92,7 +111,9 @@ describe('assembly conventions (DESIGN.md)', () => {
     const bodies = [body(2, 1, [0, 0, 1], [0, 0, -3]), body(1, 1, [0, 0, 0], [0, 0, 1])];
     const p = assembleProblem(bodies, [contact(0, 1, [0, 0, 0.5], [0, 0, 1], 0, 0.5, 0.01)], { erp: 0.2, dt: 0.01, slop: 0.002, restVelocityThreshold: 0.5 });
     close(p.contacts![0].gapRate[0], -4, 1e-15, 'ġ_n');
-    close(p.rhs!.velocity[0], 4, 1e-15); close(p.rhs!.restitution[0], 2, 1e-15); close(p.rhs!.bias[0], 0.16, 1e-15);
+    close(p.rhs!.velocity[0], 4, 1e-15);
+    close(p.rhs!.restitution[0], 2, 1e-15);
+    close(p.rhs!.bias[0], 0.16, 1e-15);
     close(p.b[0], 6.16, 1e-14);
   });
   it('restitution is zero below the rest-velocity threshold', () => {

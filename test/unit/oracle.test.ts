@@ -39,7 +39,10 @@ function checkAgainstOracle(inst: OracleInstance, p: ContactProblem, r: SolveRes
   if (p.physics && s.deltaV) {
     const dv = bodyVelocityChanges(p, r.lambda);
     const ref = s.deltaV.flat();
-    const scale = Math.max(ref.reduce((m, x) => Math.max(m, Math.abs(x)), 0), 1e-12);
+    const scale = Math.max(
+      ref.reduce((m, x) => Math.max(m, Math.abs(x)), 0),
+      1e-12,
+    );
     const dvErr = maxAbsDiff(dv, ref) / scale;
     assert.ok(dvErr <= DV_REL, `body Δv differs by ${dvErr.toExponential(2)} (relative)`);
   }
@@ -66,7 +69,7 @@ describe('oracle corpus conformance', () => {
   for (const solver of ['newton', 'ipm'] as const) {
     describe(`${solver}: objective ≤ 1e-9·max(1,|f*|), KKT ≤ 1e-8, w and Δv to 1e-6, λ where unique`, () => {
       for (const inst of corpus) {
-        for (const from of inst.physical ? ['matrix', 'physical'] as const : ['matrix'] as const) {
+        for (const from of inst.physical ? (['matrix', 'physical'] as const) : (['matrix'] as const)) {
           it(`${inst.id} from ${from}`, () => {
             const p = from === 'matrix' ? inst.matrix : assembleOraclePhysical(inst);
             const r = solve(p, { solver });

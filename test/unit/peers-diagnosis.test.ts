@@ -19,7 +19,9 @@ async function load(engine: PeerEngineName, scene: SceneName, options: RecordPee
   try {
     assert.equal(r.errorCount, 0, `${engine} ${scene}: skipped lines`);
     return { header: r.header, frames: Array.from({ length: r.frameCount }, (_, i) => r.frame(i)) };
-  } finally { r.close(); }
+  } finally {
+    r.close();
+  }
 }
 
 /** Diagnoses with every counterfactual re-solve allowed (the budgets bound the time, not the verdict tested here). */
@@ -36,7 +38,8 @@ function run(header: RecordingHeader, frames: readonly RecordedFrame[]): { findi
   return { findings: d.findings, rising };
 }
 
-const relabel = (frames: readonly RecordedFrame[], status: 'converged' | 'max-iterations'): RecordedFrame[] => frames.map((f) => ({ ...f, solver: { ...f.solver, status } }));
+const relabel = (frames: readonly RecordedFrame[], status: 'converged' | 'max-iterations'): RecordedFrame[] =>
+  frames.map((f) => ({ ...f, solver: { ...f.solver, status } }));
 
 const TRUTH: Partial<Record<PeerEngineName, readonly string[]>> = {
   cannon: ['bias-injection', 'overlap-push-out'],
@@ -59,7 +62,11 @@ describe('diagnosis on real engines: the stack of 10 boxes', function () {
         assert.ok(covered.length >= 0.95 * rising.length, `${engine} (${status}): ${covered.length} of ${rising.length} rising frames carry a finding`);
         const agree = covered.filter((fr) => truth.includes(inj.filter((f) => f.frame === fr).sort((a, b) => b.joules - a.joules)[0].mechanism));
         assert.ok(agree.length >= 0.95 * rising.length, `${engine} (${status}): the largest mechanism agrees on ${agree.length} of ${rising.length}`);
-        assert.deepEqual(findings.filter((f) => f.mechanism === 'restitution-overshoot').map((f) => f.frame), [], 'no restitution finding where e = 0');
+        assert.deepEqual(
+          findings.filter((f) => f.mechanism === 'restitution-overshoot').map((f) => f.frame),
+          [],
+          'no restitution finding where e = 0',
+        );
         verdicts.push(inj.map((f) => `${f.frame} ${f.mechanism} ${f.joules.toPrecision(6)}`));
       }
       assert.deepEqual(verdicts[0], verdicts[1], 'the verdict does not follow the status label');
@@ -78,10 +85,16 @@ describe('diagnosis on real engines: the stack of 10 boxes', function () {
   it('the controlled re-runs: Jolt with 100 iterations and cannon-es without its position term lose the finding', async () => {
     const jolt = await load('jolt', 'stack', { iterations: 100 });
     const j = run(jolt.header, jolt.frames);
-    assert.ok(j.findings.filter((f) => f.mechanism === 'non-converged-solve').length <= 2, `${j.findings.filter((f) => f.mechanism === 'non-converged-solve').length} solve findings at 100 iterations`);
+    assert.ok(
+      j.findings.filter((f) => f.mechanism === 'non-converged-solve').length <= 2,
+      `${j.findings.filter((f) => f.mechanism === 'non-converged-solve').length} solve findings at 100 iterations`,
+    );
     const cannon = await load('cannon', 'stack', { stabilization: false });
     const c = run(cannon.header, cannon.frames);
-    assert.deepEqual(c.findings.filter((f) => f.mechanism === 'bias-injection' || f.mechanism === 'overlap-push-out').map((f) => `${f.frame} ${f.mechanism}`), []);
+    assert.deepEqual(
+      c.findings.filter((f) => f.mechanism === 'bias-injection' || f.mechanism === 'overlap-push-out').map((f) => `${f.frame} ${f.mechanism}`),
+      [],
+    );
     // without its position term the stack sinks into itself and cannon-es's two contact points per contact (the
     // format holds one) no longer explain the angular velocity change: the recording is reported inconsistent
     const inconsistent = c.findings.find((f) => f.kind === 'inconsistent');
@@ -92,19 +105,28 @@ describe('diagnosis on real engines: the stack of 10 boxes', function () {
 
 describe('diagnosis on real engines: engines that do not inject get no finding', function () {
   this.timeout(300_000);
-  for (const [engine, scene] of [['rapier', 'stack'], ['rapier', 'bounce'], ['rapier', 'slide'], ['jolt', 'bounce'], ['jolt', 'slide']] as const) {
+  for (const [engine, scene] of [
+    ['rapier', 'stack'],
+    ['rapier', 'bounce'],
+    ['rapier', 'slide'],
+    ['jolt', 'bounce'],
+    ['jolt', 'slide'],
+  ] as const) {
     it(`${engine} ${scene}: no injection finding`, async () => {
       const { header, frames } = await load(engine, scene);
       const { findings, rising } = run(header, frames);
       assert.equal(rising.length, 0);
-      assert.deepEqual(findings.filter((f) => f.kind === 'injection').map((f) => `${f.frame} ${f.mechanism} ${f.joules.toExponential(2)}`), []);
+      assert.deepEqual(
+        findings.filter((f) => f.kind === 'injection').map((f) => `${f.frame} ${f.mechanism} ${f.joules.toExponential(2)}`),
+        [],
+      );
     });
   }
 });
 
 describe('diagnosis on real engines: the bounce and the slide', function () {
   this.timeout(300_000);
-  it('Bullet\'s bounce returns 0.55·v with e = 0.5: the Baumgarte push on the impact overlap is found although no frame gains energy', async () => {
+  it("Bullet's bounce returns 0.55·v with e = 0.5: the Baumgarte push on the impact overlap is found although no frame gains energy", async () => {
     const { header, frames } = await load('bullet', 'bounce');
     const { findings, rising } = run(header, frames);
     assert.equal(rising.length, 0);
@@ -113,12 +135,15 @@ describe('diagnosis on real engines: the bounce and the slide', function () {
     assert.ok(f && (f.mechanism === 'overlap-push-out' || f.mechanism === 'bias-injection'), findings.map((x) => x.mechanism).join(','));
     assert.equal(f.frame, first);
   });
-  it('MuJoCo\'s soft-contact bounce is the spring giving back what it stored — never a restitution bug', async () => {
+  it("MuJoCo's soft-contact bounce is the spring giving back what it stored — never a restitution bug", async () => {
     const { header, frames } = await load('mujoco', 'bounce');
     const { findings } = run(header, frames);
     const inj = findings.filter((f) => f.kind === 'injection');
     assert.ok(inj.length > 0);
     const joules = (m: string) => inj.filter((f) => f.mechanism === m).reduce((a, f) => a + f.joules, 0);
-    assert.ok(joules('bias-injection') + joules('overlap-push-out') > 0.9 * inj.reduce((a, f) => a + f.joules, 0), inj.map((f) => `${f.frame} ${f.mechanism}`).join(','));
+    assert.ok(
+      joules('bias-injection') + joules('overlap-push-out') > 0.9 * inj.reduce((a, f) => a + f.joules, 0),
+      inj.map((f) => `${f.frame} ${f.mechanism}`).join(','),
+    );
   });
 });

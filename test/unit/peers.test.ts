@@ -26,14 +26,19 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'contact-lens-peers-test-'));
 let count = 0;
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-async function run(engine: PeerEngineName, scene: SceneName, options: RecordPeerOptions = {}): Promise<PeerFacts & { errors: number; statuses: Set<string>; contactFrames: number }> {
+async function run(
+  engine: PeerEngineName,
+  scene: SceneName,
+  options: RecordPeerOptions = {},
+): Promise<PeerFacts & { errors: number; statuses: Set<string>; contactFrames: number }> {
   const out = path.join(dir, `${count++}-${engine}-${scene}.rec.jsonl`);
   const frames = options.frames ?? (scene === 'stack' ? STACK_FRAMES : undefined);
   const file = await recordPeer(engine, scene, { ...options, frames, out });
   assert.equal(file, out);
   const rec = await openRecording(file);
   return {
-    ...peerFacts(rec, scene), errors: rec.errors,
+    ...peerFacts(rec, scene),
+    errors: rec.errors,
     statuses: new Set(rec.frames.map((f) => f.solver.status)),
     contactFrames: rec.frames.filter((f) => f.contacts.length > 0).length,
   };
@@ -67,14 +72,25 @@ describe('peer recorders: conventions', () => {
     const axis = [0.2, 0.5, -0.7] as const;
     // Body-frame data do not change: a body vector rotated by q and then converted equals the same body
     // vector rotated by the converted orientation r ⊗ q (R(r)·R(q)·v).
-    const a = yUpToZUp(rotate(q, axis)), c = rotate(qz, axis);
+    const a = yUpToZUp(rotate(q, axis)),
+      c = rotate(qz, axis);
     for (let k = 0; k < 3; k++) assert.ok(Math.abs(a[k] - c[k]) < 1e-12, `component ${k}: ${a[k]} vs ${c[k]}`);
     const back = zUpQuatToYUp(qz);
     for (let k = 0; k < 4; k++) assert.ok(Math.abs(back[k] - q[k]) < 1e-12);
   });
 
   it('contact frames are right-handed: t1 × t2 = n, whatever tangent the engine offers', () => {
-    for (const [n, t] of [[[0, 0, 1], [1, 0, 0]], [[0, 0, -1], [0.3, 0.1, 0.2]], [[0.6, 0, 0.8], undefined]] as const) {
+    for (const [n, t] of [
+      [
+        [0, 0, 1],
+        [1, 0, 0],
+      ],
+      [
+        [0, 0, -1],
+        [0.3, 0.1, 0.2],
+      ],
+      [[0.6, 0, 0.8], undefined],
+    ] as const) {
       const f = contactFrame(n, t);
       const c = cross(f.t1, f.t2);
       for (let k = 0; k < 3; k++) assert.ok(Math.abs(c[k] - f.n[k]) < 1e-12);
@@ -101,7 +117,10 @@ for (const engine of ['cannon', 'rapier', 'jolt', 'mujoco', 'bullet'] as const) 
         assert.equal(f.mismatch.frames, f.frames, 'every frame has pre');
         const tol = TOLERANCE[engine];
         assert.ok(f.mismatch.worstLinear <= tol.linear, `linear mismatch ${f.mismatch.worstLinear} > ${tol.linear} (frame ${f.mismatch.frame})`);
-        assert.ok(f.mismatch.worstAngular <= tol.angular(scene), `angular mismatch ${f.mismatch.worstAngular} > ${tol.angular(scene)} (frame ${f.mismatch.frame})`);
+        assert.ok(
+          f.mismatch.worstAngular <= tol.angular(scene),
+          `angular mismatch ${f.mismatch.worstAngular} > ${tol.angular(scene)} (frame ${f.mismatch.frame})`,
+        );
         assert.ok(f.mismatch.largestDv > 0.1, 'the contacts change velocities');
       });
     }

@@ -13,7 +13,13 @@ function stack(levels: number, mu = 0.5): { bodies: ReturnType<typeof body>[]; c
   const contacts: ContactPoint[] = [];
   for (let k = 0; k < levels; k++) {
     bodies.push(body(1 + k, (1 + k) / 6, [0.01 * k, 0, 0.5 + k], [0.05 * (k % 2), 0, -0.2]));
-    for (const [x, y] of [[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]]) contacts.push(contact(k + 1, k, [x + 0.01 * k, y, k], [0, 0, 1], mu, 0, 0.001 * (k % 3)));
+    for (const [x, y] of [
+      [-0.5, -0.5],
+      [0.5, -0.5],
+      [0.5, 0.5],
+      [-0.5, 0.5],
+    ])
+      contacts.push(contact(k + 1, k, [x + 0.01 * k, y, k], [0, 0, 1], mu, 0, 0.001 * (k % 3)));
   }
   return { bodies, contacts };
 }
@@ -25,7 +31,13 @@ function softened(p: ContactProblem, gamma: number): ContactProblem {
   return { ...p, A };
 }
 
-interface Variant { readonly name: string; readonly mu?: number; readonly opts?: Partial<PgsOptions>; readonly warm?: boolean; readonly softening?: number }
+interface Variant {
+  readonly name: string;
+  readonly mu?: number;
+  readonly opts?: Partial<PgsOptions>;
+  readonly warm?: boolean;
+  readonly softening?: number;
+}
 const VARIANTS: readonly Variant[] = [
   { name: 'plain' },
   { name: 'μ = 0', mu: 0 },

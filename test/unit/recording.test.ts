@@ -9,8 +9,15 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { FormatError } from '../../src/format/oracle.js';
 import {
-  parseFrame, parseHeader, preSolveBodyStates, serializeFrame, serializeHeader, toContactPoint,
-  type RecordedContact, type RecordedFrame, type RecordingHeader,
+  parseFrame,
+  parseHeader,
+  preSolveBodyStates,
+  serializeFrame,
+  serializeHeader,
+  toContactPoint,
+  type RecordedContact,
+  type RecordedFrame,
+  type RecordingHeader,
 } from '../../src/format/recording.js';
 import { CHUNK_BYTES, RecordingReader, RecordingWriter } from '../../src/format/recordingFile.js';
 import { assembleProblem } from '../../src/engine/assembly.js';
@@ -27,13 +34,30 @@ const CONV = { up: 'z', quaternion: 'wxyz', normal: 'b-to-a', impulse: 'per-step
 
 function makeHeader(): RecordingHeader {
   return {
-    format: 'contact-lens-recording', version: 1, producer: { name: 'test-engine', version: '1.0' }, units: 'SI', conventions: CONV,
-    dt: 1 / 60, gravity: [0, 0, -9.81],
+    format: 'contact-lens-recording',
+    version: 1,
+    producer: { name: 'test-engine', version: '1.0' },
+    units: 'SI',
+    conventions: CONV,
+    dt: 1 / 60,
+    gravity: [0, 0, -9.81],
     bodies: [
       { name: 'ground', shape: { plane: { normal: [0, 0, 1], offset: 0 } }, mass: null, inertia: null, static: true },
-      { name: 'box', shape: { box: { halfExtents: [0.5, 0.25, 0.125] } }, mass: 3, inertia: [3 / 3 * (0.0625 + 0.015625), 3 / 3 * (0.25 + 0.015625), 3 / 3 * (0.25 + 0.0625)], static: false },
+      {
+        name: 'box',
+        shape: { box: { halfExtents: [0.5, 0.25, 0.125] } },
+        mass: 3,
+        inertia: [(3 / 3) * (0.0625 + 0.015625), (3 / 3) * (0.25 + 0.015625), (3 / 3) * (0.25 + 0.0625)],
+        static: false,
+      },
       // a 9-number tensor with awkward doubles (the solid-sphere value 0.4·m·r², so no plausibility warning)
-      { name: 'ball', shape: { sphere: { radius: 0.1 } }, mass: 0.1 + 0.2, inertia: [0.4 * 0.3 * 0.01, 0, 0, 0, 0.4 * (0.1 + 0.2) * 0.1 * 0.1, -0, 0, -0, 0.4 * (0.1 + 0.2) * 0.1 * 0.1], static: false },
+      {
+        name: 'ball',
+        shape: { sphere: { radius: 0.1 } },
+        mass: 0.1 + 0.2,
+        inertia: [0.4 * 0.3 * 0.01, 0, 0, 0, 0.4 * (0.1 + 0.2) * 0.1 * 0.1, -0, 0, -0, 0.4 * (0.1 + 0.2) * 0.1 * 0.1],
+        static: false,
+      },
     ],
     solver: { name: 'pgs', maxIterations: 50, erp: 0.2, nested: { a: [1, 'x'] } },
   };
@@ -42,7 +66,14 @@ function makeHeader(): RecordingHeader {
 /** Deterministic pseudo-random numbers. */
 function rng(seed: number): () => number {
   let s = seed >>> 0 || 1;
-  return () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s / 4294967296; };
+  return () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s / 4294967296;
+  };
 }
 
 /** Frame k of a synthetic recording: k % 5 contacts with random unit normals and right-handed tangents. */
@@ -57,15 +88,33 @@ function makeFrame(k: number, header: RecordingHeader): RecordedFrame {
     const l = Math.hypot(...raw) || 1;
     const n: Vec3 = [raw[0] / l, raw[1] / l, raw[2] / l];
     const [t1, t2] = tangentBasis(n);
-    contacts.push({ a: 1 + (i % 2), b: i % 3 === 0 ? -1 : 0, point: v3(10), normal: n, t1, t2, depth: r() * 1e-3, mu: r(), e: 0, ...(i % 2 ? { feature: `f${i}` } : {}) });
+    contacts.push({
+      a: 1 + (i % 2),
+      b: i % 3 === 0 ? -1 : 0,
+      point: v3(10),
+      normal: n,
+      t1,
+      t2,
+      depth: r() * 1e-3,
+      mu: r(),
+      e: 0,
+      ...(i % 2 ? { feature: `f${i}` } : {}),
+    });
   }
   const lambda = Array.from({ length: 3 * C }, () => r() - 0.2);
   const frame: RecordedFrame = {
-    frame: 3 * k, time: (k + 1) / 60,
+    frame: 3 * k,
+    time: (k + 1) / 60,
     bodies: Array.from({ length: B }, () => ({ x: v3(5), q: [1, 0, 0, 0], v: v3(), w: v3() })),
     pre: Array.from({ length: B }, (_, i) => (i === 1 ? { v: v3(), w: v3(), x: v3(), q: [0, 0, 0, 1] } : { v: v3(), w: v3() })),
     contacts,
-    solver: { name: 'pgs', status: (['converged', 'max-iterations', 'stalled', 'failed'] as const)[k % 4], iterations: k % 7, residuals: [r(), r() * 1e-9], lambda },
+    solver: {
+      name: 'pgs',
+      status: (['converged', 'max-iterations', 'stalled', 'failed'] as const)[k % 4],
+      iterations: k % 7,
+      residuals: [r(), r() * 1e-9],
+      lambda,
+    },
     ...(k % 3 === 0 ? { A: Array.from({ length: 9 * C * C }, () => r()), b: Array.from({ length: 3 * C }, () => r()) } : {}),
     energy: { kinetic: r(), total: r() },
   };
@@ -75,12 +124,18 @@ function makeFrame(k: number, header: RecordingHeader): RecordedFrame {
 function writeRecording(file: string, frames: number, header = makeHeader()): RecordedFrame[] {
   const w = RecordingWriter.create(file, header);
   const out: RecordedFrame[] = [];
-  for (let k = 0; k < frames; k++) { const f = makeFrame(k, header); w.writeFrame(f); out.push(f); }
+  for (let k = 0; k < frames; k++) {
+    const f = makeFrame(k, header);
+    w.writeFrame(f);
+    out.push(f);
+  }
   w.close();
   return out;
 }
 
-function lines(file: string): string[] { return fs.readFileSync(file, 'utf8').split('\n'); }
+function lines(file: string): string[] {
+  return fs.readFileSync(file, 'utf8').split('\n');
+}
 
 describe('recording format: serialisation round trip', () => {
   it('write → read gives deep-equal headers and frames, bit-identical numbers (0.1+0.2, 1e-300, −0, 5e-324, max double)', () => {
@@ -95,7 +150,8 @@ describe('recording format: serialisation round trip', () => {
       ],
       energy: { kinetic: 0.1 + 0.2, potential: -0, total: 1e-300 },
     };
-    const hl = serializeHeader(header), fl = serializeFrame(f);
+    const hl = serializeHeader(header),
+      fl = serializeFrame(f);
     assert.ok(!hl.includes('\n') && !fl.includes('\n'), 'one line each');
     assert.ok(fl.includes('-0'), 'negative zero is written as -0 (JSON.stringify would write 0)');
     const { header: h2, warnings } = parseHeader(hl, 'mem');
@@ -115,7 +171,9 @@ describe('recording format: serialisation round trip', () => {
       assert.deepStrictEqual(r.header, header);
       assert.deepStrictEqual(r.frame(0), f);
       assert.deepStrictEqual(r.errors, []);
-    } finally { r.close(); }
+    } finally {
+      r.close();
+    }
   });
 
   it('the writer refuses NaN and Infinity, naming the line and field, and writes nothing for that frame', () => {
@@ -124,7 +182,10 @@ describe('recording format: serialisation round trip', () => {
     const w = RecordingWriter.create(file, header);
     const f = makeFrame(3, header);
     const bad = { ...f, solver: { ...f.solver, lambda: f.solver.lambda.map((x, i) => (i === 4 ? NaN : x)) } };
-    assert.throws(() => w.writeFrame(bad), (e: unknown) => e instanceof FormatError && e.message === `${file}: line 2: solver.lambda[4]: expected a finite number, got NaN`);
+    assert.throws(
+      () => w.writeFrame(bad),
+      (e: unknown) => e instanceof FormatError && e.message === `${file}: line 2: solver.lambda[4]: expected a finite number, got NaN`,
+    );
     w.writeFrame(f);
     w.close();
     assert.equal(lines(file).length, 3); // header, one frame, trailing ''
@@ -140,8 +201,15 @@ describe('recording format: streaming index and seek', () => {
     const writeMs = performance.now() - t0;
     const size = fs.statSync(file).size;
     assert.ok(size > 2 * CHUNK_BYTES, `the file (${size} B) spans several 1 MiB chunks`);
-    let progressCalls = 0, lastProgress = 0;
-    const r = await RecordingReader.open(file, { onProgress: (done, total) => { progressCalls++; lastProgress = done; assert.equal(total, size); } });
+    let progressCalls = 0,
+      lastProgress = 0;
+    const r = await RecordingReader.open(file, {
+      onProgress: (done, total) => {
+        progressCalls++;
+        lastProgress = done;
+        assert.equal(total, size);
+      },
+    });
     try {
       assert.equal(r.frameCount, 2000);
       assert.deepStrictEqual(r.errors, []);
@@ -173,21 +241,30 @@ describe('recording format: streaming index and seek', () => {
       const seekMs = (performance.now() - t1) / idx.length;
       idx.forEach((i, k) => assert.deepStrictEqual(got[k], frames[i]));
       assert.throws(() => r.frame(2000), RangeError);
-      console.log(`      [recording] 2000 frames, ${(size / 1048576).toFixed(2)} MiB: write ${writeMs.toFixed(0)} ms, index ${r.indexMs.toFixed(0)} ms (${(size / 1048576 / (r.indexMs / 1000)).toFixed(0)} MiB/s), seek+parse ${(seekMs * 1000).toFixed(0)} µs per random frame`);
-    } finally { r.close(); }
+      console.log(
+        `      [recording] 2000 frames, ${(size / 1048576).toFixed(2)} MiB: write ${writeMs.toFixed(0)} ms, index ${r.indexMs.toFixed(0)} ms (${(size / 1048576 / (r.indexMs / 1000)).toFixed(0)} MiB/s), seek+parse ${(seekMs * 1000).toFixed(0)} µs per random frame`,
+      );
+    } finally {
+      r.close();
+    }
     const rs = RecordingReader.openSync(file);
     try {
       assert.equal(rs.frameCount, 2000);
       assert.deepStrictEqual(rs.frame(1999), frames[1999]);
       console.log(`      [recording] openSync index ${rs.indexMs.toFixed(0)} ms`);
-    } finally { rs.close(); }
+    } finally {
+      rs.close();
+    }
   });
 
   it('indexing can be cancelled', async () => {
     const file = tmpFile('cancel.rec.jsonl');
     writeRecording(file, 1500);
     const ac = new AbortController();
-    await assert.rejects(RecordingReader.open(file, { signal: ac.signal, onProgress: () => ac.abort(new Error('cancelled by the user')) }), /cancelled by the user/);
+    await assert.rejects(
+      RecordingReader.open(file, { signal: ac.signal, onProgress: () => ac.abort(new Error('cancelled by the user')) }),
+      /cancelled by the user/,
+    );
   });
 
   it('notices when the file was rewritten under it', () => {
@@ -198,7 +275,9 @@ describe('recording format: streaming index and seek', () => {
       const text = fs.readFileSync(file, 'utf8').split('\n');
       fs.writeFileSync(file, text.slice(0, 5).join('\n') + '\n');
       assert.throws(() => r.frame(8), /changed on disk since it was opened/);
-    } finally { r.close(); }
+    } finally {
+      r.close();
+    }
   });
 });
 
@@ -206,20 +285,108 @@ describe('recording format: bad lines are reported with line and field, the rest
   const header = makeHeader();
   const cases: { name: string; edit: (o: Record<string, any>, line: string) => string; field: string; detail: RegExp }[] = [
     { name: 'wrong field type', edit: (o) => JSON.stringify({ ...o, time: '0.5' }), field: 'time', detail: /expected a finite number, got "0.5"/ },
-    { name: 'NaN token', edit: (_o, l) => l.replace(/"normal":\[[^\]]*\]/, '"normal":[0,NaN,1]'), field: 'contacts[0].normal[1]', detail: /is NaN, which is not a JSON number/ },
+    {
+      name: 'NaN token',
+      edit: (_o, l) => l.replace(/"normal":\[[^\]]*\]/, '"normal":[0,NaN,1]'),
+      field: 'contacts[0].normal[1]',
+      detail: /is NaN, which is not a JSON number/,
+    },
     { name: 'C printf -nan token', edit: (_o, l) => l.replace(/"lambda":\[[^,]*/, '"lambda":[-nan'), field: 'solver.lambda[0]', detail: /is -nan/ },
-    { name: 'Infinity token in a free-form field', edit: (_o, l) => l.replace(/"kinetic":[^,}]*/, '"kinetic":Infinity'), field: 'energy.kinetic', detail: /is Infinity/ },
-    { name: 'null for a number (serde_json NaN)', edit: (o) => { o.bodies[1].v[2] = null; return JSON.stringify(o); }, field: 'bodies[1].v[2]', detail: /got null .*probably not finite/ },
-    { name: 'non-unit normal', edit: (o) => { o.contacts[1].normal = o.contacts[1].normal.map((x: number) => 1.01 * x); return JSON.stringify(o); }, field: 'contacts[1].normal', detail: /not a unit vector: length 1\.00999\d* \(\|length − 1\| = 1\.00e-2 > 1e-6\)/ },
-    { name: 'left-handed tangents', edit: (o) => { const c = o.contacts[0]; [c.t1, c.t2] = [c.t2, c.t1]; return JSON.stringify(o); }, field: 'contacts[0].t2', detail: /left-handed/ },
-    { name: 'λ of wrong length', edit: (o) => { o.solver.lambda.pop(); return JSON.stringify(o); }, field: 'solver.lambda', detail: /expected 9 numbers \(3C for C = 3 contacts/ },
-    { name: 'A of wrong length', edit: (o) => { o.A = [1, 2, 3]; return JSON.stringify(o); }, field: 'A', detail: /expected 81 numbers/ },
-    { name: 'body index out of range', edit: (o) => { o.contacts[2].b = 3; return JSON.stringify(o); }, field: 'contacts[2].b', detail: /expected −1 \(static world\) or a body index 0…2/ },
-    { name: 'frame number not increasing', edit: (o) => JSON.stringify({ ...o, frame: 1 }), field: 'frame', detail: /is 1 after frame 21; frame numbers must strictly increase/ },
-    { name: 'unknown status', edit: (o) => { o.solver.status = 'ok'; return JSON.stringify(o); }, field: 'solver.status', detail: /expected one of "converged"/ },
+    {
+      name: 'Infinity token in a free-form field',
+      edit: (_o, l) => l.replace(/"kinetic":[^,}]*/, '"kinetic":Infinity'),
+      field: 'energy.kinetic',
+      detail: /is Infinity/,
+    },
+    {
+      name: 'null for a number (serde_json NaN)',
+      edit: (o) => {
+        o.bodies[1].v[2] = null;
+        return JSON.stringify(o);
+      },
+      field: 'bodies[1].v[2]',
+      detail: /got null .*probably not finite/,
+    },
+    {
+      name: 'non-unit normal',
+      edit: (o) => {
+        o.contacts[1].normal = o.contacts[1].normal.map((x: number) => 1.01 * x);
+        return JSON.stringify(o);
+      },
+      field: 'contacts[1].normal',
+      detail: /not a unit vector: length 1\.00999\d* \(\|length − 1\| = 1\.00e-2 > 1e-6\)/,
+    },
+    {
+      name: 'left-handed tangents',
+      edit: (o) => {
+        const c = o.contacts[0];
+        [c.t1, c.t2] = [c.t2, c.t1];
+        return JSON.stringify(o);
+      },
+      field: 'contacts[0].t2',
+      detail: /left-handed/,
+    },
+    {
+      name: 'λ of wrong length',
+      edit: (o) => {
+        o.solver.lambda.pop();
+        return JSON.stringify(o);
+      },
+      field: 'solver.lambda',
+      detail: /expected 9 numbers \(3C for C = 3 contacts/,
+    },
+    {
+      name: 'A of wrong length',
+      edit: (o) => {
+        o.A = [1, 2, 3];
+        return JSON.stringify(o);
+      },
+      field: 'A',
+      detail: /expected 81 numbers/,
+    },
+    {
+      name: 'body index out of range',
+      edit: (o) => {
+        o.contacts[2].b = 3;
+        return JSON.stringify(o);
+      },
+      field: 'contacts[2].b',
+      detail: /expected −1 \(static world\) or a body index 0…2/,
+    },
+    {
+      name: 'frame number not increasing',
+      edit: (o) => JSON.stringify({ ...o, frame: 1 }),
+      field: 'frame',
+      detail: /is 1 after frame 21; frame numbers must strictly increase/,
+    },
+    {
+      name: 'unknown status',
+      edit: (o) => {
+        o.solver.status = 'ok';
+        return JSON.stringify(o);
+      },
+      field: 'solver.status',
+      detail: /expected one of "converged"/,
+    },
     { name: 'malformed JSON', edit: (_o, l) => l.slice(0, 40) + '}' + l.slice(40), field: '(json)', detail: /malformed JSON/ },
-    { name: 'wrong number of body states', edit: (o) => { o.bodies.pop(); return JSON.stringify(o); }, field: 'bodies', detail: /expected 3 body states/ },
-    { name: 'negative depth', edit: (o) => { o.contacts[0].depth = -0.001; return JSON.stringify(o); }, field: 'contacts[0].depth', detail: /must be ≥ 0/ },
+    {
+      name: 'wrong number of body states',
+      edit: (o) => {
+        o.bodies.pop();
+        return JSON.stringify(o);
+      },
+      field: 'bodies',
+      detail: /expected 3 body states/,
+    },
+    {
+      name: 'negative depth',
+      edit: (o) => {
+        o.contacts[0].depth = -0.001;
+        return JSON.stringify(o);
+      },
+      field: 'contacts[0].depth',
+      detail: /must be ≥ 0/,
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
@@ -246,15 +413,23 @@ describe('recording format: bad lines are reported with line and field, the rest
           assert.deepStrictEqual(r.frame(i), frames[k]);
         }
         assert.equal(r.indexOfFrame(24), -1);
-      } finally { r.close(); }
+      } finally {
+        r.close();
+      }
     });
   }
 
   it('parseFrame throws a FormatError whose message is "file: line N: field: detail"', () => {
     const f = makeFrame(3, header);
     const l = serializeFrame(f).replace(`"status":"${f.solver.status}"`, '"status":7');
-    assert.throws(() => parseFrame(l, 17, 'x.rec.jsonl', header), (e: unknown) =>
-      e instanceof FormatError && e.file === 'x.rec.jsonl' && e.field === 'line 17: solver.status' && e.message.startsWith('x.rec.jsonl: line 17: solver.status: expected one of'));
+    assert.throws(
+      () => parseFrame(l, 17, 'x.rec.jsonl', header),
+      (e: unknown) =>
+        e instanceof FormatError &&
+        e.file === 'x.rec.jsonl' &&
+        e.field === 'line 17: solver.status' &&
+        e.message.startsWith('x.rec.jsonl: line 17: solver.status: expected one of'),
+    );
   });
 
   it('a truncated last line is reported and every earlier frame opens', async () => {
@@ -268,9 +443,14 @@ describe('recording format: bad lines are reported with line and field, the rest
       assert.equal(r.frameCount, 29);
       assert.equal(r.errors.length, 1);
       assert.equal(r.errors[0].line, 31);
-      assert.match(r.errors[0].message, new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: line 31: \\(json\\): the last line is incomplete \\(no newline at the end of the file`));
+      assert.match(
+        r.errors[0].message,
+        new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: line 31: \\(json\\): the last line is incomplete \\(no newline at the end of the file`),
+      );
       for (let i = 0; i < 29; i++) assert.deepStrictEqual(r.frame(i), frames[i]);
-    } finally { r.close(); }
+    } finally {
+      r.close();
+    }
     // A complete last line without a newline is read normally.
     fs.writeFileSync(file, text.slice(0, -1));
     const r2 = RecordingReader.openSync(file);
@@ -278,7 +458,9 @@ describe('recording format: bad lines are reported with line and field, the rest
       assert.equal(r2.frameCount, 30);
       assert.deepStrictEqual(r2.errors, []);
       assert.deepStrictEqual(r2.frame(29), frames[29]);
-    } finally { r2.close(); }
+    } finally {
+      r2.close();
+    }
   });
 
   it('blank lines, CRLF line ends and a UTF-8 BOM are accepted; line numbers stay physical', () => {
@@ -293,7 +475,9 @@ describe('recording format: bad lines are reported with line and field, the rest
       assert.equal(r.frameCount, 5);
       assert.equal(r.summary(1).line, 5);
       for (let i = 0; i < 5; i++) assert.deepStrictEqual(r.frame(i), frames[i]);
-    } finally { r.close(); }
+    } finally {
+      r.close();
+    }
   });
 
   it('unknown fields warn once per field with a count and a suggestion; "x-" extensions are silent', () => {
@@ -304,14 +488,21 @@ describe('recording format: bad lines are reported with line and field, the rest
     const r = RecordingReader.openSync(file);
     try {
       assert.equal(r.frameCount, 6);
-      assert.deepStrictEqual(r.warnings, [`${file}: line 2: solver.lamda: unknown field, ignored (did you mean "lambda"?); vendor extensions start with "x-" (and on 5 more lines)`]);
-    } finally { r.close(); }
+      assert.deepStrictEqual(r.warnings, [
+        `${file}: line 2: solver.lamda: unknown field, ignored (did you mean "lambda"?); vendor extensions start with "x-" (and on 5 more lines)`,
+      ]);
+    } finally {
+      r.close();
+    }
   });
 
   it('an empty file and a file without header are rejected', () => {
     const empty = tmpFile('empty.rec.jsonl');
     fs.writeFileSync(empty, '');
-    assert.throws(() => RecordingReader.openSync(empty), (e: unknown) => e instanceof FormatError && /line 1: the file is empty/.test(e.message));
+    assert.throws(
+      () => RecordingReader.openSync(empty),
+      (e: unknown) => e instanceof FormatError && /line 1: the file is empty/.test(e.message),
+    );
     const noHeader = tmpFile('noheader.rec.jsonl');
     fs.writeFileSync(noHeader, serializeFrame(makeFrame(1, header)) + '\n');
     assert.throws(() => RecordingReader.openSync(noHeader), /line 1: format: the first line must be the recording header, but it looks like a frame/);
@@ -323,36 +514,147 @@ describe('recording format: header validation', () => {
   const reject = (edit: (h: Record<string, any>) => void, field: string, detail: RegExp): void => {
     const h = good();
     edit(h);
-    assert.throws(() => parseHeader(JSON.stringify(h), 'h.rec.jsonl'), (e: unknown) => {
-      assert.ok(e instanceof FormatError, String(e));
-      assert.equal(e.field, `line 1: ${field}`, e.message);
-      assert.match(e.message, detail);
-      return true;
-    });
+    assert.throws(
+      () => parseHeader(JSON.stringify(h), 'h.rec.jsonl'),
+      (e: unknown) => {
+        assert.ok(e instanceof FormatError, String(e));
+        assert.equal(e.field, `line 1: ${field}`, e.message);
+        assert.match(e.message, detail);
+        return true;
+      },
+    );
   };
 
   it('rejects other conventions with what to change (no silent conversion)', () => {
-    reject((h) => { h.conventions.quaternion = 'xyzw'; }, 'conventions.quaternion', /expected "wxyz", got "xyzw": write quaternions as \[w, x, y, z\]/);
-    reject((h) => { h.conventions.normal = 'a-to-b'; }, 'conventions.normal', /expected "b-to-a".*swap a and b, negate n and t1/);
-    reject((h) => { h.conventions.up = 'y'; }, 'conventions.up', /expected "z", got "y": convert/);
-    reject((h) => { h.conventions.impulse = 'force'; }, 'conventions.impulse', /λ = F·dt/);
-    reject((h) => { delete h.conventions; }, 'conventions', /expected an object, got nothing/);
-    reject((h) => { h.units = 'cgs'; }, 'units', /expected "SI"/);
-    reject((h) => { h.version = 2; }, 'version', /understands version 1 only/);
-    reject((h) => { h.format = 'bullet-dump'; }, 'format', /not a Contact Lens recording/);
+    reject(
+      (h) => {
+        h.conventions.quaternion = 'xyzw';
+      },
+      'conventions.quaternion',
+      /expected "wxyz", got "xyzw": write quaternions as \[w, x, y, z\]/,
+    );
+    reject(
+      (h) => {
+        h.conventions.normal = 'a-to-b';
+      },
+      'conventions.normal',
+      /expected "b-to-a".*swap a and b, negate n and t1/,
+    );
+    reject(
+      (h) => {
+        h.conventions.up = 'y';
+      },
+      'conventions.up',
+      /expected "z", got "y": convert/,
+    );
+    reject(
+      (h) => {
+        h.conventions.impulse = 'force';
+      },
+      'conventions.impulse',
+      /λ = F·dt/,
+    );
+    reject(
+      (h) => {
+        delete h.conventions;
+      },
+      'conventions',
+      /expected an object, got nothing/,
+    );
+    reject(
+      (h) => {
+        h.units = 'cgs';
+      },
+      'units',
+      /expected "SI"/,
+    );
+    reject(
+      (h) => {
+        h.version = 2;
+      },
+      'version',
+      /understands version 1 only/,
+    );
+    reject(
+      (h) => {
+        h.format = 'bullet-dump';
+      },
+      'format',
+      /not a Contact Lens recording/,
+    );
   });
 
   it('rejects inconsistent bodies with a clear field', () => {
-    reject((h) => { h.bodies[1].mass = 0; }, 'bodies[1].mass', /write mass: null and static: true/);
-    reject((h) => { h.bodies[1].static = true; }, 'bodies[1].mass', /static is true/);
-    reject((h) => { h.bodies[0].static = false; }, 'bodies[0].mass', /is null \(a static body\) but static is false/);
-    reject((h) => { h.bodies[1].inertia = [1, 2]; }, 'bodies[1].inertia', /3 principal moments or a 3×3 tensor/);
-    reject((h) => { h.bodies[2].inertia = [1, 0.5, 0, 0.4, 2, 0, 0, 0, 3]; }, 'bodies[2].inertia[1]', /not symmetric/);
-    reject((h) => { h.bodies[1].inertia = [1, -1, 1]; }, 'bodies[1].inertia[1]', /must be > 0/);
-    reject((h) => { h.bodies[0].shape.plane.normal = [0, 0, 2]; }, 'bodies[0].shape.plane.normal', /not a unit vector/);
-    reject((h) => { h.bodies[1].shape = { box: {}, sphere: {} }; }, 'bodies[1].shape', /exactly one of/);
-    reject((h) => { h.dt = 0; }, 'dt', /must be > 0/);
-    reject((h) => { h.gravity = [0, 0, null]; }, 'gravity[2]', /got null/);
+    reject(
+      (h) => {
+        h.bodies[1].mass = 0;
+      },
+      'bodies[1].mass',
+      /write mass: null and static: true/,
+    );
+    reject(
+      (h) => {
+        h.bodies[1].static = true;
+      },
+      'bodies[1].mass',
+      /static is true/,
+    );
+    reject(
+      (h) => {
+        h.bodies[0].static = false;
+      },
+      'bodies[0].mass',
+      /is null \(a static body\) but static is false/,
+    );
+    reject(
+      (h) => {
+        h.bodies[1].inertia = [1, 2];
+      },
+      'bodies[1].inertia',
+      /3 principal moments or a 3×3 tensor/,
+    );
+    reject(
+      (h) => {
+        h.bodies[2].inertia = [1, 0.5, 0, 0.4, 2, 0, 0, 0, 3];
+      },
+      'bodies[2].inertia[1]',
+      /not symmetric/,
+    );
+    reject(
+      (h) => {
+        h.bodies[1].inertia = [1, -1, 1];
+      },
+      'bodies[1].inertia[1]',
+      /must be > 0/,
+    );
+    reject(
+      (h) => {
+        h.bodies[0].shape.plane.normal = [0, 0, 2];
+      },
+      'bodies[0].shape.plane.normal',
+      /not a unit vector/,
+    );
+    reject(
+      (h) => {
+        h.bodies[1].shape = { box: {}, sphere: {} };
+      },
+      'bodies[1].shape',
+      /exactly one of/,
+    );
+    reject(
+      (h) => {
+        h.dt = 0;
+      },
+      'dt',
+      /must be > 0/,
+    );
+    reject(
+      (h) => {
+        h.gravity = [0, 0, null];
+      },
+      'gravity[2]',
+      /got null/,
+    );
   });
 
   it('accepts unknown shapes with a warning, and warns about implausible inertia and unknown fields', () => {
@@ -378,7 +680,11 @@ describe('recording format: writer safety', () => {
   it('refuses to overwrite an existing file unless { force: true }', () => {
     const file = tmpFile('exists.rec.jsonl');
     fs.writeFileSync(file, 'precious data\n');
-    assert.throws(() => RecordingWriter.create(file, makeHeader()), (e: unknown) => e instanceof Error && e.message === `${file}: already exists; refusing to overwrite it (choose another name, or pass { force: true } to replace it)`);
+    assert.throws(
+      () => RecordingWriter.create(file, makeHeader()),
+      (e: unknown) =>
+        e instanceof Error && e.message === `${file}: already exists; refusing to overwrite it (choose another name, or pass { force: true } to replace it)`,
+    );
     assert.equal(fs.readFileSync(file, 'utf8'), 'precious data\n');
     const w = RecordingWriter.create(file, makeHeader(), { force: true });
     w.writeFrame(makeFrame(0, makeHeader()));
@@ -431,13 +737,25 @@ describe('recording format: the foreign-engine example and the documentation', (
       assert.equal(crate.mass, 2);
       const frames = Array.from({ length: r.frameCount }, (_, i) => r.frame(i));
       for (const f of frames) {
-        const pre = f.pre![1], post = f.bodies[1];
+        const pre = f.pre![1],
+          post = f.bodies[1];
         // Δv of the crate = Σ(J_v λ)/m: every normal is +z, tangents x and y.
-        let fx = 0, fy = 0, fz = 0;
+        let fx = 0,
+          fy = 0,
+          fz = 0;
         f.contacts.forEach((c, i) => {
-          assert.deepStrictEqual([c.normal, c.t1, c.t2], [[0, 0, 1], [1, 0, 0], [0, 1, 0]]);
+          assert.deepStrictEqual(
+            [c.normal, c.t1, c.t2],
+            [
+              [0, 0, 1],
+              [1, 0, 0],
+              [0, 1, 0],
+            ],
+          );
           const l = f.solver.lambda;
-          fz += l[3 * i]; fx += l[3 * i + 1]; fy += l[3 * i + 2];
+          fz += l[3 * i];
+          fx += l[3 * i + 1];
+          fy += l[3 * i + 2];
         });
         assert.ok(Math.abs(post.v[2] - pre.v[2] - fz / 2) < 1e-5, `frame ${f.frame}: vz`);
         assert.ok(Math.abs(post.v[0] - pre.v[0] - fx / 2) < 1e-5 && Math.abs(post.v[1] - pre.v[1] - fy / 2) < 1e-5, `frame ${f.frame}: vxy`);
@@ -454,15 +772,22 @@ describe('recording format: the foreign-engine example and the documentation', (
       const states = preSolveBodyStates(h, frames[4], frames[3]);
       assert.ok(states.ok);
       const p = assembleProblem(states.bodies, frames[4].contacts.map(toContactPoint), {
-        dt: h.dt, erp: h.solver!.erp as number, slop: h.solver!.slop as number, restVelocityThreshold: h.solver!.restVelocityThreshold as number, regularization: 0,
+        dt: h.dt,
+        erp: h.solver!.erp as number,
+        slop: h.solver!.slop as number,
+        restVelocityThreshold: h.solver!.restVelocityThreshold as number,
+        regularization: 0,
       });
-      const A = frames[4].A!, b = frames[4].b!;
+      const A = frames[4].A!,
+        b = frames[4].b!;
       for (let i = 0; i < A.length; i++) assert.ok(Math.abs(p.A[i] - A[i]) < 1e-4, `A[${i}]: ${p.A[i]} vs ${A[i]}`);
       for (let i = 0; i < b.length; i++) assert.ok(Math.abs(p.b[i] - b[i]) < 1e-5, `b[${i}]: ${p.b[i]} vs ${b[i]}`);
       // Frame 0 has no previous frame and acme writes no pose in pre: it cannot be re-assembled, and says why.
       const s0 = preSolveBodyStates(h, frames[0]);
       assert.ok(!s0.ok && /pre\[0\] has no pose \(x, q\) and frame -1 is not in the recording/.test(s0.reason));
-    } finally { r.close(); }
+    } finally {
+      r.close();
+    }
   });
 
   it('the complete minimal example in docs/recording-format.md is valid', () => {
@@ -478,8 +803,10 @@ describe('recording format: the foreign-engine example and the documentation', (
       assert.equal(r.frameCount, 2);
       const f = r.frame(1);
       assert.equal(f.contacts[0].b, -1);
-      assert.equal(f.solver.lambda[0], 1 * 9.81 / 60); // λn = m·g·dt stops the ball
-    } finally { r.close(); }
+      assert.equal(f.solver.lambda[0], (1 * 9.81) / 60); // λn = m·g·dt stops the ball
+    } finally {
+      r.close();
+    }
   });
 
   it('the JSON schemas accept the example files and reject the same mistakes as the reader', () => {
@@ -511,14 +838,35 @@ describe('recording format: the foreign-engine example and the documentation', (
 
 // ─── a small JSON Schema draft-07 subset validator (only the keywords the schemas use; others are refused) ───
 
-const KEYWORDS = new Set(['$schema', 'title', 'description', 'type', 'required', 'properties', 'patternProperties', 'additionalProperties',
-  'items', 'minItems', 'maxItems', 'minimum', 'exclusiveMinimum', 'minLength', 'const', 'enum', 'oneOf', 'anyOf', '$ref', 'definitions']);
+const KEYWORDS = new Set([
+  '$schema',
+  'title',
+  'description',
+  'type',
+  'required',
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'items',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'exclusiveMinimum',
+  'minLength',
+  'const',
+  'enum',
+  'oneOf',
+  'anyOf',
+  '$ref',
+  'definitions',
+]);
 
 function checkSchemaKeywords(s: unknown, where = '#'): void {
   if (s === null || typeof s !== 'object' || Array.isArray(s)) return;
   for (const [k, v] of Object.entries(s)) {
     assert.ok(KEYWORDS.has(k), `${where}: keyword "${k}" is not supported by the test validator`);
-    if (k === 'properties' || k === 'patternProperties' || k === 'definitions') for (const [n, sub] of Object.entries(v as object)) checkSchemaKeywords(sub, `${where}/${k}/${n}`);
+    if (k === 'properties' || k === 'patternProperties' || k === 'definitions')
+      for (const [n, sub] of Object.entries(v as object)) checkSchemaKeywords(sub, `${where}/${k}/${n}`);
     else if (k === 'oneOf' || k === 'anyOf') (v as unknown[]).forEach((sub, i) => checkSchemaKeywords(sub, `${where}/${k}/${i}`));
     else if (k === 'items' || k === 'additionalProperties') checkSchemaKeywords(v, `${where}/${k}`);
   }
@@ -529,11 +877,23 @@ function validateSchema(root: any, value: unknown): string[] {
   const typeOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
   const go = (s: any, v: unknown, p: string): void => {
     const at = p || '(root)';
-    if (s.$ref) { go(s.$ref.split('/').slice(1).reduce((o: any, k: string) => o[k], root), v, p); }
+    if (s.$ref) {
+      go(
+        s.$ref
+          .split('/')
+          .slice(1)
+          .reduce((o: any, k: string) => o[k], root),
+        v,
+        p,
+      );
+    }
     if (s.type) {
       const types: string[] = Array.isArray(s.type) ? s.type : [s.type];
       const t = typeOf(v);
-      if (!types.some((x) => x === t || (x === 'integer' && t === 'number' && Number.isInteger(v)))) { errors.push(`${at}: expected ${types.join('|')}, got ${t}`); return; }
+      if (!types.some((x) => x === t || (x === 'integer' && t === 'number' && Number.isInteger(v)))) {
+        errors.push(`${at}: expected ${types.join('|')}, got ${t}`);
+        return;
+      }
     }
     if ('const' in s && JSON.stringify(s.const) !== JSON.stringify(v)) errors.push(`${at}: expected ${JSON.stringify(s.const)}`);
     if (s.enum && !s.enum.includes(v)) errors.push(`${at}: not one of ${s.enum.join(', ')}`);
@@ -553,13 +913,27 @@ function validateSchema(root: any, value: unknown): string[] {
       for (const [k, x] of Object.entries(o)) {
         const kp = p ? `${p}.${k}` : k;
         let matched = false;
-        if (s.properties && k in s.properties) { matched = true; go(s.properties[k], x, kp); }
-        for (const [re, sub] of Object.entries(s.patternProperties ?? {})) if (new RegExp(re).test(k)) { matched = true; go(sub, x, kp); }
+        if (s.properties && k in s.properties) {
+          matched = true;
+          go(s.properties[k], x, kp);
+        }
+        for (const [re, sub] of Object.entries(s.patternProperties ?? {}))
+          if (new RegExp(re).test(k)) {
+            matched = true;
+            go(sub, x, kp);
+          }
         if (!matched && s.additionalProperties === false) errors.push(`${kp}: not allowed`);
         else if (!matched && typeof s.additionalProperties === 'object') go(s.additionalProperties, x, kp);
       }
     }
-    const sub = (list: any[]): number => list.filter((x) => { const before = errors.length; go(x, v, p); const ok = errors.length === before; errors.length = before; return ok; }).length;
+    const sub = (list: any[]): number =>
+      list.filter((x) => {
+        const before = errors.length;
+        go(x, v, p);
+        const ok = errors.length === before;
+        errors.length = before;
+        return ok;
+      }).length;
     if (s.oneOf && sub(s.oneOf) !== 1) errors.push(`${at}: matches ${sub(s.oneOf)} of the oneOf alternatives, expected exactly 1`);
     if (s.anyOf && sub(s.anyOf) === 0) errors.push(`${at}: matches none of the anyOf alternatives`);
   };

@@ -18,8 +18,12 @@ describe('scene view data', () => {
     const path = resolve(ROOT, 'examples/box-slide-friction.scene.json');
     const desc = parseSceneFile(readFileSync(path, 'utf8'), path).scenarios[0].desc;
     const model = InspectorModel.fromScenario(desc, path);
-    const written = (JSON.parse(readFileSync(path, 'utf8')) as { scenarios: { bodies: { name: string; static?: boolean; shape: object }[] }[] }).scenarios[0].bodies;
-    assert.deepEqual(model.scene.bodies.map((b) => [b.name, b.static, b.shape.kind]), written.map((b) => [b.name, b.static ?? false, Object.keys(b.shape)[0]]));
+    const written = (JSON.parse(readFileSync(path, 'utf8')) as { scenarios: { bodies: { name: string; static?: boolean; shape: object }[] }[] }).scenarios[0]
+      .bodies;
+    assert.deepEqual(
+      model.scene.bodies.map((b) => [b.name, b.static, b.shape.kind]),
+      written.map((b) => [b.name, b.static ?? false, Object.keys(b.shape)[0]]),
+    );
     const i = model.timeline.contacts.findIndex((c) => c > 0);
     const v = model.frameView(i);
     const f = model.session.frame(i);
@@ -59,9 +63,15 @@ describe('scene view data', () => {
           assert.deepEqual(Array.from(v.scene!.poses.subarray(POSE_STRIDE, 2 * POSE_STRIDE)), [...recorded.bodies[1].x, ...recorded.bodies[1].q]);
           assert.equal(recorded.pre?.every((p) => p.x && p.q) ?? false, v.scene!.prePoses !== undefined, 'prePoses exactly when the recording has pre x and q');
           validateHostMessage({ type: 'frame', requestId: 1, view: v });
-        } finally { reader.close(); }
-      } finally { model.close(); }
-    } finally { rmSync(dir, { recursive: true, force: true }); }
+        } finally {
+          reader.close();
+        }
+      } finally {
+        model.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('what-if: the recorded post-step contact velocity along n is the frame view’s v⁺ (two independent computations)', () => {
@@ -75,11 +85,18 @@ describe('scene view data', () => {
       const n = v.contacts[c.index].normal;
       const along = (x: readonly number[]): number => x[0] * n[0] + x[1] * n[1] + x[2] * n[2];
       const vn = v.contacts[c.index].vnAfter!;
-      assert.ok(Math.abs(along(c.scene!.recordedVelocity) - vn) <= 1e-9 * Math.max(1, Math.abs(vn)), `contact ${c.index}: ${along(c.scene!.recordedVelocity)} vs v⁺ ${vn}`);
+      assert.ok(
+        Math.abs(along(c.scene!.recordedVelocity) - vn) <= 1e-9 * Math.max(1, Math.abs(vn)),
+        `contact ${c.index}: ${along(c.scene!.recordedVelocity)} vs v⁺ ${vn}`,
+      );
       // the re-solve on the correct b (DESIGN.md: b_n = −(1 + e)·ġ⁻ + bias) leaves at −e·ġ⁻ + bias for this
       // single contact: slower than the planted fault's recorded rebound
-      const ct = v.contacts[c.index], target = -ct.e * ct.vnBefore! + ct.biasVelocity!;
-      assert.ok(Math.abs(along(c.scene!.alternativeVelocity) - target) <= 1e-4 * Math.abs(target), `alternative v⁺ ${along(c.scene!.alternativeVelocity)} vs −e·v⁻ + bias ${target}`);
+      const ct = v.contacts[c.index],
+        target = -ct.e * ct.vnBefore! + ct.biasVelocity!;
+      assert.ok(
+        Math.abs(along(c.scene!.alternativeVelocity) - target) <= 1e-4 * Math.abs(target),
+        `alternative v⁺ ${along(c.scene!.alternativeVelocity)} vs −e·v⁻ + bias ${target}`,
+      );
       assert.ok(along(c.scene!.alternativeVelocity) < along(c.scene!.recordedVelocity));
     }
   });
@@ -90,15 +107,30 @@ describe('scene view data', () => {
     const i = model.findings[0].index;
     const v = model.frameView(i);
     const frame = (scene: unknown): unknown => ({ type: 'frame', requestId: 1, view: { ...v, scene } });
-    const field = (m: unknown): string => { try { validateHostMessage(m); return 'accepted'; } catch (e) { assert.ok(e instanceof ProtocolError, String(e)); return e.field; } };
+    const field = (m: unknown): string => {
+      try {
+        validateHostMessage(m);
+        return 'accepted';
+      } catch (e) {
+        assert.ok(e instanceof ProtocolError, String(e));
+        return e.field;
+      }
+    };
     assert.equal(field(frame(v.scene)), 'accepted');
     assert.equal(field(frame({ poses: v.scene!.poses, friction: new Float64Array(3 * v.contacts.length + 3) })), 'view.scene.friction');
     assert.equal(field(frame({ poses: Array.from(v.scene!.poses), friction: v.scene!.friction })), 'view.scene.poses');
     assert.equal(field(frame({ poses: new Float64Array(POSE_STRIDE + 1), friction: v.scene!.friction })), 'view.scene.poses');
     assert.equal(field(frame({ ...v.scene, prePoses: new Float64Array(POSE_STRIDE) })), 'view.scene.prePoses');
     const init = (scene: unknown): unknown => ({
-      type: 'init', version: PROTOCOL_VERSION, source: { kind: 'scenario', file: path, scenario: 'x' }, info: model.info, timeline: model.timeline,
-      findings: model.findings, settings: { playbackFps: 30 }, index: 0, scene,
+      type: 'init',
+      version: PROTOCOL_VERSION,
+      source: { kind: 'scenario', file: path, scenario: 'x' },
+      info: model.info,
+      timeline: model.timeline,
+      findings: model.findings,
+      settings: { playbackFps: 30 },
+      index: 0,
+      scene,
     });
     assert.equal(field(init(model.scene)), 'accepted');
     assert.equal(field(init({ bodies: [{ name: 'ball', static: false, shape: { kind: 'cylinder' } }] })), 'scene.bodies[0].shape.kind');

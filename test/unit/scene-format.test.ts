@@ -8,7 +8,13 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { FormatError } from '../../src/format/oracle.js';
 import {
-  EXPECTATION_FIELDS, parseSceneFile, scenarioRanges, SCENE_DEFAULTS, SCENE_FIELD_NAMES, SceneFormatError, SOLVER_OPTION_KEYS,
+  EXPECTATION_FIELDS,
+  parseSceneFile,
+  scenarioRanges,
+  SCENE_DEFAULTS,
+  SCENE_FIELD_NAMES,
+  SceneFormatError,
+  SOLVER_OPTION_KEYS,
   type ParsedScenario,
 } from '../../src/format/scene.js';
 import { LineIndex, parseJsonWithPositions, JsonSyntaxError, scanLooseTokens } from '../../src/format/jsonPositions.js';
@@ -16,7 +22,9 @@ import { LineIndex, parseJsonWithPositions, JsonSyntaxError, scanLooseTokens } f
 const ROOT = resolve(__dirname, '..', '..');
 const EXAMPLES = join(ROOT, 'examples');
 const SCHEMA = JSON.parse(readFileSync(join(ROOT, 'schemas', 'scene.schema.json'), 'utf8')) as Schema;
-const exampleFiles = readdirSync(EXAMPLES).filter((f) => f.endsWith('.scene.json')).sort();
+const exampleFiles = readdirSync(EXAMPLES)
+  .filter((f) => f.endsWith('.scene.json'))
+  .sort();
 const readExample = (f: string): string => readFileSync(join(EXAMPLES, f), 'utf8');
 
 // ---------------------------------------------------------------------------------------------------
@@ -156,8 +164,17 @@ function parserAccepts(text: string): { ok: true } | { ok: false; error: SceneFo
 
 describe('scene format: bundled examples', () => {
   const required = [
-    'sphere-drop', 'head-on-elastic', 'glancing-collision', 'resting-box', 'box-stack-10', 'pyramid-20', 'box-slide-friction',
-    'incline-friction-angle', 'mass-ratio-stack', 'box-pile-1000', 'fault-restitution-target',
+    'sphere-drop',
+    'head-on-elastic',
+    'glancing-collision',
+    'resting-box',
+    'box-stack-10',
+    'pyramid-20',
+    'box-slide-friction',
+    'incline-friction-angle',
+    'mass-ratio-stack',
+    'box-pile-1000',
+    'fault-restitution-target',
   ];
 
   it('has every required example file', () => {
@@ -176,8 +193,10 @@ describe('scene format: bundled examples', () => {
         assert.equal(s.expectationRanges.length, s.expectations.length);
       }
       const outline = scenarioRanges(text);
-      assert.deepEqual(outline.map((o) => ({ name: o.name, range: o.range, nameRange: o.nameRange })),
-        scenarios.map((s) => ({ name: s.desc.name, range: s.range, nameRange: s.nameRange })));
+      assert.deepEqual(
+        outline.map((o) => ({ name: o.name, range: o.range, nameRange: o.nameRange })),
+        scenarios.map((s) => ({ name: s.desc.name, range: s.range, nameRange: s.nameRange })),
+      );
       const isFault = f.includes('fault');
       // Fault files plant a fault either through a faultInjection section (one warning per scenario) or
       // through their configuration (e.g. too few PGS iterations; no warning needed).
@@ -192,7 +211,10 @@ describe('scene format: bundled examples', () => {
           assert.match(w.message, /restitutionAsTarget/);
         }
       } else {
-        assert.deepEqual(warnings.map((w) => w.message), []);
+        assert.deepEqual(
+          warnings.map((w) => w.message),
+          [],
+        );
         for (const s of scenarios) assert.deepEqual(s.desc.config.faults, {}, `${s.desc.name} must not inject faults`);
       }
     });
@@ -234,7 +256,9 @@ describe('scene format: bundled examples', () => {
     assert.equal(pyr.length, 210);
     assert.equal(pyr.filter((b) => b.position[2] === 0.5).length, 20, 'base of 20');
 
-    const ratio = get('mass-ratio-stack').desc.bodies.filter((b) => b.mass !== null).map((b) => b.mass!);
+    const ratio = get('mass-ratio-stack')
+      .desc.bodies.filter((b) => b.mass !== null)
+      .map((b) => b.mass!);
     assert.equal(Math.max(...ratio) / Math.min(...ratio), 100);
 
     const pileText = readExample('box-pile-1000.scene.json');
@@ -275,13 +299,41 @@ describe('scene format: defaults and conversion', () => {
       name: 's',
       frames: 10,
       config: {
-        dt: 1 / 60, gravity: [0, 0, -9.81], solver: { solver: 'newton' }, erp: 0.2, slop: 0.005, splitImpulse: false, softening: 0,
-        restVelocityThreshold: 0.5, frictionCombine: 'geometric-mean', restitutionCombine: 'geometric-mean', warmStart: true, faults: {},
+        dt: 1 / 60,
+        gravity: [0, 0, -9.81],
+        solver: { solver: 'newton' },
+        erp: 0.2,
+        slop: 0.005,
+        splitImpulse: false,
+        softening: 0,
+        restVelocityThreshold: 0.5,
+        frictionCombine: 'geometric-mean',
+        restitutionCombine: 'geometric-mean',
+        warmStart: true,
+        faults: {},
       },
       materials: [{ name: 'default', friction: 0.5, restitution: 0 }],
       bodies: [
-        { name: 'ground', shape: { kind: 'plane', normal: [0, 0, 1], offset: 0 }, mass: null, position: [0, 0, 0], orientation: [1, 0, 0, 0], velocity: [0, 0, 0], angularVelocity: [0, 0, 0], material: 'default' },
-        { name: 'ball', shape: { kind: 'sphere', radius: 0.5 }, mass: 1, position: [0, 0, 1], orientation: [1, 0, 0, 0], velocity: [0, 0, 0], angularVelocity: [0, 0, 0], material: 'default' },
+        {
+          name: 'ground',
+          shape: { kind: 'plane', normal: [0, 0, 1], offset: 0 },
+          mass: null,
+          position: [0, 0, 0],
+          orientation: [1, 0, 0, 0],
+          velocity: [0, 0, 0],
+          angularVelocity: [0, 0, 0],
+          material: 'default',
+        },
+        {
+          name: 'ball',
+          shape: { kind: 'sphere', radius: 0.5 },
+          mass: 1,
+          position: [0, 0, 1],
+          orientation: [1, 0, 0, 0],
+          velocity: [0, 0, 0],
+          angularVelocity: [0, 0, 0],
+          material: 'default',
+        },
       ],
     });
     assert.deepEqual(s.expectations, []);
@@ -301,9 +353,11 @@ describe('scene format: defaults and conversion', () => {
       "materials": [{ "name": "default", "friction": 0.3, "restitution": 0.1 }, { "name": "ice", "friction": 0.01, "restitution": 0 }],
       "faultInjection": { "restitutionAsTarget": false },
       "description": "everything",
-${bodies(GROUND.replace('[0, 0, 1] }', '[0, 0, 2], "offset": 1.5 }'),
-    `{ "name": "b", "shape": { "box": { "halfExtents": [1, 2, 3] } }, "mass": 2.5, "position": [1, 2, 3], "orientation": [0, 0, 0, 1],
-          "velocity": [1, 0, 0], "angularVelocity": [0, 0, 3], "material": "ice" }`)},
+${bodies(
+  GROUND.replace('[0, 0, 1] }', '[0, 0, 2], "offset": 1.5 }'),
+  `{ "name": "b", "shape": { "box": { "halfExtents": [1, 2, 3] } }, "mass": 2.5, "position": [1, 2, 3], "orientation": [0, 0, 0, 1],
+          "velocity": [1, 0, 0], "angularVelocity": [0, 0, 3], "material": "ice" }`,
+)},
       "expectations": [
         { "kind": "energyNonIncreasing", "toleranceJ": 0.5 }, { "kind": "maxPenetration", "meters": 0.01 },
         { "kind": "finalPosition", "body": "b", "position": [1, 2, 3], "tolerance": 0.1 },
@@ -315,28 +369,72 @@ ${bodies(GROUND.replace('[0, 0, 1] }', '[0, 0, 2], "offset": 1.5 }'),
     const s = scenarios[0];
     assert.equal(s.description, 'everything');
     assert.deepEqual(s.desc.config, {
-      dt: 0.01, gravity: [0, -9.81, 0], erp: 0.1, slop: 0.001, splitImpulse: true, softening: 1e-6, restVelocityThreshold: 0.2,
-      frictionCombine: 'min', restitutionCombine: 'max', warmStart: false, faults: { restitutionAsTarget: false },
-      solver: { solver: 'pgs', maxIterations: 30, tolerance: 1e-8, friction: 'cone', warmStartFactor: 0.9, diagonalScaling: true, regularization: 1e-9, fixedPointTolerance: 1e-12 },
+      dt: 0.01,
+      gravity: [0, -9.81, 0],
+      erp: 0.1,
+      slop: 0.001,
+      splitImpulse: true,
+      softening: 1e-6,
+      restVelocityThreshold: 0.2,
+      frictionCombine: 'min',
+      restitutionCombine: 'max',
+      warmStart: false,
+      faults: { restitutionAsTarget: false },
+      solver: {
+        solver: 'pgs',
+        maxIterations: 30,
+        tolerance: 1e-8,
+        friction: 'cone',
+        warmStartFactor: 0.9,
+        diagonalScaling: true,
+        regularization: 1e-9,
+        fixedPointTolerance: 1e-12,
+      },
     });
-    assert.deepEqual(s.desc.materials, [{ name: 'default', friction: 0.3, restitution: 0.1 }, { name: 'ice', friction: 0.01, restitution: 0 }], 'a redefined "default" replaces the implicit one');
-    assert.deepEqual(s.desc.bodies[0].shape, { kind: 'plane', normal: [0, 0, 1], offset: 1.5 }, 'normal normalised, offset kept (distance along the unit normal)');
+    assert.deepEqual(
+      s.desc.materials,
+      [
+        { name: 'default', friction: 0.3, restitution: 0.1 },
+        { name: 'ice', friction: 0.01, restitution: 0 },
+      ],
+      'a redefined "default" replaces the implicit one',
+    );
+    assert.deepEqual(
+      s.desc.bodies[0].shape,
+      { kind: 'plane', normal: [0, 0, 1], offset: 1.5 },
+      'normal normalised, offset kept (distance along the unit normal)',
+    );
     assert.deepEqual(s.desc.bodies[1], {
-      name: 'b', shape: { kind: 'box', halfExtents: [1, 2, 3] }, mass: 2.5, position: [1, 2, 3], orientation: [0, 0, 0, 1],
-      velocity: [1, 0, 0], angularVelocity: [0, 0, 3], material: 'ice',
+      name: 'b',
+      shape: { kind: 'box', halfExtents: [1, 2, 3] },
+      mass: 2.5,
+      position: [1, 2, 3],
+      orientation: [0, 0, 0, 1],
+      velocity: [1, 0, 0],
+      angularVelocity: [0, 0, 3],
+      material: 'ice',
     });
     assert.deepEqual(s.expectations, [
-      { kind: 'energyNonIncreasing', toleranceJ: 0.5 }, { kind: 'maxPenetration', meters: 0.01 },
+      { kind: 'energyNonIncreasing', toleranceJ: 0.5 },
+      { kind: 'maxPenetration', meters: 0.01 },
       { kind: 'finalPosition', body: 'b', position: [1, 2, 3], tolerance: 0.1 },
       { kind: 'finalVelocity', body: 'b', velocity: [0, 0, 0], tolerance: 0.2 },
-      { kind: 'noSolverFailures' }, { kind: 'momentumConserved', tolerance: 1e-3 }, { kind: 'bodyAtRest', body: 'b', speed: 0.05 },
+      { kind: 'noSolverFailures' },
+      { kind: 'momentumConserved', tolerance: 1e-3 },
+      { kind: 'bodyAtRest', body: 'b', speed: 0.05 },
     ]);
     // restitutionAsTarget: false is no fault; momentumConserved with gravity and a static plane cannot hold.
-    assert.deepEqual(warnings.map((w) => [w.kind, w.field]), [['expectation', 'scenarios[0].expectations[5]']]);
+    assert.deepEqual(
+      warnings.map((w) => [w.kind, w.field]),
+      [['expectation', 'scenarios[0].expectations[5]']],
+    );
   });
 
   it('reads the newton and ipm options', () => {
-    const newton = parseSceneFile(doc(`      "solver": { "name": "newton", "maxIterations": 20, "tolerance": 1e-10, "armijo": 1e-4, "maxBacktracks": 8 },\n${bodies(BALL)}`), 'n.scene.json');
+    const newton = parseSceneFile(
+      doc(`      "solver": { "name": "newton", "maxIterations": 20, "tolerance": 1e-10, "armijo": 1e-4, "maxBacktracks": 8 },\n${bodies(BALL)}`),
+      'n.scene.json',
+    );
     assert.deepEqual(newton.scenarios[0].desc.config.solver, { solver: 'newton', maxIterations: 20, tolerance: 1e-10, armijo: 1e-4, maxBacktracks: 8 });
     const ipm = parseSceneFile(doc(`      "solver": { "name": "ipm", "tolerance": 1e-9 },\n${bodies(BALL)}`), 'i.scene.json');
     assert.deepEqual(ipm.scenarios[0].desc.config.solver, { solver: 'ipm', tolerance: 1e-9 });
@@ -439,13 +537,23 @@ describe('scene format: errors name the JSON path, line and column', () => {
   });
 
   it('unknown fields point at the key and suggest the intended one', () => {
-    expectError(doc(`      "materials": [{ "name": "m", "friction": 0.5, ⟪"restitusion": 0 }],\n${bodies(BALL)}`),
-      'scenarios[0].materials[0].restitusion', /unknown field "restitusion"; did you mean "restitution"\?/);
+    expectError(
+      doc(`      "materials": [{ "name": "m", "friction": 0.5, ⟪"restitusion": 0 }],\n${bodies(BALL)}`),
+      'scenarios[0].materials[0].restitusion',
+      /unknown field "restitusion"; did you mean "restitution"\?/,
+    );
     expectError(doc(`      ⟪"graviy": [0, 0, 0],\n${bodies(BALL)}`), 'scenarios[0].graviy', /did you mean "gravity"/);
     expectError(doc(bodies(BALL.replace('"mass": 1', '"mass": 1, ⟪"colour": "red"'))), 'scenarios[0].bodies[0].colour', /unknown field "colour".*allowed here/);
-    expectError(doc(`      "solver": { "name": "newton", ⟪"friction": "cone" },\n${bodies(BALL)}`), 'scenarios[0].solver.friction',
-      /"friction" is an option of the pgs solver, not of newton/);
-    expectError(doc(`      "faultInjection": { ⟪"restitutionTarget": true },\n${bodies(BALL)}`), 'scenarios[0].faultInjection.restitutionTarget', /did you mean "restitutionAsTarget"/);
+    expectError(
+      doc(`      "solver": { "name": "newton", ⟪"friction": "cone" },\n${bodies(BALL)}`),
+      'scenarios[0].solver.friction',
+      /"friction" is an option of the pgs solver, not of newton/,
+    );
+    expectError(
+      doc(`      "faultInjection": { ⟪"restitutionTarget": true },\n${bodies(BALL)}`),
+      'scenarios[0].faultInjection.restitutionTarget',
+      /did you mean "restitutionAsTarget"/,
+    );
     expectError(doc(`      "dt": 0.01, ⟪"dt": 0.02,\n${bodies(BALL)}`), 'scenarios[0].dt', /duplicate field "dt"/);
   });
 
@@ -453,45 +561,104 @@ describe('scene format: errors name the JSON path, line and column', () => {
     expectError(doc(bodies(BALL.replace('"mass": 1', '"mass": ⟪-1'))), 'scenarios[0].bodies[0].mass', /must be > 0 kg, got -1/);
     expectError(doc(bodies(BALL.replace('"mass": 1', '"mass": ⟪0'))), 'scenarios[0].bodies[0].mass', /must be > 0 kg/);
     expectError(doc(bodies(BALL.replace('"radius": 0.5', '"radius": ⟪0'))), 'scenarios[0].bodies[0].shape.sphere.radius', /must be > 0 m/);
-    expectError(doc(bodies(`{ "name": "b", "shape": { "box": { "halfExtents": [1, ⟪-2, 3] } }, "mass": 1, "position": [0, 0, 0] }`)),
-      'scenarios[0].bodies[0].shape.box.halfExtents[1]', /must be > 0 m/);
+    expectError(
+      doc(bodies(`{ "name": "b", "shape": { "box": { "halfExtents": [1, ⟪-2, 3] } }, "mass": 1, "position": [0, 0, 0] }`)),
+      'scenarios[0].bodies[0].shape.box.halfExtents[1]',
+      /must be > 0 m/,
+    );
     expectError(doc(`      "dt": ⟪0,\n${bodies(BALL)}`), 'scenarios[0].dt', /must be > 0 s/);
     expectError(doc(`      "erp": ⟪1.5,\n${bodies(BALL)}`), 'scenarios[0].erp', /must be ≤ 1/);
     expectError(doc(bodies(BALL)).replace('"frames": 10', '"frames": ⟪0'), 'scenarios[0].frames', /must be ≥ 1/);
-    expectError(doc(`      "materials": [{ "name": "m", "friction": ⟪-0.1, "restitution": 0 }],\n${bodies(BALL)}`), 'scenarios[0].materials[0].friction', /must be ≥ 0/);
-    expectError(doc(`      "materials": [{ "name": "m", "friction": 0.5, "restitution": ⟪1.2 }],\n${bodies(BALL)}`), 'scenarios[0].materials[0].restitution', /must be ≤ 1, got 1.2/);
-    expectError(doc(bodies(BALL.replace('"position"', '"orientation": ⟪[0, 0, 0, 0], "position"'))), 'scenarios[0].bodies[0].orientation', /zero and cannot be normalised/);
+    expectError(
+      doc(`      "materials": [{ "name": "m", "friction": ⟪-0.1, "restitution": 0 }],\n${bodies(BALL)}`),
+      'scenarios[0].materials[0].friction',
+      /must be ≥ 0/,
+    );
+    expectError(
+      doc(`      "materials": [{ "name": "m", "friction": 0.5, "restitution": ⟪1.2 }],\n${bodies(BALL)}`),
+      'scenarios[0].materials[0].restitution',
+      /must be ≤ 1, got 1.2/,
+    );
+    expectError(
+      doc(bodies(BALL.replace('"position"', '"orientation": ⟪[0, 0, 0, 0], "position"'))),
+      'scenarios[0].bodies[0].orientation',
+      /zero and cannot be normalised/,
+    );
     expectError(doc(bodies(GROUND.replace('[0, 0, 1]', '⟪[0, 0, 0]'))), 'scenarios[0].bodies[0].shape.plane.normal', /must not be zero/);
     expectError(doc(`      "solver": { "name": "pgs", "maxIterations": ⟪0 },\n${bodies(BALL)}`), 'scenarios[0].solver.maxIterations', /must be ≥ 1/);
   });
 
   it('mass, static and planes', () => {
     expectError(doc(bodies(GROUND.replace('"static": true', '⟪"mass": 5'))), 'scenarios[0].bodies[0].mass', /planes are always static/);
-    expectError(doc(bodies(GROUND.replace('"static": true', '"static": true, ⟪"position": [0, 0, 0]'))), 'scenarios[0].bodies[0].position', /a plane is placed by shape.plane.normal/);
-    expectError(doc(bodies(BALL.replace('"mass": 1', '"mass": 1, ⟪"static": true'))), 'scenarios[0].bodies[0].static', /either "mass" \(kg\) or "static": true, not both/);
+    expectError(
+      doc(bodies(GROUND.replace('"static": true', '"static": true, ⟪"position": [0, 0, 0]'))),
+      'scenarios[0].bodies[0].position',
+      /a plane is placed by shape.plane.normal/,
+    );
+    expectError(
+      doc(bodies(BALL.replace('"mass": 1', '"mass": 1, ⟪"static": true'))),
+      'scenarios[0].bodies[0].static',
+      /either "mass" \(kg\) or "static": true, not both/,
+    );
     expectError(doc(bodies(BALL.replace('"mass": 1', '"static": ⟪false'))), 'scenarios[0].bodies[0].static', /can only be true/);
-    expectError(doc(bodies(BALL.replace('"mass": 1', '"static": true, ⟪"velocity": [1, 0, 0]'))), 'scenarios[0].bodies[0].velocity', /a static body does not move/);
-    expectError(doc(bodies(BALL.replace('"sphere": { "radius": 0.5 }', '"sphere": { "radius": 0.5 }, ⟪"box": {}'))), 'scenarios[0].bodies[0].shape.box', /exactly one kind; found both "sphere" and "box"/);
+    expectError(
+      doc(bodies(BALL.replace('"mass": 1', '"static": true, ⟪"velocity": [1, 0, 0]'))),
+      'scenarios[0].bodies[0].velocity',
+      /a static body does not move/,
+    );
+    expectError(
+      doc(bodies(BALL.replace('"sphere": { "radius": 0.5 }', '"sphere": { "radius": 0.5 }, ⟪"box": {}'))),
+      'scenarios[0].bodies[0].shape.box',
+      /exactly one kind; found both "sphere" and "box"/,
+    );
     expectError(doc(bodies(BALL.replace('{ "sphere": { "radius": 0.5 } }', '⟪{}'))), 'scenarios[0].bodies[0].shape', /empty shape/);
   });
 
   it('cross references and unique names', () => {
-    expectError(doc(`      "materials": [{ "name": "rubber", "friction": 1, "restitution": 0.8 }],\n${bodies(BALL.replace('"mass": 1', '"mass": 1, "material": ⟪"rubbr"'))}`),
-      'scenarios[0].bodies[0].material', /unknown material "rubbr"; did you mean "rubber"\?/);
-    expectError(doc(bodies(BALL, BALL.replace('"name": "ball"', '"name": ⟪"ball"'))), 'scenarios[0].bodies[1].name', /duplicate body name "ball" \(also at line 7\)/);
-    expectError(doc(`      "materials": [{ "name": "m", "friction": 1, "restitution": 0 }, { "name": ⟪"m", "friction": 1, "restitution": 0 }],\n${bodies(BALL)}`),
-      'scenarios[0].materials[1].name', /duplicate material name "m"/);
+    expectError(
+      doc(
+        `      "materials": [{ "name": "rubber", "friction": 1, "restitution": 0.8 }],\n${bodies(BALL.replace('"mass": 1', '"mass": 1, "material": ⟪"rubbr"'))}`,
+      ),
+      'scenarios[0].bodies[0].material',
+      /unknown material "rubbr"; did you mean "rubber"\?/,
+    );
+    expectError(
+      doc(bodies(BALL, BALL.replace('"name": "ball"', '"name": ⟪"ball"'))),
+      'scenarios[0].bodies[1].name',
+      /duplicate body name "ball" \(also at line 7\)/,
+    );
+    expectError(
+      doc(`      "materials": [{ "name": "m", "friction": 1, "restitution": 0 }, { "name": ⟪"m", "friction": 1, "restitution": 0 }],\n${bodies(BALL)}`),
+      'scenarios[0].materials[1].name',
+      /duplicate material name "m"/,
+    );
     const two = doc(bodies(BALL), `,\n    { "name": ⟪"s", "frames": 1, ${bodies(BALL).trim()} }`);
     expectError(two, 'scenarios[1].name', /duplicate scenario name "s" \(also at line 4\)/);
-    expectError(doc(`${bodies(BALL)},\n      "expectations": [{ "kind": "bodyAtRest", "body": ⟪"bal", "speed": 0.1 }]`), 'scenarios[0].expectations[0].body',
-      /no body named "bal" in scenario "s"; did you mean "ball"\?/);
+    expectError(
+      doc(`${bodies(BALL)},\n      "expectations": [{ "kind": "bodyAtRest", "body": ⟪"bal", "speed": 0.1 }]`),
+      'scenarios[0].expectations[0].body',
+      /no body named "bal" in scenario "s"; did you mean "ball"\?/,
+    );
     expectError(doc(`${bodies(BALL)},\n      "expectations": [{ "kind": ⟪"energyConserved" }]`), 'scenarios[0].expectations[0].kind', /not one of/);
-    expectError(doc(`${bodies(BALL)},\n      "expectations": [⟪{ "kind": "maxPenetration" }]`), 'scenarios[0].expectations[0].meters', /missing required field "meters"/);
-    expectError(doc(`${bodies(BALL)},\n      "expectations": [{ "kind": "noSolverFailures", ⟪"meters": 1 }]`), 'scenarios[0].expectations[0].meters', /unknown field/);
+    expectError(
+      doc(`${bodies(BALL)},\n      "expectations": [⟪{ "kind": "maxPenetration" }]`),
+      'scenarios[0].expectations[0].meters',
+      /missing required field "meters"/,
+    );
+    expectError(
+      doc(`${bodies(BALL)},\n      "expectations": [{ "kind": "noSolverFailures", ⟪"meters": 1 }]`),
+      'scenarios[0].expectations[0].meters',
+      /unknown field/,
+    );
   });
 
   it('a fault-injection section is accepted with a warning naming the scenario and its position', () => {
-    const { text, line, column } = marked(doc(`      "faultInjection": ⟪{ "restitutionAsTarget": true },\n${bodies(GROUND, BALL)}`, `,\n    { "name": "clean", "frames": 1, ${bodies(BALL).trim()} }`));
+    const { text, line, column } = marked(
+      doc(
+        `      "faultInjection": ⟪{ "restitutionAsTarget": true },\n${bodies(GROUND, BALL)}`,
+        `,\n    { "name": "clean", "frames": 1, ${bodies(BALL).trim()} }`,
+      ),
+    );
     const { scenarios, warnings } = parseSceneFile(text, 'f.scene.json');
     assert.equal(scenarios.length, 2);
     assert.equal(warnings.length, 1, 'only the scenario that uses it');
@@ -505,15 +672,43 @@ describe('scene format: errors name the JSON path, line and column', () => {
 
 describe('scene format: missing fields', () => {
   it('point at the "{" of the object that lacks them', () => {
-    expectError(doc(bodies(BALL)).replace('    {\n      "name": "s",\n      "frames": 10,', '    ⟪{\n      "name": "s",'), 'scenarios[0].frames', /missing required field "frames"/);
+    expectError(
+      doc(bodies(BALL)).replace('    {\n      "name": "s",\n      "frames": 10,', '    ⟪{\n      "name": "s",'),
+      'scenarios[0].frames',
+      /missing required field "frames"/,
+    );
     expectError(doc(bodies(BALL)).replace('      "name": "s",\n', '').replace('    {\n', '    ⟪{\n'), 'scenarios[0].name', /missing required field "name"/);
     expectError(doc('      "dt": 0.01').replace('    {\n      "name"', '    ⟪{\n      "name"'), 'scenarios[0].bodies', /missing required field "bodies"/);
-    expectError(doc(bodies(BALL.replace(', "position": [0, 0, 1]', '').replace('{ "name": "ball"', '⟪{ "name": "ball"'))), 'scenarios[0].bodies[0].position', /missing required field "position"/);
-    expectError(doc(bodies(BALL.replace('"mass": 1, ', '').replace('{ "name": "ball"', '⟪{ "name": "ball"'))), 'scenarios[0].bodies[0].mass', /missing required field "mass".*or write "static": true/);
-    expectError(doc(bodies(GROUND.replace(', "static": true', '').replace('{ "name": "ground"', '⟪{ "name": "ground"'))), 'scenarios[0].bodies[0].static', /planes are always static/);
-    expectError(doc(bodies(BALL.replace('"radius": 0.5', '').replace('"sphere": {', '"sphere": ⟪{'))), 'scenarios[0].bodies[0].shape.sphere.radius', /missing required field "radius"/);
-    expectError(doc(`      "solver": ⟪{ "maxIterations": 3 },\n${bodies(BALL)}`), 'scenarios[0].solver.name', /missing required field "name" \(one of "pgs", "newton", "ipm"\)/);
-    expectError(doc(`      "materials": [⟪{ "name": "m", "friction": 1 }],\n${bodies(BALL)}`), 'scenarios[0].materials[0].restitution', /missing required field "restitution"/);
+    expectError(
+      doc(bodies(BALL.replace(', "position": [0, 0, 1]', '').replace('{ "name": "ball"', '⟪{ "name": "ball"'))),
+      'scenarios[0].bodies[0].position',
+      /missing required field "position"/,
+    );
+    expectError(
+      doc(bodies(BALL.replace('"mass": 1, ', '').replace('{ "name": "ball"', '⟪{ "name": "ball"'))),
+      'scenarios[0].bodies[0].mass',
+      /missing required field "mass".*or write "static": true/,
+    );
+    expectError(
+      doc(bodies(GROUND.replace(', "static": true', '').replace('{ "name": "ground"', '⟪{ "name": "ground"'))),
+      'scenarios[0].bodies[0].static',
+      /planes are always static/,
+    );
+    expectError(
+      doc(bodies(BALL.replace('"radius": 0.5', '').replace('"sphere": {', '"sphere": ⟪{'))),
+      'scenarios[0].bodies[0].shape.sphere.radius',
+      /missing required field "radius"/,
+    );
+    expectError(
+      doc(`      "solver": ⟪{ "maxIterations": 3 },\n${bodies(BALL)}`),
+      'scenarios[0].solver.name',
+      /missing required field "name" \(one of "pgs", "newton", "ipm"\)/,
+    );
+    expectError(
+      doc(`      "materials": [⟪{ "name": "m", "friction": 1 }],\n${bodies(BALL)}`),
+      'scenarios[0].materials[0].restitution',
+      /missing required field "restitution"/,
+    );
     expectError('⟪{ }', 'scenarios', /missing required field "scenarios"/);
   });
 });
@@ -555,9 +750,18 @@ describe('scene format: scenarioRanges (outline while typing) never throws', () 
     { "bodies": [], "name"
   `;
     const o = scenarioRanges(text);
-    assert.deepEqual(o.map((s) => s.name), ['first', 'second', 'third', null]);
-    assert.deepEqual(o.map((s) => s.range.line), [3, 4, 7, 8]);
-    assert.deepEqual(o.map((s) => s.nameRange?.line), [3, 4, 7, undefined]);
+    assert.deepEqual(
+      o.map((s) => s.name),
+      ['first', 'second', 'third', null],
+    );
+    assert.deepEqual(
+      o.map((s) => s.range.line),
+      [3, 4, 7, 8],
+    );
+    assert.deepEqual(
+      o.map((s) => s.nameRange?.line),
+      [3, 4, 7, undefined],
+    );
     assert.equal(o[2].nameRange!.column, text.split('\n')[6].indexOf('"third"') + 1);
     assert.equal(o[1].range.endLine, 5, 'the broken scenario still ends at its "}"');
     assert.throws(() => parseSceneFile(text, 'x.scene.json'), SceneFormatError);
@@ -565,13 +769,33 @@ describe('scene format: scenarioRanges (outline while typing) never throws', () 
 
   it('ignores "name" keys of nested objects and handles odd input', () => {
     const o = scenarioRanges('{ "scenarios": [ { "bodies": [ { "name": "nested" } ], "name": "outer" } ], "name": "root" }');
-    assert.deepEqual(o.map((s) => s.name), ['outer']);
-    for (const junk of ['', 'null', '[', ']]]}}}', '{', '{"scenarios": {', '{"scenarios": [[[[', '"\\', '\u0000\uffff', '{ "scenarios": [ "x", 1, { } ] }',
-      '['.repeat(100000), '{"scenarios":[' + '{'.repeat(50000), '/* open comment', '{ "scenarios" [ { "name": "no colon" } ] }']) {
+    assert.deepEqual(
+      o.map((s) => s.name),
+      ['outer'],
+    );
+    for (const junk of [
+      '',
+      'null',
+      '[',
+      ']]]}}}',
+      '{',
+      '{"scenarios": {',
+      '{"scenarios": [[[[',
+      '"\\',
+      '\u0000\uffff',
+      '{ "scenarios": [ "x", 1, { } ] }',
+      '['.repeat(100000),
+      '{"scenarios":[' + '{'.repeat(50000),
+      '/* open comment',
+      '{ "scenarios" [ { "name": "no colon" } ] }',
+    ]) {
       const r = scenarioRanges(junk);
       assert.ok(Array.isArray(r));
     }
-    assert.deepEqual(scenarioRanges('{ "scenarios": [ "x", 1, { } ] }').map((s) => [s.index, s.name]), [[0, null]]);
+    assert.deepEqual(
+      scenarioRanges('{ "scenarios": [ "x", 1, { } ] }').map((s) => [s.index, s.name]),
+      [[0, null]],
+    );
     assert.deepEqual(scenarioRanges(undefined as unknown as string), []);
   });
 
@@ -588,9 +812,14 @@ describe('scene format: JSON tokenizer', () => {
     const n = parseJsonWithPositions(text);
     assert.equal(n.type, 'object');
     if (n.type !== 'object') return;
-    assert.deepEqual(n.members.map((m) => [m.key, text.slice(m.keyStart, m.keyEnd), text.slice(m.value.start, m.value.end)]), [
-      ['a', '"a"', '[1, -2.5e-3, 0, 1E2, true, false, null]'], ['s', '"s"', '"x\\n\\u00e9\\"\\\\\\/"'], ['o', '"o"', '{}'],
-    ]);
+    assert.deepEqual(
+      n.members.map((m) => [m.key, text.slice(m.keyStart, m.keyEnd), text.slice(m.value.start, m.value.end)]),
+      [
+        ['a', '"a"', '[1, -2.5e-3, 0, 1E2, true, false, null]'],
+        ['s', '"s"', '"x\\n\\u00e9\\"\\\\\\/"'],
+        ['o', '"o"', '{}'],
+      ],
+    );
     const plain = (x: typeof n): unknown => JSON.parse(JSON.stringify(x, (_k, v: unknown) => v));
     assert.ok(plain(n));
     const arr = n.members[0].value;
@@ -605,7 +834,10 @@ describe('scene format: JSON tokenizer', () => {
 
   it('the loose scanner keeps going through anything', () => {
     const t = scanLooseTokens('{"a" : tru, /* c */ "b\\"c": [1 2] // x\n "open');
-    assert.deepEqual(t.map((x) => x.kind), ['{', 'string', ':', 'literal', ',', 'string', ':', '[', 'literal', 'literal', ']', 'string']);
+    assert.deepEqual(
+      t.map((x) => x.kind),
+      ['{', 'string', ':', 'literal', ',', 'string', ':', '[', 'literal', 'literal', ']', 'string'],
+    );
     assert.equal(t[5].value, 'b"c');
     assert.equal(t[11].value, 'open');
   });
@@ -618,7 +850,9 @@ describe('scene format: JSON tokenizer', () => {
     const t1 = performance.now();
     for (let i = 0; i < 5; i++) scenarioRanges(text);
     const t2 = performance.now();
-    console.log(`      box-pile-1000 (${(text.length / 1024).toFixed(0)} KB): parse+validate ${((t1 - t0) / 5).toFixed(1)} ms, scenarioRanges ${((t2 - t1) / 5).toFixed(1)} ms`);
+    console.log(
+      `      box-pile-1000 (${(text.length / 1024).toFixed(0)} KB): parse+validate ${((t1 - t0) / 5).toFixed(1)} ms, scenarioRanges ${((t2 - t1) / 5).toFixed(1)} ms`,
+    );
   });
 });
 
@@ -628,12 +862,19 @@ describe('scene format: schemas/scene.schema.json agrees with the parser', () =>
   });
 
   it('lists exactly the fields the parser accepts, with additionalProperties: false', () => {
-    const defs = SCHEMA as { properties: Obj; definitions: Record<string, { properties: Obj; additionalProperties?: boolean; oneOf?: { properties: Obj; additionalProperties?: boolean }[] }> };
+    const defs = SCHEMA as {
+      properties: Obj;
+      definitions: Record<string, { properties: Obj; additionalProperties?: boolean; oneOf?: { properties: Obj; additionalProperties?: boolean }[] }>;
+    };
     const keys = (o: Obj): string[] => Object.keys(o).sort();
     assert.deepEqual(keys(defs.properties), [...SCENE_FIELD_NAMES.file].sort());
     assert.equal((SCHEMA as Obj).additionalProperties, false);
-    for (const [def, names] of [['scenario', SCENE_FIELD_NAMES.scenario], ['material', SCENE_FIELD_NAMES.material], ['body', SCENE_FIELD_NAMES.body],
-      ['faultInjection', SCENE_FIELD_NAMES.faultInjection]] as const) {
+    for (const [def, names] of [
+      ['scenario', SCENE_FIELD_NAMES.scenario],
+      ['material', SCENE_FIELD_NAMES.material],
+      ['body', SCENE_FIELD_NAMES.body],
+      ['faultInjection', SCENE_FIELD_NAMES.faultInjection],
+    ] as const) {
       assert.deepEqual(keys(defs.definitions[def].properties), [...names].sort(), def);
       assert.equal(defs.definitions[def].additionalProperties, false, def);
     }
@@ -678,7 +919,18 @@ describe('scene format: schemas/scene.schema.json agrees with the parser', () =>
     assert.deepEqual(missing, []);
     const sc = (SCHEMA as { definitions: { scenario: { properties: Record<string, { default?: unknown; $ref?: string }> } } }).definitions.scenario.properties;
     const def = (k: string): unknown => sc[k].default ?? (sc[k].$ref ? (resolveRef(sc[k].$ref!) as Obj).default : undefined);
-    for (const k of ['dt', 'gravity', 'erp', 'slop', 'splitImpulse', 'softening', 'restVelocityThreshold', 'frictionCombine', 'restitutionCombine', 'warmStart'] as const) {
+    for (const k of [
+      'dt',
+      'gravity',
+      'erp',
+      'slop',
+      'splitImpulse',
+      'softening',
+      'restVelocityThreshold',
+      'frictionCombine',
+      'restitutionCombine',
+      'warmStart',
+    ] as const) {
       assert.deepEqual(def(k), SCENE_DEFAULTS[k], k);
     }
     assert.deepEqual(def('solver'), { name: SCENE_DEFAULTS.solver.solver });
@@ -690,24 +942,58 @@ describe('scene format: schemas/scene.schema.json agrees with the parser', () =>
 
   it('accepts and rejects the same documents (mutations of a rich valid file)', () => {
     const base = {
-      scenarios: [{
-        name: 's', description: 'd', dt: 0.01, frames: 5, gravity: [0, 0, -9.81], erp: 0.2, slop: 0.005, splitImpulse: false, softening: 0,
-        restVelocityThreshold: 0.5, frictionCombine: 'min', restitutionCombine: 'average', warmStart: true,
-        solver: { name: 'pgs', maxIterations: 10, tolerance: 1e-6, friction: 'cone', warmStartFactor: 0.9, diagonalScaling: false, regularization: 0, fixedPointTolerance: 0 },
-        materials: [{ name: 'rubber', friction: 1, restitution: 0.5 }],
-        bodies: [
-          { name: 'ground', shape: { plane: { normal: [0, 0, 1], offset: 0 } }, static: true, material: 'rubber' },
-          { name: 'wall', shape: { box: { halfExtents: [1, 1, 1] } }, static: true, position: [5, 0, 1], orientation: [1, 0, 0, 0] },
-          { name: 'ball', shape: { sphere: { radius: 0.5 } }, mass: 1, position: [0, 0, 1], orientation: [1, 0, 0, 0], velocity: [1, 0, 0], angularVelocity: [0, 0, 1], material: 'rubber' },
-        ],
-        expectations: [
-          { kind: 'energyNonIncreasing', toleranceJ: 0 }, { kind: 'maxPenetration', meters: 0.01 },
-          { kind: 'finalPosition', body: 'ball', position: [0, 0, 0.5], tolerance: 0.1 },
-          { kind: 'finalVelocity', body: 'ball', velocity: [0, 0, 0], tolerance: 0.1 }, { kind: 'noSolverFailures' },
-          { kind: 'momentumConserved', tolerance: 1 }, { kind: 'bodyAtRest', body: 'ball', speed: 0.1 },
-        ],
-        faultInjection: { restitutionAsTarget: false },
-      }],
+      scenarios: [
+        {
+          name: 's',
+          description: 'd',
+          dt: 0.01,
+          frames: 5,
+          gravity: [0, 0, -9.81],
+          erp: 0.2,
+          slop: 0.005,
+          splitImpulse: false,
+          softening: 0,
+          restVelocityThreshold: 0.5,
+          frictionCombine: 'min',
+          restitutionCombine: 'average',
+          warmStart: true,
+          solver: {
+            name: 'pgs',
+            maxIterations: 10,
+            tolerance: 1e-6,
+            friction: 'cone',
+            warmStartFactor: 0.9,
+            diagonalScaling: false,
+            regularization: 0,
+            fixedPointTolerance: 0,
+          },
+          materials: [{ name: 'rubber', friction: 1, restitution: 0.5 }],
+          bodies: [
+            { name: 'ground', shape: { plane: { normal: [0, 0, 1], offset: 0 } }, static: true, material: 'rubber' },
+            { name: 'wall', shape: { box: { halfExtents: [1, 1, 1] } }, static: true, position: [5, 0, 1], orientation: [1, 0, 0, 0] },
+            {
+              name: 'ball',
+              shape: { sphere: { radius: 0.5 } },
+              mass: 1,
+              position: [0, 0, 1],
+              orientation: [1, 0, 0, 0],
+              velocity: [1, 0, 0],
+              angularVelocity: [0, 0, 1],
+              material: 'rubber',
+            },
+          ],
+          expectations: [
+            { kind: 'energyNonIncreasing', toleranceJ: 0 },
+            { kind: 'maxPenetration', meters: 0.01 },
+            { kind: 'finalPosition', body: 'ball', position: [0, 0, 0.5], tolerance: 0.1 },
+            { kind: 'finalVelocity', body: 'ball', velocity: [0, 0, 0], tolerance: 0.1 },
+            { kind: 'noSolverFailures' },
+            { kind: 'momentumConserved', tolerance: 1 },
+            { kind: 'bodyAtRest', body: 'ball', speed: 0.1 },
+          ],
+          faultInjection: { restitutionAsTarget: false },
+        },
+      ],
     };
     const baseText = JSON.stringify(base, null, 2);
     assert.ok(parserAccepts(baseText).ok);
@@ -750,9 +1036,15 @@ describe('scene format: schemas/scene.schema.json agrees with the parser', () =>
       const text = JSON.stringify(m.doc, null, 2);
       const p = parserAccepts(text);
       const s = schemaErrors(text);
-      if (p.ok === (s.length === 0)) { agreed++; continue; }
+      if (p.ok === (s.length === 0)) {
+        agreed++;
+        continue;
+      }
       // Rules a JSON schema cannot state: references between names, uniqueness, non-zero vectors.
-      if (!p.ok && /unknown material|no body named|duplicate|zero|must not be empty/.test(p.error.detail)) { agreed++; continue; }
+      if (!p.ok && /unknown material|no body named|duplicate|zero|must not be empty/.test(p.error.detail)) {
+        agreed++;
+        continue;
+      }
       disagreements.push(`${m.what}: parser ${p.ok ? 'accepts' : `rejects (${p.error.message})`}, schema ${s.length ? `rejects (${s[0]})` : 'accepts'}`);
     }
     assert.deepEqual(disagreements, []);

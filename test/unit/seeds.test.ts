@@ -75,7 +75,10 @@ describe('seed 000 §11–§12: contact constraint examples', () => {
 
   it('§12.4 PGS on the 2×2 system A = [[2, .5], [.5, 3]], b = (1, 1.5) reaches A⁻¹b = (0.391304…, 0.434783…)', () => {
     const A = new Float64Array(36);
-    A[0] = 2; A[3] = 0.5; A[18] = 0.5; A[21] = 3;
+    A[0] = 2;
+    A[3] = 0.5;
+    A[18] = 0.5;
+    A[21] = 3;
     for (const i of [1, 2, 4, 5]) A[i * 6 + i] = 1;
     const p = makeProblem({ A, b: [1, 0, 0, 1.5, 0, 0], mu: [0, 0] });
     for (const o of [{ solver: 'pgs' } as const, ...EXACT]) {
@@ -98,15 +101,25 @@ describe('seed 000 §11–§12: contact constraint examples', () => {
   });
 
   it('§12.6 two supports under a 10 kg body share the load: λ₁ = λ₂ = m·g·Δt/2 (regularised singular 2×2, and the full 3-D body)', () => {
-    const dt = 0.016, m = 10;
+    const dt = 0.016,
+      m = 10;
     const A = new Float64Array(36);
-    A[0] = 0.1 + 1e-6; A[3] = 0.1; A[18] = 0.1; A[21] = 0.1 + 1e-6;
+    A[0] = 0.1 + 1e-6;
+    A[3] = 0.1;
+    A[18] = 0.1;
+    A[21] = 0.1 + 1e-6;
     for (const i of [1, 2, 4, 5]) A[i * 6 + i] = 1;
     const matrix = makeProblem({ A, b: [9.81 * dt, 0, 0, 9.81 * dt, 0, 0], mu: [0, 0] });
     const bodies = [body(m, 10 / 6, [0, 0, 0.5], [0, 0, -9.81 * dt]), staticBody()];
-    const physical = assembleProblem(bodies, [contact(0, -1, [-0.5, 0, 0], [0, 0, 1], 0.5), contact(0, -1, [0.5, 0, 0], [0, 0, 1], 0.5)], { baumgarte: false, dt });
+    const physical = assembleProblem(bodies, [contact(0, -1, [-0.5, 0, 0], [0, 0, 1], 0.5), contact(0, -1, [0.5, 0, 0], [0, 0, 1], 0.5)], {
+      baumgarte: false,
+      dt,
+    });
     // Matrix version: the exact split is g·Δt/(0.2 + 1e-6) (the seed's 1e-6 regularisation shifts it by 5e-6).
-    for (const [p, each] of [[matrix, 9.81 * dt / (0.2 + 1e-6)], [physical, m * 9.81 * dt / 2]] as const) {
+    for (const [p, each] of [
+      [matrix, (9.81 * dt) / (0.2 + 1e-6)],
+      [physical, (m * 9.81 * dt) / 2],
+    ] as const) {
       for (const o of EXACT) {
         const r = solve(p, o);
         close(r.lambda[0] + r.lambda[3], 2 * each, 1e-6, `${label(o)} total impulse`);
@@ -136,7 +149,9 @@ describe('seed 002 M8: friction-cone examples (A = 0.1·I + 1e-10·I)', () => {
     const p = diagonalProblem(0.1, [1.5, -0.2, 0], [0.5]);
     for (const o of ALL) {
       const r = solve(p, o);
-      close(r.lambda[0], 15, 1e-7, label(o)); close(r.lambda[1], -2, 1e-7, label(o)); close(r.lambda[2], 0, 1e-7, label(o));
+      close(r.lambda[0], 15, 1e-7, label(o));
+      close(r.lambda[1], -2, 1e-7, label(o));
+      close(r.lambda[2], 0, 1e-7, label(o));
       assert.equal(r.contactClass[0], 'sticking');
     }
     assert.equal(solve(p, { solver: 'newton' }).iterations, 1);
@@ -147,7 +162,9 @@ describe('seed 002 M8: friction-cone examples (A = 0.1·I + 1e-10·I)', () => {
     const ln = 30 / 1.09;
     for (const o of ALL) {
       const r = solve(p, o);
-      close(r.lambda[0], ln, 1e-6, label(o)); close(r.lambda[1], -0.6 * 0.3 * ln, 1e-6, label(o)); close(r.lambda[2], -0.8 * 0.3 * ln, 1e-6, label(o));
+      close(r.lambda[0], ln, 1e-6, label(o));
+      close(r.lambda[1], -0.6 * 0.3 * ln, 1e-6, label(o));
+      close(r.lambda[2], -0.8 * 0.3 * ln, 1e-6, label(o));
       close(Math.hypot(r.lambda[1], r.lambda[2]), 0.3 * r.lambda[0], 1e-6, 'on surface');
       assert.equal(r.contactClass[0], 'sliding');
     }
@@ -156,14 +173,22 @@ describe('seed 002 M8: friction-cone examples (A = 0.1·I + 1e-10·I)', () => {
   it('Ex.3 with sequential-impulse PGS (Coulomb disk law): stops at λ = (15, −2.7, −3.6), which is not the QP-SOCP optimum, and says so (status "stalled", never "converged")', () => {
     const p = diagonalProblem(0.1, [1.5, -3, -4], [0.3]);
     const r = solve(p, { solver: 'pgs' });
-    close(r.lambda[0], 15, 1e-6, 'λn'); close(r.lambda[1], -2.7, 1e-6, 'λt1'); close(r.lambda[2], -3.6, 1e-6, 'λt2');
+    close(r.lambda[0], 15, 1e-6, 'λn');
+    close(r.lambda[1], -2.7, 1e-6, 'λt1');
+    close(r.lambda[2], -3.6, 1e-6, 'λt2');
     assert.equal(r.status.kind, 'stalled');
     assert.ok(r.kkt.maxRel > 1e-2, `KKT residual ${r.kkt.maxRel}`);
   });
 
   it('Ex.4 two coupled contacts (μ = 0.8, 0.2): λ₀ + λ₁ = (15, −10, 0); the ε-selected split puts BOTH on their cone surfaces, (35/3, −28/3, 0) and (10/3, −2/3, 0) — the seed expects contact 0 strictly inside', () => {
-    const n = 6, A = new Float64Array(36);
-    for (let i = 0; i < 3; i++) { A[i * n + i] = 0.1 + 1e-10; A[(i + 3) * n + i + 3] = 0.1 + 1e-10; A[i * n + i + 3] = 0.1; A[(i + 3) * n + i] = 0.1; }
+    const n = 6,
+      A = new Float64Array(36);
+    for (let i = 0; i < 3; i++) {
+      A[i * n + i] = 0.1 + 1e-10;
+      A[(i + 3) * n + i + 3] = 0.1 + 1e-10;
+      A[i * n + i + 3] = 0.1;
+      A[(i + 3) * n + i] = 0.1;
+    }
     const p = makeProblem({ A, b: [1.5, -1, 0, 1.5, -1, 0], mu: [0.8, 0.2], regularization: 1e-10 });
     for (const o of ALL) {
       const r = solve(p, o);
@@ -175,8 +200,10 @@ describe('seed 002 M8: friction-cone examples (A = 0.1·I + 1e-10·I)', () => {
       // The split is an ε = 1e-10 tie-break (κ ≈ 2e9): only the Newton solver resolves it to 1e-5; PGS and
       // the interior-point method stop once the KKT residual is met.
       if (o.solver !== 'newton') continue;
-      close(r.lambda[0], 35 / 3, 1e-5, `${label(o)} λn,0`); close(r.lambda[1], -28 / 3, 1e-5, `${label(o)} λt1,0`);
-      close(r.lambda[3], 10 / 3, 1e-5, `${label(o)} λn,1`); close(r.lambda[4], -2 / 3, 1e-5, `${label(o)} λt1,1`);
+      close(r.lambda[0], 35 / 3, 1e-5, `${label(o)} λn,0`);
+      close(r.lambda[1], -28 / 3, 1e-5, `${label(o)} λt1,0`);
+      close(r.lambda[3], 10 / 3, 1e-5, `${label(o)} λn,1`);
+      close(r.lambda[4], -2 / 3, 1e-5, `${label(o)} λt1,1`);
       close(Math.hypot(r.lambda[1], r.lambda[2]), 0.8 * r.lambda[0], 1e-5, 'contact 0 also on its surface');
       close(Math.hypot(r.lambda[4], r.lambda[5]), 0.2 * r.lambda[3], 1e-5, 'contact 1 on its surface');
     }
@@ -187,8 +214,12 @@ describe('seed 002 M8: friction-cone examples (A = 0.1·I + 1e-10·I)', () => {
     close(projectedGradientResidual(p, [0, 0, 0]), Math.hypot(3.2, 1.6), 1e-6, 'r⁰ cold');
     close(projectedGradientResidual(p, [31, -15.5, 0]), Math.hypot(0.1, 0.05), 1e-6, 'r⁰ warm');
     for (const o of ALL) {
-      const cold = solve(p, o), warm = solve(p, o, [31, -15.5, 0]);
-      for (const r of [cold, warm]) { close(r.lambda[0], 32, 1e-6, label(o)); close(r.lambda[1], -16, 1e-6, label(o)); }
+      const cold = solve(p, o),
+        warm = solve(p, o, [31, -15.5, 0]);
+      for (const r of [cold, warm]) {
+        close(r.lambda[0], 32, 1e-6, label(o));
+        close(r.lambda[1], -16, 1e-6, label(o));
+      }
       if (o.solver !== 'ipm') assert.ok(warm.iterations <= cold.iterations, `${label(o)}: warm ${warm.iterations} > cold ${cold.iterations}`);
     }
   });
@@ -197,7 +228,8 @@ describe('seed 002 M8: friction-cone examples (A = 0.1·I + 1e-10·I)', () => {
     const p = diagonalProblem(0.1, [0.001, -5, 0], [0.5]);
     for (const o of ALL) {
       const r = solve(p, o);
-      close(r.lambda[0], 20.008, 1e-6, label(o)); close(r.lambda[1], -10.004, 1e-6, label(o));
+      close(r.lambda[0], 20.008, 1e-6, label(o));
+      close(r.lambda[1], -10.004, 1e-6, label(o));
       assert.equal(r.status.kind, 'converged', label(o));
     }
   });
@@ -206,10 +238,13 @@ describe('seed 002 M8: friction-cone examples (A = 0.1·I + 1e-10·I)', () => {
     const stick = diagonalProblem(0.1, [0.2013, 0.0671, 0], [0.5]);
     const slide = diagonalProblem(0.1, [0.2013, 0.2013, 0], [0.5]);
     for (const o of ALL) {
-      const a = solve(stick, o), s = solve(slide, o);
-      close(a.lambda[0], 2.013, 1e-6, label(o)); close(a.lambda[1], 0.671, 1e-6, label(o));
+      const a = solve(stick, o),
+        s = solve(slide, o);
+      close(a.lambda[0], 2.013, 1e-6, label(o));
+      close(a.lambda[1], 0.671, 1e-6, label(o));
       assert.ok(Math.abs(a.lambda[1]) / a.lambda[0] < 0.5);
-      close(s.lambda[0], 2.4156, 1e-6, label(o)); close(s.lambda[1], 1.2078, 1e-6, label(o));
+      close(s.lambda[0], 2.4156, 1e-6, label(o));
+      close(s.lambda[1], 1.2078, 1e-6, label(o));
       assert.ok(s.lambda[0] > a.lambda[0]);
     }
   });
@@ -220,14 +255,22 @@ describe('seed 003: SOCP reformulation examples', () => {
     const p = diagonalProblem(0.2, [0.0981, -0.04, 0], [1], 0);
     for (const o of EXACT) {
       const r = solve(p, o);
-      close(r.lambda[0], 0.4905, 1e-8, label(o)); close(r.lambda[1], -0.2, 1e-8, label(o)); close(r.lambda[2], 0, 1e-8, label(o));
+      close(r.lambda[0], 0.4905, 1e-8, label(o));
+      close(r.lambda[1], -0.2, 1e-8, label(o));
+      close(r.lambda[2], 0, 1e-8, label(o));
       assert.ok(Math.hypot(r.lambda[1], r.lambda[2]) < r.lambda[0] - 1e-3);
     }
   });
 
   it('Ex.3 near-parallel contacts: κ(A) = 0.1999/0.0001 ≈ 1999, not 1e10, and A factorises WITHOUT regularisation (the seed expects Cholesky to fail); λn = 1/0.1999 each', () => {
-    const n = 6, A = new Float64Array(36);
-    for (let i = 0; i < 3; i++) { A[i * n + i] = 0.1; A[(i + 3) * n + i + 3] = 0.1; A[i * n + i + 3] = 0.0999; A[(i + 3) * n + i] = 0.0999; }
+    const n = 6,
+      A = new Float64Array(36);
+    for (let i = 0; i < 3; i++) {
+      A[i * n + i] = 0.1;
+      A[(i + 3) * n + i + 3] = 0.1;
+      A[i * n + i + 3] = 0.0999;
+      A[(i + 3) * n + i] = 0.0999;
+    }
     const c = conditioning(A, n);
     close(c.kappa, 0.1999 / 0.0001, 1e-6 * 1999, 'κ');
     assert.equal(c.rankDeficiency, 0);
@@ -237,14 +280,17 @@ describe('seed 003: SOCP reformulation examples', () => {
     const p = makeProblem({ A, b: [1, 0, 0, 1, 0, 0], mu: [0.5, 0.5] });
     for (const o of EXACT) {
       const r = solve(p, o);
-      close(r.lambda[0], 1 / 0.1999, lamTol(o, 5), label(o)); close(r.lambda[3], 1 / 0.1999, lamTol(o, 5), label(o));
+      close(r.lambda[0], 1 / 0.1999, lamTol(o, 5), label(o));
+      close(r.lambda[3], 1 / 0.1999, lamTol(o, 5), label(o));
     }
   });
 
   it('Ex.3 GTest matrix (coupling 0.099999 on the normal rows only): κ = 0.199999/0.000001 ≈ 2.0e5 and it factorises without regularisation too', () => {
-    const n = 6, A = new Float64Array(36);
+    const n = 6,
+      A = new Float64Array(36);
     for (let i = 0; i < n; i++) A[i * n + i] = 0.1;
-    A[3 * n + 0] = 0.099999; A[0 * n + 3] = 0.099999;
+    A[3 * n + 0] = 0.099999;
+    A[0 * n + 3] = 0.099999;
     const c = conditioning(A, n);
     close(c.kappa, 0.199999 / 0.000001, 1e-3 * 2e5, 'κ');
     assert.equal(choleskyWithFallback(A, n, { tryUnshifted: true })?.regularization, 0);
@@ -260,11 +306,13 @@ describe('seed 001 P1/P2: Baumgarte form and the restitution target', () => {
     close(100 * 0.016 ** 2, 0.0256, 1e-15, 'ERP from α');
     close(0.2 / 0.016 ** 2, 781.25, 1e-9, 'α from ERP');
     const withSlop = assembleProblem(bodies, [contact(0, -1, [0, 0, 0], [0, 0, 1], 0, 0, 0.01)], { erp: 0.2, dt: 1 / 60, slop: 0.004 });
-    close(withSlop.b[0], (0.2 * 60) * 0.006, 1e-15, 'bias with slop');
+    close(withSlop.b[0], 0.2 * 60 * 0.006, 1e-15, 'bias with slop');
   });
 
   it('P2: RHS −(1+e)·ġ⁻ gives v⁺ = −e·v⁻ (KE × e² = 0.64); using −(1+e)·ġ⁻ as the TARGET gives v⁺ = (1+e)·|v⁻| (KE × 3.24, the "rocket ball")', () => {
-    const e = 0.8, v = -3, m = 2;
+    const e = 0.8,
+      v = -3,
+      m = 2;
     const bodies = [body(m, 1, [0, 0, 0.5], [0, 0, v]), staticBody()];
     const p = assembleProblem(bodies, [contact(0, -1, [0, 0, 0], [0, 0, 1], 0, e)], { regularization: 0, baumgarte: false });
     close(p.b[0], -(1 + e) * v, 1e-15, 'b_n');
@@ -274,7 +322,8 @@ describe('seed 001 P1/P2: Baumgarte form and the restitution target', () => {
     close(vPlus, -e * v, 1e-9, 'v⁺');
     close(vPlus ** 2 / v ** 2, e * e, 1e-9, 'KE ratio');
     // The bug: target = −(1+e)·ġ⁻, so b = target − ġ⁻.
-    const buggyB = Array.from(p.b); buggyB[0] = -(1 + e) * v - v;
+    const buggyB = Array.from(p.b);
+    buggyB[0] = -(1 + e) * v - v;
     const bad = solve(makeProblem({ A: p.A, b: buggyB, mu: p.mu }), { solver: 'newton' });
     const vBad = v + bad.lambda[0] / m;
     close(vBad, -(1 + e) * v, 1e-9, 'buggy v⁺');

@@ -26,7 +26,6 @@ function scenario(file: string): ScenarioDesc {
   return parseSceneFile(fs.readFileSync(p, 'utf8'), p).scenarios[0].desc;
 }
 
-
 /** The sequential run: every frame as a RecordedFrame (test only; a session never keeps these). */
 function sequential(desc: ScenarioDesc, frames = desc.frames): RecordedFrame[] {
   const w = new World(desc);
@@ -36,7 +35,12 @@ function sequential(desc: ScenarioDesc, frames = desc.frames): RecordedFrame[] {
 }
 
 describe('Session.fromScenario', () => {
-  for (const [file, every] of [['sphere-drop.scene.json', 100], ['sphere-drop.scene.json', 7], ['box-stack-10.scene.json', 100], ['box-stack-10.scene.json', 25]] as const) {
+  for (const [file, every] of [
+    ['sphere-drop.scene.json', 100],
+    ['sphere-drop.scene.json', 7],
+    ['box-stack-10.scene.json', 100],
+    ['box-stack-10.scene.json', 25],
+  ] as const) {
     it(`${file}, checkpointEvery ${every}: random seeks return exactly the sequential run's frames (bodies, λ, everything)`, () => {
       const desc = scenario(file);
       const ref = sequential(desc);
@@ -72,11 +76,21 @@ describe('Session.fromScenario', () => {
     const a = new World(desc);
     for (let k = 0; k < 50; k++) a.step();
     const b = new World(desc);
-    b.bodies.forEach((x, i) => { const y = a.bodies[i]; x.x = y.x; x.q = y.q; x.v = y.v; x.w = y.w; });
-    b.time = a.time; b.frame = a.frame;
-    const fa = a.step(), fb = b.step();
+    b.bodies.forEach((x, i) => {
+      const y = a.bodies[i];
+      x.x = y.x;
+      x.q = y.q;
+      x.v = y.v;
+      x.w = y.w;
+    });
+    b.time = a.time;
+    b.frame = a.frame;
+    const fa = a.step(),
+      fb = b.step();
     let dl = 0;
-    fa.contacts.forEach((c, i) => { for (let r = 0; r < 3; r++) dl = Math.max(dl, Math.abs(c.lambda[r] - fb.contacts[i].lambda[r])); });
+    fa.contacts.forEach((c, i) => {
+      for (let r = 0; r < 3; r++) dl = Math.max(dl, Math.abs(c.lambda[r] - fb.contacts[i].lambda[r]));
+    });
     assert.ok(dl > 0, 'a cold-started step differs (about 3e-6 N·s here, the PGS tolerance)');
   });
 
@@ -117,7 +131,8 @@ describe('Session.fromScenario', () => {
         assert.deepStrictEqual(isl.b, direct.problem.b, 'b exactly');
         assert.deepStrictEqual(isl.rhs!.bias, direct.problem.rhs!.bias);
         assert.deepStrictEqual(isl.mu, direct.problem.mu);
-        const A = isl.problem.A, A0 = direct.problem.A;
+        const A = isl.problem.A,
+          A0 = direct.problem.A;
         const scale = Math.max(...A0.map(Math.abs));
         for (let q = 0; q < A.length; q++) assert.ok(Math.abs(A[q] - A0[q]) <= 1e-12 * scale, `A[${q}]`);
         assert.ok(isl.conditioning && isl.conditioning.n === isl.problem.size);
@@ -189,7 +204,7 @@ describe('Session.fromRecording', () => {
     s.close();
   });
 
-  it('detail(): the re-assembled b equals the engine\'s b and a direct assembleProblem on preSolveBodyStates', () => {
+  it("detail(): the re-assembled b equals the engine's b and a direct assembleProblem on preSolveBodyStates", () => {
     const s = Session.fromRecording(file);
     let checked = 0;
     for (let i = 0; i < N; i += 7) {
@@ -202,7 +217,11 @@ describe('Session.fromRecording', () => {
       d.islands.forEach((isl, j) => {
         assert.ok(isl.problem, isl.reason);
         assert.deepStrictEqual(Array.from(isl.b!), Array.from(directB[i][j]), `frame ${i} island ${j}: b`);
-        const direct = assembleProblem(pre.bodies, isl.contacts.map((c) => toContactPoint(f.contacts[c])), d.assembly);
+        const direct = assembleProblem(
+          pre.bodies,
+          isl.contacts.map((c) => toContactPoint(f.contacts[c])),
+          d.assembly,
+        );
         assert.deepStrictEqual(isl.problem.b, direct.b);
         assert.deepStrictEqual(isl.problem.A, direct.A);
         assert.ok(isl.conditioning!.kappa >= 1);
@@ -224,7 +243,10 @@ describe('Session.fromRecording', () => {
     const d = s.detail(i);
     assert.match(d.reason!, /no "pre" velocities/);
     assert.ok(d.islands.length > 0);
-    for (const isl of d.islands) { assert.equal(isl.problem, null); assert.equal(isl.reason, d.reason); }
+    for (const isl of d.islands) {
+      assert.equal(isl.problem, null);
+      assert.equal(isl.reason, d.reason);
+    }
     assert.equal(d.contacts.length, ref[i].contacts.length);
     s.close();
   });
@@ -238,14 +260,17 @@ describe('Session.fromRecording', () => {
       const d = s.detail(i);
       assert.equal(d.reason, undefined, d.reason);
       assert.ok(d.islands.length === 1 && d.islands[0].problem);
-      assert.ok(d.notes.some((n) => /splitImpulse/.test(n)), 'assumption about the bias is reported');
+      assert.ok(
+        d.notes.some((n) => /splitImpulse/.test(n)),
+        'assumption about the bias is reported',
+      );
       const c = d.islands[0].conditioning!;
       assert.ok(Number.isFinite(c.lambdaMax) && c.n === 3 * d.contacts.length);
       // b_n = −ġn⁻ + bias: the crate falls at pre v_z, the ground is still; restitution 0.
       const vz = s.frame(i).pre![1].v[2];
       const b = d.islands[0].b!;
       const p = d.islands[0].problem!;
-      for (let k = 0; k < d.contacts.length; k++) assert.ok(Math.abs(b[3 * k] - p.rhs!.bias[3 * k] - (-p.contacts![k].gapRate[0])) < 1e-15);
+      for (let k = 0; k < d.contacts.length; k++) assert.ok(Math.abs(b[3 * k] - p.rhs!.bias[3 * k] - -p.contacts![k].gapRate[0]) < 1e-15);
       if (i === 2) assert.ok(Math.abs(p.contacts![0].gapRate[0] - vz) < 1e-12, 'normal (0,0,1): ġn = v_z of the crate');
     }
     s.close();

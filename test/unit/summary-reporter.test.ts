@@ -10,8 +10,11 @@ const ROOT = resolve(__dirname, '..', '..');
 function runMocha(env: Record<string, string>): { status: number | null; out: string } {
   const dir = mkdtempSync(join(tmpdir(), 'cl-reporter-'));
   writeFileSync(join(dir, 'x.test.cjs'), "it('runs', () => {}); it.skip('is skipped', () => {});\n");
-  const r = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js'), '--no-config', '--reporter', join(ROOT, 'test', 'summary-reporter.cjs'), join(dir, 'x.test.cjs')],
-    { env: { ...process.env, CONTACT_LENS_FAIL_ON_SKIP: '', ...env }, encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js'), '--no-config', '--reporter', join(ROOT, 'test', 'summary-reporter.cjs'), join(dir, 'x.test.cjs')],
+    { env: { ...process.env, CONTACT_LENS_FAIL_ON_SKIP: '', ...env }, encoding: 'utf8' },
+  );
   return { status: r.status, out: r.stdout };
 }
 

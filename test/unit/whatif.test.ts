@@ -7,10 +7,19 @@ import { ground, scenario, sphere } from './world-helpers.js';
 describe('what-if re-solve', () => {
   it('re-solving the fault frame of the P2 bug with Newton gives λn·(1+e)/(2+e) and less kinetic energy; recorded vs alternative KKT are reported', () => {
     const mats = [{ name: 'bouncy', friction: 0.5, restitution: 0.5 }];
-    const desc = scenario([ground('bouncy'), sphere('ball', 0.1, 1, [0, 0, 1.1], [0, 0, 0], 'bouncy')], { dt: 1 / 240, erp: 0, splitImpulse: true, faults: { restitutionAsTarget: true } }, mats, 150);
+    const desc = scenario(
+      [ground('bouncy'), sphere('ball', 0.1, 1, [0, 0, 1.1], [0, 0, 0], 'bouncy')],
+      { dt: 1 / 240, erp: 0, splitImpulse: true, faults: { restitutionAsTarget: true } },
+      mats,
+      150,
+    );
     const s = Session.fromScenario(desc);
     let impact = -1;
-    for (let i = 0; i < s.frameCount; i++) if (s.summary(i).contacts > 0) { impact = i; break; }
+    for (let i = 0; i < s.frameCount; i++)
+      if (s.summary(i).contacts > 0) {
+        impact = i;
+        break;
+      }
     assert.ok(impact >= 0);
     const w = whatIf(s, impact, { solver: 'newton' });
     assert.equal(w.islands.length, 1);

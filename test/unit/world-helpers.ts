@@ -3,9 +3,19 @@ import type { BodyDesc, ScenarioDesc, StepConfig, MaterialDesc } from '../../src
 import type { Vec3 } from '../../src/engine/math/vec3.js';
 
 export const baseConfig = (over: Partial<StepConfig> = {}): StepConfig => ({
-  dt: 1 / 60, gravity: [0, 0, -9.81], solver: { solver: 'newton' }, erp: 0.2, slop: 0.005, splitImpulse: false,
-  softening: 0, restVelocityThreshold: 0.5, frictionCombine: 'geometric-mean', restitutionCombine: 'geometric-mean',
-  warmStart: true, faults: {}, ...over,
+  dt: 1 / 60,
+  gravity: [0, 0, -9.81],
+  solver: { solver: 'newton' },
+  erp: 0.2,
+  slop: 0.005,
+  splitImpulse: false,
+  softening: 0,
+  restVelocityThreshold: 0.5,
+  frictionCombine: 'geometric-mean',
+  restitutionCombine: 'geometric-mean',
+  warmStart: true,
+  faults: {},
+  ...over,
 });
 
 export function sphere(name: string, radius: number, mass: number | null, position: Vec3, velocity: Vec3 = [0, 0, 0], material = 'default'): BodyDesc {
@@ -17,8 +27,14 @@ export function box(name: string, half: Vec3, mass: number | null, position: Vec
 }
 
 export const ground = (material = 'default'): BodyDesc => ({
-  name: 'ground', shape: { kind: 'plane', normal: [0, 0, 1], offset: 0 }, mass: null, position: [0, 0, 0], orientation: [1, 0, 0, 0],
-  velocity: [0, 0, 0], angularVelocity: [0, 0, 0], material,
+  name: 'ground',
+  shape: { kind: 'plane', normal: [0, 0, 1], offset: 0 },
+  mass: null,
+  position: [0, 0, 0],
+  orientation: [1, 0, 0, 0],
+  velocity: [0, 0, 0],
+  angularVelocity: [0, 0, 0],
+  material,
 });
 
 export function scenario(bodies: BodyDesc[], config: Partial<StepConfig> = {}, materials: MaterialDesc[] = [], frames = 60): ScenarioDesc {

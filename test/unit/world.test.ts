@@ -6,12 +6,16 @@ import { close } from './helpers.js';
 
 describe('world: free flight and energy ledger', () => {
   it('free fall follows semi-implicit Euler exactly and the ledger books −½·m·g²·Δt² per step as integrator residual', () => {
-    const dt = 1 / 60, m = 2, g = 9.81;
+    const dt = 1 / 60,
+      m = 2,
+      g = 9.81;
     const w = new World(scenario([sphere('s', 0.5, m, [0, 0, 10], [1, 0, 0])], { dt }));
-    let vz = 0, z = 10;
+    let vz = 0,
+      z = 10;
     for (let k = 0; k < 30; k++) {
       const f = w.step();
-      vz -= g * dt; z += dt * vz;
+      vz -= g * dt;
+      z += dt * vz;
       close(w.bodies[0].x[2], z, 1e-12, 'z');
       close(w.bodies[0].x[0], (k + 1) * dt, 1e-12, 'x');
       assert.equal(f.contacts.length, 0);
@@ -23,10 +27,13 @@ describe('world: free flight and energy ledger', () => {
 
   it('AC4 head-on elastic collision (e = 1): velocities swap, momentum kept to 1e-6, normal work ≈ 0', () => {
     const mats = [{ name: 'elastic', friction: 0, restitution: 1 }];
-    const w = new World(scenario([
-      sphere('a', 0.5, 1, [-1, 0, 0], [2, 0, 0], 'elastic'),
-      sphere('b', 0.5, 1, [0.0167 * 3, 0, 0], [-1, 0, 0], 'elastic'),
-    ], { gravity: [0, 0, 0], erp: 0, restVelocityThreshold: 0 }, mats));
+    const w = new World(
+      scenario(
+        [sphere('a', 0.5, 1, [-1, 0, 0], [2, 0, 0], 'elastic'), sphere('b', 0.5, 1, [0.0167 * 3, 0, 0], [-1, 0, 0], 'elastic')],
+        { gravity: [0, 0, 0], erp: 0, restVelocityThreshold: 0 },
+        mats,
+      ),
+    );
     let hit = false;
     for (let k = 0; k < 60; k++) {
       const f = w.step();
@@ -34,7 +41,8 @@ describe('world: free flight and energy ledger', () => {
       close(p, 1, 1e-6, 'momentum');
       if (f.contacts.length > 0 && !hit) {
         hit = true;
-        close(w.bodies[0].v[0], -1, 1e-6, 'v_a'); close(w.bodies[1].v[0], 2, 1e-6, 'v_b');
+        close(w.bodies[0].v[0], -1, 1e-6, 'v_a');
+        close(w.bodies[1].v[0], 2, 1e-6, 'v_b');
         close(f.energy.normalWork, 0, 1e-6, 'elastic normal work');
       }
     }
@@ -57,7 +65,13 @@ describe('world: free flight and energy ledger', () => {
   it('a sphere with e = 0.5 dropped from 1 m: bounce heights shrink by ≈ e² and never grow, with every solver', () => {
     for (const solver of [{ solver: 'newton' } as const, { solver: 'ipm' } as const, { solver: 'pgs' } as const]) {
       const mats = [{ name: 'bouncy', friction: 0.5, restitution: 0.5 }];
-      const w = new World(scenario([ground('bouncy'), sphere('ball', 0.1, 1, [0, 0, 1.1], [0, 0, 0], 'bouncy')], { solver, dt: 1 / 240, restVelocityThreshold: 0.2, erp: 0 }, mats));
+      const w = new World(
+        scenario(
+          [ground('bouncy'), sphere('ball', 0.1, 1, [0, 0, 1.1], [0, 0, 0], 'bouncy')],
+          { solver, dt: 1 / 240, restVelocityThreshold: 0.2, erp: 0 },
+          mats,
+        ),
+      );
       const apexes: number[] = [];
       let prevVz = 0;
       for (let k = 0; k < 240 * 3; k++) {
@@ -76,10 +90,19 @@ describe('world: free flight and energy ledger', () => {
   it('FAULT INJECTION restitutionAsTarget (seed 001 P2) raises the energy at the first bounce', () => {
     const mats = [{ name: 'bouncy', friction: 0.5, restitution: 0.5 }];
     const run = (faults: { restitutionAsTarget?: boolean }): number => {
-      const w = new World(scenario([ground('bouncy'), sphere('ball', 0.1, 1, [0, 0, 1.1], [0, 0, 0], 'bouncy')], { dt: 1 / 240, erp: 0, faults, restVelocityThreshold: 0.2 }, mats));
+      const w = new World(
+        scenario(
+          [ground('bouncy'), sphere('ball', 0.1, 1, [0, 0, 1.1], [0, 0, 0], 'bouncy')],
+          { dt: 1 / 240, erp: 0, faults, restVelocityThreshold: 0.2 },
+          mats,
+        ),
+      );
       const e0 = w.energy();
       let maxGain = -Infinity;
-      for (let k = 0; k < 240; k++) { const f = w.step(); maxGain = Math.max(maxGain, f.energy.normalWork); }
+      for (let k = 0; k < 240; k++) {
+        const f = w.step();
+        maxGain = Math.max(maxGain, f.energy.normalWork);
+      }
       return maxGain / (e0.potential + e0.kineticLinear);
     };
     assert.ok(run({}) <= 1e-9, 'clean run must not gain energy from the normal impulse');
@@ -88,10 +111,15 @@ describe('world: free flight and energy ledger', () => {
 
   it('a box sliding with friction decelerates at ≈ μg (PGS Coulomb disk law: 6 % less, its row-wise fixed point leaves cancelling lateral impulses at the coupled corners) and the friction work equals the kinetic energy lost', () => {
     const mats = [{ name: 'rough', friction: 0.4, restitution: 0 }];
-    const w = new World(scenario([ground('rough'), box('box', [0.5, 0.5, 0.5], 3, [0, 0, 0.5], [2, 0, 0], 'rough')], { dt: 1 / 120, solver: { solver: 'pgs' } }, mats));
+    const w = new World(
+      scenario([ground('rough'), box('box', [0.5, 0.5, 0.5], 3, [0, 0, 0.5], [2, 0, 0], 'rough')], { dt: 1 / 120, solver: { solver: 'pgs' } }, mats),
+    );
     let friction = 0;
     const ke0 = 0.5 * 3 * 4;
-    for (let k = 0; k < 30; k++) { const f = w.step(); friction += f.energy.frictionWork; }
+    for (let k = 0; k < 30; k++) {
+      const f = w.step();
+      friction += f.energy.frictionWork;
+    }
     const v = w.bodies[1].v[0];
     const decel = (2 - v) / 0.25;
     assert.ok(decel > 0.9 * 0.4 * 9.81 && decel <= 0.4 * 9.81 * 1.001, `deceleration ${decel}`);
@@ -115,8 +143,10 @@ describe('world: free flight and energy ledger', () => {
 
   it('split impulse (seed 000 §8.6) pushes an overlapping box out without giving it velocity; Baumgarte gives it upward velocity', () => {
     const make = (splitImpulse: boolean): World => new World(scenario([ground(), box('box', [0.5, 0.5, 0.5], 2, [0, 0, 0.48])], { splitImpulse, slop: 0 }));
-    const split = make(true), baum = make(false);
-    const fs = split.step(), fb = baum.step();
+    const split = make(true),
+      baum = make(false);
+    const fs = split.step(),
+      fb = baum.step();
     assert.ok(Math.abs(split.bodies[1].v[2]) < 1e-9, `split: v_z = ${split.bodies[1].v[2]}`);
     assert.ok(split.bodies[1].x[2] > 0.48 + 1e-4, 'split: pushed out');
     assert.ok(baum.bodies[1].v[2] > 0.1, `baumgarte: v_z = ${baum.bodies[1].v[2]}`);
@@ -127,7 +157,9 @@ describe('world: free flight and energy ledger', () => {
   });
 
   it('softening γ (seed 004) gives λn = b_n/(A_nn + γ) for a single contact', () => {
-    const m = 2, gamma = 0.25, dt = 1 / 60;
+    const m = 2,
+      gamma = 0.25,
+      dt = 1 / 60;
     const w = new World(scenario([ground(), sphere('s', 0.5, m, [0, 0, 0.5], [0, 0, -1])], { softening: gamma, erp: 0, dt, restVelocityThreshold: 10 }));
     const f = w.step();
     const approach = 1 + 9.81 * dt;
@@ -144,9 +176,10 @@ describe('world: free flight and energy ledger', () => {
     assert.ok(Math.hypot(plank.x[0], plank.x[1], plank.x[2] - 0.6) < 0.006, `plank drifted to ${plank.x}`);
     assert.deepEqual(w.bodies[0].x, [-1.5, 0, 0.25]);
     assert.deepEqual(w.bodies[1].x, [1.5, 0, 0.25]);
-    let left = 0, right = 0;
-    for (const c of last.contacts) (c.contact.point[0] < 0 ? (left += c.lambda[0]) : (right += c.lambda[0]));
-    close(left + right, 10 * 9.81 / 60, 1e-3, 'total normal impulse');
+    let left = 0,
+      right = 0;
+    for (const c of last.contacts) c.contact.point[0] < 0 ? (left += c.lambda[0]) : (right += c.lambda[0]);
+    close(left + right, (10 * 9.81) / 60, 1e-3, 'total normal impulse');
     close(left, right, 1e-3 * (left + right), 'equal split');
   });
 });

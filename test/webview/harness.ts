@@ -34,10 +34,19 @@ export async function launchBrowser(): Promise<Browser> {
   // Chromium writes crash reports and dconf under $HOME even headless: give it a private one.
   const home = mkdtempSync(join(tmpdir(), 'cl-webview-home-'));
   return chromium.launch({
-    executablePath: CHROMIUM, headless: true,
+    executablePath: CHROMIUM,
+    headless: true,
     env: { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') },
     // software WebGL for the scene view: ANGLE on SwiftShader (Chromium wants the "unsafe" opt-in for it)
-    args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--use-angle=swiftshader',
+      '--enable-unsafe-swiftshader',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -46,59 +55,139 @@ export const THEMES = {
   dark: {
     bodyClass: 'vscode-dark',
     vars: {
-      '--vscode-font-family': 'system-ui, "Ubuntu", "Droid Sans", sans-serif', '--vscode-font-size': '13px',
+      '--vscode-font-family': 'system-ui, "Ubuntu", "Droid Sans", sans-serif',
+      '--vscode-font-size': '13px',
       '--vscode-editor-font-family': '"Droid Sans Mono", monospace',
-      '--vscode-editor-background': '#1f1f1f', '--vscode-foreground': '#cccccc', '--vscode-descriptionForeground': '#9d9d9d',
-      '--vscode-errorForeground': '#f85149', '--vscode-focusBorder': '#0078d4', '--vscode-panel-border': '#2b2b2b',
-      '--vscode-sideBar-background': '#181818', '--vscode-editorWidget-background': '#202020', '--vscode-editorWidget-border': '#454545',
-      '--vscode-list-hoverBackground': '#2a2d2e', '--vscode-list-activeSelectionBackground': '#04395e', '--vscode-list-activeSelectionForeground': '#ffffff',
-      '--vscode-list-inactiveSelectionBackground': '#37373d', '--vscode-inputValidation-errorBackground': '#5a1d1d', '--vscode-inputValidation-errorBorder': '#be1100',
-      '--vscode-editorWarning-foreground': '#cca700', '--vscode-editorCursor-foreground': '#aeafad',
-      '--vscode-charts-red': '#f14c4c', '--vscode-charts-blue': '#3794ff', '--vscode-charts-green': '#89d185', '--vscode-charts-yellow': '#cca700',
-      '--vscode-charts-orange': '#d18616', '--vscode-charts-purple': '#b180d7',
-      '--vscode-input-background': '#313131', '--vscode-input-foreground': '#cccccc', '--vscode-input-placeholderForeground': '#989898', '--vscode-input-border': '#3c3c3c',
-      '--vscode-dropdown-background': '#313131', '--vscode-dropdown-foreground': '#cccccc', '--vscode-dropdown-border': '#3c3c3c',
-      '--vscode-checkbox-background': '#313131', '--vscode-checkbox-foreground': '#cccccc', '--vscode-checkbox-border': '#3c3c3c',
-      '--vscode-button-background': '#0078d4', '--vscode-button-foreground': '#ffffff', '--vscode-button-secondaryBackground': '#313131', '--vscode-button-secondaryForeground': '#cccccc',
+      '--vscode-editor-background': '#1f1f1f',
+      '--vscode-foreground': '#cccccc',
+      '--vscode-descriptionForeground': '#9d9d9d',
+      '--vscode-errorForeground': '#f85149',
+      '--vscode-focusBorder': '#0078d4',
+      '--vscode-panel-border': '#2b2b2b',
+      '--vscode-sideBar-background': '#181818',
+      '--vscode-editorWidget-background': '#202020',
+      '--vscode-editorWidget-border': '#454545',
+      '--vscode-list-hoverBackground': '#2a2d2e',
+      '--vscode-list-activeSelectionBackground': '#04395e',
+      '--vscode-list-activeSelectionForeground': '#ffffff',
+      '--vscode-list-inactiveSelectionBackground': '#37373d',
+      '--vscode-inputValidation-errorBackground': '#5a1d1d',
+      '--vscode-inputValidation-errorBorder': '#be1100',
+      '--vscode-editorWarning-foreground': '#cca700',
+      '--vscode-editorCursor-foreground': '#aeafad',
+      '--vscode-charts-red': '#f14c4c',
+      '--vscode-charts-blue': '#3794ff',
+      '--vscode-charts-green': '#89d185',
+      '--vscode-charts-yellow': '#cca700',
+      '--vscode-charts-orange': '#d18616',
+      '--vscode-charts-purple': '#b180d7',
+      '--vscode-input-background': '#313131',
+      '--vscode-input-foreground': '#cccccc',
+      '--vscode-input-placeholderForeground': '#989898',
+      '--vscode-input-border': '#3c3c3c',
+      '--vscode-dropdown-background': '#313131',
+      '--vscode-dropdown-foreground': '#cccccc',
+      '--vscode-dropdown-border': '#3c3c3c',
+      '--vscode-checkbox-background': '#313131',
+      '--vscode-checkbox-foreground': '#cccccc',
+      '--vscode-checkbox-border': '#3c3c3c',
+      '--vscode-button-background': '#0078d4',
+      '--vscode-button-foreground': '#ffffff',
+      '--vscode-button-secondaryBackground': '#313131',
+      '--vscode-button-secondaryForeground': '#cccccc',
     },
   },
   light: {
     bodyClass: 'vscode-light',
     vars: {
-      '--vscode-font-family': 'system-ui, "Ubuntu", "Droid Sans", sans-serif', '--vscode-font-size': '13px',
+      '--vscode-font-family': 'system-ui, "Ubuntu", "Droid Sans", sans-serif',
+      '--vscode-font-size': '13px',
       '--vscode-editor-font-family': '"Droid Sans Mono", monospace',
-      '--vscode-editor-background': '#ffffff', '--vscode-foreground': '#3b3b3b', '--vscode-descriptionForeground': '#717171',
-      '--vscode-errorForeground': '#e51400', '--vscode-focusBorder': '#005fb8', '--vscode-panel-border': '#e5e5e5',
-      '--vscode-sideBar-background': '#f8f8f8', '--vscode-editorWidget-background': '#f8f8f8', '--vscode-editorWidget-border': '#c8c8c8',
-      '--vscode-list-hoverBackground': '#f2f2f2', '--vscode-list-activeSelectionBackground': '#e8e8e8', '--vscode-list-activeSelectionForeground': '#000000',
-      '--vscode-list-inactiveSelectionBackground': '#e4e6f1', '--vscode-inputValidation-errorBackground': '#f2dede', '--vscode-inputValidation-errorBorder': '#be1100',
-      '--vscode-editorWarning-foreground': '#bf8803', '--vscode-editorCursor-foreground': '#000000',
-      '--vscode-charts-red': '#e51400', '--vscode-charts-blue': '#1a85ff', '--vscode-charts-green': '#388a34', '--vscode-charts-yellow': '#bf8803',
-      '--vscode-charts-orange': '#d18616', '--vscode-charts-purple': '#652d90',
-      '--vscode-input-background': '#ffffff', '--vscode-input-foreground': '#3b3b3b', '--vscode-input-placeholderForeground': '#767676', '--vscode-input-border': '#cecece',
-      '--vscode-dropdown-background': '#ffffff', '--vscode-dropdown-foreground': '#3b3b3b', '--vscode-dropdown-border': '#cecece',
-      '--vscode-checkbox-background': '#f8f8f8', '--vscode-checkbox-foreground': '#3b3b3b', '--vscode-checkbox-border': '#cecece',
-      '--vscode-button-background': '#005fb8', '--vscode-button-foreground': '#ffffff', '--vscode-button-secondaryBackground': '#e5e5e5', '--vscode-button-secondaryForeground': '#3b3b3b',
+      '--vscode-editor-background': '#ffffff',
+      '--vscode-foreground': '#3b3b3b',
+      '--vscode-descriptionForeground': '#717171',
+      '--vscode-errorForeground': '#e51400',
+      '--vscode-focusBorder': '#005fb8',
+      '--vscode-panel-border': '#e5e5e5',
+      '--vscode-sideBar-background': '#f8f8f8',
+      '--vscode-editorWidget-background': '#f8f8f8',
+      '--vscode-editorWidget-border': '#c8c8c8',
+      '--vscode-list-hoverBackground': '#f2f2f2',
+      '--vscode-list-activeSelectionBackground': '#e8e8e8',
+      '--vscode-list-activeSelectionForeground': '#000000',
+      '--vscode-list-inactiveSelectionBackground': '#e4e6f1',
+      '--vscode-inputValidation-errorBackground': '#f2dede',
+      '--vscode-inputValidation-errorBorder': '#be1100',
+      '--vscode-editorWarning-foreground': '#bf8803',
+      '--vscode-editorCursor-foreground': '#000000',
+      '--vscode-charts-red': '#e51400',
+      '--vscode-charts-blue': '#1a85ff',
+      '--vscode-charts-green': '#388a34',
+      '--vscode-charts-yellow': '#bf8803',
+      '--vscode-charts-orange': '#d18616',
+      '--vscode-charts-purple': '#652d90',
+      '--vscode-input-background': '#ffffff',
+      '--vscode-input-foreground': '#3b3b3b',
+      '--vscode-input-placeholderForeground': '#767676',
+      '--vscode-input-border': '#cecece',
+      '--vscode-dropdown-background': '#ffffff',
+      '--vscode-dropdown-foreground': '#3b3b3b',
+      '--vscode-dropdown-border': '#cecece',
+      '--vscode-checkbox-background': '#f8f8f8',
+      '--vscode-checkbox-foreground': '#3b3b3b',
+      '--vscode-checkbox-border': '#cecece',
+      '--vscode-button-background': '#005fb8',
+      '--vscode-button-foreground': '#ffffff',
+      '--vscode-button-secondaryBackground': '#e5e5e5',
+      '--vscode-button-secondaryForeground': '#3b3b3b',
     },
   },
   hc: {
     // VS Code's "Dark High Contrast": black background, white text, contrast borders everywhere
     bodyClass: 'vscode-high-contrast',
     vars: {
-      '--vscode-font-family': 'system-ui, "Ubuntu", "Droid Sans", sans-serif', '--vscode-font-size': '13px',
+      '--vscode-font-family': 'system-ui, "Ubuntu", "Droid Sans", sans-serif',
+      '--vscode-font-size': '13px',
       '--vscode-editor-font-family': '"Droid Sans Mono", monospace',
-      '--vscode-editor-background': '#000000', '--vscode-foreground': '#ffffff', '--vscode-descriptionForeground': '#ffffff',
-      '--vscode-errorForeground': '#f48771', '--vscode-focusBorder': '#f38518', '--vscode-panel-border': '#6fc3df', '--vscode-contrastBorder': '#6fc3df',
-      '--vscode-sideBar-background': '#000000', '--vscode-editorWidget-background': '#0c141f', '--vscode-editorWidget-border': '#6fc3df',
-      '--vscode-list-hoverBackground': '#000000', '--vscode-list-activeSelectionBackground': '#000000', '--vscode-list-activeSelectionForeground': '#ffffff',
-      '--vscode-list-inactiveSelectionBackground': '#000000', '--vscode-inputValidation-errorBackground': '#000000', '--vscode-inputValidation-errorBorder': '#f48771',
-      '--vscode-editorWarning-foreground': '#ffd700', '--vscode-editorCursor-foreground': '#ffffff',
-      '--vscode-charts-red': '#f48771', '--vscode-charts-blue': '#3794ff', '--vscode-charts-green': '#89d185', '--vscode-charts-yellow': '#ffd700',
-      '--vscode-charts-orange': '#f38518', '--vscode-charts-purple': '#b180d7',
-      '--vscode-input-background': '#000000', '--vscode-input-foreground': '#ffffff', '--vscode-input-placeholderForeground': '#ffffffb3', '--vscode-input-border': '#6fc3df',
-      '--vscode-dropdown-background': '#000000', '--vscode-dropdown-foreground': '#ffffff', '--vscode-dropdown-border': '#6fc3df',
-      '--vscode-checkbox-background': '#000000', '--vscode-checkbox-foreground': '#ffffff', '--vscode-checkbox-border': '#6fc3df',
-      '--vscode-button-background': '#000000', '--vscode-button-foreground': '#ffffff', '--vscode-button-border': '#6fc3df', '--vscode-button-secondaryBackground': '#000000', '--vscode-button-secondaryForeground': '#ffffff',
+      '--vscode-editor-background': '#000000',
+      '--vscode-foreground': '#ffffff',
+      '--vscode-descriptionForeground': '#ffffff',
+      '--vscode-errorForeground': '#f48771',
+      '--vscode-focusBorder': '#f38518',
+      '--vscode-panel-border': '#6fc3df',
+      '--vscode-contrastBorder': '#6fc3df',
+      '--vscode-sideBar-background': '#000000',
+      '--vscode-editorWidget-background': '#0c141f',
+      '--vscode-editorWidget-border': '#6fc3df',
+      '--vscode-list-hoverBackground': '#000000',
+      '--vscode-list-activeSelectionBackground': '#000000',
+      '--vscode-list-activeSelectionForeground': '#ffffff',
+      '--vscode-list-inactiveSelectionBackground': '#000000',
+      '--vscode-inputValidation-errorBackground': '#000000',
+      '--vscode-inputValidation-errorBorder': '#f48771',
+      '--vscode-editorWarning-foreground': '#ffd700',
+      '--vscode-editorCursor-foreground': '#ffffff',
+      '--vscode-charts-red': '#f48771',
+      '--vscode-charts-blue': '#3794ff',
+      '--vscode-charts-green': '#89d185',
+      '--vscode-charts-yellow': '#ffd700',
+      '--vscode-charts-orange': '#f38518',
+      '--vscode-charts-purple': '#b180d7',
+      '--vscode-input-background': '#000000',
+      '--vscode-input-foreground': '#ffffff',
+      '--vscode-input-placeholderForeground': '#ffffffb3',
+      '--vscode-input-border': '#6fc3df',
+      '--vscode-dropdown-background': '#000000',
+      '--vscode-dropdown-foreground': '#ffffff',
+      '--vscode-dropdown-border': '#6fc3df',
+      '--vscode-checkbox-background': '#000000',
+      '--vscode-checkbox-foreground': '#ffffff',
+      '--vscode-checkbox-border': '#6fc3df',
+      '--vscode-button-background': '#000000',
+      '--vscode-button-foreground': '#ffffff',
+      '--vscode-button-border': '#6fc3df',
+      '--vscode-button-secondaryBackground': '#000000',
+      '--vscode-button-secondaryForeground': '#ffffff',
     },
   },
 } as const;
@@ -134,7 +223,10 @@ export interface OpenOptions {
   readonly scene?: SceneInfo;
 }
 
-export interface Received { readonly at: number; readonly message: WebviewMessage }
+export interface Received {
+  readonly at: number;
+  readonly message: WebviewMessage;
+}
 
 export class FakeHost {
   readonly received: Received[] = [];
@@ -148,7 +240,12 @@ export class FakeHost {
   frameFor: ((index: number) => FrameView) | undefined;
   scene: SceneInfo | undefined;
 
-  private constructor(readonly page: Page, readonly model: InspectorModel, readonly source: SessionSource, private readonly index: number) {}
+  private constructor(
+    readonly page: Page,
+    readonly model: InspectorModel,
+    readonly source: SessionSource,
+    private readonly index: number,
+  ) {}
 
   static async open(browser: Browser, model: InspectorModel, source: SessionSource, o: OpenOptions = {}): Promise<FakeHost> {
     const page = await browser.newPage({ viewport: o.viewport ?? { width: 1400, height: 1000 } });
@@ -157,11 +254,24 @@ export class FakeHost {
     host.scene = o.scene;
     page.on('console', (m) => host.console.push(`${m.type()}: ${m.text()}`));
     page.on('pageerror', (e) => host.pageErrors.push(String(e)));
-    await page.exposeFunction('__cspViolation', (text: string) => { host.cspViolations.push(text); });
-    await page.exposeFunction('__hostReceive', (m: unknown) => { host.receive(m); });
+    await page.exposeFunction('__cspViolation', (text: string) => {
+      host.cspViolations.push(text);
+    });
+    await page.exposeFunction('__hostReceive', (m: unknown) => {
+      host.receive(m);
+    });
     await page.addInitScript({ content: initScript(o.theme ?? 'dark', o.state) });
     const files: Record<string, [string, string | Buffer]> = {
-      '/index.html': ['text/html', inspectorHtml({ scriptUri: `${ORIGIN}/main.js`, styleUri: `${ORIGIN}/style.css`, cspSource: ORIGIN, nonce: 'T3stN0nce4Insp3ctor', title: model.info.title })],
+      '/index.html': [
+        'text/html',
+        inspectorHtml({
+          scriptUri: `${ORIGIN}/main.js`,
+          styleUri: `${ORIGIN}/style.css`,
+          cspSource: ORIGIN,
+          nonce: 'T3stN0nce4Insp3ctor',
+          title: model.info.title,
+        }),
+      ],
       '/main.js': ['text/javascript', readFileSync(BUNDLE)],
       '/main.js.map': ['application/json', readFileSync(`${BUNDLE}.map`)],
       '/style.css': ['text/css', readFileSync(join(ROOT, 'dist/webview/style.css'))],
@@ -177,9 +287,16 @@ export class FakeHost {
 
   private receive(raw: unknown): void {
     let m: WebviewMessage;
-    try { m = validateWebviewMessage(raw); } catch (err) { this.invalidFromWebview.push(String(err)); return; }
+    try {
+      m = validateWebviewMessage(raw);
+    } catch (err) {
+      this.invalidFromWebview.push(String(err));
+      return;
+    }
     this.received.push({ at: Date.now(), message: m });
-    void this.answer(m).catch((err) => { this.pageErrors.push(`host answer failed: ${String(err)}`); });
+    void this.answer(m).catch((err) => {
+      this.pageErrors.push(`host answer failed: ${String(err)}`);
+    });
   }
 
   private async answer(m: WebviewMessage): Promise<void> {
@@ -187,7 +304,10 @@ export class FakeHost {
       case 'ready':
         return this.deliver(this.initMessage());
       case 'seek':
-        if (this.holdSeeks) { this.heldSeeks.push(m); return; }
+        if (this.holdSeeks) {
+          this.heldSeeks.push(m);
+          return;
+        }
         return this.deliver({ type: 'frame', requestId: m.requestId, view: this.frame(m.index) });
       case 'series':
         return this.deliver({ type: 'series', requestId: m.requestId, series: this.model.series(m.keys) });
@@ -200,28 +320,46 @@ export class FakeHost {
 
   initMessage(): HostMessage {
     const { model } = this;
-    return { type: 'init', version: PROTOCOL_VERSION, source: this.source, info: model.info, timeline: model.timeline, findings: model.findings, settings: { playbackFps: 30 }, index: this.index, scene: this.scene ?? model.scene };
+    return {
+      type: 'init',
+      version: PROTOCOL_VERSION,
+      source: this.source,
+      info: model.info,
+      timeline: model.timeline,
+      findings: model.findings,
+      settings: { playbackFps: 30 },
+      index: this.index,
+      scene: this.scene ?? model.scene,
+    };
   }
 
-  frame(index: number): FrameView { return this.frameFor ? this.frameFor(index) : this.model.frameView(index); }
+  frame(index: number): FrameView {
+    return this.frameFor ? this.frameFor(index) : this.model.frameView(index);
+  }
 
   /** Sends a host message the way VS Code does (a window 'message' event). */
   async deliver(msg: unknown): Promise<void> {
     // Sent as JSON text (playwright's argument serializer is slow for big arrays) with each typed array
     // (the heat map's Uint8Array) as base64, rebuilt in the page before postMessage: the page receives
     // typed arrays, as VS Code (engines ≥ 1.57) delivers them.
-    const json = JSON.stringify(msg, (_k, x: unknown) => (x instanceof Uint8Array || x instanceof Float64Array
-      ? { $typed: x instanceof Uint8Array ? 'Uint8Array' : 'Float64Array', base64: Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString('base64') }
-      : x));
+    const json = JSON.stringify(msg, (_k, x: unknown) =>
+      x instanceof Uint8Array || x instanceof Float64Array
+        ? { $typed: x instanceof Uint8Array ? 'Uint8Array' : 'Float64Array', base64: Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString('base64') }
+        : x,
+    );
     // (the reviver stays an anonymous inline arrow: tsx would wrap a named one in a __name() helper that
     // does not exist in the page)
     await this.page.evaluate((text) => {
-      (globalThis as any).postMessage(JSON.parse(text, (_k: string, x: any): unknown => {
-        if (x === null || typeof x !== 'object' || typeof x.$typed !== 'string') return x;
-        const bin = atob(x.base64), bytes = new Uint8Array(bin.length);
-        for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-        return x.$typed === 'Uint8Array' ? bytes : new Float64Array(bytes.buffer);
-      }), '*');
+      (globalThis as any).postMessage(
+        JSON.parse(text, (_k: string, x: any): unknown => {
+          if (x === null || typeof x !== 'object' || typeof x.$typed !== 'string') return x;
+          const bin = atob(x.base64),
+            bytes = new Uint8Array(bin.length);
+          for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+          return x.$typed === 'Uint8Array' ? bytes : new Float64Array(bytes.buffer);
+        }),
+        '*',
+      );
     }, json);
   }
 
@@ -229,9 +367,18 @@ export class FakeHost {
     return this.received.map((r) => r.message).filter((m): m is Extract<WebviewMessage, { type: T }> => m.type === type);
   }
 
-  lastSeek(): Extract<WebviewMessage, { type: 'seek' }> | undefined { return this.messages('seek').at(-1); }
+  lastSeek(): Extract<WebviewMessage, { type: 'seek' }> | undefined {
+    return this.messages('seek').at(-1);
+  }
 
-  async stats(): Promise<{ lastFrameUpdateMs: number; maxFrameUpdateMs: number; frameUpdates: number; staleFrames: number; invalidMessages: number; lastFrameParts: Record<string, number> }> {
+  async stats(): Promise<{
+    lastFrameUpdateMs: number;
+    maxFrameUpdateMs: number;
+    frameUpdates: number;
+    staleFrames: number;
+    invalidMessages: number;
+    lastFrameParts: Record<string, number>;
+  }> {
     return this.page.evaluate(() => ({ ...(globalThis as any).__inspectorStats }));
   }
 
@@ -246,12 +393,19 @@ export class FakeHost {
 
   /** Waits until the webview shows session index i (its frame view arrived and was rendered). */
   async waitForIndex(i: number): Promise<void> {
-    await this.page.waitForFunction(([idx, text]) => {
-      const d = (globalThis as any).document;
-      // the readout changes on the seek; lastIndex when the frame view has been rendered
-      return d.getElementById('timeline-slider').value === String(idx) && d.getElementById('frame-readout').textContent === text
-        && (globalThis as any).__inspectorStats?.lastIndex === idx;
-    }, [i, this.readoutAt(i)] as const, { timeout: 20000 });
+    await this.page.waitForFunction(
+      ([idx, text]) => {
+        const d = (globalThis as any).document;
+        // the readout changes on the seek; lastIndex when the frame view has been rendered
+        return (
+          d.getElementById('timeline-slider').value === String(idx) &&
+          d.getElementById('frame-readout').textContent === text &&
+          (globalThis as any).__inspectorStats?.lastIndex === idx
+        );
+      },
+      [i, this.readoutAt(i)] as const,
+      { timeout: 20000 },
+    );
   }
 
   readoutAt(i: number): string {
@@ -259,7 +413,9 @@ export class FakeHost {
     return `frame ${t.frame[i]} / ${this.model.info.frameCount} · t = ${t.time[i].toFixed(4)} s`;
   }
 
-  async text(selector: string): Promise<string> { return (await this.page.textContent(selector)) ?? ''; }
+  async text(selector: string): Promise<string> {
+    return (await this.page.textContent(selector)) ?? '';
+  }
 
   /** Number of drawn (non-transparent) pixels of a canvas, read back with getImageData. */
   async drawnPixels(selector: string): Promise<number> {
@@ -274,19 +430,24 @@ export class FakeHost {
 
   /** The scene view's canvas pixel [r, g, b] at page (CSS pixel) coordinates, read back from the WebGL canvas. */
   async scenePixel(x: number, y: number): Promise<[number, number, number]> {
-    return this.page.evaluate(([px, py]) => {
-      const g = globalThis as any;
-      const c = g.document.getElementById('scene-canvas');
-      const r = c.getBoundingClientRect();
-      const cx = Math.floor(((px - r.left - g.scrollX) * c.width) / r.width), cy = Math.floor(((py - r.top - g.scrollY) * c.height) / r.height);
-      const o = g.document.createElement('canvas');
-      o.width = 1; o.height = 1;
-      const ctx = o.getContext('2d');
-      ctx.imageSmoothingEnabled = false;
-      ctx.drawImage(c, cx, cy, 1, 1, 0, 0, 1, 1);
-      const d = ctx.getImageData(0, 0, 1, 1).data;
-      return [d[0], d[1], d[2]] as [number, number, number];
-    }, [x, y] as const);
+    return this.page.evaluate(
+      ([px, py]) => {
+        const g = globalThis as any;
+        const c = g.document.getElementById('scene-canvas');
+        const r = c.getBoundingClientRect();
+        const cx = Math.floor(((px - r.left - g.scrollX) * c.width) / r.width),
+          cy = Math.floor(((py - r.top - g.scrollY) * c.height) / r.height);
+        const o = g.document.createElement('canvas');
+        o.width = 1;
+        o.height = 1;
+        const ctx = o.getContext('2d');
+        ctx.imageSmoothingEnabled = false;
+        ctx.drawImage(c, cx, cy, 1, 1, 0, 0, 1, 1);
+        const d = ctx.getImageData(0, 0, 1, 1).data;
+        return [d[0], d[1], d[2]] as [number, number, number];
+      },
+      [x, y] as const,
+    );
   }
 
   /** Page coordinates of a world point in the scene view's current camera. */
@@ -299,7 +460,9 @@ export class FakeHost {
     return [...this.cspViolations, ...this.console.filter((c) => /Content Security Policy|Refused to/i.test(c))];
   }
 
-  async close(): Promise<void> { await this.page.close(); }
+  async close(): Promise<void> {
+    await this.page.close();
+  }
 }
 
 let sceneModel: InspectorModel | undefined;

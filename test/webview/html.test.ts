@@ -3,12 +3,21 @@ import assert from 'node:assert/strict';
 import { inspectorHtml, makeNonce } from '../../src/extension/webviewHtml.js';
 
 describe('inspectorHtml', () => {
-  const o = { scriptUri: 'https://file+.vscode-resource.vscode-cdn.net/ext/dist/webview/main.js', styleUri: 'https://file+.vscode-resource.vscode-cdn.net/ext/dist/webview/style.css', cspSource: 'https://*.vscode-cdn.net', nonce: 'abcDEF123', title: 'box <stack> & "friends"' };
+  const o = {
+    scriptUri: 'https://file+.vscode-resource.vscode-cdn.net/ext/dist/webview/main.js',
+    styleUri: 'https://file+.vscode-resource.vscode-cdn.net/ext/dist/webview/style.css',
+    cspSource: 'https://*.vscode-cdn.net',
+    nonce: 'abcDEF123',
+    title: 'box <stack> & "friends"',
+  };
   const html = inspectorHtml(o);
 
   it('sets the strict CSP with the nonce and nothing unsafe or remote', () => {
     const csp = /http-equiv="Content-Security-Policy" content="([^"]*)"/.exec(html)?.[1];
-    assert.equal(csp, `default-src 'none'; img-src https://*.vscode-cdn.net data:; style-src https://*.vscode-cdn.net 'nonce-abcDEF123'; font-src https://*.vscode-cdn.net; script-src 'nonce-abcDEF123';`);
+    assert.equal(
+      csp,
+      `default-src 'none'; img-src https://*.vscode-cdn.net data:; style-src https://*.vscode-cdn.net 'nonce-abcDEF123'; font-src https://*.vscode-cdn.net; script-src 'nonce-abcDEF123';`,
+    );
     assert.doesNotMatch(html, /unsafe-inline|unsafe-eval/);
     assert.doesNotMatch(html, /\sstyle="/, 'no inline style attributes');
     assert.doesNotMatch(html, /\son[a-z]+="/, 'no inline event handlers');
@@ -19,7 +28,23 @@ describe('inspectorHtml', () => {
 
   it('escapes the title and contains the DOM contract ids', () => {
     assert.ok(html.includes('<title>box &lt;stack&gt; &amp; &quot;friends&quot;</title>'));
-    for (const id of ['frame-readout', 'timeline-slider', 'contacts-table', 'energy-chart', 'lambda-chart', 'solver-chart', 'kappa-chart', 'convergence-chart', 'energy-values', 'findings', 'findings-count', 'matrix-view', 'whatif-panel', 'whatif-result', 'error']) {
+    for (const id of [
+      'frame-readout',
+      'timeline-slider',
+      'contacts-table',
+      'energy-chart',
+      'lambda-chart',
+      'solver-chart',
+      'kappa-chart',
+      'convergence-chart',
+      'energy-values',
+      'findings',
+      'findings-count',
+      'matrix-view',
+      'whatif-panel',
+      'whatif-result',
+      'error',
+    ]) {
       assert.ok(html.includes(`id="${id}"`), `#${id} missing`);
     }
     assert.match(html, /<input id="timeline-slider" type="range"/);

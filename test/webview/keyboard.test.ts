@@ -7,16 +7,32 @@ describe('webview timeline and keyboard', () => {
   let browser: Browser;
   let host: FakeHost;
   const start = 10;
-  before(async () => { browser = await launchBrowser(); });
-  after(async () => { await browser?.close(); });
-  beforeEach(async () => { const f = sceneFixture(); host = await FakeHost.open(browser, f.model, f.source, { index: start }); await host.waitForIndex(start); });
-  afterEach(async () => { await host?.close(); });
+  before(async () => {
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    const f = sceneFixture();
+    host = await FakeHost.open(browser, f.model, f.source, { index: start });
+    await host.waitForIndex(start);
+  });
+  afterEach(async () => {
+    await host?.close();
+  });
 
   it('ArrowRight ×3 from index i sends seeks to i+1, i+2, i+3 and shows frame i+3; ArrowLeft steps back', async () => {
     const before = host.messages('seek').length;
     for (let k = 0; k < 3; k++) await host.page.keyboard.press('ArrowRight');
     await host.waitForIndex(start + 3);
-    assert.deepEqual(host.messages('seek').slice(before).map((m) => m.index), [start + 1, start + 2, start + 3]);
+    assert.deepEqual(
+      host
+        .messages('seek')
+        .slice(before)
+        .map((m) => m.index),
+      [start + 1, start + 2, start + 3],
+    );
     assert.equal(await host.text('#frame-readout'), host.readoutAt(start + 3));
     await host.page.keyboard.press('ArrowLeft');
     await host.waitForIndex(start + 2);
@@ -26,7 +42,10 @@ describe('webview timeline and keyboard', () => {
     const last = host.model.info.frameCount - 1;
     await host.page.keyboard.press('End');
     await host.waitForIndex(last);
-    assert.equal(await host.text('#frame-readout'), `frame ${host.model.timeline.frame[last]} / ${host.model.info.frameCount} · t = ${host.model.timeline.time[last].toFixed(4)} s`);
+    assert.equal(
+      await host.text('#frame-readout'),
+      `frame ${host.model.timeline.frame[last]} / ${host.model.info.frameCount} · t = ${host.model.timeline.time[last].toFixed(4)} s`,
+    );
     await host.page.keyboard.press('Home');
     await host.waitForIndex(0);
     assert.equal(host.lastSeek()?.index, 0);
@@ -56,7 +75,10 @@ describe('webview timeline and keyboard', () => {
     await host.waitForIndex(fs[1]);
     await host.page.click('#btn-prev-finding');
     await host.waitForIndex(fs[0]);
-    await host.page.$eval('#timeline-slider', (e: any) => { e.value = '42'; e.dispatchEvent(new Event('input', { bubbles: true })); });
+    await host.page.$eval('#timeline-slider', (e: any) => {
+      e.value = '42';
+      e.dispatchEvent(new Event('input', { bubbles: true }));
+    });
     await host.waitForIndex(42);
     assert.equal(host.lastSeek()?.index, 42);
   });
@@ -81,7 +103,11 @@ describe('webview timeline and keyboard', () => {
     await host.deliver({ ...host.initMessage(), index: last - 4 });
     await host.waitForIndex(last - 4);
     await new Promise((r) => setTimeout(r, 300));
-    assert.equal(await host.page.evaluate(() => (globalThis as any).document.getElementById('timeline-slider').value), String(last - 4), 'no play flag: paused');
+    assert.equal(
+      await host.page.evaluate(() => (globalThis as any).document.getElementById('timeline-slider').value),
+      String(last - 4),
+      'no play flag: paused',
+    );
     await host.deliver({ ...host.initMessage(), index: last - 4, play: true });
     await host.page.waitForFunction(() => /Pause/.test((globalThis as any).document.getElementById('btn-play').textContent));
     await host.waitForIndex(last);

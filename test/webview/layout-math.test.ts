@@ -7,7 +7,9 @@ import { frameTickLabel, frameTitle, roundFrameTicks } from '../../webview/frame
 describe('convergence plot axes', () => {
   it('keeps the positive finite residuals with their 1-based iteration', () => {
     assert.deepEqual(samples([1, 0, null, 1e-3, NaN, -2, Infinity, 5e-9]), [
-      { iteration: 1, residual: 1 }, { iteration: 4, residual: 1e-3 }, { iteration: 8, residual: 5e-9 },
+      { iteration: 1, residual: 1 },
+      { iteration: 4, residual: 1e-3 },
+      { iteration: 8, residual: 5e-9 },
     ]);
   });
 
@@ -39,9 +41,13 @@ describe('contact table cells', () => {
 
 describe('time-chart frame axis', () => {
   // a foreign recording that logged every third step: indices 0…3 are frames 3, 6, 9, 12
-  const frames = [3, 6, 9, 12], times = [0.05, 0.1, 0.15, 0.2];
-  it('labels session indices with the recording\'s frame numbers, nothing between or outside them', () => {
-    assert.deepEqual([0, 1, 2, 3].map((i) => frameTickLabel(i, frames)), ['3', '6', '9', '12']);
+  const frames = [3, 6, 9, 12],
+    times = [0.05, 0.1, 0.15, 0.2];
+  it("labels session indices with the recording's frame numbers, nothing between or outside them", () => {
+    assert.deepEqual(
+      [0, 1, 2, 3].map((i) => frameTickLabel(i, frames)),
+      ['3', '6', '9', '12'],
+    );
     assert.equal(frameTickLabel(1.5, frames), '');
     assert.equal(frameTickLabel(-1, frames), '');
     assert.equal(frameTickLabel(4, frames), '');
@@ -57,17 +63,29 @@ describe('time-chart round frame ticks', () => {
   it('frames 1…180 with index ticks 0, 20, … 160, 179: frame labels 1, 20, 40, … 160, 180', () => {
     const frames = oneTo(180);
     const ticks = roundFrameTicks([0, 20, 40, 60, 80, 100, 120, 140, 160, 179], frames);
-    assert.deepEqual(ticks.map((i) => frames[i]), [1, 20, 40, 60, 80, 100, 120, 140, 160, 180]);
+    assert.deepEqual(
+      ticks.map((i) => frames[i]),
+      [1, 20, 40, 60, 80, 100, 120, 140, 160, 180],
+    );
   });
   it('a recording of every third step gets multiples of 30; a tick whose round frame is missing stays', () => {
     const frames = Array.from({ length: 100 }, (_, i) => 3 * (i + 1)); // 3, 6, … 300
     const ticks = roundFrameTicks([0, 10, 20, 30, 40, 99], frames);
     // span 30 frames, stride 3 → step 30: frame 3 stays (0 is not recorded), 33→30, 63→60, 93→90, 123→120, 300
-    assert.deepEqual(ticks.map((i) => frames[i]), [3, 30, 60, 90, 120, 300]);
+    assert.deepEqual(
+      ticks.map((i) => frames[i]),
+      [3, 30, 60, 90, 120, 300],
+    );
     const odd = [1, 2, 3, 5, 8, 13, 21, 34, 55, 89]; // irregular: a round frame that is missing keeps its tick
-    assert.deepEqual(roundFrameTicks([0, 4, 9], odd).map((i) => odd[i]), [1, 8, 89]);
+    assert.deepEqual(
+      roundFrameTicks([0, 4, 9], odd).map((i) => odd[i]),
+      [1, 8, 89],
+    );
     const six = Array.from({ length: 100 }, (_, i) => 6 * i); // 0, 6, … 594: multiples of 30 are recorded
-    assert.deepEqual(roundFrameTicks([0, 10, 20, 99], six).map((i) => six[i]), [0, 60, 120, 594]);
+    assert.deepEqual(
+      roundFrameTicks([0, 10, 20, 99], six).map((i) => six[i]),
+      [0, 60, 120, 594],
+    );
   });
   it('never repeats or reorders ticks and leaves degenerate input alone', () => {
     const frames = oneTo(5);

@@ -16,15 +16,22 @@ const BUDGET_MS = 16;
 
 describe('webview performance', () => {
   let browser: Browser;
-  before(async () => { browser = await launchBrowser(); });
-  after(async () => { await browser?.close(); });
+  before(async () => {
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
 
   it(`updates a frame with ${CONTACTS} contacts and a 600×600 A in < ${BUDGET_MS} ms (median of ${CHANGES})`, async () => {
     const f = sceneFixture();
     const frames = new Map<number, ReturnType<typeof syntheticFrame>>();
     const frameFor = (i: number): ReturnType<typeof syntheticFrame> => {
       let v = frames.get(i);
-      if (!v) { v = syntheticFrame(i, CONTACTS); frames.set(i, v); }
+      if (!v) {
+        v = syntheticFrame(i, CONTACTS);
+        frames.set(i, v);
+      }
       return v;
     };
     const host = await FakeHost.open(browser, f.model, f.source, { index: 0, frameFor });
@@ -44,15 +51,19 @@ describe('webview performance', () => {
         times.push(st.lastFrameUpdateMs);
         if (process.env.INSPECTOR_PERF_DEBUG) console.log(st.lastFrameUpdateMs.toFixed(2), JSON.stringify(st.lastFrameParts));
       }
-      assert.equal(await host.page.$$eval('#contacts-table tbody tr', (rows) => rows.length) <= 40, true);
+      assert.equal((await host.page.$$eval('#contacts-table tbody tr', (rows) => rows.length)) <= 40, true);
       const sorted = [...times].sort((a, b) => a - b);
       const median = sorted[Math.floor(sorted.length / 2)];
       const max = sorted[sorted.length - 1];
-      console.log(`      frame update (${CONTACTS} contacts, A 600×600, ${CHANGES} changes): median ${median.toFixed(2)} ms, max ${max.toFixed(2)} ms, min ${sorted[0].toFixed(2)} ms`);
+      console.log(
+        `      frame update (${CONTACTS} contacts, A 600×600, ${CHANGES} changes): median ${median.toFixed(2)} ms, max ${max.toFixed(2)} ms, min ${sorted[0].toFixed(2)} ms`,
+      );
       assert.equal(host.frameFor, frameFor);
       assert.equal(await host.text('#frame-readout'), `frame ${CHANGES + 1} / ${f.model.info.frameCount} · t = ${((CHANGES + 1) / 60).toFixed(4)} s`);
       assert.ok(median < BUDGET_MS, `median frame update ${median.toFixed(2)} ms ≥ ${BUDGET_MS} ms`);
       assert.deepEqual(host.pageErrors, []);
-    } finally { await host.close(); }
+    } finally {
+      await host.close();
+    }
   });
 });

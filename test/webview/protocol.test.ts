@@ -7,10 +7,19 @@ import { FakeHost, launchBrowser, sceneFixture } from './harness.js';
 describe('webview protocol', () => {
   let browser: Browser;
   let host: FakeHost;
-  before(async () => { browser = await launchBrowser(); });
-  after(async () => { await browser?.close(); });
-  beforeEach(async () => { const f = sceneFixture(); host = await FakeHost.open(browser, f.model, f.source, { index: 5 }); });
-  afterEach(async () => { await host?.close(); });
+  before(async () => {
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    const f = sceneFixture();
+    host = await FakeHost.open(browser, f.model, f.source, { index: 5 });
+  });
+  afterEach(async () => {
+    await host?.close();
+  });
 
   it('sends ready first, renders init (readout, slider range, title) and asks for the initial frame', async () => {
     const types = host.received.map((r) => r.message.type);
@@ -35,7 +44,10 @@ describe('webview protocol', () => {
     await host.page.waitForFunction(() => (globalThis as any).document.querySelector('#contacts-table tbody tr.selected') !== null);
     await host.page.click('#whatif-run');
     await host.page.waitForSelector('#whatif-result .whatif-contacts');
-    const ids = host.received.map((r) => r.message).filter((m) => 'requestId' in m).map((m) => (m as { requestId: number }).requestId);
+    const ids = host.received
+      .map((r) => r.message)
+      .filter((m) => 'requestId' in m)
+      .map((m) => (m as { requestId: number }).requestId);
     assert.ok(ids.length >= 5, `expected ≥ 5 requests, got ${ids.length}`);
     for (let i = 1; i < ids.length; i++) assert.ok(ids[i] > ids[i - 1], `requestIds not increasing: ${ids.join(', ')}`);
     assert.deepEqual(new Set(host.received.map((r) => r.message.type)), new Set(['ready', 'seek', 'series', 'whatIf']));
@@ -95,10 +107,12 @@ describe('webview protocol', () => {
     await host.deliver({ type: 'command', command: { name: 'goto', index: 27 } });
     await host.waitForIndex(27);
     await host.page.click('#contacts-table tbody tr[data-index="0"]');
-    const state = await host.page.waitForFunction(() => {
-      const s = (globalThis as any).__savedState;
-      return s && s.selectedContacts.length === 1 && s.index === 27 ? s : null;
-    }).then((h) => h.jsonValue());
+    const state = await host.page
+      .waitForFunction(() => {
+        const s = (globalThis as any).__savedState;
+        return s && s.selectedContacts.length === 1 && s.index === 27 ? s : null;
+      })
+      .then((h) => h.jsonValue());
     assert.deepEqual(state.source, host.source);
     const key = host.model.frameView(27).contacts[0].key;
     assert.deepEqual(state.selectedContacts, [key]);
@@ -109,7 +123,9 @@ describe('webview protocol', () => {
       await again.waitForIndex(27);
       await again.page.waitForSelector('#contacts-table tbody tr.selected[data-index="0"]');
       assert.deepEqual(again.messages('series').at(-1)?.keys, [key]);
-    } finally { await again.close(); }
+    } finally {
+      await again.close();
+    }
   });
 
   it('produces no CSP violation', async () => {

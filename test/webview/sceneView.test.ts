@@ -23,8 +23,12 @@ const COLOUR_TOLERANCE = 6;
 /** Frame changes per benchmark. */
 const SEEKS = 12;
 
-function rgbOf(hex: string): Rgb { return [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as Rgb; }
-function near(a: Rgb, b: Rgb, tol = COLOUR_TOLERANCE): boolean { return a.every((x, i) => Math.abs(x - b[i]) <= tol); }
+function rgbOf(hex: string): Rgb {
+  return [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as Rgb;
+}
+function near(a: Rgb, b: Rgb, tol = COLOUR_TOLERANCE): boolean {
+  return a.every((x, i) => Math.abs(x - b[i]) <= tol);
+}
 function assertColour(got: Rgb, hex: string, what: string): void {
   assert.ok(near(got, rgbOf(hex)), `${what}: pixel rgb(${got.join(', ')}), expected ${hex} rgb(${rgbOf(hex).join(', ')})`);
 }
@@ -39,14 +43,22 @@ async function metresPerNs(host: FakeHost): Promise<number> {
 }
 
 async function backgroundPixel(host: FakeHost): Promise<Rgb> {
-  const r = await host.page.$eval('#scene-canvas', (c: any) => { const b = c.getBoundingClientRect(); return { x: b.left + (globalThis as any).scrollX, y: b.top + (globalThis as any).scrollY }; });
+  const r = await host.page.$eval('#scene-canvas', (c: any) => {
+    const b = c.getBoundingClientRect();
+    return { x: b.left + (globalThis as any).scrollX, y: b.top + (globalThis as any).scrollY };
+  });
   return host.scenePixel(r.x + 4, r.y + 4);
 }
 
 describe('webview scene view', () => {
   let browser: Browser;
-  before(async () => { browser = await launchBrowser(); mkdirSync(OUT, { recursive: true }); });
-  after(async () => { await browser?.close(); });
+  before(async () => {
+    browser = await launchBrowser();
+    mkdirSync(OUT, { recursive: true });
+  });
+  after(async () => {
+    await browser?.close();
+  });
 
   const f = sceneFixture();
   // the two impact frames (distinct finding frames: one frame may carry several findings)
@@ -84,7 +96,9 @@ describe('webview scene view', () => {
         await el!.screenshot({ path: join(OUT, `scene-${theme}.png`) });
         assert.deepEqual(host.cspProblems(), []);
         assert.deepEqual(host.pageErrors, []);
-      } finally { await host.close(); }
+      } finally {
+        await host.close();
+      }
     });
   }
 
@@ -118,7 +132,9 @@ describe('webview scene view', () => {
       const tip = await host.text('#scene-tip');
       assert.match(tip, /contact #0 ground–ball · sticking · λn 11\.7\d N·s/);
       assert.deepEqual(host.pageErrors, []);
-    } finally { await host.close(); }
+    } finally {
+      await host.close();
+    }
   });
 
   it('a seek moves the ball and redraws the λn arrow at the new frame’s length', async () => {
@@ -135,7 +151,8 @@ describe('webview scene view', () => {
       await host.waitForIndex(second);
       const c2 = f.model.frameView(second).contacts[0];
       const m2 = await metresPerNs(host);
-      const L1 = c1.lambdaN * m1, L2 = c2.lambdaN * m2;
+      const L1 = c1.lambdaN * m1,
+        L2 = c2.lambdaN * m2;
       // the second arrow (same direction, its own length) ends below the first one's tip
       assert.ok(c2.point[2] + L2 < nearTip1[2] - 0.02, `arrows differ: ${L1} m from z ${c1.point[2]} vs ${L2} m from z ${c2.point[2]}`);
       const again = await host.scenePixel(t1.x, t1.y);
@@ -143,7 +160,9 @@ describe('webview scene view', () => {
       const t2 = await host.project(arrowPoint(c2, m2, 0.5));
       assertColour(await host.scenePixel(t2.x, t2.y), green, `frame ${second}: half-way along the new arrow`);
       assert.deepEqual(host.pageErrors, []);
-    } finally { await host.close(); }
+    } finally {
+      await host.close();
+    }
   });
 
   it('what-if ghost: after a re-solve, the alternative’s post-step contact velocity is drawn beside the recorded one', async () => {
@@ -160,19 +179,23 @@ describe('webview scene view', () => {
       const scale = await host.page.evaluate(() => (globalThis as any).__sceneView.metresPerMps as number);
       const unit = await host.page.evaluate(() => (globalThis as any).__sceneView.unit as number);
       // the arrows show the ball's velocity relative to the ground (a = ground is static): −ġ⁺
-      const rec = s.recordedVelocity.map((x) => -x), alt = s.alternativeVelocity.map((x) => -x);
+      const rec = s.recordedVelocity.map((x) => -x),
+        alt = s.alternativeVelocity.map((x) => -x);
       assert.ok(rec[2] > 0 && alt[2] > 0, 'both leave the ground');
       assert.ok(rec[2] > alt[2] * 1.5, `the recorded rebound (${rec[2]} m/s) is faster than the alternative’s (${alt[2]} m/s)`);
       // vertical arrows: "beside" is ±x by a head radius (0.09 unit); sample ¾ of the way up each (clear of the contact's point)
       const along = (v: number[], side: number): Vec => [c.point[0] + side * 0.09 * unit, c.point[1], c.point[2] + 0.75 * v[2] * scale];
-      const pa = await host.project(along(alt, 1)), pr = await host.project(along(rec, -1));
+      const pa = await host.project(along(alt, 1)),
+        pr = await host.project(along(rec, -1));
       assertColour(await host.scenePixel(pa.x, pa.y), THEMES.dark.vars['--vscode-charts-yellow'], 'alternative’s velocity');
       assertColour(await host.scenePixel(pr.x, pr.y), THEMES.dark.vars['--vscode-foreground'], 'recorded velocity');
       // beyond the alternative's tip, at the recorded arrow's height: not yellow
       const above = await host.project([c.point[0] + 0.09 * unit, c.point[1], c.point[2] + 0.9 * rec[2] * scale]);
       assert.ok(!near(await host.scenePixel(above.x, above.y), rgbOf(THEMES.dark.vars['--vscode-charts-yellow']), 20), 'the alternative’s arrow is shorter');
       assert.deepEqual(host.pageErrors, []);
-    } finally { await host.close(); }
+    } finally {
+      await host.close();
+    }
   });
 
   it('a foreign engine’s recording: its crate is drawn where the recording puts it', async () => {
@@ -189,21 +212,30 @@ describe('webview scene view', () => {
       const px = await host.scenePixel(p.x, p.y);
       assert.ok(px[2] > px[0] + 30 && px[2] > px[1], `crate pixel rgb(${px.join(', ')}) is the theme's blue, shaded`);
       assert.deepEqual(host.pageErrors, []);
-    } finally { await host.close(); r.model.close(); }
+    } finally {
+      await host.close();
+      r.model.close();
+    }
   });
 
   it('colour by λn: the arrow takes the ramp’s high end (the frame’s largest λn) and the legend gives the range', async () => {
     const host = await FakeHost.open(browser, f.model, f.source, { index: first });
     try {
       await host.waitForIndex(first);
-      await host.page.evaluate(() => { const e = (globalThis as any).document.getElementById('scene-color'); e.value = 'λn'; e.dispatchEvent(new Event('change')); });
+      await host.page.evaluate(() => {
+        const e = (globalThis as any).document.getElementById('scene-color');
+        e.value = 'λn';
+        e.dispatchEvent(new Event('change'));
+      });
       const c = f.model.frameView(first).contacts[0];
       await host.page.waitForFunction(() => /λn: /.test((globalThis as any).document.getElementById('scene-legend').textContent));
       assert.match(await host.text('#scene-legend'), new RegExp(`λn: ${c.lambdaN.toPrecision(3)} … ${c.lambdaN.toPrecision(3)} N·s`));
       const a = await host.project(arrowPoint(c, await metresPerNs(host), 0.5));
       assertColour(await host.scenePixel(a.x, a.y), THEMES.dark.vars['--vscode-charts-red'], 'λn arrow, colour by λn');
-      assert.equal((await host.page.evaluate(() => (globalThis as any).__savedState?.sceneView?.colorMode)), 'λn', 'the choice is kept in the webview state');
-    } finally { await host.close(); }
+      assert.equal(await host.page.evaluate(() => (globalThis as any).__savedState?.sceneView?.colorMode), 'λn', 'the choice is kept in the webview state');
+    } finally {
+      await host.close();
+    }
   });
 
   it('trail: with a body clicked and the trail on, its path covers the frames shown since', async () => {
@@ -215,12 +247,21 @@ describe('webview scene view', () => {
       const x = Array.from(v.scene!.poses.subarray(POSE_STRIDE * ball, POSE_STRIDE * ball + 3)) as Vec;
       const side = await host.project([x[0] + 0.06, x[1], x[2] + 0.03]);
       await host.page.mouse.click(side.x, side.y);
-      await host.page.evaluate(() => { const e = (globalThis as any).document.getElementById('scene-trail'); e.checked = true; e.dispatchEvent(new Event('change')); });
+      await host.page.evaluate(() => {
+        const e = (globalThis as any).document.getElementById('scene-trail');
+        e.checked = true;
+        e.dispatchEvent(new Event('change'));
+      });
       // the clicked canvas has the focus (its arrows orbit the camera): give it back to the page
       await host.page.evaluate(() => (globalThis as any).document.activeElement?.blur());
-      for (let k = 1; k <= 5; k++) { await host.page.keyboard.press('ArrowRight'); await host.waitForIndex(first + k); }
+      for (let k = 1; k <= 5; k++) {
+        await host.page.keyboard.press('ArrowRight');
+        await host.waitForIndex(first + k);
+      }
       assert.equal(await host.page.evaluate(() => (globalThis as any).__sceneView.trailPoints), 6, 'frames first … first + 5');
-    } finally { await host.close(); }
+    } finally {
+      await host.close();
+    }
   });
 
   it('Export Scene View (PNG): the command and the button post the picture as a PNG named "scene"', async () => {
@@ -239,7 +280,9 @@ describe('webview scene view', () => {
         assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
         assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], size, 'the PNG has the canvas size');
       }
-    } finally { await host.close(); }
+    } finally {
+      await host.close();
+    }
   });
 
   it('"bodies before the step": the ball drawn where it touched (the contact geometry), not one step later', async () => {
@@ -255,11 +298,17 @@ describe('webview scene view', () => {
       const p = await host.project([pre[0] + 0.06, pre[1], pre[2] - 0.04]);
       const bluish = (px: Rgb): boolean => px[2] > px[0] + 30 && px[2] > px[1];
       assert.ok(!bluish(await host.scenePixel(p.x, p.y)), 'after the step (default): no ball there');
-      await host.page.evaluate(() => { const e = (globalThis as any).document.getElementById('scene-pre'); e.checked = true; e.dispatchEvent(new Event('change')); });
+      await host.page.evaluate(() => {
+        const e = (globalThis as any).document.getElementById('scene-pre');
+        e.checked = true;
+        e.dispatchEvent(new Event('change'));
+      });
       await host.page.waitForFunction(() => (globalThis as any).__savedState?.sceneView?.pre === true);
       const px = await host.scenePixel(p.x, p.y);
       assert.ok(bluish(px), `before the step: the ball is there (rgb(${px.join(', ')}))`);
-    } finally { await host.close(); }
+    } finally {
+      await host.close();
+    }
   });
 
   it('keyboard: arrows on the focused view orbit the camera (saved in the webview state), not the timeline; F frames all', async () => {
@@ -279,7 +328,9 @@ describe('webview scene view', () => {
       await host.page.keyboard.press('f');
       const framed = await host.page.evaluate(() => (globalThis as any).__savedState?.sceneView?.camera);
       assert.ok(Math.abs(framed.distance - before.distance) < 1e-6 * before.distance, 'F frames all again (same distance as the first framing)');
-    } finally { await host.close(); }
+    } finally {
+      await host.close();
+    }
   });
 
   it('restores the saved camera when the panel is reopened', async () => {
@@ -290,24 +341,35 @@ describe('webview scene view', () => {
       await host.waitForIndex(first);
       const shown = await host.page.evaluate(() => (globalThis as any).__sceneView && (globalThis as any).__savedState?.sceneView?.camera);
       assert.deepEqual(shown, camera);
-    } finally { await host.close(); }
+    } finally {
+      await host.close();
+    }
   });
 
   // ≈ 3.8 contacts per box, as in examples/box-pile-1000.scene.json
-  for (const [contacts, boxes] of [[200, 53], [3800, 1000]]) {
+  for (const [contacts, boxes] of [
+    [200, 53],
+    [3800, 1000],
+  ]) {
     it(`benchmark: frame update (message → drawn) with ${contacts} contacts on a ${boxes}-box pile`, async function () {
       // the test's own host (a 1 MB JSON frame per seek through playwright) is slow; the page's figures are not
       this.timeout(240_000);
       const frames = new Map<number, ReturnType<typeof pileFrame>>();
       const frameFor = (i: number): ReturnType<typeof pileFrame> => {
         let v = frames.get(i);
-        if (!v) { v = pileFrame(i, boxes, contacts); frames.set(i, v); }
+        if (!v) {
+          v = pileFrame(i, boxes, contacts);
+          frames.set(i, v);
+        }
         return v;
       };
       const host = await FakeHost.open(browser, f.model, f.source, { index: 0, frameFor, scene: pileScene(boxes) });
       try {
-        await host.page.evaluate(() => { (globalThis as any).__sceneView.finishEachRender = true; });
-        const total: number[] = [], scene: number[] = [];
+        await host.page.evaluate(() => {
+          (globalThis as any).__sceneView.finishEachRender = true;
+        });
+        const total: number[] = [],
+          scene: number[] = [];
         let done = (await host.stats()).frameUpdates;
         for (let k = 0; k < SEEKS; k++) {
           await host.page.keyboard.press('ArrowRight');
@@ -317,7 +379,9 @@ describe('webview scene view', () => {
           scene.push(st.lastFrameParts.scene);
         }
         const med = (a: number[]): number => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
-        console.log(`      scene view, ${contacts} contacts, ${boxes} boxes: frame update median ${med(total).toFixed(1)} ms (min ${Math.min(...total).toFixed(1)}, max ${Math.max(...total).toFixed(1)}), of which scene view ${med(scene).toFixed(1)} ms (min ${Math.min(...scene).toFixed(1)}, max ${Math.max(...scene).toFixed(1)}), ${SEEKS} seeks, software WebGL`);
+        console.log(
+          `      scene view, ${contacts} contacts, ${boxes} boxes: frame update median ${med(total).toFixed(1)} ms (min ${Math.min(...total).toFixed(1)}, max ${Math.max(...total).toFixed(1)}), of which scene view ${med(scene).toFixed(1)} ms (min ${Math.min(...scene).toFixed(1)}, max ${Math.max(...scene).toFixed(1)}), ${SEEKS} seeks, software WebGL`,
+        );
         // it drew this frame: a contact point of the last frame shows in its state colour
         const v = frameFor(SEEKS);
         const k = v.contacts.findIndex((c) => c.state === 'sliding');
@@ -327,7 +391,9 @@ describe('webview scene view', () => {
           assert.ok(!near(px, rgbOf(THEMES.dark.vars['--vscode-editor-background']), 3), 'the contacts are drawn');
         }
         assert.deepEqual(host.pageErrors, []);
-      } finally { await host.close(); }
+      } finally {
+        await host.close();
+      }
     });
   }
 });

@@ -9,8 +9,13 @@ const OUT = join(ROOT, 'artifacts/screenshots');
 
 describe('webview screenshots', () => {
   let browser: Browser;
-  before(async () => { browser = await launchBrowser(); mkdirSync(OUT, { recursive: true }); });
-  after(async () => { await browser?.close(); });
+  before(async () => {
+    browser = await launchBrowser();
+    mkdirSync(OUT, { recursive: true });
+  });
+  after(async () => {
+    await browser?.close();
+  });
 
   for (const theme of ['dark', 'light', 'hc'] as ThemeName[]) {
     it(`renders the ${theme} theme from --vscode-* variables and saves webview-${theme}.png`, async () => {
@@ -33,7 +38,9 @@ describe('webview screenshots', () => {
         await host.page.screenshot({ path: file, fullPage: true });
         assert.ok(statSync(file).size > 20000, 'screenshot has content');
         assert.deepEqual(host.cspProblems(), []);
-      } finally { await host.close(); }
+      } finally {
+        await host.close();
+      }
     });
   }
 });

@@ -14,7 +14,11 @@ export function pileScene(boxes: number): SceneInfo {
   return {
     bodies: [
       { name: 'ground', static: true, shape: { kind: 'plane', normal: [0, 0, 1], offset: 0 } },
-      ...Array.from({ length: boxes }, (_, k) => ({ name: `box${k}`, static: false, shape: { kind: 'box' as const, halfExtents: [HALF, HALF, HALF] as [number, number, number] } })),
+      ...Array.from({ length: boxes }, (_, k) => ({
+        name: `box${k}`,
+        static: false,
+        shape: { kind: 'box' as const, halfExtents: [HALF, HALF, HALF] as [number, number, number] },
+      })),
     ],
   };
 }
@@ -27,13 +31,16 @@ export function pileFrame(index: number, boxes: number, contacts: number): Frame
   poses.set([0, 0, 0, 1, 0, 0, 0], 0);
   const wobble = 0.002 * Math.sin(index);
   for (let k = 0; k < boxes; k++) {
-    const col = k % (side * side), layer = Math.floor(k / (side * side));
+    const col = k % (side * side),
+      layer = Math.floor(k / (side * side));
     poses.set([(col % side) * 2.05 * HALF + wobble, Math.floor(col / side) * 2.05 * HALF, HALF + layer * 2 * HALF, 1, 0, 0, 0], POSE_STRIDE * (k + 1));
   }
   const friction = new Float64Array(3 * contacts);
   const cs: ContactView[] = base.contacts.map((c, i) => {
-    const box = (i >> 2) % boxes, o = POSE_STRIDE * (box + 1);
-    const sx = i & 1 ? 1 : -1, sy = i & 2 ? 1 : -1;
+    const box = (i >> 2) % boxes,
+      o = POSE_STRIDE * (box + 1);
+    const sx = i & 1 ? 1 : -1,
+      sy = i & 2 ? 1 : -1;
     friction.set([0.3 * c.lambdaT, 0.1 * c.lambdaT, 0], 3 * i);
     return { ...c, bodyA: `box${box}`, point: [poses[o] + sx * HALF, poses[o + 1] + sy * HALF, poses[o + 2] - HALF] };
   });

@@ -8,16 +8,22 @@ const CANVASES = ['#energy-chart', '#lambda-chart', '#solver-chart', '#kappa-cha
 
 /** Text of every cell of the rendered rows (without the padding that aligns the columns), by data-col, in DOM order. */
 async function rows(host: FakeHost): Promise<{ index: number; cells: Record<string, { text: string; title: string }> }[]> {
-  return host.page.$$eval('#contacts-table tbody tr', (trs: any[]) => trs.map((tr) => ({
-    index: Number(tr.dataset.index),
-    cells: Object.fromEntries([...tr.cells].map((td: any) => [td.dataset.col, { text: td.textContent.trim(), title: td.title }])),
-  })));
+  return host.page.$$eval('#contacts-table tbody tr', (trs: any[]) =>
+    trs.map((tr) => ({
+      index: Number(tr.dataset.index),
+      cells: Object.fromEntries([...tr.cells].map((td: any) => [td.dataset.col, { text: td.textContent.trim(), title: td.title }])),
+    })),
+  );
 }
 
 describe('webview views', () => {
   let browser: Browser;
-  before(async () => { browser = await launchBrowser(); });
-  after(async () => { await browser?.close(); });
+  before(async () => {
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
 
   describe('scenario (fault-restitution-target, first scenario)', () => {
     let host: FakeHost;
@@ -28,7 +34,9 @@ describe('webview views', () => {
       host = await FakeHost.open(browser, f.model, f.source, { index: impact });
       await host.waitForIndex(impact);
     });
-    afterEach(async () => { await host?.close(); });
+    afterEach(async () => {
+      await host?.close();
+    });
 
     it('the contact table shows the model frame view at the impact frame (λn, ‖λt‖, state, excess …)', async () => {
       const v = host.model.frameView(impact);
@@ -52,7 +60,10 @@ describe('webview views', () => {
     it('the energy readout equals timeline kinetic / potential / total at the index', async () => {
       const t = host.model.timeline;
       const text = await host.text('#energy-values');
-      assert.equal(text, `kinetic ${t.kinetic[impact].toPrecision(6)} J · potential ${t.potential[impact].toPrecision(6)} J · total ${t.total[impact].toPrecision(6)} J`);
+      assert.equal(
+        text,
+        `kinetic ${t.kinetic[impact].toPrecision(6)} J · potential ${t.potential[impact].toPrecision(6)} J · total ${t.total[impact].toPrecision(6)} J`,
+      );
       await host.page.keyboard.press('ArrowRight');
       await host.waitForIndex(impact + 1);
       assert.match(await host.text('#energy-values'), new RegExp(`total ${t.total[impact + 1].toPrecision(6).replace('.', '\\.')} J`));
@@ -67,7 +78,8 @@ describe('webview views', () => {
       await host.page.waitForFunction(() => {
         const c = (globalThis as any).document.querySelector('#lambda-chart');
         const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-        let n = 0; for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
+        let n = 0;
+        for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
         return n > 500;
       });
       await host.page.click('#contacts-table tbody tr[data-index="0"]');
@@ -94,13 +106,19 @@ describe('webview views', () => {
       const fs = host.model.findings;
       assert.equal(await host.text('#findings-count'), String(fs.length));
       const items = await host.page.$$eval('#findings .finding', (e: any[]) => e.map((x) => ({ index: Number(x.dataset.index), text: x.textContent })));
-      assert.deepEqual(items.map((x) => x.index), fs.map((f) => f.index));
+      assert.deepEqual(
+        items.map((x) => x.index),
+        fs.map((f) => f.index),
+      );
       assert.ok(items[0].text.includes(fs[0].mechanism));
       const second = fs[1];
       await host.page.click(`#findings .finding[data-index="${second.index}"]`);
       await host.waitForIndex(second.index);
       assert.equal(host.lastSeek()?.index, second.index);
-      const keys = host.model.frameView(second.index).contacts.filter((c) => second.contacts.includes(c.index)).map((c) => c.key);
+      const keys = host.model
+        .frameView(second.index)
+        .contacts.filter((c) => second.contacts.includes(c.index))
+        .map((c) => c.key);
       await host.page.waitForSelector(`#contacts-table tbody tr.selected[data-index="${second.contacts[0]}"]`);
       for (let k = 0; k < 100 && host.messages('series').length === 0; k++) await new Promise((r) => setTimeout(r, 20));
       assert.deepEqual(host.messages('series').at(-1)?.keys, keys);
@@ -131,7 +149,9 @@ describe('webview views', () => {
     });
 
     it('what-if rejects a bad tolerance in the form without sending a request', async () => {
-      await host.page.evaluate(() => { (globalThis as any).document.getElementById('whatif-tolerance').value = '-1'; });
+      await host.page.evaluate(() => {
+        (globalThis as any).document.getElementById('whatif-tolerance').value = '-1';
+      });
       await host.page.click('#whatif-run');
       await host.page.waitForSelector('#whatif-result .whatif-error');
       assert.equal(host.messages('whatIf').length, 0);
@@ -146,11 +166,20 @@ describe('webview views', () => {
       await host.page.click('#contacts-table th[data-col="lambdaN"]');
       let r = await rows(host);
       const asc = [...v.contacts].sort((a, b) => a.lambdaN - b.lambdaN);
-      assert.deepEqual(r.map((x) => x.index), asc.slice(0, r.length).map((c) => c.index));
+      assert.deepEqual(
+        r.map((x) => x.index),
+        asc.slice(0, r.length).map((c) => c.index),
+      );
       assert.equal(await host.page.getAttribute('#contacts-table th[data-col="lambdaN"]', 'aria-sort'), 'ascending');
       await host.page.click('#contacts-table th[data-col="lambdaN"]');
       r = await rows(host);
-      assert.deepEqual(r.map((x) => x.index), [...asc].reverse().slice(0, r.length).map((c) => c.index));
+      assert.deepEqual(
+        r.map((x) => x.index),
+        [...asc]
+          .reverse()
+          .slice(0, r.length)
+          .map((c) => c.index),
+      );
       await host.page.click('#contacts-table th[data-col="state"]');
       r = await rows(host);
       const states = r.map((x) => x.cells.state.text);
@@ -163,12 +192,17 @@ describe('webview views', () => {
       await host.page.waitForFunction(() => /\(2000\)/.test((globalThis as any).document.getElementById('contacts-count').textContent));
       // the scroll box grows from one row to its max height after layout; the table re-measures on its
       // ResizeObserver callback, which may come after the frame message's render (then give it that frame)
-      await host.page.waitForFunction(() => (globalThis as any).document.querySelectorAll('#contacts-table tbody tr').length > 5, undefined, { timeout: 2000 }).catch(() => {});
+      await host.page
+        .waitForFunction(() => (globalThis as any).document.querySelectorAll('#contacts-table tbody tr').length > 5, undefined, { timeout: 2000 })
+        .catch(() => {});
       const count = await host.page.$$eval('#contacts-table tbody tr', (t) => t.length);
       assert.ok(count > 5 && count <= 40, `rendered rows ${count}`);
       const scrollH = await host.page.$eval('#contacts-scroll', (e: any) => e.scrollHeight);
       assert.ok(scrollH > 2000 * 18, `scroll height covers all rows (${scrollH})`);
-      await host.page.$eval('#contacts-scroll', (e: any) => { e.scrollTop = 1000 * 22; e.dispatchEvent(new Event('scroll')); });
+      await host.page.$eval('#contacts-scroll', (e: any) => {
+        e.scrollTop = 1000 * 22;
+        e.dispatchEvent(new Event('scroll'));
+      });
       await host.page.waitForFunction(() => Number((globalThis as any).document.querySelector('#contacts-table tbody tr').dataset.index) > 900);
       const first = await host.page.$eval('#contacts-table tbody tr', (e: any) => Number(e.dataset.index));
       assert.ok(first >= 950 && first <= 1050, `first visible row ${first}`);
@@ -188,7 +222,7 @@ describe('webview views', () => {
       const host = await FakeHost.open(browser, f.model, f.source, { index: 0, frameFor });
       try {
         const v = frameFor(0);
-        assert.ok(await host.drawnPixels('#convergence-chart') > 500);
+        assert.ok((await host.drawnPixels('#convergence-chart')) > 500);
         const label = await host.page.getAttribute('#convergence-chart', 'aria-label');
         assert.equal(label, `residual ${v.residuals[0]!.toPrecision(3)} at iteration 1 to ${v.residuals[39]!.toPrecision(3)} at iteration 40`);
         // the plot spans x from its left margin to 12 px from the right: the pointer at 3/4 of the canvas
@@ -208,7 +242,9 @@ describe('webview views', () => {
         assert.equal(await host.page.getAttribute('#convergence-chart', 'aria-label'), 'no residuals recorded for this frame');
         assert.ok(await host.page.isHidden('.plot-tip'), 'a new frame hides the tooltip');
         assert.deepEqual(host.pageErrors, []);
-      } finally { await host.close(); }
+      } finally {
+        await host.close();
+      }
     });
   });
 
@@ -223,10 +259,13 @@ describe('webview views', () => {
         assert.equal(r.length, v.contacts.length);
         r.forEach((row) => assert.equal(row.cells.lambdaN.text, v.contacts[row.index].lambdaN.toPrecision(6)));
         assert.equal(await host.text('#findings-count'), String(f.model.findings.length));
-        assert.ok(await host.drawnPixels('#convergence-chart') > 500);
+        assert.ok((await host.drawnPixels('#convergence-chart')) > 500);
         assert.match(await host.text('#session-meta'), /acme-physics 3\.2\.1/);
         assert.deepEqual(host.cspProblems(), []);
-      } finally { await host.close(); f.model.close(); }
+      } finally {
+        await host.close();
+        f.model.close();
+      }
     });
   });
 });

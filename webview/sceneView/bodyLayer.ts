@@ -4,8 +4,25 @@
  * not draw ("other") as markers with their name. Static bodies take the theme's muted colour.
  */
 import {
-  Box3, BoxGeometry, Color, DoubleSide, GridHelper, Group, InstancedMesh, type LineBasicMaterial, Matrix4, Mesh, MeshBasicMaterial, MeshLambertMaterial,
-  OctahedronGeometry, PlaneGeometry, Quaternion, type Raycaster, SphereGeometry, Vector3, type Scene,
+  Box3,
+  BoxGeometry,
+  Color,
+  DoubleSide,
+  GridHelper,
+  Group,
+  InstancedMesh,
+  type LineBasicMaterial,
+  Matrix4,
+  Mesh,
+  MeshBasicMaterial,
+  MeshLambertMaterial,
+  OctahedronGeometry,
+  PlaneGeometry,
+  Quaternion,
+  type Raycaster,
+  SphereGeometry,
+  Vector3,
+  type Scene,
 } from 'three';
 import { POSE_STRIDE, type SceneBody } from '../../src/protocol/scene.js';
 import type { SceneColors } from './sceneColors.js';
@@ -16,7 +33,10 @@ const GRID_DIVISIONS = 20;
 const PATCH_MARGIN = 3;
 const MIN_PATCH = 2;
 
-interface Instanced { readonly mesh: InstancedMesh; readonly bodies: number[] }
+interface Instanced {
+  readonly mesh: InstancedMesh;
+  readonly bodies: number[];
+}
 
 export class BodyLayer {
   private readonly group = new Group();
@@ -33,10 +53,16 @@ export class BodyLayer {
   private readonly p = new Vector3();
   private readonly s = new Vector3();
 
-  constructor(scene: Scene) { scene.add(this.group); }
+  constructor(scene: Scene) {
+    scene.add(this.group);
+  }
 
-  get count(): number { return this.bodies.length; }
-  body(i: number): SceneBody | undefined { return this.bodies[i]; }
+  get count(): number {
+    return this.bodies.length;
+  }
+  body(i: number): SceneBody | undefined {
+    return this.bodies[i];
+  }
 
   setBodies(bodies: readonly SceneBody[]): void {
     this.clear();
@@ -71,7 +97,11 @@ export class BodyLayer {
       if (!inst) return;
       inst.bodies.forEach((bi, k) => {
         const o = POSE_STRIDE * bi;
-        if (!(o + POSE_STRIDE <= poses.length) || !Number.isFinite(poses[o])) { this.m.makeScale(0, 0, 0); inst.mesh.setMatrixAt(k, this.m); return; }
+        if (!(o + POSE_STRIDE <= poses.length) || !Number.isFinite(poses[o])) {
+          this.m.makeScale(0, 0, 0);
+          inst.mesh.setMatrixAt(k, this.m);
+          return;
+        }
         this.p.set(poses[o], poses[o + 1], poses[o + 2]);
         this.q.set(poses[o + 4], poses[o + 5], poses[o + 6], poses[o + 3]); // three.js stores x, y, z, w
         if (!(this.q.lengthSq() > 0)) this.q.identity();
@@ -82,17 +112,23 @@ export class BodyLayer {
       inst.mesh.instanceMatrix.needsUpdate = true;
     };
     set(this.boxes, (b) => (b.shape.kind === 'box' ? this.s.set(...b.shape.halfExtents) : this.s.set(1, 1, 1)));
-    set(this.spheres, (b) => { const r = b.shape.kind === 'sphere' ? b.shape.radius : 1; return this.s.set(r, r, r); });
+    set(this.spheres, (b) => {
+      const r = b.shape.kind === 'sphere' ? b.shape.radius : 1;
+      return this.s.set(r, r, r);
+    });
     set(this.markers, () => this.s.setScalar(this.markerSize));
     if (!this.patchPlaced) this.placePatches();
   }
 
   /** Size of the "other" markers (m): a fraction of the scene, set by the view. */
-  setMarkerSize(size: number): void { this.markerSize = size; }
+  setMarkerSize(size: number): void {
+    this.markerSize = size;
+  }
 
   /** Centre of body i in the current frame (null when it has no pose). */
   position(i: number): Vector3 | null {
-    const p = this.poses, o = POSE_STRIDE * i;
+    const p = this.poses,
+      o = POSE_STRIDE * i;
     if (!p || o + 3 > p.length || !Number.isFinite(p[o])) return null;
     return new Vector3(p[o], p[o + 1], p[o + 2]);
   }
@@ -178,7 +214,9 @@ export class BodyLayer {
   }
 
   /** Indices of the "other" bodies (labelled by the view). */
-  others(): number[] { return this.markers ? [...this.markers.bodies] : []; }
+  others(): number[] {
+    return this.markers ? [...this.markers.bodies] : [];
+  }
 
   private clear(): void {
     for (const o of [...this.group.children]) {
@@ -187,7 +225,8 @@ export class BodyLayer {
         const m = x as Mesh;
         m.geometry?.dispose();
         const mat = m.material;
-        if (Array.isArray(mat)) mat.forEach((k) => k.dispose()); else mat?.dispose();
+        if (Array.isArray(mat)) mat.forEach((k) => k.dispose());
+        else mat?.dispose();
       });
     }
     this.planes.length = 0;

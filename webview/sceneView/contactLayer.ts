@@ -7,8 +7,21 @@
  * larger point in the finding / selection colour.
  */
 import {
-  BufferAttribute, BufferGeometry, Color, ConeGeometry, CylinderGeometry, Group, InstancedMesh, LineBasicMaterial, LineSegments, Matrix4,
-  MeshBasicMaterial, Quaternion, SphereGeometry, Vector3, type Scene,
+  BufferAttribute,
+  BufferGeometry,
+  Color,
+  ConeGeometry,
+  CylinderGeometry,
+  Group,
+  InstancedMesh,
+  LineBasicMaterial,
+  LineSegments,
+  Matrix4,
+  MeshBasicMaterial,
+  Quaternion,
+  SphereGeometry,
+  Vector3,
+  type Scene,
 } from 'three';
 import type { ContactView } from '../../src/protocol/inspector.js';
 import type { SceneColors } from './sceneColors.js';
@@ -52,8 +65,15 @@ const GLYPH_ORDER = 10;
 class Glyphs {
   mesh: InstancedMesh;
   private ord = GLYPH_ORDER;
-  set order(o: number) { this.ord = o; this.mesh.renderOrder = o; }
-  constructor(private readonly group: Group, private readonly geometry: SphereGeometry | CylinderGeometry | ConeGeometry, capacity: number) {
+  set order(o: number) {
+    this.ord = o;
+    this.mesh.renderOrder = o;
+  }
+  constructor(
+    private readonly group: Group,
+    private readonly geometry: SphereGeometry | CylinderGeometry | ConeGeometry,
+    capacity: number,
+  ) {
     this.mesh = this.make(capacity);
   }
   private make(capacity: number): InstancedMesh {
@@ -94,11 +114,17 @@ class Arrows {
     this.shafts = new Glyphs(group, new CylinderGeometry(1, 1, 1, 8).translate(0, 0.5, 0), capacity);
     this.heads = new Glyphs(group, new ConeGeometry(1, 1, 12).translate(0, 0.5, 0), capacity);
   }
-  begin(max: number, unit: number): void { this.shafts.ensure(max); this.heads.ensure(max); this.n = 0; this.unit = unit; }
+  begin(max: number, unit: number): void {
+    this.shafts.ensure(max);
+    this.heads.ensure(max);
+    this.n = 0;
+    this.unit = unit;
+  }
   /** An arrow from `base` along the unit vector `dir`, `length` m long. */
   add(base: Vector3, dir: Vector3, length: number, color: Color): void {
     if (!(length > 0) || !Number.isFinite(length)) return;
-    const u = this.unit, headLen = Math.min(HEAD_LENGTH * u, 0.5 * length);
+    const u = this.unit,
+      headLen = Math.min(HEAD_LENGTH * u, 0.5 * length);
     this.q.setFromUnitVectors(UP, dir);
     this.m.compose(base, this.q, this.s.set(ARROW_RADIUS * u, length - headLen, ARROW_RADIUS * u));
     this.shafts.mesh.setMatrixAt(this.n, this.m);
@@ -109,7 +135,10 @@ class Arrows {
     this.heads.mesh.setColorAt(this.n, color);
     this.n++;
   }
-  end(): void { this.shafts.done(this.n); this.heads.done(this.n); }
+  end(): void {
+    this.shafts.done(this.n);
+    this.heads.done(this.n);
+  }
 }
 
 /** One contact of a what-if result for the ghost: its point and the post-step velocities (m/s, world). */
@@ -155,7 +184,8 @@ export class ContactLayer {
     const arrow = (base: Vector3, dir: Vector3, length: number, color: Color): void => this.arrows.add(base, dir, length, color);
     if (this.normalBuf.length < 6 * C) this.normalBuf = new Float32Array(6 * Math.max(C, 64) * 2);
     const nb = this.normalBuf;
-    const base = new Vector3(), fcol = this.color(st.colors.friction);
+    const base = new Vector3(),
+      fcol = this.color(st.colors.friction);
     for (let k = 0; k < C; k++) {
       const c = contacts[k];
       base.set(c.point[0], c.point[1], c.point[2]);
@@ -172,8 +202,12 @@ export class ContactLayer {
         arrow(base, this.d, c.lambdaN * st.metresPerNs, own);
         const L = NORMAL_LENGTH * st.unit;
         const o = 6 * k;
-        nb[o] = base.x; nb[o + 1] = base.y; nb[o + 2] = base.z;
-        nb[o + 3] = base.x + this.d.x * L; nb[o + 4] = base.y + this.d.y * L; nb[o + 5] = base.z + this.d.z * L;
+        nb[o] = base.x;
+        nb[o + 1] = base.y;
+        nb[o + 2] = base.z;
+        nb[o + 3] = base.x + this.d.x * L;
+        nb[o + 4] = base.y + this.d.y * L;
+        nb[o + 5] = base.z + this.d.z * L;
       } else nb.fill(0, 6 * k, 6 * k + 6);
       if (st.showFriction && friction && friction.length >= 3 * C) {
         this.d.set(sign * friction[3 * k], sign * friction[3 * k + 1], sign * friction[3 * k + 2]);
@@ -196,9 +230,14 @@ export class ContactLayer {
    */
   updateGhost(contacts: readonly GhostContact[], metresPerMps: number, unit: number, recordedCss: string, alternativeCss: string): void {
     this.ghost.begin(2 * contacts.length, unit);
-    const base = new Vector3(), d = new Vector3(), side = new Vector3();
+    const base = new Vector3(),
+      d = new Vector3(),
+      side = new Vector3();
     for (const c of contacts) {
-      for (const [v, css, offset] of [[c.recorded, recordedCss, -1], [c.alternative, alternativeCss, 1]] as const) {
+      for (const [v, css, offset] of [
+        [c.recorded, recordedCss, -1],
+        [c.alternative, alternativeCss, 1],
+      ] as const) {
         d.set(v[0], v[1], v[2]);
         const len = d.length();
         if (!(len > 0)) continue;
@@ -216,18 +255,30 @@ export class ContactLayer {
 
   private color(css: string): Color {
     let c = this.colors.get(css);
-    if (!c) { c = new Color(css); this.colors.set(css, c); }
+    if (!c) {
+      c = new Color(css);
+      this.colors.set(css, c);
+    }
     return c;
   }
 
   /** The contact whose point projects nearest to (x, y) within `radius` pixels; project maps world → pixels. */
-  pick(x: number, y: number, radius: number, project: (p: readonly [number, number, number]) => { x: number; y: number; visible: boolean }): ContactView | null {
-    let best: ContactView | null = null, bestD = radius * radius;
+  pick(
+    x: number,
+    y: number,
+    radius: number,
+    project: (p: readonly [number, number, number]) => { x: number; y: number; visible: boolean },
+  ): ContactView | null {
+    let best: ContactView | null = null,
+      bestD = radius * radius;
     for (const c of this.contacts) {
       const s = project(c.point);
       if (!s.visible) continue;
       const d = (s.x - x) ** 2 + (s.y - y) ** 2;
-      if (d <= bestD) { bestD = d; best = c; }
+      if (d <= bestD) {
+        bestD = d;
+        best = c;
+      }
     }
     return best;
   }

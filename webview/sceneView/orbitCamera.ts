@@ -26,7 +26,10 @@ export class OrbitCamera {
   private azimuth = -Math.PI / 3;
   private elevation = 0.45;
 
-  constructor(private readonly el: HTMLElement, private readonly changed: (userMoved: boolean) => void) {
+  constructor(
+    private readonly el: HTMLElement,
+    private readonly changed: (userMoved: boolean) => void,
+  ) {
     this.camera.up.set(0, 0, 1);
     this.apply();
     let drag: { x: number; y: number; pan: boolean } | undefined;
@@ -36,26 +39,43 @@ export class OrbitCamera {
     });
     el.addEventListener('pointermove', (e) => {
       if (!drag) return;
-      const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
-      drag.x = e.clientX; drag.y = e.clientY;
-      if (drag.pan) this.pan(dx, dy); else this.orbit(-dx * ORBIT_PER_PIXEL, dy * ORBIT_PER_PIXEL);
+      const dx = e.clientX - drag.x,
+        dy = e.clientY - drag.y;
+      drag.x = e.clientX;
+      drag.y = e.clientY;
+      if (drag.pan) this.pan(dx, dy);
+      else this.orbit(-dx * ORBIT_PER_PIXEL, dy * ORBIT_PER_PIXEL);
     });
-    const end = (): void => { drag = undefined; };
+    const end = (): void => {
+      drag = undefined;
+    };
     el.addEventListener('pointerup', end);
     el.addEventListener('pointercancel', end);
     el.addEventListener('contextmenu', (e) => e.preventDefault());
-    el.addEventListener('wheel', (e) => { e.preventDefault(); this.zoom(Math.exp(e.deltaY * ZOOM_PER_WHEEL)); }, { passive: false });
+    el.addEventListener(
+      'wheel',
+      (e) => {
+        e.preventDefault();
+        this.zoom(Math.exp(e.deltaY * ZOOM_PER_WHEEL));
+      },
+      { passive: false },
+    );
     el.addEventListener('keydown', (e) => {
       const k = e.key;
       let used = true;
       if (k === 'ArrowLeft' || k === 'ArrowRight' || k === 'ArrowUp' || k === 'ArrowDown') {
-        const sx = k === 'ArrowLeft' ? -1 : k === 'ArrowRight' ? 1 : 0, sy = k === 'ArrowUp' ? -1 : k === 'ArrowDown' ? 1 : 0;
-        if (e.shiftKey) this.pan(-sx * 20, -sy * 20); else this.orbit(sx * KEY_ORBIT, -sy * KEY_ORBIT);
+        const sx = k === 'ArrowLeft' ? -1 : k === 'ArrowRight' ? 1 : 0,
+          sy = k === 'ArrowUp' ? -1 : k === 'ArrowDown' ? 1 : 0;
+        if (e.shiftKey) this.pan(-sx * 20, -sy * 20);
+        else this.orbit(sx * KEY_ORBIT, -sy * KEY_ORBIT);
       } else if (k === '+' || k === '=') this.zoom(1 / KEY_ZOOM);
       else if (k === '-' || k === '_') this.zoom(KEY_ZOOM);
       else used = false;
       // the inspector's own arrow-key stepping must not see keys the camera used
-      if (used) { e.preventDefault(); e.stopPropagation(); }
+      if (used) {
+        e.preventDefault();
+        e.stopPropagation();
+      }
     });
   }
 
@@ -67,11 +87,16 @@ export class OrbitCamera {
   set state(s: OrbitState) {
     if (![...s.target, s.distance, s.azimuth, s.elevation].every(Number.isFinite) || !(s.distance > 0)) return;
     this.target.set(s.target[0], s.target[1], s.target[2]);
-    this.distance = s.distance; this.azimuth = s.azimuth; this.elevation = s.elevation;
+    this.distance = s.distance;
+    this.azimuth = s.azimuth;
+    this.elevation = s.elevation;
     this.apply();
   }
 
-  setAspect(aspect: number): void { this.camera.aspect = aspect; this.camera.updateProjectionMatrix(); }
+  setAspect(aspect: number): void {
+    this.camera.aspect = aspect;
+    this.camera.updateProjectionMatrix();
+  }
 
   /** Looks at the sphere (centre, radius) so that it fills the view, keeping the viewing direction. */
   frame(centre: Vector3, radius: number): void {

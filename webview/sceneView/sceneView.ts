@@ -5,7 +5,22 @@
  * them); hover shows the contact's numbers or the body's name. The camera is saved in the webview state.
  * It renders on demand (a frame, a camera move, a theme change), never in a loop.
  */
-import { Box3, Color, DirectionalLight, HemisphereLight, Line, LineBasicMaterial, BufferGeometry, Float32BufferAttribute, Raycaster, Scene, Sphere, Vector2, Vector3, WebGLRenderer } from 'three';
+import {
+  Box3,
+  Color,
+  DirectionalLight,
+  HemisphereLight,
+  Line,
+  LineBasicMaterial,
+  BufferGeometry,
+  Float32BufferAttribute,
+  Raycaster,
+  Scene,
+  Sphere,
+  Vector2,
+  Vector3,
+  WebGLRenderer,
+} from 'three';
 import type { ContactView, FrameView, WhatIfView } from '../../src/protocol/inspector.js';
 import { POSE_STRIDE, type SceneInfo } from '../../src/protocol/scene.js';
 import { el, num, vec3 } from '../format.js';
@@ -29,15 +44,21 @@ export type ColorMode = (typeof COLOR_MODES)[number];
 /** Per contact: the quantity a colour mode shows (null: not known for this contact). */
 function quantity(mode: ColorMode, c: ContactView): number | null {
   switch (mode) {
-    case 'λn': return c.lambdaN;
-    case 'excess speed': return c.excess;
-    case 'penetration': return c.depth;
-    case 'friction work': return c.frictionPower;
-    case 'energy injected': return c.injected ?? null;
-    default: return null;
+    case 'λn':
+      return c.lambdaN;
+    case 'excess speed':
+      return c.excess;
+    case 'penetration':
+      return c.depth;
+    case 'friction work':
+      return c.frictionPower;
+    case 'energy injected':
+      return c.injected ?? null;
+    default:
+      return null;
   }
 }
-const UNITS: Record<ColorMode, string> = { state: '', 'λn': 'N·s', 'excess speed': 'm/s', penetration: 'm', 'friction work': 'J', 'energy injected': 'J' };
+const UNITS: Record<ColorMode, string> = { state: '', λn: 'N·s', 'excess speed': 'm/s', penetration: 'm', 'friction work': 'J', 'energy injected': 'J' };
 
 export interface SceneViewState {
   readonly camera?: OrbitState;
@@ -76,7 +97,11 @@ export interface SceneViewProbe {
   finishEachRender: boolean;
   readonly webgl: boolean;
 }
-declare global { interface Window { __sceneView?: SceneViewProbe } }
+declare global {
+  interface Window {
+    __sceneView?: SceneViewProbe;
+  }
+}
 
 export class SceneView {
   private readonly root: HTMLElement;
@@ -116,14 +141,21 @@ export class SceneView {
   private static readonly HISTORY_FRAMES = 2 * TRAIL_FRAMES;
   private readonly probe: SceneViewProbe;
 
-  constructor(root: HTMLElement, private readonly handlers: SceneViewHandlers, saved: SceneViewState | undefined) {
+  constructor(
+    root: HTMLElement,
+    private readonly handlers: SceneViewHandlers,
+    saved: SceneViewState | undefined,
+  ) {
     this.root = root;
     this.colors = readSceneColors();
     this.details = el('details');
     this.details.id = 'scene-details';
     this.details.open = saved?.open ?? true;
     const summary = el('summary');
-    summary.append(el('h2', 'inline', 'Scene'), el('span', 'muted hint', ' drag to orbit, right-drag to pan, wheel to zoom; click a contact or body to select it'));
+    summary.append(
+      el('h2', 'inline', 'Scene'),
+      el('span', 'muted hint', ' drag to orbit, right-drag to pan, wheel to zoom; click a contact or body to select it'),
+    );
     this.details.append(summary);
     const toolbar = el('div', 'scene-toolbar buttons');
     toolbar.id = 'scene-toolbar';
@@ -134,15 +166,26 @@ export class SceneView {
     this.trailBox = checkbox('scene-trail', `trail (${TRAIL_FRAMES} frames)`, saved?.trail ?? false);
     this.ghostBox = checkbox('scene-ghost', 'what-if ghost', saved?.ghost ?? true);
     this.preBox = checkbox('scene-pre', 'bodies before the step', saved?.pre ?? false);
-    this.preBox.title = 'draw the bodies where they were when the contacts were found (when the frame records it); otherwise after the step, as the energy readout';
+    this.preBox.title =
+      'draw the bodies where they were when the contacts were found (when the frame records it); otherwise after the step, as the energy readout';
     this.ghostBox.title = 'after a what-if re-solve: each contact’s velocity after the step, recorded beside the alternative’s';
     toolbar.append(
-      el('span', 'muted', 'colour by'), this.colorSelect, this.frictionBox, this.normalsBox, this.trailBox, this.ghostBox, this.preBox,
+      el('span', 'muted', 'colour by'),
+      this.colorSelect,
+      this.frictionBox,
+      this.normalsBox,
+      this.trailBox,
+      this.ghostBox,
+      this.preBox,
       button({ id: 'scene-frame-all', label: 'Frame all', title: 'fit every body in the view (F)', onClick: () => this.frameAll() }),
       button({ id: 'scene-frame-selection', label: 'Frame selection', title: 'fit the selected contacts or bodies (S)', onClick: () => this.frameSelection() }),
       button({ id: 'scene-export', label: 'PNG', title: 'export the scene view as PNG', onClick: () => this.exportPng() }),
     );
-    for (const c of [this.colorSelect, this.frictionBox, this.normalsBox, this.trailBox, this.ghostBox]) c.addEventListener('change', () => { this.redraw(); this.handlers.stateChanged(); });
+    for (const c of [this.colorSelect, this.frictionBox, this.normalsBox, this.trailBox, this.ghostBox])
+      c.addEventListener('change', () => {
+        this.redraw();
+        this.handlers.stateChanged();
+      });
     this.preBox.addEventListener('change', () => {
       if (this.view?.scene) this.bodies.update(this.shownPoses(this.view));
       this.redraw();
@@ -159,7 +202,10 @@ export class SceneView {
     this.legend.id = 'scene-legend';
     this.details.append(toolbar, this.box, this.legend);
     this.root.append(this.details);
-    this.details.addEventListener('toggle', () => { this.handlers.stateChanged(); if (this.details.open) this.resize(); });
+    this.details.addEventListener('toggle', () => {
+      this.handlers.stateChanged();
+      if (this.details.open) this.resize();
+    });
 
     this.bodies = new BodyLayer(this.scene);
     this.contacts = new ContactLayer(this.scene);
@@ -175,7 +221,10 @@ export class SceneView {
     canvas.id = 'scene-canvas';
     canvas.tabIndex = 0;
     canvas.setAttribute('role', 'img');
-    canvas.setAttribute('aria-label', 'scene view: bodies and contacts of this frame (arrows orbit, shift+arrows pan, + and − zoom, F frame all, S frame selection)');
+    canvas.setAttribute(
+      'aria-label',
+      'scene view: bodies and contacts of this frame (arrows orbit, shift+arrows pan, + and − zoom, F frame all, S frame selection)',
+    );
     try {
       this.renderer = new WebGLRenderer({ canvas, antialias: true, preserveDrawingBuffer: true });
     } catch (err) {
@@ -185,26 +234,56 @@ export class SceneView {
     if (this.renderer) {
       this.box.append(canvas, this.labels, this.tip);
       this.renderer.setPixelRatio(window.devicePixelRatio || 1);
-      this.orbit = new OrbitCamera(canvas, () => { this.schedule(); this.handlers.stateChanged(); });
-      if (saved?.camera) { this.orbit.state = saved.camera; this.framedOnce = true; }
+      this.orbit = new OrbitCamera(canvas, () => {
+        this.schedule();
+        this.handlers.stateChanged();
+      });
+      if (saved?.camera) {
+        this.orbit.state = saved.camera;
+        this.framedOnce = true;
+      }
       canvas.addEventListener('keydown', (e) => {
-        if (e.key === 'f' || e.key === 'F') { this.frameAll(); e.preventDefault(); }
-        else if (e.key === 's' || e.key === 'S') { this.frameSelection(); e.preventDefault(); }
+        if (e.key === 'f' || e.key === 'F') {
+          this.frameAll();
+          e.preventDefault();
+        } else if (e.key === 's' || e.key === 'S') {
+          this.frameSelection();
+          e.preventDefault();
+        }
       });
       this.wirePointer(canvas);
-      new ResizeObserver(() => { this.resize(); this.handlers.stateChanged(); }).observe(this.box);
+      new ResizeObserver(() => {
+        this.resize();
+        this.handlers.stateChanged();
+      }).observe(this.box);
     }
-    new MutationObserver(() => { this.colors = readSceneColors(); this.redraw(); }).observe(document.body, { attributes: true, attributeFilter: ['class'] });
+    new MutationObserver(() => {
+      this.colors = readSceneColors();
+      this.redraw();
+    }).observe(document.body, { attributes: true, attributeFilter: ['class'] });
 
     const self = this;
     this.probe = {
       project: (p) => this.projectToPage(p),
-      get metresPerNs() { return self.metresPerNs; },
-      get metresPerMps() { return self.metresPerMps; },
-      get trailPoints() { return (self.trail.geometry.getAttribute('position')?.count ?? 0); },
-      get unit() { return self.unit; },
-      renders: 0, lastRenderMs: 0, finishEachRender: false, lastParts: { bodies: 0, contacts: 0, legend: 0, render: 0 },
-      get webgl() { return self.renderer !== undefined; },
+      get metresPerNs() {
+        return self.metresPerNs;
+      },
+      get metresPerMps() {
+        return self.metresPerMps;
+      },
+      get trailPoints() {
+        return self.trail.geometry.getAttribute('position')?.count ?? 0;
+      },
+      get unit() {
+        return self.unit;
+      },
+      renders: 0,
+      lastRenderMs: 0,
+      finishEachRender: false,
+      lastParts: { bodies: 0, contacts: 0, legend: 0, render: 0 },
+      get webgl() {
+        return self.renderer !== undefined;
+      },
     };
     window.__sceneView = this.probe;
   }
@@ -212,8 +291,14 @@ export class SceneView {
   get state(): SceneViewState {
     return {
       ...(this.orbit ? { camera: this.orbit.state } : {}),
-      colorMode: controlValue(this.colorSelect) as ColorMode, friction: checkedOf(this.frictionBox), normals: checkedOf(this.normalsBox), trail: checkedOf(this.trailBox), ghost: checkedOf(this.ghostBox), pre: checkedOf(this.preBox),
-      height: this.box.clientHeight, open: this.details.open,
+      colorMode: controlValue(this.colorSelect) as ColorMode,
+      friction: checkedOf(this.frictionBox),
+      normals: checkedOf(this.normalsBox),
+      trail: checkedOf(this.trailBox),
+      ghost: checkedOf(this.ghostBox),
+      pre: checkedOf(this.preBox),
+      height: this.box.clientHeight,
+      open: this.details.open,
     };
   }
 
@@ -226,10 +311,17 @@ export class SceneView {
     this.selectedBodies.clear();
     this.longestNs = 0;
     this.bodies.setBodies(info?.bodies ?? []);
-    this.staticNames = new Set((info?.bodies ?? []).filter((b) => b.static).map((b) => b.name).concat('world'));
+    this.staticNames = new Set(
+      (info?.bodies ?? [])
+        .filter((b) => b.static)
+        .map((b) => b.name)
+        .concat('world'),
+    );
     // typical body size: the median "radius" of the drawn bodies (glyph sizes and the arrow scale use it)
-    const radii = (info?.bodies ?? []).flatMap((b) => (b.shape.kind === 'sphere' ? [b.shape.radius] : b.shape.kind === 'box' ? [Math.min(...b.shape.halfExtents)] : []))
-      .filter((r) => r > 0 && Number.isFinite(r)).sort((a, b) => a - b);
+    const radii = (info?.bodies ?? [])
+      .flatMap((b) => (b.shape.kind === 'sphere' ? [b.shape.radius] : b.shape.kind === 'box' ? [Math.min(...b.shape.halfExtents)] : []))
+      .filter((r) => r > 0 && Number.isFinite(r))
+      .sort((a, b) => a - b);
     this.unit = radii.length ? radii[Math.floor(radii.length / 2)] : 0.1;
     this.bodies.setMarkerSize(0.5 * this.unit);
     this.bodies.applyColors(this.colors, this.selectedBodies);
@@ -243,8 +335,14 @@ export class SceneView {
     if (v.scene) {
       this.bodies.update(this.shownPoses(v));
       this.preBox.toggleAttribute('disabled', !v.scene.prePoses);
-      const poses = v.scene.poses, n = Math.floor(poses.length / POSE_STRIDE), xyz = new Float64Array(3 * n);
-      for (let b = 0; b < n; b++) { xyz[3 * b] = poses[POSE_STRIDE * b]; xyz[3 * b + 1] = poses[POSE_STRIDE * b + 1]; xyz[3 * b + 2] = poses[POSE_STRIDE * b + 2]; }
+      const poses = v.scene.poses,
+        n = Math.floor(poses.length / POSE_STRIDE),
+        xyz = new Float64Array(3 * n);
+      for (let b = 0; b < n; b++) {
+        xyz[3 * b] = poses[POSE_STRIDE * b];
+        xyz[3 * b + 1] = poses[POSE_STRIDE * b + 1];
+        xyz[3 * b + 2] = poses[POSE_STRIDE * b + 2];
+      }
       this.history.delete(v.index); // re-inserted as the newest
       this.history.set(v.index, xyz);
       if (this.history.size > SceneView.HISTORY_FRAMES) this.history.delete(this.history.keys().next().value as number);
@@ -252,12 +350,17 @@ export class SceneView {
     for (const c of v.contacts) if (c.lambdaN > this.longestNs && Number.isFinite(c.lambdaN)) this.longestNs = c.lambdaN;
     // one scale for the whole session so far (arrows stay comparable between frames): 1-2-5 N·s per metre
     this.metresPerNs = this.longestNs > 0 ? 1 / niceStep(this.longestNs / (LONGEST_ARROW_UNITS * this.unit)) : 0;
-    if (!this.framedOnce && v.scene) { this.framedOnce = true; this.frameAll(false); }
+    if (!this.framedOnce && v.scene) {
+      this.framedOnce = true;
+      this.frameAll(false);
+    }
     this.redraw(performance.now() - t0);
   }
 
   /** Forgets the what-if result without redrawing (a new frame follows). */
-  clearWhatIf(): void { this.whatIf = undefined; }
+  clearWhatIf(): void {
+    this.whatIf = undefined;
+  }
 
   /** A what-if result for the shown frame (its ghost arrows), or undefined to clear it. */
   setWhatIf(w: WhatIfView | undefined): void {
@@ -316,13 +419,28 @@ export class SceneView {
       this.legend.textContent = '';
       return (x) => (x.state === 'sliding' ? c.sliding : x.state === 'sticking' ? c.sticking : c.separating);
     }
-    let lo = Infinity, hi = -Infinity;
-    for (const x of contacts) { const v = quantity(mode, x); if (v !== null && Number.isFinite(v)) { lo = Math.min(lo, v); hi = Math.max(hi, v); } }
-    const a = new Color(c.rampLow), b = new Color(c.rampHigh), t = new Color();
+    let lo = Infinity,
+      hi = -Infinity;
+    for (const x of contacts) {
+      const v = quantity(mode, x);
+      if (v !== null && Number.isFinite(v)) {
+        lo = Math.min(lo, v);
+        hi = Math.max(hi, v);
+      }
+    }
+    const a = new Color(c.rampLow),
+      b = new Color(c.rampHigh),
+      t = new Color();
     return (x) => {
       const v = quantity(mode, x);
       if (v === null || !Number.isFinite(v) || !(hi >= lo)) return c.separating;
-      return '#' + t.copy(a).lerp(b, hi > lo ? (v - lo) / (hi - lo) : 1).getHexString();
+      return (
+        '#' +
+        t
+          .copy(a)
+          .lerp(b, hi > lo ? (v - lo) / (hi - lo) : 1)
+          .getHexString()
+      );
     };
   }
 
@@ -334,8 +452,14 @@ export class SceneView {
     const mode = controlValue(this.colorSelect) as ColorMode;
     if (v) {
       this.contacts.update(v.contacts, v.scene?.friction, {
-        colors: this.colors, colorOf: this.colorOf(mode, v.contacts), metresPerNs: this.metresPerNs, unit: this.unit,
-        selected: this.selected, findings: this.findingContacts, showFriction: checkedOf(this.frictionBox), showNormals: checkedOf(this.normalsBox),
+        colors: this.colors,
+        colorOf: this.colorOf(mode, v.contacts),
+        metresPerNs: this.metresPerNs,
+        unit: this.unit,
+        selected: this.selected,
+        findings: this.findingContacts,
+        showFriction: checkedOf(this.frictionBox),
+        showNormals: checkedOf(this.normalsBox),
         onB: (c) => this.onB(c),
       });
       this.updateGhost(v);
@@ -344,12 +468,19 @@ export class SceneView {
       this.showLegend(mode, v.contacts);
       const t2 = performance.now();
       this.render();
-      (this.probe as { lastParts: SceneViewProbe['lastParts'] }).lastParts = { bodies: bodiesMs, contacts: t1 - t0, legend: t2 - t1, render: performance.now() - t2 };
+      (this.probe as { lastParts: SceneViewProbe['lastParts'] }).lastParts = {
+        bodies: bodiesMs,
+        contacts: t1 - t0,
+        legend: t2 - t1,
+        render: performance.now() - t2,
+      };
     } else this.render();
   }
 
   /** Arrows show what happens to b (not a) when a is static and b moves. */
-  private onB(c: ContactView): boolean { return this.staticNames.has(c.bodyA) && !this.staticNames.has(c.bodyB); }
+  private onB(c: ContactView): boolean {
+    return this.staticNames.has(c.bodyA) && !this.staticNames.has(c.bodyB);
+  }
 
   /** Metres of arrow per m/s of the ghost (0: no ghost shown). */
   private metresPerMps = 0;
@@ -379,12 +510,18 @@ export class SceneView {
     } else parts.push('no impulses yet');
     if (this.metresPerMps > 0 && this.whatIf) {
       const ref = niceStep(this.unit);
-      parts.push(`what-if ghost: contact velocity after the step, recorded (foreground) beside ${this.whatIf.options.solver} (yellow); ${num(ref * 100, 3)} cm = ${num(ref / this.metresPerMps, 3)} m/s`);
+      parts.push(
+        `what-if ghost: contact velocity after the step, recorded (foreground) beside ${this.whatIf.options.solver} (yellow); ${num(ref * 100, 3)} cm = ${num(ref / this.metresPerMps, 3)} m/s`,
+      );
     }
     if (mode === 'state') parts.push('contacts: sticking / sliding / separating (theme chart colours); findings and selection enlarged');
     else {
       const vals = contacts.map((c) => quantity(mode, c)).filter((x): x is number => x !== null && Number.isFinite(x));
-      parts.push(vals.length ? `${mode}: ${num(Math.min(...vals), 3)} … ${num(Math.max(...vals), 3)} ${UNITS[mode]} (low → high colour)` : `${mode}: not known for this frame`);
+      parts.push(
+        vals.length
+          ? `${mode}: ${num(Math.min(...vals), 3)} … ${num(Math.max(...vals), 3)} ${UNITS[mode]} (low → high colour)`
+          : `${mode}: not known for this frame`,
+      );
     }
     this.legend.textContent = parts.join(' · ');
   }
@@ -394,7 +531,8 @@ export class SceneView {
     const pts: number[] = [];
     if (checkedOf(this.trailBox) && body !== undefined) {
       for (let i = Math.max(0, index - TRAIL_FRAMES); i <= index; i++) {
-        const p = this.history.get(i), o = 3 * body;
+        const p = this.history.get(i),
+          o = 3 * body;
         if (p && o + 3 <= p.length && Number.isFinite(p[o])) pts.push(p[o], p[o + 1], p[o + 2]);
       }
     }
@@ -419,13 +557,19 @@ export class SceneView {
       const c = this.bodies.position(Number(l.dataset.body));
       const s = c ? this.projectToPage([c.x, c.y, c.z]) : null;
       l.hidden = !s?.visible;
-      if (s) { l.style.left = `${s.x - r.left - window.scrollX + 8}px`; l.style.top = `${s.y - r.top - window.scrollY - 8}px`; }
+      if (s) {
+        l.style.left = `${s.x - r.left - window.scrollX + 8}px`;
+        l.style.top = `${s.y - r.top - window.scrollY - 8}px`;
+      }
     }
   }
 
   private schedule(): void {
     if (this.pending) return;
-    this.pending = requestAnimationFrame(() => { this.pending = 0; this.render(); });
+    this.pending = requestAnimationFrame(() => {
+      this.pending = 0;
+      this.render();
+    });
   }
 
   private render(): void {
@@ -440,7 +584,8 @@ export class SceneView {
 
   private resize(): void {
     if (!this.renderer || !this.orbit) return;
-    const w = this.box.clientWidth, h = this.box.clientHeight;
+    const w = this.box.clientWidth,
+      h = this.box.clientHeight;
     if (w === 0 || h === 0) return;
     this.renderer.setSize(w, h, true);
     this.orbit.setAspect(w / h);
@@ -460,10 +605,12 @@ export class SceneView {
   }
 
   private hit(e: MouseEvent): { contact: ContactView | null; body: number | null } {
-    const x = e.pageX, y = e.pageY;
+    const x = e.pageX,
+      y = e.pageY;
     const contact = this.contacts.pick(x, y, PICK_RADIUS_PX, (p) => this.projectToPage(p));
     if (contact || !this.orbit) return { contact, body: null };
-    const canvas = this.renderer!.domElement, r = canvas.getBoundingClientRect();
+    const canvas = this.renderer!.domElement,
+      r = canvas.getBoundingClientRect();
     const ray = new Raycaster();
     ray.setFromCamera(new Vector2(((e.clientX - r.left) / r.width) * 2 - 1, -((e.clientY - r.top) / r.height) * 2 + 1), this.orbit.camera);
     return { contact: null, body: this.bodies.pick(ray) };
@@ -471,7 +618,9 @@ export class SceneView {
 
   private wirePointer(canvas: HTMLCanvasElement): void {
     let down: { x: number; y: number } | undefined;
-    canvas.addEventListener('pointerdown', (e) => { down = { x: e.clientX, y: e.clientY }; });
+    canvas.addEventListener('pointerdown', (e) => {
+      down = { x: e.clientX, y: e.clientY };
+    });
     canvas.addEventListener('pointerup', (e) => {
       // a click, not the end of a drag
       if (!down || Math.hypot(e.clientX - down.x, e.clientY - down.y) > 4 || e.button !== 0) return;
@@ -482,13 +631,18 @@ export class SceneView {
         this.handlers.pickContacts([h.contact.key]);
       } else if (h.body !== null) {
         this.selectedBodies = new Set([h.body]);
-        const keys = (this.view?.contacts ?? []).filter((c) => c.bodyA === this.info?.bodies[h.body!].name || c.bodyB === this.info?.bodies[h.body!].name).map((c) => c.key);
+        const keys = (this.view?.contacts ?? [])
+          .filter((c) => c.bodyA === this.info?.bodies[h.body!].name || c.bodyB === this.info?.bodies[h.body!].name)
+          .map((c) => c.key);
         this.handlers.pickContacts(keys);
         this.redraw();
       }
     });
     canvas.addEventListener('pointermove', (e) => {
-      if (e.buttons) { this.tip.hidden = true; return; }
+      if (e.buttons) {
+        this.tip.hidden = true;
+        return;
+      }
       const h = this.hit(e);
       const text = h.contact ? contactTip(h.contact) : h.body !== null ? bodyTip(this.info, h.body, this.bodies.position(h.body)) : '';
       this.tip.hidden = text === '';
@@ -497,13 +651,17 @@ export class SceneView {
       this.tip.style.left = `${e.clientX - r.left + 12}px`;
       this.tip.style.top = `${e.clientY - r.top + 12}px`;
     });
-    canvas.addEventListener('pointerleave', () => { this.tip.hidden = true; });
+    canvas.addEventListener('pointerleave', () => {
+      this.tip.hidden = true;
+    });
   }
 }
 
 function contactTip(c: ContactView): string {
-  return `contact #${c.index} ${c.bodyA}–${c.bodyB} · ${c.state} · λn ${num(c.lambdaN, 4)} N·s · ‖λt‖ ${num(c.lambdaT, 4)} N·s · depth ${num(c.depth, 3)} m · `
-    + `vn ${num(c.vnBefore, 3)} → ${num(c.vnAfter, 3)} m/s · excess ${num(c.excess, 3)} m/s · at ${vec3(c.point)}`;
+  return (
+    `contact #${c.index} ${c.bodyA}–${c.bodyB} · ${c.state} · λn ${num(c.lambdaN, 4)} N·s · ‖λt‖ ${num(c.lambdaT, 4)} N·s · depth ${num(c.depth, 3)} m · ` +
+    `vn ${num(c.vnBefore, 3)} → ${num(c.vnAfter, 3)} m/s · excess ${num(c.excess, 3)} m/s · at ${vec3(c.point)}`
+  );
 }
 
 function bodyTip(info: SceneInfo | undefined, i: number, at: Vector3 | null): string {

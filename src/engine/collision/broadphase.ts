@@ -45,18 +45,24 @@ export class SweepAndPrune {
       finite += f;
     }
     // Axis of greatest variance of the AABB centres (Ericson §7.5.2).
-    const s1 = [0, 0, 0], s2 = [0, 0, 0];
+    const s1 = [0, 0, 0],
+      s2 = [0, 0, 0];
     for (let i = 0; i < N; i++) {
       if (!this.finite[i]) continue;
       for (let k = 0; k < 3; k++) {
         const c = 0.5 * (box[6 * i + k] + box[6 * i + 3 + k]);
-        s1[k] += c; s2[k] += c * c;
+        s1[k] += c;
+        s2[k] += c * c;
       }
     }
-    let axis = 0, bestVar = -1;
+    let axis = 0,
+      bestVar = -1;
     for (let k = 0; k < 3; k++) {
       const v = finite > 0 ? s2[k] / finite - (s1[k] / finite) ** 2 : 0;
-      if (v > bestVar) { bestVar = v; axis = k; }
+      if (v > bestVar) {
+        bestVar = v;
+        axis = k;
+      }
     }
     if (!sameSet) {
       this.order = new Int32Array(finite);
@@ -71,20 +77,29 @@ export class SweepAndPrune {
     this.lastAxis = axis;
 
     // Sweep: for each box, the boxes starting before it ends on the sort axis; test the other two axes.
-    const a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
-    let keys = this.keys, count = 0, tests = 0;
+    const a1 = (axis + 1) % 3,
+      a2 = (axis + 2) % 3;
+    let keys = this.keys,
+      count = 0,
+      tests = 0;
     for (let p = 0; p < finite; p++) {
-      const i = order[p], oi = 6 * i;
+      const i = order[p],
+        oi = 6 * i;
       const maxI = box[oi + 3 + axis];
       const iStatic = isStaticCollider(colliders[i]);
       for (let q = p + 1; q < finite; q++) {
-        const j = order[q], oj = 6 * j;
+        const j = order[q],
+          oj = 6 * j;
         if (box[oj + axis] > maxI) break;
         tests++;
         if (box[oj + a1] > box[oi + 3 + a1] || box[oi + a1] > box[oj + 3 + a1]) continue;
         if (box[oj + a2] > box[oi + 3 + a2] || box[oi + a2] > box[oj + 3 + a2]) continue;
         if (iStatic && isStaticCollider(colliders[j])) continue;
-        if (count === keys.length) { const k2 = new Float64Array(Math.max(64, 2 * count)); k2.set(keys); keys = k2; }
+        if (count === keys.length) {
+          const k2 = new Float64Array(Math.max(64, 2 * count));
+          k2.set(keys);
+          keys = k2;
+        }
         keys[count++] = i < j ? i * N + j : j * N + i; // pair key, exact in float64 for N < 9·10⁷
       }
     }
@@ -103,9 +118,13 @@ export class SweepAndPrune {
 /** Insertion sort of order[0..count) by AABB min on `axis`: O(count + inversions) (temporal coherence). */
 function insertionSort(order: Int32Array, count: number, box: Float64Array, axis: number): void {
   for (let p = 1; p < count; p++) {
-    const i = order[p], key = box[6 * i + axis];
+    const i = order[p],
+      key = box[6 * i + axis];
     let q = p - 1;
-    while (q >= 0 && box[6 * order[q] + axis] > key) { order[q + 1] = order[q]; q--; }
+    while (q >= 0 && box[6 * order[q] + axis] > key) {
+      order[q + 1] = order[q];
+      q--;
+    }
     order[q + 1] = i;
   }
 }
@@ -114,7 +133,8 @@ function decodePairs(keys: Float64Array, count: number, N: number): Pair[] {
   const sorted = keys.slice(0, count).sort(); // typed-array sort is numeric
   const out: Pair[] = new Array(count);
   for (let k = 0; k < count; k++) {
-    const key = sorted[k], i = Math.floor(key / N);
+    const key = sorted[k],
+      i = Math.floor(key / N);
     out[k] = [i, key - i * N];
   }
   return out;
@@ -144,7 +164,9 @@ export function candidatePairs(colliders: readonly Collider[], sap: SweepAndPrun
 
 /** Reference O(n²) broad phase (same rules as SweepAndPrune.pairs, planes excluded); for tests and tiny scenes. */
 export function bruteForcePairs(colliders: readonly Collider[], margin: number = CONTACT_MARGIN): Pair[] {
-  const N = colliders.length, box = new Float64Array(6 * N), finite = new Uint8Array(N);
+  const N = colliders.length,
+    box = new Float64Array(6 * N),
+    finite = new Uint8Array(N);
   for (let i = 0; i < N; i++) finite[i] = writeAabb(colliders[i], margin, box, 6 * i) ? 1 : 0;
   const out: Pair[] = [];
   for (let i = 0; i < N; i++) {

@@ -29,10 +29,14 @@ export function buildIslands(
   isStatic: ReadonlyArray<boolean>,
   options: IslandOptions = {},
 ): Island[] {
-  const parent = new Int32Array(bodyCount), size = new Int32Array(bodyCount).fill(1);
+  const parent = new Int32Array(bodyCount),
+    size = new Int32Array(bodyCount).fill(1);
   for (let i = 0; i < bodyCount; i++) parent[i] = i;
   const find = (x: number): number => {
-    while (parent[x] !== x) { parent[x] = parent[parent[x]]; x = parent[x]; } // path halving
+    while (parent[x] !== x) {
+      parent[x] = parent[parent[x]];
+      x = parent[x];
+    } // path halving
     return x;
   };
   const dynamic = (i: number): boolean => {
@@ -41,9 +45,14 @@ export function buildIslands(
   };
   for (const [a, b] of pairs) {
     if (!dynamic(a) || !dynamic(b)) continue;
-    let ra = find(a), rb = find(b);
+    let ra = find(a),
+      rb = find(b);
     if (ra === rb) continue;
-    if (size[ra] < size[rb]) { const t = ra; ra = rb; rb = t; }
+    if (size[ra] < size[rb]) {
+      const t = ra;
+      ra = rb;
+      rb = t;
+    }
     parent[rb] = ra; // union by size
     size[ra] += size[rb];
   }
@@ -53,7 +62,10 @@ export function buildIslands(
   for (let i = 0; i < bodyCount; i++) {
     if (isStatic[i]) continue;
     const r = find(i);
-    if (islandOf[r] < 0) { islandOf[r] = islands.length; islands.push({ bodies: [], contacts: [] }); }
+    if (islandOf[r] < 0) {
+      islandOf[r] = islands.length;
+      islands.push({ bodies: [], contacts: [] });
+    }
     islands[islandOf[r]].bodies.push(i);
   }
   pairs.forEach(([a, b], c) => {

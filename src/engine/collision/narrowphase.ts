@@ -59,7 +59,8 @@ const FALLBACK_NORMAL: Vec3 = [0, 0, 1];
  */
 export function collide(a: Collider, b: Collider, margin: number = CONTACT_MARGIN): GeometricContact[] {
   if (isStaticCollider(a) && isStaticCollider(b)) return [];
-  const ra = RANK[a.shape.kind], rb = RANK[b.shape.kind];
+  const ra = RANK[a.shape.kind],
+    rb = RANK[b.shape.kind];
   if (ra <= rb) return collideOrdered(a, b, margin);
   // Compute with the roles swapped (normal from a into b), then flip the normals.
   return collideOrdered(b, a, margin).map((c) => ({ ...c, normal: signed(c.normal, -1) }));
@@ -68,7 +69,8 @@ export function collide(a: Collider, b: Collider, margin: number = CONTACT_MARGI
 const RANK = { sphere: 0, box: 1, plane: 2 } as const;
 
 function collideOrdered(a: Collider, b: Collider, margin: number): GeometricContact[] {
-  const sa = a.shape, sb = b.shape;
+  const sa = a.shape,
+    sb = b.shape;
   if (sa.kind === 'sphere') {
     if (sb.kind === 'sphere') return sphereSphere(a.position, sa.radius, b.position, sb.radius, margin);
     if (sb.kind === 'box') return sphereBox(a.position, sa.radius, boxFrame(b), margin);
@@ -99,7 +101,11 @@ function boxFrame(col: Collider): BoxFrame {
   const m = quatToMat3(col.orientation);
   return {
     c: col.position,
-    ax: [[m[0], m[3], m[6]], [m[1], m[4], m[7]], [m[2], m[5], m[8]]],
+    ax: [
+      [m[0], m[3], m[6]],
+      [m[1], m[4], m[7]],
+      [m[2], m[5], m[8]],
+    ],
     h: col.shape.halfExtents,
   };
 }
@@ -110,19 +116,16 @@ const dot3 = (a: Vec3, b: Vec3): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[
 
 /** World position of box vertex v (bit k set ⇔ +h_k along axis k; numbering in shapes.ts). */
 function boxVertex(B: BoxFrame, v: number): Vec3 {
-  const s0 = (v & 1 ? 1 : -1) * B.h[0], s1 = (v & 2 ? 1 : -1) * B.h[1], s2 = (v & 4 ? 1 : -1) * B.h[2];
+  const s0 = (v & 1 ? 1 : -1) * B.h[0],
+    s1 = (v & 2 ? 1 : -1) * B.h[1],
+    s2 = (v & 4 ? 1 : -1) * B.h[2];
   const [x, y, z] = B.ax;
-  return [
-    B.c[0] + s0 * x[0] + s1 * y[0] + s2 * z[0],
-    B.c[1] + s0 * x[1] + s1 * y[1] + s2 * z[1],
-    B.c[2] + s0 * x[2] + s1 * y[2] + s2 * z[2],
-  ];
+  return [B.c[0] + s0 * x[0] + s1 * y[0] + s2 * z[0], B.c[1] + s0 * x[1] + s1 * y[1] + s2 * z[1], B.c[2] + s0 * x[2] + s1 * y[2] + s2 * z[2]];
 }
 
 const faceIndex = (axis: number, sign: number): number => 2 * axis + (sign > 0 ? 1 : 0);
 /** Edge parallel to `axis` whose other coordinates have signs s[(axis+1)%3] (bit 0) and s[(axis+2)%3] (bit 1). */
-const edgeIndex = (axis: number, signs: readonly number[]): number =>
-  4 * axis + (signs[(axis + 1) % 3] > 0 ? 1 : 0) + (signs[(axis + 2) % 3] > 0 ? 2 : 0);
+const edgeIndex = (axis: number, signs: readonly number[]): number => 4 * axis + (signs[(axis + 1) % 3] > 0 ? 1 : 0) + (signs[(axis + 2) % 3] > 0 ? 2 : 0);
 /** Edge joining two vertices that differ in exactly one bit. */
 function edgeOfVertices(v1: number, v2: number): number {
   const diff = v1 ^ v2;
@@ -135,7 +138,9 @@ function edgeOfVertices(v1: number, v2: number): number {
 
 /** Centre distance vs radius sum (Ericson §4.3.1); normal along the centre line, from b's centre to a's. */
 function sphereSphere(pa: Vec3, ra: number, pb: Vec3, rb: number, margin: number): GeometricContact[] {
-  const dx = pa[0] - pb[0], dy = pa[1] - pb[1], dz = pa[2] - pb[2];
+  const dx = pa[0] - pb[0],
+    dy = pa[1] - pb[1],
+    dz = pa[2] - pb[2];
   const dist = Math.hypot(dx, dy, dz);
   const sep = dist - ra - rb;
   if (sep > margin) return [];
@@ -163,13 +168,24 @@ function spherePlane(c: Vec3, r: number, pl: { normal: Vec3; offset: number }, m
 function sphereBox(c: Vec3, r: number, B: BoxFrame, margin: number): GeometricContact[] {
   const d: Vec3 = [c[0] - B.c[0], c[1] - B.c[1], c[2] - B.c[2]];
   const q = [dot3(d, B.ax[0]), dot3(d, B.ax[1]), dot3(d, B.ax[2])]; // Rᵀ(c − p_b)
-  const cl = [0, 0, 0], signs = [0, 0, 0];
+  const cl = [0, 0, 0],
+    signs = [0, 0, 0];
   let clamped = 0;
   for (let k = 0; k < 3; k++) {
     const h = B.h[k];
-    if (q[k] > h) { cl[k] = h; signs[k] = 1; clamped++; } else if (q[k] < -h) { cl[k] = -h; signs[k] = -1; clamped++; } else cl[k] = q[k];
+    if (q[k] > h) {
+      cl[k] = h;
+      signs[k] = 1;
+      clamped++;
+    } else if (q[k] < -h) {
+      cl[k] = -h;
+      signs[k] = -1;
+      clamped++;
+    } else cl[k] = q[k];
   }
-  const lx = q[0] - cl[0], ly = q[1] - cl[1], lz = q[2] - cl[2];
+  const lx = q[0] - cl[0],
+    ly = q[1] - cl[1],
+    lz = q[2] - cl[2];
   const dist = Math.hypot(lx, ly, lz);
   let nl: [number, number, number], sep: number, feature: string;
   if (clamped > 0 && dist > DISTANCE_EPSILON) {
@@ -186,10 +202,18 @@ function sphereBox(c: Vec3, r: number, B: BoxFrame, margin: number): GeometricCo
     }
   } else {
     // Centre inside (or on) the box: nearest face.
-    let k = 0, best = B.h[0] - Math.abs(q[0]);
-    for (let j = 1; j < 3; j++) { const g = B.h[j] - Math.abs(q[j]); if (g < best) { best = g; k = j; } }
+    let k = 0,
+      best = B.h[0] - Math.abs(q[0]);
+    for (let j = 1; j < 3; j++) {
+      const g = B.h[j] - Math.abs(q[j]);
+      if (g < best) {
+        best = g;
+        k = j;
+      }
+    }
     const s = q[k] >= 0 ? 1 : -1;
-    nl = [0, 0, 0]; nl[k] = s;
+    nl = [0, 0, 0];
+    nl[k] = s;
     cl[k] = s * B.h[k];
     sep = -best - r;
     feature = `face${faceIndex(k, s)}`;
@@ -247,31 +271,49 @@ function axisSeparation(A: BoxFrame, B: BoxFrame, d: Vec3, L: Vec3): number {
 function boxBox(A: BoxFrame, B: BoxFrame, margin: number): GeometricContact[] {
   const d: Vec3 = [A.c[0] - B.c[0], A.c[1] - B.c[1], A.c[2] - B.c[2]]; // from b's centre to a's
   // 1. Face axes of a and of b.
-  let bestA = -Infinity, axisA = 0;
+  let bestA = -Infinity,
+    axisA = 0;
   for (let i = 0; i < 3; i++) {
     const s = axisSeparation(A, B, d, A.ax[i]);
     if (s > margin) return [];
-    if (s > bestA) { bestA = s; axisA = i; }
+    if (s > bestA) {
+      bestA = s;
+      axisA = i;
+    }
   }
-  let bestB = -Infinity, axisB = 0;
+  let bestB = -Infinity,
+    axisB = 0;
   for (let j = 0; j < 3; j++) {
     const s = axisSeparation(A, B, d, B.ax[j]);
     if (s > margin) return [];
-    if (s > bestB) { bestB = s; axisB = j; }
+    if (s > bestB) {
+      bestB = s;
+      axisB = j;
+    }
   }
   // 2. The 9 edge–edge axes a_i × b_j (skipped when the edges are parallel).
-  let bestE = -Infinity, edgeI = -1, edgeJ = -1;
+  let bestE = -Infinity,
+    edgeI = -1,
+    edgeJ = -1;
   let edgeAxis: Vec3 = FALLBACK_NORMAL;
   for (let i = 0; i < 3; i++) {
     for (let j = 0; j < 3; j++) {
-      const u = A.ax[i], v = B.ax[j];
-      const cx = u[1] * v[2] - u[2] * v[1], cy = u[2] * v[0] - u[0] * v[2], cz = u[0] * v[1] - u[1] * v[0];
+      const u = A.ax[i],
+        v = B.ax[j];
+      const cx = u[1] * v[2] - u[2] * v[1],
+        cy = u[2] * v[0] - u[0] * v[2],
+        cz = u[0] * v[1] - u[1] * v[0];
       const len = Math.hypot(cx, cy, cz);
       if (len < EDGE_PARALLEL_TOLERANCE) continue;
       const L: Vec3 = [cx / len, cy / len, cz / len];
       const s = axisSeparation(A, B, d, L);
       if (s > margin) return [];
-      if (s > bestE) { bestE = s; edgeI = i; edgeJ = j; edgeAxis = L; }
+      if (s > bestE) {
+        bestE = s;
+        edgeI = i;
+        edgeJ = j;
+        edgeAxis = L;
+      }
     }
   }
   // 3. Axis choice with a bias towards faces (and towards a's face over b's).
@@ -320,21 +362,44 @@ const SIDE_LABEL = 12;
  * projection on the reference face, and reduce to ≤ 4 points.
  */
 function faceContact(
-  ref: BoxFrame, refName: string, inc: BoxFrame, incName: string,
-  refAxis: number, refSign: number, nR: Vec3, n: Vec3, margin: number,
+  ref: BoxFrame,
+  refName: string,
+  inc: BoxFrame,
+  incName: string,
+  refAxis: number,
+  refSign: number,
+  nR: Vec3,
+  n: Vec3,
+  margin: number,
 ): GeometricContact[] {
   const refFace = faceIndex(refAxis, refSign);
   const refOffset = dot3(nR, ref.c) + ref.h[refAxis]; // reference face plane nR·x = refOffset
   // Incident face: outward normal −sign(inc_m·nR)·inc_m for the axis m maximising |inc_m·nR|.
-  let m = 0, best = -1, dm = 0;
-  for (let k = 0; k < 3; k++) { const t = dot3(inc.ax[k], nR); if (Math.abs(t) > best) { best = Math.abs(t); m = k; dm = t; } }
+  let m = 0,
+    best = -1,
+    dm = 0;
+  for (let k = 0; k < 3; k++) {
+    const t = dot3(inc.ax[k], nR);
+    if (Math.abs(t) > best) {
+      best = Math.abs(t);
+      m = k;
+      dm = t;
+    }
+  }
   const incSign = dm > 0 ? -1 : 1;
   const incFace = faceIndex(m, incSign);
   // Incident quad as a closed loop of vertices (orientation does not matter to the clipper).
-  const u = (m + 1) % 3, w = (m + 2) % 3;
-  const loop: [number, number][] = [[-1, -1], [1, -1], [1, 1], [-1, 1]];
+  const u = (m + 1) % 3,
+    w = (m + 2) % 3;
+  const loop: [number, number][] = [
+    [-1, -1],
+    [1, -1],
+    [1, 1],
+    [-1, 1],
+  ];
   const verts: number[] = loop.map(([su, sw]) => (incSign > 0 ? 1 << m : 0) | (su > 0 ? 1 << u : 0) | (sw > 0 ? 1 << w : 0));
-  let cur = 0, count = 4;
+  let cur = 0,
+    count = 4;
   for (let i = 0; i < 4; i++) {
     const x = boxVertex(inc, verts[i]);
     polyX[0].set(x, 3 * i);
@@ -352,10 +417,15 @@ function faceContact(
     }
   }
   // Keep points within the margin above the reference face; contact point midway.
-  const X = polyX[cur], F = polyF[cur];
-  const pts: Vec3[] = [], depth: number[] = [], feat: number[] = [];
+  const X = polyX[cur],
+    F = polyF[cur];
+  const pts: Vec3[] = [],
+    depth: number[] = [],
+    feat: number[] = [];
   for (let i = 0; i < count; i++) {
-    const px = X[3 * i], py = X[3 * i + 1], pz = X[3 * i + 2];
+    const px = X[3 * i],
+      py = X[3 * i + 1],
+      pz = X[3 * i + 2];
     const dep = refOffset - (nR[0] * px + nR[1] * py + nR[2] * pz);
     if (dep < -margin) continue;
     pts.push([px + 0.5 * dep * nR[0], py + 0.5 * dep * nR[1], pz + 0.5 * dep * nR[2]]);
@@ -378,8 +448,13 @@ function faceContact(
  * which features it lies on and, per edge, which feature the edge lies on.
  */
 function clipPolygon(src: number, count: number, N: Vec3, off: number, planeLabel: number): number {
-  const X = polyX[src], F = polyF[src], E = polyE[src];
-  const dst = src ^ 1, Y = polyX[dst], G = polyF[dst], H = polyE[dst];
+  const X = polyX[src],
+    F = polyF[src],
+    E = polyE[src];
+  const dst = src ^ 1,
+    Y = polyX[dst],
+    G = polyF[dst],
+    H = polyE[dst];
   let out = 0;
   for (let i = 0; i < count; i++) {
     const j = i + 1 === count ? 0 : i + 1;
@@ -388,7 +463,9 @@ function clipPolygon(src: number, count: number, N: Vec3, off: number, planeLabe
     if (Math.abs(dP) <= CLIP_TOLERANCE) dP = 0; // on the plane: kept as it is, no near-duplicate crossing
     if (Math.abs(dQ) <= CLIP_TOLERANCE) dQ = 0;
     if (dP <= 0) {
-      Y[3 * out] = X[3 * i]; Y[3 * out + 1] = X[3 * i + 1]; Y[3 * out + 2] = X[3 * i + 2];
+      Y[3 * out] = X[3 * i];
+      Y[3 * out + 1] = X[3 * i + 1];
+      Y[3 * out + 2] = X[3 * i + 2];
       G[out] = F[i];
       // A vertex on the plane whose successor is outside starts an edge along the clip plane.
       H[out] = dP === 0 && dQ > 0 ? planeLabel : E[i];
@@ -416,32 +493,53 @@ function reduceManifold(pts: readonly Vec3[], depth: readonly number[], n: Vec3)
   if (count <= MAX_MANIFOLD_POINTS) return pts.map((_, i) => i);
   let i1 = 0;
   for (let i = 1; i < count; i++) if (depth[i] > depth[i1]) i1 = i;
-  let i2 = -1, far = -1;
+  let i2 = -1,
+    far = -1;
   for (let i = 0; i < count; i++) {
     if (i === i1) continue;
-    const dx = pts[i][0] - pts[i1][0], dy = pts[i][1] - pts[i1][1], dz = pts[i][2] - pts[i1][2];
+    const dx = pts[i][0] - pts[i1][0],
+      dy = pts[i][1] - pts[i1][1],
+      dz = pts[i][2] - pts[i1][2];
     const q = dx * dx + dy * dy + dz * dz;
-    if (q > far) { far = q; i2 = i; }
+    if (q > far) {
+      far = q;
+      i2 = i;
+    }
   }
   // Signed doubled area of triangle (p, q, r) about n: ((q − p) × (r − p))·n.
   const area = (p: Vec3, q: Vec3, r: Vec3): number => {
-    const ux = q[0] - p[0], uy = q[1] - p[1], uz = q[2] - p[2], vx = r[0] - p[0], vy = r[1] - p[1], vz = r[2] - p[2];
+    const ux = q[0] - p[0],
+      uy = q[1] - p[1],
+      uz = q[2] - p[2],
+      vx = r[0] - p[0],
+      vy = r[1] - p[1],
+      vz = r[2] - p[2];
     return (uy * vz - uz * vy) * n[0] + (uz * vx - ux * vz) * n[1] + (ux * vy - uy * vx) * n[2];
   };
-  let i3 = -1, best = -1, sign = 1;
+  let i3 = -1,
+    best = -1,
+    sign = 1;
   for (let i = 0; i < count; i++) {
     if (i === i1 || i === i2) continue;
     const a = area(pts[i1], pts[i2], pts[i]);
-    if (Math.abs(a) > best) { best = Math.abs(a); i3 = i; sign = a >= 0 ? 1 : -1; }
+    if (Math.abs(a) > best) {
+      best = Math.abs(a);
+      i3 = i;
+      sign = a >= 0 ? 1 : -1;
+    }
   }
   // Fourth point: largest area outside the triangle (i1, i2, i3), oriented so its own area is positive.
   const tri = [i1, i2, i3];
-  let i4 = -1, gain = 0;
+  let i4 = -1,
+    gain = 0;
   for (let i = 0; i < count; i++) {
     if (i === i1 || i === i2 || i === i3) continue;
     let g = 0;
     for (let e = 0; e < 3; e++) g = Math.max(g, -sign * area(pts[tri[e]], pts[tri[(e + 1) % 3]], pts[i]));
-    if (g > gain) { gain = g; i4 = i; }
+    if (g > gain) {
+      gain = g;
+      i4 = i;
+    }
   }
   const keep = i4 >= 0 ? [i1, i2, i3, i4] : [i1, i2, i3];
   return keep.sort((x, y) => x - y);
@@ -453,8 +551,10 @@ function reduceManifold(pts: readonly Vec3[], depth: readonly number[], n: Vec3)
  * normal L, separation (p_a − p_b)·L.
  */
 function edgeContact(A: BoxFrame, B: BoxFrame, i: number, j: number, L: Vec3, margin: number): GeometricContact[] {
-  const sA = [0, 0, 0], sB = [0, 0, 0];
-  const cA = [A.c[0], A.c[1], A.c[2]], cB = [B.c[0], B.c[1], B.c[2]];
+  const sA = [0, 0, 0],
+    sB = [0, 0, 0];
+  const cA = [A.c[0], A.c[1], A.c[2]],
+    cB = [B.c[0], B.c[1], B.c[2]];
   for (let k = 0; k < 3; k++) {
     if (k !== i) {
       sA[k] = dot3(A.ax[k], L) > 0 ? -1 : 1;
@@ -478,13 +578,18 @@ function edgeContact(A: BoxFrame, B: BoxFrame, i: number, j: number, L: Vec3, ma
  */
 export function closestPointsSegments(c1: Vec3, u1: Vec3, h1: number, c2: Vec3, u2: Vec3, h2: number): [Vec3, Vec3] {
   const r: Vec3 = [c1[0] - c2[0], c1[1] - c2[1], c1[2] - c2[2]];
-  const b = dot3(u1, u2), c = dot3(u1, r), f = dot3(u2, r);
+  const b = dot3(u1, u2),
+    c = dot3(u1, r),
+    f = dot3(u2, r);
   const denom = 1 - b * b;
   const clamp = (x: number, h: number): number => (x < -h ? -h : x > h ? h : x);
   // Minimise |r + s·u1 − t·u2|²: s = (b·f − c)/(1 − b²) for non-parallel lines, then t = b·s + f.
   let s = denom > EDGE_PARALLEL_TOLERANCE * EDGE_PARALLEL_TOLERANCE ? clamp((b * f - c) / denom, h1) : 0;
   let t = b * s + f;
-  if (t < -h2 || t > h2) { t = clamp(t, h2); s = clamp(b * t - c, h1); }
+  if (t < -h2 || t > h2) {
+    t = clamp(t, h2);
+    s = clamp(b * t - c, h1);
+  }
   return [
     [c1[0] + s * u1[0], c1[1] + s * u1[1], c1[2] + s * u1[2]],
     [c2[0] + t * u2[0], c2[1] + t * u2[1], c2[2] + t * u2[2]],

@@ -80,8 +80,12 @@ export function writeAabb(c: Collider, margin: number, out: Float64Array, o: num
       break;
     }
   }
-  out[o] = p[0] - ex - margin; out[o + 1] = p[1] - ey - margin; out[o + 2] = p[2] - ez - margin;
-  out[o + 3] = p[0] + ex + margin; out[o + 4] = p[1] + ey + margin; out[o + 5] = p[2] + ez + margin;
+  out[o] = p[0] - ex - margin;
+  out[o + 1] = p[1] - ey - margin;
+  out[o + 2] = p[2] - ez - margin;
+  out[o + 3] = p[0] + ex + margin;
+  out[o + 4] = p[1] + ey + margin;
+  out[o + 5] = p[2] + ez + margin;
   return true;
 }
 
@@ -91,4 +95,3 @@ export function computeAabb(c: Collider, margin = 0): Aabb | null {
   if (!writeAabb(c, margin, b, 0)) return null;
   return { min: [b[0], b[1], b[2]], max: [b[3], b[4], b[5]] };
 }
-

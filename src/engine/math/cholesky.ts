@@ -47,7 +47,8 @@ export function choleskyInto(a: Float64Array, n: number, shift: number, L: Float
   L.fill(0);
   for (let j = 0; j < n; j++) {
     let d = a[j * n + j] + shift;
-    const rj = j * n, fj = first[j];
+    const rj = j * n,
+      fj = first[j];
     for (let k = fj; k < j; k++) d -= L[rj + k] * L[rj + k];
     if (!(d > tiny)) return false;
     const ljj = Math.sqrt(d);

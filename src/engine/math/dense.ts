@@ -15,7 +15,8 @@ export function matVec(m: Float64Array, n: number, x: Float64Array, out: Float64
 
 /** Largest absolute asymmetry |M_ij − M_ji| and the largest |M_ij|. */
 export function asymmetry(m: Float64Array, n: number): { maxAsym: number; maxAbs: number; at: [number, number] } {
-  let maxAsym = 0, maxAbs = 0;
+  let maxAsym = 0,
+    maxAbs = 0;
   let at: [number, number] = [0, 0];
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) {
@@ -23,7 +24,10 @@ export function asymmetry(m: Float64Array, n: number): { maxAsym: number; maxAbs
       if (v > maxAbs) maxAbs = v;
       if (j > i) {
         const d = Math.abs(m[i * n + j] - m[j * n + i]);
-        if (d > maxAsym) { maxAsym = d; at = [i, j]; }
+        if (d > maxAsym) {
+          maxAsym = d;
+          at = [i, j];
+        }
       }
     }
   }

@@ -62,8 +62,12 @@ function lcgFill(x: Float64Array, n: number, seed: number): void {
 
 /** √(a² + b²) without destructive overflow/underflow (EISPACK pythag). */
 function pythag(a: number, b: number): number {
-  const aa = Math.abs(a), ab = Math.abs(b);
-  if (aa > ab) { const r = ab / aa; return aa * Math.sqrt(1 + r * r); }
+  const aa = Math.abs(a),
+    ab = Math.abs(b);
+  if (aa > ab) {
+    const r = ab / aa;
+    return aa * Math.sqrt(1 + r * r);
+  }
   if (ab === 0) return 0;
   const r = aa / ab;
   return ab * Math.sqrt(1 + r * r);
@@ -217,9 +221,12 @@ export function tridiagonalQL(d: Float64Array, e: Float64Array, n: number, W: Fl
         f += h;
         // Implicit QL sweep (Givens rotations from the bottom of the unreduced block).
         p = d[m];
-        let c = 1, c2 = 1, c3 = 1;
+        let c = 1,
+          c2 = 1,
+          c3 = 1;
         const el1 = e[l + 1];
-        let s = 0, s2 = 0;
+        let s = 0,
+          s2 = 0;
         for (let i = m - 1; i >= l; i--) {
           c3 = c2;
           c2 = c;
@@ -228,11 +235,18 @@ export function tridiagonalQL(d: Float64Array, e: Float64Array, n: number, W: Fl
           h = c * p;
           r = pythag(p, e[i]);
           e[i + 1] = s * r;
-          if (r === 0) { c = 1; s = 0; } else { s = e[i] / r; c = p / r; }
+          if (r === 0) {
+            c = 1;
+            s = 0;
+          } else {
+            s = e[i] / r;
+            c = p / r;
+          }
           p = c * d[i] - s * g;
           d[i + 1] = h + s * (c * g + s * d[i]);
           if (W) {
-            const o0 = i * wCols, o1 = o0 + wCols;
+            const o0 = i * wCols,
+              o1 = o0 + wCols;
             for (let k = 0; k < wCols; k++) {
               const wh = W[o1 + k];
               W[o1 + k] = s * W[o0 + k] + c * wh;
@@ -240,7 +254,7 @@ export function tridiagonalQL(d: Float64Array, e: Float64Array, n: number, W: Fl
             }
           }
         }
-        p = -s * s2 * c3 * el1 * e[l] / dl1;
+        p = (-s * s2 * c3 * el1 * e[l]) / dl1;
         e[l] = s * p;
         d[l] = c * p;
       } while (Math.abs(e[l]) > EPS * tst1);
@@ -252,14 +266,21 @@ export function tridiagonalQL(d: Float64Array, e: Float64Array, n: number, W: Fl
   for (let i = 0; i < n - 1; i++) {
     let k = i;
     let p = d[i];
-    for (let j = i + 1; j < n; j++) if (d[j] < p) { k = j; p = d[j]; }
+    for (let j = i + 1; j < n; j++)
+      if (d[j] < p) {
+        k = j;
+        p = d[j];
+      }
     if (k !== i) {
       d[k] = d[i];
       d[i] = p;
       if (W) {
-        const oi = i * wCols, ok = k * wCols;
+        const oi = i * wCols,
+          ok = k * wCols;
         for (let r = 0; r < wCols; r++) {
-          const t = W[oi + r]; W[oi + r] = W[ok + r]; W[ok + r] = t;
+          const t = W[oi + r];
+          W[oi + r] = W[ok + r];
+          W[ok + r] = t;
         }
       }
     }
@@ -284,9 +305,12 @@ function symmetricEigenImpl(A: Float64Array, n: number, wantVectors: boolean): {
   for (let i = 0; i < n; i++) values[i] *= scale;
   if (wantVectors) {
     // V holds the eigenvectors as rows; transpose in place so that column j is eigenvector j.
-    for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) {
-      const t = V[i * n + j]; V[i * n + j] = V[j * n + i]; V[j * n + i] = t;
-    }
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < i; j++) {
+        const t = V[i * n + j];
+        V[i * n + j] = V[j * n + i];
+        V[j * n + i] = t;
+      }
   }
   return { values, vectors: wantVectors ? V : null };
 }
@@ -371,7 +395,12 @@ export function lanczosExtremes(op: (x: Float64Array, y: Float64Array) => void, 
   const tz = new Float64Array(maxSteps);
 
   const result: LanczosResult = { max: 0, maxErrorBound: Infinity, min: 0, minErrorBound: Infinity, steps: 0, converged: false };
-  if (n <= 0) { result.maxErrorBound = 0; result.minErrorBound = 0; result.converged = true; return result; }
+  if (n <= 0) {
+    result.maxErrorBound = 0;
+    result.minErrorBound = 0;
+    result.converged = true;
+    return result;
+  }
 
   lcgFill(w, n, opts.seed ?? 1);
   let nrm = 0;
@@ -407,7 +436,11 @@ export function lanczosExtremes(op: (x: Float64Array, y: Float64Array) => void, 
     opScale = Math.max(opScale, Math.abs(a) + b + bPrev);
 
     // Ritz values of T_k and last components of their vectors.
-    for (let i = 0; i < k; i++) { td[i] = alpha[i]; te[i] = beta[i]; tz[i] = 0; }
+    for (let i = 0; i < k; i++) {
+      td[i] = alpha[i];
+      te[i] = beta[i];
+      tz[i] = 0;
+    }
     tz[k - 1] = 1;
     tridiagonalQL(td, te, k, tz, 1);
     const breakdown = !(b > LANCZOS_BREAKDOWN_TOLERANCE * opScale) || k === n;
@@ -418,7 +451,10 @@ export function lanczosExtremes(op: (x: Float64Array, y: Float64Array) => void, 
     result.min = td[0];
     result.minErrorBound = k > 1 ? gapBound(rMin, td[1] - td[0]) : rMin;
     result.steps = k;
-    if (breakdown || result.maxErrorBound <= tol * Math.abs(result.max)) { result.converged = true; break; }
+    if (breakdown || result.maxErrorBound <= tol * Math.abs(result.max)) {
+      result.converged = true;
+      break;
+    }
     if (k === maxSteps) break;
     nrm = 1 / b;
     const no = k * n;
@@ -466,8 +502,15 @@ export interface ExtremeEigenvalueOptions {
  */
 export function estimateExtremeEigenvalues(A: Float64Array, n: number, opts: ExtremeEigenvalueOptions = {}): ExtremeEigenvalueEstimate {
   const out: ExtremeEigenvalueEstimate = {
-    lambdaMin: 0, lambdaMax: 0, lambdaMaxErrorBound: 0, lambdaMinErrorBound: 0,
-    inverseShift: 0, factorised: true, lanczosSteps: 0, inverseLanczosSteps: 0, scale: 1,
+    lambdaMin: 0,
+    lambdaMax: 0,
+    lambdaMaxErrorBound: 0,
+    lambdaMinErrorBound: 0,
+    inverseShift: 0,
+    factorised: true,
+    lanczosSteps: 0,
+    inverseLanczosSteps: 0,
+    scale: 1,
   };
   if (n <= 0) return out;
   const scale = scaleOf(A, n);
@@ -484,7 +527,9 @@ export function estimateExtremeEigenvalues(A: Float64Array, n: number, opts: Ext
   }
   const S = new Float64Array(n * n);
   symmetricScaledCopy(A, n, scale, S);
-  let maxDiag = -Infinity, minDiag = Infinity, anyNonZero = false;
+  let maxDiag = -Infinity,
+    minDiag = Infinity,
+    anyNonZero = false;
   for (let i = 0; i < n; i++) {
     const v = S[i * n + i];
     if (v > maxDiag) maxDiag = v;

@@ -9,18 +9,28 @@ export function luInto(M: Float64Array, n: number, shift: number, LU: Float64Arr
   LU.set(M);
   if (shift !== 0) for (let i = 0; i < n; i++) LU[i * n + i] += shift;
   for (let k = 0; k < n; k++) {
-    let p = k, big = Math.abs(LU[k * n + k]);
+    let p = k,
+      big = Math.abs(LU[k * n + k]);
     for (let i = k + 1; i < n; i++) {
       const v = Math.abs(LU[i * n + k]);
-      if (v > big) { big = v; p = i; }
+      if (v > big) {
+        big = v;
+        p = i;
+      }
     }
     if (!(big > tiny)) return false;
     piv[k] = p;
     if (p !== k) {
-      const rk = k * n, rp = p * n;
-      for (let j = 0; j < n; j++) { const t = LU[rk + j]; LU[rk + j] = LU[rp + j]; LU[rp + j] = t; }
+      const rk = k * n,
+        rp = p * n;
+      for (let j = 0; j < n; j++) {
+        const t = LU[rk + j];
+        LU[rk + j] = LU[rp + j];
+        LU[rp + j] = t;
+      }
     }
-    const rk = k * n, inv = 1 / LU[rk + k];
+    const rk = k * n,
+      inv = 1 / LU[rk + k];
     for (let i = k + 1; i < n; i++) {
       const ri = i * n;
       const f = LU[ri + k] * inv;
@@ -36,7 +46,11 @@ export function luSolve(LU: Float64Array, n: number, piv: Int32Array, rhs: Float
   y.set(rhs);
   for (let k = 0; k < n; k++) {
     const p = piv[k];
-    if (p !== k) { const t = y[k]; y[k] = y[p]; y[p] = t; }
+    if (p !== k) {
+      const t = y[k];
+      y[k] = y[p];
+      y[p] = t;
+    }
   }
   for (let i = 0; i < n; i++) {
     let s = y[i];
@@ -51,4 +65,3 @@ export function luSolve(LU: Float64Array, n: number, piv: Int32Array, rhs: Float
     y[i] = s / LU[ri + i];
   }
 }
-

@@ -23,4 +23,3 @@ export function rotateDiagonal(r: Mat3, d: Vec3): Mat3 {
   const rd: Mat3 = [r[0] * d[0], r[1] * d[1], r[2] * d[2], r[3] * d[0], r[4] * d[1], r[5] * d[2], r[6] * d[0], r[7] * d[1], r[8] * d[2]];
   return mul(rd, transpose(r));
 }
-

@@ -6,11 +6,7 @@ export const add = (a: Vec3, b: Vec3): Vec3 => [a[0] + b[0], a[1] + b[1], a[2] +
 export const sub = (a: Vec3, b: Vec3): Vec3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
 export const scale = (a: Vec3, s: number): Vec3 => [a[0] * s, a[1] * s, a[2] * s];
 export const dot = (a: Vec3, b: Vec3): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-export const cross = (a: Vec3, b: Vec3): Vec3 => [
-  a[1] * b[2] - a[2] * b[1],
-  a[2] * b[0] - a[0] * b[2],
-  a[0] * b[1] - a[1] * b[0],
-];
+export const cross = (a: Vec3, b: Vec3): Vec3 => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
 export const norm = (a: Vec3): number => Math.hypot(a[0], a[1], a[2]);
 export const normalize = (a: Vec3): Vec3 => {
   const l = norm(a);
@@ -22,7 +18,9 @@ export const normalize = (a: Vec3): Vec3 => {
  * (DESIGN.md conventions). t1 is built from the world axis least aligned with n.
  */
 export function tangentBasis(n: Vec3): [Vec3, Vec3] {
-  const ax = Math.abs(n[0]), ay = Math.abs(n[1]), az = Math.abs(n[2]);
+  const ax = Math.abs(n[0]),
+    ay = Math.abs(n[1]),
+    az = Math.abs(n[2]);
   const helper: Vec3 = ax <= ay && ax <= az ? [1, 0, 0] : ay <= az ? [0, 1, 0] : [0, 0, 1];
   const t1 = normalize(sub(helper, scale(n, dot(helper, n))));
   const t2 = cross(n, t1); // n × t1 = t2  ⇔  t1 × t2 = n for an orthonormal right-handed frame

@@ -136,23 +136,41 @@ function objectiveOf(lam: Float64Array, ws: KktWorkspace, b: Float64Array, n: nu
  * strictly interior.
  */
 function ntScalingSoc(x: Float64Array, z: Float64Array, o: number, winv: Float64Array, wo: number, nt: Float64Array): boolean {
-  const x0 = x[o], x1 = x[o + 1], x2 = x[o + 2];
-  const z0 = z[o], z1 = z[o + 1], z2 = z[o + 2];
-  const xr = Math.hypot(x1, x2), zr = Math.hypot(z1, z2);
+  const x0 = x[o],
+    x1 = x[o + 1],
+    x2 = x[o + 2];
+  const z0 = z[o],
+    z1 = z[o + 1],
+    z2 = z[o + 2];
+  const xr = Math.hypot(x1, x2),
+    zr = Math.hypot(z1, z2);
   if (!(x0 > xr) || !(z0 > zr)) return false;
   const xn = Math.sqrt((x0 - xr) * (x0 + xr));
   const zn = Math.sqrt((z0 - zr) * (z0 + zr));
   if (!(xn > 0) || !(zn > 0) || !Number.isFinite(xn) || !Number.isFinite(zn)) return false;
-  const sb0 = x0 / xn, sb1 = x1 / xn, sb2 = x2 / xn;
-  const zb0 = z0 / zn, zb1 = z1 / zn, zb2 = z2 / zn;
+  const sb0 = x0 / xn,
+    sb1 = x1 / xn,
+    sb2 = x2 / xn;
+  const zb0 = z0 / zn,
+    zb1 = z1 / zn,
+    zb2 = z2 / zn;
   const gamma = Math.sqrt(0.5 * (1 + sb0 * zb0 + sb1 * zb1 + sb2 * zb2));
   const inv2g = 1 / (2 * gamma);
-  const a = (sb0 + zb0) * inv2g, q1 = (sb1 - zb1) * inv2g, q2 = (sb2 - zb2) * inv2g;
+  const a = (sb0 + zb0) * inv2g,
+    q1 = (sb1 - zb1) * inv2g,
+    q2 = (sb2 - zb2) * inv2g;
   const eta = Math.sqrt(xn / zn);
-  const ie = 1 / eta, c = 1 / (1 + a);
-  winv[wo] = ie * a; winv[wo + 1] = -ie * q1; winv[wo + 2] = -ie * q2;
-  winv[wo + 3] = -ie * q1; winv[wo + 4] = ie * (1 + c * q1 * q1); winv[wo + 5] = ie * c * q1 * q2;
-  winv[wo + 6] = -ie * q2; winv[wo + 7] = ie * c * q1 * q2; winv[wo + 8] = ie * (1 + c * q2 * q2);
+  const ie = 1 / eta,
+    c = 1 / (1 + a);
+  winv[wo] = ie * a;
+  winv[wo + 1] = -ie * q1;
+  winv[wo + 2] = -ie * q2;
+  winv[wo + 3] = -ie * q1;
+  winv[wo + 4] = ie * (1 + c * q1 * q1);
+  winv[wo + 5] = ie * c * q1 * q2;
+  winv[wo + 6] = -ie * q2;
+  winv[wo + 7] = ie * c * q1 * q2;
+  winv[wo + 8] = ie * (1 + c * q2 * q2);
   const r = Math.sqrt(xn * zn);
   const den = 1 / (sb0 + zb0 + 2 * gamma);
   nt[o] = r * gamma;
@@ -167,22 +185,32 @@ function ntScalingSoc(x: Float64Array, z: Float64Array, o: number, winv: Float64
  * [V] §4.3), then e + α·y ∈ Q³ ⇔ α(‖y1‖ − y0) ≤ 1 with y = B d/‖v‖_J ([V] §3, step to the boundary).
  */
 function maxStepSoc(v: Float64Array, d: Float64Array, o: number): number {
-  const v0 = v[o], v1 = v[o + 1], v2 = v[o + 2];
+  const v0 = v[o],
+    v1 = v[o + 1],
+    v2 = v[o + 2];
   const vr = Math.hypot(v1, v2);
   const vn = Math.sqrt((v0 - vr) * (v0 + vr));
   if (!(vn > 0)) return 0;
-  const a0 = v0 / vn, a1 = v1 / vn, a2 = v2 / vn;
-  const d0 = d[o] / vn, d1 = d[o + 1] / vn, d2 = d[o + 2] / vn;
+  const a0 = v0 / vn,
+    a1 = v1 / vn,
+    a2 = v2 / vn;
+  const d0 = d[o] / vn,
+    d1 = d[o + 1] / vn,
+    d2 = d[o + 2] / vn;
   const y0 = a0 * d0 - a1 * d1 - a2 * d2;
   const k = (a1 * d1 + a2 * d2) / (1 + a0) - d0;
-  const y1 = d1 + a1 * k, y2 = d2 + a2 * k;
+  const y1 = d1 + a1 * k,
+    y2 = d2 + a2 * k;
   const t = Math.hypot(y1, y2) - y0;
   return t > 0 ? 1 / t : Infinity;
 }
 
 /** Jordan product r = a∘b on one block ([V] §2.2: (a∘b)0 = aᵀb, (a∘b)1 = a0 b1 + b0 a1); r may alias nothing. */
 function jordanProduct(a: Float64Array, b: Float64Array, o: number, kind: number, r: Float64Array): void {
-  if (kind === CONE_ORTHANT) { r[o] = a[o] * b[o]; return; }
+  if (kind === CONE_ORTHANT) {
+    r[o] = a[o] * b[o];
+    return;
+  }
   r[o] = a[o] * b[o] + a[o + 1] * b[o + 1] + a[o + 2] * b[o + 2];
   r[o + 1] = a[o] * b[o + 1] + b[o] * a[o + 1];
   r[o + 2] = a[o] * b[o + 2] + b[o] * a[o + 2];
@@ -193,8 +221,13 @@ function jordanProduct(a: Float64Array, b: Float64Array, o: number, kind: number
  * Arw(λ)): u0 = (λ0 r0 − λ1ᵀr1)/(λ0² − ‖λ1‖²), u1 = (r1 − u0 λ1)/λ0. Writes u over r.
  */
 function jordanDivide(lam: Float64Array, r: Float64Array, o: number, kind: number): void {
-  if (kind === CONE_ORTHANT) { r[o] /= lam[o]; return; }
-  const l0 = lam[o], l1 = lam[o + 1], l2 = lam[o + 2];
+  if (kind === CONE_ORTHANT) {
+    r[o] /= lam[o];
+    return;
+  }
+  const l0 = lam[o],
+    l1 = lam[o + 1],
+    l2 = lam[o + 2];
   const lr = Math.hypot(l1, l2);
   const det = (l0 - lr) * (l0 + lr);
   const u0 = (l0 * r[o] - l1 * r[o + 1] - l2 * r[o + 2]) / det;
@@ -205,8 +238,15 @@ function jordanDivide(lam: Float64Array, r: Float64Array, o: number, kind: numbe
 
 /** out = W⁻¹·v on one block (W⁻¹ symmetric, stored row-major 3×3 at winv[wo..]; orthant: scalar). */
 export function applyWinv(winv: Float64Array, wo: number, v: Float64Array, o: number, kind: number, out: Float64Array): void {
-  if (kind === CONE_ORTHANT) { out[o] = winv[wo] * v[o]; out[o + 1] = 0; out[o + 2] = 0; return; }
-  const v0 = v[o], v1 = v[o + 1], v2 = v[o + 2];
+  if (kind === CONE_ORTHANT) {
+    out[o] = winv[wo] * v[o];
+    out[o + 1] = 0;
+    out[o + 2] = 0;
+    return;
+  }
+  const v0 = v[o],
+    v1 = v[o + 1],
+    v2 = v[o + 2];
   out[o] = winv[wo] * v0 + winv[wo + 1] * v1 + winv[wo + 2] * v2;
   out[o + 1] = winv[wo + 3] * v0 + winv[wo + 4] * v1 + winv[wo + 5] * v2;
   out[o + 2] = winv[wo + 6] * v0 + winv[wo + 7] * v1 + winv[wo + 8] * v2;
@@ -228,7 +268,9 @@ function allInterior(v: Float64Array, kind: Int8Array, C: number): boolean {
  * (same formula as jordanDivide, [V] §2.2).
  */
 function arwSolve(x: Float64Array, o: number, r0: number, r1: number, r2: number, out: Float64Array, oo: number): void {
-  const l0 = x[o], l1 = x[o + 1], l2 = x[o + 2];
+  const l0 = x[o],
+    l1 = x[o + 1],
+    l2 = x[o + 2];
   const lr = Math.hypot(l1, l2);
   const det = (l0 - lr) * (l0 + lr);
   const u0 = (l0 * r0 - l1 * r1 - l2 * r2) / det;
@@ -242,18 +284,31 @@ function arwSolve(x: Float64Array, o: number, r0: number, r1: number, r2: number
  * triangle is a[a0 + i·ld + j], j ≤ i. Returns false if it is not numerically positive definite.
  */
 function blockCholesky(a: Float64Array, ld: number, a0: number, bs: Float64Array, bo: number): boolean {
-  const a00 = a[a0], a10 = a[a0 + ld], a11 = a[a0 + ld + 1];
-  const a20 = a[a0 + 2 * ld], a21 = a[a0 + 2 * ld + 1], a22 = a[a0 + 2 * ld + 2];
+  const a00 = a[a0],
+    a10 = a[a0 + ld],
+    a11 = a[a0 + ld + 1];
+  const a20 = a[a0 + 2 * ld],
+    a21 = a[a0 + 2 * ld + 1],
+    a22 = a[a0 + 2 * ld + 2];
   if (!(a00 > 0)) return false;
-  const l00 = Math.sqrt(a00), l10 = a10 / l00, l20 = a20 / l00;
+  const l00 = Math.sqrt(a00),
+    l10 = a10 / l00,
+    l20 = a20 / l00;
   const d1 = a11 - l10 * l10;
   if (!(d1 > IPM_BLOCK_PIVOT_TOLERANCE * a11)) return false;
-  const l11 = Math.sqrt(d1), l21 = (a21 - l20 * l10) / l11;
+  const l11 = Math.sqrt(d1),
+    l21 = (a21 - l20 * l10) / l11;
   const d2 = a22 - l20 * l20 - l21 * l21;
   if (!(d2 > IPM_BLOCK_PIVOT_TOLERANCE * a22)) return false;
-  bs[bo] = l00; bs[bo + 1] = 0; bs[bo + 2] = 0;
-  bs[bo + 3] = l10; bs[bo + 4] = l11; bs[bo + 5] = 0;
-  bs[bo + 6] = l20; bs[bo + 7] = l21; bs[bo + 8] = Math.sqrt(d2);
+  bs[bo] = l00;
+  bs[bo + 1] = 0;
+  bs[bo + 2] = 0;
+  bs[bo + 3] = l10;
+  bs[bo + 4] = l11;
+  bs[bo + 5] = 0;
+  bs[bo + 6] = l20;
+  bs[bo + 7] = l21;
+  bs[bo + 8] = Math.sqrt(d2);
   return Number.isFinite(l21) && Number.isFinite(bs[bo + 8]);
 }
 
@@ -262,7 +317,8 @@ function blockForward(bs: Float64Array, bo: number, v: Float64Array, i: number, 
   const y0 = v[i] / bs[bo];
   const y1 = (v[i + s] - bs[bo + 3] * y0) / bs[bo + 4];
   v[i + 2 * s] = (v[i + 2 * s] - bs[bo + 6] * y0 - bs[bo + 7] * y1) / bs[bo + 8];
-  v[i] = y0; v[i + s] = y1;
+  v[i] = y0;
+  v[i + s] = y1;
 }
 
 /** v[i..i+2] ← L⁻ᵀv for lower L at bs[bo..]. */
@@ -270,7 +326,8 @@ function blockBackward(bs: Float64Array, bo: number, v: Float64Array, i: number)
   const x2 = v[i + 2] / bs[bo + 8];
   const x1 = (v[i + 1] - bs[bo + 7] * x2) / bs[bo + 4];
   v[i] = (v[i] - bs[bo + 3] * x1 - bs[bo + 6] * x2) / bs[bo];
-  v[i + 1] = x1; v[i + 2] = x2;
+  v[i + 1] = x1;
+  v[i + 2] = x2;
 }
 
 export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float64Array): AlgorithmOutput {
@@ -294,13 +351,22 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   const { kind, D, kappa, pinned, P, q } = scaledProblem(p);
 
   // ---- work arrays (nothing is allocated inside the iteration loop) ----
-  const x = new Float64Array(n), z = new Float64Array(n);
-  const xSave = new Float64Array(n), zSave = new Float64Array(n);
-  const dx = new Float64Array(n), dz = new Float64Array(n);
-  const dxa = new Float64Array(n), dza = new Float64Array(n); // predictor directions in the Jordan frame used
-  const u = new Float64Array(n), rx = new Float64Array(n), rhs = new Float64Array(n);
+  const x = new Float64Array(n),
+    z = new Float64Array(n);
+  const xSave = new Float64Array(n),
+    zSave = new Float64Array(n);
+  const dx = new Float64Array(n),
+    dz = new Float64Array(n);
+  const dxa = new Float64Array(n),
+    dza = new Float64Array(n); // predictor directions in the Jordan frame used
+  const u = new Float64Array(n),
+    rx = new Float64Array(n),
+    rhs = new Float64Array(n);
   const nt = new Float64Array(n); // NT-scaled point λ_NT = Wz = W⁻¹x
-  const tmp = new Float64Array(n), res = new Float64Array(n), corr = new Float64Array(n), y = new Float64Array(n);
+  const tmp = new Float64Array(n),
+    res = new Float64Array(n),
+    corr = new Float64Array(n),
+    y = new Float64Array(n);
   const winv = new Float64Array(9 * C); // W⁻¹ per cone
   const bs = new Float64Array(9 * C); // block-Jacobi scaling factors (3×3 lower Cholesky factors)
   const blk = new Float64Array(9); // one 3×3 block
@@ -318,7 +384,10 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
     useLu = lu;
     for (let shift = 0; shift <= REGULARIZATION_MAX * (1 + 1e-12); shift = shift === 0 ? IPM_SHIFT_START : shift * 10) {
       const ok = lu ? luInto(H, n, shift, L, piv, IPM_LU_PIVOT_TOLERANCE) : choleskyInto(H, n, shift, L);
-      if (ok) { if (shift > regularization) regularization = shift; return true; }
+      if (ok) {
+        if (shift > regularization) regularization = shift;
+        return true;
+      }
     }
     return false;
   };
@@ -361,10 +430,12 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   const buildNewtonMatrix = (mode: 0 | 1 | 2, jacobi = false): boolean => {
     H.set(P);
     for (let c = 0; c < C; c++) {
-      const o = 3 * c, wo = 9 * c;
+      const o = 3 * c,
+        wo = 9 * c;
       if (kind[c] === CONE_ORTHANT) {
         H[o * n + o] += mode === 0 ? IPM_START_DAMPING : mode === 1 ? winv[wo] * winv[wo] : z[o] / x[o];
-        H[(o + 1) * n + o + 1] = 1; H[(o + 2) * n + o + 2] = 1;
+        H[(o + 1) * n + o + 1] = 1;
+        H[(o + 2) * n + o + 2] = 1;
       } else if (mode === 2) {
         // columns of Arw(x)⁻¹Arw(z); Arw(z) has columns (z0, z1, z2), (z1, z0, 0), (z2, 0, z0) ([V] §2.2)
         arwSolve(x, o, z[o], z[o + 1], z[o + 2], blk, 0);
@@ -409,26 +480,46 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   // ---- starting point ([V] §3: x̂ = −(P + δ₀I)⁻¹q, ẑ = Px̂ + q = −δ₀x̂, each shifted into int K) ----
   if (!(buildNewtonMatrix(0) && factorise(false)) && !(buildNewtonMatrix(0, true) && factorise(false))) {
     history.record(r0.maxRel, 0);
-    return { lambda: lam, iterations: 0, status: { kind: 'failed', reason: 'starting point: P + δ₀I could not be factorised' }, regularization, history: history.finish() };
+    return {
+      lambda: lam,
+      iterations: 0,
+      status: { kind: 'failed', reason: 'starting point: P + δ₀I could not be factorised' },
+      regularization,
+      history: history.finish(),
+    };
   }
   for (let i = 0; i < n; i++) rhs[i] = -q[i];
   newtonSolve();
-  for (let i = 0; i < n; i++) { x[i] = dx[i]; z[i] = -IPM_START_DAMPING * dx[i]; }
+  for (let i = 0; i < n; i++) {
+    x[i] = dx[i];
+    z[i] = -IPM_START_DAMPING * dx[i];
+  }
   shiftIntoCones(x, kind, C);
   shiftIntoCones(z, kind, C);
-  for (let i = 0; i < n; i++) if (pinned[i]) { x[i] = 0; z[i] = 0; }
+  for (let i = 0; i < n; i++)
+    if (pinned[i]) {
+      x[i] = 0;
+      z[i] = 0;
+    }
   toLambda(x);
   let rep = kktInto(p, lam, ws);
   if (!Number.isFinite(rep.maxRel) || !allInterior(x, kind, C) || !allInterior(z, kind, C)) {
     lam.fill(0);
     history.record(r0.maxRel, 0);
-    return { lambda: lam, iterations: 0, status: { kind: 'failed', reason: 'starting point is not finite / not interior' }, regularization, history: history.finish() };
+    return {
+      lambda: lam,
+      iterations: 0,
+      status: { kind: 'failed', reason: 'starting point is not finite / not interior' },
+      regularization,
+      history: history.finish(),
+    };
   }
   history.record(rep.maxRel, objectiveOf(lam, ws, b, n));
   let bestRel = rep.maxRel;
   best.set(lam);
   let status: SolveStatus | null = bestRel <= tol ? { kind: 'converged' } : null;
-  let iterations = 0, collapsed = 0;
+  let iterations = 0,
+    collapsed = 0;
   let aho = false; // phase: false = NT direction, true = AHO direction (file header, step 3)
   // ring buffers (stall test): best KKT max_rel and IPM merit over the last IPM_STALL_WINDOW iterations
   const W = IPM_STALL_WINDOW + 1;
@@ -437,12 +528,16 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
 
   while (status === null && iterations < maxIt) {
     dualResidual(P, q, x, z, pinned, C, rx, measures);
-    const tau = measures[0], merit = measures[1];
+    const tau = measures[0],
+      merit = measures[1];
 
     // Newton matrix: AHO if in that phase and it factorises, else NT for this iteration
     let useAho = aho && buildNewtonMatrix(2) && factorise(true);
     if (!useAho) {
-      if (!ntScaling()) { status = { kind: 'failed', reason: `iterate left the cone interior at iteration ${iterations}` }; break; }
+      if (!ntScaling()) {
+        status = { kind: 'failed', reason: `iterate left the cone interior at iteration ${iterations}` };
+        break;
+      }
       if (!(buildNewtonMatrix(1) && factorise(false)) && !(buildNewtonMatrix(1, true) && factorise(false))) {
         status = { kind: 'failed', reason: `Newton matrix not factorisable even with shift ${REGULARIZATION_MAX} at iteration ${iterations}` };
         break;
@@ -454,40 +549,67 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
     //   NT:  λ∘(W⁻¹Δx + WΔz) = r_c, u = λ⧵r_c:  (P + W⁻²)Δx = −r + W⁻¹u,  Δz = W⁻¹(u − W⁻¹Δx);
     //   AHO: z∘Δx + x∘Δz = r_c,    u = x⧵r_c:  (P + Arw(x)⁻¹Arw(z))Δx = −r + u,  Δz = u − x⧵(z∘Δx);
     //   r_c = στe − v∘v − (Δa∘Δb)_predictor, with v∘v = λ∘λ (NT) or x∘z (AHO).
-    let alphaAff = 0, alpha = 0;
+    let alphaAff = 0,
+      alpha = 0;
     for (let pass = 0; pass < 2; pass++) {
       const sigmaTau = pass === 0 ? 0 : Math.pow(1 - alphaAff, IPM_SIGMA_EXPONENT) * tau;
       for (let c = 0; c < C; c++) {
-        const o = 3 * c, k = kind[c];
-        if (useAho) jordanProduct(x, z, o, k, u); else jordanProduct(nt, nt, o, k, u);
+        const o = 3 * c,
+          k = kind[c];
+        if (useAho) jordanProduct(x, z, o, k, u);
+        else jordanProduct(nt, nt, o, k, u);
         u[o] = sigmaTau - u[o];
-        if (k === CONE_SOC) { u[o + 1] = -u[o + 1]; u[o + 2] = -u[o + 2]; }
+        if (k === CONE_SOC) {
+          u[o + 1] = -u[o + 1];
+          u[o + 2] = -u[o + 2];
+        }
         if (pass === 1) {
           jordanProduct(dxa, dza, o, k, tmp); // second-order correction [M]
           u[o] -= tmp[o];
-          if (k === CONE_SOC) { u[o + 1] -= tmp[o + 1]; u[o + 2] -= tmp[o + 2]; }
+          if (k === CONE_SOC) {
+            u[o + 1] -= tmp[o + 1];
+            u[o + 2] -= tmp[o + 2];
+          }
         }
-        if (k === CONE_ORTHANT) { u[o + 1] = 0; u[o + 2] = 0; }
+        if (k === CONE_ORTHANT) {
+          u[o + 1] = 0;
+          u[o + 2] = 0;
+        }
         jordanDivide(useAho ? x : nt, u, o, k);
-        if (useAho) { corr[o] = u[o]; corr[o + 1] = u[o + 1]; corr[o + 2] = u[o + 2]; }
-        else applyWinv(winv, 9 * c, u, o, k, corr);
+        if (useAho) {
+          corr[o] = u[o];
+          corr[o + 1] = u[o + 1];
+          corr[o + 2] = u[o + 2];
+        } else applyWinv(winv, 9 * c, u, o, k, corr);
         rhs[o] = -rx[o] + corr[o];
         rhs[o + 1] = k === CONE_ORTHANT ? 0 : -rx[o + 1] + corr[o + 1];
         rhs[o + 2] = k === CONE_ORTHANT ? 0 : -rx[o + 2] + corr[o + 2];
       }
       newtonSolve();
       // directions in the frame of v∘v: (W⁻¹Δx, WΔz) for NT, (Δx, Δz) for AHO; step to the boundary ([V] §3)
-      const ex = pass === 0 ? dxa : tmp, ez = pass === 0 ? dza : corr;
+      const ex = pass === 0 ? dxa : tmp,
+        ez = pass === 0 ? dza : corr;
       let amax = Infinity;
       for (let c = 0; c < C; c++) {
-        const o = 3 * c, k = kind[c];
+        const o = 3 * c,
+          k = kind[c];
         if (useAho) {
           jordanProduct(z, dx, o, k, ez);
           ez[o] = -ez[o];
-          if (k === CONE_SOC) { ez[o + 1] = -ez[o + 1]; ez[o + 2] = -ez[o + 2]; } else { ez[o + 1] = 0; ez[o + 2] = 0; }
+          if (k === CONE_SOC) {
+            ez[o + 1] = -ez[o + 1];
+            ez[o + 2] = -ez[o + 2];
+          } else {
+            ez[o + 1] = 0;
+            ez[o + 2] = 0;
+          }
           jordanDivide(x, ez, o, k);
-          ez[o] += u[o]; ez[o + 1] += u[o + 1]; ez[o + 2] += u[o + 2];
-          ex[o] = dx[o]; ex[o + 1] = dx[o + 1]; ex[o + 2] = dx[o + 2];
+          ez[o] += u[o];
+          ez[o + 1] += u[o + 1];
+          ez[o + 2] += u[o + 2];
+          ex[o] = dx[o];
+          ex[o + 1] = dx[o + 1];
+          ex[o + 2] = dx[o + 2];
           if (k === CONE_ORTHANT) {
             if (ex[o] < 0) amax = Math.min(amax, -x[o] / ex[o]);
             if (ez[o] < 0) amax = Math.min(amax, -z[o] / ez[o]);
@@ -509,12 +631,16 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
     // Δz in the original coordinates (corr holds Δz for AHO, WΔz for NT)
     for (let c = 0; c < C; c++) {
       const o = 3 * c;
-      if (useAho) { dz[o] = corr[o]; dz[o + 1] = corr[o + 1]; dz[o + 2] = corr[o + 2]; }
-      else applyWinv(winv, 9 * c, corr, o, kind[c], dz);
+      if (useAho) {
+        dz[o] = corr[o];
+        dz[o + 1] = corr[o + 1];
+        dz[o + 2] = corr[o + 2];
+      } else applyWinv(winv, 9 * c, corr, o, kind[c], dz);
     }
 
     // update; if rounding puts an iterate on or outside a cone boundary, halve the step
-    xSave.set(x); zSave.set(z);
+    xSave.set(x);
+    zSave.set(z);
     let interior = false;
     for (let bt = 0; bt <= IPM_MAX_INTERIOR_BACKTRACKS; bt++) {
       for (let i = 0; i < n; i++) {
@@ -522,12 +648,16 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
         x[i] = xSave[i] + alpha * dx[i];
         z[i] = zSave[i] + alpha * dz[i];
       }
-      if (allInterior(x, kind, C) && allInterior(z, kind, C)) { interior = true; break; }
+      if (allInterior(x, kind, C) && allInterior(z, kind, C)) {
+        interior = true;
+        break;
+      }
       alpha *= 0.5;
     }
     iterations++;
     if (!interior) {
-      x.set(xSave); z.set(zSave);
+      x.set(xSave);
+      z.set(zSave);
       status = { kind: 'stalled', reason: `no step keeps the iterate inside the cones at iteration ${iterations}` };
     }
     toLambda(x);
@@ -539,9 +669,15 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
       break;
     }
     history.record(rep.maxRel, objectiveOf(lam, ws, b, n));
-    if (rep.maxRel < bestRel) { bestRel = rep.maxRel; best.set(lam); }
+    if (rep.maxRel < bestRel) {
+      bestRel = rep.maxRel;
+      best.set(lam);
+    }
     if (status !== null) break;
-    if (bestRel <= tol) { status = { kind: 'converged' }; break; }
+    if (bestRel <= tol) {
+      status = { kind: 'converged' };
+      break;
+    }
     if (!aho && rep.maxRel <= IPM_AHO_SWITCH) aho = true;
 
     collapsed = alpha < IPM_MIN_STEP ? collapsed + 1 : 0;
@@ -549,9 +685,12 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
       status = { kind: 'stalled', reason: `step length collapsed (α = ${alpha.toExponential(2)}) for ${collapsed} iterations at iteration ${iterations}` };
       break;
     }
-    const slot = iterations % W, old = (iterations + 1) % W; // old: IPM_STALL_WINDOW iterations ago
-    const bestOld = bestTrail[old], meritOld = meritTrail[old];
-    bestTrail[slot] = bestRel; meritTrail[slot] = merit;
+    const slot = iterations % W,
+      old = (iterations + 1) % W; // old: IPM_STALL_WINDOW iterations ago
+    const bestOld = bestTrail[old],
+      meritOld = meritTrail[old];
+    bestTrail[slot] = bestRel;
+    meritTrail[slot] = merit;
     if (aho && !(bestRel < IPM_STALL_FACTOR * bestOld) && (merit <= IPM_MERIT_FLOOR || !(merit < IPM_STALL_FACTOR * meritOld))) {
       status = { kind: 'stalled', reason: `interior-point progress stopped at iteration ${iterations} (τ = ${tau.toExponential(2)})` };
       break;
@@ -571,9 +710,10 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
     }
   }
   if (status === null || (status.kind === 'converged' && !(bestRel <= tol))) {
-    status = iterations >= maxIt
-      ? { kind: 'max-iterations', reason: `${maxIt} iterations, KKT max_rel ${bestRel.toExponential(2)} > ${tol}` }
-      : { kind: 'stalled', reason: `KKT max_rel ${bestRel.toExponential(2)} > ${tol}` };
+    status =
+      iterations >= maxIt
+        ? { kind: 'max-iterations', reason: `${maxIt} iterations, KKT max_rel ${bestRel.toExponential(2)} > ${tol}` }
+        : { kind: 'stalled', reason: `KKT max_rel ${bestRel.toExponential(2)} > ${tol}` };
   }
   return { lambda: best, iterations, status, regularization, history: history.finish() };
 }
@@ -599,27 +739,38 @@ export function scaledProblem(p: ContactProblem): ScaledProblem {
   const kind = new Int8Array(C);
   const D = new Float64Array(n);
   for (let c = 0; c < C; c++) {
-    const o = 3 * c, m = mu[c];
-    const ann = A[o * n + o], a11 = A[(o + 1) * n + o + 1], a22 = A[(o + 2) * n + o + 2];
+    const o = 3 * c,
+      m = mu[c];
+    const ann = A[o * n + o],
+      a11 = A[(o + 1) * n + o + 1],
+      a22 = A[(o + 2) * n + o + 2];
     if (m > 0) {
       kind[c] = CONE_SOC;
       const dmax = Math.max(ann / (m * m), a11, a22);
       const d = dmax > 0 ? 1 / Math.sqrt(dmax) : 1;
-      D[o] = d / m; D[o + 1] = d; D[o + 2] = d;
+      D[o] = d / m;
+      D[o + 1] = d;
+      D[o + 2] = d;
     } else {
       kind[c] = CONE_ORTHANT;
-      D[o] = ann > 0 ? 1 / Math.sqrt(ann) : 1; D[o + 1] = 0; D[o + 2] = 0;
+      D[o] = ann > 0 ? 1 / Math.sqrt(ann) : 1;
+      D[o + 1] = 0;
+      D[o + 2] = 0;
     }
   }
   let kappa = 0;
   for (let i = 0; i < n; i++) kappa = Math.max(kappa, Math.abs(D[i] * b[i]));
   if (!(kappa > 0) || !Number.isFinite(kappa)) kappa = 1;
   const pinned = new Uint8Array(n);
-  for (let c = 0; c < C; c++) if (kind[c] === CONE_ORTHANT) { pinned[3 * c + 1] = 1; pinned[3 * c + 2] = 1; }
+  for (let c = 0; c < C; c++)
+    if (kind[c] === CONE_ORTHANT) {
+      pinned[3 * c + 1] = 1;
+      pinned[3 * c + 2] = 1;
+    }
   const P = new Float64Array(n * n);
   const q = new Float64Array(n);
   for (let i = 0; i < n; i++) {
-    q[i] = pinned[i] ? 0 : -D[i] * b[i] / kappa;
+    q[i] = pinned[i] ? 0 : (-D[i] * b[i]) / kappa;
     for (let j = 0; j < n; j++) P[i * n + j] = pinned[i] || pinned[j] ? 0 : D[i] * A[i * n + j] * D[j];
   }
   return { kind, D, kappa, pinned, P, q };
@@ -630,7 +781,8 @@ export function scaledProblem(p: ContactProblem): ScaledProblem {
  * the cones), applied when t ≥ −1e-8·max(‖v‖, 1), so that v lies strictly inside every cone.
  */
 export function shiftIntoCones(v: Float64Array, kind: Int8Array, C: number): void {
-  let tmax = -Infinity, nrm = 0;
+  let tmax = -Infinity,
+    nrm = 0;
   for (let c = 0; c < C; c++) {
     const o = 3 * c;
     const ev = kind[c] === CONE_ORTHANT ? v[o] : v[o] - Math.hypot(v[o + 1], v[o + 2]);
@@ -651,7 +803,9 @@ export function ntScaleAll(x: Float64Array, z: Float64Array, kind: Int8Array, C:
     if (kind[c] === CONE_ORTHANT) {
       if (!(x[o] > 0) || !(z[o] > 0)) return false;
       winv[9 * c] = Math.sqrt(z[o] / x[o]); // W = √(x/z)
-      nt[o] = Math.sqrt(x[o] * z[o]); nt[o + 1] = 0; nt[o + 2] = 0;
+      nt[o] = Math.sqrt(x[o] * z[o]);
+      nt[o + 1] = 0;
+      nt[o + 2] = 0;
     } else if (!ntScalingSoc(x, z, o, winv, 9 * c, nt)) return false;
   }
   return true;
@@ -662,11 +816,26 @@ export function ntScaleAll(x: Float64Array, z: Float64Array, kind: Int8Array, C:
  * τ = xᵀz / (number of cones), with the scale-free progress measure max(τ/(‖x‖∞‖Px‖∞), ‖r‖∞/‖Px‖∞)
  * (normalised like the KKT checker's λ_ref·w_ref) used by the stall test; out = [τ, merit] (no allocation).
  */
-export function dualResidual(P: Float64Array, q: Float64Array, x: Float64Array, z: Float64Array, pinned: Uint8Array, C: number, rx: Float64Array, out: Float64Array): void {
+export function dualResidual(
+  P: Float64Array,
+  q: Float64Array,
+  x: Float64Array,
+  z: Float64Array,
+  pinned: Uint8Array,
+  C: number,
+  rx: Float64Array,
+  out: Float64Array,
+): void {
   const n = q.length;
-  let gap = 0, rn = 0, pxn = 1, xn = 0;
+  let gap = 0,
+    rn = 0,
+    pxn = 1,
+    xn = 0;
   for (let i = 0; i < n; i++) {
-    if (pinned[i]) { rx[i] = 0; continue; }
+    if (pinned[i]) {
+      rx[i] = 0;
+      continue;
+    }
     let s = 0;
     const row = i * n;
     for (let j = 0; j < n; j++) s += P[row + j] * x[j];

@@ -70,16 +70,26 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
   const maxBt = opts.maxBacktracks ?? NEWTON_DEFAULTS.maxBacktracks;
 
   const hist = new HistoryRecorder(maxIt + 1 + NEWTON_POLISH_STEPS);
-  const ws = new KktWorkspace(n), wsTrial = new KktWorkspace(n);
+  const ws = new KktWorkspace(n),
+    wsTrial = new KktWorkspace(n);
   const polishWs = new PolishWorkspace(n, C);
-  const lam = new Float64Array(n), base = new Float64Array(n), trial = new Float64Array(n);
-  const g = new Float64Array(n), Ab = new Float64Array(n), dir = new Float64Array(n);
+  const lam = new Float64Array(n),
+    base = new Float64Array(n),
+    trial = new Float64Array(n);
+  const g = new Float64Array(n),
+    Ab = new Float64Array(n),
+    dir = new Float64Array(n);
   const step = new Float64Array(C);
   // Face basis: per contact up to 3 orthonormal directions (3 numbers each) and a curvature per direction.
-  const Z = new Float64Array(9 * C), curv = new Float64Array(3 * C);
-  const zCount = new Int32Array(C), zStart = new Int32Array(C);
-  const AZ = new Float64Array(n * n), K = new Float64Array(n * n), Lk = new Float64Array(n * n);
-  const rhs = new Float64Array(n), y = new Float64Array(n);
+  const Z = new Float64Array(9 * C),
+    curv = new Float64Array(3 * C);
+  const zCount = new Int32Array(C),
+    zStart = new Int32Array(C);
+  const AZ = new Float64Array(n * n),
+    K = new Float64Array(n * n),
+    Lk = new Float64Array(n * n);
+  const rhs = new Float64Array(n),
+    y = new Float64Array(n);
   gershgorinSteps(p, step);
   let pgAlpha = 4;
   let needPg = true;
@@ -98,7 +108,13 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
     hist.record(kktInto(p, lam, ws).maxRel, 0);
     const f = choleskyWithFallback(A, n, { tryUnshifted: true });
     if (!f) {
-      return { lambda: lam, iterations: 0, regularization: REGULARIZATION_MAX, history: hist.finish(), status: { kind: 'failed', reason: `A is not positive semidefinite: Cholesky failed even with ε = ${REGULARIZATION_MAX}` } };
+      return {
+        lambda: lam,
+        iterations: 0,
+        regularization: REGULARIZATION_MAX,
+        history: hist.finish(),
+        status: { kind: 'failed', reason: `A is not positive semidefinite: Cholesky failed even with ε = ${REGULARIZATION_MAX}` },
+      };
     }
     regularization = f.regularization;
     choleskySolve(f, b, lam); // λ_unc = A⁻¹ b
@@ -111,7 +127,8 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
 
   // Face system of the current iteration (size faceM), factorised and solved by faceStep (defined once,
   // outside the loop, so the iterations allocate nothing).
-  let faceM = 0, faceKmax = 0;
+  let faceM = 0,
+    faceKmax = 0;
   /** dir = −Z (ZᵀAZ + H + δI)⁻¹ Zᵀg; false when even the regularised matrix will not factorise. */
   const faceStep = (): boolean => {
     const m = faceM;
@@ -123,33 +140,51 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
     dir.fill(0);
     for (let c = 0; c < C; c++) {
       for (let k = 0; k < zCount[c]; k++) {
-        const yk = y[zStart[c] + k], zo = 9 * c + 3 * k, o = 3 * c;
-        dir[o] += yk * Z[zo]; dir[o + 1] += yk * Z[zo + 1]; dir[o + 2] += yk * Z[zo + 2];
+        const yk = y[zStart[c] + k],
+          zo = 9 * c + 3 * k,
+          o = 3 * c;
+        dir[o] += yk * Z[zo];
+        dir[o + 1] += yk * Z[zo + 1];
+        dir[o + 2] += yk * Z[zo + 2];
       }
     }
     return true;
   };
 
   let status: SolveStatus | null = null;
-  let bestF = Infinity, bestR = Infinity, stall = 0;
+  let bestF = Infinity,
+    bestR = Infinity,
+    stall = 0;
   for (;;) {
     let r = kktInto(p, lam, ws);
-    if (r.maxRel < bestRes) { bestRes = r.maxRel; best.set(lam); }
+    if (r.maxRel < bestRes) {
+      bestRes = r.maxRel;
+      best.set(lam);
+    }
     const fval = objectiveFromAlam(lam, ws.Alam, b, n);
     hist.record(r.maxRel, fval);
-    if (r.maxRel <= tol) { status = { kind: 'converged' }; break; }
+    if (r.maxRel <= tol) {
+      status = { kind: 'converged' };
+      break;
+    }
     const progressed = fval < bestF - F_PROGRESS_RELATIVE * Math.abs(bestF) || r.maxRel < 0.5 * bestR;
     if (fval < bestF) bestF = fval;
     if (r.maxRel < bestR) bestR = r.maxRel;
     stall = progressed ? 0 : stall + 1;
     if (iterations >= maxIt || stall >= STALL_ITERATIONS) {
-      if (bestRes < r.maxRel) { lam.set(best); r = kktInto(p, lam, ws); } // return the best iterate seen
+      if (bestRes < r.maxRel) {
+        lam.set(best);
+        r = kktInto(p, lam, ws);
+      } // return the best iterate seen
       // Finish with semismooth Newton / LM on the natural map (polish.ts), which resolves the weakly
       // complementary and ε-tie-break directions the face iteration stalls on.
       const polished = polishNaturalMap(p, lam, r.maxRel, tol, NEWTON_POLISH_STEPS, ws, polishWs, (rel, f) => hist.record(rel, f));
       iterations += polished.steps;
       r = kktInto(p, lam, ws);
-      if (r.maxRel <= tol) { status = { kind: 'converged' }; break; }
+      if (r.maxRel <= tol) {
+        status = { kind: 'converged' };
+        break;
+      }
       const why = iterations >= maxIt ? `after ${iterations} iterations` : `no decrease of f or of the KKT residual for ${STALL_ITERATIONS} iterations`;
       const detail = `KKT max_rel ${r.maxRel.toExponential(2)} > ${tol} ${why} (worst contact ${r.worstContact})`;
       status = iterations >= maxIt ? { kind: 'max-iterations', reason: detail } : { kind: 'stalled', reason: detail };
@@ -172,8 +207,12 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
         for (let i = 0; i < n; i++) trial[i] = lam[i] - alpha * step[(i / 3) | 0] * ws.w[i];
         projectAll(p, trial, trial);
         matVec(A, n, trial, Ab);
-        let fT = 0, slope = 0;
-        for (let i = 0; i < n; i++) { fT += trial[i] * (0.5 * Ab[i] - b[i]); slope += ws.w[i] * (trial[i] - lam[i]); }
+        let fT = 0,
+          slope = 0;
+        for (let i = 0; i < n; i++) {
+          fT += trial[i] * (0.5 * Ab[i] - b[i]);
+          slope += ws.w[i] * (trial[i] - lam[i]);
+        }
         if (alpha <= 1 || fT <= fval + c1 * slope) {
           fBase = fT;
           base.set(trial);
@@ -193,7 +232,11 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
       zCount[c] = contactFace(c, base, g, mu[c], polish, pinned[c] === 1, Z, curv);
       m += zCount[c];
     }
-    if (m === 0) { lam.set(base); needPg = true; continue; }
+    if (m === 0) {
+      lam.set(base);
+      needPg = true;
+      continue;
+    }
 
     // Reduced Newton system (Zᵀ(A + H)Z) y = −Zᵀ g.
     reducedSystem(A, n, C, Z, zStart, zCount, curv, g, m, AZ, K, rhs);
@@ -206,7 +249,11 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
     //     every contact's face at once (Newton on the natural map, Qi & Sun 1993). It is taken when it
     //     halves the KKT residual without raising f above rounding (relative residuals alone would reward
     //     a λ blown up along a near-null direction of A).
-    if (!faceStep()) { lam.set(base); needPg = true; continue; }
+    if (!faceStep()) {
+      lam.set(base);
+      needPg = true;
+      continue;
+    }
     if (needPg) {
       for (let i = 0; i < n; i++) trial[i] = base[i] + dir[i];
       projectAll(p, trial, trial);
@@ -223,13 +270,17 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
     //    apex; f is a convex quadratic along Δ with its minimum near α = 1, so any such α decreases f.
     //    Sliding contacts drift off the curved surface to second order; the final projection puts them
     //    back onto K and Armijo (c₁, halving) guards the decrease.
-    let alpha = 1, blocker = -1;
+    let alpha = 1,
+      blocker = -1;
     for (let c = 0; c < C; c++) {
       if (zCount[c] === 0) continue;
       const o = 3 * c;
       if (base[o] === 0 && base[o + 1] === 0 && base[o + 2] === 0) continue; // released apex: projection decides
       const a = maxFeasibleStep(base, dir, o, mu[c], zCount[c] === 3);
-      if (a < alpha) { alpha = a; blocker = c; }
+      if (a < alpha) {
+        alpha = a;
+        blocker = c;
+      }
     }
     // A full step reached the minimiser on this face: next iteration looks for a better face (step 1).
     // A step cut at a boundary puts one more contact on a smaller face: Newton again from there.
@@ -240,9 +291,16 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
       if (bt === 0 && cut) snapToBoundary(trial, base, 3 * blocker, mu[blocker]);
       projectAll(p, trial, trial);
       matVec(A, n, trial, Ab);
-      let fT = 0, slope = 0;
-      for (let i = 0; i < n; i++) { fT += trial[i] * (0.5 * Ab[i] - b[i]); slope += g[i] * (trial[i] - base[i]); }
-      if (fT <= fBase + c1 * slope && fT <= fBase) { accepted = true; break; }
+      let fT = 0,
+        slope = 0;
+      for (let i = 0; i < n; i++) {
+        fT += trial[i] * (0.5 * Ab[i] - b[i]);
+        slope += g[i] * (trial[i] - base[i]);
+      }
+      if (fT <= fBase + c1 * slope && fT <= fBase) {
+        accepted = true;
+        break;
+      }
       // Near the solution f is flat to rounding (δf ~ 1e-16·|f| only bounds w to ~1e-8), so Armijo on f
       // cannot tell a better point; there the KKT residual is the merit (semismooth Newton on the natural
       // map, e.g. Qi & Sun 1993): accept a step that halves it.
@@ -278,14 +336,20 @@ function factorReduced(K: Float64Array, m: number, L: Float64Array): number {
  * root of μ²(xn + αdn)² − ‖xt + αdt‖² = 0 and of xn + αdn = 0; otherwise only xn + αdn ≥ 0.
  */
 function maxFeasibleStep(x: Float64Array, d: Float64Array, o: number, mu: number, full: boolean): number {
-  const xn = x[o], dn = d[o];
+  const xn = x[o],
+    dn = d[o];
   let amax = dn < 0 ? -xn / dn : Infinity;
   if (!full || mu <= 0) return Math.max(0, amax);
-  const x1 = x[o + 1], x2 = x[o + 2], d1 = d[o + 1], d2 = d[o + 2], m2 = mu * mu;
+  const x1 = x[o + 1],
+    x2 = x[o + 2],
+    d1 = d[o + 1],
+    d2 = d[o + 2],
+    m2 = mu * mu;
   const qa = m2 * dn * dn - (d1 * d1 + d2 * d2);
   const qb = 2 * (m2 * xn * dn - (x1 * d1 + x2 * d2));
   const qc = m2 * xn * xn - (x1 * x1 + x2 * x2);
-  if (qc <= 0) { // on the surface: only an inward direction (q increasing) can move
+  if (qc <= 0) {
+    // on the surface: only an inward direction (q increasing) can move
     if (qb <= 0) return 0;
     return Math.max(0, Math.min(amax, qa < 0 ? -qb / qa : Infinity));
   }
@@ -296,7 +360,8 @@ function maxFeasibleStep(x: Float64Array, d: Float64Array, o: number, mu: number
     const sq = Math.sqrt(disc);
     // Stable roots (Numerical Recipes §5.6): q = −½(b + sign(b)√disc), roots q/a and c/q.
     const q = -0.5 * (qb + (qb >= 0 ? sq : -sq));
-    const r1 = q / qa, r2 = q !== 0 ? qc / q : Infinity;
+    const r1 = q / qa,
+      r2 = q !== 0 ? qc / q : Infinity;
     if (r1 > 0) amax = Math.min(amax, r1);
     if (r2 > 0) amax = Math.min(amax, r2);
   }
@@ -310,10 +375,19 @@ function maxFeasibleStep(x: Float64Array, d: Float64Array, o: number, mu: number
  */
 function snapToBoundary(x: Float64Array, before: Float64Array, o: number, mu: number): void {
   const size = Math.max(Math.abs(before[o]), Math.abs(before[o + 1]), Math.abs(before[o + 2]), Math.abs(x[o]));
-  if (x[o] <= BOUNDARY_SNAP * size) { x[o] = 0; x[o + 1] = 0; x[o + 2] = 0; return; }
+  if (x[o] <= BOUNDARY_SNAP * size) {
+    x[o] = 0;
+    x[o + 1] = 0;
+    x[o + 2] = 0;
+    return;
+  }
   if (mu <= 0) return;
   const s = Math.hypot(x[o + 1], x[o + 2]);
-  if (s > 0) { const k = (mu * x[o]) / s; x[o + 1] *= k; x[o + 2] *= k; }
+  if (s > 0) {
+    const k = (mu * x[o]) / s;
+    x[o + 1] *= k;
+    x[o + 2] *= k;
+  }
 }
 
 /**
@@ -322,26 +396,53 @@ function snapToBoundary(x: Float64Array, before: Float64Array, o: number, mu: nu
  * number of directions: 0 = fixed at the apex, 1 = frictionless normal, 2 = sliding on the cone surface
  * (ray and rotation), 3 = sticking or released (all of ℝ³). g = Aλ − b at λ.
  */
-export function contactFace(c: number, lam: Float64Array, g: Float64Array, mu: number, polish: boolean, pinned: boolean, Z: Float64Array, curv: Float64Array): number {
-  const o = 3 * c, zo = 9 * c;
-  const ln = lam[o], l1 = lam[o + 1], l2 = lam[o + 2];
+export function contactFace(
+  c: number,
+  lam: Float64Array,
+  g: Float64Array,
+  mu: number,
+  polish: boolean,
+  pinned: boolean,
+  Z: Float64Array,
+  curv: Float64Array,
+): number {
+  const o = 3 * c,
+    zo = 9 * c;
+  const ln = lam[o],
+    l1 = lam[o + 1],
+    l2 = lam[o + 2];
   curv[3 * c] = curv[3 * c + 1] = curv[3 * c + 2] = 0;
   // At the apex: fixed (step 1 releases it). Close to the solution (polish) it is fixed only while its
   // multiplier w = g lies in K* (Bertsekas 1982: a bound-active variable whose gradient points outwards
   // stays fixed), else released with all its directions; the projection and Armijo decide how far.
   const atApex = ln <= 0 && l1 === 0 && l2 === 0;
   if (atApex && (!polish || (mu > 0 ? mu * Math.hypot(g[o + 1], g[o + 2]) <= g[o] : g[o] >= 0))) return 0;
-  if (mu <= 0) { Z[zo] = 1; Z[zo + 1] = 0; Z[zo + 2] = 0; return 1; }
+  if (mu <= 0) {
+    Z[zo] = 1;
+    Z[zo + 1] = 0;
+    Z[zo + 2] = 0;
+    return 1;
+  }
   const s = Math.hypot(l1, l2);
   const beta = s > 0 ? (mu * g[o] - (l1 * g[o + 1] + l2 * g[o + 2]) / s) / (1 + mu * mu) : 0;
-  if (atApex || s < (1 - SURFACE_TOLERANCE) * mu * ln || (polish && beta < 0 && !pinned)) { // sticking, or released (polish): all of ℝ³
-    Z.fill(0, zo, zo + 9); Z[zo] = 1; Z[zo + 4] = 1; Z[zo + 8] = 1;
+  if (atApex || s < (1 - SURFACE_TOLERANCE) * mu * ln || (polish && beta < 0 && !pinned)) {
+    // sticking, or released (polish): all of ℝ³
+    Z.fill(0, zo, zo + 9);
+    Z[zo] = 1;
+    Z[zo + 4] = 1;
+    Z[zo + 8] = 1;
     return 3;
   }
   // sliding: ray direction e₁ = (1, μd̂)/√(1+μ²) and rotation e₂ = (0, d̂⊥)
-  const d1 = l1 / s, d2 = l2 / s, k = 1 / Math.sqrt(1 + mu * mu);
-  Z[zo] = k; Z[zo + 1] = k * mu * d1; Z[zo + 2] = k * mu * d2;
-  Z[zo + 3] = 0; Z[zo + 4] = -d2; Z[zo + 5] = d1;
+  const d1 = l1 / s,
+    d2 = l2 / s,
+    k = 1 / Math.sqrt(1 + mu * mu);
+  Z[zo] = k;
+  Z[zo + 1] = k * mu * d1;
+  Z[zo + 2] = k * mu * d2;
+  Z[zo + 3] = 0;
+  Z[zo + 4] = -d2;
+  Z[zo + 5] = d1;
   // β from w ≈ β(μ, −d̂) (least squares); Hessian of β(‖λt‖ − μλn) along e₂ is β/‖λt‖.
   curv[3 * c + 1] = beta > 0 ? beta / s : 0;
   return 2;
@@ -352,21 +453,39 @@ export function contactFace(c: number, lam: Float64Array, g: Float64Array, mu: n
  * rhs = −Zᵀg, with AZ = A·Z (n × m, row-major with stride n) as scratch.
  */
 export function reducedSystem(
-  A: Float64Array, n: number, C: number, Z: Float64Array, zStart: Int32Array, zCount: Int32Array, curv: Float64Array, g: Float64Array, m: number,
-  AZ: Float64Array, K: Float64Array, rhs: Float64Array,
+  A: Float64Array,
+  n: number,
+  C: number,
+  Z: Float64Array,
+  zStart: Int32Array,
+  zCount: Int32Array,
+  curv: Float64Array,
+  g: Float64Array,
+  m: number,
+  AZ: Float64Array,
+  K: Float64Array,
+  rhs: Float64Array,
 ): void {
   for (let c = 0; c < C; c++) {
     for (let k = 0; k < zCount[c]; k++) {
-      const col = zStart[c] + k, zo = 9 * c + 3 * k, o = 3 * c;
-      const z0 = Z[zo], z1 = Z[zo + 1], z2 = Z[zo + 2];
+      const col = zStart[c] + k,
+        zo = 9 * c + 3 * k,
+        o = 3 * c;
+      const z0 = Z[zo],
+        z1 = Z[zo + 1],
+        z2 = Z[zo + 2];
       for (let i = 0; i < n; i++) AZ[i * n + col] = A[i * n + o] * z0 + A[i * n + o + 1] * z1 + A[i * n + o + 2] * z2;
       rhs[col] = -(g[o] * z0 + g[o + 1] * z1 + g[o + 2] * z2);
     }
   }
   for (let c = 0; c < C; c++) {
     for (let k = 0; k < zCount[c]; k++) {
-      const row = zStart[c] + k, zo = 9 * c + 3 * k, o = 3 * c;
-      const z0 = Z[zo], z1 = Z[zo + 1], z2 = Z[zo + 2];
+      const row = zStart[c] + k,
+        zo = 9 * c + 3 * k,
+        o = 3 * c;
+      const z0 = Z[zo],
+        z1 = Z[zo + 1],
+        z2 = Z[zo + 2];
       for (let col = 0; col < m; col++) K[row * m + col] = z0 * AZ[o * n + col] + z1 * AZ[(o + 1) * n + col] + z2 * AZ[(o + 2) * n + col];
       K[row * m + row] += curv[3 * c + k];
     }

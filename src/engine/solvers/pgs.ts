@@ -46,7 +46,9 @@ export function solvePgs(p: ContactProblem, opts: PgsOptions, warmStart?: Float6
 
 /** Cone-mode block steps sᵢ = 1/(max abs row sum of Aᵢᵢ + ε) ≤ 1/λmax: one common step unless diagonal scaling is on. */
 function blockSteps(rows: PgsRows, eps: number, perContact: boolean): Float64Array {
-  const C = rows.contactCount, D = rows.diagonal, step = new Float64Array(C);
+  const C = rows.contactCount,
+    D = rows.diagonal,
+    step = new Float64Array(C);
   let maxBound = 0;
   for (let c = 0; c < C; c++) {
     const d = 9 * c;
@@ -55,7 +57,7 @@ function blockSteps(rows: PgsRows, eps: number, perContact: boolean): Float64Arr
     step[c] = bound + eps;
     maxBound = Math.max(maxBound, step[c]);
   }
-  for (let c = 0; c < C; c++) step[c] = 1 / (perContact ? (step[c] > 0 ? step[c] : 1) : (maxBound > 0 ? maxBound : 1));
+  for (let c = 0; c < C; c++) step[c] = 1 / (perContact ? (step[c] > 0 ? step[c] : 1) : maxBound > 0 ? maxBound : 1);
   return step;
 }
 
@@ -92,20 +94,36 @@ export function runPgs(rows: PgsRows, opts: PgsOptions, warmStart?: Float64Array
   let iterations = 0;
   for (;;) {
     const r = measure();
-    if (r.maxRel <= tol) { status = { kind: 'converged' }; break; }
-    if (iterations >= maxIt) { status = { kind: 'max-iterations', reason: `KKT max_rel ${r.maxRel.toExponential(2)} > ${tol} after ${iterations} sweeps (worst contact ${r.worstContact}${suffix})` }; break; }
+    if (r.maxRel <= tol) {
+      status = { kind: 'converged' };
+      break;
+    }
+    if (iterations >= maxIt) {
+      status = {
+        kind: 'max-iterations',
+        reason: `KKT max_rel ${r.maxRel.toExponential(2)} > ${tol} after ${iterations} sweeps (worst contact ${r.worstContact}${suffix})`,
+      };
+      break;
+    }
     iterations++;
-    let change = 0, size = 0;
+    let change = 0,
+      size = 0;
     for (let c = 0; c < C; c++) {
-      const o = 3 * c, m = mu[c], d = 9 * c;
-      const old0 = lam[o], old1 = lam[o + 1], old2 = lam[o + 2];
+      const o = 3 * c,
+        m = mu[c],
+        d = 9 * c;
+      const old0 = lam[o],
+        old1 = lam[o + 1],
+        old2 = lam[o + 2];
       if (step) {
         const s = step[c];
         blk[0] = lam[o] - s * rowW(o);
         blk[1] = m > 0 ? lam[o + 1] - s * rowW(o + 1) : 0;
         blk[2] = m > 0 ? lam[o + 2] - s * rowW(o + 2) : 0;
         projectCone(blk, 0, m, blk);
-        lam[o] = blk[0]; lam[o + 1] = blk[1]; lam[o + 2] = blk[2];
+        lam[o] = blk[0];
+        lam[o + 1] = blk[1];
+        lam[o + 2] = blk[2];
         rows.changed(c, lam[o] - old0, lam[o + 1] - old1, lam[o + 2] - old2);
       } else {
         // A row with a zero diagonal moves nothing (both bodies static): its impulse is set to zero.
@@ -113,15 +131,26 @@ export function runPgs(rows: PgsRows, opts: PgsOptions, warmStart?: Float64Array
         lam[o] = dn > 0 ? Math.max(0, lam[o] - rowW(o) / dn) : 0;
         rows.changed(c, lam[o] - old0, 0, 0);
         if (m > 0) {
-          const d1 = D[d + 4] + eps, d2 = D[d + 8] + eps;
-          if (d1 > 0) { const t = lam[o + 1]; lam[o + 1] -= rowW(o + 1) / d1; rows.changed(c, 0, lam[o + 1] - t, 0); }
-          if (d2 > 0) { const t = lam[o + 2]; lam[o + 2] -= rowW(o + 2) / d2; rows.changed(c, 0, 0, lam[o + 2] - t); }
-          const t1 = lam[o + 1], t2 = lam[o + 2];
+          const d1 = D[d + 4] + eps,
+            d2 = D[d + 8] + eps;
+          if (d1 > 0) {
+            const t = lam[o + 1];
+            lam[o + 1] -= rowW(o + 1) / d1;
+            rows.changed(c, 0, lam[o + 1] - t, 0);
+          }
+          if (d2 > 0) {
+            const t = lam[o + 2];
+            lam[o + 2] -= rowW(o + 2) / d2;
+            rows.changed(c, 0, 0, lam[o + 2] - t);
+          }
+          const t1 = lam[o + 1],
+            t2 = lam[o + 2];
           clampDisk(lam, o + 1, m * lam[o]);
           rows.changed(c, 0, lam[o + 1] - t1, lam[o + 2] - t2);
         } else if (lam[o + 1] !== 0 || lam[o + 2] !== 0) {
           rows.changed(c, 0, -lam[o + 1], -lam[o + 2]);
-          lam[o + 1] = 0; lam[o + 2] = 0;
+          lam[o + 1] = 0;
+          lam[o + 2] = 0;
         }
       }
       change = Math.max(change, Math.abs(lam[o] - old0), Math.abs(lam[o + 1] - old1), Math.abs(lam[o + 2] - old2));
@@ -129,10 +158,14 @@ export function runPgs(rows: PgsRows, opts: PgsOptions, warmStart?: Float64Array
     }
     if (change <= fpTol * size) {
       const r2 = measure();
-      if (r2.maxRel <= tol) { status = { kind: 'converged' }; break; }
-      const why = law === 'coulomb-disk'
-        ? 'the sequential-impulse fixed point (Coulomb disk law) is not a QP-SOCP KKT point'
-        : 'the iteration stopped moving before the KKT residual reached the tolerance';
+      if (r2.maxRel <= tol) {
+        status = { kind: 'converged' };
+        break;
+      }
+      const why =
+        law === 'coulomb-disk'
+          ? 'the sequential-impulse fixed point (Coulomb disk law) is not a QP-SOCP KKT point'
+          : 'the iteration stopped moving before the KKT residual reached the tolerance';
       status = { kind: 'stalled', reason: `${why}: KKT max_rel ${r2.maxRel.toExponential(2)} > ${tol} (worst contact ${r2.worstContact}${suffix})` };
       break;
     }

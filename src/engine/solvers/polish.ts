@@ -73,22 +73,40 @@ function naturalMapJacobian(p: ContactProblem, lam: Float64Array, w: Float64Arra
   const { A, mu, size: n, contactCount: C } = p;
   const { J, F, pt, dPi, rho } = pw;
   for (let c = 0; c < C; c++) {
-    const o = 3 * c, m = mu[c], r = rho[c], d = 9 * c;
+    const o = 3 * c,
+      m = mu[c],
+      r = rho[c],
+      d = 9 * c;
     for (let k = 0; k < 3; k++) pt[o + k] = lam[o + k] - r * w[o + k];
-    const pn = pt[o], p1 = pt[o + 1], p2 = pt[o + 2];
+    const pn = pt[o],
+      p1 = pt[o + 1],
+      p2 = pt[o + 2];
     dPi.fill(0, d, d + 9);
     if (m <= 0) {
       if (pn > 0) dPi[d] = 1;
     } else {
       const s = Math.hypot(p1, p2);
-      if (s <= m * pn) { dPi[d] = 1; dPi[d + 4] = 1; dPi[d + 8] = 1; } // interior: Π = identity
+      if (s <= m * pn) {
+        dPi[d] = 1;
+        dPi[d + 4] = 1;
+        dPi[d + 8] = 1;
+      } // interior: Π = identity
       else if (!(m * s <= -pn)) {
         // surface: ln = (pn + μs)/(1 + μ²), λt = μ ln t̂, t̂ = pt/s, s > 0 here
-        const k = 1 / (1 + m * m), t1 = p1 / s, t2 = p2 / s;
-        const ln = (pn + m * s) * k, g = (m * ln) / s;
-        dPi[d] = k; dPi[d + 1] = m * k * t1; dPi[d + 2] = m * k * t2;
-        dPi[d + 3] = m * k * t1; dPi[d + 4] = m * m * k * t1 * t1 + g * (1 - t1 * t1); dPi[d + 5] = m * m * k * t1 * t2 - g * t1 * t2;
-        dPi[d + 6] = m * k * t2; dPi[d + 7] = m * m * k * t1 * t2 - g * t1 * t2; dPi[d + 8] = m * m * k * t2 * t2 + g * (1 - t2 * t2);
+        const k = 1 / (1 + m * m),
+          t1 = p1 / s,
+          t2 = p2 / s;
+        const ln = (pn + m * s) * k,
+          g = (m * ln) / s;
+        dPi[d] = k;
+        dPi[d + 1] = m * k * t1;
+        dPi[d + 2] = m * k * t2;
+        dPi[d + 3] = m * k * t1;
+        dPi[d + 4] = m * m * k * t1 * t1 + g * (1 - t1 * t1);
+        dPi[d + 5] = m * m * k * t1 * t2 - g * t1 * t2;
+        dPi[d + 6] = m * k * t2;
+        dPi[d + 7] = m * m * k * t1 * t2 - g * t1 * t2;
+        dPi[d + 8] = m * m * k * t2 * t2 + g * (1 - t2 * t2);
       } // polar cone: Π = 0
     }
     projectCone(pt, o, m, pt);
@@ -131,13 +149,17 @@ function polishDirection(n: number, pw: PolishWorkspace, mode: 0 | 1): boolean {
     for (let j = 0; j <= i; j++) {
       let s = 0;
       for (let k = 0; k < n; k++) s += J[k * n + i] * J[k * n + j];
-      G[i * n + j] = s; G[j * n + i] = s;
+      G[i * n + j] = s;
+      G[j * n + i] = s;
     }
     let s = 0;
     for (let k = 0; k < n; k++) s -= J[k * n + i] * F[k];
     res[i] = s;
   }
-  for (let i = 0; i < n; i++) { const g = G[i * n + i]; sc[i] = g > 0 ? 1 / Math.sqrt(g) : 1; }
+  for (let i = 0; i < n; i++) {
+    const g = G[i * n + i];
+    sc[i] = g > 0 ? 1 / Math.sqrt(g) : 1;
+  }
   for (let i = 0; i < n; i++) {
     const row = i * n;
     for (let j = 0; j < n; j++) G[row + j] *= sc[i] * sc[j];
@@ -149,15 +171,20 @@ function polishDirection(n: number, pw: PolishWorkspace, mode: 0 | 1): boolean {
   return true;
 }
 
-
 /**
  * Up to maxSteps polishing steps from `best` (KKT max_rel bestRel), in place. Two directions per step
  * (LM, then plain Newton), each backtracked t = 1, ½, ¼, …; the candidate with the smallest KKT max_rel
  * wins (the checker's residual is the merit function). `record` is called once per step.
  */
 export function polishNaturalMap(
-  p: ContactProblem, best: Float64Array, bestRel: number, tol: number, maxSteps: number,
-  ws: KktWorkspace, pw: PolishWorkspace, record: (rel: number, f: number) => void,
+  p: ContactProblem,
+  best: Float64Array,
+  bestRel: number,
+  tol: number,
+  maxSteps: number,
+  ws: KktWorkspace,
+  pw: PolishWorkspace,
+  record: (rel: number, f: number) => void,
 ): { bestRel: number; steps: number } {
   const { A, b, mu, size: n, contactCount: C } = p;
   for (let c = 0; c < C; c++) {
@@ -178,12 +205,18 @@ export function polishNaturalMap(
         for (let i = 0; i < n; i++) pw.cand[i] = best[i] + t * pw.dl[i];
         for (let c = 0; c < C; c++) projectCone(pw.cand, 3 * c, mu[c], pw.cand); // stay primal feasible
         const r = kktInto(p, pw.cand, ws).maxRel;
-        if (r < candRel) { candRel = r; pw.bestCand.set(pw.cand); }
+        if (r < candRel) {
+          candRel = r;
+          pw.bestCand.set(pw.cand);
+        }
         if (r < bestRel) break;
       }
     }
     const improved = candRel < bestRel;
-    if (improved) { bestRel = candRel; best.set(pw.bestCand); }
+    if (improved) {
+      bestRel = candRel;
+      best.set(pw.bestCand);
+    }
     kktInto(p, best, ws);
     record(bestRel, objectiveFromAlam(best, ws.Alam, b, n));
     if (!improved) break;

@@ -16,11 +16,27 @@ import { maxIterationsProblem } from './limits.js';
  */
 export function finiteStatus(status: SolveStatus, lambda: Float64Array, w: Float64Array, f: number, residual = 0): SolveStatus {
   if (status.kind === 'failed') return status;
-  const bad = (a: Float64Array): number => { for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i])) return i; return -1; };
-  const il = bad(lambda), iw = bad(w);
-  const what = il >= 0 ? `λ[${il}] = ${lambda[il]}` : iw >= 0 ? `w[${iw}] = ${w[iw]}` : !Number.isFinite(f) ? `the objective (${f})` : !Number.isFinite(residual) ? `the KKT residual (${residual})` : null;
+  const bad = (a: Float64Array): number => {
+    for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i])) return i;
+    return -1;
+  };
+  const il = bad(lambda),
+    iw = bad(w);
+  const what =
+    il >= 0
+      ? `λ[${il}] = ${lambda[il]}`
+      : iw >= 0
+        ? `w[${iw}] = ${w[iw]}`
+        : !Number.isFinite(f)
+          ? `the objective (${f})`
+          : !Number.isFinite(residual)
+            ? `the KKT residual (${residual})`
+            : null;
   if (what === null) return status;
-  return { kind: 'failed', reason: `${what} is not finite after ${status.kind === 'converged' ? 'a reported convergence' : status.kind}: the data overflow double precision or the problem is unbounded` };
+  return {
+    kind: 'failed',
+    reason: `${what} is not finite after ${status.kind === 'converged' ? 'a reported convergence' : status.kind}: the data overflow double precision or the problem is unbounded`,
+  };
 }
 
 export function solve(p: ContactProblem, options: SolveOptions, warmStart?: ArrayLike<number>): SolveResult {
@@ -31,9 +47,7 @@ export function solve(p: ContactProblem, options: SolveOptions, warmStart?: Arra
   if (badBudget) throw new RangeError(`maxIterations ${badBudget} (got ${options.maxIterations})`);
   const warm = warmStart ? Float64Array.from(warmStart) : undefined;
   const t0 = now();
-  const out = options.solver === 'pgs' ? solvePgs(p, options, warm)
-    : options.solver === 'newton' ? solveNewton(p, options, warm)
-      : solveIpm(p, options, warm);
+  const out = options.solver === 'pgs' ? solvePgs(p, options, warm) : options.solver === 'newton' ? solveNewton(p, options, warm) : solveIpm(p, options, warm);
   const timeMs = now() - t0;
   const report = kkt(p, out.lambda);
   const w = new Float64Array(p.size);

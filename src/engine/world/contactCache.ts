@@ -9,7 +9,10 @@ import type { Vec3 } from '../math/vec3.js';
 /** cos 15°: a cached contact whose normal turned further is a new contact. */
 export const CACHE_NORMAL_COS = Math.cos((15 * Math.PI) / 180);
 
-interface Entry { readonly normal: Vec3; readonly lambda: Vec3 }
+interface Entry {
+  readonly normal: Vec3;
+  readonly lambda: Vec3;
+}
 
 /** What identifies a cached contact: body pair, feature and normal. */
 export type CacheKeyed = Pick<ContactPoint, 'bodyA' | 'bodyB' | 'featureId' | 'normal'>;
@@ -28,7 +31,9 @@ export class ContactCache {
       if (!e) return;
       const cos = e.normal[0] * c.normal[0] + e.normal[1] * c.normal[1] + e.normal[2] * c.normal[2];
       if (cos < CACHE_NORMAL_COS) return;
-      out[3 * i] = e.lambda[0]; out[3 * i + 1] = e.lambda[1]; out[3 * i + 2] = e.lambda[2];
+      out[3 * i] = e.lambda[0];
+      out[3 * i + 1] = e.lambda[1];
+      out[3 * i + 2] = e.lambda[2];
       hits++;
     });
     return hits > 0 ? out : undefined;

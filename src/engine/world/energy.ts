@@ -36,11 +36,18 @@ export interface EnergyLedger {
 }
 
 /** Contact work of one solved island: per row λᵢ·½(ġᵢ⁻ + ġᵢ⁺), split into normal, bias and friction. */
-export function contactWork(p: ContactProblem, lambda: ArrayLike<number>, gapBefore: ArrayLike<number>, gapAfter: ArrayLike<number>): { normal: number; friction: number; bias: number } {
-  let normalRows = 0, friction = 0;
+export function contactWork(
+  p: ContactProblem,
+  lambda: ArrayLike<number>,
+  gapBefore: ArrayLike<number>,
+  gapAfter: ArrayLike<number>,
+): { normal: number; friction: number; bias: number } {
+  let normalRows = 0,
+    friction = 0;
   for (let i = 0; i < lambda.length; i++) {
     const work = lambda[i] * 0.5 * (gapBefore[i] + gapAfter[i]);
-    if (i % 3 === 0) normalRows += work; else friction += work;
+    if (i % 3 === 0) normalRows += work;
+    else friction += work;
   }
   const bias = biasEnergy(p, lambda);
   return { normal: normalRows - bias, friction, bias };
@@ -53,9 +60,17 @@ export function biasEnergy(p: ContactProblem, lambda: ArrayLike<number>): number
   const rows: number[] = [];
   for (let c = 0; c < p.contactCount; c++) if (lambda[3 * c] > 0) rows.push(3 * c);
   if (!rows.some((r) => bias[r] !== 0)) return 0;
-  const m = rows.length, n = p.size;
-  const A = new Float64Array(m * m), rhs = new Float64Array(m), x = new Float64Array(m);
-  rows.forEach((r, i) => { rhs[i] = bias[r]; rows.forEach((s, j) => { A[i * m + j] = p.A[r * n + s]; }); });
+  const m = rows.length,
+    n = p.size;
+  const A = new Float64Array(m * m),
+    rhs = new Float64Array(m),
+    x = new Float64Array(m);
+  rows.forEach((r, i) => {
+    rhs[i] = bias[r];
+    rows.forEach((s, j) => {
+      A[i * m + j] = p.A[r * n + s];
+    });
+  });
   const f = choleskyWithFallback(A, m, { tryUnshifted: true });
   if (!f) return 0;
   choleskySolve(f, rhs, x);
@@ -68,12 +83,20 @@ export function biasEnergy(p: ContactProblem, lambda: ArrayLike<number>): number
  * Contact work for a matrix-free island (no A): exact per-row work; the bias part uses the diagonal of
  * A_FF only, ½·Σ b_B,i² / A_ii over active normal rows (an approximation for coupled contacts).
  */
-export function contactWorkDiagonal(k: ContactJacobians, lambda: ArrayLike<number>, gapBefore: ArrayLike<number>, gapAfter: ArrayLike<number>): { normal: number; friction: number; bias: number } {
-  let normalRows = 0, friction = 0, bias = 0;
+export function contactWorkDiagonal(
+  k: ContactJacobians,
+  lambda: ArrayLike<number>,
+  gapBefore: ArrayLike<number>,
+  gapAfter: ArrayLike<number>,
+): { normal: number; friction: number; bias: number } {
+  let normalRows = 0,
+    friction = 0,
+    bias = 0;
   const { jacobianA: JA, jacobianB: JB } = k.physics;
   for (let i = 0; i < lambda.length; i++) {
     const work = lambda[i] * 0.5 * (gapBefore[i] + gapAfter[i]);
-    if (i % 3 === 0) normalRows += work; else friction += work;
+    if (i % 3 === 0) normalRows += work;
+    else friction += work;
   }
   for (let c = 0; c < k.contactCount; c++) {
     const bb = k.rhs.bias[3 * c];
@@ -81,7 +104,7 @@ export function contactWorkDiagonal(k: ContactJacobians, lambda: ArrayLike<numbe
     let d = 0;
     if (!k.staticA[c]) for (let q = 0; q < 6; q++) d += JA[18 * c + q] * k.invMassJA[18 * c + q];
     if (!k.staticB[c]) for (let q = 0; q < 6; q++) d += JB[18 * c + q] * k.invMassJB[18 * c + q];
-    if (d > 0) bias += 0.5 * bb * bb / d;
+    if (d > 0) bias += (0.5 * bb * bb) / d;
   }
   return { normal: normalRows - bias, friction, bias };
 }

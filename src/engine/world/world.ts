@@ -60,7 +60,10 @@ export interface FrameRecord {
 /** Principal moments of inertia of a solid shape (Ericson / standard tables). */
 export function principalInertia(desc: BodyDesc, mass: number): Vec3 {
   const s = desc.shape;
-  if (s.kind === 'sphere') { const i = 0.4 * mass * s.radius * s.radius; return [i, i, i]; }
+  if (s.kind === 'sphere') {
+    const i = 0.4 * mass * s.radius * s.radius;
+    return [i, i, i];
+  }
   if (s.kind === 'box') {
     const [a, b, c] = s.halfExtents; // I = m/3 (b² + c²) for half extents (= m/12 (B² + C²) full sizes)
     return [(mass / 3) * (b * b + c * c), (mass / 3) * (a * a + c * c), (mass / 3) * (a * a + b * b)];
@@ -70,10 +73,14 @@ export function principalInertia(desc: BodyDesc, mass: number): Vec3 {
 
 export function combine(rule: CombineRule, a: number, b: number): number {
   switch (rule) {
-    case 'geometric-mean': return Math.sqrt(a * b);
-    case 'min': return Math.min(a, b);
-    case 'max': return Math.max(a, b);
-    case 'average': return 0.5 * (a + b);
+    case 'geometric-mean':
+      return Math.sqrt(a * b);
+    case 'min':
+      return Math.min(a, b);
+    case 'max':
+      return Math.max(a, b);
+    case 'average':
+      return 0.5 * (a + b);
   }
 }
 
@@ -92,12 +99,20 @@ export class World {
     this.bodies = scenario.bodies.map((d) => {
       const isStatic = d.mass === null || d.shape.kind === 'plane';
       const mass = isStatic ? 0 : (d.mass as number);
-      const inertia = isStatic ? [0, 0, 0] as Vec3 : principalInertia(d, mass);
+      const inertia = isStatic ? ([0, 0, 0] as Vec3) : principalInertia(d, mass);
       return {
-        name: d.name, desc: d, isStatic, mass, invMass: isStatic ? 0 : 1 / mass, inertia,
+        name: d.name,
+        desc: d,
+        isStatic,
+        mass,
+        invMass: isStatic ? 0 : 1 / mass,
+        inertia,
         invInertia: isStatic ? [0, 0, 0] : [1 / inertia[0], 1 / inertia[1], 1 / inertia[2]],
         material: materials.get(d.material) ?? fallback,
-        x: d.position, q: normalizeQuat(d.orientation), v: isStatic ? [0, 0, 0] : d.velocity, w: isStatic ? [0, 0, 0] : d.angularVelocity,
+        x: d.position,
+        q: normalizeQuat(d.orientation),
+        v: isStatic ? [0, 0, 0] : d.velocity,
+        w: isStatic ? [0, 0, 0] : d.angularVelocity,
       };
     });
   }
@@ -118,7 +133,9 @@ export class World {
 
   energy(): { kineticLinear: number; kineticRotational: number; potential: number } {
     const g = this.config.gravity;
-    let kl = 0, kr = 0, pe = 0;
+    let kl = 0,
+      kr = 0,
+      pe = 0;
     for (const b of this.bodies) {
       if (b.isStatic) continue;
       kl += 0.5 * b.mass * (b.v[0] ** 2 + b.v[1] ** 2 + b.v[2] ** 2);
@@ -148,16 +165,25 @@ export class World {
 
   /** v⁻ = v + Δt·g for every dynamic body. */
   private integrateVelocities(): void {
-    const dt = this.config.dt, g = this.config.gravity;
+    const dt = this.config.dt,
+      g = this.config.gravity;
     for (const b of this.bodies) if (!b.isStatic) b.v = [b.v[0] + dt * g[0], b.v[1] + dt * g[1], b.v[2] + dt * g[2]];
   }
 
   /** Splits the contacts into islands, solves each (warm-started from the cache) and stores its impulses. */
   private solveIslands(contacts: readonly ContactPoint[]): {
-    frameContacts: FrameContact[]; islands: IslandSolve[]; work: { normal: number; friction: number; bias: number }; dvTotal: Float64Array; dvPseudo: Float64Array;
+    frameContacts: FrameContact[];
+    islands: IslandSolve[];
+    work: { normal: number; friction: number; bias: number };
+    dvTotal: Float64Array;
+    dvPseudo: Float64Array;
   } {
     const cfg = this.config;
-    const islands = buildIslands(this.bodies.length, contacts.map((c) => [c.bodyA, c.bodyB] as const), this.bodies.map((b) => b.isStatic));
+    const islands = buildIslands(
+      this.bodies.length,
+      contacts.map((c) => [c.bodyA, c.bodyB] as const),
+      this.bodies.map((b) => b.isStatic),
+    );
     const states: BodyState[] = this.bodies.map((b) => ({ invMass: b.invMass, invInertiaWorld: this.invInertiaWorld(b), x: b.x, v: b.v, omega: b.w }));
     const frameContacts: FrameContact[] = new Array(contacts.length);
     const solves: IslandSolve[] = [];
@@ -170,12 +196,15 @@ export class World {
       const out = solveIsland(states, cs, island.contacts, cfg, warm, dvTotal);
       if (cfg.splitImpulse) positionCorrection(states, cs, cfg, dvPseudo);
       solves.push(out.solve);
-      work.normal += out.work.normal; work.friction += out.work.friction; work.bias += out.work.bias;
+      work.normal += out.work.normal;
+      work.friction += out.work.friction;
+      work.bias += out.work.bias;
       this.cache.store(cs, out.lambda);
       const { lambda, gapBefore, gapAfter } = out;
       island.contacts.forEach((ci, j) => {
         frameContacts[ci] = {
-          contact: contacts[ci], island: k,
+          contact: contacts[ci],
+          island: k,
           lambda: [lambda[3 * j], lambda[3 * j + 1], lambda[3 * j + 2]],
           gapBefore: [gapBefore[3 * j], gapBefore[3 * j + 1], gapBefore[3 * j + 2]],
           gapAfter: [gapAfter[3 * j], gapAfter[3 * j + 1], gapAfter[3 * j + 2]],
@@ -195,7 +224,9 @@ export class World {
       b.v = [b.v[0] + dvTotal[o], b.v[1] + dvTotal[o + 1], b.v[2] + dvTotal[o + 2]];
       b.w = [b.w[0] + dvTotal[o + 3], b.w[1] + dvTotal[o + 4], b.w[2] + dvTotal[o + 5]];
       // Split impulse: the position correction moves the body by Δt·(pseudo velocity) only.
-      const px = dvPseudo[o], py = dvPseudo[o + 1], pz = dvPseudo[o + 2];
+      const px = dvPseudo[o],
+        py = dvPseudo[o + 1],
+        pz = dvPseudo[o + 2];
       b.x = [b.x[0] + dt * (b.v[0] + px), b.x[1] + dt * (b.v[1] + py), b.x[2] + dt * (b.v[2] + pz)];
       const wq = [b.w[0] + dvPseudo[o + 3], b.w[1] + dvPseudo[o + 4], b.w[2] + dvPseudo[o + 5]];
       const dq = mulQuat([0, wq[0], wq[1], wq[2]], b.q);
@@ -205,7 +236,8 @@ export class World {
 
   /** The frame's energy ledger (docs/physics.md "Energy ledger") from the energies before the step. */
   private ledger(before: ReturnType<World['energy']>, work: { normal: number; friction: number; bias: number }, dvPseudo: Float64Array): EnergyLedger {
-    const dt = this.config.dt, g = this.config.gravity;
+    const dt = this.config.dt,
+      g = this.config.gravity;
     let biasWork = work.bias;
     // With split impulse the bias does no kinetic work; its energy is the potential change of the push-out.
     if (this.config.splitImpulse) {
@@ -218,21 +250,33 @@ export class World {
     const total = after.kineticLinear + after.kineticRotational + after.potential;
     const delta = total - e0;
     return {
-      ...after, total, delta, gravityWork: -(after.potential - before.potential), normalWork: work.normal, frictionWork: work.friction, biasWork,
+      ...after,
+      total,
+      delta,
+      gravityWork: -(after.potential - before.potential),
+      normalWork: work.normal,
+      frictionWork: work.friction,
+      biasWork,
       integratorResidual: delta - (work.normal + work.friction + biasWork),
     };
   }
 
   private toContactPoint(d: DetectedContact): ContactPoint {
-    const a = this.bodies[d.bodyA], b = this.bodies[d.bodyB];
+    const a = this.bodies[d.bodyA],
+      b = this.bodies[d.bodyB];
     const cfg = this.config;
     const [t1, t2] = tangentBasis(d.normal);
     return {
-      bodyA: d.bodyA, bodyB: d.bodyB,
-      point: d.point, normal: d.normal, t1, t2,
+      bodyA: d.bodyA,
+      bodyB: d.bodyB,
+      point: d.point,
+      normal: d.normal,
+      t1,
+      t2,
       mu: combine(cfg.frictionCombine, a.material.friction, b.material.friction),
       restitution: combine(cfg.restitutionCombine, a.material.restitution, b.material.restitution),
-      penetration: d.penetration, featureId: d.featureId,
+      penetration: d.penetration,
+      featureId: d.featureId,
     };
   }
 }

@@ -18,8 +18,17 @@ import { headerFromWorld } from '../../format/worldRecording.js';
 import { solveTimeBodies } from '../../session/preSolve.js';
 import { toContactPoint, type RecordedFrame, type RecordingHeader } from '../../format/recording.js';
 import type {
-  ContactSeries, ContactState, ContactView, FindingView, FrameView, IslandView, SessionInfo, SolverStatus, Timeline,
-  WhatIfOptions, WhatIfView,
+  ContactSeries,
+  ContactState,
+  ContactView,
+  FindingView,
+  FrameView,
+  IslandView,
+  SessionInfo,
+  SolverStatus,
+  Timeline,
+  WhatIfOptions,
+  WhatIfView,
 } from '../../protocol/inspector.js';
 import { MAX_MATRIX_ROWS } from '../../protocol/inspector.js';
 import { encodeHeatMap } from '../../protocol/heatMap.js';
@@ -42,13 +51,36 @@ export const ZERO_IMPULSE = 1e-12;
 export type Progress = (message: string, fraction: number | null) => void;
 
 interface MutableTimeline {
-  frame: number[]; time: number[]; contacts: number[]; status: SolverStatus[]; iterations: (number | null)[]; residual: (number | null)[];
-  kinetic: number[]; potential: number[]; total: number[]; ledger: Record<string, (number | null)[]>; kappa: (number | null)[]; maxDepth: number[];
+  frame: number[];
+  time: number[];
+  contacts: number[];
+  status: SolverStatus[];
+  iterations: (number | null)[];
+  residual: (number | null)[];
+  kinetic: number[];
+  potential: number[];
+  total: number[];
+  ledger: Record<string, (number | null)[]>;
+  kappa: (number | null)[];
+  maxDepth: number[];
   injection?: Record<string, number[]>;
 }
 
 function emptyTimeline(): MutableTimeline {
-  return { frame: [], time: [], contacts: [], status: [], iterations: [], residual: [], kinetic: [], potential: [], total: [], ledger: Object.create(null) as MutableTimeline['ledger'], kappa: [], maxDepth: [] };
+  return {
+    frame: [],
+    time: [],
+    contacts: [],
+    status: [],
+    iterations: [],
+    residual: [],
+    kinetic: [],
+    potential: [],
+    total: [],
+    ledger: Object.create(null) as MutableTimeline['ledger'],
+    kappa: [],
+    maxDepth: [],
+  };
   // (ledger has no prototype: a recording's energy key may be "constructor" or "toString")
 }
 
@@ -63,12 +95,22 @@ function frameKappa(header: RecordingHeader, f: RecordedFrame, prev: RecordedFra
   if (f.contacts.length === 0) return null;
   const pre = solveTimeBodies(header, f, prev);
   if (!pre.ok) return null;
-  const islands = buildIslands(header.bodies.length, f.contacts.map((c) => [c.a, c.b] as const), header.bodies.map((b) => b.static));
+  const islands = buildIslands(
+    header.bodies.length,
+    f.contacts.map((c) => [c.a, c.b] as const),
+    header.bodies.map((b) => b.static),
+  );
   let worst: number | null = null;
-  const picked = islands.filter((isl) => isl.contacts.length <= TIMELINE_KAPPA_MAX_CONTACTS)
-    .sort((a, b) => b.contacts.length - a.contacts.length).slice(0, TIMELINE_KAPPA_ISLANDS);
+  const picked = islands
+    .filter((isl) => isl.contacts.length <= TIMELINE_KAPPA_MAX_CONTACTS)
+    .sort((a, b) => b.contacts.length - a.contacts.length)
+    .slice(0, TIMELINE_KAPPA_ISLANDS);
   for (const isl of picked) {
-    const p = assembleProblem(pre.bodies, isl.contacts.map((k) => toContactPoint(f.contacts[k])), { ...DEFAULT_ASSEMBLY, dt: header.dt });
+    const p = assembleProblem(
+      pre.bodies,
+      isl.contacts.map((k) => toContactPoint(f.contacts[k])),
+      { ...DEFAULT_ASSEMBLY, dt: header.dt },
+    );
     const k = conditioning(p.A, p.size, { regularization: p.regularization }).kappa;
     worst = worst === null ? k : Math.max(worst, k);
   }
@@ -96,8 +138,13 @@ class ContactColumns {
       const ct = f.contacts[c];
       const k = `${ct.a}|${ct.b}|${ct.feature ?? ''}`;
       let id = this.keyIds.get(k);
-      if (id === undefined) { id = this.keyIds.size; this.keyIds.set(k, id); }
-      this.key[this.n] = id; this.ln[this.n] = lam[3 * c]; this.lt[this.n] = Math.hypot(lam[3 * c + 1], lam[3 * c + 2]);
+      if (id === undefined) {
+        id = this.keyIds.size;
+        this.keyIds.set(k, id);
+      }
+      this.key[this.n] = id;
+      this.ln[this.n] = lam[3 * c];
+      this.lt[this.n] = Math.hypot(lam[3 * c + 1], lam[3 * c + 2]);
       this.n++;
     }
     this.frameStart.push(this.n);
@@ -105,9 +152,15 @@ class ContactColumns {
 
   private grow(min: number): void {
     const cap = Math.max(min, 2 * this.key.length);
-    const k = new Int32Array(cap); k.set(this.key.subarray(0, this.n)); this.key = k;
-    const a = new Float64Array(cap); a.set(this.ln.subarray(0, this.n)); this.ln = a;
-    const b = new Float64Array(cap); b.set(this.lt.subarray(0, this.n)); this.lt = b;
+    const k = new Int32Array(cap);
+    k.set(this.key.subarray(0, this.n));
+    this.key = k;
+    const a = new Float64Array(cap);
+    a.set(this.ln.subarray(0, this.n));
+    this.ln = a;
+    const b = new Float64Array(cap);
+    b.set(this.lt.subarray(0, this.n));
+    this.lt = b;
   }
 
   series(keys: readonly string[], frames: number): ContactSeries[] {
@@ -117,7 +170,11 @@ class ContactColumns {
       const s = { key, index: [] as number[], lambdaN: [] as (number | null)[], lambdaT: [] as (number | null)[] };
       for (let i = 0; i < frames; i += stride) {
         let hit = -1;
-        for (let e = this.frameStart[i], end = this.frameStart[i + 1]; e < end; e++) if (this.key[e] === id) { hit = e; break; }
+        for (let e = this.frameStart[i], end = this.frameStart[i + 1]; e < end; e++)
+          if (this.key[e] === id) {
+            hit = e;
+            break;
+          }
         s.index.push(i);
         s.lambdaN.push(hit < 0 ? null : this.ln[hit]);
         s.lambdaT.push(hit < 0 ? null : this.lt[hit]);
@@ -130,9 +187,26 @@ class ContactColumns {
 /** A session finding as the protocol carries it (index: the session position of its frame). */
 export function toFindingView(x: Finding, index: number): FindingView {
   return {
-    index, frame: x.frame, time: x.time, contacts: x.contacts, mechanism: x.mechanism, joules: x.joules, explanation: x.explanation,
-    kind: x.kind, severity: x.severity, ...(x.inconsistent ? { inconsistent: true } : {}),
-    ...(x.counterfactual ? { counterfactual: { exactSolve: x.counterfactual.exactSolve, noStabilisation: x.counterfactual.noStabilisation, restitutionLaw: x.counterfactual.restitutionLaw, islands: x.counterfactual.islands } } : {}),
+    index,
+    frame: x.frame,
+    time: x.time,
+    contacts: x.contacts,
+    mechanism: x.mechanism,
+    joules: x.joules,
+    explanation: x.explanation,
+    kind: x.kind,
+    severity: x.severity,
+    ...(x.inconsistent ? { inconsistent: true } : {}),
+    ...(x.counterfactual
+      ? {
+          counterfactual: {
+            exactSolve: x.counterfactual.exactSolve,
+            noStabilisation: x.counterfactual.noStabilisation,
+            restitutionLaw: x.counterfactual.restitutionLaw,
+            islands: x.counterfactual.islands,
+          },
+        }
+      : {}),
   };
 }
 
@@ -144,17 +218,27 @@ class TimelineBuilder {
   readonly injectedByContact: (ReadonlyMap<number, number> | null)[] = [];
   private readonly diag: Diagnoser;
   private prev: RecordedFrame | undefined;
-  constructor(private readonly header: RecordingHeader, diagnosis: Partial<DiagnosisOptions>, initialEnergy?: number) {
+  constructor(
+    private readonly header: RecordingHeader,
+    diagnosis: Partial<DiagnosisOptions>,
+    initialEnergy?: number,
+  ) {
     this.diag = new Diagnoser(header, diagnosis, initialEnergy);
   }
   add(f: RecordedFrame): void {
-    const t = this.t, n = t.frame.length;
+    const t = this.t,
+      n = t.frame.length;
     const { kinetic, potential } = frameEnergyParts(this.header, f);
-    t.frame.push(f.frame); t.time.push(f.time); t.contacts.push(f.contacts.length); t.status.push(f.solver.status);
+    t.frame.push(f.frame);
+    t.time.push(f.time);
+    t.contacts.push(f.contacts.length);
+    t.status.push(f.solver.status);
     t.iterations.push(finiteOrNull(f.solver.iterations));
     const res = f.solver.residuals;
     t.residual.push(res?.length ? finiteOrNull(res[res.length - 1]) : null);
-    t.kinetic.push(kinetic); t.potential.push(potential); t.total.push(kinetic + potential);
+    t.kinetic.push(kinetic);
+    t.potential.push(potential);
+    t.total.push(kinetic + potential);
     for (const [name, v] of Object.entries(f.energy ?? {})) {
       if (LEDGER_SKIP.has(name)) continue;
       (t.ledger[name] ??= new Array<number | null>(n).fill(null)).push(finiteOrNull(v));
@@ -174,7 +258,9 @@ class TimelineBuilder {
   }
   findings(): FindingView[] {
     const byFrame = new Map<number, number>();
-    this.t.frame.forEach((fr, i) => { if (!byFrame.has(fr)) byFrame.set(fr, i); });
+    this.t.frame.forEach((fr, i) => {
+      if (!byFrame.has(fr)) byFrame.set(fr, i);
+    });
     return this.diag.findings.map((x) => toFindingView(x, byFrame.get(x.frame) ?? 0));
   }
 }
@@ -210,7 +296,12 @@ export class InspectorModel {
       },
     });
     const info: SessionInfo = {
-      title: desc.name, source: 'scenario', file, producer: 'contact-lens (this engine)', frameCount: session.frameCount, dt: session.header.dt,
+      title: desc.name,
+      source: 'scenario',
+      file,
+      producer: 'contact-lens (this engine)',
+      frameCount: session.frameCount,
+      dt: session.header.dt,
       bodies: session.header.bodies.map((b) => b.name),
     };
     return new InspectorModel(session, info, builder.t, builder.findings(), [], builder.contacts, builder.injectedByContact);
@@ -221,7 +312,11 @@ export class InspectorModel {
     let builder: TimelineBuilder | null = null;
     const session = await Session.openRecording(file, {
       signal,
-      onProgress: (read, total) => progress?.(`reading ${file.split(/[\\/]/).pop()}: ${(read / 2 ** 20).toFixed(0)} / ${(total / 2 ** 20).toFixed(0)} MiB`, total > 0 ? read / total : null),
+      onProgress: (read, total) =>
+        progress?.(
+          `reading ${file.split(/[\\/]/).pop()}: ${(read / 2 ** 20).toFixed(0)} / ${(total / 2 ** 20).toFixed(0)} MiB`,
+          total > 0 ? read / total : null,
+        ),
       onFrame: (_, f, header) => (builder ??= new TimelineBuilder(header, diagnosis)).add(f),
     });
     const reader = session.reader!;
@@ -230,10 +325,23 @@ export class InspectorModel {
     const built = builder as TimelineBuilder;
     const h = session.header;
     const info: SessionInfo = {
-      title: file.split(/[\\/]/).pop() ?? file, source: 'recording', file,
-      producer: `${h.producer.name}${h.producer.version ? ' ' + h.producer.version : ''}`, frameCount: n, dt: h.dt, bodies: h.bodies.map((b) => b.name),
+      title: file.split(/[\\/]/).pop() ?? file,
+      source: 'recording',
+      file,
+      producer: `${h.producer.name}${h.producer.version ? ' ' + h.producer.version : ''}`,
+      frameCount: n,
+      dt: h.dt,
+      bodies: h.bodies.map((b) => b.name),
     };
-    return new InspectorModel(session, info, built.t, built.findings(), reader.errors.map((e) => e.message), built.contacts, built.injectedByContact);
+    return new InspectorModel(
+      session,
+      info,
+      built.t,
+      built.findings(),
+      reader.errors.map((e) => e.message),
+      built.contacts,
+      built.injectedByContact,
+    );
   }
 
   /** Everything the webview shows for frame i. */
@@ -255,7 +363,10 @@ export class InspectorModel {
         if (isl.kinematics) kinOf[c] = isl.kinematics[j];
       });
     }
-    if (!d.reason) d.contacts.forEach((c, k) => { if (c.island < 0) kinOf[k] = STATIC_CONTACT_KINEMATICS; });
+    if (!d.reason)
+      d.contacts.forEach((c, k) => {
+        if (c.island < 0) kinOf[k] = STATIC_CONTACT_KINEMATICS;
+      });
     const contacts: ContactView[] = d.contacts.map((c, k) => {
       const [ln, l1, l2] = c.lambda;
       const lt = Math.hypot(l1, l2);
@@ -268,10 +379,22 @@ export class InspectorModel {
       const approach = g ? -g.gBefore[0] : 0;
       const target = g ? (approach > rest ? c.e * approach : 0) : 0;
       return {
-        index: k, key: `${c.a}|${c.b}|${c.feature ?? ''}`, island: c.island, bodyA: c.bodyA, bodyB: c.bodyB,
-        point: [c.point[0], c.point[1], c.point[2]], normal: [c.normal[0], c.normal[1], c.normal[2]], depth: c.depth, mu: c.mu, e: c.e,
-        lambdaN: ln, lambdaT: lt, state,
-        vnBefore: g ? g.gBefore[0] : null, vnAfter: g ? g.gAfter[0] : null, excess: g ? g.gAfter[0] - target : null,
+        index: k,
+        key: `${c.a}|${c.b}|${c.feature ?? ''}`,
+        island: c.island,
+        bodyA: c.bodyA,
+        bodyB: c.bodyB,
+        point: [c.point[0], c.point[1], c.point[2]],
+        normal: [c.normal[0], c.normal[1], c.normal[2]],
+        depth: c.depth,
+        mu: c.mu,
+        e: c.e,
+        lambdaN: ln,
+        lambdaT: lt,
+        state,
+        vnBefore: g ? g.gBefore[0] : null,
+        vnAfter: g ? g.gAfter[0] : null,
+        excess: g ? g.gAfter[0] - target : null,
         frictionPower: g ? l1 * g.gAfter[1] + l2 * g.gAfter[2] : null,
         biasVelocity: Number.isNaN(biasOf[k]) ? null : biasOf[k],
         biasImpulse: Number.isNaN(biasOf[k]) || !g ? null : biasOf[k] * g.mEff,
@@ -283,19 +406,30 @@ export class InspectorModel {
       const cond = isl.conditioning;
       const p = isl.problem;
       const view: IslandView = {
-        contacts: isl.contacts, size: 3 * isl.contacts.length,
+        contacts: isl.contacts,
+        size: 3 * isl.contacts.length,
         heat: p && p.size <= MAX_MATRIX_ROWS ? encodeHeatMap(p.A, p.size) : null,
         kappa: cond ? (Number.isFinite(cond.kappa) ? cond.kappa : null) : null,
-        lambdaMin: cond ? cond.lambdaMin : null, lambdaMax: cond ? cond.lambdaMax : null,
-        rankDeficiency: cond ? cond.rankDeficiency : null, method: cond ? cond.method : null,
+        lambdaMin: cond ? cond.lambdaMin : null,
+        lambdaMax: cond ? cond.lambdaMax : null,
+        rankDeficiency: cond ? cond.rankDeficiency : null,
+        method: cond ? cond.method : null,
         causes: (isl.causes ?? []).map((x) => x.message),
       };
       const reason = isl.reason ?? (p && p.size > MAX_MATRIX_ROWS ? `A has ${p.size} rows; the heat map shows islands up to ${MAX_MATRIX_ROWS}` : undefined);
       return reason ? { ...view, reason } : view;
     });
     return {
-      index: i, frame: f.frame, time: f.time, status: f.solver.status, solver: f.solver.name, iterations: finiteOrNull(f.solver.iterations),
-      residuals: (f.solver.residuals ?? []).filter((x) => Number.isFinite(x)), contacts, islands, notes: d.notes,
+      index: i,
+      frame: f.frame,
+      time: f.time,
+      status: f.solver.status,
+      solver: f.solver.name,
+      iterations: finiteOrNull(f.solver.iterations),
+      residuals: (f.solver.residuals ?? []).filter((x) => Number.isFinite(x)),
+      contacts,
+      islands,
+      notes: d.notes,
       scene: sceneFrame(this.scene.bodies.length, f),
     };
   }
@@ -315,27 +449,42 @@ export class InspectorModel {
     const r = whatIf(this.session, i, solve, options.warmStart === true);
     const recorded = this.session.frame(i).contacts;
     const contacts: WhatIfView['contacts'][number][] = [];
-    let recE = 0, altE = 0, recK = 0, altK = 0, status = 'converged', iterations = 0;
+    let recE = 0,
+      altE = 0,
+      recK = 0,
+      altK = 0,
+      status = 'converged',
+      iterations = 0;
     for (const isl of r.islands) {
-      recE += isl.recorded.kineticEnergyChange; altE += isl.alternative.kineticEnergyChange;
-      recK = Math.max(recK, isl.recorded.kktMaxRel); altK = Math.max(altK, isl.alternative.kktMaxRel);
+      recE += isl.recorded.kineticEnergyChange;
+      altE += isl.alternative.kineticEnergyChange;
+      recK = Math.max(recK, isl.recorded.kktMaxRel);
+      altK = Math.max(altK, isl.alternative.kktMaxRel);
       if (isl.alternative.result.status.kind !== 'converged') status = isl.alternative.result.status.kind;
       iterations = Math.max(iterations, isl.alternative.result.iterations);
       isl.contacts.forEach((c, j) => {
-        const a = isl.alternative.lambda, b = isl.recorded.lambda;
+        const a = isl.alternative.lambda,
+          b = isl.recorded.lambda;
         const { normal: n, t1, t2 } = recorded[c];
         // ġ⁺ rows (n, t1, t2) of contact j back to a world vector: ġn·n + ġt1·t1 + ġt2·t2
-        const world = (g: Float64Array): [number, number, number] => [0, 1, 2].map((k) => g[3 * j] * n[k] + g[3 * j + 1] * t1[k] + g[3 * j + 2] * t2[k]) as [number, number, number];
+        const world = (g: Float64Array): [number, number, number] =>
+          [0, 1, 2].map((k) => g[3 * j] * n[k] + g[3 * j + 1] * t1[k] + g[3 * j + 2] * t2[k]) as [number, number, number];
         contacts.push({
-          index: c, recordedN: b[3 * j], alternativeN: a[3 * j], recordedT: Math.hypot(b[3 * j + 1], b[3 * j + 2]),
-          alternativeT: Math.hypot(a[3 * j + 1], a[3 * j + 2]), difference: isl.lambdaDifference[j],
+          index: c,
+          recordedN: b[3 * j],
+          alternativeN: a[3 * j],
+          recordedT: Math.hypot(b[3 * j + 1], b[3 * j + 2]),
+          alternativeT: Math.hypot(a[3 * j + 1], a[3 * j + 2]),
+          difference: isl.lambdaDifference[j],
           scene: { recordedVelocity: world(isl.recorded.gapAfter), alternativeVelocity: world(isl.alternative.gapAfter) },
         });
       });
     }
     contacts.sort((x, y) => x.index - y.index);
     return {
-      index: i, options, contacts,
+      index: i,
+      options,
+      contacts,
       recorded: { kineticEnergyChange: recE, kkt: recK },
       alternative: { kineticEnergyChange: altE, kkt: altK, status, iterations },
       skipped: r.skipped.map((s) => `contacts ${s.contacts.join(', ')}: ${s.reason}`),
@@ -355,7 +504,24 @@ export class InspectorModel {
       });
       return JSON.stringify({ ...v, islands }, null, 2) + '\n';
     }
-    const cols: (keyof ContactView)[] = ['index', 'bodyA', 'bodyB', 'depth', 'mu', 'e', 'lambdaN', 'lambdaT', 'state', 'vnBefore', 'vnAfter', 'excess', 'frictionPower', 'biasVelocity', 'biasImpulse', 'coneViolation'];
+    const cols: (keyof ContactView)[] = [
+      'index',
+      'bodyA',
+      'bodyB',
+      'depth',
+      'mu',
+      'e',
+      'lambdaN',
+      'lambdaT',
+      'state',
+      'vnBefore',
+      'vnAfter',
+      'excess',
+      'frictionPower',
+      'biasVelocity',
+      'biasImpulse',
+      'coneViolation',
+    ];
     const lines = [['frame', 'time', ...cols, 'px', 'py', 'pz', 'nx', 'ny', 'nz'].join(',')];
     for (const c of v.contacts) {
       const cell = (x: unknown): string => (x === null ? '' : typeof x === 'string' && /[",\n]/.test(x) ? `"${x.replace(/"/g, '""')}"` : String(x));
@@ -364,5 +530,7 @@ export class InspectorModel {
     return lines.join('\n') + '\n';
   }
 
-  close(): void { this.session.close(); }
+  close(): void {
+    this.session.close();
+  }
 }

@@ -37,7 +37,8 @@ function scenarioNamed(file: string, text: string, name: string | null): ReturnT
   const { scenarios } = parseSceneFile(text, file);
   if (name === null) return scenarios;
   const s = scenarios.filter((x) => x.desc.name === name);
-  if (s.length === 0) throw new FormatError(file, 'scenarios', `no scenario named "${name}" (the file has ${scenarios.map((x) => `"${x.desc.name}"`).join(', ')})`);
+  if (s.length === 0)
+    throw new FormatError(file, 'scenarios', `no scenario named "${name}" (the file has ${scenarios.map((x) => `"${x.desc.name}"`).join(', ')})`);
   return s;
 }
 
@@ -60,11 +61,16 @@ async function handle(id: number, r: WorkerRequest): Promise<WorkerResults[Worke
       model = await InspectorModel.fromRecording(r.file, r.diagnosis, progress);
       return { info: model.info, timeline: model.timeline, findings: model.findings, skipped: model.skipped, scene: model.scene };
     }
-    case 'frame': return currentModel().frameView(r.index);
-    case 'series': return currentModel().series(r.keys);
-    case 'whatIf': return currentModel().whatIf(r.index, r.options);
-    case 'exportFrame': return currentModel().exportFrame(r.index, r.format);
-    case 'analyzeScene': return analyzeScene(r.file, r.text);
+    case 'frame':
+      return currentModel().frameView(r.index);
+    case 'series':
+      return currentModel().series(r.keys);
+    case 'whatIf':
+      return currentModel().whatIf(r.index, r.options);
+    case 'exportFrame':
+      return currentModel().exportFrame(r.index, r.format);
+    case 'analyzeScene':
+      return analyzeScene(r.file, r.text);
     case 'check': {
       const out: ScenarioCheck[] = [];
       for (const s of scenarioNamed(r.file, r.text, r.scenario)) {
@@ -77,15 +83,26 @@ async function handle(id: number, r: WorkerRequest): Promise<WorkerResults[Worke
         const run = runScenario(desc, {
           onFrame: (world: World, f) => {
             diag.add(frameFromWorld(world, f));
-            if ((f.frame % every) === 0) progress(`${desc.name}: frame ${f.frame} / ${desc.frames}`, f.frame / desc.frames);
+            if (f.frame % every === 0) progress(`${desc.name}: frame ${f.frame} / ${desc.frames}`, f.frame / desc.frames);
           },
         });
         const findings = diag.findings.map((x) => toFindingView(x, Math.max(0, x.frame - 1)));
         const results = checkAll(s.expectations, run);
         out.push({
-          scenario: desc.name, range: s.range, expectationRanges: s.expectationRanges, frames: run.frames.length, timeMs: performance.now() - t0,
-          expectations: results.map((x, index) => ({ kind: x.expectation.kind, ok: x.ok, message: x.message, index, ...(x.frame !== undefined ? { frame: x.frame } : {}) })),
-          findings, energyChange: (run.frames.at(-1)?.totalEnergy ?? run.initialEnergy) - run.initialEnergy,
+          scenario: desc.name,
+          range: s.range,
+          expectationRanges: s.expectationRanges,
+          frames: run.frames.length,
+          timeMs: performance.now() - t0,
+          expectations: results.map((x, index) => ({
+            kind: x.expectation.kind,
+            ok: x.ok,
+            message: x.message,
+            index,
+            ...(x.frame !== undefined ? { frame: x.frame } : {}),
+          })),
+          findings,
+          energyChange: (run.frames.at(-1)?.totalEnergy ?? run.initialEnergy) - run.initialEnergy,
         });
       }
       return out;
@@ -100,7 +117,12 @@ port.on('message', (m: WorkerEnvelope) => {
       port.postMessage({ id: m.id, kind: 'result', result } satisfies WorkerReply);
     } catch (e) {
       const err = e as Error & { field?: string; file?: string };
-      const reply: WorkerReply = { id: m.id, kind: 'error', message: err.message ?? String(e), ...(err instanceof FormatError ? { field: err.field, file: err.file } : {}) };
+      const reply: WorkerReply = {
+        id: m.id,
+        kind: 'error',
+        message: err.message ?? String(e),
+        ...(err instanceof FormatError ? { field: err.field, file: err.file } : {}),
+      };
       port.postMessage(reply);
     }
   })();

@@ -29,7 +29,12 @@ export interface ExpectationOutcome {
 }
 
 /** 1-based, endColumn exclusive (format/jsonPositions SourceRange). */
-export interface TextRange { readonly line: number; readonly column: number; readonly endLine: number; readonly endColumn: number }
+export interface TextRange {
+  readonly line: number;
+  readonly column: number;
+  readonly endLine: number;
+  readonly endColumn: number;
+}
 
 export interface ScenarioCheck {
   readonly scenario: string;
@@ -45,14 +50,28 @@ export interface ScenarioCheck {
 }
 
 export type WorkerRequest =
-  | { readonly op: 'openScenario'; readonly file: string; readonly text: string; readonly scenario: string; readonly diagnosis: DiagnosisSettings; readonly override: SolverOverride }
+  | {
+      readonly op: 'openScenario';
+      readonly file: string;
+      readonly text: string;
+      readonly scenario: string;
+      readonly diagnosis: DiagnosisSettings;
+      readonly override: SolverOverride;
+    }
   | { readonly op: 'openRecording'; readonly file: string; readonly diagnosis: DiagnosisSettings }
   | { readonly op: 'frame'; readonly index: number }
   | { readonly op: 'series'; readonly keys: readonly string[] }
   | { readonly op: 'whatIf'; readonly index: number; readonly options: WhatIfOptions }
   | { readonly op: 'exportFrame'; readonly index: number; readonly format: 'json' | 'csv' }
   | { readonly op: 'analyzeScene'; readonly file: string; readonly text: string }
-  | { readonly op: 'check'; readonly file: string; readonly text: string; readonly scenario: string | null; readonly diagnosis: DiagnosisSettings; readonly override: SolverOverride };
+  | {
+      readonly op: 'check';
+      readonly file: string;
+      readonly text: string;
+      readonly scenario: string | null;
+      readonly diagnosis: DiagnosisSettings;
+      readonly override: SolverOverride;
+    };
 
 export interface Opened {
   readonly info: SessionInfo;
@@ -84,7 +103,10 @@ export interface WorkerResults {
 }
 
 /** host → worker */
-export interface WorkerEnvelope { readonly id: number; readonly request: WorkerRequest }
+export interface WorkerEnvelope {
+  readonly id: number;
+  readonly request: WorkerRequest;
+}
 
 /** worker → host */
 export type WorkerReply =
