@@ -1,0 +1,364 @@
+// contact_lens_recorder.hpp — writes Contact Lens recordings (format version 1, docs/recording-format.md).
+// C++17, single header, no dependencies beyond the standard library (needs std::to_chars for double:
+// GCC >= 11, Clang/libc++ >= 14, MSVC >= 19.24).
+//
+// Conventions are the format's own: z up, quaternions {w, x, y, z} body -> world, contact normal from body
+// b into body a, lambda = impulse per step (N*s), 3 numbers per contact (n, t1, t2).
+//
+//   namespace cl = contact_lens;
+//   cl::Header h; h.producerName = "my-engine"; h.dt = 1.0 / 60; h.gravity = {0, 0, -9.81};
+//   h.bodies = {cl::Body::plane("ground", {0, 0, 1}, 0), cl::Body::sphere("ball", 0.1, 1.0)};
+//   h.solverName = "pgs"; h.solverParams = {{"erp", 0.2}, {"slop", 0.005}};
+//   cl::Recorder rec = cl::Recorder::create("run.rec.jsonl", h);   // throws if the file exists
+//   cl::Frame f; ...; rec.writeFrame(f);                             // one line, flushed
+//
+// Every number is checked before anything is written: a NaN or infinity throws contact_lens::RecordingError
+// whose message names the field ("frame 7: contacts[0].normal[2]: is nan, ...") and nothing of that frame
+// reaches the file, so the recording stays valid. Doubles are written with std::to_chars (the shortest text
+// that reads back bit-identically). An existing file is never overwritten unless overwrite = true.
+#pragma once
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace contact_lens {
+
+using Vec3 = std::array<double, 3>;
+using Quat = std::array<double, 4>;  // {w, x, y, z}, body -> world
+
+/** A value the format cannot hold (the message names the field), or a file that cannot be written. */
+class RecordingError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Body {
+  std::string name;
+  std::string shapeJson;          // e.g. {"sphere":{"radius":0.1}} — built by the factories below
+  bool isStatic = false;
+  double mass = 0;                // kg, > 0 for dynamic bodies; ignored for static ones
+  std::vector<double> inertia;    // body frame: 3 principal moments or 9 numbers row-major
+
+  static Body sphere(std::string name, double radius, double mass);  // solid sphere, I = 2/5 m r^2
+  static Body box(std::string name, const Vec3& halfExtents, double mass);  // solid box, I = m/3 (hy^2+hz^2, ...)
+  /** The static half-space {x : n.x <= offset}, n a unit vector pointing out of the solid. */
+  static Body plane(std::string name, const Vec3& normal, double offset);
+};
+
+struct Header {
+  std::string producerName = "unknown";
+  std::string producerVersion;                                // omitted when empty
+  double dt = 0;                                              // s, > 0
+  Vec3 gravity{0, 0, -9.81};                                  // m/s^2, world frame
+  std::vector<Body> bodies;
+  std::string solverName;                                     // header "solver" omitted when empty
+  std::vector<std::pair<std::string, double>> solverParams;   // e.g. {"erp", 0.2}, {"slop", 0.005}
+};
+
+struct BodyState { Vec3 x{}; Quat q{1, 0, 0, 0}; Vec3 v{}; Vec3 w{}; };  // after the step; w in world frame
+struct PreState { Vec3 v{}; Vec3 w{}; bool hasPose = false; Vec3 x{}; Quat q{1, 0, 0, 0}; };  // before the solve
+
+struct Contact {
+  int a = 0, b = -1;              // b = -1: the static world; normal points from b into a
+  Vec3 point{}, normal{0, 0, 1}, t1{1, 0, 0}, t2{0, 1, 0};  // t1 x t2 = normal
+  double depth = 0, mu = 0, e = 0;
+  std::string feature;            // omitted when empty
+};
+
+struct SolverResult {
+  std::string name;
+  std::string status = "converged";  // converged | max-iterations | stalled | failed
+  std::string reason;                 // omitted when empty
+  int iterations = -1;                // omitted when < 0
+  std::vector<double> residuals;
+  std::vector<double> lambda;         // 3 per contact (n, t1, t2), N*s
+};
+
+struct Frame {
+  std::int64_t frame = 0;
+  double time = 0;                    // end of the step
+  std::vector<BodyState> bodies;      // one per header body
+  std::vector<PreState> pre;          // empty or one per header body
+  std::vector<Contact> contacts;
+  SolverResult solver;
+  std::vector<double> A, b;           // optional: (3C)^2 and 3C numbers
+  std::vector<std::pair<std::string, double>> energy;
+};
+
+namespace detail {
+
+inline void appendString(std::string& out, const std::string& s) {
+  out += '"';
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  out += '"';
+}
+
+inline void appendNumber(std::string& out, double x, const std::string& field) {
+  if (!std::isfinite(x))
+    throw RecordingError(field + ": is " + (std::isnan(x) ? "nan" : (x > 0 ? "inf" : "-inf")) +
+                         ", not a finite number (JSON has no NaN or Infinity)");
+  char buf[32];
+  auto r = std::to_chars(buf, buf + sizeof buf, x);  // shortest round-trip; "1", "1e-05", "-0" are JSON
+  out.append(buf, r.ptr);
+}
+
+template <typename Seq>
+void appendArray(std::string& out, const Seq& xs, const std::string& field) {
+  out += '[';
+  std::size_t i = 0;
+  for (double x : xs) {
+    if (i) out += ',';
+    appendNumber(out, x, field + "[" + std::to_string(i) + "]");
+    ++i;
+  }
+  out += ']';
+}
+
+inline void requireSize(std::size_t got, std::size_t want, const std::string& field) {
+  if (got != want)
+    throw RecordingError(field + ": has " + std::to_string(got) + " entries, expected " + std::to_string(want));
+}
+
+inline std::string number(double x, const std::string& field) {
+  std::string s;
+  appendNumber(s, x, field);
+  return s;
+}
+
+}  // namespace detail
+
+inline Body Body::sphere(std::string name, double radius, double mass) {
+  double i = 0.4 * mass * radius * radius;
+  return Body{std::move(name), "{\"sphere\":{\"radius\":" + detail::number(radius, "shape.sphere.radius") + "}}",
+              false, mass, {i, i, i}};
+}
+
+inline Body Body::box(std::string name, const Vec3& h, double mass) {
+  std::string shape = "{\"box\":{\"halfExtents\":";
+  detail::appendArray(shape, h, "shape.box.halfExtents");
+  shape += "}}";
+  double k = mass / 3.0;
+  return Body{std::move(name), shape, false, mass,
+              {k * (h[1] * h[1] + h[2] * h[2]), k * (h[0] * h[0] + h[2] * h[2]), k * (h[0] * h[0] + h[1] * h[1])}};
+}
+
+inline Body Body::plane(std::string name, const Vec3& normal, double offset) {
+  std::string shape = "{\"plane\":{\"normal\":";
+  detail::appendArray(shape, normal, "shape.plane.normal");
+  shape += ",\"offset\":" + detail::number(offset, "shape.plane.offset") + "}}";
+  return Body{std::move(name), shape, true, 0, {}};
+}
+
+/** Writes a recording line by line. Movable, not copyable; the destructor closes the file. */
+class Recorder {
+ public:
+  /** Writes and flushes the header. Throws RecordingError if path exists (unless overwrite) or a value is bad. */
+  static Recorder create(const std::string& path, const Header& h, bool overwrite = false) {
+    std::string line = headerLine(h);
+    // "x" (C11 / glibc, MSVC): fail if the file exists, atomically
+    std::FILE* f = std::fopen(path.c_str(), overwrite ? "wb" : "wbx");
+    if (!f) {
+      std::FILE* probe = overwrite ? nullptr : std::fopen(path.c_str(), "rb");
+      if (probe) {
+        std::fclose(probe);
+        throw RecordingError(path + ": already exists (pass overwrite = true to replace it)");
+      }
+      throw RecordingError(path + ": cannot be created");
+    }
+    Recorder r(path, f, h.bodies.size());
+    r.put(line);
+    return r;
+  }
+
+  Recorder(Recorder&& o) noexcept
+      : path_(std::move(o.path_)), file_(std::exchange(o.file_, nullptr)), bodies_(o.bodies_),
+        lastFrame_(o.lastFrame_), lastTime_(o.lastTime_) {}
+  Recorder& operator=(Recorder&& o) noexcept {
+    if (this != &o) {
+      close();
+      path_ = std::move(o.path_); file_ = std::exchange(o.file_, nullptr); bodies_ = o.bodies_;
+      lastFrame_ = o.lastFrame_; lastTime_ = o.lastTime_;
+    }
+    return *this;
+  }
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+  ~Recorder() { close(); }
+
+  /** Validates the whole frame, then writes it as one line and flushes. Nothing is written on error. */
+  void writeFrame(const Frame& f) {
+    std::string line;
+    try {
+      line = frameLine(f);
+    } catch (const RecordingError& e) {
+      throw RecordingError(path_ + ": frame " + std::to_string(f.frame) + ": " + e.what());
+    }
+    put(line);
+    lastFrame_ = f.frame;
+    lastTime_ = f.time;
+  }
+
+  void close() {
+    if (file_) std::fclose(file_);
+    file_ = nullptr;
+  }
+
+  const std::string& path() const { return path_; }
+
+ private:
+  Recorder(std::string path, std::FILE* f, std::size_t bodies) : path_(std::move(path)), file_(f), bodies_(bodies) {}
+
+  void put(const std::string& line) {
+    if (!file_) throw RecordingError(path_ + ": the recorder is closed");
+    if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0)
+      throw RecordingError(path_ + ": write failed");
+  }
+
+  static std::string headerLine(const Header& h) {
+    using namespace detail;
+    if (h.bodies.empty()) throw RecordingError("bodies: at least one body is required");
+    if (!(h.dt > 0) || !std::isfinite(h.dt)) throw RecordingError("dt: must be a finite number > 0");
+    std::string s = "{\"format\":\"contact-lens-recording\",\"version\":1,\"producer\":{\"name\":";
+    appendString(s, h.producerName);
+    if (!h.producerVersion.empty()) { s += ",\"version\":"; appendString(s, h.producerVersion); }
+    s += "},\"units\":\"SI\",\"conventions\":{\"up\":\"z\",\"quaternion\":\"wxyz\",\"normal\":\"b-to-a\",\"impulse\":\"per-step\"}";
+    s += ",\"dt\":"; appendNumber(s, h.dt, "dt");
+    s += ",\"gravity\":"; appendArray(s, h.gravity, "gravity");
+    s += ",\"bodies\":[";
+    for (std::size_t i = 0; i < h.bodies.size(); ++i) {
+      const Body& b = h.bodies[i];
+      const std::string field = "bodies[" + std::to_string(i) + "]";
+      if (i) s += ',';
+      s += "{\"name\":"; appendString(s, b.name);
+      s += ",\"shape\":" + b.shapeJson;
+      if (b.isStatic) { s += ",\"mass\":null,\"inertia\":null,\"static\":true}"; continue; }
+      s += ",\"mass\":"; appendNumber(s, b.mass, field + ".mass");
+      if (!(b.mass > 0)) throw RecordingError(field + ".mass: must be > 0 (make the body static instead)");
+      if (b.inertia.size() != 3 && b.inertia.size() != 9)
+        throw RecordingError(field + ".inertia: has " + std::to_string(b.inertia.size()) + " numbers, expected 3 or 9");
+      s += ",\"inertia\":"; appendArray(s, b.inertia, field + ".inertia");
+      s += ",\"static\":false}";
+    }
+    s += ']';
+    if (!h.solverName.empty()) {
+      s += ",\"solver\":{\"name\":"; appendString(s, h.solverName);
+      for (const auto& [k, v] : h.solverParams) { s += ','; appendString(s, k); s += ':'; appendNumber(s, v, "solver." + k); }
+      s += '}';
+    }
+    return s + "}\n";
+  }
+
+  std::string frameLine(const Frame& f) const {
+    using namespace detail;
+    if (f.frame < 0) throw RecordingError("frame: must be >= 0");
+    if (f.frame <= lastFrame_) throw RecordingError("frame: not greater than the previous frame " + std::to_string(lastFrame_));
+    std::string s = "{\"frame\":" + std::to_string(f.frame) + ",\"time\":";
+    appendNumber(s, f.time, "time");
+    if (!(f.time > lastTime_)) throw RecordingError("time: not greater than the previous frame's time");
+    requireSize(f.bodies.size(), bodies_, "bodies");
+    s += ",\"bodies\":[";
+    for (std::size_t i = 0; i < f.bodies.size(); ++i) {
+      const BodyState& b = f.bodies[i];
+      const std::string field = "bodies[" + std::to_string(i) + "]";
+      if (i) s += ',';
+      s += "{\"x\":"; appendArray(s, b.x, field + ".x");
+      s += ",\"q\":"; appendArray(s, b.q, field + ".q");
+      s += ",\"v\":"; appendArray(s, b.v, field + ".v");
+      s += ",\"w\":"; appendArray(s, b.w, field + ".w");
+      s += '}';
+    }
+    s += ']';
+    if (!f.pre.empty()) {
+      requireSize(f.pre.size(), bodies_, "pre");
+      s += ",\"pre\":[";
+      for (std::size_t i = 0; i < f.pre.size(); ++i) {
+        const PreState& p = f.pre[i];
+        const std::string field = "pre[" + std::to_string(i) + "]";
+        if (i) s += ',';
+        s += "{\"v\":"; appendArray(s, p.v, field + ".v");
+        s += ",\"w\":"; appendArray(s, p.w, field + ".w");
+        if (p.hasPose) {
+          s += ",\"x\":"; appendArray(s, p.x, field + ".x");
+          s += ",\"q\":"; appendArray(s, p.q, field + ".q");
+        }
+        s += '}';
+      }
+      s += ']';
+    }
+    s += ",\"contacts\":[";
+    for (std::size_t k = 0; k < f.contacts.size(); ++k) {
+      const Contact& c = f.contacts[k];
+      const std::string field = "contacts[" + std::to_string(k) + "]";
+      if (c.a < 0 || c.b < -1 || static_cast<std::size_t>(c.a) >= bodies_ || (c.b >= 0 && static_cast<std::size_t>(c.b) >= bodies_) || c.a == c.b)
+        throw RecordingError(field + ": body indices a = " + std::to_string(c.a) + ", b = " + std::to_string(c.b) +
+                             " (need 0 <= a < " + std::to_string(bodies_) + ", -1 <= b, a != b)");
+      if (k) s += ',';
+      s += "{\"a\":" + std::to_string(c.a) + ",\"b\":" + std::to_string(c.b);
+      s += ",\"point\":"; appendArray(s, c.point, field + ".point");
+      s += ",\"normal\":"; appendArray(s, c.normal, field + ".normal");
+      s += ",\"t1\":"; appendArray(s, c.t1, field + ".t1");
+      s += ",\"t2\":"; appendArray(s, c.t2, field + ".t2");
+      s += ",\"depth\":"; appendNumber(s, c.depth, field + ".depth");
+      s += ",\"mu\":"; appendNumber(s, c.mu, field + ".mu");
+      s += ",\"e\":"; appendNumber(s, c.e, field + ".e");
+      if (!c.feature.empty()) { s += ",\"feature\":"; appendString(s, c.feature); }
+      s += '}';
+    }
+    s += ']';
+    const SolverResult& r = f.solver;
+    if (r.status != "converged" && r.status != "max-iterations" && r.status != "stalled" && r.status != "failed")
+      throw RecordingError("solver.status: is \"" + r.status + "\", expected converged, max-iterations, stalled or failed");
+    const std::size_t n = 3 * f.contacts.size();
+    s += ",\"solver\":{\"name\":"; appendString(s, r.name);
+    s += ",\"status\":"; appendString(s, r.status);
+    if (!r.reason.empty()) { s += ",\"reason\":"; appendString(s, r.reason); }
+    if (r.iterations >= 0) s += ",\"iterations\":" + std::to_string(r.iterations);
+    if (!r.residuals.empty()) { s += ",\"residuals\":"; appendArray(s, r.residuals, "solver.residuals"); }
+    requireSize(r.lambda.size(), n, "solver.lambda");
+    s += ",\"lambda\":"; appendArray(s, r.lambda, "solver.lambda");
+    s += '}';
+    if (!f.A.empty()) { requireSize(f.A.size(), n * n, "A"); s += ",\"A\":"; appendArray(s, f.A, "A"); }
+    if (!f.b.empty()) { requireSize(f.b.size(), n, "b"); s += ",\"b\":"; appendArray(s, f.b, "b"); }
+    if (!f.energy.empty()) {
+      s += ",\"energy\":{";
+      for (std::size_t i = 0; i < f.energy.size(); ++i) {
+        if (i) s += ',';
+        appendString(s, f.energy[i].first); s += ':';
+        appendNumber(s, f.energy[i].second, "energy." + f.energy[i].first);
+      }
+      s += '}';
+    }
+    return s + "}\n";
+  }
+
+  std::string path_;
+  std::FILE* file_ = nullptr;
+  std::size_t bodies_ = 0;
+  std::int64_t lastFrame_ = -1;
+  double lastTime_ = -HUGE_VAL;
+};
+
+}  // namespace contact_lens
