@@ -57,13 +57,22 @@ const writers: Writer[] = [
     example: (out, extra = []) => {
       if (!cppBinary) {
         cppBinary = path.join(tmp, 'drop-cpp');
-        ok(run('g++', ['-std=c++17', '-O2', '-Wall', '-Wextra', '-pedantic', '-Werror', '-ffp-contract=off', path.join(WRITERS, 'cpp/example.cpp'), '-o', cppBinary], 'the C++ writer'), 'g++ example.cpp');
+        ok(
+          run(
+            'g++',
+            ['-std=c++17', '-O2', '-Wall', '-Wextra', '-pedantic', '-Werror', '-ffp-contract=off', path.join(WRITERS, 'cpp/example.cpp'), '-o', cppBinary],
+            'the C++ writer',
+          ),
+          'g++ example.cpp',
+        );
       }
       return run(cppBinary, [out, ...extra], 'the C++ writer');
     },
     nan: (out) => {
       const src = path.join(tmp, 'nan.cpp');
-      fs.writeFileSync(src, `#include "contact_lens_recorder.hpp"
+      fs.writeFileSync(
+        src,
+        `#include "contact_lens_recorder.hpp"
 #include <iostream>
 #include <limits>
 namespace cl = contact_lens;
@@ -77,7 +86,8 @@ int main(int, char** argv) {
   try { rec.writeFrame(f); } catch (const cl::RecordingError& e) { std::cout << e.what() << "\\n"; return 3; }
   return 0;
 }
-`);
+`,
+      );
       const bin = path.join(tmp, 'nan-cpp');
       ok(run('g++', ['-std=c++17', '-Wall', '-Wextra', '-Werror', `-I${path.join(WRITERS, 'cpp')}`, src, '-o', bin], 'the C++ writer'), 'g++ nan.cpp');
       return run(bin, [out], 'the C++ writer');
@@ -86,11 +96,16 @@ int main(int, char** argv) {
   {
     name: 'Rust',
     example: (out, extra = []) =>
-      run('cargo', ['run', '--offline', '--quiet', '--example', 'drop', '--', out, ...extra], 'the Rust writer', { cwd: path.join(WRITERS, 'rust'), env: cargoEnv }),
+      run('cargo', ['run', '--offline', '--quiet', '--example', 'drop', '--', out, ...extra], 'the Rust writer', {
+        cwd: path.join(WRITERS, 'rust'),
+        env: cargoEnv,
+      }),
     nan: (out) => {
       const crate = path.join(tmp, 'nan-rust');
       fs.mkdirSync(path.join(crate, 'src'), { recursive: true });
-      fs.writeFileSync(path.join(crate, 'Cargo.toml'), `[package]
+      fs.writeFileSync(
+        path.join(crate, 'Cargo.toml'),
+        `[package]
 name = "nan-check"
 version = "0.0.0"
 edition = "2021"
@@ -98,8 +113,11 @@ publish = false
 
 [dependencies]
 contact-lens-recorder = { path = ${JSON.stringify(path.join(WRITERS, 'rust'))} }
-`);
-      fs.writeFileSync(path.join(crate, 'src/main.rs'), `use contact_lens_recorder::*;
+`,
+      );
+      fs.writeFileSync(
+        path.join(crate, 'src/main.rs'),
+        `use contact_lens_recorder::*;
 fn main() {
     let out = std::env::args().nth(1).unwrap();
     let h = Header { producer_name: "nan-check".into(), producer_version: String::new(), dt: 0.01, gravity: [0.0, 0.0, -9.81],
@@ -114,14 +132,20 @@ fn main() {
     f.solver = solver(vec![1.0, f64::NAN, 0.0]);
     match rec.write_frame(&f) { Err(e) => { println!("{e}"); std::process::exit(3) } Ok(()) => {} }
 }
-`);
+`,
+      );
       return run('cargo', ['run', '--offline', '--quiet', '--', out], 'the Rust writer', { cwd: crate, env: cargoEnv });
     },
   },
   {
     name: 'Python',
     example: (out, extra = []) => run('python3', [path.join(WRITERS, 'python/example_drop.py'), out, ...extra], 'the Python writer'),
-    nan: (out) => run('python3', ['-c', `
+    nan: (out) =>
+      run(
+        'python3',
+        [
+          '-c',
+          `
 import sys
 sys.path.insert(0, ${JSON.stringify(path.join(WRITERS, 'python'))})
 import contact_lens_recorder as cl
@@ -134,7 +158,11 @@ try:
 except cl.RecordingError as e:
     print(e)
     sys.exit(3)
-`, out], 'the Python writer'),
+`,
+          out,
+        ],
+        'the Python writer',
+      ),
   },
 ];
 
@@ -146,7 +174,8 @@ function bits(x: number): bigint {
 }
 
 function cli(args: string[]): { code: number; out: string[]; err: string[] } {
-  const out: string[] = [], err: string[] = [];
+  const out: string[] = [],
+    err: string[] = [];
   const code = main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
   return { code, out, err };
 }
@@ -174,7 +203,10 @@ describe('writer libraries: C++, Rust and Python examples round-trip through our
         const last = all[FRAMES - 1];
         assert.equal(bits(last.bodies[1].x[2]), BigInt(printed[1]), 'the last height is read back bit for bit');
         const bounces = all.filter((f) => f.contacts.length > 0);
-        assert.ok(bounces.length > 0 && bounces.every((f) => f.pre && f.solver.lambda.length === 3 && f.solver.lambda[0] > 0), 'contact frames carry pre and a positive λn');
+        assert.ok(
+          bounces.length > 0 && bounces.every((f) => f.pre && f.solver.lambda.length === 3 && f.solver.lambda[0] > 0),
+          'contact frames carry pre and a positive λn',
+        );
         frames.set(w.name, all);
       } finally {
         r.close();
@@ -225,7 +257,11 @@ describe('writer libraries: C++, Rust and Python examples round-trip through our
       const file = path.join(tmp, `same-${w.name}.rec.jsonl`);
       ok(w.example(file), `${w.name} example`);
       const r = RecordingReader.openSync(file);
-      try { return Array.from({ length: r.frameCount }, (_, i) => r.frame(i)); } finally { r.close(); }
+      try {
+        return Array.from({ length: r.frameCount }, (_, i) => r.frame(i));
+      } finally {
+        r.close();
+      }
     });
     const [first, ...rest] = all;
     assert.equal(first.length, FRAMES);
