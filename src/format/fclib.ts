@@ -162,6 +162,9 @@ class Reader {
   }
 }
 
+/** Largest problem read: A is dense (n² doubles), 6000² · 8 B = 288 MB, about the 256 MiB limit of JSON problem files. */
+export const MAX_UNKNOWNS = 6000;
+
 function readLocal(r: Reader): FclibLocalProblem {
   if (!r.has('/fclib_local')) {
     if (r.has('/fclib_global')) r.fail('/fclib_global', 'FCLIB global problems are not supported; give a local problem (/fclib_local)');
@@ -176,6 +179,7 @@ function readLocal(r: Reader): FclibLocalProblem {
   const C = mu.length;
   if (C === 0) r.fail('/fclib_local/vectors/mu', 'is empty: at least one contact is required');
   const n = 3 * C;
+  if (n > MAX_UNKNOWNS) r.fail('/fclib_local/vectors/mu', `has ${C} contacts; our solvers hold A densely and take at most ${MAX_UNKNOWNS / 3} contacts (${MAX_UNKNOWNS} unknowns)`);
   const q = r.numbers('/fclib_local/vectors/q', n);
   const { A, storage, storedEntries } = readW(r, n);
   const b = q.map((x) => -x); // b = −q (module comment)

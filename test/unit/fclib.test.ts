@@ -16,7 +16,7 @@ import { kkt } from '../../src/engine/kkt.js';
 import type { ContactProblem } from '../../src/engine/problem.js';
 import { solve } from '../../src/engine/solvers/solve.js';
 import { IPM_DEFAULT_TOLERANCE } from '../../src/engine/solvers/ipm.js';
-import { isHdf5, readFclibLocal, type FclibPair } from '../../src/format/fclib.js';
+import { isHdf5, MAX_UNKNOWNS, readFclibLocal, type FclibPair } from '../../src/format/fclib.js';
 import { parseOracleInstance } from '../../src/format/oracle.js';
 
 const ROOT = resolve(__dirname, '..', '..');
@@ -243,6 +243,16 @@ describe('FCLIB bad input: one line naming the file and the dataset, exit code 2
     const file = join(tmp, 'bad-index.hdf5');
     await writeFclib(file, p, { badIndex: true });
     await expectBad(file, /: \/fclib_local\/W\/i\[3\]: is 149, expected an index in \[0, 144\)$/);
+  });
+
+  it(`more contacts than the dense A can hold (${MAX_UNKNOWNS / 3 + 1}) is refused before W is read`, async () => {
+    const h5wasm = await import('h5wasm/node');
+    await h5wasm.ready;
+    const file = join(tmp, 'huge.hdf5');
+    const f = new h5wasm.File(file, 'w');
+    f.create_group('fclib_local').create_group('vectors').create_dataset({ name: 'mu', data: new Float64Array(MAX_UNKNOWNS / 3 + 1).fill(0.5) });
+    f.close();
+    await expectBad(file, /: \/fclib_local\/vectors\/mu: has 2001 contacts; our solvers hold A densely and take at most 2000 contacts/);
   });
 
   it('--from physical on an FCLIB file (it has no physical data)', async () => {
