@@ -5,6 +5,13 @@ import { build } from 'esbuild';
 import { readdirSync, existsSync, rmSync } from 'node:fs';
 
 const node = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, logLevel: 'warning' };
+// `import('h5wasm/node')` in src/format/fclib.ts becomes `import('./h5wasm.mjs')`, next to dist/cli.js.
+const h5wasmApart = {
+  name: 'h5wasm-apart',
+  setup(b) {
+    b.onResolve({ filter: /^h5wasm\/node$/ }, () => ({ path: './h5wasm.mjs', external: true }));
+  },
+};
 const production = process.env.NODE_ENV === 'production' || process.argv.includes('--production');
 
 // the suite runner loads every dist/test/suite/*.test.js: a deleted test must not linger there
@@ -16,7 +23,17 @@ const suiteEntries = existsSync('test/suite')
   : [];
 
 await Promise.all([
-  build({ ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
+  // h5wasm (FCLIB HDF5 problems, 4 MB with its embedded WebAssembly) is its own ES-module bundle, loaded by the CLI only
+  // when it meets an HDF5 file, so that every other command starts as fast as before.
+  build({ ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [h5wasmApart] }),
+  build({
+    ...node,
+    format: 'esm',
+    entryPoints: { h5wasm: 'node_modules/h5wasm/dist/node/hdf5_hl.js' },
+    outdir: 'dist',
+    outExtension: { '.js': '.mjs' },
+    sourcemap: false,
+  }),
   build({ ...node, entryPoints: ['bench/solvers.ts'], outfile: 'dist/bench-solvers.js' }),
   // cannon-es and Rapier stay external (loaded from node_modules at run time, so a missing one is reported, not fatal).
   build({ ...node, entryPoints: ['bench/world.ts'], outfile: 'dist/bench-world.js', external: ['cannon-es', '@dimforge/rapier3d-compat'] }),

@@ -26,12 +26,15 @@ diagnose  finds energy injection (frame, contact, mechanism, joules) in a scene'
           --fail-on injection exits 1 when any injection finding exists.
 Exit codes: 0 success, 1 a solver failed / an expectation failed, 2 bad input.`;
 
-export function main(argv: readonly string[], io: Output): number {
+/** The exit code; a promise of it only for `solve` on an HDF5 (FCLIB) file, whose reader starts asynchronously. */
+export function main(argv: readonly string[], io: Output): number | Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
-      case 'solve':
-        return runSolve(rest, io);
+      case 'solve': {
+        const code = runSolve(rest, io);
+        return typeof code === 'number' ? code : code.catch((e: unknown) => badInput(e, io));
+      }
       case 'simulate':
         return runSimulate(rest, io);
       case 'report':
@@ -50,15 +53,24 @@ export function main(argv: readonly string[], io: Output): number {
         throw new UsageError(`unknown command "${command}"\n${USAGE}`);
     }
   } catch (e) {
-    if (e instanceof UsageError || e instanceof FormatError || e instanceof ProblemError || e instanceof FileError) {
-      io.err(`contact-lens: ${e.message}`);
-      return 2;
-    }
-    throw e;
+    return badInput(e, io);
   }
+}
+
+/** Bad input (usage, format, problem, file) is one line on stderr and exit code 2; anything else is a bug. */
+function badInput(e: unknown, io: Output): number {
+  if (e instanceof UsageError || e instanceof FormatError || e instanceof ProblemError || e instanceof FileError) {
+    io.err(`contact-lens: ${e.message}`);
+    return 2;
+  }
+  throw e;
 }
 
 if (require.main === module) {
   const code = main(process.argv.slice(2), processOutput());
-  process.exitCode = code;
+  if (typeof code === 'number') process.exitCode = code;
+  else
+    void code.then((c) => {
+      process.exitCode = c;
+    });
 }

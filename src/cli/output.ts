@@ -70,6 +70,11 @@ export function withFileErrors<T>(path: string, action: 'read' | 'write', fn: ()
 
 /** Reads a regular file of at most MAX_INPUT_BYTES as UTF-8 text; anything else is a FileError. */
 export function readInputText(file: string, maxBytes = MAX_INPUT_BYTES): string {
+  return readInputBytes(file, maxBytes).toString('utf8');
+}
+
+/** Reads a regular file of at most MAX_INPUT_BYTES as bytes (e.g. an HDF5 problem); anything else is a FileError. */
+export function readInputBytes(file: string, maxBytes = MAX_INPUT_BYTES): Buffer {
   return withFileErrors(file, 'read', () => {
     const fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
     try {
@@ -77,7 +82,7 @@ export function readInputText(file: string, maxBytes = MAX_INPUT_BYTES): string 
       if (!st.isFile()) throw new FileError(file, `is not a regular file (${kindOf(st)}); give the path of a ${'.json'} file`);
       if (st.size > maxBytes)
         throw new FileError(file, `is ${(st.size / 2 ** 20).toFixed(0)} MiB; the limit for this kind of file is ${(maxBytes / 2 ** 20).toFixed(0)} MiB`);
-      return fs.readFileSync(fd, 'utf8');
+      return fs.readFileSync(fd);
     } finally {
       fs.closeSync(fd);
     }

@@ -1,32 +1,49 @@
-/** `contact-lens solve <problem.json> [--solver pgs|newton|ipm|all] [--from physical|matrix] [--json]` */
+/** `contact-lens solve <problem.json|problem.hdf5> [--solver pgs|newton|ipm|all] [--from physical|matrix] [--json]` */
 import { assembleOraclePhysical, parseOracleInstance } from '../format/oracle.js';
+import { checkHdf5Signature, isHdf5, readFclibLocal } from '../format/fclib.js';
+import { resolve } from 'node:path';
 import { solve } from '../engine/solvers/solve.js';
 import { SOLVER_NAMES, type SolveResult, type SolverName } from '../engine/solvers/types.js';
 import type { ContactProblem } from '../engine/problem.js';
 import { oneOf, parseArgs, UsageError } from './args.js';
-import { readInputText, type Output } from './output.js';
+import { readInputBytes, readInputText, type Output } from './output.js';
 
-export const SOLVE_USAGE = 'contact-lens solve <problem.json> [--solver pgs|newton|ipm|all] [--from physical|matrix] [--json]';
+export const SOLVE_USAGE = 'contact-lens solve <problem.json|fclib.hdf5> [--solver pgs|newton|ipm|all] [--from physical|matrix] [--json]';
 
 export type { Output };
 
 /** A scene or problem file's text (a regular file of bounded size; see ./output.ts). */
 export const readText = (file: string): string => readInputText(file);
 
-export function runSolve(argv: readonly string[], io: Output): number {
+/**
+ * Solves a JSON problem (synchronously) or an FCLIB local problem in HDF5 (docs/problem-format.md, "FCLIB
+ * problems"), recognised by the HDF5 signature whatever the file's extension; the HDF5 reader starts
+ * asynchronously, so that path returns a promise.
+ */
+export function runSolve(argv: readonly string[], io: Output): number | Promise<number> {
   const { positionals, options } = parseArgs(argv, ['solver', 'from'], ['json']);
   if (positionals.length !== 1) throw new UsageError(`expected one problem file\nusage: ${SOLVE_USAGE}`);
   const file = positionals[0];
   const which = oneOf(options.get('solver'), [...SOLVER_NAMES, 'all'] as const, 'solver', 'all');
   const from = oneOf(options.get('from'), ['matrix', 'physical'] as const, 'from', 'matrix');
-  const inst = parseOracleInstance(readText(file), file);
+  const bytes = readInputBytes(file);
+  if (isHdf5(bytes) || /\.(hdf5|h5)$/i.test(file)) {
+    if (from === 'physical') throw new UsageError(`${file}: an FCLIB problem holds W, q and μ only (no physical data); drop --from physical`);
+    checkHdf5Signature(bytes, file);
+    return readFclibLocal(resolve(file), file).then((p) => solveAndPrint(p.id, file, 'fclib', p.matrix, which, Boolean(options.get('json')), io));
+  }
+  const inst = parseOracleInstance(bytes.toString('utf8'), file);
   const problem = from === 'physical' ? assembleOraclePhysical(inst) : inst.matrix;
+  return solveAndPrint(inst.id, file, from, problem, which, Boolean(options.get('json')), io);
+}
+
+function solveAndPrint(id: string, file: string, from: string, problem: ContactProblem, which: SolverName | 'all', json: boolean, io: Output): number {
   const solvers: SolverName[] = which === 'all' ? [...SOLVER_NAMES] : [which];
   const results = solvers.map((s) => solve(problem, { solver: s }));
-  if (options.get('json')) {
+  if (json) {
     for (const r of results) io.out(JSON.stringify(toJson(r, file, from)));
   } else {
-    printHuman(io, inst.id, from, problem, results);
+    printHuman(io, id, from, problem, results);
   }
   return results.some((r) => r.status.kind === 'failed') ? 1 : 0;
 }

@@ -9,7 +9,7 @@ import { main } from '../../src/cli/main.js';
 const ROOT = resolve(__dirname, '..', '..');
 const EXAMPLE = join(ROOT, 'examples', 'problems', 'two-box-stack.json');
 
-function run(args: string[]): { code: number; out: string[]; err: string[] } {
+function run(args: string[]): { code: number | Promise<number>; out: string[]; err: string[] } {
   const out: string[] = [],
     err: string[] = [];
   const code = main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });

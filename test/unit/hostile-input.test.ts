@@ -35,7 +35,7 @@ function withFile(name: string, text: string): string {
   writeFileSync(f, text);
   return f;
 }
-function run(args: string[]): { code: number; out: string[]; err: string[] } {
+function run(args: string[]): { code: number | Promise<number>; out: string[]; err: string[] } {
   const out: string[] = [],
     err: string[] = [];
   const code = main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });

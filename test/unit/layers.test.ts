@@ -22,7 +22,7 @@ const MAY_IMPORT: Record<Layer, readonly Layer[]> = {
 /** Layer → package prefixes it may import (`node:` = Node built-ins). */
 const PACKAGES: Record<Layer, readonly string[]> = {
   engine: [],
-  format: ['node:'],
+  format: ['node:', 'h5wasm'], // h5wasm: the HDF5 reader of FCLIB problems (src/format/fclib.ts)
   session: ['node:'],
   cli: ['node:'],
   extension: ['node:', 'vscode'],

@@ -177,6 +177,8 @@ function cli(args: string[]): { code: number; out: string[]; err: string[] } {
   const out: string[] = [],
     err: string[] = [];
   const code = main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
+  // diagnose on a JSON Lines recording answers synchronously (only HDF5 input makes main asynchronous)
+  if (typeof code !== 'number') throw new Error('diagnose answered asynchronously');
   return { code, out, err };
 }
 

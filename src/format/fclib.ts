@@ -1,0 +1,249 @@
+/**
+ * Reader for FCLIB local frictional-contact problems stored in HDF5 (FCLIB library, src/fclib.h;
+ * Acary, Brémond, Koziara, Pérignon, "FCLIB: a collection of discrete 3D frictional contact problems",
+ * INRIA report RT-0444, 2014). The local problem is
+ *     u = W r + q,   (u, r) satisfying Coulomb's law with coefficients μ, per contact (normal, t1, t2);
+ * our problem (docs/problem-format.md) is min ½λᵀAλ − bᵀλ over the cones with w = Aλ − b, so
+ *     A = W,  b = −q,  λ = r,  w = u.
+ * W is stored as FCLIB's sparse matrix (/fclib_local/W/{m,n,nz,nzmax,p,i,x}): nz = −1 compressed columns,
+ * nz = −2 compressed rows, nz ≥ 0 triplets with p = row and i = column indices (fclib.h, struct
+ * fclib_matrix). Every error names the file and the dataset.
+ */
+import { checkPositiveSemidefinite, makeProblem, ProblemError, type ContactProblem } from '../engine/problem.js';
+import { FormatError } from './messages.js';
+
+/** The 8-byte HDF5 format signature (HDF5 File Format Specification, "Format Signature"). */
+const HDF5_SIGNATURE = [0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a] as const;
+
+/**
+ * True when the bytes carry the HDF5 signature: the superblock sits at byte 0 or, after a user block,
+ * at 512, 1024, 2048, … (HDF5 File Format Specification, "Superblock").
+ */
+export function isHdf5(bytes: Uint8Array): boolean {
+  for (let at = 0; at + HDF5_SIGNATURE.length <= bytes.length; at = at === 0 ? 512 : 2 * at) {
+    if (HDF5_SIGNATURE.every((c, k) => bytes[at + k] === c)) return true;
+  }
+  return false;
+}
+
+/** A pair (r, u) as FCLIB stores a solution or a guess: λ = r, w = u in our notation. */
+export interface FclibPair {
+  readonly r: Float64Array;
+  readonly u: Float64Array;
+}
+
+export interface FclibLocalProblem {
+  readonly id: string;
+  readonly file: string;
+  /** /fclib_local/info/title and description ('' when absent). */
+  readonly title: string;
+  readonly description: string;
+  /** A = W, b = −q, μ. */
+  readonly matrix: ContactProblem;
+  /** How W was stored: 'csr', 'csc' or 'triplet', and its number of stored entries. */
+  readonly storage: 'csr' | 'csc' | 'triplet';
+  readonly storedEntries: number;
+  /** /solution (r, u), or null. */
+  readonly solution: FclibPair | null;
+  /** /guesses/1 … /guesses/N. */
+  readonly guesses: readonly FclibPair[];
+}
+
+// h5wasm is an ES module with an asynchronous WebAssembly start-up: loaded once, on first use.
+type H5 = typeof import('h5wasm/node');
+let h5Promise: Promise<H5> | null = null;
+function loadH5(): Promise<H5> {
+  h5Promise ??= import('h5wasm/node').then(async (m) => {
+    const mod = await m.ready;
+    // HDF5 errors become exceptions (turned into one line below) instead of an error stack printed on stderr
+    mod.activate_throwing_error_handler();
+    return m;
+  });
+  return h5Promise;
+}
+
+type H5File = InstanceType<H5['File']>;
+type H5Dataset = InstanceType<H5['Dataset']>;
+
+/** Throws the one-line "not an HDF5 file" error unless the bytes (the file's first KiB suffice) carry the signature. */
+export function checkHdf5Signature(bytes: Uint8Array, file: string): void {
+  if (!isHdf5(bytes)) throw new FormatError(file, '(hdf5)', 'not an HDF5 file (no HDF5 signature at byte 0, 512, 1024, …)');
+}
+
+/**
+ * Reads an FCLIB local problem from the HDF5 file at `path` (absolute; h5wasm's Node build reads the real file
+ * system itself, NODERAWFS); `file` is the name used in messages.
+ */
+export async function readFclibLocal(path: string, file: string): Promise<FclibLocalProblem> {
+  const h5 = await loadH5();
+  let f: H5File;
+  try {
+    f = new h5.File(path, 'r');
+  } catch (e) {
+    throw new FormatError(file, '(hdf5)', `cannot be opened as HDF5 (${oneLine(e)})`);
+  }
+  try {
+    return readLocal(new Reader(h5, f, file));
+  } finally {
+    f.close();
+  }
+}
+
+/**
+ * One line from an exception: for HDF5's error stack ("#000: … in H5Fopen(): unable to open file", …, deepest
+ * last) the deepest entry, which says what is actually wrong (e.g. "truncated file: eof = …").
+ */
+function oneLine(e: unknown): string {
+  const text = String((e as Error)?.message ?? e);
+  const causes = [...text.matchAll(/#\d+:.*?\(\): (.*)$/gm)].map((m) => m[1].trim());
+  return (causes.length ? causes[causes.length - 1] : text.split('\n')[0]).slice(0, 200);
+}
+
+class Reader {
+  constructor(
+    readonly h5: H5,
+    readonly f: H5File,
+    readonly file: string,
+  ) {}
+  fail(path: string, detail: string): never {
+    throw new FormatError(this.file, path, detail);
+  }
+  has(path: string): boolean {
+    try {
+      return this.f.get(path) != null;
+    } catch {
+      return false;
+    }
+  }
+  dataset(path: string): H5Dataset {
+    let o: unknown;
+    try {
+      o = this.f.get(path);
+    } catch (e) {
+      this.fail(path, `cannot be read (${oneLine(e)})`);
+    }
+    if (o == null) this.fail(path, 'missing dataset');
+    if (!(o instanceof this.h5.Dataset)) this.fail(path, 'expected a dataset, found a group');
+    return o;
+  }
+  /** A numeric dataset as doubles, with an optional exact length. */
+  numbers(path: string, len?: number): Float64Array {
+    const d = this.dataset(path);
+    let v: unknown;
+    try {
+      v = d.value;
+    } catch (e) {
+      this.fail(path, `cannot be read (${oneLine(e)})`);
+    }
+    let out: Float64Array;
+    if (v instanceof BigInt64Array || v instanceof BigUint64Array) out = Float64Array.from(v, (x) => Number(x));
+    else if (ArrayBuffer.isView(v) && !(v instanceof DataView)) out = Float64Array.from(v as unknown as ArrayLike<number>);
+    else if (typeof v === 'number' || typeof v === 'bigint') out = Float64Array.of(Number(v));
+    else this.fail(path, `expected numbers, found ${d.dtype === undefined ? 'another type' : `type ${String(d.dtype)}`}`);
+    if (len !== undefined && out.length !== len) this.fail(path, `has ${out.length} entries, expected ${len}`);
+    for (let k = 0; k < out.length; k++) {
+      if (!Number.isFinite(out[k])) this.fail(`${path}[${k}]`, `is ${out[k]}, expected a finite number`);
+    }
+    return out;
+  }
+  /** One integer (a scalar or a 1-entry dataset, as FCLIB writes them). */
+  int(path: string): number {
+    const v = this.numbers(path, 1)[0];
+    if (!Number.isInteger(v)) this.fail(path, `is ${v}, expected an integer`);
+    return v;
+  }
+  /** Integer indices in [0, bound). */
+  indices(path: string, minLen: number, bound: number): Float64Array {
+    const v = this.numbers(path);
+    if (v.length < minLen) this.fail(path, `has ${v.length} entries, expected at least ${minLen}`);
+    for (let k = 0; k < minLen; k++) {
+      if (!Number.isInteger(v[k]) || v[k] < 0 || v[k] >= bound) this.fail(`${path}[${k}]`, `is ${v[k]}, expected an index in [0, ${bound})`);
+    }
+    return v;
+  }
+  text(path: string): string {
+    if (!this.has(path)) return '';
+    const v = this.dataset(path).value;
+    return typeof v === 'string' ? v.trim() : '';
+  }
+}
+
+/** Largest problem read: A is dense (n² doubles), 6000² · 8 B = 288 MB, about the 256 MiB limit of JSON problem files. */
+export const MAX_UNKNOWNS = 6000;
+
+function readLocal(r: Reader): FclibLocalProblem {
+  if (!r.has('/fclib_local')) {
+    if (r.has('/fclib_global')) r.fail('/fclib_global', 'FCLIB global problems are not supported; give a local problem (/fclib_local)');
+    r.fail('/fclib_local', 'missing group: not an FCLIB local problem');
+  }
+  for (const extra of ['/fclib_local/V', '/fclib_local/R']) {
+    if (r.has(extra)) r.fail(extra, 'local problems with the extra matrices V, R (equality constraints) are not supported');
+  }
+  const spacedim = r.has('/fclib_local/spacedim') ? r.int('/fclib_local/spacedim') : 3;
+  if (spacedim !== 3) r.fail('/fclib_local/spacedim', `is ${spacedim}; only three-dimensional problems (spacedim 3) are supported`);
+  const mu = r.numbers('/fclib_local/vectors/mu');
+  const C = mu.length;
+  if (C === 0) r.fail('/fclib_local/vectors/mu', 'is empty: at least one contact is required');
+  const n = 3 * C;
+  if (n > MAX_UNKNOWNS)
+    r.fail('/fclib_local/vectors/mu', `has ${C} contacts; our solvers hold A densely and take at most ${MAX_UNKNOWNS / 3} contacts (${MAX_UNKNOWNS} unknowns)`);
+  const q = r.numbers('/fclib_local/vectors/q', n);
+  const { A, storage, storedEntries } = readW(r, n);
+  const b = q.map((x) => -x); // b = −q (module comment)
+  let matrix: ContactProblem;
+  try {
+    matrix = makeProblem({ A, b, mu });
+    checkPositiveSemidefinite(matrix.A, n);
+  } catch (e) {
+    if (!(e instanceof ProblemError)) throw e;
+    const field = e.field.replace(/^A\[/, '/fclib_local/W[').replace(/^b$/, '/fclib_local/vectors/q').replace(/^mu/, '/fclib_local/vectors/mu');
+    throw new FormatError(r.file, field, e.message.slice(e.field.length + 2));
+  }
+  const pair = (base: string): FclibPair => ({ r: r.numbers(`${base}/r`, n), u: r.numbers(`${base}/u`, n) });
+  const solution = r.has('/solution') ? pair('/solution') : null;
+  const guesses: FclibPair[] = [];
+  if (r.has('/guesses')) {
+    const count = r.int('/guesses/number_of_guesses');
+    for (let g = 1; g <= count; g++) guesses.push(pair(`/guesses/${g}`));
+  }
+  const title = r.text('/fclib_local/info/title');
+  const id = r.file.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '');
+  return { id, file: r.file, title, description: r.text('/fclib_local/info/description'), matrix, storage, storedEntries, solution, guesses };
+}
+
+/** W as a dense n×n row-major matrix, from FCLIB's CSR, CSC or triplet storage (duplicates are summed). */
+function readW(r: Reader, n: number): { A: Float64Array; storage: 'csr' | 'csc' | 'triplet'; storedEntries: number } {
+  const W = '/fclib_local/W';
+  const m = r.int(`${W}/m`),
+    cols = r.int(`${W}/n`);
+  if (m !== n) r.fail(`${W}/m`, `is ${m}, expected 3·C = ${n} (C = ${n / 3} from /fclib_local/vectors/mu)`);
+  if (cols !== n) r.fail(`${W}/n`, `is ${cols}, expected 3·C = ${n} (C = ${n / 3} from /fclib_local/vectors/mu)`);
+  const nz = r.int(`${W}/nz`);
+  const A = new Float64Array(n * n);
+  if (nz >= 0) {
+    const rows = r.indices(`${W}/p`, nz, n),
+      colIdx = r.indices(`${W}/i`, nz, n),
+      x = r.numbers(`${W}/x`);
+    if (x.length < nz) r.fail(`${W}/x`, `has ${x.length} entries, expected at least nz = ${nz}`);
+    for (let k = 0; k < nz; k++) A[rows[k] * n + colIdx[k]] += x[k];
+    return { A, storage: 'triplet', storedEntries: nz };
+  }
+  if (nz !== -1 && nz !== -2) r.fail(`${W}/nz`, `is ${nz}; expected −1 (compressed columns), −2 (compressed rows) or a triplet count ≥ 0`);
+  const ptr = r.numbers(`${W}/p`, n + 1);
+  for (let k = 0; k <= n; k++) {
+    const bad = !Number.isInteger(ptr[k]) || (k === 0 ? ptr[0] !== 0 : ptr[k] < ptr[k - 1]);
+    if (bad) r.fail(`${W}/p[${k}]`, `is ${ptr[k]}; compressed pointers start at 0 and never decrease`);
+  }
+  const count = ptr[n];
+  const idx = r.indices(`${W}/i`, count, n),
+    x = r.numbers(`${W}/x`);
+  if (x.length < count) r.fail(`${W}/x`, `has ${x.length} entries, expected at least p[${n}] = ${count}`);
+  const rowMajor = nz === -2;
+  for (let outer = 0; outer < n; outer++) {
+    for (let k = ptr[outer]; k < ptr[outer + 1]; k++) {
+      const inner = idx[k];
+      A[rowMajor ? outer * n + inner : inner * n + outer] += x[k];
+    }
+  }
+  return { A, storage: rowMajor ? 'csr' : 'csc', storedEntries: count };
+}
