@@ -134,6 +134,8 @@ export class SceneView {
   private metresPerNs = 0;
   private longestNs = 0;
   private framedOnce = false;
+  /** The camera is still the automatic fit (no pointer, wheel or key on the canvas yet). */
+  private autoFit = true;
   private pending = 0;
   /** Body positions of recently shown frames (session index → poses) for trails. */
   private readonly history = new Map<number, Float64Array>();
@@ -252,8 +254,15 @@ export class SceneView {
         }
       });
       this.wirePointer(canvas);
+      // until the user moves the camera, the automatic fit follows the viewport's size (the first frame can
+      // arrive before the panel has its final layout)
+      for (const ev of ['pointerdown', 'wheel', 'keydown'] as const)
+        canvas.addEventListener(ev, () => {
+          this.autoFit = false;
+        });
       new ResizeObserver(() => {
         this.resize();
+        if (this.autoFit && this.framedOnce && !saved?.camera) this.frameAll(false);
         this.handlers.stateChanged();
       }).observe(this.box);
     }
@@ -382,6 +391,7 @@ export class SceneView {
 
   frameAll(notify = true): void {
     if (!this.orbit) return;
+    this.resize(); // the fit uses the viewport's current aspect
     let box = this.bodies.bounds();
     for (const p of this.bodies.groundPoints()) box.expandByPoint(p);
     for (const c of this.view?.contacts ?? []) box.expandByPoint(new Vector3(...c.point));
