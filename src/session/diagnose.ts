@@ -112,14 +112,14 @@ export interface DiagnosisOptions {
 
 /** Frame-level findings list at most this many contacts (the worst ones). */
 export const LISTED_CONTACTS = 8;
-export const DEFAULT_COUNTERFACTUAL_BUDGET_MS = 200;
-export const DEFAULT_COUNTERFACTUAL_TOTAL_MS = 10_000;
+export const DEFAULT_COUNTERFACTUAL_BUDGET_MS = 100;
+export const DEFAULT_COUNTERFACTUAL_TOTAL_MS = 3_000;
 
 export const DEFAULT_DIAGNOSIS: DiagnosisOptions = { energyTolerance: 1e-3, speedTolerance: 1e-3, overlapDepth: 0.02 };
 
 /** A contact's identity across frames: its bodies and the writer's feature id. */
 const contactKey = (c: RecordedFrame['contacts'][number]): string => `${c.a}|${c.b}|${c.feature ?? ''}`;
-const pairKey = (c: RecordedFrame['contacts'][number]): string => `${c.a}|${c.b}`;
+const pairKey = (c: RecordedFrame['contacts'][number]): number => (c.a + 1) * 1073741824 + (c.b + 1);
 
 function num(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
@@ -201,9 +201,8 @@ export class Diagnoser {
   private readonly eulerResidual: number;
   private readonly seenFeatures = new Set<string>();
   /** Contacts of the previous frame (pair and feature id). */
-  private prevKeys = new Set<string>();
   /** Body pairs in contact in the previous frame (feature ids are not stable in every engine, e.g. MuJoCo). */
-  private prevPairs = new Set<string>();
+  private prevPairs = new Set<number>();
   readonly findings: Finding[] = [];
   /** The writer says its friction impulses are fitted, not the engine's. */
   readonly fittedFriction: boolean;
@@ -379,9 +378,8 @@ export class Diagnoser {
         }),
       );
     }
-    this.prevKeys = new Set(f.contacts.map(contactKey));
     this.prevPairs = new Set(f.contacts.map(pairKey));
-    for (const k of this.prevKeys) this.seenFeatures.add(k);
+    for (const ct of f.contacts) this.seenFeatures.add(contactKey(ct));
     const byContact = new Map<number, number>();
     for (const pc of shares.perContact.values()) for (const [c, j] of pc) byContact.set(c, (byContact.get(c) ?? 0) + j);
     this.lastLedger = ledger;

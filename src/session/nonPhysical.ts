@@ -40,6 +40,9 @@ export const JITTER_REVERSALS = 9;
 /** Relative amplitude of the λn oscillation (to its mean) below which it is not jitter. */
 export const JITTER_AMPLITUDE = 0.25;
 
+/** A body pair as one number (body indices are below 2³⁰; −1 is the static world). */
+const pairNumber = (c: { readonly a: number; readonly b: number }): number => (c.a + 1) * 1073741824 + (c.b + 1);
+
 interface Track {
   depth: number[];
   lambda: number[];
@@ -61,12 +64,11 @@ export class NonPhysicalDetector {
     const out: NonPhysicalEvent[] = [];
     const lam = f.solver.lambda,
       tol = this.opt.speedTolerance;
-    const next = new Map<string, Track>();
     // engines that solve friction per manifold (Box2D v3, Rapier, Jolt) may exceed the cone at one point while
     // the manifold's total friction Σ‖λt‖ ≤ μΣλn holds: the cone is checked per body pair
-    const pair = new Map<string, { n: number; t: number; mu: number }>();
+    const pair = new Map<number, { n: number; t: number; mu: number }>();
     f.contacts.forEach((ct, c) => {
-      const k = `${ct.a}|${ct.b}`,
+      const k = pairNumber(ct),
         p = pair.get(k) ?? { n: 0, t: 0, mu: 0 };
       p.n += Math.max(0, lam[3 * c]);
       p.t += Math.hypot(lam[3 * c + 1], lam[3 * c + 2]);
@@ -76,7 +78,7 @@ export class NonPhysicalDetector {
     f.contacts.forEach((ct, c) => {
       const ln = lam[3 * c],
         lt = Math.hypot(lam[3 * c + 1], lam[3 * c + 2]);
-      const manifold = pair.get(`${ct.a}|${ct.b}`)!;
+      const manifold = pair.get(pairNumber(ct))!;
       const manifoldOk = manifold.t <= manifold.mu * manifold.n * (1 + CONE_TOLERANCE) + 1e-12;
       if (this.opt.judgeFriction && ln >= 0 && !manifoldOk && lt > ct.mu * ln * (1 + CONE_TOLERANCE) + 1e-12) {
         const over = ln > 0 ? lt / (ct.mu * ln) : Infinity;
@@ -125,13 +127,16 @@ export class NonPhysicalDetector {
       const k = key(ct);
       if (k === undefined) return;
       const old = this.tracks.get(k);
-      const t: Track = old && old.frame === f.frame - 1 ? old : { depth: [], lambda: [], reported: new Set(), frame: f.frame };
+      let t = old;
+      if (!t || t.frame !== f.frame - 1) {
+        t = { depth: [], lambda: [], reported: new Set(), frame: f.frame };
+        this.tracks.set(k, t);
+      }
       t.frame = f.frame;
       t.depth.push(ct.depth);
       if (t.depth.length > PENETRATION_WINDOW + 1) t.depth.shift();
       t.lambda.push(ln);
       if (t.lambda.length > JITTER_WINDOW) t.lambda.shift();
-      next.set(k, t);
       if (t.depth.length === PENETRATION_WINDOW + 1 && !t.reported.has('penetration-growth')) {
         let rising = true;
         for (let i = 1; i < t.depth.length; i++)
@@ -172,7 +177,8 @@ export class NonPhysicalDetector {
         }
       }
     });
-    this.tracks = next;
+    // contacts that ended: forget them now and then (their tracks restart if they come back)
+    if (f.frame % 64 === 0) for (const [k, t] of this.tracks) if (t.frame < f.frame) this.tracks.delete(k);
     return out;
   }
 }

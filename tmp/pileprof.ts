@@ -1,0 +1,10 @@
+import { RecordingReader } from '../src/format/recordingFile.js';
+import { Diagnoser } from '../src/session/diagnose.js';
+const r = RecordingReader.openSync(process.argv[2]);
+const frames = []; const t0 = performance.now();
+for (let i = 0; i < r.frameCount; i++) frames.push(r.frame(i));
+console.log('parse', (performance.now() - t0).toFixed(0), 'ms');
+const d = new Diagnoser(r.header, { counterfactuals: false });
+const t1 = performance.now();
+for (const f of frames) d.add(f);
+console.log('diagnose (no cf)', (performance.now() - t1).toFixed(0), 'ms', d.findings.length, 'findings', [...new Set(d.findings.map((f) => f.mechanism))].join(','));
