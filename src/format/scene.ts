@@ -701,7 +701,7 @@ function parseFaults(ctx: Ctx, node: JsonNode, f: string, scenario: string): Fau
       'fault-injection',
       o,
       f,
-      `scenario "${scenario}" injects a deliberate fault: restitutionAsTarget uses −(1+e)·ġ⁻ as the target velocity (seed 001 P2 bug, b_n = −(2+e)·ġ_n⁻), which adds energy at every bounce`,
+      `scenario "${scenario}" injects a deliberate fault: restitutionAsTarget uses −(1+e)·ġ⁻ as the target velocity (docs/physics.md "Restitution as a target": b_n = −(2+e)·ġ_n⁻), which adds energy at every bounce`,
       scenario,
     );
   }

@@ -1,9 +1,9 @@
 /**
- * Energy bookkeeping of one step (issue "energy bookkeeping"; seed 002 §M7, seed 000 Appendix C).
+ * Energy bookkeeping of one step (docs/physics.md "Energy ledger").
  *
  * E = kinetic (½m|v|² + ½ωᵀI_wω) + potential (−m g·x). For a contact impulse λ with v⁺ = v⁻ + M⁻¹Jᵀλ the
- * kinetic energy change is exactly Σᵢ λᵢ·½(ġᵢ⁻ + ġᵢ⁺) (ġ = Jv per row; seed 000 Appendix C), which
- * splits per row into normal and friction work. The bias velocity (ERP/Δt)·depth (seed 001 P1) in b adds
+ * kinetic energy change is exactly Σᵢ λᵢ·½(ġᵢ⁻ + ġᵢ⁺) (ġ = Jv per row; Stewart & Trinkle 1996, docs/physics.md "Energy ledger"), which
+ * splits per row into normal and friction work. The bias velocity (ERP/Δt)·depth (Baumgarte 1972; Catto, GDC 2005) in b adds
  * ½·b_Bᵀ A_FF⁻¹ b_B to the kinetic energy when the active normal rows F hold (λ = A_FF⁻¹(b₀ + b_B); the
  * cross terms cancel because A is symmetric): that is the bias part; the rest of the normal-row work is
  * the work of the normal impulse proper. Exact for frictionless and sticking contacts; with sliding
@@ -27,7 +27,7 @@ export interface EnergyLedger {
   readonly gravityWork: number;
   /** Work of the normal impulses without their bias part (J). */
   readonly normalWork: number;
-  /** Work of the friction impulses (J); ≤ 0 for a maximally dissipative solution (seed 002 eq. 49). */
+  /** Work of the friction impulses (J); ≤ 0 for a maximally dissipative solution (maximal dissipation; docs/physics.md "Energy ledger"). */
   readonly frictionWork: number;
   /** Work done by the ERP/Baumgarte bias part of the normal impulses (J). */
   readonly biasWork: number;
