@@ -66,12 +66,14 @@ export function checkFrameConsistency(
   prev: RecordedFrame | undefined,
   k: ContactJacobians | null,
   contacts: readonly ContactPoint[],
+  /** M⁻¹Jᵀλ per body (6 per body) when the caller has it already (the kinematics computed it). */
+  dvLambda?: Float64Array,
 ): FrameConsistency | null {
   const pre = f.pre;
   if (!pre) return null;
   const N = header.bodies.length;
   const lam = f.solver.lambda;
-  const dvL = k ? jacobianVelocityChanges(k, contacts, lam, N) : new Float64Array(6 * N);
+  const dvL = dvLambda ?? (k ? jacobianVelocityChanges(k, contacts, lam, N) : new Float64Array(6 * N));
   const dvR = new Float64Array(6 * N);
   const dyn: number[] = [];
   for (let i = 0; i < N; i++) {

@@ -297,11 +297,13 @@ export class Diagnoser {
     const solveTime = f.contacts.length > 0 || f.pre ? solveTimeBodies(this.header, f, prev) : null;
     const bodies = solveTime?.ok ? solveTime.bodies : null;
     const contacts = f.contacts.map(toContactPoint);
+    let dvLambda: Float64Array | undefined;
     let blocks: ContactJacobians | null = null,
       kin: ContactKinematics[] | null = null;
     if (bodies && contacts.length > 0) {
       blocks = assembleJacobians(bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: this.header.dt });
-      kin = jacobianKinematics(blocks, contacts, f.solver.lambda, bodies.length);
+      dvLambda = new Float64Array(6 * bodies.length);
+      kin = jacobianKinematics(blocks, contacts, f.solver.lambda, bodies.length, dvLambda); // fills dvLambda = M⁻¹Jᵀλ
     } else if (bodies) kin = [];
     const ledger = frameLedger({
       header: this.header,
@@ -321,7 +323,7 @@ export class Diagnoser {
     let inconsistent = false;
     if (f.pre && bodies && solveTime?.ok && !solveTime.reconstructed) {
       this.checkedFrames++;
-      const c = checkFrameConsistency(this.header, f, prev, blocks, contacts);
+      const c = checkFrameConsistency(this.header, f, prev, blocks, contacts, dvLambda);
       if (c && c.body >= 0 && !(c.linearOk && c.angularOk)) {
         inconsistent = true;
         if (!this.consistency) {
@@ -345,7 +347,8 @@ export class Diagnoser {
     const shares = new Shares();
     const mark = (x: Finding): Finding => (inconsistent ? { ...x, inconsistent: true } : x);
     let savings: CounterfactualSavings | undefined;
-    if (ledger.contacts && bodies && contacts.length > 0) savings = this.attribute(f, ledger.contacts, bodies, contacts, shares, rest);
+    if (ledger.contacts && bodies && contacts.length > 0)
+      savings = this.attribute(f, ledger.contacts, bodies, contacts, shares, rest, ledger.delta > this.opt.energyTolerance);
     this.pushInjections(f, ledger, shares, savings, mark);
     const injected = new Set(this.findings.filter((x) => x.frame === f.frame && x.kind === 'injection').flatMap((x) => x.contacts));
     const byKind = new Map<NonPhysicalKind, NonPhysicalEvent[]>();
@@ -396,6 +399,7 @@ export class Diagnoser {
     contacts: readonly ContactPoint[],
     shares: Shares,
     rest: number,
+    frameRose: boolean,
   ): CounterfactualSavings | undefined {
     const tol = this.opt.speedTolerance,
       etol = this.opt.energyTolerance;
@@ -405,7 +409,6 @@ export class Diagnoser {
       contacts.map((c) => [c.bodyA, c.bodyB] as const),
       isStatic,
     );
-    const frameRose = Number.isFinite(f.frame) && this.prevEnergy !== undefined && frameEnergy(this.header, f) - this.prevEnergy > etol;
     const budget = this.opt.counterfactualBudgetMs ?? DEFAULT_COUNTERFACTUAL_BUDGET_MS;
     const total = this.opt.counterfactualTotalMs ?? DEFAULT_COUNTERFACTUAL_TOTAL_MS;
     const useCf = this.opt.counterfactuals !== false;
