@@ -34,10 +34,11 @@ interface Row {
   readonly cfFrames: number;
   readonly cfIslands: number;
   readonly cfMs: number;
+  readonly cfWork: number;
 }
 
 function run(header: RecordingHeader, frames: readonly RecordedFrame[], counterfactuals: boolean, e0?: number): { d: Diagnoser; ms: number; cpuMs: number } {
-  const d = new Diagnoser(header, { counterfactuals, counterfactualTotalMs: Number.POSITIVE_INFINITY }, e0);
+  const d = new Diagnoser(header, { counterfactuals, counterfactualTotalWork: Number.POSITIVE_INFINITY }, e0);
   const c0 = process.cpuUsage();
   const t0 = performance.now();
   for (const f of frames) d.add(f);
@@ -76,6 +77,7 @@ function row(source: string, header: RecordingHeader, frames: readonly RecordedF
     cfFrames: full.d.cost.frames,
     cfIslands: full.d.cost.islands,
     cfMs: full.d.cost.ms,
+    cfWork: full.d.cost.work,
   };
 }
 
@@ -122,7 +124,7 @@ async function main(): Promise<void> {
       `${r.source}\n  ${r.frames} frames, rising ${r.rising}, covered ${r.covered} (${r.rising ? ((100 * r.covered) / r.rising).toFixed(0) : '100'} %); ${r.mechanisms}`,
     );
     console.log(
-      `  ledger only ${r.ledgerMs.toFixed(0)} ms | with counterfactuals ${r.fullMs.toFixed(0)} ms wall, ${r.fullCpuMs.toFixed(0)} ms CPU; re-solved ${r.cfIslands} island(s) in ${r.cfFrames} frame(s): ${r.cfMs.toFixed(0)} ms, ${(r.cfFrames ? r.cfMs / r.cfFrames : 0).toFixed(1)} ms per frame`,
+      `  ledger only ${r.ledgerMs.toFixed(0)} ms | with counterfactuals ${r.fullMs.toFixed(0)} ms wall, ${r.fullCpuMs.toFixed(0)} ms CPU; re-solved ${r.cfIslands} island(s) in ${r.cfFrames} frame(s): ${r.cfMs.toFixed(0)} ms, ${(r.cfFrames ? r.cfMs / r.cfFrames : 0).toFixed(1)} ms per frame, ${(r.cfWork / 1e6).toFixed(1)}M work units (${r.cfWork ? ((1e6 * r.cfMs) / r.cfWork).toFixed(0) : '-'} ns per unit)`,
     );
   }
 }

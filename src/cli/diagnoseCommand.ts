@@ -2,7 +2,7 @@
 import { parseSceneFile } from '../format/scene.js';
 import { frameFromWorld, headerFromWorld } from '../format/worldRecording.js';
 import { World } from '../engine/world/world.js';
-import { Diagnoser, type Finding } from '../session/diagnose.js';
+import { BATCH_COUNTERFACTUAL_TOTAL_WORK, Diagnoser, type Finding } from '../session/diagnose.js';
 import { parseArgs, UsageError } from './args.js';
 import { openRecordingForCli } from './openRecording.js';
 import { printRecordingIssues } from './recordingIssues.js';
@@ -19,13 +19,16 @@ interface Source {
   readonly skippedLines: number;
 }
 
+/** A CLI diagnosis is a batch job (CI): the larger re-solve budget; deterministic either way. */
+const BATCH = { counterfactualTotalWork: BATCH_COUNTERFACTUAL_TOTAL_WORK } as const;
+
 function fromScene(file: string, io: Output): Source[] {
   const { scenarios, warnings } = parseSceneFile(readText(file), file);
   for (const w of warnings) io.err(`warning: ${w.message}`);
   return scenarios.map((s) => {
     const world = new World(s.desc);
     const e = world.energy();
-    const d = new Diagnoser(headerFromWorld(world), {}, e.kineticLinear + e.kineticRotational + e.potential);
+    const d = new Diagnoser(headerFromWorld(world), BATCH, e.kineticLinear + e.kineticRotational + e.potential);
     for (let k = 0; k < s.desc.frames; k++) d.add(frameFromWorld(world, world.step()));
     return { label: `${file} / ${s.desc.name}`, diagnoser: d, frames: s.desc.frames, skippedLines: 0 };
   });
@@ -36,7 +39,7 @@ function fromRecording(file: string, io: Output): Source[] {
   try {
     // printed in every mode (stderr): a run that skipped 294 of 300 lines must say so, also with --json
     printRecordingIssues(reader, io);
-    const d = new Diagnoser(reader.header);
+    const d = new Diagnoser(reader.header, BATCH);
     for (let i = 0; i < reader.frameCount; i++) d.add(reader.frame(i));
     return [{ label: file, diagnoser: d, frames: reader.frameCount, skippedLines: reader.errorCount }];
   } finally {
@@ -113,7 +116,10 @@ export function runDiagnose(argv: readonly string[], io: Output): number {
         `  inconsistent recording: ${d.consistency.frames} of ${d.consistency.checked} checked frames fail Δv = M⁻¹Jᵀλ, first at frame ${d.consistency.firstFrame}: ${d.consistency.text}`,
       );
     for (const f of d.findings) io.out(line(f));
-    if (d.cost.frames > 0) io.out(`  counterfactual re-solves: ${d.cost.islands} island(s) in ${d.cost.frames} frame(s), ${d.cost.ms.toFixed(0)} ms`);
+    if (d.cost.frames > 0)
+      io.out(
+        `  counterfactual re-solves: ${d.cost.islands} island(s) in ${d.cost.frames} frame(s), ${d.cost.ms.toFixed(0)} ms${d.cost.exhaustedAt === null ? '' : `; the re-solve budget ran out at frame ${d.cost.exhaustedAt} (later frames are attributed from the ledger alone)`}`,
+      );
   }
   for (const k of failOn) if (counts[k] > 0) return 1;
   return 0;

@@ -766,11 +766,14 @@ export function validateFrame(raw: unknown, lineNo: number, file: string, header
     for (let i = 0; i < B; i++) {
       const f = `pre[${i}]`;
       const s = c.obj(preRaw[i], f);
-      let p: RecordedPreState = { v: c.vec3(s.v, `${f}.v`), w: c.vec3(s.w, `${f}.w`) };
-      if (s.x !== undefined) p = { ...p, x: c.vec3(s.x, `${f}.x`) };
-      if (s.q !== undefined) p = { ...p, q: c.quat(s.q, `${f}.q`, warn) };
+      const v = c.vec3(s.v, `${f}.v`),
+        w = c.vec3(s.w, `${f}.w`);
+      const x = s.x === undefined ? undefined : c.vec3(s.x, `${f}.x`),
+        q = s.q === undefined ? undefined : c.quat(s.q, `${f}.q`, warn);
       unknownKeys(s, PRE_KEYS, f, warn);
-      pre[i] = p;
+      // object literals, not spreads: V8 gives spread-built objects slow property access, and the diagnosis
+      // reads these for every body of every frame
+      pre[i] = x !== undefined && q !== undefined ? { v, w, x, q } : x !== undefined ? { v, w, x } : q !== undefined ? { v, w, q } : { v, w };
     }
   }
   const contactsRaw = c.arr(o.contacts, 'contacts');
@@ -846,8 +849,11 @@ function readContact(c: Check, v: unknown, i: number, header: RecordingHeader, w
   if (e > 1) warn?.(`${f}.e`, `restitution ${e} > 1 creates energy at every bounce`);
   if (warn && (b === -1 || header.bodies[b].static) && header.bodies[a].static) warn(f, 'joins two static bodies: its rows of A are zero and λ has no effect');
   unknownKeys(o, CONTACT_KEYS, f, warn);
-  const base = { a, b, point, normal, t1, t2, depth, mu, e };
-  return o.feature === undefined ? base : { ...base, feature: c.str(o.feature, `${f}.feature`) };
+  // object literals, not a spread: V8 gives spread-built objects slow property access (15× slower to read
+  // on a 1000-box pile's 780 000 contacts), and every analysis reads every contact
+  return o.feature === undefined
+    ? { a, b, point, normal, t1, t2, depth, mu, e }
+    : { a, b, point, normal, t1, t2, depth, mu, e, feature: c.str(o.feature, `${f}.feature`) };
 }
 
 // ─── helpers for consumers ─────────────────────────────────────────────────────────────────────────

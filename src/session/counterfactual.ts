@@ -37,8 +37,20 @@ export interface IslandCounterfactual {
   readonly sameProblem: number;
   /** Relative KKT residual of the recorded λ on the recorded (or stabilised) problem. */
   readonly recordedKkt: number;
-  /** Total milliseconds of the exact solves. */
+  /** Total milliseconds of the exact solves (varies with the machine). */
   readonly timeMs: number;
+  /** Work of the exact solves in COUNTERFACTUAL_WORK units: the same on every machine. */
+  readonly work: number;
+}
+
+/**
+ * The unit of re-solve work: one interior-point iteration on one row of an island's problem costs its row of
+ * the Newton matrix and of the factor, ∝ (3C) entries; an iteration on the island is (3C)² units. Budgets
+ * counted in it, not in milliseconds, make a diagnosis the same on every machine (a CI check must not
+ * depend on the runner's load).
+ */
+export function resolveWork(contacts: number, iterations: number): number {
+  return (iterations + 1) * (3 * contacts) ** 2;
 }
 
 export type CounterfactualOutcome = { readonly ok: true; readonly value: IslandCounterfactual } | { readonly ok: false; readonly reason: string };
@@ -133,10 +145,12 @@ export function islandCounterfactual(
   const stabilised = withB(law, bStab);
   const same = recordedB ? withB(law, recordedB) : stabilised;
   const opts = { solver: 'ipm', tolerance: COUNTERFACTUAL_TOLERANCE, maxIterations: 80 } as const;
-  let timeMs = 0;
+  let timeMs = 0,
+    work = 0;
   const exact = (p: ContactProblem): number | string => {
     const r = solve(p, opts);
     timeMs += r.timeMs;
+    work += resolveWork(C, r.iterations);
     if (r.status.kind !== 'converged') return `the exact re-solve did not converge (${r.status.kind}: ${r.status.reason})`;
     return energyChange(p, r.lambda, pe);
   };
@@ -155,5 +169,8 @@ export function islandCounterfactual(
     eSame = x;
   }
   const report = kkt(same, lambda);
-  return { ok: true, value: { recorded: energyChange(law, lambda, pe), law: eLaw, stabilised: eStab, sameProblem: eSame, recordedKkt: report.maxRel, timeMs } };
+  return {
+    ok: true,
+    value: { recorded: energyChange(law, lambda, pe), law: eLaw, stabilised: eStab, sameProblem: eSame, recordedKkt: report.maxRel, timeMs, work },
+  };
 }

@@ -19,6 +19,7 @@
  */
 import type { RecordedFrame, RecordingHeader } from '../format/recording.js';
 import { toContactPoint } from '../format/recording.js';
+import { ContactKeyTable } from './contactKeys.js';
 import { quatToMat3 } from '../engine/math/quat.js';
 import { assembleJacobians, type ContactJacobians } from '../engine/assembly.js';
 import { buildIslands } from '../engine/collision/islands.js';
@@ -104,22 +105,34 @@ export interface DiagnosisOptions {
   readonly overlapDepth: number;
   /** Counterfactual exact re-solves (default true). */
   readonly counterfactuals?: boolean;
-  /** Milliseconds of counterfactual solving allowed per frame before the rest of its islands are skipped. */
-  readonly counterfactualBudgetMs?: number;
-  /** Milliseconds of counterfactual solving allowed over the whole diagnosis; later frames rest on the ledger. */
-  readonly counterfactualTotalMs?: number;
+  /**
+   * Re-solve work (counterfactual.ts resolveWork units) allowed per frame before the rest of its islands are
+   * skipped, and over the whole diagnosis (later frames rest on the ledger). Work, not time: the findings
+   * of a recording are the same on every machine.
+   */
+  readonly counterfactualFrameWork?: number;
+  /** Default DEFAULT_COUNTERFACTUAL_TOTAL_WORK (interactive); batch runs pass BATCH_COUNTERFACTUAL_TOTAL_WORK. */
+  readonly counterfactualTotalWork?: number;
 }
 
 /** Frame-level findings list at most this many contacts (the worst ones). */
 export const LISTED_CONTACTS = 8;
-export const DEFAULT_COUNTERFACTUAL_BUDGET_MS = 100;
-export const DEFAULT_COUNTERFACTUAL_TOTAL_MS = 3_000;
+/**
+ * Re-solve work per frame and per diagnosis when a recording opens in the inspector (interactive): ≈ 0.1–0.2 s
+ * and 1–1.7 s on a 2020s x86 core (30–56 ns per unit, printed by bench:diagnose and bench:inspector).
+ */
+export const DEFAULT_COUNTERFACTUAL_FRAME_WORK = 3e6;
+export const DEFAULT_COUNTERFACTUAL_TOTAL_WORK = 30e6;
+/** The same for a batch diagnosis (CLI `diagnose`, CI): ten times more, still bounded (≈ 10–17 s). */
+export const BATCH_COUNTERFACTUAL_TOTAL_WORK = 300e6;
 
 export const DEFAULT_DIAGNOSIS: DiagnosisOptions = { energyTolerance: 1e-3, speedTolerance: 1e-3, overlapDepth: 0.02 };
 
 /** A contact's identity across frames: its bodies and the writer's feature id. */
-const contactKey = (c: RecordedFrame['contacts'][number]): string => `${c.a}|${c.b}|${c.feature ?? ''}`;
-const pairKey = (c: RecordedFrame['contacts'][number]): number => (c.a + 1) * 1073741824 + (c.b + 1);
+
+const finite3 = (v: readonly number[]): boolean => Number.isFinite(v[0]) && Number.isFinite(v[1]) && Number.isFinite(v[2]);
+/** Position and velocities finite (no array built: this runs for every body of every frame). */
+const finiteBody = (b: RecordedFrame['bodies'][number]): boolean => finite3(b.v) && finite3(b.w) && finite3(b.x);
 
 function num(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
@@ -199,7 +212,10 @@ export class Diagnoser {
   private readonly nonPhysical: NonPhysicalDetector;
   /** ½Σm|g|²Δt² over the dynamic bodies: the size of semi-implicit Euler's per-step residual. */
   private readonly eulerResidual: number;
-  private readonly seenFeatures = new Set<string>();
+  /** Contact identities (pair + feature id) as small integers, shared with whoever follows contacts across frames. */
+  readonly keys = new ContactKeyTable();
+  /** seen[id] = 1 once contact id appeared in an earlier frame. */
+  private seen = new Uint8Array(1024);
   /** Contacts of the previous frame (pair and feature id). */
   /** Body pairs in contact in the previous frame (feature ids are not stable in every engine, e.g. MuJoCo). */
   private prevPairs = new Set<number>();
@@ -215,8 +231,17 @@ export class Diagnoser {
   readonly frames: FrameDiagnosis[] = [];
   /** The last frame's full ledger, per contact included. */
   lastLedger: FrameLedger | undefined;
-  /** Counterfactual cost: frames re-solved, islands, total milliseconds. */
-  readonly cost = { frames: 0, islands: 0, ms: 0 };
+  /**
+   * Counterfactual cost: frames re-solved, islands, total milliseconds and work units (resolveWork), and the
+   * first frame whose islands the diagnosis' total budget left to the ledger alone (null: never).
+   */
+  readonly cost: { frames: number; islands: number; ms: number; work: number; exhaustedAt: number | null } = {
+    frames: 0,
+    islands: 0,
+    ms: 0,
+    work: 0,
+    exhaustedAt: null,
+  };
 
   constructor(
     private readonly header: RecordingHeader,
@@ -251,6 +276,7 @@ export class Diagnoser {
     this.nonPhysical = new NonPhysicalDetector(
       { speedTolerance: this.opt.speedTolerance, penetrationGrowth: this.opt.overlapDepth / 2, judgeFriction: !this.fittedFriction },
       this.convexSolver,
+      this.keys,
     );
   }
 
@@ -259,7 +285,7 @@ export class Diagnoser {
     const energy = frameEnergy(this.header, f);
     const prev = this.prev;
     this.current = f;
-    if (!Number.isFinite(energy) || !f.bodies.every((b) => [...b.v, ...b.w, ...b.x].every(Number.isFinite))) {
+    if (!Number.isFinite(energy) || !f.bodies.every(finiteBody)) {
       // a diverged simulation is data to show: its first non-finite frame is the finding, the rest is not analysed
       if (!this.blownUp) {
         this.blownUp = true;
@@ -313,7 +339,7 @@ export class Diagnoser {
       energy,
       kinematics: kin,
       potentialPerImpulse: blocks ? potentialRows(blocks, this.header.gravity, this.header.dt) : null,
-      persistent: prev && prev.frame === f.frame - 1 ? (c) => this.prevPairs.has(pairKey(f.contacts[c])) : null,
+      persistent: prev && prev.frame === f.frame - 1 ? (c) => this.prevPairs.has(this.keys.pairs(f)[c]) : null,
       preVelocities: bodies ? bodies.map((b) => ({ v: b.v, w: b.omega })) : null,
       restVelocityThreshold: rest,
       speedTolerance: this.opt.speedTolerance,
@@ -381,8 +407,15 @@ export class Diagnoser {
         }),
       );
     }
-    this.prevPairs = new Set(f.contacts.map(pairKey));
-    for (const ct of f.contacts) this.seenFeatures.add(contactKey(ct));
+    this.prevPairs.clear();
+    for (const p of this.keys.pairs(f)) this.prevPairs.add(p);
+    const ids = this.keys.ids(f);
+    if (this.keys.size > this.seen.length) {
+      const s = new Uint8Array(Math.max(this.keys.size, 2 * this.seen.length));
+      s.set(this.seen);
+      this.seen = s;
+    }
+    for (let c = 0; c < ids.length; c++) this.seen[ids[c]] = 1;
     const byContact = new Map<number, number>();
     for (const pc of shares.perContact.values()) for (const [c, j] of pc) byContact.set(c, (byContact.get(c) ?? 0) + j);
     this.lastLedger = ledger;
@@ -409,14 +442,15 @@ export class Diagnoser {
       contacts.map((c) => [c.bodyA, c.bodyB] as const),
       isStatic,
     );
-    const budget = this.opt.counterfactualBudgetMs ?? DEFAULT_COUNTERFACTUAL_BUDGET_MS;
-    const total = this.opt.counterfactualTotalMs ?? DEFAULT_COUNTERFACTUAL_TOTAL_MS;
+    const budget = this.opt.counterfactualFrameWork ?? DEFAULT_COUNTERFACTUAL_FRAME_WORK;
+    const total = this.opt.counterfactualTotalWork ?? DEFAULT_COUNTERFACTUAL_TOTAL_WORK;
     const useCf = this.opt.counterfactuals !== false;
     let exactSolve = 0,
       noStab = 0,
       restLaw = 0,
       solved = 0,
-      ms = 0;
+      ms = 0,
+      work = 0;
     const skipped: string[] = [];
     let any = false;
     for (const isl of islands) {
@@ -437,13 +471,14 @@ export class Diagnoser {
       // (a frame whose total rose always: in a stack the lift of the upper bodies is potential energy that no single
       // contact's separation shows — only the island's exact re-solves measure it)
       const needsSolve = excessE > 0.5 * etol || frameRose;
-      if (useCf && needsSolve && (ms >= budget || this.cost.ms + ms >= total))
+      if (useCf && needsSolve && (work >= budget || this.cost.work + work >= total)) {
+        if (work < budget) this.cost.exhaustedAt ??= f.frame;
         skipped.push(
-          ms >= budget
-            ? `per-frame re-solve budget of ${budget} ms used up`
-            : `the diagnosis' re-solve budget of ${total} ms is used up (earlier frames took it)`,
+          work >= budget
+            ? `this frame's exact re-solve budget is used up (${budget.toExponential(1)} work units)`
+            : `the diagnosis' exact re-solve budget is used up by earlier frames (${total.toExponential(1)} work units)`,
         );
-      else if (useCf && needsSolve) {
+      } else if (useCf && needsSolve) {
         const lam = new Float64Array(3 * isl.contacts.length),
           s = new Float64Array(isl.contacts.length);
         isl.contacts.forEach((c, j) => {
@@ -471,6 +506,7 @@ export class Diagnoser {
         if (out.ok) {
           cf = out.value;
           ms += cf.timeMs;
+          work += cf.work;
           solved++;
         } else skipped.push(out.reason);
       }
@@ -483,6 +519,7 @@ export class Diagnoser {
     this.cost.frames++;
     this.cost.islands += solved;
     this.cost.ms += ms;
+    this.cost.work += work;
     return { exactSolve, noStabilisation: noStab, restitutionLaw: restLaw, islands: solved, skipped, timeMs: ms };
   }
 
@@ -522,7 +559,7 @@ export class Diagnoser {
       if (!(x.excess > 0)) continue;
       const mu = this.current!.contacts[c].mu;
       // the (1+e)·v⁻ target at the impact (a contact new this frame), or an exact solve of a problem whose target differs from the law
-      const isNew = !this.prevPairs.has(pairKey(this.current!.contacts[c]));
+      const isNew = !this.prevPairs.has(this.keys.pairs(this.current!)[c]);
       const restitutionTarget = isNew && x.target > 0 && x.separation >= 0.95 * (x.approach + x.target);
       const lift = this.convexSolver && x.slip > 10 * tol && Math.abs(x.separation - x.target - mu * x.slip) <= Math.max(10 * tol, 0.05 * mu * x.slip);
       if (restitutionTarget || (isNew && x.target > 0 && cf !== undefined && cf.recordedKkt <= RECORDED_EXACT_KKT)) {
@@ -583,7 +620,8 @@ export class Diagnoser {
       bias = new Map<number, number>();
     for (const [c, x] of w) {
       const ct = f.contacts[c];
-      const isNew = !this.seenFeatures.has(contactKey(ct));
+      const id = this.keys.ids(this.current!)[c];
+      const isNew = id >= this.seen.length || this.seen[id] === 0;
       (isNew && ct.depth >= this.opt.overlapDepth ? overlap : bias).set(c, x);
     }
     let so = 0,

@@ -11,6 +11,7 @@
  */
 import type { RecordedFrame } from '../format/recording.js';
 import type { ContactLedger } from './frameLedger.js';
+import { ContactKeyTable } from './contactKeys.js';
 
 export type NonPhysicalKind = 'convex-lift' | 'separating-with-impulse' | 'cone-violation' | 'friction-along-slip' | 'penetration-growth' | 'jitter';
 export type Severity = 'error' | 'warning' | 'info';
@@ -40,23 +41,142 @@ export const JITTER_REVERSALS = 9;
 /** Relative amplitude of the λn oscillation (to its mean) below which it is not jitter. */
 export const JITTER_AMPLITUDE = 0.25;
 
-/** A body pair as one number (body indices are below 2³⁰; −1 is the static world). */
-const pairNumber = (c: { readonly a: number; readonly b: number }): number => (c.a + 1) * 1073741824 + (c.b + 1);
+/** Slots of track storage grown at a time; a slot is freed when its contact ends. */
+const TRACK_SLOTS_CHUNK = 1024;
+const DEPTH_RING = PENETRATION_WINDOW + 1;
+const REPORTED_GROWTH = 1,
+  REPORTED_JITTER = 2;
 
-interface Track {
-  depth: number[];
-  lambda: number[];
-  reported: Set<NonPhysicalKind>;
-  frame: number;
+/**
+ * Per-contact history (depth and λn over the last frames) in flat typed arrays, one slot per live contact:
+ * no object per contact and frame. A contact's track restarts when it skips a frame.
+ */
+class ContactTracks {
+  /** Slot of each contact id (−1: none). */
+  private slotOf = new Int32Array(0);
+  private idOf = new Int32Array(0);
+  private frame = new Int32Array(0);
+  private count = new Int32Array(0);
+  private reported = new Uint8Array(0);
+  private depth = new Float64Array(0);
+  private lambda = new Float64Array(0);
+  private free: number[] = [];
+  private slots = 0;
+
+  /** The slot of contact `id` seen in frame `frame`, its history cleared if it missed the previous frame. */
+  slot(id: number, frame: number): number {
+    if (id >= this.slotOf.length) {
+      const s = new Int32Array(Math.max(id + 1, 2 * this.slotOf.length)).fill(-1);
+      s.set(this.slotOf);
+      this.slotOf = s;
+    }
+    let k = this.slotOf[id];
+    if (k < 0) {
+      k = this.free.pop() ?? this.grow();
+      this.slotOf[id] = k;
+      this.idOf[k] = id;
+      this.count[k] = 0;
+      this.reported[k] = 0;
+    } else if (this.frame[k] !== frame - 1) {
+      this.count[k] = 0;
+      this.reported[k] = 0;
+    }
+    this.frame[k] = frame;
+    return k;
+  }
+
+  /** Appends this frame's depth and λn; returns the number of frames held (capped at the longest window). */
+  push(k: number, depth: number, lambda: number): number {
+    const n = this.count[k];
+    this.depth[k * DEPTH_RING + (n % DEPTH_RING)] = depth;
+    this.lambda[k * JITTER_WINDOW + (n % JITTER_WINDOW)] = lambda;
+    this.count[k] = n + 1;
+    return n + 1;
+  }
+
+  /** The i-th of the last `w` depths (i = 0 oldest); requires count ≥ w. */
+  depthAt(k: number, w: number, i: number): number {
+    return this.depth[k * DEPTH_RING + ((this.count[k] - w + i) % DEPTH_RING)];
+  }
+
+  lambdaAt(k: number, i: number): number {
+    return this.lambda[k * JITTER_WINDOW + ((this.count[k] - JITTER_WINDOW + i) % JITTER_WINDOW)];
+  }
+
+  isReported(k: number, bit: number): boolean {
+    return (this.reported[k] & bit) !== 0;
+  }
+
+  /** Marks a kind as reported for this track (once per track). */
+  report(k: number, bit: number): void {
+    this.reported[k] |= bit;
+  }
+
+  /** Frees the slots of contacts not seen since `frame` (their tracks restart if they come back). */
+  sweep(frame: number): void {
+    for (let k = 0; k < this.slots; k++)
+      if (this.slotOf[this.idOf[k]] === k && this.frame[k] < frame) {
+        this.slotOf[this.idOf[k]] = -1;
+        this.free.push(k);
+      }
+  }
+
+  private grow(): number {
+    const old = this.slots,
+      cap = old + TRACK_SLOTS_CHUNK;
+    const ext = <T extends Int32Array | Uint8Array | Float64Array>(a: T, per: number): T => {
+      const b = new (a.constructor as new (n: number) => T)(cap * per);
+      b.set(a);
+      return b;
+    };
+    this.idOf = ext(this.idOf, 1);
+    this.frame = ext(this.frame, 1);
+    this.count = ext(this.count, 1);
+    this.reported = ext(this.reported, 1);
+    this.depth = ext(this.depth, DEPTH_RING);
+    this.lambda = ext(this.lambda, JITTER_WINDOW);
+    for (let k = cap - 1; k > old; k--) this.free.push(k);
+    this.slots = cap;
+    return old;
+  }
 }
 
-const key = (c: RecordedFrame['contacts'][number]): string | undefined => (c.feature === undefined ? undefined : `${c.a}|${c.b}|${c.feature}`);
+/** Per-manifold friction sums of one frame (body pair → slot), reused frame to frame. */
+class ManifoldSums {
+  readonly slot = new Map<number, number>();
+  n = new Float64Array(64);
+  t = new Float64Array(64);
+  mu = new Float64Array(64);
+  reset(contacts: number): void {
+    this.slot.clear();
+    if (this.n.length < contacts) {
+      this.n = new Float64Array(contacts);
+      this.t = new Float64Array(contacts);
+      this.mu = new Float64Array(contacts);
+    }
+  }
+  add(pair: number, n: number, t: number, mu: number): void {
+    let k = this.slot.get(pair);
+    if (k === undefined) {
+      k = this.slot.size;
+      this.slot.set(pair, k);
+      this.n[k] = 0;
+      this.t[k] = 0;
+      this.mu[k] = 0;
+    }
+    this.n[k] += n;
+    this.t[k] += t;
+    if (mu > this.mu[k]) this.mu[k] = mu;
+  }
+}
 
 export class NonPhysicalDetector {
-  private tracks = new Map<string, Track>();
+  private readonly tracks = new ContactTracks();
+  private readonly manifolds = new ManifoldSums();
   constructor(
     private readonly opt: NonPhysicalOptions,
     private readonly convexSolver: boolean,
+    private readonly keys: ContactKeyTable = new ContactKeyTable(),
   ) {}
 
   /** Events of frame f; `ledger` per contact (null without pre-solve state: only the λ-only checks run). */
@@ -66,20 +186,18 @@ export class NonPhysicalDetector {
       tol = this.opt.speedTolerance;
     // engines that solve friction per manifold (Box2D v3, Rapier, Jolt) may exceed the cone at one point while
     // the manifold's total friction Σ‖λt‖ ≤ μΣλn holds: the cone is checked per body pair
-    const pair = new Map<number, { n: number; t: number; mu: number }>();
-    f.contacts.forEach((ct, c) => {
-      const k = pairNumber(ct),
-        p = pair.get(k) ?? { n: 0, t: 0, mu: 0 };
-      p.n += Math.max(0, lam[3 * c]);
-      p.t += Math.hypot(lam[3 * c + 1], lam[3 * c + 2]);
-      p.mu = Math.max(p.mu, ct.mu);
-      pair.set(k, p);
-    });
-    f.contacts.forEach((ct, c) => {
+    const pairs = this.manifolds,
+      tracks = this.tracks,
+      ids = this.keys.ids(f),
+      pairOf = this.keys.pairs(f);
+    pairs.reset(f.contacts.length);
+    for (let c = 0; c < f.contacts.length; c++) pairs.add(pairOf[c], Math.max(0, lam[3 * c]), Math.hypot(lam[3 * c + 1], lam[3 * c + 2]), f.contacts[c].mu);
+    for (let c = 0; c < f.contacts.length; c++) {
+      const ct = f.contacts[c];
       const ln = lam[3 * c],
         lt = Math.hypot(lam[3 * c + 1], lam[3 * c + 2]);
-      const manifold = pair.get(pairNumber(ct))!;
-      const manifoldOk = manifold.t <= manifold.mu * manifold.n * (1 + CONE_TOLERANCE) + 1e-12;
+      const m = pairs.slot.get(pairOf[c])!;
+      const manifoldOk = pairs.t[m] <= pairs.mu[m] * pairs.n[m] * (1 + CONE_TOLERANCE) + 1e-12;
       if (this.opt.judgeFriction && ln >= 0 && !manifoldOk && lt > ct.mu * ln * (1 + CONE_TOLERANCE) + 1e-12) {
         const over = ln > 0 ? lt / (ct.mu * ln) : Infinity;
         out.push({
@@ -124,29 +242,19 @@ export class NonPhysicalDetector {
           }
         }
       }
-      const k = key(ct);
-      if (k === undefined) return;
-      const old = this.tracks.get(k);
-      let t = old;
-      if (!t || t.frame !== f.frame - 1) {
-        t = { depth: [], lambda: [], reported: new Set(), frame: f.frame };
-        this.tracks.set(k, t);
-      }
-      t.frame = f.frame;
-      t.depth.push(ct.depth);
-      if (t.depth.length > PENETRATION_WINDOW + 1) t.depth.shift();
-      t.lambda.push(ln);
-      if (t.lambda.length > JITTER_WINDOW) t.lambda.shift();
-      if (t.depth.length === PENETRATION_WINDOW + 1 && !t.reported.has('penetration-growth')) {
+      if (ct.feature === undefined) continue; // tracked across frames only by the writer's feature id
+      const k = tracks.slot(ids[c], f.frame);
+      const held = tracks.push(k, ct.depth, ln);
+      if (held >= DEPTH_RING && !tracks.isReported(k, REPORTED_GROWTH)) {
         let rising = true;
-        for (let i = 1; i < t.depth.length; i++)
-          if (!(t.depth[i] > t.depth[i - 1])) {
+        for (let i = 1; i < DEPTH_RING; i++)
+          if (!(tracks.depthAt(k, DEPTH_RING, i) > tracks.depthAt(k, DEPTH_RING, i - 1))) {
             rising = false;
             break;
           }
-        const growth = t.depth[t.depth.length - 1] - t.depth[0];
+        const growth = tracks.depthAt(k, DEPTH_RING, DEPTH_RING - 1) - tracks.depthAt(k, DEPTH_RING, 0);
         if (rising && growth > this.opt.penetrationGrowth) {
-          t.reported.add('penetration-growth');
+          tracks.report(k, REPORTED_GROWTH);
           out.push({
             kind: 'penetration-growth',
             severity: 'warning',
@@ -155,19 +263,21 @@ export class NonPhysicalDetector {
           });
         }
       }
-      if (t.lambda.length === JITTER_WINDOW && !t.reported.has('jitter') && (!L || (L.slip < 10 * tol && Math.abs(L.separation) < 10 * tol))) {
+      if (held >= JITTER_WINDOW && !tracks.isReported(k, REPORTED_JITTER) && (!L || (L.slip < 10 * tol && Math.abs(L.separation) < 10 * tol))) {
         let reversals = 0,
           mean = 0,
           lo = Infinity,
           hi = -Infinity;
-        for (let i = 0; i < t.lambda.length; i++) {
-          mean += t.lambda[i] / t.lambda.length;
-          lo = Math.min(lo, t.lambda[i]);
-          hi = Math.max(hi, t.lambda[i]);
+        for (let i = 0; i < JITTER_WINDOW; i++) {
+          const v = tracks.lambdaAt(k, i);
+          mean += v / JITTER_WINDOW;
+          lo = Math.min(lo, v);
+          hi = Math.max(hi, v);
         }
-        for (let i = 2; i < t.lambda.length; i++) if ((t.lambda[i] - t.lambda[i - 1]) * (t.lambda[i - 1] - t.lambda[i - 2]) < 0) reversals++;
+        for (let i = 2; i < JITTER_WINDOW; i++)
+          if ((tracks.lambdaAt(k, i) - tracks.lambdaAt(k, i - 1)) * (tracks.lambdaAt(k, i - 1) - tracks.lambdaAt(k, i - 2)) < 0) reversals++;
         if (reversals >= JITTER_REVERSALS && mean > 0 && hi - lo > JITTER_AMPLITUDE * mean) {
-          t.reported.add('jitter');
+          tracks.report(k, REPORTED_JITTER);
           out.push({
             kind: 'jitter',
             severity: 'info',
@@ -176,9 +286,9 @@ export class NonPhysicalDetector {
           });
         }
       }
-    });
-    // contacts that ended: forget them now and then (their tracks restart if they come back)
-    if (f.frame % 64 === 0) for (const [k, t] of this.tracks) if (t.frame < f.frame) this.tracks.delete(k);
+    }
+    // contacts that ended: free their tracks now and then (they restart if the contact comes back)
+    if (f.frame % 64 === 0) tracks.sweep(f.frame);
     return out;
   }
 }

@@ -226,4 +226,19 @@ describe('inspector model', () => {
     assert.ok(compared > 40, `${compared} contacts compared`);
     m.close();
   });
+  it('frame views say when the exact re-solve budget ran out, from that frame on', () => {
+    const stack = scene('fault-pgs-too-few-iterations.scene.json');
+    const m = InspectorModel.fromScenario({ ...stack.desc, frames: 60 }, stack.path, { counterfactualTotalWork: 1 });
+    const budgetNote = (i: number): string | undefined => m.frameView(i).notes.find((n) => n.includes('re-solve budget'));
+    const first = m.findings.find((f) => f.counterfactual !== undefined || f.kind === 'injection');
+    assert.ok(first, 'the stack has findings');
+    const cut = m.timeline.frame.findIndex((_, i) => budgetNote(i) !== undefined);
+    assert.ok(cut > 0, `the note appears from frame index ${cut}`);
+    assert.equal(budgetNote(cut - 1), undefined);
+    assert.match(budgetNote(m.timeline.frame.length - 1)!, /ran out at frame \d+; findings from there on rest on the energy ledger alone/);
+    const unlimited = InspectorModel.fromScenario({ ...stack.desc, frames: 60 }, stack.path, { counterfactualTotalWork: Number.POSITIVE_INFINITY });
+    assert.ok(unlimited.timeline.frame.every((_, i) => !unlimited.frameView(i).notes.some((n) => n.includes('re-solve budget'))));
+    m.close();
+    unlimited.close();
+  });
 });

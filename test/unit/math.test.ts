@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { projectCone } from '../../src/engine/cone.js';
 import { kkt } from '../../src/engine/kkt.js';
-import { choleskySolve, choleskyWithFallback } from '../../src/engine/math/cholesky.js';
+import { choleskySolve, choleskyWithFallback, symmetricEnvelope } from '../../src/engine/math/cholesky.js';
 import { makeProblem, ProblemError } from '../../src/engine/problem.js';
 import { assembleProblem } from '../../src/engine/assembly.js';
 import { cross, tangentBasis, type Vec3 } from '../../src/engine/math/vec3.js';
@@ -76,6 +76,33 @@ describe('Cholesky with the ε fallback (seed 002 §M6)', () => {
   });
   it('an indefinite matrix fails even at ε = 1e-6 (returns null, no NaN)', () => {
     assert.equal(choleskyWithFallback(Float64Array.from([1, 2, 2, 1]), 2), null);
+  });
+  it('the envelope holds every non-zero, and solving inside it gives the dense solve bit for bit', () => {
+    // a block-banded SPD matrix with a far coupling (rows 0 and 10) and an empty row block (pinned)
+    const n = 15,
+      A = new Float64Array(n * n);
+    let seed = 7;
+    const rnd = (): number => (seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5;
+    const set = (i: number, j: number, v: number): void => {
+      A[i * n + j] = v;
+      A[j * n + i] = v;
+    };
+    for (let i = 0; i < n; i++) for (let j = Math.max(0, i - 4); j < i; j++) if (i < 6 || i >= 9) set(i, j, rnd());
+    set(10, 0, 0.3);
+    for (let i = 0; i < n; i++) A[i * n + i] = 4;
+    const env = symmetricEnvelope(A, n, 3);
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < n; j++) if (A[i * n + j] !== 0) assert.ok(env.first[i] <= j && j <= env.last[i], `A[${i}][${j}] outside the envelope`);
+    assert.deepEqual(Array.from(env.first.slice(9, 12)), [0, 0, 0]); // row 10 reaches column 0: whole block
+    assert.deepEqual(Array.from(env.last.slice(0, 3)), [11, 11, 11]); // and symmetrically column 0 reaches row 10
+    assert.deepEqual(Array.from(env.first.slice(6, 9)), [6, 6, 6]); // no lower entries: its own diagonal block
+    const f = choleskyWithFallback(A, n, { tryUnshifted: true })!;
+    const rhs = Float64Array.from({ length: n }, rnd);
+    const dense = new Float64Array(n),
+      banded = new Float64Array(n);
+    choleskySolve(f, rhs, dense);
+    choleskySolve(f, rhs, banded, env);
+    assert.deepEqual(banded, dense);
   });
 });
 

@@ -26,7 +26,7 @@ async function load(engine: PeerEngineName, scene: SceneName, options: RecordPee
 
 /** Diagnoses with every counterfactual re-solve allowed (the budgets bound the time, not the verdict tested here). */
 function run(header: RecordingHeader, frames: readonly RecordedFrame[]): { findings: Finding[]; rising: number[] } {
-  const d = new Diagnoser(header, { counterfactualTotalMs: Number.POSITIVE_INFINITY, counterfactualBudgetMs: Number.POSITIVE_INFINITY });
+  const d = new Diagnoser(header, { counterfactualTotalWork: Number.POSITIVE_INFINITY, counterfactualFrameWork: Number.POSITIVE_INFINITY });
   const rising: number[] = [];
   let prev: number | undefined;
   for (const f of frames) {

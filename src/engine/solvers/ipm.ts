@@ -65,7 +65,7 @@
  */
 import type { ContactProblem } from '../problem.js';
 import { KktWorkspace, kktInto } from '../kkt.js';
-import { choleskyInto, choleskySolve, REGULARIZATION_MAX, type CholeskyFactor } from '../math/cholesky.js';
+import { choleskyInto, choleskySolve, REGULARIZATION_MAX, symmetricEnvelope, type CholeskyFactor, type Envelope } from '../math/cholesky.js';
 import { HistoryRecorder, objectiveFromAlam } from './history.js';
 import { luInto, luSolve } from '../math/lu.js';
 import { PolishWorkspace, polishNaturalMap } from './polish.js';
@@ -349,6 +349,9 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
 
   // ---- change of variables λ = κ D x (file header) ----
   const { kind, D, kappa, pinned, P, q } = scaledProblem(p);
+  // P's envelope by whole contacts: the Newton matrix P + (block diagonal) and its factor stay inside it
+  // (contacts ordered by body make it a band for stacks and chains)
+  const env = symmetricEnvelope(P, n, 3);
 
   // ---- work arrays (nothing is allocated inside the iteration loop) ----
   const x = new Float64Array(n),
@@ -393,7 +396,7 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   };
   const factorSolve = (r: Float64Array, out: Float64Array): void => {
     if (useLu) luSolve(L, n, piv, r, out);
-    else choleskySolve(factor, r, out);
+    else choleskySolve(factor, r, out, env);
   };
   /**
    * dx = (Newton matrix)⁻¹ rhs via the scaled matrix H = L⁻¹(·)L⁻ᵀ: dx = L⁻ᵀ H⁻¹ L⁻¹ rhs, with
@@ -407,7 +410,7 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
       for (let i = 0; i < n; i++) {
         let s = tmp[i];
         const row = i * n;
-        for (let j = 0; j < n; j++) s -= H[row + j] * y[j];
+        for (let j = env.first[i], hi = env.last[i]; j <= hi; j++) s -= H[row + j] * y[j];
         res[i] = s;
       }
       factorSolve(res, corr);
@@ -467,8 +470,9 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
         if (!blockCholesky(blk, 3, 0, bs, 9 * c)) return false;
       } else if (!blockCholesky(H, n, o * n + o, bs, 9 * c)) return false;
     }
-    for (let c = 0; c < C; c++) for (let j = 0; j < n; j++) blockForward(bs, 9 * c, H, 3 * c * n + j, n); // L⁻¹H
-    for (let i = 0; i < n; i++) for (let c = 0; c < C; c++) blockForward(bs, 9 * c, H, i * n + 3 * c, 1); // (L⁻¹H)L⁻ᵀ
+    // only inside H's envelope: outside it the entries are exact zeros and stay zero
+    for (let c = 0; c < C; c++) for (let j = env.first[3 * c], hi = env.last[3 * c]; j <= hi; j++) blockForward(bs, 9 * c, H, 3 * c * n + j, n); // L⁻¹H
+    for (let i = 0; i < n; i++) for (let c = env.first[i] / 3, hi = env.last[i] / 3; c <= hi; c++) blockForward(bs, 9 * c, H, i * n + 3 * c, 1); // (L⁻¹H)L⁻ᵀ
     return true;
   };
   const toLambda = (src: Float64Array): void => {
@@ -527,7 +531,7 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   const meritTrail = new Float64Array(W).fill(Infinity);
 
   while (status === null && iterations < maxIt) {
-    dualResidual(P, q, x, z, pinned, C, rx, measures);
+    dualResidual(P, q, x, z, pinned, C, rx, measures, env);
     const tau = measures[0],
       merit = measures[1];
 
@@ -825,6 +829,7 @@ export function dualResidual(
   C: number,
   rx: Float64Array,
   out: Float64Array,
+  env?: Envelope,
 ): void {
   const n = q.length;
   let gap = 0,
@@ -838,7 +843,7 @@ export function dualResidual(
     }
     let s = 0;
     const row = i * n;
-    for (let j = 0; j < n; j++) s += P[row + j] * x[j];
+    for (let j = env ? env.first[i] : 0, hi = env ? env.last[i] : n - 1; j <= hi; j++) s += P[row + j] * x[j];
     rx[i] = s + q[i] - z[i];
     gap += x[i] * z[i];
     rn = Math.max(rn, Math.abs(rx[i]));

@@ -7,6 +7,7 @@
 import { Session } from '../../session/session.js';
 import { Diagnoser, frameEnergyParts, type DiagnosisOptions, type Finding } from '../../session/diagnose.js';
 import { STATIC_CONTACT_KINEMATICS, type ContactKinematics } from '../../session/contactKinematics.js';
+import { type ContactKeyTable, contactKeyText } from '../../session/contactKeys.js';
 import { whatIf } from '../../session/whatIf.js';
 import { World } from '../../engine/world/world.js';
 import type { ScenarioDesc } from '../../engine/world/types.js';
@@ -122,7 +123,7 @@ function frameKappa(header: RecordingHeader, f: RecordedFrame, prev: RecordedFra
  * two values), so a contact's series is a scan, not a re-read of the recording. 16 bytes + 4 per contact.
  */
 class ContactColumns {
-  private readonly keyIds = new Map<string, number>();
+  constructor(private readonly keys: ContactKeyTable) {}
   private key = new Int32Array(1024);
   private ln = new Float64Array(1024);
   private lt = new Float64Array(1024);
@@ -133,16 +134,10 @@ class ContactColumns {
   add(f: RecordedFrame): void {
     const C = f.contacts.length;
     if (this.n + C > this.key.length) this.grow(this.n + C);
-    const lam = f.solver.lambda;
+    const lam = f.solver.lambda,
+      ids = this.keys.ids(f);
     for (let c = 0; c < C; c++) {
-      const ct = f.contacts[c];
-      const k = `${ct.a}|${ct.b}|${ct.feature ?? ''}`;
-      let id = this.keyIds.get(k);
-      if (id === undefined) {
-        id = this.keyIds.size;
-        this.keyIds.set(k, id);
-      }
-      this.key[this.n] = id;
+      this.key[this.n] = ids[c];
       this.ln[this.n] = lam[3 * c];
       this.lt[this.n] = Math.hypot(lam[3 * c + 1], lam[3 * c + 2]);
       this.n++;
@@ -166,7 +161,7 @@ class ContactColumns {
   series(keys: readonly string[], frames: number): ContactSeries[] {
     const stride = Math.max(1, Math.ceil(frames / SERIES_MAX_POINTS));
     return keys.map((key) => {
-      const id = this.keyIds.get(key) ?? -1;
+      const id = this.keys.find(key);
       const s = { key, index: [] as number[], lambdaN: [] as (number | null)[], lambdaT: [] as (number | null)[] };
       for (let i = 0; i < frames; i += stride) {
         let hit = -1;
@@ -213,7 +208,7 @@ export function toFindingView(x: Finding, index: number): FindingView {
 /** Accumulates the timeline, the contact columns and the diagnosis, one frame at a time, in order. */
 class TimelineBuilder {
   readonly t = emptyTimeline();
-  readonly contacts = new ContactColumns();
+  readonly contacts: ContactColumns;
   /** Per session position: injected joules per contact (null: none). */
   readonly injectedByContact: (ReadonlyMap<number, number> | null)[] = [];
   private readonly diag: Diagnoser;
@@ -224,6 +219,7 @@ class TimelineBuilder {
     initialEnergy?: number,
   ) {
     this.diag = new Diagnoser(header, diagnosis, initialEnergy);
+    this.contacts = new ContactColumns(this.diag.keys);
   }
   add(f: RecordedFrame): void {
     const t = this.t,
@@ -256,6 +252,9 @@ class TimelineBuilder {
     for (const col of Object.values(inj)) if (col.length === n) col.push(0);
     this.prev = f;
   }
+  get resolveBudgetFrame(): number | null {
+    return this.diag.cost.exhaustedAt;
+  }
   findings(): FindingView[] {
     const byFrame = new Map<number, number>();
     this.t.frame.forEach((fr, i) => {
@@ -275,6 +274,8 @@ export class InspectorModel {
     readonly skipped: readonly string[],
     private readonly contactColumns: ContactColumns,
     private readonly injectedByContact: readonly (ReadonlyMap<number, number> | null)[] = [],
+    /** First frame whose islands the diagnosis left unsolved because its re-solve budget ran out (null: none). */
+    private readonly resolveBudgetFrame: number | null = null,
   ) {
     this.scene = sceneInfo(session.header);
   }
@@ -304,7 +305,7 @@ export class InspectorModel {
       dt: session.header.dt,
       bodies: session.header.bodies.map((b) => b.name),
     };
-    return new InspectorModel(session, info, builder.t, builder.findings(), [], builder.contacts, builder.injectedByContact);
+    return new InspectorModel(session, info, builder.t, builder.findings(), [], builder.contacts, builder.injectedByContact, builder.resolveBudgetFrame);
   }
 
   /** Opens a recording (ours or another engine's): ONE streaming pass indexes it and builds the timeline and the diagnosis. */
@@ -341,6 +342,7 @@ export class InspectorModel {
       reader.errors.map((e) => e.message),
       built.contacts,
       built.injectedByContact,
+      built.resolveBudgetFrame,
     );
   }
 
@@ -380,7 +382,7 @@ export class InspectorModel {
       const target = g ? (approach > rest ? c.e * approach : 0) : 0;
       return {
         index: k,
-        key: `${c.a}|${c.b}|${c.feature ?? ''}`,
+        key: contactKeyText(c),
         island: c.island,
         bodyA: c.bodyA,
         bodyB: c.bodyB,
@@ -429,7 +431,13 @@ export class InspectorModel {
       residuals: (f.solver.residuals ?? []).filter((x) => Number.isFinite(x)),
       contacts,
       islands,
-      notes: d.notes,
+      notes:
+        this.resolveBudgetFrame !== null && f.frame >= this.resolveBudgetFrame
+          ? [
+              ...d.notes,
+              `diagnosis: the exact re-solve budget ran out at frame ${this.resolveBudgetFrame}; findings from there on rest on the energy ledger alone (the CLI's contact-lens diagnose re-solves ten times more)`,
+            ]
+          : d.notes,
       scene: sceneFrame(this.scene.bodies.length, f),
     };
   }
