@@ -77,7 +77,7 @@ export function runDiagnose(argv: readonly string[], io: Output): number {
   const failOn = parseFailOn(options.get('fail-on'));
   const file = positionals[0];
   const json = options.get('json') === true;
-  const sources = file.endsWith('.jsonl') ? fromRecording(file, io) : fromScene(file, io);
+  const sources = /\.jsonl(\.gz)?$/.test(file) ? fromRecording(file, io) : fromScene(file, io);
   const counts = { injection: 0, 'non-physical': 0, inconsistent: 0, 'skipped-lines': 0 };
   for (const s of sources) {
     const d = s.diagnoser;

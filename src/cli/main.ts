@@ -8,6 +8,7 @@ import { runSimulate, SIMULATE_USAGE } from './simulateCommand.js';
 import { runCheck, CHECK_USAGE } from './checkCommand.js';
 import { runReport, REPORT_USAGE } from './reportCommand.js';
 import { runDiagnose, DIAGNOSE_USAGE } from './diagnoseCommand.js';
+import { COMPRESS_USAGE, runCompress } from './compressCommand.js';
 
 const USAGE = `usage:
   ${SOLVE_USAGE}
@@ -15,6 +16,7 @@ const USAGE = `usage:
   ${REPORT_USAGE}
   ${CHECK_USAGE}
   ${DIAGNOSE_USAGE}
+  ${COMPRESS_USAGE}
 
 solve     solves one friction-contact problem (docs/problem-format.md) with PGS, projected Newton and/or
           the interior-point method; prints λ, status, iterations, objective and the KKT residuals.
@@ -24,9 +26,10 @@ report    summarises a recording (ours or another engine's) in one streaming pas
 check     runs every scenario of a scene file and checks its expectations (exit 0 only if all hold).
 diagnose  finds energy injection (frame, contact, mechanism, joules) in a scene's run or a recording;
           --fail-on injection exits 1 when any injection finding exists.
+compress  rewrites a recording (plain or gzip) as blocked gzip (BGZF), which opens and seeks frame by frame.
 Exit codes: 0 success, 1 a solver failed / an expectation failed, 2 bad input.`;
 
-/** The exit code; a promise of it only for `solve` on an HDF5 (FCLIB) file, whose reader starts asynchronously. */
+/** The exit code; a promise of it for `solve` on an HDF5 (FCLIB) file (its reader starts asynchronously) and for `compress` (streams). */
 export function main(argv: readonly string[], io: Output): number | Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -43,6 +46,8 @@ export function main(argv: readonly string[], io: Output): number | Promise<numb
         return runCheck(rest, io);
       case 'diagnose':
         return runDiagnose(rest, io);
+      case 'compress':
+        return runCompress(rest, io).catch((e: unknown) => badInput(e, io));
       case undefined:
       case 'help':
       case '--help':

@@ -1,4 +1,4 @@
-/** `contact-lens simulate <scene.json> [--scenario NAME] [--solver …] [--frames N] --out rec.jsonl [--force]` */
+/** `contact-lens simulate <scene.json> [--scenario NAME] [--solver …] [--frames N] --out rec.jsonl [--gzip] [--force]` */
 import { MAX_SCENE_FRAMES, parseSceneFile, type ParsedScenario } from '../format/scene.js';
 import { safeText } from '../format/messages.js';
 import { RecordingWriter } from '../format/recordingFile.js';
@@ -11,7 +11,7 @@ import { oneOf, parseArgs, UsageError } from './args.js';
 import { readText, type Output } from './solveCommand.js';
 import { checkOutputTarget, withFileErrors } from './output.js';
 
-export const SIMULATE_USAGE = 'contact-lens simulate <scene.json> [--scenario NAME] [--solver pgs|newton|ipm] [--frames N] --out rec.jsonl [--force]';
+export const SIMULATE_USAGE = 'contact-lens simulate <scene.json> [--scenario NAME] [--solver pgs|newton|ipm] [--frames N] --out rec.jsonl [--gzip] [--force]';
 
 /** Picks one scenario by name (or the only one), naming the choices when that is ambiguous. */
 export function pickScenario(scenarios: readonly ParsedScenario[], name: string | undefined, file: string): ParsedScenario {
@@ -42,7 +42,7 @@ export function parsePositiveInt(v: string | true | undefined, name: string, max
 }
 
 export function runSimulate(argv: readonly string[], io: Output): number {
-  const { positionals, options } = parseArgs(argv, ['scenario', 'solver', 'frames', 'out'], ['force']);
+  const { positionals, options } = parseArgs(argv, ['scenario', 'solver', 'frames', 'out'], ['force', 'gzip']);
   if (positionals.length !== 1) throw new UsageError(`expected one scenario file\nusage: ${SIMULATE_USAGE}`);
   const out = options.get('out');
   if (typeof out !== 'string') throw new UsageError(`--out rec.jsonl is required\nusage: ${SIMULATE_USAGE}`);
@@ -57,8 +57,10 @@ export function runSimulate(argv: readonly string[], io: Output): number {
   if (existsSync(out) && !options.get('force')) throw new UsageError(`${out}: already exists; refusing to overwrite it (use --force to replace it)`);
   const desc = withOverrides(picked.desc, solver, frames);
   const world = new World(desc);
+  // blocked gzip when asked, or when the name says .gz (a plain file named .gz would puzzle every tool)
+  const gzip = options.get('gzip') === true || out.endsWith('.gz');
   // every write goes through withFileErrors: ENOENT/EACCES/EISDIR/ENOSPC become one line naming the file (exit 2)
-  const writer = withFileErrors(out, 'write', () => RecordingWriter.create(out, headerFromWorld(world), { force: options.get('force') === true }));
+  const writer = withFileErrors(out, 'write', () => RecordingWriter.create(out, headerFromWorld(world), { force: options.get('force') === true, gzip }));
   const t0 = performance.now();
   let nextReport = 0;
   try {

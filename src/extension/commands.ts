@@ -79,7 +79,9 @@ export function registerCommands(inspectors: Inspectors, checks: CheckRunner, an
       const target =
         uri instanceof vscode.Uri
           ? uri
-          : (await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'Contact Lens recordings': ['jsonl'] }, openLabel: 'Open recording' }))?.[0];
+          : (
+              await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'Contact Lens recordings': ['jsonl', 'gz'] }, openLabel: 'Open recording' })
+            )?.[0];
       if (target) await vscode.commands.executeCommand('vscode.openWith', target, RECORDING_VIEW_TYPE);
     }),
     reg('contactLens.stepForward', async () => {

@@ -10,6 +10,7 @@
  */
 import * as fs from 'node:fs';
 import { FormatError } from './oracle.js';
+import { BGZF_BLOCK_DATA, BGZF_EOF, bgzfBlock, bgzfBlockSize, inflateBlock, isGzip } from './bgzf.js';
 import {
   parseFrame,
   parseHeader,
@@ -312,6 +313,125 @@ class Indexer {
   }
 }
 
+/**
+ * Block table of a blocked-gzip (BGZF) recording: where each block starts on disk (`c`) and in the
+ * uncompressed stream (`u`), with a sentinel after the last block. 16 bytes per 64 KiB block.
+ */
+class BlockTable {
+  count = 0;
+  c = new Float64Array(64);
+  u = new Float64Array(64);
+  add(c: number, u: number): void {
+    if (this.count + 1 >= this.c.length) {
+      const c2 = new Float64Array(2 * this.c.length),
+        u2 = new Float64Array(2 * this.u.length);
+      c2.set(this.c);
+      u2.set(this.u);
+      this.c = c2;
+      this.u = u2;
+    }
+    this.c[this.count] = c;
+    this.u[this.count] = u;
+    this.count++;
+  }
+  /** The block holding uncompressed byte `offset` (binary search). */
+  find(offset: number): number {
+    let lo = 0,
+      hi = this.count - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.u[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+}
+
+/**
+ * Splits the compressed bytes of a BGZF file, chunk by chunk, into blocks, inflates each and hands the
+ * uncompressed bytes on with their position in the uncompressed stream; records the block table.
+ */
+class BgzfSplitter {
+  readonly table = new BlockTable();
+  private rest: Buffer = Buffer.alloc(0);
+  /** File offset of rest[0], uncompressed bytes so far, and whether the last block was the empty EOF block. */
+  private cPos = 0;
+  uPos = 0;
+  sawEof = false;
+
+  constructor(private readonly file: string) {}
+
+  push(chunk: Buffer, n: number, out: (data: Buffer, n: number, pos: number) => void): void {
+    const buf = this.rest.length ? Buffer.concat([this.rest, chunk.subarray(0, n)]) : chunk.subarray(0, n);
+    let p = 0;
+    for (;;) {
+      const size = bgzfBlockSize(buf, p);
+      if (typeof size === 'string') throw this.notBgzf(size);
+      if (size === null || buf.length - p < size) break;
+      const data = this.inflate(buf.subarray(p, p + size));
+      this.table.add(this.cPos + p, this.uPos);
+      this.sawEof = data.length === 0;
+      if (data.length) out(data, data.length, this.uPos);
+      this.uPos += data.length;
+      p += size;
+    }
+    this.cPos += p;
+    this.rest = Buffer.from(buf.subarray(p)); // copy: the chunk buffer is reused
+  }
+
+  /** End of file: a partial block is a truncated file (its frames are lost, earlier ones are kept). */
+  end(): string | null {
+    this.table.add(this.cPos, this.uPos); // sentinel
+    if (this.rest.length > 0) return `the file ends inside a compressed block (${this.rest.length} bytes): it was truncated; the frames before it are read`;
+    if (!this.sawEof) return 'has no blocked-gzip end-of-file block: the writer may have been interrupted';
+    return null;
+  }
+
+  private inflate(block: Buffer): Buffer {
+    try {
+      return inflateBlock(block);
+    } catch (e) {
+      throw new FormatError(this.file, `(compressed block at byte ${this.cPos})`, `cannot be decompressed (${(e as Error).message}); the file is damaged`);
+    }
+  }
+
+  private notBgzf(why: string): FormatError {
+    return new FormatError(
+      this.file,
+      '(compression)',
+      `${why}; compressed recordings must be blocked gzip so frames can be read without decompressing the whole file — write them with \`contact-lens simulate --gzip\`, or recompress with \`contact-lens compress <in> <out.rec.jsonl.gz>\` or htslib's \`bgzip\``,
+    );
+  }
+}
+
+/** Where the file's bytes go while indexing: straight to the indexer, or through the BGZF splitter. */
+interface Feed {
+  push(buf: Buffer, n: number): void;
+  /** End of file; returns the block table (compressed files) and a warning, if any. */
+  end(): { blocks: BlockTable | null; warning: string | null };
+}
+
+function feedFor(file: string, ix: Indexer, first: Buffer, n: number): Feed {
+  let pos = 0;
+  if (!isGzip(first.subarray(0, n)))
+    return {
+      push: (buf, k) => {
+        ix.push(buf, k, pos);
+        pos += k;
+      },
+      end: () => ({ blocks: null, warning: null }),
+    };
+  const sp = new BgzfSplitter(file);
+  const out = (data: Buffer, k: number, at: number): void => ix.push(data, k, at);
+  return {
+    push: (buf, k) => sp.push(buf, k, out),
+    end: () => {
+      const warning = sp.end();
+      return { blocks: sp.table, warning };
+    },
+  };
+}
+
 function readChunk(fd: number, buf: Buffer, pos: number): Promise<number> {
   return new Promise((resolve, reject) => fs.read(fd, buf, 0, buf.length, pos, (err, n) => (err ? reject(err) : resolve(n))));
 }
@@ -364,17 +484,18 @@ export class RecordingReader {
       const size = fs.fstatSync(fd).size;
       const ix = new Indexer(file, options.onFrame);
       const buf = Buffer.allocUnsafe(CHUNK_BYTES);
-      let pos = 0;
+      let pos = 0,
+        feed: Feed | null = null;
       for (;;) {
         options.signal?.throwIfAborted();
         const n = await readChunk(fd, buf, pos);
         if (n === 0) break;
-        ix.push(buf, n, pos);
+        feed ??= feedFor(file, ix, buf, n);
+        feed.push(buf, n);
         pos += n;
         options.onProgress?.(pos, Math.max(size, pos));
       }
-      ix.end();
-      return new RecordingReader(file, fd, pos, ix.header!, ix.columns, ix.errors, ix.errorCount, ix.warnings(), performance.now() - t0);
+      return RecordingReader.finish(file, fd, pos, ix, feed, t0);
     } catch (e) {
       fs.closeSync(fd);
       throw e;
@@ -388,19 +509,38 @@ export class RecordingReader {
     try {
       const ix = new Indexer(file);
       const buf = Buffer.allocUnsafe(CHUNK_BYTES);
-      let pos = 0;
+      let pos = 0,
+        feed: Feed | null = null;
       for (;;) {
         const n = fs.readSync(fd, buf, 0, buf.length, pos);
         if (n === 0) break;
-        ix.push(buf, n, pos);
+        feed ??= feedFor(file, ix, buf, n);
+        feed.push(buf, n);
         pos += n;
       }
-      ix.end();
-      return new RecordingReader(file, fd, pos, ix.header!, ix.columns, ix.errors, ix.errorCount, ix.warnings(), performance.now() - t0);
+      return RecordingReader.finish(file, fd, pos, ix, feed, t0);
     } catch (e) {
       fs.closeSync(fd);
       throw e;
     }
+  }
+
+  private static finish(file: string, fd: number, size: number, ix: Indexer, feed: Feed | null, t0: number): RecordingReader {
+    const { blocks, warning } = feed ? feed.end() : { blocks: null, warning: null };
+    ix.end();
+    const warnings = ix.warnings();
+    if (warning) warnings.push(`${file}: ${warning}`);
+    const r = new RecordingReader(file, fd, size, ix.header!, ix.columns, ix.errors, ix.errorCount, warnings, performance.now() - t0);
+    r.blocks = blocks;
+    return r;
+  }
+
+  /** Block table of a blocked-gzip recording (null: plain JSON Lines). */
+  private blocks: BlockTable | null = null;
+
+  /** True when the file is blocked gzip (read through its block table). */
+  get compressed(): boolean {
+    return this.blocks !== null;
   }
 
   /** Number of valid frames. */
@@ -443,17 +583,44 @@ export class RecordingReader {
       throw new FormatError(this.file, `line ${line}`, `the file changed on disk since it was opened (${why}); reopen the recording`);
     };
     if (fs.fstatSync(this.fd).size < this.size) changed('it is shorter now');
-    const buf = Buffer.allocUnsafe(length);
-    let got = 0;
-    while (got < length) {
-      const n = fs.readSync(this.fd, buf, got, length - got, offset + got);
-      if (n === 0) changed('unexpected end of file');
-      got += n;
-    }
+    const buf = this.blocks ? this.readInflated(this.blocks, offset, length, changed) : this.readRaw(this.fd, offset, length, changed);
     const previous = i > 0 ? { frame: c.frame[i - 1], time: c.time[i - 1] } : undefined;
     const f = parseFrame(decodeLine(buf, this.file, line), line, this.file, this.header, { previous });
     if (f.frame !== c.frame[i]) changed(`line ${line} now holds frame ${f.frame}, not ${c.frame[i]}`);
     return f;
+  }
+
+  private readRaw(fd: number, offset: number, length: number, changed: (why: string) => never): Buffer {
+    const buf = Buffer.allocUnsafe(length);
+    let got = 0;
+    while (got < length) {
+      const n = fs.readSync(fd, buf, got, length - got, offset + got);
+      if (n === 0) changed('unexpected end of file');
+      got += n;
+    }
+    return buf;
+  }
+
+  /** Uncompressed bytes [offset, offset + length): reads and inflates just the blocks that hold them. */
+  private readInflated(t: BlockTable, offset: number, length: number, changed: (why: string) => never): Buffer {
+    const b0 = t.find(offset),
+      b1 = t.find(offset + Math.max(0, length - 1));
+    const raw = this.readRaw(this.fd!, t.c[b0], t.c[b1 + 1] - t.c[b0], changed);
+    const out = Buffer.allocUnsafe(length);
+    let written = 0;
+    for (let b = b0; b <= b1; b++) {
+      let data: Buffer;
+      try {
+        data = inflateBlock(raw.subarray(t.c[b] - t.c[b0], t.c[b + 1] - t.c[b0]));
+      } catch {
+        return changed(`the compressed block at byte ${t.c[b]} no longer decompresses`);
+      }
+      const from = Math.max(0, offset - t.u[b]),
+        to = Math.min(data.length, offset + length - t.u[b]);
+      if (to > from) written += data.copy(out, written, from, to);
+    }
+    if (written !== length) changed('a compressed block holds fewer bytes than when it was indexed');
+    return out;
   }
 
   close(): void {
@@ -474,6 +641,8 @@ export interface WriterOptions {
   readonly force?: boolean;
   /** Validate every frame before writing it (default true). */
   readonly validate?: boolean;
+  /** Write blocked gzip (BGZF: seekable, readable by gzip -d); default: plain JSON Lines. */
+  readonly gzip?: boolean;
 }
 
 /**
@@ -495,6 +664,7 @@ export class RecordingWriter {
     readonly header: RecordingHeader,
     readonly warnings: readonly string[],
     private readonly validate: boolean,
+    private readonly gzip: boolean,
   ) {
     this.fd = fd;
   }
@@ -510,7 +680,7 @@ export class RecordingWriter {
       }
       throw e;
     }
-    const w = new RecordingWriter(file, fd, checked, warnings, options.validate ?? true);
+    const w = new RecordingWriter(file, fd, checked, warnings, options.validate ?? true, options.gzip ?? false);
     w.append(serializeHeader(header));
     w.flush();
     return w;
@@ -543,17 +713,26 @@ export class RecordingWriter {
   /** Hands buffered lines to the operating system. */
   flush(): void {
     if (this.fd === null || this.buffer.length === 0) return;
-    const data = Buffer.from(this.buffer.join(''), 'utf8');
+    const text = Buffer.from(this.buffer.join(''), 'utf8');
     this.buffer = [];
     this.bufferedChars = 0;
+    if (!this.gzip) return this.write(text);
+    // whole blocks of at most BGZF_BLOCK_DATA bytes; a flush may end with a short one (BGZF allows any size)
+    const blocks: Buffer[] = [];
+    for (let p = 0; p < text.length; p += BGZF_BLOCK_DATA) blocks.push(bgzfBlock(text.subarray(p, Math.min(text.length, p + BGZF_BLOCK_DATA))));
+    this.write(Buffer.concat(blocks));
+  }
+
+  private write(data: Buffer): void {
     let done = 0;
-    while (done < data.length) done += fs.writeSync(this.fd, data, done, data.length - done);
+    while (done < data.length) done += fs.writeSync(this.fd!, data, done, data.length - done);
   }
 
   close(): void {
     if (this.fd === null) return;
     try {
       this.flush();
+      if (this.gzip) this.write(BGZF_EOF);
     } finally {
       fs.closeSync(this.fd);
       this.fd = null;
