@@ -9,8 +9,9 @@ import { openRecordingForCli } from './openRecording.js';
 import type { Output } from './solveCommand.js';
 import { printRecordingIssues } from './recordingIssues.js';
 import { Diagnoser } from '../session/diagnose.js';
+import { WriterChecks } from '../session/writerChecks.js';
 
-export const REPORT_USAGE = 'contact-lens report <rec.jsonl> [--json]';
+export const REPORT_USAGE = 'contact-lens report <rec.jsonl> [--check] [--json]';
 
 /** Islands larger than this many unknowns are not analysed for κ(A) by the report (cost ~n³). */
 export const REPORT_KAPPA_MAX_UNKNOWNS = 300;
@@ -44,7 +45,7 @@ function frameKappa(reader: RecordingReader, f: RecordedFrame, prev: RecordedFra
 }
 
 export function runReport(argv: readonly string[], io: Output): number {
-  const { positionals, options } = parseArgs(argv, [], ['json']);
+  const { positionals, options } = parseArgs(argv, [], ['json', 'check']);
   if (positionals.length !== 1) throw new UsageError(`expected one recording\nusage: ${REPORT_USAGE}`);
   const file = positionals[0];
   const reader = openRecordingForCli(file);
@@ -59,6 +60,7 @@ export function runReport(argv: readonly string[], io: Output): number {
     let firstE: number | undefined, lastE: number | undefined, prevE: number | undefined, prev: RecordedFrame | undefined;
     // the ledger and findings without counterfactual re-solves (`diagnose` runs those)
     const diag = new Diagnoser(reader.header, { counterfactuals: false });
+    const writerChecks = options.get('check') ? new WriterChecks(reader.header) : null;
     for (let i = 0; i < n; i++) {
       const s = reader.summary(i);
       contacts.push(s.contacts);
@@ -73,6 +75,7 @@ export function runReport(argv: readonly string[], io: Output): number {
         lastE = e;
       }
       diag.add(f);
+      writerChecks?.add(f);
       const k = frameKappa(reader, f, prev);
       if (k !== null && (kappaMax === null || k > kappaMax)) {
         kappaMax = k;
@@ -117,11 +120,13 @@ export function runReport(argv: readonly string[], io: Output): number {
       framesGainingOver1mJ: dataRises,
       findings: findingCounts,
       consistency: diag.consistency,
+      ...(writerChecks ? { checks: writerChecks.results(reader.errorCount, n, diag) } : {}),
     };
+    const checksFailed = report.checks?.some((c) => c.outcome === 'failed') ?? false;
     printRecordingIssues(reader, io);
     if (options.get('json')) {
       io.out(JSON.stringify(report));
-      return 0;
+      return checksFailed ? 1 : 0;
     }
     io.out(
       `${file}: ${n} frames, ${report.bodies} bodies, written by ${reader.header.producer.name}${reader.header.producer.version ? ' ' + reader.header.producer.version : ''}`,
@@ -165,7 +170,11 @@ export function runReport(argv: readonly string[], io: Output): number {
         `inconsistent recording: ${diag.consistency.frames} of ${diag.consistency.checked} checked frames, first at frame ${diag.consistency.firstFrame}: ${diag.consistency.text}`,
       );
     if (reader.errorCount > 0) io.out(`skipped ${reader.errorCount} bad line(s) (listed on stderr)`);
-    return 0;
+    if (report.checks) {
+      io.out('writer checks (docs/engine-authors.md):');
+      for (const c of report.checks) io.out(`  ${c.outcome === 'ok' ? 'ok    ' : c.outcome === 'failed' ? 'FAILED' : 'n/a   '} ${c.name}: ${c.detail}`);
+    }
+    return checksFailed ? 1 : 0;
   } finally {
     reader.close();
   }

@@ -224,7 +224,8 @@ export class Diagnoser {
   readonly fittedFriction: boolean;
   /** First frame whose data fails the consistency check, and how many frames failed. */
   consistency: { firstFrame: number; body: number; bug: WriterBug; text: string; frames: number; checked: number } | null = null;
-  private checkedFrames = 0;
+  /** Frames whose Δv = M⁻¹Jᵀλ was checked (they have `pre` and a consistent state). */
+  checkedFrames = 0;
   /** A non-finite state was reported (once). */
   private blownUp = false;
   /** Per frame: the ledger and injected joules per mechanism (for charts and `report`). */
