@@ -103,6 +103,7 @@ export function runReport(argv: readonly string[], io: Output): number {
     const report = {
       file,
       producer: reader.header.producer,
+      ...(reader.header.converted?.length ? { converted: reader.header.converted } : {}),
       frames: n,
       bodies: reader.header.bodies.length,
       contactsPerFrame: { max: cs.at(-1) ?? 0, median: quantile(cs, 0.5) },
@@ -131,6 +132,7 @@ export function runReport(argv: readonly string[], io: Output): number {
     io.out(
       `${file}: ${n} frames, ${report.bodies} bodies, written by ${reader.header.producer.name}${reader.header.producer.version ? ' ' + reader.header.producer.version : ''}`,
     );
+    if (reader.header.converted?.length) io.out(`conventions converted on read: ${reader.header.converted.join('; ')}`);
     io.out(`contacts per frame: max ${report.contactsPerFrame.max}, median ${report.contactsPerFrame.median}`);
     io.out(`κ(A) max: ${kappaMax === null ? 'n/a (no re-assemblable frame)' : `${kappaMax.toExponential(3)} at frame ${kappaFrame}`}`);
     io.out(`solver iterations: p50 ${report.iterations.p50}, p95 ${report.iterations.p95}, max ${report.iterations.max}; failures: ${failures}`);

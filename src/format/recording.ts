@@ -16,6 +16,7 @@ import { quatToMat3 } from '../engine/math/quat.js';
 import { mul, transpose, ZERO3, type Mat3 } from '../engine/math/mat3.js';
 import type { Quat } from '../engine/math/quat.js';
 import type { Vec3 } from '../engine/math/vec3.js';
+import { CONVENTION_VALUES, conversions, convertFrame, convertHeader, type DeclaredConventions } from './conventions.js';
 
 export const RECORDING_FORMAT = 'contact-lens-recording';
 export const RECORDING_VERSION = 1;
@@ -26,7 +27,10 @@ export const QUATERNION_ERROR_TOLERANCE = 1e-3;
 
 // ─── types ──────────────────────────────────────────────────────────────────────────────────────────
 
-/** The fixed conventions (DESIGN.md). Any other value is rejected: we never convert silently. */
+/**
+ * Our conventions (DESIGN.md): every header and frame in memory is in them. A file may declare others
+ * (conventions.ts lists the accepted ones); the reader converts them on read and the header says so.
+ */
 export interface RecordingConventions {
   readonly up: 'z';
   readonly quaternion: 'wxyz';
@@ -77,6 +81,12 @@ export interface RecordingHeader {
   readonly gravity: Vec3;
   readonly bodies: readonly RecordedBody[];
   readonly solver?: RecordedSolverConfig;
+  /**
+   * The conventions the file declared when they differ from ours: the reader converted this header and
+   * converts every frame (conventions.ts); `converted` says what, in words.
+   */
+  readonly declared?: DeclaredConventions;
+  readonly converted?: readonly string[];
 }
 
 /** Post-step state of one body, world frame: centre of mass (m), orientation body → world, v (m/s), ω (rad/s). */
@@ -507,21 +517,22 @@ function label(s: string, field: string, warn: Warn): string {
 const HEADER_KEYS = ['format', 'version', 'producer', 'units', 'conventions', 'dt', 'gravity', 'bodies', 'solver'];
 const BODY_KEYS = ['name', 'shape', 'mass', 'inertia', 'static'];
 
-const CONVENTION_HINTS: Record<keyof RecordingConventions, string> = {
-  up: 'convert positions, velocities, gravity, normals and orientations to z-up before writing (y-up → z-up: (x, y, z) ↦ (x, −z, y), q ↦ (cos 45°, sin 45°, 0, 0) ⊗ q)',
-  quaternion: 'write quaternions as [w, x, y, z] (scalar part first), mapping body → world',
-  normal: 'the normal must point from body b into body a: swap a and b, negate n and t1, and negate λt2 (docs/recording-format.md, "Conventions")',
-  impulse: 'write λ as the impulse applied during the step (N·s), e.g. λ = F·dt for a force F',
+const CONVENTION_HINTS: Record<keyof DeclaredConventions, string> = {
+  up: 'declare "z" (ours) or "y" (converted on read: (x, y, z) ↦ (x, −z, y), q ↦ (cos 45°, sin 45°, 0, 0) ⊗ q)',
+  quaternion: 'declare "wxyz" (ours: scalar first, body → world) or "xyzw" (converted on read)',
+  normal: 'declare "b-to-a" (ours: n from b into a, pushing a along +n) or "a-to-b" (Box2D: n from a into b, pushing b; converted on read)',
+  impulse: 'declare "per-step" (ours: the impulse of the step, N·s) or "force" (λ·Δt on read)',
+  angularVelocity: 'declare "world" (ours) or "body" (rotated to world on read)',
 };
 
 /** Parses and validates the header line. Unknown shapes, fields and suspicious inertias are warnings. */
 export function parseHeader(line: string, file: string): { header: RecordingHeader; warnings: string[] } {
   const raw = parseJsonLine(line.trim(), file, 'line 1: ');
-  return validateHeader(raw, file);
+  return validateHeader(raw, file, { declared: true });
 }
 
 /** Validates a header object (parsed, or about to be written). */
-export function validateHeader(raw: unknown, file: string): { header: RecordingHeader; warnings: string[] } {
+export function validateHeader(raw: unknown, file: string, options: { readonly declared?: boolean } = {}): { header: RecordingHeader; warnings: string[] } {
   const where = 'line 1: ';
   const c = new Check(file, where);
   const warnings: string[] = [];
@@ -543,12 +554,22 @@ export function validateHeader(raw: unknown, file: string): { header: RecordingH
     po.version === undefined ? { name: producerName } : { name: producerName, version: label(c.str(po.version, 'producer.version'), 'producer.version', warn) };
   if (o.units !== 'SI') c.fail('units', `expected "SI" (m, kg, s, N·s), got ${describe(o.units)}; convert before writing, we do not convert silently`);
   const co = c.obj(o.conventions, 'conventions');
-  for (const key of Object.keys(CONVENTIONS) as (keyof RecordingConventions)[]) {
-    if (co[key] !== CONVENTIONS[key]) {
-      c.fail(`conventions.${key}`, `expected "${CONVENTIONS[key]}", got ${describe(co[key])}: ${CONVENTION_HINTS[key]}`);
-    }
+  const declared = {} as Record<keyof DeclaredConventions, string>;
+  for (const key of Object.keys(CONVENTION_VALUES) as (keyof DeclaredConventions)[]) {
+    const values: readonly string[] = CONVENTION_VALUES[key];
+    // angularVelocity is optional (format 1 files do not write it): world
+    const v = co[key] === undefined && key === 'angularVelocity' ? 'world' : co[key];
+    const ok = options.declared ? values.includes(v as string) : v === values[0];
+    if (!ok)
+      c.fail(
+        `conventions.${key}`,
+        options.declared
+          ? `got ${describe(co[key])}: ${CONVENTION_HINTS[key]}`
+          : `expected "${values[0]}", got ${describe(co[key])}: a writer writes our conventions (docs/recording-format.md, "Conventions")`,
+      );
+    declared[key] = v as string;
   }
-  unknownKeys(co, Object.keys(CONVENTIONS), 'conventions', warn);
+  unknownKeys(co, Object.keys(CONVENTION_VALUES), 'conventions', warn);
   const dt = c.num(o.dt, 'dt');
   if (!(dt > 0)) c.fail('dt', `is ${dt}; the time step must be > 0 s`);
   const gravity = c.vec3(o.gravity, 'gravity');
@@ -578,6 +599,9 @@ export function validateHeader(raw: unknown, file: string): { header: RecordingH
     const name = c.str(so.name, 'solver.name');
     header = { ...header, solver: { ...so, name } };
   }
+  const d = declared as unknown as DeclaredConventions;
+  const converted = conversions(d);
+  if (converted.length) header = { ...convertHeader(header, d), declared: d, converted };
   return { header, warnings };
 }
 
@@ -732,7 +756,8 @@ const SOLVER_KEYS = ['name', 'status', 'reason', 'iterations', 'residuals', 'lam
 /** Parses and validates one frame line (lineNo is 1-based, as an editor shows it). */
 export function parseFrame(line: string, lineNo: number, file: string, header: RecordingHeader, options: ParseFrameOptions = {}): RecordedFrame {
   const raw = parseJsonLine(line, file, `line ${lineNo}: `);
-  return validateFrame(raw, lineNo, file, header, options);
+  const f = validateFrame(raw, lineNo, file, header, options);
+  return header.declared ? convertFrame(f, header.declared, header.dt) : f;
 }
 
 /** Validates a frame object (parsed, or about to be written). Numeric arrays are returned as they are (no copy). */

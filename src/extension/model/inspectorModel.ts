@@ -329,7 +329,7 @@ export class InspectorModel {
       title: file.split(/[\\/]/).pop() ?? file,
       source: 'recording',
       file,
-      producer: `${h.producer.name}${h.producer.version ? ' ' + h.producer.version : ''}`,
+      producer: `${h.producer.name}${h.producer.version ? ' ' + h.producer.version : ''}${h.converted?.length ? ` (converted on read: ${h.converted.join('; ')})` : ''}`,
       frameCount: n,
       dt: h.dt,
       bodies: h.bodies.map((b) => b.name),
