@@ -35,6 +35,8 @@ await Promise.all([
     sourcemap: false,
   }),
   build({ ...node, entryPoints: ['bench/solvers.ts'], outfile: 'dist/bench-solvers.js' }),
+  // the recording writer for JavaScript engines (writers/typescript/README.md): require('…/dist/writer.js')
+  build({ ...node, entryPoints: ['writers/typescript/index.ts'], outfile: 'dist/writer.js' }),
   // cannon-es and Rapier stay external (loaded from node_modules at run time, so a missing one is reported, not fatal).
   build({ ...node, entryPoints: ['bench/world.ts'], outfile: 'dist/bench-world.js', external: ['cannon-es', '@dimforge/rapier3d-compat'] }),
   // The extension entry must stay small (activation < 50 ms): the engine lives in the worker bundle.

@@ -1,5 +1,5 @@
 /**
- * The writer libraries (writers/cpp, writers/rust, writers/python; docs/recording-format.md "Writer libraries"):
+ * The writer libraries (writers/cpp, writers/rust, writers/python, writers/typescript; docs/recording-format.md "Writer libraries"):
  * each example is built and run into a temporary directory, its recording is opened with our reader (the
  * judge) and diagnosed; a NaN is refused by each writer with a message naming the field. A missing toolchain
  * fails the test (CI has g++, cargo and python3), it is never skipped.
@@ -48,6 +48,8 @@ interface Writer {
   readonly example: (out: string, extra?: string[]) => SpawnSyncReturns<string>;
   /** Runs a small program that writes one frame, then a frame whose λ[1] is NaN; prints the error. */
   readonly nan: (out: string) => SpawnSyncReturns<string>;
+  /** How the writer names the refused field (default: by frame, "frame 1: solver.lambda[1]: is nan"). */
+  readonly nanMessage?: RegExp;
 }
 
 let cppBinary: string | undefined;
@@ -164,6 +166,41 @@ except cl.RecordingError as e:
         'the Python writer',
       ),
   },
+  {
+    name: 'TypeScript',
+    example: (out, extra = []) =>
+      run(process.execPath, ['--import', 'tsx', path.join(WRITERS, 'typescript/example-drop.ts'), out, ...extra], 'the TypeScript writer'),
+    nan: (out) => {
+      const script = path.join(tmp, 'nan-check.ts');
+      fs.writeFileSync(
+        script,
+        `import { RecordingWriter, FormatError } from ${JSON.stringify(path.join(WRITERS, 'typescript/index.ts'))};
+const still = { x: [0, 0, 0] as const, q: [1, 0, 0, 0] as const, v: [0, 0, 0] as const, w: [0, 0, 0] as const };
+const rec = RecordingWriter.create(process.argv[2], {
+  format: 'contact-lens-recording', version: 1, producer: { name: 'nan-check' }, units: 'SI',
+  conventions: { up: 'z', quaternion: 'wxyz', normal: 'b-to-a', impulse: 'per-step' }, dt: 0.01, gravity: [0, 0, -9.81],
+  bodies: [
+    { name: 'ground', shape: { plane: { normal: [0, 0, 1], offset: 0 } }, mass: null, inertia: null, static: true },
+    { name: 'ball', shape: { sphere: { radius: 0.1 } }, mass: 1, inertia: [0.004, 0.004, 0.004], static: false },
+  ],
+});
+rec.writeFrame({ frame: 0, time: 0.01, bodies: [still, still], contacts: [], solver: { name: 'pgs', status: 'converged', lambda: [] } });
+const c = { a: 1, b: 0, point: [0, 0, 0] as const, normal: [0, 0, 1] as const, t1: [1, 0, 0] as const, t2: [0, 1, 0] as const, depth: 0, mu: 0.5, e: 0 };
+try {
+  rec.writeFrame({ frame: 1, time: 0.02, bodies: [still, still], contacts: [c], solver: { name: 'pgs', status: 'converged', lambda: [1, Number.NaN, 0] } });
+} catch (e) {
+  if (!(e instanceof FormatError)) throw e;
+  console.log(e.message);
+  rec.close();
+  process.exit(3);
+}
+`,
+      );
+      return run(process.execPath, ['--import', 'tsx', script, out], 'the TypeScript writer');
+    },
+    // the TypeScript writer validates like the reader: it names the line the frame would have been on (frame 1 is line 3)
+    nanMessage: /line 3: solver\.lambda\[1\]: .*nan/i,
+  },
 ];
 
 /** The 64 bits of a double, as an unsigned integer (what the examples print for their last height). */
@@ -182,7 +219,7 @@ function cli(args: string[]): { code: number; out: string[]; err: string[] } {
   return { code, out, err };
 }
 
-describe('writer libraries: C++, Rust and Python examples round-trip through our reader and diagnose cleanly', function () {
+describe('writer libraries: C++, Rust, Python and TypeScript examples round-trip through our reader and diagnose cleanly', function () {
   this.timeout(600_000); // the first cargo build and g++ take a while on a shared machine
 
   const frames = new Map<string, RecordedFrame[]>();
@@ -242,7 +279,7 @@ describe('writer libraries: C++, Rust and Python examples round-trip through our
       const file = path.join(tmp, `nan-${w.name}.rec.jsonl`);
       const r = w.nan(file);
       assert.equal(r.status, 3, `the NaN must be refused (exit 3):\n${r.stdout}\n${r.stderr}`);
-      assert.match(r.stdout, /frame 1: solver\.lambda\[1\]: is nan/i);
+      assert.match(r.stdout, w.nanMessage ?? /frame 1: solver\.lambda\[1\]: is nan/i);
       const rec = RecordingReader.openSync(file);
       try {
         assert.equal(rec.errorCount, 0);
@@ -253,7 +290,7 @@ describe('writer libraries: C++, Rust and Python examples round-trip through our
     });
   }
 
-  it('the three writers produce the same frames, number for number (same physics, shortest round-trip doubles)', () => {
+  it('the four writers produce the same frames, number for number (same physics, shortest round-trip doubles)', () => {
     const all = writers.map((w) => {
       if (frames.has(w.name)) return frames.get(w.name)!;
       const file = path.join(tmp, `same-${w.name}.rec.jsonl`);
