@@ -10,6 +10,7 @@ import type { Output } from './solveCommand.js';
 import { printRecordingIssues } from './recordingIssues.js';
 import { Diagnoser } from '../session/diagnose.js';
 import { WriterChecks } from '../session/writerChecks.js';
+import { solverKind } from '../session/solverKind.js';
 
 export const REPORT_USAGE = 'contact-lens report <rec.jsonl> [--check] [--json]';
 
@@ -103,6 +104,7 @@ export function runReport(argv: readonly string[], io: Output): number {
     const report = {
       file,
       producer: reader.header.producer,
+      solverKind: solverKind(reader.header),
       ...(reader.header.converted?.length ? { converted: reader.header.converted } : {}),
       frames: n,
       bodies: reader.header.bodies.length,
@@ -135,6 +137,11 @@ export function runReport(argv: readonly string[], io: Output): number {
     if (reader.header.converted?.length) io.out(`conventions converted on read: ${reader.header.converted.join('; ')}`);
     io.out(`contacts per frame: max ${report.contactsPerFrame.max}, median ${report.contactsPerFrame.median}`);
     io.out(`κ(A) max: ${kappaMax === null ? 'n/a (no re-assemblable frame)' : `${kappaMax.toExponential(3)} at frame ${kappaFrame}`}`);
+    const kind = solverKind(reader.header);
+    if (kind)
+      io.out(
+        `solver kind: ${kind}${kind === 'iterative-fixed' ? " (a fixed iteration count: the frames' statuses are labels, not convergence tests; the diagnosis judges the data)" : ''}`,
+      );
     io.out(`solver iterations: p50 ${report.iterations.p50}, p95 ${report.iterations.p95}, max ${report.iterations.max}; failures: ${failures}`);
     io.out(`energy drift: ${report.energyDrift === null ? 'n/a (no energy recorded)' : `${report.energyDrift.toExponential(3)} J`}`);
     io.out(

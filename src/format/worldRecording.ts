@@ -24,6 +24,8 @@ export function headerFromWorld(world: World): RecordingHeader {
     })),
     solver: {
       name: cfg.solver.solver,
+      // every solver here stops at its KKT tolerance or reports why not (docs/recording-format.md)
+      kind: 'iterative-tolerance',
       ...cfg.solver,
       erp: cfg.erp,
       slop: cfg.slop,

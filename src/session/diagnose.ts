@@ -20,6 +20,7 @@
 import type { RecordedFrame, RecordingHeader } from '../format/recording.js';
 import { toContactPoint } from '../format/recording.js';
 import { ContactKeyTable } from './contactKeys.js';
+import { solverKind, statusMeaning } from './solverKind.js';
 import { quatToMat3 } from '../engine/math/quat.js';
 import { assembleJacobians, type ContactJacobians } from '../engine/assembly.js';
 import { buildIslands } from '../engine/collision/islands.js';
@@ -731,7 +732,7 @@ export class Diagnoser {
     const total = Number.isFinite(ledger.delta)
       ? ` The frame's total energy changed by ${ledger.delta >= 0 ? '+' : ''}${J(ledger.delta)}${ledger.delta <= this.opt.energyTolerance ? ' — the injection is masked in the total: other contacts or the integrator lost more' : ''}.`
       : '';
-    const status = `the file's solver status is "${f.solver.status}"`;
+    const status = statusMeaning(solverKind(this.header), f.solver.status);
     const counter =
       cf && cf.islands > 0
         ? ` Counterfactual exact re-solves (interior point): the same problem solved exactly saves ${J(cf.exactSolve)}, removing the stabilisation term saves ${J(cf.noStabilisation)}, the restitution law −e·v⁻ saves ${J(cf.restitutionLaw)}.`

@@ -3,6 +3,7 @@
  * docs/engine-authors.md): does the file say what the engine did? Each check is ok, failed, or not checked
  * (with what to write so that it can be), streaming, one frame at a time.
  *   readable          every line parses (a skipped line is lost data);
+ *   solver kind       header solver.kind is declared and known (iterative-fixed, iterative-tolerance, direct);
  *   velocity change   Δv = M⁻¹Jᵀλ per body on frames with `pre` (consistency.ts: names the likely bug —
  *                     λ as a force, flipped normal, inverse inertia, ω in body coordinates);
  *   recorded energy   the file's energy.kinetic equals ½mv² + ½ωᵀIω from its own states and header, or its
@@ -11,11 +12,12 @@
  */
 import type { RecordedFrame, RecordingHeader } from '../format/recording.js';
 import { frameEnergyParts, type Diagnoser } from './diagnose.js';
+import { SOLVER_KINDS, solverKind } from './solverKind.js';
 
 export type CheckOutcome = 'ok' | 'failed' | 'not checked';
 
 export interface WriterCheck {
-  readonly name: 'readable' | 'velocity change' | 'recorded energy' | 'scales';
+  readonly name: 'readable' | 'solver kind' | 'velocity change' | 'recorded energy' | 'scales';
   readonly outcome: CheckOutcome;
   readonly detail: string;
 }
@@ -79,6 +81,18 @@ export class WriterChecks {
       skippedLines === 0
         ? { name: 'readable', outcome: 'ok', detail: `${frames} frames, every line read` }
         : { name: 'readable', outcome: 'failed', detail: `${skippedLines} line(s) could not be read (listed above); their frames are lost` },
+    );
+    const kind = this.header.solver?.kind;
+    out.push(
+      kind === undefined
+        ? {
+            name: 'solver kind',
+            outcome: 'not checked',
+            detail: `header solver.kind not declared: say ${SOLVER_KINDS.map((k) => `"${k}"`).join(', ')} so that a frame's status means what it says`,
+          }
+        : solverKind(this.header)
+          ? { name: 'solver kind', outcome: 'ok', detail: `${kind}` }
+          : { name: 'solver kind', outcome: 'failed', detail: `header solver.kind is ${JSON.stringify(kind)}; expected one of ${SOLVER_KINDS.join(', ')}` },
     );
     const c = diagnosis.consistency;
     const checked = diagnosis.checkedFrames;

@@ -168,6 +168,7 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
     producer: { name: 'ammo.js (Bullet, ammojs-typed)', version: packageVersion('ammojs-typed') },
     solver: {
       name: 'bullet btSequentialImpulseConstraintSolver',
+      kind: 'iterative-fixed',
       maxIterations: iterations,
       erp: stab ? BULLET_ERP : 0,
       slop: 0,

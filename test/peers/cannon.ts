@@ -149,6 +149,7 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
     producer: { name: 'cannon-es', version: packageVersion('cannon-es') },
     solver: {
       name: 'cannon-es GSSolver (SPOOK)',
+      kind: 'iterative-tolerance',
       maxIterations: iterations,
       tolerance: CANNON_TOLERANCE,
       baumgarte: stab,

@@ -207,6 +207,7 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
     producer: { name: 'jolt-physics', version: packageVersion('jolt-physics') },
     solver: {
       name: 'jolt sequential impulse',
+      kind: 'iterative-fixed',
       maxIterations: iterations,
       baumgarte: false,
       erp: 0,

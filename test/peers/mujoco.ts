@@ -180,6 +180,7 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
     producer: { name: 'mujoco-js', version: packageVersion('mujoco-js') },
     solver: {
       name: 'mujoco Newton (soft contacts, pyramidal cone)',
+      kind: 'iterative-tolerance',
       maxIterations: iterations,
       tolerance: model.opt.tolerance,
       // No Baumgarte/ERP bias: the push-out comes from the soft-contact spring (x-soft-contact), which an

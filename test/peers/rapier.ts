@@ -154,6 +154,7 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
     producer: { name: 'rapier3d-compat', version: packageVersion('@dimforge/rapier3d-compat') },
     solver: {
       name: 'rapier TGS-soft (substepped PGS)',
+      kind: 'iterative-fixed',
       maxIterations: iterations,
       baumgarte: stab,
       erp,

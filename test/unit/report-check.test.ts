@@ -44,8 +44,9 @@ describe('report --check (writer checks)', () => {
     assert.equal(r.code, 0);
     assert.deepEqual(
       Object.values(r.checks).map((c) => c.outcome),
-      ['ok', 'ok', 'ok', 'ok'],
+      ['ok', 'ok', 'ok', 'ok', 'ok'],
     );
+    assert.equal(r.checks['solver kind'].detail, 'iterative-tolerance');
     assert.ok(r.text.some((l) => /^ {2}ok {5}velocity change: Δv = M⁻¹Jᵀλ holds for every body in 40 frames/.test(l)));
   });
   it('λ written as a force fails the velocity check and names the bug', () => {
@@ -94,5 +95,18 @@ describe('report --check (writer checks)', () => {
     const r = check(p);
     assert.equal(r.code, 1);
     assert.equal(r.checks.readable.outcome, 'failed');
+  });
+  it('the solver kind: declared and known passes, unknown fails, absent is not checked', () => {
+    const withKind = (kind: unknown): RecordingHeader => ({ ...header, solver: { ...header.solver!, kind } });
+    const fixed = check(file('fixed.rec.jsonl', withKind('iterative-fixed'), frames));
+    assert.equal(fixed.checks['solver kind'].outcome, 'ok');
+    assert.ok(fixed.text.some((l) => /^solver kind: iterative-fixed \(a fixed iteration count: the frames' statuses are labels/.test(l)));
+    const bad = check(file('badkind.rec.jsonl', withKind('gauss-seidel'), frames));
+    assert.equal(bad.code, 1);
+    assert.match(bad.checks['solver kind'].detail, /"gauss-seidel"; expected one of iterative-fixed, iterative-tolerance, direct/);
+    const { kind: _k, ...noKind } = header.solver!;
+    const none = check(file('nokind.rec.jsonl', { ...header, solver: noKind as RecordingHeader['solver'] }, frames));
+    assert.equal(none.checks['solver kind'].outcome, 'not checked');
+    assert.equal(none.code, 0);
   });
 });

@@ -123,7 +123,7 @@ contact-lens-recorder = { path = ${JSON.stringify(path.join(WRITERS, 'rust'))} }
 fn main() {
     let out = std::env::args().nth(1).unwrap();
     let h = Header { producer_name: "nan-check".into(), producer_version: String::new(), dt: 0.01, gravity: [0.0, 0.0, -9.81],
-        bodies: vec![Body::plane("ground", [0.0, 0.0, 1.0], 0.0), Body::sphere("ball", 0.1, 1.0)], solver_name: String::new(), solver_params: vec![] };
+        bodies: vec![Body::plane("ground", [0.0, 0.0, 1.0], 0.0), Body::sphere("ball", 0.1, 1.0)], solver_name: String::new(), solver_params: vec![], solver_kind: String::new() };
     let mut rec = Recorder::create(&out, &h, false).unwrap();
     let solver = |lambda: Vec<f64>| SolverResult { name: "pgs".into(), status: Status::Converged, reason: None, iterations: None, residuals: vec![], lambda };
     let mut f = Frame { frame: 0, time: 0.01, bodies: vec![BodyState::default(); 2], pre: vec![], contacts: vec![], solver: solver(vec![]),

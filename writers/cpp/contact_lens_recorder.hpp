@@ -60,6 +60,7 @@ struct Header {
   std::vector<Body> bodies;
   std::string solverName;                                     // header "solver" omitted when empty
   std::vector<std::pair<std::string, double>> solverParams;   // e.g. {"erp", 0.2}, {"slop", 0.005}
+  std::string solverKind;  // "iterative-fixed" | "iterative-tolerance" | "direct" (header solver.kind); omitted when empty
 };
 
 struct BodyState { Vec3 x{}; Quat q{1, 0, 0, 0}; Vec3 v{}; Vec3 w{}; };  // after the step; w in world frame
@@ -265,6 +266,7 @@ class Recorder {
     s += ']';
     if (!h.solverName.empty()) {
       s += ",\"solver\":{\"name\":"; appendString(s, h.solverName);
+      if (!h.solverKind.empty()) { s += ",\"kind\":"; appendString(s, h.solverKind); }
       for (const auto& [k, v] : h.solverParams) { s += ','; appendString(s, k); s += ':'; appendNumber(s, v, "solver." + k); }
       s += '}';
     }

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
     h.bodies = {cl::Body::plane("ground", {0.0, 0.0, 1.0}, 0.0), cl::Body::sphere("ball", RADIUS, MASS)};
     h.solverName = "sequential-impulse";
     h.solverParams = {{"maxIterations", 1}, {"erp", ERP}, {"slop", SLOP}, {"restVelocityThreshold", REST}};
+    h.solverKind = "iterative-fixed";
     cl::Recorder rec = cl::Recorder::create(argv[1], h, argc > 2 && std::strcmp(argv[2], "--force") == 0);
     double z = 1.0, vz = 0.0;
     for (int k = 0; k < FRAMES; ++k) {

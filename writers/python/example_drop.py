@@ -31,7 +31,7 @@ def main(argv):
     rec = Recorder.create(argv[1], dt=DT, gravity=(0.0, 0.0, G),
                           bodies=[plane("ground", (0.0, 0.0, 1.0), 0.0), sphere("ball", RADIUS, MASS)],
                           producer=("contact-lens-python-example", "1.0"),
-                          solver={"name": "sequential-impulse", "maxIterations": 1, "erp": ERP, "slop": SLOP,
+                          solver={"name": "sequential-impulse", "kind": "iterative-fixed", "maxIterations": 1, "erp": ERP, "slop": SLOP,
                                   "restVelocityThreshold": REST},
                           overwrite="--force" in argv)
     z, vz = 1.0, 0.0

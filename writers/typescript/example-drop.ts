@@ -45,7 +45,7 @@ function main(argv: string[]): number {
         static: false,
       },
     ],
-    solver: { name: 'sequential-impulse', maxIterations: 1, erp: ERP, slop: SLOP, restVelocityThreshold: REST },
+    solver: { name: 'sequential-impulse', kind: 'iterative-fixed', maxIterations: 1, erp: ERP, slop: SLOP, restVelocityThreshold: REST },
   };
   const rec = RecordingWriter.create(argv[0], header, { force: argv.includes('--force') });
   const q = [1.0, 0.0, 0.0, 0.0] as const,

@@ -8,6 +8,7 @@ import { Session } from '../../session/session.js';
 import { Diagnoser, frameEnergyParts, type DiagnosisOptions, type Finding } from '../../session/diagnose.js';
 import { STATIC_CONTACT_KINEMATICS, type ContactKinematics } from '../../session/contactKinematics.js';
 import { type ContactKeyTable, contactKeyText } from '../../session/contactKeys.js';
+import { solverKind, statusMeaning } from '../../session/solverKind.js';
 import { whatIf } from '../../session/whatIf.js';
 import { World } from '../../engine/world/world.js';
 import type { ScenarioDesc } from '../../engine/world/types.js';
@@ -431,13 +432,15 @@ export class InspectorModel {
       residuals: (f.solver.residuals ?? []).filter((x) => Number.isFinite(x)),
       contacts,
       islands,
-      notes:
-        this.resolveBudgetFrame !== null && f.frame >= this.resolveBudgetFrame
+      notes: [
+        ...d.notes,
+        ...(solverKind(s.header) === 'iterative-fixed' ? [statusMeaning('iterative-fixed', f.solver.status)] : []),
+        ...(this.resolveBudgetFrame !== null && f.frame >= this.resolveBudgetFrame
           ? [
-              ...d.notes,
               `diagnosis: the exact re-solve budget ran out at frame ${this.resolveBudgetFrame}; findings from there on rest on the energy ledger alone (the CLI's contact-lens diagnose re-solves ten times more)`,
             ]
-          : d.notes,
+          : []),
+      ],
       scene: sceneFrame(this.scene.bodies.length, f),
     };
   }

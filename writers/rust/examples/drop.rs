@@ -28,6 +28,7 @@ fn run(out: &str, force: bool) -> Result<f64, contact_lens_recorder::RecordingEr
         bodies: vec![Body::plane("ground", [0.0, 0.0, 1.0], 0.0), Body::sphere("ball", RADIUS, MASS)],
         solver_name: "sequential-impulse".into(),
         solver_params: vec![("maxIterations".into(), 1.0), ("erp".into(), ERP), ("slop".into(), SLOP), ("restVelocityThreshold".into(), REST)],
+        solver_kind: "iterative-fixed".into(),
     };
     let mut rec = Recorder::create(out, &header, force)?;
     let q = [1.0, 0.0, 0.0, 0.0];

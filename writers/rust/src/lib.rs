@@ -85,6 +85,8 @@ pub struct Header {
     pub solver_name: String,
     /// e.g. `("erp", 0.2)`, `("slop", 0.005)`.
     pub solver_params: Vec<(String, f64)>,
+    /// `"iterative-fixed"`, `"iterative-tolerance"` or `"direct"` (header `solver.kind`); omitted when empty.
+    pub solver_kind: String,
 }
 
 /// State after the step; `w` in the world frame.
@@ -287,6 +289,10 @@ fn header_line(h: &Header) -> Result<String> {
     if !h.solver_name.is_empty() {
         s.push_str(r#","solver":{"name":"#);
         push_str(&mut s, &h.solver_name);
+        if !h.solver_kind.is_empty() {
+            s.push_str(r#","kind":"#);
+            push_str(&mut s, &h.solver_kind);
+        }
         for (k, v) in &h.solver_params {
             s.push(',');
             push_str(&mut s, k);
