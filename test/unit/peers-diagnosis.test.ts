@@ -70,7 +70,8 @@ describe('diagnosis on real engines: the stack of 10 boxes', function () {
         verdicts.push(inj.map((f) => `${f.frame} ${f.mechanism} ${f.joules.toPrecision(6)}`));
         // a fixed-iteration engine's label is named as a label (header solver.kind), never as a convergence claim
         const solveText = inj.find((f) => f.mechanism === 'non-converged-solve')?.explanation;
-        if (solveText && header.solver?.kind === 'iterative-fixed') assert.match(solveText, /declares a fixed iteration count .*the label is not a convergence test/);
+        if (solveText && header.solver?.kind === 'iterative-fixed')
+          assert.match(solveText, /declares a fixed iteration count .*the label is not a convergence test/);
       }
       assert.deepEqual(verdicts[0], verdicts[1], 'the verdict does not follow the status label');
     });
