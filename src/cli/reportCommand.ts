@@ -10,7 +10,7 @@ import type { Output } from './solveCommand.js';
 import { printRecordingIssues } from './recordingIssues.js';
 import { Diagnoser } from '../session/diagnose.js';
 import { WriterChecks } from '../session/writerChecks.js';
-import { solverKind } from '../session/solverKind.js';
+import { solverKind } from '../session/solverDeclarations.js';
 
 export const REPORT_USAGE = 'contact-lens report <rec.jsonl> [--check] [--json]';
 

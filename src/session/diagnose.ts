@@ -20,7 +20,7 @@
 import type { RecordedFrame, RecordingHeader } from '../format/recording.js';
 import { toContactPoint } from '../format/recording.js';
 import { ContactKeyTable } from './contactKeys.js';
-import { solverKind, statusMeaning } from './solverKind.js';
+import { lambdaSource, solverKind, statusMeaning } from './solverDeclarations.js';
 import { quatToMat3 } from '../engine/math/quat.js';
 import { assembleJacobians, type ContactJacobians } from '../engine/assembly.js';
 import { buildIslands } from '../engine/collision/islands.js';
@@ -223,6 +223,8 @@ export class Diagnoser {
   readonly findings: Finding[] = [];
   /** The writer says its friction impulses are fitted, not the engine's. */
   readonly fittedFriction: boolean;
+  /** The writer says its tangential impulses are not available (written as 0): Δv = M⁻¹Jᵀλ cannot be checked. */
+  readonly tangentUnavailable: boolean;
   /** First frame whose data fails the consistency check, and how many frames failed. */
   consistency: { firstFrame: number; body: number; bug: WriterBug; text: string; frames: number; checked: number } | null = null;
   /** Frames whose Δv = M⁻¹Jᵀλ was checked (they have `pre` and a consistent state). */
@@ -273,8 +275,9 @@ export class Diagnoser {
     this.eulerResidual = header.bodies.reduce((a, b) => a + (b.static || b.mass === null ? 0 : 0.5 * b.mass * g2 * header.dt * header.dt), 0);
     // λ fitted to the velocity change by the writer (an engine whose binding hides impulses): friction
     // per contact is one of many splits that explain Δv, so its direction and cone are not judged
-    const source = typeof s['x-lambda-source'] === 'string' ? s['x-lambda-source'] : '';
-    this.fittedFriction = /^fitted|tangential: fitted/i.test(source);
+    const source = lambdaSource(header);
+    this.fittedFriction = source.tangent !== 'solver';
+    this.tangentUnavailable = source.tangent === 'unavailable';
     this.nonPhysical = new NonPhysicalDetector(
       { speedTolerance: this.opt.speedTolerance, penetrationGrowth: this.opt.overlapDepth / 2, judgeFriction: !this.fittedFriction },
       this.convexSolver,
@@ -349,7 +352,7 @@ export class Diagnoser {
     });
     // consistency first: findings of an inconsistent frame are marked
     let inconsistent = false;
-    if (f.pre && bodies && solveTime?.ok && !solveTime.reconstructed) {
+    if (f.pre && bodies && solveTime?.ok && !solveTime.reconstructed && !this.tangentUnavailable) {
       this.checkedFrames++;
       const c = checkFrameConsistency(this.header, f, prev, blocks, contacts, dvLambda);
       if (c && c.body >= 0 && !(c.linearOk && c.angularOk)) {

@@ -3,7 +3,8 @@
  * docs/engine-authors.md): does the file say what the engine did? Each check is ok, failed, or not checked
  * (with what to write so that it can be), streaming, one frame at a time.
  *   readable          every line parses (a skipped line is lost data);
- *   solver kind       header solver.kind is declared and known (iterative-fixed, iterative-tolerance, direct);
+ *   solver declarations  header solver.kind declared and known (iterative-fixed, iterative-tolerance, direct),
+ *                     solver.lambdaSource well formed;
  *   velocity change   Δv = M⁻¹Jᵀλ per body on frames with `pre` (consistency.ts: names the likely bug —
  *                     λ as a force, flipped normal, inverse inertia, ω in body coordinates);
  *   recorded energy   the file's energy.kinetic equals ½mv² + ½ωᵀIω from its own states and header, or its
@@ -12,12 +13,12 @@
  */
 import type { RecordedFrame, RecordingHeader } from '../format/recording.js';
 import { frameEnergyParts, type Diagnoser } from './diagnose.js';
-import { SOLVER_KINDS, solverKind } from './solverKind.js';
+import { lambdaSource, lambdaSourceProblem, SOLVER_KINDS, solverKind } from './solverDeclarations.js';
 
 export type CheckOutcome = 'ok' | 'failed' | 'not checked';
 
 export interface WriterCheck {
-  readonly name: 'readable' | 'solver kind' | 'velocity change' | 'recorded energy' | 'scales';
+  readonly name: 'readable' | 'solver declarations' | 'velocity change' | 'recorded energy' | 'scales';
   readonly outcome: CheckOutcome;
   readonly detail: string;
 }
@@ -83,33 +84,48 @@ export class WriterChecks {
         : { name: 'readable', outcome: 'failed', detail: `${skippedLines} line(s) could not be read (listed above); their frames are lost` },
     );
     const kind = this.header.solver?.kind;
+    const lsProblem = lambdaSourceProblem(this.header);
+    const ls = lambdaSource(this.header);
+    const lsText = `λ: normal from the ${ls.normal === 'solver' ? "engine's solver" : 'writer (fitted)'}, tangential ${ls.tangent === 'solver' ? "from the engine's solver" : ls.tangent === 'fitted' ? 'fitted by the writer' : 'unavailable'}`;
     out.push(
-      kind === undefined
-        ? {
-            name: 'solver kind',
-            outcome: 'not checked',
-            detail: `header solver.kind not declared: say ${SOLVER_KINDS.map((k) => `"${k}"`).join(', ')} so that a frame's status means what it says`,
-          }
-        : solverKind(this.header)
-          ? { name: 'solver kind', outcome: 'ok', detail: `${kind}` }
-          : { name: 'solver kind', outcome: 'failed', detail: `header solver.kind is ${JSON.stringify(kind)}; expected one of ${SOLVER_KINDS.join(', ')}` },
+      lsProblem
+        ? { name: 'solver declarations', outcome: 'failed', detail: lsProblem }
+        : kind === undefined
+          ? {
+              name: 'solver declarations',
+              outcome: 'not checked',
+              detail: `header solver.kind not declared: say ${SOLVER_KINDS.map((k) => `"${k}"`).join(', ')} so that a frame's status means what it says; ${lsText}`,
+            }
+          : solverKind(this.header)
+            ? { name: 'solver declarations', outcome: 'ok', detail: `kind ${kind}; ${lsText}` }
+            : {
+                name: 'solver declarations',
+                outcome: 'failed',
+                detail: `header solver.kind is ${JSON.stringify(kind)}; expected one of ${SOLVER_KINDS.join(', ')}`,
+              },
     );
     const c = diagnosis.consistency;
     const checked = diagnosis.checkedFrames;
     out.push(
-      checked === 0
+      diagnosis.tangentUnavailable
         ? {
             name: 'velocity change',
             outcome: 'not checked',
-            detail: 'no frame has `pre` (the velocities the solver started from): write it to check Δv = M⁻¹Jᵀλ per body (docs/recording-format.md)',
+            detail: 'header solver.lambdaSource says the tangential impulses are unavailable: Δv = M⁻¹Jᵀλ cannot hold without them',
           }
-        : c
+        : checked === 0
           ? {
               name: 'velocity change',
-              outcome: 'failed',
-              detail: `${c.frames} of ${checked} frames fail Δv = M⁻¹Jᵀλ, first frame ${c.firstFrame}, body ${c.body}: ${c.text}`,
+              outcome: 'not checked',
+              detail: 'no frame has `pre` (the velocities the solver started from): write it to check Δv = M⁻¹Jᵀλ per body (docs/recording-format.md)',
             }
-          : { name: 'velocity change', outcome: 'ok', detail: `Δv = M⁻¹Jᵀλ holds for every body in ${checked} frames with \`pre\`` },
+          : c
+            ? {
+                name: 'velocity change',
+                outcome: 'failed',
+                detail: `${c.frames} of ${checked} frames fail Δv = M⁻¹Jᵀλ, first frame ${c.firstFrame}, body ${c.body}: ${c.text}`,
+              }
+            : { name: 'velocity change', outcome: 'ok', detail: `Δv = M⁻¹Jᵀλ holds for every body in ${checked} frames with \`pre\`` },
     );
     const b = this.energyFirstBad;
     out.push(

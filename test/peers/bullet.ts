@@ -180,6 +180,7 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
       'x-bullet-split-impulse': splitImpulse,
       'x-split-impulse-penetration-threshold': threshold,
     },
+    lambdaOrigin: { normal: 'solver', tangent: 'fitted' },
     lambdaSource:
       "normal: engine (btManifoldPoint.getAppliedImpulse, N·s); tangential: fitted to the engine's velocity change with λn fixed (ammo.js does not expose the lateral friction impulses)",
     preSource: 'v_prev + dt·g at the previous pose (Bullet integrates gravity into v before collision detection and the solve)',

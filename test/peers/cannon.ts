@@ -159,6 +159,7 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
       'x-spook': { stiffness, relaxation },
       'x-friction-bound': 'mu*|g|*m_reduced*dt per contact, not mu*lambda_n',
     },
+    lambdaOrigin: { normal: 'solver', tangent: 'solver' },
     lambdaSource: 'engine: ContactEquation/FrictionEquation multiplier × dt (GSSolver stores λ/h)',
     preSource: 'v_prev + dt·g at the previous pose (cannon-es solves before adding gravity to v, with h·M⁻¹f in the right-hand side)',
     step,

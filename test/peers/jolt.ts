@@ -218,6 +218,7 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
       'x-speculative-distance': speculative,
       'x-note': 'Jolt corrects penetration in a position pass after integration (factor x-baumgarte-position-factor); the velocity solve has no bias term',
     },
+    lambdaOrigin: { normal: 'fitted', tangent: 'fitted' },
     lambdaSource:
       "fitted: the binding hides contact impulses; λ = argmin ‖M^½(M⁻¹Jᵀλ − Δv)‖ with λn ≥ 0 (normal equations J M⁻¹Jᵀλ = JΔv), Δv = post − pre of Jolt's own bodies, one problem per frame",
     preSource: 'v_prev + dt·g at the previous pose (Jolt adds gravity after collision detection, before the velocity solve)',

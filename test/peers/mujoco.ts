@@ -193,6 +193,7 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
       'x-solref': solref,
       'x-restitution': `no coefficient in MuJoCo: contact damping ratio ${zeta.toFixed(4)} gives e = ${scene.e} for a free impact`,
     },
+    lambdaOrigin: { normal: 'solver', tangent: 'solver' },
     lambdaSource: "engine: efc_force of the contact's pyramid edges, converted to the contact frame (f_n = Σf, f_t = μ(f+ − f−)), × dt",
     preSource: 'v_prev + dt·g at the previous pose (mj_step computes contact forces at the current state, then integrates v with Euler)',
     step,

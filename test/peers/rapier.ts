@@ -163,6 +163,7 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
       'x-contact-natural-frequency': stab ? RAPIER_NATURAL_FREQUENCY : 0,
       'x-substeps': iterations,
     },
+    lambdaOrigin: { normal: 'solver', tangent: 'fitted' },
     lambdaSource:
       "normal: engine (TempContactManifold.contactImpulse, N·s per step); tangential: fitted to the engine's velocity change with λn fixed (least squares J M⁻¹Jᵀ λt = J Δv − …, the binding does not expose the tangent basis)",
     preSource: 'v_prev + dt·g at the previous pose (Rapier adds gravity in each substep before the contact solve; Jacobians use the start pose)',

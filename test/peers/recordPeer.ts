@@ -29,7 +29,7 @@ export function peerHeader(scene: PeerScene, sim: PeerSimulation, options: Recor
     gravity: scene.gravity,
     bodies,
     // Also inside `solver` (free-form, kept by the reader): top-level x- fields are ignored when read.
-    solver: { ...sim.solver, 'x-lambda-source': sim.lambdaSource, 'x-pre-source': sim.preSource },
+    solver: { ...sim.solver, lambdaSource: sim.lambdaOrigin, 'x-lambda-source': sim.lambdaSource, 'x-pre-source': sim.preSource },
     'x-scene': scene.name,
     'x-lambda-source': sim.lambdaSource,
     'x-pre-source': sim.preSource,

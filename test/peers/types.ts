@@ -39,8 +39,10 @@ export interface PeerSimulation {
   readonly producer: { readonly name: string; readonly version: string };
   /** Header `solver`: what the engine really runs (name, iterations, stabilisation parameters, …). */
   readonly solver: { readonly name: string; readonly [key: string]: unknown };
-  /** Header `x-lambda-source`: where λ comes from (read from the engine, or fitted). */
+  /** Header `x-lambda-source`: where λ comes from (read from the engine, or fitted), in words. */
   readonly lambdaSource: string;
+  /** Header `solver.lambdaSource`: the same per component (docs/recording-format.md). */
+  readonly lambdaOrigin: { readonly normal: 'solver' | 'fitted'; readonly tangent: 'solver' | 'fitted' | 'unavailable' };
   /** Header `x-pre-source`: how `pre` was obtained, or why it is absent. */
   readonly preSource: string;
   step(): PeerStep;

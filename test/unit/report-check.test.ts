@@ -46,7 +46,7 @@ describe('report --check (writer checks)', () => {
       Object.values(r.checks).map((c) => c.outcome),
       ['ok', 'ok', 'ok', 'ok', 'ok'],
     );
-    assert.equal(r.checks['solver kind'].detail, 'iterative-tolerance');
+    assert.match(r.checks['solver declarations'].detail, /^kind iterative-tolerance; λ: normal from the engine's solver, tangential from the engine's solver$/);
     assert.ok(r.text.some((l) => /^ {2}ok {5}velocity change: Δv = M⁻¹Jᵀλ holds for every body in 40 frames/.test(l)));
   });
   it('λ written as a force fails the velocity check and names the bug', () => {
@@ -96,17 +96,29 @@ describe('report --check (writer checks)', () => {
     assert.equal(r.code, 1);
     assert.equal(r.checks.readable.outcome, 'failed');
   });
-  it('the solver kind: declared and known passes, unknown fails, absent is not checked', () => {
+  it('solver declarations: a known kind passes, an unknown kind or a malformed lambdaSource fails, absent is not checked', () => {
     const withKind = (kind: unknown): RecordingHeader => ({ ...header, solver: { ...header.solver!, kind } });
     const fixed = check(file('fixed.rec.jsonl', withKind('iterative-fixed'), frames));
-    assert.equal(fixed.checks['solver kind'].outcome, 'ok');
+    assert.equal(fixed.checks['solver declarations'].outcome, 'ok');
     assert.ok(fixed.text.some((l) => /^solver kind: iterative-fixed \(a fixed iteration count: the frames' statuses are labels/.test(l)));
     const bad = check(file('badkind.rec.jsonl', withKind('gauss-seidel'), frames));
     assert.equal(bad.code, 1);
-    assert.match(bad.checks['solver kind'].detail, /"gauss-seidel"; expected one of iterative-fixed, iterative-tolerance, direct/);
+    assert.match(bad.checks['solver declarations'].detail, /"gauss-seidel"; expected one of iterative-fixed, iterative-tolerance, direct/);
+    const badLs = check(file('badls.rec.jsonl', { ...header, solver: { ...header.solver!, lambdaSource: { normal: 'guessed', tangent: 'solver' } } }, frames));
+    assert.equal(badLs.code, 1);
+    assert.match(badLs.checks['solver declarations'].detail, /lambdaSource\.normal is "guessed"; expected "solver" or "fitted"/);
+    const noFriction = check(
+      file(
+        'nofric.rec.jsonl',
+        { ...header, solver: { ...header.solver!, lambdaSource: { normal: 'solver', tangent: 'unavailable' } } },
+        frames.map((f) => ({ ...f, solver: { ...f.solver, lambda: f.solver.lambda.map((x, i) => (i % 3 ? 0 : x)) } })),
+      ),
+    );
+    assert.equal(noFriction.checks['velocity change'].outcome, 'not checked', 'λt written as 0 cannot explain Δv: not a writer bug when declared');
+    assert.match(noFriction.checks['solver declarations'].detail, /tangential unavailable/);
     const { kind: _k, ...noKind } = header.solver!;
     const none = check(file('nokind.rec.jsonl', { ...header, solver: noKind as RecordingHeader['solver'] }, frames));
-    assert.equal(none.checks['solver kind'].outcome, 'not checked');
+    assert.equal(none.checks['solver declarations'].outcome, 'not checked');
     assert.equal(none.code, 0);
   });
 });

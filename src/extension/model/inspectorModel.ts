@@ -8,7 +8,7 @@ import { Session } from '../../session/session.js';
 import { Diagnoser, frameEnergyParts, type DiagnosisOptions, type Finding } from '../../session/diagnose.js';
 import { STATIC_CONTACT_KINEMATICS, type ContactKinematics } from '../../session/contactKinematics.js';
 import { type ContactKeyTable, contactKeyText } from '../../session/contactKeys.js';
-import { solverKind, statusMeaning } from '../../session/solverKind.js';
+import { solverKind, statusMeaning } from '../../session/solverDeclarations.js';
 import { whatIf } from '../../session/whatIf.js';
 import { World } from '../../engine/world/world.js';
 import type { ScenarioDesc } from '../../engine/world/types.js';
