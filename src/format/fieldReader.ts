@@ -54,7 +54,7 @@ export interface UnitTolerances {
   readonly quaternionError: number;
 }
 
-const isNumericView = (v: unknown): v is ArrayLike<number> => ArrayBuffer.isView(v) && !(v instanceof DataView);
+export const isNumericView = (v: unknown): v is ArrayLike<number> => ArrayBuffer.isView(v) && !(v instanceof DataView);
 
 /**
  * Typed fields of a value from JSON.parse. `where` prefixes every path (a recording's "line 17: ").
