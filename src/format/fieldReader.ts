@@ -296,6 +296,15 @@ export class NodeReader {
     return s;
   }
 
+  /** A name (as `name`) not yet in `seen`, then added to it; `duplicate(name, line of the first)` words the failure. */
+  uniqueName(seen: Map<string, Span>, n: JsonNode, field: string, duplicate: (name: string, firstLine: number) => string): string {
+    const s = this.name(n, field);
+    const prev = seen.get(s);
+    if (prev) this.fail(n, field, duplicate(safeText(s), this.lineOf(prev)));
+    seen.set(s, n);
+    return s;
+  }
+
   /** A name that must be one of `defined`; `unknown` words the failure, `didYouMean` is appended to it. */
   reference(n: JsonNode, field: string, defined: readonly string[], unknown: (name: string, suggestion: string) => string): string {
     const s = this.name(n, field);

@@ -203,16 +203,13 @@ function parseSolver(ctx: Ctx, node: JsonNode, f: string): SolveOptions {
 function parseMaterials(ctx: Ctx, node: JsonNode, f: string): MaterialDesc[] {
   const a = ctx.array(node, f, 'an array of materials');
   const out: MaterialDesc[] = [];
-  const seen = new Map<string, JsonNode>();
+  const seen = new Map<string, Span>();
   a.items.forEach((item, i) => {
     const fi = `${f}[${i}]`;
     const o = ctx.object(item, fi, 'a material { "name", "friction", "restitution" }');
     const m = ctx.members(o, fi, MATERIAL_KEYS);
     const nameNode = ctx.required(m, o, fi, 'name', 'the material name that bodies refer to');
-    const name = ctx.name(nameNode, `${fi}.name`);
-    const prev = seen.get(name);
-    if (prev) ctx.fail(nameNode, `${fi}.name`, `duplicate material name "${safeText(name)}" (also at line ${ctx.lineOf(prev)})`);
-    seen.set(name, nameNode);
+    const name = ctx.uniqueName(seen, nameNode, `${fi}.name`, (dup, line) => `duplicate material name "${dup}" (also at line ${line})`);
     const friction = ctx.number(ctx.required(m, o, fi, 'friction', 'Coulomb friction coefficient μ ≥ 0'), `${fi}.friction`, { min: 0 });
     const restitution = ctx.number(ctx.required(m, o, fi, 'restitution', 'coefficient of restitution e in [0, 1]'), `${fi}.restitution`, { min: 0, max: 1 });
     out.push({ name, friction, restitution });
@@ -279,18 +276,19 @@ function parseBodies(
   if (a.items.length === 0) ctx.fail(a, f, 'a scenario needs at least one body');
   const bodies: BodyDesc[] = [];
   const bodyRanges: SourceRange[] = [];
-  const seen = new Map<string, JsonNode>();
+  const seen = new Map<string, Span>();
   const materialNames = materials.map((mm) => mm.name);
   a.items.forEach((item, i) => {
     const fi = `${f}[${i}]`;
     const o = ctx.object(item, fi, 'a body { "name", "shape", "mass" or "static", "position", … }');
     const m = ctx.members(o, fi, BODY_KEYS);
     const nameNode = ctx.required(m, o, fi, 'name', 'the body name, unique in the scenario');
-    const name = ctx.name(nameNode, `${fi}.name`);
-    const prev = seen.get(name);
-    if (prev)
-      ctx.fail(nameNode, `${fi}.name`, `duplicate body name "${safeText(name)}" (also at line ${ctx.lineOf(prev)}); body names must be unique in a scenario`);
-    seen.set(name, nameNode);
+    const name = ctx.uniqueName(
+      seen,
+      nameNode,
+      `${fi}.name`,
+      (dup, line) => `duplicate body name "${dup}" (also at line ${line}); body names must be unique in a scenario`,
+    );
     const shape = parseShape(
       ctx,
       ctx.required(m, o, fi, 'shape', '{"sphere": {"radius"}}, {"box": {"halfExtents"}} or {"plane": {"normal", "offset"}}'),
