@@ -11,7 +11,7 @@
  *   force        λ ↦ λ·Δt (A and b describe the engine's own force solve and are not kept);
  *   ω body       ω_world = R(q) ω_body.
  */
-import type { RecordedBodyState, RecordedFrame, RecordedPreState, RecordingHeader } from './recording.js';
+import type { RecordedBodyState, RecordedFrame, RecordedPreState, RecordingHeader } from './recordingTypes.js';
 import type { Quat } from '../engine/math/quat.js';
 import type { Vec3 } from '../engine/math/vec3.js';
 

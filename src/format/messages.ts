@@ -3,6 +3,7 @@
  * FormatError ("file: field: detail", one line), a safe value formatter that never calls the value's
  * own methods, strips control characters and truncates, and a bounded "did you mean" suggestion.
  */
+import type { SourceRange } from './jsonPositions.js';
 
 /** At most this many characters of a user's string are shown inside a message. */
 export const MAX_SHOWN_CHARS = 40;
@@ -79,18 +80,25 @@ export function describeValue(v: unknown): string {
 /**
  * Bad input: "file: field: detail" on one line, with file, field and detail made safe (safeText) in the
  * message. `file` stays the caller's path as given (the extension maps errors to documents by it); `field`
- * is the safe JSON path (it may hold keys from the input).
+ * is the safe JSON path (it may hold keys from the input). With a `range` (input parsed with positions,
+ * jsonPositions.ts) the message reads "file: field: line L, column C: detail" and the range is kept for
+ * editor diagnostics. The one error type of every format reader (fieldReader.ts).
  */
 export class FormatError extends Error {
   readonly field: string;
+  /** The detail alone (safe, without file, field or position). */
+  readonly detail: string;
   constructor(
     readonly file: string,
     field: string,
     detail: string,
+    readonly range?: SourceRange,
   ) {
     const fd = safeText(String(field), MAX_FIELD_CHARS);
-    super(`${safeText(String(file), MAX_FIELD_CHARS * 2)}: ${fd}: ${safeText(String(detail), MAX_DETAIL_CHARS)}`);
+    const at = range ? `line ${range.line}, column ${range.column}: ${detail}` : String(detail);
+    super(`${safeText(String(file), MAX_FIELD_CHARS * 2)}: ${fd}: ${safeText(at, MAX_DETAIL_CHARS)}`);
     this.field = fd;
+    this.detail = safeText(String(detail), MAX_DETAIL_CHARS);
     this.name = 'FormatError';
   }
 }

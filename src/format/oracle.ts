@@ -14,8 +14,8 @@ import {
 } from '../engine/problem.js';
 import { assembleProblem } from '../engine/assembly.js';
 import type { Mat3 } from '../engine/math/mat3.js';
-import type { Vec3 } from '../engine/math/vec3.js';
-import { describeValue as describe, FormatError, MAX_FIELD_CHARS, safeText } from './messages.js';
+import { FormatError, MAX_FIELD_CHARS, safeText } from './messages.js';
+import { ValueReader, type JsonRecord } from './fieldReader.js';
 
 export { FormatError };
 
@@ -49,43 +49,6 @@ export interface OracleInstance {
   readonly solution: OracleSolution | null;
 }
 
-type Json = Record<string, unknown>;
-
-class Reader {
-  constructor(readonly file: string) {}
-  fail(field: string, detail: string): never {
-    throw new FormatError(this.file, field, detail);
-  }
-  obj(v: unknown, field: string): Json {
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) this.fail(field, `expected an object, got ${describe(v)}`);
-    return v as Json;
-  }
-  num(v: unknown, field: string): number {
-    if (typeof v !== 'number' || !Number.isFinite(v)) this.fail(field, `expected a finite number, got ${describe(v)}`);
-    return v;
-  }
-  bool(v: unknown, field: string): boolean {
-    if (typeof v !== 'boolean') this.fail(field, `expected true or false, got ${describe(v)}`);
-    return v;
-  }
-  arr(v: unknown, field: string, len?: number): unknown[] {
-    if (!Array.isArray(v)) this.fail(field, `expected an array, got ${describe(v)}`);
-    if (len !== undefined && v.length !== len) this.fail(field, `expected ${len} entries, got ${v.length}`);
-    return v;
-  }
-  nums(v: unknown, field: string, len?: number): number[] {
-    return this.arr(v, field, len).map((x, i) => this.num(x, `${field}[${i}]`));
-  }
-  vec3(v: unknown, field: string): Vec3 {
-    const a = this.nums(v, field, 3);
-    return [a[0], a[1], a[2]];
-  }
-  str(v: unknown, field: string): string {
-    if (typeof v !== 'string') this.fail(field, `expected a string, got ${describe(v)}`);
-    return v;
-  }
-}
-
 /** Parses JSON text (NaN/Infinity tokens are rejected by JSON.parse with a position). */
 export function parseOracleInstance(text: string, file: string): OracleInstance {
   let raw: unknown;
@@ -94,7 +57,7 @@ export function parseOracleInstance(text: string, file: string): OracleInstance 
   } catch (e) {
     throw new FormatError(file, '(json)', `malformed JSON: ${(e as Error).message}`);
   }
-  const r = new Reader(file);
+  const r = new ValueReader(file);
   const root = r.obj(raw, '(root)');
   const mu = r.nums(root.mu, 'mu');
   const C = mu.length;
@@ -116,8 +79,8 @@ export function parseOracleInstance(text: string, file: string): OracleInstance 
   return { id, file, eps, matrix, physical, solution };
 }
 
-function readPhysical(r: Reader, p: Json, eps: number, C: number): OraclePhysical {
-  const bodiesRaw = r.arr(p.bodies, 'physical.bodies');
+function readPhysical(r: ValueReader, p: JsonRecord, eps: number, C: number): OraclePhysical {
+  const bodiesRaw = Array.from(r.arr(p.bodies, 'physical.bodies'));
   const bodies: BodyState[] = bodiesRaw.map((bv, i) => {
     const f = `physical.bodies[${i}]`;
     const bo = r.obj(bv, f);
@@ -136,7 +99,7 @@ function readPhysical(r: Reader, p: Json, eps: number, C: number): OraclePhysica
     }
     return { invMass, invInertiaWorld: I as unknown as Mat3, x: r.vec3(bo.x, `${f}.x`), v: r.vec3(bo.v, `${f}.v`), omega: r.vec3(bo.omega, `${f}.omega`) };
   });
-  const contactsRaw = r.arr(p.contacts, 'physical.contacts', C);
+  const contactsRaw = Array.from(r.arr(p.contacts, 'physical.contacts', C));
   const contacts: ContactPoint[] = contactsRaw.map((cv, i) => {
     const f = `physical.contacts[${i}]`;
     const co = r.obj(cv, f);
@@ -164,9 +127,9 @@ function readPhysical(r: Reader, p: Json, eps: number, C: number): OraclePhysica
   };
 }
 
-function readSolution(r: Reader, s: Json, n: number): OracleSolution {
+function readSolution(r: ValueReader, s: JsonRecord, n: number): OracleSolution {
   const kk = r.obj(s.kkt, 'solution.kkt');
-  const contacts = s.contacts === undefined ? [] : r.arr(s.contacts, 'solution.contacts');
+  const contacts = s.contacts === undefined ? [] : Array.from(r.arr(s.contacts, 'solution.contacts'));
   return {
     lambda: r.nums(s.lambda, 'solution.lambda', n),
     w: r.nums(s.w, 'solution.w', n),
@@ -175,7 +138,7 @@ function readSolution(r: Reader, s: Json, n: number): OracleSolution {
     lamRef: r.num(kk.lam_ref, 'solution.kkt.lam_ref'),
     wRef: r.num(kk.w_ref, 'solution.kkt.w_ref'),
     lambdaUnique: r.bool(s.lambda_unique, 'solution.lambda_unique'),
-    deltaV: s.delta_v === undefined ? undefined : r.arr(s.delta_v, 'solution.delta_v').map((row, i) => r.nums(row, `solution.delta_v[${i}]`, 6)),
+    deltaV: s.delta_v === undefined ? undefined : Array.from(r.arr(s.delta_v, 'solution.delta_v')).map((row, i) => r.nums(row, `solution.delta_v[${i}]`, 6)),
     classes: contacts.map((c, i) => r.str(r.obj(c, `solution.contacts[${i}]`).class, `solution.contacts[${i}].class`)),
   };
 }
