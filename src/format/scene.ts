@@ -22,7 +22,7 @@ import {
 } from './jsonPositions.js';
 import type { BodyDesc, CombineRule, FaultInjection, MaterialDesc, ScenarioDesc, ShapeDesc, StepConfig } from '../engine/world/types.js';
 import { MAX_BACKTRACKS, MAX_SOLVER_ITERATIONS } from '../engine/solvers/limits.js';
-import type { PgsFrictionLaw, SolveOptions, SolverName } from '../engine/solvers/types.js';
+import { SOLVER_NAMES, type PgsFrictionLaw, type SolveOptions, type SolverName } from '../engine/solvers/types.js';
 import type { Quat } from '../engine/math/quat.js';
 import type { Vec3 } from '../engine/math/vec3.js';
 
@@ -157,7 +157,7 @@ export const SCENE_DEFAULTS = Object.freeze({
 });
 
 export const COMBINE_RULES: readonly CombineRule[] = ['geometric-mean', 'min', 'max', 'average'];
-const SOLVERS: readonly SolverName[] = ['pgs', 'newton', 'ipm'];
+const SOLVERS: readonly SolverName[] = SOLVER_NAMES;
 const FRICTION_LAWS: readonly PgsFrictionLaw[] = ['coulomb-disk', 'cone'];
 
 const TOP_KEYS = ['$schema', 'scenarios'];
@@ -186,6 +186,7 @@ export const SOLVER_OPTION_KEYS: { readonly [S in SolverName]: readonly string[]
   pgs: ['maxIterations', 'tolerance', 'friction', 'warmStartFactor', 'diagonalScaling', 'regularization', 'fixedPointTolerance'],
   newton: ['maxIterations', 'tolerance', 'armijo', 'maxBacktracks'],
   ipm: ['maxIterations', 'tolerance'],
+  coulomb: ['maxIterations', 'tolerance'],
 };
 const MATERIAL_KEYS = ['name', 'friction', 'restitution'];
 const BODY_KEYS = ['name', 'shape', 'mass', 'static', 'position', 'orientation', 'velocity', 'angularVelocity', 'material'];
@@ -483,7 +484,7 @@ function parseScenario(ctx: Ctx, node: JsonNode, index: number): { parsed: Parse
 }
 
 function parseSolver(ctx: Ctx, node: JsonNode, f: string): SolveOptions {
-  const o = ctx.object(node, f, 'solver settings { "name": "pgs" | "newton" | "ipm", … }');
+  const o = ctx.object(node, f, `solver settings { "name": ${SOLVERS.map((x) => `"${x}"`).join(' | ')}, … }`);
   const nameMember = o.members.find((mm) => mm.key === 'name');
   if (!nameMember) ctx.fail({ start: o.start, end: o.start + 1 }, `${f}.name`, `missing required field "name" (one of ${quoteList(SOLVERS)})`);
   const solver = ctx.oneOf(nameMember.value, `${f}.name`, SOLVERS);
