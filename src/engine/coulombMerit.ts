@@ -1,8 +1,8 @@
 /**
  * The merit of Coulomb's friction law (docs/physics.md "Coulomb's law and the De Saxcé fixed point"):
- * the FCLIB natural-map residual of the frictional contact problem (Acary, Brémond & Huber 2018, "On
- * solving contact problems with Coulomb friction: formulations and numerical comparisons", the error
- * used with the FCLIB collection):
+ * the FCLIB natural-map residual of the frictional contact problem (Acary et al. 2014, "FCLIB: a collection
+ * of discrete 3D frictional contact problems", §3; the error of Acary, Brémond & Huber 2018, "On solving
+ * contact problems with Coulomb friction: formulations and numerical comparisons"):
  *
  *   merit(λ) = ‖λ − Π_K(λ − ũ)‖₂ / (1 + ‖q‖₂),  u = Aλ − b,  ũᵢ = uᵢ + μᵢ‖u_t,ᵢ‖ e_n,  q = −b.
  *

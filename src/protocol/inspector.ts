@@ -11,8 +11,8 @@ import type { SceneFrame, SceneInfo, WhatIfContactScene } from './scene.js';
 export const PROTOCOL_VERSION = 2;
 
 /** The engine's solver names (src/engine/solvers/types.ts), copied as plain data; a test keeps them equal. */
-export type SolverName = 'pgs' | 'newton' | 'ipm';
-export const SOLVER_NAMES: readonly SolverName[] = ['pgs', 'newton', 'ipm'];
+export type SolverName = 'pgs' | 'newton' | 'ipm' | 'coulomb';
+export const SOLVER_NAMES: readonly SolverName[] = ['pgs', 'newton', 'ipm', 'coulomb'];
 /** Largest what-if iteration budget (the engine's limit, src/engine/solvers/limits.ts; a test keeps them equal). */
 export const MAX_SOLVER_ITERATIONS = 1_000_000;
 

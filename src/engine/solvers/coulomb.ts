@@ -29,9 +29,17 @@ import type { AlgorithmOutput, CoulombOptions, SolveStatus } from './types.js';
 /** Default fixed-point budget (each iteration is one interior-point solve). */
 export const COULOMB_DEFAULT_MAX_ITERATIONS = 100;
 /** Default tolerance on the Coulomb merit (FCLIB's natural-map residual, relative to 1 + ‖q‖). */
-export const COULOMB_DEFAULT_TOLERANCE = 1e-10;
-/** Fixed-point iterations without a new best merit before the solver reports "stalled". */
-export const COULOMB_STALL_WINDOW = 8;
+export const COULOMB_DEFAULT_TOLERANCE = 1e-9;
+/**
+ * The fixed point converges linearly at best (Acary et al. 2011 prove existence, not a rate): after
+ * COULOMB_STALL_WINDOW iterations that do not lower the best merit by the factor COULOMB_PROGRESS,
+ * Newton (coulombNewton.ts) takes over from the best iterate; when Newton stops above the tolerance (it
+ * converges locally only), the fixed point goes on from its own last iterate, and so on within the budget.
+ */
+export const COULOMB_STALL_WINDOW = 3;
+export const COULOMB_PROGRESS = 0.5;
+/** Fixed-point iterations without any new best merit (Newton included) before "stalled". */
+export const COULOMB_GIVE_UP = 30;
 /** Newton steps on the Coulomb natural map after the fixed point (coulombNewton.ts). */
 export const COULOMB_NEWTON_STEPS = 50;
 
@@ -39,7 +47,7 @@ export function solveCoulomb(p: ContactProblem, opts: CoulombOptions, warmStart?
   const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? COULOMB_DEFAULT_MAX_ITERATIONS));
   const tol = opts.tolerance ?? COULOMB_DEFAULT_TOLERANCE;
   const { A, b, size: n, contactCount: C, mu } = p;
-  const history = new HistoryRecorder(maxIt + COULOMB_NEWTON_STEPS);
+  const history = new HistoryRecorder(maxIt);
   const ws = new CoulombMeritWorkspace(n);
   const shifted = Float64Array.from(b);
   // The convex subproblem: the same A and μ, b_n lowered by the frozen De Saxcé shift.
@@ -63,11 +71,12 @@ export function solveCoulomb(p: ContactProblem, opts: CoulombOptions, warmStart?
   });
   if (bestMerit <= tol) return finish({ kind: 'converged' });
 
-  let stopped: 'stalled' | 'max-iterations' = 'max-iterations';
+  let newtonSteps = 0,
+    sinceNewBest = 0; // fixed-point iterations since the last new best merit
+  const fpU = Float64Array.from(ws.u); // u = Aλ − b of the fixed point's own last iterate
   while (iterations < maxIt) {
-    // s = μ‖u_t‖ of the current iterate (ws.u holds u = Aλ − b from the last merit evaluation).
-    const u = ws.u;
-    for (let c = 0; c < C; c++) shifted[3 * c] = b[3 * c] - mu[c] * Math.hypot(u[3 * c + 1], u[3 * c + 2]);
+    // s = μ‖u_t‖ of the fixed point's last iterate.
+    for (let c = 0; c < C; c++) shifted[3 * c] = b[3 * c] - mu[c] * Math.hypot(fpU[3 * c + 1], fpU[3 * c + 2]);
     const out = solveIpm(sub, { solver: 'ipm' });
     iterations++;
     innerIterations += out.iterations;
@@ -76,27 +85,36 @@ export function solveCoulomb(p: ContactProblem, opts: CoulombOptions, warmStart?
       return finish({ kind: 'failed', reason: `the interior-point solve of fixed-point iteration ${iterations} failed: ${out.status.reason}` });
     }
     const m = coulombMerit(p, out.lambda, ws);
+    fpU.set(ws.u);
     history.record(m, objective(out.lambda, ws.u, b));
+    if (!Number.isFinite(m)) return finish({ kind: 'failed', reason: `the Coulomb merit is not finite after fixed-point iteration ${iterations}` });
+    if (m < COULOMB_PROGRESS * bestMerit) sinceBest = 0;
+    else sinceBest++;
     if (m < bestMerit) {
       bestMerit = m;
       best.set(out.lambda);
-      sinceBest = 0;
-    } else sinceBest++;
+      sinceNewBest = 0;
+    } else sinceNewBest++;
     if (bestMerit <= tol) return finish({ kind: 'converged' });
-    if (!Number.isFinite(m)) return finish({ kind: 'failed', reason: `the Coulomb merit is not finite after fixed-point iteration ${iterations}` });
-    if (sinceBest >= COULOMB_STALL_WINDOW) {
-      stopped = 'stalled';
-      break;
+    if (sinceBest < COULOMB_STALL_WINDOW) continue;
+    // Slow: Newton from the best iterate (coulombNewton.ts), fast once close; the fixed point goes on
+    // from its own iterate if Newton stops above the tolerance.
+    sinceBest = 0;
+    const newton = coulombNewton(p, best, bestMerit, tol, Math.min(COULOMB_NEWTON_STEPS, maxIt - iterations), ws, (mm) => history.record(mm, objective(best, ws.u, b)));
+    iterations += newton.steps;
+    newtonSteps += newton.steps;
+    if (newton.bestMerit < bestMerit) sinceNewBest = 0;
+    bestMerit = newton.bestMerit;
+    if (bestMerit <= tol) return finish({ kind: 'converged' });
+    if (sinceNewBest >= COULOMB_GIVE_UP) {
+      return finish({ kind: 'stalled', reason: `${summary()}: no new best in ${sinceNewBest} fixed-point iterations and Newton does not lower it` });
     }
   }
-  // Finish from the best fixed-point iterate with Newton on the Coulomb natural map (coulombNewton.ts).
-  const fixedPointMerit = bestMerit;
-  const newton = coulombNewton(p, best, bestMerit, tol, Math.min(COULOMB_NEWTON_STEPS, maxIt), ws, (m) => history.record(m, objective(best, ws.u, b)));
-  bestMerit = newton.bestMerit;
-  iterations += newton.steps;
-  if (bestMerit <= tol) return finish({ kind: 'converged' });
-  const what = `Coulomb merit ${bestMerit.toExponential(2)} > tolerance ${tol}: the De Saxcé fixed point ${stopped === 'stalled' ? 'stopped improving' : 'ran out of iterations'} at ${fixedPointMerit.toExponential(2)} (${iterations - newton.steps} iterations, ${innerIterations} interior-point iterations), then ${newton.steps} Newton steps`;
-  return finish({ kind: stopped, reason: what });
+  return finish({ kind: 'max-iterations', reason: `${summary()} after the budget of ${maxIt} iterations` });
+
+  function summary(): string {
+    return `Coulomb merit ${bestMerit.toExponential(2)} > tolerance ${tol} (${iterations - newtonSteps} fixed-point iterations with ${innerIterations} interior-point iterations, ${newtonSteps} Newton steps)`;
+  }
 }
 
 /** f(λ) = ½λᵀAλ − bᵀλ from u = Aλ − b: Σ λᵢ(uᵢ − bᵢ)/2. */
