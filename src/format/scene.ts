@@ -136,7 +136,7 @@ export const SCENE_DEFAULTS = Object.freeze({
   dt: 1 / 60,
   /** m/s², z up. */
   gravity: freezeVec([0, 0, -9.81]),
-  solver: Object.freeze({ solver: 'newton' }) as SolveOptions,
+  solver: Object.freeze({ solver: 'coulomb' }) as SolveOptions,
   erp: 0.2,
   /** m */
   slop: 0.005,
