@@ -172,8 +172,9 @@ export interface WhatIfView {
   readonly index: number;
   readonly options: WhatIfOptions;
   readonly contacts: readonly WhatIfContact[];
-  readonly recorded: { readonly kineticEnergyChange: number; readonly kkt: number };
-  readonly alternative: { readonly kineticEnergyChange: number; readonly kkt: number; readonly status: string; readonly iterations: number };
+  /** kkt: the QP-SOCP's KKT max_rel; coulomb: the Coulomb merit (docs/physics.md) — each island's largest. */
+  readonly recorded: { readonly kineticEnergyChange: number; readonly kkt: number; readonly coulomb: number };
+  readonly alternative: { readonly kineticEnergyChange: number; readonly kkt: number; readonly coulomb: number; readonly status: string; readonly iterations: number };
   readonly skipped: readonly string[];
 }
 
