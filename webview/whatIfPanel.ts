@@ -89,6 +89,8 @@ export class WhatIfPanel {
       full(v.alternative.kineticEnergyChange),
     );
     row('KKT residual (rel.)', num(v.recorded.kkt), num(v.alternative.kkt), full(v.recorded.kkt), full(v.alternative.kkt));
+    // the convex model's residual above, Coulomb's law's below (docs/physics.md): a sliding contact cannot meet both
+    row('Coulomb merit', num(v.recorded.coulomb), num(v.alternative.coulomb), full(v.recorded.coulomb), full(v.alternative.coulomb));
     row('status / iterations', 'recorded', `${v.alternative.status} / ${v.alternative.iterations}`);
 
     const table = el('table', 'whatif-contacts');

@@ -11,7 +11,8 @@ import { oneOf, parseArgs, UsageError } from './args.js';
 import { readText, type Output } from './solveCommand.js';
 import { checkOutputTarget, withFileErrors } from './output.js';
 
-export const SIMULATE_USAGE = 'contact-lens simulate <scene.json> [--scenario NAME] [--solver pgs|newton|ipm] [--frames N] --out rec.jsonl [--gzip] [--force]';
+export const SIMULATE_USAGE =
+  'contact-lens simulate <scene.json> [--scenario NAME] [--solver pgs|newton|ipm|coulomb] [--frames N] --out rec.jsonl [--gzip] [--force]';
 
 /** Picks one scenario by name (or the only one), naming the choices when that is ambiguous. */
 export function pickScenario(scenarios: readonly ParsedScenario[], name: string | undefined, file: string): ParsedScenario {

@@ -1,4 +1,4 @@
-/** `contact-lens solve <problem.json|problem.hdf5> [--solver pgs|newton|ipm|all] [--from physical|matrix] [--json]` */
+/** `contact-lens solve <problem.json|problem.hdf5> [--solver pgs|newton|ipm|coulomb|all] [--from physical|matrix] [--json]` */
 import { assembleOraclePhysical, parseOracleInstance } from '../format/oracle.js';
 import { checkHdf5Signature, isHdf5, readFclibLocal } from '../format/fclib.js';
 import { resolve } from 'node:path';
@@ -8,7 +8,7 @@ import type { ContactProblem } from '../engine/problem.js';
 import { oneOf, parseArgs, UsageError } from './args.js';
 import { readInputBytes, readInputText, type Output } from './output.js';
 
-export const SOLVE_USAGE = 'contact-lens solve <problem.json|fclib.hdf5> [--solver pgs|newton|ipm|all] [--from physical|matrix] [--json]';
+export const SOLVE_USAGE = 'contact-lens solve <problem.json|fclib.hdf5> [--solver pgs|newton|ipm|coulomb|all] [--from physical|matrix] [--json]';
 
 export type { Output };
 
@@ -58,6 +58,7 @@ function toJson(r: SolveResult, file: string, from: string): Record<string, unkn
     ...(r.status.kind === 'converged' ? {} : { reason: r.status.reason }),
     iterations: r.iterations,
     objective: r.objective,
+    merit: { problem: r.merit.problem, value: r.merit.value },
     kkt: {
       max_rel: r.kkt.maxRel,
       primal_rel: r.kkt.primalRel,
@@ -88,12 +89,14 @@ function table(rows: string[][]): string[] {
 function printHuman(io: Output, id: string, from: string, p: ContactProblem, results: SolveResult[]): void {
   io.out(`${id}: ${p.contactCount} contact${p.contactCount === 1 ? '' : 's'}, ${p.size} unknowns, from ${from}`);
   io.out('');
-  const head = ['solver', 'status', 'iterations', 'objective', 'KKT max_rel', 'time'];
+  // merit: what the status was decided on — KKT max_rel of the QP-SOCP, or the Coulomb merit (docs/physics.md)
+  const head = ['solver', 'status', 'iterations', 'objective', 'merit', 'KKT max_rel', 'time'];
   const rows = results.map((r) => [
     r.solver,
     r.status.kind,
     String(r.iterations),
     fmt(r.objective),
+    `${r.merit.value.toExponential(2)} (${r.merit.problem === 'coulomb' ? 'Coulomb' : 'KKT'})`,
     r.kkt.maxRel.toExponential(2),
     `${r.timeMs.toFixed(3)} ms`,
   ]);

@@ -285,6 +285,7 @@ export class Inspector implements vscode.Disposable {
       '|---|---|---|',
       `| ΔKE from contact impulses (J) | ${r.recorded.kineticEnergyChange.toPrecision(6)} | ${r.alternative.kineticEnergyChange.toPrecision(6)} |`,
       `| KKT residual (max rel.) | ${r.recorded.kkt.toExponential(2)} | ${r.alternative.kkt.toExponential(2)} |`,
+      `| Coulomb merit | ${r.recorded.coulomb.toExponential(2)} | ${r.alternative.coulomb.toExponential(2)} |`,
       `| status | | ${r.alternative.status} after ${r.alternative.iterations} iterations |`,
       '',
       '| contact | λn recorded | λn ' + solver + ' | ‖λt‖ recorded | ‖λt‖ ' + solver + ' | max |Δλ| |',

@@ -169,7 +169,7 @@ function parseScenario(ctx: Ctx, node: JsonNode, index: number): { parsed: Parse
 }
 
 function parseSolver(ctx: Ctx, node: JsonNode, f: string): SolveOptions {
-  const o = ctx.object(node, f, 'solver settings { "name": "pgs" | "newton" | "ipm", … }');
+  const o = ctx.object(node, f, `solver settings { "name": ${SOLVERS.map((x) => `"${x}"`).join(' | ')}, … }`);
   const nameMember = o.members.find((mm) => mm.key === 'name');
   if (!nameMember) ctx.fail({ start: o.start, end: o.start + 1 }, `${f}.name`, `missing required field "name" (one of ${quoteList(SOLVERS)})`);
   const solver = ctx.oneOf(nameMember.value, `${f}.name`, SOLVERS);

@@ -114,7 +114,7 @@ export const SCENE_DEFAULTS = Object.freeze({
   dt: 1 / 60,
   /** m/s², z up. */
   gravity: freezeVec([0, 0, -9.81]),
-  solver: Object.freeze({ solver: 'newton' }) as SolveOptions,
+  solver: Object.freeze({ solver: 'coulomb' }) as SolveOptions,
   erp: 0.2,
   /** m */
   slop: 0.005,
@@ -164,6 +164,7 @@ export const SOLVER_OPTION_KEYS: { readonly [S in SolverName]: readonly string[]
   pgs: ['maxIterations', 'tolerance', 'friction', 'warmStartFactor', 'diagonalScaling', 'regularization', 'fixedPointTolerance'],
   newton: ['maxIterations', 'tolerance', 'armijo', 'maxBacktracks'],
   ipm: ['maxIterations', 'tolerance'],
+  coulomb: ['maxIterations', 'tolerance'],
 };
 export const MATERIAL_KEYS = ['name', 'friction', 'restitution'];
 export const BODY_KEYS = ['name', 'shape', 'mass', 'static', 'position', 'orientation', 'velocity', 'angularVelocity', 'material'];

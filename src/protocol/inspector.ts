@@ -11,8 +11,8 @@ import type { SceneFrame, SceneInfo, WhatIfContactScene } from './scene.js';
 export const PROTOCOL_VERSION = 2;
 
 /** The engine's solver names (src/engine/solvers/types.ts), copied as plain data; a test keeps them equal. */
-export type SolverName = 'pgs' | 'newton' | 'ipm';
-export const SOLVER_NAMES: readonly SolverName[] = ['pgs', 'newton', 'ipm'];
+export type SolverName = 'pgs' | 'newton' | 'ipm' | 'coulomb';
+export const SOLVER_NAMES: readonly SolverName[] = ['pgs', 'newton', 'ipm', 'coulomb'];
 /** Largest what-if iteration budget (the engine's limit, src/engine/solvers/limits.ts; a test keeps them equal). */
 export const MAX_SOLVER_ITERATIONS = 1_000_000;
 
@@ -172,8 +172,9 @@ export interface WhatIfView {
   readonly index: number;
   readonly options: WhatIfOptions;
   readonly contacts: readonly WhatIfContact[];
-  readonly recorded: { readonly kineticEnergyChange: number; readonly kkt: number };
-  readonly alternative: { readonly kineticEnergyChange: number; readonly kkt: number; readonly status: string; readonly iterations: number };
+  /** kkt: the QP-SOCP's KKT max_rel; coulomb: the Coulomb merit (docs/physics.md) — each island's largest. */
+  readonly recorded: { readonly kineticEnergyChange: number; readonly kkt: number; readonly coulomb: number };
+  readonly alternative: { readonly kineticEnergyChange: number; readonly kkt: number; readonly coulomb: number; readonly status: string; readonly iterations: number };
   readonly skipped: readonly string[];
 }
 

@@ -1,17 +1,21 @@
 /**
  * "What if": re-solve a recorded frame's islands with another solver or options and compare with what
- * was recorded — per-contact λ difference, post-solve contact velocities, KKT residual, and the kinetic
+ * was recorded — per-contact λ difference, post-solve contact velocities, KKT residual of the convex model and
+ * merit of Coulomb's law (docs/physics.md), and the kinetic
  * energy change the contact impulses cause, ΔKE = λᵀJv⁻ + ½λᵀAλ (docs/physics.md "Energy ledger").
  */
 import type { Session } from './session.js';
 import type { ContactProblem } from '../engine/problem.js';
 import { kkt } from '../engine/kkt.js';
+import { coulombMerit } from '../engine/coulombMerit.js';
 import { solve } from '../engine/solvers/solve.js';
 import type { SolveOptions, SolveResult } from '../engine/solvers/types.js';
 
 export interface Alternative {
   readonly lambda: Float64Array;
   readonly kktMaxRel: number;
+  /** The Coulomb merit of λ (coulombMerit.ts): how far λ is from Coulomb's law, as kktMaxRel is from the QP-SOCP. */
+  readonly coulombMerit: number;
   /** ΔKE of the island caused by λ (J); ε·I of A excluded. */
   readonly kineticEnergyChange: number;
   /** ġ⁺ = ġ⁻ + Aλ per row. */
@@ -45,7 +49,7 @@ function evaluate(p: ContactProblem, lambda: Float64Array): Alternative {
     gapAfter[i] = -gBefore[i] + s;
     dke += lambda[i] * (-gBefore[i] + 0.5 * s);
   }
-  return { lambda, kktMaxRel: kkt(p, lambda).maxRel, kineticEnergyChange: dke, gapAfter };
+  return { lambda, kktMaxRel: kkt(p, lambda).maxRel, coulombMerit: coulombMerit(p, lambda), kineticEnergyChange: dke, gapAfter };
 }
 
 /** Re-solves frame `index` with `options`; cold start unless `warmFromRecorded`. */

@@ -702,7 +702,7 @@ describe('scene format: missing fields', () => {
     expectError(
       doc(`      "solver": ⟪{ "maxIterations": 3 },\n${bodies(BALL)}`),
       'scenarios[0].solver.name',
-      /missing required field "name" \(one of "pgs", "newton", "ipm"\)/,
+      /missing required field "name" \(one of "pgs", "newton", "ipm", "coulomb"\)/,
     );
     expectError(
       doc(`      "materials": [⟪{ "name": "m", "friction": 1 }],\n${bodies(BALL)}`),

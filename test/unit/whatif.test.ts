@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { Session } from '../../src/session/session.js';
 import { whatIf } from '../../src/session/whatIf.js';
-import { ground, scenario, sphere } from './world-helpers.js';
+import { box, ground, scenario, sphere } from './world-helpers.js';
 
 describe('what-if re-solve', () => {
   it('re-solving the fault frame of the P2 bug with Newton gives λn·(1+e)/(2+e) and less kinetic energy; recorded vs alternative KKT are reported', () => {
@@ -29,6 +29,25 @@ describe('what-if re-solve', () => {
     assert.ok(isl.alternative.kineticEnergyChange < isl.recorded.kineticEnergyChange - 1, 'the correct solve removes energy the fault added');
     assert.ok(isl.alternative.kktMaxRel <= 1e-9);
     assert.ok(isl.recorded.kktMaxRel > 0.1, 'the recorded λ is not a solution of the (correct) contact problem');
+    s.close();
+  });
+
+  it('a sliding box recorded with ipm (convex: it lifts) re-solved with coulomb: less normal impulse, w_n = 0, each λ meets only its own law', () => {
+    const desc = scenario([ground(), box('box', [0.25, 0.25, 0.25], 1, [0, 0, 0.25], [5, 0, 0])], { solver: { solver: 'ipm' } }, [], 3);
+    const s = Session.fromScenario(desc);
+    const frame = [0, 1, 2].find((i) => s.summary(i).contacts > 0)!;
+    const isl = whatIf(s, frame, { solver: 'coulomb' }).islands[0];
+    assert.equal(isl.alternative.result.status.kind, 'converged');
+    assert.ok(isl.alternative.coulombMerit <= 1e-9 && isl.recorded.coulombMerit > 1e-3, `${isl.alternative.coulombMerit} vs ${isl.recorded.coulombMerit}`);
+    assert.ok(isl.recorded.kktMaxRel <= 1e-8 && isl.alternative.kktMaxRel > 1e-3, `${isl.recorded.kktMaxRel} vs ${isl.alternative.kktMaxRel}`);
+    let nRec = 0,
+      nAlt = 0;
+    for (let c = 0; c < isl.contacts.length; c++) {
+      nRec += isl.recorded.lambda[3 * c];
+      nAlt += isl.alternative.lambda[3 * c];
+      assert.ok(Math.abs(isl.alternative.gapAfter[3 * c]) < 1e-6, `contact ${c}: ġn⁺ = ${isl.alternative.gapAfter[3 * c]}`);
+    }
+    assert.ok(nAlt < nRec, `Σλn coulomb ${nAlt} < ipm ${nRec} (the convex model pushes the box up)`);
     s.close();
   });
 });

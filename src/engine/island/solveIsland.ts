@@ -95,6 +95,7 @@ export function solveIsland(
       regularization: out.regularization,
       timeMs: out.timeMs,
       objective: out.history.objective[out.history.objective.length - 1] ?? 0,
+      merit: { problem: 'qp-socp', value: out.kkt.maxRel },
       kkt: out.kkt,
       contactClass: out.contactClass,
     };

@@ -134,7 +134,7 @@ function naturalMapJacobian(p: ContactProblem, lam: Float64Array, w: Float64Arra
  *   (near-duplicate contacts, the ε tie-break) that mode 0 leaves alone.
  * Returns false if the matrix is singular to working precision.
  */
-function polishDirection(n: number, pw: PolishWorkspace, mode: 0 | 1): boolean {
+export function polishDirection(n: number, pw: PolishWorkspace, mode: 0 | 1): boolean {
   const { J, F, G, L, dl, res, sc } = pw;
   if (mode === 1) {
     for (let i = 0; i < n; i++) J[i * n + i] += POLISH_NEWTON_SHIFT;

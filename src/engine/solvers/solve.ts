@@ -1,4 +1,4 @@
-/** solve(problem, options, warmStart?) — one entry point for PGS, projected Newton and interior point. */
+/** solve(problem, options, warmStart?) — one entry point for PGS, projected Newton, interior point and exact Coulomb. */
 import type { ContactProblem } from '../problem.js';
 import { objective } from '../problem.js';
 import { classifyContacts, kkt } from '../kkt.js';
@@ -6,6 +6,7 @@ import type { SolveOptions, SolveResult, SolveStatus } from './types.js';
 import { solvePgs } from './pgs.js';
 import { solveNewton } from './newton.js';
 import { solveIpm } from './ipm.js';
+import { solveCoulomb } from './coulomb.js';
 import { nowMs as now } from '../clock.js';
 import { maxIterationsProblem } from './limits.js';
 
@@ -30,7 +31,7 @@ export function finiteStatus(status: SolveStatus, lambda: Float64Array, w: Float
         : !Number.isFinite(f)
           ? `the objective (${f})`
           : !Number.isFinite(residual)
-            ? `the KKT residual (${residual})`
+            ? `the merit (${residual})`
             : null;
   if (what === null) return status;
   return {
@@ -47,7 +48,14 @@ export function solve(p: ContactProblem, options: SolveOptions, warmStart?: Arra
   if (badBudget) throw new RangeError(`maxIterations ${badBudget} (got ${options.maxIterations})`);
   const warm = warmStart ? Float64Array.from(warmStart) : undefined;
   const t0 = now();
-  const out = options.solver === 'pgs' ? solvePgs(p, options, warm) : options.solver === 'newton' ? solveNewton(p, options, warm) : solveIpm(p, options, warm);
+  const out =
+    options.solver === 'pgs'
+      ? solvePgs(p, options, warm)
+      : options.solver === 'newton'
+        ? solveNewton(p, options, warm)
+        : options.solver === 'ipm'
+          ? solveIpm(p, options, warm)
+          : solveCoulomb(p, options, warm);
   const timeMs = now() - t0;
   const report = kkt(p, out.lambda);
   const w = new Float64Array(p.size);
@@ -57,16 +65,18 @@ export function solve(p: ContactProblem, options: SolveOptions, warmStart?: Arra
     w[i] = s;
   }
   const f = objective(p, out.lambda);
+  const merit = out.merit ?? { problem: 'qp-socp', value: report.maxRel };
   return {
     solver: options.solver,
     lambda: out.lambda,
     w,
-    status: finiteStatus(out.status, out.lambda, w, f, report.maxRel),
+    status: finiteStatus(out.status, out.lambda, w, f, merit.value),
     iterations: out.iterations,
     history: out.history,
     regularization: out.regularization,
     timeMs,
     objective: f,
+    merit,
     kkt: report,
     contactClass: classifyContacts(p, out.lambda, w, report.lamRef, report.wRef),
   };

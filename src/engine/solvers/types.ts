@@ -6,11 +6,12 @@ import type { ContactClass, KktReport } from '../kkt.js';
  * package.json's `contactLens.solver.default` enum and schemas/scene.schema.json are checked against it
  * by test/unit/solver-names.test.ts.
  */
-export const SOLVER_NAMES = ['pgs', 'newton', 'ipm'] as const;
+export const SOLVER_NAMES = ['pgs', 'newton', 'ipm', 'coulomb'] as const;
 export type SolverName = (typeof SOLVER_NAMES)[number];
 
 /**
- * converged: KKT max_rel ≤ tolerance (the same test for every solver, so "converged" never lies);
+ * converged: the solver's merit (SolveMerit) ≤ tolerance — KKT max_rel of the QP-SOCP for pgs, newton and
+ * ipm (the same test for each, so "converged" never lies), the Coulomb natural-map merit for coulomb;
  * max-iterations: the budget ran out first; stalled: the iteration reached its own fixed point or
  * cannot make progress, but that point is not a KKT point to tolerance; failed: numerical breakdown.
  */
@@ -60,10 +61,28 @@ export interface IpmOptions extends CommonSolveOptions {
   readonly solver: 'ipm';
 }
 
-export type SolveOptions = PgsOptions | NewtonOptions | IpmOptions;
+/**
+ * The exact (non-convex) Coulomb friction problem by the De Saxcé fixed point over the interior-point
+ * solver (coulomb.ts). `tolerance` applies to the Coulomb merit (coulombMerit.ts), `maxIterations` to the
+ * fixed-point iterations (each one a full interior-point solve).
+ */
+export interface CoulombOptions extends CommonSolveOptions {
+  readonly solver: 'coulomb';
+}
+
+export type SolveOptions = PgsOptions | NewtonOptions | IpmOptions | CoulombOptions;
+
+/**
+ * The number a solver's status is decided on, and the problem it measures: pgs, newton and ipm solve the
+ * convex QP-SOCP (merit = KKT max_rel, kkt.ts); coulomb solves Coulomb's law, whose solutions are not KKT
+ * points of the QP-SOCP where a contact slides (merit = the FCLIB natural-map residual, coulombMerit.ts).
+ */
+export type SolveMerit =
+  | { readonly problem: 'qp-socp'; readonly value: number }
+  | { readonly problem: 'coulomb'; readonly value: number };
 
 export interface SolveHistory {
-  /** KKT max_rel after k iterations, k = 0 … iterations. */
+  /** The solver's merit (SolveMerit: KKT max_rel, or the Coulomb merit for coulomb) after k iterations, k = 0 … iterations. */
   readonly residual: Float64Array;
   /** Objective f(λᵏ), k = 0 … iterations. */
   readonly objective: Float64Array;
@@ -82,6 +101,9 @@ export interface SolveResult {
   readonly regularization: number;
   readonly timeMs: number;
   readonly objective: number;
+  /** What the status was decided on (for coulomb: the Coulomb merit, not `kkt`). */
+  readonly merit: SolveMerit;
+  /** The QP-SOCP's KKT residuals of λ (for coulomb: how far λ is from the convex model's solution). */
   readonly kkt: KktReport;
   readonly contactClass: readonly ContactClass[];
 }
@@ -93,4 +115,6 @@ export interface AlgorithmOutput {
   readonly status: SolveStatus;
   readonly regularization: number;
   readonly history: SolveHistory;
+  /** Set by solvers of another problem than the QP-SOCP (coulomb); absent: the merit is KKT max_rel. */
+  readonly merit?: SolveMerit;
 }

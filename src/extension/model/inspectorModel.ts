@@ -464,6 +464,8 @@ export class InspectorModel {
       altE = 0,
       recK = 0,
       altK = 0,
+      recC = 0,
+      altC = 0,
       status = 'converged',
       iterations = 0;
     for (const isl of r.islands) {
@@ -471,6 +473,8 @@ export class InspectorModel {
       altE += isl.alternative.kineticEnergyChange;
       recK = Math.max(recK, isl.recorded.kktMaxRel);
       altK = Math.max(altK, isl.alternative.kktMaxRel);
+      recC = Math.max(recC, isl.recorded.coulombMerit);
+      altC = Math.max(altC, isl.alternative.coulombMerit);
       if (isl.alternative.result.status.kind !== 'converged') status = isl.alternative.result.status.kind;
       iterations = Math.max(iterations, isl.alternative.result.iterations);
       isl.contacts.forEach((c, j) => {
@@ -496,8 +500,8 @@ export class InspectorModel {
       index: i,
       options,
       contacts,
-      recorded: { kineticEnergyChange: recE, kkt: recK },
-      alternative: { kineticEnergyChange: altE, kkt: altK, status, iterations },
+      recorded: { kineticEnergyChange: recE, kkt: recK, coulomb: recC },
+      alternative: { kineticEnergyChange: altE, kkt: altK, coulomb: altC, status, iterations },
       skipped: r.skipped.map((s) => `contacts ${s.contacts.join(', ')}: ${s.reason}`),
     };
   }

@@ -1,0 +1,51 @@
+/**
+ * The merit of Coulomb's friction law (docs/physics.md "Coulomb's law and the De Saxcé fixed point"):
+ * the FCLIB natural-map residual of the frictional contact problem (Acary et al. 2014, "FCLIB: a collection
+ * of discrete 3D frictional contact problems", §3; the error of Acary, Brémond & Huber 2018, "On solving
+ * contact problems with Coulomb friction: formulations and numerical comparisons"):
+ *
+ *   merit(λ) = ‖λ − Π_K(λ − ũ)‖₂ / (1 + ‖q‖₂),  u = Aλ − b,  ũᵢ = uᵢ + μᵢ‖u_t,ᵢ‖ e_n,  q = −b.
+ *
+ * Zero exactly when λ ∈ K, ũ ∈ K* and λ ⊥ ũ (De Saxcé & Feng 1991): a sticking, sliding (u_n = 0,
+ * λ_t opposite u_t on the cone surface) or separating contact.
+ */
+import type { ContactProblem } from './problem.js';
+import { projectCone } from './cone.js';
+
+/** Scratch space so that an iteration can evaluate the merit without allocating. */
+export class CoulombMeritWorkspace {
+  readonly u: Float64Array;
+  readonly tmp = new Float64Array(3);
+  constructor(n: number) {
+    this.u = new Float64Array(n);
+  }
+}
+
+/** merit(λ) as above; +∞ when λ, A or b give a non-finite value (no tolerance is met by non-finite data). */
+export function coulombMerit(p: ContactProblem, lambda: Float64Array, ws = new CoulombMeritWorkspace(p.size)): number {
+  const { A, b, size: n, contactCount: C, mu } = p;
+  const { u, tmp } = ws;
+  let qq = 0;
+  for (let i = 0; i < n; i++) {
+    let s = -b[i];
+    const row = i * n;
+    for (let j = 0; j < n; j++) s += A[row + j] * lambda[j];
+    u[i] = s;
+    qq += b[i] * b[i];
+  }
+  let sum = 0;
+  for (let c = 0; c < C; c++) {
+    const o = 3 * c;
+    const ut = Math.hypot(u[o + 1], u[o + 2]);
+    tmp[0] = lambda[o] - (u[o] + mu[c] * ut);
+    tmp[1] = lambda[o + 1] - u[o + 1];
+    tmp[2] = lambda[o + 2] - u[o + 2];
+    projectCone(tmp, 0, mu[c], tmp);
+    for (let k = 0; k < 3; k++) {
+      const d = lambda[o + k] - tmp[k];
+      sum += d * d;
+    }
+  }
+  const m = Math.sqrt(sum) / (1 + Math.sqrt(qq));
+  return Number.isFinite(m) ? m : Number.POSITIVE_INFINITY;
+}
