@@ -100,7 +100,9 @@ export function solveCoulomb(p: ContactProblem, opts: CoulombOptions, warmStart?
     // Slow: Newton from the best iterate (coulombNewton.ts), fast once close; the fixed point goes on
     // from its own iterate if Newton stops above the tolerance.
     sinceBest = 0;
-    const newton = coulombNewton(p, best, bestMerit, tol, Math.min(COULOMB_NEWTON_STEPS, maxIt - iterations), ws, (mm) => history.record(mm, objective(best, ws.u, b)));
+    const newton = coulombNewton(p, best, bestMerit, tol, Math.min(COULOMB_NEWTON_STEPS, maxIt - iterations), ws, (mm) =>
+      history.record(mm, objective(best, ws.u, b)),
+    );
     iterations += newton.steps;
     newtonSteps += newton.steps;
     if (newton.bestMerit < bestMerit) sinceNewBest = 0;
