@@ -64,7 +64,7 @@ export interface IpmOptions extends CommonSolveOptions {
 /**
  * The exact (non-convex) Coulomb friction problem by the De Saxcé fixed point over the interior-point
  * solver (coulomb.ts). `tolerance` applies to the Coulomb merit (coulombMerit.ts), `maxIterations` to the
- * fixed-point iterations (each one a full interior-point solve).
+ * fixed-point iterations (each one a full interior-point solve) and Newton steps together.
  */
 export interface CoulombOptions extends CommonSolveOptions {
   readonly solver: 'coulomb';
