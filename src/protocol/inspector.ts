@@ -174,7 +174,13 @@ export interface WhatIfView {
   readonly contacts: readonly WhatIfContact[];
   /** kkt: the QP-SOCP's KKT max_rel; coulomb: the Coulomb merit (docs/physics.md) — each island's largest. */
   readonly recorded: { readonly kineticEnergyChange: number; readonly kkt: number; readonly coulomb: number };
-  readonly alternative: { readonly kineticEnergyChange: number; readonly kkt: number; readonly coulomb: number; readonly status: string; readonly iterations: number };
+  readonly alternative: {
+    readonly kineticEnergyChange: number;
+    readonly kkt: number;
+    readonly coulomb: number;
+    readonly status: string;
+    readonly iterations: number;
+  };
   readonly skipped: readonly string[];
 }
 

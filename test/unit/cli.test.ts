@@ -36,7 +36,7 @@ describe('CLI: contact-lens solve', () => {
   it('--json prints one object per solver with the documented keys; Newton and IPM agree', () => {
     const r = run(['solve', EXAMPLE, '--json', '--from', 'physical']);
     assert.equal(r.code, 0);
-    assert.equal(r.out.length, 3);
+    assert.equal(r.out.length, 4);
     const rows = r.out.map(
       (l) =>
         JSON.parse(l) as { solver: string; lambda: number[]; status: string; iterations: number; objective: number; kkt: { max_rel: number }; timeMs: number },
@@ -49,6 +49,11 @@ describe('CLI: contact-lens solve', () => {
     const newton = rows.find((x) => x.solver === 'newton')!,
       ipm = rows.find((x) => x.solver === 'ipm')!;
     assert.equal(newton.status, 'converged');
+    // coulomb's status is decided on the Coulomb merit (its λ is not a QP-SOCP KKT point where a contact slides)
+    const coulomb = JSON.parse(r.out.find((l) => l.includes('"solver":"coulomb"'))!) as { status: string; merit: { problem: string; value: number } };
+    assert.equal(coulomb.status, 'converged');
+    assert.equal(coulomb.merit.problem, 'coulomb');
+    assert.ok(coulomb.merit.value <= 1e-9, String(coulomb.merit.value));
     assert.ok(Math.abs(newton.objective - ipm.objective) <= 1e-9 * Math.max(1, Math.abs(newton.objective)));
   });
 
@@ -111,7 +116,7 @@ describe('CLI: contact-lens solve', () => {
       },
       /body\.json: physical\.contacts\[0\]\.body_a: is 7/,
     ],
-    ['unknown solver', () => ['solve', EXAMPLE, '--solver', 'lemke'], /--solver must be one of pgs, newton, ipm, all/],
+    ['unknown solver', () => ['solve', EXAMPLE, '--solver', 'lemke'], /--solver must be one of pgs, newton, ipm, coulomb, all/],
     ['unknown option', () => ['solve', EXAMPLE, '--fast'], /unknown option --fast/],
   ];
   for (const [what, args, message] of bad) {

@@ -12,9 +12,7 @@ import { checkAll } from '../../src/session/expectations.js';
 const EXAMPLES = resolve(__dirname, '..', '..', 'examples');
 
 /** Scenario → why it does not meet its (physical) expectations yet. */
-const KNOWN_LIMITATIONS: Record<string, string> = {
-  'box-slide-friction': 'PGS (Coulomb disk, row-wise) leaves cancelling lateral friction impulses at the four corners: the box decelerates ~6 % slower than μg',
-};
+const KNOWN_LIMITATIONS: Record<string, string> = {};
 
 /** Too large for the dense per-island solvers in CI time: only a few frames are run (no expectations). */
 const SMOKE_ONLY: Record<string, string> = {

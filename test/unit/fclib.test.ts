@@ -201,9 +201,11 @@ describe(`FCLIB local problems (issue 13 · 3), from ${SOURCE}`, () => {
     const r = await run(['solve', file, '--solver', 'all']);
     assert.equal(r.code, 0, r.err.join('\n'));
     assert.match(r.out[0], /: 48 contacts, 144 unknowns, from fclib$/);
-    assert.match(r.out[2], /^solver\s+status\s+iterations\s+objective\s+KKT max_rel\s+time$/);
+    assert.match(r.out[2], /^solver\s+status\s+iterations\s+objective\s+merit\s+KKT max_rel\s+time$/);
     const ipm = r.out.find((l) => l.startsWith('ipm '));
-    assert.match(ipm ?? '', /^ipm\s+converged\s+\d+\s+-1\.44354\d*e-6\s+\d\.\d\de-1\d\s+[\d.]+ ms$/);
+    assert.match(ipm ?? '', /^ipm\s+converged\s+\d+\s+-1\.44354\d*e-6\s+\d\.\d\de-1\d \(KKT\)\s+\d\.\d\de-1\d\s+[\d.]+ ms$/);
+    const coulomb = r.out.find((l) => l.startsWith('coulomb '));
+    assert.match(coulomb ?? '', /^coulomb\s+converged\s+\d+\s+\S+\s+\d\.\d\de-1\d \(Coulomb\)/);
     for (const s of ['pgs', 'newton'])
       assert.ok(
         r.out.some((l) => l.startsWith(`${s} `)),

@@ -301,7 +301,7 @@ describe('scene format: defaults and conversion', () => {
       config: {
         dt: 1 / 60,
         gravity: [0, 0, -9.81],
-        solver: { solver: 'newton' },
+        solver: { solver: 'coulomb' },
         erp: 0.2,
         slop: 0.005,
         splitImpulse: false,

@@ -15,7 +15,8 @@
  * status is decided on that merit only: "converged" when it is ≤ tolerance; "stalled" when the fixed
  * point stops improving (Acary et al. 2011 prove existence, not convergence, of this iteration);
  * "max-iterations" when the budget runs out; "failed" when an inner solve fails. λ is the iterate with the
- * smallest merit. `iterations` counts fixed-point iterations (each one a full interior-point solve).
+ * smallest merit. `iterations` counts fixed-point iterations (each one a full interior-point solve) plus
+ * Newton steps; the history has the merit after each.
  * A warm start, projected onto K, gives s⁰ (interior-point solves ignore warm starts themselves).
  */
 import type { ContactProblem } from '../problem.js';
@@ -24,6 +25,7 @@ import { CoulombMeritWorkspace, coulombMerit } from '../coulombMerit.js';
 import { HistoryRecorder } from './history.js';
 import { solveIpm } from './ipm.js';
 import { coulombNewton } from './coulombNewton.js';
+import { PolishWorkspace } from './polish.js';
 import type { AlgorithmOutput, CoulombOptions, SolveStatus } from './types.js';
 
 /** Default fixed-point budget (each iteration is one interior-point solve). */
@@ -48,6 +50,7 @@ export function solveCoulomb(p: ContactProblem, opts: CoulombOptions, warmStart?
   const tol = opts.tolerance ?? COULOMB_DEFAULT_TOLERANCE;
   const { A, b, size: n, contactCount: C, mu } = p;
   const history = new HistoryRecorder(maxIt);
+  let pw: PolishWorkspace | undefined; // Newton's work arrays, allocated on its first use
   const ws = new CoulombMeritWorkspace(n);
   const shifted = Float64Array.from(b);
   // The convex subproblem: the same A and μ, b_n lowered by the frozen De Saxcé shift.
@@ -100,7 +103,10 @@ export function solveCoulomb(p: ContactProblem, opts: CoulombOptions, warmStart?
     // Slow: Newton from the best iterate (coulombNewton.ts), fast once close; the fixed point goes on
     // from its own iterate if Newton stops above the tolerance.
     sinceBest = 0;
-    const newton = coulombNewton(p, best, bestMerit, tol, Math.min(COULOMB_NEWTON_STEPS, maxIt - iterations), ws, (mm) => history.record(mm, objective(best, ws.u, b)));
+    pw ??= new PolishWorkspace(n, C);
+    const newton = coulombNewton(p, best, bestMerit, tol, Math.min(COULOMB_NEWTON_STEPS, maxIt - iterations), ws, pw, (mm) =>
+      history.record(mm, objective(best, ws.u, b)),
+    );
     iterations += newton.steps;
     newtonSteps += newton.steps;
     if (newton.bestMerit < bestMerit) sinceNewBest = 0;

@@ -13,7 +13,7 @@
 import type { ContactProblem } from '../problem.js';
 import { projectCone } from '../cone.js';
 import { type CoulombMeritWorkspace, coulombMerit } from '../coulombMerit.js';
-import { POLISH_BACKTRACKS, PolishWorkspace, polishDirection } from './polish.js';
+import { POLISH_BACKTRACKS, type PolishWorkspace, polishDirection } from './polish.js';
 
 /** F and J of the Coulomb natural map at λ into pw.F, pw.J (u = Aλ − b given). */
 function coulombJacobian(p: ContactProblem, lam: Float64Array, u: Float64Array, pw: PolishWorkspace): void {
@@ -92,10 +92,10 @@ export function coulombNewton(
   tol: number,
   maxSteps: number,
   ws: CoulombMeritWorkspace,
+  pw: PolishWorkspace,
   record: (merit: number) => void,
 ): { bestMerit: number; steps: number } {
   const { A, mu, size: n, contactCount: C } = p;
-  const pw = new PolishWorkspace(n, C);
   for (let c = 0; c < C; c++) {
     const o = 3 * c;
     const dmax = Math.max(A[o * n + o], A[(o + 1) * n + o + 1], A[(o + 2) * n + o + 2]);

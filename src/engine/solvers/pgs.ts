@@ -3,8 +3,8 @@
  * friction laws (docs/physics.md "PGS"; Erleben 2007, "Velocity-based shock propagation"; Catto GDC 2005):
  *
  * coulomb-disk (sequential impulses, the default of most game engines): per contact, the normal row
- *   λn ← max(0, λn − wₙ/Aₙₙ), then each tangent row λt ← λt − w_t/A_tt and the pair is clamped to the
- *   disk ‖λt‖ ≤ μλn. Fixed point: 0 ≤ λn ⊥ wₙ ≥ 0 and λt on the disk opposing w_t (Coulomb's law with
+ *   λn ← max(0, λn − wₙ/Aₙₙ), then the tangent pair λt ← λt − w_t/λmax(A_tt) (one step for both rows)
+ *   clamped to the disk ‖λt‖ ≤ μλn. Fixed point: 0 ≤ λn ⊥ wₙ ≥ 0 and λt on the disk opposing w_t (Coulomb's law with
  *   maximal dissipation in the tangent plane). It is NOT the QP-SOCP optimum when a contact slides: the
  *   QP-SOCP's KKT conditions force wₙ = μ‖w_t‖ > 0 there, PGS keeps wₙ = 0. The solver then reports
  *   "stalled" with the KKT residual, never "converged".
@@ -131,22 +131,24 @@ export function runPgs(rows: PgsRows, opts: PgsOptions, warmStart?: Float64Array
         lam[o] = dn > 0 ? Math.max(0, lam[o] - rowW(o) / dn) : 0;
         rows.changed(c, lam[o] - old0, 0, 0);
         if (m > 0) {
-          const d1 = D[d + 4] + eps,
-            d2 = D[d + 8] + eps;
-          if (d1 > 0) {
-            const t = lam[o + 1];
-            lam[o + 1] -= rowW(o + 1) / d1;
-            rows.changed(c, 0, lam[o + 1] - t, 0);
+          // One step length for both tangent rows, s = 1/λmax of the 2×2 tangent block: then the fixed point
+          // λt = clamp(λt − s·w_t) puts a sliding contact's λt exactly opposite w_t (maximal dissipation).
+          // Separate steps 1/A_t1t1, 1/A_t2t2 skew it whenever A_t1t1 ≠ A_t2t2 (a box's corner contacts: the
+          // friction came out 6 % weak along the slide, docs/physics.md "PGS").
+          const a = D[d + 4] + eps,
+            bb = D[d + 5],
+            cc = D[d + 8] + eps;
+          const lmax = 0.5 * (a + cc) + Math.hypot(0.5 * (a - cc), bb);
+          if (lmax > 0) {
+            const t1 = lam[o + 1],
+              t2 = lam[o + 2];
+            const w1 = rowW(o + 1),
+              w2 = rowW(o + 2);
+            lam[o + 1] = t1 - w1 / lmax;
+            lam[o + 2] = t2 - w2 / lmax;
+            clampDisk(lam, o + 1, m * lam[o]);
+            rows.changed(c, 0, lam[o + 1] - t1, lam[o + 2] - t2);
           }
-          if (d2 > 0) {
-            const t = lam[o + 2];
-            lam[o + 2] -= rowW(o + 2) / d2;
-            rows.changed(c, 0, 0, lam[o + 2] - t);
-          }
-          const t1 = lam[o + 1],
-            t2 = lam[o + 2];
-          clampDisk(lam, o + 1, m * lam[o]);
-          rows.changed(c, 0, lam[o + 1] - t1, lam[o + 2] - t2);
         } else if (lam[o + 1] !== 0 || lam[o + 2] !== 0) {
           rows.changed(c, 0, -lam[o + 1], -lam[o + 2]);
           lam[o + 1] = 0;

@@ -64,7 +64,7 @@ export interface IpmOptions extends CommonSolveOptions {
 /**
  * The exact (non-convex) Coulomb friction problem by the De Saxcé fixed point over the interior-point
  * solver (coulomb.ts). `tolerance` applies to the Coulomb merit (coulombMerit.ts), `maxIterations` to the
- * fixed-point iterations (each one a full interior-point solve).
+ * fixed-point iterations (each one a full interior-point solve) and Newton steps together.
  */
 export interface CoulombOptions extends CommonSolveOptions {
   readonly solver: 'coulomb';
@@ -77,9 +77,7 @@ export type SolveOptions = PgsOptions | NewtonOptions | IpmOptions | CoulombOpti
  * convex QP-SOCP (merit = KKT max_rel, kkt.ts); coulomb solves Coulomb's law, whose solutions are not KKT
  * points of the QP-SOCP where a contact slides (merit = the FCLIB natural-map residual, coulombMerit.ts).
  */
-export type SolveMerit =
-  | { readonly problem: 'qp-socp'; readonly value: number }
-  | { readonly problem: 'coulomb'; readonly value: number };
+export type SolveMerit = { readonly problem: 'qp-socp'; readonly value: number } | { readonly problem: 'coulomb'; readonly value: number };
 
 export interface SolveHistory {
   /** The solver's merit (SolveMerit: KKT max_rel, or the Coulomb merit for coulomb) after k iterations, k = 0 … iterations. */
