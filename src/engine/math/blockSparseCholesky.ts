@@ -1,6 +1,7 @@
 /**
- * Block-sparse Cholesky K = L Lᵀ for symmetric positive definite matrices made of 6×6 blocks over the
- * nodes of a graph (bodies; a block K_ab ≠ 0 only where a contact joins bodies a and b).
+ * Block-sparse Cholesky K = L Lᵀ for symmetric positive definite matrices made of m×m blocks over the
+ * nodes of a graph (e.g. contacts with 3×3 blocks, K_ij ≠ 0 only where contacts i and j share a dynamic
+ * body; or bodies with 6×6 blocks, K_ab ≠ 0 only where a contact joins bodies a and b).
  *
  *  - Ordering: minimum degree on the node graph, eliminating one node at a time and joining its remaining
  *    neighbours into a clique (Tinney & Walker 1967 "scheme 2"; George & Liu, "The evolution of the minimum
@@ -12,15 +13,14 @@
  *  - Numeric factorisation and solves (every Newton step): Float64Array storage, nothing allocated.
  */
 
-/** Block size (6 velocity coordinates per rigid body). */
-export const BLOCK = 6;
-const BB = BLOCK * BLOCK;
-/** A 6×6 diagonal pivot ≤ this × the largest diagonal entry of its block is rejected (not positive definite). */
+/** A pivot ≤ this × its own diagonal entry (after the earlier columns' updates) is rejected (not positive definite). */
 export const BLOCK_PIVOT_TOLERANCE = 1e-14;
 
 export interface BlockSparseSymbolic {
   /** Number of nodes. */
   readonly n: number;
+  /** Block size m (m×m blocks, m unknowns per node). */
+  readonly bs: number;
   /** perm[k] = node eliminated k-th; inv[node] = k. */
   readonly perm: Int32Array;
   readonly inv: Int32Array;
@@ -38,7 +38,7 @@ export interface BlockSparseSymbolic {
  * Minimum-degree ordering and symbolic factorisation of the pattern with `n` nodes and the given edges
  * (pairs of node indices, duplicates allowed, self-loops ignored).
  */
-export function analyseBlockPattern(n: number, edgesA: ArrayLike<number>, edgesB: ArrayLike<number>): BlockSparseSymbolic {
+export function analyseBlockPattern(n: number, bs: number, edgesA: ArrayLike<number>, edgesB: ArrayLike<number>): BlockSparseSymbolic {
   const adj: Set<number>[] = [];
   for (let i = 0; i < n; i++) adj.push(new Set());
   for (let e = 0; e < edgesA.length; e++) {
@@ -90,7 +90,7 @@ export function analyseBlockPattern(n: number, edgesA: ArrayLike<number>, edgesB
       }
     }
   }
-  return { n, perm, inv, colPtr, rowOf, updPtr, updTarget, slots: n + colPtr[n] };
+  return { n, bs, perm, inv, colPtr, rowOf, updPtr, updTarget, slots: n + colPtr[n] };
 }
 
 function findEntry(colPtr: Int32Array, rowOf: Int32Array, col: number, row: number): number {
@@ -117,27 +117,29 @@ export function blockSlot(s: BlockSparseSymbolic, a: number, b: number): { slot:
 }
 
 /**
- * In-place numeric factorisation: `val` holds the lower blocks of K (36 numbers per slot, row-major,
+ * In-place numeric factorisation: `val` holds the lower blocks of K (m² numbers per slot, row-major,
  * diagonal blocks full and symmetric) and is overwritten by L. Returns false if a pivot is not positive.
  */
 export function factorBlockSparse(s: BlockSparseSymbolic, val: Float64Array): boolean {
-  const { n, colPtr, updPtr, updTarget } = s;
+  const { n, bs, colPtr, updPtr, updTarget } = s;
+  const BB = bs * bs;
   for (let k = 0; k < n; k++) {
     const d = BB * k;
-    if (!denseCholesky6(val, d)) return false;
-    for (let p = colPtr[k]; p < colPtr[k + 1]; p++) solveRightLt(val, d, val, BB * (n + p));
+    if (!denseCholesky(val, d, bs)) return false;
+    for (let p = colPtr[k]; p < colPtr[k + 1]; p++) solveRightLt(val, d, val, BB * (n + p), bs);
     let t = updPtr[k];
     for (let p = colPtr[k]; p < colPtr[k + 1]; p++) {
       const op = BB * (n + p);
-      for (let q = colPtr[k]; q <= p; q++) subtractOuter(val, BB * updTarget[t++], val, op, BB * (n + q));
+      for (let q = colPtr[k]; q <= p; q++) subtractOuter(val, BB * updTarget[t++], val, op, BB * (n + q), bs);
     }
   }
   return true;
 }
 
-/** x ← K⁻¹x for the factor in `val`; x is indexed by node (6 per node), work has 6n entries. */
+/** x ← K⁻¹x for the factor in `val`; x is indexed by node (m per node), work has m·n entries. */
 export function solveBlockSparse(s: BlockSparseSymbolic, val: Float64Array, x: Float64Array, work: Float64Array): void {
-  const { n, perm, colPtr, rowOf } = s;
+  const { n, perm, colPtr, rowOf, bs: BLOCK } = s;
+  const BB = BLOCK * BLOCK;
   for (let k = 0; k < n; k++) for (let r = 0; r < BLOCK; r++) work[BLOCK * k + r] = x[BLOCK * perm[k] + r];
   for (let k = 0; k < n; k++) {
     const d = BB * k,
@@ -178,16 +180,17 @@ export function solveBlockSparse(s: BlockSparseSymbolic, val: Float64Array, x: F
   for (let k = 0; k < n; k++) for (let r = 0; r < BLOCK; r++) x[BLOCK * perm[k] + r] = work[BLOCK * k + r];
 }
 
-/** Dense Cholesky of the 6×6 block at a[o..] (lower triangle read, L written to the lower triangle, upper zeroed). */
-function denseCholesky6(a: Float64Array, o: number): boolean {
-  let maxDiag = 0;
-  for (let i = 0; i < BLOCK; i++) maxDiag = Math.max(maxDiag, a[o + 7 * i]);
+/** Dense Cholesky of the m×m block at a[o..] (lower triangle read, L written to the lower triangle, upper zeroed). */
+function denseCholesky(a: Float64Array, o: number, BLOCK: number): boolean {
   for (let j = 0; j < BLOCK; j++) {
-    let d = a[o + 7 * j];
+    const ajj = a[o + (BLOCK + 1) * j];
+    let d = ajj;
     for (let k = 0; k < j; k++) d -= a[o + BLOCK * j + k] * a[o + BLOCK * j + k];
-    if (!(d > BLOCK_PIVOT_TOLERANCE * maxDiag)) return false;
+    // relative to the pivot's own diagonal entry, not the block's largest: a block whose diagonal holds
+    // a huge barrier curvature in one direction and O(1) in the others is not singular
+    if (!(d > BLOCK_PIVOT_TOLERANCE * ajj)) return false;
     const l = Math.sqrt(d);
-    a[o + 7 * j] = l;
+    a[o + (BLOCK + 1) * j] = l;
     for (let i = j + 1; i < BLOCK; i++) {
       let v = a[o + BLOCK * i + j];
       for (let k = 0; k < j; k++) v -= a[o + BLOCK * i + k] * a[o + BLOCK * j + k];
@@ -198,32 +201,28 @@ function denseCholesky6(a: Float64Array, o: number): boolean {
   return true;
 }
 
-/** X ← X L⁻ᵀ for the 6×6 block X at x[ox..] and lower L at l[ol..] (row r of X: forward substitution with L). */
-function solveRightLt(l: Float64Array, ol: number, x: Float64Array, ox: number): void {
+/** X ← X L⁻ᵀ for the m×m block X at x[ox..] and lower L at l[ol..] (row r of X: forward substitution with L). */
+function solveRightLt(l: Float64Array, ol: number, x: Float64Array, ox: number, BLOCK: number): void {
   for (let r = 0; r < BLOCK; r++) {
     const row = ox + BLOCK * r;
     for (let j = 0; j < BLOCK; j++) {
       let v = x[row + j];
       for (let k = 0; k < j; k++) v -= x[row + k] * l[ol + BLOCK * j + k];
-      x[row + j] = v / l[ol + 7 * j];
+      x[row + j] = v / l[ol + (BLOCK + 1) * j];
     }
   }
 }
 
-/** T ← T − P Qᵀ for 6×6 blocks (T at t[ot..], P at a[op..], Q at a[oq..]). */
-function subtractOuter(t: Float64Array, ot: number, a: Float64Array, op: number, oq: number): void {
+/** T ← T − P Qᵀ for m×m blocks (T at t[ot..], P at a[op..], Q at a[oq..]). */
+function subtractOuter(t: Float64Array, ot: number, a: Float64Array, op: number, oq: number, BLOCK: number): void {
   for (let r = 0; r < BLOCK; r++) {
-    const pr = op + BLOCK * r;
-    const p0 = a[pr],
-      p1 = a[pr + 1],
-      p2 = a[pr + 2],
-      p3 = a[pr + 3],
-      p4 = a[pr + 4],
-      p5 = a[pr + 5];
-    const tr = ot + BLOCK * r;
+    const pr = op + BLOCK * r,
+      tr = ot + BLOCK * r;
     for (let c = 0; c < BLOCK; c++) {
       const qc = oq + BLOCK * c;
-      t[tr + c] -= p0 * a[qc] + p1 * a[qc + 1] + p2 * a[qc + 2] + p3 * a[qc + 3] + p4 * a[qc + 4] + p5 * a[qc + 5];
+      let v = 0;
+      for (let k = 0; k < BLOCK; k++) v += a[pr + k] * a[qc + k];
+      t[tr + c] -= v;
     }
   }
 }

@@ -28,7 +28,7 @@
  */
 import type { ContactJacobians } from '../assembly.js';
 import { classifyContacts, KktWorkspace, type ContactClass, type KktReport } from '../kkt.js';
-import { analyseBlockPattern, blockSlot, factorBlockSparse, solveBlockSparse, BLOCK } from '../math/blockSparseCholesky.js';
+import { analyseBlockPattern, blockSlot, factorBlockSparse, solveBlockSparse, type BlockSparseSymbolic } from '../math/blockSparseCholesky.js';
 import { matrixFreeRows, type MatrixFreeRows } from './pgsRows.js';
 import { HistoryRecorder, objectiveFromAlam } from './history.js';
 import {
@@ -44,6 +44,8 @@ import {
   IPM_SIGMA_EXPONENT,
   IPM_STALL_FACTOR,
   IPM_STALL_WINDOW,
+  IPM_REFINEMENT_STEPS,
+  IPM_SHIFT_START,
   IPM_START_DAMPING,
   IPM_STEP_FRACTION,
   applyWinv,
@@ -55,10 +57,17 @@ import {
 } from './ipm.js';
 import type { IpmOptions, SolveHistory, SolveStatus } from './types.js';
 import { nowMs } from '../clock.js';
+import { REGULARIZATION_MAX } from '../math/cholesky.js';
 
-/** Iterative-refinement sweeps of each Woodbury solve against H + B Bᵀ (as the dense IPM's IPM_REFINEMENT_STEPS). */
-export const SPARSE_IPM_REFINEMENT_STEPS = 2;
+/** Body-space work vector length per body (v, ω). */
+const BODY_DOFS = 6;
+
 /** A 3×3 pivot of M⁻¹'s inertia block ≤ this × its largest diagonal entry is an infinite-inertia direction (L column 0). */
+/**
+ * A Woodbury solve (refined up to IPM_REFINEMENT_STEPS times) whose relative residual stays above this
+ * switches the solve to the contact-space factor for the remaining iterations (file header).
+ */
+export const SPARSE_IPM_WOODBURY_RESIDUAL = 1e-10;
 export const INVERSE_MASS_PIVOT_TOLERANCE = 1e-14;
 /** Stall test armed once KKT max_rel ≤ this (the dense IPM arms it in its AHO phase, which starts at IPM_AHO_SWITCH). */
 export const SPARSE_IPM_STALL_ARM = 1e-6;
@@ -83,6 +92,8 @@ export interface SparseIpmOutput {
   /** Dynamic bodies (6×6 blocks of K) and stored off-diagonal blocks of its factor. */
   readonly bodyCount: number;
   readonly factorBlocks: number;
+  /** Iteration from which Newton systems were solved in contact space (−1: Woodbury throughout). */
+  readonly contactSpaceFrom: number;
 }
 
 /** KKT report of λ from the matrix-free rows: recomputes Δv = M⁻¹Jᵀλ, then w = JΔv + shifts·λ − b. */
@@ -113,34 +124,6 @@ function psdCholesky3(m: readonly number[], out: Float64Array, o: number): void 
   for (let i = 0; i < 3; i++) for (let j = 0; j <= i; j++) out[o + 6 * i + j] = L[idx(i, j)];
 }
 
-/** Inverse of the symmetric positive definite 3×3 block at a[o..] into out[oo..] (via Cholesky); false if not PD. */
-function spdInverse3(a: Float64Array, o: number, out: Float64Array, oo: number): boolean {
-  const l00 = Math.sqrt(a[o]);
-  if (!(l00 > 0)) return false;
-  const l10 = a[o + 3] / l00,
-    l20 = a[o + 6] / l00;
-  const d1 = a[o + 4] - l10 * l10;
-  if (!(d1 > 0)) return false;
-  const l11 = Math.sqrt(d1),
-    l21 = (a[o + 7] - l20 * l10) / l11;
-  const d2 = a[o + 8] - l20 * l20 - l21 * l21;
-  if (!(d2 > 0)) return false;
-  const l22 = Math.sqrt(d2);
-  // Linv (lower), then A⁻¹ = Linvᵀ Linv
-  const i00 = 1 / l00,
-    i11 = 1 / l11,
-    i22 = 1 / l22;
-  const i10 = (-l10 * i00) / l11;
-  const i21 = (-l21 * i11) / l22;
-  const i20 = (-(l20 * i00) - l21 * i10) / l22;
-  out[oo] = i00 * i00 + i10 * i10 + i20 * i20;
-  out[oo + 1] = out[oo + 3] = i11 * i10 + i21 * i20;
-  out[oo + 2] = out[oo + 6] = i22 * i20;
-  out[oo + 4] = i11 * i11 + i21 * i21;
-  out[oo + 5] = out[oo + 7] = i22 * i21;
-  out[oo + 8] = i22 * i22;
-  return Number.isFinite(out[oo]) && Number.isFinite(out[oo + 4]) && Number.isFinite(out[oo + 8]);
-}
 
 /**
  * Solves the QP-SOCP of the island given by its Jacobians with the sparse interior-point method (file
@@ -168,6 +151,9 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
   const lam = f64(n),
     best = f64(n);
   let regularization = 0;
+  let contactSpace = false; // switched on for good once a Woodbury solve misses SPARSE_IPM_WOODBURY_RESIDUAL
+  let contactSpaceFrom = -1;
+  let iterations = 0;
 
   const finish = (status: SolveStatus, iterations: number, src: Float64Array, bodyCount: number, factorBlocks: number): SparseIpmOutput => {
     const report = { ...kktMatrixFree(rows, src, ws) };
@@ -192,6 +178,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
       memoryBytes: bytes,
       bodyCount,
       factorBlocks,
+      contactSpaceFrom,
     };
   };
 
@@ -279,23 +266,23 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
   }
 
   // ---- symbolic analysis of K = I + Bᵀ H⁻¹ B, slots of every contact's blocks ----
-  const sym = analyseBlockPattern(N, ca, cb);
-  bytes += 4 * (sym.perm.length + sym.inv.length + sym.colPtr.length + sym.rowOf.length + sym.updPtr.length + sym.updTarget.length);
+  const symB = analyseBlockPattern(N, BODY_DOFS, ca, cb);
+  bytes += 4 * (symB.perm.length + symB.inv.length + symB.colPtr.length + symB.rowOf.length + symB.updPtr.length + symB.updTarget.length);
   const slotA = new Int32Array(C),
     slotB = new Int32Array(C),
     slotAB = new Int32Array(C).fill(-1);
   const abTransposed = new Uint8Array(C);
   bytes += 13 * C;
   for (let c = 0; c < C; c++) {
-    slotA[c] = ca[c] >= 0 ? blockSlot(sym, ca[c], ca[c]).slot : -1;
-    slotB[c] = cb[c] >= 0 ? blockSlot(sym, cb[c], cb[c]).slot : -1;
+    slotA[c] = ca[c] >= 0 ? blockSlot(symB, ca[c], ca[c]).slot : -1;
+    slotB[c] = cb[c] >= 0 ? blockSlot(symB, cb[c], cb[c]).slot : -1;
     if (ca[c] >= 0 && cb[c] >= 0) {
-      const s = blockSlot(sym, ca[c], cb[c]);
+      const s = blockSlot(symB, ca[c], cb[c]);
       slotAB[c] = s.slot;
       abTransposed[c] = s.transposed ? 1 : 0;
     }
   }
-  const val = f64(36 * sym.slots);
+  const valB = f64(36 * symB.slots);
   const Hb = f64(9 * C),
     Hinv = f64(9 * C),
     G = f64(18), // H⁻¹ B for one side (3×6)
@@ -303,9 +290,63 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     Mx = f64(9),
     Mi = f64(9),
     T9 = f64(9);
-  const bodyVec = f64(BLOCK * N),
-    bodyWork = f64(BLOCK * N);
+  const bodyVec = f64(BODY_DOFS * N),
+    bodyWork = f64(BODY_DOFS * N),
+    yv = f64(n),
+    res = f64(n),
+    sol = f64(n);
 
+  /**
+   * Contact-space factor (fallback, see file header): symbolic analysis of P + H (3×3 blocks; block (i, j) ≠ 0
+   * when contacts i and j share a dynamic body) and its constant part B Bᵀ per stored block, built on first use.
+   */
+  let symC: BlockSparseSymbolic | null = null;
+  let AvalC: Float64Array = new Float64Array(0),
+    valC: Float64Array = new Float64Array(0);
+  const work = f64(n);
+  const setupContactSpace = (): BlockSparseSymbolic => {
+    const touch: number[][] = [];
+    for (let i = 0; i < N; i++) touch.push([]);
+    for (let c = 0; c < C; c++) {
+      if (ca[c] >= 0) touch[ca[c]].push(2 * c);
+      if (cb[c] >= 0) touch[cb[c]].push(2 * c + 1);
+    }
+    const eA: number[] = [],
+      eB: number[] = [];
+    for (const list of touch)
+      for (let p = 0; p < list.length; p++)
+        for (let q = 0; q < p; q++) {
+          eA.push(list[p] >> 1);
+          eB.push(list[q] >> 1);
+        }
+    const symC = analyseBlockPattern(C, 3, eA, eB);
+    bytes += 4 * (symC.perm.length + symC.inv.length + symC.colPtr.length + symC.rowOf.length + symC.updPtr.length + symC.updTarget.length);
+    const Aval = f64(9 * symC.slots);
+    valC = f64(9 * symC.slots);
+    const sideOf = (e: number): Float64Array => (e & 1 ? BB : BA);
+    for (const list of touch)
+      for (let p = 0; p < list.length; p++)
+        for (let q = 0; q <= p; q++) {
+          const i = list[p] >> 1,
+            j = list[q] >> 1;
+          const { slot, transposed } = blockSlot(symC, i, j);
+          // B_i,side B_j,sideᵀ (3×3; rows of contact i), added once per shared body
+          const Bi = sideOf(list[p]),
+            Bj = sideOf(list[q]);
+          for (let r = 0; r < 3; r++)
+            for (let t = 0; t < 3; t++) {
+              let v = 0;
+              for (let m = 0; m < 6; m++) v += Bi[18 * i + 6 * r + m] * Bj[18 * j + 6 * t + m];
+              if (i === j) {
+                Aval[9 * slot + 3 * r + t] += v;
+              } else if (transposed) Aval[9 * slot + 3 * t + r] += v;
+              else Aval[9 * slot + 3 * r + t] += v;
+            }
+        }
+    AvalC = Aval;
+    bytes += 2 * Aval.byteLength;
+    return symC;
+  };
   // ---- iterate and work vectors ----
   const x = f64(n),
     z = f64(n),
@@ -321,18 +362,15 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     nt = f64(n),
     tmp = f64(n),
     corr = f64(n),
-    yv = f64(n),
-    res = f64(n),
-    px = f64(n),
-    sol = f64(n);
+    px = f64(n);
   const winv = f64(9 * C);
 
   /** out = B Bᵀ v + Σ v (= P v), matrix-free. */
   const applyP = (v: Float64Array, out: Float64Array): void => {
     bodyVec.fill(0);
     for (let c = 0; c < C; c++) {
-      if (ca[c] >= 0) addBtv(bodyVec, BLOCK * ca[c], BA, c, v);
-      if (cb[c] >= 0) addBtv(bodyVec, BLOCK * cb[c], BB, c, v);
+      if (ca[c] >= 0) addBtv(bodyVec, BODY_DOFS * ca[c], BA, c, v);
+      if (cb[c] >= 0) addBtv(bodyVec, BODY_DOFS * cb[c], BB, c, v);
     }
     for (let c = 0; c < C; c++) {
       const o = 3 * c;
@@ -340,8 +378,8 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
         let s = sigma[o + r] * v[o + r];
         const a = ca[c],
           bb = cb[c];
-        if (a >= 0) for (let j = 0; j < 6; j++) s += BA[18 * c + 6 * r + j] * bodyVec[BLOCK * a + j];
-        if (bb >= 0) for (let j = 0; j < 6; j++) s += BB[18 * c + 6 * r + j] * bodyVec[BLOCK * bb + j];
+        if (a >= 0) for (let j = 0; j < 6; j++) s += BA[18 * c + 6 * r + j] * bodyVec[BODY_DOFS * a + j];
+        if (bb >= 0) for (let j = 0; j < 6; j++) s += BB[18 * c + 6 * r + j] * bodyVec[BODY_DOFS * bb + j];
         out[o + r] = pinned[o + r] ? 0 : s;
       }
     }
@@ -352,7 +390,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
    * = W (I + WΣW)⁻¹ W for NT (accurate when W⁻² has a huge range); then K = I + Bᵀ H⁻¹ B assembled and
    * factorised. False if a block or K is not positive definite.
    */
-  const buildAndFactor = (mode: 0 | 1): boolean => {
+  const buildBodySpace = (mode: 0 | 1): boolean => {
     for (let c = 0; c < C; c++) {
       const o = 3 * c,
         h = 9 * c;
@@ -402,8 +440,8 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
       }
     }
     // K = I + Σ_c B_cᵀ H_c⁻¹ B_c
-    val.fill(0);
-    for (let i = 0; i < N; i++) for (let r = 0; r < BLOCK; r++) val[36 * sym.inv[i] + 7 * r] = 1;
+    valB.fill(0);
+    for (let i = 0; i < N; i++) for (let r = 0; r < BODY_DOFS; r++) valB[36 * symB.inv[i] + 7 * r] = 1;
     for (let c = 0; c < C; c++) {
       const h = 9 * c;
       const a = ca[c],
@@ -411,15 +449,15 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
       // G = H⁻¹ B_b (3×6), then K_bb += B_bᵀ G, K_ab += B_aᵀ G
       if (bb >= 0) {
         hinvTimesB(Hinv, h, BB, c, G);
-        addBtG(val, 36 * slotB[c], BB, c, G, false);
-        if (a >= 0) addBtG(val, 36 * slotAB[c], BA, c, G, abTransposed[c] === 1);
+        addBtG(valB, 36 * slotB[c], BB, c, G, false);
+        if (a >= 0) addBtG(valB, 36 * slotAB[c], BA, c, G, abTransposed[c] === 1);
       }
       if (a >= 0) {
         hinvTimesB(Hinv, h, BA, c, G);
-        addBtG(val, 36 * slotA[c], BA, c, G, false);
+        addBtG(valB, 36 * slotA[c], BA, c, G, false);
       }
     }
-    return factorBlockSparse(sym, val);
+    return factorBlockSparse(symB, valB);
   };
 
   /** out = (H + BBᵀ)⁻¹ r by Woodbury (file header); no refinement. */
@@ -427,38 +465,100 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     for (let c = 0; c < C; c++) mul3(Hinv, 9 * c, r, 3 * c, yv);
     bodyVec.fill(0);
     for (let c = 0; c < C; c++) {
-      if (ca[c] >= 0) addBtv(bodyVec, BLOCK * ca[c], BA, c, yv);
-      if (cb[c] >= 0) addBtv(bodyVec, BLOCK * cb[c], BB, c, yv);
+      if (ca[c] >= 0) addBtv(bodyVec, BODY_DOFS * ca[c], BA, c, yv);
+      if (cb[c] >= 0) addBtv(bodyVec, BODY_DOFS * cb[c], BB, c, yv);
     }
-    solveBlockSparse(sym, val, bodyVec, bodyWork);
+    solveBlockSparse(symB, valB, bodyVec, bodyWork);
     for (let c = 0; c < C; c++) {
       const o = 3 * c;
       for (let r2 = 0; r2 < 3; r2++) {
         let s = 0;
-        if (ca[c] >= 0) for (let j = 0; j < 6; j++) s += BA[18 * c + 6 * r2 + j] * bodyVec[BLOCK * ca[c] + j];
-        if (cb[c] >= 0) for (let j = 0; j < 6; j++) s += BB[18 * c + 6 * r2 + j] * bodyVec[BLOCK * cb[c] + j];
+        if (ca[c] >= 0) for (let j = 0; j < 6; j++) s += BA[18 * c + 6 * r2 + j] * bodyVec[BODY_DOFS * ca[c] + j];
+        if (cb[c] >= 0) for (let j = 0; j < 6; j++) s += BB[18 * c + 6 * r2 + j] * bodyVec[BODY_DOFS * cb[c] + j];
         tmp[o + r2] = s;
       }
       mul3(Hinv, 9 * c, tmp, o, corr);
       for (let r2 = 0; r2 < 3; r2++) out[o + r2] = pinned[o + r2] ? r[o + r2] : yv[o + r2] - corr[o + r2];
     }
   };
-  /** dx = (H + BBᵀ)⁻¹ rhs with iterative refinement against the exact operator. */
-  const newtonSolve = (): void => {
-    woodbury(rhs, dx);
-    for (let it = 0; it < SPARSE_IPM_REFINEMENT_STEPS; it++) {
-      applyP(dx, px);
+  /**
+   * Contact-space factorisation of B Bᵀ + H (H from the last buildBodySpace), with the dense IPM's
+   * diagonal-shift fallback (shift 0, then IPM_SHIFT_START·10ᵏ up to REGULARIZATION_MAX).
+   */
+  const factorContactSpace = (): boolean => {
+    const sym = symC ?? (symC = setupContactSpace());
+    for (let shift = 0; shift <= REGULARIZATION_MAX * (1 + 1e-12); shift = shift === 0 ? IPM_SHIFT_START : shift * 10) {
+      valC.set(AvalC);
       for (let c = 0; c < C; c++) {
-        const o = 3 * c;
-        for (let r2 = 0; r2 < 3; r2++) {
-          const hb = 9 * c + 3 * r2;
-          const hv = Hb[hb] * dx[o] + Hb[hb + 1] * dx[o + 1] + Hb[hb + 2] * dx[o + 2];
-          res[o + r2] = rhs[o + r2] - px[o + r2] - (pinned[o + r2] ? 0 : hv) - (pinned[o + r2] ? dx[o + r2] : 0);
-        }
+        const d = 9 * sym.inv[c];
+        for (let i = 0; i < 9; i++) valC[d + i] += Hb[9 * c + i];
+        if (shift > 0) for (let i = 0; i < 3; i++) valC[d + 4 * i] += shift;
       }
-      woodbury(res, sol);
-      for (let i = 0; i < n; i++) dx[i] += sol[i];
+      if (factorBlockSparse(sym, valC)) {
+        if (shift > regularization) regularization = shift;
+        return true;
+      }
     }
+    return false;
+  };
+  /** out = (P + W⁻²) v = (B Bᵀ + H) v, the exact Newton operator (identity on pinned rows). */
+  const applyNewton = (v: Float64Array, out: Float64Array): void => {
+    applyP(v, out);
+    for (let c = 0; c < C; c++) {
+      const o = 3 * c;
+      for (let r2 = 0; r2 < 3; r2++) {
+        const hb = 9 * c + 3 * r2;
+        // applyP already holds Σv, which H = W⁻² + Σ also contains
+        out[o + r2] = pinned[o + r2] ? v[o + r2] : out[o + r2] - sigma[o + r2] * v[o + r2] + Hb[hb] * v[o] + Hb[hb + 1] * v[o + 1] + Hb[hb + 2] * v[o + 2];
+      }
+    }
+  };
+  /** Relative residual ‖rhs − (BBᵀ + H)dx‖∞ / ‖rhs‖∞ of the current dx. */
+  const newtonResidual = (): number => {
+    applyNewton(dx, px);
+    let a = 0,
+      r = 0;
+    for (let i = 0; i < n; i++) {
+      res[i] = rhs[i] - px[i];
+      a = Math.max(a, Math.abs(res[i]));
+      r = Math.max(r, Math.abs(rhs[i]));
+    }
+    return r > 0 ? a / r : a;
+  };
+  /** The factor for this Newton matrix: body-space Woodbury unless the contact-space fallback is on. */
+  const buildAndFactor = (mode: 0 | 1): boolean => {
+    if (!buildBodySpace(mode)) {
+      if (contactSpace) return factorContactSpace();
+      return false;
+    }
+    return contactSpace ? factorContactSpace() : true;
+  };
+  /**
+   * dx = (BBᵀ + H)⁻¹ rhs with iterative refinement against the exact operator (Wilkinson): Woodbury in body
+   * space, or the contact-space factor once Woodbury's rounding (cond K ~ max H⁻¹) stops the refinement
+   * from reaching SPARSE_IPM_WOODBURY_RESIDUAL.
+   */
+  const newtonSolve = (): boolean => {
+    if (!contactSpace) {
+      woodbury(rhs, dx);
+      for (let it = 0; it < IPM_REFINEMENT_STEPS; it++) {
+        if (newtonResidual() <= SPARSE_IPM_WOODBURY_RESIDUAL) return true;
+        woodbury(res, sol);
+        for (let i = 0; i < n; i++) dx[i] += sol[i];
+      }
+      if (newtonResidual() <= SPARSE_IPM_WOODBURY_RESIDUAL) return true;
+      contactSpace = true;
+      contactSpaceFrom = iterations;
+      if (!factorContactSpace()) return false;
+    }
+    dx.set(rhs);
+    solveBlockSparse(symC!, valC, dx, work);
+    for (let it = 0; it < IPM_REFINEMENT_STEPS; it++) {
+      newtonResidual();
+      solveBlockSparse(symC!, valC, res, work);
+      for (let i = 0; i < n; i++) dx[i] += res[i];
+    }
+    return true;
   };
   const toLambda = (src: Float64Array): void => {
     for (let i = 0; i < n; i++) lam[i] = pinned[i] ? 0 : kappa * D[i] * src[i];
@@ -468,7 +568,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     history.record(rep.maxRel, objectiveFromAlam(lam, ws.Alam, b, n));
     return rep.maxRel;
   };
-  const factorBlocks = sym.colPtr[N];
+  const factorBlocks = symB.colPtr[N];
 
   // ---- starting point ([V] §3): x̂ = −(P + δ₀I)⁻¹q, ẑ = −δ₀x̂, each shifted into int K ----
   if (!buildAndFactor(0)) {
@@ -476,7 +576,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     return finish({ kind: 'failed', reason: 'starting point: P + δ₀I could not be factorised' }, 0, lam, N, factorBlocks);
   }
   for (let i = 0; i < n; i++) rhs[i] = -q[i];
-  newtonSolve();
+  if (!newtonSolve()) return finish({ kind: 'failed', reason: 'starting point: the contact-space Newton matrix could not be factorised' }, 0, lam, N, factorBlocks);
   for (let i = 0; i < n; i++) {
     x[i] = pinned[i] ? 0 : dx[i];
     z[i] = pinned[i] ? 0 : -IPM_START_DAMPING * dx[i];
@@ -492,8 +592,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
   let bestRel = rel;
   best.set(lam);
   let status: SolveStatus | null = bestRel <= tol ? { kind: 'converged' } : null;
-  let iterations = 0,
-    collapsed = 0,
+  let collapsed = 0,
     armed = false;
   const Wn = IPM_STALL_WINDOW + 1;
   const bestTrail = new Float64Array(Wn).fill(Infinity);
@@ -530,7 +629,8 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     }
     // Mehrotra predictor–corrector on the NT direction (ipm.ts, [V] §3 eqs. (12)–(14))
     let alphaAff = 0,
-      alpha = 0;
+      alpha = 0,
+      solved = -1;
     for (let pass = 0; pass < 2; pass++) {
       const sigmaTau = pass === 0 ? 0 : Math.pow(1 - alphaAff, IPM_SIGMA_EXPONENT) * tau;
       for (let c = 0; c < C; c++) {
@@ -557,7 +657,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
         rhs[o + 1] = kc === CONE_ORTHANT ? 0 : -rx[o + 1] + corr[o + 1];
         rhs[o + 2] = kc === CONE_ORTHANT ? 0 : -rx[o + 2] + corr[o + 2];
       }
-      newtonSolve();
+      if (!newtonSolve()) break;
       const ex = pass === 0 ? dxa : tmp,
         ez = pass === 0 ? dza : corr;
       let amax = Infinity;
@@ -575,6 +675,11 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
       }
       if (pass === 0) alphaAff = Math.min(1, amax);
       else alpha = Math.min(1, IPM_STEP_FRACTION * amax);
+      solved = pass;
+    }
+    if (solved < 1) {
+      status = { kind: 'failed', reason: `contact-space Newton matrix not factorisable even with shift ${REGULARIZATION_MAX} at iteration ${iterations}` };
+      break;
     }
     for (let c = 0; c < C; c++) applyWinv(winv, 9 * c, corr, 3 * c, kind[c], dz);
 
@@ -642,6 +747,45 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
   return finish(status, iterations, best, N, factorBlocks);
 }
 
+
+
+
+
+/** body[bo..bo+5] += B_cᵀ v[3c..3c+2]. */
+function addBtv(body: Float64Array, bo: number, Bs: Float64Array, c: number, v: Float64Array): void {
+  const o = 3 * c;
+  for (let j = 0; j < 6; j++) body[bo + j] += Bs[18 * c + j] * v[o] + Bs[18 * c + 6 + j] * v[o + 1] + Bs[18 * c + 12 + j] * v[o + 2];
+}
+
+/** Inverse of the symmetric positive definite 3×3 block at a[o..] into out[oo..] (via Cholesky); false if not PD. */
+function spdInverse3(a: Float64Array, o: number, out: Float64Array, oo: number): boolean {
+  const l00 = Math.sqrt(a[o]);
+  if (!(l00 > 0)) return false;
+  const l10 = a[o + 3] / l00,
+    l20 = a[o + 6] / l00;
+  const d1 = a[o + 4] - l10 * l10;
+  if (!(d1 > 0)) return false;
+  const l11 = Math.sqrt(d1),
+    l21 = (a[o + 7] - l20 * l10) / l11;
+  const d2 = a[o + 8] - l20 * l20 - l21 * l21;
+  if (!(d2 > 0)) return false;
+  const l22 = Math.sqrt(d2);
+  // Linv (lower), then A⁻¹ = Linvᵀ Linv
+  const i00 = 1 / l00,
+    i11 = 1 / l11,
+    i22 = 1 / l22;
+  const i10 = (-l10 * i00) / l11;
+  const i21 = (-l21 * i11) / l22;
+  const i20 = (-(l20 * i00) - l21 * i10) / l22;
+  out[oo] = i00 * i00 + i10 * i10 + i20 * i20;
+  out[oo + 1] = out[oo + 3] = i11 * i10 + i21 * i20;
+  out[oo + 2] = out[oo + 6] = i22 * i20;
+  out[oo + 4] = i11 * i11 + i21 * i21;
+  out[oo + 5] = out[oo + 7] = i22 * i21;
+  out[oo + 8] = i22 * i22;
+  return Number.isFinite(out[oo]) && Number.isFinite(out[oo + 4]) && Number.isFinite(out[oo + 8]);
+}
+
 /** out[o..o+2] = H⁻¹ block (row-major 3×3 at h[ho..]) · v[o..o+2]. */
 function mul3(h: Float64Array, ho: number, v: Float64Array, o: number, out: Float64Array): void {
   const v0 = v[o],
@@ -667,10 +811,4 @@ function addBtG(val: Float64Array, o: number, Bs: Float64Array, c: number, G: Fl
       if (transposed) val[o + 6 * j + i] += v;
       else val[o + 6 * i + j] += v;
     }
-}
-
-/** body[bo..bo+5] += B_cᵀ v[3c..3c+2]. */
-function addBtv(body: Float64Array, bo: number, Bs: Float64Array, c: number, v: Float64Array): void {
-  const o = 3 * c;
-  for (let j = 0; j < 6; j++) body[bo + j] += Bs[18 * c + j] * v[o] + Bs[18 * c + 6 + j] * v[o + 1] + Bs[18 * c + 12 + j] * v[o + 2];
 }
