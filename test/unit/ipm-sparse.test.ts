@@ -200,11 +200,15 @@ describe('sparse interior point (no dense A)', () => {
 });
 
 describe('solveIsland above the dense limit', () => {
-  for (const solver of ['ipm', 'newton'] as const) {
-    it(`solves a ${solver} island of 900 contacts with the sparse interior point, not PGS`, () => {
+  for (const [solver, softening] of [
+    ['ipm', 0],
+    ['newton', 0],
+    ['ipm', 0.01],
+  ] as const) {
+    it(`solves a ${solver} island of 900 contacts with the sparse interior point, not PGS (softening γ = ${softening})`, () => {
       const { bodies, contacts } = boxPyramid(15, 0.5);
       assert.ok(contacts.length > DENSE_ISLAND_LIMIT);
-      const cfg = baseConfig({ solver: { solver } });
+      const cfg = baseConfig({ solver: { solver }, softening });
       const dv = new Float64Array(6 * bodies.length);
       const out = solveIsland(bodies, contacts, [...contacts.keys()], cfg, undefined, dv);
       assert.equal(out.solve.result.solver, 'ipm');

@@ -16,15 +16,23 @@
  * K = I + Bᵀ H⁻¹ B lives in body-velocity space (6 per dynamic body; a block K_ab ≠ 0 only where a
  * contact joins bodies a and b); it is the reduced system M + Jᵀ D H⁻¹ D J of the issue scaled by L, so
  * its eigenvalues are ≥ 1 and static bodies (M⁻¹ = 0) and infinite-inertia directions simply have no
- * columns (L = 0 there). K is factorised by the block-sparse Cholesky of math/blockSparseCholesky.ts
- * (minimum-degree ordering and symbolic analysis once per solve, numeric factorisation every Newton step),
- * and each solve is refined against the exact operator H + B Bᵀ (iterative refinement, Wilkinson).
+ * columns (L = 0 there). H⁻¹ = W (I + WΣW)⁻¹ W is formed from W, not by inverting W⁻² + Σ. Each solve is
+ * refined against the exact operator B Bᵀ + H (iterative refinement, Wilkinson).
+ *
+ * Near the solution of a rank-deficient island (coplanar contacts of stacked boxes) H⁻¹ grows to 1/σ on
+ * the active contacts, cond K follows, and the Woodbury solve loses accuracy (it is not backward stable:
+ * Yip, SIAM J. Sci. Stat. Comput. 7, 1986). When refinement can no longer bring the relative residual to
+ * SPARSE_IPM_WOODBURY_RESIDUAL, the remaining iterations factorise the contact-space matrix B Bᵀ + H itself
+ * (3×3 blocks; block (i, j) ≠ 0 when contacts i and j share a dynamic body: the block-sparse Delassus
+ * matrix plus H), whose conditioning is the dense IPM's. Both factors use the block-sparse Cholesky of
+ * math/blockSparseCholesky.ts (minimum-degree ordering and symbolic analysis once per solve, numeric
+ * factorisation every Newton step).
  *
  * Differences from the dense IPM: no AHO phase and no natural-map polish (both need the dense Newton
  * matrix); the KKT check is the same checker (kktFromW) on w = J M⁻¹ Jᵀ λ + Sλ − b computed from the body
  * velocity changes M⁻¹ Jᵀ λ (pgsRows.ts). The status is the checker's: "converged" only at KKT max_rel ≤
- * tolerance on finite data. Work arrays are allocated once before the iteration loop; memory is O(C) plus
- * the fill of the body-space factor.
+ * tolerance on finite data. Work arrays are allocated before the iteration loop (the contact-space factor's
+ * once, when it is first needed); memory is O(C) plus the fill of the two factors.
  */
 import type { ContactJacobians } from '../assembly.js';
 import { classifyContacts, KktWorkspace, type ContactClass, type KktReport } from '../kkt.js';
@@ -68,6 +76,8 @@ const BODY_DOFS = 6;
  * switches the solve to the contact-space factor for the remaining iterations (file header).
  */
 export const SPARSE_IPM_WOODBURY_RESIDUAL = 1e-10;
+/** Contact-space refinement stops once the relative residual is at or below this (a few ulps of the data). */
+export const SPARSE_IPM_REFINED_RESIDUAL = 1e-14;
 export const INVERSE_MASS_PIVOT_TOLERANCE = 1e-14;
 /** Stall test armed once KKT max_rel ≤ this (the dense IPM arms it in its AHO phase, which starts at IPM_AHO_SWITCH). */
 export const SPARSE_IPM_STALL_ARM = 1e-6;
@@ -527,11 +537,24 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
   };
   /** The factor for this Newton matrix: body-space Woodbury unless the contact-space fallback is on. */
   const buildAndFactor = (mode: 0 | 1): boolean => {
-    if (!buildBodySpace(mode)) {
-      if (contactSpace) return factorContactSpace();
-      return false;
+    if (!contactSpace) return buildBodySpace(mode);
+    // H = W⁻² + Σ only (the body-space K is not needed any more)
+    for (let c = 0; c < C; c++) {
+      const o = 3 * c,
+        h = 9 * c;
+      for (let i = 0; i < 9; i++) Hb[h + i] = 0;
+      if (kind[c] === CONE_ORTHANT) {
+        Hb[h] = (mode === 0 ? IPM_START_DAMPING : winv[h] * winv[h]) + sigma[o];
+        Hb[h + 4] = Hb[h + 8] = 1;
+      } else
+        for (let i = 0; i < 3; i++)
+          for (let j = 0; j < 3; j++) {
+            let v = i === j ? sigma[o + i] + (mode === 0 ? IPM_START_DAMPING : 0) : 0;
+            if (mode === 1) for (let m = 0; m < 3; m++) v += winv[h + 3 * i + m] * winv[h + 3 * m + j];
+            Hb[h + 3 * i + j] = v;
+          }
     }
-    return contactSpace ? factorContactSpace() : true;
+    return factorContactSpace();
   };
   /**
    * dx = (BBᵀ + H)⁻¹ rhs with iterative refinement against the exact operator (Wilkinson): Woodbury in body
@@ -554,7 +577,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     dx.set(rhs);
     solveBlockSparse(symC!, valC, dx, work);
     for (let it = 0; it < IPM_REFINEMENT_STEPS; it++) {
-      newtonResidual();
+      if (newtonResidual() <= SPARSE_IPM_REFINED_RESIDUAL) break;
       solveBlockSparse(symC!, valC, res, work);
       for (let i = 0; i < n; i++) dx[i] += res[i];
     }
