@@ -288,12 +288,41 @@ function largeIslandLines(args: BenchArgs): string[] {
     const pgsMs = performance.now() - t0;
     const mem = (b: number): string => `${(b / 1e6).toFixed(2)} MB`;
     const note = ipm.contactSpaceFrom >= 0 ? ` (contact-space factor from iteration ${ipm.contactSpaceFrom})` : '';
-    rows.push([name, String(k.contactCount), String(ipm.bodyCount), 'ipm-sparse', fmtMs(median(times)), String(ipm.iterations), ipm.status.kind + note, ipm.kkt.maxRel.toExponential(2), mem(ipm.memoryBytes), (ipm.memoryBytes / k.contactCount).toFixed(0)]);
-    rows.push([name, String(k.contactCount), String(ipm.bodyCount), 'pgs matrix-free', fmtMs(pgsMs), String(pgs.iterations), pgs.status.kind, pgs.kkt.maxRel.toExponential(2), '-', '-']);
+    rows.push([
+      name,
+      String(k.contactCount),
+      String(ipm.bodyCount),
+      'ipm-sparse',
+      fmtMs(median(times)),
+      String(ipm.iterations),
+      ipm.status.kind + note,
+      ipm.kkt.maxRel.toExponential(2),
+      mem(ipm.memoryBytes),
+      (ipm.memoryBytes / k.contactCount).toFixed(0),
+    ]);
+    rows.push([
+      name,
+      String(k.contactCount),
+      String(ipm.bodyCount),
+      'pgs matrix-free',
+      fmtMs(pgsMs),
+      String(pgs.iterations),
+      pgs.status.kind,
+      pgs.kkt.maxRel.toExponential(2),
+      '-',
+      '-',
+    ]);
     out.push(`  ${name}: settled in ${(settleMs / 1000).toFixed(1)} s; a dense A would hold ${mem(8 * k.size * k.size)}`);
   }
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-  out.push(...rows.map((r) => r.map((cell, c) => (c === 0 || c === 3 || c === 6 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ').trimEnd()));
+  out.push(
+    ...rows.map((r) =>
+      r
+        .map((cell, c) => (c === 0 || c === 3 || c === 6 ? cell.padEnd(widths[c]) : cell.padStart(widths[c])))
+        .join('  ')
+        .trimEnd(),
+    ),
+  );
   return out;
 }
 
@@ -309,7 +338,14 @@ function main(): void {
     process.stdout.write(`${JSON.stringify({ machine, plan, contactMix: mix, rows }, null, 2)}\n`);
     return;
   }
-  const lines = [...headerLines(machine, plan, args), ...mixLines(scenes, benches), ...renderTable(rows), ...summaryLines(rows), ...reasonLines(rows), ...largeIslandLines(args)];
+  const lines = [
+    ...headerLines(machine, plan, args),
+    ...mixLines(scenes, benches),
+    ...renderTable(rows),
+    ...summaryLines(rows),
+    ...reasonLines(rows),
+    ...largeIslandLines(args),
+  ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -87,8 +87,14 @@ describe('block-sparse Cholesky', () => {
         eb: number[] = [];
       for (let i = 0; i < side; i++)
         for (let j = 0; j < side; j++) {
-          if (i + 1 < side) (ea.push(i * side + j), eb.push((i + 1) * side + j));
-          if (j + 1 < side) (ea.push(i * side + j), eb.push(i * side + j + 1));
+          if (i + 1 < side) {
+            ea.push(i * side + j);
+            eb.push((i + 1) * side + j);
+          }
+          if (j + 1 < side) {
+            ea.push(i * side + j);
+            eb.push(i * side + j + 1);
+          }
         }
       // K = Σ_edges G_eᵀ G_e + I with random G_e (bs × 2bs): symmetric positive definite
       const N = n * bs;

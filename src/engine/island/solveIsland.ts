@@ -84,9 +84,15 @@ export function solveIsland(
   let solved: IslandSolve, work: IslandOutcome['work'];
   if (useMatrixFree(cfg, cs.length) && cfg.solver.solver !== 'pgs') {
     const { maxIterations, tolerance } = cfg.solver;
-    const out = solveIpmSparse(jacobians, { ...MATRIX_FREE_FALLBACK, ...(maxIterations !== undefined ? { maxIterations } : {}), ...(tolerance !== undefined ? { tolerance } : {}) }, cfg.softening);
+    const out = solveIpmSparse(
+      jacobians,
+      { ...MATRIX_FREE_FALLBACK, ...(maxIterations !== undefined ? { maxIterations } : {}), ...(tolerance !== undefined ? { tolerance } : {}) },
+      cfg.softening,
+    );
     const note =
-      cfg.solver.solver === 'ipm' ? '' : ` (island of ${cs.length} contacts exceeds the dense limit of ${DENSE_ISLAND_LIMIT}: solved by the sparse interior point instead of ${cfg.solver.solver})`;
+      cfg.solver.solver === 'ipm'
+        ? ''
+        : ` (island of ${cs.length} contacts exceeds the dense limit of ${DENSE_ISLAND_LIMIT}: solved by the sparse interior point instead of ${cfg.solver.solver})`;
     const status = out.status.kind === 'converged' || !note ? out.status : { ...out.status, reason: out.status.reason + note };
     const result: SolveResult = {
       solver: 'ipm',

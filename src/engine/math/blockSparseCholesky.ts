@@ -55,7 +55,11 @@ export function analyseBlockPattern(n: number, bs: number, edgesA: ArrayLike<num
   for (let k = 0; k < n; k++) {
     let best = -1,
       bestDeg = Infinity;
-    for (let v = 0; v < n; v++) if (alive[v] && adj[v].size < bestDeg) ((best = v), (bestDeg = adj[v].size));
+    for (let v = 0; v < n; v++)
+      if (alive[v] && adj[v].size < bestDeg) {
+        best = v;
+        bestDeg = adj[v].size;
+      }
     perm[k] = best;
     inv[best] = k;
     alive[best] = 0;
@@ -113,7 +117,9 @@ export function blockSlot(s: BlockSparseSymbolic, a: number, b: number): { slot:
   const ka = s.inv[a],
     kb = s.inv[b];
   if (ka === kb) return { slot: ka, transposed: false };
-  return ka > kb ? { slot: s.n + findEntry(s.colPtr, s.rowOf, kb, ka), transposed: false } : { slot: s.n + findEntry(s.colPtr, s.rowOf, ka, kb), transposed: true };
+  return ka > kb
+    ? { slot: s.n + findEntry(s.colPtr, s.rowOf, kb, ka), transposed: false }
+    : { slot: s.n + findEntry(s.colPtr, s.rowOf, ka, kb), transposed: true };
 }
 
 /**

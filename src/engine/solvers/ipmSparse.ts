@@ -134,7 +134,6 @@ function psdCholesky3(m: readonly number[], out: Float64Array, o: number): void 
   for (let i = 0; i < 3; i++) for (let j = 0; j <= i; j++) out[o + 6 * i + j] = L[idx(i, j)];
 }
 
-
 /**
  * Solves the QP-SOCP of the island given by its Jacobians with the sparse interior-point method (file
  * header); `softening` γ is added to the normal rows as in the matrix-free PGS. The entry point for exact
@@ -599,7 +598,8 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     return finish({ kind: 'failed', reason: 'starting point: P + δ₀I could not be factorised' }, 0, lam, N, factorBlocks);
   }
   for (let i = 0; i < n; i++) rhs[i] = -q[i];
-  if (!newtonSolve()) return finish({ kind: 'failed', reason: 'starting point: the contact-space Newton matrix could not be factorised' }, 0, lam, N, factorBlocks);
+  if (!newtonSolve())
+    return finish({ kind: 'failed', reason: 'starting point: the contact-space Newton matrix could not be factorised' }, 0, lam, N, factorBlocks);
   for (let i = 0; i < n; i++) {
     x[i] = pinned[i] ? 0 : dx[i];
     z[i] = pinned[i] ? 0 : -IPM_START_DAMPING * dx[i];
@@ -770,10 +770,6 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
   return finish(status, iterations, best, N, factorBlocks);
 }
 
-
-
-
-
 /** body[bo..bo+5] += B_cᵀ v[3c..3c+2]. */
 function addBtv(body: Float64Array, bo: number, Bs: Float64Array, c: number, v: Float64Array): void {
   const o = 3 * c;
@@ -822,7 +818,8 @@ function mul3(h: Float64Array, ho: number, v: Float64Array, o: number, out: Floa
 /** G (3×6) = H_c⁻¹ B_c (B_c: 3×6 at Bs[18c..]). */
 function hinvTimesB(hinv: Float64Array, ho: number, Bs: Float64Array, c: number, G: Float64Array): void {
   for (let i = 0; i < 3; i++)
-    for (let j = 0; j < 6; j++) G[6 * i + j] = hinv[ho + 3 * i] * Bs[18 * c + j] + hinv[ho + 3 * i + 1] * Bs[18 * c + 6 + j] + hinv[ho + 3 * i + 2] * Bs[18 * c + 12 + j];
+    for (let j = 0; j < 6; j++)
+      G[6 * i + j] = hinv[ho + 3 * i] * Bs[18 * c + j] + hinv[ho + 3 * i + 1] * Bs[18 * c + 6 + j] + hinv[ho + 3 * i + 2] * Bs[18 * c + 12 + j];
 }
 
 /** K block at val[o..] += B_cᵀ G (6×6), or its transpose Gᵀ B_c when `transposed`. */
