@@ -110,8 +110,8 @@ export interface OurStepInfo {
   readonly iterations: number;
   readonly status: string;
   /**
-   * How the islands were solved. The World solves islands beyond its dense limit matrix-free with PGS
-   * whatever the scenario's solver, so a "newton" configuration may run PGS on its largest island.
+   * How the islands were solved. The World solves islands beyond its dense limit without forming A (PGS
+   * matrix-free, newton/ipm by the sparse interior point), so a "newton" configuration may run ipm there.
    */
   readonly methods: readonly MethodShare[];
 }

@@ -1,12 +1,14 @@
 /**
  * The island solver boundary: one island's contacts in, impulses, gap rates, contact work and body
  * velocity changes out. Small islands are assembled densely (A formed) and solved by the scenario's
- * solver; large ones (or PGS beyond a few contacts) run the same PGS kernel matrix-free (pgsRows.ts).
- * Both paths share one assembly (assemblyOptions), one fault-injection point and one gap-rate formula.
+ * solver; large ones never form A: PGS runs its kernel matrix-free (pgsRows.ts), IPM and Newton scenarios
+ * get the exact sparse interior-point solve (ipmSparse.ts; Newton has no sparse variant yet).
+ * All paths share one assembly (assemblyOptions), one fault-injection point and one gap-rate formula.
  */
 import { assembleJacobians, bodyVelocityChanges, DEFAULT_ASSEMBLY, denseProblem, type AssemblyOptions, type ContactJacobians } from '../assembly.js';
 import type { BodyState, ContactPoint, ContactProblem } from '../problem.js';
 import { solvePgsMatrixFree } from '../solvers/matrixFree.js';
+import { solveIpmSparse } from '../solvers/ipmSparse.js';
 import { solve } from '../solvers/solve.js';
 import type { SolveResult } from '../solvers/types.js';
 import { contactWork, contactWorkDiagonal } from '../world/energy.js';
@@ -17,8 +19,11 @@ import type { Vec3 } from '../math/vec3.js';
 export const DENSE_ISLAND_LIMIT = 200;
 /** PGS islands with more contacts than this use the matrix-free PGS (same iterates, O(C) per sweep). */
 export const PGS_MATRIX_FREE_FROM = 32;
-/** What a Newton/IPM scenario uses on an island beyond the dense limit. */
-export const MATRIX_FREE_FALLBACK = { solver: 'pgs', maxIterations: 100, tolerance: 1e-6 } as const;
+/**
+ * What a Newton/IPM scenario uses on an island beyond the dense limit: the sparse interior point
+ * (ipmSparse.ts) with the scenario's iteration budget and tolerance (IPM defaults when unset).
+ */
+export const MATRIX_FREE_FALLBACK = { solver: 'ipm' } as const;
 
 /** One island's solve: dense (problem with A) or matrix-free (Jacobians only, large islands). */
 export type IslandSolve =
@@ -77,19 +82,41 @@ export function solveIsland(
   const jacobians = assembleJacobians(states, cs, assemblyOptions(cfg));
   if (cfg.faults.restitutionAsTarget) applyRestitutionTargetFault(jacobians);
   let solved: IslandSolve, work: IslandOutcome['work'];
-  if (useMatrixFree(cfg, cs.length)) {
-    const pgs = cfg.solver.solver === 'pgs' ? cfg.solver : { ...MATRIX_FREE_FALLBACK };
-    const out = solvePgsMatrixFree(jacobians, pgs, warm, cfg.softening);
+  if (useMatrixFree(cfg, cs.length) && cfg.solver.solver !== 'pgs') {
+    const { maxIterations, tolerance } = cfg.solver;
+    const out = solveIpmSparse(
+      jacobians,
+      { ...MATRIX_FREE_FALLBACK, ...(maxIterations !== undefined ? { maxIterations } : {}), ...(tolerance !== undefined ? { tolerance } : {}) },
+      cfg.softening,
+    );
     const note =
-      cfg.solver.solver === 'pgs'
+      cfg.solver.solver === 'ipm'
         ? ''
-        : ` (island of ${cs.length} contacts exceeds the dense limit of ${DENSE_ISLAND_LIMIT}: solved by matrix-free PGS instead of ${cfg.solver.solver})`;
+        : ` (island of ${cs.length} contacts exceeds the dense limit of ${DENSE_ISLAND_LIMIT}: solved by the sparse interior point instead of ${cfg.solver.solver})`;
     const status = out.status.kind === 'converged' || !note ? out.status : { ...out.status, reason: out.status.reason + note };
+    const result: SolveResult = {
+      solver: 'ipm',
+      lambda: out.lambda,
+      w: out.w,
+      status,
+      iterations: out.iterations,
+      history: out.history,
+      regularization: out.regularization,
+      timeMs: out.timeMs,
+      objective: out.objective,
+      kkt: out.kkt,
+      contactClass: out.contactClass,
+    };
+    for (let i = 0; i < out.dv.length; i++) dvTotal[i] += out.dv[i];
+    solved = { contacts, jacobians, result, matrixFree: true };
+  } else if (useMatrixFree(cfg, cs.length)) {
+    const pgs = cfg.solver.solver === 'pgs' ? cfg.solver : { solver: 'pgs' as const };
+    const out = solvePgsMatrixFree(jacobians, pgs, warm, cfg.softening);
     const result: SolveResult = {
       solver: 'pgs',
       lambda: out.lambda,
       w: out.w,
-      status,
+      status: out.status,
       iterations: out.iterations,
       history: out.history,
       regularization: out.regularization,

@@ -117,8 +117,8 @@ export const IPM_LU_PIVOT_TOLERANCE = 1e-13;
 /** Maximum polishing steps after the interior-point phase (each counts as an iteration). */
 export const IPM_POLISH_STEPS = 4;
 /** Cone kinds per contact. */
-const CONE_ORTHANT = 1; // μ = 0: x0 ≥ 0, tangential variables pinned to 0
-const CONE_SOC = 3; // μ > 0: Lorentz cone Q³
+export const CONE_ORTHANT = 1; // μ = 0: x0 ≥ 0, tangential variables pinned to 0
+export const CONE_SOC = 3; // μ > 0: Lorentz cone Q³
 
 /** f(λ) from the Aλ that kktInto left in ws.Alam (call kktInto(p, lam, ws) first). */
 function objectiveOf(lam: Float64Array, ws: KktWorkspace, b: Float64Array, n: number): number {
@@ -135,7 +135,7 @@ function objectiveOf(lam: Float64Array, ws: KktWorkspace, b: Float64Array, n: nu
  * Writes W⁻¹ (row-major 3×3) to winv[wo..wo+8] and λ_NT to nt[o..o+2]. Returns false if x or z is not
  * strictly interior.
  */
-function ntScalingSoc(x: Float64Array, z: Float64Array, o: number, winv: Float64Array, wo: number, nt: Float64Array): boolean {
+export function ntScalingSoc(x: Float64Array, z: Float64Array, o: number, winv: Float64Array, wo: number, nt: Float64Array): boolean {
   const x0 = x[o],
     x1 = x[o + 1],
     x2 = x[o + 2];
@@ -184,7 +184,7 @@ function ntScalingSoc(x: Float64Array, z: Float64Array, o: number, winv: Float64
  * cone automorphism B = [v̄0 −v̄1ᵀ; −v̄1 I + v̄1v̄1ᵀ/(1+v̄0)] (the inverse NT/hyperbolic scaling of v̄,
  * [V] §4.3), then e + α·y ∈ Q³ ⇔ α(‖y1‖ − y0) ≤ 1 with y = B d/‖v‖_J ([V] §3, step to the boundary).
  */
-function maxStepSoc(v: Float64Array, d: Float64Array, o: number): number {
+export function maxStepSoc(v: Float64Array, d: Float64Array, o: number): number {
   const v0 = v[o],
     v1 = v[o + 1],
     v2 = v[o + 2];
@@ -206,7 +206,7 @@ function maxStepSoc(v: Float64Array, d: Float64Array, o: number): number {
 }
 
 /** Jordan product r = a∘b on one block ([V] §2.2: (a∘b)0 = aᵀb, (a∘b)1 = a0 b1 + b0 a1); r may alias nothing. */
-function jordanProduct(a: Float64Array, b: Float64Array, o: number, kind: number, r: Float64Array): void {
+export function jordanProduct(a: Float64Array, b: Float64Array, o: number, kind: number, r: Float64Array): void {
   if (kind === CONE_ORTHANT) {
     r[o] = a[o] * b[o];
     return;
@@ -220,7 +220,7 @@ function jordanProduct(a: Float64Array, b: Float64Array, o: number, kind: number
  * Jordan division u = λ ⧵ r, i.e. the solution of λ∘u = r ([V] §2.2, inverse of the arrow matrix
  * Arw(λ)): u0 = (λ0 r0 − λ1ᵀr1)/(λ0² − ‖λ1‖²), u1 = (r1 − u0 λ1)/λ0. Writes u over r.
  */
-function jordanDivide(lam: Float64Array, r: Float64Array, o: number, kind: number): void {
+export function jordanDivide(lam: Float64Array, r: Float64Array, o: number, kind: number): void {
   if (kind === CONE_ORTHANT) {
     r[o] /= lam[o];
     return;
@@ -253,7 +253,7 @@ export function applyWinv(winv: Float64Array, wo: number, v: Float64Array, o: nu
 }
 
 /** True when every block of v is strictly inside its cone. */
-function allInterior(v: Float64Array, kind: Int8Array, C: number): boolean {
+export function allInterior(v: Float64Array, kind: Int8Array, C: number): boolean {
   for (let c = 0; c < C; c++) {
     const o = 3 * c;
     if (kind[c] === CONE_ORTHANT) {

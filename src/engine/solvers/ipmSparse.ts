@@ -1,0 +1,834 @@
+/**
+ * Interior-point method for islands of any size that never forms the dense A = J M⁻¹ Jᵀ.
+ *
+ * Same problem, change of variables and iteration as the dense IPM (ipm.ts: λ = κ D x, Nesterov–Todd
+ * scaled Mehrotra predictor–corrector, [V] L. Vandenberghe, "The CVXOPT linear and quadratic cone program
+ * solvers", 2010, §3–§4), but every product with P = D A D is matrix-free and the Newton system
+ *
+ *   (P + W⁻²) Δx = r,   P = D (J M⁻¹ Jᵀ + S) D = B Bᵀ + Σ,   B = D J L,  M⁻¹ = L Lᵀ (per body),
+ *
+ * (S: the assembly's ε on every row plus the softening γ on normal rows; Σ = D S D) is solved with the
+ * Sherman–Morrison–Woodbury identity (Golub & Van Loan, Matrix Computations, 4th ed., §2.1.4) for the
+ * block-diagonal H = W⁻² + Σ (3×3 per contact, positive definite in the interior):
+ *
+ *   (H + B Bᵀ)⁻¹ = H⁻¹ − H⁻¹ B (I + Bᵀ H⁻¹ B)⁻¹ Bᵀ H⁻¹.
+ *
+ * K = I + Bᵀ H⁻¹ B lives in body-velocity space (6 per dynamic body; a block K_ab ≠ 0 only where a
+ * contact joins bodies a and b); it is the reduced system M + Jᵀ D H⁻¹ D J of the issue scaled by L, so
+ * its eigenvalues are ≥ 1 and static bodies (M⁻¹ = 0) and infinite-inertia directions simply have no
+ * columns (L = 0 there). H⁻¹ = W (I + WΣW)⁻¹ W is formed from W, not by inverting W⁻² + Σ. Each solve is
+ * refined against the exact operator B Bᵀ + H (iterative refinement, Wilkinson).
+ *
+ * Near the solution of a rank-deficient island (coplanar contacts of stacked boxes) H⁻¹ grows to 1/σ on
+ * the active contacts, cond K follows, and the Woodbury solve loses accuracy (it is not backward stable:
+ * Yip, SIAM J. Sci. Stat. Comput. 7, 1986). When refinement can no longer bring the relative residual to
+ * SPARSE_IPM_WOODBURY_RESIDUAL, the remaining iterations factorise the contact-space matrix B Bᵀ + H itself
+ * (3×3 blocks; block (i, j) ≠ 0 when contacts i and j share a dynamic body: the block-sparse Delassus
+ * matrix plus H), whose conditioning is the dense IPM's. Both factors use the block-sparse Cholesky of
+ * math/blockSparseCholesky.ts (minimum-degree ordering and symbolic analysis once per solve, numeric
+ * factorisation every Newton step).
+ *
+ * Differences from the dense IPM: no AHO phase and no natural-map polish (both need the dense Newton
+ * matrix); the KKT check is the same checker (kktFromW) on w = J M⁻¹ Jᵀ λ + Sλ − b computed from the body
+ * velocity changes M⁻¹ Jᵀ λ (pgsRows.ts). The status is the checker's: "converged" only at KKT max_rel ≤
+ * tolerance on finite data. Work arrays are allocated before the iteration loop (the contact-space factor's
+ * once, when it is first needed); memory is O(C) plus the fill of the two factors.
+ */
+import type { ContactJacobians } from '../assembly.js';
+import { classifyContacts, KktWorkspace, type ContactClass, type KktReport } from '../kkt.js';
+import { analyseBlockPattern, blockSlot, factorBlockSparse, solveBlockSparse, type BlockSparseSymbolic } from '../math/blockSparseCholesky.js';
+import { matrixFreeRows, type MatrixFreeRows } from './pgsRows.js';
+import { HistoryRecorder, objectiveFromAlam } from './history.js';
+import {
+  allInterior,
+  CONE_ORTHANT,
+  CONE_SOC,
+  IPM_DEFAULT_MAX_ITERATIONS,
+  IPM_DEFAULT_TOLERANCE,
+  IPM_MAX_COLLAPSED_STEPS,
+  IPM_MAX_INTERIOR_BACKTRACKS,
+  IPM_MERIT_FLOOR,
+  IPM_MIN_STEP,
+  IPM_SIGMA_EXPONENT,
+  IPM_STALL_FACTOR,
+  IPM_STALL_WINDOW,
+  IPM_REFINEMENT_STEPS,
+  IPM_SHIFT_START,
+  IPM_START_DAMPING,
+  IPM_STEP_FRACTION,
+  applyWinv,
+  jordanDivide,
+  jordanProduct,
+  maxStepSoc,
+  ntScaleAll,
+  shiftIntoCones,
+} from './ipm.js';
+import type { IpmOptions, SolveHistory, SolveStatus } from './types.js';
+import { nowMs } from '../clock.js';
+import { REGULARIZATION_MAX } from '../math/cholesky.js';
+
+/** Body-space work vector length per body (v, ω). */
+const BODY_DOFS = 6;
+
+/** A 3×3 pivot of M⁻¹'s inertia block ≤ this × its largest diagonal entry is an infinite-inertia direction (L column 0). */
+/**
+ * A Woodbury solve (refined up to IPM_REFINEMENT_STEPS times) whose relative residual stays above this
+ * switches the solve to the contact-space factor for the remaining iterations (file header).
+ */
+export const SPARSE_IPM_WOODBURY_RESIDUAL = 1e-10;
+/** Contact-space refinement stops once the relative residual is at or below this (a few ulps of the data). */
+export const SPARSE_IPM_REFINED_RESIDUAL = 1e-14;
+export const INVERSE_MASS_PIVOT_TOLERANCE = 1e-14;
+/** Stall test armed once KKT max_rel ≤ this (the dense IPM arms it in its AHO phase, which starts at IPM_AHO_SWITCH). */
+export const SPARSE_IPM_STALL_ARM = 1e-6;
+
+export interface SparseIpmOutput {
+  readonly solver: 'ipm';
+  readonly lambda: Float64Array;
+  /** w = Aλ − b (A with ε and softening), matrix-free. */
+  readonly w: Float64Array;
+  /** Δv = M⁻¹Jᵀλ, 6 per body of the Jacobians' body list. */
+  readonly dv: Float64Array;
+  readonly status: SolveStatus;
+  readonly iterations: number;
+  readonly history: SolveHistory;
+  readonly regularization: number;
+  readonly timeMs: number;
+  readonly objective: number;
+  readonly kkt: KktReport;
+  readonly contactClass: ContactClass[];
+  /** Bytes of the typed arrays the solve allocated (per-contact data, body-space factor, work vectors). */
+  readonly memoryBytes: number;
+  /** Dynamic bodies (6×6 blocks of K) and stored off-diagonal blocks of its factor. */
+  readonly bodyCount: number;
+  readonly factorBlocks: number;
+  /** Iteration from which Newton systems were solved in contact space (−1: Woodbury throughout). */
+  readonly contactSpaceFrom: number;
+}
+
+/** KKT report of λ from the matrix-free rows: recomputes Δv = M⁻¹Jᵀλ, then w = JΔv + shifts·λ − b. */
+export function kktMatrixFree(rows: MatrixFreeRows, lambda: Float64Array, ws: KktWorkspace): KktReport {
+  rows.dv.fill(0);
+  for (let c = 0; c < rows.contactCount; c++) rows.changed(c, lambda[3 * c], lambda[3 * c + 1], lambda[3 * c + 2]);
+  return rows.kkt(lambda, ws);
+}
+
+/** Lower Cholesky factor (row-major 3×3 at out[o..], ld 6) of the symmetric PSD 3×3 m; zero columns for zero pivots. */
+function psdCholesky3(m: readonly number[], out: Float64Array, o: number): void {
+  const maxDiag = Math.max(m[0], m[4], m[8], 0);
+  const a = [m[0], m[3], m[4], m[6], m[7], m[8]]; // lower triangle: 00, 10, 11, 20, 21, 22
+  const L = [0, 0, 0, 0, 0, 0];
+  const idx = (i: number, j: number): number => (i * (i + 1)) / 2 + j;
+  for (let j = 0; j < 3; j++) {
+    let d = a[idx(j, j)];
+    for (let k = 0; k < j; k++) d -= L[idx(j, k)] * L[idx(j, k)];
+    if (!(d > INVERSE_MASS_PIVOT_TOLERANCE * maxDiag)) continue; // column stays 0
+    const l = Math.sqrt(d);
+    L[idx(j, j)] = l;
+    for (let i = j + 1; i < 3; i++) {
+      let v = a[idx(i, j)];
+      for (let k = 0; k < j; k++) v -= L[idx(i, k)] * L[idx(j, k)];
+      L[idx(i, j)] = v / l;
+    }
+  }
+  for (let i = 0; i < 3; i++) for (let j = 0; j <= i; j++) out[o + 6 * i + j] = L[idx(i, j)];
+}
+
+/**
+ * Solves the QP-SOCP of the island given by its Jacobians with the sparse interior-point method (file
+ * header); `softening` γ is added to the normal rows as in the matrix-free PGS. The entry point for exact
+ * solves of islands of any size (world step above the dense limit, counterfactual re-solves).
+ */
+export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening = 0): SparseIpmOutput {
+  const t0 = nowMs();
+  const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? IPM_DEFAULT_MAX_ITERATIONS));
+  const tol = opts.tolerance ?? IPM_DEFAULT_TOLERANCE;
+  const C = k.contactCount,
+    n = k.size;
+  const b = k.b,
+    mu = k.mu;
+  let bytes = 0;
+  const f64 = (len: number): Float64Array => {
+    bytes += 8 * len;
+    return new Float64Array(len);
+  };
+  const rows = matrixFreeRows(k, softening);
+  bytes += rows.diagonal.byteLength + rows.dv.byteLength;
+  const ws = new KktWorkspace(n);
+  bytes += 16 * n;
+  const history = new HistoryRecorder(maxIt + 1);
+  const lam = f64(n),
+    best = f64(n);
+  let regularization = 0;
+  let contactSpace = false; // switched on for good once a Woodbury solve misses SPARSE_IPM_WOODBURY_RESIDUAL
+  let contactSpaceFrom = -1;
+  let iterations = 0;
+
+  const finish = (status: SolveStatus, iterations: number, src: Float64Array, bodyCount: number, factorBlocks: number): SparseIpmOutput => {
+    const report = { ...kktMatrixFree(rows, src, ws) };
+    const w = Float64Array.from(ws.w);
+    const f = objectiveFromAlam(src, ws.Alam, b, n);
+    let st = status;
+    if (st.kind === 'converged' && !(report.maxRel <= tol)) st = { kind: 'stalled', reason: `KKT max_rel ${report.maxRel.toExponential(2)} > ${tol}` };
+    if (st.kind !== 'failed' && !Number.isFinite(report.maxRel)) st = { kind: 'failed', reason: 'λ or w is not finite' };
+    return {
+      solver: 'ipm',
+      lambda: Float64Array.from(src),
+      w,
+      dv: Float64Array.from(rows.dv),
+      status: st,
+      iterations,
+      history: history.finish(),
+      regularization,
+      timeMs: nowMs() - t0,
+      objective: f,
+      kkt: report,
+      contactClass: classifyContacts(k, src, w, report.lamRef, report.wRef),
+      memoryBytes: bytes,
+      bodyCount,
+      factorBlocks,
+      contactSpaceFrom,
+    };
+  };
+
+  // λ = 0 is optimal iff −b ∈ K* (as in ipm.ts, tested exactly).
+  const r0 = kktMatrixFree(rows, lam, ws).maxRel;
+  if (r0 <= tol) {
+    history.record(r0, 0);
+    return finish({ kind: 'converged' }, 0, lam, 0, 0);
+  }
+
+  // ---- change of variables (ipm.ts scaledProblem), from the diagonal blocks of A ----
+  const diag = rows.diagonal;
+  const kind = new Int8Array(C);
+  const D = f64(n),
+    sigma = f64(n),
+    q = f64(n);
+  const pinned = new Uint8Array(n);
+  bytes += C + n;
+  for (let c = 0; c < C; c++) {
+    const o = 3 * c,
+      m = mu[c];
+    const ann = diag[9 * c],
+      a11 = diag[9 * c + 4],
+      a22 = diag[9 * c + 8];
+    if (m > 0) {
+      kind[c] = CONE_SOC;
+      const dmax = Math.max(ann / (m * m), a11, a22);
+      const d = dmax > 0 ? 1 / Math.sqrt(dmax) : 1;
+      D[o] = d / m;
+      D[o + 1] = d;
+      D[o + 2] = d;
+    } else {
+      kind[c] = CONE_ORTHANT;
+      D[o] = ann > 0 ? 1 / Math.sqrt(ann) : 1;
+      pinned[o + 1] = pinned[o + 2] = 1;
+    }
+    for (let r = 0; r < 3; r++) sigma[o + r] = D[o + r] * D[o + r] * (k.regularization + (r === 0 ? softening : 0));
+  }
+  let kappa = 0;
+  for (let i = 0; i < n; i++) kappa = Math.max(kappa, Math.abs(D[i] * b[i]));
+  if (!(kappa > 0) || !Number.isFinite(kappa)) kappa = 1;
+  for (let i = 0; i < n; i++) q[i] = pinned[i] ? 0 : (-D[i] * b[i]) / kappa;
+
+  // ---- bodies: compact indices of the dynamic bodies, M⁻¹ = L Lᵀ per body ----
+  const bodies = k.physics.bodies;
+  const node = new Int32Array(bodies.length).fill(-1);
+  const ca = new Int32Array(C),
+    cb = new Int32Array(C);
+  let N = 0;
+  for (let c = 0; c < C; c++) {
+    const ct = k.contacts[c].contact;
+    ca[c] = k.staticA[c] ? -1 : node[ct.bodyA] >= 0 ? node[ct.bodyA] : (node[ct.bodyA] = N++);
+    cb[c] = k.staticB[c] ? -1 : node[ct.bodyB] >= 0 ? node[ct.bodyB] : (node[ct.bodyB] = N++);
+  }
+  const Lm = f64(36 * N);
+  for (let g = 0; g < bodies.length; g++) {
+    const i = node[g];
+    if (i < 0) continue;
+    const s = Math.sqrt(Math.max(0, bodies[g].invMass));
+    for (let r = 0; r < 3; r++) Lm[36 * i + 7 * r] = s;
+    psdCholesky3(bodies[g].invInertiaWorld, Lm, 36 * i + 21);
+  }
+  // B = D J L, 3×6 per contact side (rows n, t1, t2); zero for static sides and pinned rows
+  const BA = f64(18 * C),
+    BB = f64(18 * C);
+  const JA = k.physics.jacobianA,
+    JB = k.physics.jacobianB;
+  for (let c = 0; c < C; c++) {
+    for (const [J, Bs, nd] of [
+      [JA, BA, ca[c]],
+      [JB, BB, cb[c]],
+    ] as const) {
+      if (nd < 0) continue;
+      const lo = 36 * nd;
+      for (let r = 0; r < 3; r++) {
+        const jr = 18 * c + 6 * r,
+          d = D[3 * c + r];
+        for (let j = 0; j < 6; j++) {
+          let v = 0;
+          for (let p = j; p < 6; p++) v += J[jr + p] * Lm[lo + 6 * p + j];
+          Bs[jr + j] = d * v;
+        }
+      }
+    }
+  }
+
+  // ---- symbolic analysis of K = I + Bᵀ H⁻¹ B, slots of every contact's blocks ----
+  const symB = analyseBlockPattern(N, BODY_DOFS, ca, cb);
+  bytes += 4 * (symB.perm.length + symB.inv.length + symB.colPtr.length + symB.rowOf.length + symB.updPtr.length + symB.updTarget.length);
+  const slotA = new Int32Array(C),
+    slotB = new Int32Array(C),
+    slotAB = new Int32Array(C).fill(-1);
+  const abTransposed = new Uint8Array(C);
+  bytes += 13 * C;
+  for (let c = 0; c < C; c++) {
+    slotA[c] = ca[c] >= 0 ? blockSlot(symB, ca[c], ca[c]).slot : -1;
+    slotB[c] = cb[c] >= 0 ? blockSlot(symB, cb[c], cb[c]).slot : -1;
+    if (ca[c] >= 0 && cb[c] >= 0) {
+      const s = blockSlot(symB, ca[c], cb[c]);
+      slotAB[c] = s.slot;
+      abTransposed[c] = s.transposed ? 1 : 0;
+    }
+  }
+  const valB = f64(36 * symB.slots);
+  const Hb = f64(9 * C),
+    Hinv = f64(9 * C),
+    G = f64(18), // H⁻¹ B for one side (3×6)
+    Wm = f64(9),
+    Mx = f64(9),
+    Mi = f64(9),
+    T9 = f64(9);
+  const bodyVec = f64(BODY_DOFS * N),
+    bodyWork = f64(BODY_DOFS * N),
+    yv = f64(n),
+    res = f64(n),
+    sol = f64(n);
+
+  /**
+   * Contact-space factor (fallback, see file header): symbolic analysis of P + H (3×3 blocks; block (i, j) ≠ 0
+   * when contacts i and j share a dynamic body) and its constant part B Bᵀ per stored block, built on first use.
+   */
+  let symC: BlockSparseSymbolic | null = null;
+  let AvalC: Float64Array = new Float64Array(0),
+    valC: Float64Array = new Float64Array(0);
+  const work = f64(n);
+  const setupContactSpace = (): BlockSparseSymbolic => {
+    const touch: number[][] = [];
+    for (let i = 0; i < N; i++) touch.push([]);
+    for (let c = 0; c < C; c++) {
+      if (ca[c] >= 0) touch[ca[c]].push(2 * c);
+      if (cb[c] >= 0) touch[cb[c]].push(2 * c + 1);
+    }
+    const eA: number[] = [],
+      eB: number[] = [];
+    for (const list of touch)
+      for (let p = 0; p < list.length; p++)
+        for (let q = 0; q < p; q++) {
+          eA.push(list[p] >> 1);
+          eB.push(list[q] >> 1);
+        }
+    const symC = analyseBlockPattern(C, 3, eA, eB);
+    bytes += 4 * (symC.perm.length + symC.inv.length + symC.colPtr.length + symC.rowOf.length + symC.updPtr.length + symC.updTarget.length);
+    const Aval = f64(9 * symC.slots);
+    valC = f64(9 * symC.slots);
+    const sideOf = (e: number): Float64Array => (e & 1 ? BB : BA);
+    for (const list of touch)
+      for (let p = 0; p < list.length; p++)
+        for (let q = 0; q <= p; q++) {
+          const i = list[p] >> 1,
+            j = list[q] >> 1;
+          const { slot, transposed } = blockSlot(symC, i, j);
+          // B_i,side B_j,sideᵀ (3×3; rows of contact i), added once per shared body
+          const Bi = sideOf(list[p]),
+            Bj = sideOf(list[q]);
+          for (let r = 0; r < 3; r++)
+            for (let t = 0; t < 3; t++) {
+              let v = 0;
+              for (let m = 0; m < 6; m++) v += Bi[18 * i + 6 * r + m] * Bj[18 * j + 6 * t + m];
+              if (i === j) {
+                Aval[9 * slot + 3 * r + t] += v;
+              } else if (transposed) Aval[9 * slot + 3 * t + r] += v;
+              else Aval[9 * slot + 3 * r + t] += v;
+            }
+        }
+    AvalC = Aval;
+    bytes += 2 * Aval.byteLength;
+    return symC;
+  };
+  // ---- iterate and work vectors ----
+  const x = f64(n),
+    z = f64(n),
+    xSave = f64(n),
+    zSave = f64(n),
+    dx = f64(n),
+    dz = f64(n),
+    dxa = f64(n),
+    dza = f64(n),
+    u = f64(n),
+    rx = f64(n),
+    rhs = f64(n),
+    nt = f64(n),
+    tmp = f64(n),
+    corr = f64(n),
+    px = f64(n);
+  const winv = f64(9 * C);
+
+  /** out = B Bᵀ v + Σ v (= P v), matrix-free. */
+  const applyP = (v: Float64Array, out: Float64Array): void => {
+    bodyVec.fill(0);
+    for (let c = 0; c < C; c++) {
+      if (ca[c] >= 0) addBtv(bodyVec, BODY_DOFS * ca[c], BA, c, v);
+      if (cb[c] >= 0) addBtv(bodyVec, BODY_DOFS * cb[c], BB, c, v);
+    }
+    for (let c = 0; c < C; c++) {
+      const o = 3 * c;
+      for (let r = 0; r < 3; r++) {
+        let s = sigma[o + r] * v[o + r];
+        const a = ca[c],
+          bb = cb[c];
+        if (a >= 0) for (let j = 0; j < 6; j++) s += BA[18 * c + 6 * r + j] * bodyVec[BODY_DOFS * a + j];
+        if (bb >= 0) for (let j = 0; j < 6; j++) s += BB[18 * c + 6 * r + j] * bodyVec[BODY_DOFS * bb + j];
+        out[o + r] = pinned[o + r] ? 0 : s;
+      }
+    }
+  };
+
+  /**
+   * H per contact: δ₀I + Σ (mode 0, starting point) or W⁻² + Σ (mode 1, NT), identity on pinned rows; H⁻¹
+   * = W (I + WΣW)⁻¹ W for NT (accurate when W⁻² has a huge range); then K = I + Bᵀ H⁻¹ B assembled and
+   * factorised. False if a block or K is not positive definite.
+   */
+  const buildBodySpace = (mode: 0 | 1): boolean => {
+    for (let c = 0; c < C; c++) {
+      const o = 3 * c,
+        h = 9 * c;
+      for (let i = 0; i < 9; i++) Hb[h + i] = Hinv[h + i] = 0;
+      if (kind[c] === CONE_ORTHANT) {
+        const hv = (mode === 0 ? IPM_START_DAMPING : winv[h] * winv[h]) + sigma[o];
+        Hb[h] = hv;
+        Hinv[h] = 1 / hv;
+        Hb[h + 4] = Hb[h + 8] = Hinv[h + 4] = Hinv[h + 8] = 1;
+        if (!(hv > 0) || !Number.isFinite(hv)) return false;
+      } else if (mode === 0) {
+        for (let r = 0; r < 3; r++) {
+          Hb[h + 4 * r] = IPM_START_DAMPING + sigma[o + r];
+          Hinv[h + 4 * r] = 1 / Hb[h + 4 * r];
+        }
+      } else {
+        // W⁻² + Σ, and W = η² J W⁻¹ J (J = diag(1, −1, −1), η² = ‖x‖_J/‖z‖_J; [V] §4.3)
+        for (let i = 0; i < 3; i++)
+          for (let j = 0; j < 3; j++) {
+            let s = i === j ? sigma[o + i] : 0;
+            for (let m = 0; m < 3; m++) s += winv[h + 3 * i + m] * winv[h + 3 * m + j];
+            Hb[h + 3 * i + j] = s;
+          }
+        const xr = Math.hypot(x[o + 1], x[o + 2]),
+          zr = Math.hypot(z[o + 1], z[o + 2]);
+        const eta2 = Math.sqrt((x[o] - xr) * (x[o] + xr)) / Math.sqrt((z[o] - zr) * (z[o] + zr));
+        for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) Wm[3 * i + j] = eta2 * (i === 0 ? 1 : -1) * (j === 0 ? 1 : -1) * winv[h + 3 * i + j];
+        for (let i = 0; i < 3; i++)
+          for (let j = 0; j < 3; j++) {
+            let s = i === j ? 1 : 0;
+            for (let m = 0; m < 3; m++) s += Wm[3 * i + m] * sigma[o + m] * Wm[3 * m + j];
+            Mx[3 * i + j] = s;
+          }
+        if (!spdInverse3(Mx, 0, Mi, 0)) return false;
+        for (let i = 0; i < 3; i++)
+          for (let j = 0; j < 3; j++) {
+            let s = 0;
+            for (let m = 0; m < 3; m++) s += Mi[3 * i + m] * Wm[3 * m + j];
+            T9[3 * i + j] = s;
+          }
+        for (let i = 0; i < 3; i++)
+          for (let j = 0; j < 3; j++) {
+            let s = 0;
+            for (let m = 0; m < 3; m++) s += Wm[3 * i + m] * T9[3 * m + j];
+            Hinv[h + 3 * i + j] = s;
+          }
+      }
+    }
+    // K = I + Σ_c B_cᵀ H_c⁻¹ B_c
+    valB.fill(0);
+    for (let i = 0; i < N; i++) for (let r = 0; r < BODY_DOFS; r++) valB[36 * symB.inv[i] + 7 * r] = 1;
+    for (let c = 0; c < C; c++) {
+      const h = 9 * c;
+      const a = ca[c],
+        bb = cb[c];
+      // G = H⁻¹ B_b (3×6), then K_bb += B_bᵀ G, K_ab += B_aᵀ G
+      if (bb >= 0) {
+        hinvTimesB(Hinv, h, BB, c, G);
+        addBtG(valB, 36 * slotB[c], BB, c, G, false);
+        if (a >= 0) addBtG(valB, 36 * slotAB[c], BA, c, G, abTransposed[c] === 1);
+      }
+      if (a >= 0) {
+        hinvTimesB(Hinv, h, BA, c, G);
+        addBtG(valB, 36 * slotA[c], BA, c, G, false);
+      }
+    }
+    return factorBlockSparse(symB, valB);
+  };
+
+  /** out = (H + BBᵀ)⁻¹ r by Woodbury (file header); no refinement. */
+  const woodbury = (r: Float64Array, out: Float64Array): void => {
+    for (let c = 0; c < C; c++) mul3(Hinv, 9 * c, r, 3 * c, yv);
+    bodyVec.fill(0);
+    for (let c = 0; c < C; c++) {
+      if (ca[c] >= 0) addBtv(bodyVec, BODY_DOFS * ca[c], BA, c, yv);
+      if (cb[c] >= 0) addBtv(bodyVec, BODY_DOFS * cb[c], BB, c, yv);
+    }
+    solveBlockSparse(symB, valB, bodyVec, bodyWork);
+    for (let c = 0; c < C; c++) {
+      const o = 3 * c;
+      for (let r2 = 0; r2 < 3; r2++) {
+        let s = 0;
+        if (ca[c] >= 0) for (let j = 0; j < 6; j++) s += BA[18 * c + 6 * r2 + j] * bodyVec[BODY_DOFS * ca[c] + j];
+        if (cb[c] >= 0) for (let j = 0; j < 6; j++) s += BB[18 * c + 6 * r2 + j] * bodyVec[BODY_DOFS * cb[c] + j];
+        tmp[o + r2] = s;
+      }
+      mul3(Hinv, 9 * c, tmp, o, corr);
+      for (let r2 = 0; r2 < 3; r2++) out[o + r2] = pinned[o + r2] ? r[o + r2] : yv[o + r2] - corr[o + r2];
+    }
+  };
+  /**
+   * Contact-space factorisation of B Bᵀ + H (H from the last buildBodySpace), with the dense IPM's
+   * diagonal-shift fallback (shift 0, then IPM_SHIFT_START·10ᵏ up to REGULARIZATION_MAX).
+   */
+  const factorContactSpace = (): boolean => {
+    const sym = symC ?? (symC = setupContactSpace());
+    for (let shift = 0; shift <= REGULARIZATION_MAX * (1 + 1e-12); shift = shift === 0 ? IPM_SHIFT_START : shift * 10) {
+      valC.set(AvalC);
+      for (let c = 0; c < C; c++) {
+        const d = 9 * sym.inv[c];
+        for (let i = 0; i < 9; i++) valC[d + i] += Hb[9 * c + i];
+        if (shift > 0) for (let i = 0; i < 3; i++) valC[d + 4 * i] += shift;
+      }
+      if (factorBlockSparse(sym, valC)) {
+        if (shift > regularization) regularization = shift;
+        return true;
+      }
+    }
+    return false;
+  };
+  /** out = (P + W⁻²) v = (B Bᵀ + H) v, the exact Newton operator (identity on pinned rows). */
+  const applyNewton = (v: Float64Array, out: Float64Array): void => {
+    applyP(v, out);
+    for (let c = 0; c < C; c++) {
+      const o = 3 * c;
+      for (let r2 = 0; r2 < 3; r2++) {
+        const hb = 9 * c + 3 * r2;
+        // applyP already holds Σv, which H = W⁻² + Σ also contains
+        out[o + r2] = pinned[o + r2] ? v[o + r2] : out[o + r2] - sigma[o + r2] * v[o + r2] + Hb[hb] * v[o] + Hb[hb + 1] * v[o + 1] + Hb[hb + 2] * v[o + 2];
+      }
+    }
+  };
+  /** Relative residual ‖rhs − (BBᵀ + H)dx‖∞ / ‖rhs‖∞ of the current dx. */
+  const newtonResidual = (): number => {
+    applyNewton(dx, px);
+    let a = 0,
+      r = 0;
+    for (let i = 0; i < n; i++) {
+      res[i] = rhs[i] - px[i];
+      a = Math.max(a, Math.abs(res[i]));
+      r = Math.max(r, Math.abs(rhs[i]));
+    }
+    return r > 0 ? a / r : a;
+  };
+  /** The factor for this Newton matrix: body-space Woodbury unless the contact-space fallback is on. */
+  const buildAndFactor = (mode: 0 | 1): boolean => {
+    if (!contactSpace) return buildBodySpace(mode);
+    // H = W⁻² + Σ only (the body-space K is not needed any more)
+    for (let c = 0; c < C; c++) {
+      const o = 3 * c,
+        h = 9 * c;
+      for (let i = 0; i < 9; i++) Hb[h + i] = 0;
+      if (kind[c] === CONE_ORTHANT) {
+        Hb[h] = (mode === 0 ? IPM_START_DAMPING : winv[h] * winv[h]) + sigma[o];
+        Hb[h + 4] = Hb[h + 8] = 1;
+      } else
+        for (let i = 0; i < 3; i++)
+          for (let j = 0; j < 3; j++) {
+            let v = i === j ? sigma[o + i] + (mode === 0 ? IPM_START_DAMPING : 0) : 0;
+            if (mode === 1) for (let m = 0; m < 3; m++) v += winv[h + 3 * i + m] * winv[h + 3 * m + j];
+            Hb[h + 3 * i + j] = v;
+          }
+    }
+    return factorContactSpace();
+  };
+  /**
+   * dx = (BBᵀ + H)⁻¹ rhs with iterative refinement against the exact operator (Wilkinson): Woodbury in body
+   * space, or the contact-space factor once Woodbury's rounding (cond K ~ max H⁻¹) stops the refinement
+   * from reaching SPARSE_IPM_WOODBURY_RESIDUAL.
+   */
+  const newtonSolve = (): boolean => {
+    if (!contactSpace) {
+      woodbury(rhs, dx);
+      for (let it = 0; it < IPM_REFINEMENT_STEPS; it++) {
+        if (newtonResidual() <= SPARSE_IPM_WOODBURY_RESIDUAL) return true;
+        woodbury(res, sol);
+        for (let i = 0; i < n; i++) dx[i] += sol[i];
+      }
+      if (newtonResidual() <= SPARSE_IPM_WOODBURY_RESIDUAL) return true;
+      contactSpace = true;
+      contactSpaceFrom = iterations;
+      if (!factorContactSpace()) return false;
+    }
+    dx.set(rhs);
+    solveBlockSparse(symC!, valC, dx, work);
+    for (let it = 0; it < IPM_REFINEMENT_STEPS; it++) {
+      if (newtonResidual() <= SPARSE_IPM_REFINED_RESIDUAL) break;
+      solveBlockSparse(symC!, valC, res, work);
+      for (let i = 0; i < n; i++) dx[i] += res[i];
+    }
+    return true;
+  };
+  const toLambda = (src: Float64Array): void => {
+    for (let i = 0; i < n; i++) lam[i] = pinned[i] ? 0 : kappa * D[i] * src[i];
+  };
+  const evalKkt = (): number => {
+    const rep = kktMatrixFree(rows, lam, ws);
+    history.record(rep.maxRel, objectiveFromAlam(lam, ws.Alam, b, n));
+    return rep.maxRel;
+  };
+  const factorBlocks = symB.colPtr[N];
+
+  // ---- starting point ([V] §3): x̂ = −(P + δ₀I)⁻¹q, ẑ = −δ₀x̂, each shifted into int K ----
+  if (!buildAndFactor(0)) {
+    history.record(r0, 0);
+    return finish({ kind: 'failed', reason: 'starting point: P + δ₀I could not be factorised' }, 0, lam, N, factorBlocks);
+  }
+  for (let i = 0; i < n; i++) rhs[i] = -q[i];
+  if (!newtonSolve())
+    return finish({ kind: 'failed', reason: 'starting point: the contact-space Newton matrix could not be factorised' }, 0, lam, N, factorBlocks);
+  for (let i = 0; i < n; i++) {
+    x[i] = pinned[i] ? 0 : dx[i];
+    z[i] = pinned[i] ? 0 : -IPM_START_DAMPING * dx[i];
+  }
+  shiftIntoCones(x, kind, C);
+  shiftIntoCones(z, kind, C);
+  toLambda(x);
+  let rel = evalKkt();
+  if (!Number.isFinite(rel) || !allInterior(x, kind, C) || !allInterior(z, kind, C)) {
+    lam.fill(0);
+    return finish({ kind: 'failed', reason: 'starting point is not finite / not interior' }, 0, lam, N, factorBlocks);
+  }
+  let bestRel = rel;
+  best.set(lam);
+  let status: SolveStatus | null = bestRel <= tol ? { kind: 'converged' } : null;
+  let collapsed = 0,
+    armed = false;
+  const Wn = IPM_STALL_WINDOW + 1;
+  const bestTrail = new Float64Array(Wn).fill(Infinity);
+  const meritTrail = new Float64Array(Wn).fill(Infinity);
+
+  while (status === null && iterations < maxIt) {
+    // r = Px + q − z, τ = xᵀz / C, merit (ipm.ts dualResidual, matrix-free)
+    applyP(x, px);
+    let gap = 0,
+      rn = 0,
+      pxn = 1,
+      xn = 0;
+    for (let i = 0; i < n; i++) {
+      if (pinned[i]) {
+        rx[i] = 0;
+        continue;
+      }
+      rx[i] = px[i] + q[i] - z[i];
+      gap += x[i] * z[i];
+      rn = Math.max(rn, Math.abs(rx[i]));
+      pxn = Math.max(pxn, Math.abs(px[i]));
+      xn = Math.max(xn, Math.abs(x[i]));
+    }
+    const tau = gap / C;
+    const merit = Math.max(tau / (Math.max(xn, Number.MIN_VALUE) * pxn), rn / pxn);
+
+    if (!ntScaleAll(x, z, kind, C, winv, nt)) {
+      status = { kind: 'failed', reason: `iterate left the cone interior at iteration ${iterations}` };
+      break;
+    }
+    if (!buildAndFactor(1)) {
+      status = { kind: 'failed', reason: `Newton system not positive definite at iteration ${iterations}` };
+      break;
+    }
+    // Mehrotra predictor–corrector on the NT direction (ipm.ts, [V] §3 eqs. (12)–(14))
+    let alphaAff = 0,
+      alpha = 0,
+      solved = -1;
+    for (let pass = 0; pass < 2; pass++) {
+      const sigmaTau = pass === 0 ? 0 : Math.pow(1 - alphaAff, IPM_SIGMA_EXPONENT) * tau;
+      for (let c = 0; c < C; c++) {
+        const o = 3 * c,
+          kc = kind[c];
+        jordanProduct(nt, nt, o, kc, u);
+        u[o] = sigmaTau - u[o];
+        if (kc === CONE_SOC) {
+          u[o + 1] = -u[o + 1];
+          u[o + 2] = -u[o + 2];
+        }
+        if (pass === 1) {
+          jordanProduct(dxa, dza, o, kc, tmp);
+          u[o] -= tmp[o];
+          if (kc === CONE_SOC) {
+            u[o + 1] -= tmp[o + 1];
+            u[o + 2] -= tmp[o + 2];
+          }
+        }
+        if (kc === CONE_ORTHANT) u[o + 1] = u[o + 2] = 0;
+        jordanDivide(nt, u, o, kc);
+        applyWinv(winv, 9 * c, u, o, kc, corr);
+        rhs[o] = -rx[o] + corr[o];
+        rhs[o + 1] = kc === CONE_ORTHANT ? 0 : -rx[o + 1] + corr[o + 1];
+        rhs[o + 2] = kc === CONE_ORTHANT ? 0 : -rx[o + 2] + corr[o + 2];
+      }
+      if (!newtonSolve()) break;
+      const ex = pass === 0 ? dxa : tmp,
+        ez = pass === 0 ? dza : corr;
+      let amax = Infinity;
+      for (let c = 0; c < C; c++) {
+        const o = 3 * c,
+          kc = kind[c];
+        applyWinv(winv, 9 * c, dx, o, kc, ex);
+        ez[o] = u[o] - ex[o];
+        ez[o + 1] = kc === CONE_ORTHANT ? 0 : u[o + 1] - ex[o + 1];
+        ez[o + 2] = kc === CONE_ORTHANT ? 0 : u[o + 2] - ex[o + 2];
+        if (kc === CONE_ORTHANT) {
+          if (ex[o] < 0) amax = Math.min(amax, -nt[o] / ex[o]);
+          if (ez[o] < 0) amax = Math.min(amax, -nt[o] / ez[o]);
+        } else amax = Math.min(amax, maxStepSoc(nt, ex, o), maxStepSoc(nt, ez, o));
+      }
+      if (pass === 0) alphaAff = Math.min(1, amax);
+      else alpha = Math.min(1, IPM_STEP_FRACTION * amax);
+      solved = pass;
+    }
+    if (solved < 1) {
+      status = { kind: 'failed', reason: `contact-space Newton matrix not factorisable even with shift ${REGULARIZATION_MAX} at iteration ${iterations}` };
+      break;
+    }
+    for (let c = 0; c < C; c++) applyWinv(winv, 9 * c, corr, 3 * c, kind[c], dz);
+
+    xSave.set(x);
+    zSave.set(z);
+    let interior = false;
+    for (let bt = 0; bt <= IPM_MAX_INTERIOR_BACKTRACKS; bt++) {
+      for (let i = 0; i < n; i++) {
+        if (pinned[i]) continue;
+        x[i] = xSave[i] + alpha * dx[i];
+        z[i] = zSave[i] + alpha * dz[i];
+      }
+      if (allInterior(x, kind, C) && allInterior(z, kind, C)) {
+        interior = true;
+        break;
+      }
+      alpha *= 0.5;
+    }
+    iterations++;
+    if (!interior) {
+      x.set(xSave);
+      z.set(zSave);
+      status = { kind: 'stalled', reason: `no step keeps the iterate inside the cones at iteration ${iterations}` };
+    }
+    toLambda(x);
+    rel = evalKkt();
+    if (!Number.isFinite(rel)) {
+      status = { kind: 'failed', reason: `non-finite iterate at iteration ${iterations}` };
+      break;
+    }
+    if (rel < bestRel) {
+      bestRel = rel;
+      best.set(lam);
+    }
+    if (status !== null) break;
+    if (bestRel <= tol) {
+      status = { kind: 'converged' };
+      break;
+    }
+    if (rel <= SPARSE_IPM_STALL_ARM) armed = true;
+    collapsed = alpha < IPM_MIN_STEP ? collapsed + 1 : 0;
+    if (collapsed >= IPM_MAX_COLLAPSED_STEPS) {
+      status = { kind: 'stalled', reason: `step length collapsed (α = ${alpha.toExponential(2)}) for ${collapsed} iterations at iteration ${iterations}` };
+      break;
+    }
+    const slot = iterations % Wn,
+      old = (iterations + 1) % Wn;
+    const bestOld = bestTrail[old],
+      meritOld = meritTrail[old];
+    bestTrail[slot] = bestRel;
+    meritTrail[slot] = merit;
+    if (armed && !(bestRel < IPM_STALL_FACTOR * bestOld) && (merit <= IPM_MERIT_FLOOR || !(merit < IPM_STALL_FACTOR * meritOld))) {
+      status = { kind: 'stalled', reason: `interior-point progress stopped at iteration ${iterations} (τ = ${tau.toExponential(2)})` };
+      break;
+    }
+  }
+  if (status === null || (status.kind === 'converged' && !(bestRel <= tol))) {
+    status =
+      iterations >= maxIt
+        ? { kind: 'max-iterations', reason: `${maxIt} iterations, KKT max_rel ${bestRel.toExponential(2)} > ${tol}` }
+        : { kind: 'stalled', reason: `KKT max_rel ${bestRel.toExponential(2)} > ${tol}` };
+  } else if (status.kind !== 'converged') {
+    status = { ...status, reason: `${status.reason}; best KKT max_rel ${bestRel.toExponential(2)}` };
+  }
+  return finish(status, iterations, best, N, factorBlocks);
+}
+
+/** body[bo..bo+5] += B_cᵀ v[3c..3c+2]. */
+function addBtv(body: Float64Array, bo: number, Bs: Float64Array, c: number, v: Float64Array): void {
+  const o = 3 * c;
+  for (let j = 0; j < 6; j++) body[bo + j] += Bs[18 * c + j] * v[o] + Bs[18 * c + 6 + j] * v[o + 1] + Bs[18 * c + 12 + j] * v[o + 2];
+}
+
+/** Inverse of the symmetric positive definite 3×3 block at a[o..] into out[oo..] (via Cholesky); false if not PD. */
+function spdInverse3(a: Float64Array, o: number, out: Float64Array, oo: number): boolean {
+  const l00 = Math.sqrt(a[o]);
+  if (!(l00 > 0)) return false;
+  const l10 = a[o + 3] / l00,
+    l20 = a[o + 6] / l00;
+  const d1 = a[o + 4] - l10 * l10;
+  if (!(d1 > 0)) return false;
+  const l11 = Math.sqrt(d1),
+    l21 = (a[o + 7] - l20 * l10) / l11;
+  const d2 = a[o + 8] - l20 * l20 - l21 * l21;
+  if (!(d2 > 0)) return false;
+  const l22 = Math.sqrt(d2);
+  // Linv (lower), then A⁻¹ = Linvᵀ Linv
+  const i00 = 1 / l00,
+    i11 = 1 / l11,
+    i22 = 1 / l22;
+  const i10 = (-l10 * i00) / l11;
+  const i21 = (-l21 * i11) / l22;
+  const i20 = (-(l20 * i00) - l21 * i10) / l22;
+  out[oo] = i00 * i00 + i10 * i10 + i20 * i20;
+  out[oo + 1] = out[oo + 3] = i11 * i10 + i21 * i20;
+  out[oo + 2] = out[oo + 6] = i22 * i20;
+  out[oo + 4] = i11 * i11 + i21 * i21;
+  out[oo + 5] = out[oo + 7] = i22 * i21;
+  out[oo + 8] = i22 * i22;
+  return Number.isFinite(out[oo]) && Number.isFinite(out[oo + 4]) && Number.isFinite(out[oo + 8]);
+}
+
+/** out[o..o+2] = H⁻¹ block (row-major 3×3 at h[ho..]) · v[o..o+2]. */
+function mul3(h: Float64Array, ho: number, v: Float64Array, o: number, out: Float64Array): void {
+  const v0 = v[o],
+    v1 = v[o + 1],
+    v2 = v[o + 2];
+  out[o] = h[ho] * v0 + h[ho + 1] * v1 + h[ho + 2] * v2;
+  out[o + 1] = h[ho + 3] * v0 + h[ho + 4] * v1 + h[ho + 5] * v2;
+  out[o + 2] = h[ho + 6] * v0 + h[ho + 7] * v1 + h[ho + 8] * v2;
+}
+
+/** G (3×6) = H_c⁻¹ B_c (B_c: 3×6 at Bs[18c..]). */
+function hinvTimesB(hinv: Float64Array, ho: number, Bs: Float64Array, c: number, G: Float64Array): void {
+  for (let i = 0; i < 3; i++)
+    for (let j = 0; j < 6; j++)
+      G[6 * i + j] = hinv[ho + 3 * i] * Bs[18 * c + j] + hinv[ho + 3 * i + 1] * Bs[18 * c + 6 + j] + hinv[ho + 3 * i + 2] * Bs[18 * c + 12 + j];
+}
+
+/** K block at val[o..] += B_cᵀ G (6×6), or its transpose Gᵀ B_c when `transposed`. */
+function addBtG(val: Float64Array, o: number, Bs: Float64Array, c: number, G: Float64Array, transposed: boolean): void {
+  const bo = 18 * c;
+  for (let i = 0; i < 6; i++)
+    for (let j = 0; j < 6; j++) {
+      const v = Bs[bo + i] * G[j] + Bs[bo + 6 + i] * G[6 + j] + Bs[bo + 12 + i] * G[12 + j];
+      if (transposed) val[o + 6 * j + i] += v;
+      else val[o + 6 * i + j] += v;
+    }
+}

@@ -1,0 +1,231 @@
+/** The sparse interior point (ipmSparse.ts) and its block-sparse Cholesky: same answers as the dense IPM, no dense A. */
+import assert from 'node:assert/strict';
+import { assembleJacobians, assembleProblem, DEFAULT_ASSEMBLY } from '../../src/engine/assembly.js';
+import { solve } from '../../src/engine/solvers/solve.js';
+import { solveIpmSparse } from '../../src/engine/solvers/ipmSparse.js';
+import { analyseBlockPattern, blockSlot, factorBlockSparse, solveBlockSparse } from '../../src/engine/math/blockSparseCholesky.js';
+import { kkt } from '../../src/engine/kkt.js';
+import { DENSE_ISLAND_LIMIT, solveIsland } from '../../src/engine/island/solveIsland.js';
+import { body, contact, staticBody } from './helpers.js';
+import { baseConfig } from './world-helpers.js';
+import type { BodyState, ContactPoint } from '../../src/engine/problem.js';
+
+/** Deterministic numbers in [−1, 1). */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return (2 * s) / 4294967296 - 1;
+  };
+}
+
+/** A column of spheres (one contact per pair: J has full row rank, so λ is unique), sliding sideways. */
+function sphereColumn(k: number, mu: number, seed: number): { bodies: BodyState[]; contacts: ContactPoint[] } {
+  const r = rng(seed);
+  const bodies = [staticBody()];
+  const contacts: ContactPoint[] = [];
+  for (let i = 0; i < k; i++) {
+    const m = 1 + 2 * Math.abs(r());
+    bodies.push(body(m, 0.4 * m * 0.25, [0, 0, 0.5 + i], [0.3 * r(), 0.3 * r(), -0.2 + 0.1 * r()], [0.5 * r(), 0.5 * r(), 0]));
+    contacts.push(contact(i + 1, i, [0.02 * r(), 0.02 * r(), i], [0, 0, 1], mu, 0, 0.002 * Math.abs(r())));
+  }
+  return { bodies, contacts };
+}
+
+/**
+ * A 2-D pyramid of unit boxes in the x–z plane: `rows` boxes at the bottom, each box above resting on two
+ * boxes below; four contacts per support face (the redundant coplanar contacts of box stacking).
+ */
+function boxPyramid(rows: number, mu: number): { bodies: BodyState[]; contacts: ContactPoint[] } {
+  const bodies: BodyState[] = [staticBody()];
+  const contacts: ContactPoint[] = [];
+  const index: number[][] = [];
+  for (let level = 0; level < rows; level++) {
+    index.push([]);
+    for (let j = 0; j < rows - level; j++) {
+      const x = j + 0.5 * level;
+      bodies.push(body(1, 1 / 6, [x, 0, 0.5 + level], [0.01 * ((j % 3) - 1), 0, -0.16]));
+      index[level].push(bodies.length - 1);
+    }
+  }
+  const corners = (x0: number, x1: number, z: number, a: number, b: number): void => {
+    for (const [x, y] of [
+      [x0, -0.5],
+      [x1, -0.5],
+      [x1, 0.5],
+      [x0, 0.5],
+    ])
+      contacts.push(contact(a, b, [x, y, z], [0, 0, 1], mu, 0, 0.001));
+  };
+  for (let j = 0; j < rows; j++) corners(j - 0.5, j + 0.5, 0, index[0][j], 0);
+  for (let level = 1; level < rows; level++)
+    for (let j = 0; j < rows - level; j++) {
+      const x = j + 0.5 * level;
+      corners(x - 0.5, x, level, index[level][j], index[level - 1][j]);
+      corners(x, x + 0.5, level, index[level][j], index[level - 1][j + 1]);
+    }
+  return { bodies, contacts };
+}
+
+const relDiff = (a: Float64Array, b: Float64Array): number => {
+  let d = 0,
+    m = 0;
+  for (let i = 0; i < a.length; i++) {
+    d = Math.max(d, Math.abs(a[i] - b[i]));
+    m = Math.max(m, Math.abs(b[i]));
+  }
+  return d / m;
+};
+
+describe('block-sparse Cholesky', () => {
+  for (const bs of [3, 6]) {
+    it(`solves a random SPD block system on a grid graph like a dense solve (${bs}×${bs} blocks)`, () => {
+      const side = 7,
+        n = side * side,
+        r = rng(bs);
+      const ea: number[] = [],
+        eb: number[] = [];
+      for (let i = 0; i < side; i++)
+        for (let j = 0; j < side; j++) {
+          if (i + 1 < side) {
+            ea.push(i * side + j);
+            eb.push((i + 1) * side + j);
+          }
+          if (j + 1 < side) {
+            ea.push(i * side + j);
+            eb.push(i * side + j + 1);
+          }
+        }
+      // K = Σ_edges G_eᵀ G_e + I with random G_e (bs × 2bs): symmetric positive definite
+      const N = n * bs;
+      const dense = new Float64Array(N * N);
+      for (let i = 0; i < N; i++) dense[i * N + i] = 1;
+      for (let e = 0; e < ea.length; e++) {
+        const cols = [...Array(bs).keys()].map((k) => ea[e] * bs + k).concat([...Array(bs).keys()].map((k) => eb[e] * bs + k));
+        const G = Array.from({ length: bs }, () => cols.map(() => r()));
+        for (let p = 0; p < cols.length; p++)
+          for (let q = 0; q < cols.length; q++) {
+            let v = 0;
+            for (let k = 0; k < bs; k++) v += G[k][p] * G[k][q];
+            dense[cols[p] * N + cols[q]] += v;
+          }
+      }
+      const sym = analyseBlockPattern(n, bs, ea, eb);
+      const val = new Float64Array(bs * bs * sym.slots);
+      const put = (a: number, b: number): void => {
+        const { slot, transposed } = blockSlot(sym, a, b);
+        for (let i = 0; i < bs; i++)
+          for (let j = 0; j < bs; j++) {
+            const v = dense[(a * bs + i) * N + b * bs + j];
+            val[bs * bs * slot + (transposed ? bs * j + i : bs * i + j)] = v;
+          }
+      };
+      for (let a = 0; a < n; a++) put(a, a);
+      for (let e = 0; e < ea.length; e++) put(ea[e], eb[e]);
+      assert.ok(factorBlockSparse(sym, val));
+      const x = new Float64Array(N).map(() => r());
+      const rhs = new Float64Array(N);
+      for (let i = 0; i < N; i++) for (let j = 0; j < N; j++) rhs[i] += dense[i * N + j] * x[j];
+      const sol = Float64Array.from(rhs);
+      solveBlockSparse(sym, val, sol, new Float64Array(N));
+      assert.ok(relDiff(sol, x) < 1e-10, `relative error ${relDiff(sol, x)}`);
+      // fill stays far below the dense lower triangle
+      assert.ok(sym.slots < (n * (n + 1)) / 4, `${sym.slots} block slots for ${n} nodes`);
+    });
+  }
+  it('rejects an indefinite matrix', () => {
+    const sym = analyseBlockPattern(2, 3, [0], [1]);
+    const val = new Float64Array(9 * sym.slots);
+    for (let i = 0; i < 3; i++) {
+      val[4 * i] = 1; // node 0 (or 1) diagonal
+      val[9 + 4 * i] = 1;
+      val[18 + 4 * i] = 2; // off-diagonal 2·I: [[I, 2I], [2I, I]] has eigenvalue −1
+    }
+    assert.equal(factorBlockSparse(sym, val), false);
+  });
+});
+
+describe('sparse interior point (no dense A)', () => {
+  for (const mu of [0.6, 0.2, 0]) {
+    it(`agrees with the dense IPM on a 40-sphere column, μ = ${mu} (λ to 1e-8 relative; unique solution)`, () => {
+      const { bodies, contacts } = sphereColumn(40, mu, 7);
+      const dense = solve(assembleProblem(bodies, contacts), { solver: 'ipm' });
+      const sparse = solveIpmSparse(assembleJacobians(bodies, contacts), { solver: 'ipm' });
+      assert.equal(dense.status.kind, 'converged');
+      assert.equal(sparse.status.kind, 'converged');
+      assert.ok(relDiff(sparse.lambda, dense.lambda) < 1e-8, `λ differs by ${relDiff(sparse.lambda, dense.lambda)}`);
+    });
+  }
+
+  it('agrees with the dense IPM on a box pyramid of ≤ 200 contacts (w = Aλ − b and f to 1e-8; λ of coplanar contacts is not unique)', () => {
+    const { bodies, contacts } = boxPyramid(6, 0.5);
+    assert.ok(contacts.length <= DENSE_ISLAND_LIMIT);
+    const p = assembleProblem(bodies, contacts);
+    const dense = solve(p, { solver: 'ipm' });
+    const sparse = solveIpmSparse(assembleJacobians(bodies, contacts), { solver: 'ipm' });
+    assert.equal(sparse.status.kind, 'converged');
+    // the matrix-free KKT report equals the dense checker's on the same λ
+    const ref = kkt(p, sparse.lambda);
+    assert.ok(Math.abs(ref.maxRel - sparse.kkt.maxRel) <= 1e-12 + 1e-6 * ref.maxRel, `${ref.maxRel} vs ${sparse.kkt.maxRel}`);
+    assert.ok(relDiff(sparse.w, dense.w) < 1e-8 || Math.max(...sparse.w.map(Math.abs)) < 1e-9, `w differs by ${relDiff(sparse.w, dense.w)}`);
+    assert.ok(Math.abs(sparse.objective - dense.objective) <= 1e-8 * Math.abs(dense.objective), `${sparse.objective} vs ${dense.objective}`);
+  });
+
+  it('converges on a 15-row box pyramid (900 contacts, 120 bodies) to KKT ≤ 1e-8 with memory linear in contacts', () => {
+    const small = boxPyramid(8, 0.5),
+      big = boxPyramid(15, 0.5);
+    const outSmall = solveIpmSparse(assembleJacobians(small.bodies, small.contacts), { solver: 'ipm', tolerance: 1e-8 });
+    const out = solveIpmSparse(assembleJacobians(big.bodies, big.contacts), { solver: 'ipm', tolerance: 1e-8 });
+    assert.equal(big.contacts.length, 900);
+    assert.equal(out.status.kind, 'converged', JSON.stringify(out.status));
+    assert.ok(out.kkt.maxRel <= 1e-8);
+    // bytes per contact grow far slower than the dense A's 9·8·C bytes per contact (a 2-D pyramid's factor fill is ~C log C)
+    const perSmall = outSmall.memoryBytes / small.contacts.length,
+      perBig = out.memoryBytes / big.contacts.length;
+    assert.ok(perBig < 2 * perSmall, `${perSmall.toFixed(0)} → ${perBig.toFixed(0)} bytes per contact`);
+    assert.ok(out.memoryBytes < 72 * big.contacts.length * big.contacts.length, `${out.memoryBytes} bytes`);
+  });
+
+  it('reports its status honestly: a cut iteration budget is "max-iterations" with the KKT residual above the tolerance', () => {
+    const { bodies, contacts } = boxPyramid(8, 0.5);
+    const out = solveIpmSparse(assembleJacobians(bodies, contacts), { solver: 'ipm', maxIterations: 3 });
+    assert.equal(out.status.kind, 'max-iterations');
+    assert.ok(out.kkt.maxRel > 1e-10);
+    assert.equal(out.iterations, 3);
+    // λ is primal feasible (every iterate is inside the cones)
+    for (let c = 0; c < contacts.length; c++) assert.ok(Math.hypot(out.lambda[3 * c + 1], out.lambda[3 * c + 2]) <= 0.5 * out.lambda[3 * c] * (1 + 1e-12));
+  });
+
+  it('returns λ = 0, converged, when every contact separates', () => {
+    const { bodies, contacts } = sphereColumn(5, 0.5, 3);
+    const moving = bodies.map((b, i) => (i === 0 ? b : { ...b, v: [0, 0, 0.5 * i] as [number, number, number] }));
+    const out = solveIpmSparse(assembleJacobians(moving, contacts, { ...DEFAULT_ASSEMBLY, baumgarte: false }), { solver: 'ipm' });
+    assert.equal(out.status.kind, 'converged');
+    assert.ok(out.lambda.every((x) => x === 0));
+  });
+});
+
+describe('solveIsland above the dense limit', () => {
+  for (const [solver, softening] of [
+    ['ipm', 0],
+    ['newton', 0],
+    ['ipm', 0.01],
+  ] as const) {
+    it(`solves a ${solver} island of 900 contacts with the sparse interior point, not PGS (softening γ = ${softening})`, () => {
+      const { bodies, contacts } = boxPyramid(15, 0.5);
+      assert.ok(contacts.length > DENSE_ISLAND_LIMIT);
+      const cfg = baseConfig({ solver: { solver }, softening });
+      const dv = new Float64Array(6 * bodies.length);
+      const out = solveIsland(bodies, contacts, [...contacts.keys()], cfg, undefined, dv);
+      assert.equal(out.solve.result.solver, 'ipm');
+      assert.equal(out.solve.matrixFree, true);
+      assert.equal(out.solve.result.status.kind, 'converged', JSON.stringify(out.solve.result.status));
+      assert.ok(out.solve.result.kkt.maxRel <= 1e-10);
+      // the impulses stop the boxes sinking: ġn⁺ + γλn ≥ 0 (softened contacts give way by γλn; docs/physics.md "Softening")
+      for (let c = 0; c < contacts.length; c++) {
+        const g = out.gapAfter[3 * c] + softening * out.lambda[3 * c];
+        assert.ok(g >= -1e-6, `contact ${c}: ġn⁺ + γλn = ${g}`);
+      }
+    });
+  }
+});
