@@ -104,6 +104,7 @@ export function solveIsland(
       regularization: out.regularization,
       timeMs: out.timeMs,
       objective: out.objective,
+      merit: { problem: 'qp-socp', value: out.kkt.maxRel },
       kkt: out.kkt,
       contactClass: out.contactClass,
     };
