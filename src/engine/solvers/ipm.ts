@@ -252,6 +252,40 @@ export function applyWinv(winv: Float64Array, wo: number, v: Float64Array, o: nu
   out[o + 2] = winv[wo + 6] * v0 + winv[wo + 7] * v1 + winv[wo + 8] * v2;
 }
 
+/**
+ * The update (x, z) ← (x, z) + α(dx, dz) from the saved iterate, halving α while rounding puts a block on or
+ * outside its cone (at most IPM_MAX_INTERIOR_BACKTRACKS times); pinned entries stay. False: no step stays
+ * inside, and (x, z) are restored. Shared by the dense and the sparse interior point.
+ */
+export function stepInside(
+  x: Float64Array,
+  z: Float64Array,
+  xSave: Float64Array,
+  zSave: Float64Array,
+  dx: Float64Array,
+  dz: Float64Array,
+  alpha: number,
+  pinned: Uint8Array,
+  kind: Int8Array,
+  C: number,
+): boolean {
+  xSave.set(x);
+  zSave.set(z);
+  const n = x.length;
+  for (let bt = 0; bt <= IPM_MAX_INTERIOR_BACKTRACKS; bt++) {
+    for (let i = 0; i < n; i++) {
+      if (pinned[i]) continue;
+      x[i] = xSave[i] + alpha * dx[i];
+      z[i] = zSave[i] + alpha * dz[i];
+    }
+    if (allInterior(x, kind, C) && allInterior(z, kind, C)) return true;
+    alpha *= 0.5;
+  }
+  x.set(xSave);
+  z.set(zSave);
+  return false;
+}
+
 /** True when every block of v is strictly inside its cone. */
 export function allInterior(v: Float64Array, kind: Int8Array, C: number): boolean {
   for (let c = 0; c < C; c++) {
@@ -643,27 +677,9 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
     }
 
     // update; if rounding puts an iterate on or outside a cone boundary, halve the step
-    xSave.set(x);
-    zSave.set(z);
-    let interior = false;
-    for (let bt = 0; bt <= IPM_MAX_INTERIOR_BACKTRACKS; bt++) {
-      for (let i = 0; i < n; i++) {
-        if (pinned[i]) continue;
-        x[i] = xSave[i] + alpha * dx[i];
-        z[i] = zSave[i] + alpha * dz[i];
-      }
-      if (allInterior(x, kind, C) && allInterior(z, kind, C)) {
-        interior = true;
-        break;
-      }
-      alpha *= 0.5;
-    }
     iterations++;
-    if (!interior) {
-      x.set(xSave);
-      z.set(zSave);
+    if (!stepInside(x, z, xSave, zSave, dx, dz, alpha, pinned, kind, C))
       status = { kind: 'stalled', reason: `no step keeps the iterate inside the cones at iteration ${iterations}` };
-    }
     toLambda(x);
     rep = kktInto(p, lam, ws);
     if (!Number.isFinite(rep.maxRel)) {

@@ -46,7 +46,7 @@ import {
   IPM_DEFAULT_MAX_ITERATIONS,
   IPM_DEFAULT_TOLERANCE,
   IPM_MAX_COLLAPSED_STEPS,
-  IPM_MAX_INTERIOR_BACKTRACKS,
+  stepInside,
   IPM_MERIT_FLOOR,
   IPM_MIN_STEP,
   IPM_SIGMA_EXPONENT,
@@ -706,27 +706,9 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     }
     for (let c = 0; c < C; c++) applyWinv(winv, 9 * c, corr, 3 * c, kind[c], dz);
 
-    xSave.set(x);
-    zSave.set(z);
-    let interior = false;
-    for (let bt = 0; bt <= IPM_MAX_INTERIOR_BACKTRACKS; bt++) {
-      for (let i = 0; i < n; i++) {
-        if (pinned[i]) continue;
-        x[i] = xSave[i] + alpha * dx[i];
-        z[i] = zSave[i] + alpha * dz[i];
-      }
-      if (allInterior(x, kind, C) && allInterior(z, kind, C)) {
-        interior = true;
-        break;
-      }
-      alpha *= 0.5;
-    }
     iterations++;
-    if (!interior) {
-      x.set(xSave);
-      z.set(zSave);
+    if (!stepInside(x, z, xSave, zSave, dx, dz, alpha, pinned, kind, C))
       status = { kind: 'stalled', reason: `no step keeps the iterate inside the cones at iteration ${iterations}` };
-    }
     toLambda(x);
     rel = evalKkt();
     if (!Number.isFinite(rel)) {
