@@ -49,3 +49,39 @@ export function clampDisk(x: Float64Array, o: number, r: number): void {
     x[o + 1] *= k;
   }
 }
+
+/**
+ * The Jacobian Π′ (3×3, row-major into out[o..o+8]) of the projection onto the friction cone K_μ at
+ * p = (pn, p1, p2): identity inside K, 0 in the polar cone, and on the surface the derivative of
+ * ln = (pn + μs)/(1 + μ²), λt = μ·ln·t̂ with s = ‖(p1, p2)‖, t̂ = (p1, p2)/s (Hiriart-Urruty & Lemaréchal;
+ * docs/physics.md, the cone projection). μ = 0: the normal ray only. Used by the semismooth Newton steps
+ * (polish.ts, coulombNewton.ts).
+ */
+export function coneProjectionJacobian(pn: number, p1: number, p2: number, mu: number, out: Float64Array, o: number): void {
+  out.fill(0, o, o + 9);
+  if (mu <= 0) {
+    if (pn > 0) out[o] = 1;
+    return;
+  }
+  const s = Math.hypot(p1, p2);
+  if (s <= mu * pn) {
+    out[o] = 1;
+    out[o + 4] = 1;
+    out[o + 8] = 1;
+    return;
+  }
+  if (mu * s <= -pn) return; // polar cone: Π = 0
+  const k = 1 / (1 + mu * mu),
+    t1 = p1 / s,
+    t2 = p2 / s;
+  const g = (mu * ((pn + mu * s) * k)) / s;
+  out[o] = k;
+  out[o + 1] = mu * k * t1;
+  out[o + 2] = mu * k * t2;
+  out[o + 3] = mu * k * t1;
+  out[o + 4] = mu * mu * k * t1 * t1 + g * (1 - t1 * t1);
+  out[o + 5] = mu * mu * k * t1 * t2 - g * t1 * t2;
+  out[o + 6] = mu * k * t2;
+  out[o + 7] = mu * mu * k * t1 * t2 - g * t1 * t2;
+  out[o + 8] = mu * mu * k * t2 * t2 + g * (1 - t2 * t2);
+}

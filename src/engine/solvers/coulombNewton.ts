@@ -11,7 +11,7 @@
  * merit (coulombMerit.ts). Used when the De Saxcé fixed point stalls above the tolerance.
  */
 import type { ContactProblem } from '../problem.js';
-import { projectCone } from '../cone.js';
+import { coneProjectionJacobian, projectCone } from '../cone.js';
 import { type CoulombMeritWorkspace, coulombMerit } from '../coulombMerit.js';
 import { POLISH_BACKTRACKS, type PolishWorkspace, polishDirection } from './polish.js';
 
@@ -28,35 +28,7 @@ function coulombJacobian(p: ContactProblem, lam: Float64Array, u: Float64Array, 
     pt[o] = lam[o] - r * (u[o] + m * ut);
     pt[o + 1] = lam[o + 1] - r * u[o + 1];
     pt[o + 2] = lam[o + 2] - r * u[o + 2];
-    const pn = pt[o],
-      p1 = pt[o + 1],
-      p2 = pt[o + 2];
-    dPi.fill(0, d, d + 9);
-    if (m <= 0) {
-      if (pn > 0) dPi[d] = 1;
-    } else {
-      const s = Math.hypot(p1, p2);
-      if (s <= m * pn) {
-        dPi[d] = 1;
-        dPi[d + 4] = 1;
-        dPi[d + 8] = 1;
-      } else if (!(m * s <= -pn)) {
-        // surface: ln = (pn + μs)/(1 + μ²), λt = μ ln t̂ (docs/physics.md, the cone projection)
-        const k = 1 / (1 + m * m),
-          t1 = p1 / s,
-          t2 = p2 / s;
-        const g = (m * (pn + m * s) * k) / s;
-        dPi[d] = k;
-        dPi[d + 1] = m * k * t1;
-        dPi[d + 2] = m * k * t2;
-        dPi[d + 3] = m * k * t1;
-        dPi[d + 4] = m * m * k * t1 * t1 + g * (1 - t1 * t1);
-        dPi[d + 5] = m * m * k * t1 * t2 - g * t1 * t2;
-        dPi[d + 6] = m * k * t2;
-        dPi[d + 7] = m * m * k * t1 * t2 - g * t1 * t2;
-        dPi[d + 8] = m * m * k * t2 * t2 + g * (1 - t2 * t2);
-      }
-    }
+    coneProjectionJacobian(pt[o], pt[o + 1], pt[o + 2], m, dPi, d);
     projectCone(pt, o, m, pt);
     for (let k = 0; k < 3; k++) F[o + k] = lam[o + k] - pt[o + k];
     const e1 = ut > 0 ? (m * u[o + 1]) / ut : 0,

@@ -8,7 +8,7 @@
  */
 import type { ContactProblem } from '../problem.js';
 import { type KktWorkspace, kktInto } from '../kkt.js';
-import { projectCone } from '../cone.js';
+import { coneProjectionJacobian, projectCone } from '../cone.js';
 import { choleskyInto, choleskySolve, type CholeskyFactor } from '../math/cholesky.js';
 import { luInto, luSolve } from '../math/lu.js';
 import { objectiveFromAlam } from './history.js';
@@ -78,37 +78,7 @@ function naturalMapJacobian(p: ContactProblem, lam: Float64Array, w: Float64Arra
       r = rho[c],
       d = 9 * c;
     for (let k = 0; k < 3; k++) pt[o + k] = lam[o + k] - r * w[o + k];
-    const pn = pt[o],
-      p1 = pt[o + 1],
-      p2 = pt[o + 2];
-    dPi.fill(0, d, d + 9);
-    if (m <= 0) {
-      if (pn > 0) dPi[d] = 1;
-    } else {
-      const s = Math.hypot(p1, p2);
-      if (s <= m * pn) {
-        dPi[d] = 1;
-        dPi[d + 4] = 1;
-        dPi[d + 8] = 1;
-      } // interior: Π = identity
-      else if (!(m * s <= -pn)) {
-        // surface: ln = (pn + μs)/(1 + μ²), λt = μ ln t̂, t̂ = pt/s, s > 0 here
-        const k = 1 / (1 + m * m),
-          t1 = p1 / s,
-          t2 = p2 / s;
-        const ln = (pn + m * s) * k,
-          g = (m * ln) / s;
-        dPi[d] = k;
-        dPi[d + 1] = m * k * t1;
-        dPi[d + 2] = m * k * t2;
-        dPi[d + 3] = m * k * t1;
-        dPi[d + 4] = m * m * k * t1 * t1 + g * (1 - t1 * t1);
-        dPi[d + 5] = m * m * k * t1 * t2 - g * t1 * t2;
-        dPi[d + 6] = m * k * t2;
-        dPi[d + 7] = m * m * k * t1 * t2 - g * t1 * t2;
-        dPi[d + 8] = m * m * k * t2 * t2 + g * (1 - t2 * t2);
-      } // polar cone: Π = 0
-    }
+    coneProjectionJacobian(pt[o], pt[o + 1], pt[o + 2], m, dPi, d);
     projectCone(pt, o, m, pt);
     for (let k = 0; k < 3; k++) F[o + k] = lam[o + k] - pt[o + k];
     // rows of J = I − Π′ + Π′·ρ·A (block rows of contact c)
