@@ -36,7 +36,12 @@ const configs: { label: string; options: SolveOptions; frictionlessOnly?: boolea
   { label: 'newton', options: { solver: 'newton' } },
   { label: 'ipm', options: { solver: 'ipm' } },
   { label: 'pgs (default budget)', options: { solver: 'pgs' }, oracleOnly: true },
-  { label: 'pgs, μ = 0 only, to 1e-7', options: { solver: 'pgs', diagonalScaling: true, maxIterations: 500_000, tolerance: 1e-7 }, frictionlessOnly: true, oracleOnly: true },
+  {
+    label: 'pgs, μ = 0 only, to 1e-7',
+    options: { solver: 'pgs', diagonalScaling: true, maxIterations: 500_000, tolerance: 1e-7 },
+    frictionlessOnly: true,
+    oracleOnly: true,
+  },
 ];
 
 const quantile = (sorted: number[], q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
@@ -87,7 +92,9 @@ if (args.json) {
   console.log(JSON.stringify({ machine: machineInfo(), rows }));
 } else {
   const m = machineInfo();
-  console.log(`Contact Lens solvers on the oracle corpus (${corpus.length} instances, from the stored A, b, μ) and ${stacks.length} generated stacks (bench/stacks.ts)`);
+  console.log(
+    `Contact Lens solvers on the oracle corpus (${corpus.length} instances, from the stored A, b, μ) and ${stacks.length} generated stacks (bench/stacks.ts)`,
+  );
   console.log(`machine: ${m.cpu}, ${m.cores} cores, ${m.platform}, Node ${m.node}, ${m.date}, load ${m.loadAverage.toFixed(2)}`);
   console.log('corpus        solver                      inst  conv  iter med/p90/max   worst KKT  worst |f−f*|/max(1,|f*|)  total ms');
   for (const r of rows) {

@@ -68,7 +68,17 @@ function frame(boxes: readonly Box[], mu: number, duplicates: number, jitter: Rn
     corners.forEach((local, k) => {
       const r = rotate(q, local);
       const pen = Math.max(0, b.pens[k] + (jitter ? uniform(jitter, -FRAME_DPEN, FRAME_DPEN) : 0));
-      const c: ContactPoint = { bodyA: i, bodyB: i - 1, point: [b.x[0] + r[0], b.x[1] + r[1], supportZ - pen / 2], normal: UP, t1, t2, mu, restitution: 0, penetration: pen };
+      const c: ContactPoint = {
+        bodyA: i,
+        bodyB: i - 1,
+        point: [b.x[0] + r[0], b.x[1] + r[1], supportZ - pen / 2],
+        normal: UP,
+        t1,
+        t2,
+        mu,
+        restitution: 0,
+        penetration: pen,
+      };
       contacts.push(c);
       if (k === 0 && i < duplicates) contacts.push({ ...c }); // the same corner reported twice (two features)
     });

@@ -173,10 +173,36 @@ export function conditioning(A: Float64Array, n: number, opts: ConditioningOptio
   const method: Conditioning['method'] = exact ? 'exact-tridiagonal-ql' : 'lanczos+inverse-iteration';
   if (n <= 0) {
     const rankTolerance = rankToleranceFor(0, 0, eps);
-    return { lambdaMin: 0, lambdaMax: 0, kappa: 1, rank: 0, rankDeficiency: 0, method, n: 0, rankTolerance, kappaRange: 1, lambdaMinRange: 0, rangeThreshold: rankTolerance, rankRatio: 1 };
+    return {
+      lambdaMin: 0,
+      lambdaMax: 0,
+      kappa: 1,
+      rank: 0,
+      rankDeficiency: 0,
+      method,
+      n: 0,
+      rankTolerance,
+      kappaRange: 1,
+      lambdaMinRange: 0,
+      rangeThreshold: rankTolerance,
+      rankRatio: 1,
+    };
   }
   if (hasNonFinite(A, n)) {
-    return { lambdaMin: NaN, lambdaMax: NaN, kappa: NaN, rank: 0, rankDeficiency: n, method, n, rankTolerance: NaN, kappaRange: NaN, lambdaMinRange: NaN, rangeThreshold: NaN, rankRatio: NaN };
+    return {
+      lambdaMin: NaN,
+      lambdaMax: NaN,
+      kappa: NaN,
+      rank: 0,
+      rankDeficiency: n,
+      method,
+      n,
+      rankTolerance: NaN,
+      kappaRange: NaN,
+      lambdaMinRange: NaN,
+      rangeThreshold: NaN,
+      rankRatio: NaN,
+    };
   }
 
   let lambdaMin: number, lambdaMax: number, rank: number, tol: number, rangeThreshold: number;
@@ -213,5 +239,18 @@ export function conditioning(A: Float64Array, n: number, opts: ConditioningOptio
     }
   }
   const rankRatio = rank > 0 ? n / rank : Infinity;
-  return { lambdaMin, lambdaMax, kappa: kappaOf(lambdaMin, lambdaMax), rank, rankDeficiency: n - rank, method, n, rankTolerance: tol, kappaRange, lambdaMinRange, rangeThreshold, rankRatio };
+  return {
+    lambdaMin,
+    lambdaMax,
+    kappa: kappaOf(lambdaMin, lambdaMax),
+    rank,
+    rankDeficiency: n - rank,
+    method,
+    n,
+    rankTolerance: tol,
+    kappaRange,
+    lambdaMinRange,
+    rangeThreshold,
+    rankRatio,
+  };
 }

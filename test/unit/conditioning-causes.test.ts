@@ -43,7 +43,7 @@ describe('conditioning causes', () => {
     const staggered = onFace.map((c, i) => ({ ...c, point: [c.point[0], c.point[1], 0.2 * i] as [number, number, number] }));
     const q = assembleProblem(bodies, staggered);
     const other = conditioningCauses(q, conditioning(q.A, q.size, { regularization: 1e-10 })).find((c) => c.kind === 'redundant-contacts');
-    assert.ok(other, "the staggered contacts are still redundant (rank deficiency 6)");
+    assert.ok(other, 'the staggered contacts are still redundant (rank deficiency 6)');
     assert.doesNotMatch(other.message, /coplanar/);
   });
   it('reports nothing for one well-conditioned contact', () => {

@@ -234,7 +234,10 @@ describe('conditioning', () => {
     // Estimate path: pivot ratio of the pivoted Cholesky, within a factor n of the exact range κ.
     const est = conditioning(A, n, { regularization: EPS, exactLimit: 0 });
     assert.equal(est.rankRatio, 2);
-    assert.ok(est.kappaRange >= 1 && est.kappaRange <= n * exact.kappaRange && est.kappaRange * n >= exact.kappaRange, `estimate ${est.kappaRange} vs ${exact.kappaRange}`);
+    assert.ok(
+      est.kappaRange >= 1 && est.kappaRange <= n * exact.kappaRange && est.kappaRange * n >= exact.kappaRange,
+      `estimate ${est.kappaRange} vs ${exact.kappaRange}`,
+    );
   });
 
   it('κ on the range equals κ for a full-rank A and is finite (not ε-dominated) on a 14-box tower', () => {
