@@ -434,6 +434,8 @@ export class Charts {
         line('final residual', decimate(xs, t.residual, MAX_POINTS, true), p.orange, { yAxisID: 'y1' }),
       ];
       this.kappa.data.datasets = [line('κ(A) worst island', decimate(xs, t.kappa, MAX_POINTS, true), p.purple)];
+      // κ on the range of A (engine/conditioning.ts): the null directions of coplanar/duplicated contacts excluded.
+      if (t.kappaRange) this.kappa.data.datasets.push(line('κ on range(A) worst island', decimate(xs, t.kappaRange, MAX_POINTS, true), p.blue));
     }
     this.fillLambda();
     for (const c of this.timeCharts()) c.update('none');

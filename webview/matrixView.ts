@@ -115,6 +115,8 @@ export class MatrixView {
       [`κ(A) ${num(isl.kappa)} · λmin ${num(isl.lambdaMin)} · λmax ${num(isl.lambdaMax)}`, ''],
       [`rank deficiency ${isl.rankDeficiency ?? '–'} · method ${isl.method ?? '–'}`, ''],
     ];
+    if (isl.kappaRange !== undefined || isl.rankRatio !== undefined)
+      lines.splice(1, 0, [`κ on range(A) ${num(isl.kappaRange ?? null)} · rank ratio rows/rank ${isl.rankRatio == null ? '–' : isl.rankRatio.toFixed(2)}`, '']);
     if (isl.heat) lines.push([`colour: log10 |a| from max |a| = ${num(isl.heat.maxAbs)} down ${HEAT_DECADES} decades (red > 0, blue < 0)`, 'scale']);
     if (isl.heat && isl.heat.nonFinite > 0) lines.push([`${isl.heat.nonFinite} entries of A are NaN or ±∞ (drawn in the warning colour)`, 'reason']);
     if (isl.reason) lines.push([`A not shown: ${isl.reason}`, 'reason']);

@@ -29,7 +29,25 @@ export interface Conditioning {
   n: number;
   /** rank threshold used: eigenvalues ≤ this are counted as zero */
   rankTolerance: number;
+  /**
+   * κ on the range of A: λmax over the smallest eigenvalue above `rangeThreshold` (the null directions of
+   * coplanar or duplicated contacts excluded), reported beside the rank as FCLIB's studies report cond(W)
+   * and the rank ratio (Acary, Brémond, Huber, "On solving contact problems with Coulomb friction",
+   * 2018, §5). Exact when method is exact-tridiagonal-ql; otherwise the pivot ratio of the pivoted
+   * Cholesky (an estimate: a lower bound of the true ratio up to the factor n, Higham 2002 §10.3). 1 for
+   * n = 0 or rank 0; NaN when A has non-finite entries.
+   */
+  kappaRange: number;
+  /** The smallest eigenvalue (estimate: pivot) counted in the range; 0 when the rank is 0. */
+  lambdaMinRange: number;
+  /** max(rankTolerance, RANGE_RELATIVE_THRESHOLD·λmax): eigenvalues at or below it are not in the range. */
+  rangeThreshold: number;
+  /** n / rank, FCLIB's rank ratio (1 = full rank; Infinity for rank 0). */
+  rankRatio: number;
 }
+
+/** Eigenvalues ≤ this × λmax are outside the range for κ_range (issue 12: "above 1e-10·λmax"). */
+export const RANGE_RELATIVE_THRESHOLD = 1e-10;
 
 export interface ConditioningOptions {
   /** Largest n analysed exactly (default DEFAULT_EXACT_LIMIT). */
@@ -90,6 +108,21 @@ export function kappaOf(lambdaMin: number, lambdaMax: number): number {
  * lie within a factor ≈ n of the tolerance.
  */
 export function pivotedCholeskyRank(A: Float64Array, n: number, shift: number, tolerance: number): number {
+  return pivotedCholesky(A, n, shift, tolerance).rank;
+}
+
+/** pivotedCholeskyRank with the first and the last accepted pivot (Schur-complement diagonals). */
+export function pivotedCholesky(A: Float64Array, n: number, shift: number, tolerance: number): { rank: number; firstPivot: number; lastPivot: number } {
+  let firstPivot = 0,
+    lastPivot = 0;
+  const rank = pivotedCholeskyLoop(A, n, shift, tolerance, (k, pivot) => {
+    if (k === 0) firstPivot = pivot;
+    lastPivot = pivot;
+  });
+  return { rank, firstPivot, lastPivot };
+}
+
+function pivotedCholeskyLoop(A: Float64Array, n: number, shift: number, tolerance: number, onPivot: (k: number, pivot: number) => void): number {
   if (n <= 0) return 0;
   const L = new Float64Array(n * n); // row = original index, column = elimination step
   const d = new Float64Array(n); // remaining Schur-complement diagonal
@@ -105,6 +138,7 @@ export function pivotedCholeskyRank(A: Float64Array, n: number, shift: number, t
       }
     if (p < 0 || !(best > tolerance)) return k;
     done[p] = 1;
+    onPivot(k, best);
     const lkk = Math.sqrt(best);
     const po = p * n;
     L[po + k] = lkk;
@@ -138,26 +172,85 @@ export function conditioning(A: Float64Array, n: number, opts: ConditioningOptio
   const exact = n <= exactLimit;
   const method: Conditioning['method'] = exact ? 'exact-tridiagonal-ql' : 'lanczos+inverse-iteration';
   if (n <= 0) {
-    return { lambdaMin: 0, lambdaMax: 0, kappa: 1, rank: 0, rankDeficiency: 0, method, n: 0, rankTolerance: rankToleranceFor(0, 0, eps) };
+    const rankTolerance = rankToleranceFor(0, 0, eps);
+    return {
+      lambdaMin: 0,
+      lambdaMax: 0,
+      kappa: 1,
+      rank: 0,
+      rankDeficiency: 0,
+      method,
+      n: 0,
+      rankTolerance,
+      kappaRange: 1,
+      lambdaMinRange: 0,
+      rangeThreshold: rankTolerance,
+      rankRatio: 1,
+    };
   }
   if (hasNonFinite(A, n)) {
-    return { lambdaMin: NaN, lambdaMax: NaN, kappa: NaN, rank: 0, rankDeficiency: n, method, n, rankTolerance: NaN };
+    return {
+      lambdaMin: NaN,
+      lambdaMax: NaN,
+      kappa: NaN,
+      rank: 0,
+      rankDeficiency: n,
+      method,
+      n,
+      rankTolerance: NaN,
+      kappaRange: NaN,
+      lambdaMinRange: NaN,
+      rangeThreshold: NaN,
+      rankRatio: NaN,
+    };
   }
 
-  let lambdaMin: number, lambdaMax: number, rank: number, tol: number;
+  let lambdaMin: number, lambdaMax: number, rank: number, tol: number, rangeThreshold: number;
+  let lambdaMinRange = 0,
+    kappaRange = 1;
   if (exact) {
-    const values = symmetricEigenvalues(A, n);
+    const values = symmetricEigenvalues(A, n); // ascending
     lambdaMin = values[0];
     lambdaMax = values[n - 1];
     tol = rankToleranceFor(n, Math.max(Math.abs(lambdaMin), Math.abs(lambdaMax)), eps);
+    rangeThreshold = Math.max(tol, RANGE_RELATIVE_THRESHOLD * lambdaMax);
     rank = 0;
     for (let i = 0; i < n; i++) if (values[i] > tol) rank++;
+    for (let i = 0; i < n; i++) {
+      if (values[i] > rangeThreshold) {
+        lambdaMinRange = values[i];
+        kappaRange = lambdaMax / values[i];
+        break;
+      }
+    }
   } else {
     const est = estimateExtremeEigenvalues(A, n);
     lambdaMin = est.lambdaMin;
     lambdaMax = est.lambdaMax;
     tol = rankToleranceFor(n, Math.max(Math.abs(lambdaMin), Math.abs(lambdaMax)), eps);
-    rank = lambdaMax > tol ? pivotedCholeskyRank(A, n, eps, tol - eps) : 0;
+    rangeThreshold = Math.max(tol, RANGE_RELATIVE_THRESHOLD * lambdaMax);
+    rank = 0;
+    if (lambdaMax > tol) {
+      const pc = pivotedCholesky(A, n, eps, tol - eps);
+      rank = pc.rank;
+      // Pivot ratio of the shifted matrix A − εI (range eigenvalues shifted back by ε).
+      lambdaMinRange = pc.lastPivot + eps;
+      kappaRange = lambdaMinRange > 0 ? Math.max(1, lambdaMax / lambdaMinRange) : 1;
+    }
   }
-  return { lambdaMin, lambdaMax, kappa: kappaOf(lambdaMin, lambdaMax), rank, rankDeficiency: n - rank, method, n, rankTolerance: tol };
+  const rankRatio = rank > 0 ? n / rank : Infinity;
+  return {
+    lambdaMin,
+    lambdaMax,
+    kappa: kappaOf(lambdaMin, lambdaMax),
+    rank,
+    rankDeficiency: n - rank,
+    method,
+    n,
+    rankTolerance: tol,
+    kappaRange,
+    lambdaMinRange,
+    rangeThreshold,
+    rankRatio,
+  };
 }

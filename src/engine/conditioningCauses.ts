@@ -9,6 +9,24 @@ import type { Conditioning } from './conditioning.js';
 export const MASS_RATIO_REPORT = 100;
 /** Cosine between two normal Jacobian rows above which they count as (near-)duplicates. */
 export const PARALLEL_ROW_COSINE = 0.9999;
+/** Contacts lie on one face when every point is within this fraction of their spread from the first one's tangent plane. */
+export const COPLANAR_RELATIVE = 1e-2;
+
+/** True when the contacts share one normal direction and their points lie in one plane orthogonal to it. */
+function coplanar(p: ContactProblem, list: readonly number[]): boolean {
+  const cs = list.map((i) => p.contacts![i].contact);
+  const n = cs[0].normal,
+    p0 = cs[0].point;
+  let spread = 0,
+    off = 0;
+  for (const c of cs) {
+    if (n[0] * c.normal[0] + n[1] * c.normal[1] + n[2] * c.normal[2] < PARALLEL_ROW_COSINE) return false;
+    const d = [c.point[0] - p0[0], c.point[1] - p0[1], c.point[2] - p0[2]];
+    spread = Math.max(spread, Math.hypot(d[0], d[1], d[2]));
+    off = Math.max(off, Math.abs(n[0] * d[0] + n[1] * d[1] + n[2] * d[2]));
+  }
+  return off <= COPLANAR_RELATIVE * spread;
+}
 
 export interface ConditioningCause {
   readonly kind: 'mass-ratio' | 'duplicate-rows' | 'redundant-contacts';
@@ -67,10 +85,11 @@ export function conditioningCauses(p: ContactProblem, cond?: Conditioning): Cond
       }
     }
     if (list.length >= 4 && cond && cond.rankDeficiency > 0) {
+      const face = coplanar(p, list) ? 'rank deficiency from coplanar contacts: ' : '';
       out.push({
         kind: 'redundant-contacts',
         contacts: list,
-        message: `${list.length} contacts between the same two bodies: 3 of their ${3 * list.length} rows suffice per rigid DOF pair, A has rank deficiency ${cond.rankDeficiency} (docs/physics.md "Conditioning"); λ is not unique there`,
+        message: `${face}${list.length} contacts between the same two bodies: 3 of their ${3 * list.length} rows suffice per rigid DOF pair, A has rank deficiency ${cond.rankDeficiency} (docs/physics.md "Conditioning"); λ is not unique there`,
       });
     }
   }

@@ -51,6 +51,12 @@ export interface Timeline {
   readonly injection?: { readonly [mechanism: string]: readonly number[] };
   /** κ(A) estimate of the frame's worst island (null: no contacts or no pre-solve state). */
   readonly kappa: readonly (number | null)[];
+  /**
+   * κ on the range of A of the same island (λmax over the smallest eigenvalue above the range threshold,
+   * engine/conditioning.ts): finite where κ(A) is dominated by the null directions of coplanar or
+   * duplicated contacts. Absent in old sessions.
+   */
+  readonly kappaRange?: readonly (number | null)[];
   readonly maxDepth: readonly number[];
 }
 
@@ -115,6 +121,10 @@ export interface IslandView {
   readonly lambdaMin: number | null;
   readonly lambdaMax: number | null;
   readonly rankDeficiency: number | null;
+  /** κ on the range of A (engine/conditioning.ts); absent in old sessions. */
+  readonly kappaRange?: number | null;
+  /** FCLIB's rank ratio rows/rank; absent in old sessions. */
+  readonly rankRatio?: number | null;
   /** 'exact' or the estimate used. */
   readonly method: string | null;
   readonly causes: readonly string[];

@@ -140,6 +140,7 @@ function validateTimeline(v: unknown, n: number): void {
   const t = obj(v, 'timeline');
   for (const k of ['frame', 'time', 'contacts', 'iterations', 'residual', 'kinetic', 'potential', 'total', 'kappa', 'maxDepth'])
     numOrNullArray(t[k], `timeline.${k}`, n);
+  if (t.kappaRange !== undefined) numOrNullArray(t.kappaRange, 'timeline.kappaRange', n);
   const s = arr(t.status, 'timeline.status');
   if (s.length !== n) throw new ProtocolError('timeline.status', `must have ${n} entries`);
   const ledger = obj(t.ledger, 'timeline.ledger');

@@ -221,6 +221,37 @@ describe('conditioning', () => {
     assert.ok(ev[5] < 1.0001 * EPS && ev[6] > 1e-3, `${Array.from(ev)}`);
   });
 
+  it('κ on the range of A: finite on the 4-corner box (the 6 ε-directions excluded), rank ratio 2', () => {
+    const { A, n } = boxOnGround(4);
+    const ev = symmetricEigenvalues(A, n);
+    const exact = conditioning(A, n, { regularization: EPS });
+    assert.ok(exact.kappa > 1e9, `full κ ${exact.kappa}`);
+    assert.ok(close(exact.lambdaMinRange, ev[6], 1e-12), `λmin on range ${exact.lambdaMinRange} vs ${ev[6]}`);
+    assert.ok(close(exact.kappaRange, ev[11] / ev[6], 1e-12), `κ_range ${exact.kappaRange}`);
+    assert.ok(exact.kappaRange < 1e4, `κ_range ${exact.kappaRange}`);
+    assert.equal(exact.rankRatio, 2);
+    assert.ok(exact.rangeThreshold >= exact.rankTolerance && exact.rangeThreshold < ev[6]);
+    // Estimate path: pivot ratio of the pivoted Cholesky, within a factor n of the exact range κ.
+    const est = conditioning(A, n, { regularization: EPS, exactLimit: 0 });
+    assert.equal(est.rankRatio, 2);
+    assert.ok(
+      est.kappaRange >= 1 && est.kappaRange <= n * exact.kappaRange && est.kappaRange * n >= exact.kappaRange,
+      `estimate ${est.kappaRange} vs ${exact.kappaRange}`,
+    );
+  });
+
+  it('κ on the range equals κ for a full-rank A and is finite (not ε-dominated) on a 14-box tower', () => {
+    const full = conditioning(spectrumMatrix([1, 2, 3, 4, 5, 10], 6), 6);
+    assert.ok(close(full.kappaRange, full.kappa, 1e-12) && close(full.kappa, 10, 1e-9));
+    assert.equal(full.rankRatio, 1);
+    const { A, n } = tower(14);
+    const exact = conditioning(A, n, { exactLimit: 1000, regularization: EPS });
+    const ev = symmetricEigenvalues(A, n);
+    assert.ok(close(exact.kappaRange, ev[n - 1] / ev[n - 84], 1e-9), `κ_range ${exact.kappaRange} vs ${ev[n - 1] / ev[n - 84]}`);
+    assert.ok(exact.kappaRange < 1e-6 * exact.kappa, `κ_range ${exact.kappaRange} vs κ ${exact.kappa}`);
+    assert.equal(exact.rankRatio, 2);
+  });
+
   it('rank of J M⁻¹ Jᵀ for 1, 2, 3, 4 contacts on one box is 3, 5, 6, 6', () => {
     const want = [3, 5, 6, 6];
     for (let k = 1; k <= 4; k++) {

@@ -61,6 +61,24 @@ describe('inspector model', () => {
     assert.ok(v.islands[0].kappa! >= 1);
   });
 
+  it('bundled 10-box stack: κ(A) is ε-dominated but κ on the range of A is finite, with coplanar contacts as the cause', () => {
+    const stack = scene('box-stack-10.scene.json');
+    const m = InspectorModel.fromScenario(stack.desc, stack.path);
+    const last = m.info.frameCount - 1;
+    const k = m.timeline.kappa[last]!,
+      kr = m.timeline.kappaRange![last]!;
+    assert.ok(k > 1e9, `κ(A) ${k}`);
+    assert.ok(kr !== null && Number.isFinite(kr) && kr < 1e-4 * k, `κ on range ${kr} vs κ ${k}`);
+    const v = m.frameView(last);
+    const isl = v.islands.reduce((a, b) => (b.contacts.length > a.contacts.length ? b : a));
+    assert.ok(isl.kappaRange! >= 1 && isl.kappaRange! < 1e-4 * (isl.kappa ?? Infinity), `island κ_range ${isl.kappaRange}`);
+    assert.equal(isl.rankRatio, isl.size / (isl.size - isl.rankDeficiency!));
+    assert.ok(
+      isl.causes.some((c) => c.startsWith('rank deficiency from coplanar contacts')),
+      isl.causes.join(' | '),
+    );
+  });
+
   it('series follow one contact over time and agree with the frame views', () => {
     const first = model.findings[0];
     const key = model.frameView(first.index).contacts[first.contacts[0]].key;

@@ -100,6 +100,8 @@ describe('webview views', () => {
       assert.match(stats[0], new RegExp(`κ\\(A\\) ${isl[0].kappa!.toPrecision(6).replace('.', '\\.')}`));
       assert.match(stats[0], new RegExp(`method ${isl[0].method}`));
       assert.match(stats[0], /rank deficiency 0/);
+      // full rank (one contact): κ on the range of A is κ itself, FCLIB's rank ratio rows/rank is 1
+      assert.match(stats[0], new RegExp(`κ on range\\(A\\) ${isl[0].kappaRange!.toPrecision(6).replace('.', '\\.')} · rank ratio rows/rank 1\\.00`));
     });
 
     it('findings: list with mechanism and count; a click seeks to its index and selects its contacts', async () => {

@@ -64,6 +64,7 @@ interface MutableTimeline {
   total: number[];
   ledger: Record<string, (number | null)[]>;
   kappa: (number | null)[];
+  kappaRange: (number | null)[];
   maxDepth: number[];
   injection?: Record<string, number[]>;
 }
@@ -81,6 +82,7 @@ function emptyTimeline(): MutableTimeline {
     total: [],
     ledger: Object.create(null) as MutableTimeline['ledger'],
     kappa: [],
+    kappaRange: [],
     maxDepth: [],
   };
   // (ledger has no prototype: a recording's energy key may be "constructor" or "toString")
@@ -93,16 +95,18 @@ const finiteOrNull = (x: number | undefined): number | null => (x !== undefined 
  * κ of the frame's worst island among its TIMELINE_KAPPA_ISLANDS largest islands of at most
  * TIMELINE_KAPPA_MAX_CONTACTS contacts (exact for those; the selected frame's view has every island).
  */
-function frameKappa(header: RecordingHeader, f: RecordedFrame, prev: RecordedFrame | undefined): number | null {
-  if (f.contacts.length === 0) return null;
+function frameKappa(header: RecordingHeader, f: RecordedFrame, prev: RecordedFrame | undefined): { kappa: number | null; kappaRange: number | null } {
+  const none = { kappa: null, kappaRange: null };
+  if (f.contacts.length === 0) return none;
   const pre = solveTimeBodies(header, f, prev);
-  if (!pre.ok) return null;
+  if (!pre.ok) return none;
   const islands = buildIslands(
     header.bodies.length,
     f.contacts.map((c) => [c.a, c.b] as const),
     header.bodies.map((b) => b.static),
   );
-  let worst: number | null = null;
+  let worst: number | null = null,
+    worstRange: number | null = null;
   const picked = islands
     .filter((isl) => isl.contacts.length <= TIMELINE_KAPPA_MAX_CONTACTS)
     .sort((a, b) => b.contacts.length - a.contacts.length)
@@ -113,10 +117,12 @@ function frameKappa(header: RecordingHeader, f: RecordedFrame, prev: RecordedFra
       isl.contacts.map((k) => toContactPoint(f.contacts[k])),
       { ...DEFAULT_ASSEMBLY, dt: header.dt },
     );
-    const k = conditioning(p.A, p.size, { regularization: p.regularization }).kappa;
-    worst = worst === null ? k : Math.max(worst, k);
+    const cond = conditioning(p.A, p.size, { regularization: p.regularization });
+    worst = worst === null ? cond.kappa : Math.max(worst, cond.kappa);
+    worstRange = worstRange === null ? cond.kappaRange : Math.max(worstRange, cond.kappaRange);
   }
-  return worst !== null && Number.isFinite(worst) ? worst : worst === null ? null : Number.MAX_VALUE;
+  const shown = (k: number | null): number | null => (k !== null && Number.isFinite(k) ? k : k === null || Number.isNaN(k) ? null : Number.MAX_VALUE);
+  return { kappa: shown(worst), kappaRange: shown(worstRange) };
 }
 
 /**
@@ -241,7 +247,9 @@ class TimelineBuilder {
       (t.ledger[name] ??= new Array<number | null>(n).fill(null)).push(finiteOrNull(v));
     }
     for (const col of Object.values(t.ledger)) if (col.length === n) col.push(null);
-    t.kappa.push(frameKappa(this.header, f, this.prev));
+    const k = frameKappa(this.header, f, this.prev);
+    t.kappa.push(k.kappa);
+    t.kappaRange.push(k.kappaRange);
     t.maxDepth.push(f.contacts.reduce((m, c) => Math.max(m, c.depth), 0));
     this.contacts.add(f);
     this.diag.add(f);
@@ -416,6 +424,8 @@ export class InspectorModel {
         lambdaMin: cond ? cond.lambdaMin : null,
         lambdaMax: cond ? cond.lambdaMax : null,
         rankDeficiency: cond ? cond.rankDeficiency : null,
+        kappaRange: cond && Number.isFinite(cond.kappaRange) ? cond.kappaRange : null,
+        rankRatio: cond && Number.isFinite(cond.rankRatio) ? cond.rankRatio : null,
         method: cond ? cond.method : null,
         causes: (isl.causes ?? []).map((x) => x.message),
       };
