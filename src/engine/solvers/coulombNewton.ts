@@ -13,7 +13,7 @@
 import type { ContactProblem } from '../problem.js';
 import { coneProjectionJacobian, projectCone } from '../cone.js';
 import { type CoulombMeritWorkspace, coulombMerit } from '../coulombMerit.js';
-import { POLISH_BACKTRACKS, type PolishWorkspace, polishDirection } from './polish.js';
+import { type PolishWorkspace, projectedLineSearch } from './polish.js';
 
 /** F and J of the Coulomb natural map at λ into pw.F, pw.J (u = Aλ − b given). */
 function coulombJacobian(p: ContactProblem, lam: Float64Array, u: Float64Array, pw: PolishWorkspace): void {
@@ -74,25 +74,12 @@ export function coulombNewton(
     pw.rho[c] = dmax > 0 ? 1 / dmax : 1;
   }
   let steps = 0;
+  const meritOf = (cand: Float64Array): number => coulombMerit(p, cand, ws); // once, not per step
   while (steps < maxSteps && bestMerit > tol) {
     coulombMerit(p, best, ws); // ws.u = Aλ − b at the current point
     coulombJacobian(p, best, ws.u, pw);
     steps++;
-    let candMerit = Infinity;
-    for (let mode = 0; mode < 2; mode++) {
-      if (!polishDirection(n, pw, mode === 0 ? 0 : 1)) continue;
-      let t = 1;
-      for (let bt = 0; bt <= POLISH_BACKTRACKS; bt++, t *= 0.5) {
-        for (let i = 0; i < n; i++) pw.cand[i] = best[i] + t * pw.dl[i];
-        for (let c = 0; c < C; c++) projectCone(pw.cand, 3 * c, mu[c], pw.cand);
-        const m = coulombMerit(p, pw.cand, ws);
-        if (m < candMerit) {
-          candMerit = m;
-          pw.bestCand.set(pw.cand);
-        }
-        if (m < bestMerit) break;
-      }
-    }
+    const candMerit = projectedLineSearch(n, C, mu, best, bestMerit, pw, meritOf);
     const improved = candMerit < bestMerit;
     if (improved) {
       bestMerit = candMerit;

@@ -286,6 +286,70 @@ export function stepInside(
   return false;
 }
 
+/**
+ * Complementarity target of one block: u = l ⧵ r_c with r_c = στe − a∘b − (Δa∘Δb of the predictor, when
+ * given), orthant blocks' tangential entries 0 ([V] §3 eqs. (12)–(14), Mehrotra's second-order correction).
+ * NT: a = b = l = λ_NT; AHO: a = x, b = z, l = x. `tmp` is scratch. Shared by the dense and sparse solvers.
+ */
+export function complementarityTarget(
+  a: Float64Array,
+  b: Float64Array,
+  l: Float64Array,
+  o: number,
+  kind: number,
+  sigmaTau: number,
+  predA: Float64Array | null,
+  predB: Float64Array,
+  tmp: Float64Array,
+  u: Float64Array,
+): void {
+  jordanProduct(a, b, o, kind, u);
+  u[o] = sigmaTau - u[o];
+  if (kind === CONE_SOC) {
+    u[o + 1] = -u[o + 1];
+    u[o + 2] = -u[o + 2];
+  }
+  if (predA) {
+    jordanProduct(predA, predB, o, kind, tmp);
+    u[o] -= tmp[o];
+    if (kind === CONE_SOC) {
+      u[o + 1] -= tmp[o + 1];
+      u[o + 2] -= tmp[o + 2];
+    }
+  }
+  if (kind === CONE_ORTHANT) {
+    u[o + 1] = 0;
+    u[o + 2] = 0;
+  }
+  jordanDivide(l, u, o, kind);
+}
+
+/**
+ * NT directions of block c in the frame of λ_NT, ex = W⁻¹Δx and ez = u − W⁻¹Δx (= WΔz), and the largest step
+ * keeping λ_NT + α·ex and λ_NT + α·ez in the cone ([V] §3, step to the boundary).
+ */
+export function ntStepToBoundary(
+  winv: Float64Array,
+  c: number,
+  kind: number,
+  dx: Float64Array,
+  u: Float64Array,
+  nt: Float64Array,
+  ex: Float64Array,
+  ez: Float64Array,
+): number {
+  const o = 3 * c;
+  applyWinv(winv, 9 * c, dx, o, kind, ex);
+  ez[o] = u[o] - ex[o];
+  ez[o + 1] = kind === CONE_ORTHANT ? 0 : u[o + 1] - ex[o + 1];
+  ez[o + 2] = kind === CONE_ORTHANT ? 0 : u[o + 2] - ex[o + 2];
+  if (kind !== CONE_ORTHANT) return Math.min(maxStepSoc(nt, ex, o), maxStepSoc(nt, ez, o));
+  let amax = Infinity;
+  if (ex[o] < 0) amax = -nt[o] / ex[o];
+  if (ez[o] < 0) amax = Math.min(amax, -nt[o] / ez[o]);
+  return amax;
+}
+
 /** True when every block of v is strictly inside its cone. */
 export function allInterior(v: Float64Array, kind: Int8Array, C: number): boolean {
   for (let c = 0; c < C; c++) {
@@ -594,26 +658,8 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
       for (let c = 0; c < C; c++) {
         const o = 3 * c,
           k = kind[c];
-        if (useAho) jordanProduct(x, z, o, k, u);
-        else jordanProduct(nt, nt, o, k, u);
-        u[o] = sigmaTau - u[o];
-        if (k === CONE_SOC) {
-          u[o + 1] = -u[o + 1];
-          u[o + 2] = -u[o + 2];
-        }
-        if (pass === 1) {
-          jordanProduct(dxa, dza, o, k, tmp); // second-order correction [M]
-          u[o] -= tmp[o];
-          if (k === CONE_SOC) {
-            u[o + 1] -= tmp[o + 1];
-            u[o + 2] -= tmp[o + 2];
-          }
-        }
-        if (k === CONE_ORTHANT) {
-          u[o + 1] = 0;
-          u[o + 2] = 0;
-        }
-        jordanDivide(useAho ? x : nt, u, o, k);
+        if (useAho) complementarityTarget(x, z, x, o, k, sigmaTau, pass === 1 ? dxa : null, dza, tmp, u);
+        else complementarityTarget(nt, nt, nt, o, k, sigmaTau, pass === 1 ? dxa : null, dza, tmp, u);
         if (useAho) {
           corr[o] = u[o];
           corr[o + 1] = u[o + 1];
@@ -652,16 +698,7 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
             if (ex[o] < 0) amax = Math.min(amax, -x[o] / ex[o]);
             if (ez[o] < 0) amax = Math.min(amax, -z[o] / ez[o]);
           } else amax = Math.min(amax, maxStepSoc(x, ex, o), maxStepSoc(z, ez, o));
-        } else {
-          applyWinv(winv, 9 * c, dx, o, k, ex);
-          ez[o] = u[o] - ex[o];
-          ez[o + 1] = k === CONE_ORTHANT ? 0 : u[o + 1] - ex[o + 1];
-          ez[o + 2] = k === CONE_ORTHANT ? 0 : u[o + 2] - ex[o + 2];
-          if (k === CONE_ORTHANT) {
-            if (ex[o] < 0) amax = Math.min(amax, -nt[o] / ex[o]);
-            if (ez[o] < 0) amax = Math.min(amax, -nt[o] / ez[o]);
-          } else amax = Math.min(amax, maxStepSoc(nt, ex, o), maxStepSoc(nt, ez, o));
-        }
+        } else amax = Math.min(amax, ntStepToBoundary(winv, c, k, dx, u, nt, ex, ez));
       }
       if (pass === 0) alphaAff = Math.min(1, amax);
       else alpha = Math.min(1, IPM_STEP_FRACTION * amax);

@@ -57,9 +57,8 @@ import {
   IPM_START_DAMPING,
   IPM_STEP_FRACTION,
   applyWinv,
-  jordanDivide,
-  jordanProduct,
-  maxStepSoc,
+  complementarityTarget,
+  ntStepToBoundary,
   ntScaleAll,
   shiftIntoCones,
 } from './ipm.js';
@@ -659,22 +658,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
       for (let c = 0; c < C; c++) {
         const o = 3 * c,
           kc = kind[c];
-        jordanProduct(nt, nt, o, kc, u);
-        u[o] = sigmaTau - u[o];
-        if (kc === CONE_SOC) {
-          u[o + 1] = -u[o + 1];
-          u[o + 2] = -u[o + 2];
-        }
-        if (pass === 1) {
-          jordanProduct(dxa, dza, o, kc, tmp);
-          u[o] -= tmp[o];
-          if (kc === CONE_SOC) {
-            u[o + 1] -= tmp[o + 1];
-            u[o + 2] -= tmp[o + 2];
-          }
-        }
-        if (kc === CONE_ORTHANT) u[o + 1] = u[o + 2] = 0;
-        jordanDivide(nt, u, o, kc);
+        complementarityTarget(nt, nt, nt, o, kc, sigmaTau, pass === 1 ? dxa : null, dza, tmp, u);
         applyWinv(winv, 9 * c, u, o, kc, corr);
         rhs[o] = -rx[o] + corr[o];
         rhs[o + 1] = kc === CONE_ORTHANT ? 0 : -rx[o + 1] + corr[o + 1];
@@ -684,18 +668,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
       const ex = pass === 0 ? dxa : tmp,
         ez = pass === 0 ? dza : corr;
       let amax = Infinity;
-      for (let c = 0; c < C; c++) {
-        const o = 3 * c,
-          kc = kind[c];
-        applyWinv(winv, 9 * c, dx, o, kc, ex);
-        ez[o] = u[o] - ex[o];
-        ez[o + 1] = kc === CONE_ORTHANT ? 0 : u[o + 1] - ex[o + 1];
-        ez[o + 2] = kc === CONE_ORTHANT ? 0 : u[o + 2] - ex[o + 2];
-        if (kc === CONE_ORTHANT) {
-          if (ex[o] < 0) amax = Math.min(amax, -nt[o] / ex[o]);
-          if (ez[o] < 0) amax = Math.min(amax, -nt[o] / ez[o]);
-        } else amax = Math.min(amax, maxStepSoc(nt, ex, o), maxStepSoc(nt, ez, o));
-      }
+      for (let c = 0; c < C; c++) amax = Math.min(amax, ntStepToBoundary(winv, c, kind[c], dx, u, nt, ex, ez));
       if (pass === 0) alphaAff = Math.min(1, amax);
       else alpha = Math.min(1, IPM_STEP_FRACTION * amax);
       solved = pass;

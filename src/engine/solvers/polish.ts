@@ -22,6 +22,40 @@ export const POLISH_REGULARIZATION = 1e-12;
 /** Shift of the plain-Newton polishing matrix J + δ′I (keeps LU defined when J is exactly singular). */
 export const POLISH_NEWTON_SHIFT = 1e-14;
 /** Step halvings tried per polishing direction. */
+/**
+ * One semismooth Newton step's line search (the directions in pw.J/pw.F are already formed): for the
+ * regularised and then the least-squares direction (polishDirection modes 0, 1), halve t from 1 until
+ * Π_K(best + t·dl) lowers `merit` below `bestValue` (POLISH_BACKTRACKS halvings at most; candidates are
+ * projected onto the cones, so they stay primal feasible). Leaves the lowest candidate in pw.bestCand and
+ * returns its merit (Infinity if no direction could be formed). Shared by polish.ts and coulombNewton.ts.
+ */
+export function projectedLineSearch(
+  n: number,
+  C: number,
+  mu: Float64Array,
+  best: Float64Array,
+  bestValue: number,
+  pw: PolishWorkspace,
+  merit: (cand: Float64Array) => number,
+): number {
+  let candValue = Infinity;
+  for (let mode = 0; mode < 2; mode++) {
+    if (!polishDirection(n, pw, mode === 0 ? 0 : 1)) continue;
+    let t = 1;
+    for (let bt = 0; bt <= POLISH_BACKTRACKS; bt++, t *= 0.5) {
+      for (let i = 0; i < n; i++) pw.cand[i] = best[i] + t * pw.dl[i];
+      for (let c = 0; c < C; c++) projectCone(pw.cand, 3 * c, mu[c], pw.cand);
+      const m = merit(pw.cand);
+      if (m < candValue) {
+        candValue = m;
+        pw.bestCand.set(pw.cand);
+      }
+      if (m < bestValue) break;
+    }
+  }
+  return candValue;
+}
+
 export const POLISH_BACKTRACKS = 8;
 
 /** LU pivots at or below this count as singular. */
@@ -163,25 +197,12 @@ export function polishNaturalMap(
     pw.rho[c] = dmax > 0 ? 1 / dmax : 1; // the checker's ρ (kkt.ts)
   }
   let steps = 0;
+  const meritOf = (cand: Float64Array): number => kktInto(p, cand, ws).maxRel; // once, not per step
   for (let k = 0; k < maxSteps && bestRel > tol; k++) {
     kktInto(p, best, ws);
     naturalMapJacobian(p, best, ws.w, pw);
     steps++;
-    let candRel = Infinity;
-    for (let mode = 0; mode < 2; mode++) {
-      if (!polishDirection(n, pw, mode === 0 ? 0 : 1)) continue;
-      let t = 1;
-      for (let bt = 0; bt <= POLISH_BACKTRACKS; bt++, t *= 0.5) {
-        for (let i = 0; i < n; i++) pw.cand[i] = best[i] + t * pw.dl[i];
-        for (let c = 0; c < C; c++) projectCone(pw.cand, 3 * c, mu[c], pw.cand); // stay primal feasible
-        const r = kktInto(p, pw.cand, ws).maxRel;
-        if (r < candRel) {
-          candRel = r;
-          pw.bestCand.set(pw.cand);
-        }
-        if (r < bestRel) break;
-      }
-    }
+    const candRel = projectedLineSearch(n, C, mu, best, bestRel, pw, meritOf);
     const improved = candRel < bestRel;
     if (improved) {
       bestRel = candRel;
