@@ -350,6 +350,33 @@ export function ntStepToBoundary(
   return amax;
 }
 
+/**
+ * One contact's diagonal scaling D (λ = κ D x; file header): μ > 0 maps its block to the unit Lorentz cone
+ * with the largest scaled diagonal entry 1; μ = 0 scales the normal row, tangential entries 0 (pinned).
+ * Writes D[o..o+2]; returns the cone kind. Shared by the dense and sparse solvers.
+ */
+export function contactScaling(mu: number, ann: number, a11: number, a22: number, D: Float64Array, o: number): number {
+  if (mu > 0) {
+    const dmax = Math.max(ann / (mu * mu), a11, a22);
+    const d = dmax > 0 ? 1 / Math.sqrt(dmax) : 1;
+    D[o] = d / mu;
+    D[o + 1] = d;
+    D[o + 2] = d;
+    return CONE_SOC;
+  }
+  D[o] = ann > 0 ? 1 / Math.sqrt(ann) : 1;
+  D[o + 1] = 0;
+  D[o + 2] = 0;
+  return CONE_ORTHANT;
+}
+
+/** κ = max |D b| (1 when that is 0 or not finite): the scale that makes the scaled right-hand side O(1). */
+export function rhsScale(D: Float64Array, b: Float64Array): number {
+  let kappa = 0;
+  for (let i = 0; i < b.length; i++) kappa = Math.max(kappa, Math.abs(D[i] * b[i]));
+  return kappa > 0 && Number.isFinite(kappa) ? kappa : 1;
+}
+
 /** True when every block of v is strictly inside its cone. */
 export function allInterior(v: Float64Array, kind: Int8Array, C: number): boolean {
   for (let c = 0; c < C; c++) {
@@ -798,26 +825,9 @@ export function scaledProblem(p: ContactProblem): ScaledProblem {
   for (let c = 0; c < C; c++) {
     const o = 3 * c,
       m = mu[c];
-    const ann = A[o * n + o],
-      a11 = A[(o + 1) * n + o + 1],
-      a22 = A[(o + 2) * n + o + 2];
-    if (m > 0) {
-      kind[c] = CONE_SOC;
-      const dmax = Math.max(ann / (m * m), a11, a22);
-      const d = dmax > 0 ? 1 / Math.sqrt(dmax) : 1;
-      D[o] = d / m;
-      D[o + 1] = d;
-      D[o + 2] = d;
-    } else {
-      kind[c] = CONE_ORTHANT;
-      D[o] = ann > 0 ? 1 / Math.sqrt(ann) : 1;
-      D[o + 1] = 0;
-      D[o + 2] = 0;
-    }
+    kind[c] = contactScaling(m, A[o * n + o], A[(o + 1) * n + o + 1], A[(o + 2) * n + o + 2], D, o);
   }
-  let kappa = 0;
-  for (let i = 0; i < n; i++) kappa = Math.max(kappa, Math.abs(D[i] * b[i]));
-  if (!(kappa > 0) || !Number.isFinite(kappa)) kappa = 1;
+  const kappa = rhsScale(D, b);
   const pinned = new Uint8Array(n);
   for (let c = 0; c < C; c++)
     if (kind[c] === CONE_ORTHANT) {

@@ -42,7 +42,6 @@ import { HistoryRecorder, objectiveFromAlam } from './history.js';
 import {
   allInterior,
   CONE_ORTHANT,
-  CONE_SOC,
   IPM_DEFAULT_MAX_ITERATIONS,
   IPM_DEFAULT_TOLERANCE,
   IPM_MAX_COLLAPSED_STEPS,
@@ -58,6 +57,8 @@ import {
   IPM_STEP_FRACTION,
   applyWinv,
   complementarityTarget,
+  contactScaling,
+  rhsScale,
   ntStepToBoundary,
   ntScaleAll,
   shiftIntoCones,
@@ -208,26 +209,11 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
   for (let c = 0; c < C; c++) {
     const o = 3 * c,
       m = mu[c];
-    const ann = diag[9 * c],
-      a11 = diag[9 * c + 4],
-      a22 = diag[9 * c + 8];
-    if (m > 0) {
-      kind[c] = CONE_SOC;
-      const dmax = Math.max(ann / (m * m), a11, a22);
-      const d = dmax > 0 ? 1 / Math.sqrt(dmax) : 1;
-      D[o] = d / m;
-      D[o + 1] = d;
-      D[o + 2] = d;
-    } else {
-      kind[c] = CONE_ORTHANT;
-      D[o] = ann > 0 ? 1 / Math.sqrt(ann) : 1;
-      pinned[o + 1] = pinned[o + 2] = 1;
-    }
+    kind[c] = contactScaling(m, diag[9 * c], diag[9 * c + 4], diag[9 * c + 8], D, o);
+    if (kind[c] === CONE_ORTHANT) pinned[o + 1] = pinned[o + 2] = 1;
     for (let r = 0; r < 3; r++) sigma[o + r] = D[o + r] * D[o + r] * (k.regularization + (r === 0 ? softening : 0));
   }
-  let kappa = 0;
-  for (let i = 0; i < n; i++) kappa = Math.max(kappa, Math.abs(D[i] * b[i]));
-  if (!(kappa > 0) || !Number.isFinite(kappa)) kappa = 1;
+  const kappa = rhsScale(D, b);
   for (let i = 0; i < n; i++) q[i] = pinned[i] ? 0 : (-D[i] * b[i]) / kappa;
 
   // ---- bodies: compact indices of the dynamic bodies, M⁻¹ = L Lᵀ per body ----
