@@ -35,7 +35,7 @@
  * once, when it is first needed); memory is O(C) plus the fill of the two factors.
  */
 import type { ContactJacobians } from '../assembly.js';
-import { classifyContacts, KktWorkspace, type ContactClass, type KktReport } from '../kkt.js';
+import { classifyContacts, KktWorkspace, type KktReport } from '../kkt.js';
 import { analyseBlockPattern, blockSlot, factorBlockSparse, solveBlockSparse, type BlockSparseSymbolic } from '../math/blockSparseCholesky.js';
 import { matrixFreeRows, type MatrixFreeRows } from './pgsRows.js';
 import { HistoryRecorder, objectiveFromAlam } from './history.js';
@@ -63,7 +63,7 @@ import {
   ntScaleAll,
   shiftIntoCones,
 } from './ipm.js';
-import type { IpmOptions, SolveHistory, SolveStatus } from './types.js';
+import type { IpmOptions, SolveResult, SolveStatus } from './types.js';
 import { nowMs } from '../clock.js';
 import { REGULARIZATION_MAX } from '../math/cholesky.js';
 
@@ -82,21 +82,11 @@ export const INVERSE_MASS_PIVOT_TOLERANCE = 1e-14;
 /** Stall test armed once KKT max_rel ≤ this (the dense IPM arms it in its AHO phase, which starts at IPM_AHO_SWITCH). */
 export const SPARSE_IPM_STALL_ARM = 1e-6;
 
-export interface SparseIpmOutput {
+/** A SolveResult of the QP-SOCP (merit = KKT max_rel, added by the caller) with the sparse solve's own figures. */
+export interface SparseIpmOutput extends Omit<SolveResult, 'merit' | 'solver'> {
   readonly solver: 'ipm';
-  readonly lambda: Float64Array;
-  /** w = Aλ − b (A with ε and softening), matrix-free. */
-  readonly w: Float64Array;
   /** Δv = M⁻¹Jᵀλ, 6 per body of the Jacobians' body list. */
   readonly dv: Float64Array;
-  readonly status: SolveStatus;
-  readonly iterations: number;
-  readonly history: SolveHistory;
-  readonly regularization: number;
-  readonly timeMs: number;
-  readonly objective: number;
-  readonly kkt: KktReport;
-  readonly contactClass: ContactClass[];
   /** Bytes of the typed arrays the solve allocated (per-contact data, body-space factor, work vectors). */
   readonly memoryBytes: number;
   /** Dynamic bodies (6×6 blocks of K) and stored off-diagonal blocks of its factor. */
