@@ -882,6 +882,7 @@ export function ntScaleAll(x: Float64Array, z: Float64Array, kind: Int8Array, C:
  * Dual residual r = Px + q − z into rx ([V] eq. (9) with G = −I; pinned rows 0) and the duality measure
  * τ = xᵀz / (number of cones), with the scale-free progress measure max(τ/(‖x‖∞‖Px‖∞), ‖r‖∞/‖Px‖∞)
  * (normalised like the KKT checker's λ_ref·w_ref) used by the stall test; out = [τ, merit] (no allocation).
+ * Dense P (inside its envelope when given); the sparse solver calls residualMeasures with its own Px.
  */
 export function dualResidual(
   P: Float64Array,
@@ -895,6 +896,28 @@ export function dualResidual(
   env?: Envelope,
 ): void {
   const n = q.length;
+  for (let i = 0; i < n; i++) {
+    if (pinned[i]) continue;
+    let s = 0;
+    const row = i * n;
+    for (let j = env ? env.first[i] : 0, hi = env ? env.last[i] : n - 1; j <= hi; j++) s += P[row + j] * x[j];
+    rx[i] = s;
+  }
+  residualMeasures(rx, q, x, z, pinned, C, rx, out);
+}
+
+/** dualResidual's measures from a given px = Px (px may be rx itself: each entry is read before it is overwritten). */
+export function residualMeasures(
+  px: Float64Array,
+  q: Float64Array,
+  x: Float64Array,
+  z: Float64Array,
+  pinned: Uint8Array,
+  C: number,
+  rx: Float64Array,
+  out: Float64Array,
+): void {
+  const n = q.length;
   let gap = 0,
     rn = 0,
     pxn = 1,
@@ -904,9 +927,7 @@ export function dualResidual(
       rx[i] = 0;
       continue;
     }
-    let s = 0;
-    const row = i * n;
-    for (let j = env ? env.first[i] : 0, hi = env ? env.last[i] : n - 1; j <= hi; j++) s += P[row + j] * x[j];
+    const s = px[i];
     rx[i] = s + q[i] - z[i];
     gap += x[i] * z[i];
     rn = Math.max(rn, Math.abs(rx[i]));

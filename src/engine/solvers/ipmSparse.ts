@@ -61,6 +61,7 @@ import {
   rhsScale,
   ntStepToBoundary,
   ntScaleAll,
+  residualMeasures,
   shiftIntoCones,
 } from './ipm.js';
 import type { IpmOptions, SolveResult, SolveStatus } from './types.js';
@@ -346,7 +347,8 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     nt = f64(n),
     tmp = f64(n),
     corr = f64(n),
-    px = f64(n);
+    px = f64(n),
+    measures = f64(2); // [τ, merit] of residualMeasures
   const winv = f64(9 * C);
 
   /** out = B Bᵀ v + Σ v (= P v), matrix-free. */
@@ -597,25 +599,11 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
   const meritTrail = new Float64Array(Wn).fill(Infinity);
 
   while (status === null && iterations < maxIt) {
-    // r = Px + q − z, τ = xᵀz / C, merit (ipm.ts dualResidual, matrix-free)
+    // r = Px + q − z, τ = xᵀz / C, merit (ipm.ts residualMeasures, Px matrix-free)
     applyP(x, px);
-    let gap = 0,
-      rn = 0,
-      pxn = 1,
-      xn = 0;
-    for (let i = 0; i < n; i++) {
-      if (pinned[i]) {
-        rx[i] = 0;
-        continue;
-      }
-      rx[i] = px[i] + q[i] - z[i];
-      gap += x[i] * z[i];
-      rn = Math.max(rn, Math.abs(rx[i]));
-      pxn = Math.max(pxn, Math.abs(px[i]));
-      xn = Math.max(xn, Math.abs(x[i]));
-    }
-    const tau = gap / C;
-    const merit = Math.max(tau / (Math.max(xn, Number.MIN_VALUE) * pxn), rn / pxn);
+    residualMeasures(px, q, x, z, pinned, C, rx, measures);
+    const tau = measures[0],
+      merit = measures[1];
 
     if (!ntScaleAll(x, z, kind, C, winv, nt)) {
       status = { kind: 'failed', reason: `iterate left the cone interior at iteration ${iterations}` };
