@@ -11,46 +11,8 @@
  * merit (coulombMerit.ts). Used when the De Saxcé fixed point stalls above the tolerance.
  */
 import type { ContactProblem } from '../problem.js';
-import { coneProjectionJacobian, projectCone } from '../cone.js';
 import { type CoulombMeritWorkspace, coulombMerit } from '../coulombMerit.js';
-import { type PolishWorkspace, projectedLineSearch } from './polish.js';
-
-/** F and J of the Coulomb natural map at λ into pw.F, pw.J (u = Aλ − b given). */
-function coulombJacobian(p: ContactProblem, lam: Float64Array, u: Float64Array, pw: PolishWorkspace): void {
-  const { A, mu, size: n, contactCount: C } = p;
-  const { J, F, pt, dPi, rho } = pw;
-  for (let c = 0; c < C; c++) {
-    const o = 3 * c,
-      m = mu[c],
-      r = rho[c],
-      d = 9 * c;
-    const ut = Math.hypot(u[o + 1], u[o + 2]);
-    pt[o] = lam[o] - r * (u[o] + m * ut);
-    pt[o + 1] = lam[o + 1] - r * u[o + 1];
-    pt[o + 2] = lam[o + 2] - r * u[o + 2];
-    coneProjectionJacobian(pt[o], pt[o + 1], pt[o + 2], m, dPi, d);
-    projectCone(pt, o, m, pt);
-    for (let k = 0; k < 3; k++) F[o + k] = lam[o + k] - pt[o + k];
-    const e1 = ut > 0 ? (m * u[o + 1]) / ut : 0,
-      e2 = ut > 0 ? (m * u[o + 2]) / ut : 0;
-    // rows of J = I − Π′ + Π′·ρ·∂ũ/∂λ (block rows of contact c)
-    for (let i = 0; i < 3; i++) {
-      const row = (o + i) * n;
-      const a0 = dPi[d + 3 * i],
-        a1 = dPi[d + 3 * i + 1],
-        a2 = dPi[d + 3 * i + 2];
-      const rn = o * n,
-        r1 = (o + 1) * n,
-        r2 = (o + 2) * n;
-      for (let j = 0; j < n; j++) {
-        const dn = A[rn + j] + e1 * A[r1 + j] + e2 * A[r2 + j];
-        J[row + j] = r * (a0 * dn + a1 * A[r1 + j] + a2 * A[r2 + j]);
-      }
-      for (let k = 0; k < 3; k++) J[row + o + k] -= dPi[d + 3 * i + k];
-      J[row + o + i] += 1;
-    }
-  }
-}
+import { naturalMapJacobian, type PolishWorkspace, projectedLineSearch } from './polish.js';
 
 /**
  * Up to maxSteps Newton steps from `best` (Coulomb merit bestMerit), in place; each step keeps the
@@ -77,7 +39,7 @@ export function coulombNewton(
   const meritOf = (cand: Float64Array): number => coulombMerit(p, cand, ws); // once, not per step
   while (steps < maxSteps && bestMerit > tol) {
     coulombMerit(p, best, ws); // ws.u = Aλ − b at the current point
-    coulombJacobian(p, best, ws.u, pw);
+    naturalMapJacobian(p, best, ws.u, pw, true); // De Saxcé-modified map
     steps++;
     const candMerit = projectedLineSearch(n, C, mu, best, bestMerit, pw, meritOf);
     const improved = candMerit < bestMerit;

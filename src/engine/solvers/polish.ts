@@ -101,9 +101,9 @@ export class PolishWorkspace {
  * is the (B-)derivative of the cone projection (the three cases of the cone projection: identity inside, 0 in the polar
  * cone, on the surface the derivative of eqs. 24–25). The piece (separating / sticking / sliding) of
  * each contact is chosen by where λ − ρw lies, so weakly complementary contacts need no
- * classification threshold.
+ * classification threshold. With deSaxce, the same for the Coulomb problem's modified map (coulombNewton.ts).
  */
-function naturalMapJacobian(p: ContactProblem, lam: Float64Array, w: Float64Array, pw: PolishWorkspace): void {
+export function naturalMapJacobian(p: ContactProblem, lam: Float64Array, w: Float64Array, pw: PolishWorkspace, deSaxce = false): void {
   const { A, mu, size: n, contactCount: C } = p;
   const { J, F, pt, dPi, rho } = pw;
   for (let c = 0; c < C; c++) {
@@ -111,17 +111,28 @@ function naturalMapJacobian(p: ContactProblem, lam: Float64Array, w: Float64Arra
       m = mu[c],
       r = rho[c],
       d = 9 * c;
-    for (let k = 0; k < 3; k++) pt[o + k] = lam[o + k] - r * w[o + k];
+    // De Saxcé's modified velocity w̃ = w + μ‖w_t‖e_n (coulombNewton.ts), or w itself for the convex problem
+    const wt = deSaxce ? Math.hypot(w[o + 1], w[o + 2]) : 0;
+    pt[o] = lam[o] - r * (w[o] + m * wt);
+    pt[o + 1] = lam[o + 1] - r * w[o + 1];
+    pt[o + 2] = lam[o + 2] - r * w[o + 2];
     coneProjectionJacobian(pt[o], pt[o + 1], pt[o + 2], m, dPi, d);
     projectCone(pt, o, m, pt);
     for (let k = 0; k < 3; k++) F[o + k] = lam[o + k] - pt[o + k];
-    // rows of J = I − Π′ + Π′·ρ·A (block rows of contact c)
+    const e1 = wt > 0 ? (m * w[o + 1]) / wt : 0,
+      e2 = wt > 0 ? (m * w[o + 2]) / wt : 0;
+    // rows of J = I − Π′ + Π′·ρ·∂w̃/∂λ, ∂w̃/∂λ = A + e_n (μ t̂ᵀ A_t) (block rows of contact c)
     for (let i = 0; i < 3; i++) {
       const row = (o + i) * n;
+      const a0 = dPi[d + 3 * i],
+        a1 = dPi[d + 3 * i + 1],
+        a2 = dPi[d + 3 * i + 2];
+      const rn = o * n,
+        r1 = (o + 1) * n,
+        r2 = (o + 2) * n;
       for (let j = 0; j < n; j++) {
-        let s = 0;
-        for (let k = 0; k < 3; k++) s += dPi[d + 3 * i + k] * A[(o + k) * n + j];
-        J[row + j] = r * s;
+        const dn = deSaxce ? A[rn + j] + e1 * A[r1 + j] + e2 * A[r2 + j] : A[rn + j];
+        J[row + j] = r * (a0 * dn + a1 * A[r1 + j] + a2 * A[r2 + j]);
       }
       for (let k = 0; k < 3; k++) J[row + o + k] -= dPi[d + 3 * i + k];
       J[row + o + i] += 1;
