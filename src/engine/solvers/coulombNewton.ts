@@ -12,7 +12,7 @@
  */
 import type { ContactProblem } from '../problem.js';
 import { type CoulombMeritWorkspace, coulombMerit } from '../coulombMerit.js';
-import { naturalMapJacobian, type PolishWorkspace, projectedLineSearch } from './polish.js';
+import { naturalMapNewton, type PolishWorkspace } from './polish.js';
 
 /**
  * Up to maxSteps Newton steps from `best` (Coulomb merit bestMerit), in place; each step keeps the
@@ -29,27 +29,11 @@ export function coulombNewton(
   pw: PolishWorkspace,
   record: (merit: number) => void,
 ): { bestMerit: number; steps: number } {
-  const { A, mu, size: n, contactCount: C } = p;
-  for (let c = 0; c < C; c++) {
-    const o = 3 * c;
-    const dmax = Math.max(A[o * n + o], A[(o + 1) * n + o + 1], A[(o + 2) * n + o + 2]);
-    pw.rho[c] = dmax > 0 ? 1 / dmax : 1;
-  }
-  let steps = 0;
-  const meritOf = (cand: Float64Array): number => coulombMerit(p, cand, ws); // once, not per step
-  while (steps < maxSteps && bestMerit > tol) {
-    coulombMerit(p, best, ws); // ws.u = Aλ − b at the current point
-    naturalMapJacobian(p, best, ws.u, pw, true); // De Saxcé-modified map
-    steps++;
-    const candMerit = projectedLineSearch(n, C, mu, best, bestMerit, pw, meritOf);
-    const improved = candMerit < bestMerit;
-    if (improved) {
-      bestMerit = candMerit;
-      best.set(pw.bestCand);
-    }
-    record(bestMerit);
-    if (!improved) break;
-  }
+  const velocity = (lam: Float64Array): Float64Array => {
+    coulombMerit(p, lam, ws); // ws.u = Aλ − b
+    return ws.u;
+  };
+  const r = naturalMapNewton(p, best, bestMerit, tol, maxSteps, pw, true, velocity, (cand) => coulombMerit(p, cand, ws), record);
   coulombMerit(p, best, ws);
-  return { bestMerit, steps };
+  return r;
 }

@@ -201,27 +201,64 @@ export function polishNaturalMap(
   pw: PolishWorkspace,
   record: (rel: number, f: number) => void,
 ): { bestRel: number; steps: number } {
-  const { A, b, mu, size: n, contactCount: C } = p;
+  const { b, size: n } = p;
+  const r = naturalMapNewton(
+    p,
+    best,
+    bestRel,
+    tol,
+    maxSteps,
+    pw,
+    false,
+    (lam) => {
+      kktInto(p, lam, ws);
+      return ws.w;
+    },
+    (cand) => kktInto(p, cand, ws).maxRel,
+    (rel) => {
+      kktInto(p, best, ws);
+      record(rel, objectiveFromAlam(best, ws.Alam, b, n));
+    },
+  );
+  return { bestRel: r.bestMerit, steps: r.steps };
+}
+
+/**
+ * The semismooth Newton loop on the natural map shared by polishNaturalMap (convex problem, KKT merit) and
+ * coulombNewton (De Saxcé-modified map, Coulomb merit): ρᵢ = 1/max diag Aᵢᵢ (the checker's ρ, kkt.ts), then
+ * per step the Jacobian at `best` (velocity(best) = Aλ − b), projectedLineSearch, keep the candidate only if
+ * it lowers `merit`; `record` once per step with the merit reached; stops when a step cannot lower it.
+ */
+export function naturalMapNewton(
+  p: ContactProblem,
+  best: Float64Array,
+  bestMerit: number,
+  tol: number,
+  maxSteps: number,
+  pw: PolishWorkspace,
+  deSaxce: boolean,
+  velocity: (lam: Float64Array) => Float64Array,
+  merit: (cand: Float64Array) => number,
+  record: (merit: number) => void,
+): { bestMerit: number; steps: number } {
+  const { A, mu, size: n, contactCount: C } = p;
   for (let c = 0; c < C; c++) {
     const o = 3 * c;
     const dmax = Math.max(A[o * n + o], A[(o + 1) * n + o + 1], A[(o + 2) * n + o + 2]);
-    pw.rho[c] = dmax > 0 ? 1 / dmax : 1; // the checker's ρ (kkt.ts)
+    pw.rho[c] = dmax > 0 ? 1 / dmax : 1;
   }
   let steps = 0;
-  const meritOf = (cand: Float64Array): number => kktInto(p, cand, ws).maxRel; // once, not per step
-  for (let k = 0; k < maxSteps && bestRel > tol; k++) {
-    kktInto(p, best, ws);
-    naturalMapJacobian(p, best, ws.w, pw);
+  while (steps < maxSteps && bestMerit > tol) {
+    naturalMapJacobian(p, best, velocity(best), pw, deSaxce);
     steps++;
-    const candRel = projectedLineSearch(n, C, mu, best, bestRel, pw, meritOf);
-    const improved = candRel < bestRel;
+    const candMerit = projectedLineSearch(n, C, mu, best, bestMerit, pw, merit);
+    const improved = candMerit < bestMerit;
     if (improved) {
-      bestRel = candRel;
+      bestMerit = candMerit;
       best.set(pw.bestCand);
     }
-    kktInto(p, best, ws);
-    record(bestRel, objectiveFromAlam(best, ws.Alam, b, n));
+    record(bestMerit);
     if (!improved) break;
   }
-  return { bestRel, steps };
+  return { bestMerit, steps };
 }
