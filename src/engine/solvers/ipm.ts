@@ -605,17 +605,14 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   };
   const ntScaling = (): boolean => ntScaleAll(x, z, kind, C, winv, nt);
   const measures = new Float64Array(2); // [τ, merit] of dualResidual
+  const failedAtStart = (reason: string): AlgorithmOutput => {
+    history.record(r0.maxRel, 0);
+    return { lambda: lam, iterations: 0, status: { kind: 'failed', reason }, regularization, history: history.finish() };
+  };
 
   // ---- starting point ([V] §3: x̂ = −(P + δ₀I)⁻¹q, ẑ = Px̂ + q = −δ₀x̂, each shifted into int K) ----
   if (!(buildNewtonMatrix(0) && factorise(false)) && !(buildNewtonMatrix(0, true) && factorise(false))) {
-    history.record(r0.maxRel, 0);
-    return {
-      lambda: lam,
-      iterations: 0,
-      status: { kind: 'failed', reason: 'starting point: P + δ₀I could not be factorised' },
-      regularization,
-      history: history.finish(),
-    };
+    return failedAtStart('starting point: P + δ₀I could not be factorised');
   }
   for (let i = 0; i < n; i++) rhs[i] = -q[i];
   newtonSolve();
@@ -634,14 +631,7 @@ export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float6
   let rep = kktInto(p, lam, ws);
   if (!Number.isFinite(rep.maxRel) || !allInterior(x, kind, C) || !allInterior(z, kind, C)) {
     lam.fill(0);
-    history.record(r0.maxRel, 0);
-    return {
-      lambda: lam,
-      iterations: 0,
-      status: { kind: 'failed', reason: 'starting point is not finite / not interior' },
-      regularization,
-      history: history.finish(),
-    };
+    return failedAtStart('starting point is not finite / not interior');
   }
   history.record(rep.maxRel, objectiveOf(lam, ws, b, n));
   let bestRel = rep.maxRel;
