@@ -95,7 +95,12 @@ export class WhatIfPanel {
 
     const table = el('table', 'whatif-contacts');
     const h2 = table.createTHead().insertRow();
-    for (const h of ['#', 'λn rec', 'λn alt', '‖λt‖ rec', '‖λt‖ alt', 'max|Δλ|']) h2.appendChild(el('th', undefined, h));
+    for (const h of ['#', 'λn rec', 'λn alt', '‖λt‖ rec', '‖λt‖ alt', 'wn rec', 'wn alt', 'max|Δλ|']) {
+      const th = el('th', undefined, h);
+      if (h.startsWith('wn'))
+        th.title = 'normal velocity after the impulse (m/s, > 0 separating): the convex model lifts a sliding contact, Coulomb’s law does not';
+      h2.appendChild(th);
+    }
     const b2 = table.createTBody();
     for (const c of v.contacts) {
       const tr = b2.insertRow();
@@ -106,6 +111,8 @@ export class WhatIfPanel {
         ['alternativeN', c.alternativeN],
         ['recordedT', c.recordedT],
         ['alternativeT', c.alternativeT],
+        ['recordedWn', c.recordedWn],
+        ['alternativeWn', c.alternativeWn],
         ['difference', c.difference],
       ];
       for (const [col, x] of cells) {

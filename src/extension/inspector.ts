@@ -288,11 +288,11 @@ export class Inspector implements vscode.Disposable {
       `| Coulomb merit | ${r.recorded.coulomb.toExponential(2)} | ${r.alternative.coulomb.toExponential(2)} |`,
       `| status | | ${r.alternative.status} after ${r.alternative.iterations} iterations |`,
       '',
-      '| contact | λn recorded | λn ' + solver + ' | ‖λt‖ recorded | ‖λt‖ ' + solver + ' | max |Δλ| |',
-      '|---|---|---|---|---|---|',
+      '| contact | λn recorded | λn ' + solver + ' | ‖λt‖ recorded | ‖λt‖ ' + solver + ' | w_n recorded (m/s) | w_n ' + solver + ' (m/s) | max |Δλ| |',
+      '|---|---|---|---|---|---|---|---|',
       ...r.contacts.map(
         (c) =>
-          `| ${c.index} | ${c.recordedN.toPrecision(6)} | ${c.alternativeN.toPrecision(6)} | ${c.recordedT.toPrecision(6)} | ${c.alternativeT.toPrecision(6)} | ${c.difference.toExponential(2)} |`,
+          `| ${c.index} | ${c.recordedN.toPrecision(6)} | ${c.alternativeN.toPrecision(6)} | ${c.recordedT.toPrecision(6)} | ${c.alternativeT.toPrecision(6)} | ${c.recordedWn.toPrecision(3)} | ${c.alternativeWn.toPrecision(3)} | ${c.difference.toExponential(2)} |`,
       ),
       ...(r.skipped.length ? ['', 'Not re-solved:', ...r.skipped.map((s) => `- ${s}`)] : []),
     ];

@@ -172,6 +172,9 @@ export interface WhatIfContact {
   readonly alternativeN: number;
   readonly recordedT: number;
   readonly alternativeT: number;
+  /** Normal velocity after the impulse, w_n = ġn⁺ (m/s; > 0 separating): the convex model lifts a sliding contact (w_n = μ‖w_t‖), Coulomb's law does not (docs/physics.md). */
+  readonly recordedWn: number;
+  readonly alternativeWn: number;
   /** max |λ_alt − λ_rec| over the contact's three components. */
   readonly difference: number;
   /** For the scene view's what-if ghost (./scene.ts): the contact's post-step velocities. */

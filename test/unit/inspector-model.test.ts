@@ -11,6 +11,7 @@ import { validateHostMessage, validateWebviewMessage, type ProtocolError } from 
 import { PROTOCOL_VERSION } from '../../src/protocol/inspector.js';
 import { encodeHeatMap } from '../../src/protocol/heatMap.js';
 import { contactKinematics } from '../../src/session/contactKinematics.js';
+import { box, ground, scenario } from './world-helpers.js';
 
 const ROOT = resolve(__dirname, '..', '..');
 const scene = (file: string, i = 0) => {
@@ -100,6 +101,19 @@ describe('inspector model', () => {
     const vBefore = model.frameView(first.index).contacts[c.index].vnBefore!;
     assert.ok(Math.abs(c.recordedN - c.alternativeN - 1 * -vBefore) < 1e-6 * c.recordedN, `${c.alternativeN} vs ${c.recordedN}, v⁻ ${vBefore}`);
     assert.ok(w.alternative.kineticEnergyChange < w.recorded.kineticEnergyChange);
+  });
+
+  it('what-if on a sliding box recorded with ipm: the convex solve lifts it (w_n > 0), coulomb keeps it on the ground (w_n = 0), per contact', () => {
+    const desc = scenario([ground(), box('box', [0.25, 0.25, 0.25], 1, [0, 0, 0.25], [5, 0, 0])], { solver: { solver: 'ipm' } }, [], 3);
+    const m = InspectorModel.fromScenario(desc, 'slide.scene.json');
+    const frame = [0, 1, 2].find((i) => m.timeline.contacts[i] > 0)!;
+    const w = m.whatIf(frame, { solver: 'coulomb' });
+    assert.equal(w.alternative.status, 'converged');
+    assert.equal(w.contacts.length, 4);
+    for (const c of w.contacts) {
+      assert.ok(c.recordedWn > 0.05, `contact ${c.index}: recorded (ipm) w_n ${c.recordedWn} m/s`);
+      assert.ok(Math.abs(c.alternativeWn) < 1e-6, `contact ${c.index}: coulomb w_n ${c.alternativeWn} m/s`);
+    }
   });
 
   it('exports a frame as JSON and CSV (one row per contact)', () => {

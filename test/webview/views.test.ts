@@ -143,6 +143,8 @@ describe('webview views', () => {
       assert.ok(text.includes(expected.alternative.kineticEnergyChange.toPrecision(6)), 'alternative ΔKE');
       const alt = await host.page.$eval('#whatif-result .whatif-contacts tbody tr[data-index="0"] td[data-col="alternativeN"]', (e: any) => e.textContent);
       assert.equal(alt, expected.contacts[0].alternativeN.toPrecision(6));
+      const wn = await host.page.$eval('#whatif-result .whatif-contacts tbody tr[data-index="0"] td[data-col="recordedWn"]', (e: any) => e.title);
+      assert.equal(Number(wn), expected.contacts[0].recordedWn, 'normal velocity after the recorded impulse, full precision in the title');
       assert.match(text, new RegExp(`${expected.alternative.status} / ${expected.alternative.iterations}`));
       // titled with the frame number the readout shows, not the session index
       const frame = host.model.frameView(impact).frame;

@@ -500,6 +500,8 @@ export class InspectorModel {
           alternativeN: a[3 * j],
           recordedT: Math.hypot(b[3 * j + 1], b[3 * j + 2]),
           alternativeT: Math.hypot(a[3 * j + 1], a[3 * j + 2]),
+          recordedWn: isl.recorded.gapAfter[3 * j],
+          alternativeWn: isl.alternative.gapAfter[3 * j],
           difference: isl.lambdaDifference[j],
           scene: { recordedVelocity: world(isl.recorded.gapAfter), alternativeVelocity: world(isl.alternative.gapAfter) },
         });
