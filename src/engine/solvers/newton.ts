@@ -33,8 +33,8 @@ import type { AlgorithmOutput, NewtonOptions, SolveStatus } from './types.js';
 export const NEWTON_DEFAULTS = {
   maxIterations: 100, // local phase ≤ 1 + LOCAL_STEPS, the interior-point budget (ipm.ts: 100) for the rest
   tolerance: 1e-10, // relative KKT residual; an absolute 1e-8 on the natural map leaves f off by ~1e-8 on stacks
-  armijo: 1e-4, // Nocedal & Wright 2006 §3.1 (accepted for scene files; the local phase uses a residual test)
-  maxBacktracks: 10,
+  armijo: 1e-4, // Nocedal & Wright 2006 §3.1; not used since the local phase accepts on the KKT residual (types.ts)
+  maxBacktracks: 10, // step halvings per local Newton direction
 } as const;
 
 /** Most semismooth Newton steps of the local phase. */
@@ -62,11 +62,12 @@ export function localNewton(
   ws: KktWorkspace,
   pw: PolishWorkspace,
   record: (rel: number, f: number) => void,
+  backtracks: number = NEWTON_DEFAULTS.maxBacktracks,
 ): LocalPhase {
   let r = r0,
     steps = 0;
   while (steps < maxSteps && r > tol) {
-    const out = polishNaturalMap(p, lam, r, tol, 1, ws, pw, record);
+    const out = polishNaturalMap(p, lam, r, tol, 1, ws, pw, record, backtracks);
     steps += out.steps;
     const fast = out.bestRel <= LOCAL_RATE * r;
     r = out.bestRel;
@@ -125,7 +126,8 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
   if (r <= tol) return { lambda: lam, iterations, regularization, history: hist.finish(), status: { kind: 'converged' } };
 
   // 1. local semismooth Newton
-  const local = localNewton(p, lam, r, tol, Math.min(LOCAL_STEPS, maxIt - iterations), ws, pw, record);
+  const backtracks = opts.maxBacktracks ?? NEWTON_DEFAULTS.maxBacktracks;
+  const local = localNewton(p, lam, r, tol, Math.min(LOCAL_STEPS, maxIt - iterations), ws, pw, record, backtracks);
   iterations += local.steps;
   r = local.residual;
   if (r <= tol) return { lambda: lam, iterations, regularization, history: hist.finish(), status: { kind: 'converged' } };
