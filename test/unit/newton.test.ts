@@ -55,6 +55,18 @@ describe('Newton on the generated stacks (bench/stacks.ts)', () => {
   });
 });
 
+describe('Newton status', () => {
+  it('a budget too small for the interior-point phase ends at max-iterations, with the residual of the returned λ', () => {
+    const s = generatedStacks()[44]; // 15 boxes: the interior-point phase needs 19 iterations
+    const r = solve(s.problem, { solver: 'newton', maxIterations: 6 });
+    assert.equal(r.status.kind, 'max-iterations');
+    assert.ok(r.iterations <= 6 + 4, `${r.iterations} iterations`); // + the interior point's polish steps
+    assert.ok(r.kkt.maxRel > 1e-10);
+    const reason = r.status.kind === 'max-iterations' ? r.status.reason : '';
+    assert.ok(reason.includes(`KKT max_rel ${r.kkt.maxRel.toExponential(2)}`), reason);
+  });
+});
+
 describe('Newton on the oracle corpus', () => {
   it('every instance converges to KKT ≤ 1e-10 with the objective within 1e-9 of the reference', function () {
     if (!oracleAvailable()) {

@@ -148,7 +148,10 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
   const rBest = useGlobal ? rg : r;
   let status: SolveStatus;
   if (rBest <= tol) status = { kind: 'converged' };
-  else if (g.status.kind === 'converged') status = { kind: 'stalled', reason: `KKT max_rel ${rBest.toExponential(2)} > ${tol}` };
-  else status = g.status;
+  else {
+    const phase = g.status.kind === 'converged' ? 'converged by its own test' : g.status.reason;
+    const reason = `KKT max_rel ${rBest.toExponential(2)} > ${tol} after ${iterations} iterations (${local.steps} local Newton steps; interior-point phase: ${phase})`;
+    status = g.status.kind === 'max-iterations' || g.status.kind === 'failed' ? { kind: g.status.kind, reason } : { kind: 'stalled', reason };
+  }
   return { lambda: lam, iterations, regularization, history: hist.finish(), status };
 }
