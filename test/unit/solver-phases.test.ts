@@ -1,6 +1,5 @@
 /** The named phases of projected Newton and the interior-point method, each tested alone. */
 import assert from 'node:assert/strict';
-import { contactFace, reducedSystem } from '../../src/engine/solvers/newton.js';
 import { applyWinv, dualResidual, ntScaleAll, scaledProblem, shiftIntoCones } from '../../src/engine/solvers/ipm.js';
 import { makeProblem } from '../../src/engine/problem.js';
 import { rng } from '../rng.js';
@@ -18,76 +17,6 @@ function spd(n: number, seed: number): Float64Array {
     }
   return A;
 }
-const dot3 = (Z: Float64Array, a: number, b: number): number => Z[a] * Z[b] + Z[a + 1] * Z[b + 1] + Z[a + 2] * Z[b + 2];
-
-describe('projected Newton phases', () => {
-  const Z = new Float64Array(9),
-    curv = new Float64Array(3),
-    g = new Float64Array(3);
-
-  it('contactFace: a sliding contact gets the ray on the cone surface and the rotation, orthonormal, with curvature β/‖λt‖', () => {
-    const mu = 0.5,
-      beta = 0.3;
-    const lam = Float64Array.of(2, mu * 2 * 0.6, mu * 2 * 0.8); // on the surface, d̂ = (0.6, 0.8)
-    g.set([beta * mu, -beta * 0.6, -beta * 0.8]); // w = β(μ, −d̂): the multiplier of a sliding contact
-    assert.equal(contactFace(0, lam, g, mu, false, false, Z, curv), 2);
-    assert.ok(Math.abs(dot3(Z, 0, 0) - 1) < 1e-15 && Math.abs(dot3(Z, 3, 3) - 1) < 1e-15 && Math.abs(dot3(Z, 0, 3)) < 1e-15, 'orthonormal');
-    assert.ok(Math.abs(Math.hypot(Z[1], Z[2]) - mu * Z[0]) < 1e-15, 'e₁ lies on the cone surface ‖t‖ = μn');
-    assert.ok(Math.abs(Z[3]) < 1e-15 && Math.abs(Z[4] * 0.6 + Z[5] * 0.8) < 1e-15, 'e₂ turns λt about the normal');
-    assert.ok(Math.abs(curv[1] - beta / Math.hypot(lam[1], lam[2])) < 1e-12, `curvature ${curv[1]}`);
-    assert.equal(curv[0], 0);
-  });
-
-  it('contactFace: sticking → all of ℝ³; frictionless → the normal; apex with w ∈ K* → fixed, released when polishing with w ∉ K*', () => {
-    g.fill(0);
-    assert.equal(contactFace(0, Float64Array.of(1, 0.1, 0), g, 0.5, false, false, Z, curv), 3);
-    assert.deepEqual([...Z], [1, 0, 0, 0, 1, 0, 0, 0, 1]);
-    assert.equal(contactFace(0, Float64Array.of(1, 0, 0), g, 0, false, false, Z, curv), 1);
-    assert.deepEqual([...Z.subarray(0, 3)], [1, 0, 0]);
-    g.set([1, 0.1, 0]); // μ‖w_t‖ = 0.05 ≤ w_n: w ∈ K*
-    assert.equal(contactFace(0, new Float64Array(3), g, 0.5, true, false, Z, curv), 0);
-    g.set([-1, 0, 0]); // w ∉ K*: the apex is released while polishing, fixed otherwise
-    assert.equal(contactFace(0, new Float64Array(3), g, 0.5, true, false, Z, curv), 3);
-    assert.equal(contactFace(0, new Float64Array(3), g, 0.5, false, false, Z, curv), 0);
-  });
-
-  it('reducedSystem: K = Zᵀ(A + H)Z and rhs = −Zᵀg, here with one sliding and one sticking contact', () => {
-    const n = 6,
-      A = spd(n, 7),
-      grad = Float64Array.from({ length: n }, (_, i) => Math.sin(i + 1));
-    const Zs = new Float64Array(18),
-      cv = new Float64Array(6);
-    const lam = Float64Array.of(1, 0.3, 0.4, 1, 0.1, 0);
-    const counts = Int32Array.of(contactFace(0, lam, grad, 0.5, false, false, Zs, cv), contactFace(1, lam, grad, 0.5, false, false, Zs, cv));
-    assert.deepEqual([...counts], [2, 3]);
-    cv[1] = 0.25; // a curvature on the rotation direction of contact 0
-    const starts = Int32Array.of(0, 2),
-      m = 5;
-    const AZ = new Float64Array(n * n),
-      K = new Float64Array(m * m),
-      rhs = new Float64Array(m);
-    reducedSystem(A, n, 2, Zs, starts, counts, cv, grad, m, AZ, K, rhs);
-    // explicit: columns of the n×m basis matrix
-    const cols: Float64Array[] = [];
-    for (let c = 0; c < 2; c++)
-      for (let k = 0; k < counts[c]; k++) {
-        const v = new Float64Array(n);
-        v.set(Zs.subarray(9 * c + 3 * k, 9 * c + 3 * k + 3), 3 * c);
-        cols.push(v);
-      }
-    for (let i = 0; i < m; i++) {
-      let gi = 0;
-      for (let r = 0; r < n; r++) gi += cols[i][r] * grad[r];
-      assert.ok(Math.abs(rhs[i] + gi) < 1e-14, `rhs[${i}]`);
-      for (let j = 0; j < m; j++) {
-        let s = 0;
-        for (let r = 0; r < n; r++) for (let t = 0; t < n; t++) s += cols[i][r] * A[r * n + t] * cols[j][t];
-        if (i === j) s += i < 2 ? cv[i] : cv[3 + i - 2];
-        assert.ok(Math.abs(K[i * m + j] - s) < 1e-12, `K[${i}][${j}] ${K[i * m + j]} vs ${s}`);
-      }
-    }
-  });
-});
 
 describe('interior-point phases', () => {
   it('scaledProblem: P = D A D, |q|∞ = 1, and λ = κDx maps the standard cone onto K_μ; μ = 0 tangents pinned', () => {

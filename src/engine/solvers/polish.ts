@@ -25,7 +25,7 @@ export const POLISH_NEWTON_SHIFT = 1e-14;
 /**
  * One semismooth Newton step's line search (the directions in pw.J/pw.F are already formed): for the
  * regularised and then the least-squares direction (polishDirection modes 0, 1), halve t from 1 until
- * Π_K(best + t·dl) lowers `merit` below `bestValue` (POLISH_BACKTRACKS halvings at most; candidates are
+ * Π_K(best + t·dl) lowers `merit` below `bestValue` (`backtracks` halvings at most, default POLISH_BACKTRACKS; candidates are
  * projected onto the cones, so they stay primal feasible). Leaves the lowest candidate in pw.bestCand and
  * returns its merit (Infinity if no direction could be formed). Shared by polish.ts and coulombNewton.ts.
  */
@@ -37,12 +37,13 @@ export function projectedLineSearch(
   bestValue: number,
   pw: PolishWorkspace,
   merit: (cand: Float64Array) => number,
+  backtracks: number = POLISH_BACKTRACKS,
 ): number {
   let candValue = Infinity;
   for (let mode = 0; mode < 2; mode++) {
     if (!polishDirection(n, pw, mode === 0 ? 0 : 1)) continue;
     let t = 1;
-    for (let bt = 0; bt <= POLISH_BACKTRACKS; bt++, t *= 0.5) {
+    for (let bt = 0; bt <= backtracks; bt++, t *= 0.5) {
       for (let i = 0; i < n; i++) pw.cand[i] = best[i] + t * pw.dl[i];
       for (let c = 0; c < C; c++) projectCone(pw.cand, 3 * c, mu[c], pw.cand);
       const m = merit(pw.cand);
@@ -188,7 +189,7 @@ export function polishDirection(n: number, pw: PolishWorkspace, mode: 0 | 1): bo
 
 /**
  * Up to maxSteps polishing steps from `best` (KKT max_rel bestRel), in place. Two directions per step
- * (LM, then plain Newton), each backtracked t = 1, ½, ¼, …; the candidate with the smallest KKT max_rel
+ * (LM, then plain Newton), each backtracked t = 1, ½, ¼, … (`backtracks` halvings); the candidate with the smallest KKT max_rel
  * wins (the checker's residual is the merit function). `record` is called once per step.
  */
 export function polishNaturalMap(
@@ -200,6 +201,7 @@ export function polishNaturalMap(
   ws: KktWorkspace,
   pw: PolishWorkspace,
   record: (rel: number, f: number) => void,
+  backtracks: number = POLISH_BACKTRACKS,
 ): { bestRel: number; steps: number } {
   const { b, size: n } = p;
   const r = naturalMapNewton(
@@ -219,6 +221,7 @@ export function polishNaturalMap(
       kktInto(p, best, ws);
       record(rel, objectiveFromAlam(best, ws.Alam, b, n));
     },
+    backtracks,
   );
   return { bestRel: r.bestMerit, steps: r.steps };
 }
@@ -240,6 +243,7 @@ export function naturalMapNewton(
   velocity: (lam: Float64Array) => Float64Array,
   merit: (cand: Float64Array) => number,
   record: (merit: number) => void,
+  backtracks: number = POLISH_BACKTRACKS,
 ): { bestMerit: number; steps: number } {
   const { A, mu, size: n, contactCount: C } = p;
   for (let c = 0; c < C; c++) {
@@ -251,7 +255,7 @@ export function naturalMapNewton(
   while (steps < maxSteps && bestMerit > tol) {
     naturalMapJacobian(p, best, velocity(best), pw, deSaxce);
     steps++;
-    const candMerit = projectedLineSearch(n, C, mu, best, bestMerit, pw, merit);
+    const candMerit = projectedLineSearch(n, C, mu, best, bestMerit, pw, merit, backtracks);
     const improved = candMerit < bestMerit;
     if (improved) {
       bestMerit = candMerit;

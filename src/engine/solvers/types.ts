@@ -51,9 +51,13 @@ export interface PgsOptions extends CommonSolveOptions {
 
 export interface NewtonOptions extends CommonSolveOptions {
   readonly solver: 'newton';
-  /** Armijo sufficient-decrease constant c₁ (Nocedal & Wright 2006 §3.1: 1e-4). */
+  /**
+   * Armijo sufficient-decrease constant c₁ (Nocedal & Wright 2006 §3.1: 1e-4). Accepted so that scene files
+   * that set it stay valid; not used: the local Newton phase keeps a step only when it lowers the KKT
+   * max_rel (newton.ts), and the interior-point phase has its own step rule (ipm.ts).
+   */
   readonly armijo?: number;
-  /** Maximum backtracking halvings per iteration (default 10). */
+  /** Step halvings per local Newton direction (default 10). */
   readonly maxBacktracks?: number;
 }
 
