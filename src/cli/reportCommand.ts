@@ -10,7 +10,7 @@ import type { Output } from './solveCommand.js';
 import { printRecordingIssues } from './recordingIssues.js';
 import { Diagnoser } from '../session/diagnose.js';
 import { WriterChecks } from '../session/writerChecks.js';
-import { solverKind } from '../session/solverDeclarations.js';
+import { notRecorded, solverKind } from '../session/solverDeclarations.js';
 
 export const REPORT_USAGE = 'contact-lens report <rec.jsonl> [--check] [--json]';
 
@@ -106,6 +106,8 @@ export function runReport(argv: readonly string[], io: Output): number {
       producer: reader.header.producer,
       solverKind: solverKind(reader.header),
       ...(reader.header.converted?.length ? { converted: reader.header.converted } : {}),
+      ...(notRecorded(reader.header) ? { notRecorded: notRecorded(reader.header) } : {}),
+      ...(reader.header.initial ? { initialState: true } : {}),
       frames: n,
       bodies: reader.header.bodies.length,
       contactsPerFrame: { max: cs.at(-1) ?? 0, median: quantile(cs, 0.5) },
@@ -135,6 +137,9 @@ export function runReport(argv: readonly string[], io: Output): number {
       `${file}: ${n} frames, ${report.bodies} bodies, written by ${reader.header.producer.name}${reader.header.producer.version ? ' ' + reader.header.producer.version : ''}`,
     );
     if (reader.header.converted?.length) io.out(`conventions converted on read: ${reader.header.converted.join('; ')}`);
+    const missing = notRecorded(reader.header);
+    if (missing) io.out(`λ: ${missing}`);
+    if (reader.header.initial) io.out('initial state: recorded (the first frame is diagnosed like any other)');
     io.out(`contacts per frame: max ${report.contactsPerFrame.max}, median ${report.contactsPerFrame.median}`);
     io.out(`κ(A) max: ${kappaMax === null ? 'n/a (no re-assemblable frame)' : `${kappaMax.toExponential(3)} at frame ${kappaFrame}`}`);
     const kind = solverKind(reader.header);

@@ -12,10 +12,15 @@ import * as fs from 'node:fs';
 import { FormatError } from './oracle.js';
 import { BGZF_BLOCK_DATA, BGZF_EOF, bgzfBlock, bgzfBlockSize, inflateBlock, isGzip } from './bgzf.js';
 import {
+  isInitialLine,
   parseFrame,
   parseHeader,
+  parseJsonLine,
   serializeFrame,
   serializeHeader,
+  serializeInitial,
+  validateInitial,
+  type RecordedInitialState,
   SOLVER_STATUSES,
   validateFrame,
   validateHeader,
@@ -23,6 +28,9 @@ import {
   type RecordedSolverStatus,
   type RecordingHeader,
 } from './recording.js';
+
+/** A line that may be the initial-state line: its first key is "initial" (checked before parsing it fully). */
+const INITIAL_LINE = /^\s*\{\s*"initial"/;
 
 /** Bytes read per chunk while indexing. */
 export const CHUNK_BYTES = 1 << 20;
@@ -271,6 +279,14 @@ class Indexer {
     try {
       const text = decodeLine(bytes, this.file, lineNo);
       if (isBlank(text)) return;
+      // format 1.1: an initial-state line may come before the first frame; the header carries it from here on
+      if (this.columns.count === 0 && !this.header.initial && INITIAL_LINE.test(text)) {
+        const raw = parseJsonLine(text, this.file, `line ${lineNo}: `);
+        if (isInitialLine(raw)) {
+          this.header = { ...this.header, initial: validateInitial(raw, lineNo, this.file, this.header, (field, detail) => this.warn(lineNo, field, detail)) };
+          return;
+        }
+      }
       const f = parseFrame(text, lineNo, this.file, this.header, { previous: this.prev, onWarning: (field, detail) => this.warn(lineNo, field, detail) });
       this.columns.push(offset, length, lineNo, f);
       this.prev = { frame: f.frame, time: f.time };
@@ -690,6 +706,23 @@ export class RecordingWriter {
   get frameCount(): number {
     return this.framesWritten;
   }
+
+  /**
+   * Writes the format 1.1 initial-state line (the bodies' state before the first step): once, before the
+   * first frame, in our conventions (validated like a frame's `bodies`).
+   */
+  writeInitial(s: RecordedInitialState): void {
+    if (this.fd === null) throw new Error(`${this.file}: the recording writer is closed`);
+    const line = this.lineNo + 1;
+    if (this.framesWritten > 0 || this.initialWritten)
+      throw new FormatError(this.file, `line ${line}: initial`, 'the initial state is written once, before the first frame (line 2)');
+    const raw = JSON.parse(serializeInitial(s));
+    if (this.validate) validateInitial(raw, line, this.file, this.header);
+    this.append(serializeInitial(s));
+    this.lineNo = line;
+    this.initialWritten = true;
+  }
+  private initialWritten = false;
 
   writeFrame(f: RecordedFrame): void {
     if (this.fd === null) throw new Error(`${this.file}: the recording writer is closed`);

@@ -10,6 +10,7 @@
 import { assembleJacobians, jacobianVelocityChanges } from '../engine/assembly.js';
 import type { BodyState } from '../engine/problem.js';
 import { preSolveBodyStates, toContactPoint, type RecordedFrame, type RecordingHeader } from '../format/recording.js';
+import { extraVelocityChanges, hasExtraRows } from './extraRows.js';
 
 export type SolveTimeBodies =
   | { readonly ok: true; readonly bodies: BodyState[] /** true when v⁻ was reconstructed (no `pre`). */; readonly reconstructed: boolean }
@@ -30,10 +31,14 @@ export function solveTimeBodies(header: RecordingHeader, f: RecordedFrame, prev?
   const post = preSolveBodyStates(header, { ...f, pre: f.bodies.map((b) => ({ v: b.v, w: b.w })) }, prev);
   if (!post.ok) return post;
   const bodies = post.bodies;
-  if (f.contacts.length === 0) return { ok: true, bodies, reconstructed: true };
+  if (f.contacts.length === 0 && !hasExtraRows(f)) return { ok: true, bodies, reconstructed: true };
+  // format 1.1: manifold friction/twist rows and impulses applied with the solve are velocity changes of the solve too
+  const dv = extraVelocityChanges(f, bodies, new Float64Array(6 * bodies.length));
   const contacts = f.contacts.map(toContactPoint);
-  const k = assembleJacobians(bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: header.dt });
-  const dv = jacobianVelocityChanges(k, contacts, f.solver.lambda, bodies.length);
+  if (contacts.length > 0) {
+    const k = assembleJacobians(bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: header.dt });
+    jacobianVelocityChanges(k, contacts, f.solver.lambda, bodies.length, dv);
+  }
   const out = bodies.map((b, i) =>
     b.invMass === 0
       ? b
