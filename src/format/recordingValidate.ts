@@ -407,7 +407,13 @@ export function isInitialLine(raw: unknown): boolean {
  * Validates a format 1.1 initial-state line `{"initial": {"time"?, "bodies": [{x, q, v, w}, …]}}` (line 2 of
  * the file) and converts it to our conventions when the header declared others.
  */
-export function validateInitial(raw: unknown, lineNo: number, file: string, header: RecordingHeader, onWarning?: (field: string, detail: string) => void): RecordedInitialState {
+export function validateInitial(
+  raw: unknown,
+  lineNo: number,
+  file: string,
+  header: RecordingHeader,
+  onWarning?: (field: string, detail: string) => void,
+): RecordedInitialState {
   const c = new ValueReader(file, `line ${lineNo}: `);
   const warn: FieldWarning | undefined = onWarning && ((field, detail) => onWarning(safeText(field, MAX_FIELD_CHARS), safeText(detail, MAX_DETAIL_CHARS)));
   const o = c.obj(raw, '');
@@ -427,7 +433,11 @@ export function validateInitial(raw: unknown, lineNo: number, file: string, head
 function readSoft(c: ValueReader, v: unknown, f: string, warn: FieldWarning | undefined): SoftContactParameters {
   const o = c.obj(v, f);
   const k = c.num(o.k, `${f}.k`);
-  if (!(k >= 0)) c.fail(`${f}.k`, `is ${k}; the stiffness per unit effective mass must be ≥ 0 (1/s²; docs/recording-format.md "Soft contacts" maps each engine's parameters)`);
+  if (!(k >= 0))
+    c.fail(
+      `${f}.k`,
+      `is ${k}; the stiffness per unit effective mass must be ≥ 0 (1/s²; docs/recording-format.md "Soft contacts" maps each engine's parameters)`,
+    );
   const d = c.num(o.c, `${f}.c`);
   if (!(d >= 0)) c.fail(`${f}.c`, `is ${d}; the damping per unit effective mass must be ≥ 0 (1/s)`);
   warnUnknownKeys(o, SOFT_KEYS, f, warn);
@@ -476,9 +486,13 @@ function readManifold(
   const idx = c.nums(o.contacts, `${f}.contacts`);
   for (let k = 0; k < idx.length; k++) {
     const i = idx[k];
-    if (!Number.isInteger(i) || i < 0 || i >= contacts.length) c.fail(`${f}.contacts[${k}]`, `is ${i}, expected a contact index 0…${contacts.length - 1} of this frame`);
+    if (!Number.isInteger(i) || i < 0 || i >= contacts.length)
+      c.fail(`${f}.contacts[${k}]`, `is ${i}, expected a contact index 0…${contacts.length - 1} of this frame`);
     if (contacts[i].a !== a || contacts[i].b !== b)
-      c.fail(`${f}.contacts[${k}]`, `contact ${i} joins bodies ${contacts[i].a} and ${contacts[i].b}, but the manifold joins a = ${a} and b = ${b}; a manifold groups the contacts of one body pair`);
+      c.fail(
+        `${f}.contacts[${k}]`,
+        `contact ${i} joins bodies ${contacts[i].a} and ${contacts[i].b}, but the manifold joins a = ${a} and b = ${b}; a manifold groups the contacts of one body pair`,
+      );
     const prev = owner.get(i);
     if (prev !== undefined) c.fail(`${f}.contacts[${k}]`, `contact ${i} is already in manifolds[${prev}]; a contact belongs to at most one manifold`);
     owner.set(i, m);
@@ -490,7 +504,14 @@ function readManifold(
   return { a, b, contacts: idx, point, normal: axes.normal, t1: axes.t1, t2: axes.t2, lambda: [lambda[0], lambda[1], lambda[2]] };
 }
 
-function readExternal(c: ValueReader, v: unknown, k: number, header: RecordingHeader, seen: Set<number>, warn: FieldWarning | undefined): RecordedExternalImpulse {
+function readExternal(
+  c: ValueReader,
+  v: unknown,
+  k: number,
+  header: RecordingHeader,
+  seen: Set<number>,
+  warn: FieldWarning | undefined,
+): RecordedExternalImpulse {
   const f = `external[${k}]`;
   const o = c.obj(v, f);
   const B = header.bodies.length;

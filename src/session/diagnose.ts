@@ -399,7 +399,9 @@ export class Diagnoser {
       speedTolerance: this.opt.speedTolerance,
       stabilisation: this.stab,
       manifolds,
-      external: f.external ? externalWork(f, bodies ?? f.bodies.map(postAsSolveTime(this.header)), dvLambda ?? null) : null,
+      external: f.external
+        ? externalWork(f, bodies ?? f.bodies.map(postAsSolveTime(this.header)), dvLambda ?? null, this.header.gravity, this.header.dt)
+        : null,
     });
     // consistency first: findings of an inconsistent frame are marked
     let inconsistent = false;
@@ -430,7 +432,7 @@ export class Diagnoser {
     const mark = (x: Finding): Finding => (inconsistent ? { ...x, inconsistent: true } : x);
     let savings: CounterfactualSavings | undefined;
     if (ledger.contacts && bodies && contacts.length > 0)
-      savings = this.attribute(f, ledger.contacts, bodies, contacts, shares, rest, ledger.delta > this.opt.energyTolerance);
+      savings = this.attribute(f, ledger.contacts, bodies, contacts, shares, rest, ledger.delta - ledger.external > this.opt.energyTolerance);
     // manifold friction rows against maximal dissipation (positive work along the post-step slip), spread over their contacts
     if (manifolds && !this.fittedFriction)
       manifolds.forEach((m, i) => {
@@ -712,7 +714,7 @@ export class Diagnoser {
     const etol = this.opt.energyTolerance;
     if (this.normalUnavailable && f.contacts.length > 0) {
       // no contact impulses in the file: a gain is reported, never attributed to a mechanism of the solve
-      const gain = ledger.delta - Math.max(0, ledger.external);
+      const gain = ledger.delta - ledger.external;
       if (gain > etol) {
         shares.add('unattributed-gain', gain);
         this.findings.push(
@@ -730,6 +732,8 @@ export class Diagnoser {
       }
       return;
     }
+    // energy from outside (format 1.1 external impulses) is work done on the bodies, never an injection
+    const rose = ledger.delta - ledger.external;
     const reported: InjectionMechanism[] = [];
     let reportedJ = 0;
     const entries = [...shares.total.entries()].sort((a, b) => b[1] - a[1]);
@@ -739,18 +743,18 @@ export class Diagnoser {
         reportedJ += j;
       }
     // a frame whose total rose must carry a finding: the largest share (even if each is small), else the integrator
-    if (reported.length === 0 && ledger.delta > etol) {
+    if (reported.length === 0 && rose > etol) {
       if (entries.length > 0 && entries[0][1] >= Math.max(0, ledger.integrator, ledger.positionCorrection)) {
         reported.push(entries[0][0]);
         reportedJ += entries[0][1];
       }
     }
-    if (ledger.positionCorrection > etol && ledger.delta > etol) {
+    if (ledger.positionCorrection > etol && rose > etol) {
       shares.add('position-correction', ledger.positionCorrection);
       reported.push('position-correction');
       reportedJ += ledger.positionCorrection;
     }
-    const rest = ledger.delta - reportedJ;
+    const rest = rose - reportedJ;
     const contactFree = f.contacts.length === 0;
     // semi-implicit Euler's own residual lies between −½Σm|g|²Δt² (free fall) and +½Σm|g|²Δt² (bodies held by
     // contacts, whose kinetic-only contact work is −½m|g|²Δt²): only what exceeds it is the integrator's gain
@@ -758,13 +762,13 @@ export class Diagnoser {
     // with pushing contacts, the integrator channel also holds the potential energy of bodies they lift (a stack's
     // upper boxes): without an exact re-solve, an active stabilisation is the likelier cause than the integrator
     const pushing = (ledger.contacts ?? []).some((c, i) => c.stabilisationSpeed > 0 && f.solver.lambda[3 * i] > 0);
-    if (ledger.delta > etol && rest > etol && integratorGain > etol && (contactFree || (reported.length === 0 && !pushing))) {
-      shares.add('integrator-drift', Math.min(integratorGain, ledger.delta));
+    if (rose > etol && rest > etol && integratorGain > etol && (contactFree || (reported.length === 0 && !pushing))) {
+      shares.add('integrator-drift', Math.min(integratorGain, rose));
       reported.push('integrator-drift');
-    } else if (ledger.delta > etol && reported.length === 0 && !contactFree) {
+    } else if (rose > etol && reported.length === 0 && !contactFree) {
       // the frame rose, no channel shows it and no re-solve could be made: name the likelier cause (unverified) — never silence
       const m: InjectionMechanism = pushing ? 'bias-injection' : 'non-converged-solve';
-      shares.add(m, ledger.delta);
+      shares.add(m, rose);
       reported.push(m);
     }
     for (const m of reported) {
@@ -812,7 +816,7 @@ export class Diagnoser {
             .join(', ')}${per.length > LISTED_CONTACTS ? `, the ${per.length - LISTED_CONTACTS} smallest not listed` : ''})`
         : '';
     const total = Number.isFinite(ledger.delta)
-      ? ` The frame's total energy changed by ${ledger.delta >= 0 ? '+' : ''}${J(ledger.delta)}${ledger.delta <= this.opt.energyTolerance ? ' — the injection is masked in the total: other contacts or the integrator lost more' : ''}.`
+      ? ` The frame's total energy changed by ${ledger.delta >= 0 ? '+' : ''}${J(ledger.delta)}${ledger.external !== 0 ? ` (external impulses did ${J(ledger.external)} of it)` : ''}${ledger.delta - ledger.external <= this.opt.energyTolerance ? ' — the injection is masked in the total: other contacts or the integrator lost more' : ''}.`
       : '';
     const status = statusMeaning(solverKind(this.header), f.solver.status);
     const counter =
@@ -832,7 +836,9 @@ export class Diagnoser {
         const why = !x
           ? 'penetration turned into separation speed'
           : src === 'declared-soft'
-            ? `${what}; the separation above it is the declared soft contact's spring pushing the ${(ct!.depth * 1000).toPrecision(3)} mm overlap apart`
+            ? x.soft
+              ? `${what}; the separation above it is within the declared soft contact's spring (k = ${x.soft.k.toPrecision(4)} 1/s², c = ${x.soft.c.toPrecision(4)} 1/s per unit effective mass), which pushes the ${(ct!.depth * 1000).toPrecision(3)} mm overlap apart at most at h·k·depth/(1 + h·c + h²·k) = ${x.stabilisationSpeed.toPrecision(3)} m/s in one step (docs/recording-format.md "Soft contacts")`
+              : `${what}; the separation above it is the declared soft contact's spring pushing the ${(ct!.depth * 1000).toPrecision(3)} mm overlap apart`
             : `${what}, and the separation above it is within the stabilisation speed ${x.stabilisationSpeed.toPrecision(3)} m/s (${src === 'declared-bias' ? `declared ERP bias (ERP/Δt)·(depth − slop), depth ${(ct!.depth * 1000).toPrecision(3)} mm` : `push-out of ${(ct!.depth * 1000).toPrecision(3)} mm penetration: a Baumgarte bias or a soft-contact spring, recognised from the data`})`;
         const lesson =
           src === 'declared-soft'

@@ -109,31 +109,41 @@ export function manifoldLedgers(f: RecordedFrame, bodies: readonly BodyState[], 
 }
 
 /**
- * Work of the frame's external impulses (J), exact for a linear impulse p on a body of mass m: "before-solve"
- * ones take v from v⁻ − M⁻¹p to v⁻ (work p·(v⁻ − ½M⁻¹p)); "with-solve" ones act during the solve (work
- * p·½(v⁻ + v⁺), v⁺ = v⁻ + dv). Angular impulses likewise with ω and I⁻¹.
+ * Energy the frame's external impulses add to the step (J), for semi-implicit Euler (docs/physics.md "Energy
+ * ledger"): the step's ΔE with the impulse minus without it. "before-solve" impulses (in v⁻ like gravity):
+ * p·(v_start + ½M⁻¹p) with v_start = v⁻ − gΔt − M⁻¹p the velocity the step started from (kinetic and the
+ * potential of the extra displacement together). "with-solve" impulses: their share of the solve's kinetic
+ * energy change p·½(v⁻ + v⁺), v⁺ = v⁻ + dv (the same identity as the contact rows'), plus the potential
+ * −Δt·g·p of the displacement their velocity change causes. Angular impulses L likewise with ω and I⁻¹ (no potential).
+ * `solveKinetic` is the with-solve kinetic part (it belongs to the solve's velocity change).
  */
-export function externalWork(f: RecordedFrame, bodies: readonly BodyState[], dv: Float64Array | null): { beforeSolve: number; withSolve: number } {
-  let beforeSolve = 0,
-    withSolve = 0;
+export function externalWork(
+  f: RecordedFrame,
+  bodies: readonly BodyState[],
+  dv: Float64Array | null,
+  gravity: readonly number[],
+  dt: number,
+): { total: number; solveKinetic: number } {
+  let total = 0,
+    solveKinetic = 0;
   for (const x of f.external ?? []) {
     const b = bodies[x.body];
     if (b.invMass === 0) continue;
     const L = x.angular ?? [0, 0, 0];
-    const dw = [0, 1, 2].map((r) => b.invInertiaWorld[3 * r] * L[0] + b.invInertiaWorld[3 * r + 1] * L[1] + b.invInertiaWorld[3 * r + 2] * L[2]);
+    const I = b.invInertiaWorld;
+    const dw = [0, 1, 2].map((r) => I[3 * r] * L[0] + I[3 * r + 1] * L[1] + I[3 * r + 2] * L[2]);
+    const o = 6 * x.body;
     let w = 0;
     for (let r = 0; r < 3; r++) {
       if (x.stage === 'with-solve') {
-        const o = 6 * x.body;
-        w += x.impulse[r] * (b.v[r] + 0.5 * (dv ? dv[o + r] : b.invMass * x.impulse[r]));
-        w += L[r] * (b.omega[r] + 0.5 * (dv ? dv[o + 3 + r] : dw[r]));
+        const k = x.impulse[r] * (b.v[r] + 0.5 * (dv ? dv[o + r] : b.invMass * x.impulse[r])) + L[r] * (b.omega[r] + 0.5 * (dv ? dv[o + 3 + r] : dw[r]));
+        solveKinetic += k;
+        w += k - dt * gravity[r] * x.impulse[r];
       } else {
-        w += x.impulse[r] * (b.v[r] - 0.5 * b.invMass * x.impulse[r]);
-        w += L[r] * (b.omega[r] - 0.5 * dw[r]);
+        w += x.impulse[r] * (b.v[r] - gravity[r] * dt - 0.5 * b.invMass * x.impulse[r]) + L[r] * (b.omega[r] - 0.5 * dw[r]);
       }
     }
-    if (x.stage === 'with-solve') withSolve += w;
-    else beforeSolve += w;
+    total += w;
   }
-  return { beforeSolve, withSolve };
+  return { total, solveKinetic };
 }

@@ -172,7 +172,7 @@ export interface LedgerInputs {
   /** Format 1.1: per manifold, the work of its rows (null or absent: none). */
   readonly manifolds?: readonly ManifoldLedger[] | null;
   /** Format 1.1: work of the external impulses applied before and with the solve (absent: none known). */
-  readonly external?: { readonly beforeSolve: number; readonly withSolve: number } | null;
+  readonly external?: { readonly total: number; readonly solveKinetic: number } | null;
 }
 
 /** The law target, the stabilisation speed and the energy split of one contact (see the module comment). */
@@ -285,7 +285,7 @@ export function frameLedger(inp: LedgerInputs): FrameLedger {
   }
   let manifold = 0;
   for (const m of inp.manifolds ?? []) manifold += m.work;
-  const external = (inp.external?.beforeSolve ?? 0) + (inp.external?.withSolve ?? 0);
+  const external = inp.external?.total ?? 0;
   // unexplained = KE(v⁺) − KE(v⁻) − Σ contact and manifold work − work of impulses applied with the solve, at the solve pose
   let unexplained = 0;
   if (inp.preVelocities && contacts) {
@@ -297,7 +297,7 @@ export function frameLedger(inp: LedgerInputs): FrameLedger {
         post = f.bodies[i];
       dk += bodyKinetic(b.mass, b.inertia, q, post.v, post.w) - bodyKinetic(b.mass, b.inertia, q, pre.v, pre.w);
     });
-    unexplained = dk - normal - friction - manifold - (inp.external?.withSolve ?? 0);
+    unexplained = dk - normal - friction - manifold - (inp.external?.solveKinetic ?? 0);
   }
   let positionCorrection = 0;
   const consecutive = prev !== undefined && prev.frame === f.frame - 1;

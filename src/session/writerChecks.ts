@@ -86,7 +86,8 @@ export class WriterChecks {
     const kind = this.header.solver?.kind;
     const lsProblem = lambdaSourceProblem(this.header);
     const ls = lambdaSource(this.header);
-    const origin = (o: string): string => (o === 'solver' ? "from the engine's solver" : o === 'fitted' ? 'fitted by the writer' : 'unavailable (not recorded)');
+    const origin = (o: string): string =>
+      o === 'solver' ? "from the engine's solver" : o === 'fitted' ? 'fitted by the writer' : 'unavailable (not recorded)';
     const lsText = `λ: normal ${origin(ls.normal)}, tangential ${origin(ls.tangent)}`;
     out.push(
       lsProblem
