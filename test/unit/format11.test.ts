@@ -4,6 +4,7 @@
  * used by the diagnosis so that a file with the field gets a verdict the same file without it cannot give.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -555,5 +556,48 @@ describe('format 1.1: external impulses', () => {
       h,
     );
     assert.equal(ok.external?.length, 2);
+  });
+});
+
+describe('format 1.1 in the Python writer: initial state and external impulses', () => {
+  it('a thruster-driven ball written by writers/python opens with its initial state and is diagnosed without injection', () => {
+    const out = path.join(dir, 'thruster-py.rec.jsonl');
+    const script = `
+import sys
+sys.path.insert(0, ${JSON.stringify(path.resolve(__dirname, '../../writers/python'))})
+from contact_lens_recorder import Recorder, RecordingError, body_state, external_impulse, plane, solver_result, sphere
+rec = Recorder.create(sys.argv[1], dt=1/60, gravity=(0, 0, -9.81), bodies=[plane("ground", (0, 0, 1), 0.0), sphere("ball", 0.1, 1.0)])
+z, q = (0.0, 0.0, 0.0), (1.0, 0.0, 0.0, 0.0)
+x, v = 5.0, 0.0
+rec.write_initial([body_state(z, q, z, z), body_state((0, 0, x), q, (0, 0, v), z)])
+try:
+    rec.write_initial([body_state(z, q, z, z), body_state((0, 0, x), q, (0, 0, v), z)])
+except RecordingError as e:
+    print(e)
+for k in range(5):
+    v += -9.81 / 60 + 0.5
+    x += v / 60
+    rec.write_frame(frame=k, time=(k + 1) / 60, bodies=[body_state(z, q, z, z), body_state((0, 0, x), q, (0, 0, v), z)], contacts=[],
+                    solver=solver_result("thruster", "converged", []), external=[external_impulse(1, (0, 0, 0.5))])
+rec.close()
+`;
+    const r = spawnSync('python3', ['-c', script, out], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /initial: the initial state is written once, before the first frame/);
+    const rr = RecordingReader.openSync(out);
+    try {
+      assert.deepEqual([rr.errorCount, rr.warnings.length, rr.frameCount], [0, 0, 5]);
+      assert.deepEqual(rr.header.initial?.bodies[1].x, [0, 0, 5]);
+      const d = run(
+        rr.header,
+        Array.from({ length: 5 }, (_, i) => rr.frame(i)),
+      );
+      // frame 0 has its energy change thanks to the initial state; the thruster's work is external, not an injection
+      assert.ok(Number.isFinite(d.frames[0].ledger.delta));
+      assert.ok(Math.abs(d.frames[0].ledger.external - 0.125) < 1e-12, `${d.frames[0].ledger.external}`); // p·0 + ½p²/m
+      assert.deepEqual(mechanisms(d.findings), []);
+    } finally {
+      rr.close();
+    }
   });
 });
