@@ -559,8 +559,27 @@ describe('format 1.1: external impulses', () => {
   });
 });
 
-describe('format 1.1 in the Python writer: initial state and external impulses', () => {
-  it('a thruster-driven ball written by writers/python opens with its initial state and is diagnosed without injection', () => {
+/** A thruster-driven ball's recording (written by a writer library) opens with its initial state and diagnoses clean. */
+function checkThruster(out: string): void {
+  const rr = RecordingReader.openSync(out);
+  try {
+    assert.deepEqual([rr.errorCount, rr.warnings.length, rr.frameCount], [0, 0, 5]);
+    assert.deepEqual(rr.header.initial?.bodies[1].x, [0, 0, 5]);
+    const d = run(
+      rr.header,
+      Array.from({ length: 5 }, (_, i) => rr.frame(i)),
+    );
+    // frame 0 has its energy change thanks to the initial state; the thruster's work is external, not an injection
+    assert.ok(Number.isFinite(d.frames[0].ledger.delta));
+    assert.ok(Math.abs(d.frames[0].ledger.external - 0.125) < 1e-12, `${d.frames[0].ledger.external}`); // p·0 + ½p²/m
+    assert.deepEqual(mechanisms(d.findings), []);
+  } finally {
+    rr.close();
+  }
+}
+
+describe('format 1.1 in the writer libraries: initial state and external impulses', () => {
+  it('Python (writers/python): write_initial once, external_impulse per frame', () => {
     const out = path.join(dir, 'thruster-py.rec.jsonl');
     const script = `
 import sys
@@ -584,20 +603,53 @@ rec.close()
     const r = spawnSync('python3', ['-c', script, out], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /initial: the initial state is written once, before the first frame/);
-    const rr = RecordingReader.openSync(out);
-    try {
-      assert.deepEqual([rr.errorCount, rr.warnings.length, rr.frameCount], [0, 0, 5]);
-      assert.deepEqual(rr.header.initial?.bodies[1].x, [0, 0, 5]);
-      const d = run(
-        rr.header,
-        Array.from({ length: 5 }, (_, i) => rr.frame(i)),
-      );
-      // frame 0 has its energy change thanks to the initial state; the thruster's work is external, not an injection
-      assert.ok(Number.isFinite(d.frames[0].ledger.delta));
-      assert.ok(Math.abs(d.frames[0].ledger.external - 0.125) < 1e-12, `${d.frames[0].ledger.external}`); // p·0 + ½p²/m
-      assert.deepEqual(mechanisms(d.findings), []);
-    } finally {
-      rr.close();
-    }
+    checkThruster(out);
+  });
+
+  it('C++ (writers/cpp): writeInitial once, Frame::external', () => {
+    const src = path.join(dir, 'thruster.cpp'),
+      bin = path.join(dir, 'thruster-cpp'),
+      out = path.join(dir, 'thruster-cpp.rec.jsonl');
+    fs.writeFileSync(src, CPP_THRUSTER);
+    const cc = spawnSync(
+      'g++',
+      ['-std=c++17', '-O1', '-Wall', '-Wextra', '-pedantic', '-Werror', `-I${path.resolve(__dirname, '../../writers/cpp')}`, src, '-o', bin],
+      { encoding: 'utf8' },
+    );
+    assert.equal(cc.status, 0, cc.stderr);
+    const r = spawnSync(bin, [out], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /initial: the initial state is written once, before the first frame/);
+    checkThruster(out);
   });
 });
+
+const CPP_THRUSTER = `#include "contact_lens_recorder.hpp"
+#include <iostream>
+namespace cl = contact_lens;
+int main(int, char** argv) {
+  cl::Header h;
+  h.producerName = "thruster-cpp";
+  h.dt = 1.0 / 60;
+  h.gravity = {0, 0, -9.81};
+  cl::Body ground = cl::Body::plane("ground", {0, 0, 1}, 0);
+  cl::Body ball = cl::Body::sphere("ball", 0.1, 1);
+  h.bodies = {ground, ball};
+  auto rec = cl::Recorder::create(argv[1], h, true);
+  double x = 5, v = 0;
+  rec.writeInitial({cl::BodyState{}, cl::BodyState{{0, 0, x}, {1, 0, 0, 0}, {0, 0, v}, {}}});
+  try { rec.writeInitial({cl::BodyState{}, cl::BodyState{}}); } catch (const cl::RecordingError& e) { std::cout << e.what() << "\\n"; }
+  for (int k = 0; k < 5; ++k) {
+    v += -9.81 / 60 + 0.5;
+    x += v / 60;
+    cl::Frame f;
+    f.frame = k; f.time = (k + 1) / 60.0;
+    f.bodies = {cl::BodyState{}, cl::BodyState{{0, 0, x}, {1, 0, 0, 0}, {0, 0, v}, {}}};
+    f.solver.name = "thruster";
+    cl::ExternalImpulse p; p.body = 1; p.impulse = {0, 0, 0.5};
+    f.external = {p};
+    rec.writeFrame(f);
+  }
+  rec.close();
+}
+`;
