@@ -44,12 +44,14 @@ export interface StabilisationModel {
 }
 
 /**
- * The separation speed a soft contact's spring gives in one step from rest: implicit Euler on
- * ẍ = k·d − c·ẋ per unit effective mass (d the depth) gives v⁺ = (v⁻ + h·k·d)/(1 + h·c + h²·k) (Catto, "Soft
- * Step", Box2D v3 solver2d; docs/recording-format.md "Soft contacts"), so the spring's part is h·k·d/(1 + h·c + h²·k).
+ * The separation speed a soft contact's spring can give in one step: the impulse of the spring force at the
+ * step's depth, per unit effective mass, h·k·d (ẍ = k·d − c·ẋ; docs/recording-format.md "Soft contacts").
+ * An upper bound whatever the integrator: damping only lowers it, and the implicit "soft step" of Box2D v3
+ * (Catto, "Solver2D", 2024) gives h·k·d/(1 + h·c + h²·k) from rest; explicit spring forces (MuJoCo's reference
+ * acceleration, Todorov 2014) reach h·k·d.
  */
 export function softPushSpeed(p: SoftContactParameters, depth: number, dt: number): number {
-  return (dt * p.k * Math.max(0, depth)) / (1 + dt * p.c + dt * dt * p.k);
+  return dt * p.k * Math.max(0, depth);
 }
 
 /** Header solver.soft when well formed (the reader validated it), else undefined. */
