@@ -623,6 +623,25 @@ rec.close()
     assert.match(r.stdout, /initial: the initial state is written once, before the first frame/);
     checkThruster(out);
   });
+
+  it('Rust (writers/rust): write_initial once, write_frame_with_external', function () {
+    this.timeout(300_000);
+    const proj = path.join(dir, 'thruster-rs'),
+      out = path.join(dir, 'thruster-rs.rec.jsonl');
+    fs.mkdirSync(path.join(proj, 'src'), { recursive: true });
+    fs.writeFileSync(
+      path.join(proj, 'Cargo.toml'),
+      `[package]\nname = "thruster"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\ncontact-lens-recorder = { path = ${JSON.stringify(path.resolve(__dirname, '../../writers/rust'))} }\n`,
+    );
+    fs.writeFileSync(path.join(proj, 'src/main.rs'), RUST_THRUSTER);
+    const target = path.join(os.tmpdir(), 'contact-lens-writers-cargo-target');
+    const cb = spawnSync('cargo', ['build', '--offline', '--quiet'], { cwd: proj, encoding: 'utf8', env: { ...process.env, CARGO_TARGET_DIR: target } });
+    assert.equal(cb.status, 0, cb.stderr);
+    const r = spawnSync(path.join(target, 'debug', 'thruster'), [out], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /initial: the initial state is written once, before the first frame/);
+    checkThruster(out);
+  });
 });
 
 const CPP_THRUSTER = `#include "contact_lens_recorder.hpp"
@@ -652,5 +671,32 @@ int main(int, char** argv) {
     rec.writeFrame(f);
   }
   rec.close();
+}
+`;
+
+const RUST_THRUSTER = `use contact_lens_recorder::{Body, BodyState, ExternalImpulse, Frame, Header, Recorder, SolverResult, Stage, Status};
+fn main() {
+    let out = std::env::args().nth(1).unwrap();
+    let header = Header {
+        producer_name: "thruster-rs".into(), producer_version: String::new(), dt: 1.0 / 60.0, gravity: [0.0, 0.0, -9.81],
+        bodies: vec![Body::plane("ground", [0.0, 0.0, 1.0], 0.0), Body::sphere("ball", 0.1, 1.0)],
+        solver_name: String::new(), solver_params: vec![], solver_kind: String::new(),
+    };
+    let mut rec = Recorder::create(&out, &header, true).unwrap();
+    let (mut x, mut v) = (5.0f64, 0.0f64);
+    let ball = |x: f64, v: f64| BodyState { x: [0.0, 0.0, x], v: [0.0, 0.0, v], ..BodyState::default() };
+    rec.write_initial(&[BodyState::default(), ball(x, v)]).unwrap();
+    if let Err(e) = rec.write_initial(&[BodyState::default(), ball(x, v)]) { println!("{e}"); }
+    for k in 0..5u64 {
+        v += -9.81 / 60.0 + 0.5;
+        x += v / 60.0;
+        let f = Frame {
+            frame: k, time: (k + 1) as f64 / 60.0, bodies: vec![BodyState::default(), ball(x, v)], pre: vec![], contacts: vec![],
+            solver: SolverResult { name: "thruster".into(), status: Status::Converged, reason: None, iterations: None, residuals: vec![], lambda: vec![] },
+            a_matrix: vec![], b_vector: vec![], energy: vec![],
+        };
+        let p = ExternalImpulse { body: 1, impulse: [0.0, 0.0, 0.5], angular: None, stage: Stage::BeforeSolve };
+        rec.write_frame_with_external(&f, &[p]).unwrap();
+    }
 }
 `;
