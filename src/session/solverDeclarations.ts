@@ -67,7 +67,7 @@ export function lambdaSourceProblem(header: RecordingHeader): string | null {
     return `header solver.lambdaSource is ${JSON.stringify(d)}; expected {"normal": "solver" | "fitted" | "unavailable", "tangent": "solver" | "fitted" | "unavailable"}`;
   const o = d as { normal?: unknown; tangent?: unknown };
   if (o.normal !== 'solver' && o.normal !== 'fitted' && o.normal !== 'unavailable')
-    return `header solver.lambdaSource.normal is ${JSON.stringify(o.normal)}; expected "solver", "fitted" or "unavailable"`;
+    return `header solver.lambdaSource.normal is ${JSON.stringify(o.normal)}; expected "solver" or "fitted" (or "unavailable" when the engine does not expose it)`;
   if (o.tangent !== 'solver' && o.tangent !== 'fitted' && o.tangent !== 'unavailable')
     return `header solver.lambdaSource.tangent is ${JSON.stringify(o.tangent)}; expected "solver", "fitted" or "unavailable"`;
   return null;
