@@ -837,7 +837,7 @@ export class Diagnoser {
           ? 'penetration turned into separation speed'
           : src === 'declared-soft'
             ? x.soft
-              ? `${what}; the separation above it is within the declared soft contact's spring (k = ${x.soft.k.toPrecision(4)} 1/s², c = ${x.soft.c.toPrecision(4)} 1/s per unit effective mass), which pushes the ${(ct!.depth * 1000).toPrecision(3)} mm overlap apart at most at h·k·depth = ${x.stabilisationSpeed.toPrecision(3)} m/s in one step (docs/recording-format.md "Soft contacts")`
+              ? `${what}; the separation above it is within the declared soft contact's spring (k = ${x.soft.k.toPrecision(4)} 1/s², c = ${x.soft.c.toPrecision(4)} 1/s per unit effective mass), which pushes the ${(ct!.depth * 1000).toPrecision(3)} mm overlap apart at most at h·k·depth + max(0, h·c − 1)·approach = ${x.stabilisationSpeed.toPrecision(3)} m/s in one step (docs/recording-format.md "Soft contacts")`
               : `${what}; the separation above it is the declared soft contact's spring pushing the ${(ct!.depth * 1000).toPrecision(3)} mm overlap apart`
             : `${what}, and the separation above it is within the stabilisation speed ${x.stabilisationSpeed.toPrecision(3)} m/s (${src === 'declared-bias' ? `declared ERP bias (ERP/Δt)·(depth − slop), depth ${(ct!.depth * 1000).toPrecision(3)} mm` : `push-out of ${(ct!.depth * 1000).toPrecision(3)} mm penetration: a Baumgarte bias or a soft-contact spring, recognised from the data`})`;
         const lesson =

@@ -44,14 +44,14 @@ export interface StabilisationModel {
 }
 
 /**
- * The separation speed a soft contact's spring can give in one step: the impulse of the spring force at the
- * step's depth, per unit effective mass, h·k·d (ẍ = k·d − c·ẋ; docs/recording-format.md "Soft contacts").
- * An upper bound whatever the integrator: damping only lowers it, and the implicit "soft step" of Box2D v3
- * (Catto, "Solver2D", 2024) gives h·k·d/(1 + h·c + h²·k) from rest; explicit spring forces (MuJoCo's reference
- * acceleration, Todorov 2014) reach h·k·d.
+ * The separation speed a soft contact's spring–damper can give in one step (ẍ = k·d − c·ẋ per unit effective
+ * mass; docs/recording-format.md "Soft contacts"): an explicit step from the approach speed a = −ġn⁻ gives
+ * ġn⁺ = h·k·d + (h·c − 1)·a, so at most h·k·d + max(0, h·c − 1)·a — damping stronger than 1/h reverses the
+ * approach (MuJoCo's reference acceleration a_ref = −b·v − k·r, Todorov 2014). The implicit "soft step" of
+ * Box2D v3 (Catto, "Solver2D", 2024) gives (h·k·d − a)/(1 + h·c + h²·k), below it.
  */
-export function softPushSpeed(p: SoftContactParameters, depth: number, dt: number): number {
-  return dt * p.k * Math.max(0, depth);
+export function softPushSpeed(p: SoftContactParameters, depth: number, dt: number, approach = 0): number {
+  return dt * p.k * Math.max(0, depth) + Math.max(0, dt * p.c - 1) * Math.max(0, approach);
 }
 
 /** Header solver.soft when well formed (the reader validated it), else undefined. */
@@ -204,7 +204,7 @@ export function contactLedger(
   const springs = soft ?? model.soft;
   if (springs) {
     // declared spring–damper: the spring's push-out in one step is bounded (softPushSpeed)
-    s = softPushSpeed(springs, depth, dt);
+    s = softPushSpeed(springs, depth, dt, approach);
     source = 'declared-soft';
   } else if (model.source === 'declared-bias') {
     s = (model.erp / dt) * Math.max(0, depth - model.slop);

@@ -296,6 +296,11 @@ describe('format 1.1: soft-contact parameters', () => {
     const implicit = (dt * soft.k * depth) / (1 + dt * soft.c + dt * dt * soft.k);
     assert.ok(Math.abs(implicit - dt * (soft.k * (depth - dt * implicit) - soft.c * implicit)) < 1e-15);
     assert.ok(implicit < s);
+    // damping stronger than 1/h (h·c > 1) reverses an approach a in an explicit step: v⁺ = −a + h(k·d + c·a)
+    const stiff = { k: 1000, c: 90 },
+      a = 0.2;
+    assert.ok(Math.abs(softPushSpeed(stiff, depth, dt, a) - (-a + dt * (stiff.k * depth + stiff.c * a))) < 1e-15);
+    assert.equal(softPushSpeed({ k: 1000, c: 30 }, depth, dt, a), dt * 1000 * depth); // h·c < 1: the damping only slows the approach
   });
 
   for (const where of ['header', 'contact'] as const) {
@@ -577,6 +582,10 @@ function checkThruster(out: string): void {
   } finally {
     rr.close();
   }
+  const text: string[] = [];
+  main(['report', out], { out: (l) => text.push(l), err: () => {} });
+  assert.match(text.join('\n'), /initial state: recorded/);
+  assert.match(text.join('\n'), /external impulses \+2\.\d+ J/);
 }
 
 describe('format 1.1 in the writer libraries: initial state and external impulses', () => {
