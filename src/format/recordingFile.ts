@@ -716,9 +716,14 @@ export class RecordingWriter {
     const line = this.lineNo + 1;
     if (this.framesWritten > 0 || this.initialWritten)
       throw new FormatError(this.file, `line ${line}: initial`, 'the initial state is written once, before the first frame (line 2)');
-    const raw = JSON.parse(serializeInitial(s));
-    if (this.validate) validateInitial(raw, line, this.file, this.header);
-    this.append(serializeInitial(s));
+    let text: string;
+    try {
+      text = serializeInitial(s);
+    } catch (e) {
+      throw new FormatError(this.file, `line ${line}`, (e as Error).message); // a non-finite number, named by its path
+    }
+    if (this.validate) validateInitial(JSON.parse(text), line, this.file, this.header);
+    this.append(text);
     this.lineNo = line;
     this.initialWritten = true;
   }

@@ -173,13 +173,24 @@ describe('format 1.1: initial-state line', () => {
     }
   });
 
-  it('the writer refuses a second initial state or one after the first frame', () => {
+  it('the writer refuses a second initial state, one after the first frame, and NaN naming the field', () => {
     const w = RecordingWriter.create(path.join(dir, 'twice.rec.jsonl'), header('sphere'));
     try {
       w.writeInitial(initial);
       assert.throws(() => w.writeInitial(initial), /line 3: initial: the initial state is written once/);
     } finally {
       w.close();
+    }
+    const w2 = RecordingWriter.create(path.join(dir, 'nan-initial.rec.jsonl'), header('sphere'));
+    try {
+      assert.throws(
+        () => w2.writeInitial({ bodies: [still, state([0, 0, Number.NaN], ZERO)] }),
+        (e: unknown) => e instanceof FormatError && /nan-initial\.rec\.jsonl: line 2: .*initial\.bodies\[1\]\.x\[2\]: NaN is not a finite number/.test(e.message),
+      );
+      w2.writeFrame(f0);
+      assert.throws(() => w2.writeInitial(initial), /line 3: initial: the initial state is written once, before the first frame/);
+    } finally {
+      w2.close();
     }
   });
 
