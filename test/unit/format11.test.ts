@@ -185,7 +185,8 @@ describe('format 1.1: initial-state line', () => {
     try {
       assert.throws(
         () => w2.writeInitial({ bodies: [still, state([0, 0, Number.NaN], ZERO)] }),
-        (e: unknown) => e instanceof FormatError && /nan-initial\.rec\.jsonl: line 2: .*initial\.bodies\[1\]\.x\[2\]: NaN is not a finite number/.test(e.message),
+        (e: unknown) =>
+          e instanceof FormatError && /nan-initial\.rec\.jsonl: line 2: .*initial\.bodies\[1\]\.x\[2\]: NaN is not a finite number/.test(e.message),
       );
       w2.writeFrame(f0);
       assert.throws(() => w2.writeInitial(initial), /line 3: initial: the initial state is written once, before the first frame/);
