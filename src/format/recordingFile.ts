@@ -202,6 +202,8 @@ class Indexer {
   private pendingBytes = 0;
   private oversize = false;
   private prev: { frame: number; time: number } | undefined;
+  /** Line of the format 1.1 initial-state line (0: none). */
+  private initialLine = 0;
 
   constructor(
     readonly file: string,
@@ -284,10 +286,27 @@ class Indexer {
         const raw = parseJsonLine(text, this.file, `line ${lineNo}: `);
         if (isInitialLine(raw)) {
           this.header = { ...this.header, initial: validateInitial(raw, lineNo, this.file, this.header, (field, detail) => this.warn(lineNo, field, detail)) };
+          this.initialLine = lineNo;
           return;
         }
       }
       const f = parseFrame(text, lineNo, this.file, this.header, { previous: this.prev, onWarning: (field, detail) => this.warn(lineNo, field, detail) });
+      // format 1.1: an initial state without a time is the state one step before the first frame; one at or
+      // after the first frame's time is not an initial state (reported on its line, dropped)
+      const init = this.columns.count === 0 ? this.header.initial : undefined;
+      if (init && init.time === undefined) this.header = { ...this.header, initial: { ...init, time: f.time - this.header.dt } };
+      else if (init && init.time !== undefined && !(init.time < f.time)) {
+        const { initial: _dropped, ...rest } = this.header;
+        this.header = rest;
+        this.issue(
+          new FormatError(
+            this.file,
+            `line ${this.initialLine}: initial.time`,
+            `is ${init.time} s, not before the first frame's time ${f.time} s (line ${lineNo})`,
+          ),
+          this.initialLine,
+        );
+      }
       this.columns.push(offset, length, lineNo, f);
       this.prev = { frame: f.frame, time: f.time };
       this.onFrame?.(this.columns.count - 1, f, this.header);

@@ -26,7 +26,7 @@ import { assembleJacobians, type ContactJacobians } from '../engine/assembly.js'
 import { buildIslands } from '../engine/collision/islands.js';
 import type { BodyState, ContactPoint } from '../engine/problem.js';
 import { jacobianKinematics, type ContactKinematics } from './contactKinematics.js';
-import { solveTimeBodies } from './preSolve.js';
+import { initialAsPrevious, solveTimeBodies } from './preSolve.js';
 import { frameLedger, stabilisationModel, type ContactLedger, type FrameLedger, type StabilisationModel } from './frameLedger.js';
 import { islandCounterfactual, potentialRows, RECORDED_EXACT_KKT, type IslandCounterfactual } from './counterfactual.js';
 import { NonPhysicalDetector, type NonPhysicalEvent, type NonPhysicalKind, type Severity } from './nonPhysical.js';
@@ -322,10 +322,14 @@ export class Diagnoser {
       this.started = true;
       // format 1.1 initial-state line: the state before the first step is its "previous frame", so the first
       // step gets an energy change and a solve pose like any other (unless the caller gave the initial energy)
+      // (one step before it; an initial state further back still gives the energy change, not the solve pose)
       const init = this.header.initial;
       if (init && this.prev === undefined && f.bodies.length === init.bodies.length) {
-        const time = init.time ?? f.time - this.header.dt;
-        this.prev = { frame: f.frame - 1, time, bodies: init.bodies, contacts: [], solver: { name: '', status: 'converged', lambda: [] } };
+        this.prev =
+          initialAsPrevious(this.header, f) ??
+          (init.time === undefined
+            ? { frame: f.frame - 1, time: f.time - this.header.dt, bodies: init.bodies, contacts: [], solver: { name: '', status: 'converged', lambda: [] } }
+            : { frame: f.frame - 2, time: init.time, bodies: init.bodies, contacts: [], solver: { name: '', status: 'converged', lambda: [] } });
         this.prevEnergy ??= frameEnergy(this.header, this.prev);
       }
     }

@@ -19,7 +19,23 @@ export type SolveTimeBodies =
 export const RECONSTRUCTED_NOTE =
   'pre-solve velocities reconstructed as v⁻ = v⁺ − M⁻¹Jᵀλ (the recording has no "pre"; exact when the contact impulse is the last velocity change of the step)';
 
+/** Two times closer than this (relative to max(1, |t|)) are the same instant (one step apart: t − Δt). */
+const SAME_TIME = 1e-9;
+
+/**
+ * The format 1.1 initial state as the frame before `f`, when it is exactly one step before it (its time is
+ * f.time − Δt; the reader fills an absent time with the first frame's time − Δt): the state that step started from.
+ */
+export function initialAsPrevious(header: RecordingHeader, f: RecordedFrame): RecordedFrame | undefined {
+  const init = header.initial;
+  if (!init || init.time === undefined || init.bodies.length !== f.bodies.length) return undefined;
+  if (Math.abs(f.time - header.dt - init.time) > SAME_TIME * Math.max(1, Math.abs(f.time))) return undefined;
+  return { frame: f.frame - 1, time: init.time, bodies: init.bodies, contacts: [], solver: { name: '', status: 'converged', lambda: [] } };
+}
+
 export function solveTimeBodies(header: RecordingHeader, f: RecordedFrame, prev?: RecordedFrame): SolveTimeBodies {
+  // the first frame's predecessor may be the initial-state line
+  prev ??= initialAsPrevious(header, f);
   if (f.pre) {
     const r = preSolveBodyStates(header, f, prev);
     return r.ok ? { ok: true, bodies: r.bodies, reconstructed: false } : r;

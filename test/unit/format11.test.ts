@@ -23,6 +23,7 @@ import { RecordingReader, RecordingWriter } from '../../src/format/recordingFile
 import { FormatError } from '../../src/format/messages.js';
 import { Diagnoser, type Finding } from '../../src/session/diagnose.js';
 import { softPushSpeed } from '../../src/session/frameLedger.js';
+import { solveTimeBodies } from '../../src/session/preSolve.js';
 import { main } from '../../src/cli/main.js';
 import type { Vec3 } from '../../src/engine/math/vec3.js';
 
@@ -111,6 +112,12 @@ describe('format 1.1: initial-state line', () => {
         assert.equal(r.frameCount, 2);
         assert.equal(r.errorCount, 0);
         assert.equal(r.header.initial !== undefined, withInitial);
+        // the reader dates an initial state without a time one step before the first frame, and the frame
+        // view's solve state (session.ts, the inspector) takes it as frame 0's predecessor
+        if (withInitial) assert.ok(Math.abs(r.header.initial!.time! - 0) < 1e-15);
+        const pre0 = solveTimeBodies(r.header, r.frame(0));
+        assert.equal(pre0.ok, withInitial);
+        if (pre0.ok) assert.ok(Math.abs(pre0.bodies[1].v[2] - vMinus) < 1e-12, `reconstructed v⁻ ${pre0.bodies[1].v[2]}`);
         const d = run(r.header, [r.frame(0), r.frame(1)]);
         const first = d.frames[0].ledger;
         if (withInitial) {
@@ -170,6 +177,22 @@ describe('format 1.1: initial-state line', () => {
       assert.match(r2.errors[0].message, /line 2: initial\.bodies: .*2/);
     } finally {
       r2.close();
+    }
+  });
+
+  it('an initial state dated at or after the first frame is reported on its line and dropped; the frames stay', () => {
+    const p = path.join(dir, 'late-initial.rec.jsonl');
+    fs.writeFileSync(p, [serializeHeader(header('sphere')), serializeInitial({ ...initial, time: dt }), serializeFrame(f0)].join('\n') + '\n');
+    const r = RecordingReader.openSync(p);
+    try {
+      assert.equal(r.frameCount, 1);
+      assert.equal(r.header.initial, undefined);
+      assert.match(
+        r.errors[0].message,
+        /late-initial\.rec\.jsonl: line 2: initial\.time: is 0\.01666\d* s, not before the first frame's time 0\.01666\d* s \(line 3\)/,
+      );
+    } finally {
+      r.close();
     }
   });
 
