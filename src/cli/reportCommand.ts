@@ -10,7 +10,7 @@ import type { Output } from './solveCommand.js';
 import { printRecordingIssues } from './recordingIssues.js';
 import { Diagnoser } from '../session/diagnose.js';
 import { WriterChecks } from '../session/writerChecks.js';
-import { solverKind } from '../session/solverDeclarations.js';
+import { notRecorded, solverKind } from '../session/solverDeclarations.js';
 
 export const REPORT_USAGE = 'contact-lens report <rec.jsonl> [--check] [--json]';
 
@@ -86,7 +86,21 @@ export function runReport(argv: readonly string[], io: Output): number {
     }
     const cs = [...contacts].sort((a, b) => a - b),
       it = [...iterations].sort((a, b) => a - b);
-    const ledger = { normal: 0, friction: 0, positionCorrection: 0, integrator: 0, unexplained: 0 };
+    const ledger: {
+      normal: number;
+      friction: number;
+      positionCorrection: number;
+      integrator: number;
+      unexplained: number;
+      manifold?: number;
+      external?: number;
+    } = {
+      normal: 0,
+      friction: 0,
+      positionCorrection: 0,
+      integrator: 0,
+      unexplained: 0,
+    };
     const injected: Record<string, number> = {};
     let dataRises = 0;
     for (const fd of diag.frames) {
@@ -95,6 +109,9 @@ export function runReport(argv: readonly string[], io: Output): number {
       ledger.friction += L.friction;
       ledger.positionCorrection += L.positionCorrection;
       ledger.unexplained += L.unexplained;
+      // format 1.1 channels, listed only when the file has manifolds or external impulses
+      if (L.manifold !== 0) ledger.manifold = (ledger.manifold ?? 0) + L.manifold;
+      if (L.external !== 0) ledger.external = (ledger.external ?? 0) + L.external;
       if (Number.isFinite(L.integrator)) ledger.integrator += L.integrator;
       if (L.delta > 1e-3) dataRises++;
       for (const [m, j] of fd.injected) injected[m] = (injected[m] ?? 0) + j;
@@ -106,6 +123,8 @@ export function runReport(argv: readonly string[], io: Output): number {
       producer: reader.header.producer,
       solverKind: solverKind(reader.header),
       ...(reader.header.converted?.length ? { converted: reader.header.converted } : {}),
+      ...(notRecorded(reader.header) ? { notRecorded: notRecorded(reader.header) } : {}),
+      ...(reader.header.initial ? { initialState: true } : {}),
       frames: n,
       bodies: reader.header.bodies.length,
       contactsPerFrame: { max: cs.at(-1) ?? 0, median: quantile(cs, 0.5) },
@@ -135,6 +154,9 @@ export function runReport(argv: readonly string[], io: Output): number {
       `${file}: ${n} frames, ${report.bodies} bodies, written by ${reader.header.producer.name}${reader.header.producer.version ? ' ' + reader.header.producer.version : ''}`,
     );
     if (reader.header.converted?.length) io.out(`conventions converted on read: ${reader.header.converted.join('; ')}`);
+    const missing = notRecorded(reader.header);
+    if (missing) io.out(`λ: ${missing}`);
+    if (reader.header.initial) io.out('initial state: recorded (the first frame is diagnosed like any other)');
     io.out(`contacts per frame: max ${report.contactsPerFrame.max}, median ${report.contactsPerFrame.median}`);
     io.out(`κ(A) max: ${kappaMax === null ? 'n/a (no re-assemblable frame)' : `${kappaMax.toExponential(3)} at frame ${kappaFrame}`}`);
     const kind = solverKind(reader.header);
@@ -159,7 +181,7 @@ export function runReport(argv: readonly string[], io: Output): number {
     );
     const J = (x: number): string => `${x >= 0 ? '+' : ''}${x.toPrecision(3)} J`;
     io.out(
-      `energy ledger (Σ over frames, from the recorded states and λ): contact normal work ${J(ledger.normal)}, friction ${J(ledger.friction)}, position correction ${J(ledger.positionCorrection)}, integrator ${J(ledger.integrator)}, unexplained by λ ${J(ledger.unexplained)}`,
+      `energy ledger (Σ over frames, from the recorded states and λ): contact normal work ${J(ledger.normal)}, friction ${J(ledger.friction)}, position correction ${J(ledger.positionCorrection)}, integrator ${J(ledger.integrator)}, unexplained by λ ${J(ledger.unexplained)}${ledger.manifold !== undefined ? `, manifold friction and twist ${J(ledger.manifold)}` : ''}${ledger.external !== undefined ? `, external impulses ${J(ledger.external)}` : ''}`,
     );
     const inj = Object.entries(injected).sort((a, b) => b[1] - a[1]);
     io.out(

@@ -10,8 +10,10 @@
  *                t2 row and column of A and entry of b negated (t1 × t2 = n still holds);
  *   force        λ ↦ λ·Δt (A and b describe the engine's own force solve and are not kept);
  *   ω body       ω_world = R(q) ω_body.
+ * Format 1.1 fields follow the same rules: manifold rows as contacts (λtwist unchanged under a-to-b: the
+ * engine's impulse on b about +n is ours on a about our +n), external impulses as vectors (× Δt for forces).
  */
-import type { RecordedBodyState, RecordedFrame, RecordedPreState, RecordingHeader } from './recordingTypes.js';
+import type { RecordedBodyState, RecordedExternalImpulse, RecordedFrame, RecordedManifold, RecordedPreState, RecordingHeader } from './recordingTypes.js';
 import type { Quat } from '../engine/math/quat.js';
 import type { Vec3 } from '../engine/math/vec3.js';
 
@@ -84,13 +86,18 @@ function omega(d: DeclaredConventions, w: readonly number[], q: readonly number[
 }
 const vec = (d: DeclaredConventions, v: readonly number[]): Vec3 => (d.up === 'y' ? upVec(v) : (v as Vec3));
 
+/** Post-step body states (or the initial-state line's) in our conventions. */
+export function convertStates(states: readonly RecordedBodyState[], d: DeclaredConventions): RecordedBodyState[] {
+  return states.map((s) => ({ x: vec(d, s.x), q: pose(d, s.q), v: vec(d, s.v), w: omega(d, s.w, s.q) }));
+}
+
 /**
  * A frame (validated in the declared conventions) in ours. ω in body coordinates needs the orientation: the
  * post-step state's own q, and for `pre` its q when written — else the post-step q, which differs from the
  * solve-time pose by one step's rotation (write pre[i].q with body-frame ω; docs/recording-format.md).
  */
 export function convertFrame(f: RecordedFrame, d: DeclaredConventions, dt: number): RecordedFrame {
-  const bodies: RecordedBodyState[] = f.bodies.map((s) => ({ x: vec(d, s.x), q: pose(d, s.q), v: vec(d, s.v), w: omega(d, s.w, s.q) }));
+  const bodies = convertStates(f.bodies, d);
   const pre = f.pre?.map((p, i): RecordedPreState => {
     const q = p.q ?? f.bodies[i].q;
     const v = vec(d, p.v),
@@ -115,10 +122,33 @@ export function convertFrame(f: RecordedFrame, d: DeclaredConventions, dt: numbe
       mu: c.mu,
       e: c.e,
     };
-    return c.feature === undefined ? base : { ...base, feature: c.feature };
+    const withFeature = c.feature === undefined ? base : { ...base, feature: c.feature };
+    return c.soft === undefined ? withFeature : { ...withFeature, soft: c.soft };
   });
   const scale = d.impulse === 'force' ? dt : 1;
   const lambda = f.solver.lambda.map((x, i) => (flip && i % 3 === 2 ? -x : x) * scale);
+  const manifolds = f.manifolds?.map(
+    (m): RecordedManifold => ({
+      a: m.a,
+      b: m.b,
+      contacts: m.contacts,
+      point: vec(d, m.point),
+      normal: flip ? neg(vec(d, m.normal)) : vec(d, m.normal),
+      t1: flip ? neg(vec(d, m.t1)) : vec(d, m.t1),
+      t2: vec(d, m.t2),
+      lambda: [m.lambda[0] * scale, (flip ? -m.lambda[1] : m.lambda[1]) * scale, m.lambda[2] * scale],
+    }),
+  );
+  const sv = (v: readonly number[]): Vec3 => {
+    const u = vec(d, v);
+    return [u[0] * scale, u[1] * scale, u[2] * scale];
+  };
+  const external = f.external?.map(
+    (x): RecordedExternalImpulse =>
+      x.angular === undefined
+        ? { body: x.body, impulse: sv(x.impulse), stage: x.stage }
+        : { body: x.body, impulse: sv(x.impulse), angular: sv(x.angular), stage: x.stage },
+  );
   const out: RecordedFrame = {
     frame: f.frame,
     time: f.time,
@@ -127,6 +157,8 @@ export function convertFrame(f: RecordedFrame, d: DeclaredConventions, dt: numbe
     contacts,
     solver: { ...f.solver, lambda },
     ...(f.energy ? { energy: f.energy } : {}),
+    ...(manifolds ? { manifolds } : {}),
+    ...(external ? { external } : {}),
   };
   if (d.impulse === 'force' || (!f.A && !f.b)) return out;
   // a-to-b: A ↦ DAD, b ↦ Db with D = diag(1, 1, −1) per contact

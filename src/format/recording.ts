@@ -13,6 +13,6 @@
  *   recordingConvert.ts  conversion for consumers (shapes, contact points, inertia, pre-solve states)
  */
 export * from './recordingTypes.js';
-export { parseJsonLine, serializeFrame, serializeHeader, toJsonLine } from './recordingJson.js';
-export { parseFrame, parseHeader, validateFrame, validateHeader } from './recordingValidate.js';
+export { parseJsonLine, serializeFrame, serializeHeader, serializeInitial, toJsonLine } from './recordingJson.js';
+export { isInitialLine, parseFrame, parseHeader, validateFrame, validateHeader, validateInitial } from './recordingValidate.js';
 export { fromShapeDesc, inverseInertiaBody, preSolveBodyStates, toContactPoint, toShapeDesc } from './recordingConvert.js';

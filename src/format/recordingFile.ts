@@ -12,10 +12,15 @@ import * as fs from 'node:fs';
 import { FormatError } from './oracle.js';
 import { BGZF_BLOCK_DATA, BGZF_EOF, bgzfBlock, bgzfBlockSize, inflateBlock, isGzip } from './bgzf.js';
 import {
+  isInitialLine,
   parseFrame,
   parseHeader,
+  parseJsonLine,
   serializeFrame,
   serializeHeader,
+  serializeInitial,
+  validateInitial,
+  type RecordedInitialState,
   SOLVER_STATUSES,
   validateFrame,
   validateHeader,
@@ -23,6 +28,9 @@ import {
   type RecordedSolverStatus,
   type RecordingHeader,
 } from './recording.js';
+
+/** A line that may be the initial-state line: its first key is "initial" (checked before parsing it fully). */
+const INITIAL_LINE = /^\s*\{\s*"initial"/;
 
 /** Bytes read per chunk while indexing. */
 export const CHUNK_BYTES = 1 << 20;
@@ -194,6 +202,8 @@ class Indexer {
   private pendingBytes = 0;
   private oversize = false;
   private prev: { frame: number; time: number } | undefined;
+  /** Line of the format 1.1 initial-state line (0: none). */
+  private initialLine = 0;
 
   constructor(
     readonly file: string,
@@ -271,7 +281,32 @@ class Indexer {
     try {
       const text = decodeLine(bytes, this.file, lineNo);
       if (isBlank(text)) return;
+      // format 1.1: an initial-state line may come before the first frame; the header carries it from here on
+      if (this.columns.count === 0 && !this.header.initial && INITIAL_LINE.test(text)) {
+        const raw = parseJsonLine(text, this.file, `line ${lineNo}: `);
+        if (isInitialLine(raw)) {
+          this.header = { ...this.header, initial: validateInitial(raw, lineNo, this.file, this.header, (field, detail) => this.warn(lineNo, field, detail)) };
+          this.initialLine = lineNo;
+          return;
+        }
+      }
       const f = parseFrame(text, lineNo, this.file, this.header, { previous: this.prev, onWarning: (field, detail) => this.warn(lineNo, field, detail) });
+      // format 1.1: an initial state without a time is the state one step before the first frame; one at or
+      // after the first frame's time is not an initial state (reported on its line, dropped)
+      const init = this.columns.count === 0 ? this.header.initial : undefined;
+      if (init && init.time === undefined) this.header = { ...this.header, initial: { ...init, time: f.time - this.header.dt } };
+      else if (init && init.time !== undefined && !(init.time < f.time)) {
+        const { initial: _dropped, ...rest } = this.header;
+        this.header = rest;
+        this.issue(
+          new FormatError(
+            this.file,
+            `line ${this.initialLine}: initial.time`,
+            `is ${init.time} s, not before the first frame's time ${f.time} s (line ${lineNo})`,
+          ),
+          this.initialLine,
+        );
+      }
       this.columns.push(offset, length, lineNo, f);
       this.prev = { frame: f.frame, time: f.time };
       this.onFrame?.(this.columns.count - 1, f, this.header);
@@ -690,6 +725,28 @@ export class RecordingWriter {
   get frameCount(): number {
     return this.framesWritten;
   }
+
+  /**
+   * Writes the format 1.1 initial-state line (the bodies' state before the first step): once, before the
+   * first frame, in our conventions (validated like a frame's `bodies`).
+   */
+  writeInitial(s: RecordedInitialState): void {
+    if (this.fd === null) throw new Error(`${this.file}: the recording writer is closed`);
+    const line = this.lineNo + 1;
+    if (this.framesWritten > 0 || this.initialWritten)
+      throw new FormatError(this.file, `line ${line}: initial`, 'the initial state is written once, before the first frame (line 2)');
+    let text: string;
+    try {
+      text = serializeInitial(s);
+    } catch (e) {
+      throw new FormatError(this.file, `line ${line}`, (e as Error).message); // a non-finite number, named by its path
+    }
+    if (this.validate) validateInitial(JSON.parse(text), line, this.file, this.header);
+    this.append(text);
+    this.lineNo = line;
+    this.initialWritten = true;
+  }
+  private initialWritten = false;
 
   writeFrame(f: RecordedFrame): void {
     if (this.fd === null) throw new Error(`${this.file}: the recording writer is closed`);

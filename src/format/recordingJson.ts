@@ -5,7 +5,7 @@
  */
 import { FormatError } from './messages.js';
 import { isNumericView } from './fieldReader.js';
-import type { RecordedFrame, RecordingHeader } from './recordingTypes.js';
+import type { RecordedFrame, RecordedInitialState, RecordingHeader } from './recordingTypes.js';
 
 // ─── serialisation ──────────────────────────────────────────────────────────────────────────────────
 
@@ -104,6 +104,7 @@ export function serializeFrame(f: RecordedFrame): string {
       mu: c.mu,
       e: c.e,
       feature: c.feature,
+      soft: c.soft,
     })),
     solver: {
       name: f.solver.name,
@@ -116,7 +117,14 @@ export function serializeFrame(f: RecordedFrame): string {
     A: f.A,
     b: f.b,
     energy: f.energy,
+    manifolds: f.manifolds?.map((m) => ({ a: m.a, b: m.b, contacts: m.contacts, point: m.point, normal: m.normal, t1: m.t1, t2: m.t2, lambda: m.lambda })),
+    external: f.external?.map((x) => ({ body: x.body, impulse: x.impulse, angular: x.angular, stage: x.stage })),
   });
+}
+
+/** The format 1.1 initial-state line (no newline): `{"initial": {"time"?, "bodies": [{x, q, v, w}, …]}}`. */
+export function serializeInitial(s: RecordedInitialState): string {
+  return toJsonLine({ initial: { time: s.time, bodies: s.bodies.map((b) => ({ x: b.x, q: b.q, v: b.v, w: b.w })) } });
 }
 
 // ─── JSON parsing with NaN/Infinity detection ──────────────────────────────────────────────────────

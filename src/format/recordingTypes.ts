@@ -1,5 +1,5 @@
 /**
- * Recording format, version 1, the types and constants (docs/recording-format.md;
+ * Recording format, version 1 (with the optional format 1.1 fields), the types and constants (docs/recording-format.md;
  * schemas/recording-*.schema.json): the header, frames, contacts and solver records as read and written.
  */
 import type { DeclaredConventions } from './conventions.js';
@@ -76,6 +76,27 @@ export interface RecordingHeader {
    */
   readonly declared?: DeclaredConventions;
   readonly converted?: readonly string[];
+  /**
+   * Format 1.1: the bodies' state before the first recorded frame's step (the optional initial-state line,
+   * line 2), so that the first step is diagnosed like any other. Filled by the reader, never by the header line.
+   */
+  readonly initial?: RecordedInitialState;
+}
+
+/** Format 1.1 initial-state line `{"initial": {"time"?, "bodies": [{x, q, v, w}, …]}}`: the state the first recorded step started from. */
+export interface RecordedInitialState {
+  /** Simulated time of this state (s), < the first frame's time; absent: the first frame's time − dt. */
+  readonly time?: number;
+  readonly bodies: readonly RecordedBodyState[];
+}
+
+/**
+ * Format 1.1 soft-contact parameters in the canonical form (docs/recording-format.md "Soft contacts"): a
+ * spring–damper on the penetration per unit effective mass, ẍ = k·depth − c·ġn: k in 1/s², c in 1/s.
+ */
+export interface SoftContactParameters {
+  readonly k: number;
+  readonly c: number;
 }
 
 /** Post-step state of one body, world frame: centre of mass (m), orientation body → world, v (m/s), ω (rad/s). */
@@ -117,6 +138,43 @@ export interface RecordedContact {
   readonly e: number;
   /** Stable feature id, to match contacts across frames. */
   readonly feature?: string;
+  /** Format 1.1: soft-contact parameters of this contact (overrides header solver.soft). */
+  readonly soft?: SoftContactParameters;
+}
+
+/**
+ * Format 1.1: a contact manifold whose friction is solved at one point with a twist row (Box2D v3, Rapier,
+ * Jolt): rows t1, t2 at `point` and an angular row about n, J = [0, nᵀ] on a and [0, −nᵀ] on b.
+ */
+export interface RecordedManifold {
+  readonly a: number;
+  /** Body index or −1 (static world), as for contacts. */
+  readonly b: number;
+  /** Indices (frame order) of the contacts this manifold groups: all join a and b. */
+  readonly contacts: readonly number[];
+  /** World point of the friction rows (the manifold centre), m. */
+  readonly point: Vec3;
+  /** Unit normal from b into a and tangents with t1 × t2 = n. */
+  readonly normal: Vec3;
+  readonly t1: Vec3;
+  readonly t2: Vec3;
+  /** Impulses (λt1, λt2, λtwist): N·s, N·s, N·m·s (the twist spins a about +n relative to b). */
+  readonly lambda: readonly [number, number, number];
+}
+
+/** Format 1.1: an impulse on a body besides gravity and contacts (forces × dt), world frame, about the centre of mass. */
+export interface RecordedExternalImpulse {
+  readonly body: number;
+  /** N·s. */
+  readonly impulse: Vec3;
+  /** N·m·s (world frame); absent: 0. */
+  readonly angular?: Vec3;
+  /**
+   * "before-solve" (default): applied in the velocity update before the contact solve, like gravity — `pre`
+   * includes it; "with-solve": applied together with the contact impulses (joints, motors, impulses the engine
+   * adds during its solve), so v⁺ − v⁻ = M⁻¹(Jᵀλ + p).
+   */
+  readonly stage: 'before-solve' | 'with-solve';
 }
 
 export type RecordedSolverStatus = 'converged' | 'max-iterations' | 'stalled' | 'failed';
@@ -150,6 +208,10 @@ export interface RecordedFrame {
   readonly b?: readonly number[];
   /** Free-form energies (J), e.g. kinetic, potential, total. */
   readonly energy?: { readonly [name: string]: number };
+  /** Format 1.1: manifold-level friction and twist rows. */
+  readonly manifolds?: readonly RecordedManifold[];
+  /** Format 1.1: impulses besides gravity and contacts, per body (only bodies that received one). */
+  readonly external?: readonly RecordedExternalImpulse[];
 }
 
 export interface ParseFrameOptions {

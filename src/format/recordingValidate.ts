@@ -8,7 +8,7 @@
 import { describeValue, hasUnsafeCharacters, MAX_DETAIL_CHARS, MAX_FIELD_CHARS, safeText, suggest } from './messages.js';
 import { fieldPath, unknownKeys, ValueReader, type FieldWarning, type JsonRecord, type UnitTolerances } from './fieldReader.js';
 import { parseJsonLine } from './recordingJson.js';
-import { CONVENTION_VALUES, conversions, convertFrame, convertHeader, type DeclaredConventions } from './conventions.js';
+import { CONVENTION_VALUES, conversions, convertFrame, convertHeader, convertStates, type DeclaredConventions } from './conventions.js';
 import { det3 } from './recordingConvert.js';
 import {
   CONVENTIONS,
@@ -21,11 +21,15 @@ import {
   type RecordedBody,
   type RecordedBodyState,
   type RecordedContact,
+  type RecordedExternalImpulse,
   type RecordedFrame,
+  type RecordedInitialState,
+  type RecordedManifold,
   type RecordedPreState,
   type RecordedShape,
   type RecordedSolver,
   type RecordingHeader,
+  type SoftContactParameters,
 } from './recordingTypes.js';
 import type { Mat3 } from '../engine/math/mat3.js';
 import type { Vec3 } from '../engine/math/vec3.js';
@@ -140,6 +144,8 @@ export function validateHeader(raw: unknown, file: string, options: { readonly d
   if (o.solver !== undefined) {
     const so = c.obj(o.solver, 'solver');
     const name = c.str(so.name, 'solver.name');
+    // format 1.1: the header's soft-contact parameters (the default of every contact) are checked like a contact's
+    if (so.soft !== undefined) readSoft(c, so.soft, 'solver.soft', warn);
     header = { ...header, solver: { ...so, name } };
   }
   const d = declared as unknown as DeclaredConventions;
@@ -286,10 +292,14 @@ function readShape(c: ValueReader, v: unknown, f: string, warn: FieldWarning): R
 
 // ─── frames ─────────────────────────────────────────────────────────────────────────────────────────
 
-const FRAME_KEYS = ['frame', 'time', 'bodies', 'pre', 'contacts', 'solver', 'A', 'b', 'energy'];
+const FRAME_KEYS = ['frame', 'time', 'bodies', 'pre', 'contacts', 'solver', 'A', 'b', 'energy', 'manifolds', 'external'];
 const STATE_KEYS = ['x', 'q', 'v', 'w'];
 const PRE_KEYS = ['v', 'w', 'x', 'q'];
-const CONTACT_KEYS = ['a', 'b', 'point', 'normal', 't1', 't2', 'depth', 'mu', 'e', 'feature'];
+const CONTACT_KEYS = ['a', 'b', 'point', 'normal', 't1', 't2', 'depth', 'mu', 'e', 'feature', 'soft'];
+const MANIFOLD_KEYS = ['a', 'b', 'contacts', 'point', 'normal', 't1', 't2', 'lambda'];
+const EXTERNAL_KEYS = ['body', 'impulse', 'angular', 'stage'];
+const EXTERNAL_STAGES = ['before-solve', 'with-solve'] as const;
+const SOFT_KEYS = ['k', 'c'];
 const SOLVER_KEYS = ['name', 'status', 'reason', 'iterations', 'residuals', 'lambda'];
 
 /** Parses and validates one frame line (lineNo is 1-based, as an editor shows it). */
@@ -317,12 +327,7 @@ export function validateFrame(raw: unknown, lineNo: number, file: string, header
   const B = header.bodies.length;
   const bodiesRaw = c.arr(o.bodies, 'bodies', B, `body states (one per header body, in header order)`);
   const bodies: RecordedBodyState[] = new Array(B);
-  for (let i = 0; i < B; i++) {
-    const f = `bodies[${i}]`;
-    const s = c.obj(bodiesRaw[i], f);
-    bodies[i] = { x: c.vec3(s.x, `${f}.x`), q: c.quat(s.q, `${f}.q`, TOLERANCES, warn), v: c.vec3(s.v, `${f}.v`), w: c.vec3(s.w, `${f}.w`) };
-    warnUnknownKeys(s, STATE_KEYS, f, warn);
-  }
+  for (let i = 0; i < B; i++) bodies[i] = readState(c, bodiesRaw[i], `bodies[${i}]`, warn);
   let pre: RecordedPreState[] | undefined;
   if (o.pre !== undefined) {
     const preRaw = c.arr(o.pre, 'pre', B, 'pre-solve states (one per header body)');
@@ -369,24 +374,78 @@ export function validateFrame(raw: unknown, lineNo: number, file: string, header
     for (const [k, x] of Object.entries(eo)) energy[k] = c.num(x, `energy.${k}`);
     result = { ...result, energy };
   }
+  if (o.manifolds !== undefined) {
+    const mr = c.arr(o.manifolds, 'manifolds');
+    const manifolds: RecordedManifold[] = new Array(mr.length);
+    const owner = new Map<number, number>();
+    for (let m = 0; m < mr.length; m++) manifolds[m] = readManifold(c, mr[m], m, contacts, header, owner, warn);
+    result = { ...result, manifolds };
+  }
+  if (o.external !== undefined) {
+    const er = c.arr(o.external, 'external');
+    const external: RecordedExternalImpulse[] = new Array(er.length);
+    const seen = new Set<number>();
+    for (let k = 0; k < er.length; k++) external[k] = readExternal(c, er[k], k, header, seen, warn);
+    result = { ...result, external };
+  }
   return result;
 }
 
-function readContact(c: ValueReader, v: unknown, i: number, header: RecordingHeader, warn: FieldWarning | undefined): RecordedContact {
-  const f = `contacts[${i}]`;
-  const o = c.obj(v, f);
+function readState(c: ValueReader, v: unknown, f: string, warn: FieldWarning | undefined): RecordedBodyState {
+  const s = c.obj(v, f);
+  const state = { x: c.vec3(s.x, `${f}.x`), q: c.quat(s.q, `${f}.q`, TOLERANCES, warn), v: c.vec3(s.v, `${f}.v`), w: c.vec3(s.w, `${f}.w`) };
+  warnUnknownKeys(s, STATE_KEYS, f, warn);
+  return state;
+}
+
+/** True when the parsed JSON of a line is a format 1.1 initial-state line (an object with key "initial" and no "frame"). */
+export function isInitialLine(raw: unknown): boolean {
+  return raw !== null && typeof raw === 'object' && !Array.isArray(raw) && 'initial' in raw && !('frame' in raw);
+}
+
+/**
+ * Validates a format 1.1 initial-state line `{"initial": {"time"?, "bodies": [{x, q, v, w}, …]}}` (line 2 of
+ * the file) and converts it to our conventions when the header declared others.
+ */
+export function validateInitial(
+  raw: unknown,
+  lineNo: number,
+  file: string,
+  header: RecordingHeader,
+  onWarning?: (field: string, detail: string) => void,
+): RecordedInitialState {
+  const c = new ValueReader(file, `line ${lineNo}: `);
+  const warn: FieldWarning | undefined = onWarning && ((field, detail) => onWarning(safeText(field, MAX_FIELD_CHARS), safeText(detail, MAX_DETAIL_CHARS)));
+  const o = c.obj(raw, '');
+  warnUnknownKeys(o, ['initial'], '', warn);
+  const io = c.obj(o.initial, 'initial');
+  warnUnknownKeys(io, ['time', 'bodies'], 'initial', warn);
+  const time = io.time === undefined ? undefined : c.num(io.time, 'initial.time');
   const B = header.bodies.length;
-  const a = c.num(o.a, `${f}.a`);
-  if (!Number.isInteger(a) || a < 0 || a >= B) {
+  const br = c.arr(io.bodies, 'initial.bodies', B, 'body states (one per header body, in header order)');
+  const bodies: RecordedBodyState[] = new Array(B);
+  for (let i = 0; i < B; i++) bodies[i] = readState(c, br[i], `initial.bodies[${i}]`, warn);
+  const converted = header.declared ? convertStates(bodies, header.declared) : bodies;
+  return time === undefined ? { bodies: converted } : { time, bodies: converted };
+}
+
+/** Soft-contact parameters {k ≥ 0 (1/s²), c ≥ 0 (1/s)} per unit effective mass. */
+function readSoft(c: ValueReader, v: unknown, f: string, warn: FieldWarning | undefined): SoftContactParameters {
+  const o = c.obj(v, f);
+  const k = c.num(o.k, `${f}.k`);
+  if (!(k >= 0))
     c.fail(
-      `${f}.a`,
-      a === -1 ? 'is −1, but only b may be the static world (−1): swap a and b, negate n and t1, and negate λt2' : `is ${a}, expected a body index 0…${B - 1}`,
+      `${f}.k`,
+      `is ${k}; the stiffness per unit effective mass must be ≥ 0 (1/s²; docs/recording-format.md "Soft contacts" maps each engine's parameters)`,
     );
-  }
-  const b = c.num(o.b, `${f}.b`);
-  if (!Number.isInteger(b) || b < -1 || b >= B) c.fail(`${f}.b`, `is ${b}, expected −1 (static world) or a body index 0…${B - 1}`);
-  if (a === b) c.fail(`${f}.b`, `is ${b}, the same body as a; a contact joins two different bodies`);
-  const point = c.vec3(o.point, `${f}.point`);
+  const d = c.num(o.c, `${f}.c`);
+  if (!(d >= 0)) c.fail(`${f}.c`, `is ${d}; the damping per unit effective mass must be ≥ 0 (1/s)`);
+  warnUnknownKeys(o, SOFT_KEYS, f, warn);
+  return { k, c: d };
+}
+
+/** A right-handed unit frame (n, t1, t2) with t1 × t2 = n, named by its field prefix. */
+function readFrameAxes(c: ValueReader, o: JsonRecord, f: string): { normal: Vec3; t1: Vec3; t2: Vec3 } {
   const normal = c.unit(o.normal, `${f}.normal`, TOLERANCES);
   const t1 = c.unit(o.t1, `${f}.t1`, TOLERANCES);
   const t2 = c.unit(o.t2, `${f}.t2`, TOLERANCES);
@@ -404,6 +463,87 @@ function readContact(c: ValueReader, v: unknown, i: number, header: RecordingHea
         : `t1 × t2 must equal n (within ${UNIT_TOLERANCE.toExponential(0)}), off by ${dev.toExponential(2)}; t1 and t2 must be orthogonal`,
     );
   }
+  return { normal, t1, t2 };
+}
+
+function readManifold(
+  c: ValueReader,
+  v: unknown,
+  m: number,
+  contacts: readonly RecordedContact[],
+  header: RecordingHeader,
+  owner: Map<number, number>,
+  warn: FieldWarning | undefined,
+): RecordedManifold {
+  const f = `manifolds[${m}]`;
+  const o = c.obj(v, f);
+  const B = header.bodies.length;
+  const a = c.num(o.a, `${f}.a`);
+  if (!Number.isInteger(a) || a < 0 || a >= B) c.fail(`${f}.a`, `is ${a}, expected a body index 0…${B - 1}`);
+  const b = c.num(o.b, `${f}.b`);
+  if (!Number.isInteger(b) || b < -1 || b >= B) c.fail(`${f}.b`, `is ${b}, expected −1 (static world) or a body index 0…${B - 1}`);
+  if (a === b) c.fail(`${f}.b`, `is ${b}, the same body as a; a manifold joins two different bodies`);
+  const idx = c.nums(o.contacts, `${f}.contacts`);
+  for (let k = 0; k < idx.length; k++) {
+    const i = idx[k];
+    if (!Number.isInteger(i) || i < 0 || i >= contacts.length)
+      c.fail(`${f}.contacts[${k}]`, `is ${i}, expected a contact index 0…${contacts.length - 1} of this frame`);
+    if (contacts[i].a !== a || contacts[i].b !== b)
+      c.fail(
+        `${f}.contacts[${k}]`,
+        `contact ${i} joins bodies ${contacts[i].a} and ${contacts[i].b}, but the manifold joins a = ${a} and b = ${b}; a manifold groups the contacts of one body pair`,
+      );
+    const prev = owner.get(i);
+    if (prev !== undefined) c.fail(`${f}.contacts[${k}]`, `contact ${i} is already in manifolds[${prev}]; a contact belongs to at most one manifold`);
+    owner.set(i, m);
+  }
+  const point = c.vec3(o.point, `${f}.point`);
+  const axes = readFrameAxes(c, o, f);
+  const lambda = c.nums(o.lambda, `${f}.lambda`, 3, 'numbers (λt1, λt2 in N·s and the twist impulse λtwist in N·m·s)');
+  warnUnknownKeys(o, MANIFOLD_KEYS, f, warn);
+  return { a, b, contacts: idx, point, normal: axes.normal, t1: axes.t1, t2: axes.t2, lambda: [lambda[0], lambda[1], lambda[2]] };
+}
+
+function readExternal(
+  c: ValueReader,
+  v: unknown,
+  k: number,
+  header: RecordingHeader,
+  seen: Set<number>,
+  warn: FieldWarning | undefined,
+): RecordedExternalImpulse {
+  const f = `external[${k}]`;
+  const o = c.obj(v, f);
+  const B = header.bodies.length;
+  const body = c.num(o.body, `${f}.body`);
+  if (!Number.isInteger(body) || body < 0 || body >= B) c.fail(`${f}.body`, `is ${body}, expected a body index 0…${B - 1}`);
+  if (header.bodies[body].static) c.fail(`${f}.body`, `is ${body} (${safeText(header.bodies[body].name)}), a static body: an impulse cannot move it`);
+  const stage = o.stage === undefined ? 'before-solve' : c.oneOf(o.stage, `${f}.stage`, EXTERNAL_STAGES);
+  const key = 2 * body + (stage === 'with-solve' ? 1 : 0);
+  if (seen.has(key)) c.fail(`${f}.body`, `body ${body} has a second "${stage}" entry; sum the impulses of one body into one entry per stage`);
+  seen.add(key);
+  const impulse = c.vec3(o.impulse, `${f}.impulse`);
+  const angular = o.angular === undefined ? undefined : c.vec3(o.angular, `${f}.angular`);
+  warnUnknownKeys(o, EXTERNAL_KEYS, f, warn);
+  return angular === undefined ? { body, impulse, stage } : { body, impulse, angular, stage };
+}
+
+function readContact(c: ValueReader, v: unknown, i: number, header: RecordingHeader, warn: FieldWarning | undefined): RecordedContact {
+  const f = `contacts[${i}]`;
+  const o = c.obj(v, f);
+  const B = header.bodies.length;
+  const a = c.num(o.a, `${f}.a`);
+  if (!Number.isInteger(a) || a < 0 || a >= B) {
+    c.fail(
+      `${f}.a`,
+      a === -1 ? 'is −1, but only b may be the static world (−1): swap a and b, negate n and t1, and negate λt2' : `is ${a}, expected a body index 0…${B - 1}`,
+    );
+  }
+  const b = c.num(o.b, `${f}.b`);
+  if (!Number.isInteger(b) || b < -1 || b >= B) c.fail(`${f}.b`, `is ${b}, expected −1 (static world) or a body index 0…${B - 1}`);
+  if (a === b) c.fail(`${f}.b`, `is ${b}, the same body as a; a contact joins two different bodies`);
+  const point = c.vec3(o.point, `${f}.point`);
+  const { normal, t1, t2 } = readFrameAxes(c, o, f);
   const depth = c.num(o.depth, `${f}.depth`);
   if (depth < 0) c.fail(`${f}.depth`, `is ${depth}; depth is the penetration (m) and must be ≥ 0 (write 0 for touching or speculative contacts)`);
   const mu = c.num(o.mu, `${f}.mu`);
@@ -415,7 +555,10 @@ function readContact(c: ValueReader, v: unknown, i: number, header: RecordingHea
   warnUnknownKeys(o, CONTACT_KEYS, f, warn);
   // object literals, not a spread: V8 gives spread-built objects slow property access, and every analysis
   // reads every contact (a 1000-box pile has 780 000)
-  return o.feature === undefined
-    ? { a, b, point, normal, t1, t2, depth, mu, e }
-    : { a, b, point, normal, t1, t2, depth, mu, e, feature: c.str(o.feature, `${f}.feature`) };
+  const feature = o.feature === undefined ? undefined : c.str(o.feature, `${f}.feature`);
+  if (o.soft !== undefined) {
+    const soft = readSoft(c, o.soft, `${f}.soft`, warn);
+    return feature === undefined ? { a, b, point, normal, t1, t2, depth, mu, e, soft } : { a, b, point, normal, t1, t2, depth, mu, e, feature, soft };
+  }
+  return feature === undefined ? { a, b, point, normal, t1, t2, depth, mu, e } : { a, b, point, normal, t1, t2, depth, mu, e, feature };
 }

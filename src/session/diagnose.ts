@@ -18,7 +18,7 @@
  *     (consistency.ts: Δv = M⁻¹Jᵀλ per body, the likely writer bug when it fails).
  */
 import type { RecordedFrame, RecordingHeader } from '../format/recording.js';
-import { toContactPoint } from '../format/recording.js';
+import { inverseInertiaBody, toContactPoint } from '../format/recording.js';
 import { ContactKeyTable } from './contactKeys.js';
 import { lambdaSource, solverKind, statusMeaning } from './solverDeclarations.js';
 import { quatToMat3 } from '../engine/math/quat.js';
@@ -26,11 +26,12 @@ import { assembleJacobians, type ContactJacobians } from '../engine/assembly.js'
 import { buildIslands } from '../engine/collision/islands.js';
 import type { BodyState, ContactPoint } from '../engine/problem.js';
 import { jacobianKinematics, type ContactKinematics } from './contactKinematics.js';
-import { solveTimeBodies } from './preSolve.js';
+import { initialAsPrevious, solveTimeBodies } from './preSolve.js';
 import { frameLedger, stabilisationModel, type ContactLedger, type FrameLedger, type StabilisationModel } from './frameLedger.js';
 import { islandCounterfactual, potentialRows, RECORDED_EXACT_KKT, type IslandCounterfactual } from './counterfactual.js';
 import { NonPhysicalDetector, type NonPhysicalEvent, type NonPhysicalKind, type Severity } from './nonPhysical.js';
 import { checkFrameConsistency, type WriterBug } from './consistency.js';
+import { externalWork, extraVelocityChanges, manifoldLedgers, type ManifoldLedger } from './extraRows.js';
 
 export type InjectionMechanism =
   | 'restitution-overshoot'
@@ -40,7 +41,8 @@ export type InjectionMechanism =
   | 'socp-separation'
   | 'non-converged-solve'
   | 'position-correction'
-  | 'integrator-drift';
+  | 'integrator-drift'
+  | 'unattributed-gain';
 
 /** Stabilisation mechanisms are design choices with bounded energy (warnings); the others are errors. */
 export const MECHANISM_SEVERITY: Record<InjectionMechanism, Severity> = {
@@ -52,6 +54,7 @@ export const MECHANISM_SEVERITY: Record<InjectionMechanism, Severity> = {
   'non-converged-solve': 'error',
   'position-correction': 'warning',
   'integrator-drift': 'error',
+  'unattributed-gain': 'warning',
 };
 
 export type Mechanism = InjectionMechanism | NonPhysicalKind | 'inconsistent-recording' | 'blow-up';
@@ -159,6 +162,25 @@ export function frameEnergyParts(header: RecordingHeader, f: RecordedFrame): { k
   return { kinetic, potential };
 }
 
+/** A post-step body state as a solve-time body (for the work of external impulses on frames without a solve state). */
+function postAsSolveTime(header: RecordingHeader): (s: RecordedFrame['bodies'][number], i: number) => BodyState {
+  return (s, i) => {
+    const b = header.bodies[i];
+    if (b.static || b.mass === null) return { invMass: 0, invInertiaWorld: [0, 0, 0, 0, 0, 0, 0, 0, 0], x: s.x, v: s.v, omega: s.w };
+    const R = quatToMat3(s.q);
+    const Ib = inverseInertiaBody(b);
+    // I⁻¹_w = R I⁻¹_b Rᵀ
+    const M = [0, 0, 0, 0, 0, 0, 0, 0, 0];
+    for (let r = 0; r < 3; r++)
+      for (let c = 0; c < 3; c++) {
+        let x = 0;
+        for (let p = 0; p < 3; p++) for (let q = 0; q < 3; q++) x += R[3 * r + p] * Ib[3 * p + q] * R[3 * c + q];
+        M[3 * r + c] = x;
+      }
+    return { invMass: 1 / b.mass, invInertiaWorld: M as unknown as BodyState['invInertiaWorld'], x: s.x, v: s.v, omega: s.w };
+  };
+}
+
 /** Total energy (kinetic + potential) of the frame's dynamic bodies. */
 export function frameEnergy(header: RecordingHeader, f: RecordedFrame): number {
   const { kinetic, potential } = frameEnergyParts(header, f);
@@ -225,6 +247,11 @@ export class Diagnoser {
   readonly fittedFriction: boolean;
   /** The writer says its tangential impulses are not available (written as 0): Δv = M⁻¹Jᵀλ cannot be checked. */
   readonly tangentUnavailable: boolean;
+  /**
+   * The writer says its normal impulses are not available (written as 0; e.g. a binding that exposes none):
+   * no contact work, no Δv check, no mechanism is concluded from λ — only the frame's energy change is reported.
+   */
+  readonly normalUnavailable: boolean;
   /** First frame whose data fails the consistency check, and how many frames failed. */
   consistency: { firstFrame: number; body: number; bug: WriterBug; text: string; frames: number; checked: number } | null = null;
   /** Frames whose Δv = M⁻¹Jᵀλ was checked (they have `pre` and a consistent state). */
@@ -276,8 +303,9 @@ export class Diagnoser {
     // λ fitted to the velocity change by the writer (an engine whose binding hides impulses): friction
     // per contact is one of many splits that explain Δv, so its direction and cone are not judged
     const source = lambdaSource(header);
-    this.fittedFriction = source.tangent !== 'solver';
-    this.tangentUnavailable = source.tangent === 'unavailable';
+    this.normalUnavailable = source.normal === 'unavailable';
+    this.fittedFriction = source.tangent !== 'solver' || this.normalUnavailable;
+    this.tangentUnavailable = source.tangent === 'unavailable' || this.normalUnavailable;
     this.nonPhysical = new NonPhysicalDetector(
       { speedTolerance: this.opt.speedTolerance, penetrationGrowth: this.opt.overlapDepth / 2, judgeFriction: !this.fittedFriction },
       this.convexSolver,
@@ -285,8 +313,26 @@ export class Diagnoser {
     );
   }
 
+  /** The format 1.1 initial state has been taken as the first frame's predecessor. */
+  private started = false;
+
   /** Diagnoses the next frame (frames must come in order). */
   add(f: RecordedFrame): void {
+    if (!this.started) {
+      this.started = true;
+      // format 1.1 initial-state line: the state before the first step is its "previous frame", so the first
+      // step gets an energy change and a solve pose like any other (unless the caller gave the initial energy)
+      // (one step before it; an initial state further back still gives the energy change, not the solve pose)
+      const init = this.header.initial;
+      if (init && this.prev === undefined && f.bodies.length === init.bodies.length) {
+        this.prev =
+          initialAsPrevious(this.header, f) ??
+          (init.time === undefined
+            ? { frame: f.frame - 1, time: f.time - this.header.dt, bodies: init.bodies, contacts: [], solver: { name: '', status: 'converged', lambda: [] } }
+            : { frame: f.frame - 2, time: init.time, bodies: init.bodies, contacts: [], solver: { name: '', status: 'converged', lambda: [] } });
+        this.prevEnergy ??= frameEnergy(this.header, this.prev);
+      }
+    }
     const energy = frameEnergy(this.header, f);
     const prev = this.prev;
     this.current = f;
@@ -317,6 +363,8 @@ export class Diagnoser {
         positionCorrection: 0,
         integrator: Number.NaN,
         unexplained: 0,
+        manifold: 0,
+        external: 0,
         contacts: null,
       };
       this.frames.push({ ledger: this.lastLedger, injected: new Map(), byContact: new Map() });
@@ -325,17 +373,22 @@ export class Diagnoser {
       return;
     }
     const rest = this.opt.restVelocityThreshold ?? 0.5;
-    const solveTime = f.contacts.length > 0 || f.pre ? solveTimeBodies(this.header, f, prev) : null;
+    const solveTime = f.contacts.length > 0 || f.pre || f.external || f.manifolds ? solveTimeBodies(this.header, f, prev) : null;
     const bodies = solveTime?.ok ? solveTime.bodies : null;
     const contacts = f.contacts.map(toContactPoint);
     let dvLambda: Float64Array | undefined;
     let blocks: ContactJacobians | null = null,
-      kin: ContactKinematics[] | null = null;
-    if (bodies && contacts.length > 0) {
-      blocks = assembleJacobians(bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: this.header.dt });
-      dvLambda = new Float64Array(6 * bodies.length);
-      kin = jacobianKinematics(blocks, contacts, f.solver.lambda, bodies.length, dvLambda); // fills dvLambda = M⁻¹Jᵀλ
-    } else if (bodies) kin = [];
+      kin: ContactKinematics[] | null = null,
+      manifolds: ManifoldLedger[] | null = null;
+    if (bodies) {
+      // M⁻¹(Jᵀλ + p): manifold rows and impulses applied with the solve first, then the contacts' rows on top
+      dvLambda = extraVelocityChanges(f, bodies, new Float64Array(6 * bodies.length));
+      if (contacts.length > 0 && !this.normalUnavailable) {
+        blocks = assembleJacobians(bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: this.header.dt });
+        kin = jacobianKinematics(blocks, contacts, f.solver.lambda, bodies.length, dvLambda); // adds M⁻¹Jᵀλ to dvLambda
+      } else if (contacts.length === 0) kin = [];
+      manifolds = manifoldLedgers(f, bodies, dvLambda);
+    }
     const ledger = frameLedger({
       header: this.header,
       frame: f,
@@ -349,6 +402,10 @@ export class Diagnoser {
       restVelocityThreshold: rest,
       speedTolerance: this.opt.speedTolerance,
       stabilisation: this.stab,
+      manifolds,
+      external: f.external
+        ? externalWork(f, bodies ?? f.bodies.map(postAsSolveTime(this.header)), dvLambda ?? null, this.header.gravity, this.header.dt)
+        : null,
     });
     // consistency first: findings of an inconsistent frame are marked
     let inconsistent = false;
@@ -379,7 +436,15 @@ export class Diagnoser {
     const mark = (x: Finding): Finding => (inconsistent ? { ...x, inconsistent: true } : x);
     let savings: CounterfactualSavings | undefined;
     if (ledger.contacts && bodies && contacts.length > 0)
-      savings = this.attribute(f, ledger.contacts, bodies, contacts, shares, rest, ledger.delta > this.opt.energyTolerance);
+      savings = this.attribute(f, ledger.contacts, bodies, contacts, shares, rest, ledger.delta - ledger.external > this.opt.energyTolerance);
+    // manifold friction rows against maximal dissipation (positive work along the post-step slip), spread over their contacts
+    if (manifolds && !this.fittedFriction)
+      manifolds.forEach((m, i) => {
+        if (m.work > 0 && m.slipPower > 0) {
+          const cs = f.manifolds![i].contacts;
+          shares.spread('friction-positive-work', m.work, new Map(cs.map((c) => [c, 1])));
+        }
+      });
     this.pushInjections(f, ledger, shares, savings, mark);
     const injected = new Set(this.findings.filter((x) => x.frame === f.frame && x.kind === 'injection').flatMap((x) => x.contacts));
     const byKind = new Map<NonPhysicalKind, NonPhysicalEvent[]>();
@@ -651,6 +716,28 @@ export class Diagnoser {
     mark: (x: Finding) => Finding,
   ): void {
     const etol = this.opt.energyTolerance;
+    if (this.normalUnavailable && f.contacts.length > 0) {
+      // no contact impulses in the file: a gain is reported, never attributed to a mechanism of the solve
+      const gain = ledger.delta - ledger.external;
+      if (gain > etol) {
+        shares.add('unattributed-gain', gain);
+        this.findings.push(
+          mark({
+            frame: f.frame,
+            time: f.time,
+            contacts: [],
+            mechanism: 'unattributed-gain',
+            kind: 'injection',
+            severity: MECHANISM_SEVERITY['unattributed-gain'],
+            joules: gain,
+            explanation: `total energy rose by ${gain.toPrecision(3)} J in a frame with ${f.contacts.length} contacts, but the normal impulses are not recorded (header solver.lambdaSource.normal "unavailable"): no mechanism is concluded from impulses that are not in the file (docs/recording-format.md "λ availability")`,
+          }),
+        );
+      }
+      return;
+    }
+    // energy from outside (format 1.1 external impulses) is work done on the bodies, never an injection
+    const rose = ledger.delta - ledger.external;
     const reported: InjectionMechanism[] = [];
     let reportedJ = 0;
     const entries = [...shares.total.entries()].sort((a, b) => b[1] - a[1]);
@@ -660,18 +747,18 @@ export class Diagnoser {
         reportedJ += j;
       }
     // a frame whose total rose must carry a finding: the largest share (even if each is small), else the integrator
-    if (reported.length === 0 && ledger.delta > etol) {
+    if (reported.length === 0 && rose > etol) {
       if (entries.length > 0 && entries[0][1] >= Math.max(0, ledger.integrator, ledger.positionCorrection)) {
         reported.push(entries[0][0]);
         reportedJ += entries[0][1];
       }
     }
-    if (ledger.positionCorrection > etol && ledger.delta > etol) {
+    if (ledger.positionCorrection > etol && rose > etol) {
       shares.add('position-correction', ledger.positionCorrection);
       reported.push('position-correction');
       reportedJ += ledger.positionCorrection;
     }
-    const rest = ledger.delta - reportedJ;
+    const rest = rose - reportedJ;
     const contactFree = f.contacts.length === 0;
     // semi-implicit Euler's own residual lies between −½Σm|g|²Δt² (free fall) and +½Σm|g|²Δt² (bodies held by
     // contacts, whose kinetic-only contact work is −½m|g|²Δt²): only what exceeds it is the integrator's gain
@@ -679,13 +766,13 @@ export class Diagnoser {
     // with pushing contacts, the integrator channel also holds the potential energy of bodies they lift (a stack's
     // upper boxes): without an exact re-solve, an active stabilisation is the likelier cause than the integrator
     const pushing = (ledger.contacts ?? []).some((c, i) => c.stabilisationSpeed > 0 && f.solver.lambda[3 * i] > 0);
-    if (ledger.delta > etol && rest > etol && integratorGain > etol && (contactFree || (reported.length === 0 && !pushing))) {
-      shares.add('integrator-drift', Math.min(integratorGain, ledger.delta));
+    if (rose > etol && rest > etol && integratorGain > etol && (contactFree || (reported.length === 0 && !pushing))) {
+      shares.add('integrator-drift', Math.min(integratorGain, rose));
       reported.push('integrator-drift');
-    } else if (ledger.delta > etol && reported.length === 0 && !contactFree) {
+    } else if (rose > etol && reported.length === 0 && !contactFree) {
       // the frame rose, no channel shows it and no re-solve could be made: name the likelier cause (unverified) — never silence
       const m: InjectionMechanism = pushing ? 'bias-injection' : 'non-converged-solve';
-      shares.add(m, ledger.delta);
+      shares.add(m, rose);
       reported.push(m);
     }
     for (const m of reported) {
@@ -733,7 +820,7 @@ export class Diagnoser {
             .join(', ')}${per.length > LISTED_CONTACTS ? `, the ${per.length - LISTED_CONTACTS} smallest not listed` : ''})`
         : '';
     const total = Number.isFinite(ledger.delta)
-      ? ` The frame's total energy changed by ${ledger.delta >= 0 ? '+' : ''}${J(ledger.delta)}${ledger.delta <= this.opt.energyTolerance ? ' — the injection is masked in the total: other contacts or the integrator lost more' : ''}.`
+      ? ` The frame's total energy changed by ${ledger.delta >= 0 ? '+' : ''}${J(ledger.delta)}${ledger.external !== 0 ? ` (external impulses did ${J(ledger.external)} of it)` : ''}${ledger.delta - ledger.external <= this.opt.energyTolerance ? ' — the injection is masked in the total: other contacts or the integrator lost more' : ''}.`
       : '';
     const status = statusMeaning(solverKind(this.header), f.solver.status);
     const counter =
@@ -753,7 +840,9 @@ export class Diagnoser {
         const why = !x
           ? 'penetration turned into separation speed'
           : src === 'declared-soft'
-            ? `${what}; the separation above it is the declared soft contact's spring pushing the ${(ct!.depth * 1000).toPrecision(3)} mm overlap apart`
+            ? x.soft
+              ? `${what}; the separation above it is within the declared soft contact's spring (k = ${x.soft.k.toPrecision(4)} 1/s², c = ${x.soft.c.toPrecision(4)} 1/s per unit effective mass), which pushes the ${(ct!.depth * 1000).toPrecision(3)} mm overlap apart at most at h·k·depth + max(0, h·c − 1)·approach = ${x.stabilisationSpeed.toPrecision(3)} m/s in one step (docs/recording-format.md "Soft contacts")`
+              : `${what}; the separation above it is the declared soft contact's spring pushing the ${(ct!.depth * 1000).toPrecision(3)} mm overlap apart`
             : `${what}, and the separation above it is within the stabilisation speed ${x.stabilisationSpeed.toPrecision(3)} m/s (${src === 'declared-bias' ? `declared ERP bias (ERP/Δt)·(depth − slop), depth ${(ct!.depth * 1000).toPrecision(3)} mm` : `push-out of ${(ct!.depth * 1000).toPrecision(3)} mm penetration: a Baumgarte bias or a soft-contact spring, recognised from the data`})`;
         const lesson =
           src === 'declared-soft'
@@ -776,6 +865,8 @@ export class Diagnoser {
       }
       case 'position-correction':
         return `${J(joules)} of potential energy from a position correction: the bodies moved ${f.contacts.length ? 'out of their overlaps ' : ''}further than their velocities carry them (split impulse or a position solve); it restores the height a penetration lost and is bounded by m·g·depth${total}`;
+      case 'unattributed-gain':
+        return `total energy rose by ${J(joules)}; the impulses are not recorded, so no mechanism is named`;
       case 'integrator-drift':
         return `total energy rose by ${J(ledger.delta)} and the integrator channel holds ${J(ledger.integrator)}${f.contacts.length === 0 ? ' in a frame without contacts' : ''}: only the time integration can do that (semi-implicit Euler loses ½mg²Δt² per step in free fall; a gain points at the integrator or at gyroscopic terms)`;
     }

@@ -6,7 +6,9 @@
  * ½(v⁺ + v⁻)ᵀM(v⁺ − v⁻) = Σ_rows λᵢ·½(ġᵢ⁻ + ġᵢ⁺) (ġ = Jv; Stewart & Trinkle 1996, the work of an impulse is
  * the impulse times the mean velocity), so every row's work belongs to one contact and the per-contact sums
  * add up to the island's kinetic energy change. The frame's total energy change splits exactly into
- *   ΔE = Σ_contacts (normal work + friction work) + position correction + integrator + unexplained
+ *   ΔE = Σ_contacts (normal work + friction work) + manifold rows + external + position correction + integrator + unexplained
+ * manifold     = the work of format 1.1 manifold friction and twist rows (extraRows.ts);
+ * external     = the work of format 1.1 external impulses (forces besides gravity × Δt): energy from outside;
  * position correction = −Σ m g·(x⁺ − x_solve − v⁺Δt): potential energy of a displacement the velocities do not
  *                explain (split impulse, a non-linear Gauss–Seidel position solve; Catto GDC 2005/2014);
  * integrator   = the rest: (KE(v⁻) − KE(previous frame)) + ΔPE of the velocity-driven motion + (KE(v⁺) at
@@ -24,7 +26,8 @@
  *   p = −Δt·g·n over the contact's dynamic bodies; m = 1/A_nn), t the law target, s the stabilisation speed:
  *   stabilisation = E(min(ġ⁺, t + s)) − E(t) and stabilisation + excess = E(ġ⁺) − E(t) when ġ⁺ > t.
  */
-import type { RecordedFrame, RecordingHeader } from '../format/recording.js';
+import type { RecordedFrame, RecordingHeader, SoftContactParameters } from '../format/recording.js';
+import type { ManifoldLedger } from './extraRows.js';
 import { quatToMat3, type Quat } from '../engine/math/quat.js';
 import type { Vec3 } from '../engine/math/vec3.js';
 import type { ContactKinematics } from './contactKinematics.js';
@@ -36,6 +39,25 @@ export interface StabilisationModel {
   readonly source: 'declared-bias' | 'declared-none' | 'declared-soft' | 'undeclared';
   readonly erp: number;
   readonly slop: number;
+  /** Format 1.1 header solver.soft: the spring–damper of every contact without its own `soft`. */
+  readonly soft?: SoftContactParameters;
+}
+
+/**
+ * The separation speed a soft contact's spring–damper can give in one step (ẍ = k·d − c·ẋ per unit effective
+ * mass; docs/recording-format.md "Soft contacts"): an explicit step from the approach speed a = −ġn⁻ gives
+ * ġn⁺ = h·k·d + (h·c − 1)·a, so at most h·k·d + max(0, h·c − 1)·a — damping stronger than 1/h reverses the
+ * approach (MuJoCo's reference acceleration a_ref = −b·v − k·r, Todorov 2014). The implicit "soft step" of
+ * Box2D v3 (Catto, "Solver2D", 2024) gives (h·k·d − a)/(1 + h·c + h²·k), below it.
+ */
+export function softPushSpeed(p: SoftContactParameters, depth: number, dt: number, approach = 0): number {
+  return dt * p.k * Math.max(0, depth) + Math.max(0, dt * p.c - 1) * Math.max(0, approach);
+}
+
+/** Header solver.soft when well formed (the reader validated it), else undefined. */
+function headerSoft(s: { readonly [k: string]: unknown }): SoftContactParameters | undefined {
+  const o = s.soft as { k?: unknown; c?: unknown } | undefined;
+  return o && typeof o === 'object' && typeof o.k === 'number' && typeof o.c === 'number' ? { k: o.k, c: o.c } : undefined;
 }
 
 /** Reads the header's declared position correction: our recordings and most engines write erp/slop. */
@@ -43,6 +65,8 @@ export function stabilisationModel(header: RecordingHeader): StabilisationModel 
   const s = header.solver ?? { name: '' };
   const erp = typeof s.erp === 'number' && Number.isFinite(s.erp) ? s.erp : undefined;
   const slop = typeof s.slop === 'number' && Number.isFinite(s.slop) && s.slop >= 0 ? s.slop : 0;
+  const soft = headerSoft(s);
+  if (soft) return { source: 'declared-soft', erp: 0, slop: 0, soft };
   // soft contacts (spring–damper, e.g. MuJoCo's solref; Todorov 2014) push overlaps apart without a velocity
   // bias and without a per-step bound: any separation above the law is the spring's
   if (s.contactModel === 'soft' || (typeof s['x-soft-contact'] === 'string' && /^spring/i.test(s['x-soft-contact'])))
@@ -78,6 +102,8 @@ export interface ContactLedger {
   readonly slipPower: number;
   /** 1/A_nn (kg). */
   readonly mEff: number;
+  /** The soft-contact parameters that bound the stabilisation speed (declared per contact or in the header). */
+  readonly soft?: SoftContactParameters;
 }
 
 export interface FrameLedger {
@@ -98,6 +124,10 @@ export interface FrameLedger {
   readonly integrator: number;
   /** Velocity change the recorded λ does not explain (J). */
   readonly unexplained: number;
+  /** Format 1.1: work of the manifold friction and twist rows (J; part of the kinetic energy change of the solve). */
+  readonly manifold: number;
+  /** Format 1.1: work of the recorded external impulses (J): energy from outside, never an injection. */
+  readonly external: number;
   /** Per contact, in the frame's order; null when the frame's pre-solve state is not available. */
   readonly contacts: readonly ContactLedger[] | null;
 }
@@ -141,6 +171,10 @@ export interface LedgerInputs {
   readonly restVelocityThreshold: number;
   readonly speedTolerance: number;
   readonly stabilisation: StabilisationModel;
+  /** Format 1.1: per manifold, the work of its rows (null or absent: none). */
+  readonly manifolds?: readonly ManifoldLedger[] | null;
+  /** Format 1.1: work of the external impulses applied before and with the solve (absent: none known). */
+  readonly external?: { readonly total: number; readonly solveKinetic: number } | null;
 }
 
 /** The law target, the stabilisation speed and the energy split of one contact (see the module comment). */
@@ -156,6 +190,7 @@ export function contactLedger(
   model: StabilisationModel,
   pNormal = 0,
   persistent = false,
+  soft?: SoftContactParameters,
 ): ContactLedger {
   const ln = lambda[3 * c],
     lt1 = lambda[3 * c + 1],
@@ -166,7 +201,12 @@ export function contactLedger(
   const target = approach > rest ? e * approach : 0;
   const sep = k.gAfter[0];
   let s: number, source: StabilisationSource;
-  if (model.source === 'declared-bias') {
+  const springs = soft ?? model.soft;
+  if (springs) {
+    // declared spring–damper: the spring's push-out in one step is bounded (softPushSpeed)
+    s = softPushSpeed(springs, depth, dt, approach);
+    source = 'declared-soft';
+  } else if (model.source === 'declared-bias') {
     s = (model.erp / dt) * Math.max(0, depth - model.slop);
     source = 'declared-bias';
   } else if (model.source === 'declared-none') {
@@ -207,6 +247,7 @@ export function contactLedger(
     slip: Math.hypot(k.gAfter[1], k.gAfter[2]),
     slipPower: lt1 * k.gAfter[1] + lt2 * k.gAfter[2],
     mEff: k.mEff,
+    ...(springs ? { soft: springs } : {}),
   };
 }
 
@@ -231,6 +272,7 @@ export function frameLedger(inp: LedgerInputs): FrameLedger {
             inp.stabilisation,
             inp.potentialPerImpulse?.[3 * c] ?? 0,
             inp.persistent?.(c) ?? false,
+            ct.soft,
           );
         });
   let normal = 0,
@@ -243,7 +285,10 @@ export function frameLedger(inp: LedgerInputs): FrameLedger {
     stabilisation += c.stabilisation;
     excess += c.excess;
   }
-  // unexplained = KE(v⁺) − KE(v⁻) − Σ contact work, both at the solve pose
+  let manifold = 0;
+  for (const m of inp.manifolds ?? []) manifold += m.work;
+  const external = inp.external?.total ?? 0;
+  // unexplained = KE(v⁺) − KE(v⁻) − Σ contact and manifold work − work of impulses applied with the solve, at the solve pose
   let unexplained = 0;
   if (inp.preVelocities && contacts) {
     let dk = 0;
@@ -254,7 +299,7 @@ export function frameLedger(inp: LedgerInputs): FrameLedger {
         post = f.bodies[i];
       dk += bodyKinetic(b.mass, b.inertia, q, post.v, post.w) - bodyKinetic(b.mass, b.inertia, q, pre.v, pre.w);
     });
-    unexplained = dk - normal - friction;
+    unexplained = dk - normal - friction - manifold - (inp.external?.solveKinetic ?? 0);
   }
   let positionCorrection = 0;
   const consecutive = prev !== undefined && prev.frame === f.frame - 1;
@@ -268,6 +313,20 @@ export function frameLedger(inp: LedgerInputs): FrameLedger {
       for (let r = 0; r < 3; r++) positionCorrection -= b.mass * g[r] * (x[r] - xs[r] - v[r] * header.dt);
     });
   }
-  const integrator = delta - normal - friction - unexplained - positionCorrection;
-  return { frame: f.frame, energy: inp.energy, delta, normal, friction, stabilisation, excess, positionCorrection, integrator, unexplained, contacts };
+  const integrator = delta - normal - friction - manifold - unexplained - positionCorrection - external;
+  return {
+    frame: f.frame,
+    energy: inp.energy,
+    delta,
+    normal,
+    friction,
+    stabilisation,
+    excess,
+    positionCorrection,
+    integrator,
+    unexplained,
+    manifold,
+    external,
+    contacts,
+  };
 }

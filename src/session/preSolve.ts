@@ -10,6 +10,7 @@
 import { assembleJacobians, jacobianVelocityChanges } from '../engine/assembly.js';
 import type { BodyState } from '../engine/problem.js';
 import { preSolveBodyStates, toContactPoint, type RecordedFrame, type RecordingHeader } from '../format/recording.js';
+import { extraVelocityChanges, hasExtraRows } from './extraRows.js';
 
 export type SolveTimeBodies =
   | { readonly ok: true; readonly bodies: BodyState[] /** true when v⁻ was reconstructed (no `pre`). */; readonly reconstructed: boolean }
@@ -18,7 +19,23 @@ export type SolveTimeBodies =
 export const RECONSTRUCTED_NOTE =
   'pre-solve velocities reconstructed as v⁻ = v⁺ − M⁻¹Jᵀλ (the recording has no "pre"; exact when the contact impulse is the last velocity change of the step)';
 
+/** Two times closer than this (relative to max(1, |t|)) are the same instant (one step apart: t − Δt). */
+const SAME_TIME = 1e-9;
+
+/**
+ * The format 1.1 initial state as the frame before `f`, when it is exactly one step before it (its time is
+ * f.time − Δt; the reader fills an absent time with the first frame's time − Δt): the state that step started from.
+ */
+export function initialAsPrevious(header: RecordingHeader, f: RecordedFrame): RecordedFrame | undefined {
+  const init = header.initial;
+  if (!init || init.time === undefined || init.bodies.length !== f.bodies.length) return undefined;
+  if (Math.abs(f.time - header.dt - init.time) > SAME_TIME * Math.max(1, Math.abs(f.time))) return undefined;
+  return { frame: f.frame - 1, time: init.time, bodies: init.bodies, contacts: [], solver: { name: '', status: 'converged', lambda: [] } };
+}
+
 export function solveTimeBodies(header: RecordingHeader, f: RecordedFrame, prev?: RecordedFrame): SolveTimeBodies {
+  // the first frame's predecessor may be the initial-state line
+  prev ??= initialAsPrevious(header, f);
   if (f.pre) {
     const r = preSolveBodyStates(header, f, prev);
     return r.ok ? { ok: true, bodies: r.bodies, reconstructed: false } : r;
@@ -30,10 +47,14 @@ export function solveTimeBodies(header: RecordingHeader, f: RecordedFrame, prev?
   const post = preSolveBodyStates(header, { ...f, pre: f.bodies.map((b) => ({ v: b.v, w: b.w })) }, prev);
   if (!post.ok) return post;
   const bodies = post.bodies;
-  if (f.contacts.length === 0) return { ok: true, bodies, reconstructed: true };
+  if (f.contacts.length === 0 && !hasExtraRows(f)) return { ok: true, bodies, reconstructed: true };
+  // format 1.1: manifold friction/twist rows and impulses applied with the solve are velocity changes of the solve too
+  const dv = extraVelocityChanges(f, bodies, new Float64Array(6 * bodies.length));
   const contacts = f.contacts.map(toContactPoint);
-  const k = assembleJacobians(bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: header.dt });
-  const dv = jacobianVelocityChanges(k, contacts, f.solver.lambda, bodies.length);
+  if (contacts.length > 0) {
+    const k = assembleJacobians(bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: header.dt });
+    jacobianVelocityChanges(k, contacts, f.solver.lambda, bodies.length, dv);
+  }
   const out = bodies.map((b, i) =>
     b.invMass === 0
       ? b

@@ -3,8 +3,9 @@
  * reads from header solver"):
  *   kind          so that a frame's `status` is read for what it is: a fixed-iteration solver (Box2D, Rapier,
  *                 Jolt, Bullet's defaults) has no convergence test, and its "converged" is a label;
- *   lambdaSource  where each component of λ comes from: the engine's solver, fitted by the writer to the
- *                 engine's velocity change (a binding that hides impulses), or unavailable (written as 0).
+ *   lambdaSource  where each component of λ comes from (format 1.1 λ availability): the engine's solver, fitted
+ *                 by the writer to the engine's velocity change (a binding that hides impulses), or unavailable
+ *                 (written as 0, "not recorded": nothing is concluded from it).
  */
 import type { RecordingHeader } from '../format/recording.js';
 
@@ -27,7 +28,7 @@ export function statusMeaning(kind: SolverKind | null, status: string): string {
 
 export type LambdaOrigin = 'solver' | 'fitted' | 'unavailable';
 export interface LambdaSource {
-  readonly normal: 'solver' | 'fitted';
+  readonly normal: LambdaOrigin;
   readonly tangent: LambdaOrigin;
 }
 
@@ -38,7 +39,7 @@ export interface LambdaSource {
 export function lambdaSource(header: RecordingHeader): LambdaSource {
   const d = header.solver?.lambdaSource as { normal?: unknown; tangent?: unknown } | undefined;
   if (d && typeof d === 'object') {
-    const normal = d.normal === 'fitted' ? 'fitted' : 'solver';
+    const normal = d.normal === 'fitted' || d.normal === 'unavailable' ? d.normal : 'solver';
     const tangent = d.tangent === 'fitted' || d.tangent === 'unavailable' ? d.tangent : 'solver';
     return { normal, tangent };
   }
@@ -48,14 +49,25 @@ export function lambdaSource(header: RecordingHeader): LambdaSource {
   return { normal: 'solver', tangent: 'solver' };
 }
 
+/**
+ * What the file does not record, in words for the inspector's header line and `report` ("not recorded"), or
+ * null when every λ component is there: components declared "unavailable" are written as 0 and mean nothing.
+ */
+export function notRecorded(header: RecordingHeader): string | null {
+  const s = lambdaSource(header);
+  const missing = [s.normal === 'unavailable' ? 'normal' : '', s.tangent === 'unavailable' ? 'friction' : ''].filter(Boolean);
+  return missing.length ? `${missing.join(' and ')} impulses not recorded (the file's zeros there are not data)` : null;
+}
+
 /** A header lambdaSource that is written but malformed, in words (for `report --check`), or null. */
 export function lambdaSourceProblem(header: RecordingHeader): string | null {
   const d = header.solver?.lambdaSource;
   if (d === undefined) return null;
   if (!d || typeof d !== 'object')
-    return `header solver.lambdaSource is ${JSON.stringify(d)}; expected {"normal": "solver" | "fitted", "tangent": "solver" | "fitted" | "unavailable"}`;
+    return `header solver.lambdaSource is ${JSON.stringify(d)}; expected {"normal": "solver" | "fitted" | "unavailable", "tangent": "solver" | "fitted" | "unavailable"}`;
   const o = d as { normal?: unknown; tangent?: unknown };
-  if (o.normal !== 'solver' && o.normal !== 'fitted') return `header solver.lambdaSource.normal is ${JSON.stringify(o.normal)}; expected "solver" or "fitted"`;
+  if (o.normal !== 'solver' && o.normal !== 'fitted' && o.normal !== 'unavailable')
+    return `header solver.lambdaSource.normal is ${JSON.stringify(o.normal)}; expected "solver" or "fitted" (or "unavailable" when the engine does not expose it)`;
   if (o.tangent !== 'solver' && o.tangent !== 'fitted' && o.tangent !== 'unavailable')
     return `header solver.lambdaSource.tangent is ${JSON.stringify(o.tangent)}; expected "solver", "fitted" or "unavailable"`;
   return null;

@@ -86,7 +86,9 @@ export class WriterChecks {
     const kind = this.header.solver?.kind;
     const lsProblem = lambdaSourceProblem(this.header);
     const ls = lambdaSource(this.header);
-    const lsText = `λ: normal from the ${ls.normal === 'solver' ? "engine's solver" : 'writer (fitted)'}, tangential ${ls.tangent === 'solver' ? "from the engine's solver" : ls.tangent === 'fitted' ? 'fitted by the writer' : 'unavailable'}`;
+    const origin = (o: string): string =>
+      o === 'solver' ? "from the engine's solver" : o === 'fitted' ? 'fitted by the writer' : 'unavailable (not recorded)';
+    const lsText = `λ: normal ${origin(ls.normal)}, tangential ${origin(ls.tangent)}`;
     out.push(
       lsProblem
         ? { name: 'solver declarations', outcome: 'failed', detail: lsProblem }
@@ -111,7 +113,7 @@ export class WriterChecks {
         ? {
             name: 'velocity change',
             outcome: 'not checked',
-            detail: 'header solver.lambdaSource says the tangential impulses are unavailable: Δv = M⁻¹Jᵀλ cannot hold without them',
+            detail: `header solver.lambdaSource says the ${ls.normal === 'unavailable' ? 'normal' : 'tangential'} impulses are not recorded: Δv = M⁻¹Jᵀλ cannot hold without them`,
           }
         : checked === 0
           ? {

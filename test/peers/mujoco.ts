@@ -54,6 +54,16 @@ async function loadMujoco(): Promise<MujocoModule> {
   return loaded;
 }
 
+/** MuJoCo's default solimp d_max (impedance at depths beyond the solimp width). */
+const MUJOCO_DMAX = 0.95;
+
+/** The recorder's solref as format 1.1 soft-contact parameters per unit effective mass (MuJoCo docs, "Solver parameters"). */
+export function mujocoSoft(stab: boolean, timeconst: number, zeta: number, dt: number): { k: number; c: number } {
+  if (!stab) return { k: 1e-9 / MUJOCO_DMAX, c: 2 / timeconst / MUJOCO_DMAX };
+  const tau = Math.max(timeconst, 2 * dt);
+  return { k: 1 / (MUJOCO_DMAX * tau * tau * zeta * zeta), c: 2 / (MUJOCO_DMAX * tau) };
+}
+
 /** Damping ratio ζ whose free impact has restitution e: e = exp(−ζπ/√(1−ζ²)). */
 export function dampingRatioForRestitution(e: number): number {
   if (!(e > 0)) return 1;
@@ -189,6 +199,10 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
       slop: 0,
       restVelocityThreshold: 0,
       ...(stab ? { contactModel: 'soft' } : {}),
+      // format 1.1 canonical soft-contact parameters (docs/recording-format.md "Soft contacts"): solref
+      // (τ, ζ) with τ raised to 2·dt (refsafe) and the default solimp's d_max = 0.95 at depths above its 1 mm
+      // width: k = 1/(d_max·τ²·ζ²), c = 2/(d_max·τ); the direct form (−K, −B): k = K/d_max, c = B/d_max
+      soft: mujocoSoft(stab, timeconst, zeta, dt),
       'x-soft-contact': stab ? 'spring-damper (solref timeconst, dampratio; MuJoCo raises timeconst to at least 2·dt)' : 'damper only (no spring)',
       'x-solref': solref,
       'x-restitution': `no coefficient in MuJoCo: contact damping ratio ${zeta.toFixed(4)} gives e = ${scene.e} for a free impact`,

@@ -845,6 +845,52 @@ describe('recording format: the foreign-engine example and the documentation', (
     const errs = validateSchema(frameSchema, f);
     assert.ok(errs.some((e) => e.startsWith('solver.status')) && errs.some((e) => e.startsWith('contacts[0].lambda')), errs.join('\n'));
   });
+
+  it('format 1.1: the schemas accept the documented initial-state line, manifolds, external impulses and soft parameters, and reject what the reader rejects', () => {
+    const read = (name: string) => JSON.parse(fs.readFileSync(path.join(ROOT, 'schemas', name), 'utf8'));
+    const headerSchema = read('recording-header.schema.json'),
+      frameSchema = read('recording-frame.schema.json'),
+      initialSchema = read('recording-initial.schema.json');
+    checkSchemaKeywords(initialSchema);
+    const md = fs.readFileSync(path.join(ROOT, 'docs/recording-format.md'), 'utf8');
+    const docLines = /```jsonl\n([\s\S]*?)```/.exec(md)![1].trim().split('\n');
+    // the documented examples of "Format 1.1 additions"
+    const initial = JSON.parse(/```json\n(\{"initial"[^\n]*)\n```/.exec(md)![1]);
+    assert.deepStrictEqual(validateSchema(initialSchema, initial), []);
+    const manifolds = JSON.parse(`{${/```json\n("manifolds"[\s\S]*?)\n```/.exec(md)![1]}}`).manifolds;
+    const external = JSON.parse(`{${/```json\n("external"[^\n]*)\n```/.exec(md)![1]}}`).external;
+    const soft = JSON.parse(`{${/```json\n("solver": \{"name": "box2d-v3"[^\n]*)\n```/.exec(md)![1]}}`).solver.soft;
+    const h = JSON.parse(docLines[0]);
+    h.solver = { ...h.solver, soft, lambdaSource: { normal: 'unavailable', tangent: 'unavailable' } };
+    assert.deepStrictEqual(validateSchema(headerSchema, h), []);
+    const f = JSON.parse(docLines[1]);
+    const withAll = {
+      ...f,
+      contacts: [{ ...f.contacts[0], soft }],
+      manifolds: [{ ...manifolds[0], a: 0, contacts: [0] }],
+      external: [{ ...external[0], body: 0 }],
+    };
+    assert.deepStrictEqual(validateSchema(frameSchema, withAll), []);
+    // and the reader accepts the same documents
+    const header = parseHeader(JSON.stringify(h), 'doc').header;
+    const fr = parseFrame(JSON.stringify(withAll), 2, 'doc', header);
+    assert.equal(fr.manifolds?.length, 1);
+    assert.equal(fr.external?.[0].stage, 'before-solve');
+    // mistakes both refuse: a negative stiffness, an unknown stage, a twist-less manifold λ
+    const bad = {
+      ...withAll,
+      contacts: [{ ...f.contacts[0], soft: { k: -1, c: 0 } }],
+      external: [{ ...external[0], body: 0, stage: 'later' }],
+      manifolds: [{ ...manifolds[0], a: 0, contacts: [0], lambda: [1, 2] }],
+    };
+    const errs = validateSchema(frameSchema, bad);
+    for (const field of ['contacts[0].soft.k', 'external[0].stage', 'manifolds[0].lambda'])
+      assert.ok(
+        errs.some((e) => e.startsWith(field)),
+        `${field}: ${errs.join('\n')}`,
+      );
+    assert.throws(() => parseFrame(JSON.stringify(bad), 2, 'doc', header), /line 2: contacts\[0\]\.soft\.k: is -1/);
+  });
 });
 
 // ─── a small JSON Schema draft-07 subset validator (only the keywords the schemas use; others are refused) ───

@@ -82,6 +82,15 @@ struct SolverResult {
   std::vector<double> lambda;         // 3 per contact (n, t1, t2), N*s
 };
 
+/** Format 1.1: an impulse besides gravity and contacts (force * dt, N*s), world frame, about the centre of mass. */
+struct ExternalImpulse {
+  int body = 0;
+  Vec3 impulse{};
+  bool hasAngular = false;
+  Vec3 angular{};                      // N*m*s, written when hasAngular
+  std::string stage = "before-solve";  // "before-solve" (in pre, like gravity) | "with-solve" (applied with the contact impulses)
+};
+
 struct Frame {
   std::int64_t frame = 0;
   double time = 0;                    // end of the step
@@ -91,6 +100,7 @@ struct Frame {
   SolverResult solver;
   std::vector<double> A, b;           // optional: (3C)^2 and 3C numbers
   std::vector<std::pair<std::string, double>> energy;
+  std::vector<ExternalImpulse> external;  // format 1.1, optional: omitted when empty
 };
 
 namespace detail {
@@ -196,18 +206,35 @@ class Recorder {
 
   Recorder(Recorder&& o) noexcept
       : path_(std::move(o.path_)), file_(std::exchange(o.file_, nullptr)), bodies_(o.bodies_),
-        lastFrame_(o.lastFrame_), lastTime_(o.lastTime_) {}
+        lastFrame_(o.lastFrame_), lastTime_(o.lastTime_), initialWritten_(o.initialWritten_) {}
   Recorder& operator=(Recorder&& o) noexcept {
     if (this != &o) {
       close();
       path_ = std::move(o.path_); file_ = std::exchange(o.file_, nullptr); bodies_ = o.bodies_;
-      lastFrame_ = o.lastFrame_; lastTime_ = o.lastTime_;
+      lastFrame_ = o.lastFrame_; lastTime_ = o.lastTime_; initialWritten_ = o.initialWritten_;
     }
     return *this;
   }
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
   ~Recorder() { close(); }
+
+  /**
+   * Format 1.1: the bodies' state before the first step (line 2), once, before the first frame, so the first
+   * step is diagnosed like any other. One state per header body. Nothing is written on error.
+   */
+  void writeInitial(const std::vector<BodyState>& bodies) {
+    if (lastFrame_ >= 0 || initialWritten_) throw RecordingError(path_ + ": initial: the initial state is written once, before the first frame");
+    std::string s = "{\"initial\":{\"bodies\":";
+    try {
+      detail::requireSize(bodies.size(), bodies_, "initial.bodies");
+      appendStates(s, bodies, "initial.bodies");
+    } catch (const RecordingError& e) {
+      throw RecordingError(path_ + ": " + e.what());
+    }
+    put(s + "}}\n");
+    initialWritten_ = true;
+  }
 
   /** Validates the whole frame, then writes it as one line and flushes. Nothing is written on error. */
   void writeFrame(const Frame& f) {
@@ -273,18 +300,12 @@ class Recorder {
     return s + "}\n";
   }
 
-  std::string frameLine(const Frame& f) const {
+  static void appendStates(std::string& s, const std::vector<BodyState>& states, const std::string& name) {
     using namespace detail;
-    if (f.frame < 0) throw RecordingError("frame: must be >= 0");
-    if (f.frame <= lastFrame_) throw RecordingError("frame: not greater than the previous frame " + std::to_string(lastFrame_));
-    std::string s = "{\"frame\":" + std::to_string(f.frame) + ",\"time\":";
-    appendNumber(s, f.time, "time");
-    if (!(f.time > lastTime_)) throw RecordingError("time: not greater than the previous frame's time");
-    requireSize(f.bodies.size(), bodies_, "bodies");
-    s += ",\"bodies\":[";
-    for (std::size_t i = 0; i < f.bodies.size(); ++i) {
-      const BodyState& b = f.bodies[i];
-      const std::string field = "bodies[" + std::to_string(i) + "]";
+    s += '[';
+    for (std::size_t i = 0; i < states.size(); ++i) {
+      const BodyState& b = states[i];
+      const std::string field = name + "[" + std::to_string(i) + "]";
       if (i) s += ',';
       s += "{\"x\":"; appendArray(s, b.x, field + ".x");
       s += ",\"q\":"; appendArray(s, b.q, field + ".q");
@@ -293,6 +314,18 @@ class Recorder {
       s += '}';
     }
     s += ']';
+  }
+
+  std::string frameLine(const Frame& f) const {
+    using namespace detail;
+    if (f.frame < 0) throw RecordingError("frame: must be >= 0");
+    if (f.frame <= lastFrame_) throw RecordingError("frame: not greater than the previous frame " + std::to_string(lastFrame_));
+    std::string s = "{\"frame\":" + std::to_string(f.frame) + ",\"time\":";
+    appendNumber(s, f.time, "time");
+    if (!(f.time > lastTime_)) throw RecordingError("time: not greater than the previous frame's time");
+    requireSize(f.bodies.size(), bodies_, "bodies");
+    s += ",\"bodies\":";
+    appendStates(s, f.bodies, "bodies");
     if (!f.pre.empty()) {
       requireSize(f.pre.size(), bodies_, "pre");
       s += ",\"pre\":[";
@@ -353,6 +386,23 @@ class Recorder {
       }
       s += '}';
     }
+    if (!f.external.empty()) {
+      s += ",\"external\":[";
+      for (std::size_t k = 0; k < f.external.size(); ++k) {
+        const ExternalImpulse& x = f.external[k];
+        const std::string field = "external[" + std::to_string(k) + "]";
+        if (x.body < 0 || static_cast<std::size_t>(x.body) >= bodies_)
+          throw RecordingError(field + ".body: is " + std::to_string(x.body) + ", expected a body index 0.." + std::to_string(bodies_ - 1));
+        if (x.stage != "before-solve" && x.stage != "with-solve")
+          throw RecordingError(field + ".stage: is \"" + x.stage + "\", expected before-solve or with-solve");
+        if (k) s += ',';
+        s += "{\"body\":" + std::to_string(x.body) + ",\"impulse\":"; appendArray(s, x.impulse, field + ".impulse");
+        if (x.hasAngular) { s += ",\"angular\":"; appendArray(s, x.angular, field + ".angular"); }
+        s += ",\"stage\":"; appendString(s, x.stage);
+        s += '}';
+      }
+      s += ']';
+    }
     return s + "}\n";
   }
 
@@ -361,6 +411,7 @@ class Recorder {
   std::size_t bodies_ = 0;
   std::int64_t lastFrame_ = -1;
   double lastTime_ = -HUGE_VAL;
+  bool initialWritten_ = false;
 };
 
 }  // namespace contact_lens

@@ -24,7 +24,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 
 __all__ = [
     "RecordingError", "Recorder", "sphere", "box", "plane", "other_shape", "static_body",
-    "body_state", "pre_state", "contact", "solver_result",
+    "body_state", "pre_state", "contact", "solver_result", "external_impulse",
 ]
 
 FORMAT = "contact-lens-recording"
@@ -189,6 +189,29 @@ def solver_result(name: str, status: str, lambda_: Sequence[float], iterations: 
     return d
 
 
+def external_impulse(body: int, impulse: Sequence[float], angular: Optional[Sequence[float]] = None,
+                     stage: str = "before-solve") -> dict:
+    """Format 1.1: an impulse besides gravity and contacts (force * dt, N*s; angular in N*m*s), world frame.
+    stage "before-solve" (in pre, like gravity) or "with-solve" (applied with the contact impulses)."""
+    d: dict = {"body": body, "impulse": impulse, "stage": stage}
+    if angular is not None:
+        d["angular"] = angular
+    return d
+
+
+def _external(x: Mapping[str, Any], field: str, body_count: int) -> str:
+    i = _int(x["body"], f"{field}.body")
+    if int(i) >= body_count:
+        raise RecordingError(f"{field}.body: is {i}, expected a body index 0...{body_count - 1}")
+    stage = x.get("stage", "before-solve")
+    if stage not in ("before-solve", "with-solve"):
+        raise RecordingError(f"{field}.stage: is {stage!r}, expected \"before-solve\" or \"with-solve\"")
+    out = '{"body":' + i + ',"impulse":' + _vec(x["impulse"], f"{field}.impulse", 3)
+    if x.get("angular") is not None:
+        out += ',"angular":' + _vec(x["angular"], f"{field}.angular", 3)
+    return out + ',"stage":"' + stage + '"}'
+
+
 def _state(s: Mapping[str, Any], field: str, pose_optional: bool) -> str:
     parts = []
     for key, n in (("x", 3), ("q", 4), ("v", 3), ("w", 3)):
@@ -228,6 +251,7 @@ class Recorder:
         self._last_frame = -1
         self._last_time = -math.inf
         self.frames_written = 0
+        self._initial_written = False
 
     @classmethod
     def create(cls, path: str, *, dt: float, gravity: Sequence[float], bodies: Sequence[Mapping[str, Any]],
@@ -254,14 +278,34 @@ class Recorder:
         fh.flush()
         return cls(path, fh, len(bodies))
 
+    def write_initial(self, bodies: Sequence[Mapping[str, Any]], time: Optional[float] = None) -> None:
+        """Format 1.1: the bodies' state before the first step (line 2), once, before the first frame, so the
+        first step is diagnosed like any other. bodies: one body_state() per header body."""
+        if self._fh is None:
+            raise RecordingError(f"{self.path}: the recorder is closed")
+        if self.frames_written or self._initial_written:
+            raise RecordingError(f"{self.path}: initial: the initial state is written once, before the first frame")
+        try:
+            if len(bodies) != self._bodies:
+                raise RecordingError(f"initial.bodies: has {len(bodies)} entries, the header has {self._bodies} bodies")
+            line = ('{"initial":{' + ('"time":' + _num(time, "initial.time") + "," if time is not None else "") + '"bodies":['
+                    + ",".join(_state(s, f"initial.bodies[{i}]", False) for i, s in enumerate(bodies)) + "]}}\n")
+        except RecordingError as e:
+            raise RecordingError(f"{self.path}: {e}") from None
+        self._fh.write(line)
+        self._fh.flush()
+        self._initial_written = True
+
     def write_frame(self, *, frame: int, time: float, bodies: Sequence[Mapping[str, Any]],
                     contacts: Sequence[Mapping[str, Any]], solver: Mapping[str, Any],
                     pre: Optional[Sequence[Mapping[str, Any]]] = None, A: Optional[Iterable[float]] = None,
-                    b: Optional[Iterable[float]] = None, energy: Optional[Mapping[str, float]] = None) -> None:
-        """Validates the whole frame, then writes it as one line and flushes. Nothing is written on error."""
+                    b: Optional[Iterable[float]] = None, energy: Optional[Mapping[str, float]] = None,
+                    external: Optional[Sequence[Mapping[str, Any]]] = None) -> None:
+        """Validates the whole frame, then writes it as one line and flushes. Nothing is written on error.
+        external (format 1.1): external_impulse() entries, one per body and stage."""
         where = f"frame {frame}"
         try:
-            line = self._frame_line(frame, time, bodies, contacts, solver, pre, A, b, energy)
+            line = self._frame_line(frame, time, bodies, contacts, solver, pre, A, b, energy, external)
         except RecordingError as e:
             raise RecordingError(f"{self.path}: {where}: {e}") from None
         if self._fh is None:
@@ -271,7 +315,7 @@ class Recorder:
         self._last_frame, self._last_time = int(frame), float(time)
         self.frames_written += 1
 
-    def _frame_line(self, frame, time, bodies, contacts, solver, pre, A, b, energy) -> str:
+    def _frame_line(self, frame, time, bodies, contacts, solver, pre, A, b, energy, external=None) -> str:
         fr = _int(frame, "frame")
         if int(fr) <= self._last_frame:
             raise RecordingError(f"frame: {fr} is not greater than the previous frame {self._last_frame}")
@@ -305,6 +349,8 @@ class Recorder:
             out += ',"b":' + _vec(b, "b", n)
         if energy is not None:
             out += ',"energy":' + _free(dict(energy), "energy")
+        if external is not None:
+            out += ',"external":[' + ",".join(_external(x, f"external[{k}]", self._bodies) for k, x in enumerate(external)) + "]"
         return out + "}\n"
 
     def close(self) -> None:

@@ -13,9 +13,13 @@ export {
   type RecordedBody,
   type RecordedBodyState,
   type RecordedContact,
+  type RecordedExternalImpulse,
   type RecordedFrame,
+  type RecordedInitialState,
+  type RecordedManifold,
   type RecordedPreState,
   type RecordedShape,
   type RecordingHeader,
+  type SoftContactParameters,
 } from '../../src/format/recording.js';
 export { FormatError } from '../../src/format/messages.js';

@@ -8,7 +8,7 @@ import { Session } from '../../session/session.js';
 import { Diagnoser, frameEnergyParts, type DiagnosisOptions, type Finding } from '../../session/diagnose.js';
 import { STATIC_CONTACT_KINEMATICS, type ContactKinematics } from '../../session/contactKinematics.js';
 import { type ContactKeyTable, contactKeyText } from '../../session/contactKeys.js';
-import { solverKind, statusMeaning } from '../../session/solverDeclarations.js';
+import { notRecorded, solverKind, statusMeaning } from '../../session/solverDeclarations.js';
 import { whatIf } from '../../session/whatIf.js';
 import { World } from '../../engine/world/world.js';
 import type { ScenarioDesc } from '../../engine/world/types.js';
@@ -338,7 +338,7 @@ export class InspectorModel {
       title: file.split(/[\\/]/).pop() ?? file,
       source: 'recording',
       file,
-      producer: `${h.producer.name}${h.producer.version ? ' ' + h.producer.version : ''}${h.converted?.length ? ` (converted on read: ${h.converted.join('; ')})` : ''}`,
+      producer: `${h.producer.name}${h.producer.version ? ' ' + h.producer.version : ''}${h.converted?.length ? ` (converted on read: ${h.converted.join('; ')})` : ''}${notRecorded(h) ? ` (λ: ${notRecorded(h)})` : ''}`,
       frameCount: n,
       dt: h.dt,
       bodies: h.bodies.map((b) => b.name),

@@ -174,6 +174,25 @@ pub struct Frame {
     pub energy: Vec<(String, f64)>,
 }
 
+/// Format 1.1: when an external impulse acts (docs/recording-format.md "External impulses").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Applied in the velocity update before the contact solve, like gravity (`pre` includes it).
+    BeforeSolve,
+    /// Applied together with the contact impulses: v⁺ − v⁻ = M⁻¹(Jᵀλ + p).
+    WithSolve,
+}
+
+/// Format 1.1: an impulse besides gravity and contacts (force × dt, N·s), world frame, about the centre of mass.
+#[derive(Clone, Copy, Debug)]
+pub struct ExternalImpulse {
+    pub body: usize,
+    pub impulse: Vec3,
+    /// N·m·s, world frame; `None` = 0.
+    pub angular: Option<Vec3>,
+    pub stage: Stage,
+}
+
 // ------------------------------------------------------------------------------------------- JSON text
 
 fn push_str(out: &mut String, s: &str) {
@@ -305,6 +324,26 @@ fn header_line(h: &Header) -> Result<String> {
     Ok(s)
 }
 
+fn push_states(s: &mut String, states: &[BodyState], name: &str) -> Result<()> {
+    s.push('[');
+    for (i, b) in states.iter().enumerate() {
+        if i > 0 {
+            s.push(',');
+        }
+        s.push_str(r#"{"x":"#);
+        push_arr(s, &b.x, &format!("{name}[{i}].x"))?;
+        s.push_str(r#","q":"#);
+        push_arr(s, &b.q, &format!("{name}[{i}].q"))?;
+        s.push_str(r#","v":"#);
+        push_arr(s, &b.v, &format!("{name}[{i}].v"))?;
+        s.push_str(r#","w":"#);
+        push_arr(s, &b.w, &format!("{name}[{i}].w"))?;
+        s.push('}');
+    }
+    s.push(']');
+    Ok(())
+}
+
 // ------------------------------------------------------------------------------------------- the writer
 
 /// Writes a recording line by line; the file is closed when the recorder is dropped.
@@ -313,6 +352,7 @@ pub struct Recorder {
     file: File,
     bodies: usize,
     last: Option<(u64, f64)>,
+    initial_written: bool,
 }
 
 impl Recorder {
@@ -335,7 +375,70 @@ impl Recorder {
             }
         })?;
         file.write_all(line.as_bytes()).and_then(|_| file.flush()).map_err(|e| RecordingError(format!("{}: {e}", path.display())))?;
-        Ok(Recorder { path, file, bodies: header.bodies.len(), last: None })
+        Ok(Recorder { path, file, bodies: header.bodies.len(), last: None, initial_written: false })
+    }
+
+    /// Format 1.1: the bodies' state before the first step (line 2), once, before the first frame, so the
+    /// first step is diagnosed like any other. Nothing is written on error.
+    pub fn write_initial(&mut self, bodies: &[BodyState]) -> Result<()> {
+        if self.last.is_some() || self.initial_written {
+            return err(format!("{}: initial: the initial state is written once, before the first frame", self.path.display()));
+        }
+        let mut s = String::from(r#"{"initial":{"bodies":"#);
+        require_len(bodies.len(), self.bodies, "initial.bodies")
+            .and_then(|_| push_states(&mut s, bodies, "initial.bodies"))
+            .map_err(|e| RecordingError(format!("{}: {}", self.path.display(), e.0)))?;
+        s.push_str("}}\n");
+        self.put(&s)?;
+        self.initial_written = true;
+        Ok(())
+    }
+
+    /// Format 1.1: `write_frame` with the frame's external impulses (one per body and stage).
+    pub fn write_frame_with_external(&mut self, f: &Frame, external: &[ExternalImpulse]) -> Result<()> {
+        // the frame's line ends with "}\n": the external impulses go before its closing brace
+        let line = self
+            .frame_line(f)
+            .and_then(|l| self.external_json(external).map(|x| format!("{}{x}}}\n", &l[..l.len() - 2])))
+            .map_err(|e| RecordingError(format!("{}: frame {}: {}", self.path.display(), f.frame, e.0)))?;
+        self.put(&line)?;
+        self.last = Some((f.frame, f.time));
+        Ok(())
+    }
+
+    fn external_json(&self, external: &[ExternalImpulse]) -> Result<String> {
+        if external.is_empty() {
+            return Ok(String::new());
+        }
+        let mut s = String::from(r#","external":["#);
+        for (k, x) in external.iter().enumerate() {
+            let field = format!("external[{k}]");
+            if x.body >= self.bodies {
+                return err(format!("{field}.body: is {}, expected a body index below {}", x.body, self.bodies));
+            }
+            if k > 0 {
+                s.push(',');
+            }
+            let _ = write!(s, r#"{{"body":{},"impulse":"#, x.body);
+            push_arr(&mut s, &x.impulse, &format!("{field}.impulse"))?;
+            if let Some(a) = &x.angular {
+                s.push_str(r#","angular":"#);
+                push_arr(&mut s, a, &format!("{field}.angular"))?;
+            }
+            s.push_str(match x.stage {
+                Stage::BeforeSolve => r#","stage":"before-solve"}"#,
+                Stage::WithSolve => r#","stage":"with-solve"}"#,
+            });
+        }
+        s.push(']');
+        Ok(s)
+    }
+
+    fn put(&mut self, line: &str) -> Result<()> {
+        self.file
+            .write_all(line.as_bytes())
+            .and_then(|_| self.file.flush())
+            .map_err(|e| RecordingError(format!("{}: {e}", self.path.display())))
     }
 
     /// Validates the whole frame, then writes it as one line and flushes. Nothing is written on error.
@@ -363,22 +466,8 @@ impl Recorder {
             }
         }
         require_len(f.bodies.len(), self.bodies, "bodies")?;
-        s.push_str(r#","bodies":["#);
-        for (i, b) in f.bodies.iter().enumerate() {
-            if i > 0 {
-                s.push(',');
-            }
-            s.push_str(r#"{"x":"#);
-            push_arr(&mut s, &b.x, &format!("bodies[{i}].x"))?;
-            s.push_str(r#","q":"#);
-            push_arr(&mut s, &b.q, &format!("bodies[{i}].q"))?;
-            s.push_str(r#","v":"#);
-            push_arr(&mut s, &b.v, &format!("bodies[{i}].v"))?;
-            s.push_str(r#","w":"#);
-            push_arr(&mut s, &b.w, &format!("bodies[{i}].w"))?;
-            s.push('}');
-        }
-        s.push(']');
+        s.push_str(r#","bodies":"#);
+        push_states(&mut s, &f.bodies, "bodies")?;
         if !f.pre.is_empty() {
             require_len(f.pre.len(), self.bodies, "pre")?;
             s.push_str(r#","pre":["#);
