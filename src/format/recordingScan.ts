@@ -1,0 +1,444 @@
+/**
+ * The index scanner: one pass over the BYTES of a frame line that checks its JSON syntax (RFC 8259 grammar:
+ * objects, arrays, strings, numbers, literals) and picks out only what the index keeps — frame, time,
+ * contact count, max depth, solver status, iterations, last residual, max λn, whether pre / A / b are
+ * written — without building a single object. Numbers are converted only for those fields.
+ *
+ * It never decides that a line is bad: anything it does not fully understand (a syntax error, a byte
+ * ≥ 0x80, a duplicate or mistyped summary field, a λ count ≠ 3C, frames or times that do not increase, an
+ * escape inside solver.status, nesting deeper than MAX_SCAN_DEPTH) returns false, and the caller hands the
+ * line to the validating parser (parseFrame), which accepts it or names the file, line and field. The
+ * remaining checks of docs/recording-format.md (unit normals, body indices, …) run when the frame is read.
+ */
+import { SOLVER_STATUSES } from './recordingTypes.js';
+
+/** Containers nested deeper than this are left to the validating parser. */
+export const MAX_SCAN_DEPTH = 64;
+
+/** What the index keeps of one frame line (filled in place: no allocation per line). */
+export interface ScannedFrame {
+  frame: number;
+  time: number;
+  contacts: number;
+  /** Index in SOLVER_STATUSES. */
+  status: number;
+  /** −1: not written. */
+  iterations: number;
+  /** NaN: no residuals written. */
+  finalResidual: number;
+  maxLambdaN: number;
+  maxDepth: number;
+  hasPre: boolean;
+  hasMatrix: boolean;
+}
+
+export function emptyScan(): ScannedFrame {
+  return { frame: 0, time: 0, contacts: 0, status: 0, iterations: -1, finalResidual: NaN, maxLambdaN: 0, maxDepth: 0, hasPre: false, hasMatrix: false };
+}
+
+// byte codes
+const QUOTE = 0x22,
+  BACKSLASH = 0x5c,
+  COMMA = 0x2c,
+  COLON = 0x3a,
+  LBRACE = 0x7b,
+  RBRACE = 0x7d,
+  LBRACKET = 0x5b,
+  RBRACKET = 0x5d,
+  MINUS = 0x2d,
+  PLUS = 0x2b,
+  DOT = 0x2e,
+  ZERO = 0x30,
+  NINE = 0x39;
+
+const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
+const isDigit = (c: number): boolean => c >= ZERO && c <= NINE;
+
+/** Fields whose values the scanner reads (by nesting): top level, solver.*, contacts[k].depth. */
+const enum Field {
+  None,
+  Frame,
+  Time,
+  Pre,
+  Contacts,
+  Solver,
+  Matrix,
+  Status,
+  Iterations,
+  Residuals,
+  Lambda,
+  Depth,
+}
+
+// Maps, not object literals: a key such as "constructor" must not find Object.prototype's members
+const TOP = new Map<string, Field>([
+  ['frame', Field.Frame],
+  ['time', Field.Time],
+  ['pre', Field.Pre],
+  ['contacts', Field.Contacts],
+  ['solver', Field.Solver],
+  ['A', Field.Matrix],
+  ['b', Field.Matrix],
+]);
+const SOLVER = new Map<string, Field>([
+  ['status', Field.Status],
+  ['iterations', Field.Iterations],
+  ['residuals', Field.Residuals],
+  ['lambda', Field.Lambda],
+]);
+
+/** Reusable scanner (keeps its nesting stack between lines). */
+export class FrameLineScanner {
+  private readonly kind = new Uint8Array(MAX_SCAN_DEPTH + 1); // 1 object, 2 array
+  private readonly field = new Uint8Array(MAX_SCAN_DEPTH + 1); // Field of the container at this depth
+  private readonly count = new Float64Array(MAX_SCAN_DEPTH + 1); // elements so far (arrays)
+
+  /**
+   * Scans buf[start, end) as one frame line. Returns 'blank' for a line of whitespace, true with `out`
+   * filled for a line it fully understood, false for anything to leave to the validating parser.
+   * `previous` is the last indexed frame (frame numbers and times must strictly increase).
+   */
+  scan(buf: Uint8Array, start: number, end: number, out: ScannedFrame, previous: { frame: number; time: number } | undefined): boolean | 'blank' {
+    let p = start;
+    while (p < end && isSpace(buf[p])) p++;
+    if (p === end) return 'blank';
+    if (buf[p] !== LBRACE) return false;
+    const kind = this.kind,
+      field = this.field,
+      count = this.count;
+    let depth = 0;
+    let seen = 0; // bit per top-level / solver field: a duplicate key is left to JSON.parse's last-wins
+    let contacts = -1,
+      lambdaCount = -1,
+      maxLambdaN = 0,
+      maxDepth = 0,
+      frame = NaN,
+      time = NaN,
+      status = -1,
+      iterations = -1,
+      finalResidual = NaN,
+      hasPre = false,
+      hasMatrix = false,
+      depthsSeen = 0;
+    /** Field of the value about to be read (set by the key before it). */
+    let pending: Field = Field.None;
+    // expecting: 0 value, 1 key or '}', 2 ',' or close, 3 ':', 4 key (after ',')
+    let expect = 0;
+    while (p < end) {
+      const c = buf[p];
+      if (c >= 0x80) return false; // non-ASCII: the parser decodes (and checks) UTF-8
+      if (isSpace(c)) {
+        p++;
+        continue;
+      }
+      if (expect === 3) {
+        if (c !== COLON) return false;
+        expect = 0;
+        p++;
+        continue;
+      }
+      if (expect === 2) {
+        if (c === COMMA) {
+          expect = kind[depth] === 1 ? 4 : 0;
+          if (kind[depth] === 2) pending = this.elementField(depth);
+          p++;
+          continue;
+        }
+        if (c === RBRACE || c === RBRACKET) {
+          if ((c === RBRACE) !== (kind[depth] === 1)) return false;
+          const closed = field[depth];
+          if (closed === Field.Contacts) contacts = count[depth];
+          else if (closed === Field.Lambda) lambdaCount = count[depth];
+          depth--;
+          p++;
+          if (depth === 0) {
+            while (p < end && isSpace(buf[p])) p++;
+            if (p !== end) return false;
+            break;
+          }
+          expect = 2;
+          continue;
+        }
+        return false;
+      }
+      if (expect === 1 || expect === 4) {
+        if (c === RBRACE && expect === 1) {
+          expect = 2;
+          continue; // handled as a close by the branch above on the next turn
+        }
+        if (c !== QUOTE) return false;
+        const q = this.stringEnd(buf, p + 1, end);
+        if (q < 0) return false;
+        pending = Field.None;
+        const d = depth,
+          parent = field[d];
+        if (d === 3 && field[2] === Field.Contacts) {
+          // a contact's keys: only "depth" is read (compared as bytes, no string built)
+          if (isDepthKey(buf, p + 1, q)) {
+            pending = Field.Depth;
+            depthsSeen++;
+          }
+        } else if (d === 1 || parent === Field.Solver) {
+          const key = latin1(buf, p + 1, q);
+          pending = (d === 1 ? TOP.get(key) : SOLVER.get(key)) ?? Field.None;
+          if (pending !== Field.None) {
+            const bit = 1 << (key === 'b' ? 12 : pending);
+            if (seen & bit) return false;
+            seen |= bit;
+          }
+        }
+        p = q + 1;
+        expect = 3;
+        continue;
+      }
+      // a value
+      const f = pending;
+      pending = Field.None;
+      if (c === LBRACE || c === LBRACKET) {
+        if (depth === MAX_SCAN_DEPTH) return false;
+        if (kind[depth] === 2 && depth > 0) {
+          if (f === Field.Lambda || f === Field.Residuals) return false; // λ and residuals hold numbers only
+          count[depth]++;
+        }
+        depth++;
+        kind[depth] = c === LBRACE ? 1 : 2;
+        field[depth] = f;
+        count[depth] = 0;
+        if (f === Field.Pre) {
+          if (c !== LBRACKET) return false;
+          hasPre = true;
+        } else if (f === Field.Matrix) {
+          if (c !== LBRACKET) return false;
+          hasMatrix = true;
+        } else if ((f === Field.Contacts || f === Field.Residuals || f === Field.Lambda) && c !== LBRACKET) return false;
+        else if (f === Field.Solver && c !== LBRACE) return false;
+        else if (f === Field.Frame || f === Field.Time || f === Field.Status || f === Field.Iterations || f === Field.Depth) return false;
+        if (depth === 3 && field[2] === Field.Contacts && c !== LBRACE) return false; // a contact is an object
+        p++;
+        if (c === LBRACE) expect = 1;
+        else {
+          // first element (or an empty array)
+          let r = p;
+          while (r < end && isSpace(buf[r])) r++;
+          if (r < end && buf[r] === RBRACKET) {
+            p = r;
+            expect = 2;
+          } else {
+            expect = 0;
+            pending = this.elementField(depth);
+          }
+        }
+        continue;
+      }
+      if (depth === 0) return false;
+      if (kind[depth] === 2) {
+        if (field[depth] === Field.Contacts) return false; // a contact is an object
+        count[depth]++;
+      }
+      if (c === QUOTE) {
+        const q = this.stringEnd(buf, p + 1, end);
+        if (q < 0) return false;
+        if (f === Field.Status) {
+          status = SOLVER_STATUSES.indexOf(latin1(buf, p + 1, q) as (typeof SOLVER_STATUSES)[number]);
+          if (status < 0) return false;
+        } else if (f !== Field.None) return false;
+        p = q + 1;
+        expect = 2;
+        continue;
+      }
+      if (c === MINUS || isDigit(c)) {
+        if (f === Field.None && kind[depth] === 2) {
+          // a run of numbers the index does not read (x, q, v, w, point, normal, A …) is most of a line: only
+          // their characters are checked here (digits, sign, point, exponent, ending in a digit), their full
+          // grammar when the frame is read
+          let n = 0;
+          for (;;) {
+            const from = p;
+            while (p < end && NUMBER_CHAR[buf[p]] === 1) p++;
+            if (p === from || !isDigit(buf[p - 1])) return false;
+            n++;
+            if (p < end && buf[p] === COMMA) {
+              let r = p + 1;
+              while (r < end && isSpace(buf[r])) r++;
+              const c2 = buf[r];
+              if (c2 === MINUS || isDigit(c2)) {
+                p = r;
+                continue;
+              }
+            }
+            break;
+          }
+          count[depth] += n - 1;
+          expect = 2;
+          continue;
+        }
+        // the numbers the index reads: full grammar, converted
+        for (;;) {
+          const q = numberEnd(buf, p, end);
+          if (q < 0) return false;
+          if (f === Field.Lambda && (count[depth] - 1) % 3 !== 0) {
+            // λt1, λt2: checked, not converted (the index keeps the largest λn only)
+          } else if (f !== Field.None) {
+            if (f === Field.Pre || f === Field.Contacts || f === Field.Solver || f === Field.Matrix) return false;
+            {
+              const x = Number(latin1(buf, p, q));
+              if (!Number.isFinite(x)) return false; // 1e999: the parser names it
+              switch (f) {
+                case Field.Frame:
+                  frame = x;
+                  break;
+                case Field.Time:
+                  time = x;
+                  break;
+                case Field.Iterations:
+                  if (!Number.isSafeInteger(x) || x < 0) return false;
+                  iterations = x;
+                  break;
+                case Field.Residuals:
+                  finalResidual = x;
+                  break;
+                case Field.Lambda:
+                  // λn is every third entry (λn, λt1, λt2 per contact)
+                  if (x > maxLambdaN) maxLambdaN = x;
+                  break;
+                case Field.Depth:
+                  if (x < 0) return false; // the parser names a negative depth
+                  if (x > maxDepth) maxDepth = x;
+                  break;
+              }
+            }
+          }
+          p = q;
+          if (buf[p] === COMMA && kind[depth] === 2) {
+            const n = buf[p + 1];
+            if (n === MINUS || isDigit(n)) {
+              p++;
+              count[depth]++;
+              continue;
+            }
+          }
+          break;
+        }
+        expect = 2;
+        continue;
+      }
+      const lit = literalEnd(buf, p, end);
+      if (lit < 0) return false;
+      if (f !== Field.None) return false; // null/true/false where a number or container belongs
+      p = lit;
+      expect = 2;
+    }
+    if (depth !== 0) return false; // the line ends inside a container (a truncated line)
+    if (!Number.isSafeInteger(frame) || frame < 0 || !Number.isFinite(time) || status < 0 || contacts < 0 || lambdaCount !== 3 * contacts) return false;
+    if (depthsSeen !== contacts) return false; // a contact without a depth (or a duplicate depth key)
+    if (previous && !(frame > previous.frame && time > previous.time)) return false;
+    out.frame = frame;
+    out.time = time;
+    out.contacts = contacts;
+    out.status = status;
+    out.iterations = iterations;
+    out.finalResidual = finalResidual;
+    out.maxLambdaN = maxLambdaN;
+    out.maxDepth = maxDepth;
+    out.hasPre = hasPre;
+    out.hasMatrix = hasMatrix;
+    return true;
+  }
+
+  /** Field of the elements of the array at this depth (λ and residual entries, contacts). */
+  private elementField(depth: number): Field {
+    const f = this.field[depth];
+    return f === Field.Lambda || f === Field.Residuals ? f : Field.None;
+  }
+
+  /** Position of the closing quote of a string whose content starts at p, or −1 (control character, bad escape, no end). */
+  private stringEnd(buf: Uint8Array, p: number, end: number): number {
+    while (p < end) {
+      const c = buf[p];
+      if (c === QUOTE) return p;
+      if (c < 0x20 || c >= 0x80) return -1;
+      if (c === BACKSLASH) {
+        const e = buf[p + 1];
+        if (e === 0x75) {
+          // \uXXXX
+          for (let k = 2; k < 6; k++) if (!isHex(buf[p + k])) return -1;
+          p += 6;
+          continue;
+        }
+        if (!(e === QUOTE || e === BACKSLASH || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74)) return -1;
+        p += 2;
+        continue;
+      }
+      p++;
+    }
+    return -1;
+  }
+}
+
+/** 1 for the characters of a JSON number: 0-9 - + . e E. */
+const NUMBER_CHAR = new Uint8Array(256);
+for (const ch of '0123456789-+.eE') NUMBER_CHAR[ch.charCodeAt(0)] = 1;
+
+/** buf[from, to) is the key "depth". */
+const isDepthKey = (buf: Uint8Array, from: number, to: number): boolean =>
+  to - from === 5 && buf[from] === 0x64 && buf[from + 1] === 0x65 && buf[from + 2] === 0x70 && buf[from + 3] === 0x74 && buf[from + 4] === 0x68;
+
+const isHex = (c: number): boolean => (c >= ZERO && c <= NINE) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
+
+/** End of a JSON number starting at p (RFC 8259 §6: -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)?), or −1. */
+function numberEnd(buf: Uint8Array, p: number, end: number): number {
+  if (buf[p] === MINUS) p++;
+  if (p >= end) return -1;
+  if (buf[p] === ZERO) p++;
+  else if (isDigit(buf[p])) while (p < end && isDigit(buf[p])) p++;
+  else return -1;
+  if (p < end && buf[p] === DOT) {
+    p++;
+    if (!(p < end && isDigit(buf[p]))) return -1;
+    while (p < end && isDigit(buf[p])) p++;
+  }
+  if (p < end && (buf[p] === 0x65 || buf[p] === 0x45)) {
+    p++;
+    if (p < end && (buf[p] === PLUS || buf[p] === MINUS)) p++;
+    if (!(p < end && isDigit(buf[p]))) return -1;
+    while (p < end && isDigit(buf[p])) p++;
+  }
+  // a number must be followed by a delimiter (catches "1.5.3", "12abc", "-inf")
+  if (p < end) {
+    const c = buf[p];
+    if (!(c === COMMA || c === RBRACKET || c === RBRACE || isSpace(c))) return -1;
+  }
+  return p;
+}
+
+const LITERALS = [
+  [0x74, 0x72, 0x75, 0x65], // true
+  [0x66, 0x61, 0x6c, 0x73, 0x65], // false
+  [0x6e, 0x75, 0x6c, 0x6c], // null
+];
+
+/** End of true/false/null at p, or −1 (NaN, nan, Infinity, inf … are not JSON: the parser names them). */
+function literalEnd(buf: Uint8Array, p: number, end: number): number {
+  for (const lit of LITERALS) {
+    if (buf[p] !== lit[0]) continue;
+    if (p + lit.length > end) return -1;
+    for (let k = 1; k < lit.length; k++) if (buf[p + k] !== lit[k]) return -1;
+    const q = p + lit.length;
+    if (q < end) {
+      const c = buf[q];
+      if (!(c === COMMA || c === RBRACKET || c === RBRACE || isSpace(c))) return -1;
+    }
+    return q;
+  }
+  return -1;
+}
+
+/** ASCII bytes as a string (callers have checked every byte is < 0x80). */
+function latin1(buf: Uint8Array, from: number, to: number): string {
+  if (to - from <= 40) {
+    let s = '';
+    for (let k = from; k < to; k++) s += String.fromCharCode(buf[k]);
+    return s;
+  }
+  return String.fromCharCode.apply(null, buf.subarray(from, to) as unknown as number[]);
+}
