@@ -172,6 +172,9 @@ export class FrameLineScanner {
         pending = Field.None;
         const d = depth,
           parent = field[d];
+        const read = d === 1 || parent === Field.Solver || (d === 3 && field[2] === Field.Contacts);
+        // an escaped key ("fr\u0061me") may name a field the scanner reads: left to JSON.parse's last-wins
+        if (read) for (let k = p + 1; k < q; k++) if (buf[k] === BACKSLASH) return false;
         if (d === 3 && field[2] === Field.Contacts) {
           // a contact's keys: only "depth" is read (compared as bytes, no string built)
           if (isDepthKey(buf, p + 1, q)) {
@@ -248,14 +251,12 @@ export class FrameLineScanner {
       }
       if (c === MINUS || isDigit(c)) {
         if (f === Field.None && kind[depth] === 2) {
-          // a run of numbers the index does not read (x, q, v, w, point, normal, A …) is most of a line: only
-          // their characters are checked here (digits, sign, point, exponent, ending in a digit), their full
-          // grammar when the frame is read
+          // a run of numbers the index does not read (x, q, v, w, point, normal, A …) is most of a line:
+          // checked against the number grammar in one tight loop, not converted
           let n = 0;
           for (;;) {
-            const from = p;
-            while (p < end && NUMBER_CHAR[buf[p]] === 1) p++;
-            if (p === from || !isDigit(buf[p - 1])) return false;
+            p = numberEnd(buf, p, end);
+            if (p < 0) return false;
             n++;
             if (p < end && buf[p] === COMMA) {
               let r = p + 1;
@@ -374,10 +375,6 @@ export class FrameLineScanner {
     return -1;
   }
 }
-
-/** 1 for the characters of a JSON number: 0-9 - + . e E. */
-const NUMBER_CHAR = new Uint8Array(256);
-for (const ch of '0123456789-+.eE') NUMBER_CHAR[ch.charCodeAt(0)] = 1;
 
 /** buf[from, to) is the key "depth". */
 const isDepthKey = (buf: Uint8Array, from: number, to: number): boolean =>
