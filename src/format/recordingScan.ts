@@ -55,36 +55,36 @@ const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0d |
 const isDigit = (c: number): boolean => c >= ZERO && c <= NINE;
 
 /** Fields whose values the scanner reads (by nesting): top level, solver.*, contacts[k].depth. */
-const enum Field {
-  None,
-  Frame,
-  Time,
-  Pre,
-  Contacts,
-  Solver,
-  Matrix,
-  Status,
-  Iterations,
-  Residuals,
-  Lambda,
-  Depth,
-}
+// (numbers, not a const enum: biome noConstEnum; V8 folds module constants in the hot loop)
+type Field = number;
+const F_NONE = 0,
+  F_FRAME = 1,
+  F_TIME = 2,
+  F_PRE = 3,
+  F_CONTACTS = 4,
+  F_SOLVER = 5,
+  F_MATRIX = 6,
+  F_STATUS = 7,
+  F_ITERATIONS = 8,
+  F_RESIDUALS = 9,
+  F_LAMBDA = 10,
+  F_DEPTH = 11;
 
 // Maps, not object literals: a key such as "constructor" must not find Object.prototype's members
 const TOP = new Map<string, Field>([
-  ['frame', Field.Frame],
-  ['time', Field.Time],
-  ['pre', Field.Pre],
-  ['contacts', Field.Contacts],
-  ['solver', Field.Solver],
-  ['A', Field.Matrix],
-  ['b', Field.Matrix],
+  ['frame', F_FRAME],
+  ['time', F_TIME],
+  ['pre', F_PRE],
+  ['contacts', F_CONTACTS],
+  ['solver', F_SOLVER],
+  ['A', F_MATRIX],
+  ['b', F_MATRIX],
 ]);
 const SOLVER = new Map<string, Field>([
-  ['status', Field.Status],
-  ['iterations', Field.Iterations],
-  ['residuals', Field.Residuals],
-  ['lambda', Field.Lambda],
+  ['status', F_STATUS],
+  ['iterations', F_ITERATIONS],
+  ['residuals', F_RESIDUALS],
+  ['lambda', F_LAMBDA],
 ]);
 
 /** Reusable scanner (keeps its nesting stack between lines). */
@@ -121,7 +121,7 @@ export class FrameLineScanner {
       hasMatrix = false,
       depthsSeen = 0;
     /** Field of the value about to be read (set by the key before it). */
-    let pending: Field = Field.None;
+    let pending: Field = F_NONE;
     // expecting: 0 value, 1 key or '}', 2 ',' or close, 3 ':', 4 key (after ',')
     let expect = 0;
     while (p < end) {
@@ -147,8 +147,8 @@ export class FrameLineScanner {
         if (c === RBRACE || c === RBRACKET) {
           if ((c === RBRACE) !== (kind[depth] === 1)) return false;
           const closed = field[depth];
-          if (closed === Field.Contacts) contacts = count[depth];
-          else if (closed === Field.Lambda) lambdaCount = count[depth];
+          if (closed === F_CONTACTS) contacts = count[depth];
+          else if (closed === F_LAMBDA) lambdaCount = count[depth];
           depth--;
           p++;
           if (depth === 0) {
@@ -169,22 +169,22 @@ export class FrameLineScanner {
         if (c !== QUOTE) return false;
         const q = this.stringEnd(buf, p + 1, end);
         if (q < 0) return false;
-        pending = Field.None;
+        pending = F_NONE;
         const d = depth,
           parent = field[d];
-        const read = d === 1 || parent === Field.Solver || (d === 3 && field[2] === Field.Contacts);
+        const read = d === 1 || parent === F_SOLVER || (d === 3 && field[2] === F_CONTACTS);
         // an escaped key ("fr\u0061me") may name a field the scanner reads: left to JSON.parse's last-wins
         if (read) for (let k = p + 1; k < q; k++) if (buf[k] === BACKSLASH) return false;
-        if (d === 3 && field[2] === Field.Contacts) {
+        if (d === 3 && field[2] === F_CONTACTS) {
           // a contact's keys: only "depth" is read (compared as bytes, no string built)
           if (isDepthKey(buf, p + 1, q)) {
-            pending = Field.Depth;
+            pending = F_DEPTH;
             depthsSeen++;
           }
-        } else if (d === 1 || parent === Field.Solver) {
+        } else if (d === 1 || parent === F_SOLVER) {
           const key = latin1(buf, p + 1, q);
-          pending = (d === 1 ? TOP.get(key) : SOLVER.get(key)) ?? Field.None;
-          if (pending !== Field.None) {
+          pending = (d === 1 ? TOP.get(key) : SOLVER.get(key)) ?? F_NONE;
+          if (pending !== F_NONE) {
             const bit = 1 << (key === 'b' ? 12 : pending);
             if (seen & bit) return false;
             seen |= bit;
@@ -196,27 +196,27 @@ export class FrameLineScanner {
       }
       // a value
       const f = pending;
-      pending = Field.None;
+      pending = F_NONE;
       if (c === LBRACE || c === LBRACKET) {
         if (depth === MAX_SCAN_DEPTH) return false;
         if (kind[depth] === 2 && depth > 0) {
-          if (f === Field.Lambda || f === Field.Residuals) return false; // λ and residuals hold numbers only
+          if (f === F_LAMBDA || f === F_RESIDUALS) return false; // λ and residuals hold numbers only
           count[depth]++;
         }
         depth++;
         kind[depth] = c === LBRACE ? 1 : 2;
         field[depth] = f;
         count[depth] = 0;
-        if (f === Field.Pre) {
+        if (f === F_PRE) {
           if (c !== LBRACKET) return false;
           hasPre = true;
-        } else if (f === Field.Matrix) {
+        } else if (f === F_MATRIX) {
           if (c !== LBRACKET) return false;
           hasMatrix = true;
-        } else if ((f === Field.Contacts || f === Field.Residuals || f === Field.Lambda) && c !== LBRACKET) return false;
-        else if (f === Field.Solver && c !== LBRACE) return false;
-        else if (f === Field.Frame || f === Field.Time || f === Field.Status || f === Field.Iterations || f === Field.Depth) return false;
-        if (depth === 3 && field[2] === Field.Contacts && c !== LBRACE) return false; // a contact is an object
+        } else if ((f === F_CONTACTS || f === F_RESIDUALS || f === F_LAMBDA) && c !== LBRACKET) return false;
+        else if (f === F_SOLVER && c !== LBRACE) return false;
+        else if (f === F_FRAME || f === F_TIME || f === F_STATUS || f === F_ITERATIONS || f === F_DEPTH) return false;
+        if (depth === 3 && field[2] === F_CONTACTS && c !== LBRACE) return false; // a contact is an object
         p++;
         if (c === LBRACE) expect = 1;
         else {
@@ -235,22 +235,22 @@ export class FrameLineScanner {
       }
       if (depth === 0) return false;
       if (kind[depth] === 2) {
-        if (field[depth] === Field.Contacts) return false; // a contact is an object
+        if (field[depth] === F_CONTACTS) return false; // a contact is an object
         count[depth]++;
       }
       if (c === QUOTE) {
         const q = this.stringEnd(buf, p + 1, end);
         if (q < 0) return false;
-        if (f === Field.Status) {
+        if (f === F_STATUS) {
           status = SOLVER_STATUSES.indexOf(latin1(buf, p + 1, q) as (typeof SOLVER_STATUSES)[number]);
           if (status < 0) return false;
-        } else if (f !== Field.None) return false;
+        } else if (f !== F_NONE) return false;
         p = q + 1;
         expect = 2;
         continue;
       }
       if (c === MINUS || isDigit(c)) {
-        if (f === Field.None && kind[depth] === 2) {
+        if (f === F_NONE && kind[depth] === 2) {
           // a run of numbers the index does not read (x, q, v, w, point, normal, A …) is most of a line:
           // checked against the number grammar in one tight loop, not converted
           let n = 0;
@@ -277,32 +277,32 @@ export class FrameLineScanner {
         for (;;) {
           const q = numberEnd(buf, p, end);
           if (q < 0) return false;
-          if (f === Field.Lambda && (count[depth] - 1) % 3 !== 0) {
+          if (f === F_LAMBDA && (count[depth] - 1) % 3 !== 0) {
             // λt1, λt2: checked, not converted (the index keeps the largest λn only)
-          } else if (f !== Field.None) {
-            if (f === Field.Pre || f === Field.Contacts || f === Field.Solver || f === Field.Matrix) return false;
+          } else if (f !== F_NONE) {
+            if (f === F_PRE || f === F_CONTACTS || f === F_SOLVER || f === F_MATRIX) return false;
             {
               const x = Number(latin1(buf, p, q));
               if (!Number.isFinite(x)) return false; // 1e999: the parser names it
               switch (f) {
-                case Field.Frame:
+                case F_FRAME:
                   frame = x;
                   break;
-                case Field.Time:
+                case F_TIME:
                   time = x;
                   break;
-                case Field.Iterations:
+                case F_ITERATIONS:
                   if (!Number.isSafeInteger(x) || x < 0) return false;
                   iterations = x;
                   break;
-                case Field.Residuals:
+                case F_RESIDUALS:
                   finalResidual = x;
                   break;
-                case Field.Lambda:
+                case F_LAMBDA:
                   // λn is every third entry (λn, λt1, λt2 per contact)
                   if (x > maxLambdaN) maxLambdaN = x;
                   break;
-                case Field.Depth:
+                case F_DEPTH:
                   if (x < 0) return false; // the parser names a negative depth
                   if (x > maxDepth) maxDepth = x;
                   break;
@@ -325,7 +325,7 @@ export class FrameLineScanner {
       }
       const lit = literalEnd(buf, p, end);
       if (lit < 0) return false;
-      if (f !== Field.None) return false; // null/true/false where a number or container belongs
+      if (f !== F_NONE) return false; // null/true/false where a number or container belongs
       p = lit;
       expect = 2;
     }
@@ -349,7 +349,7 @@ export class FrameLineScanner {
   /** Field of the elements of the array at this depth (λ and residual entries, contacts). */
   private elementField(depth: number): Field {
     const f = this.field[depth];
-    return f === Field.Lambda || f === Field.Residuals ? f : Field.None;
+    return f === F_LAMBDA || f === F_RESIDUALS ? f : F_NONE;
   }
 
   /** Position of the closing quote of a string whose content starts at p, or −1 (control character, bad escape, no end). */

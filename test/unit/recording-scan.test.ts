@@ -24,7 +24,7 @@ function expected(o: any): ScannedFrame {
     contacts: o.contacts.length,
     status: SOLVER_STATUSES.indexOf(o.solver.status),
     iterations: o.solver.iterations ?? -1,
-    finalResidual: res && res.length ? res[res.length - 1] : NaN,
+    finalResidual: res?.length ? res[res.length - 1] : NaN,
     maxLambdaN: ml,
     maxDepth: md,
     hasPre: o.pre !== undefined,
