@@ -1,14 +1,16 @@
 /**
- * The index scanner: one pass over the BYTES of a frame line that checks its JSON syntax (RFC 8259 grammar:
- * objects, arrays, strings, numbers, literals) and picks out only what the index keeps — frame, time,
- * contact count, max depth, solver status, iterations, last residual, max λn, whether pre / A / b are
- * written — without building a single object. Numbers are converted only for those fields.
+ * The index scanner: one pass over the BYTES of a frame line that picks out only what the index keeps —
+ * frame, time, contact count, max depth, solver status, iterations, last residual, max λn, whether pre / A / b
+ * are written — without building a single object. The fields it reads are checked against the JSON grammar
+ * (RFC 8259) and their types; of everything else (bodies, pre, contact points, A, energy …) it checks the
+ * structure (matching brackets, strings and their escapes, printable ASCII) in one tight loop, and the
+ * tokens (a NaN, "1.2.3") are checked when the frame is read.
  *
- * It never decides that a line is bad: anything it does not fully understand (a syntax error, a byte
- * ≥ 0x80, a duplicate or mistyped summary field, a λ count ≠ 3C, frames or times that do not increase, an
- * escape inside solver.status, nesting deeper than MAX_SCAN_DEPTH) returns false, and the caller hands the
- * line to the validating parser (parseFrame), which accepts it or names the file, line and field. The
- * remaining checks of docs/recording-format.md (unit normals, body indices, …) run when the frame is read.
+ * It never decides that a line is bad: anything it does not fully understand (broken brackets or strings, a
+ * byte ≥ 0x80, a duplicate, escaped or mistyped summary field, a λ count ≠ 3C, frames or times that do not
+ * increase, nesting deeper than MAX_SCAN_DEPTH) returns false, and the caller hands the line to the
+ * validating parser (parseFrame), which accepts it or names the file, line and field. The remaining checks
+ * of docs/recording-format.md (unit normals, body indices, …) run when the frame is read.
  */
 import { SOLVER_STATUSES } from './recordingTypes.js';
 
@@ -216,7 +218,22 @@ export class FrameLineScanner {
         } else if ((f === F_CONTACTS || f === F_RESIDUALS || f === F_LAMBDA) && c !== LBRACKET) return false;
         else if (f === F_SOLVER && c !== LBRACE) return false;
         else if (f === F_FRAME || f === F_TIME || f === F_STATUS || f === F_ITERATIONS || f === F_DEPTH) return false;
-        if (depth === 3 && field[2] === F_CONTACTS && c !== LBRACE) return false; // a contact is an object
+        const isContact = depth === 3 && field[2] === F_CONTACTS;
+        if (isContact && c !== LBRACE) return false; // a contact is an object
+        if (depth > 1 && (f === F_NONE || f === F_PRE || f === F_MATRIX || isContact)) {
+          // content the index does not read (bodies, pre, A, b, energy; a contact except its depth): its
+          // structure (brackets, strings) is checked in one tight loop, its tokens when the frame is read
+          const q = this.skip(buf, p, end, isContact);
+          if (q < 0) return false;
+          if (isContact) {
+            depthsSeen += this.contactDepths;
+            if (this.contactMaxDepth > maxDepth) maxDepth = this.contactMaxDepth;
+          }
+          depth--;
+          p = q;
+          expect = 2;
+          continue;
+        }
         p++;
         if (c === LBRACE) expect = 1;
         else {
@@ -346,6 +363,74 @@ export class FrameLineScanner {
     return true;
   }
 
+  private readonly skipKind = new Uint8Array(MAX_SCAN_DEPTH + 1);
+  /** Set by skip() in contact mode: "depth" keys seen and their largest value. */
+  private contactDepths = 0;
+  private contactMaxDepth = 0;
+  /** Set by stringEnd(): the string held a backslash escape. */
+  private escaped = false;
+
+  /**
+   * Skips the container opening at buf[p]: strings (with their escapes) and matching brackets are checked,
+   * other bytes must be printable ASCII. Returns the position after its closing bracket, or −1. In contact
+   * mode, the object's "depth" member is read with the full number grammar (a negative or non-number depth,
+   * or an escaped key, returns −1).
+   */
+  private skip(buf: Uint8Array, p: number, end: number, contact: boolean): number {
+    const kinds = this.skipKind;
+    let d = 0;
+    this.contactDepths = 0;
+    this.contactMaxDepth = 0;
+    while (p < end) {
+      const k = BYTE_CLASS[buf[p]];
+      if (k === PLAIN) {
+        p++;
+        continue;
+      }
+      if (k === STRING) {
+        const q = this.stringEnd(buf, p + 1, end);
+        if (q < 0) return -1;
+        if (contact && d === 1) {
+          let r = q + 1;
+          while (r < end && isSpace(buf[r])) r++;
+          if (r < end && buf[r] === COLON) {
+            // a key of the contact object
+            if (this.escaped) return -1;
+            if (isDepthKey(buf, p + 1, q)) {
+              r++;
+              while (r < end && isSpace(buf[r])) r++;
+              const e = numberEnd(buf, r, end);
+              if (e < 0) return -1;
+              const x = Number(latin1(buf, r, e));
+              if (!(x >= 0) || !Number.isFinite(x)) return -1; // the parser names a negative depth
+              this.contactDepths++;
+              if (x > this.contactMaxDepth) this.contactMaxDepth = x;
+              p = e;
+              continue;
+            }
+          }
+        }
+        p = q + 1;
+        continue;
+      }
+      if (k === OPEN) {
+        if (d === MAX_SCAN_DEPTH) return -1;
+        kinds[++d] = buf[p];
+        p++;
+        continue;
+      }
+      if (k === CLOSE) {
+        if (d === 0 || kinds[d] !== buf[p] - 2) return -1; // ']' − 2 = '[', '}' − 2 = '{'
+        d--;
+        p++;
+        if (d === 0) return p;
+        continue;
+      }
+      return -1; // a control character or a byte ≥ 0x80
+    }
+    return -1;
+  }
+
   /** Field of the elements of the array at this depth (λ and residual entries, contacts). */
   private elementField(depth: number): Field {
     const f = this.field[depth];
@@ -354,11 +439,13 @@ export class FrameLineScanner {
 
   /** Position of the closing quote of a string whose content starts at p, or −1 (control character, bad escape, no end). */
   private stringEnd(buf: Uint8Array, p: number, end: number): number {
+    this.escaped = false;
     while (p < end) {
       const c = buf[p];
       if (c === QUOTE) return p;
       if (c < 0x20 || c >= 0x80) return -1;
       if (c === BACKSLASH) {
+        this.escaped = true;
         const e = buf[p + 1];
         if (e === 0x75) {
           // \uXXXX
@@ -375,6 +462,19 @@ export class FrameLineScanner {
     return -1;
   }
 }
+
+/** Byte classes of skip(): printable ASCII and whitespace, '"', '[' '{', ']' '}', anything else. */
+const PLAIN = 0,
+  STRING = 1,
+  OPEN = 2,
+  CLOSE = 3,
+  OTHER = 4;
+const BYTE_CLASS = new Uint8Array(256).fill(OTHER);
+for (let c = 0x20; c < 0x7f; c++) BYTE_CLASS[c] = PLAIN;
+for (const c of [0x09, 0x0a, 0x0d]) BYTE_CLASS[c] = PLAIN;
+BYTE_CLASS[QUOTE] = STRING;
+BYTE_CLASS[LBRACKET] = BYTE_CLASS[LBRACE] = OPEN;
+BYTE_CLASS[RBRACKET] = BYTE_CLASS[RBRACE] = CLOSE;
 
 /** buf[from, to) is the key "depth". */
 const isDepthKey = (buf: Uint8Array, from: number, to: number): boolean =>

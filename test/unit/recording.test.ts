@@ -985,7 +985,11 @@ describe("recording format: 'on-read' validation (index scanner, docs/recording-
   const edits: { name: string; edit: (line: string, o: Record<string, any>) => string; atOpen: boolean }[] = [
     { name: 'NaN token', edit: (l) => l.replace(/"depth":[^,]+/, '"depth":NaN'), atOpen: true },
     { name: 'missing bracket', edit: (l) => l.replace('"contacts":[', '"contacts":'), atOpen: true },
-    { name: 'number with two points', edit: (l) => l.replace(/"x":\[(-?\d+)\.(\d+)/, '"x":[$1.$2.5'), atOpen: true },
+    { name: 'number with two points in λ', edit: (l) => l.replace(/"lambda":\[(-?\d+)\.(\d+)/, '"lambda":[$1.$2.5'), atOpen: true },
+    { name: 'unbalanced brackets in a body state', edit: (l) => l.replace(/"x":\[/, '"x":[['), atOpen: true },
+    // the tokens of what the index does not read are checked when the frame is read
+    { name: 'number with two points in a body state', edit: (l) => l.replace(/"x":\[(-?\d+)\.(\d+)/, '"x":[$1.$2.5'), atOpen: false },
+    { name: 'NaN in a contact point', edit: (l) => l.replace(/"point":\[[^,\]]+/, '"point":[NaN'), atOpen: false },
     { name: 'λ of wrong length', edit: (_, o) => JSON.stringify({ ...o, solver: { ...o.solver, lambda: o.solver.lambda.slice(1) } }), atOpen: true },
     { name: 'status not a string', edit: (_, o) => JSON.stringify({ ...o, solver: { ...o.solver, status: 7 } }), atOpen: true },
     { name: 'frame number not increasing', edit: (_, o) => JSON.stringify({ ...o, frame: 0 }), atOpen: true },
