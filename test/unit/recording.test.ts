@@ -1035,6 +1035,27 @@ describe("recording format: 'on-read' validation (index scanner, docs/recording-
     });
   }
 
+  it('blocked-gzip recordings are scanned the same way', () => {
+    const file = tmpFile('scan.rec.jsonl.gz');
+    const w = RecordingWriter.create(file, header, { gzip: true });
+    const frames = Array.from({ length: 25 }, (_, k) => makeFrame(k, header));
+    for (const f of frames) w.writeFrame(f);
+    w.close();
+    const full = open(file, 'every-line'),
+      fast = open(file, 'on-read');
+    try {
+      assert.ok(fast.compressed);
+      assert.equal(fast.scannedLines, 24);
+      for (let i = 0; i < 25; i++) {
+        assert.deepStrictEqual(fast.summary(i), full.summary(i));
+        assert.deepStrictEqual(fast.frame(i), frames[i]);
+      }
+    } finally {
+      full.close();
+      fast.close();
+    }
+  });
+
   it('a truncated last line is reported at open', () => {
     const file = tmpFile('scan-truncated.rec.jsonl');
     writeRecording(file, 30, header);
