@@ -71,23 +71,24 @@ async function main(): Promise<void> {
   const views: number[] = [];
   let seed = 7;
   const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
-  const seeks: number[] = [];
+  const seeks: number[] = [],
+    seekCpu: number[] = [];
   for (let k = 0; k < 20; k++) {
     const i = Math.floor(rand() * n);
     let t = performance.now();
     m.frameView(i);
     views.push(performance.now() - t);
     const j = Math.floor(rand() * n);
-    t = performance.now();
-    m.session.seek(j);
-    seeks.push(performance.now() - t);
+    const sk = timed(() => m.session.seek(j));
+    seeks.push(sk.wallMs);
+    seekCpu.push(sk.cpuMs);
   }
   views.sort((a, b) => a - b);
   // the busiest frames (most contacts), each read from disk (not from the session's cache): read + parse,
   // detail (islands, A, κ, kinematics) and the rest of the view (rows, heat maps), and a seek to each
   const byContacts = m.timeline.contacts.map((c, i) => [c, i]).sort((a, b) => b[0] - a[0]);
   const busy = byContacts.slice(0, 5).map(([, i]) => i);
-  const parts: { read: number; detail: number; view: number; seek: number }[] = [];
+  const parts: { read: number; detail: number; view: number; seek: number; seekCpu: number; cpu: number }[] = [];
   for (const i of busy) {
     for (let j = 0; j < 9; j++) m.session.frame(j); // evict i from the session's LRU
     const reader = m.session.reader!;
@@ -96,7 +97,7 @@ async function main(): Promise<void> {
     const sk = timed(() => m.session.seek(i));
     const d = timed(() => m.session.detail(i));
     const v = timed(() => m.frameView(i));
-    parts.push({ read: r.wallMs, detail: d.wallMs, view: Math.max(0, v.wallMs - d.wallMs), seek: sk.wallMs });
+    parts.push({ read: r.wallMs, detail: d.wallMs, view: Math.max(0, v.wallMs - d.wallMs), seek: sk.wallMs, seekCpu: sk.cpuMs, cpu: r.cpuMs + v.cpuMs });
     void v;
   }
   const busiest = busy[0];
@@ -121,6 +122,8 @@ async function main(): Promise<void> {
   const med = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
   const worstView = Math.max(...parts.map((p) => p.read + p.detail + p.view));
   const worstSeek = Math.max(...seeks, ...parts.map((p) => p.seek));
+  const worstSeekCpu = Math.max(...seekCpu, ...parts.map((p) => p.seekCpu));
+  const worstViewCpu = Math.max(...parts.map((p) => p.cpu));
   console.log(
     `  recording    ${file}: ${n} frames, ${contacts} contacts (max ${m.timeline.contacts[busiest]} per frame), ${mib.toFixed(1)} MiB, producer ${m.info.producer}`,
   );
@@ -138,9 +141,11 @@ async function main(): Promise<void> {
   );
   console.log(`  frame view   20 random frames: median ${views[10].toFixed(1)} ms, max ${views[19].toFixed(1)} ms`);
   console.log(
-    `  busiest      5 frames of ${byContacts[4][0]}–${byContacts[0][0]} contacts, from disk: read + parse median ${med(parts.map((p) => p.read)).toFixed(1)} ms, detail ${med(parts.map((p) => p.detail)).toFixed(1)} ms, rest of the view ${med(parts.map((p) => p.view)).toFixed(1)} ms; worst total ${worstView.toFixed(1)} ms — target ≤ 30 ms ${worstView <= 30 ? 'MET' : 'MISSED'}`,
+    `  busiest      5 frames of ${byContacts[4][0]}–${byContacts[0][0]} contacts, from disk: read + parse median ${med(parts.map((p) => p.read)).toFixed(1)} ms, detail ${med(parts.map((p) => p.detail)).toFixed(1)} ms, rest of the view ${med(parts.map((p) => p.view)).toFixed(1)} ms; worst total ${worstView.toFixed(1)} ms (CPU ${worstViewCpu.toFixed(1)} ms) — target ≤ 30 ms ${worstView <= 30 ? 'MET' : 'MISSED'}`,
   );
-  console.log(`  seek         20 random + the 5 busiest frames: worst ${worstSeek.toFixed(1)} ms — target < 50 ms ${worstSeek < 50 ? 'MET' : 'MISSED'}`);
+  console.log(
+    `  seek         20 random + the 5 busiest frames: worst ${worstSeek.toFixed(1)} ms (CPU ${worstSeekCpu.toFixed(1)} ms) — target < 50 ms ${worstSeek < 50 ? 'MET' : 'MISSED'}`,
+  );
   console.log(
     `  kinematics   busiest frame: frame detail (islands' blocks, A, κ, v⁻/v⁺) ${detailMs.toFixed(1)} ms | extra whole-frame assembly for v⁻/v⁺ ${wholeMs.toFixed(1)} ms (median of 7)`,
   );
