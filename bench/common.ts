@@ -114,12 +114,12 @@ export function peakRssMiB(): number {
 export async function topSelfTimes(fn: () => Promise<unknown> | unknown, top = 12): Promise<string[]> {
   const session = new inspector.Session();
   session.connect();
-  const post = (method: string, params: object = {}): Promise<any> =>
+  const post = (method: string, params: object = {}): Promise<unknown> =>
     new Promise((resolve, reject) => session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))));
   await post('Profiler.enable');
   await post('Profiler.setSamplingInterval', { interval: 500 });
   await post('Profiler.start');
-  let profile: { nodes: any[]; samples: number[]; timeDeltas: number[] };
+  let profile: { nodes: { id: number; callFrame: { functionName: string; url: string } }[]; samples: number[]; timeDeltas: number[] };
   try {
     await fn();
   } finally {

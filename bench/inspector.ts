@@ -75,7 +75,7 @@ async function main(): Promise<void> {
     seekCpu: number[] = [];
   for (let k = 0; k < 20; k++) {
     const i = Math.floor(rand() * n);
-    let t = performance.now();
+    const t = performance.now();
     m.frameView(i);
     views.push(performance.now() - t);
     const j = Math.floor(rand() * n);
