@@ -11,6 +11,7 @@
 import * as fs from 'node:fs';
 import { FormatError } from './oracle.js';
 import { BGZF_BLOCK_DATA, BGZF_EOF, bgzfBlock, bgzfBlockSize, inflateBlock, isGzip } from './bgzf.js';
+import { emptyScan, FrameLineScanner, type ScannedFrame } from './recordingScan.js';
 import {
   isInitialLine,
   parseFrame,
@@ -79,6 +80,15 @@ export interface OpenOptions {
    * needs each frame once (timeline, diagnosis) does not parse the file a second time.
    */
   readonly onFrame?: (index: number, frame: RecordedFrame, header: RecordingHeader) => void;
+  /**
+   * When frame lines are validated. 'every-line' (default): every line is parsed and validated while
+   * indexing, so `errors` lists every bad line at open. 'on-read': the header and the first frame are
+   * validated at open; the other lines only have their JSON syntax and summary fields checked by the
+   * byte scanner (recordingScan.ts), and the rest of the validation happens when a frame is read (frame(i)
+   * throws the same "file: line N: field: detail" error). Ignored with onFrame (every frame is parsed for
+   * it) and for recordings that declare other conventions (converted on read).
+   */
+  readonly validate?: 'every-line' | 'on-read';
 }
 
 const FLAG_PRE = 4,
@@ -128,6 +138,29 @@ class Columns {
     }
     this.maxLambdaN[i] = ml;
     this.maxDepth[i] = md;
+  }
+
+  /** A line the index scanner read (the same columns as push(), from its summary fields). */
+  pushScanned(offset: number, length: number, line: number, f: ScannedFrame): void {
+    if (this.count === this.offset.length) this.grow();
+    const i = this.count++;
+    this.offset[i] = offset;
+    this.length[i] = length;
+    this.line[i] = line;
+    this.frame[i] = f.frame;
+    this.time[i] = f.time;
+    this.contacts[i] = f.contacts;
+    let flags = f.status;
+    if (f.hasPre) flags |= FLAG_PRE;
+    if (f.hasMatrix) flags |= FLAG_MATRIX;
+    if (f.iterations >= 0) {
+      flags |= FLAG_ITER;
+      this.iterations[i] = Math.min(f.iterations, 0xffffffff);
+    }
+    this.flags[i] = flags;
+    this.residual[i] = f.finalResidual;
+    this.maxLambdaN[i] = f.maxLambdaN;
+    this.maxDepth[i] = f.maxDepth;
   }
 
   private grow(): void {
@@ -205,10 +238,20 @@ class Indexer {
   /** Line of the format 1.1 initial-state line (0: none). */
   private initialLine = 0;
 
+  /** Set in 'on-read' mode: frame lines after the first go through it (see OpenOptions.validate). */
+  private readonly scanner: FrameLineScanner | null;
+  private readonly scanned: ScannedFrame = emptyScan();
+  /** Lines indexed by the scanner / by the validating parser (benchmarks and tests). */
+  scannedLines = 0;
+  parsedLines = 0;
+
   constructor(
     readonly file: string,
     private readonly onFrame?: OpenOptions['onFrame'],
-  ) {}
+    validate: OpenOptions['validate'] = 'every-line',
+  ) {
+    this.scanner = validate === 'on-read' && !onFrame ? new FrameLineScanner() : null;
+  }
 
   /** Processes buf[0..n), which starts at file offset `pos`. */
   push(buf: Buffer, n: number, pos: number): void {
@@ -278,6 +321,17 @@ class Indexer {
       this.headerWarnings = warnings;
       return;
     }
+    if (this.scanner && this.columns.count > 0 && !this.header.declared) {
+      const r = this.scanner.scan(bytes, 0, bytes.length, this.scanned, this.prev);
+      if (r === 'blank') return;
+      if (r) {
+        const s = this.scanned;
+        this.columns.pushScanned(offset, length, lineNo, s);
+        this.prev = { frame: s.frame, time: s.time };
+        this.scannedLines++;
+        return;
+      }
+    }
     try {
       const text = decodeLine(bytes, this.file, lineNo);
       if (isBlank(text)) return;
@@ -308,6 +362,7 @@ class Indexer {
         );
       }
       this.columns.push(offset, length, lineNo, f);
+      this.parsedLines++;
       this.prev = { frame: f.frame, time: f.time };
       this.onFrame?.(this.columns.count - 1, f, this.header);
     } catch (e) {
@@ -517,7 +572,7 @@ export class RecordingReader {
     const fd = openRegularFile(file);
     try {
       const size = fs.fstatSync(fd).size;
-      const ix = new Indexer(file, options.onFrame);
+      const ix = new Indexer(file, options.onFrame, options.validate);
       const buf = Buffer.allocUnsafe(CHUNK_BYTES);
       let pos = 0,
         feed: Feed | null = null;
@@ -538,11 +593,11 @@ export class RecordingReader {
   }
 
   /** The same as open(), synchronously (CLI and tests). */
-  static openSync(file: string): RecordingReader {
+  static openSync(file: string, options: Pick<OpenOptions, 'validate'> = {}): RecordingReader {
     const t0 = performance.now();
     const fd = openRegularFile(file);
     try {
-      const ix = new Indexer(file);
+      const ix = new Indexer(file, undefined, options.validate);
       const buf = Buffer.allocUnsafe(CHUNK_BYTES);
       let pos = 0,
         feed: Feed | null = null;
@@ -567,11 +622,16 @@ export class RecordingReader {
     if (warning) warnings.push(`${file}: ${warning}`);
     const r = new RecordingReader(file, fd, size, ix.header!, ix.columns, ix.errors, ix.errorCount, warnings, performance.now() - t0);
     r.blocks = blocks;
+    r.scannedLines = ix.scannedLines;
+    r.parsedLines = ix.parsedLines;
     return r;
   }
 
   /** Block table of a blocked-gzip recording (null: plain JSON Lines). */
   private blocks: BlockTable | null = null;
+  /** Frames indexed by the byte scanner without building objects ('on-read' validation) / by the validating parser. */
+  scannedLines = 0;
+  parsedLines = 0;
 
   /** True when the file is blocked gzip (read through its block table). */
   get compressed(): boolean {

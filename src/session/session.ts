@@ -378,9 +378,12 @@ export class Session {
 
   private constructor(private readonly source: FrameSource) {}
 
-  /** Opens a recording synchronously (indexes it once; keeps only the index). */
-  static fromRecording(file: string): Session {
-    return new Session(new RecordingSource(RecordingReader.openSync(file)));
+  /**
+   * Opens a recording synchronously (indexes it once; keeps only the index). `validate: 'on-read'` indexes
+   * with the byte scanner and validates each frame when it is read (OpenOptions.validate).
+   */
+  static fromRecording(file: string, options: Pick<OpenOptions, 'validate'> = {}): Session {
+    return new Session(new RecordingSource(RecordingReader.openSync(file, options)));
   }
 
   /** Opens a recording asynchronously (progress, cancellation). */

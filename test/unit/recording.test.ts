@@ -997,3 +997,126 @@ function validateSchema(root: any, value: unknown): string[] {
   go(root, value, '');
   return errors;
 }
+
+describe("recording format: 'on-read' validation (index scanner, docs/recording-format.md)", () => {
+  const header = makeHeader();
+  const open = (file: string, validate: 'every-line' | 'on-read'): RecordingReader => RecordingReader.openSync(file, { validate });
+
+  it('indexes the same summaries as validating every line, and frames read back exactly', async () => {
+    const file = tmpFile('scan.rec.jsonl');
+    const frames = writeRecording(file, 40, header);
+    const full = open(file, 'every-line'),
+      fast = open(file, 'on-read'),
+      fastAsync = await RecordingReader.open(file, { validate: 'on-read' });
+    try {
+      assert.equal(fast.frameCount, 40);
+      assert.equal(fast.scannedLines, 39, 'every frame line after the first is scanned, not parsed');
+      assert.equal(fast.parsedLines, 1);
+      assert.equal(full.scannedLines, 0);
+      for (let i = 0; i < 40; i++) {
+        assert.deepStrictEqual(fast.summary(i), full.summary(i));
+        assert.deepStrictEqual(fastAsync.summary(i), full.summary(i));
+        assert.deepStrictEqual(fast.frame(i), frames[i]);
+      }
+      assert.deepStrictEqual(fast.errors, []);
+    } finally {
+      full.close();
+      fast.close();
+      fastAsync.close();
+    }
+  });
+
+  // Lines the scanner must hand to the validating parser (listed at open, as with 'every-line'), and lines
+  // it indexes whose remaining checks run when the frame is read: the message is the same either way.
+  const edits: { name: string; edit: (line: string, o: Record<string, any>) => string; atOpen: boolean }[] = [
+    { name: 'NaN token', edit: (l) => l.replace(/"depth":[^,]+/, '"depth":NaN'), atOpen: true },
+    { name: 'missing bracket', edit: (l) => l.replace('"contacts":[', '"contacts":'), atOpen: true },
+    { name: 'number with two points in λ', edit: (l) => l.replace(/"lambda":\[(-?\d+)\.(\d+)/, '"lambda":[$1.$2.5'), atOpen: true },
+    { name: 'unbalanced brackets in a body state', edit: (l) => l.replace(/"x":\[/, '"x":[['), atOpen: true },
+    // the tokens of what the index does not read are checked when the frame is read
+    { name: 'number with two points in a body state', edit: (l) => l.replace(/"x":\[(-?\d+)\.(\d+)/, '"x":[$1.$2.5'), atOpen: false },
+    { name: 'NaN in a contact point', edit: (l) => l.replace(/"point":\[[^,\]]+/, '"point":[NaN'), atOpen: false },
+    { name: 'λ of wrong length', edit: (_, o) => JSON.stringify({ ...o, solver: { ...o.solver, lambda: o.solver.lambda.slice(1) } }), atOpen: true },
+    { name: 'status not a string', edit: (_, o) => JSON.stringify({ ...o, solver: { ...o.solver, status: 7 } }), atOpen: true },
+    { name: 'frame number not increasing', edit: (_, o) => JSON.stringify({ ...o, frame: 0 }), atOpen: true },
+    { name: 'duplicate contacts key', edit: (l) => l.replace('"solver":', '"contacts":[],"solver":'), atOpen: true },
+    { name: 'escaped key naming a read field', edit: (l) => l.replace('"solver":', '"fr\\u0061me":1,"solver":'), atOpen: true },
+    { name: 'nested λ', edit: (_, o) => JSON.stringify({ ...o, solver: { ...o.solver, lambda: [o.solver.lambda] } }), atOpen: true },
+    {
+      name: 'non-unit normal',
+      edit: (_, o) => JSON.stringify({ ...o, contacts: o.contacts.map((c: any) => ({ ...c, normal: c.normal.map((x: number) => 1.01 * x) })) }),
+      atOpen: false,
+    },
+    { name: 'body index out of range', edit: (_, o) => JSON.stringify({ ...o, contacts: o.contacts.map((c: any) => ({ ...c, a: 9 })) }), atOpen: false },
+  ];
+  for (const c of edits) {
+    it(`${c.name}: ${c.atOpen ? 'listed at open' : 'reported when the frame is read'}, with the message of 'every-line'`, () => {
+      const file = tmpFile('scan-bad.rec.jsonl');
+      const frames = writeRecording(file, 12, header);
+      const text = lines(file);
+      const target = 10; // frame index 8: 3 contacts
+      text[target - 1] = c.edit(text[target - 1], JSON.parse(text[target - 1]));
+      fs.writeFileSync(file, text.join('\n'));
+      const full = open(file, 'every-line'),
+        fast = open(file, 'on-read');
+      try {
+        assert.equal(full.errorCount, 1, JSON.stringify(full.errors));
+        const expected = full.errors[0].message;
+        if (c.atOpen) {
+          assert.deepStrictEqual(fast.errors, full.errors);
+          assert.equal(fast.frameCount, 11);
+        } else {
+          assert.deepStrictEqual(fast.errors, []);
+          assert.equal(fast.frameCount, 12);
+          assert.throws(
+            () => fast.frame(8),
+            (e: unknown) => e instanceof FormatError && e.message === expected,
+          );
+        }
+        for (let i = 0; i < 12; i++) if (i !== 8) assert.deepStrictEqual(fast.frame(i < 8 || !c.atOpen ? i : i - 1), frames[i]);
+      } finally {
+        full.close();
+        fast.close();
+      }
+    });
+  }
+
+  it('blocked-gzip recordings are scanned the same way', () => {
+    const file = tmpFile('scan.rec.jsonl.gz');
+    const w = RecordingWriter.create(file, header, { gzip: true });
+    const frames = Array.from({ length: 25 }, (_, k) => makeFrame(k, header));
+    for (const f of frames) w.writeFrame(f);
+    w.close();
+    const full = open(file, 'every-line'),
+      fast = open(file, 'on-read');
+    try {
+      assert.ok(fast.compressed);
+      assert.equal(fast.scannedLines, 24);
+      for (let i = 0; i < 25; i++) {
+        assert.deepStrictEqual(fast.summary(i), full.summary(i));
+        assert.deepStrictEqual(fast.frame(i), frames[i]);
+      }
+    } finally {
+      full.close();
+      fast.close();
+    }
+  });
+
+  it('a truncated last line is reported at open', () => {
+    const file = tmpFile('scan-truncated.rec.jsonl');
+    writeRecording(file, 30, header);
+    const text = fs.readFileSync(file, 'utf8');
+    const lastStart = text.lastIndexOf('\n', text.length - 2) + 1;
+    fs.writeFileSync(file, text.slice(0, lastStart + Math.floor((text.length - lastStart) / 2)));
+    const full = open(file, 'every-line'),
+      fast = open(file, 'on-read');
+    try {
+      assert.equal(fast.frameCount, 29);
+      assert.deepStrictEqual(fast.errors, full.errors);
+      assert.match(fast.errors[0].message, /line 31: \(json\): the last line is incomplete/);
+    } finally {
+      full.close();
+      fast.close();
+    }
+  });
+});
