@@ -44,13 +44,20 @@ export interface IslandCounterfactual {
 }
 
 /**
+ * Work units of one interior-point iteration that do not grow with the island (calls, cone scalings, line
+ * search, bookkeeping): measured by `npm run bench:resolve-cost`, which prints the CPU time per unit by
+ * island size — with (3C)² alone a 4-contact island cost ~4× more per unit than a 40-contact one.
+ */
+export const RESOLVE_ITERATION_OVERHEAD = 400;
+
+/**
  * The unit of re-solve work: one interior-point iteration on one row of an island's problem costs its row of
- * the Newton matrix and of the factor, ∝ (3C) entries; an iteration on the island is (3C)² units. Budgets
- * counted in it, not in milliseconds, make a diagnosis the same on every machine (a CI check must not
- * depend on the runner's load).
+ * the Newton matrix and of the factor, ∝ (3C) entries; an iteration on the island is (3C)² units plus
+ * RESOLVE_ITERATION_OVERHEAD. Budgets counted in it, not in milliseconds, make a diagnosis the same on every
+ * machine (a CI check must not depend on the runner's load).
  */
 export function resolveWork(contacts: number, iterations: number): number {
-  return (iterations + 1) * (3 * contacts) ** 2;
+  return (iterations + 1) * ((3 * contacts) ** 2 + RESOLVE_ITERATION_OVERHEAD);
 }
 
 export type CounterfactualOutcome = { readonly ok: true; readonly value: IslandCounterfactual } | { readonly ok: false; readonly reason: string };
