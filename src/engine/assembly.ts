@@ -253,11 +253,14 @@ function rowTimesVelocity(J: Float64Array, o: number, bd: BodyState): number {
   return J[o] * bd.v[0] + J[o + 1] * bd.v[1] + J[o + 2] * bd.v[2] + J[o + 3] * bd.omega[0] + J[o + 4] * bd.omega[1] + J[o + 5] * bd.omega[2];
 }
 
-/** Δv = M⁻¹ Jᵀ λ per body as [dv(3), dω(3)] (N×6 row-major). Static bodies get zeros. */
-export function bodyVelocityChanges(p: ContactProblem, lambda: ArrayLike<number>): Float64Array {
+/**
+ * Δv = M⁻¹ Jᵀ λ per body as [dv(3), dω(3)] (N×6 row-major). Static bodies get zeros. With `into` the
+ * changes are added to it (the world's one array per step: islands share no dynamic body).
+ */
+export function bodyVelocityChanges(p: ContactProblem, lambda: ArrayLike<number>, into?: Float64Array): Float64Array {
   if (!p.physics || !p.contacts) throw new Error('bodyVelocityChanges needs a problem assembled from physical data');
   const { bodies, jacobianA, jacobianB } = p.physics;
-  const out = new Float64Array(6 * bodies.length);
+  const out = into ?? new Float64Array(6 * bodies.length);
   const imp = new Float64Array(6);
   const add = (body: number, J: Float64Array, i: number): void => {
     imp.fill(0);

@@ -6,6 +6,7 @@
  */
 import type { ContactProblem } from './problem.js';
 import { projectCone } from './cone.js';
+import { hypot2 } from './math/hypot.js';
 
 export interface KktReport {
   primalAbs: number;
@@ -124,12 +125,12 @@ export function kktFromW(mu: Float64Array, lambda: Float64Array, w: Float64Array
     const wn = w[o],
       w1 = w[o + 1],
       w2 = w[o + 2];
-    const lt = Math.hypot(l1, l2),
-      wt = Math.hypot(w1, w2);
+    const lt = hypot2(l1, l2),
+      wt = hypot2(w1, w2);
     const primal = m > 0 ? Math.max(0, lt - m * ln, -ln) : Math.max(lt, -ln, 0);
     const dual = m > 0 ? Math.max(0, m * wt - wn) : Math.max(0, -wn);
     const comp = Math.abs(ln * wn + l1 * w1 + l2 * w2);
-    const jordan = Math.hypot(m * m * ln * w1 + wn * l1, m * m * ln * w2 + wn * l2);
+    const jordan = hypot2(m * m * ln * w1 + wn * l1, m * m * ln * w2 + wn * l2);
     const rh = rho[c];
     t[0] = ln - rh * wn;
     t[1] = l1 - rh * w1;
@@ -199,7 +200,7 @@ export function classifyContacts(p: { readonly contactCount: number }, lambda: F
   for (let c = 0; c < p.contactCount; c++) {
     const o = 3 * c;
     if (lambda[o] <= lt) out[c] = 'separating';
-    else out[c] = Math.hypot(w[o + 1], w[o + 2]) <= wt ? 'sticking' : 'sliding';
+    else out[c] = hypot2(w[o + 1], w[o + 2]) <= wt ? 'sticking' : 'sliding';
   }
   return out;
 }
