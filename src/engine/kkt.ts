@@ -112,8 +112,13 @@ export function kktFromW(mu: Float64Array, lambda: Float64Array, w: Float64Array
   const wr = wRef > 0 ? wRef : 1;
   const jr = lr * wr * Math.max(1, muMax * muMax);
   const r = ws.report;
-  r.primalAbs = r.dualAbs = r.compAbs = r.jordanAbs = r.naturalAbs = 0;
-  r.worstContact = -1;
+  let primalAbs = 0,
+    dualAbs = 0,
+    compAbs = 0,
+    jordanAbs = 0,
+    naturalAbs = 0,
+    worstContact = -1;
+  const lwr = lr * wr;
   let worst = 0;
   const t = ws.tmp;
   for (let c = 0; c < C; c++) {
@@ -137,17 +142,24 @@ export function kktFromW(mu: Float64Array, lambda: Float64Array, w: Float64Array
     t[2] = l2 - rh * w2;
     projectCone(t, 0, m, t);
     const natural = Math.max(Math.abs(ln - t[0]), Math.abs(l1 - t[1]), Math.abs(l2 - t[2]));
-    if (primal > r.primalAbs) r.primalAbs = primal;
-    if (dual > r.dualAbs) r.dualAbs = dual;
-    if (comp > r.compAbs) r.compAbs = comp;
-    if (jordan > r.jordanAbs) r.jordanAbs = jordan;
-    if (natural > r.naturalAbs) r.naturalAbs = natural;
-    const rel = Math.max(primal / lr, dual / wr, comp / (lr * wr), jordan / jr, natural / lr);
+    if (primal > primalAbs) primalAbs = primal;
+    if (dual > dualAbs) dualAbs = dual;
+    if (comp > compAbs) compAbs = comp;
+    if (jordan > jordanAbs) jordanAbs = jordan;
+    if (natural > naturalAbs) naturalAbs = natural;
+    // primal and natural share the scale ‖λ‖∞: max(p/l, q/l) = max(p, q)/l exactly (rounding is monotone)
+    const rel = Math.max(Math.max(primal, natural) / lr, dual / wr, comp / lwr, jordan / jr);
     if (rel > worst) {
       worst = rel;
-      r.worstContact = c;
+      worstContact = c;
     }
   }
+  r.primalAbs = primalAbs;
+  r.dualAbs = dualAbs;
+  r.compAbs = compAbs;
+  r.jordanAbs = jordanAbs;
+  r.naturalAbs = naturalAbs;
+  r.worstContact = worstContact;
   r.lamRef = lamRef;
   r.wRef = wRef;
   r.primalRel = r.primalAbs / lr;

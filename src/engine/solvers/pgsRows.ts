@@ -131,25 +131,53 @@ function matrixFreeProducts(k: MatrixFreeArrays, lambda: Float64Array, Alam: Flo
       ib = bodyB[c],
       oa = 6 * ia,
       ob = 6 * ib;
+    let a0 = 0,
+      a1 = 0,
+      a2 = 0,
+      a3 = 0,
+      a4 = 0,
+      a5 = 0,
+      b0 = 0,
+      b1 = 0,
+      b2 = 0,
+      b3 = 0,
+      b4 = 0,
+      b5 = 0;
+    if (ia >= 0) {
+      a0 = dv[oa];
+      a1 = dv[oa + 1];
+      a2 = dv[oa + 2];
+      a3 = dv[oa + 3];
+      a4 = dv[oa + 4];
+      a5 = dv[oa + 5];
+    }
+    if (ib >= 0) {
+      b0 = dv[ob];
+      b1 = dv[ob + 1];
+      b2 = dv[ob + 2];
+      b3 = dv[ob + 3];
+      b4 = dv[ob + 4];
+      b5 = dv[ob + 5];
+    }
     for (let r = 0; r < 3; r++) {
       const i = 3 * c + r,
         j = 18 * c + 6 * r;
       let s = (r === 0 ? shiftN : shiftT) * lambda[i];
       if (ia >= 0) {
-        s += JA[j] * dv[oa];
-        s += JA[j + 1] * dv[oa + 1];
-        s += JA[j + 2] * dv[oa + 2];
-        s += JA[j + 3] * dv[oa + 3];
-        s += JA[j + 4] * dv[oa + 4];
-        s += JA[j + 5] * dv[oa + 5];
+        s += JA[j] * a0;
+        s += JA[j + 1] * a1;
+        s += JA[j + 2] * a2;
+        s += JA[j + 3] * a3;
+        s += JA[j + 4] * a4;
+        s += JA[j + 5] * a5;
       }
       if (ib >= 0) {
-        s += JB[j] * dv[ob];
-        s += JB[j + 1] * dv[ob + 1];
-        s += JB[j + 2] * dv[ob + 2];
-        s += JB[j + 3] * dv[ob + 3];
-        s += JB[j + 4] * dv[ob + 4];
-        s += JB[j + 5] * dv[ob + 5];
+        s += JB[j] * b0;
+        s += JB[j + 1] * b1;
+        s += JB[j + 2] * b2;
+        s += JB[j + 3] * b3;
+        s += JB[j + 4] * b4;
+        s += JB[j + 5] * b5;
       }
       Alam[i] = s;
       w[i] = s - b[i];

@@ -222,35 +222,80 @@ export function sweepMatrixFree(k: MatrixFreeArrays, lam: Float64Array, p: Sweep
         j = 18 * c,
         oa = 6 * ia,
         ob = 6 * ib;
+      // Δv of both bodies, read once into locals for the contact's three rows and written back once
+      let a0 = 0,
+        a1 = 0,
+        a2 = 0,
+        a3 = 0,
+        a4 = 0,
+        a5 = 0,
+        b0 = 0,
+        b1 = 0,
+        b2 = 0,
+        b3 = 0,
+        b4 = 0,
+        b5 = 0;
+      if (ia >= 0) {
+        a0 = dv[oa];
+        a1 = dv[oa + 1];
+        a2 = dv[oa + 2];
+        a3 = dv[oa + 3];
+        a4 = dv[oa + 4];
+        a5 = dv[oa + 5];
+      }
+      if (ib >= 0) {
+        b0 = dv[ob];
+        b1 = dv[ob + 1];
+        b2 = dv[ob + 2];
+        b3 = dv[ob + 3];
+        b4 = dv[ob + 4];
+        b5 = dv[ob + 5];
+      }
       // normal row: λn ← max(0, λn − wₙ/(Aₙₙ + ε)), wₙ = shift·λn + J_a·Δv_a + J_b·Δv_b − bₙ + ελn
       const dn = normalDiag[c];
       let ln = 0;
       if (dn > 0) {
         let s = shiftN * old0;
         if (ia >= 0) {
-          s += JA[j] * dv[oa];
-          s += JA[j + 1] * dv[oa + 1];
-          s += JA[j + 2] * dv[oa + 2];
-          s += JA[j + 3] * dv[oa + 3];
-          s += JA[j + 4] * dv[oa + 4];
-          s += JA[j + 5] * dv[oa + 5];
+          s += JA[j] * a0;
+          s += JA[j + 1] * a1;
+          s += JA[j + 2] * a2;
+          s += JA[j + 3] * a3;
+          s += JA[j + 4] * a4;
+          s += JA[j + 5] * a5;
         }
         if (ib >= 0) {
-          s += JB[j] * dv[ob];
-          s += JB[j + 1] * dv[ob + 1];
-          s += JB[j + 2] * dv[ob + 2];
-          s += JB[j + 3] * dv[ob + 3];
-          s += JB[j + 4] * dv[ob + 4];
-          s += JB[j + 5] * dv[ob + 5];
+          s += JB[j] * b0;
+          s += JB[j + 1] * b1;
+          s += JB[j + 2] * b2;
+          s += JB[j + 3] * b3;
+          s += JB[j + 4] * b4;
+          s += JB[j + 5] * b5;
         }
         ln = Math.max(0, old0 - (s - b[o] + eps * old0) / dn);
       }
       lam[o] = ln;
       const d0 = ln - old0;
       if (d0 !== 0) {
-        if (ia >= 0) for (let q = 0; q < 6; q++) dv[oa + q] += MA[j + q] * d0;
-        if (ib >= 0) for (let q = 0; q < 6; q++) dv[ob + q] += MB[j + q] * d0;
+        if (ia >= 0) {
+          a0 += MA[j] * d0;
+          a1 += MA[j + 1] * d0;
+          a2 += MA[j + 2] * d0;
+          a3 += MA[j + 3] * d0;
+          a4 += MA[j + 4] * d0;
+          a5 += MA[j + 5] * d0;
+        }
+        if (ib >= 0) {
+          b0 += MB[j] * d0;
+          b1 += MB[j + 1] * d0;
+          b2 += MB[j + 2] * d0;
+          b3 += MB[j + 3] * d0;
+          b4 += MB[j + 4] * d0;
+          b5 += MB[j + 5] * d0;
+        }
       }
+      let t1 = old1,
+        t2 = old2;
       if (m > 0) {
         const lmax = tangentMax[c];
         if (lmax > 0) {
@@ -258,35 +303,35 @@ export function sweepMatrixFree(k: MatrixFreeArrays, lam: Float64Array, p: Sweep
           let s1 = shiftT * old1,
             s2 = shiftT * old2;
           if (ia >= 0) {
-            s1 += JA[j + 6] * dv[oa];
-            s1 += JA[j + 7] * dv[oa + 1];
-            s1 += JA[j + 8] * dv[oa + 2];
-            s1 += JA[j + 9] * dv[oa + 3];
-            s1 += JA[j + 10] * dv[oa + 4];
-            s1 += JA[j + 11] * dv[oa + 5];
-            s2 += JA[j + 12] * dv[oa];
-            s2 += JA[j + 13] * dv[oa + 1];
-            s2 += JA[j + 14] * dv[oa + 2];
-            s2 += JA[j + 15] * dv[oa + 3];
-            s2 += JA[j + 16] * dv[oa + 4];
-            s2 += JA[j + 17] * dv[oa + 5];
+            s1 += JA[j + 6] * a0;
+            s1 += JA[j + 7] * a1;
+            s1 += JA[j + 8] * a2;
+            s1 += JA[j + 9] * a3;
+            s1 += JA[j + 10] * a4;
+            s1 += JA[j + 11] * a5;
+            s2 += JA[j + 12] * a0;
+            s2 += JA[j + 13] * a1;
+            s2 += JA[j + 14] * a2;
+            s2 += JA[j + 15] * a3;
+            s2 += JA[j + 16] * a4;
+            s2 += JA[j + 17] * a5;
           }
           if (ib >= 0) {
-            s1 += JB[j + 6] * dv[ob];
-            s1 += JB[j + 7] * dv[ob + 1];
-            s1 += JB[j + 8] * dv[ob + 2];
-            s1 += JB[j + 9] * dv[ob + 3];
-            s1 += JB[j + 10] * dv[ob + 4];
-            s1 += JB[j + 11] * dv[ob + 5];
-            s2 += JB[j + 12] * dv[ob];
-            s2 += JB[j + 13] * dv[ob + 1];
-            s2 += JB[j + 14] * dv[ob + 2];
-            s2 += JB[j + 15] * dv[ob + 3];
-            s2 += JB[j + 16] * dv[ob + 4];
-            s2 += JB[j + 17] * dv[ob + 5];
+            s1 += JB[j + 6] * b0;
+            s1 += JB[j + 7] * b1;
+            s1 += JB[j + 8] * b2;
+            s1 += JB[j + 9] * b3;
+            s1 += JB[j + 10] * b4;
+            s1 += JB[j + 11] * b5;
+            s2 += JB[j + 12] * b0;
+            s2 += JB[j + 13] * b1;
+            s2 += JB[j + 14] * b2;
+            s2 += JB[j + 15] * b3;
+            s2 += JB[j + 16] * b4;
+            s2 += JB[j + 17] * b5;
           }
-          let t1 = old1 - (s1 - b[o + 1] + eps * old1) / lmax,
-            t2 = old2 - (s2 - b[o + 2] + eps * old2) / lmax;
+          t1 = old1 - (s1 - b[o + 1] + eps * old1) / lmax;
+          t2 = old2 - (s2 - b[o + 2] + eps * old2) / lmax;
           // clamp to the disk ‖λt‖ ≤ μλn (clampDisk)
           const r = m * ln,
             norm = hypot2(t1, t2);
@@ -295,18 +340,63 @@ export function sweepMatrixFree(k: MatrixFreeArrays, lam: Float64Array, p: Sweep
             t1 *= f;
             t2 *= f;
           }
-          lam[o + 1] = t1;
-          lam[o + 2] = t2;
           const d1 = t1 - old1,
             d2 = t2 - old2;
-          if (ia >= 0) for (let q = 0; q < 6; q++) dv[oa + q] += MA[j + 6 + q] * d1 + MA[j + 12 + q] * d2;
-          if (ib >= 0) for (let q = 0; q < 6; q++) dv[ob + q] += MB[j + 6 + q] * d1 + MB[j + 12 + q] * d2;
+          if (ia >= 0) {
+            a0 += MA[j + 6] * d1 + MA[j + 12] * d2;
+            a1 += MA[j + 7] * d1 + MA[j + 13] * d2;
+            a2 += MA[j + 8] * d1 + MA[j + 14] * d2;
+            a3 += MA[j + 9] * d1 + MA[j + 15] * d2;
+            a4 += MA[j + 10] * d1 + MA[j + 16] * d2;
+            a5 += MA[j + 11] * d1 + MA[j + 17] * d2;
+          }
+          if (ib >= 0) {
+            b0 += MB[j + 6] * d1 + MB[j + 12] * d2;
+            b1 += MB[j + 7] * d1 + MB[j + 13] * d2;
+            b2 += MB[j + 8] * d1 + MB[j + 14] * d2;
+            b3 += MB[j + 9] * d1 + MB[j + 15] * d2;
+            b4 += MB[j + 10] * d1 + MB[j + 16] * d2;
+            b5 += MB[j + 11] * d1 + MB[j + 17] * d2;
+          }
         }
       } else if (old1 !== 0 || old2 !== 0) {
-        if (ia >= 0) for (let q = 0; q < 6; q++) dv[oa + q] += MA[j + q] * 0 + MA[j + 6 + q] * -old1 + MA[j + 12 + q] * -old2;
-        if (ib >= 0) for (let q = 0; q < 6; q++) dv[ob + q] += MB[j + q] * 0 + MB[j + 6 + q] * -old1 + MB[j + 12 + q] * -old2;
-        lam[o + 1] = 0;
-        lam[o + 2] = 0;
+        // μ = 0: the tangent impulses are removed
+        t1 = 0;
+        t2 = 0;
+        if (ia >= 0) {
+          a0 += MA[j + 6] * -old1 + MA[j + 12] * -old2;
+          a1 += MA[j + 7] * -old1 + MA[j + 13] * -old2;
+          a2 += MA[j + 8] * -old1 + MA[j + 14] * -old2;
+          a3 += MA[j + 9] * -old1 + MA[j + 15] * -old2;
+          a4 += MA[j + 10] * -old1 + MA[j + 16] * -old2;
+          a5 += MA[j + 11] * -old1 + MA[j + 17] * -old2;
+        }
+        if (ib >= 0) {
+          b0 += MB[j + 6] * -old1 + MB[j + 12] * -old2;
+          b1 += MB[j + 7] * -old1 + MB[j + 13] * -old2;
+          b2 += MB[j + 8] * -old1 + MB[j + 14] * -old2;
+          b3 += MB[j + 9] * -old1 + MB[j + 15] * -old2;
+          b4 += MB[j + 10] * -old1 + MB[j + 16] * -old2;
+          b5 += MB[j + 11] * -old1 + MB[j + 17] * -old2;
+        }
+      }
+      lam[o + 1] = t1;
+      lam[o + 2] = t2;
+      if (ia >= 0) {
+        dv[oa] = a0;
+        dv[oa + 1] = a1;
+        dv[oa + 2] = a2;
+        dv[oa + 3] = a3;
+        dv[oa + 4] = a4;
+        dv[oa + 5] = a5;
+      }
+      if (ib >= 0) {
+        dv[ob] = b0;
+        dv[ob + 1] = b1;
+        dv[ob + 2] = b2;
+        dv[ob + 3] = b3;
+        dv[ob + 4] = b4;
+        dv[ob + 5] = b5;
       }
     }
     change = Math.max(change, Math.abs(lam[o] - old0), Math.abs(lam[o + 1] - old1), Math.abs(lam[o + 2] - old2));
