@@ -2,8 +2,11 @@
  * Profiling aid for the world step (not a benchmark table): advances one scene with our PGS, then times
  * steps and prints ms/step and a fingerprint of the final state (so a faster step can be checked for
  * bit-identical results).
- *   npx esbuild bench/world-profile.ts --bundle --platform=node --outfile=/tmp/wp.js
- *   node --cpu-prof /tmp/wp.js pyramid-20 [settleSteps] [timedSteps] [snapshotFile]
+ *   npx esbuild bench/world-profile.ts --bundle --platform=node --outfile=dist/world-profile.js
+ *   node [--cpu-prof] dist/world-profile.js pyramid-20 [settleSteps] [timedSteps] [snapshotFile]
+ * (the bundle must sit in dist/: scene files are found from the repository root). Settling runs our own
+ * step; with a snapshot file the settled state is written once and reused. CPU ms are process CPU time
+ * (less sensitive than wall time to other processes on a shared machine).
  */
 import * as fs from 'node:fs';
 import { performance } from 'node:perf_hooks';

@@ -625,6 +625,22 @@ function matrixFreeLines(): string[] {
   ];
 }
 
+/** Issue 16's world-step targets for our PGS at matched iterations: ours/Rapier ≤ 1.0, ours/cannon-es ≤ 0.5 (median ms/step). */
+const TARGET_RATIO_RAPIER = 1.0;
+const TARGET_RATIO_CANNON = 0.5;
+
+/** One line per scene: our PGS against the targets, from the same run's median ratios. */
+function targetLines(scenes: readonly SceneReport[]): string[] {
+  const out = ['', `targets (issue 16, ours/pgs median vs the matched-iteration rows): ≤ ${TARGET_RATIO_RAPIER}× Rapier, ≤ ${TARGET_RATIO_CANNON}× cannon-es`];
+  for (const sc of scenes) {
+    const r = sc.rows.find((x) => x.engine === 'ours' && x.solver === 'pgs');
+    const verdict = (ratio: number | null, target: number): string =>
+      ratio === null ? 'not measured' : `${fmtRatio(ratio)} (${ratio <= target ? 'met' : 'missed'})`;
+    out.push(`  ${sc.name}: ours/rapier ${verdict(r?.ratioRapier ?? null, TARGET_RATIO_RAPIER)}, ours/cannon ${verdict(r?.ratioCannon ?? null, TARGET_RATIO_CANNON)}`);
+  }
+  return out;
+}
+
 interface SceneReport {
   readonly name: string;
   readonly file: string;
@@ -748,6 +764,7 @@ async function main(): Promise<void> {
     ...headerLines(machine, plan, args, libs),
     ...sceneLines(scenes),
     ...renderTable(scenes.flatMap((s) => s.rows)),
+    ...targetLines(scenes),
     ...oursLines(scenes),
     '',
     `load average ${machine.loadAverage.toFixed(2)} at start, ${loadAverageAtEnd.toFixed(2)} at end on ${machine.cores} cores` +
