@@ -9,7 +9,17 @@
 import type { ContactJacobians } from '../assembly.js';
 import type { ContactProblem } from '../problem.js';
 import { type KktWorkspace, kktFromW, kktInto, type KktReport } from '../kkt.js';
-import { type MatrixFreeArrays, matrixFreeApply, matrixFreeRowTimes, type SweepOutcome, type SweepParams, sweepMatrixFree, sweepRows } from './pgsSweep.js';
+import {
+  type MatrixFreeArrays,
+  matrixFreeApply,
+  matrixFreeRowTimes,
+  PACKED_STRIDE,
+  packRows,
+  type SweepOutcome,
+  type SweepParams,
+  sweepMatrixFree,
+  sweepRows,
+} from './pgsSweep.js';
 
 export interface PgsRows {
   readonly contactCount: number;
@@ -79,7 +89,15 @@ export function matrixFreeRows(k: ContactJacobians, softening = 0, into?: Float6
   const dv = into ?? new Float64Array(6 * k.physics.bodies.length);
   const shiftN = k.regularization + softening,
     shiftT = k.regularization;
-  const arrays: MatrixFreeArrays = { contactCount: C, JA, JB, MA, MB, bodyA, bodyB, shiftN, shiftT, b: k.b, mu: k.mu, dv };
+  const packed = new Float64Array(PACKED_STRIDE * C);
+  const bodies = k.physics.bodies;
+  for (let c = 0; c < C; c++) {
+    const m = k.contacts[c].contact;
+    const imA = bodyA[c] >= 0 ? bodies[bodyA[c]].invMass : 0,
+      imB = bodyB[c] >= 0 ? bodies[bodyB[c]].invMass : 0;
+    packRows(JA, JB, MA, MB, [m.normal, m.t1, m.t2], c, imA, imB, bodyA[c] >= 0, bodyB[c] >= 0, packed);
+  }
+  const arrays: MatrixFreeArrays = { contactCount: C, JA, JB, MA, MB, bodyA, bodyB, shiftN, shiftT, b: k.b, mu: k.mu, dv, packed };
   // A_cc = J_c M⁻¹ J_cᵀ (+ shifts), from the two bodies' blocks.
   const diagonal = new Float64Array(9 * C);
   for (let c = 0; c < C; c++) {
@@ -125,12 +143,13 @@ export function matrixFreeRows(k: ContactJacobians, softening = 0, into?: Float6
  * box each double in V8). A function of its own, with nothing after its loop (see SweepOutcome).
  */
 function matrixFreeProducts(k: MatrixFreeArrays, lambda: Float64Array, Alam: Float64Array, w: Float64Array): void {
-  const { contactCount: C, JA, JB, bodyA, bodyB, shiftN, shiftT, b, dv } = k;
+  const { contactCount: C, bodyA, bodyB, shiftN, shiftT, b, dv, packed: R } = k;
   for (let c = 0; c < C; c++) {
     const ia = bodyA[c],
       ib = bodyB[c],
       oa = 6 * ia,
-      ob = 6 * ib;
+      ob = 6 * ib,
+      p = PACKED_STRIDE * c;
     let a0 = 0,
       a1 = 0,
       a2 = 0,
@@ -161,23 +180,24 @@ function matrixFreeProducts(k: MatrixFreeArrays, lambda: Float64Array, Alam: Flo
     }
     for (let r = 0; r < 3; r++) {
       const i = 3 * c + r,
-        j = 18 * c + 6 * r;
+        d = p + 3 * r;
       let s = (r === 0 ? shiftN : shiftT) * lambda[i];
+      // J_a = [d, r_a × d], J_b = −[d, r_b × d] (packed rows, pgsSweep.ts)
       if (ia >= 0) {
-        s += JA[j] * a0;
-        s += JA[j + 1] * a1;
-        s += JA[j + 2] * a2;
-        s += JA[j + 3] * a3;
-        s += JA[j + 4] * a4;
-        s += JA[j + 5] * a5;
+        s += R[d] * a0;
+        s += R[d + 1] * a1;
+        s += R[d + 2] * a2;
+        s += R[d + 9] * a3;
+        s += R[d + 10] * a4;
+        s += R[d + 11] * a5;
       }
       if (ib >= 0) {
-        s += JB[j] * b0;
-        s += JB[j + 1] * b1;
-        s += JB[j + 2] * b2;
-        s += JB[j + 3] * b3;
-        s += JB[j + 4] * b4;
-        s += JB[j + 5] * b5;
+        s -= R[d] * b0;
+        s -= R[d + 1] * b1;
+        s -= R[d + 2] * b2;
+        s -= R[d + 18] * b3;
+        s -= R[d + 19] * b4;
+        s -= R[d + 20] * b5;
       }
       Alam[i] = s;
       w[i] = s - b[i];

@@ -134,6 +134,47 @@ export interface MatrixFreeArrays {
   readonly b: Float64Array;
   readonly mu: Float64Array;
   readonly dv: Float64Array;
+  /** The same rows packed for the fused sweep, PACKED_STRIDE numbers per contact (packRows). */
+  readonly packed: Float64Array;
+}
+
+/**
+ * Packed contact rows (one stream of 48 numbers per contact instead of four of 18): directions d_k
+ * (n, t1, t2) at 0, r_a × d_k at 9, r_b × d_k at 18, I_a⁻¹(r_a × d_k) at 27, I_b⁻¹(r_b × d_k) at 36
+ * (3 per row k), 1/m_a at 45, 1/m_b at 46. J_a = [d, r_a × d] and J_b = −[d, r_b × d] (assembly.ts), so
+ * J_b·Δv is subtracted and M⁻¹J_bᵀ applied with the opposite sign: x + (−y) = x − y and (−u)·v = −(u·v)
+ * exactly in IEEE arithmetic, hence the same numbers as the 18-number blocks.
+ */
+export const PACKED_STRIDE = 48;
+
+/** Packs the rows of contact c from the assembled blocks (zeros for a static side). */
+export function packRows(
+  JA: Float64Array,
+  JB: Float64Array,
+  MA: Float64Array,
+  MB: Float64Array,
+  dirs: readonly (readonly number[])[],
+  c: number,
+  invMassA: number,
+  invMassB: number,
+  dynamicA: boolean,
+  dynamicB: boolean,
+  out: Float64Array,
+): void {
+  const p = PACKED_STRIDE * c,
+    j = 18 * c;
+  for (let k = 0; k < 3; k++) {
+    const d = dirs[k];
+    for (let q = 0; q < 3; q++) {
+      out[p + 3 * k + q] = d[q];
+      out[p + 9 + 3 * k + q] = dynamicA ? JA[j + 6 * k + 3 + q] : 0;
+      out[p + 18 + 3 * k + q] = dynamicB ? -JB[j + 6 * k + 3 + q] : 0;
+      out[p + 27 + 3 * k + q] = dynamicA ? MA[j + 6 * k + 3 + q] : 0;
+      out[p + 36 + 3 * k + q] = dynamicB ? -MB[j + 6 * k + 3 + q] : 0;
+    }
+  }
+  out[p + 45] = dynamicA ? invMassA : 0;
+  out[p + 46] = dynamicB ? invMassB : 0;
 }
 
 /**
@@ -194,7 +235,7 @@ export function matrixFreeApply(k: MatrixFreeArrays, c: number, d0: number, d1: 
  * cost more than the arithmetic; the sums keep the order of matrixFreeRowTimes / matrixFreeApply.
  */
 export function sweepMatrixFree(k: MatrixFreeArrays, lam: Float64Array, p: SweepParams, out: SweepOutcome): void {
-  const { b, mu, contactCount: C, JA, JB, MA, MB, bodyA, bodyB, shiftN, shiftT, dv } = k;
+  const { b, mu, contactCount: C, bodyA, bodyB, shiftN, shiftT, dv, packed: R } = k;
   const { eps, step, block: blk, normalDiag, tangentMax } = p;
   let change = 0,
     size = 0;
@@ -219,9 +260,11 @@ export function sweepMatrixFree(k: MatrixFreeArrays, lam: Float64Array, p: Sweep
     } else {
       const ia = bodyA[c],
         ib = bodyB[c],
-        j = 18 * c,
+        p = PACKED_STRIDE * c,
         oa = 6 * ia,
         ob = 6 * ib;
+      const imA = R[p + 45],
+        imB = R[p + 46];
       // Δv of both bodies, read once into locals for the contact's three rows and written back once
       let a0 = 0,
         a1 = 0,
@@ -257,20 +300,20 @@ export function sweepMatrixFree(k: MatrixFreeArrays, lam: Float64Array, p: Sweep
       if (dn > 0) {
         let s = shiftN * old0;
         if (ia >= 0) {
-          s += JA[j] * a0;
-          s += JA[j + 1] * a1;
-          s += JA[j + 2] * a2;
-          s += JA[j + 3] * a3;
-          s += JA[j + 4] * a4;
-          s += JA[j + 5] * a5;
+          s += R[p + 0] * a0;
+          s += R[p + 1] * a1;
+          s += R[p + 2] * a2;
+          s += R[p + 9] * a3;
+          s += R[p + 10] * a4;
+          s += R[p + 11] * a5;
         }
         if (ib >= 0) {
-          s += JB[j] * b0;
-          s += JB[j + 1] * b1;
-          s += JB[j + 2] * b2;
-          s += JB[j + 3] * b3;
-          s += JB[j + 4] * b4;
-          s += JB[j + 5] * b5;
+          s -= R[p + 0] * b0;
+          s -= R[p + 1] * b1;
+          s -= R[p + 2] * b2;
+          s -= R[p + 18] * b3;
+          s -= R[p + 19] * b4;
+          s -= R[p + 20] * b5;
         }
         ln = Math.max(0, old0 - (s - b[o] + eps * old0) / dn);
       }
@@ -278,20 +321,20 @@ export function sweepMatrixFree(k: MatrixFreeArrays, lam: Float64Array, p: Sweep
       const d0 = ln - old0;
       if (d0 !== 0) {
         if (ia >= 0) {
-          a0 += MA[j] * d0;
-          a1 += MA[j + 1] * d0;
-          a2 += MA[j + 2] * d0;
-          a3 += MA[j + 3] * d0;
-          a4 += MA[j + 4] * d0;
-          a5 += MA[j + 5] * d0;
+          a0 += imA * R[p + 0] * d0;
+          a1 += imA * R[p + 1] * d0;
+          a2 += imA * R[p + 2] * d0;
+          a3 += R[p + 27] * d0;
+          a4 += R[p + 28] * d0;
+          a5 += R[p + 29] * d0;
         }
         if (ib >= 0) {
-          b0 += MB[j] * d0;
-          b1 += MB[j + 1] * d0;
-          b2 += MB[j + 2] * d0;
-          b3 += MB[j + 3] * d0;
-          b4 += MB[j + 4] * d0;
-          b5 += MB[j + 5] * d0;
+          b0 -= imB * R[p + 0] * d0;
+          b1 -= imB * R[p + 1] * d0;
+          b2 -= imB * R[p + 2] * d0;
+          b3 -= R[p + 36] * d0;
+          b4 -= R[p + 37] * d0;
+          b5 -= R[p + 38] * d0;
         }
       }
       let t1 = old1,
@@ -303,32 +346,32 @@ export function sweepMatrixFree(k: MatrixFreeArrays, lam: Float64Array, p: Sweep
           let s1 = shiftT * old1,
             s2 = shiftT * old2;
           if (ia >= 0) {
-            s1 += JA[j + 6] * a0;
-            s1 += JA[j + 7] * a1;
-            s1 += JA[j + 8] * a2;
-            s1 += JA[j + 9] * a3;
-            s1 += JA[j + 10] * a4;
-            s1 += JA[j + 11] * a5;
-            s2 += JA[j + 12] * a0;
-            s2 += JA[j + 13] * a1;
-            s2 += JA[j + 14] * a2;
-            s2 += JA[j + 15] * a3;
-            s2 += JA[j + 16] * a4;
-            s2 += JA[j + 17] * a5;
+            s1 += R[p + 3] * a0;
+            s1 += R[p + 4] * a1;
+            s1 += R[p + 5] * a2;
+            s1 += R[p + 12] * a3;
+            s1 += R[p + 13] * a4;
+            s1 += R[p + 14] * a5;
+            s2 += R[p + 6] * a0;
+            s2 += R[p + 7] * a1;
+            s2 += R[p + 8] * a2;
+            s2 += R[p + 15] * a3;
+            s2 += R[p + 16] * a4;
+            s2 += R[p + 17] * a5;
           }
           if (ib >= 0) {
-            s1 += JB[j + 6] * b0;
-            s1 += JB[j + 7] * b1;
-            s1 += JB[j + 8] * b2;
-            s1 += JB[j + 9] * b3;
-            s1 += JB[j + 10] * b4;
-            s1 += JB[j + 11] * b5;
-            s2 += JB[j + 12] * b0;
-            s2 += JB[j + 13] * b1;
-            s2 += JB[j + 14] * b2;
-            s2 += JB[j + 15] * b3;
-            s2 += JB[j + 16] * b4;
-            s2 += JB[j + 17] * b5;
+            s1 -= R[p + 3] * b0;
+            s1 -= R[p + 4] * b1;
+            s1 -= R[p + 5] * b2;
+            s1 -= R[p + 21] * b3;
+            s1 -= R[p + 22] * b4;
+            s1 -= R[p + 23] * b5;
+            s2 -= R[p + 6] * b0;
+            s2 -= R[p + 7] * b1;
+            s2 -= R[p + 8] * b2;
+            s2 -= R[p + 24] * b3;
+            s2 -= R[p + 25] * b4;
+            s2 -= R[p + 26] * b5;
           }
           t1 = old1 - (s1 - b[o + 1] + eps * old1) / lmax;
           t2 = old2 - (s2 - b[o + 2] + eps * old2) / lmax;
@@ -343,20 +386,20 @@ export function sweepMatrixFree(k: MatrixFreeArrays, lam: Float64Array, p: Sweep
           const d1 = t1 - old1,
             d2 = t2 - old2;
           if (ia >= 0) {
-            a0 += MA[j + 6] * d1 + MA[j + 12] * d2;
-            a1 += MA[j + 7] * d1 + MA[j + 13] * d2;
-            a2 += MA[j + 8] * d1 + MA[j + 14] * d2;
-            a3 += MA[j + 9] * d1 + MA[j + 15] * d2;
-            a4 += MA[j + 10] * d1 + MA[j + 16] * d2;
-            a5 += MA[j + 11] * d1 + MA[j + 17] * d2;
+            a0 += imA * R[p + 3] * d1 + imA * R[p + 6] * d2;
+            a1 += imA * R[p + 4] * d1 + imA * R[p + 7] * d2;
+            a2 += imA * R[p + 5] * d1 + imA * R[p + 8] * d2;
+            a3 += R[p + 30] * d1 + R[p + 33] * d2;
+            a4 += R[p + 31] * d1 + R[p + 34] * d2;
+            a5 += R[p + 32] * d1 + R[p + 35] * d2;
           }
           if (ib >= 0) {
-            b0 += MB[j + 6] * d1 + MB[j + 12] * d2;
-            b1 += MB[j + 7] * d1 + MB[j + 13] * d2;
-            b2 += MB[j + 8] * d1 + MB[j + 14] * d2;
-            b3 += MB[j + 9] * d1 + MB[j + 15] * d2;
-            b4 += MB[j + 10] * d1 + MB[j + 16] * d2;
-            b5 += MB[j + 11] * d1 + MB[j + 17] * d2;
+            b0 -= imB * R[p + 3] * d1 + imB * R[p + 6] * d2;
+            b1 -= imB * R[p + 4] * d1 + imB * R[p + 7] * d2;
+            b2 -= imB * R[p + 5] * d1 + imB * R[p + 8] * d2;
+            b3 -= R[p + 39] * d1 + R[p + 42] * d2;
+            b4 -= R[p + 40] * d1 + R[p + 43] * d2;
+            b5 -= R[p + 41] * d1 + R[p + 44] * d2;
           }
         }
       } else if (old1 !== 0 || old2 !== 0) {
@@ -364,20 +407,20 @@ export function sweepMatrixFree(k: MatrixFreeArrays, lam: Float64Array, p: Sweep
         t1 = 0;
         t2 = 0;
         if (ia >= 0) {
-          a0 += MA[j + 6] * -old1 + MA[j + 12] * -old2;
-          a1 += MA[j + 7] * -old1 + MA[j + 13] * -old2;
-          a2 += MA[j + 8] * -old1 + MA[j + 14] * -old2;
-          a3 += MA[j + 9] * -old1 + MA[j + 15] * -old2;
-          a4 += MA[j + 10] * -old1 + MA[j + 16] * -old2;
-          a5 += MA[j + 11] * -old1 + MA[j + 17] * -old2;
+          a0 += imA * R[p + 3] * -old1 + imA * R[p + 6] * -old2;
+          a1 += imA * R[p + 4] * -old1 + imA * R[p + 7] * -old2;
+          a2 += imA * R[p + 5] * -old1 + imA * R[p + 8] * -old2;
+          a3 += R[p + 30] * -old1 + R[p + 33] * -old2;
+          a4 += R[p + 31] * -old1 + R[p + 34] * -old2;
+          a5 += R[p + 32] * -old1 + R[p + 35] * -old2;
         }
         if (ib >= 0) {
-          b0 += MB[j + 6] * -old1 + MB[j + 12] * -old2;
-          b1 += MB[j + 7] * -old1 + MB[j + 13] * -old2;
-          b2 += MB[j + 8] * -old1 + MB[j + 14] * -old2;
-          b3 += MB[j + 9] * -old1 + MB[j + 15] * -old2;
-          b4 += MB[j + 10] * -old1 + MB[j + 16] * -old2;
-          b5 += MB[j + 11] * -old1 + MB[j + 17] * -old2;
+          b0 += imB * R[p + 3] * old1 + imB * R[p + 6] * old2;
+          b1 += imB * R[p + 4] * old1 + imB * R[p + 7] * old2;
+          b2 += imB * R[p + 5] * old1 + imB * R[p + 8] * old2;
+          b3 += R[p + 39] * old1 + R[p + 42] * old2;
+          b4 += R[p + 40] * old1 + R[p + 43] * old2;
+          b5 += R[p + 41] * old1 + R[p + 44] * old2;
         }
       }
       lam[o + 1] = t1;
