@@ -92,12 +92,14 @@ type Phase = 'warmup' | 'timed';
 type WorkerMessage =
   | { readonly type: 'ready'; readonly setupMs: number }
   | { readonly type: 'probe'; readonly probe: ContactProbe }
-  | { readonly type: 'step'; readonly phase: Phase; readonly ms: number; readonly info?: OurStepInfo }
+  | { readonly type: 'step'; readonly phase: Phase; readonly ms: number; readonly cpuMs: number; readonly info?: OurStepInfo }
   | { readonly type: 'done'; readonly snapshot?: BodySnapshot[] }
   | { readonly type: 'error'; readonly message: string };
 
 interface StepRecord {
   readonly ms: number;
+  /** CPU time of the process during the step (all its threads: the one running worker, GC helpers). */
+  readonly cpuMs: number;
   readonly info?: OurStepInfo;
 }
 
@@ -149,10 +151,12 @@ async function workerMain(job: Job): Promise<void> {
     send({ type: 'ready', setupMs: performance.now() - t0 });
     if (sim instanceof OursSim) send({ type: 'probe', probe: sim.probe() });
     const stepOnce = (phase: Phase): number => {
-      const s = performance.now();
+      const s = performance.now(),
+        c0 = process.cpuUsage();
       const info = sim.step();
       const ms = performance.now() - s;
-      send({ type: 'step', phase, ms, ...(info ? { info } : {}) });
+      const c = process.cpuUsage(c0);
+      send({ type: 'step', phase, ms, cpuMs: (c.user + c.system) / 1000, ...(info ? { info } : {}) });
       return ms;
     };
     let spent = 0;
@@ -229,7 +233,7 @@ function runJob(job: Job, stepLimitMs: number, setupLimitMs: number): Promise<Jo
           arm();
           break;
         case 'step':
-          (m.phase === 'warmup' ? warmup : timed).push({ ms: m.ms, ...(m.info ? { info: m.info } : {}) });
+          (m.phase === 'warmup' ? warmup : timed).push({ ms: m.ms, cpuMs: m.cpuMs, ...(m.info ? { info: m.info } : {}) });
           // The phase of the step now running, by the worker's rule (for the "killed" report).
           phase = m.phase === 'warmup' && warmup.length < job.warmupSteps && warmup.reduce((a, s) => a + s.ms, 0) < job.warmupBudgetMs ? 'warmup' : 'timed';
           arm();
@@ -357,6 +361,8 @@ export interface WorldBenchRow {
   readonly stepsCut: boolean;
   readonly medianMs: number | null;
   readonly minMs: number | null;
+  /** Median CPU ms per step: on a shared machine less inflated by other processes than wall time. */
+  readonly medianCpuMs: number | null;
   /** Ours: median contact count over the timed steps; null for cannon-es / Rapier. */
   readonly contacts: number | null;
   readonly ratioCannon: number | null;
@@ -447,7 +453,15 @@ function makeRow(scene: string, cfg: RunConfig, o: JobOutcome, plan: Plan, start
   };
   const detail = oursDetail(o.timed);
   if (times.length === 0) {
-    return { ...base, medianMs: null, minMs: null, contacts: null, skipped: skipText(cfg, o, startProbe), ...(detail ? { ours: detail } : {}) };
+    return {
+      ...base,
+      medianMs: null,
+      minMs: null,
+      medianCpuMs: null,
+      contacts: null,
+      skipped: skipText(cfg, o, startProbe),
+      ...(detail ? { ours: detail } : {}),
+    };
   }
   const notes: string[] = [];
   if (o.killed) notes.push(`stopped: a ${o.killed.phase} step took > ${fmtSec(o.killed.limitMs)}`);
@@ -459,6 +473,7 @@ function makeRow(scene: string, cfg: RunConfig, o: JobOutcome, plan: Plan, start
     ...base,
     medianMs: median(times),
     minMs: Math.min(...times),
+    medianCpuMs: median(o.timed.map((t) => t.cpuMs)),
     contacts: detail ? detail.contactsMedian : null,
     ...(note ? { note } : {}),
     ...(detail ? { ours: detail } : {}),
@@ -550,8 +565,20 @@ function packageVersion(name: string): string {
 const fmtMs = (ms: number | null): string => (ms === null ? '-' : ms >= 100 ? ms.toFixed(1) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(3));
 const fmtRatio = (r: number | null): string => (r === null ? '-' : `${r >= 100 ? r.toFixed(0) : r >= 10 ? r.toFixed(1) : r.toFixed(2)}×`);
 
-const COLUMNS = ['scene', 'engine/solver', 'warm-up', 'steps', 'median ms/step', 'min ms/step', 'contacts', 'ours/cannon', 'ours/rapier', 'note'] as const;
-const RIGHT = new Set<string>(['warm-up', 'steps', 'median ms/step', 'min ms/step', 'contacts', 'ours/cannon', 'ours/rapier']);
+const COLUMNS = [
+  'scene',
+  'engine/solver',
+  'warm-up',
+  'steps',
+  'median ms/step',
+  'min ms/step',
+  'median CPU ms',
+  'contacts',
+  'ours/cannon',
+  'ours/rapier',
+  'note',
+] as const;
+const RIGHT = new Set<string>(['warm-up', 'steps', 'median ms/step', 'min ms/step', 'median CPU ms', 'contacts', 'ours/cannon', 'ours/rapier']);
 
 function cells(r: WorldBenchRow): string[] {
   return [
@@ -561,6 +588,7 @@ function cells(r: WorldBenchRow): string[] {
     r.skipped ? '0' : `${r.steps}${r.stepsCut ? '*' : ''}`,
     fmtMs(r.medianMs),
     fmtMs(r.minMs),
+    fmtMs(r.medianCpuMs),
     r.contacts === null ? '-' : String(Math.round(r.contacts)),
     fmtRatio(r.ratioCannon),
     fmtRatio(r.ratioRapier),
@@ -602,8 +630,8 @@ function headerLines(m: MachineInfo, plan: Plan, args: BenchArgs, libs: Record<s
     `  warm-up: cannon-es/Rapier ${plan.libWarmupSteps} steps; ours up to ${plan.oursWarmupSteps} steps, no new one after ${s(plan.oursWarmupBudgetMs)} (at least 1)`,
     `  timed: up to ${plan.timedSteps} steps, no new one after ${s(plan.timedBudgetMs)} (at least ${plan.minTimed}); a step (warm-up or timed) that takes > ${s(plan.stepLimitMs)} is killed and the row skipped`,
     '  * = fewer steps than planned because one step is slow',
-    'time: performance.now() around one step — ours World.step() (detection, islands, assembly, solve, impulses, ' +
-      'integration, energy ledger), cannon-es world.step(dt), Rapier world.step(); median and min over the timed steps',
+    'time: performance.now() (and process CPU time) around one step — ours World.step() (detection, islands, assembly, solve, impulses, ' +
+      'integration, energy ledger), cannon-es world.step(dt), Rapier world.step(); median and min over the timed steps; CPU: process.cpuUsage() of the worker process (its threads: the worker, GC helpers), median',
     ...matrixFreeLines(),
     'same in all engines: dt and gravity of the scene, boxes (half extents, mass, box inertia, pose, velocities), ground half-space, friction and ' +
       'restitution per pair (scene materials and combine rules); cannon-es uses SAPBroadphase (axis auto-detected; ours: sweep and prune), Rapier bodies may not sleep',
@@ -623,6 +651,37 @@ function matrixFreeLines(): string[] {
     `ours: World solves islands of more than ${r.denseIslandLimit} contacts without forming A: PGS matrix-free, newton/ipm scenarios by ${fb === 'ipm' ? 'the sparse interior point (newton islands are labelled ipm)' : fb}` +
       `${r.pgsMatrixFreeFrom !== undefined ? `; PGS goes matrix-free above ${r.pgsMatrixFreeFrom} contacts` : ''} — the note column says when newton/ipm did not run`,
   ];
+}
+
+/** Issue 16's world-step targets for our PGS at matched iterations: ours/Rapier ≤ 1.0, ours/cannon-es ≤ 0.5 (median ms/step). */
+const TARGET_RATIO_RAPIER = 1.0;
+const TARGET_RATIO_CANNON = 0.5;
+
+/**
+ * One line per scene: our PGS against the targets, from the same run: by median wall time (the table's
+ * ratios), by min wall time and by median CPU time (other processes on a shared machine inflate wall times,
+ * and not equally for every configuration since they run one after the other).
+ */
+function targetLines(scenes: readonly SceneReport[]): string[] {
+  const out = [
+    '',
+    `targets (issue 16, ours/pgs vs the matched-iteration rows): ≤ ${TARGET_RATIO_RAPIER}× Rapier, ≤ ${TARGET_RATIO_CANNON}× cannon-es; ratios by median wall / min wall / median CPU time`,
+  ];
+  const verdict = (ratio: number | null, target: number): string =>
+    ratio === null ? 'not measured' : `${fmtRatio(ratio)} ${ratio <= target ? 'met' : 'missed'}`;
+  for (const sc of scenes) {
+    const ours = sc.rows.find((x) => x.engine === 'ours' && x.solver === 'pgs');
+    const ref = (engine: EngineName): WorldBenchRow | undefined => sc.rows.find((x) => x.engine === engine && x.iterations !== undefined);
+    const ratio = (engine: EngineName, key: 'medianMs' | 'minMs' | 'medianCpuMs'): number | null => {
+      const a = ours?.[key],
+        r = ref(engine)?.[key];
+      return a != null && r ? a / r : null;
+    };
+    const three = (engine: EngineName, target: number): string =>
+      (['medianMs', 'minMs', 'medianCpuMs'] as const).map((k) => verdict(ratio(engine, k), target)).join(' / ');
+    out.push(`  ${sc.name}: ours/rapier ${three('rapier', TARGET_RATIO_RAPIER)}; ours/cannon ${three('cannon', TARGET_RATIO_CANNON)}`);
+  }
+  return out;
 }
 
 interface SceneReport {
@@ -748,6 +807,7 @@ async function main(): Promise<void> {
     ...headerLines(machine, plan, args, libs),
     ...sceneLines(scenes),
     ...renderTable(scenes.flatMap((s) => s.rows)),
+    ...targetLines(scenes),
     ...oursLines(scenes),
     '',
     `load average ${machine.loadAverage.toFixed(2)} at start, ${loadAverageAtEnd.toFixed(2)} at end on ${machine.cores} cores` +

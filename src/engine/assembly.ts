@@ -7,7 +7,7 @@
  */
 import type { BodyState, ContactMeta, ContactPoint, ContactProblem, ProblemPhysics, RhsDecomposition } from './problem.js';
 import { ProblemError } from './problem.js';
-import { cross, type Vec3 } from './math/vec3.js';
+import type { Vec3 } from './math/vec3.js';
 
 export interface AssemblyOptions {
   /** Time step Δt (s); only used by the bias term. */
@@ -48,18 +48,22 @@ export function isStatic(bodies: readonly BodyState[], i: number): boolean {
 
 /** Writes the 3×6 Jacobian block of one body for rows (n, t1, t2) into out[o..o+18). */
 function jacobianBlock(c: ContactPoint, x: Vec3, sign: number, out: Float64Array, o: number): void {
-  const r: Vec3 = [c.point[0] - x[0], c.point[1] - x[1], c.point[2] - x[2]];
-  const dirs = [c.normal, c.t1, c.t2];
+  // r = p − x, row k: sign·[d_k, r × d_k] (no temporaries: this runs for every contact of every step)
+  const r0 = c.point[0] - x[0],
+    r1 = c.point[1] - x[1],
+    r2 = c.point[2] - x[2];
   for (let k = 0; k < 3; k++) {
-    const d = dirs[k];
-    const rd = cross(r, d);
+    const d = k === 0 ? c.normal : k === 1 ? c.t1 : c.t2;
+    const d0 = d[0],
+      d1 = d[1],
+      d2 = d[2];
     const base = o + 6 * k;
-    out[base] = sign * d[0];
-    out[base + 1] = sign * d[1];
-    out[base + 2] = sign * d[2];
-    out[base + 3] = sign * rd[0];
-    out[base + 4] = sign * rd[1];
-    out[base + 5] = sign * rd[2];
+    out[base] = sign * d0;
+    out[base + 1] = sign * d1;
+    out[base + 2] = sign * d2;
+    out[base + 3] = sign * (r1 * d2 - r2 * d1);
+    out[base + 4] = sign * (r2 * d0 - r0 * d2);
+    out[base + 5] = sign * (r0 * d1 - r1 * d0);
   }
 }
 
@@ -82,27 +86,33 @@ function applyInvMass(bd: BodyState, J: Float64Array, o: number, out: Float64Arr
 }
 
 function checkContact(c: ContactPoint, i: number, nBodies: number): void {
-  const f = `contacts[${i}]`;
+  // field names are built only on failure: this runs for every contact of every step
+  const f = (name: string): string => `contacts[${i}].${name}`;
   if (!Number.isInteger(c.bodyA) || c.bodyA < 0 || c.bodyA >= nBodies)
-    throw new ProblemError(`${f}.body_a`, `is ${c.bodyA}, expected a body index 0…${nBodies - 1}`);
+    throw new ProblemError(f('body_a'), `is ${c.bodyA}, expected a body index 0…${nBodies - 1}`);
   if (!Number.isInteger(c.bodyB) || c.bodyB < -1 || c.bodyB >= nBodies)
-    throw new ProblemError(`${f}.body_b`, `is ${c.bodyB}, expected −1 (static world) or a body index 0…${nBodies - 1}`);
-  if (c.bodyA === c.bodyB) throw new ProblemError(`${f}.body_b`, 'a contact must join two different bodies');
-  if (!(c.mu >= 0)) throw new ProblemError(`${f}.mu`, `is ${c.mu}; friction coefficients must be ≥ 0`);
-  if (!(c.restitution >= 0)) throw new ProblemError(`${f}.e`, `is ${c.restitution}; restitution must be ≥ 0`);
-  if (!(c.penetration >= 0)) throw new ProblemError(`${f}.penetration`, `is ${c.penetration}; penetration must be ≥ 0`);
-  const frame = [
-    ['normal', c.normal],
-    ['t1', c.t1],
-    ['t2', c.t2],
-  ] as const;
-  for (const [name, v] of frame) {
-    if (Math.abs(Math.hypot(v[0], v[1], v[2]) - 1) > 1e-6)
-      throw new ProblemError(`${f}.${name}`, `must be a unit vector (length ${Math.hypot(v[0], v[1], v[2])})`);
-  }
-  const t1t2 = cross(c.t1, c.t2);
-  const dev = Math.hypot(t1t2[0] - c.normal[0], t1t2[1] - c.normal[1], t1t2[2] - c.normal[2]);
-  if (dev > 1e-6) throw new ProblemError(`${f}.t2`, `(n, t1, t2) must be right-handed and orthonormal (|t1×t2 − n| = ${dev.toExponential(2)})`);
+    throw new ProblemError(f('body_b'), `is ${c.bodyB}, expected −1 (static world) or a body index 0…${nBodies - 1}`);
+  if (c.bodyA === c.bodyB) throw new ProblemError(f('body_b'), 'a contact must join two different bodies');
+  if (!(c.mu >= 0)) throw new ProblemError(f('mu'), `is ${c.mu}; friction coefficients must be ≥ 0`);
+  if (!(c.restitution >= 0)) throw new ProblemError(f('e'), `is ${c.restitution}; restitution must be ≥ 0`);
+  if (!(c.penetration >= 0)) throw new ProblemError(f('penetration'), `is ${c.penetration}; penetration must be ≥ 0`);
+  const n = c.normal,
+    t1 = c.t1,
+    t2 = c.t2;
+  if (!isUnit(n)) throw new ProblemError(f('normal'), `must be a unit vector (length ${Math.hypot(n[0], n[1], n[2])})`);
+  if (!isUnit(t1)) throw new ProblemError(f('t1'), `must be a unit vector (length ${Math.hypot(t1[0], t1[1], t1[2])})`);
+  if (!isUnit(t2)) throw new ProblemError(f('t2'), `must be a unit vector (length ${Math.hypot(t2[0], t2[1], t2[2])})`);
+  // |t1 × t2 − n|, written out (no temporaries)
+  const e0 = t1[1] * t2[2] - t1[2] * t2[1] - n[0],
+    e1 = t1[2] * t2[0] - t1[0] * t2[2] - n[1],
+    e2 = t1[0] * t2[1] - t1[1] * t2[0] - n[2];
+  const dev = Math.sqrt(e0 * e0 + e1 * e1 + e2 * e2);
+  if (dev > 1e-6) throw new ProblemError(f('t2'), `(n, t1, t2) must be right-handed and orthonormal (|t1×t2 − n| = ${dev.toExponential(2)})`);
+}
+
+/** Unit length within 1e-6 (a NaN length passes, as it did with the Math.hypot test). */
+function isUnit(v: Vec3): boolean {
+  return !(Math.abs(Math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) - 1) > 1e-6);
 }
 
 /**
@@ -253,11 +263,14 @@ function rowTimesVelocity(J: Float64Array, o: number, bd: BodyState): number {
   return J[o] * bd.v[0] + J[o + 1] * bd.v[1] + J[o + 2] * bd.v[2] + J[o + 3] * bd.omega[0] + J[o + 4] * bd.omega[1] + J[o + 5] * bd.omega[2];
 }
 
-/** Δv = M⁻¹ Jᵀ λ per body as [dv(3), dω(3)] (N×6 row-major). Static bodies get zeros. */
-export function bodyVelocityChanges(p: ContactProblem, lambda: ArrayLike<number>): Float64Array {
+/**
+ * Δv = M⁻¹ Jᵀ λ per body as [dv(3), dω(3)] (N×6 row-major). Static bodies get zeros. With `into` the
+ * changes are added to it (the world's one array per step: islands share no dynamic body).
+ */
+export function bodyVelocityChanges(p: ContactProblem, lambda: ArrayLike<number>, into?: Float64Array): Float64Array {
   if (!p.physics || !p.contacts) throw new Error('bodyVelocityChanges needs a problem assembled from physical data');
   const { bodies, jacobianA, jacobianB } = p.physics;
-  const out = new Float64Array(6 * bodies.length);
+  const out = into ?? new Float64Array(6 * bodies.length);
   const imp = new Float64Array(6);
   const add = (body: number, J: Float64Array, i: number): void => {
     imp.fill(0);

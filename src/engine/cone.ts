@@ -1,7 +1,9 @@
 /**
  * Friction cone K_μ = {(s, u) ∈ ℝ×ℝ²: ‖u‖ ≤ μ s} and its dual K*_μ = {(σ, w): μ‖w‖ ≤ σ}
  * (docs/physics.md "The QP-SOCP and its KKT conditions"). All functions work on one contact's 3-block in place.
+ * Norms of the hot paths (projection, disk clamp) use hypot2 (math/hypot.ts), not Math.hypot.
  */
+import { hypot2 } from './math/hypot.js';
 
 /**
  * Euclidean projection of p[o..o+2] onto K_μ, written to out[o..o+2] (may alias p).
@@ -18,7 +20,7 @@ export function projectCone(p: Float64Array, o: number, mu: number, out: Float64
     out[o + 2] = 0;
     return;
   }
-  const s = Math.hypot(p1, p2);
+  const s = hypot2(p1, p2);
   if (s <= mu * pn) {
     // case 1: inside or on the surface
     out[o] = pn;
@@ -42,7 +44,7 @@ export function projectCone(p: Float64Array, o: number, mu: number, out: Float64
 
 /** Disk projection used by sequential-impulse friction: clamp (u1, u2) to radius r ≥ 0. */
 export function clampDisk(x: Float64Array, o: number, r: number): void {
-  const s = Math.hypot(x[o], x[o + 1]);
+  const s = hypot2(x[o], x[o + 1]);
   if (s > r) {
     const k = s > 0 ? r / s : 0;
     x[o] *= k;

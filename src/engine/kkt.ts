@@ -6,6 +6,7 @@
  */
 import type { ContactProblem } from './problem.js';
 import { projectCone } from './cone.js';
+import { hypot2 } from './math/hypot.js';
 
 export interface KktReport {
   primalAbs: number;
@@ -111,8 +112,13 @@ export function kktFromW(mu: Float64Array, lambda: Float64Array, w: Float64Array
   const wr = wRef > 0 ? wRef : 1;
   const jr = lr * wr * Math.max(1, muMax * muMax);
   const r = ws.report;
-  r.primalAbs = r.dualAbs = r.compAbs = r.jordanAbs = r.naturalAbs = 0;
-  r.worstContact = -1;
+  let primalAbs = 0,
+    dualAbs = 0,
+    compAbs = 0,
+    jordanAbs = 0,
+    naturalAbs = 0,
+    worstContact = -1;
+  const lwr = lr * wr;
   let worst = 0;
   const t = ws.tmp;
   for (let c = 0; c < C; c++) {
@@ -124,29 +130,36 @@ export function kktFromW(mu: Float64Array, lambda: Float64Array, w: Float64Array
     const wn = w[o],
       w1 = w[o + 1],
       w2 = w[o + 2];
-    const lt = Math.hypot(l1, l2),
-      wt = Math.hypot(w1, w2);
+    const lt = hypot2(l1, l2),
+      wt = hypot2(w1, w2);
     const primal = m > 0 ? Math.max(0, lt - m * ln, -ln) : Math.max(lt, -ln, 0);
     const dual = m > 0 ? Math.max(0, m * wt - wn) : Math.max(0, -wn);
     const comp = Math.abs(ln * wn + l1 * w1 + l2 * w2);
-    const jordan = Math.hypot(m * m * ln * w1 + wn * l1, m * m * ln * w2 + wn * l2);
+    const jordan = hypot2(m * m * ln * w1 + wn * l1, m * m * ln * w2 + wn * l2);
     const rh = rho[c];
     t[0] = ln - rh * wn;
     t[1] = l1 - rh * w1;
     t[2] = l2 - rh * w2;
     projectCone(t, 0, m, t);
     const natural = Math.max(Math.abs(ln - t[0]), Math.abs(l1 - t[1]), Math.abs(l2 - t[2]));
-    if (primal > r.primalAbs) r.primalAbs = primal;
-    if (dual > r.dualAbs) r.dualAbs = dual;
-    if (comp > r.compAbs) r.compAbs = comp;
-    if (jordan > r.jordanAbs) r.jordanAbs = jordan;
-    if (natural > r.naturalAbs) r.naturalAbs = natural;
-    const rel = Math.max(primal / lr, dual / wr, comp / (lr * wr), jordan / jr, natural / lr);
+    if (primal > primalAbs) primalAbs = primal;
+    if (dual > dualAbs) dualAbs = dual;
+    if (comp > compAbs) compAbs = comp;
+    if (jordan > jordanAbs) jordanAbs = jordan;
+    if (natural > naturalAbs) naturalAbs = natural;
+    // primal and natural share the scale ‖λ‖∞: max(p/l, q/l) = max(p, q)/l exactly (rounding is monotone)
+    const rel = Math.max(Math.max(primal, natural) / lr, dual / wr, comp / lwr, jordan / jr);
     if (rel > worst) {
       worst = rel;
-      r.worstContact = c;
+      worstContact = c;
     }
   }
+  r.primalAbs = primalAbs;
+  r.dualAbs = dualAbs;
+  r.compAbs = compAbs;
+  r.jordanAbs = jordanAbs;
+  r.naturalAbs = naturalAbs;
+  r.worstContact = worstContact;
   r.lamRef = lamRef;
   r.wRef = wRef;
   r.primalRel = r.primalAbs / lr;
@@ -199,7 +212,7 @@ export function classifyContacts(p: { readonly contactCount: number }, lambda: F
   for (let c = 0; c < p.contactCount; c++) {
     const o = 3 * c;
     if (lambda[o] <= lt) out[c] = 'separating';
-    else out[c] = Math.hypot(w[o + 1], w[o + 2]) <= wt ? 'sticking' : 'sliding';
+    else out[c] = hypot2(w[o + 1], w[o + 2]) <= wt ? 'sticking' : 'sliding';
   }
   return out;
 }

@@ -112,7 +112,8 @@ export function solveIsland(
     solved = { contacts, jacobians, result, matrixFree: true };
   } else if (useMatrixFree(cfg, cs.length)) {
     const pgs = cfg.solver.solver === 'pgs' ? cfg.solver : { solver: 'pgs' as const };
-    const out = solvePgsMatrixFree(jacobians, pgs, warm, cfg.softening);
+    // Δv goes straight into dvTotal: islands share no dynamic body, so this island's entries are still zero.
+    const out = solvePgsMatrixFree(jacobians, pgs, warm, cfg.softening, dvTotal);
     const result: SolveResult = {
       solver: 'pgs',
       lambda: out.lambda,
@@ -127,14 +128,12 @@ export function solveIsland(
       kkt: out.kkt,
       contactClass: out.contactClass,
     };
-    for (let i = 0; i < out.dv.length; i++) dvTotal[i] += out.dv[i];
     solved = { contacts, jacobians, result, matrixFree: true };
   } else {
     const problem = denseProblem(jacobians, cs, jacobians.regularization);
     soften(problem, cfg.softening);
     const result = solve(problem, cfg.solver, warm);
-    const dv = bodyVelocityChanges(problem, result.lambda);
-    for (let i = 0; i < dv.length; i++) dvTotal[i] += dv[i];
+    bodyVelocityChanges(problem, result.lambda, dvTotal);
     solved = { contacts, problem, jacobians: null, result, matrixFree: false };
   }
   const { lambda, w } = solved.result;

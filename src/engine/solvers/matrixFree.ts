@@ -18,10 +18,14 @@ export interface MatrixFreeOutput extends PgsOutput {
   readonly contactClass: ContactClass[];
 }
 
-/** `softening` γ is added to the normal rows: w_n = (Aλ − b)_n + γλ_n (docs/physics.md "Softening"). */
-export function solvePgsMatrixFree(k: ContactJacobians, opts: PgsOptions, warmStart?: Float64Array, softening = 0): MatrixFreeOutput {
+/**
+ * `softening` γ is added to the normal rows: w_n = (Aλ − b)_n + γλ_n (docs/physics.md "Softening").
+ * With `into` (6 per body of the island's body list, zero at this island's dynamic bodies) Δv is added
+ * there and returned as `dv`: the world passes one array for all islands of a step.
+ */
+export function solvePgsMatrixFree(k: ContactJacobians, opts: PgsOptions, warmStart?: Float64Array, softening = 0, into?: Float64Array): MatrixFreeOutput {
   const t0 = nowMs();
-  const rows = matrixFreeRows(k, softening);
+  const rows = matrixFreeRows(k, softening, into);
   const out = runPgs(rows, opts, warmStart, 'matrix-free');
   return {
     ...out,

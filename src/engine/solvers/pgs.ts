@@ -17,11 +17,11 @@
  * is always measured on A). Every sweep's KKT residual is recorded: history[k] after k sweeps.
  */
 import type { ContactProblem } from '../problem.js';
-import { clampDisk, projectCone } from '../cone.js';
 import { KktWorkspace, type KktReport } from '../kkt.js';
 import { HistoryRecorder, objectiveFromAlam } from './history.js';
 import { projectAll } from './projectedSteps.js';
 import { denseRows, type PgsRows } from './pgsRows.js';
+import { type SweepOutcome, sweepParams } from './pgsSweep.js';
 import type { AlgorithmOutput, PgsOptions, SolveStatus } from './types.js';
 
 export const PGS_DEFAULTS = {
@@ -63,7 +63,7 @@ function blockSteps(rows: PgsRows, eps: number, perContact: boolean): Float64Arr
 
 /** The PGS iteration on any row storage; `label` is appended to non-converged reasons (e.g. "matrix-free"). */
 export function runPgs(rows: PgsRows, opts: PgsOptions, warmStart?: Float64Array, label = ''): PgsOutput {
-  const { b, mu, size: n, contactCount: C, diagonal: D } = rows;
+  const { b, size: n, contactCount: C } = rows;
   const maxIt = opts.maxIterations ?? PGS_DEFAULTS.maxIterations;
   const tol = opts.tolerance ?? PGS_DEFAULTS.tolerance;
   const eps = opts.regularization ?? PGS_DEFAULTS.regularization;
@@ -73,7 +73,6 @@ export function runPgs(rows: PgsRows, opts: PgsOptions, warmStart?: Float64Array
   const hist = new HistoryRecorder(maxIt + 1);
   const ws = new KktWorkspace(n);
   const lam = new Float64Array(n);
-  const blk = new Float64Array(3);
 
   if (warmStart) {
     const k = opts.warmStartFactor ?? PGS_DEFAULTS.warmStartFactor;
@@ -82,8 +81,8 @@ export function runPgs(rows: PgsRows, opts: PgsOptions, warmStart?: Float64Array
     for (let c = 0; c < C; c++) rows.changed(c, lam[3 * c], lam[3 * c + 1], lam[3 * c + 2]);
   }
   const step = law === 'cone' ? blockSteps(rows, eps, opts.diagonalScaling === true) : null;
-  /** (A + εI)λ − b for row i with the current λ. */
-  const rowW = (i: number): number => rows.rowTimes(i, lam) - b[i] + eps * lam[i];
+  const params = sweepParams(rows, eps, step);
+  const moved: SweepOutcome = new Float64Array(2);
   const measure = (): KktReport => {
     const r = rows.kkt(lam, ws);
     hist.record(r.maxRel, objectiveFromAlam(lam, ws.Alam, b, n));
@@ -106,59 +105,8 @@ export function runPgs(rows: PgsRows, opts: PgsOptions, warmStart?: Float64Array
       break;
     }
     iterations++;
-    let change = 0,
-      size = 0;
-    for (let c = 0; c < C; c++) {
-      const o = 3 * c,
-        m = mu[c],
-        d = 9 * c;
-      const old0 = lam[o],
-        old1 = lam[o + 1],
-        old2 = lam[o + 2];
-      if (step) {
-        const s = step[c];
-        blk[0] = lam[o] - s * rowW(o);
-        blk[1] = m > 0 ? lam[o + 1] - s * rowW(o + 1) : 0;
-        blk[2] = m > 0 ? lam[o + 2] - s * rowW(o + 2) : 0;
-        projectCone(blk, 0, m, blk);
-        lam[o] = blk[0];
-        lam[o + 1] = blk[1];
-        lam[o + 2] = blk[2];
-        rows.changed(c, lam[o] - old0, lam[o + 1] - old1, lam[o + 2] - old2);
-      } else {
-        // A row with a zero diagonal moves nothing (both bodies static): its impulse is set to zero.
-        const dn = D[d] + eps;
-        lam[o] = dn > 0 ? Math.max(0, lam[o] - rowW(o) / dn) : 0;
-        rows.changed(c, lam[o] - old0, 0, 0);
-        if (m > 0) {
-          // One step length for both tangent rows, s = 1/λmax of the 2×2 tangent block: then the fixed point
-          // λt = clamp(λt − s·w_t) puts a sliding contact's λt exactly opposite w_t (maximal dissipation).
-          // Separate steps 1/A_t1t1, 1/A_t2t2 skew it whenever A_t1t1 ≠ A_t2t2 (a box's corner contacts: the
-          // friction came out 6 % weak along the slide, docs/physics.md "PGS").
-          const a = D[d + 4] + eps,
-            bb = D[d + 5],
-            cc = D[d + 8] + eps;
-          const lmax = 0.5 * (a + cc) + Math.hypot(0.5 * (a - cc), bb);
-          if (lmax > 0) {
-            const t1 = lam[o + 1],
-              t2 = lam[o + 2];
-            const w1 = rowW(o + 1),
-              w2 = rowW(o + 2);
-            lam[o + 1] = t1 - w1 / lmax;
-            lam[o + 2] = t2 - w2 / lmax;
-            clampDisk(lam, o + 1, m * lam[o]);
-            rows.changed(c, 0, lam[o + 1] - t1, lam[o + 2] - t2);
-          }
-        } else if (lam[o + 1] !== 0 || lam[o + 2] !== 0) {
-          rows.changed(c, 0, -lam[o + 1], -lam[o + 2]);
-          lam[o + 1] = 0;
-          lam[o + 2] = 0;
-        }
-      }
-      change = Math.max(change, Math.abs(lam[o] - old0), Math.abs(lam[o + 1] - old1), Math.abs(lam[o + 2] - old2));
-      size = Math.max(size, Math.abs(lam[o]), Math.abs(lam[o + 1]), Math.abs(lam[o + 2]));
-    }
-    if (change <= fpTol * size) {
+    rows.sweep(lam, params, moved);
+    if (moved[0] <= fpTol * moved[1]) {
       const r2 = measure();
       if (r2.maxRel <= tol) {
         status = { kind: 'converged' };

@@ -9,6 +9,17 @@
 import type { ContactJacobians } from '../assembly.js';
 import type { ContactProblem } from '../problem.js';
 import { type KktWorkspace, kktFromW, kktInto, type KktReport } from '../kkt.js';
+import {
+  type MatrixFreeArrays,
+  matrixFreeApply,
+  matrixFreeRowTimes,
+  PACKED_STRIDE,
+  packRows,
+  type SweepOutcome,
+  type SweepParams,
+  sweepMatrixFree,
+  sweepRows,
+} from './pgsSweep.js';
 
 export interface PgsRows {
   readonly contactCount: number;
@@ -21,6 +32,8 @@ export interface PgsRows {
   rowTimes(i: number, lambda: Float64Array): number;
   /** Contact c's impulse changed by (d0, d1, d2): matrix-free storage updates Δv, dense storage does nothing. */
   changed(c: number, d0: number, d1: number, d2: number): void;
+  /** One Gauss–Seidel sweep over all contacts (pgsSweep.ts), |Δλ| and |λ| maxima into `out`. */
+  sweep(lambda: Float64Array, params: SweepParams, out: SweepOutcome): void;
   /** KKT report of λ for A (fills ws.w = Aλ − b and ws.Alam = Aλ). */
   kkt(lambda: Float64Array, ws: KktWorkspace): KktReport;
 }
@@ -30,7 +43,7 @@ export function denseRows(p: ContactProblem): PgsRows {
   const { A, size: n, contactCount: C } = p;
   const diagonal = new Float64Array(9 * C);
   for (let c = 0; c < C; c++) for (let r = 0; r < 3; r++) for (let s = 0; s < 3; s++) diagonal[9 * c + 3 * r + s] = A[(3 * c + r) * n + 3 * c + s];
-  return {
+  const rows: PgsRows = {
     contactCount: C,
     size: n,
     b: p.b,
@@ -45,8 +58,10 @@ export function denseRows(p: ContactProblem): PgsRows {
     changed() {
       /* A is read directly: nothing to update */
     },
+    sweep: (lambda, params, out) => sweepRows(rows, lambda, params, out),
     kkt: (lambda, ws) => kktInto(p, lambda, ws),
   };
+  return rows;
 }
 
 /** Matrix-free rows with their body velocity changes Δv = M⁻¹Jᵀλ (6 per body of the island's body list). */
@@ -54,21 +69,35 @@ export interface MatrixFreeRows extends PgsRows {
   readonly dv: Float64Array;
 }
 
-/** Matrix-free rows of assembled Jacobians; `softening` γ is added to the normal rows (docs/physics.md). */
-export function matrixFreeRows(k: ContactJacobians, softening = 0): MatrixFreeRows {
+/**
+ * Matrix-free rows of assembled Jacobians; `softening` γ is added to the normal rows (docs/physics.md).
+ * Δv is kept in `into` when given (6 per body of the island's body list, zero at this island's dynamic
+ * bodies: islands share no dynamic body, so one array serves every island of a step), else in a new array.
+ */
+export function matrixFreeRows(k: ContactJacobians, softening = 0, into?: Float64Array): MatrixFreeRows {
   const C = k.contactCount,
     n = k.size;
   const { jacobianA: JA, jacobianB: JB } = k.physics;
   const { invMassJA: MA, invMassJB: MB, staticA, staticB } = k;
-  const ia = new Int32Array(C),
-    ib = new Int32Array(C);
-  k.contacts.forEach((m, c) => {
-    ia[c] = m.contact.bodyA;
-    ib[c] = m.contact.bodyB;
-  });
-  const dv = new Float64Array(6 * k.physics.bodies.length);
-  /** Diagonal shift of row r (0 = normal): assembly ε, plus γ on the normal row. */
-  const shift = (r: number): number => k.regularization + (r === 0 ? softening : 0);
+  const bodyA = new Int32Array(C),
+    bodyB = new Int32Array(C);
+  for (let c = 0; c < C; c++) {
+    const m = k.contacts[c].contact;
+    bodyA[c] = staticA[c] ? -1 : m.bodyA;
+    bodyB[c] = staticB[c] ? -1 : m.bodyB;
+  }
+  const dv = into ?? new Float64Array(6 * k.physics.bodies.length);
+  const shiftN = k.regularization + softening,
+    shiftT = k.regularization;
+  const packed = new Float64Array(PACKED_STRIDE * C);
+  const bodies = k.physics.bodies;
+  for (let c = 0; c < C; c++) {
+    const m = k.contacts[c].contact;
+    const imA = bodyA[c] >= 0 ? bodies[bodyA[c]].invMass : 0,
+      imB = bodyB[c] >= 0 ? bodies[bodyB[c]].invMass : 0;
+    packRows(JA, JB, MA, MB, [m.normal, m.t1, m.t2], c, imA, imB, bodyA[c] >= 0, bodyB[c] >= 0, packed);
+  }
+  const arrays: MatrixFreeArrays = { contactCount: C, JA, JB, MA, MB, bodyA, bodyB, shiftN, shiftT, b: k.b, mu: k.mu, dv, packed };
   // A_cc = J_c M⁻¹ J_cᵀ (+ shifts), from the two bodies' blocks.
   const diagonal = new Float64Array(9 * C);
   for (let c = 0; c < C; c++) {
@@ -79,26 +108,10 @@ export function matrixFreeRows(k: ContactJacobians, softening = 0): MatrixFreeRo
           bb = 18 * c + 6 * s;
         if (!staticA[c]) for (let q = 0; q < 6; q++) v += JA[a + q] * MA[bb + q];
         if (!staticB[c]) for (let q = 0; q < 6; q++) v += JB[a + q] * MB[bb + q];
-        diagonal[9 * c + 3 * r + s] = v + (r === s ? shift(r) : 0);
+        diagonal[9 * c + 3 * r + s] = v + (r === s ? (r === 0 ? shiftN : shiftT) : 0);
       }
     }
   }
-  const rowTimes = (i: number, lambda: Float64Array): number => {
-    const c = (i / 3) | 0,
-      r = i - 3 * c;
-    let s = shift(r) * lambda[i];
-    if (!staticA[c]) {
-      const o = 6 * ia[c],
-        j = 18 * c + 6 * r;
-      for (let q = 0; q < 6; q++) s += JA[j + q] * dv[o + q];
-    }
-    if (!staticB[c]) {
-      const o = 6 * ib[c],
-        j = 18 * c + 6 * r;
-      for (let q = 0; q < 6; q++) s += JB[j + q] * dv[o + q];
-    }
-    return s;
-  };
   // Natural-map steps of the KKT check, ρ_c = 1/max diag A_cc, as kktInto computes them from a dense A.
   const rho = new Float64Array(C);
   for (let c = 0; c < C; c++) {
@@ -112,26 +125,82 @@ export function matrixFreeRows(k: ContactJacobians, softening = 0): MatrixFreeRo
     mu: k.mu,
     diagonal,
     dv,
-    rowTimes,
-    changed(c, d0, d1, d2) {
-      if (!staticA[c]) {
-        const o = 6 * ia[c],
-          m = 18 * c;
-        for (let q = 0; q < 6; q++) dv[o + q] += MA[m + q] * d0 + MA[m + 6 + q] * d1 + MA[m + 12 + q] * d2;
-      }
-      if (!staticB[c]) {
-        const o = 6 * ib[c],
-          m = 18 * c;
-        for (let q = 0; q < 6; q++) dv[o + q] += MB[m + q] * d0 + MB[m + 6 + q] * d1 + MB[m + 12 + q] * d2;
-      }
+    rowTimes: (i, lambda) => {
+      const c = (i / 3) | 0;
+      return matrixFreeRowTimes(arrays, c, i - 3 * c, lambda[i]);
     },
+    changed: (c, d0, d1, d2) => matrixFreeApply(arrays, c, d0, d1, d2),
+    sweep: (lambda, params, out) => sweepMatrixFree(arrays, lambda, params, out),
     kkt(lambda, ws) {
-      for (let i = 0; i < n; i++) {
-        const a = rowTimes(i, lambda);
-        ws.Alam[i] = a;
-        ws.w[i] = a - k.b[i];
-      }
+      matrixFreeProducts(arrays, lambda, ws.Alam, ws.w);
       return kktFromW(k.mu, lambda, ws.w, k.b, rho, ws);
     },
   };
+}
+
+/**
+ * Alam = Aλ and w = Aλ − b for all rows, in matrixFreeRowTimes' order (written out: a call per row would
+ * box each double in V8). A function of its own, with nothing after its loop (see SweepOutcome).
+ */
+function matrixFreeProducts(k: MatrixFreeArrays, lambda: Float64Array, Alam: Float64Array, w: Float64Array): void {
+  const { contactCount: C, bodyA, bodyB, shiftN, shiftT, b, dv, packed: R } = k;
+  for (let c = 0; c < C; c++) {
+    const ia = bodyA[c],
+      ib = bodyB[c],
+      oa = 6 * ia,
+      ob = 6 * ib,
+      p = PACKED_STRIDE * c;
+    let a0 = 0,
+      a1 = 0,
+      a2 = 0,
+      a3 = 0,
+      a4 = 0,
+      a5 = 0,
+      b0 = 0,
+      b1 = 0,
+      b2 = 0,
+      b3 = 0,
+      b4 = 0,
+      b5 = 0;
+    if (ia >= 0) {
+      a0 = dv[oa];
+      a1 = dv[oa + 1];
+      a2 = dv[oa + 2];
+      a3 = dv[oa + 3];
+      a4 = dv[oa + 4];
+      a5 = dv[oa + 5];
+    }
+    if (ib >= 0) {
+      b0 = dv[ob];
+      b1 = dv[ob + 1];
+      b2 = dv[ob + 2];
+      b3 = dv[ob + 3];
+      b4 = dv[ob + 4];
+      b5 = dv[ob + 5];
+    }
+    for (let r = 0; r < 3; r++) {
+      const i = 3 * c + r,
+        d = p + 3 * r;
+      let s = (r === 0 ? shiftN : shiftT) * lambda[i];
+      // J_a = [d, r_a × d], J_b = −[d, r_b × d] (packed rows, pgsSweep.ts)
+      if (ia >= 0) {
+        s += R[d] * a0;
+        s += R[d + 1] * a1;
+        s += R[d + 2] * a2;
+        s += R[d + 9] * a3;
+        s += R[d + 10] * a4;
+        s += R[d + 11] * a5;
+      }
+      if (ib >= 0) {
+        s -= R[d] * b0;
+        s -= R[d + 1] * b1;
+        s -= R[d + 2] * b2;
+        s -= R[d + 18] * b3;
+        s -= R[d + 19] * b4;
+        s -= R[d + 20] * b5;
+      }
+      Alam[i] = s;
+      w[i] = s - b[i];
+    }
+  }
 }
