@@ -119,6 +119,15 @@ export interface IslandDetail {
   readonly reason?: string;
 }
 
+/** An island whose problem could not be re-assembled: its recorded λ and why (no b, A or kinematics). */
+function unassembledIsland(
+  isl: { readonly bodies: readonly number[]; readonly contacts: readonly number[] },
+  lambda: Float64Array,
+  reason: string,
+): IslandDetail {
+  return { bodies: isl.bodies, contacts: isl.contacts, problem: null, b: null, rhs: null, mu: null, conditioning: null, lambda, kinematics: null, reason };
+}
+
 export interface FrameDetail {
   readonly index: number;
   readonly frame: number;
@@ -534,18 +543,7 @@ export class Session {
       return {
         ...base,
         reason,
-        islands: islands.map((isl) => ({
-          bodies: isl.bodies,
-          contacts: isl.contacts,
-          problem: null,
-          b: null,
-          rhs: null,
-          mu: null,
-          conditioning: null,
-          lambda: islandLambda(isl.contacts),
-          kinematics: null,
-          reason,
-        })),
+        islands: islands.map((isl) => unassembledIsland(isl, islandLambda(isl.contacts), reason)),
       };
     }
     const bodies = pre.bodies;
@@ -586,19 +584,7 @@ export class Session {
           kinematics,
         };
       } catch (e) {
-        const reason = `the problem could not be re-assembled: ${(e as Error).message}`;
-        return {
-          bodies: isl.bodies,
-          contacts: isl.contacts,
-          problem: null,
-          b: null,
-          rhs: null,
-          mu: null,
-          conditioning: null,
-          lambda,
-          kinematics: null,
-          reason,
-        };
+        return unassembledIsland(isl, lambda, `the problem could not be re-assembled: ${(e as Error).message}`);
       }
     });
     return { ...base, islands: out };
