@@ -289,7 +289,7 @@ function readShape(c: ValueReader, v: unknown, f: string, warn: FieldWarning): R
 const FRAME_KEYS = ['frame', 'time', 'bodies', 'pre', 'contacts', 'solver', 'A', 'b', 'energy'];
 const STATE_KEYS = ['x', 'q', 'v', 'w'];
 const PRE_KEYS = ['v', 'w', 'x', 'q'];
-const CONTACT_KEYS = ['a', 'b', 'point', 'normal', 't1', 't2', 'depth', 'mu', 'e', 'feature'];
+const CONTACT_KEYS = ['a', 'b', 'point', 'normal', 't1', 't2', 'depth', 'gap', 'mu', 'e', 'feature'];
 const SOLVER_KEYS = ['name', 'status', 'reason', 'iterations', 'residuals', 'lambda'];
 
 /** Parses and validates one frame line (lineNo is 1-based, as an editor shows it). */
@@ -405,7 +405,15 @@ function readContact(c: ValueReader, v: unknown, i: number, header: RecordingHea
     );
   }
   const depth = c.num(o.depth, `${f}.depth`);
-  if (depth < 0) c.fail(`${f}.depth`, `is ${depth}; depth is the penetration (m) and must be ≥ 0 (write 0 for touching or speculative contacts)`);
+  if (depth < 0)
+    c.fail(
+      `${f}.depth`,
+      `is ${depth}; depth is the penetration (m) and must be ≥ 0 (write 0 for touching or speculative contacts, and the distance of a speculative one as "gap")`,
+    );
+  const gap = o.gap === undefined ? 0 : c.num(o.gap, `${f}.gap`);
+  if (gap < 0) c.fail(`${f}.gap`, `is ${gap}; gap is the distance (m) between the surfaces of a speculative contact and must be ≥ 0`);
+  if (gap > 0 && depth > 0)
+    c.fail(`${f}.gap`, `is ${gap} while depth is ${depth}; a contact is either apart (gap) or overlapping (depth): write 0 for the other`);
   const mu = c.num(o.mu, `${f}.mu`);
   if (mu < 0) c.fail(`${f}.mu`, `is ${mu}; friction coefficients must be ≥ 0`);
   const e = c.num(o.e, `${f}.e`);
@@ -415,6 +423,10 @@ function readContact(c: ValueReader, v: unknown, i: number, header: RecordingHea
   warnUnknownKeys(o, CONTACT_KEYS, f, warn);
   // object literals, not a spread: V8 gives spread-built objects slow property access, and every analysis
   // reads every contact (a 1000-box pile has 780 000)
+  if (gap > 0)
+    return o.feature === undefined
+      ? { a, b, point, normal, t1, t2, depth, gap, mu, e }
+      : { a, b, point, normal, t1, t2, depth, gap, mu, e, feature: c.str(o.feature, `${f}.feature`) };
   return o.feature === undefined
     ? { a, b, point, normal, t1, t2, depth, mu, e }
     : { a, b, point, normal, t1, t2, depth, mu, e, feature: c.str(o.feature, `${f}.feature`) };
