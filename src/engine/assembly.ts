@@ -3,7 +3,9 @@
  *   Jacobian row for direction d at p: body a [dᵀ, (r_a×d)ᵀ], body b [−dᵀ, −(r_b×d)ᵀ], r = p − x;
  *   A = J M⁻¹ Jᵀ (+ εI), blocks A_ij non-zero only when contacts i and j share a dynamic body;
  *   b_n = −ġ_n − e·ġ_n (restitution only when −ġ_n exceeds the rest-velocity threshold)
- *         + (ERP/Δt)·max(0, depth − slop);  b_t = −ġ_t  (Baumgarte 1972; Catto 2005).
+ *         + (ERP/Δt)·max(0, depth − slop);  b_t = −ġ_t  (Baumgarte 1972; Catto 2005);
+ *   a speculative contact (gap > 0, Catto GDC 2013) gets −gap/Δt instead of the restitution and bias
+ *   terms: ġ_n⁺ ≥ −gap/Δt, it may close the gap but not pass through it.
  */
 import type { BodyState, ContactMeta, ContactPoint, ContactProblem, ProblemPhysics, RhsDecomposition } from './problem.js';
 import { ProblemError } from './problem.js';
@@ -96,6 +98,10 @@ function checkContact(c: ContactPoint, i: number, nBodies: number): void {
   if (!(c.mu >= 0)) throw new ProblemError(f('mu'), `is ${c.mu}; friction coefficients must be ≥ 0`);
   if (!(c.restitution >= 0)) throw new ProblemError(f('e'), `is ${c.restitution}; restitution must be ≥ 0`);
   if (!(c.penetration >= 0)) throw new ProblemError(f('penetration'), `is ${c.penetration}; penetration must be ≥ 0`);
+  const gap = c.gap ?? 0;
+  if (!(gap >= 0 && gap < Infinity)) throw new ProblemError(f('gap'), `is ${gap}; the speculative gap must be a finite distance ≥ 0`);
+  if (gap > 0 && c.penetration > 0)
+    throw new ProblemError(f('gap'), `is ${gap} while penetration is ${c.penetration}; a contact is either apart (gap) or overlapping (penetration)`);
   const n = c.normal,
     t1 = c.t1,
     t2 = c.t2;
@@ -165,6 +171,7 @@ export function assembleJacobians(bodies: readonly BodyState[], contacts: readon
   const velocity = new Float64Array(n),
     restitution = new Float64Array(n),
     bias = new Float64Array(n),
+    speculative = new Float64Array(n),
     b = new Float64Array(n);
   const mu = new Float64Array(C);
   const metas: ContactMeta[] = [];
@@ -179,9 +186,12 @@ export function assembleJacobians(bodies: readonly BodyState[], contacts: readon
       velocity[3 * i + r] = -s;
     }
     const approach = -g[0];
-    restitution[3 * i] = approach > opt.restVelocityThreshold ? -c.restitution * g[0] : 0;
+    const gap = c.gap ?? 0;
+    // a speculative contact may approach by at most its gap (Catto GDC 2013); it does not bounce before it touches
+    restitution[3 * i] = gap === 0 && approach > opt.restVelocityThreshold ? -c.restitution * g[0] : 0;
+    speculative[3 * i] = gap > 0 ? -gap / opt.dt : 0;
     bias[3 * i] = opt.baumgarte ? (opt.erp / opt.dt) * Math.max(0, c.penetration - opt.slop) : 0;
-    for (let r = 0; r < 3; r++) b[3 * i + r] = velocity[3 * i + r] + restitution[3 * i + r] + bias[3 * i + r];
+    for (let r = 0; r < 3; r++) b[3 * i + r] = velocity[3 * i + r] + restitution[3 * i + r] + bias[3 * i + r] + speculative[3 * i + r];
     mu[i] = c.mu;
     metas.push({ contact: c, gapRate: [g[0], g[1], g[2]] });
   }
@@ -190,7 +200,7 @@ export function assembleJacobians(bodies: readonly BodyState[], contacts: readon
     size: n,
     b,
     mu,
-    rhs: { velocity, restitution, bias },
+    rhs: { velocity, restitution, bias, speculative },
     contacts: metas,
     physics: { bodies, jacobianA: JA, jacobianB: JB },
     invMassJA: MJA,

@@ -30,20 +30,29 @@ export interface ContactPoint {
   readonly restitution: number;
   /** Penetration depth ≥ 0 (m). */
   readonly penetration: number;
+  /**
+   * Speculative contact (docs/physics.md "Speculative contacts"): the surfaces are still apart by this
+   * distance (m, > 0; penetration is then 0), and the solver lets them approach by at most gap/Δt this
+   * step. Absent or 0: touching or overlapping.
+   */
+  readonly gap?: number;
   /** Optional stable feature id, used to match contacts across frames. */
   readonly featureId?: string;
 }
 
 /**
- * b = velocity + restitution + bias (DESIGN.md right-hand side):
+ * b = velocity + restitution + bias + speculative (DESIGN.md right-hand side):
  *   velocity    = −ġ⁻ on every row (b_t = −ġ_t⁻, and the "1" of −(1+e)ġ_n⁻),
  *   restitution = −e·ġ_n⁻ on normal rows (0 below the rest-velocity threshold and on tangent rows),
- *   bias        = (ERP/Δt)·max(0, depth − slop) on normal rows.
+ *   bias        = (ERP/Δt)·max(0, depth − slop) on normal rows,
+ *   speculative = −gap/Δt on the normal rows of speculative contacts (ġ_n⁺ ≥ −gap/Δt: approach by at
+ *                 most the gap; Catto GDC 2013; they get no restitution term), 0 elsewhere.
  */
 export interface RhsDecomposition {
   readonly velocity: Float64Array;
   readonly restitution: Float64Array;
   readonly bias: Float64Array;
+  readonly speculative: Float64Array;
 }
 
 /** Per-contact data carried along with an assembled problem, for diagnostics. */

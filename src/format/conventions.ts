@@ -119,6 +119,7 @@ export function convertFrame(f: RecordedFrame, d: DeclaredConventions, dt: numbe
       t1: flip ? neg(t1) : t1,
       t2: vec(d, c.t2),
       depth: c.depth,
+      ...(c.gap !== undefined ? { gap: c.gap } : {}),
       mu: c.mu,
       e: c.e,
     };

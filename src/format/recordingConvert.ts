@@ -31,6 +31,20 @@ export function fromShapeDesc(s: ShapeDesc): RecordedShape {
 
 /** A recorded contact as the engine's ContactPoint. */
 export function toContactPoint(c: RecordedContact): ContactPoint {
+  if (c.gap !== undefined && c.gap > 0)
+    return {
+      bodyA: c.a,
+      bodyB: c.b,
+      point: c.point,
+      normal: c.normal,
+      t1: c.t1,
+      t2: c.t2,
+      mu: c.mu,
+      restitution: c.e,
+      penetration: c.depth,
+      gap: c.gap,
+      featureId: c.feature,
+    };
   // two literals instead of a spread: this runs for every contact of every frame in a diagnosis pass
   return c.feature === undefined
     ? { bodyA: c.a, bodyB: c.b, point: c.point, normal: c.normal, t1: c.t1, t2: c.t2, mu: c.mu, restitution: c.e, penetration: c.depth }

@@ -101,6 +101,7 @@ export function serializeFrame(f: RecordedFrame): string {
       t1: c.t1,
       t2: c.t2,
       depth: c.depth,
+      gap: c.gap,
       mu: c.mu,
       e: c.e,
       feature: c.feature,

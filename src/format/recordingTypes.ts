@@ -132,6 +132,11 @@ export interface RecordedContact {
   readonly t2: Vec3;
   /** Penetration depth (m), ≥ 0. */
   readonly depth: number;
+  /**
+   * Speculative contact: the surfaces are still apart by this distance (m, > 0, depth then 0) and the
+   * solver let them approach by at most gap/Δt (b_n gets −gap/Δt). Absent: touching or overlapping.
+   */
+  readonly gap?: number;
   /** Combined friction coefficient, ≥ 0. */
   readonly mu: number;
   /** Combined restitution coefficient, ≥ 0 (> 1 is accepted with a warning). */

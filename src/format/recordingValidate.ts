@@ -295,7 +295,7 @@ function readShape(c: ValueReader, v: unknown, f: string, warn: FieldWarning): R
 const FRAME_KEYS = ['frame', 'time', 'bodies', 'pre', 'contacts', 'solver', 'A', 'b', 'energy', 'manifolds', 'external'];
 const STATE_KEYS = ['x', 'q', 'v', 'w'];
 const PRE_KEYS = ['v', 'w', 'x', 'q'];
-const CONTACT_KEYS = ['a', 'b', 'point', 'normal', 't1', 't2', 'depth', 'mu', 'e', 'feature', 'soft'];
+const CONTACT_KEYS = ['a', 'b', 'point', 'normal', 't1', 't2', 'depth', 'gap', 'mu', 'e', 'feature', 'soft'];
 const MANIFOLD_KEYS = ['a', 'b', 'contacts', 'point', 'normal', 't1', 't2', 'lambda'];
 const EXTERNAL_KEYS = ['body', 'impulse', 'angular', 'stage'];
 const EXTERNAL_STAGES = ['before-solve', 'with-solve'] as const;
@@ -545,7 +545,15 @@ function readContact(c: ValueReader, v: unknown, i: number, header: RecordingHea
   const point = c.vec3(o.point, `${f}.point`);
   const { normal, t1, t2 } = readFrameAxes(c, o, f);
   const depth = c.num(o.depth, `${f}.depth`);
-  if (depth < 0) c.fail(`${f}.depth`, `is ${depth}; depth is the penetration (m) and must be ≥ 0 (write 0 for touching or speculative contacts)`);
+  if (depth < 0)
+    c.fail(
+      `${f}.depth`,
+      `is ${depth}; depth is the penetration (m) and must be ≥ 0 (write 0 for touching or speculative contacts, and the distance of a speculative one as "gap")`,
+    );
+  const gap = o.gap === undefined ? 0 : c.num(o.gap, `${f}.gap`);
+  if (gap < 0) c.fail(`${f}.gap`, `is ${gap}; gap is the distance (m) between the surfaces of a speculative contact and must be ≥ 0`);
+  if (gap > 0 && depth > 0)
+    c.fail(`${f}.gap`, `is ${gap} while depth is ${depth}; a contact is either apart (gap) or overlapping (depth): write 0 for the other`);
   const mu = c.num(o.mu, `${f}.mu`);
   if (mu < 0) c.fail(`${f}.mu`, `is ${mu}; friction coefficients must be ≥ 0`);
   const e = c.num(o.e, `${f}.e`);
@@ -556,9 +564,12 @@ function readContact(c: ValueReader, v: unknown, i: number, header: RecordingHea
   // object literals, not a spread: V8 gives spread-built objects slow property access, and every analysis
   // reads every contact (a 1000-box pile has 780 000)
   const feature = o.feature === undefined ? undefined : c.str(o.feature, `${f}.feature`);
-  if (o.soft !== undefined) {
-    const soft = readSoft(c, o.soft, `${f}.soft`, warn);
-    return feature === undefined ? { a, b, point, normal, t1, t2, depth, mu, e, soft } : { a, b, point, normal, t1, t2, depth, mu, e, feature, soft };
-  }
-  return feature === undefined ? { a, b, point, normal, t1, t2, depth, mu, e } : { a, b, point, normal, t1, t2, depth, mu, e, feature };
+  const soft = o.soft === undefined ? undefined : readSoft(c, o.soft, `${f}.soft`, warn);
+  if (gap === 0 && feature === undefined && soft === undefined) return { a, b, point, normal, t1, t2, depth, mu, e };
+  // the optional fields are added to the literal (property additions keep V8's fast properties; a spread does not)
+  const out: { -readonly [K in keyof RecordedContact]: RecordedContact[K] } = { a, b, point, normal, t1, t2, depth, mu, e };
+  if (gap > 0) out.gap = gap;
+  if (feature !== undefined) out.feature = feature;
+  if (soft !== undefined) out.soft = soft;
+  return out;
 }

@@ -78,6 +78,7 @@ export function frameFromWorld(world: World, f: FrameRecord): RecordedFrame {
       t1: c.t1,
       t2: c.t2,
       depth: c.penetration,
+      ...(c.gap ? { gap: c.gap } : {}),
       mu: c.mu,
       e: c.restitution,
       ...(c.featureId ? { feature: c.featureId } : {}),

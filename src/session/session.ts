@@ -517,6 +517,7 @@ export class Session {
         t1: c.t1,
         t2: c.t2,
         depth: c.depth,
+        ...(c.gap ? { gap: c.gap } : {}),
         mu: c.mu,
         e: c.e,
         lambda: [lam[3 * k], lam[3 * k + 1], lam[3 * k + 2]] as Vec3,

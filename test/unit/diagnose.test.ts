@@ -159,7 +159,8 @@ describe('diagnose: bundled examples', () => {
     .sort() as string[]) {
     const fault = file.includes('fault');
     it(`${file}: ${fault ? 'the planted fault is found' : 'diagnoses clean'}`, function () {
-      this.timeout(240_000);
+      // the pile solves ~20 % more contact rows since speculative contacts (206 s → 237 s for its 300 frames under load 13 on 2 cores)
+      this.timeout(480_000);
       const path = join(dir, file);
       for (const s of parseSceneFile(readFileSync(path, 'utf8'), path).scenarios) {
         const { findings } = diagnoseScenario(s.desc);

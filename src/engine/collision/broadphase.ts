@@ -15,6 +15,10 @@
 import { CONTACT_MARGIN, isPlane, isStaticCollider, writeAabb, type Collider } from './shapes.js';
 
 export type Pair = readonly [number, number];
+/** AABB fattening (m): the same for every collider, or one entry per collider. */
+export type Margin = number | Float64Array;
+
+const marginOf = (m: Margin, i: number): number => (typeof m === 'number' ? m : m[i]);
 
 export class SweepAndPrune {
   private boxes = new Float64Array(0);
@@ -29,8 +33,11 @@ export class SweepAndPrune {
   /** Interval tests performed by the last sweep (a cost figure for benchmarks). */
   lastTests = 0;
 
-  /** Overlapping pairs among the finite colliders (planes excluded), AABBs fattened by `margin`. */
-  pairs(colliders: readonly Collider[], margin: number = CONTACT_MARGIN): Pair[] {
+  /**
+   * Overlapping pairs among the finite colliders (planes excluded), AABBs fattened by `margin`: one number
+   * for all, or one per collider (a fast body's AABB grows by its speculative reach, detect.ts).
+   */
+  pairs(colliders: readonly Collider[], margin: Margin = CONTACT_MARGIN): Pair[] {
     const N = colliders.length;
     if (this.boxes.length < 6 * N) this.boxes = new Float64Array(6 * N);
     const box = this.boxes;
@@ -39,7 +46,7 @@ export class SweepAndPrune {
     if (this.finite.length < N) this.finite = new Uint8Array(N);
     let finite = 0;
     for (let i = 0; i < N; i++) {
-      const f = writeAabb(colliders[i], margin, box, 6 * i) ? 1 : 0;
+      const f = writeAabb(colliders[i], marginOf(margin, i), box, 6 * i) ? 1 : 0;
       if (f !== this.finite[i]) sameSet = false;
       this.finite[i] = f;
       finite += f;
@@ -157,17 +164,17 @@ export function planePairs(colliders: readonly Collider[]): Pair[] {
  * All candidate pairs for the narrow phase: swept pairs plus plane pairs, (i, j) with i < j, sorted.
  * Pass the same `sap` every frame to benefit from temporal coherence.
  */
-export function candidatePairs(colliders: readonly Collider[], sap: SweepAndPrune = new SweepAndPrune(), margin: number = CONTACT_MARGIN): Pair[] {
+export function candidatePairs(colliders: readonly Collider[], sap: SweepAndPrune = new SweepAndPrune(), margin: Margin = CONTACT_MARGIN): Pair[] {
   const all = sap.pairs(colliders, margin).concat(planePairs(colliders));
   return all.sort((p, q) => p[0] - q[0] || p[1] - q[1]);
 }
 
 /** Reference O(n²) broad phase (same rules as SweepAndPrune.pairs, planes excluded); for tests and tiny scenes. */
-export function bruteForcePairs(colliders: readonly Collider[], margin: number = CONTACT_MARGIN): Pair[] {
+export function bruteForcePairs(colliders: readonly Collider[], margin: Margin = CONTACT_MARGIN): Pair[] {
   const N = colliders.length,
     box = new Float64Array(6 * N),
     finite = new Uint8Array(N);
-  for (let i = 0; i < N; i++) finite[i] = writeAabb(colliders[i], margin, box, 6 * i) ? 1 : 0;
+  for (let i = 0; i < N; i++) finite[i] = writeAabb(colliders[i], marginOf(margin, i), box, 6 * i) ? 1 : 0;
   const out: Pair[] = [];
   for (let i = 0; i < N; i++) {
     if (!finite[i]) continue;

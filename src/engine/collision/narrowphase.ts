@@ -322,7 +322,7 @@ function boxBox(A: BoxFrame, B: BoxFrame, margin: number): GeometricContact[] {
   const faceBest = useB ? bestB : bestA;
   const useEdge = edgeI >= 0 && beats(bestE, faceBest);
 
-  const face = (): GeometricContact[] => {
+  const face = (useB: boolean): GeometricContact[] => {
     if (useB) {
       const sgn = dot3(d, B.ax[axisB]) >= 0 ? 1 : -1; // axis oriented from b into a
       const n = signed(B.ax[axisB], sgn);
@@ -340,9 +340,14 @@ function boxBox(A: BoxFrame, B: BoxFrame, margin: number): GeometricContact[] {
   };
   if (useEdge) {
     const e = edge();
-    return e.length > 0 ? e : face();
+    if (e.length === 0) return face(useB);
+    // An edge–edge contact is one point: a box pivoting about it swings its faces' vertices into the other
+    // box within a step. The best face manifolds' points that are still apart (separation > 0: a point
+    // above a face inside its side planes is exactly that far from the box) go along as speculative contacts.
+    for (const c of face(false).concat(face(true))) if (c.separation > 0 && e.length < 2 * MAX_MANIFOLD_POINTS + 1) e.push(c);
+    return e;
   }
-  const f = face();
+  const f = face(useB);
   return f.length > 0 ? f : edge();
 }
 

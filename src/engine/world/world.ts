@@ -17,7 +17,7 @@ import type { BodyDesc, CombineRule, MaterialDesc, ScenarioDesc, StepConfig } fr
 import type { BodyState, ContactPoint } from '../problem.js';
 import { positionCorrection, solveIsland, type IslandSolve } from '../island/solveIsland.js';
 import type { EnergyLedger } from './energy.js';
-import { detectContacts, type DetectedContact } from './detect.js';
+import { approachSpeed, detectContacts, type DetectedContact } from './detect.js';
 import { buildIslands } from '../collision/islands.js';
 import { ContactCache, type CacheKeyed } from './contactCache.js';
 import { SweepAndPrune } from '../collision/broadphase.js';
@@ -154,7 +154,9 @@ export class World {
     const before = this.energy();
     this.integrateVelocities();
     const preState = this.bodies.map((b) => ({ x: b.x, q: b.q, v: b.v, w: b.w }));
-    const contacts = detectContacts(this.bodies, this.sap).map((d) => this.toContactPoint(d));
+    const contacts = detectContacts(this.bodies, this.sap, this.config.dt)
+      .map((d) => this.toContactPoint(d))
+      .filter((c) => !this.bouncesBeforeTouching(c));
     const solved = this.solveIslands(contacts);
     this.integratePositions(solved.dvTotal, solved.dvPseudo);
     const energy = this.ledger(before, solved.work, solved.dvPseudo);
@@ -261,6 +263,16 @@ export class World {
     };
   }
 
+  /**
+   * A speculative contact whose impact would bounce (e > 0 above the rest-velocity threshold) is left to
+   * the step where it touches: a bounce at a distance would take the normal of the pre-impact pose (off
+   * for glancing impacts) and separate a contact that never touched (docs/physics.md "Speculative contacts").
+   */
+  private bouncesBeforeTouching(c: ContactPoint): boolean {
+    if (!((c.gap ?? 0) > 0) || !(c.restitution > 0)) return false;
+    return approachSpeed(this.bodies[c.bodyA], this.bodies[c.bodyB], c.point, c.normal) > this.config.restVelocityThreshold;
+  }
+
   private toContactPoint(d: DetectedContact): ContactPoint {
     const a = this.bodies[d.bodyA],
       b = this.bodies[d.bodyB];
@@ -276,6 +288,7 @@ export class World {
       mu: combine(cfg.frictionCombine, a.material.friction, b.material.friction),
       restitution: combine(cfg.restitutionCombine, a.material.restitution, b.material.restitution),
       penetration: d.penetration,
+      ...(d.gap > 0 ? { gap: d.gap } : {}),
       featureId: d.featureId,
     };
   }

@@ -1,0 +1,96 @@
+/**
+ * A contact problem file (docs/problem-format.md: our JSON problems, or an FCLIB local problem in HDF5) as
+ * one inspectable frame without bodies: A, b, μ, the conditioning of A (κ on its range with the rank
+ * ratio, as FCLIB's studies report cond(W); Acary, Brémond & Huber 2018 §5) and every solver side by side
+ * with its own merit (KKT residual, or the Coulomb natural-map merit for `coulomb`). The back end of the
+ * inspector's problem view (issue 13 item 3); the extension and webview parts are not built yet.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { conditioning, type Conditioning } from '../engine/conditioning.js';
+import type { ContactProblem } from '../engine/problem.js';
+import { solve } from '../engine/solvers/solve.js';
+import { SOLVER_NAMES, type SolverName, type SolveResult } from '../engine/solvers/types.js';
+import { checkHdf5Signature, isHdf5, readFclibLocal } from '../format/fclib.js';
+import { FormatError } from '../format/messages.js';
+import { parseOracleInstance } from '../format/oracle.js';
+
+export interface OpenedProblem {
+  readonly id: string;
+  /** The name used in messages. */
+  readonly file: string;
+  readonly source: 'json' | 'fclib';
+  readonly contactCount: number;
+  /** 3 × contacts. */
+  readonly unknowns: number;
+  /** A (W for FCLIB), b (−q), μ. */
+  readonly problem: ContactProblem;
+  readonly conditioning: Conditioning;
+}
+
+/** One solver's answer to the problem, for a side-by-side table. */
+export interface SolverComparison {
+  readonly solver: SolverName;
+  readonly status: SolveResult['status']['kind'];
+  readonly iterations: number;
+  /** The solver's own stopping measure: KKT max_rel of the QP-SOCP, or the Coulomb natural-map merit. */
+  readonly merit: SolveResult['merit'];
+  readonly timeMs: number;
+  readonly lambda: Float64Array;
+  /** w_n = (Aλ − b)_n per contact: the normal gap rate after the impulse. */
+  readonly wNormal: Float64Array;
+  /** ½λᵀAλ − bᵀλ. */
+  readonly objective: number;
+}
+
+/**
+ * Opens a problem file: HDF5 (recognised by its signature, or named .hdf5/.h5) through the FCLIB reader,
+ * anything else as a JSON problem. Bad input throws one FormatError line naming the file and the field.
+ */
+export async function openProblemFile(path: string, file: string = path): Promise<OpenedProblem> {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (e) {
+    throw new FormatError(file, '(file)', `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  let id: string, problem: ContactProblem, source: OpenedProblem['source'];
+  if (isHdf5(bytes) || /\.(hdf5|h5)$/i.test(file)) {
+    checkHdf5Signature(bytes, file);
+    const p = await readFclibLocal(resolve(path), file);
+    ({ id, matrix: problem } = p);
+    source = 'fclib';
+  } else {
+    const inst = parseOracleInstance(bytes.toString('utf8'), file);
+    ({ id, matrix: problem } = inst);
+    source = 'json';
+  }
+  return {
+    id,
+    file,
+    source,
+    contactCount: problem.contactCount,
+    unknowns: problem.size,
+    problem,
+    conditioning: conditioning(problem.A, problem.size, { regularization: problem.regularization }),
+  };
+}
+
+/** Every solver (SOLVER_NAMES) on the problem, in that order, each with its defaults. */
+export function compareSolvers(problem: ContactProblem, solvers: readonly SolverName[] = SOLVER_NAMES): SolverComparison[] {
+  return solvers.map((s) => {
+    const r = solve(problem, { solver: s });
+    const wNormal = new Float64Array(problem.contactCount);
+    for (let c = 0; c < problem.contactCount; c++) wNormal[c] = r.w[3 * c];
+    return {
+      solver: s,
+      status: r.status.kind,
+      iterations: r.iterations,
+      merit: r.merit,
+      timeMs: r.timeMs,
+      lambda: r.lambda,
+      wNormal,
+      objective: r.objective,
+    };
+  });
+}

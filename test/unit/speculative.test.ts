@@ -1,0 +1,127 @@
+/**
+ * Speculative contacts (docs/physics.md "Speculative contacts"): fast bodies are stopped where they touch
+ * instead of sinking in by up to |v|·Δt; the rows are recorded with their gap and diagnosed honestly.
+ */
+import assert from 'node:assert/strict';
+import { World } from '../../src/engine/world/world.js';
+import { assembleProblem } from '../../src/engine/assembly.js';
+import { frameFromWorld, headerFromWorld } from '../../src/format/worldRecording.js';
+import { parseFrame, serializeFrame } from '../../src/format/recording.js';
+import { Diagnoser } from '../../src/session/diagnose.js';
+import type { BodyDesc } from '../../src/engine/world/types.js';
+import type { Quat } from '../../src/engine/math/quat.js';
+import { box, ground, scenario } from './world-helpers.js';
+import { body, close, contact, staticBody } from './helpers.js';
+
+/** examples/box-pile-1000's maxPenetration expectation (m). */
+const PILE_LIMIT = 0.1;
+/** The pile's arrival speed: 15 m/s is 0.25 m per step at 60 Hz. */
+const SPEED = 15;
+
+function fastBox(gap: number, orientation: Quat = [1, 0, 0, 0], spin: [number, number, number] = [0, 0, 0]): BodyDesc {
+  const b = box('box', [0.25, 0.25, 0.25], 62.5, [0, 0, 0.25 + gap], [0, 0, -SPEED]);
+  // the lowest corner of a rotated cube sits √3·0.25 below its centre at most: start it `gap` above the ground
+  const lowest = orientation[0] === 1 ? 0.25 : Math.sqrt(3) * 0.25;
+  return { ...b, position: [0, 0, lowest + gap], orientation, angularVelocity: spin };
+}
+
+function drop(b: BodyDesc, frames = 60): { world: World; maxPenetration: number; speculativeRows: number } {
+  const world = new World(scenario([ground(), b], { solver: { solver: 'pgs', maxIterations: 20 } }, [], frames));
+  let maxPenetration = 0,
+    speculativeRows = 0;
+  for (let k = 0; k < frames; k++) {
+    for (const c of world.step().contacts) {
+      maxPenetration = Math.max(maxPenetration, c.contact.penetration);
+      if ((c.contact.gap ?? 0) > 0) speculativeRows++;
+    }
+  }
+  return { world, maxPenetration, speculativeRows };
+}
+
+describe('speculative contacts', () => {
+  it('a box arriving at 15 m/s stops on the ground within the pile’s 100 mm limit (it sank up to 240 mm before)', () => {
+    // gaps 0.01 and 0.1 m: without speculative rows the box moved 0.2527 m into the ground in one step
+    for (const gap of [0.01, 0.1, 0.2]) {
+      const r = drop(fastBox(gap));
+      assert.ok(r.speculativeRows > 0, `gap ${gap}: no speculative row`);
+      assert.ok(r.maxPenetration <= PILE_LIMIT, `gap ${gap}: penetration ${r.maxPenetration} m`);
+      assert.ok(r.maxPenetration <= 0.005, `gap ${gap}: stopped at touch, penetration ${r.maxPenetration} m`);
+      close(r.world.bodies[1].x[2], 0.25, 0.005, `gap ${gap}: rest height`);
+    }
+  });
+
+  it('a tumbling, tilted box at 15 m/s lands corner first and stays within the limit', () => {
+    const s = Math.SQRT1_2;
+    const q: Quat = [Math.cos(0.3), Math.sin(0.3) * s, Math.sin(0.3) * s, 0];
+    for (const gap of [0.02, 0.15]) {
+      const r = drop(fastBox(gap, q, [4, -3, 1]), 90);
+      assert.ok(r.maxPenetration <= PILE_LIMIT, `gap ${gap}: penetration ${r.maxPenetration} m`);
+    }
+  });
+
+  it('b_n of a speculative row is −ġ⁻ − gap/Δt, with no restitution or bias term', () => {
+    const dt = 1 / 60,
+      gap = 0.05;
+    const p = assembleProblem([body(1, 1, [0, 0, 0.6], [0, 0, -SPEED]), staticBody()], [{ ...contact(0, 1, [0, 0, 0.05], [0, 0, 1], 0.5, 0.8), gap }], {
+      dt,
+      erp: 0.2,
+      slop: 0,
+      restVelocityThreshold: 0,
+    });
+    close(p.b[0], SPEED - gap / dt, 1e-12, 'b_n');
+    assert.equal(p.rhs!.restitution[0], 0);
+    assert.equal(p.rhs!.bias[0], 0);
+    close(p.rhs!.speculative[0], -gap / dt, 1e-12, 'speculative part');
+    assert.throws(
+      () => assembleProblem([body(1, 1, [0, 0, 0.6]), staticBody()], [{ ...contact(0, 1, [0, 0, 0], [0, 0, 1], 0.5, 0, 0.01), gap }]),
+      /contacts\[0\]\.gap.*either apart \(gap\) or overlapping/,
+    );
+  });
+
+  it('a bouncing impact is not caught at a distance: the ball still bounces where it touches', () => {
+    const mats = [{ name: 'bouncy', friction: 0.5, restitution: 0.5 }];
+    const ball: BodyDesc = { ...box('ball', [0.1, 0.1, 0.1], 1, [0, 0, 0.15], [0, 0, -5], 'bouncy'), shape: { kind: 'sphere', radius: 0.1 } };
+    const world = new World(scenario([ground('bouncy'), ball], { restVelocityThreshold: 0.5 }, mats, 30));
+    let bounced = false;
+    for (let k = 0; k < 30 && !bounced; k++) {
+      const f = world.step();
+      for (const c of f.contacts) assert.ok(!((c.contact.gap ?? 0) > 0 && c.lambda[0] > 0), `frame ${f.frame}: a speculative row pushed a bouncing ball`);
+      bounced = world.bodies[1].v[2] > 0;
+    }
+    assert.ok(bounced, 'the ball did not bounce');
+  });
+
+  it('recordings carry the gap; the diagnosis reports no error on speculative rows, and a negative gap is one clear line', () => {
+    const world = new World(scenario([ground(), fastBox(0.1)], { solver: { solver: 'pgs', maxIterations: 20 } }, [], 40));
+    const header = headerFromWorld(world);
+    const e = world.energy();
+    const d = new Diagnoser(header, {}, e.kineticLinear + e.kineticRotational + e.potential);
+    let withGap = 0;
+    for (let k = 0; k < 40; k++) {
+      const rec = frameFromWorld(world, world.step());
+      const back = parseFrame(serializeFrame(rec), k + 2, 'fast.rec.jsonl', header);
+      for (const c of back.contacts) if ((c.gap ?? 0) > 0) withGap++;
+      assert.deepEqual(
+        back.contacts.map((c) => c.gap ?? 0),
+        rec.contacts.map((c) => c.gap ?? 0),
+      );
+      d.add(rec);
+    }
+    assert.ok(withGap > 0, 'no recorded gap');
+    assert.deepEqual(
+      d.findings.filter((f) => f.severity === 'error').map((f) => `${f.frame} ${f.mechanism}`),
+      [],
+    );
+    const line = JSON.stringify({
+      frame: 0,
+      time: 1 / 60,
+      bodies: header.bodies.map(() => ({ x: [0, 0, 1], q: [1, 0, 0, 0], v: [0, 0, 0], w: [0, 0, 0] })),
+      contacts: [{ a: 1, b: 0, point: [0, 0, 0], normal: [0, 0, 1], t1: [1, 0, 0], t2: [0, 1, 0], depth: 0, gap: -0.01, mu: 0.5, e: 0 }],
+      solver: { name: 'pgs', status: 'converged', lambda: [0, 0, 0] },
+    });
+    assert.throws(
+      () => parseFrame(line, 2, 'bad.rec.jsonl', header),
+      (err: Error) => /bad\.rec\.jsonl/.test(err.message) && /contacts\[0\]\.gap/.test(err.message) && !err.message.includes('\n'),
+    );
+  });
+});
