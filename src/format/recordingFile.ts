@@ -112,55 +112,71 @@ class Columns {
   flags = new Uint8Array(256);
 
   push(offset: number, length: number, line: number, f: RecordedFrame): void {
-    if (this.count === this.offset.length) this.grow();
-    const i = this.count++;
-    this.offset[i] = offset;
-    this.length[i] = length;
-    this.line[i] = line;
-    this.frame[i] = f.frame;
-    this.time[i] = f.time;
-    this.contacts[i] = f.contacts.length;
     const s = f.solver;
-    let flags = SOLVER_STATUSES.indexOf(s.status);
-    if (f.pre) flags |= FLAG_PRE;
-    if (f.A || f.b) flags |= FLAG_MATRIX;
-    if (s.iterations !== undefined) {
-      flags |= FLAG_ITER;
-      this.iterations[i] = Math.min(s.iterations, 0xffffffff);
-    }
-    this.flags[i] = flags;
-    this.residual[i] = s.residuals && s.residuals.length > 0 ? s.residuals[s.residuals.length - 1] : NaN;
     let ml = 0,
       md = 0;
     for (let k = 0; k < f.contacts.length; k++) {
       ml = Math.max(ml, s.lambda[3 * k]);
       md = Math.max(md, f.contacts[k].depth);
     }
-    this.maxLambdaN[i] = ml;
-    this.maxDepth[i] = md;
+    const residual = s.residuals && s.residuals.length > 0 ? s.residuals[s.residuals.length - 1] : NaN;
+    this.row(
+      offset,
+      length,
+      line,
+      f.frame,
+      f.time,
+      f.contacts.length,
+      SOLVER_STATUSES.indexOf(s.status),
+      f.pre !== undefined,
+      !!(f.A || f.b),
+      s.iterations ?? -1,
+      residual,
+      ml,
+      md,
+    );
   }
 
   /** A line the index scanner read (the same columns as push(), from its summary fields). */
   pushScanned(offset: number, length: number, line: number, f: ScannedFrame): void {
+    this.row(offset, length, line, f.frame, f.time, f.contacts, f.status, f.hasPre, f.hasMatrix, f.iterations, f.finalResidual, f.maxLambdaN, f.maxDepth);
+  }
+
+  /** One index row (iterations < 0: not recorded). */
+  private row(
+    offset: number,
+    length: number,
+    line: number,
+    frame: number,
+    time: number,
+    contacts: number,
+    status: number,
+    hasPre: boolean,
+    hasMatrix: boolean,
+    iterations: number,
+    residual: number,
+    maxLambdaN: number,
+    maxDepth: number,
+  ): void {
     if (this.count === this.offset.length) this.grow();
     const i = this.count++;
     this.offset[i] = offset;
     this.length[i] = length;
     this.line[i] = line;
-    this.frame[i] = f.frame;
-    this.time[i] = f.time;
-    this.contacts[i] = f.contacts;
-    let flags = f.status;
-    if (f.hasPre) flags |= FLAG_PRE;
-    if (f.hasMatrix) flags |= FLAG_MATRIX;
-    if (f.iterations >= 0) {
+    this.frame[i] = frame;
+    this.time[i] = time;
+    this.contacts[i] = contacts;
+    let flags = status;
+    if (hasPre) flags |= FLAG_PRE;
+    if (hasMatrix) flags |= FLAG_MATRIX;
+    if (iterations >= 0) {
       flags |= FLAG_ITER;
-      this.iterations[i] = Math.min(f.iterations, 0xffffffff);
+      this.iterations[i] = Math.min(iterations, 0xffffffff);
     }
     this.flags[i] = flags;
-    this.residual[i] = f.finalResidual;
-    this.maxLambdaN[i] = f.maxLambdaN;
-    this.maxDepth[i] = f.maxDepth;
+    this.residual[i] = residual;
+    this.maxLambdaN[i] = maxLambdaN;
+    this.maxDepth[i] = maxDepth;
   }
 
   private grow(): void {
