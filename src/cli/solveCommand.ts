@@ -1,6 +1,6 @@
 /** `contact-lens solve <problem.json|problem.hdf5> [--solver pgs|newton|ipm|coulomb|all] [--from physical|matrix] [--json]` */
 import { assembleOraclePhysical, parseOracleInstance } from '../format/oracle.js';
-import { checkHdf5Signature, isHdf5, readFclibLocal } from '../format/fclib.js';
+import { isFclibInput, readFclibLocal } from '../format/fclib.js';
 import { resolve } from 'node:path';
 import { solve } from '../engine/solvers/solve.js';
 import { SOLVER_NAMES, type SolveResult, type SolverName } from '../engine/solvers/types.js';
@@ -27,9 +27,8 @@ export function runSolve(argv: readonly string[], io: Output): number | Promise<
   const which = oneOf(options.get('solver'), [...SOLVER_NAMES, 'all'] as const, 'solver', 'all');
   const from = oneOf(options.get('from'), ['matrix', 'physical'] as const, 'from', 'matrix');
   const bytes = readInputBytes(file);
-  if (isHdf5(bytes) || /\.(hdf5|h5)$/i.test(file)) {
+  if (isFclibInput(bytes, file)) {
     if (from === 'physical') throw new UsageError(`${file}: an FCLIB problem holds W, q and μ only (no physical data); drop --from physical`);
-    checkHdf5Signature(bytes, file);
     return readFclibLocal(resolve(file), file).then((p) => solveAndPrint(p.id, file, 'fclib', p.matrix, which, Boolean(options.get('json')), io));
   }
   const inst = parseOracleInstance(bytes.toString('utf8'), file);

@@ -71,6 +71,18 @@ export function checkHdf5Signature(bytes: Uint8Array, file: string): void {
 }
 
 /**
+ * True when a problem file is to be read as FCLIB HDF5: it carries the HDF5 signature, whatever its name, or
+ * it is named .hdf5/.h5 — then without the signature it is the one-line "not an HDF5 file" error (thrown).
+ * Anything else is a JSON problem (docs/problem-format.md).
+ */
+export function isFclibInput(bytes: Uint8Array, file: string): boolean {
+  if (isHdf5(bytes)) return true;
+  if (!/\.(hdf5|h5)$/i.test(file)) return false;
+  checkHdf5Signature(bytes, file);
+  return true;
+}
+
+/**
  * Reads an FCLIB local problem from the HDF5 file at `path` (absolute; h5wasm's Node build reads the real file
  * system itself, NODERAWFS); `file` is the name used in messages.
  */

@@ -11,7 +11,7 @@ import { conditioning, type Conditioning } from '../engine/conditioning.js';
 import type { ContactProblem } from '../engine/problem.js';
 import { solve } from '../engine/solvers/solve.js';
 import { SOLVER_NAMES, type SolverName, type SolveResult } from '../engine/solvers/types.js';
-import { checkHdf5Signature, isHdf5, readFclibLocal } from '../format/fclib.js';
+import { isFclibInput, readFclibLocal } from '../format/fclib.js';
 import { FormatError } from '../format/messages.js';
 import { parseOracleInstance } from '../format/oracle.js';
 
@@ -55,8 +55,7 @@ export async function openProblemFile(path: string, file: string = path): Promis
     throw new FormatError(file, '(file)', `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
   let id: string, problem: ContactProblem, source: OpenedProblem['source'];
-  if (isHdf5(bytes) || /\.(hdf5|h5)$/i.test(file)) {
-    checkHdf5Signature(bytes, file);
+  if (isFclibInput(bytes, file)) {
     const p = await readFclibLocal(resolve(path), file);
     ({ id, matrix: problem } = p);
     source = 'fclib';
