@@ -4,18 +4,30 @@
  * one line naming the file and the field.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { compareSolvers, openProblemFile } from '../../src/session/problemFile.js';
 import { SOLVER_NAMES } from '../../src/engine/solvers/types.js';
+import { parseOracleInstance } from '../../src/format/oracle.js';
+import { writeFclib } from './fclibWriter.js';
 
 const ROOT = resolve(__dirname, '..', '..');
 const HDF5 = resolve(process.env.CONTACT_LENS_FCLIB ?? join(ROOT, '..', 'shared', 'fclib', 'local_problem_test.hdf5'));
 const COPY = join(ROOT, 'examples', 'problems', 'fclib-boxes-stack.json');
 
 describe('problem files as one frame', () => {
-  const sources = [{ path: COPY, what: 'the JSON copy' }, ...(existsSync(HDF5) ? [{ path: HDF5, what: 'the FCLIB HDF5 file' }] : [])];
+  // without ../shared/fclib the HDF5 case reads an FCLIB file written from the JSON copy (fclibWriter.ts), never skipped
+  const written = join(mkdtempSync(join(tmpdir(), 'cl-problem-fclib-')), 'boxes-stack.hdf5');
+  const sources = [
+    { path: COPY, what: 'the JSON copy' },
+    existsSync(HDF5)
+      ? { path: HDF5, what: 'the FCLIB HDF5 file' }
+      : { path: written, what: 'an FCLIB HDF5 file written from the JSON copy (../shared/fclib absent)' },
+  ];
+  before(async () => {
+    if (!existsSync(HDF5)) await writeFclib(written, parseOracleInstance(readFileSync(COPY, 'utf8'), COPY).matrix);
+  });
   for (const { path, what } of sources) {
     it(`${what} opens with 48 contacts, 144 unknowns, rank 72 (rank ratio 2) and a finite κ on the range`, async function () {
       this.timeout(60000);
