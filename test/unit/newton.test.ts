@@ -20,6 +20,12 @@ const WARM_MAX_ITERATIONS = 30;
 const COLD_MEDIAN = 20;
 const WARM_MEDIAN = 16;
 const OBJECTIVE_REL = 1e-9;
+/**
+ * Warm start since the interior-point phase starts from the local phase's end point (ipm.ts solveIpmFrom):
+ * measured (bench:oracle) median 10, p90 14, max 15; issue 12 asks for a median ≤ 10.
+ */
+const WARM_ISSUE_MEDIAN = 10;
+const WARM_ISSUE_MAX_ITERATIONS = 18;
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const relDiff = (a: number, b: number): number => Math.abs(a - b) / Math.max(1, Math.abs(b));
@@ -52,6 +58,21 @@ describe('Newton on the generated stacks (bench/stacks.ts)', () => {
       warm.push(r.iterations);
     }
     assert.ok(median(warm) <= WARM_MEDIAN, `median ${median(warm)}`);
+  });
+
+  it("warm-started from the previous frame's λ: median ≤ 10 iterations (issue 12), each ≤ 18, objective within 1e-9 of the interior point", () => {
+    const its: number[] = [];
+    for (const s of stacks) {
+      const prev = solve(s.previous, { solver: 'newton' }).lambda;
+      const r = solve(s.problem, { solver: 'newton' }, prev);
+      assert.equal(r.status.kind, 'converged', `${s.id}: ${JSON.stringify(r.status)}`);
+      assert.ok(kkt(s.problem, r.lambda).maxRel <= 1e-10, s.id);
+      const ref = solve(s.problem, { solver: 'ipm' }).objective;
+      assert.ok(relDiff(r.objective, ref) <= OBJECTIVE_REL, `${s.id}: f ${r.objective} vs ${ref}`);
+      assert.ok(r.iterations <= WARM_ISSUE_MAX_ITERATIONS, `${s.id}: ${r.iterations} iterations`);
+      its.push(r.iterations);
+    }
+    assert.ok(median(its) <= WARM_ISSUE_MEDIAN, `median ${median(its)}`);
   });
 });
 

@@ -1,6 +1,21 @@
 /** The named phases of projected Newton and the interior-point method, each tested alone. */
 import assert from 'node:assert/strict';
-import { applyWinv, dualResidual, ntScaleAll, scaledProblem, shiftIntoCones } from '../../src/engine/solvers/ipm.js';
+import {
+  applyWinv,
+  CONE_ORTHANT,
+  CONE_SOC,
+  dualResidual,
+  ntScaleAll,
+  scaledProblem,
+  shiftIntoCones,
+  solveIpm,
+  solveIpmFrom,
+  warmInteriorStart,
+} from '../../src/engine/solvers/ipm.js';
+import { generatedStacks } from '../../bench/stacks.js';
+import { kkt } from '../../src/engine/kkt.js';
+import { objective } from '../../src/engine/problem.js';
+import { solve } from '../../src/engine/solvers/solve.js';
 import { makeProblem } from '../../src/engine/problem.js';
 import { rng } from '../rng.js';
 
@@ -91,5 +106,43 @@ describe('interior-point phases', () => {
     }
     assert.ok(Math.abs(out[0] - (2 * 1.5 + 0.7 * -0.2 + -0.4 * 0.9 + 3 * 0.5) / 2) < 1e-14, `τ ${out[0]}`);
     assert.ok(out[1] > 0 && Number.isFinite(out[1]));
+  });
+
+  it('warmInteriorStart: a cone point with smallest eigenvalue below the margin gets exactly the margin along e; one farther inside is left alone', () => {
+    const kind = Int8Array.of(CONE_SOC, CONE_SOC, CONE_ORTHANT, CONE_ORTHANT);
+    // on the boundary (eigenvalue 0), well inside (eigenvalue 2 − 0.5), outside (1 − 5), 1-D negative, 1-D inside
+    const v = Float64Array.of(5, 3, 4, 2, 0.3, -0.4, -0.2, 0, 0, 0.7, 0, 0);
+    warmInteriorStart(v, kind, 4, 0.1);
+    const eig = (c: number): number => (kind[c] === CONE_ORTHANT ? v[3 * c] : v[3 * c] - Math.hypot(v[3 * c + 1], v[3 * c + 2]));
+    assert.ok(Math.abs(eig(0) - 0.1) < 1e-14, `boundary point: ${eig(0)}`);
+    assert.deepEqual([v[1], v[2]], [3, 4], 'only the axis component moves');
+    assert.deepEqual([v[3], v[4], v[5]], [2, 0.3, -0.4], 'a point farther inside than the margin is unchanged');
+    assert.ok(Math.abs(eig(2) - 0.1) < 1e-14, `1-D cone: ${eig(2)}`);
+    assert.equal(v[9], 0.7);
+    const outside = Float64Array.of(1, 3, 4);
+    warmInteriorStart(outside, Int8Array.of(CONE_SOC), 1, 0.1);
+    assert.ok(Math.abs(outside[0] - 5.1) < 1e-14, `outside point: ${outside[0]}`);
+  });
+
+  it("solveIpmFrom: from the previous frame's λ the interior point reaches the same solution (KKT ≤ 1e-10, same objective) in fewer iterations than from its own start", () => {
+    let fewer = 0;
+    const stacks = generatedStacks().filter((s) => Array.from(s.problem.mu).some((m) => m > 0)).slice(0, 12);
+    for (const s of stacks) {
+      const prev = solve(s.previous, { solver: 'ipm' }).lambda;
+      const warm = solveIpmFrom(s.problem, { solver: 'ipm' }, prev);
+      const cold = solveIpm(s.problem, { solver: 'ipm' });
+      assert.equal(warm.status.kind, 'converged', `${s.id}: ${JSON.stringify(warm.status)}`);
+      assert.ok(kkt(s.problem, warm.lambda).maxRel <= 1e-10, s.id);
+      const fw = objective(s.problem, warm.lambda),
+        fc = objective(s.problem, cold.lambda);
+      assert.ok(Math.abs(fw - fc) <= 1e-9 * Math.max(1, Math.abs(fc)), `${s.id}: f ${fw} vs ${fc}`);
+      if (warm.iterations < cold.iterations) fewer++;
+    }
+    assert.ok(fewer >= stacks.length / 2, `fewer iterations on ${fewer} of ${stacks.length}`);
+  });
+
+  it('solveIpmFrom: a start of the wrong size is a RangeError naming the sizes', () => {
+    const p = makeProblem({ A: spd(6, 3), b: [1, 0, 0, 1, 0, 0], mu: [0.5, 0.5], regularization: 0 });
+    assert.throws(() => solveIpmFrom(p, { solver: 'ipm' }, new Float64Array(5)), /5 entries, expected 3·C = 6/);
   });
 });

@@ -12,13 +12,18 @@
  *     residual by LOCAL_RATE means the start is outside that region: the phase ends there (at most
  *     LOCAL_STEPS steps).
  *  2. Globalisation: the primal–dual interior-point path (ipm.ts, Nesterov–Todd scaling per contact,
- *     Mehrotra predictor–corrector, AHO endgame, the same natural-map polish). Its central path
+ *     Mehrotra predictor–corrector, AHO endgame, the same natural-map polish). Warm: started from the local
+ *     phase's end point pushed inside the cones (solveIpmFrom: the contact modes of the previous frame are
+ *     mostly right, so the path is short); if that does not converge, the interior point's own start with
+ *     the budget left. Cold: its own start (from Proj_K(A⁻¹b) it is slower, docs/physics.md). Its central path
  *     λ∘w = τe is the smoothing path of the smoothed Fischer–Burmeister equation (Hayashi, Yamashita &
  *     Fukushima, SIAM J. Optim. 15 (2005)); following it with per-contact NT scaling is what keeps the
  *     iteration count flat under mass ratios of 1e4 and rank-deficient A, where merit-function line
  *     searches on the unscaled equation crawl (docs/physics.md "Solvers" gives the measurements).
- * The better of the two end points (smaller KKT max_rel) is returned. Convergence test: KKT max_rel
- * (kkt.ts) ≤ tolerance, so "converged" means the same for every solver.
+ * The better of the end points (smaller KKT max_rel) is returned. Convergence test: KKT max_rel
+ * (kkt.ts) ≤ tolerance, so "converged" means the same for every solver. Iterations: the cold start's
+ * Cholesky, each local Newton step, each interior-point iteration and polish step — one per factorised
+ * linear system (a warm interior-point start needs none; [V]'s starting point is not counted, ipm.ts).
  */
 import type { ContactProblem } from '../problem.js';
 import { KktWorkspace, kktInto } from '../kkt.js';
@@ -27,7 +32,7 @@ import { matVec } from '../math/dense.js';
 import { HistoryRecorder, objectiveFromAlam } from './history.js';
 import { projectAll } from './projectedSteps.js';
 import { PolishWorkspace, polishNaturalMap } from './polish.js';
-import { solveIpm } from './ipm.js';
+import { solveIpm, solveIpmFrom } from './ipm.js';
 import type { AlgorithmOutput, NewtonOptions, SolveStatus } from './types.js';
 
 export const NEWTON_DEFAULTS = {
@@ -138,11 +143,24 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
     const reason = `KKT max_rel ${r.toExponential(2)} > ${tol} after ${iterations} iterations (local phase only)`;
     return { lambda: lam, iterations, regularization, history: hist.finish(), status: { kind: 'max-iterations', reason } };
   }
-  const g = solveIpm(p, { solver: 'ipm', tolerance: tol, maxIterations: budget });
+  const ipmOpts = { solver: 'ipm', tolerance: tol, maxIterations: budget } as const;
+  let g = warmStart ? solveIpmFrom(p, ipmOpts, lam) : solveIpm(p, ipmOpts);
   iterations += g.iterations;
   for (let k = 0; k < g.history.residual.length; k++) record(g.history.residual[k], g.history.objective[k]);
   if (g.regularization > regularization) regularization = g.regularization;
-  const rg = kktInto(p, g.lambda, ws).maxRel;
+  let rg = kktInto(p, g.lambda, ws).maxRel;
+  if (warmStart && !(rg <= tol) && maxIt - iterations > 0) {
+    // the warm interior path did not get there: the interior point's own start, with the budget left
+    const h = solveIpm(p, { ...ipmOpts, maxIterations: maxIt - iterations });
+    iterations += h.iterations;
+    for (let k = 0; k < h.history.residual.length; k++) record(h.history.residual[k], h.history.objective[k]);
+    if (h.regularization > regularization) regularization = h.regularization;
+    const rh = kktInto(p, h.lambda, ws).maxRel;
+    if (rh <= rg || !Number.isFinite(rg)) {
+      g = h;
+      rg = rh;
+    }
+  }
   const useGlobal = rg <= r || !Number.isFinite(r);
   if (useGlobal) lam.set(g.lambda);
   const rBest = useGlobal ? rg : r;
