@@ -10,6 +10,7 @@ import { CheckRunner } from './checkRunner.js';
 import { registerCommands } from './commands.js';
 import { Inspectors } from './inspectors.js';
 import { INSPECTOR_VIEW_TYPE, RECORDING_VIEW_TYPE } from './inspector.js';
+import { FCLIB_VIEW_TYPE, PROBLEM_VIEW_TYPE } from './problemInspector.js';
 import { SceneLensProvider } from './sceneLens.js';
 import { registerSceneValidation } from './sceneValidation.js';
 import { SceneAnalyzer } from './sceneAnalysis.js';
@@ -61,6 +62,8 @@ export function activate(context: vscode.ExtensionContext): ContactLensApi {
     registerSceneValidation(outcomes, analyzer),
     vscode.window.registerWebviewPanelSerializer(INSPECTOR_VIEW_TYPE, inspectors.serializer()),
     vscode.window.registerCustomEditorProvider(RECORDING_VIEW_TYPE, inspectors.recordingEditor(), { supportsMultipleEditorsPerDocument: true }),
+    vscode.window.registerCustomEditorProvider(PROBLEM_VIEW_TYPE, inspectors.problemEditor(), { supportsMultipleEditorsPerDocument: true }),
+    vscode.window.registerCustomEditorProvider(FCLIB_VIEW_TYPE, inspectors.problemEditor(), { supportsMultipleEditorsPerDocument: true }),
     // Restricted Mode (package.json capabilities.untrustedWorkspaces: limited): no checks run on their own
     vscode.workspace.onDidSaveTextDocument((doc) => {
       if (vscode.workspace.isTrusted && checkOnSave() && isSceneFile(doc.uri)) void checks.check(doc, null).catch(() => undefined);
