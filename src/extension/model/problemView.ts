@@ -102,7 +102,7 @@ export function problemView(o: OpenedProblem, rows: readonly SolverComparison[])
         : null,
   }));
   const notes = [
-    'no bodies, one frame: A, b and μ only, so nothing that needs bodies (scene, energy, timeline) applies',
+    'A, b and μ only: nothing that needs bodies or frames (scene, energy, timeline, findings) applies',
     'the convex solvers (pgs, newton, ipm) solve the QP-SOCP; coulomb solves Coulomb’s law, which differs wherever a contact slides (docs/physics.md)',
   ];
   return {
