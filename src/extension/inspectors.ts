@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { Inspector, INSPECTOR_VIEW_TYPE, webviewOptions, type InspectorHost } from './inspector.js';
 import type { SessionSource, WebviewState } from '../protocol/inspector.js';
 import { restorablePanel } from './restoredState.js';
-import { ProblemInspector } from './problemInspector.js';
+import { ProblemInspector, type ProblemPanelState } from './problemInspector.js';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -167,6 +167,11 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
   }
   /** Open problem-file panels (closed with the rest when the extension is disposed). */
   private readonly problems = new Set<ProblemInspector>();
+
+  /** What each open problem panel shows (waits for the ones still opening). */
+  problemPanels(): Promise<ProblemPanelState[]> {
+    return Promise.all([...this.problems].map((p) => p.state()));
+  }
 
   dispose(): void {
     for (const p of [...this.problems]) p.panel.dispose();

@@ -19,6 +19,19 @@ import { fractionReporter } from './progress.js';
 export const PROBLEM_VIEW_TYPE = 'contactLens.problem';
 export const FCLIB_VIEW_TYPE = 'contactLens.fclibProblem';
 
+/** What a problem panel shows once opened: its header numbers, or its one-line error. */
+export type ProblemPanelState =
+  | {
+      readonly file: string;
+      readonly kind: 'problem';
+      readonly title: string;
+      readonly contacts: number;
+      readonly unknowns: number;
+      readonly rank: number;
+      readonly solvers: readonly { readonly solver: string; readonly status: string }[];
+    }
+  | { readonly file: string; readonly kind: 'error'; readonly message: string };
+
 export interface ProblemInspectorHost {
   readonly extensionUri: vscode.Uri;
   readonly workerScript: string;
@@ -93,6 +106,24 @@ export class ProblemInspector implements vscode.Disposable {
     this.shown = m;
     this.post(m);
     return m;
+  }
+
+  /** The panel's content once the file is open (or could not be). */
+  async state(): Promise<ProblemPanelState> {
+    const m = await this.done;
+    if (m.type === 'problem') {
+      const v = m.view;
+      return {
+        file: this.file,
+        kind: 'problem',
+        title: v.title,
+        contacts: v.contacts,
+        unknowns: v.unknowns,
+        rank: v.rank,
+        solvers: v.solvers.map((s) => ({ solver: s.solver, status: s.status })),
+      };
+    }
+    return { file: this.file, kind: 'error', message: m.type === 'problemError' ? m.message : `${this.file}: not opened` };
   }
 
   private receive(raw: unknown): void {
