@@ -41,7 +41,8 @@ await Promise.all([
   build({ ...node, entryPoints: ['bench/world.ts'], outfile: 'dist/bench-world.js', external: ['cannon-es', '@dimforge/rapier3d-compat'] }),
   // The extension entry must stay small (activation < 50 ms): the engine lives in the worker bundle.
   build({ ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], minify: production, metafile: true }),
-  build({ ...node, entryPoints: ['src/extension/worker/simulationWorker.ts'], outfile: 'dist/worker.js', minify: production }),
+  // the worker opens FCLIB problems for the inspector with the same dist/h5wasm.mjs as the CLI (loaded on first use)
+  build({ ...node, entryPoints: ['src/extension/worker/simulationWorker.ts'], outfile: 'dist/worker.js', minify: production, plugins: [h5wasmApart] }),
   build({
     bundle: true,
     platform: 'browser',

@@ -5,12 +5,14 @@
  * figures exposed as window.__inspectorStats (the webview tests read them).
  */
 import type { FindingView, FrameView, HostMessage, InspectorCommand, SessionInfo, SessionSource, Timeline } from '../src/protocol/inspector.js';
+import type { ProblemView } from '../src/protocol/problem.js';
 import { Charts } from './charts.js';
 import { ContactTable } from './contactTable.js';
 import { FindingsList } from './findingsList.js';
 import { byId, energyReadout, frameReadout } from './format.js';
 import { HostConnection } from './hostConnection.js';
 import { MatrixView } from './matrixView.js';
+import { ProblemPanel } from './problemPanel.js';
 import { SceneView, type SceneViewState } from './sceneView/sceneView.js';
 import { Timeline as TimelineControls } from './timeline.js';
 import { button, registerToolkit } from './toolkit.js';
@@ -58,6 +60,9 @@ class Inspector {
   private readonly findingsList: FindingsList;
   private readonly whatIf: WhatIfPanel;
   private readonly scene: SceneView;
+  /** Problem-file mode (a file with no bodies and one frame), created on the first problem message. */
+  private problem: ProblemPanel | undefined;
+  private problemView: ProblemView | undefined;
   private findings: readonly FindingView[] = [];
   private readonly errorBanner = byId('error');
   private readonly readout = byId('frame-readout');
@@ -112,6 +117,7 @@ class Inspector {
     this.errorBanner.addEventListener('click', () => this.showError(''));
     new MutationObserver(() => {
       this.matrix.applyTheme();
+      if (this.problemView) this.matrix.show([this.problemView.matrix], new Set());
       if (this.view) this.matrix.show(this.view.islands, this.selectedIndices());
     }).observe(document.body, { attributes: true, attributeFilter: ['class'] });
     this.conn.start();
@@ -136,6 +142,21 @@ class Inspector {
       case 'error':
         this.whatIf.failed(m.requestId);
         return this.showError(m.message);
+      case 'problem':
+        this.progress('', 1);
+        this.problemView = m.view;
+        (this.problem ??= new ProblemPanel()).show(m.view);
+        this.scene.setScene(undefined, false);
+        this.matrix.show([m.view.matrix], new Set());
+        stats.frameUpdates++;
+        stats.lastIndex = 0;
+        return;
+      case 'problemError':
+        this.progress('', 1);
+        this.problemView = undefined;
+        (this.problem ??= new ProblemPanel()).showError(m.file, m.message);
+        stats.frameUpdates++;
+        return;
     }
   }
 

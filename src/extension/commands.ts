@@ -5,6 +5,7 @@ import type { Inspectors } from './inspectors.js';
 import { CheckRunner, type CheckCommandResult } from './checkRunner.js';
 import { isSceneFile, toRange } from './ranges.js';
 import { RECORDING_VIEW_TYPE } from './inspector.js';
+import { FCLIB_VIEW_TYPE, PROBLEM_VIEW_TYPE } from './problemInspector.js';
 import { SOLVER_NAMES } from '../protocol/inspector.js';
 
 /** The scene document and scenario a command acts on: its arguments, else the editor and cursor, else a pick. */
@@ -83,6 +84,20 @@ export function registerCommands(inspectors: Inspectors, checks: CheckRunner, an
               await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'Contact Lens recordings': ['jsonl', 'gz'] }, openLabel: 'Open recording' })
             )?.[0];
       if (target) await vscode.commands.executeCommand('vscode.openWith', target, RECORDING_VIEW_TYPE);
+    }),
+    // any JSON problem (e.g. examples/problems/*.json) or HDF5 file, whatever its name: openWith names the editor
+    reg('contactLens.openProblem', async (uri?: vscode.Uri) => {
+      const target =
+        uri instanceof vscode.Uri
+          ? uri
+          : (
+              await vscode.window.showOpenDialog({
+                canSelectMany: false,
+                filters: { 'Contact problems (JSON, FCLIB HDF5)': ['json', 'hdf5', 'h5'] },
+                openLabel: 'Open problem',
+              })
+            )?.[0];
+      if (target) await vscode.commands.executeCommand('vscode.openWith', target, /\.h(df)?5$/i.test(target.path) ? FCLIB_VIEW_TYPE : PROBLEM_VIEW_TYPE);
     }),
     reg('contactLens.stepForward', async () => {
       const i = await loaded();

@@ -10,6 +10,7 @@ import { CheckRunner } from './checkRunner.js';
 import { registerCommands } from './commands.js';
 import { Inspectors } from './inspectors.js';
 import { INSPECTOR_VIEW_TYPE, RECORDING_VIEW_TYPE } from './inspector.js';
+import { FCLIB_VIEW_TYPE, PROBLEM_VIEW_TYPE, type ProblemPanelState } from './problemInspector.js';
 import { SceneLensProvider } from './sceneLens.js';
 import { registerSceneValidation } from './sceneValidation.js';
 import { SceneAnalyzer } from './sceneAnalysis.js';
@@ -36,6 +37,8 @@ export interface ContactLensApi {
   /** Longest synchronous run of our own code per entry point since the last reset (ms). */
   callbackTimes(): { maxMs: number; worst: string; byEntry: Record<string, number> };
   resetCallbackTimes(): void;
+  /** What each open problem-file panel shows (the message its webview got), for tests and other extensions. */
+  problemPanels(): Promise<ProblemPanelState[]>;
 }
 
 export function activate(context: vscode.ExtensionContext): ContactLensApi {
@@ -61,6 +64,8 @@ export function activate(context: vscode.ExtensionContext): ContactLensApi {
     registerSceneValidation(outcomes, analyzer),
     vscode.window.registerWebviewPanelSerializer(INSPECTOR_VIEW_TYPE, inspectors.serializer()),
     vscode.window.registerCustomEditorProvider(RECORDING_VIEW_TYPE, inspectors.recordingEditor(), { supportsMultipleEditorsPerDocument: true }),
+    vscode.window.registerCustomEditorProvider(PROBLEM_VIEW_TYPE, inspectors.problemEditor(), { supportsMultipleEditorsPerDocument: true }),
+    vscode.window.registerCustomEditorProvider(FCLIB_VIEW_TYPE, inspectors.problemEditor(), { supportsMultipleEditorsPerDocument: true }),
     // Restricted Mode (package.json capabilities.untrustedWorkspaces: limited): no checks run on their own
     vscode.workspace.onDidSaveTextDocument((doc) => {
       if (vscode.workspace.isTrusted && checkOnSave() && isSceneFile(doc.uri)) void checks.check(doc, null).catch(() => undefined);
@@ -85,6 +90,7 @@ export function activate(context: vscode.ExtensionContext): ContactLensApi {
     resetEventLoopDelay: () => loop.reset(),
     callbackTimes: callbackTimeReport,
     resetCallbackTimes,
+    problemPanels: () => inspectors.problemPanels(),
   };
 }
 

@@ -2,12 +2,13 @@
  * All open inspectors: which one is active (commands and keybindings act on it, the context key
  * `contactLens.inspectorActive` scopes the keybindings), the status bar item (frame i / N, t, findings),
  * opening scenario panels, restoring them after a reload (WebviewPanelSerializer + the webview's
- * getState/setState), and the read-only custom editor for recordings.
+ * getState/setState), and the read-only custom editors for recordings and problem files.
  */
 import * as vscode from 'vscode';
 import { Inspector, INSPECTOR_VIEW_TYPE, webviewOptions, type InspectorHost } from './inspector.js';
 import type { SessionSource, WebviewState } from '../protocol/inspector.js';
 import { restorablePanel } from './restoredState.js';
+import { ProblemInspector, type ProblemPanelState } from './problemInspector.js';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -139,7 +140,41 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
     };
   }
 
+  /**
+   * Read-only custom editor: a problem file (docs/problem-format.md) opens as one frame without bodies.
+   * Not a tracked inspector: it has no frames to step, so the frame commands and status bar leave it alone.
+   */
+  problemEditor(): vscode.CustomReadonlyEditorProvider {
+    return {
+      openCustomDocument: (uri) => ({ uri, dispose: () => undefined }),
+      resolveCustomEditor: async (doc, panel) => {
+        const name = doc.uri.path.split('/').pop() || 'problem';
+        let file: string;
+        try {
+          file = doc.uri.scheme === 'file' ? doc.uri.fsPath : await copyToTemp(doc.uri);
+        } catch (e) {
+          void vscode.window.showErrorMessage(`Contact Lens: cannot read ${doc.uri.toString(true)}: ${(e as Error).message}`);
+          panel.dispose();
+          return;
+        }
+        this.problems.add(new ProblemInspector(this, panel, file, name));
+        panel.onDidDispose(() => {
+          for (const p of this.problems) if (p.panel === panel) this.problems.delete(p);
+          if (doc.uri.scheme !== 'file') void fs.rm(path.dirname(file), { recursive: true, force: true });
+        });
+      },
+    };
+  }
+  /** Open problem-file panels (closed with the rest when the extension is disposed). */
+  private readonly problems = new Set<ProblemInspector>();
+
+  /** What each open problem panel shows (waits for the ones still opening). */
+  problemPanels(): Promise<ProblemPanelState[]> {
+    return Promise.all([...this.problems].map((p) => p.state()));
+  }
+
   dispose(): void {
+    for (const p of [...this.problems]) p.panel.dispose();
     for (const i of [...this.all]) i.panel.dispose();
     this.status.dispose();
   }

@@ -65,6 +65,7 @@ export function inspectorHtml(o: InspectorHtmlOptions): string {
     <div id="frame-tools" class="buttons" aria-label="export frame"></div>
   </section>
   <div id="frame-status" class="muted"></div>
+  <div id="problem-header" aria-live="polite" hidden></div>
   <section class="panel" id="panel-scene" aria-label="scene view"></section>
   <main class="layout">
     <section class="panel" id="panel-contacts">

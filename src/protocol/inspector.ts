@@ -6,6 +6,7 @@
 
 import type { HeatMap } from './heatMap.js';
 import type { SceneFrame, SceneInfo, WhatIfContactScene } from './scene.js';
+import type { ProblemView } from './problem.js';
 
 /** 2: island A travels as heat-map levels (a Uint8Array) instead of numbers. */
 export const PROTOCOL_VERSION = 2;
@@ -232,7 +233,11 @@ export type HostMessage =
   | { readonly type: 'whatIf'; readonly requestId: number; readonly result: WhatIfView }
   | { readonly type: 'command'; readonly command: InspectorCommand }
   | { readonly type: 'progress'; readonly message: string; readonly fraction: number | null }
-  | { readonly type: 'error'; readonly requestId: number | null; readonly message: string };
+  | { readonly type: 'error'; readonly requestId: number | null; readonly message: string }
+  /** A problem file (./problem.ts): replaces init/frame for a file with no bodies and one frame. */
+  | { readonly type: 'problem'; readonly version: number; readonly view: ProblemView }
+  /** A problem file that could not be opened: one line naming the file and the field. */
+  | { readonly type: 'problemError'; readonly file: string; readonly message: string };
 
 // ─── webview → host ─────────────────────────────────────────────────────────────────────────────────
 export type WebviewMessage =

@@ -111,6 +111,34 @@ function island(v: unknown, field: string): void {
   int(h.nonFinite, `${field}.heat.nonFinite`);
 }
 
+/** A problem file's view (./problem.ts): sizes, A, one table row per contact, per-contact arrays of each solver. */
+function problemView(v: unknown): void {
+  const o = obj(v, 'view');
+  str(o.file, 'view.file');
+  str(o.title, 'view.title');
+  const C = int(o.contacts, 'view.contacts');
+  const n = int(o.unknowns, 'view.unknowns');
+  if (n !== 3 * C) throw new ProtocolError('view.unknowns', `must be 3 × contacts = ${3 * C}`);
+  int(o.rank, 'view.rank');
+  numeric(o.rankRatio, 'view.rankRatio');
+  island(o.matrix, 'view.matrix');
+  const rows = arr(o.table, 'view.table');
+  if (rows.length !== C) throw new ProtocolError('view.table', `must have ${C} rows, has ${rows.length}`);
+  rows.forEach((r, i) => {
+    const x = obj(r, `view.table[${i}]`);
+    for (const k of ['mu', 'bN', 'bT']) numeric(x[k], `view.table[${i}].${k}`);
+  });
+  arr(o.solvers, 'view.solvers').forEach((s, i) => {
+    const x = obj(s, `view.solvers[${i}]`);
+    if (!SOLVER_NAMES.includes(x.solver as never)) throw new ProtocolError(`view.solvers[${i}].solver`, `must be one of ${SOLVER_NAMES.join(', ')}`);
+    str(x.status, `view.solvers[${i}].status`);
+    int(x.iterations, `view.solvers[${i}].iterations`);
+    for (const k of ['kkt', 'coulomb', 'objective', 'timeMs']) numeric(x[k], `view.solvers[${i}].${k}`);
+    for (const k of ['lambdaN', 'lambdaT', 'wN']) numOrNullArray(x[k], `view.solvers[${i}].${k}`, C);
+  });
+  arr(o.notes, 'view.notes');
+}
+
 const SHAPE_KINDS = ['sphere', 'box', 'plane', 'other'];
 /** The scene view's bodies (./scene.ts): a name, a static flag and a shape kind each. */
 function sceneInfo(v: unknown): void {
@@ -204,6 +232,14 @@ export function validateHostMessage(v: unknown): HostMessage {
       str(m.message, 'message');
       break;
     case 'error':
+      str(m.message, 'message');
+      break;
+    case 'problem':
+      if (m.version !== PROTOCOL_VERSION) throw new ProtocolError('version', `must be ${PROTOCOL_VERSION} (host and webview bundles differ)`);
+      problemView(m.view);
+      break;
+    case 'problemError':
+      str(m.file, 'file');
       str(m.message, 'message');
       break;
     default:

@@ -3,11 +3,13 @@
  * one inspectable frame without bodies: A, b, μ, the conditioning of A (κ on its range with the rank
  * ratio, as FCLIB's studies report cond(W); Acary, Brémond & Huber 2018 §5) and every solver side by side
  * with its own merit (KKT residual, or the Coulomb natural-map merit for `coulomb`). The back end of the
- * inspector's problem view (issue 13 item 3); the extension and webview parts are not built yet.
+ * inspector's problem view (src/extension/model/problemView.ts) and of `contact-lens solve`.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { conditioning, type Conditioning } from '../engine/conditioning.js';
+import { coulombMerit } from '../engine/coulombMerit.js';
+import type { ContactClass } from '../engine/kkt.js';
 import type { ContactProblem } from '../engine/problem.js';
 import { solve } from '../engine/solvers/solve.js';
 import { SOLVER_NAMES, type SolverName, type SolveResult } from '../engine/solvers/types.js';
@@ -26,6 +28,11 @@ export interface OpenedProblem {
   /** A (W for FCLIB), b (−q), μ. */
   readonly problem: ContactProblem;
   readonly conditioning: Conditioning;
+  /** FCLIB's /fclib_local/info title and description, or the JSON id and ''. */
+  readonly title: string;
+  readonly description: string;
+  /** The file's own reference solution λ (JSON `solution.lambda`, FCLIB `/solution/r`), or null. */
+  readonly reference: { readonly label: string; readonly lambda: Float64Array } | null;
 }
 
 /** One solver's answer to the problem, for a side-by-side table. */
@@ -41,6 +48,10 @@ export interface SolverComparison {
   readonly wNormal: Float64Array;
   /** ½λᵀAλ − bᵀλ. */
   readonly objective: number;
+  /** KKT max_rel of the QP-SOCP and the Coulomb merit of λ, for every solver (each solver stops on one of them). */
+  readonly kkt: number;
+  readonly coulomb: number;
+  readonly contactClass: readonly ContactClass[];
 }
 
 /**
@@ -55,14 +66,21 @@ export async function openProblemFile(path: string, file: string = path): Promis
     throw new FormatError(file, '(file)', `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
   let id: string, problem: ContactProblem, source: OpenedProblem['source'];
+  let title: string,
+    description = '';
+  let reference: OpenedProblem['reference'] = null;
   if (isFclibInput(bytes, file)) {
     const p = await readFclibLocal(resolve(path), file);
-    ({ id, matrix: problem } = p);
+    ({ id, matrix: problem, description } = p);
+    title = p.title || id;
     source = 'fclib';
+    if (p.solution) reference = { label: 'FCLIB /solution', lambda: p.solution.r };
   } else {
     const inst = parseOracleInstance(bytes.toString('utf8'), file);
     ({ id, matrix: problem } = inst);
+    title = id;
     source = 'json';
+    if (inst.solution) reference = { label: 'the file’s solution', lambda: Float64Array.from(inst.solution.lambda) };
   }
   return {
     id,
@@ -72,13 +90,24 @@ export async function openProblemFile(path: string, file: string = path): Promis
     unknowns: problem.size,
     problem,
     conditioning: conditioning(problem.A, problem.size, { regularization: problem.regularization }),
+    title,
+    description,
+    reference,
   };
 }
 
-/** Every solver (SOLVER_NAMES) on the problem, in that order, each with its defaults. */
-export function compareSolvers(problem: ContactProblem, solvers: readonly SolverName[] = SOLVER_NAMES): SolverComparison[] {
-  return solvers.map((s) => {
+/**
+ * Every solver (SOLVER_NAMES) on the problem, in that order, each with its defaults; `onSolved` is told
+ * after each one (progress for the inspector).
+ */
+export function compareSolvers(
+  problem: ContactProblem,
+  solvers: readonly SolverName[] = SOLVER_NAMES,
+  onSolved?: (solver: SolverName, done: number) => void,
+): SolverComparison[] {
+  return solvers.map((s, k) => {
     const r = solve(problem, { solver: s });
+    onSolved?.(s, k + 1);
     const wNormal = new Float64Array(problem.contactCount);
     for (let c = 0; c < problem.contactCount; c++) wNormal[c] = r.w[3 * c];
     return {
@@ -90,6 +119,9 @@ export function compareSolvers(problem: ContactProblem, solvers: readonly Solver
       lambda: r.lambda,
       wNormal,
       objective: r.objective,
+      kkt: r.kkt.maxRel,
+      coulomb: r.merit.problem === 'coulomb' ? r.merit.value : coulombMerit(problem, r.lambda),
+      contactClass: r.contactClass,
     };
   });
 }

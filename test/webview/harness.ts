@@ -228,6 +228,44 @@ export interface Received {
   readonly message: WebviewMessage;
 }
 
+/** Records what the page logs and sends (into `host`), serves the inspector page, its bundle and styles, and loads it. */
+async function servePage(
+  page: Page,
+  host: { console: string[]; pageErrors: string[]; cspViolations: string[]; receive(m: unknown): void },
+  title: string,
+  o: OpenOptions,
+): Promise<void> {
+  page.on('console', (m) => host.console.push(`${m.type()}: ${m.text()}`));
+  page.on('pageerror', (e) => host.pageErrors.push(String(e)));
+  await page.exposeFunction('__cspViolation', (text: string) => {
+    host.cspViolations.push(text);
+  });
+  await page.exposeFunction('__hostReceive', (m: unknown) => {
+    host.receive(m);
+  });
+  await page.addInitScript({ content: initScript(o.theme ?? 'dark', o.state) });
+  const files: Record<string, [string, string | Buffer]> = {
+    '/index.html': [
+      'text/html',
+      inspectorHtml({
+        scriptUri: `${ORIGIN}/main.js`,
+        styleUri: `${ORIGIN}/style.css`,
+        cspSource: ORIGIN,
+        nonce: 'T3stN0nce4Insp3ctor',
+        title,
+      }),
+    ],
+    '/main.js': ['text/javascript', readFileSync(BUNDLE)],
+    '/main.js.map': ['application/json', readFileSync(`${BUNDLE}.map`)],
+    '/style.css': ['text/css', readFileSync(join(ROOT, 'dist/webview/style.css'))],
+  };
+  await page.route(`${ORIGIN}/**`, (route) => {
+    const f = files[new URL(route.request().url()).pathname];
+    return f ? route.fulfill({ status: 200, contentType: f[0], body: f[1] }) : route.fulfill({ status: 404, body: 'not found' });
+  });
+  await page.goto(`${ORIGIN}/index.html`);
+}
+
 export class FakeHost {
   readonly received: Received[] = [];
   readonly console: string[] = [];
@@ -252,40 +290,12 @@ export class FakeHost {
     const host = new FakeHost(page, model, source, o.index ?? 0);
     host.frameFor = o.frameFor;
     host.scene = o.scene;
-    page.on('console', (m) => host.console.push(`${m.type()}: ${m.text()}`));
-    page.on('pageerror', (e) => host.pageErrors.push(String(e)));
-    await page.exposeFunction('__cspViolation', (text: string) => {
-      host.cspViolations.push(text);
-    });
-    await page.exposeFunction('__hostReceive', (m: unknown) => {
-      host.receive(m);
-    });
-    await page.addInitScript({ content: initScript(o.theme ?? 'dark', o.state) });
-    const files: Record<string, [string, string | Buffer]> = {
-      '/index.html': [
-        'text/html',
-        inspectorHtml({
-          scriptUri: `${ORIGIN}/main.js`,
-          styleUri: `${ORIGIN}/style.css`,
-          cspSource: ORIGIN,
-          nonce: 'T3stN0nce4Insp3ctor',
-          title: model.info.title,
-        }),
-      ],
-      '/main.js': ['text/javascript', readFileSync(BUNDLE)],
-      '/main.js.map': ['application/json', readFileSync(`${BUNDLE}.map`)],
-      '/style.css': ['text/css', readFileSync(join(ROOT, 'dist/webview/style.css'))],
-    };
-    await page.route(`${ORIGIN}/**`, (route) => {
-      const f = files[new URL(route.request().url()).pathname];
-      return f ? route.fulfill({ status: 200, contentType: f[0], body: f[1] }) : route.fulfill({ status: 404, body: 'not found' });
-    });
-    await page.goto(`${ORIGIN}/index.html`);
+    await servePage(page, host, model.info.title, o);
     await host.waitForFrameUpdates(1);
     return host;
   }
 
-  private receive(raw: unknown): void {
+  receive(raw: unknown): void {
     let m: WebviewMessage;
     try {
       m = validateWebviewMessage(raw);
@@ -478,4 +488,66 @@ export function sceneFixture(): { model: InspectorModel; source: SessionSource }
 export async function recordingFixture(): Promise<{ model: InspectorModel; source: SessionSource }> {
   const model = await InspectorModel.fromRecording(RECORDING_FILE);
   return { model, source: { kind: 'recording', file: RECORDING_FILE } };
+}
+
+/**
+ * The extension's side of a problem-file panel (src/extension/problemInspector.ts): answers every `ready`
+ * with one message — the problem view the worker builds (src/extension/model/problemView.ts), or the
+ * one-line error of a file that could not be opened.
+ */
+export class ProblemHost {
+  readonly received: WebviewMessage[] = [];
+  readonly console: string[] = [];
+  readonly cspViolations: string[] = [];
+  readonly pageErrors: string[] = [];
+
+  private constructor(
+    readonly page: Page,
+    readonly message: HostMessage,
+  ) {}
+
+  static async open(browser: Browser, message: HostMessage, o: OpenOptions = {}): Promise<ProblemHost> {
+    const page = await browser.newPage({ viewport: o.viewport ?? { width: 1400, height: 1000 } });
+    const host = new ProblemHost(page, message);
+    await servePage(page, host, 'problem', o);
+    await page
+      .waitForFunction(() => ((globalThis as any).__inspectorStats?.frameUpdates ?? 0) >= 1, undefined, { timeout: 20000 })
+      .catch((err) => {
+        throw new Error(`${String(err)}\npage errors: ${host.pageErrors.join(' | ') || 'none'}`);
+      });
+    return host;
+  }
+
+  receive(raw: unknown): void {
+    const m = validateWebviewMessage(raw);
+    this.received.push(m);
+    if (m.type === 'ready') void this.deliver(this.message);
+  }
+
+  /** As FakeHost.deliver: JSON with typed arrays as base64, rebuilt in the page. */
+  async deliver(msg: unknown): Promise<void> {
+    const json = JSON.stringify(msg, (_k, x: unknown) =>
+      x instanceof Uint8Array ? { $typed: 'Uint8Array', base64: Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString('base64') } : x,
+    );
+    await this.page.evaluate((text) => {
+      (globalThis as any).postMessage(
+        JSON.parse(text, (_k: string, x: any): unknown => {
+          if (x === null || typeof x !== 'object' || typeof x.$typed !== 'string') return x;
+          const bin = atob(x.base64),
+            bytes = new Uint8Array(bin.length);
+          for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+          return bytes;
+        }),
+        '*',
+      );
+    }, json);
+  }
+
+  async text(selector: string): Promise<string> {
+    return (await this.page.textContent(selector)) ?? '';
+  }
+
+  async close(): Promise<void> {
+    await this.page.close();
+  }
 }

@@ -15,6 +15,7 @@ import type { ScenarioDesc } from '../../engine/world/types.js';
 import type { SolveOptions } from '../../engine/solvers/types.js';
 import { World } from '../../engine/world/world.js';
 import { InspectorModel, toFindingView } from '../model/inspectorModel.js';
+import { openProblemView } from '../model/problemView.js';
 import type { ScenarioCheck, SolverOverride, WorkerEnvelope, WorkerReply, WorkerRequest, WorkerResults } from './workerProtocol.js';
 
 if (!parentPort) throw new Error('simulationWorker.ts must run in a worker thread');
@@ -61,6 +62,9 @@ async function handle(id: number, r: WorkerRequest): Promise<WorkerResults[Worke
       model = await InspectorModel.fromRecording(r.file, r.diagnosis, progress);
       return { info: model.info, timeline: model.timeline, findings: model.findings, skipped: model.skipped, scene: model.scene };
     }
+    case 'openProblem':
+      // one frame, no session: the view is complete (every solver solved) when it is returned
+      return openProblemView(r.path, r.file, progress);
     case 'frame':
       return currentModel().frameView(r.index);
     case 'series':

@@ -4,6 +4,7 @@
  */
 import type { SolverName } from '../../engine/solvers/types.js';
 import type { SceneInfo } from '../../protocol/scene.js';
+import type { ProblemView } from '../../protocol/problem.js';
 import type { ContactSeries, FindingView, FrameView, SessionInfo, Timeline, WhatIfOptions, WhatIfView } from '../../protocol/inspector.js';
 
 export interface DiagnosisSettings {
@@ -59,6 +60,8 @@ export type WorkerRequest =
       readonly override: SolverOverride;
     }
   | { readonly op: 'openRecording'; readonly file: string; readonly diagnosis: DiagnosisSettings }
+  /** A problem file (docs/problem-format.md) read from `path`; `file` is the name messages use. */
+  | { readonly op: 'openProblem'; readonly path: string; readonly file: string }
   | { readonly op: 'frame'; readonly index: number }
   | { readonly op: 'series'; readonly keys: readonly string[] }
   | { readonly op: 'whatIf'; readonly index: number; readonly options: WhatIfOptions }
@@ -95,6 +98,7 @@ export interface WorkerResults {
   analyzeScene: SceneAnalysis;
   openScenario: Opened;
   openRecording: Opened;
+  openProblem: ProblemView;
   frame: FrameView;
   series: readonly ContactSeries[];
   whatIf: WhatIfView;
