@@ -3,14 +3,12 @@
  * examples/box-pile-1000 settled 120 steps by Rapier (as bench:world's settle engine does), then one step of
  * our World; the largest island of that step (≈ 5500 contacts, beyond the dense limit) is returned with its
  * Jacobians. Deterministic: the settled state is cached in artifacts/pile-island-state.json (not in git;
- * rebuilt when absent, ≈ 1 min) so reruns only pay the one World step.
- *   npx tsx bench/pileIsland.ts      prints the island's size and the sparse interior point's outcome
+ * rebuilt when absent, ≈ 1 min) so reruns only pay the one World step. `npm run bench:solvers` prints the
+ * sparse interior point's outcome on it beside matrix-free PGS.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import type { ContactJacobians } from '../src/engine/assembly.js';
-import { solveIpmSparse } from '../src/engine/solvers/ipmSparse.js';
 import { World } from '../src/engine/world/world.js';
 import { applySnapshot, loadRapier, loadScenario, rapierSim, repoRoot, type BodySnapshot } from './world-scenes.js';
 
@@ -46,17 +44,3 @@ export async function pileIsland(): Promise<PileIsland> {
   if (!best) throw new Error(`${PILE_FILE}: no island above the dense limit after ${PILE_SETTLE_STEPS} settle steps`);
   return { k: best, softening: desc.config.softening };
 }
-
-async function main(): Promise<void> {
-  const { k, softening } = await pileIsland();
-  const t0 = performance.now();
-  const out = solveIpmSparse(k, { solver: 'ipm' }, softening);
-  const ms = performance.now() - t0;
-  const reason = out.status.kind === 'converged' ? '' : ` — ${out.status.reason}`;
-  process.stdout.write(
-    `pile island: ${k.contactCount} contacts, ${out.bodyCount} bodies; ipm-sparse (tolerance 1e-10): ${out.status.kind}${reason}, ` +
-      `KKT max_rel ${out.kkt.maxRel.toExponential(2)}, ${out.iterations} iterations, ${ms.toFixed(0)} ms, ${(out.memoryBytes / 1e6).toFixed(1)} MB\n`,
-  );
-}
-
-if (require.main === module) void main();
