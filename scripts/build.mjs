@@ -34,7 +34,7 @@ await Promise.all([
     outExtension: { '.js': '.mjs' },
     sourcemap: false,
   }),
-  build({ ...node, entryPoints: ['bench/solvers.ts'], outfile: 'dist/bench-solvers.js' }),
+  build({ ...node, entryPoints: ['bench/solvers.ts'], outfile: 'dist/bench-solvers.js', external: ['@dimforge/rapier3d-compat'] }),
   // the recording writer for JavaScript engines (writers/typescript/README.md): require('…/dist/writer.js')
   build({ ...node, entryPoints: ['writers/typescript/index.ts'], outfile: 'dist/writer.js' }),
   // cannon-es and Rapier stay external (loaded from node_modules at run time, so a missing one is reported, not fatal).

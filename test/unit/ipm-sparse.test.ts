@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { assembleJacobians, assembleProblem, DEFAULT_ASSEMBLY } from '../../src/engine/assembly.js';
 import { solve } from '../../src/engine/solvers/solve.js';
 import { solveIpmSparse } from '../../src/engine/solvers/ipmSparse.js';
-import { analyseBlockPattern, blockSlot, factorBlockSparse, solveBlockSparse } from '../../src/engine/math/blockSparseCholesky.js';
+import { analyseBlockPattern, blockSlot, factorBlockSparse, solveBlockSparse, type PivotRegularization } from '../../src/engine/math/blockSparseCholesky.js';
 import { kkt } from '../../src/engine/kkt.js';
 import { DENSE_ISLAND_LIMIT, solveIsland } from '../../src/engine/island/solveIsland.js';
 import { body, contact, staticBody } from './helpers.js';
@@ -63,6 +63,55 @@ function boxPyramid(rows: number, mu: number): { bodies: BodyState[]; contacts: 
       const x = j + 0.5 * level;
       corners(x - 0.5, x, level, index[level][j], index[level - 1][j]);
       corners(x, x + 0.5, level, index[level][j], index[level - 1][j + 1]);
+    }
+  return { bodies, contacts };
+}
+
+/**
+ * A tumbling box pyramid (random masses 1–4 kg, velocities and spins; μ = 0.5) with speculative side
+ * contacts: four per pair of neighbouring boxes of a row, normal +x, apart by a gap of 2–12 mm (Catto
+ * GDC 2013) — the separating rows with large −b of the world step's piles. Deterministic per seed.
+ */
+function speculativePile(rows: number, seed: number): { bodies: BodyState[]; contacts: ContactPoint[] } {
+  const r = rng(seed),
+    mu = 0.5;
+  const bodies: BodyState[] = [staticBody()];
+  const contacts: ContactPoint[] = [];
+  const index: number[][] = [];
+  for (let level = 0; level < rows; level++) {
+    index.push([]);
+    for (let j = 0; j < rows - level; j++) {
+      const m = 1 + 3 * Math.abs(r());
+      bodies.push(body(m, m / 6, [j + 0.5 * level, 0, 0.5 + level], [0.3 * r(), 0.3 * r(), -0.16 + 0.05 * r()], [0.3 * r(), 0.3 * r(), 0.3 * r()]));
+      index[level].push(bodies.length - 1);
+    }
+  }
+  const face = (x0: number, x1: number, z: number, a: number, b: number): void => {
+    for (const [x, y] of [
+      [x0, -0.5],
+      [x1, -0.5],
+      [x1, 0.5],
+      [x0, 0.5],
+    ])
+      contacts.push(contact(a, b, [x, y, z], [0, 0, 1], mu, 0, 0.001));
+  };
+  for (let j = 0; j < rows; j++) face(j - 0.5, j + 0.5, 0, index[0][j], 0);
+  for (let level = 1; level < rows; level++)
+    for (let j = 0; j < rows - level; j++) {
+      const x = j + 0.5 * level;
+      face(x - 0.5, x, level, index[level][j], index[level - 1][j]);
+      face(x, x + 0.5, level, index[level][j], index[level - 1][j + 1]);
+    }
+  for (let level = 0; level < rows; level++)
+    for (let j = 0; j + 1 < rows - level; j++) {
+      const x = j + 0.5 * level + 0.5;
+      for (const [y, z] of [
+        [-0.5, level],
+        [0.5, level],
+        [0.5, level + 1],
+        [-0.5, level + 1],
+      ])
+        contacts.push({ ...contact(index[level][j + 1], index[level][j], [x, y, z], [1, 0, 0], mu, 0, 0), gap: 0.002 + 0.01 * Math.abs(r()) });
     }
   return { bodies, contacts };
 }
@@ -143,6 +192,28 @@ describe('block-sparse Cholesky', () => {
     }
     assert.equal(factorBlockSparse(sym, val), false);
   });
+  it('regularises a pivot lost to cancellation inside a block of a positive definite matrix (Altman & Gondzio 1999)', () => {
+    // one 2×2 block [[s, s], [s, s + 0.5]], s = 4e15 (exact in doubles): positive definite, but its second
+    // pivot 0.5 is 1.25e-16 of its diagonal entry — at rounding level, like a sliding contact's barrier block
+    const s = 4e15,
+      floor = 1e-15;
+    const sym = analyseBlockPattern(1, 2, [], []);
+    const block = (): Float64Array => Float64Array.of(s, 0, s, s + 0.5);
+    assert.equal(factorBlockSparse(sym, block()), false, 'without regularisation the pivot is rejected');
+    const val = block();
+    const reg: PivotRegularization = { floor, replaced: 0 };
+    assert.ok(factorBlockSparse(sym, val, reg));
+    assert.equal(reg.replaced, 1);
+    // L Lᵀ is K with only the lost pivot raised to floor × its diagonal entry
+    const [l00, , l10, l11] = val;
+    assert.ok(Math.abs(l00 * l00 - s) <= 1 && Math.abs(l10 * l00 - s) <= 1, `L = ${val}`);
+    const bump = l10 * l10 + l11 * l11 - (s + 0.5);
+    assert.ok(Math.abs(bump - floor * (s + 0.5)) <= 1, `(1,1) entry changed by ${bump}, expected ${floor * (s + 0.5)}`);
+    // solves with the regularised factor are finite (the caller refines them against K)
+    const x = Float64Array.of(0, -0.5);
+    solveBlockSparse(sym, val, x, new Float64Array(2));
+    assert.ok(x.every(Number.isFinite));
+  });
 });
 
 describe('sparse interior point (no dense A)', () => {
@@ -194,6 +265,24 @@ describe('sparse interior point (no dense A)', () => {
     assert.equal(out.iterations, 3);
     // λ is primal feasible (every iterate is inside the cones)
     for (let c = 0; c < contacts.length; c++) assert.ok(Math.hypot(out.lambda[3 * c + 1], out.lambda[3 * c + 2]) <= 0.5 * out.lambda[3 * c] * (1 + 1e-12));
+  });
+
+  it('does not fail near the solution of a pile with speculative contacts: was "Newton system not positive definite" at KKT 2.7e-9, now converged ≤ 1e-10', () => {
+    const { bodies, contacts } = speculativePile(8, 1);
+    const out = solveIpmSparse(assembleJacobians(bodies, contacts), { solver: 'ipm' });
+    assert.equal(contacts.length, 368);
+    assert.equal(out.status.kind, 'converged', JSON.stringify(out.status));
+    assert.ok(out.kkt.maxRel <= 1e-10, `KKT max_rel ${out.kkt.maxRel}`);
+  });
+
+  it('on speculative piles the status is "converged" exactly when KKT ≤ 1e-10, never "failed" (seeds 2–3, 204 contacts)', () => {
+    for (const seed of [2, 3]) {
+      const { bodies, contacts } = speculativePile(6, seed);
+      const out = solveIpmSparse(assembleJacobians(bodies, contacts), { solver: 'ipm' });
+      assert.notEqual(out.status.kind, 'failed', JSON.stringify(out.status));
+      assert.equal(out.status.kind === 'converged', out.kkt.maxRel <= 1e-10, `${out.status.kind} at ${out.kkt.maxRel}`);
+      assert.ok(out.kkt.maxRel < 1e-9, `seed ${seed}: KKT max_rel ${out.kkt.maxRel}`);
+    }
   });
 
   it('returns λ = 0, converged, when every contact separates', () => {

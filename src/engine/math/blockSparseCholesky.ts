@@ -123,15 +123,32 @@ export function blockSlot(s: BlockSparseSymbolic, a: number, b: number): { slot:
 }
 
 /**
- * In-place numeric factorisation: `val` holds the lower blocks of K (m² numbers per slot, row-major,
- * diagonal blocks full and symmetric) and is overwritten by L. Returns false if a pivot is not positive.
+ * Dynamic regularisation of the pivots (Altman & Gondzio, "Regularized symmetric indefinite systems in
+ * interior point methods for linear and quadratic optimization", Optim. Methods Softw. 11–12, 1999, §3):
+ * in a matrix that is positive definite in exact arithmetic, a pivot at or below the rounding level of its
+ * diagonal entry (`floor` × that entry, a few units of roundoff) is replaced by that level and counted in
+ * `replaced`; larger pivots are kept even below BLOCK_PIVOT_TOLERANCE. The factor is then of a nearby
+ * matrix; the caller refines each solve against the exact one.
  */
-export function factorBlockSparse(s: BlockSparseSymbolic, val: Float64Array): boolean {
+export interface PivotRegularization {
+  /** Rounding level of a pivot, relative to its diagonal entry: smaller pivots are replaced by it. */
+  readonly floor: number;
+  /** Pivots replaced by the last factorisation (written by factorBlockSparse). */
+  replaced: number;
+}
+
+/**
+ * In-place numeric factorisation: `val` holds the lower blocks of K (m² numbers per slot, row-major,
+ * diagonal blocks full and symmetric) and is overwritten by L. Returns false if a pivot is not positive
+ * (with `reg`: only if a diagonal entry is not positive and finite; small pivots are regularised instead).
+ */
+export function factorBlockSparse(s: BlockSparseSymbolic, val: Float64Array, reg?: PivotRegularization): boolean {
   const { n, bs, colPtr, updPtr, updTarget } = s;
   const BB = bs * bs;
+  if (reg) reg.replaced = 0;
   for (let k = 0; k < n; k++) {
     const d = BB * k;
-    if (!denseCholesky(val, d, bs)) return false;
+    if (!denseCholesky(val, d, bs, reg)) return false;
     for (let p = colPtr[k]; p < colPtr[k + 1]; p++) solveRightLt(val, d, val, BB * (n + p), bs);
     let t = updPtr[k];
     for (let p = colPtr[k]; p < colPtr[k + 1]; p++) {
@@ -187,14 +204,23 @@ export function solveBlockSparse(s: BlockSparseSymbolic, val: Float64Array, x: F
 }
 
 /** Dense Cholesky of the m×m block at a[o..] (lower triangle read, L written to the lower triangle, upper zeroed). */
-function denseCholesky(a: Float64Array, o: number, BLOCK: number): boolean {
+function denseCholesky(a: Float64Array, o: number, BLOCK: number, reg?: PivotRegularization): boolean {
   for (let j = 0; j < BLOCK; j++) {
     const ajj = a[o + (BLOCK + 1) * j];
     let d = ajj;
     for (let k = 0; k < j; k++) d -= a[o + BLOCK * j + k] * a[o + BLOCK * j + k];
     // relative to the pivot's own diagonal entry, not the block's largest: a block whose diagonal holds
     // a huge barrier curvature in one direction and O(1) in the others is not singular
-    if (!(d > BLOCK_PIVOT_TOLERANCE * ajj)) return false;
+    if (reg) {
+      // reference: the pivot's diagonal entry, or the block's largest when rounding made that ≤ 0
+      let ref = ajj;
+      if (!(ref > 0)) for (let i = 0; i < BLOCK; i++) ref = Math.max(ref, Math.abs(a[o + (BLOCK + 1) * i]));
+      if (!(ref > 0) || !Number.isFinite(ref)) return false;
+      if (!(d > reg.floor * ref)) {
+        d = reg.floor * ref;
+        reg.replaced++;
+      }
+    } else if (!(d > BLOCK_PIVOT_TOLERANCE * ajj)) return false;
     const l = Math.sqrt(d);
     a[o + (BLOCK + 1) * j] = l;
     for (let i = j + 1; i < BLOCK; i++) {

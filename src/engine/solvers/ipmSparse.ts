@@ -24,7 +24,8 @@
  * Yip, SIAM J. Sci. Stat. Comput. 7, 1986). When refinement can no longer bring the relative residual to
  * SPARSE_IPM_WOODBURY_RESIDUAL, the remaining iterations factorise the contact-space matrix B Bᵀ + H itself
  * (3×3 blocks; block (i, j) ≠ 0 when contacts i and j share a dynamic body: the block-sparse Delassus
- * matrix plus H), whose conditioning is the dense IPM's. Both factors use the block-sparse Cholesky of
+ * matrix plus H), whose conditioning is the dense IPM's; pivots that cancellation leaves at rounding level
+ * there are regularised and every solve is refined (factorContactSpace). Both factors use the block-sparse Cholesky of
  * math/blockSparseCholesky.ts (minimum-degree ordering and symbolic analysis once per solve, numeric
  * factorisation every Newton step).
  *
@@ -36,7 +37,14 @@
  */
 import type { ContactJacobians } from '../assembly.js';
 import { classifyContacts, KktWorkspace, type KktReport } from '../kkt.js';
-import { analyseBlockPattern, blockSlot, factorBlockSparse, solveBlockSparse, type BlockSparseSymbolic } from '../math/blockSparseCholesky.js';
+import {
+  analyseBlockPattern,
+  blockSlot,
+  factorBlockSparse,
+  solveBlockSparse,
+  type BlockSparseSymbolic,
+  type PivotRegularization,
+} from '../math/blockSparseCholesky.js';
 import { matrixFreeRows, type MatrixFreeRows } from './pgsRows.js';
 import { HistoryRecorder, objectiveFromAlam } from './history.js';
 import {
@@ -79,6 +87,12 @@ const BODY_DOFS = 6;
 export const SPARSE_IPM_WOODBURY_RESIDUAL = 1e-10;
 /** Contact-space refinement stops once the relative residual is at or below this (a few ulps of the data). */
 export const SPARSE_IPM_REFINED_RESIDUAL = 1e-14;
+/**
+ * Floor of a contact-space pivot relative to its diagonal entry: pivots below it (lost to cancellation
+ * between a cone block's huge and tiny barrier curvatures) are replaced by it (blockSparseCholesky.ts
+ * PivotRegularization) and each solve is refined against the exact operator.
+ */
+export const SPARSE_IPM_PIVOT_FLOOR = 1e-12;
 export const INVERSE_MASS_PIVOT_TOLERANCE = 1e-14;
 /** Stall test armed once KKT max_rel ≤ this (the dense IPM arms it in its AHO phase, which starts at IPM_AHO_SWITCH). */
 export const SPARSE_IPM_STALL_ARM = 1e-6;
@@ -95,6 +109,8 @@ export interface SparseIpmOutput extends Omit<SolveResult, 'merit' | 'solver'> {
   readonly factorBlocks: number;
   /** Iteration from which Newton systems were solved in contact space (−1: Woodbury throughout). */
   readonly contactSpaceFrom: number;
+  /** Most pivots of one contact-space factorisation replaced by the dynamic regularisation (0: none). */
+  readonly regularizedPivots: number;
 }
 
 /** KKT report of λ from the matrix-free rows: recomputes Δv = M⁻¹Jᵀλ, then w = JΔv + shifts·λ − b. */
@@ -153,6 +169,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
   let regularization = 0;
   let contactSpace = false; // switched on for good once a Woodbury solve misses SPARSE_IPM_WOODBURY_RESIDUAL
   let contactSpaceFrom = -1;
+  let regularizedPivots = 0; // most pivots one contact-space factorisation replaced (PivotRegularization)
   let iterations = 0;
 
   const finish = (status: SolveStatus, iterations: number, src: Float64Array, bodyCount: number, factorBlocks: number): SparseIpmOutput => {
@@ -179,6 +196,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
       bodyCount,
       factorBlocks,
       contactSpaceFrom,
+      regularizedPivots,
     };
   };
 
@@ -289,6 +307,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
   let AvalC: Float64Array = new Float64Array(0),
     valC: Float64Array = new Float64Array(0);
   const work = f64(n);
+  const pivotReg: PivotRegularization = { floor: SPARSE_IPM_PIVOT_FLOOR, replaced: 0 };
   const setupContactSpace = (): BlockSparseSymbolic => {
     const touch: number[][] = [];
     for (let i = 0; i < N; i++) touch.push([]);
@@ -468,8 +487,12 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     }
   };
   /**
-   * Contact-space factorisation of B Bᵀ + H (H from the last buildBodySpace), with the dense IPM's
-   * diagonal-shift fallback (shift 0, then IPM_SHIFT_START·10ᵏ up to REGULARIZATION_MAX).
+   * Contact-space factorisation of B Bᵀ + H (H from the last buildBodySpace). Near the solution a sliding
+   * contact's H block holds barrier curvatures ~1/τ and ~τ at once, and cancellation can leave a pivot at
+   * or below rounding level in a matrix that is positive definite: such pivots are replaced
+   * (SPARSE_IPM_PIVOT_FLOOR, dynamic regularisation after Altman & Gondzio 1999) and newtonSolve refines
+   * against the exact operator. The dense IPM's diagonal shift (IPM_SHIFT_START·10ᵏ up to
+   * REGULARIZATION_MAX) remains for a diagonal entry that is not positive and finite.
    */
   const factorContactSpace = (): boolean => {
     const sym = symC ?? (symC = setupContactSpace());
@@ -480,7 +503,8 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
         for (let i = 0; i < 9; i++) valC[d + i] += Hb[9 * c + i];
         if (shift > 0) for (let i = 0; i < 3; i++) valC[d + 4 * i] += shift;
       }
-      if (factorBlockSparse(sym, valC)) {
+      if (factorBlockSparse(sym, valC, pivotReg)) {
+        if (pivotReg.replaced > regularizedPivots) regularizedPivots = pivotReg.replaced;
         if (shift > regularization) regularization = shift;
         return true;
       }
