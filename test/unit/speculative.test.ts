@@ -90,6 +90,15 @@ describe('speculative contacts', () => {
     }
   });
 
+  it('a spin about the contact normal adds no reach: a box spinning at 30 rad/s 2 cm above another gets no rows', () => {
+    // no gravity, both at rest apart from the spin about z = n: the gap stays 2 cm (isotropic reach Δt·|ω|ρ was 0.22 m)
+    const lower = box('lower', [0.25, 0.25, 0.25], 62.5, [0, 0, 0]);
+    const upper = { ...box('upper', [0.25, 0.25, 0.25], 62.5, [0, 0, 0.52]), angularVelocity: [0, 0, 30] as [number, number, number] };
+    const world = new World(scenario([lower, upper], { gravity: [0, 0, 0], solver: { solver: 'pgs', maxIterations: 20 } }, [], 10));
+    for (let k = 0; k < 10; k++) assert.deepEqual(world.step().contacts.length, 0, `frame ${k + 1}`);
+    close(world.bodies[1].x[2], 0.52, 1e-12, 'the upper box did not move');
+  });
+
   it('b_n of a speculative row is −ġ⁻ − gap/Δt, with no restitution or bias term', () => {
     const dt = 1 / 60,
       gap = 0.05;
