@@ -87,12 +87,12 @@ export function detectContacts(bodies: readonly DetectableBody[], sap: SweepAndP
       const gap = c.separation > TOUCH_TOLERANCE ? c.separation : 0;
       if (gap > bound) continue;
       const n = c.normal;
-      const free = gap === 0 || gap <= dt * (Math.max(0, -alongNormal(a.v, a, n)) + Math.max(0, alongNormal(b.v, b, n))) + turn(i, a, n) + turn(j, b, n);
-      if (free) {
+      const closing = gap === 0 || gap <= dt * (Math.max(0, -alongNormal(a.v, a, n)) + Math.max(0, alongNormal(b.v, b, n))) + turn(i, a, n) + turn(j, b, n);
+      if (closing) {
         if (!a.isStatic) inContact[i] = 1;
         if (!b.isStatic) inContact[j] = 1;
       }
-      ballistic.push(free);
+      ballistic.push(closing);
       found.push({ bodyA: i, bodyB: j, point: c.point, normal: c.normal, penetration: c.penetration, gap, featureId: c.featureId });
     }
   }
@@ -118,7 +118,10 @@ export function detectContacts(bodies: readonly DetectableBody[], sap: SweepAndP
   function turn(k: number, body: DetectableBody, n: Vec3): number {
     const w = body.w;
     if (!(turnArm[k] > 0) || !w) return 0;
-    return turnArm[k] * Math.hypot(n[1] * w[2] - n[2] * w[1], n[2] * w[0] - n[0] * w[2], n[0] * w[1] - n[1] * w[0]);
+    const x = n[1] * w[2] - n[2] * w[1],
+      y = n[2] * w[0] - n[0] * w[2],
+      z = n[0] * w[1] - n[1] * w[0];
+    return turnArm[k] * Math.sqrt(x * x + y * y + z * z); // not Math.hypot: ~100 ns and an allocation per call in V8 (README)
   }
 }
 
