@@ -59,6 +59,46 @@ describe('speculative contacts', () => {
     }
   });
 
+  it('boxes falling side by side 5 cm apart get no speculative rows between them (each one’s own speed gave 0.5 m of reach)', () => {
+    // nothing below them within reach for 10 frames: both fly ballistically, their gap stays 5 cm
+    const left = box('left', [0.25, 0.25, 0.25], 62.5, [-0.275, 0, 20], [0, 0, -SPEED]);
+    const right = box('right', [0.25, 0.25, 0.25], 62.5, [0.275, 0, 20], [0, 0, -SPEED]);
+    const world = new World(scenario([ground(), left, right], { solver: { solver: 'pgs', maxIterations: 20 } }, [], 10));
+    for (let k = 0; k < 10; k++) {
+      const between = world.step().contacts.filter((c) => c.contact.bodyA !== 0 && c.contact.bodyB !== 0);
+      assert.deepEqual(
+        between.map((c) => `${c.contact.featureId} gap ${c.contact.gap}`),
+        [],
+        `frame ${k + 1}`,
+      );
+    }
+    close(world.bodies[2].x[0] - world.bodies[1].x[0], 0.55, 1e-12, 'the boxes kept their distance');
+  });
+
+  it('a box falling on a box that lands in the same step still stops on it (both at 15 m/s: no relative speed)', () => {
+    // the lower box is 2 cm above the ground, the upper one 10 cm above the lower: the solver stops the lower
+    // one in the first step and the upper one then closes its 10 cm at 15 m/s (0.25 m per step)
+    for (const gap of [0.02, 0.1]) {
+      const lower = box('lower', [0.25, 0.25, 0.25], 62.5, [0, 0, 0.27], [0, 0, -SPEED]);
+      const upper = box('upper', [0.25, 0.25, 0.25], 62.5, [0.05, 0.03, 0.77 + gap], [0, 0, -SPEED]);
+      const world = new World(scenario([ground(), lower, upper], { solver: { solver: 'pgs', maxIterations: 20 } }, [], 60));
+      let worst = 0;
+      for (let k = 0; k < 60; k++)
+        for (const c of world.step().contacts) if (c.contact.bodyA !== 0 && c.contact.bodyB !== 0) worst = Math.max(worst, c.contact.penetration);
+      assert.ok(worst <= 0.01, `gap ${gap}: the upper box sank ${worst} m into the lower one`);
+      close(world.bodies[2].x[2], 0.75, 0.01, `gap ${gap}: the upper box rests on the lower one`);
+    }
+  });
+
+  it('a spin about the contact normal adds no reach: a box spinning at 30 rad/s 2 cm above another gets no rows', () => {
+    // no gravity, both at rest apart from the spin about z = n: the gap stays 2 cm (isotropic reach Δt·|ω|ρ was 0.22 m)
+    const lower = box('lower', [0.25, 0.25, 0.25], 62.5, [0, 0, 0]);
+    const upper = { ...box('upper', [0.25, 0.25, 0.25], 62.5, [0, 0, 0.52]), angularVelocity: [0, 0, 30] as [number, number, number] };
+    const world = new World(scenario([lower, upper], { gravity: [0, 0, 0], solver: { solver: 'pgs', maxIterations: 20 } }, [], 10));
+    for (let k = 0; k < 10; k++) assert.deepEqual(world.step().contacts.length, 0, `frame ${k + 1}`);
+    close(world.bodies[1].x[2], 0.52, 1e-12, 'the upper box did not move');
+  });
+
   it('b_n of a speculative row is −ġ⁻ − gap/Δt, with no restitution or bias term', () => {
     const dt = 1 / 60,
       gap = 0.05;

@@ -2,53 +2,107 @@
  * Contact cache for warm starting (Catto 2005): a contact persists when the same body pair and feature
  * reappear with a normal within 15° of the cached one; its λ is carried over (the solvers restore
  * feasibility by projecting onto the current cone). New contacts start at 0.
+ *
+ * Storage (the pile stores ~6000 contacts per step): a generation per frame, with one chain of slots per
+ * body pair (a number key, no string built per contact) and the normal and λ of each slot in a Float64Array.
  */
 import type { ContactPoint } from '../problem.js';
-import type { Vec3 } from '../math/vec3.js';
 
 /** cos 15°: a cached contact whose normal turned further is a new contact. */
 export const CACHE_NORMAL_COS = Math.cos((15 * Math.PI) / 180);
 
-interface Entry {
-  readonly normal: Vec3;
-  readonly lambda: Vec3;
-}
-
 /** What identifies a cached contact: body pair, feature and normal. */
 export type CacheKeyed = Pick<ContactPoint, 'bodyA' | 'bodyB' | 'featureId' | 'normal'>;
 
-const keyOf = (c: CacheKeyed): string => `${c.bodyA}|${c.bodyB}|${c.featureId ?? ''}`;
+/** Body indices stay below this (2²⁶), so bodyA·PAIR_STRIDE + bodyB is an exact, unique number. */
+const PAIR_STRIDE = 2 ** 26;
+const pairOf = (c: CacheKeyed): number => c.bodyA * PAIR_STRIDE + c.bodyB;
+/** Per slot: normal (3) then λ (3). */
+const SLOT = 6;
+
+/** The contacts stored during one frame. */
+class Generation {
+  /** Body pair → its most recently stored slot; older slots of the pair follow through `next`. */
+  private readonly head = new Map<number, number>();
+  private next = new Int32Array(64);
+  private feature: string[] = [];
+  data = new Float64Array(SLOT * 64);
+  private count = 0;
+
+  clear(): void {
+    this.head.clear();
+    this.feature.length = 0;
+    this.count = 0;
+  }
+
+  add(c: CacheKeyed, l0: number, l1: number, l2: number): void {
+    if (this.count === this.next.length) this.grow();
+    const s = this.count++;
+    const pair = pairOf(c);
+    this.next[s] = this.head.get(pair) ?? -1;
+    this.head.set(pair, s);
+    this.feature[s] = c.featureId ?? '';
+    const o = SLOT * s,
+      d = this.data;
+    d[o] = c.normal[0];
+    d[o + 1] = c.normal[1];
+    d[o + 2] = c.normal[2];
+    d[o + 3] = l0;
+    d[o + 4] = l1;
+    d[o + 5] = l2;
+  }
+
+  /** The latest slot stored for this contact's pair and feature, or −1. */
+  find(c: CacheKeyed): number {
+    const f = c.featureId ?? '';
+    for (let s = this.head.get(pairOf(c)) ?? -1; s >= 0; s = this.next[s]) if (this.feature[s] === f) return s;
+    return -1;
+  }
+
+  private grow(): void {
+    const next = new Int32Array(2 * this.next.length);
+    next.set(this.next);
+    this.next = next;
+    const data = new Float64Array(2 * this.data.length);
+    data.set(this.data);
+    this.data = data;
+  }
+}
 
 export class ContactCache {
-  private entries = new Map<string, Entry>();
+  private entries = new Generation();
+  private next = new Generation();
 
   /** λ⁰ in the 3C layout for these contacts (0 where nothing matches), or undefined if nothing matched. */
   warmStart(contacts: readonly CacheKeyed[]): Float64Array | undefined {
     const out = new Float64Array(3 * contacts.length);
+    const d = this.entries.data;
     let hits = 0;
-    contacts.forEach((c, i) => {
-      const e = this.entries.get(keyOf(c));
-      if (!e) return;
-      const cos = e.normal[0] * c.normal[0] + e.normal[1] * c.normal[1] + e.normal[2] * c.normal[2];
-      if (cos < CACHE_NORMAL_COS) return;
-      out[3 * i] = e.lambda[0];
-      out[3 * i + 1] = e.lambda[1];
-      out[3 * i + 2] = e.lambda[2];
+    for (let i = 0; i < contacts.length; i++) {
+      const c = contacts[i];
+      const s = this.entries.find(c);
+      if (s < 0) continue;
+      const o = SLOT * s;
+      const cos = d[o] * c.normal[0] + d[o + 1] * c.normal[1] + d[o + 2] * c.normal[2];
+      if (cos < CACHE_NORMAL_COS) continue;
+      out[3 * i] = d[o + 3];
+      out[3 * i + 1] = d[o + 4];
+      out[3 * i + 2] = d[o + 5];
       hits++;
-    });
+    }
     return hits > 0 ? out : undefined;
   }
 
   /** Replaces the cache content of these contacts (entries not seen this frame expire at `expire`). */
   store(contacts: readonly CacheKeyed[], lambda: ArrayLike<number>): void {
-    contacts.forEach((c, i) => this.next.set(keyOf(c), { normal: c.normal, lambda: [lambda[3 * i], lambda[3 * i + 1], lambda[3 * i + 2]] }));
+    for (let i = 0; i < contacts.length; i++) this.next.add(contacts[i], lambda[3 * i], lambda[3 * i + 1], lambda[3 * i + 2]);
   }
 
   /** Ends a frame: only the contacts stored during it survive (disappeared contacts expire). */
   expire(): void {
+    const old = this.entries;
     this.entries = this.next;
-    this.next = new Map();
+    old.clear();
+    this.next = old;
   }
-
-  private next = new Map<string, Entry>();
 }

@@ -196,7 +196,10 @@ export class World {
       const cs = island.contacts.map((i) => contacts[i]);
       const warm = cfg.warmStart ? this.cache.warmStart(cs) : undefined;
       const out = solveIsland(states, cs, island.contacts, cfg, warm, dvTotal);
-      if (cfg.splitImpulse) positionCorrection(states, cs, cfg, dvPseudo);
+      // Speculative rows (gap > 0) carry no bias (assembly.ts: −gap/Δt, no ERP term): they stay out of the
+      // position correction, whose solve is then skipped outright on islands with nothing to push out.
+      const touching = cfg.splitImpulse ? cs.filter(isTouching) : [];
+      if (touching.length > 0) positionCorrection(states, touching, cfg, dvPseudo);
       solves.push(out.solve);
       work.normal += out.work.normal;
       work.friction += out.work.friction;
@@ -292,6 +295,11 @@ export class World {
       featureId: d.featureId,
     };
   }
+}
+
+/** Touching or overlapping (not a speculative contact, which is still apart by its gap). */
+function isTouching(c: ContactPoint): boolean {
+  return !((c.gap ?? 0) > 0);
 }
 
 function rotationalEnergy(b: Body): number {
