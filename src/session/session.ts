@@ -128,6 +128,24 @@ function unassembledIsland(
   return { bodies: isl.bodies, contacts: isl.contacts, problem: null, b: null, rhs: null, mu: null, conditioning: null, lambda, kinematics: null, reason };
 }
 
+/**
+ * One contact row. Object literals of four fixed shapes, not spreads: V8 gives spread-built objects
+ * dictionary properties, and the frame view reads every field of thousands of rows.
+ */
+function contactRow(c: RecordedContact, index: number, island: number, bodyA: string, bodyB: string, lam: ArrayLike<number>): ContactRow {
+  const lambda: Vec3 = [lam[3 * index], lam[3 * index + 1], lam[3 * index + 2]];
+  const { a, b, point, normal, t1, t2, depth, mu, e } = c;
+  if (c.gap) {
+    const gap = c.gap;
+    return c.feature === undefined
+      ? { index, island, a, b, bodyA, bodyB, point, normal, t1, t2, depth, gap, mu, e, lambda }
+      : { index, island, a, b, bodyA, bodyB, point, normal, t1, t2, depth, gap, mu, e, lambda, feature: c.feature };
+  }
+  return c.feature === undefined
+    ? { index, island, a, b, bodyA, bodyB, point, normal, t1, t2, depth, mu, e, lambda }
+    : { index, island, a, b, bodyA, bodyB, point, normal, t1, t2, depth, mu, e, lambda, feature: c.feature };
+}
+
 export interface FrameDetail {
   readonly index: number;
   readonly frame: number;
@@ -504,26 +522,9 @@ export class Session {
       for (const c of isl.contacts) islandOf[c] = k;
     });
     const lam = f.solver.lambda;
-    const contacts: ContactRow[] = f.contacts.map((c, k) => {
-      const row = {
-        index: k,
-        island: islandOf[k],
-        a: c.a,
-        b: c.b,
-        bodyA: name(c.a),
-        bodyB: name(c.b),
-        point: c.point,
-        normal: c.normal,
-        t1: c.t1,
-        t2: c.t2,
-        depth: c.depth,
-        ...(c.gap ? { gap: c.gap } : {}),
-        mu: c.mu,
-        e: c.e,
-        lambda: [lam[3 * k], lam[3 * k + 1], lam[3 * k + 2]] as Vec3,
-      };
-      return c.feature === undefined ? row : { ...row, feature: c.feature };
-    });
+    const C = f.contacts.length;
+    const contacts: ContactRow[] = new Array(C);
+    for (let k = 0; k < C; k++) contacts[k] = contactRow(f.contacts[k], k, islandOf[k], name(f.contacts[k].a), name(f.contacts[k].b), lam);
 
     // Pre-solve body states: pose from pre[].x/q or from the previous frame (only read when needed).
     let pre = solveTimeBodies(header, f);
