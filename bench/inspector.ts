@@ -186,9 +186,7 @@ async function main(): Promise<void> {
   console.log(
     `  busiest      5 frames of ${byContacts[4][0]}–${byContacts[0][0]} contacts, from disk: read + parse median ${med(parts.map((p) => p.read)).toFixed(1)} ms, detail ${med(parts.map((p) => p.detail)).toFixed(1)} ms, rest of the view ${med(parts.map((p) => p.view)).toFixed(1)} ms; worst total ${worstView.toFixed(1)} ms (CPU ${worstViewCpu.toFixed(1)} ms) — target ≤ 30 ms ${worstView <= 30 ? 'MET' : 'MISSED'}`,
   );
-  console.log(
-    `               CPU with every island's exact eigenvalues (the view before the κ estimate): worst ${worstExactCpu.toFixed(1)} ms`,
-  );
+  console.log(`               CPU with every island's exact eigenvalues (the view before the κ estimate): worst ${worstExactCpu.toFixed(1)} ms`);
   console.log(
     `  ~3800        frame ${near} (${m.timeline.contacts[near]} contacts), from disk, median of 5: ${med(nearViews.wall).toFixed(1)} ms wall, CPU ${med(nearViews.est).toFixed(1)} ms (κ estimate) | ${med(nearViews.exact).toFixed(1)} ms (exact κ) — target ≤ 30 ms ${med(nearViews.wall) <= 30 ? 'MET' : 'MISSED'}`,
   );
