@@ -30,6 +30,7 @@ import { assembleJacobians, DEFAULT_ASSEMBLY, denseProblem, type AssemblyOptions
 import { buildIslands } from '../engine/collision/islands.js';
 import { conditioningCauses, type ConditioningCause } from '../engine/conditioningCauses.js';
 import { conditioning, type Conditioning } from '../engine/conditioning.js';
+import { conditioningEstimate, type IslandConditioning } from './conditioningEstimate.js';
 import type { Quat } from '../engine/math/quat.js';
 import type { Vec3 } from '../engine/math/vec3.js';
 import {
@@ -107,8 +108,8 @@ export interface IslandDetail {
   readonly b: Float64Array | null;
   readonly rhs: RhsDecomposition | null;
   readonly mu: Float64Array | null;
-  /** conditioning(A) of the re-assembled A, or null. */
-  readonly conditioning: Conditioning | null;
+  /** conditioning(A) of the re-assembled A (exact, or the estimate of conditioningEstimate.ts), or null. */
+  readonly conditioning: IslandConditioning | null;
   /** Likely causes of a large κ or a rank deficiency (mass ratio, duplicated rows, redundant contacts). */
   readonly causes?: readonly ConditioningCause[];
   /** Recorded λ of the island's contacts in the island's order (3 per contact). */
@@ -126,6 +127,33 @@ function unassembledIsland(
   reason: string,
 ): IslandDetail {
   return { bodies: isl.bodies, contacts: isl.contacts, problem: null, b: null, rhs: null, mu: null, conditioning: null, lambda, kinematics: null, reason };
+}
+
+/**
+ * One contact row. Object literals of four fixed shapes, not spreads: V8 gives spread-built objects
+ * dictionary properties, and the frame view reads every field of thousands of rows.
+ */
+function contactRow(c: RecordedContact, index: number, island: number, bodyA: string, bodyB: string, lam: ArrayLike<number>): ContactRow {
+  const lambda: Vec3 = [lam[3 * index], lam[3 * index + 1], lam[3 * index + 2]];
+  const { a, b, point, normal, t1, t2, depth, mu, e } = c;
+  if (c.gap) {
+    const gap = c.gap;
+    return c.feature === undefined
+      ? { index, island, a, b, bodyA, bodyB, point, normal, t1, t2, depth, gap, mu, e, lambda }
+      : { index, island, a, b, bodyA, bodyB, point, normal, t1, t2, depth, gap, mu, e, lambda, feature: c.feature };
+  }
+  return c.feature === undefined
+    ? { index, island, a, b, bodyA, bodyB, point, normal, t1, t2, depth, mu, e, lambda }
+    : { index, island, a, b, bodyA, bodyB, point, normal, t1, t2, depth, mu, e, lambda, feature: c.feature };
+}
+
+export interface DetailOptions {
+  /**
+   * 'exact' (default): every island's eigenvalues (conditioning()); 'estimate': rank-deficient islands
+   * above ESTIMATE_MIN_ROWS rows get λmax by Lanczos, the rank by pivoted Cholesky and λmin = ε
+   * (conditioningEstimate.ts) — what the frame view shows, with the exact analysis on demand.
+   */
+  readonly conditioning?: 'exact' | 'estimate';
 }
 
 export interface FrameDetail {
@@ -485,8 +513,9 @@ export class Session {
    * Per island: the contact problem re-assembled from the recorded contacts and the pre-solve state, its
    * conditioning, and per-contact rows with the recorded λ.
    */
-  detail(i: number): FrameDetail {
+  detail(i: number, detailOptions: DetailOptions = {}): FrameDetail {
     this.check(i);
+    const estimate = detailOptions.conditioning === 'estimate';
     const header = this.header;
     const f = this.frame(i);
     const { options, notes: sourceNotes } = this.source.assembly();
@@ -504,26 +533,9 @@ export class Session {
       for (const c of isl.contacts) islandOf[c] = k;
     });
     const lam = f.solver.lambda;
-    const contacts: ContactRow[] = f.contacts.map((c, k) => {
-      const row = {
-        index: k,
-        island: islandOf[k],
-        a: c.a,
-        b: c.b,
-        bodyA: name(c.a),
-        bodyB: name(c.b),
-        point: c.point,
-        normal: c.normal,
-        t1: c.t1,
-        t2: c.t2,
-        depth: c.depth,
-        ...(c.gap ? { gap: c.gap } : {}),
-        mu: c.mu,
-        e: c.e,
-        lambda: [lam[3 * k], lam[3 * k + 1], lam[3 * k + 2]] as Vec3,
-      };
-      return c.feature === undefined ? row : { ...row, feature: c.feature };
-    });
+    const C = f.contacts.length;
+    const contacts: ContactRow[] = new Array(C);
+    for (let k = 0; k < C; k++) contacts[k] = contactRow(f.contacts[k], k, islandOf[k], name(f.contacts[k].a), name(f.contacts[k].b), lam);
 
     // Pre-solve body states: pose from pre[].x/q or from the previous frame (only read when needed).
     let pre = solveTimeBodies(header, f);
@@ -571,7 +583,9 @@ export class Session {
           };
         }
         const problem = denseProblem(jacobians, cs, options.regularization);
-        const cond = conditioning(problem.A, problem.size, { regularization: problem.regularization });
+        const cond = estimate
+          ? conditioningEstimate(problem.A, problem.size, problem.regularization)
+          : conditioning(problem.A, problem.size, { regularization: problem.regularization });
         return {
           bodies: isl.bodies,
           contacts: isl.contacts,
@@ -580,7 +594,8 @@ export class Session {
           rhs: problem.rhs ?? null,
           mu: problem.mu,
           conditioning: cond,
-          causes: conditioningCauses(problem, cond),
+          // conditioningCauses reads the rank deficiency only, which both analyses give
+          causes: conditioningCauses(problem, cond as Conditioning),
           lambda,
           kinematics,
         };

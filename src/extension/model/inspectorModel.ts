@@ -355,11 +355,14 @@ export class InspectorModel {
     );
   }
 
-  /** Everything the webview shows for frame i. */
-  frameView(i: number): FrameView {
+  /**
+   * Everything the webview shows for frame i. The islands' κ is the fast estimate of
+   * session/conditioningEstimate.ts unless `exactConditioning` asks for every island's eigenvalues.
+   */
+  frameView(i: number, options: { readonly exactConditioning?: boolean } = {}): FrameView {
     const s = this.session;
     const f = s.frame(i);
-    const d = s.detail(i);
+    const d = s.detail(i, { conditioning: options.exactConditioning ? 'exact' : 'estimate' });
     // header.solver is free-form (docs/recording-format.md): only a finite number counts
     const rv = s.header.solver?.restVelocityThreshold;
     const rest = typeof rv === 'number' && Number.isFinite(rv) ? rv : 0.5;
@@ -521,7 +524,7 @@ export class InspectorModel {
   /** Frame i as JSON (the whole view) or CSV (one row per contact). */
   exportFrame(i: number, format: 'json' | 'csv'): string {
     // the scene view's poses stay out of the export (it is the frame's solver data, as before)
-    const { scene: _scene, ...v } = this.frameView(i);
+    const { scene: _scene, ...v } = this.frameView(i, { exactConditioning: true });
     if (format === 'json') {
       // the export carries each island's A at full precision instead of the heat map's colour levels
       const problems = this.session.detail(i).islands.map((isl) => isl.problem);

@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { conditioning } from '../../src/engine/conditioning.js';
+import { conditioningEstimate, ESTIMATE_MIN_ROWS } from '../../src/session/conditioningEstimate.js';
+
+/** The assembler's default regularisation ε (seed 002 eq. 41). */
+const EPS = 1e-10;
+
+/** A = J Jᵀ + εI with J n × m (rank min(n, m)), entries from a fixed LCG and spread over one decade. */
+function gram(n: number, m: number, seed: number): Float64Array {
+  let s = seed;
+  const rand = (): number => (s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32 - 0.5;
+  const J = new Float64Array(n * m);
+  for (let i = 0; i < n; i++) {
+    // rows of unequal stiffness (one decade, as a mass ratio gives), λmax ≈ 1 as in a box pile: the rounding
+    // term of the rank tolerance stays below ε (conditioning.ts RANK_TOLERANCE_RULE)
+    const scale = 0.03 * 10 ** (i / n);
+    for (let k = 0; k < m; k++) J[i * m + k] = scale * rand();
+  }
+  const A = new Float64Array(n * n);
+  for (let i = 0; i < n; i++)
+    for (let j = 0; j < n; j++) {
+      let t = 0;
+      for (let k = 0; k < m; k++) t += J[i * m + k] * J[j * m + k];
+      A[i * n + j] = t + (i === j ? EPS : 0);
+    }
+  return A;
+}
+
+describe('conditioning estimate (frame view)', () => {
+  it('matches the exact κ, λmax and rank of a rank-deficient island within 1e-3', () => {
+    for (const [n, m] of [
+      [99, 53],
+      [150, 60],
+    ]) {
+      const A = gram(n, m, n);
+      const est = conditioningEstimate(A, n, EPS);
+      const ex = conditioning(A, n, { regularization: EPS });
+      assert.equal(est.method, 'lanczos+pivoted-cholesky');
+      assert.equal(ex.rank, m);
+      assert.equal(est.rank, ex.rank);
+      assert.equal(est.rankDeficiency, n - m);
+      assert.ok(Math.abs(est.lambdaMax / ex.lambdaMax - 1) < 1e-3, `λmax ${est.lambdaMax} vs ${ex.lambdaMax}`);
+      assert.ok(Math.abs(est.kappa / ex.kappa - 1) < 1e-3, `κ ${est.kappa} vs ${ex.kappa}`);
+      // κ on the range: the pivot ratio is within the factor n of the exact one (Higham 2002 §10.3)
+      assert.ok(est.kappaRange <= n * ex.kappaRange && ex.kappaRange <= n * est.kappaRange, `κ_range ${est.kappaRange} vs ${ex.kappaRange}`);
+    }
+  });
+
+  it('gives full-rank and small islands the exact analysis (no bound on λmin there)', () => {
+    const full = gram(80, 120, 3);
+    assert.deepEqual(conditioningEstimate(full, 80, EPS), conditioning(full, 80, { regularization: EPS }));
+    const small = gram(ESTIMATE_MIN_ROWS, 10, 4);
+    assert.equal(conditioningEstimate(small, ESTIMATE_MIN_ROWS, EPS).method, 'exact-tridiagonal-ql');
+  });
+
+  it('leaves a matrix with a non-finite entry to conditioning() (NaN, never a number)', () => {
+    const A = gram(60, 20, 5);
+    A[7] = NaN;
+    assert.ok(Number.isNaN(conditioningEstimate(A, 60, EPS).kappa));
+  });
+});
