@@ -126,7 +126,9 @@ describe('interior-point phases', () => {
 
   it("solveIpmFrom: from the previous frame's λ the interior point reaches the same solution (KKT ≤ 1e-10, same objective) in fewer iterations than from its own start", () => {
     let fewer = 0;
-    const stacks = generatedStacks().filter((s) => Array.from(s.problem.mu).some((m) => m > 0)).slice(0, 12);
+    const stacks = generatedStacks()
+      .filter((s) => Array.from(s.problem.mu).some((m) => m > 0))
+      .slice(0, 12);
     for (const s of stacks) {
       const prev = solve(s.previous, { solver: 'ipm' }).lambda;
       const warm = solveIpmFrom(s.problem, { solver: 'ipm' }, prev);
