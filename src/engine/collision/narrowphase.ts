@@ -16,8 +16,7 @@
  *     by a reference side face "b.edge7/a.face1", or a reference face corner "a.face0/a.face3";
  *   box–box edge contact "a.edge<i>|b.edge<j>".
  */
-import { CONTACT_MARGIN, isStaticCollider, worldPlane, type Collider } from './shapes.js';
-import { quatToMat3 } from '../math/quat.js';
+import { boxFrameOf, CONTACT_MARGIN, isStaticCollider, worldPlane, type BoxFrame, type Collider } from './shapes.js';
 import type { Vec3 } from '../math/vec3.js';
 
 export interface GeometricContact {
@@ -73,11 +72,11 @@ function collideOrdered(a: Collider, b: Collider, margin: number): GeometricCont
     sb = b.shape;
   if (sa.kind === 'sphere') {
     if (sb.kind === 'sphere') return sphereSphere(a.position, sa.radius, b.position, sb.radius, margin);
-    if (sb.kind === 'box') return sphereBox(a.position, sa.radius, boxFrame(b), margin);
+    if (sb.kind === 'box') return sphereBox(a.position, sa.radius, boxFrameOf(b), margin);
     if (sb.kind === 'plane') return spherePlane(a.position, sa.radius, worldPlane(b), margin);
   } else if (sa.kind === 'box') {
-    if (sb.kind === 'box') return boxBox(boxFrame(a), boxFrame(b), margin);
-    if (sb.kind === 'plane') return boxPlane(boxFrame(a), worldPlane(b), margin);
+    if (sb.kind === 'box') return boxBox(boxFrameOf(a), boxFrameOf(b), margin);
+    if (sb.kind === 'plane') return boxPlane(boxFrameOf(a), worldPlane(b), margin);
   }
   return []; // plane–plane
 }
@@ -87,27 +86,6 @@ function collideOrdered(a: Collider, b: Collider, margin: number): GeometricCont
 
 function contact(point: Vec3, normal: Vec3, separation: number, featureId: string): GeometricContact {
   return { point, normal, penetration: separation < 0 ? -separation : 0, separation, featureId };
-}
-
-/** A box in world space: centre, local axes as world unit vectors (columns of R), half extents. */
-interface BoxFrame {
-  readonly c: Vec3;
-  readonly ax: readonly [Vec3, Vec3, Vec3];
-  readonly h: Vec3;
-}
-
-function boxFrame(col: Collider): BoxFrame {
-  if (col.shape.kind !== 'box') throw new Error('boxFrame: not a box');
-  const m = quatToMat3(col.orientation);
-  return {
-    c: col.position,
-    ax: [
-      [m[0], m[3], m[6]],
-      [m[1], m[4], m[7]],
-      [m[2], m[5], m[8]],
-    ],
-    h: col.shape.halfExtents,
-  };
 }
 
 /** s·v with −0 normalised to +0 (so normals compare equal with deepStrictEqual). */
