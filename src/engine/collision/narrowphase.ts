@@ -62,7 +62,12 @@ export function collide(a: Collider, b: Collider, margin: number = CONTACT_MARGI
     rb = RANK[b.shape.kind];
   if (ra <= rb) return collideOrdered(a, b, margin);
   // Compute with the roles swapped (normal from a into b), then flip the normals.
-  return collideOrdered(b, a, margin).map((c) => ({ ...c, normal: signed(c.normal, -1) }));
+  const swapped = collideOrdered(b, a, margin);
+  for (let k = 0; k < swapped.length; k++) {
+    const c = swapped[k];
+    swapped[k] = contact(c.point, signed(c.normal, -1), c.separation, c.featureId);
+  }
+  return swapped;
 }
 
 const RANK = { sphere: 0, box: 1, plane: 2 } as const;
@@ -241,9 +246,22 @@ function boxPlane(B: BoxFrame, pl: { normal: Vec3; offset: number }, margin: num
 
 /** Separation of two boxes along unit axis L: |d·L| − r_a − r_b, r = Σ_k h_k |axis_k·L| (Ericson §4.4.1). */
 function axisSeparation(A: BoxFrame, B: BoxFrame, d: Vec3, L: Vec3): number {
-  const rA = A.h[0] * Math.abs(dot3(A.ax[0], L)) + A.h[1] * Math.abs(dot3(A.ax[1], L)) + A.h[2] * Math.abs(dot3(A.ax[2], L));
-  const rB = B.h[0] * Math.abs(dot3(B.ax[0], L)) + B.h[1] * Math.abs(dot3(B.ax[1], L)) + B.h[2] * Math.abs(dot3(B.ax[2], L));
-  return Math.abs(dot3(d, L)) - rA - rB;
+  return axisSeparationXyz(A, B, d, L[0], L[1], L[2]);
+}
+
+/** axisSeparation for the axis (lx, ly, lz), given as numbers so that trying an axis allocates nothing. */
+function axisSeparationXyz(A: BoxFrame, B: BoxFrame, d: Vec3, lx: number, ly: number, lz: number): number {
+  const a = A.ax,
+    b = B.ax;
+  const rA =
+    A.h[0] * Math.abs(a[0][0] * lx + a[0][1] * ly + a[0][2] * lz) +
+    A.h[1] * Math.abs(a[1][0] * lx + a[1][1] * ly + a[1][2] * lz) +
+    A.h[2] * Math.abs(a[2][0] * lx + a[2][1] * ly + a[2][2] * lz);
+  const rB =
+    B.h[0] * Math.abs(b[0][0] * lx + b[0][1] * ly + b[0][2] * lz) +
+    B.h[1] * Math.abs(b[1][0] * lx + b[1][1] * ly + b[1][2] * lz) +
+    B.h[2] * Math.abs(b[2][0] * lx + b[2][1] * ly + b[2][2] * lz);
+  return Math.abs(d[0] * lx + d[1] * ly + d[2] * lz) - rA - rB;
 }
 
 function boxBox(A: BoxFrame, B: BoxFrame, margin: number): GeometricContact[] {
@@ -273,7 +291,9 @@ function boxBox(A: BoxFrame, B: BoxFrame, margin: number): GeometricContact[] {
   let bestE = -Infinity,
     edgeI = -1,
     edgeJ = -1;
-  let edgeAxis: Vec3 = FALLBACK_NORMAL;
+  let ex = FALLBACK_NORMAL[0],
+    ey = FALLBACK_NORMAL[1],
+    ez = FALLBACK_NORMAL[2];
   for (let i = 0; i < 3; i++) {
     for (let j = 0; j < 3; j++) {
       const u = A.ax[i],
@@ -283,17 +303,22 @@ function boxBox(A: BoxFrame, B: BoxFrame, margin: number): GeometricContact[] {
         cz = u[0] * v[1] - u[1] * v[0];
       const len = Math.hypot(cx, cy, cz);
       if (len < EDGE_PARALLEL_TOLERANCE) continue;
-      const L: Vec3 = [cx / len, cy / len, cz / len];
-      const s = axisSeparation(A, B, d, L);
+      const lx = cx / len,
+        ly = cy / len,
+        lz = cz / len;
+      const s = axisSeparationXyz(A, B, d, lx, ly, lz);
       if (s > margin) return [];
       if (s > bestE) {
         bestE = s;
         edgeI = i;
         edgeJ = j;
-        edgeAxis = L;
+        ex = lx;
+        ey = ly;
+        ez = lz;
       }
     }
   }
+  const edgeAxis: Vec3 = [ex, ey, ez];
   // 3. Axis choice with a bias towards faces (and towards a's face over b's).
   const beats = (s: number, best: number): boolean => s > best + AXIS_BIAS_RELATIVE * Math.abs(best) + AXIS_BIAS_ABSOLUTE;
   const useB = beats(bestB, bestA);

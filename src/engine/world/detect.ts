@@ -7,7 +7,7 @@
  */
 import { collide } from '../collision/narrowphase.js';
 import { candidatePairs, SweepAndPrune } from '../collision/broadphase.js';
-import { boxFrameOf, CONTACT_MARGIN, worldPlane, type Collider } from '../collision/shapes.js';
+import { boxFrameOf, CONTACT_MARGIN, worldPlane, type BoxFrame, type Collider, type WorldPlane } from '../collision/shapes.js';
 import type { Vec3 } from '../math/vec3.js';
 import type { Quat } from '../math/quat.js';
 import type { ShapeDesc } from './types.js';
@@ -127,10 +127,12 @@ export function detectContacts(bodies: readonly DetectableBody[], sap: SweepAndP
 
 /** A body's collider with its box frame or plane surface built once for the step (not once per pair). */
 function colliderOf(b: DetectableBody): Collider {
-  const c: Collider = { shape: b.desc.shape, position: b.x, orientation: b.q, isStatic: b.isStatic };
-  if (c.shape.kind === 'box') return { ...c, frame: boxFrameOf(c) };
+  const shape = b.desc.shape;
+  const c = { shape, position: b.x, orientation: b.q, isStatic: b.isStatic, frame: undefined as BoxFrame | undefined, surface: undefined as WorldPlane | undefined };
+  // One object layout for every collider (the broad and narrow phases read them all in the same loops).
+  if (shape.kind === 'box') c.frame = boxFrameOf(c);
   // A degenerate plane keeps failing where it did before: in the narrow phase, when a body reaches it.
-  if (c.shape.kind === 'plane' && Math.hypot(...c.shape.normal) > 0) return { ...c, surface: worldPlane(c) };
+  else if (shape.kind === 'plane' && Math.hypot(shape.normal[0], shape.normal[1], shape.normal[2]) > 0) c.surface = worldPlane(c);
   return c;
 }
 
