@@ -106,6 +106,17 @@ function boxVertex(B: BoxFrame, v: number): Vec3 {
   return [B.c[0] + s0 * x[0] + s1 * y[0] + s2 * z[0], B.c[1] + s0 * x[1] + s1 * y[1] + s2 * z[1], B.c[2] + s0 * x[2] + s1 * y[2] + s2 * z[2]];
 }
 
+/** boxVertex written to out[o..o+3) (same arithmetic, no array). */
+function writeBoxVertex(B: BoxFrame, v: number, out: Float64Array, o: number): void {
+  const s0 = (v & 1 ? 1 : -1) * B.h[0],
+    s1 = (v & 2 ? 1 : -1) * B.h[1],
+    s2 = (v & 4 ? 1 : -1) * B.h[2];
+  const [x, y, z] = B.ax;
+  out[o] = B.c[0] + s0 * x[0] + s1 * y[0] + s2 * z[0];
+  out[o + 1] = B.c[1] + s0 * x[1] + s1 * y[1] + s2 * z[1];
+  out[o + 2] = B.c[2] + s0 * x[2] + s1 * y[2] + s2 * z[2];
+}
+
 const faceIndex = (axis: number, sign: number): number => 2 * axis + (sign > 0 ? 1 : 0);
 /** Edge parallel to `axis` whose other coordinates have signs s[(axis+1)%3] (bit 0) and s[(axis+2)%3] (bit 1). */
 const edgeIndex = (axis: number, signs: readonly number[]): number => 4 * axis + (signs[(axis + 1) % 3] > 0 ? 1 : 0) + (signs[(axis + 2) % 3] > 0 ? 2 : 0);
@@ -362,6 +373,8 @@ const polyF = [new Int32Array(MAX_POLY), new Int32Array(MAX_POLY)];
 /** Per vertex: label of the edge from this vertex to the next (0..11 incident edge, 12 + f: reference face f). */
 const polyE = [new Int32Array(MAX_POLY), new Int32Array(MAX_POLY)];
 const SIDE_LABEL = 12;
+/** Scratch: the incident face's 4 vertex numbers. */
+const quadVerts = new Int32Array(4);
 
 /**
  * Face contact: clip the incident face (the face of `inc` most anti-parallel to the reference normal nR)
@@ -399,27 +412,30 @@ function faceContact(
   // Incident quad as a closed loop of vertices (orientation does not matter to the clipper).
   const u = (m + 1) % 3,
     w = (m + 2) % 3;
-  const loop: [number, number][] = [
-    [-1, -1],
-    [1, -1],
-    [1, 1],
-    [-1, 1],
-  ];
-  const verts: number[] = loop.map(([su, sw]) => (incSign > 0 ? 1 << m : 0) | (su > 0 ? 1 << u : 0) | (sw > 0 ? 1 << w : 0));
+  // Loop (s_u, s_w) = (−,−), (+,−), (+,+), (−,+) on the incident face.
+  const base = incSign > 0 ? 1 << m : 0;
+  const verts = quadVerts;
+  verts[0] = base;
+  verts[1] = base | (1 << u);
+  verts[2] = base | (1 << u) | (1 << w);
+  verts[3] = base | (1 << w);
   let cur = 0,
     count = 4;
   for (let i = 0; i < 4; i++) {
-    const x = boxVertex(inc, verts[i]);
-    polyX[0].set(x, 3 * i);
+    writeBoxVertex(inc, verts[i], polyX[0], 3 * i);
     polyF[0][i] = -1 - verts[i];
     polyE[0][i] = edgeOfVertices(verts[i], verts[(i + 1) % 4]);
   }
   // Clip against the side planes ±ref_k·x ≤ ±ref_k·c + h_k for the two other reference axes.
-  for (const k of [(refAxis + 1) % 3, (refAxis + 2) % 3]) {
-    for (const s of [-1, 1]) {
-      const N: Vec3 = [s * ref.ax[k][0], s * ref.ax[k][1], s * ref.ax[k][2]];
-      const off = dot3(N, ref.c) + ref.h[k];
-      count = clipPolygon(cur, count, N, off, SIDE_LABEL + faceIndex(k, s));
+  for (let kk = 1; kk <= 2; kk++) {
+    const k = (refAxis + kk) % 3,
+      e = ref.ax[k];
+    for (let s = -1; s <= 1; s += 2) {
+      const nx = s * e[0],
+        ny = s * e[1],
+        nz = s * e[2];
+      const off = nx * ref.c[0] + ny * ref.c[1] + nz * ref.c[2] + ref.h[k];
+      count = clipPolygon(cur, count, nx, ny, nz, off, SIDE_LABEL + faceIndex(k, s));
       cur ^= 1;
       if (count === 0) return [];
     }
@@ -455,7 +471,7 @@ function faceContact(
  * `src` with N·x ≤ off, writes it to the other buffer and returns its vertex count. Tracks, per vertex,
  * which features it lies on and, per edge, which feature the edge lies on.
  */
-function clipPolygon(src: number, count: number, N: Vec3, off: number, planeLabel: number): number {
+function clipPolygon(src: number, count: number, n0: number, n1: number, n2: number, off: number, planeLabel: number): number {
   const X = polyX[src],
     F = polyF[src],
     E = polyE[src];
@@ -466,8 +482,8 @@ function clipPolygon(src: number, count: number, N: Vec3, off: number, planeLabe
   let out = 0;
   for (let i = 0; i < count; i++) {
     const j = i + 1 === count ? 0 : i + 1;
-    let dP = N[0] * X[3 * i] + N[1] * X[3 * i + 1] + N[2] * X[3 * i + 2] - off;
-    let dQ = N[0] * X[3 * j] + N[1] * X[3 * j + 1] + N[2] * X[3 * j + 2] - off;
+    let dP = n0 * X[3 * i] + n1 * X[3 * i + 1] + n2 * X[3 * i + 2] - off;
+    let dQ = n0 * X[3 * j] + n1 * X[3 * j + 1] + n2 * X[3 * j + 2] - off;
     if (Math.abs(dP) <= CLIP_TOLERANCE) dP = 0; // on the plane: kept as it is, no near-duplicate crossing
     if (Math.abs(dQ) <= CLIP_TOLERANCE) dQ = 0;
     if (dP <= 0) {

@@ -128,7 +128,14 @@ export function detectContacts(bodies: readonly DetectableBody[], sap: SweepAndP
 /** A body's collider with its box frame or plane surface built once for the step (not once per pair). */
 function colliderOf(b: DetectableBody): Collider {
   const shape = b.desc.shape;
-  const c = { shape, position: b.x, orientation: b.q, isStatic: b.isStatic, frame: undefined as BoxFrame | undefined, surface: undefined as WorldPlane | undefined };
+  const c = {
+    shape,
+    position: b.x,
+    orientation: b.q,
+    isStatic: b.isStatic,
+    frame: undefined as BoxFrame | undefined,
+    surface: undefined as WorldPlane | undefined,
+  };
   // One object layout for every collider (the broad and narrow phases read them all in the same loops).
   if (shape.kind === 'box') c.frame = boxFrameOf(c);
   // A degenerate plane keeps failing where it did before: in the narrow phase, when a body reaches it.

@@ -288,7 +288,19 @@ export class World {
       restitution = combine(cfg.restitutionCombine, a.material.restitution, b.material.restitution);
     // Two literals, not a spread of an optional `gap`: the spread allocated a second object per contact.
     return d.gap > 0
-      ? { bodyA: d.bodyA, bodyB: d.bodyB, point: d.point, normal: d.normal, t1, t2, mu, restitution, penetration: d.penetration, gap: d.gap, featureId: d.featureId }
+      ? {
+          bodyA: d.bodyA,
+          bodyB: d.bodyB,
+          point: d.point,
+          normal: d.normal,
+          t1,
+          t2,
+          mu,
+          restitution,
+          penetration: d.penetration,
+          gap: d.gap,
+          featureId: d.featureId,
+        }
       : { bodyA: d.bodyA, bodyB: d.bodyB, point: d.point, normal: d.normal, t1, t2, mu, restitution, penetration: d.penetration, featureId: d.featureId };
   }
 }
