@@ -232,6 +232,9 @@ function sphereBox(c: Vec3, r: number, B: BoxFrame, margin: number): GeometricCo
  * Box (a) against plane (b): signed vertex distances s_v = n·x_v − offset; the (up to) 4 deepest vertices
  * with s_v ≤ margin, ties broken by vertex index, each at midway x_v − (s_v/2)·n (vertex–face).
  */
+/** Box–plane feature ids "vertex<v>|plane". */
+const VERTEX_PLANE_IDS = Array.from({ length: 8 }, (_, v) => `vertex${v}|plane`);
+
 function boxPlane(B: BoxFrame, pl: { normal: Vec3; offset: number }, margin: number): GeometricContact[] {
   const n = pl.normal;
   const cand: { v: number; x: Vec3; s: number }[] = [];
@@ -244,7 +247,7 @@ function boxPlane(B: BoxFrame, pl: { normal: Vec3; offset: number }, margin: num
   const out: GeometricContact[] = [];
   for (let i = 0; i < cand.length && i < MAX_MANIFOLD_POINTS; i++) {
     const { v, x, s } = cand[i];
-    out.push(contact([x[0] - 0.5 * s * n[0], x[1] - 0.5 * s * n[1], x[2] - 0.5 * s * n[2]], n, s, `vertex${v}|plane`));
+    out.push(contact([x[0] - 0.5 * s * n[0], x[1] - 0.5 * s * n[1], x[2] - 0.5 * s * n[2]], n, s, VERTEX_PLANE_IDS[v]));
   }
   out.sort((p, q) => (p.featureId < q.featureId ? -1 : p.featureId > q.featureId ? 1 : 0));
   return out;
@@ -457,13 +460,28 @@ function faceContact(
     feat.push(F[i]);
   }
   const keep = reduceManifold(pts, depth, nR);
-  const prefix = `${refName}.face${refFace}>${incName}.face${incFace}:`;
-  const label = (l: number): string => (l >= SIDE_LABEL ? `${refName}.face${l - SIDE_LABEL}` : `${incName}.edge${l}`);
-  return keep.map((i) => {
-    const f = feat[i];
-    const id = f < 0 ? `${incName}.vertex${-1 - f}` : `${label(f >> 5)}/${label(f & 31)}`;
-    return contact(pts[i], n, -depth[i], prefix + id);
-  });
+  return keep.map((i) => contact(pts[i], n, -depth[i], faceFeatureId(refName, refFace, incName, incFace, feat[i])));
+}
+
+/**
+ * Feature ids of face contacts, built once per distinct id: the same few hundred ids recur every step, and
+ * building each by concatenation made ~6 strings per contact (and the contact cache then compared unflattened
+ * strings).
+ */
+const faceFeatureIds = new Map<number, string>();
+
+/** "<ref>.face<f>><inc>.face<g>:" + the point feature `f` (polyF code), see the module comment. */
+function faceFeatureId(refName: string, refFace: number, incName: string, incFace: number, f: number): string {
+  // f ∈ [−8, 17·32 + 17]: f + 8 < 2¹⁰.
+  const key = ((((refName === 'a' ? 0 : 1) * 6 + refFace) * 6 + incFace) << 10) | (f + 8);
+  let id = faceFeatureIds.get(key);
+  if (id === undefined) {
+    const label = (l: number): string => (l >= SIDE_LABEL ? `${refName}.face${l - SIDE_LABEL}` : `${incName}.edge${l}`);
+    const point = f < 0 ? `${incName}.vertex${-1 - f}` : `${label(f >> 5)}/${label(f & 31)}`;
+    id = `${refName}.face${refFace}>${incName}.face${incFace}:${point}`;
+    faceFeatureIds.set(key, id);
+  }
+  return id;
 }
 
 /**
