@@ -592,6 +592,9 @@ function reduceManifold(pts: readonly Vec3[], depth: readonly number[], n: Vec3)
  * (L from b into a, ⟂ both edges), closest points of the two segments (Ericson §5.1.9), point midway,
  * normal L, separation (p_a − p_b)·L.
  */
+/** Edge–edge feature ids "a.edge<i>|b.edge<j>", index 12i + j. */
+const EDGE_EDGE_IDS = Array.from({ length: 144 }, (_, k) => `a.edge${Math.floor(k / 12)}|b.edge${k % 12}`);
+
 function edgeContact(A: BoxFrame, B: BoxFrame, i: number, j: number, L: Vec3, margin: number): GeometricContact[] {
   const sA = [0, 0, 0],
     sB = [0, 0, 0];
@@ -611,7 +614,7 @@ function edgeContact(A: BoxFrame, B: BoxFrame, i: number, j: number, L: Vec3, ma
   const sep = (pa[0] - pb[0]) * L[0] + (pa[1] - pb[1]) * L[1] + (pa[2] - pb[2]) * L[2];
   if (sep > margin) return [];
   const point: Vec3 = [0.5 * (pa[0] + pb[0]), 0.5 * (pa[1] + pb[1]), 0.5 * (pa[2] + pb[2])];
-  return [contact(point, L, sep, `a.edge${edgeIndex(i, sA)}|b.edge${edgeIndex(j, sB)}`)];
+  return [contact(point, L, sep, EDGE_EDGE_IDS[12 * edgeIndex(i, sA) + edgeIndex(j, sB)])];
 }
 
 /**
