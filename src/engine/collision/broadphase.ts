@@ -165,8 +165,22 @@ export function planePairs(colliders: readonly Collider[]): Pair[] {
  * Pass the same `sap` every frame to benefit from temporal coherence.
  */
 export function candidatePairs(colliders: readonly Collider[], sap: SweepAndPrune = new SweepAndPrune(), margin: Margin = CONTACT_MARGIN): Pair[] {
-  const all = sap.pairs(colliders, margin).concat(planePairs(colliders));
-  return all.sort((p, q) => p[0] - q[0] || p[1] - q[1]);
+  return mergePairs(sap.pairs(colliders, margin), planePairs(colliders));
+}
+
+/** Merge of two lists sorted by (i, j) into one sorted list (the two lists share no pair: one holds planes, the other none). */
+function mergePairs(a: readonly Pair[], b: readonly Pair[]): Pair[] {
+  const out: Pair[] = new Array(a.length + b.length);
+  let i = 0,
+    j = 0,
+    k = 0;
+  while (i < a.length && j < b.length) {
+    const d = a[i][0] - b[j][0] || a[i][1] - b[j][1];
+    out[k++] = d <= 0 ? a[i++] : b[j++];
+  }
+  while (i < a.length) out[k++] = a[i++];
+  while (j < b.length) out[k++] = b[j++];
+  return out;
 }
 
 /** Reference O(n²) broad phase (same rules as SweepAndPrune.pairs, planes excluded); for tests and tiny scenes. */

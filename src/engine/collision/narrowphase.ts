@@ -16,8 +16,7 @@
  *     by a reference side face "b.edge7/a.face1", or a reference face corner "a.face0/a.face3";
  *   box–box edge contact "a.edge<i>|b.edge<j>".
  */
-import { CONTACT_MARGIN, isStaticCollider, worldPlane, type Collider } from './shapes.js';
-import { quatToMat3 } from '../math/quat.js';
+import { boxFrameOf, CONTACT_MARGIN, isStaticCollider, worldPlane, type BoxFrame, type Collider } from './shapes.js';
 import type { Vec3 } from '../math/vec3.js';
 
 export interface GeometricContact {
@@ -63,7 +62,12 @@ export function collide(a: Collider, b: Collider, margin: number = CONTACT_MARGI
     rb = RANK[b.shape.kind];
   if (ra <= rb) return collideOrdered(a, b, margin);
   // Compute with the roles swapped (normal from a into b), then flip the normals.
-  return collideOrdered(b, a, margin).map((c) => ({ ...c, normal: signed(c.normal, -1) }));
+  const swapped = collideOrdered(b, a, margin);
+  for (let k = 0; k < swapped.length; k++) {
+    const c = swapped[k];
+    swapped[k] = contact(c.point, signed(c.normal, -1), c.separation, c.featureId);
+  }
+  return swapped;
 }
 
 const RANK = { sphere: 0, box: 1, plane: 2 } as const;
@@ -73,11 +77,11 @@ function collideOrdered(a: Collider, b: Collider, margin: number): GeometricCont
     sb = b.shape;
   if (sa.kind === 'sphere') {
     if (sb.kind === 'sphere') return sphereSphere(a.position, sa.radius, b.position, sb.radius, margin);
-    if (sb.kind === 'box') return sphereBox(a.position, sa.radius, boxFrame(b), margin);
+    if (sb.kind === 'box') return sphereBox(a.position, sa.radius, boxFrameOf(b), margin);
     if (sb.kind === 'plane') return spherePlane(a.position, sa.radius, worldPlane(b), margin);
   } else if (sa.kind === 'box') {
-    if (sb.kind === 'box') return boxBox(boxFrame(a), boxFrame(b), margin);
-    if (sb.kind === 'plane') return boxPlane(boxFrame(a), worldPlane(b), margin);
+    if (sb.kind === 'box') return boxBox(boxFrameOf(a), boxFrameOf(b), margin);
+    if (sb.kind === 'plane') return boxPlane(boxFrameOf(a), worldPlane(b), margin);
   }
   return []; // plane–plane
 }
@@ -87,27 +91,6 @@ function collideOrdered(a: Collider, b: Collider, margin: number): GeometricCont
 
 function contact(point: Vec3, normal: Vec3, separation: number, featureId: string): GeometricContact {
   return { point, normal, penetration: separation < 0 ? -separation : 0, separation, featureId };
-}
-
-/** A box in world space: centre, local axes as world unit vectors (columns of R), half extents. */
-interface BoxFrame {
-  readonly c: Vec3;
-  readonly ax: readonly [Vec3, Vec3, Vec3];
-  readonly h: Vec3;
-}
-
-function boxFrame(col: Collider): BoxFrame {
-  if (col.shape.kind !== 'box') throw new Error('boxFrame: not a box');
-  const m = quatToMat3(col.orientation);
-  return {
-    c: col.position,
-    ax: [
-      [m[0], m[3], m[6]],
-      [m[1], m[4], m[7]],
-      [m[2], m[5], m[8]],
-    ],
-    h: col.shape.halfExtents,
-  };
 }
 
 /** s·v with −0 normalised to +0 (so normals compare equal with deepStrictEqual). */
@@ -121,6 +104,17 @@ function boxVertex(B: BoxFrame, v: number): Vec3 {
     s2 = (v & 4 ? 1 : -1) * B.h[2];
   const [x, y, z] = B.ax;
   return [B.c[0] + s0 * x[0] + s1 * y[0] + s2 * z[0], B.c[1] + s0 * x[1] + s1 * y[1] + s2 * z[1], B.c[2] + s0 * x[2] + s1 * y[2] + s2 * z[2]];
+}
+
+/** boxVertex written to out[o..o+3) (same arithmetic, no array). */
+function writeBoxVertex(B: BoxFrame, v: number, out: Float64Array, o: number): void {
+  const s0 = (v & 1 ? 1 : -1) * B.h[0],
+    s1 = (v & 2 ? 1 : -1) * B.h[1],
+    s2 = (v & 4 ? 1 : -1) * B.h[2];
+  const [x, y, z] = B.ax;
+  out[o] = B.c[0] + s0 * x[0] + s1 * y[0] + s2 * z[0];
+  out[o + 1] = B.c[1] + s0 * x[1] + s1 * y[1] + s2 * z[1];
+  out[o + 2] = B.c[2] + s0 * x[2] + s1 * y[2] + s2 * z[2];
 }
 
 const faceIndex = (axis: number, sign: number): number => 2 * axis + (sign > 0 ? 1 : 0);
@@ -238,6 +232,9 @@ function sphereBox(c: Vec3, r: number, B: BoxFrame, margin: number): GeometricCo
  * Box (a) against plane (b): signed vertex distances s_v = n·x_v − offset; the (up to) 4 deepest vertices
  * with s_v ≤ margin, ties broken by vertex index, each at midway x_v − (s_v/2)·n (vertex–face).
  */
+/** Box–plane feature ids "vertex<v>|plane". */
+const VERTEX_PLANE_IDS = Array.from({ length: 8 }, (_, v) => `vertex${v}|plane`);
+
 function boxPlane(B: BoxFrame, pl: { normal: Vec3; offset: number }, margin: number): GeometricContact[] {
   const n = pl.normal;
   const cand: { v: number; x: Vec3; s: number }[] = [];
@@ -250,7 +247,7 @@ function boxPlane(B: BoxFrame, pl: { normal: Vec3; offset: number }, margin: num
   const out: GeometricContact[] = [];
   for (let i = 0; i < cand.length && i < MAX_MANIFOLD_POINTS; i++) {
     const { v, x, s } = cand[i];
-    out.push(contact([x[0] - 0.5 * s * n[0], x[1] - 0.5 * s * n[1], x[2] - 0.5 * s * n[2]], n, s, `vertex${v}|plane`));
+    out.push(contact([x[0] - 0.5 * s * n[0], x[1] - 0.5 * s * n[1], x[2] - 0.5 * s * n[2]], n, s, VERTEX_PLANE_IDS[v]));
   }
   out.sort((p, q) => (p.featureId < q.featureId ? -1 : p.featureId > q.featureId ? 1 : 0));
   return out;
@@ -263,9 +260,22 @@ function boxPlane(B: BoxFrame, pl: { normal: Vec3; offset: number }, margin: num
 
 /** Separation of two boxes along unit axis L: |d·L| − r_a − r_b, r = Σ_k h_k |axis_k·L| (Ericson §4.4.1). */
 function axisSeparation(A: BoxFrame, B: BoxFrame, d: Vec3, L: Vec3): number {
-  const rA = A.h[0] * Math.abs(dot3(A.ax[0], L)) + A.h[1] * Math.abs(dot3(A.ax[1], L)) + A.h[2] * Math.abs(dot3(A.ax[2], L));
-  const rB = B.h[0] * Math.abs(dot3(B.ax[0], L)) + B.h[1] * Math.abs(dot3(B.ax[1], L)) + B.h[2] * Math.abs(dot3(B.ax[2], L));
-  return Math.abs(dot3(d, L)) - rA - rB;
+  return axisSeparationXyz(A, B, d, L[0], L[1], L[2]);
+}
+
+/** axisSeparation for the axis (lx, ly, lz), given as numbers so that trying an axis allocates nothing. */
+function axisSeparationXyz(A: BoxFrame, B: BoxFrame, d: Vec3, lx: number, ly: number, lz: number): number {
+  const a = A.ax,
+    b = B.ax;
+  const rA =
+    A.h[0] * Math.abs(a[0][0] * lx + a[0][1] * ly + a[0][2] * lz) +
+    A.h[1] * Math.abs(a[1][0] * lx + a[1][1] * ly + a[1][2] * lz) +
+    A.h[2] * Math.abs(a[2][0] * lx + a[2][1] * ly + a[2][2] * lz);
+  const rB =
+    B.h[0] * Math.abs(b[0][0] * lx + b[0][1] * ly + b[0][2] * lz) +
+    B.h[1] * Math.abs(b[1][0] * lx + b[1][1] * ly + b[1][2] * lz) +
+    B.h[2] * Math.abs(b[2][0] * lx + b[2][1] * ly + b[2][2] * lz);
+  return Math.abs(d[0] * lx + d[1] * ly + d[2] * lz) - rA - rB;
 }
 
 function boxBox(A: BoxFrame, B: BoxFrame, margin: number): GeometricContact[] {
@@ -295,7 +305,9 @@ function boxBox(A: BoxFrame, B: BoxFrame, margin: number): GeometricContact[] {
   let bestE = -Infinity,
     edgeI = -1,
     edgeJ = -1;
-  let edgeAxis: Vec3 = FALLBACK_NORMAL;
+  let ex = FALLBACK_NORMAL[0],
+    ey = FALLBACK_NORMAL[1],
+    ez = FALLBACK_NORMAL[2];
   for (let i = 0; i < 3; i++) {
     for (let j = 0; j < 3; j++) {
       const u = A.ax[i],
@@ -305,17 +317,22 @@ function boxBox(A: BoxFrame, B: BoxFrame, margin: number): GeometricContact[] {
         cz = u[0] * v[1] - u[1] * v[0];
       const len = Math.hypot(cx, cy, cz);
       if (len < EDGE_PARALLEL_TOLERANCE) continue;
-      const L: Vec3 = [cx / len, cy / len, cz / len];
-      const s = axisSeparation(A, B, d, L);
+      const lx = cx / len,
+        ly = cy / len,
+        lz = cz / len;
+      const s = axisSeparationXyz(A, B, d, lx, ly, lz);
       if (s > margin) return [];
       if (s > bestE) {
         bestE = s;
         edgeI = i;
         edgeJ = j;
-        edgeAxis = L;
+        ex = lx;
+        ey = ly;
+        ez = lz;
       }
     }
   }
+  const edgeAxis: Vec3 = [ex, ey, ez];
   // 3. Axis choice with a bias towards faces (and towards a's face over b's).
   const beats = (s: number, best: number): boolean => s > best + AXIS_BIAS_RELATIVE * Math.abs(best) + AXIS_BIAS_ABSOLUTE;
   const useB = beats(bestB, bestA);
@@ -359,6 +376,8 @@ const polyF = [new Int32Array(MAX_POLY), new Int32Array(MAX_POLY)];
 /** Per vertex: label of the edge from this vertex to the next (0..11 incident edge, 12 + f: reference face f). */
 const polyE = [new Int32Array(MAX_POLY), new Int32Array(MAX_POLY)];
 const SIDE_LABEL = 12;
+/** Scratch: the incident face's 4 vertex numbers. */
+const quadVerts = new Int32Array(4);
 
 /**
  * Face contact: clip the incident face (the face of `inc` most anti-parallel to the reference normal nR)
@@ -396,27 +415,30 @@ function faceContact(
   // Incident quad as a closed loop of vertices (orientation does not matter to the clipper).
   const u = (m + 1) % 3,
     w = (m + 2) % 3;
-  const loop: [number, number][] = [
-    [-1, -1],
-    [1, -1],
-    [1, 1],
-    [-1, 1],
-  ];
-  const verts: number[] = loop.map(([su, sw]) => (incSign > 0 ? 1 << m : 0) | (su > 0 ? 1 << u : 0) | (sw > 0 ? 1 << w : 0));
+  // Loop (s_u, s_w) = (−,−), (+,−), (+,+), (−,+) on the incident face.
+  const base = incSign > 0 ? 1 << m : 0;
+  const verts = quadVerts;
+  verts[0] = base;
+  verts[1] = base | (1 << u);
+  verts[2] = base | (1 << u) | (1 << w);
+  verts[3] = base | (1 << w);
   let cur = 0,
     count = 4;
   for (let i = 0; i < 4; i++) {
-    const x = boxVertex(inc, verts[i]);
-    polyX[0].set(x, 3 * i);
+    writeBoxVertex(inc, verts[i], polyX[0], 3 * i);
     polyF[0][i] = -1 - verts[i];
     polyE[0][i] = edgeOfVertices(verts[i], verts[(i + 1) % 4]);
   }
   // Clip against the side planes ±ref_k·x ≤ ±ref_k·c + h_k for the two other reference axes.
-  for (const k of [(refAxis + 1) % 3, (refAxis + 2) % 3]) {
-    for (const s of [-1, 1]) {
-      const N: Vec3 = [s * ref.ax[k][0], s * ref.ax[k][1], s * ref.ax[k][2]];
-      const off = dot3(N, ref.c) + ref.h[k];
-      count = clipPolygon(cur, count, N, off, SIDE_LABEL + faceIndex(k, s));
+  for (let kk = 1; kk <= 2; kk++) {
+    const k = (refAxis + kk) % 3,
+      e = ref.ax[k];
+    for (let s = -1; s <= 1; s += 2) {
+      const nx = s * e[0],
+        ny = s * e[1],
+        nz = s * e[2];
+      const off = nx * ref.c[0] + ny * ref.c[1] + nz * ref.c[2] + ref.h[k];
+      count = clipPolygon(cur, count, nx, ny, nz, off, SIDE_LABEL + faceIndex(k, s));
       cur ^= 1;
       if (count === 0) return [];
     }
@@ -438,13 +460,28 @@ function faceContact(
     feat.push(F[i]);
   }
   const keep = reduceManifold(pts, depth, nR);
-  const prefix = `${refName}.face${refFace}>${incName}.face${incFace}:`;
-  const label = (l: number): string => (l >= SIDE_LABEL ? `${refName}.face${l - SIDE_LABEL}` : `${incName}.edge${l}`);
-  return keep.map((i) => {
-    const f = feat[i];
-    const id = f < 0 ? `${incName}.vertex${-1 - f}` : `${label(f >> 5)}/${label(f & 31)}`;
-    return contact(pts[i], n, -depth[i], prefix + id);
-  });
+  return keep.map((i) => contact(pts[i], n, -depth[i], faceFeatureId(refName, refFace, incName, incFace, feat[i])));
+}
+
+/**
+ * Feature ids of face contacts, built once per distinct id: the same few hundred ids recur every step, and
+ * building each by concatenation made ~6 strings per contact (and the contact cache then compared unflattened
+ * strings).
+ */
+const faceFeatureIds = new Map<number, string>();
+
+/** "<ref>.face<f>><inc>.face<g>:" + the point feature `f` (polyF code), see the module comment. */
+function faceFeatureId(refName: string, refFace: number, incName: string, incFace: number, f: number): string {
+  // f ∈ [−8, 17·32 + 17]: f + 8 < 2¹⁰.
+  const key = ((((refName === 'a' ? 0 : 1) * 6 + refFace) * 6 + incFace) << 10) | (f + 8);
+  let id = faceFeatureIds.get(key);
+  if (id === undefined) {
+    const label = (l: number): string => (l >= SIDE_LABEL ? `${refName}.face${l - SIDE_LABEL}` : `${incName}.edge${l}`);
+    const point = f < 0 ? `${incName}.vertex${-1 - f}` : `${label(f >> 5)}/${label(f & 31)}`;
+    id = `${refName}.face${refFace}>${incName}.face${incFace}:${point}`;
+    faceFeatureIds.set(key, id);
+  }
+  return id;
 }
 
 /**
@@ -452,7 +489,7 @@ function faceContact(
  * `src` with N·x ≤ off, writes it to the other buffer and returns its vertex count. Tracks, per vertex,
  * which features it lies on and, per edge, which feature the edge lies on.
  */
-function clipPolygon(src: number, count: number, N: Vec3, off: number, planeLabel: number): number {
+function clipPolygon(src: number, count: number, n0: number, n1: number, n2: number, off: number, planeLabel: number): number {
   const X = polyX[src],
     F = polyF[src],
     E = polyE[src];
@@ -463,8 +500,8 @@ function clipPolygon(src: number, count: number, N: Vec3, off: number, planeLabe
   let out = 0;
   for (let i = 0; i < count; i++) {
     const j = i + 1 === count ? 0 : i + 1;
-    let dP = N[0] * X[3 * i] + N[1] * X[3 * i + 1] + N[2] * X[3 * i + 2] - off;
-    let dQ = N[0] * X[3 * j] + N[1] * X[3 * j + 1] + N[2] * X[3 * j + 2] - off;
+    let dP = n0 * X[3 * i] + n1 * X[3 * i + 1] + n2 * X[3 * i + 2] - off;
+    let dQ = n0 * X[3 * j] + n1 * X[3 * j + 1] + n2 * X[3 * j + 2] - off;
     if (Math.abs(dP) <= CLIP_TOLERANCE) dP = 0; // on the plane: kept as it is, no near-duplicate crossing
     if (Math.abs(dQ) <= CLIP_TOLERANCE) dQ = 0;
     if (dP <= 0) {
@@ -555,6 +592,9 @@ function reduceManifold(pts: readonly Vec3[], depth: readonly number[], n: Vec3)
  * (L from b into a, ⟂ both edges), closest points of the two segments (Ericson §5.1.9), point midway,
  * normal L, separation (p_a − p_b)·L.
  */
+/** Edge–edge feature ids "a.edge<i>|b.edge<j>", index 12i + j. */
+const EDGE_EDGE_IDS = Array.from({ length: 144 }, (_, k) => `a.edge${Math.floor(k / 12)}|b.edge${k % 12}`);
+
 function edgeContact(A: BoxFrame, B: BoxFrame, i: number, j: number, L: Vec3, margin: number): GeometricContact[] {
   const sA = [0, 0, 0],
     sB = [0, 0, 0];
@@ -574,7 +614,7 @@ function edgeContact(A: BoxFrame, B: BoxFrame, i: number, j: number, L: Vec3, ma
   const sep = (pa[0] - pb[0]) * L[0] + (pa[1] - pb[1]) * L[1] + (pa[2] - pb[2]) * L[2];
   if (sep > margin) return [];
   const point: Vec3 = [0.5 * (pa[0] + pb[0]), 0.5 * (pa[1] + pb[1]), 0.5 * (pa[2] + pb[2])];
-  return [contact(point, L, sep, `a.edge${edgeIndex(i, sA)}|b.edge${edgeIndex(j, sB)}`)];
+  return [contact(point, L, sep, EDGE_EDGE_IDS[12 * edgeIndex(i, sA) + edgeIndex(j, sB)])];
 }
 
 /**

@@ -29,6 +29,42 @@ export interface Collider {
   readonly orientation: Quat;
   /** Static (infinite mass) body; two static colliders never collide. Planes are static regardless. */
   readonly isStatic?: boolean;
+  /**
+   * A box's world frame (boxFrameOf of this collider), when the caller built it once for the step: the
+   * narrow phase then does not recompute the rotation for every pair the box is in.
+   */
+  readonly frame?: BoxFrame;
+  /** A plane's world surface (worldPlane of this collider), when the caller built it once for the step. */
+  readonly surface?: WorldPlane;
+}
+
+/** A plane's world surface n·x = offset (n unit, pointing out of the solid). */
+export interface WorldPlane {
+  readonly normal: Vec3;
+  readonly offset: number;
+}
+
+/** A box in world space: centre, local axes as world unit vectors (columns of R), half extents. */
+export interface BoxFrame {
+  readonly c: Vec3;
+  readonly ax: readonly [Vec3, Vec3, Vec3];
+  readonly h: Vec3;
+}
+
+/** The world frame of a box collider: its axes are the columns of R(q) (DESIGN.md: [w, x, y, z], body → world). */
+export function boxFrameOf(col: Collider): BoxFrame {
+  if (col.frame) return col.frame;
+  if (col.shape.kind !== 'box') throw new Error(`boxFrameOf: collider is a ${col.shape.kind}, not a box`);
+  const m = quatToMat3(col.orientation);
+  return {
+    c: col.position,
+    ax: [
+      [m[0], m[3], m[6]],
+      [m[1], m[4], m[7]],
+      [m[2], m[5], m[8]],
+    ],
+    h: col.shape.halfExtents,
+  };
 }
 
 /** World-space axis-aligned box: min and max corners. */
@@ -41,7 +77,8 @@ export const isPlane = (c: Collider): boolean => c.shape.kind === 'plane';
 export const isStaticCollider = (c: Collider): boolean => c.shape.kind === 'plane' || c.isStatic === true;
 
 /** The world-space surface n·x = offset of a plane collider (n unit, pointing out of the solid). */
-export function worldPlane(c: Collider): { normal: Vec3; offset: number } {
+export function worldPlane(c: Collider): WorldPlane {
+  if (c.surface) return c.surface;
   if (c.shape.kind !== 'plane') throw new Error(`worldPlane: collider is a ${c.shape.kind}, not a plane`);
   const m = quatToMat3(c.orientation);
   const nb = c.shape.normal;
@@ -73,10 +110,10 @@ export function writeAabb(c: Collider, margin: number, out: Float64Array, o: num
       break;
     case 'box': {
       const h = c.shape.halfExtents;
-      const m = quatToMat3(c.orientation);
-      ex = Math.abs(m[0]) * h[0] + Math.abs(m[1]) * h[1] + Math.abs(m[2]) * h[2];
-      ey = Math.abs(m[3]) * h[0] + Math.abs(m[4]) * h[1] + Math.abs(m[5]) * h[2];
-      ez = Math.abs(m[6]) * h[0] + Math.abs(m[7]) * h[1] + Math.abs(m[8]) * h[2];
+      const [X, Y, Z] = boxFrameOf(c).ax; // columns of R: R_ij = ax[j][i]
+      ex = Math.abs(X[0]) * h[0] + Math.abs(Y[0]) * h[1] + Math.abs(Z[0]) * h[2];
+      ey = Math.abs(X[1]) * h[0] + Math.abs(Y[1]) * h[1] + Math.abs(Z[1]) * h[2];
+      ez = Math.abs(X[2]) * h[0] + Math.abs(Y[2]) * h[1] + Math.abs(Z[2]) * h[2];
       break;
     }
   }

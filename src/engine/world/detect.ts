@@ -7,7 +7,7 @@
  */
 import { collide } from '../collision/narrowphase.js';
 import { candidatePairs, SweepAndPrune } from '../collision/broadphase.js';
-import { CONTACT_MARGIN, type Collider } from '../collision/shapes.js';
+import { boxFrameOf, CONTACT_MARGIN, worldPlane, type BoxFrame, type Collider, type WorldPlane } from '../collision/shapes.js';
 import type { Vec3 } from '../math/vec3.js';
 import type { Quat } from '../math/quat.js';
 import type { ShapeDesc } from './types.js';
@@ -57,7 +57,7 @@ export const TOUCH_TOLERANCE = 1e-6;
  * step's motion) and the narrow phase gets the pair's sum of those, an upper bound of both reaches.
  */
 export function detectContacts(bodies: readonly DetectableBody[], sap: SweepAndPrune = new SweepAndPrune(), dt = 0): DetectedContact[] {
-  const colliders: Collider[] = bodies.map((b) => ({ shape: b.desc.shape, position: b.x, orientation: b.q, isStatic: b.isStatic }));
+  const colliders: Collider[] = bodies.map(colliderOf);
   const N = bodies.length;
   const speculative = dt > 0;
   /** Per body: Δt|v|, Δt·ρ (turn per unit |n × ω|) and the isotropic bound Δt(|v| + |ω|ρ) for the broad phase. */
@@ -123,6 +123,24 @@ export function detectContacts(bodies: readonly DetectableBody[], sap: SweepAndP
       z = n[0] * w[1] - n[1] * w[0];
     return turnArm[k] * Math.sqrt(x * x + y * y + z * z); // not Math.hypot: ~100 ns and an allocation per call in V8 (README)
   }
+}
+
+/** A body's collider with its box frame or plane surface built once for the step (not once per pair). */
+function colliderOf(b: DetectableBody): Collider {
+  const shape = b.desc.shape;
+  const c = {
+    shape,
+    position: b.x,
+    orientation: b.q,
+    isStatic: b.isStatic,
+    frame: undefined as BoxFrame | undefined,
+    surface: undefined as WorldPlane | undefined,
+  };
+  // One object layout for every collider (the broad and narrow phases read them all in the same loops).
+  if (shape.kind === 'box') c.frame = boxFrameOf(c);
+  // A degenerate plane keeps failing where it did before: in the narrow phase, when a body reaches it.
+  else if (shape.kind === 'plane' && Math.hypot(shape.normal[0], shape.normal[1], shape.normal[2]) > 0) c.surface = worldPlane(c);
+  return c;
 }
 
 /** v·n, 0 for a static body or one without velocity. */

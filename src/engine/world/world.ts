@@ -154,9 +154,12 @@ export class World {
     const before = this.energy();
     this.integrateVelocities();
     const preState = this.bodies.map((b) => ({ x: b.x, q: b.q, v: b.v, w: b.w }));
-    const contacts = detectContacts(this.bodies, this.sap, this.config.dt)
-      .map((d) => this.toContactPoint(d))
-      .filter((c) => !this.bouncesBeforeTouching(c));
+    const detected = detectContacts(this.bodies, this.sap, this.config.dt);
+    const contacts: ContactPoint[] = [];
+    for (let k = 0; k < detected.length; k++) {
+      const c = this.toContactPoint(detected[k]);
+      if (!this.bouncesBeforeTouching(c)) contacts.push(c);
+    }
     const solved = this.solveIslands(contacts);
     this.integratePositions(solved.dvTotal, solved.dvPseudo);
     const energy = this.ledger(before, solved.work, solved.dvPseudo);
@@ -281,19 +284,24 @@ export class World {
       b = this.bodies[d.bodyB];
     const cfg = this.config;
     const [t1, t2] = tangentBasis(d.normal);
-    return {
-      bodyA: d.bodyA,
-      bodyB: d.bodyB,
-      point: d.point,
-      normal: d.normal,
-      t1,
-      t2,
-      mu: combine(cfg.frictionCombine, a.material.friction, b.material.friction),
-      restitution: combine(cfg.restitutionCombine, a.material.restitution, b.material.restitution),
-      penetration: d.penetration,
-      ...(d.gap > 0 ? { gap: d.gap } : {}),
-      featureId: d.featureId,
-    };
+    const mu = combine(cfg.frictionCombine, a.material.friction, b.material.friction),
+      restitution = combine(cfg.restitutionCombine, a.material.restitution, b.material.restitution);
+    // Two literals, not a spread of an optional `gap`: the spread allocated a second object per contact.
+    return d.gap > 0
+      ? {
+          bodyA: d.bodyA,
+          bodyB: d.bodyB,
+          point: d.point,
+          normal: d.normal,
+          t1,
+          t2,
+          mu,
+          restitution,
+          penetration: d.penetration,
+          gap: d.gap,
+          featureId: d.featureId,
+        }
+      : { bodyA: d.bodyA, bodyB: d.bodyB, point: d.point, normal: d.normal, t1, t2, mu, restitution, penetration: d.penetration, featureId: d.featureId };
   }
 }
 
