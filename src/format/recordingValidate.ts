@@ -580,7 +580,6 @@ function readContact(c: ValueReader, v: unknown, i: number, header: RecordingHea
   return out;
 }
 
-
 // ─── the success path without field names ──────────────────────────────────────────────────────────
 // A seek parses one frame line; the pile's busiest has 6558 contacts and 1000 bodies. readContact and
 // readState build a field path (`contacts[17].normal`) for every check, whether it fails or not. The
