@@ -9,6 +9,7 @@
  * line (an engine killed while writing) still leaves every valid frame readable.
  */
 import * as fs from 'node:fs';
+import { isAscii } from 'node:buffer';
 import { FormatError } from './oracle.js';
 import { BGZF_BLOCK_DATA, BGZF_EOF, bgzfBlock, bgzfBlockSize, inflateBlock, isGzip } from './bgzf.js';
 import { emptyScan, FrameLineScanner, type ScannedFrame } from './recordingScan.js';
@@ -224,11 +225,15 @@ class Columns {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Line text from its bytes: UTF-8 (invalid bytes are an error), trailing \r removed. */
+/**
+ * Line text from its bytes: UTF-8 (invalid bytes are an error), trailing \r removed. A line of ASCII bytes
+ * only (what writers of numbers write) is the same text read as Latin-1, which skips the UTF-8 decoder's
+ * validation: 2.5 ms instead of 3.5 ms on the pile's 3 MB frame line (isAscii is one SIMD pass).
+ */
 function decodeLine(bytes: Uint8Array, file: string, line: number): string {
   let text: string;
   try {
-    text = utf8.decode(bytes);
+    text = isAscii(bytes) ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1') : utf8.decode(bytes);
   } catch {
     throw new FormatError(file, `line ${line}: (encoding)`, 'is not valid UTF-8; recordings are UTF-8 text');
   }

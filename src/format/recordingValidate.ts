@@ -32,6 +32,7 @@ import {
   type SoftContactParameters,
 } from './recordingTypes.js';
 import type { Mat3 } from '../engine/math/mat3.js';
+import type { Quat } from '../engine/math/quat.js';
 import type { Vec3 } from '../engine/math/vec3.js';
 
 /** Unknown keys: a warning (with a spelling suggestion); keys starting with "x-" are vendor extensions, silently ignored. */
@@ -327,12 +328,17 @@ export function validateFrame(raw: unknown, lineNo: number, file: string, header
   const B = header.bodies.length;
   const bodiesRaw = c.arr(o.bodies, 'bodies', B, `body states (one per header body, in header order)`);
   const bodies: RecordedBodyState[] = new Array(B);
-  for (let i = 0; i < B; i++) bodies[i] = readState(c, bodiesRaw[i], `bodies[${i}]`, warn);
+  for (let i = 0; i < B; i++) bodies[i] = fastState(bodiesRaw[i], warn) ?? readState(c, bodiesRaw[i], `bodies[${i}]`, warn);
   let pre: RecordedPreState[] | undefined;
   if (o.pre !== undefined) {
     const preRaw = c.arr(o.pre, 'pre', B, 'pre-solve states (one per header body)');
     pre = new Array(B);
     for (let i = 0; i < B; i++) {
+      const fast = fastPre(preRaw[i], warn);
+      if (fast !== null) {
+        pre[i] = fast;
+        continue;
+      }
       const f = `pre[${i}]`;
       const s = c.obj(preRaw[i], f);
       const v = c.vec3(s.v, `${f}.v`),
@@ -348,7 +354,7 @@ export function validateFrame(raw: unknown, lineNo: number, file: string, header
   const contactsRaw = c.arr(o.contacts, 'contacts');
   const C = contactsRaw.length;
   const contacts: RecordedContact[] = new Array(C);
-  for (let i = 0; i < C; i++) contacts[i] = readContact(c, contactsRaw[i], i, header, warn);
+  for (let i = 0; i < C; i++) contacts[i] = fastContact(contactsRaw[i], header, warn) ?? readContact(c, contactsRaw[i], i, header, warn);
   const so = c.obj(o.solver, 'solver');
   warnUnknownKeys(so, SOLVER_KEYS, 'solver', warn);
   const name = c.str(so.name, 'solver.name');
@@ -568,6 +574,128 @@ function readContact(c: ValueReader, v: unknown, i: number, header: RecordingHea
   if (gap === 0 && feature === undefined && soft === undefined) return { a, b, point, normal, t1, t2, depth, mu, e };
   // the optional fields are added to the literal (property additions keep V8's fast properties; a spread does not)
   const out: { -readonly [K in keyof RecordedContact]: RecordedContact[K] } = { a, b, point, normal, t1, t2, depth, mu, e };
+  if (gap > 0) out.gap = gap;
+  if (feature !== undefined) out.feature = feature;
+  if (soft !== undefined) out.soft = soft;
+  return out;
+}
+
+// ─── the success path without field names ──────────────────────────────────────────────────────────
+// A seek parses one frame line; the pile's busiest has 6558 contacts and 1000 bodies. readContact and
+// readState build a field path (`contacts[17].normal`) for every check, whether it fails or not. The
+// functions below make the same checks on the same values with no string, closure or array built, and
+// return null as soon as anything is off (a failed check, a warning due, an unusual representation such
+// as a typed array); the caller then runs the naming reader on that item, which throws or warns exactly
+// as before. So what is accepted, refused and warned about is decided by the naming readers alone: a
+// fast path either agrees with them or steps aside.
+
+/** A JSON object (not null, not an array): ValueReader.obj's test. */
+const isRecord = (v: unknown): v is JsonRecord => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** A plain array of 3 finite numbers (ValueReader.vec3 also takes typed arrays: those go the naming way). */
+const isVec3 = (v: unknown): v is Vec3 => Array.isArray(v) && v.length === 3 && Number.isFinite(v[0]) && Number.isFinite(v[1]) && Number.isFinite(v[2]);
+
+/** ValueReader.unit's test, with the same Math.hypot, so the same vectors pass. */
+const isUnit = (v: unknown): v is Vec3 => isVec3(v) && Math.abs(Math.hypot(v[0], v[1], v[2]) - 1) <= UNIT_TOLERANCE;
+
+/**
+ * A quaternion that ValueReader.quat accepts without a warning: 4 finite numbers with |‖q‖ − 1| within
+ * the error tolerance, and within the unit tolerance when a warning could be due.
+ */
+function isQuietQuat(v: unknown, warn: FieldWarning | undefined): v is Quat {
+  if (!Array.isArray(v) || v.length !== 4) return false;
+  const w = v[0],
+    x = v[1],
+    y = v[2],
+    z = v[3];
+  if (!Number.isFinite(w) || !Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(z)) return false;
+  const dev = Math.abs(Math.hypot(w, x, y, z) - 1);
+  return dev <= QUATERNION_ERROR_TOLERANCE && (warn === undefined || dev <= UNIT_TOLERANCE);
+}
+
+/** True when warnUnknownKeys would warn about a key of o (only asked when warnings are collected). */
+function hasUnknownKey(o: JsonRecord, allowed: readonly string[]): boolean {
+  const keys = Object.keys(o);
+  for (let k = 0; k < keys.length; k++) if (!allowed.includes(keys[k]) && !keys[k].startsWith('x-')) return true;
+  return false;
+}
+
+/** readState's value when it would pass silently, else null. */
+function fastState(v: unknown, warn: FieldWarning | undefined): RecordedBodyState | null {
+  if (!isRecord(v)) return null;
+  const x = v.x,
+    q = v.q,
+    vel = v.v,
+    w = v.w;
+  if (!isVec3(x) || !isQuietQuat(q, warn) || !isVec3(vel) || !isVec3(w)) return null;
+  if (warn && hasUnknownKey(v, STATE_KEYS)) return null;
+  return { x, q, v: vel, w };
+}
+
+/** A pre-solve state as validateFrame builds it when it would pass silently, else null. */
+function fastPre(v: unknown, warn: FieldWarning | undefined): RecordedPreState | null {
+  if (!isRecord(v)) return null;
+  const vel = v.v,
+    w = v.w,
+    x = v.x,
+    q = v.q;
+  if (!isVec3(vel) || !isVec3(w)) return null;
+  if (x !== undefined && !isVec3(x)) return null;
+  if (q !== undefined && !isQuietQuat(q, warn)) return null;
+  if (warn && hasUnknownKey(v, PRE_KEYS)) return null;
+  return x !== undefined && q !== undefined ? { v: vel, w, x, q } : x !== undefined ? { v: vel, w, x } : q !== undefined ? { v: vel, w, q } : { v: vel, w };
+}
+
+/** readContact's value when it would pass silently, else null (the same checks, in readContact's terms). */
+function fastContact(v: unknown, header: RecordingHeader, warn: FieldWarning | undefined): RecordedContact | null {
+  if (!isRecord(v)) return null;
+  const B = header.bodies.length;
+  const a = v.a,
+    b = v.b;
+  if (typeof a !== 'number' || !Number.isInteger(a) || a < 0 || a >= B) return null;
+  if (typeof b !== 'number' || !Number.isInteger(b) || b < -1 || b >= B || a === b) return null;
+  const point = v.point,
+    normal = v.normal,
+    t1 = v.t1,
+    t2 = v.t2;
+  if (!isVec3(point) || !isUnit(normal) || !isUnit(t1) || !isUnit(t2)) return null;
+  // readFrameAxes: t1·n, t2·n and t1 × t2 − n, with the same arithmetic
+  const d1 = t1[0] * normal[0] + t1[1] * normal[1] + t1[2] * normal[2],
+    d2 = t2[0] * normal[0] + t2[1] * normal[1] + t2[2] * normal[2];
+  if (!(Math.abs(d1) <= UNIT_TOLERANCE) || !(Math.abs(d2) <= UNIT_TOLERANCE)) return null;
+  const cx = t1[1] * t2[2] - t1[2] * t2[1],
+    cy = t1[2] * t2[0] - t1[0] * t2[2],
+    cz = t1[0] * t2[1] - t1[1] * t2[0];
+  if (!(Math.max(Math.abs(cx - normal[0]), Math.abs(cy - normal[1]), Math.abs(cz - normal[2])) <= UNIT_TOLERANCE)) return null;
+  const depth = v.depth,
+    mu = v.mu,
+    e = v.e;
+  if (!Number.isFinite(depth) || !Number.isFinite(mu) || !Number.isFinite(e)) return null;
+  if ((depth as number) < 0 || (mu as number) < 0 || (e as number) < 0) return null;
+  let gap = 0;
+  if (v.gap !== undefined) {
+    if (!Number.isFinite(v.gap) || (v.gap as number) < 0) return null;
+    gap = v.gap as number;
+    if (gap > 0 && (depth as number) > 0) return null;
+  }
+  const feature = v.feature;
+  if (feature !== undefined && typeof feature !== 'string') return null;
+  let soft: SoftContactParameters | undefined;
+  if (v.soft !== undefined) {
+    const s = v.soft;
+    if (!isRecord(s) || !Number.isFinite(s.k) || !Number.isFinite(s.c) || (s.k as number) < 0 || (s.c as number) < 0) return null;
+    if (warn && hasUnknownKey(s, SOFT_KEYS)) return null;
+    soft = { k: s.k as number, c: s.c as number };
+  }
+  if (warn) {
+    // the warnings readContact gives: e > 1, a contact between two static bodies, unknown keys
+    if ((e as number) > 1 || ((b === -1 || header.bodies[b].static) && header.bodies[a].static) || hasUnknownKey(v, CONTACT_KEYS)) return null;
+  }
+  const depthN = depth as number,
+    muN = mu as number,
+    eN = e as number;
+  if (gap === 0 && feature === undefined && soft === undefined) return { a, b, point, normal, t1, t2, depth: depthN, mu: muN, e: eN };
+  const out: { -readonly [K in keyof RecordedContact]: RecordedContact[K] } = { a, b, point, normal, t1, t2, depth: depthN, mu: muN, e: eN };
   if (gap > 0) out.gap = gap;
   if (feature !== undefined) out.feature = feature;
   if (soft !== undefined) out.soft = soft;
