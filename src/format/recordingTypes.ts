@@ -224,4 +224,9 @@ export interface ParseFrameOptions {
   readonly previous?: { readonly frame: number; readonly time: number };
   /** Non-fatal findings (unknown fields, e > 1, …); `field` has no line prefix. */
   readonly onWarning?: (field: string, detail: string) => void;
+  /**
+   * Validate every body state and contact with the field-naming readers only, skipping the allocation-free
+   * success path (recordingValidate.ts): the result must be the same either way (a differential test checks it).
+   */
+  readonly namingOnly?: boolean;
 }

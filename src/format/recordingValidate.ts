@@ -328,15 +328,16 @@ export function validateFrame(raw: unknown, lineNo: number, file: string, header
   const B = header.bodies.length;
   const bodiesRaw = c.arr(o.bodies, 'bodies', B, `body states (one per header body, in header order)`);
   const bodies: RecordedBodyState[] = new Array(B);
-  for (let i = 0; i < B; i++) bodies[i] = fastState(bodiesRaw[i], warn) ?? readState(c, bodiesRaw[i], `bodies[${i}]`, warn);
+  const fast = options.namingOnly !== true;
+  for (let i = 0; i < B; i++) bodies[i] = (fast ? fastState(bodiesRaw[i], warn) : null) ?? readState(c, bodiesRaw[i], `bodies[${i}]`, warn);
   let pre: RecordedPreState[] | undefined;
   if (o.pre !== undefined) {
     const preRaw = c.arr(o.pre, 'pre', B, 'pre-solve states (one per header body)');
     pre = new Array(B);
     for (let i = 0; i < B; i++) {
-      const fast = fastPre(preRaw[i], warn);
-      if (fast !== null) {
-        pre[i] = fast;
+      const quick = fast ? fastPre(preRaw[i], warn) : null;
+      if (quick !== null) {
+        pre[i] = quick;
         continue;
       }
       const f = `pre[${i}]`;
@@ -354,7 +355,7 @@ export function validateFrame(raw: unknown, lineNo: number, file: string, header
   const contactsRaw = c.arr(o.contacts, 'contacts');
   const C = contactsRaw.length;
   const contacts: RecordedContact[] = new Array(C);
-  for (let i = 0; i < C; i++) contacts[i] = fastContact(contactsRaw[i], header, warn) ?? readContact(c, contactsRaw[i], i, header, warn);
+  for (let i = 0; i < C; i++) contacts[i] = (fast ? fastContact(contactsRaw[i], header, warn) : null) ?? readContact(c, contactsRaw[i], i, header, warn);
   const so = c.obj(o.solver, 'solver');
   warnUnknownKeys(so, SOLVER_KEYS, 'solver', warn);
   const name = c.str(so.name, 'solver.name');
