@@ -31,6 +31,21 @@ export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions 
   return { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview')] };
 }
 
+/** Loads the inspector page (bundle, style sheet, strict CSP with a fresh nonce) into a panel's webview. */
+export function loadInspectorPage(panel: vscode.WebviewPanel, extensionUri: vscode.Uri): void {
+  const webview = panel.webview;
+  webview.options = webviewOptions(extensionUri);
+  const nonce = makeNonce(() => randomInt(2 ** 32) / 2 ** 32); // cryptographic source, alphanumeric nonce
+  const root = vscode.Uri.joinPath(extensionUri, 'dist', 'webview');
+  webview.html = inspectorHtml({
+    scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'main.js')).toString(),
+    styleUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'style.css')).toString(),
+    cspSource: webview.cspSource,
+    nonce,
+    title: panel.title,
+  });
+}
+
 export class Inspector implements vscode.Disposable {
   private worker: WorkerClient | null = null;
   private opened: Opened | null = null;
@@ -56,16 +71,7 @@ export class Inspector implements vscode.Disposable {
     this.autoplay = play;
     this.ready = new Promise((r) => (this.markReady = r));
     const webview = panel.webview;
-    webview.options = webviewOptions(host.extensionUri);
-    const nonce = makeNonce(() => randomInt(2 ** 32) / 2 ** 32); // cryptographic source, alphanumeric nonce
-    const root = vscode.Uri.joinPath(host.extensionUri, 'dist', 'webview');
-    webview.html = inspectorHtml({
-      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'main.js')).toString(),
-      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'style.css')).toString(),
-      cspSource: webview.cspSource,
-      nonce,
-      title: panel.title,
-    });
+    loadInspectorPage(panel, host.extensionUri);
     this.subs.push(
       webview.onDidReceiveMessage(
         timedCallback('webview message', (m: unknown) => {

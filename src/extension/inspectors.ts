@@ -23,6 +23,27 @@ async function copyToTemp(uri: vscode.Uri): Promise<string> {
   return file;
 }
 
+/**
+ * The local path a custom editor's worker reads: the file itself for a file: URI; for any other scheme (a
+ * git revision, a remote or virtual file system) a private temporary copy read through vscode.workspace.fs,
+ * removed when the panel closes. undefined (the panel closed, the reason shown) when it cannot be read.
+ */
+async function localFileFor(uri: vscode.Uri, panel: vscode.WebviewPanel): Promise<string | undefined> {
+  if (uri.scheme === 'file') return uri.fsPath;
+  let file: string;
+  try {
+    file = await copyToTemp(uri);
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Contact Lens: cannot read ${uri.toString(true)}: ${(e as Error).message}`);
+    panel.dispose();
+    return undefined;
+  }
+  panel.onDidDispose(() => {
+    void fs.rm(path.dirname(file), { recursive: true, force: true });
+  });
+  return file;
+}
+
 export class Inspectors implements InspectorHost, vscode.Disposable {
   private readonly all = new Set<Inspector>();
   private active: Inspector | null = null;
@@ -120,22 +141,10 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
     return {
       openCustomDocument: (uri) => ({ uri, dispose: () => undefined }),
       resolveCustomEditor: async (doc, panel) => {
-        // a file: URI is read from disk by the worker; any other scheme (a git revision, a remote or virtual
-        // file system) is read through vscode.workspace.fs into a private temporary copy
-        let file: string;
-        try {
-          file = doc.uri.scheme === 'file' ? doc.uri.fsPath : await copyToTemp(doc.uri);
-        } catch (e) {
-          void vscode.window.showErrorMessage(`Contact Lens: cannot read ${doc.uri.toString(true)}: ${(e as Error).message}`);
-          panel.dispose();
-          return;
-        }
+        const file = await localFileFor(doc.uri, panel);
+        if (file === undefined) return;
         const source: SessionSource = { kind: 'recording', file };
         this.track(new Inspector(this, panel, source, 0));
-        if (doc.uri.scheme !== 'file')
-          panel.onDidDispose(() => {
-            void fs.rm(path.dirname(file), { recursive: true, force: true });
-          });
       },
     };
   }
@@ -149,18 +158,11 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
       openCustomDocument: (uri) => ({ uri, dispose: () => undefined }),
       resolveCustomEditor: async (doc, panel) => {
         const name = doc.uri.path.split('/').pop() || 'problem';
-        let file: string;
-        try {
-          file = doc.uri.scheme === 'file' ? doc.uri.fsPath : await copyToTemp(doc.uri);
-        } catch (e) {
-          void vscode.window.showErrorMessage(`Contact Lens: cannot read ${doc.uri.toString(true)}: ${(e as Error).message}`);
-          panel.dispose();
-          return;
-        }
+        const file = await localFileFor(doc.uri, panel);
+        if (file === undefined) return;
         this.problems.add(new ProblemInspector(this, panel, file, name));
         panel.onDidDispose(() => {
           for (const p of this.problems) if (p.panel === panel) this.problems.delete(p);
-          if (doc.uri.scheme !== 'file') void fs.rm(path.dirname(file), { recursive: true, force: true });
         });
       },
     };

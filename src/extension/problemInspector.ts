@@ -5,13 +5,11 @@
  * — or `problemError`, one line naming the file and the field, shown in the panel (the panel stays open).
  */
 import * as vscode from 'vscode';
-import { randomInt } from 'node:crypto';
 import { WorkerClient, CancelledError } from './workerClient.js';
 import type { HostMessage } from '../protocol/inspector.js';
 import { PROTOCOL_VERSION } from '../protocol/inspector.js';
 import { validateWebviewMessage, type ProtocolError } from '../protocol/validate.js';
-import { inspectorHtml, makeNonce } from './webviewHtml.js';
-import { webviewOptions } from './inspector.js';
+import { loadInspectorPage } from './inspector.js';
 import { timedCallback } from './callbackTimes.js';
 import { fractionReporter } from './progress.js';
 
@@ -54,16 +52,7 @@ export class ProblemInspector implements vscode.Disposable {
     readonly file: string,
   ) {
     const webview = panel.webview;
-    webview.options = webviewOptions(host.extensionUri);
-    const nonce = makeNonce(() => randomInt(2 ** 32) / 2 ** 32);
-    const root = vscode.Uri.joinPath(host.extensionUri, 'dist', 'webview');
-    webview.html = inspectorHtml({
-      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'main.js')).toString(),
-      styleUri: webview.asWebviewUri(vscode.Uri.joinPath(root, 'style.css')).toString(),
-      cspSource: webview.cspSource,
-      nonce,
-      title: panel.title,
-    });
+    loadInspectorPage(panel, host.extensionUri);
     this.subs.push(
       webview.onDidReceiveMessage(timedCallback('webview message', (m: unknown) => this.receive(m))),
       panel.onDidDispose(() => this.dispose()),
