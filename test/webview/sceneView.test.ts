@@ -165,6 +165,36 @@ describe('webview scene view', () => {
     }
   });
 
+  it('a resize while a low frame is shown keeps the first fit: back at frame 1 the ball (1.1 m up) is still in view', async () => {
+    // the real-editor e2e failed once this way: the panel resized during playback, the automatic fit framed
+    // the frame shown then (the ball near the ground), and frame 1's ball was above the view
+    const host = await FakeHost.open(browser, f.model, f.source, { index: 0, viewport: { width: 1400, height: 1000 } });
+    try {
+      await host.waitForIndex(0);
+      const ball = f.model.scene.bodies.findIndex((b) => b.name === 'ball');
+      const at = (i: number) => Array.from(f.model.frameView(i).scene!.poses.subarray(POSE_STRIDE * ball, POSE_STRIDE * ball + 3)) as Vec;
+      assert.ok((await host.project(at(0))).visible, 'frame 1: the ball is in view after the first fit');
+      await host.deliver({ type: 'command', command: { name: 'goto', index: first } });
+      await host.waitForIndex(first);
+      assert.ok(at(first)[2] < at(0)[2] - 0.5, `the impact frame's ball (${at(first)[2]} m) is well below frame 1's (${at(0)[2]} m)`);
+      for (const size of [
+        { width: 900, height: 1000 },
+        { width: 1400, height: 1000 },
+      ]) {
+        await host.page.setViewportSize(size);
+        await host.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      }
+      await host.deliver({ type: 'command', command: { name: 'goto', index: 0 } });
+      await host.waitForIndex(0);
+      const top = at(0);
+      const p = await host.project([top[0], top[1], top[2] + 0.1]);
+      assert.ok(p.visible, `frame 1: the top of the ball at z ${top[2] + 0.1} m is in view after the resize (${JSON.stringify(p)})`);
+      assert.deepEqual(host.pageErrors, []);
+    } finally {
+      await host.close();
+    }
+  });
+
   it('what-if ghost: after a re-solve, the alternative’s post-step contact velocity is drawn beside the recorded one', async () => {
     const host = await FakeHost.open(browser, f.model, f.source, { index: first });
     try {

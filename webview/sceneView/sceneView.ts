@@ -134,6 +134,8 @@ export class SceneView {
   private metresPerNs = 0;
   private longestNs = 0;
   private framedOnce = false;
+  /** The region the automatic fit showed first; kept while the camera is automatic (resizes re-fit it). */
+  private autoFitBox: Box3 | undefined;
   /** The camera is still the automatic fit (no pointer, wheel or key on the canvas yet). */
   private autoFit = true;
   private pending = 0;
@@ -262,7 +264,9 @@ export class SceneView {
         });
       new ResizeObserver(() => {
         this.resize();
-        if (this.autoFit && this.framedOnce && !saved?.camera) this.frameAll(false);
+        // the same region as the first fit, to the new aspect: not the frame shown at the time of the resize
+        // (a resize during playback framed the ball where it happened to be, and frame 1's ball left the view)
+        if (this.autoFit && this.framedOnce && !saved?.camera) this.fit(this.autoFitBox ?? this.currentBounds(), false);
         this.handlers.stateChanged();
       }).observe(this.box);
     }
@@ -314,7 +318,10 @@ export class SceneView {
   /** A new session: its bodies (shapes). `keepCamera`: the same source as before (or as the saved state). */
   setScene(info: SceneInfo | undefined, keepCamera: boolean): void {
     this.info = info;
-    if (!keepCamera) this.framedOnce = false;
+    if (!keepCamera) {
+      this.framedOnce = false;
+      this.autoFitBox = undefined;
+    }
     this.view = undefined;
     this.history.clear();
     this.selectedBodies.clear();
@@ -361,7 +368,8 @@ export class SceneView {
     this.metresPerNs = this.longestNs > 0 ? 1 / niceStep(this.longestNs / (LONGEST_ARROW_UNITS * this.unit)) : 0;
     if (!this.framedOnce && v.scene) {
       this.framedOnce = true;
-      this.frameAll(false);
+      this.autoFitBox = this.currentBounds();
+      this.fit(this.autoFitBox, false);
     }
     this.redraw(performance.now() - t0);
   }
@@ -390,12 +398,20 @@ export class SceneView {
   }
 
   frameAll(notify = true): void {
-    if (!this.orbit) return;
-    this.resize(); // the fit uses the viewport's current aspect
-    let box = this.bodies.bounds();
+    this.fit(this.currentBounds(), notify);
+  }
+
+  /** Every body, the ground's visible patch and the contact points of the frame shown. */
+  private currentBounds(): Box3 {
+    const box = this.bodies.bounds();
     for (const p of this.bodies.groundPoints()) box.expandByPoint(p);
     for (const c of this.view?.contacts ?? []) box.expandByPoint(new Vector3(...c.point));
-    if (box.isEmpty()) box = new Box3(new Vector3(-1, -1, 0), new Vector3(1, 1, 1));
+    return box.isEmpty() ? new Box3(new Vector3(-1, -1, 0), new Vector3(1, 1, 1)) : box;
+  }
+
+  private fit(box: Box3, notify: boolean): void {
+    if (!this.orbit) return;
+    this.resize(); // the fit uses the viewport's current aspect
     const s = box.getBoundingSphere(new Sphere());
     this.orbit.frame(s.center, s.radius);
     if (!notify) this.handlers.stateChanged();
