@@ -182,7 +182,7 @@ describe('webview scene view', () => {
         { width: 1400, height: 1000 },
       ]) {
         await host.page.setViewportSize(size);
-        await host.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+        await host.page.evaluate(() => new Promise((r) => (globalThis as any).requestAnimationFrame(() => (globalThis as any).requestAnimationFrame(r))));
       }
       await host.deliver({ type: 'command', command: { name: 'goto', index: 0 } });
       await host.waitForIndex(0);
