@@ -36,15 +36,18 @@ function sphereColumn(k: number, mu: number, seed: number): { bodies: BodyState[
  * A 2-D pyramid of unit boxes in the x–z plane: `rows` boxes at the bottom, each box above resting on two
  * boxes below; four contacts per support face (the redundant coplanar contacts of box stacking).
  */
-function boxPyramid(rows: number, mu: number): { bodies: BodyState[]; contacts: ContactPoint[] } {
+function boxPyramid(
+  rows: number,
+  mu: number,
+  makeBody: (x: number, level: number, j: number) => BodyState = (x, level, j) => body(1, 1 / 6, [x, 0, 0.5 + level], [0.01 * ((j % 3) - 1), 0, -0.16]),
+): { bodies: BodyState[]; contacts: ContactPoint[]; index: number[][] } {
   const bodies: BodyState[] = [staticBody()];
   const contacts: ContactPoint[] = [];
   const index: number[][] = [];
   for (let level = 0; level < rows; level++) {
     index.push([]);
     for (let j = 0; j < rows - level; j++) {
-      const x = j + 0.5 * level;
-      bodies.push(body(1, 1 / 6, [x, 0, 0.5 + level], [0.01 * ((j % 3) - 1), 0, -0.16]));
+      bodies.push(makeBody(j + 0.5 * level, level, j));
       index[level].push(bodies.length - 1);
     }
   }
@@ -64,7 +67,7 @@ function boxPyramid(rows: number, mu: number): { bodies: BodyState[]; contacts: 
       corners(x - 0.5, x, level, index[level][j], index[level - 1][j]);
       corners(x, x + 0.5, level, index[level][j], index[level - 1][j + 1]);
     }
-  return { bodies, contacts };
+  return { bodies, contacts, index };
 }
 
 /**
@@ -75,33 +78,10 @@ function boxPyramid(rows: number, mu: number): { bodies: BodyState[]; contacts: 
 function speculativePile(rows: number, seed: number): { bodies: BodyState[]; contacts: ContactPoint[] } {
   const r = rng(seed),
     mu = 0.5;
-  const bodies: BodyState[] = [staticBody()];
-  const contacts: ContactPoint[] = [];
-  const index: number[][] = [];
-  for (let level = 0; level < rows; level++) {
-    index.push([]);
-    for (let j = 0; j < rows - level; j++) {
-      const m = 1 + 3 * Math.abs(r());
-      bodies.push(body(m, m / 6, [j + 0.5 * level, 0, 0.5 + level], [0.3 * r(), 0.3 * r(), -0.16 + 0.05 * r()], [0.3 * r(), 0.3 * r(), 0.3 * r()]));
-      index[level].push(bodies.length - 1);
-    }
-  }
-  const face = (x0: number, x1: number, z: number, a: number, b: number): void => {
-    for (const [x, y] of [
-      [x0, -0.5],
-      [x1, -0.5],
-      [x1, 0.5],
-      [x0, 0.5],
-    ])
-      contacts.push(contact(a, b, [x, y, z], [0, 0, 1], mu, 0, 0.001));
-  };
-  for (let j = 0; j < rows; j++) face(j - 0.5, j + 0.5, 0, index[0][j], 0);
-  for (let level = 1; level < rows; level++)
-    for (let j = 0; j < rows - level; j++) {
-      const x = j + 0.5 * level;
-      face(x - 0.5, x, level, index[level][j], index[level - 1][j]);
-      face(x, x + 0.5, level, index[level][j], index[level - 1][j + 1]);
-    }
+  const { bodies, contacts, index } = boxPyramid(rows, mu, (x, level) => {
+    const m = 1 + 3 * Math.abs(r());
+    return body(m, m / 6, [x, 0, 0.5 + level], [0.3 * r(), 0.3 * r(), -0.16 + 0.05 * r()], [0.3 * r(), 0.3 * r(), 0.3 * r()]);
+  });
   for (let level = 0; level < rows; level++)
     for (let j = 0; j + 1 < rows - level; j++) {
       const x = j + 0.5 * level + 0.5;
