@@ -266,6 +266,32 @@ async function servePage(
   await page.goto(`${ORIGIN}/index.html`);
 }
 
+/** Sends a host message to the page the way VS Code does (a window 'message' event). */
+async function deliverTo(page: Page, msg: unknown): Promise<void> {
+  // Sent as JSON text (playwright's argument serializer is slow for big arrays) with each typed array
+  // (the heat map's Uint8Array) as base64, rebuilt in the page before postMessage: the page receives
+  // typed arrays, as VS Code (engines ≥ 1.57) delivers them.
+  const json = JSON.stringify(msg, (_k, x: unknown) =>
+    x instanceof Uint8Array || x instanceof Float64Array
+      ? { $typed: x instanceof Uint8Array ? 'Uint8Array' : 'Float64Array', base64: Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString('base64') }
+      : x,
+  );
+  // (the reviver stays an anonymous inline arrow: tsx would wrap a named one in a __name() helper that
+  // does not exist in the page)
+  await page.evaluate((text) => {
+    (globalThis as any).postMessage(
+      JSON.parse(text, (_k: string, x: any): unknown => {
+        if (x === null || typeof x !== 'object' || typeof x.$typed !== 'string') return x;
+        const bin = atob(x.base64),
+          bytes = new Uint8Array(bin.length);
+        for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+        return x.$typed === 'Uint8Array' ? bytes : new Float64Array(bytes.buffer);
+      }),
+      '*',
+    );
+  }, json);
+}
+
 export class FakeHost {
   readonly received: Received[] = [];
   readonly console: string[] = [];
@@ -348,29 +374,8 @@ export class FakeHost {
   }
 
   /** Sends a host message the way VS Code does (a window 'message' event). */
-  async deliver(msg: unknown): Promise<void> {
-    // Sent as JSON text (playwright's argument serializer is slow for big arrays) with each typed array
-    // (the heat map's Uint8Array) as base64, rebuilt in the page before postMessage: the page receives
-    // typed arrays, as VS Code (engines ≥ 1.57) delivers them.
-    const json = JSON.stringify(msg, (_k, x: unknown) =>
-      x instanceof Uint8Array || x instanceof Float64Array
-        ? { $typed: x instanceof Uint8Array ? 'Uint8Array' : 'Float64Array', base64: Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString('base64') }
-        : x,
-    );
-    // (the reviver stays an anonymous inline arrow: tsx would wrap a named one in a __name() helper that
-    // does not exist in the page)
-    await this.page.evaluate((text) => {
-      (globalThis as any).postMessage(
-        JSON.parse(text, (_k: string, x: any): unknown => {
-          if (x === null || typeof x !== 'object' || typeof x.$typed !== 'string') return x;
-          const bin = atob(x.base64),
-            bytes = new Uint8Array(bin.length);
-          for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-          return x.$typed === 'Uint8Array' ? bytes : new Float64Array(bytes.buffer);
-        }),
-        '*',
-      );
-    }, json);
+  deliver(msg: unknown): Promise<void> {
+    return deliverTo(this.page, msg);
   }
 
   messages<T extends WebviewMessage['type']>(type: T): Extract<WebviewMessage, { type: T }>[] {
@@ -524,23 +529,9 @@ export class ProblemHost {
     if (m.type === 'ready') void this.deliver(this.message);
   }
 
-  /** As FakeHost.deliver: JSON with typed arrays as base64, rebuilt in the page. */
-  async deliver(msg: unknown): Promise<void> {
-    const json = JSON.stringify(msg, (_k, x: unknown) =>
-      x instanceof Uint8Array ? { $typed: 'Uint8Array', base64: Buffer.from(x.buffer, x.byteOffset, x.byteLength).toString('base64') } : x,
-    );
-    await this.page.evaluate((text) => {
-      (globalThis as any).postMessage(
-        JSON.parse(text, (_k: string, x: any): unknown => {
-          if (x === null || typeof x !== 'object' || typeof x.$typed !== 'string') return x;
-          const bin = atob(x.base64),
-            bytes = new Uint8Array(bin.length);
-          for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-          return bytes;
-        }),
-        '*',
-      );
-    }, json);
+  /** As FakeHost.deliver. */
+  deliver(msg: unknown): Promise<void> {
+    return deliverTo(this.page, msg);
   }
 
   async text(selector: string): Promise<string> {
