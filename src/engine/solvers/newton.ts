@@ -144,18 +144,19 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
     return { lambda: lam, iterations, regularization, history: hist.finish(), status: { kind: 'max-iterations', reason } };
   }
   const ipmOpts = { solver: 'ipm', tolerance: tol, maxIterations: budget } as const;
+  /** Counts an interior-point run's iterations, history and regularisation into this solve; its KKT max_rel. */
+  const absorb = (run: AlgorithmOutput): number => {
+    iterations += run.iterations;
+    for (let k = 0; k < run.history.residual.length; k++) record(run.history.residual[k], run.history.objective[k]);
+    if (run.regularization > regularization) regularization = run.regularization;
+    return kktInto(p, run.lambda, ws).maxRel;
+  };
   let g = warmStart ? solveIpmFrom(p, ipmOpts, lam) : solveIpm(p, ipmOpts);
-  iterations += g.iterations;
-  for (let k = 0; k < g.history.residual.length; k++) record(g.history.residual[k], g.history.objective[k]);
-  if (g.regularization > regularization) regularization = g.regularization;
-  let rg = kktInto(p, g.lambda, ws).maxRel;
+  let rg = absorb(g);
   if (warmStart && !(rg <= tol) && maxIt - iterations > 0) {
     // the warm interior path did not get there: the interior point's own start, with the budget left
     const h = solveIpm(p, { ...ipmOpts, maxIterations: maxIt - iterations });
-    iterations += h.iterations;
-    for (let k = 0; k < h.history.residual.length; k++) record(h.history.residual[k], h.history.objective[k]);
-    if (h.regularization > regularization) regularization = h.regularization;
-    const rh = kktInto(p, h.lambda, ws).maxRel;
+    const rh = absorb(h);
     if (rh <= rg || !Number.isFinite(rg)) {
       g = h;
       rg = rh;
