@@ -195,6 +195,31 @@ describe('webview scene view', () => {
     }
   });
 
+  it('the first frame shown is a low one (playback ran ahead): going back to frame 1, the ball (1.1 m up) is in view', async () => {
+    // the real-editor e2e failed this way: after ▶ Run the first frame the panel drew was one where the ball had
+    // fallen, the automatic fit framed it, and frame 1's ball was above the view
+    const host = await FakeHost.open(browser, f.model, f.source, { index: first, viewport: { width: 1400, height: 1000 } });
+    try {
+      await host.waitForIndex(first);
+      const ball = f.model.scene.bodies.findIndex((b) => b.name === 'ball');
+      const at = (i: number) => Array.from(f.model.frameView(i).scene!.poses.subarray(POSE_STRIDE * ball, POSE_STRIDE * ball + 3)) as Vec;
+      assert.ok(at(first)[2] < at(0)[2] - 0.5, `the impact frame's ball (${at(first)[2]} m) is well below frame 1's (${at(0)[2]} m)`);
+      assert.ok((await host.project(at(first))).visible, 'the impact frame: the ball is in view after the first fit');
+      await host.deliver({ type: 'command', command: { name: 'goto', index: 0 } });
+      await host.waitForIndex(0);
+      const top = at(0);
+      const p = await host.project([top[0], top[1], top[2] + 0.1]);
+      assert.ok(p.visible, `frame 1: the top of the ball at z ${top[2] + 0.1} m is in view (${JSON.stringify(p)})`);
+      // and back at the low frame, its ball is still in view (the automatic camera only ever widens)
+      await host.deliver({ type: 'command', command: { name: 'goto', index: first } });
+      await host.waitForIndex(first);
+      assert.ok((await host.project(at(first))).visible, 'the impact frame: the ball is in view again');
+      assert.deepEqual(host.pageErrors, []);
+    } finally {
+      await host.close();
+    }
+  });
+
   it('what-if ghost: after a re-solve, the alternative’s post-step contact velocity is drawn beside the recorded one', async () => {
     const host = await FakeHost.open(browser, f.model, f.source, { index: first });
     try {

@@ -136,7 +136,7 @@ export class SceneView {
   private framedOnce = false;
   /** The region the automatic fit showed first; kept while the camera is automatic (resizes re-fit it). */
   private autoFitBox: Box3 | undefined;
-  /** The camera is still the automatic fit (no pointer, wheel or key on the canvas yet). */
+  /** The camera is still the automatic fit (no pointer, wheel or key on the canvas yet, no camera restored). */
   private autoFit = true;
   private pending = 0;
   /** Body positions of recently shown frames (session index → poses) for trails. */
@@ -243,8 +243,10 @@ export class SceneView {
         this.handlers.stateChanged();
       });
       if (saved?.camera) {
+        // a restored camera is the user's: no automatic fit moves it until a new source arrives
         this.orbit.state = saved.camera;
         this.framedOnce = true;
+        this.autoFit = false;
       }
       canvas.addEventListener('keydown', (e) => {
         if (e.key === 'f' || e.key === 'F') {
@@ -266,7 +268,7 @@ export class SceneView {
         this.resize();
         // the same region as the first fit, to the new aspect: not the frame shown at the time of the resize
         // (a resize during playback framed the ball where it happened to be, and frame 1's ball left the view)
-        if (this.autoFit && this.framedOnce && !saved?.camera) this.fit(this.autoFitBox ?? this.currentBounds(), false);
+        if (this.autoFit && this.framedOnce) this.fit(this.autoFitBox ?? this.currentBounds(), false);
         this.handlers.stateChanged();
       }).observe(this.box);
     }
@@ -320,6 +322,7 @@ export class SceneView {
     this.info = info;
     if (!keepCamera) {
       this.framedOnce = false;
+      this.autoFit = true;
       this.autoFitBox = undefined;
     }
     this.view = undefined;
@@ -370,6 +373,11 @@ export class SceneView {
       this.framedOnce = true;
       this.autoFitBox = this.currentBounds();
       this.fit(this.autoFitBox, false);
+    } else if (this.autoFit && this.autoFitBox && v.scene) {
+      // the automatic camera only widens: a frame reaching outside the region fitted so far is added to it (the
+      // first frame drawn can be any frame of a playback, and frame 1's bodies must not be left above the view)
+      const bounds = this.currentBounds();
+      if (!this.autoFitBox.containsBox(bounds)) this.fit(this.autoFitBox.union(bounds), false);
     }
     this.redraw(performance.now() - t0);
   }
