@@ -256,6 +256,8 @@ export class Diagnoser {
   consistency: { firstFrame: number; body: number; bug: WriterBug; text: string; frames: number; checked: number } | null = null;
   /** Frames whose Δv = M⁻¹Jᵀλ was checked (they have `pre` and a consistent state). */
   checkedFrames = 0;
+  /** Per frame number: the contacts listed by its injection findings (frames without any are absent). */
+  private readonly injectionContacts = new Map<number, number[]>();
   /** A non-finite state was reported (once). */
   private blownUp = false;
   /** Per frame: the ledger and injected joules per mechanism (for charts and `report`). */
@@ -445,8 +447,17 @@ export class Diagnoser {
           shares.spread('friction-positive-work', m.work, new Map(cs.map((c) => [c, 1])));
         }
       });
+    const before = this.findings.length;
     this.pushInjections(f, ledger, shares, savings, mark);
-    const injected = new Set(this.findings.filter((x) => x.frame === f.frame && x.kind === 'injection').flatMap((x) => x.contacts));
+    // contacts of the injection findings of this frame number (also those of an earlier line with the same
+    // number), kept per frame number: scanning every finding so far made the pass quadratic in the findings
+    let listed = this.injectionContacts.get(f.frame);
+    for (let k = before; k < this.findings.length; k++)
+      if (this.findings[k].kind === 'injection') {
+        if (!listed) this.injectionContacts.set(f.frame, (listed = []));
+        for (const c of this.findings[k].contacts) listed.push(c);
+      }
+    const injected = new Set(listed);
     const byKind = new Map<NonPhysicalKind, NonPhysicalEvent[]>();
     for (const ev of this.nonPhysical.events(f, ledger.contacts)) {
       // a contact whose separation an injection finding already explains is not listed twice
