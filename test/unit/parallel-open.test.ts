@@ -11,6 +11,9 @@ import { RecordingWriter } from '../../src/format/recordingFile.js';
 import { World } from '../../src/engine/world/world.js';
 import { frameFromWorld, headerFromWorld } from '../../src/format/worldRecording.js';
 import { InspectorModel } from '../../src/extension/model/inspectorModel.js';
+import { diagnoseInWorker } from '../../src/extension/model/parallelDiagnosis.js';
+import { diagnose } from '../../src/session/diagnose.js';
+import { RecordingReader } from '../../src/format/recordingFile.js';
 
 const ROOT = resolve(__dirname, '..', '..');
 
@@ -59,6 +62,21 @@ describe('parallel inspector open', function () {
       one.close();
       two.close();
     }
+  });
+
+  it('the worker itself diagnoses the file as one thread does (no silent fall-back behind the comparison above)', async () => {
+    const file = recording();
+    const reader = RecordingReader.openSync(file);
+    const frames = Array.from({ length: reader.frameCount }, (_, i) => reader.frame(i));
+    const expected = diagnose(reader.header, frames, { counterfactualTotalWork: 2e6 });
+    reader.close();
+    const r = await diagnoseInWorker(file, { counterfactualTotalWork: 2e6 });
+    assert.equal(r.injected.length, frames.length);
+    assert.ok(expected.length > 10);
+    assert.deepEqual(
+      r.findings.map((f) => ({ ...f, counterfactual: f.counterfactual && { ...f.counterfactual, timeMs: 0 } })),
+      expected.map((f) => ({ ...f, counterfactual: f.counterfactual && { ...f.counterfactual, timeMs: 0 } })),
+    );
   });
 
   it('reports a bad file as the one-thread open does, and a cancelled open rejects', async () => {

@@ -4,10 +4,8 @@
  * tests. The timeline and the findings come from ONE streaming pass (the scenario's first simulation, or
  * one read of the recording); frame views, contact series and what-ifs are computed on demand.
  */
-import * as fs from 'node:fs';
-import { availableParallelism } from 'node:os';
 import { Session } from '../../session/session.js';
-import { diagnoseInWorker, PARALLEL_OPEN_MIN_BYTES, DiagnosisWorkerError, type DiagnosisWorkerResult } from './parallelDiagnosis.js';
+import { diagnoseInWorker, DiagnosisWorkerError, type DiagnosisWorkerResult } from './parallelDiagnosis.js';
 import { Diagnoser, frameEnergyParts, type DiagnosisOptions, type Finding, type InjectionMechanism } from '../../session/diagnose.js';
 import { STATIC_CONTACT_KINEMATICS, type ContactKinematics } from '../../session/contactKinematics.js';
 import { ContactKeyTable, contactKeyText } from '../../session/contactKeys.js';
@@ -57,9 +55,9 @@ export type Progress = (message: string, fraction: number | null) => void;
 
 export interface OpenRecordingOptions {
   /**
-   * Diagnose in a worker thread while this thread indexes and builds the timeline (the same findings; about
-   * one more parse of the file in CPU time). Default: when the machine has more than one core and the file
-   * has at least PARALLEL_OPEN_MIN_BYTES.
+   * Diagnose in a worker thread while this thread indexes and builds the timeline (the same findings).
+   * Off by default: each thread parses every line, so the CPU time grows by 40–60 %, and at the load of
+   * a shared 2-core machine (6–7) the open was slower, not faster (bench/open.ts prints both paths).
    */
   readonly parallel?: boolean;
 }
@@ -68,15 +66,6 @@ const readingProgress =
   (file: string, progress?: Progress) =>
   (read: number, total: number): void =>
     progress?.(`reading ${file.split(/[\\/]/).pop()}: ${(read / 2 ** 20).toFixed(0)} / ${(total / 2 ** 20).toFixed(0)} MiB`, total > 0 ? read / total : null);
-
-/** The file's size in bytes (0 when it cannot be read: the open then reports why). */
-function fileSize(file: string): number {
-  try {
-    return fs.statSync(file).size;
-  } catch {
-    return 0;
-  }
-}
 
 interface MutableTimeline {
   frame: number[];
@@ -372,8 +361,7 @@ export class InspectorModel {
     signal?: AbortSignal,
     options: OpenRecordingOptions = {},
   ): Promise<InspectorModel> {
-    const parallel = options.parallel ?? (availableParallelism() > 1 && fileSize(file) >= PARALLEL_OPEN_MIN_BYTES);
-    if (parallel) {
+    if (options.parallel) {
       try {
         return await InspectorModel.openParallel(file, diagnosis, progress, signal);
       } catch (e) {

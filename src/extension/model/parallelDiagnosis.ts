@@ -10,9 +10,6 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { DiagnosisOptions, Finding, InjectionMechanism } from '../../session/diagnose.js';
 
-/** Files at least this large open with the diagnosis in a worker (below it the worker's start-up dominates). */
-export const PARALLEL_OPEN_MIN_BYTES = 16 * 2 ** 20;
-
 /** What the diagnosis worker sends back: findings, and per frame position its injected joules. */
 export interface DiagnosisWorkerResult {
   readonly findings: Finding[];
@@ -27,9 +24,14 @@ export interface DiagnosisWorkerResult {
 /** The diagnosis worker failed to start or to finish (the open then runs the diagnosis on its own thread). */
 export class DiagnosisWorkerError extends Error {}
 
-/** The worker script beside this module: the .ts source under tsx (tests, benchmarks), the bundle in dist/. */
-function workerScript(): string {
-  return __filename.endsWith('.ts') ? path.join(__dirname, 'diagnosisWorker.ts') : path.join(__dirname, 'diagnosisWorker.js');
+/**
+ * A worker on the script beside this module: the bundle dist/diagnosisWorker.js, or under tsx (tests,
+ * benchmarks) the .ts source, loaded through tsx's CommonJS hook registered in the worker's own thread.
+ */
+function startWorker(workerData: unknown): Worker {
+  if (!__filename.endsWith('.ts')) return new Worker(path.join(__dirname, 'diagnosisWorker.js'), { workerData });
+  const source = path.join(__dirname, 'diagnosisWorker.ts');
+  return new Worker(`require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${JSON.stringify(source)});`, { eval: true, workerData });
 }
 
 /** Diagnoses `file` in a worker thread; the promise rejects with the worker's error (or the signal's reason). */
@@ -37,7 +39,7 @@ export function diagnoseInWorker(file: string, options: Partial<DiagnosisOptions
   return new Promise((resolve, reject) => {
     let worker: Worker;
     try {
-      worker = new Worker(workerScript(), { workerData: { file, options } });
+      worker = startWorker({ file, options });
     } catch (e) {
       reject(new DiagnosisWorkerError(`${file}: the diagnosis worker could not start: ${(e as Error).message}`));
       return;
