@@ -143,7 +143,7 @@ async function main(): Promise<void> {
     const vv = stats(viewTimes);
     const openRate = size / 2 ** 20 / (opened.wallMs / 1000);
     console.log(
-      `  inspector open ${rate(size, opened)} (index + timeline with κ per frame, the diagnosis in a worker thread at the same time, CPU of both; ${m.findings.length} findings; target ≥ 60 MiB/s ${openRate >= 60 ? 'MET' : 'MISSED'}; peak RSS of the process so far ${peakRssMiB().toFixed(0)} MiB)`,
+      `  inspector open ${rate(size, opened)} (index + timeline with κ per frame + diagnosis on one thread; ${m.findings.length} findings; target ≥ 60 MiB/s ${openRate >= 60 ? 'MET' : 'MISSED'}; peak RSS of the process so far ${peakRssMiB().toFixed(0)} MiB)`,
     );
     console.log(`  frame view     20 random frames (table rows, islands with A, κ, causes): median ${ms(vv.median)}, max ${ms(vv.max)}`);
     console.log(`  λ series       one contact over ${series.index.length} sampled frames: ${ms(seriesMs)}`);
