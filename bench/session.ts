@@ -17,18 +17,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  CONVENTIONS,
-  RECORDING_FORMAT,
-  RECORDING_VERSION,
-  serializeFrame,
-  serializeHeader,
-  type RecordedFrame,
-  type RecordingHeader,
-} from '../src/format/recording.js';
 import { Session } from '../src/session/session.js';
 import { InspectorModel } from '../src/extension/model/inspectorModel.js';
 import { rng } from '../test/rng.js';
+import { writeSyntheticRecording } from './syntheticRecording.js';
 import { RecordingReader } from '../src/format/recordingFile.js';
 import { cpuMs, diskReferences, machineInfo, peakRssMiB, rate, timed, timedAsync } from './common.js';
 
@@ -36,83 +28,6 @@ const FRAMES = Number(process.argv[2] ?? 10_000);
 const CONTACTS = Number(process.argv[3] ?? 200);
 const BOXES = Math.max(1, Math.round(CONTACTS / 4));
 const SEEKS = 200;
-
-const r4 = (x: number): number => Math.round(x * 1e6) / 1e6;
-const dt = 1 / 60,
-  mass = 1,
-  h = 0.5,
-  I = (mass / 3) * (2 * h * h);
-
-function header(): RecordingHeader {
-  return {
-    format: RECORDING_FORMAT,
-    version: RECORDING_VERSION,
-    producer: { name: 'bench-session-synthetic', version: '0' },
-    units: 'SI',
-    conventions: CONVENTIONS,
-    dt,
-    gravity: [0, 0, -9.81],
-    bodies: [
-      { name: 'ground', shape: { plane: { normal: [0, 0, 1], offset: 0 } }, mass: null, inertia: null, static: true },
-      ...Array.from({ length: BOXES }, (_, k) => ({
-        name: `box-${k}`,
-        shape: { box: { halfExtents: [h, h, h] as [number, number, number] } },
-        mass,
-        inertia: [I, I, I] as [number, number, number],
-        static: false,
-      })),
-    ],
-    solver: { name: 'synthetic-pgs', erp: 0.2, slop: 0.001, restVelocityThreshold: 0.5, splitImpulse: false, warmStart: true },
-  };
-}
-
-function frame(k: number, rand: () => number): RecordedFrame {
-  const bodies: RecordedFrame['bodies'][number][] = [{ x: [0, 0, 0], q: [1, 0, 0, 0], v: [0, 0, 0], w: [0, 0, 0] }];
-  const pre: NonNullable<RecordedFrame['pre']>[number][] = [{ v: [0, 0, 0], w: [0, 0, 0], x: [0, 0, 0], q: [1, 0, 0, 0] }];
-  const contacts: RecordedFrame['contacts'][number][] = [];
-  const lambda: number[] = [];
-  for (let b = 0; b < BOXES; b++) {
-    const cx = 2 * (b % 10),
-      cy = 2 * Math.floor(b / 10);
-    const depth = r4(0.001 + 0.002 * rand());
-    const z = r4(h - depth);
-    const vz = r4(-0.1635 * rand());
-    bodies.push({ x: [cx, cy, z], q: [1, 0, 0, 0], v: [0, 0, r4(0.01 * (rand() - 0.5))], w: [0, 0, 0] });
-    pre.push({ v: [0, 0, vz], w: [0, 0, 0], x: [cx, cy, z], q: [1, 0, 0, 0] });
-    for (let c = 0; c < 4 && contacts.length < CONTACTS; c++) {
-      const sx = c & 1 ? h : -h,
-        sy = c & 2 ? h : -h;
-      contacts.push({
-        a: b + 1,
-        b: 0,
-        point: [cx + sx, cy + sy, r4(-depth)],
-        normal: [0, 0, 1],
-        t1: [1, 0, 0],
-        t2: [0, 1, 0],
-        depth,
-        mu: 0.5,
-        e: 0,
-        feature: `box-${b}:v${c}/ground`,
-      });
-      lambda.push(r4(((mass * 9.81 * dt) / 4) * (0.9 + 0.2 * rand())), r4(1e-4 * (rand() - 0.5)), r4(1e-4 * (rand() - 0.5)));
-    }
-  }
-  return {
-    frame: k,
-    time: (k + 1) * dt,
-    bodies,
-    pre,
-    contacts,
-    solver: {
-      name: 'synthetic-pgs',
-      status: rand() < 0.95 ? 'converged' : 'max-iterations',
-      iterations: 1 + Math.floor(20 * rand()),
-      residuals: [r4(rand()), r4(1e-3 * rand())],
-      lambda,
-    },
-    energy: { kinetic: r4(rand()), potential: r4(BOXES * mass * 9.81 * h), total: r4(BOXES * mass * 9.81 * h + rand()) },
-  };
-}
 
 function stats(xs: number[]): { median: number; max: number; p95: number } {
   const s = [...xs].sort((a, b) => a - b);
@@ -123,23 +38,8 @@ const ms = (x: number): string => `${x.toFixed(2)} ms`;
 
 async function main(): Promise<void> {
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'contact-lens-bench-session-')), 'synthetic.rec.jsonl');
-  const rand = rng(1);
   let t0 = performance.now();
-  const fd = fs.openSync(file, 'w');
-  let buf: string[] = [serializeHeader(header()), '\n'],
-    chars = 0;
-  for (let k = 0; k < FRAMES; k++) {
-    const line = serializeFrame(frame(k, rand));
-    buf.push(line, '\n');
-    chars += line.length;
-    if (chars > 8 << 20) {
-      fs.writeSync(fd, buf.join(''));
-      buf = [];
-      chars = 0;
-    }
-  }
-  fs.writeSync(fd, buf.join(''));
-  fs.closeSync(fd);
+  writeSyntheticRecording(file, FRAMES, CONTACTS);
   const genMs = performance.now() - t0;
   const size = fs.statSync(file).size;
 
@@ -243,7 +143,7 @@ async function main(): Promise<void> {
     const vv = stats(viewTimes);
     const openRate = size / 2 ** 20 / (opened.wallMs / 1000);
     console.log(
-      `  inspector open ${rate(size, opened)} (index + timeline with κ per frame + diagnosis; ${m.findings.length} findings; target ≥ 60 MiB/s ${openRate >= 60 ? 'MET' : 'MISSED'}; peak RSS of the process so far ${peakRssMiB().toFixed(0)} MiB)`,
+      `  inspector open ${rate(size, opened)} (index + timeline with κ per frame + diagnosis on one thread; ${m.findings.length} findings; target ≥ 60 MiB/s ${openRate >= 60 ? 'MET' : 'MISSED'}; peak RSS of the process so far ${peakRssMiB().toFixed(0)} MiB)`,
     );
     console.log(`  frame view     20 random frames (table rows, islands with A, κ, causes): median ${ms(vv.median)}, max ${ms(vv.max)}`);
     console.log(`  λ series       one contact over ${series.index.length} sampled frames: ${ms(seriesMs)}`);

@@ -147,18 +147,27 @@ export function frameEnergyParts(header: RecordingHeader, f: RecordedFrame): { k
   const g = header.gravity;
   let kinetic = 0,
     potential = 0;
-  header.bodies.forEach((b, i) => {
-    if (b.static || b.mass === null) return;
+  const bodies = header.bodies;
+  // a loop with scalars (no closure, no array per body): it runs for every body of every frame, twice per open
+  for (let i = 0; i < bodies.length; i++) {
+    const b = bodies[i];
+    if (b.static || b.mass === null) continue;
     const s = f.bodies[i];
     kinetic += 0.5 * b.mass * (s.v[0] ** 2 + s.v[1] ** 2 + s.v[2] ** 2);
     potential -= b.mass * (g[0] * s.x[0] + g[1] * s.x[1] + g[2] * s.x[2]);
     // ½ωᵀI_wω with I_w = R I_b Rᵀ: ½ (Rᵀω)ᵀ I_b (Rᵀω)
     const R = quatToMat3(s.q);
-    const wb = [0, 1, 2].map((k) => s.w[0] * R[k] + s.w[1] * R[3 + k] + s.w[2] * R[6 + k]);
+    const w = s.w;
+    const wb0 = w[0] * R[0] + w[1] * R[3] + w[2] * R[6],
+      wb1 = w[0] * R[1] + w[1] * R[4] + w[2] * R[7],
+      wb2 = w[0] * R[2] + w[1] * R[5] + w[2] * R[8];
     const I = b.inertia;
-    if (I && I.length === 3) kinetic += 0.5 * (I[0] * wb[0] ** 2 + I[1] * wb[1] ** 2 + I[2] * wb[2] ** 2);
-    else if (I && I.length === 9) for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) kinetic += 0.5 * wb[r] * I[3 * r + c] * wb[c];
-  });
+    if (I && I.length === 3) kinetic += 0.5 * (I[0] * wb0 ** 2 + I[1] * wb1 ** 2 + I[2] * wb2 ** 2);
+    else if (I && I.length === 9) {
+      const wb = [wb0, wb1, wb2];
+      for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) kinetic += 0.5 * wb[r] * I[3 * r + c] * wb[c];
+    }
+  }
   return { kinetic, potential };
 }
 
@@ -256,6 +265,8 @@ export class Diagnoser {
   consistency: { firstFrame: number; body: number; bug: WriterBug; text: string; frames: number; checked: number } | null = null;
   /** Frames whose Δv = M⁻¹Jᵀλ was checked (they have `pre` and a consistent state). */
   checkedFrames = 0;
+  /** Per frame number: the contacts listed by its injection findings (frames without any are absent). */
+  private readonly injectionContacts = new Map<number, number[]>();
   /** A non-finite state was reported (once). */
   private blownUp = false;
   /** Per frame: the ledger and injected joules per mechanism (for charts and `report`). */
@@ -295,6 +306,7 @@ export class Diagnoser {
           : { source: 'declared-none', erp: 0, slop: 0 }
         : declared;
     this.prevEnergy = initialEnergy;
+    this.isStatic = header.bodies.map((b) => b.static);
     // the convex QP-SOCP model's lift is named only for solvers known to solve it (ours, or a header saying so)
     this.convexSolver =
       s.name === 'newton' || s.name === 'ipm' || (s.name === 'pgs' && s.friction === 'cone') || s.friction === 'cone' || s.model === 'qp-socp';
@@ -315,6 +327,8 @@ export class Diagnoser {
 
   /** The format 1.1 initial state has been taken as the first frame's predecessor. */
   private started = false;
+  /** Per body: static (the header's; built once, not per frame). */
+  private readonly isStatic: readonly boolean[];
 
   /** Diagnoses the next frame (frames must come in order). */
   add(f: RecordedFrame): void {
@@ -445,8 +459,17 @@ export class Diagnoser {
           shares.spread('friction-positive-work', m.work, new Map(cs.map((c) => [c, 1])));
         }
       });
+    const before = this.findings.length;
     this.pushInjections(f, ledger, shares, savings, mark);
-    const injected = new Set(this.findings.filter((x) => x.frame === f.frame && x.kind === 'injection').flatMap((x) => x.contacts));
+    // contacts of the injection findings of this frame number (also those of an earlier line with the same
+    // number), kept per frame number: scanning every finding so far made the pass quadratic in the findings
+    let listed = this.injectionContacts.get(f.frame);
+    for (let k = before; k < this.findings.length; k++)
+      if (this.findings[k].kind === 'injection') {
+        if (!listed) this.injectionContacts.set(f.frame, (listed = []));
+        for (const c of this.findings[k].contacts) listed.push(c);
+      }
+    const injected = new Set(listed);
     const byKind = new Map<NonPhysicalKind, NonPhysicalEvent[]>();
     for (const ev of this.nonPhysical.events(f, ledger.contacts)) {
       // a contact whose separation an injection finding already explains is not listed twice
@@ -506,7 +529,7 @@ export class Diagnoser {
   ): CounterfactualSavings | undefined {
     const tol = this.opt.speedTolerance,
       etol = this.opt.energyTolerance;
-    const isStatic = this.header.bodies.map((b) => b.static);
+    const isStatic = this.isStatic;
     const islands = buildIslands(
       isStatic.length,
       contacts.map((c) => [c.bodyA, c.bodyB] as const),
@@ -765,7 +788,8 @@ export class Diagnoser {
     const integratorGain = ledger.integrator - (contactFree ? -1 : 1) * this.eulerResidual;
     // with pushing contacts, the integrator channel also holds the potential energy of bodies they lift (a stack's
     // upper boxes): without an exact re-solve, an active stabilisation is the likelier cause than the integrator
-    const pushing = (ledger.contacts ?? []).some((c, i) => c.stabilisationSpeed > 0 && f.solver.lambda[3 * i] > 0);
+    // (evaluated only for a frame whose total rose: both uses below require it, and it scans every contact)
+    const pushing = rose > etol && (ledger.contacts ?? []).some((c, i) => c.stabilisationSpeed > 0 && f.solver.lambda[3 * i] > 0);
     if (rose > etol && rest > etol && integratorGain > etol && (contactFree || (reported.length === 0 && !pushing))) {
       shares.add('integrator-drift', Math.min(integratorGain, rose));
       reported.push('integrator-drift');

@@ -224,31 +224,58 @@ export function contactLedger(
   }
   let stab = 0,
     excess = 0;
-  const E = (x: number): number => k.mEff * (0.5 * x * x + pNormal * x);
   if (ln > 0 && sep > target + speedTol && k.mEff > 0) {
-    const above = E(sep) - E(target);
+    const m = k.mEff;
+    const above = normalSpeedEnergy(m, pNormal, sep) - normalSpeedEnergy(m, pNormal, target);
     const capped = Math.min(sep, target + s);
     if (!Number.isFinite(s)) s = sep - target;
-    stab = Math.max(0, E(capped) - E(target));
+    stab = Math.max(0, normalSpeedEnergy(m, pNormal, capped) - normalSpeedEnergy(m, pNormal, target));
     if (sep <= target + s + speedTol) stab = above; // within the stabilisation's reach (rounding included)
     excess = Math.max(0, above - stab);
   }
-  return {
-    normalWork,
-    frictionWork,
-    lawWork: normalWork - stab - excess,
-    stabilisation: stab,
-    excess,
-    approach,
-    target,
-    stabilisationSpeed: s,
-    stabilisationSource: source,
-    separation: sep,
-    slip: Math.hypot(k.gAfter[1], k.gAfter[2]),
-    slipPower: lt1 * k.gAfter[1] + lt2 * k.gAfter[2],
-    mEff: k.mEff,
-    ...(springs ? { soft: springs } : {}),
-  };
+  // two literal shapes, not a spread: V8 gives spread-built objects slow properties, and every contact of every
+  // frame gets one of these, read by the attribution and the non-physical checks
+  const lawWork = normalWork - stab - excess,
+    slip = Math.hypot(k.gAfter[1], k.gAfter[2]),
+    slipPower = lt1 * k.gAfter[1] + lt2 * k.gAfter[2],
+    mEff = k.mEff;
+  return springs
+    ? {
+        normalWork,
+        frictionWork,
+        lawWork,
+        stabilisation: stab,
+        excess,
+        approach,
+        target,
+        stabilisationSpeed: s,
+        stabilisationSource: source,
+        separation: sep,
+        slip,
+        slipPower,
+        mEff,
+        soft: springs,
+      }
+    : {
+        normalWork,
+        frictionWork,
+        lawWork,
+        stabilisation: stab,
+        excess,
+        approach,
+        target,
+        stabilisationSpeed: s,
+        stabilisationSource: source,
+        separation: sep,
+        slip,
+        slipPower,
+        mEff,
+      };
+}
+
+/** ½m_eff·x² + p·m_eff·x: the kinetic (and potential, p per unit speed) energy of normal speed x (the ledger's E). */
+function normalSpeedEnergy(mEff: number, p: number, x: number): number {
+  return mEff * (0.5 * x * x + p * x);
 }
 
 /** The frame's ledger (see the module comment for the identity it satisfies). */
