@@ -6,7 +6,7 @@
  * Prints, in one run: the disk-speed references (reading the bytes, JSON.parse of every line), the index
  * validating every line (the implementation before the byte scanner) beside the scanner's index ('on-read'),
  * the inspector open (one streaming pass: index + timeline with energies and κ per frame + diagnosis) with
- * wall and CPU time and peak RSS, 20 random frame views and the busiest frames' views split into their
+ * wall and CPU time and peak RSS, 20 random frame views, the slowest detail of every third frame, and the busiest frames' views split into their
  * parts (read + parse, detail, the rest), seeks (random and the busiest frames), the busiest frame's detail
  * next to the whole-frame assembly frame views no longer repeat, one contact's λ series, the heat-map
  * encoding of the largest A sent (600×600) next to the same encoding with Math.log10, and the machine.
@@ -86,6 +86,21 @@ async function main(): Promise<void> {
     seekCpu.push(sk.cpuMs);
   }
   views.sort((a, b) => a - b);
+  // the slowest frame details of every third frame (CPU ms, frame already read): frames with many large
+  // rank-deficient islands, not the busiest frames, are the worst views
+  const slow = { cpu: 0, i: 0, islands: 0, deficient: 0, rows: 0 };
+  for (let i = 0; i < n; i += 3) {
+    m.session.frame(i);
+    const d = timed(() => m.session.detail(i, { conditioning: 'estimate' }));
+    if (d.cpuMs > slow.cpu) {
+      const def = d.value.islands.filter((x) => (x.conditioning?.rankDeficiency ?? 0) > 0);
+      slow.cpu = d.cpuMs;
+      slow.i = i;
+      slow.islands = d.value.islands.length;
+      slow.deficient = def.length;
+      slow.rows = Math.max(0, ...def.map((x) => 3 * x.contacts.length));
+    }
+  }
   // the busiest frames (most contacts), each read from disk (not from the session's cache): read + parse,
   // detail (islands, A, κ, kinematics) and the rest of the view (rows, heat maps), and a seek to each
   const byContacts = m.timeline.contacts.map((c, i) => [c, i]).sort((a, b) => b[0] - a[0]);
@@ -212,6 +227,9 @@ async function main(): Promise<void> {
   console.log(
     `  busiest      5 frames of ${byContacts[4][0]}–${byContacts[0][0]} contacts, from disk: read + parse median ${med(parts.map((p) => p.read)).toFixed(1)} ms, detail ${med(parts.map((p) => p.detail)).toFixed(1)} ms, rest of the view ${med(parts.map((p) => p.view)).toFixed(1)} ms; worst total ${worstView.toFixed(1)} ms (CPU ${worstViewCpu.toFixed(1)} ms) — target ≤ 30 ms ${worstView <= 30 ? 'MET' : 'MISSED'}`,
   );
+  console.log(
+    `  slowest      every third frame's detail (frame read): frame ${slow.i} (${m.timeline.contacts[slow.i]} contacts, ${slow.islands} islands, ${slow.deficient} rank-deficient up to ${slow.rows} rows) ${slow.cpu.toFixed(1)} ms CPU`,
+  );
   console.log(`               CPU with every island's exact eigenvalues (the view before the κ estimate): worst ${worstExactCpu.toFixed(1)} ms`);
   console.log(
     `  ~3800        frame ${near} (${m.timeline.contacts[near]} contacts), from disk, median of 5: ${med(nearViews.wall).toFixed(1)} ms wall, CPU ${med(nearViews.est).toFixed(1)} ms (κ estimate; of which read + parse ${med(nearViews.read).toFixed(1)} ms) | ${med(nearViews.exact).toFixed(1)} ms (exact κ) — target ≤ 30 ms ${med(nearViews.wall) <= 30 ? 'MET' : 'MISSED'}`,
@@ -244,6 +262,10 @@ async function main(): Promise<void> {
       }
     }))
       console.log(`    ${l}`);
+  }
+  if (profile) {
+    console.log(`  profile of the slowest frame's detail (frame ${slow.i}), top self time:`);
+    for (const l of await topSelfTimes(() => m.session.detail(slow.i, { conditioning: 'estimate' }), 6)) console.log(`    ${l}`);
   }
   m.close();
   if (profile) {
