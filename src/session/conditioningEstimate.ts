@@ -29,18 +29,51 @@ export type ConditioningMethod = Conditioning['method'] | 'lanczos+pivoted-chole
 export type IslandConditioning = Omit<Conditioning, 'method'> & { readonly method: ConditioningMethod };
 
 /**
+ * The nonzero entries of A row by row (compressed sparse rows, columns ascending), or null when A has a
+ * non-finite entry. An island's A couples two contacts only through a shared body, so most of it is zero
+ * (≈ 70 % on the 1000-box pile's islands of 90–180 rows): Lanczos's products then cost the nonzeros, not n².
+ */
+function nonzeroRows(A: Float64Array, n: number): { start: Int32Array; col: Int32Array; val: Float64Array } | null {
+  let nnz = 0;
+  for (let i = 0; i < n * n; i++) {
+    const a = A[i];
+    if (!Number.isFinite(a)) return null;
+    if (a !== 0) nnz++;
+  }
+  const start = new Int32Array(n + 1),
+    col = new Int32Array(nnz),
+    val = new Float64Array(nnz);
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    const o = i * n;
+    for (let j = 0; j < n; j++) {
+      const a = A[o + j];
+      if (a !== 0) {
+        col[k] = j;
+        val[k++] = a;
+      }
+    }
+    start[i + 1] = k;
+  }
+  return { start, col, val };
+}
+
+/**
  * conditioning(A) (regularisation ε already in A) via the estimate above when n > ESTIMATE_MIN_ROWS and A is
  * rank deficient; otherwise the exact analysis of conditioning().
  */
 export function conditioningEstimate(A: Float64Array, n: number, regularization: number): IslandConditioning {
   const eps = Number.isFinite(regularization) ? Math.max(regularization, 0) : 0;
   if (n <= ESTIMATE_MIN_ROWS || eps === 0) return conditioning(A, n, { regularization: eps });
-  for (let i = 0; i < n * n; i++) if (!Number.isFinite(A[i])) return conditioning(A, n, { regularization: eps });
+  const rows = nonzeroRows(A, n);
+  if (rows === null) return conditioning(A, n, { regularization: eps });
+  const { start, col, val } = rows;
+  // y = A x over the stored entries of each row, in ascending column order: the dense row's sum without its
+  // exact zeros (a + 0·x = a), so every y and the λmax it yields equal the dense product's bit for bit
   const sym = (x: Float64Array, y: Float64Array): void => {
     for (let i = 0; i < n; i++) {
       let s = 0;
-      const o = i * n;
-      for (let j = 0; j < n; j++) s += A[o + j] * x[j];
+      for (let k = start[i], end = start[i + 1]; k < end; k++) s += val[k] * x[col[k]];
       y[i] = s;
     }
   };

@@ -21,11 +21,58 @@ export interface ContactKinematics {
 export const STATIC_CONTACT_KINEMATICS: ContactKinematics = { gBefore: [0, 0, 0], gAfter: [0, 0, 0], mEff: 0 };
 
 /**
- * Kinematics of the contacts `k` was assembled from (any AssemblyOptions: only J, M⁻¹Jᵀ and the velocity
- * part of b are used); lambda holds 3 numbers per contact in the same order, bodyCount the length of the
- * body list. `scratch` (6 per body, zero on these contacts' bodies) saves the Δv array: the islands of a
- * frame can share one (jacobianVelocityChanges).
+ * The same per contact as typed columns (no per-contact objects): gBefore/gAfter 3 per contact (n, t1, t2),
+ * mEff 1 per contact, in the contacts' order. What the frame view reads for thousands of contacts.
  */
+export interface KinematicsColumns {
+  readonly gBefore: Float64Array;
+  readonly gAfter: Float64Array;
+  readonly mEff: Float64Array;
+}
+
+/**
+ * Kinematics of the contacts `k` was assembled from (any AssemblyOptions: only J, M⁻¹Jᵀ and the velocity
+ * part of b are used) as columns; lambda holds 3 numbers per contact in the same order, bodyCount the length
+ * of the body list. `scratch` (6 per body, zero on these contacts' bodies) saves the Δv array: the islands of
+ * a frame can share one (jacobianVelocityChanges).
+ */
+export function jacobianKinematicsColumns(
+  k: ContactJacobians,
+  contacts: readonly ContactPoint[],
+  lambda: ArrayLike<number>,
+  bodyCount: number,
+  scratch?: Float64Array,
+): KinematicsColumns {
+  const { jacobianA: JA, jacobianB: JB } = k.physics;
+  const dv = jacobianVelocityChanges(k, contacts, lambda, bodyCount, scratch);
+  const v = k.rhs.velocity;
+  const C = k.contactCount;
+  const gBefore = new Float64Array(3 * C),
+    gAfter = new Float64Array(3 * C),
+    mEff = new Float64Array(C);
+  for (let c = 0; c < C; c++) {
+    const sa = !k.staticA[c],
+      sb = !k.staticB[c];
+    const oa = 6 * contacts[c].bodyA,
+      ob = 6 * contacts[c].bodyB;
+    for (let r = 0; r < 3; r++) {
+      // ġ⁺ = ġ⁻ + J Δv with ġ⁻ = −(velocity part of b)
+      let s = -v[3 * c + r];
+      const j = 18 * c + 6 * r;
+      if (sa) for (let q = 0; q < 6; q++) s += JA[j + q] * dv[oa + q];
+      if (sb) for (let q = 0; q < 6; q++) s += JB[j + q] * dv[ob + q];
+      gBefore[3 * c + r] = -v[3 * c + r];
+      gAfter[3 * c + r] = s;
+    }
+    let ann = 0;
+    if (sa) for (let q = 0; q < 6; q++) ann += JA[18 * c + q] * k.invMassJA[18 * c + q];
+    if (sb) for (let q = 0; q < 6; q++) ann += JB[18 * c + q] * k.invMassJB[18 * c + q];
+    mEff[c] = ann > 0 ? 1 / ann : 0;
+  }
+  return { gBefore, gAfter, mEff };
+}
+
+/** jacobianKinematicsColumns as one object per contact (the diagnosis's whole-frame form). */
 export function jacobianKinematics(
   k: ContactJacobians,
   contacts: readonly ContactPoint[],
@@ -33,34 +80,14 @@ export function jacobianKinematics(
   bodyCount: number,
   scratch?: Float64Array,
 ): ContactKinematics[] {
-  const { jacobianA: JA, jacobianB: JB } = k.physics;
-  const dv = jacobianVelocityChanges(k, contacts, lambda, bodyCount, scratch);
-  const v = k.rhs.velocity;
+  const { gBefore, gAfter, mEff } = jacobianKinematicsColumns(k, contacts, lambda, bodyCount, scratch);
   const out: ContactKinematics[] = new Array(k.contactCount);
-  const row = (c: number, r: number): number => {
-    let s = -v[3 * c + r];
-    if (!k.staticA[c]) {
-      const o = 6 * contacts[c].bodyA,
-        j = 18 * c + 6 * r;
-      for (let q = 0; q < 6; q++) s += JA[j + q] * dv[o + q];
-    }
-    if (!k.staticB[c]) {
-      const o = 6 * contacts[c].bodyB,
-        j = 18 * c + 6 * r;
-      for (let q = 0; q < 6; q++) s += JB[j + q] * dv[o + q];
-    }
-    return s;
-  };
-  for (let c = 0; c < k.contactCount; c++) {
-    let ann = 0;
-    if (!k.staticA[c]) for (let q = 0; q < 6; q++) ann += JA[18 * c + q] * k.invMassJA[18 * c + q];
-    if (!k.staticB[c]) for (let q = 0; q < 6; q++) ann += JB[18 * c + q] * k.invMassJB[18 * c + q];
+  for (let c = 0; c < k.contactCount; c++)
     out[c] = {
-      gBefore: [-v[3 * c], -v[3 * c + 1], -v[3 * c + 2]],
-      gAfter: [row(c, 0), row(c, 1), row(c, 2)],
-      mEff: ann > 0 ? 1 / ann : 0,
+      gBefore: [gBefore[3 * c], gBefore[3 * c + 1], gBefore[3 * c + 2]],
+      gAfter: [gAfter[3 * c], gAfter[3 * c + 1], gAfter[3 * c + 2]],
+      mEff: mEff[c],
     };
-  }
   return out;
 }
 

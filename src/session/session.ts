@@ -44,7 +44,7 @@ import {
 import { RecordingReader, type OpenOptions } from '../format/recordingFile.js';
 import { frameFromWorld, headerFromWorld } from '../format/worldRecording.js';
 import { solveTimeBodies, RECONSTRUCTED_NOTE } from './preSolve.js';
-import { jacobianKinematics, type ContactKinematics } from './contactKinematics.js';
+import { jacobianKinematicsColumns, type KinematicsColumns } from './contactKinematics.js';
 
 /** Default number of frames between two checkpoints of a scenario session. */
 export const DEFAULT_CHECKPOINT_EVERY = 100;
@@ -114,8 +114,8 @@ export interface IslandDetail {
   readonly causes?: readonly ConditioningCause[];
   /** Recorded λ of the island's contacts in the island's order (3 per contact). */
   readonly lambda: Float64Array;
-  /** ġ⁻, ġ⁺ and m_eff per contact in the island's order, from the same Jacobians as b; null with b. */
-  readonly kinematics: readonly ContactKinematics[] | null;
+  /** ġ⁻, ġ⁺ (3 per contact) and m_eff per contact in the island's order, from the same Jacobians as b; null with b. */
+  readonly kinematics: KinematicsColumns | null;
   /** Why problem (and possibly b) is missing. */
   readonly reason?: string;
 }
@@ -544,11 +544,12 @@ export class Session {
     const base = { index: i, frame: f.frame, time: f.time, assembly: options, notes, contacts };
     const islandLambda = (cs: readonly number[]): Float64Array => {
       const out = new Float64Array(3 * cs.length);
-      cs.forEach((c, j) => {
+      for (let j = 0; j < cs.length; j++) {
+        const c = cs[j];
         out[3 * j] = lam[3 * c];
         out[3 * j + 1] = lam[3 * c + 1];
         out[3 * j + 2] = lam[3 * c + 2];
-      });
+      }
       return out;
     };
     if (!pre.ok) {
@@ -567,7 +568,7 @@ export class Session {
       try {
         // one assembly serves b, the dense A and the contacts' velocities before/after the impulse
         const jacobians = assembleJacobians(bodies, cs, options);
-        const kinematics = jacobianKinematics(jacobians, cs, lambda, bodies.length, dv);
+        const kinematics = jacobianKinematicsColumns(jacobians, cs, lambda, bodies.length, dv);
         if (cs.length > DENSE_ISLAND_LIMIT) {
           return {
             bodies: isl.bodies,

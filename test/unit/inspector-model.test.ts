@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseSceneFile } from '../../src/format/scene.js';
-import { InspectorModel, SERIES_MAX_POINTS } from '../../src/extension/model/inspectorModel.js';
+import { FRAME_VIEW_CACHE_SIZE, InspectorModel, SERIES_MAX_POINTS } from '../../src/extension/model/inspectorModel.js';
 import { runScenario } from '../../src/session/runScenario.js';
 import { frameEnergy } from '../../src/session/diagnose.js';
 import { RecordingReader } from '../../src/format/recordingFile.js';
@@ -78,6 +78,20 @@ describe('inspector model', () => {
       isl.causes.some((c) => c.startsWith('rank deficiency from coplanar contacts')),
       isl.causes.join(' | '),
     );
+  });
+
+  it('a frame seen again is served from the last FRAME_VIEW_CACHE_SIZE views, with the values of a fresh view', () => {
+    // a frame with contacts first, then others
+    const withContacts = model.timeline.contacts.findIndex((c) => c > 0);
+    const frames = [withContacts, ...model.timeline.frame.map((_, i) => i).filter((i) => i !== withContacts)];
+    assert.ok(withContacts >= 0 && frames.length > FRAME_VIEW_CACHE_SIZE);
+    const first = model.frameView(frames[0]);
+    assert.equal(model.frameView(frames[0]), first, 'the same view again');
+    assert.notEqual(model.frameView(frames[0], { exactConditioning: true }), first, 'the exact κ is another view');
+    for (let k = 1; k <= FRAME_VIEW_CACHE_SIZE; k++) model.frameView(frames[k]);
+    const again = model.frameView(frames[0]);
+    assert.notEqual(again, first, 'evicted after FRAME_VIEW_CACHE_SIZE other views');
+    assert.deepEqual(again, first);
   });
 
   it('series follow one contact over time and agree with the frame views', () => {

@@ -7,7 +7,6 @@
 import { Session } from '../../session/session.js';
 import { diagnoseInWorker, DiagnosisWorkerError, type DiagnosisWorkerResult } from './parallelDiagnosis.js';
 import { Diagnoser, frameEnergyParts, type DiagnosisOptions, type Finding, type InjectionMechanism } from '../../session/diagnose.js';
-import { STATIC_CONTACT_KINEMATICS, type ContactKinematics } from '../../session/contactKinematics.js';
 import { ContactKeyTable, contactKeyText } from '../../session/contactKeys.js';
 import { notRecorded, solverKind, statusMeaning } from '../../session/solverDeclarations.js';
 import { whatIf } from '../../session/whatIf.js';
@@ -50,6 +49,12 @@ export const SERIES_MAX_POINTS = 2000;
 export const CONE_SURFACE_SLACK = 1e-6;
 /** λn at or below this counts as no impulse (N·s): the contact is separating. */
 export const ZERO_IMPULSE = 1e-12;
+/**
+ * Frame views kept (most recently used): going back to a frame costs nothing. A view of the 1000-box pile's
+ * busiest frame (6558 contacts) holds ≈ 4 MiB of heap (its rows), a frame with 70 large islands ≈ 1.6 MiB of
+ * heat maps: the cache stays within ≈ 25 MiB.
+ */
+export const FRAME_VIEW_CACHE_SIZE = 4;
 
 export type Progress = (message: string, fraction: number | null) => void;
 
@@ -327,6 +332,8 @@ export class InspectorModel {
 
   /** Body shapes for the scene view (sent with init). */
   readonly scene: SceneInfo;
+  /** LRU of frame views by "index/estimate|exact" (Map iteration order is insertion order). */
+  private readonly views = new Map<string, FrameView>();
 
   /** Simulates a scenario (our engine) and diagnoses it in the same pass. */
   static fromScenario(desc: ScenarioDesc, file: string, diagnosis: Partial<DiagnosisOptions> = {}, progress?: Progress): InspectorModel {
@@ -440,39 +447,78 @@ export class InspectorModel {
    * session/conditioningEstimate.ts unless `exactConditioning` asks for every island's eigenvalues.
    */
   frameView(i: number, options: { readonly exactConditioning?: boolean } = {}): FrameView {
+    // a view depends only on the frame and on what the open computed (diagnosis, budget): cache it
+    const key = `${i}/${options.exactConditioning ? 'exact' : 'estimate'}`;
+    const hit = this.views.get(key);
+    if (hit) {
+      this.views.delete(key);
+      this.views.set(key, hit);
+      return hit;
+    }
+    const view = this.buildFrameView(i, options);
+    this.views.set(key, view);
+    if (this.views.size > FRAME_VIEW_CACHE_SIZE) this.views.delete(this.views.keys().next().value as string);
+    return view;
+  }
+
+  /** Forgets the cached frame views (benchmarks time views computed from disk). */
+  forgetFrameViews(): void {
+    this.views.clear();
+  }
+
+  private buildFrameView(i: number, options: { readonly exactConditioning?: boolean }): FrameView {
     const s = this.session;
     const f = s.frame(i);
     const d = s.detail(i, { conditioning: options.exactConditioning ? 'exact' : 'estimate' });
     // header.solver is free-form (docs/recording-format.md): only a finite number counts
     const rv = s.header.solver?.restVelocityThreshold;
     const rest = typeof rv === 'number' && Number.isFinite(rv) ? rv : 0.5;
-    // per contact: its island's bias part of b_n (rhs decomposition of the re-assembled problem) and its
-    // velocities before/after the impulse (from the same assembly); a contact between two static bodies
-    // belongs to no island and moves at zero velocity whenever the frame's pre-solve state is known
-    const biasOf = new Float64Array(d.contacts.length).fill(NaN);
-    const kinOf: (ContactKinematics | undefined)[] = new Array(d.contacts.length);
+    // per contact, as columns: its island's bias part of b_n (rhs decomposition of the re-assembled problem)
+    // and its velocities before/after the impulse (from the same assembly); a contact between two static
+    // bodies belongs to no island and moves at zero velocity whenever the frame's pre-solve state is known
+    const C = d.contacts.length;
+    const biasOf = new Float64Array(C).fill(NaN);
+    const known = new Uint8Array(C); // 1: the contact's kinematics below are known
+    const vnBefore = new Float64Array(C),
+      gAfter = new Float64Array(3 * C),
+      mEff = new Float64Array(C);
     for (const isl of d.islands) {
-      isl.contacts.forEach((c, j) => {
-        if (isl.rhs) biasOf[c] = isl.rhs.bias[3 * j];
-        if (isl.kinematics) kinOf[c] = isl.kinematics[j];
-      });
+      const cs = isl.contacts,
+        rhs = isl.rhs,
+        kin = isl.kinematics;
+      for (let j = 0; j < cs.length; j++) {
+        const c = cs[j];
+        if (rhs) biasOf[c] = rhs.bias[3 * j];
+        if (kin) {
+          known[c] = 1;
+          vnBefore[c] = kin.gBefore[3 * j];
+          gAfter[3 * c] = kin.gAfter[3 * j];
+          gAfter[3 * c + 1] = kin.gAfter[3 * j + 1];
+          gAfter[3 * c + 2] = kin.gAfter[3 * j + 2];
+          mEff[c] = kin.mEff[j];
+        }
+      }
     }
-    if (!d.reason)
-      d.contacts.forEach((c, k) => {
-        if (c.island < 0) kinOf[k] = STATIC_CONTACT_KINEMATICS;
-      });
-    const contacts: ContactView[] = d.contacts.map((c, k) => {
-      const [ln, l1, l2] = c.lambda;
+    // STATIC_CONTACT_KINEMATICS: zero velocities and effective mass (the columns' initial zeros)
+    if (!d.reason) for (let k = 0; k < C; k++) if (d.contacts[k].island < 0) known[k] = 1;
+    const injected = this.injectedByContact[i];
+    const contacts: ContactView[] = new Array(C);
+    for (let k = 0; k < C; k++) {
+      const c = d.contacts[k];
+      const ln = c.lambda[0],
+        l1 = c.lambda[1],
+        l2 = c.lambda[2];
       const lt = Math.hypot(l1, l2);
-      const g = kinOf[k];
-      const slide = g ? Math.hypot(g.gAfter[1], g.gAfter[2]) : null;
+      const g = known[k] === 1;
+      const slide = g ? Math.hypot(gAfter[3 * k + 1], gAfter[3 * k + 2]) : null;
       let state: ContactState;
       if (!(ln > ZERO_IMPULSE)) state = 'separating';
       else if (c.mu > 0 && lt >= (1 - CONE_SURFACE_SLACK) * c.mu * ln && (slide === null || slide > 1e-6)) state = 'sliding';
       else state = 'sticking';
-      const approach = g ? -g.gBefore[0] : 0;
+      const approach = g ? -vnBefore[k] : 0;
       const target = g ? (approach > rest ? c.e * approach : 0) : 0;
-      return {
+      const bias = biasOf[k];
+      contacts[k] = {
         index: k,
         key: contactKeyText(c),
         island: c.island,
@@ -486,16 +532,16 @@ export class InspectorModel {
         lambdaN: ln,
         lambdaT: lt,
         state,
-        vnBefore: g ? g.gBefore[0] : null,
-        vnAfter: g ? g.gAfter[0] : null,
-        excess: g ? g.gAfter[0] - target : null,
-        frictionPower: g ? l1 * g.gAfter[1] + l2 * g.gAfter[2] : null,
-        biasVelocity: Number.isNaN(biasOf[k]) ? null : biasOf[k],
-        biasImpulse: Number.isNaN(biasOf[k]) || !g ? null : biasOf[k] * g.mEff,
+        vnBefore: g ? vnBefore[k] : null,
+        vnAfter: g ? gAfter[3 * k] : null,
+        excess: g ? gAfter[3 * k] - target : null,
+        frictionPower: g ? l1 * gAfter[3 * k + 1] + l2 * gAfter[3 * k + 2] : null,
+        biasVelocity: Number.isNaN(bias) ? null : bias,
+        biasImpulse: Number.isNaN(bias) || !g ? null : bias * mEff[k],
         coneViolation: Math.max(0, lt - c.mu * ln),
-        injected: this.injectedByContact[i]?.get(k) ?? 0,
+        injected: injected?.get(k) ?? 0,
       };
-    });
+    }
     const islands: IslandView[] = d.islands.map((isl) => {
       const cond = isl.conditioning;
       const p = isl.problem;
@@ -641,6 +687,7 @@ export class InspectorModel {
   }
 
   close(): void {
+    this.views.clear();
     this.session.close();
   }
 }
