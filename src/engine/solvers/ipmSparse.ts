@@ -21,7 +21,20 @@
  *
  * Near the solution of a rank-deficient island (coplanar contacts of stacked boxes) H⁻¹ grows to 1/σ on
  * the active contacts, cond K follows, and the Woodbury solve loses accuracy (it is not backward stable:
- * Yip, SIAM J. Sci. Stat. Comput. 7, 1986). When refinement can no longer bring the relative residual to
+ * Yip, SIAM J. Sci. Stat. Comput. 7, 1986); worse, the explicit H = W⁻² + Σ of a sliding contact holds
+ * curvatures ~1/τ and ~τ in one 3×3 block, so even a product with H loses the small one to rounding.
+ * The default ('krylov') path therefore solves the NT-scaled system (ŷ = W⁻¹dx, ŕ = W r; [V] §4)
+ *
+ *   Â ŷ = ŕ,   Â = W (B Bᵀ + H) W = Ĥ + (WB)(WB)ᵀ,   Ĥ = I + WΣW  (eigenvalues ≥ 1, no 1/τ inside a block),
+ *
+ * by preconditioned conjugate gradients (pcg.ts; Saad 2003 §9; matrix-free IPM: Gondzio, "Interior point
+ * methods 25 years later", EJOR 218, 2012) applying Â matrix-free (O(rows)) and preconditioned by Â's
+ * Woodbury solve, whose K = I + (WB)ᵀĤ⁻¹(WB) = I + BᵀH⁻¹B is the body-space factor above. The residual is
+ * measured unscaled, ‖W⁻¹(ŕ − Âŷ)‖∞ / ‖r‖∞. PCG stops at SPARSE_IPM_WOODBURY_RESIDUAL or after
+ * SPARSE_IPM_PCG_MAX_ITERATIONS steps; a direction at or below the inexact-Newton forcing term
+ * SPARSE_IPM_FORCING is used, counted in inexactSolves. Only if PCG misses even that does the solve fall
+ * back (contactSpaceFrom ≥ 0) to the earlier path, which the option 'contact-space' forces from the start:
+ * Woodbury with stationary refinement and, when refinement cannot bring the relative residual to
  * SPARSE_IPM_WOODBURY_RESIDUAL, the remaining iterations factorise the contact-space matrix B Bᵀ + H itself
  * (3×3 blocks; block (i, j) ≠ 0 when contacts i and j share a dynamic body: the block-sparse Delassus
  * matrix plus H), whose conditioning is the dense IPM's; pivots that cancellation leaves at rounding level
@@ -46,6 +59,7 @@ import {
   type PivotRegularization,
 } from '../math/blockSparseCholesky.js';
 import { matrixFreeRows, type MatrixFreeRows } from './pgsRows.js';
+import { PcgWorkspace, pcgSolve } from './pcg.js';
 import { HistoryRecorder, objectiveFromAlam } from './history.js';
 import {
   allInterior,
@@ -85,6 +99,27 @@ const BODY_DOFS = 6;
  * switches the solve to the contact-space factor for the remaining iterations (file header).
  */
 export const SPARSE_IPM_WOODBURY_RESIDUAL = 1e-10;
+/**
+ * Conjugate-gradient steps allowed per Newton solve on the 'krylov' path (pcg.ts); a solve that does not
+ * reach SPARSE_IPM_WOODBURY_RESIDUAL within them falls back to the contact-space factor.
+ */
+export const SPARSE_IPM_PCG_MAX_ITERATIONS = 4;
+/**
+ * How the Newton systems are solved (file header): 'krylov' (default) runs preconditioned conjugate
+ * gradients on the NT-scaled operator W (B Bᵀ + H) W = I + WΣW + (WB)(WB)ᵀ, preconditioned by its Woodbury
+ * solve, and factorises the contact space only if PCG fails; 'contact-space' is the earlier path
+ * (Woodbury with stationary refinement, then the contact-space factor for the remaining iterations), kept
+ * so that benchmarks can show both.
+ */
+/**
+ * Forcing term of the inexact Newton steps (Dembo, Eisenstat & Steihaug, "Inexact Newton methods", SIAM J.
+ * Numer. Anal. 19, 1982: ‖r − A dx‖ ≤ η‖r‖ with η < 1): a PCG solve that stops above
+ * SPARSE_IPM_WOODBURY_RESIDUAL but at or below this is used as the Newton direction (counted in
+ * inexactSolves); the status is still the KKT checker's on the true problem, so an inexact direction can
+ * only cost iterations, never overstate convergence. Above it, the contact-space factor takes over.
+ */
+export const SPARSE_IPM_FORCING = 0.5;
+export type SparseIpmLinearSolve = 'krylov' | 'contact-space';
 /** Contact-space refinement stops once the relative residual is at or below this (a few ulps of the data). */
 export const SPARSE_IPM_REFINED_RESIDUAL = 1e-14;
 /**
@@ -107,8 +142,15 @@ export interface SparseIpmOutput extends Omit<SolveResult, 'merit' | 'solver'> {
   /** Dynamic bodies (6×6 blocks of K) and stored off-diagonal blocks of its factor. */
   readonly bodyCount: number;
   readonly factorBlocks: number;
-  /** Iteration from which Newton systems were solved in contact space (−1: Woodbury throughout). */
+  /** Iteration from which Newton systems were solved in contact space (−1: Woodbury/PCG throughout). */
   readonly contactSpaceFrom: number;
+  /** Newton systems solved, conjugate-gradient steps over all of them, and the most one solve took (0 on the 'contact-space' path). */
+  readonly newtonSolves: number;
+  readonly krylovIterations: number;
+  readonly krylovMaxPerSolve: number;
+  /** Newton solves used as inexact steps (PCG relative residual in (SPARSE_IPM_WOODBURY_RESIDUAL, SPARSE_IPM_FORCING]) and the largest such residual. */
+  readonly inexactSolves: number;
+  readonly worstInexact: number;
   /** Most pivots of one contact-space factorisation replaced by the dynamic regularisation (0: none). */
   readonly regularizedPivots: number;
 }
@@ -146,7 +188,7 @@ function psdCholesky3(m: readonly number[], out: Float64Array, o: number): void 
  * header); `softening` γ is added to the normal rows as in the matrix-free PGS. The entry point for exact
  * solves of islands of any size (world step above the dense limit, counterfactual re-solves).
  */
-export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening = 0): SparseIpmOutput {
+export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening = 0, linear: SparseIpmLinearSolve = 'krylov'): SparseIpmOutput {
   const t0 = nowMs();
   const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? IPM_DEFAULT_MAX_ITERATIONS));
   const tol = opts.tolerance ?? IPM_DEFAULT_TOLERANCE;
@@ -171,6 +213,11 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
   let contactSpaceFrom = -1;
   let regularizedPivots = 0; // most pivots one contact-space factorisation replaced (PivotRegularization)
   let iterations = 0;
+  let newtonSolves = 0,
+    krylovIterations = 0,
+    krylovMaxPerSolve = 0,
+    inexactSolves = 0,
+    worstInexact = 0;
 
   const finish = (status: SolveStatus, iterations: number, src: Float64Array, bodyCount: number, factorBlocks: number): SparseIpmOutput => {
     const report = { ...kktMatrixFree(rows, src, ws) };
@@ -197,6 +244,11 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
       factorBlocks,
       contactSpaceFrom,
       regularizedPivots,
+      newtonSolves,
+      krylovIterations,
+      krylovMaxPerSolve,
+      inexactSolves,
+      worstInexact,
     };
   };
 
@@ -368,6 +420,16 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     corr = f64(n),
     px = f64(n),
     measures = f64(2); // [τ, merit] of residualMeasures
+  // NT-scaled Newton system of the 'krylov' path: W per contact, Ĥ = I + WΣW and Ĥ⁻¹ (3×3 each), ŕ = W r, ŷ
+  const krylov = linear === 'krylov';
+  const Ws = f64(krylov ? 9 * C : 0),
+    Wsi = f64(krylov ? 9 * C : 0),
+    Hs = f64(krylov ? 9 * C : 0),
+    Hsi = f64(krylov ? 9 * C : 0),
+    rhsS = f64(krylov ? n : 0),
+    yS = f64(krylov ? n : 0);
+  const pcg = new PcgWorkspace(krylov ? n : 0);
+  bytes += pcg.bytes;
   const winv = f64(9 * C);
 
   /** out = B Bᵀ v + Σ v (= P v), matrix-free. */
@@ -406,10 +468,27 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
         Hinv[h] = 1 / hv;
         Hb[h + 4] = Hb[h + 8] = Hinv[h + 4] = Hinv[h + 8] = 1;
         if (!(hv > 0) || !Number.isFinite(hv)) return false;
+        if (krylov) {
+          // W = 1/W⁻¹ on the normal row (start: W = 1), identity on the pinned tangent rows
+          const wv = mode === 0 ? 1 : 1 / winv[h];
+          setScaled(h, wv, 0, 0, 0, 1, 0, 0, 0, 1);
+          Wsi[h] = 1 / wv;
+          const hs = mode === 0 ? hv : 1 + wv * wv * sigma[o];
+          Hs[h] = hs;
+          Hsi[h] = 1 / hs;
+        }
       } else if (mode === 0) {
         for (let r = 0; r < 3; r++) {
           Hb[h + 4 * r] = IPM_START_DAMPING + sigma[o + r];
           Hinv[h + 4 * r] = 1 / Hb[h + 4 * r];
+        }
+        if (krylov) {
+          // start: W = I, Ĥ = H
+          setScaled(h, 1, 0, 0, 0, 1, 0, 0, 0, 1);
+          for (let r = 0; r < 3; r++) {
+            Hs[h + 4 * r] = Hb[h + 4 * r];
+            Hsi[h + 4 * r] = Hinv[h + 4 * r];
+          }
         }
       } else {
         // W⁻² + Σ, and W = η² J W⁻¹ J (J = diag(1, −1, −1), η² = ‖x‖_J/‖z‖_J; [V] §4.3)
@@ -430,6 +509,13 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
             Mx[3 * i + j] = s;
           }
         if (!spdInverse3(Mx, 0, Mi, 0)) return false;
+        if (krylov)
+          for (let i = 0; i < 9; i++) {
+            Ws[h + i] = Wm[i];
+            Wsi[h + i] = winv[h + i];
+            Hs[h + i] = Mx[i];
+            Hsi[h + i] = Mi[i];
+          }
         for (let i = 0; i < 3; i++)
           for (let j = 0; j < 3; j++) {
             let s = 0;
@@ -465,6 +551,81 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     return factorBlockSparse(symB, valB);
   };
 
+  /** Ws block at h ← the given 3×3 (row-major); Hs, Hsi blocks zeroed. */
+  function setScaled(h: number, a0: number, a1: number, a2: number, a3: number, a4: number, a5: number, a6: number, a7: number, a8: number): void {
+    Ws[h] = a0;
+    Ws[h + 1] = a1;
+    Ws[h + 2] = a2;
+    Ws[h + 3] = a3;
+    Ws[h + 4] = a4;
+    Ws[h + 5] = a5;
+    Ws[h + 6] = a6;
+    Ws[h + 7] = a7;
+    Ws[h + 8] = a8;
+    for (let i = 0; i < 9; i++) Hs[h + i] = Hsi[h + i] = 0;
+    for (let i = 0; i < 9; i++) Wsi[h + i] = i % 4 === 0 ? 1 / Ws[h + i] : 0; // callers with a full W overwrite Wsi
+  }
+  /** ‖W⁻¹ v‖∞: the unscaled Newton residual of a scaled one (r − A dx = W⁻¹(ŕ − Â ŷ)). */
+  const unscaledNorm = (v: Float64Array): number => {
+    let m = 0;
+    for (let c = 0; c < C; c++) {
+      const o = 3 * c;
+      mul3(Wsi, 9 * c, v, o, corr);
+      for (let r2 = 0; r2 < 3; r2++) {
+        const a = Math.abs(pinned[o + r2] ? v[o + r2] : corr[o + r2]);
+        if (a > m || a !== a) m = a;
+      }
+    }
+    return m;
+  };
+  /** bodyVec = Bᵀ W v (pinned rows of v ignored); v's W-product is left in corr. */
+  const scaledBt = (v: Float64Array): void => {
+    bodyVec.fill(0);
+    for (let c = 0; c < C; c++) {
+      const o = 3 * c;
+      mul3(Ws, 9 * c, v, o, corr);
+      for (let r2 = 0; r2 < 3; r2++) if (pinned[o + r2]) corr[o + r2] = 0;
+      if (ca[c] >= 0) addBtv(bodyVec, BODY_DOFS * ca[c], BA, c, corr);
+      if (cb[c] >= 0) addBtv(bodyVec, BODY_DOFS * cb[c], BB, c, corr);
+    }
+  };
+  /** tmp[3c..] = (W B bodyVec) for contact c. */
+  const scaledB = (c: number): void => {
+    const o = 3 * c;
+    for (let r2 = 0; r2 < 3; r2++) {
+      let s = 0;
+      if (ca[c] >= 0) for (let j = 0; j < 6; j++) s += BA[18 * c + 6 * r2 + j] * bodyVec[BODY_DOFS * ca[c] + j];
+      if (cb[c] >= 0) for (let j = 0; j < 6; j++) s += BB[18 * c + 6 * r2 + j] * bodyVec[BODY_DOFS * cb[c] + j];
+      corr[o + r2] = pinned[o + r2] ? 0 : s;
+    }
+    mul3(Ws, 9 * c, corr, o, tmp);
+  };
+  /**
+   * out = Â v = (Ĥ + W B Bᵀ W) v, the NT-scaled Newton operator W (B Bᵀ + H) W (identity on pinned rows): Ĥ = I + WΣW
+   * has eigenvalues ≥ 1, so no block mixes the barrier's huge and tiny curvatures as H = W⁻² + Σ does.
+   */
+  const applyScaled = (v: Float64Array, out: Float64Array): void => {
+    scaledBt(v);
+    for (let c = 0; c < C; c++) {
+      const o = 3 * c;
+      scaledB(c);
+      mul3(Hs, 9 * c, v, o, corr);
+      for (let r2 = 0; r2 < 3; r2++) out[o + r2] = pinned[o + r2] ? v[o + r2] : tmp[o + r2] + corr[o + r2];
+    }
+  };
+  /** out = Â⁻¹ r by Woodbury on Â = Ĥ + B̂B̂ᵀ, B̂ = WB: Ĥ⁻¹(r − B̂u), u = K⁻¹B̂ᵀĤ⁻¹r with K = I + B̂ᵀĤ⁻¹B̂ = I + BᵀH⁻¹B (the body-space factor). */
+  const woodburyScaled = (r: Float64Array, out: Float64Array): void => {
+    for (let c = 0; c < C; c++) mul3(Hsi, 9 * c, r, 3 * c, yv);
+    scaledBt(yv);
+    solveBlockSparse(symB, valB, bodyVec, bodyWork);
+    for (let c = 0; c < C; c++) {
+      const o = 3 * c;
+      scaledB(c);
+      for (let r2 = 0; r2 < 3; r2++) corr[o + r2] = r[o + r2] - tmp[o + r2];
+      mul3(Hsi, 9 * c, corr, o, yv);
+      for (let r2 = 0; r2 < 3; r2++) out[o + r2] = pinned[o + r2] ? r[o + r2] : yv[o + r2];
+    }
+  };
   /** out = (H + BBᵀ)⁻¹ r by Woodbury (file header); no refinement. */
   const woodbury = (r: Float64Array, out: Float64Array): void => {
     for (let c = 0; c < C; c++) mul3(Hinv, 9 * c, r, 3 * c, yv);
@@ -562,6 +723,34 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
    * from reaching SPARSE_IPM_WOODBURY_RESIDUAL.
    */
   const newtonSolve = (): boolean => {
+    newtonSolves++;
+    if (!contactSpace && krylov) {
+      // ŕ = W r, ŷ = Â⁻¹ŕ by PCG preconditioned with Woodbury, dx = W ŷ
+      for (let c = 0; c < C; c++) {
+        const o = 3 * c;
+        mul3(Ws, 9 * c, rhs, o, rhsS);
+        for (let r2 = 0; r2 < 3; r2++) if (pinned[o + r2]) rhsS[o + r2] = rhs[o + r2];
+      }
+      woodburyScaled(rhsS, yS);
+      const out = pcgSolve(applyScaled, woodburyScaled, rhsS, yS, SPARSE_IPM_WOODBURY_RESIDUAL, SPARSE_IPM_PCG_MAX_ITERATIONS, pcg, unscaledNorm);
+      krylovIterations += out.iterations;
+      krylovMaxPerSolve = Math.max(krylovMaxPerSolve, out.iterations);
+      if (out.residual <= SPARSE_IPM_FORCING) {
+        if (out.residual > SPARSE_IPM_WOODBURY_RESIDUAL) {
+          inexactSolves++;
+          worstInexact = Math.max(worstInexact, out.residual);
+        }
+        for (let c = 0; c < C; c++) {
+          const o = 3 * c;
+          mul3(Ws, 9 * c, yS, o, dx);
+          for (let r2 = 0; r2 < 3; r2++) if (pinned[o + r2]) dx[o + r2] = yS[o + r2];
+        }
+        return true;
+      }
+      contactSpace = true;
+      contactSpaceFrom = iterations;
+      if (!factorContactSpace()) return false;
+    }
     if (!contactSpace) {
       woodbury(rhs, dx);
       for (let it = 0; it < IPM_REFINEMENT_STEPS; it++) {
