@@ -265,6 +265,24 @@ describe('sparse interior point (no dense A)', () => {
     }
   });
 
+  it('solves a speculative pile by PCG on the NT-scaled system without the contact-space factor (the earlier path factorised it from iteration 19 on)', () => {
+    const { bodies, contacts } = speculativePile(8, 2);
+    const k = assembleJacobians(bodies, contacts);
+    const before = solveIpmSparse(k, { solver: 'ipm' }, 0, 'contact-space');
+    const out = solveIpmSparse(k, { solver: 'ipm' });
+    assert.equal(contacts.length, 368);
+    assert.ok(before.contactSpaceFrom >= 0, `the contact-space path switched at ${before.contactSpaceFrom}`);
+    assert.equal(out.status.kind, 'converged', JSON.stringify(out.status));
+    assert.ok(out.kkt.maxRel <= 1e-10, `KKT max_rel ${out.kkt.maxRel}`);
+    assert.equal(out.contactSpaceFrom, -1, 'PCG solved every Newton system');
+    assert.ok(out.newtonSolves > 0 && out.inexactSolves <= out.newtonSolves);
+    // same optimum: f and w = Aλ − b (λ of coplanar contacts is not unique)
+    assert.ok(Math.abs(out.objective - before.objective) <= 1e-8 * Math.abs(before.objective), `${out.objective} vs ${before.objective}`);
+    assert.ok(relDiff(out.w, before.w) < 1e-6, `w differs by ${relDiff(out.w, before.w)}`);
+    // no contact-space fill: less memory than the path that factorised B Bᵀ + H
+    assert.ok(out.memoryBytes < before.memoryBytes, `${out.memoryBytes} vs ${before.memoryBytes} bytes`);
+  });
+
   it('returns λ = 0, converged, when every contact separates', () => {
     const { bodies, contacts } = sphereColumn(5, 0.5, 3);
     const moving = bodies.map((b, i) => (i === 0 ? b : { ...b, v: [0, 0, 0.5 * i] as [number, number, number] }));
