@@ -11,13 +11,15 @@ function spdMatrix(n: number, spread: number): Float64Array {
   }
   return a;
 }
-const matVec = (a: Float64Array, n: number) => (v: Float64Array, out: Float64Array): void => {
-  for (let i = 0; i < n; i++) {
-    let s = 0;
-    for (let j = 0; j < n; j++) s += a[i * n + j] * v[j];
-    out[i] = s;
-  }
-};
+const matVec =
+  (a: Float64Array, n: number) =>
+  (v: Float64Array, out: Float64Array): void => {
+    for (let i = 0; i < n; i++) {
+      let s = 0;
+      for (let j = 0; j < n; j++) s += a[i * n + j] * v[j];
+      out[i] = s;
+    }
+  };
 
 describe('preconditioned conjugate gradients', () => {
   const n = 40;

@@ -573,7 +573,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
       mul3(Wsi, 9 * c, v, o, corr);
       for (let r2 = 0; r2 < 3; r2++) {
         const a = Math.abs(pinned[o + r2] ? v[o + r2] : corr[o + r2]);
-        if (a > m || a !== a) m = a;
+        if (a > m || Number.isNaN(a)) m = a;
       }
     }
     return m;

@@ -46,7 +46,7 @@ function maxAbs(v: Float64Array, n: number): number {
   let m = 0;
   for (let i = 0; i < n; i++) {
     const a = Math.abs(v[i]);
-    if (a > m || a !== a) m = a; // NaN propagates
+    if (a > m || Number.isNaN(a)) m = a; // NaN propagates
   }
   return m;
 }
