@@ -144,6 +144,8 @@ export interface SparseIpmOutput extends Omit<SolveResult, 'merit' | 'solver'> {
   readonly factorBlocks: number;
   /** Iteration from which Newton systems were solved in contact space (−1: Woodbury/PCG throughout). */
   readonly contactSpaceFrom: number;
+  /** Iteration from which the NT-scaled PCG solved the Newton systems (−1: Woodbury with refinement met SPARSE_IPM_WOODBURY_RESIDUAL throughout). */
+  readonly krylovFrom: number;
   /** Newton systems solved, conjugate-gradient steps over all of them, and the most one solve took (0 on the 'contact-space' path). */
   readonly newtonSolves: number;
   readonly krylovIterations: number;
@@ -151,7 +153,7 @@ export interface SparseIpmOutput extends Omit<SolveResult, 'merit' | 'solver'> {
   /** Newton solves used as inexact steps (PCG relative residual in (SPARSE_IPM_WOODBURY_RESIDUAL, SPARSE_IPM_FORCING]) and the largest such residual. */
   readonly inexactSolves: number;
   readonly worstInexact: number;
-  /** Most pivots of one contact-space factorisation replaced by the dynamic regularisation (0: none). */
+  /** Most pivots of one factorisation (contact space, or the body space on the 'krylov' path) replaced by the dynamic regularisation (0: none). */
   readonly regularizedPivots: number;
 }
 
@@ -213,6 +215,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
   let contactSpaceFrom = -1;
   let regularizedPivots = 0; // most pivots one contact-space factorisation replaced (PivotRegularization)
   let iterations = 0;
+  let krylovFrom = -1; // iteration from which the scaled PCG solves the Newton systems ('krylov' path)
   let newtonSolves = 0,
     krylovIterations = 0,
     krylovMaxPerSolve = 0,
@@ -243,6 +246,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
       bodyCount,
       factorBlocks,
       contactSpaceFrom,
+      krylovFrom,
       regularizedPivots,
       newtonSolves,
       krylovIterations,
@@ -360,6 +364,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     valC: Float64Array = new Float64Array(0);
   const work = f64(n);
   const pivotReg: PivotRegularization = { floor: SPARSE_IPM_PIVOT_FLOOR, replaced: 0 };
+  const bodyReg: PivotRegularization = { floor: SPARSE_IPM_PIVOT_FLOOR, replaced: 0 };
   const setupContactSpace = (): BlockSparseSymbolic => {
     const touch: number[][] = [];
     for (let i = 0; i < N; i++) touch.push([]);
@@ -548,7 +553,12 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
         addBtG(valB, 36 * slotA[c], BA, c, G, false);
       }
     }
-    return factorBlockSparse(symB, valB);
+    // K's eigenvalues are ≥ 1, so a pivot at rounding level is rounding (cond K ~ max H⁻¹ near the solution): on the
+    // 'krylov' path it is floored (PivotRegularization) and PCG works against the exact operator
+    if (!krylov) return factorBlockSparse(symB, valB);
+    const ok = factorBlockSparse(symB, valB, bodyReg);
+    if (bodyReg.replaced > regularizedPivots) regularizedPivots = bodyReg.replaced;
+    return ok;
   };
 
   /** Ws block at h ← the given 3×3 (row-major); Hs, Hsi blocks zeroed. */
@@ -698,7 +708,14 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
   };
   /** The factor for this Newton matrix: body-space Woodbury unless the contact-space fallback is on. */
   const buildAndFactor = (mode: 0 | 1): boolean => {
-    if (!contactSpace) return buildBodySpace(mode);
+    if (!contactSpace) {
+      if (buildBodySpace(mode)) return true;
+      if (!krylov) return false;
+      // K (or a block of H) not factorisable at rounding level near the solution: the contact-space factor,
+      // the last resort, for the remaining iterations (reported by contactSpaceFrom)
+      contactSpace = true;
+      contactSpaceFrom = iterations;
+    }
     // H = W⁻² + Σ only (the body-space K is not needed any more)
     for (let c = 0; c < C; c++) {
       const o = 3 * c,
@@ -724,8 +741,23 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
    */
   const newtonSolve = (): boolean => {
     newtonSolves++;
-    if (!contactSpace && krylov) {
-      // ŕ = W r, ŷ = Â⁻¹ŕ by PCG preconditioned with Woodbury, dx = W ŷ
+    if (!contactSpace && krylovFrom < 0) {
+      woodbury(rhs, dx);
+      for (let it = 0; it < IPM_REFINEMENT_STEPS; it++) {
+        if (newtonResidual() <= SPARSE_IPM_WOODBURY_RESIDUAL) return true;
+        woodbury(res, sol);
+        for (let i = 0; i < n; i++) dx[i] += sol[i];
+      }
+      if (newtonResidual() <= SPARSE_IPM_WOODBURY_RESIDUAL) return true;
+      if (krylov) krylovFrom = iterations;
+      else {
+        contactSpace = true;
+        contactSpaceFrom = iterations;
+        if (!factorContactSpace()) return false;
+      }
+    }
+    if (!contactSpace) {
+      // ŕ = W r, ŷ = Â⁻¹ŕ by PCG preconditioned with Â's Woodbury solve, dx = W ŷ (file header)
       for (let c = 0; c < C; c++) {
         const o = 3 * c;
         mul3(Ws, 9 * c, rhs, o, rhsS);
@@ -747,18 +779,6 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
         }
         return true;
       }
-      contactSpace = true;
-      contactSpaceFrom = iterations;
-      if (!factorContactSpace()) return false;
-    }
-    if (!contactSpace) {
-      woodbury(rhs, dx);
-      for (let it = 0; it < IPM_REFINEMENT_STEPS; it++) {
-        if (newtonResidual() <= SPARSE_IPM_WOODBURY_RESIDUAL) return true;
-        woodbury(res, sol);
-        for (let i = 0; i < n; i++) dx[i] += sol[i];
-      }
-      if (newtonResidual() <= SPARSE_IPM_WOODBURY_RESIDUAL) return true;
       contactSpace = true;
       contactSpaceFrom = iterations;
       if (!factorContactSpace()) return false;
