@@ -23,19 +23,20 @@
  * the active contacts, cond K follows, and the Woodbury solve loses accuracy (it is not backward stable:
  * Yip, SIAM J. Sci. Stat. Comput. 7, 1986); worse, the explicit H = W⁻² + Σ of a sliding contact holds
  * curvatures ~1/τ and ~τ in one 3×3 block, so even a product with H loses the small one to rounding.
- * The default ('krylov') path therefore solves the NT-scaled system (ŷ = W⁻¹dx, ŕ = W r; [V] §4)
+ * Once refinement cannot bring the relative residual to SPARSE_IPM_WOODBURY_RESIDUAL (krylovFrom), the
+ * default ('krylov') path solves the remaining Newton systems in NT-scaled form (ŷ = W⁻¹dx, ŕ = W r; [V] §4)
  *
  *   Â ŷ = ŕ,   Â = W (B Bᵀ + H) W = Ĥ + (WB)(WB)ᵀ,   Ĥ = I + WΣW  (eigenvalues ≥ 1, no 1/τ inside a block),
  *
  * by preconditioned conjugate gradients (pcg.ts; Saad 2003 §9; matrix-free IPM: Gondzio, "Interior point
  * methods 25 years later", EJOR 218, 2012) applying Â matrix-free (O(rows)) and preconditioned by Â's
- * Woodbury solve, whose K = I + (WB)ᵀĤ⁻¹(WB) = I + BᵀH⁻¹B is the body-space factor above. The residual is
- * measured unscaled, ‖W⁻¹(ŕ − Âŷ)‖∞ / ‖r‖∞. PCG stops at SPARSE_IPM_WOODBURY_RESIDUAL or after
- * SPARSE_IPM_PCG_MAX_ITERATIONS steps; a direction at or below the inexact-Newton forcing term
- * SPARSE_IPM_FORCING is used, counted in inexactSolves. Only if PCG misses even that does the solve fall
- * back (contactSpaceFrom ≥ 0) to the earlier path, which the option 'contact-space' forces from the start:
- * Woodbury with stationary refinement and, when refinement cannot bring the relative residual to
- * SPARSE_IPM_WOODBURY_RESIDUAL, the remaining iterations factorise the contact-space matrix B Bᵀ + H itself
+ * Woodbury solve, whose K = I + (WB)ᵀĤ⁻¹(WB) = I + BᵀH⁻¹B is the body-space factor above (K ≥ I, so its
+ * pivots at rounding level are floored there). The residual is measured unscaled, ‖W⁻¹(ŕ − Âŷ)‖∞ / ‖r‖∞.
+ * PCG stops at SPARSE_IPM_WOODBURY_RESIDUAL or after SPARSE_IPM_PCG_MAX_ITERATIONS steps; a direction at
+ * or below the inexact-Newton forcing term SPARSE_IPM_FORCING is used, counted in inexactSolves. Only if
+ * PCG misses even that, or K cannot be factorised, do the remaining iterations (contactSpaceFrom ≥ 0)
+ * factorise the contact-space matrix B Bᵀ + H itself — the last resort, which the option 'contact-space'
+ * (the earlier path) uses as soon as refinement misses its residual
  * (3×3 blocks; block (i, j) ≠ 0 when contacts i and j share a dynamic body: the block-sparse Delassus
  * matrix plus H), whose conditioning is the dense IPM's; pivots that cancellation leaves at rounding level
  * there are regularised and every solve is refined (factorContactSpace). Both factors use the block-sparse Cholesky of
@@ -96,21 +97,15 @@ const BODY_DOFS = 6;
 /** A 3×3 pivot of M⁻¹'s inertia block ≤ this × its largest diagonal entry is an infinite-inertia direction (L column 0). */
 /**
  * A Woodbury solve (refined up to IPM_REFINEMENT_STEPS times) whose relative residual stays above this
- * switches the solve to the contact-space factor for the remaining iterations (file header).
+ * switches the remaining iterations to PCG on the NT-scaled system ('krylov') or to the contact-space
+ * factor ('contact-space'); also PCG's target (file header).
  */
 export const SPARSE_IPM_WOODBURY_RESIDUAL = 1e-10;
 /**
- * Conjugate-gradient steps allowed per Newton solve on the 'krylov' path (pcg.ts); a solve that does not
- * reach SPARSE_IPM_WOODBURY_RESIDUAL within them falls back to the contact-space factor.
+ * Conjugate-gradient steps allowed per Newton solve on the 'krylov' path (pcg.ts); a solve that has not
+ * reached SPARSE_IPM_WOODBURY_RESIDUAL by then is judged by SPARSE_IPM_FORCING.
  */
 export const SPARSE_IPM_PCG_MAX_ITERATIONS = 4;
-/**
- * How the Newton systems are solved (file header): 'krylov' (default) runs preconditioned conjugate
- * gradients on the NT-scaled operator W (B Bᵀ + H) W = I + WΣW + (WB)(WB)ᵀ, preconditioned by its Woodbury
- * solve, and factorises the contact space only if PCG fails; 'contact-space' is the earlier path
- * (Woodbury with stationary refinement, then the contact-space factor for the remaining iterations), kept
- * so that benchmarks can show both.
- */
 /**
  * Forcing term of the inexact Newton steps (Dembo, Eisenstat & Steihaug, "Inexact Newton methods", SIAM J.
  * Numer. Anal. 19, 1982: ‖r − A dx‖ ≤ η‖r‖ with η < 1): a PCG solve that stops above
@@ -119,6 +114,11 @@ export const SPARSE_IPM_PCG_MAX_ITERATIONS = 4;
  * only cost iterations, never overstate convergence. Above it, the contact-space factor takes over.
  */
 export const SPARSE_IPM_FORCING = 0.5;
+/**
+ * How the Newton systems are solved once Woodbury with refinement misses SPARSE_IPM_WOODBURY_RESIDUAL
+ * (file header): 'krylov' (default) by PCG on the NT-scaled system, the contact-space factor only if that
+ * fails; 'contact-space' (the earlier path, kept so that benchmarks show both) by the contact-space factor.
+ */
 export type SparseIpmLinearSolve = 'krylov' | 'contact-space';
 /** Contact-space refinement stops once the relative residual is at or below this (a few ulps of the data). */
 export const SPARSE_IPM_REFINED_RESIDUAL = 1e-14;
