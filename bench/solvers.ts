@@ -334,12 +334,12 @@ async function largeIslandLines(args: BenchArgs): Promise<string[]> {
     return { ms: median(times), ipm: ipm as SparseIpmOutput };
   };
   const ipmRow = (name: string, k: ContactJacobians, tolerance: number, label: string, ms: number, ipm: SparseIpmOutput): string[] => {
-    const how =
-      ipm.contactSpaceFrom >= 0
-        ? ` (contact-space factor from iteration ${ipm.contactSpaceFrom})`
-        : ipm.newtonSolves > 0 && ipm.krylovIterations + ipm.inexactSolves > 0
-          ? ` (PCG: ${ipm.krylovIterations} steps over ${ipm.newtonSolves} Newton solves, ${ipm.inexactSolves} inexact ≤ ${ipm.worstInexact.toExponential(1)})`
-          : '';
+    const pcg =
+      ipm.krylovFrom >= 0
+        ? `PCG from iteration ${ipm.krylovFrom}: ${ipm.krylovIterations} steps, ${ipm.inexactSolves} inexact${ipm.inexactSolves > 0 ? ` ≤ ${ipm.worstInexact.toExponential(1)}` : ''}`
+        : '';
+    const cs = ipm.contactSpaceFrom >= 0 ? `contact-space factor from iteration ${ipm.contactSpaceFrom}` : '';
+    const how = pcg || cs ? ` (${[pcg, cs].filter((x) => x).join('; ')})` : '';
     return [
       name,
       String(k.contactCount),
