@@ -497,22 +497,21 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
         }
       } else {
         // W⁻² + Σ, and W = η² J W⁻¹ J (J = diag(1, −1, −1), η² = ‖x‖_J/‖z‖_J; [V] §4.3)
-        for (let i = 0; i < 3; i++)
-          for (let j = 0; j < 3; j++) {
-            let s = i === j ? sigma[o + i] : 0;
-            for (let m = 0; m < 3; m++) s += winv[h + 3 * i + m] * winv[h + 3 * m + j];
-            Hb[h + 3 * i + j] = s;
-          }
+        gramPlusDiag3(winv, h, sigma, o, Hb, h);
         const xr = Math.hypot(x[o + 1], x[o + 2]),
           zr = Math.hypot(z[o + 1], z[o + 2]);
         const eta2 = Math.sqrt((x[o] - xr) * (x[o] + xr)) / Math.sqrt((z[o] - zr) * (z[o] + zr));
-        for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) Wm[3 * i + j] = eta2 * (i === 0 ? 1 : -1) * (j === 0 ? 1 : -1) * winv[h + 3 * i + j];
-        for (let i = 0; i < 3; i++)
-          for (let j = 0; j < 3; j++) {
-            let s = i === j ? 1 : 0;
-            for (let m = 0; m < 3; m++) s += Wm[3 * i + m] * sigma[o + m] * Wm[3 * m + j];
-            Mx[3 * i + j] = s;
-          }
+        // J W⁻¹ J flips the signs of the (0, 1..2) and (1..2, 0) entries
+        Wm[0] = eta2 * winv[h];
+        Wm[1] = -eta2 * winv[h + 1];
+        Wm[2] = -eta2 * winv[h + 2];
+        Wm[3] = -eta2 * winv[h + 3];
+        Wm[4] = eta2 * winv[h + 4];
+        Wm[5] = eta2 * winv[h + 5];
+        Wm[6] = -eta2 * winv[h + 6];
+        Wm[7] = eta2 * winv[h + 7];
+        Wm[8] = eta2 * winv[h + 8];
+        identityPlusScaledGram3(Wm, 0, sigma, o, Wm, 0, Mx, 0);
         if (!spdInverse3(Mx, 0, Mi, 0)) return false;
         if (krylov)
           for (let i = 0; i < 9; i++) {
@@ -521,18 +520,8 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
             Hs[h + i] = Mx[i];
             Hsi[h + i] = Mi[i];
           }
-        for (let i = 0; i < 3; i++)
-          for (let j = 0; j < 3; j++) {
-            let s = 0;
-            for (let m = 0; m < 3; m++) s += Mi[3 * i + m] * Wm[3 * m + j];
-            T9[3 * i + j] = s;
-          }
-        for (let i = 0; i < 3; i++)
-          for (let j = 0; j < 3; j++) {
-            let s = 0;
-            for (let m = 0; m < 3; m++) s += Wm[3 * i + m] * T9[3 * m + j];
-            Hinv[h + 3 * i + j] = s;
-          }
+        mul3x3(Mi, 0, Wm, 0, T9, 0);
+        mul3x3(Wm, 0, T9, 0, Hinv, h);
       }
     }
     // K = I + Σ_c B_cᵀ H_c⁻¹ B_c
@@ -920,6 +909,45 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     status = { ...status, reason: `${status.reason}; best KKT max_rel ${bestRel.toExponential(2)}` };
   }
   return finish(status, iterations, best, N, factorBlocks);
+}
+
+/** out = diag(d) + a a (3×3 row-major at a[ao..], d[dof..dof+2]); the loop order of the sums kept (no rounding change). */
+function gramPlusDiag3(a: Float64Array, ao: number, d: Float64Array, dof: number, out: Float64Array, oo: number): void {
+  out[oo + 0] = d[dof + 0] + a[ao + 0] * a[ao + 0] + a[ao + 1] * a[ao + 3] + a[ao + 2] * a[ao + 6];
+  out[oo + 1] = a[ao + 0] * a[ao + 1] + a[ao + 1] * a[ao + 4] + a[ao + 2] * a[ao + 7];
+  out[oo + 2] = a[ao + 0] * a[ao + 2] + a[ao + 1] * a[ao + 5] + a[ao + 2] * a[ao + 8];
+  out[oo + 3] = a[ao + 3] * a[ao + 0] + a[ao + 4] * a[ao + 3] + a[ao + 5] * a[ao + 6];
+  out[oo + 4] = d[dof + 1] + a[ao + 3] * a[ao + 1] + a[ao + 4] * a[ao + 4] + a[ao + 5] * a[ao + 7];
+  out[oo + 5] = a[ao + 3] * a[ao + 2] + a[ao + 4] * a[ao + 5] + a[ao + 5] * a[ao + 8];
+  out[oo + 6] = a[ao + 6] * a[ao + 0] + a[ao + 7] * a[ao + 3] + a[ao + 8] * a[ao + 6];
+  out[oo + 7] = a[ao + 6] * a[ao + 1] + a[ao + 7] * a[ao + 4] + a[ao + 8] * a[ao + 7];
+  out[oo + 8] = d[dof + 2] + a[ao + 6] * a[ao + 2] + a[ao + 7] * a[ao + 5] + a[ao + 8] * a[ao + 8];
+}
+
+/** out = I + a diag(d) b (3×3 row-major); the loop order of the sums kept. */
+function identityPlusScaledGram3(a: Float64Array, ao: number, d: Float64Array, dof: number, b: Float64Array, bo: number, out: Float64Array, oo: number): void {
+  out[oo + 0] = 1 + a[ao + 0] * d[dof + 0] * b[bo + 0] + a[ao + 1] * d[dof + 1] * b[bo + 3] + a[ao + 2] * d[dof + 2] * b[bo + 6];
+  out[oo + 1] = a[ao + 0] * d[dof + 0] * b[bo + 1] + a[ao + 1] * d[dof + 1] * b[bo + 4] + a[ao + 2] * d[dof + 2] * b[bo + 7];
+  out[oo + 2] = a[ao + 0] * d[dof + 0] * b[bo + 2] + a[ao + 1] * d[dof + 1] * b[bo + 5] + a[ao + 2] * d[dof + 2] * b[bo + 8];
+  out[oo + 3] = a[ao + 3] * d[dof + 0] * b[bo + 0] + a[ao + 4] * d[dof + 1] * b[bo + 3] + a[ao + 5] * d[dof + 2] * b[bo + 6];
+  out[oo + 4] = 1 + a[ao + 3] * d[dof + 0] * b[bo + 1] + a[ao + 4] * d[dof + 1] * b[bo + 4] + a[ao + 5] * d[dof + 2] * b[bo + 7];
+  out[oo + 5] = a[ao + 3] * d[dof + 0] * b[bo + 2] + a[ao + 4] * d[dof + 1] * b[bo + 5] + a[ao + 5] * d[dof + 2] * b[bo + 8];
+  out[oo + 6] = a[ao + 6] * d[dof + 0] * b[bo + 0] + a[ao + 7] * d[dof + 1] * b[bo + 3] + a[ao + 8] * d[dof + 2] * b[bo + 6];
+  out[oo + 7] = a[ao + 6] * d[dof + 0] * b[bo + 1] + a[ao + 7] * d[dof + 1] * b[bo + 4] + a[ao + 8] * d[dof + 2] * b[bo + 7];
+  out[oo + 8] = 1 + a[ao + 6] * d[dof + 0] * b[bo + 2] + a[ao + 7] * d[dof + 1] * b[bo + 5] + a[ao + 8] * d[dof + 2] * b[bo + 8];
+}
+
+/** out = a b (3×3 row-major); the loop order of the sums kept. */
+function mul3x3(a: Float64Array, ao: number, b: Float64Array, bo: number, out: Float64Array, oo: number): void {
+  out[oo + 0] = a[ao + 0] * b[bo + 0] + a[ao + 1] * b[bo + 3] + a[ao + 2] * b[bo + 6];
+  out[oo + 1] = a[ao + 0] * b[bo + 1] + a[ao + 1] * b[bo + 4] + a[ao + 2] * b[bo + 7];
+  out[oo + 2] = a[ao + 0] * b[bo + 2] + a[ao + 1] * b[bo + 5] + a[ao + 2] * b[bo + 8];
+  out[oo + 3] = a[ao + 3] * b[bo + 0] + a[ao + 4] * b[bo + 3] + a[ao + 5] * b[bo + 6];
+  out[oo + 4] = a[ao + 3] * b[bo + 1] + a[ao + 4] * b[bo + 4] + a[ao + 5] * b[bo + 7];
+  out[oo + 5] = a[ao + 3] * b[bo + 2] + a[ao + 4] * b[bo + 5] + a[ao + 5] * b[bo + 8];
+  out[oo + 6] = a[ao + 6] * b[bo + 0] + a[ao + 7] * b[bo + 3] + a[ao + 8] * b[bo + 6];
+  out[oo + 7] = a[ao + 6] * b[bo + 1] + a[ao + 7] * b[bo + 4] + a[ao + 8] * b[bo + 7];
+  out[oo + 8] = a[ao + 6] * b[bo + 2] + a[ao + 7] * b[bo + 5] + a[ao + 8] * b[bo + 8];
 }
 
 /** body[bo..bo+5] += B_cᵀ v[3c..3c+2]. */
