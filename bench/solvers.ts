@@ -13,7 +13,7 @@ import { machineInfo, parseBenchArgs, type BenchArgs, type MachineInfo } from '.
 import { loadScenario } from './world-scenes.js';
 import { World } from '../src/engine/world/world.js';
 import type { ContactJacobians } from '../src/engine/assembly.js';
-import { solveIpmSparse } from '../src/engine/solvers/ipmSparse.js';
+import { solveIpmSparse, type SparseIpmLinearSolve, type SparseIpmOutput } from '../src/engine/solvers/ipmSparse.js';
 import { solvePgsMatrixFree } from '../src/engine/solvers/matrixFree.js';
 import { PILE_SETTLE_STEPS, pileIsland } from './pileIsland.js';
 
@@ -284,7 +284,7 @@ interface LargeIsland {
 async function largeIslandLines(args: BenchArgs): Promise<string[]> {
   const out = [
     '',
-    `large islands (A never formed): ipm-sparse = sparse interior point (src/engine/solvers/ipmSparse.ts) to the tolerance in its row, beside matrix-free PGS (100 sweeps); median of ${args.quick ? 1 : 3} cold solves (1 for the world-step island)`,
+    `large islands (A never formed): ipm-sparse = sparse interior point (src/engine/solvers/ipmSparse.ts) to the tolerance in its row, Newton systems by PCG on the NT-scaled operator (docs/physics.md "Solvers"); ipm-sparse contact-space = the earlier path (Woodbury refinement, then the contact-space factor), one solve; beside matrix-free PGS (100 sweeps); median of ${args.quick ? 1 : 3} cold solves (1 for the world-step island)`,
   ];
   const islands: LargeIsland[] = [];
   for (const sc of LARGE_ISLANDS) {
@@ -313,33 +313,55 @@ async function largeIslandLines(args: BenchArgs): Promise<string[]> {
     });
   }
   const rows: string[][] = [['island', 'C', 'bodies', 'solver', 'tolerance', 'median ms', 'iterations', 'status', 'KKT max_rel', 'memory', 'bytes/contact']];
-  for (const { name, k, softening, tolerance, solves, note } of islands) {
+  const mem = (b: number): string => `${(b / 1e6).toFixed(2)} MB`;
+  /** Median time and the last outcome of `solves` timed solves (one untimed warm-up first when > 1). */
+  const timed = (
+    k: ContactJacobians,
+    tolerance: number,
+    softening: number,
+    solves: number,
+    linear: SparseIpmLinearSolve,
+  ): { ms: number; ipm: SparseIpmOutput } => {
+    const run = (): SparseIpmOutput => solveIpmSparse(k, { solver: 'ipm', tolerance }, softening, linear);
+    if (solves > 1) run(); // untimed warm-up
     const times: number[] = [];
-    let ipm = solves > 1 ? solveIpmSparse(k, { solver: 'ipm', tolerance }, softening) : null;
-    for (let r = 0; r < solves; r++) {
+    let ipm: SparseIpmOutput | null = null;
+    for (let r = 0; r < Math.max(1, solves); r++) {
       const t0 = performance.now();
-      ipm = solveIpmSparse(k, { solver: 'ipm', tolerance }, softening);
+      ipm = run();
       times.push(performance.now() - t0);
     }
-    if (!ipm) continue;
-    const t0 = performance.now();
-    const pgs = solvePgsMatrixFree(k, { solver: 'pgs', maxIterations: 100 }, undefined, softening);
-    const pgsMs = performance.now() - t0;
-    const mem = (b: number): string => `${(b / 1e6).toFixed(2)} MB`;
-    const how = ipm.contactSpaceFrom >= 0 ? ` (contact-space factor from iteration ${ipm.contactSpaceFrom})` : '';
-    rows.push([
+    return { ms: median(times), ipm: ipm as SparseIpmOutput };
+  };
+  const ipmRow = (name: string, k: ContactJacobians, tolerance: number, label: string, ms: number, ipm: SparseIpmOutput): string[] => {
+    const pcg =
+      ipm.krylovFrom >= 0
+        ? `PCG from iteration ${ipm.krylovFrom}: ${ipm.krylovIterations} steps, ${ipm.inexactSolves} inexact${ipm.inexactSolves > 0 ? ` ≤ ${ipm.worstInexact.toExponential(1)}` : ''}`
+        : '';
+    const cs = ipm.contactSpaceFrom >= 0 ? `contact-space factor from iteration ${ipm.contactSpaceFrom}` : '';
+    const how = pcg || cs ? ` (${[pcg, cs].filter((x) => x).join('; ')})` : '';
+    return [
       name,
       String(k.contactCount),
       String(ipm.bodyCount),
-      'ipm-sparse',
+      label,
       String(tolerance),
-      fmtMs(median(times)),
+      fmtMs(ms),
       String(ipm.iterations),
       ipm.status.kind + how,
       ipm.kkt.maxRel.toExponential(2),
       mem(ipm.memoryBytes),
       (ipm.memoryBytes / k.contactCount).toFixed(0),
-    ]);
+    ];
+  };
+  for (const { name, k, softening, tolerance, solves, note } of islands) {
+    const { ms, ipm } = timed(k, tolerance, softening, solves, 'krylov');
+    rows.push(ipmRow(name, k, tolerance, 'ipm-sparse', ms, ipm));
+    const before = timed(k, tolerance, softening, 1, 'contact-space');
+    rows.push(ipmRow(name, k, tolerance, 'ipm-sparse contact-space', before.ms, before.ipm));
+    const t0 = performance.now();
+    const pgs = solvePgsMatrixFree(k, { solver: 'pgs', maxIterations: 100 }, undefined, softening);
+    const pgsMs = performance.now() - t0;
     rows.push([
       name,
       String(k.contactCount),

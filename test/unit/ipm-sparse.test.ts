@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { assembleJacobians, assembleProblem, DEFAULT_ASSEMBLY } from '../../src/engine/assembly.js';
 import { solve } from '../../src/engine/solvers/solve.js';
-import { solveIpmSparse } from '../../src/engine/solvers/ipmSparse.js';
+import { SPARSE_IPM_FORCING, solveIpmSparse } from '../../src/engine/solvers/ipmSparse.js';
 import { analyseBlockPattern, blockSlot, factorBlockSparse, solveBlockSparse, type PivotRegularization } from '../../src/engine/math/blockSparseCholesky.js';
 import { kkt } from '../../src/engine/kkt.js';
 import { DENSE_ISLAND_LIMIT, solveIsland } from '../../src/engine/island/solveIsland.js';
@@ -263,6 +263,26 @@ describe('sparse interior point (no dense A)', () => {
       assert.equal(out.status.kind === 'converged', out.kkt.maxRel <= 1e-10, `${out.status.kind} at ${out.kkt.maxRel}`);
       assert.ok(out.kkt.maxRel < 1e-9, `seed ${seed}: KKT max_rel ${out.kkt.maxRel}`);
     }
+  });
+
+  it('converges on a speculative pile where the contact-space path stalled (KKT 1.3e-10 > 1e-10): PCG on the NT-scaled system, no contact-space factor', () => {
+    const { bodies, contacts } = speculativePile(6, 2);
+    const k = assembleJacobians(bodies, contacts);
+    const before = solveIpmSparse(k, { solver: 'ipm' }, 0, 'contact-space');
+    const out = solveIpmSparse(k, { solver: 'ipm' });
+    assert.equal(contacts.length, 204);
+    assert.equal(before.status.kind, 'stalled', `the contact-space path: ${before.status.kind} at ${before.kkt.maxRel}`);
+    assert.ok(before.contactSpaceFrom >= 0);
+    assert.equal(out.status.kind, 'converged', JSON.stringify(out.status));
+    assert.ok(out.kkt.maxRel <= 1e-10, `KKT max_rel ${out.kkt.maxRel}`);
+    assert.equal(out.contactSpaceFrom, -1, 'no contact-space factor');
+    assert.ok(out.krylovFrom >= 0, 'PCG took over where Woodbury refinement missed its residual');
+    assert.ok(out.inexactSolves <= out.newtonSolves && out.worstInexact <= SPARSE_IPM_FORCING);
+    // same optimum: f and w = Aλ − b (λ of coplanar contacts is not unique)
+    assert.ok(Math.abs(out.objective - before.objective) <= 1e-8 * Math.abs(before.objective), `${out.objective} vs ${before.objective}`);
+    assert.ok(relDiff(out.w, before.w) < 1e-6, `w differs by ${relDiff(out.w, before.w)}`);
+    // no contact-space fill: less memory than the path that factorised B Bᵀ + H
+    assert.ok(out.memoryBytes < before.memoryBytes, `${out.memoryBytes} vs ${before.memoryBytes} bytes`);
   });
 
   it('returns λ = 0, converged, when every contact separates', () => {

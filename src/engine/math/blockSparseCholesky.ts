@@ -153,7 +153,8 @@ export function factorBlockSparse(s: BlockSparseSymbolic, val: Float64Array, reg
     let t = updPtr[k];
     for (let p = colPtr[k]; p < colPtr[k + 1]; p++) {
       const op = BB * (n + p);
-      for (let q = colPtr[k]; q <= p; q++) subtractOuter(val, BB * updTarget[t++], val, op, BB * (n + q), bs);
+      if (bs === 6) for (let q = colPtr[k]; q <= p; q++) subtractOuter6(val, 36 * updTarget[t++], op, 36 * (n + q));
+      else for (let q = colPtr[k]; q <= p; q++) subtractOuter(val, BB * updTarget[t++], val, op, BB * (n + q), bs);
     }
   }
   return true;
@@ -241,6 +242,27 @@ function solveRightLt(l: Float64Array, ol: number, x: Float64Array, ox: number, 
       let v = x[row + j];
       for (let k = 0; k < j; k++) v -= x[row + k] * l[ol + BLOCK * j + k];
       x[row + j] = v / l[ol + (BLOCK + 1) * j];
+    }
+  }
+}
+
+/**
+ * subtractOuter for 6×6 blocks (the body-space factor's; its cost is almost all here): the row of P is
+ * held in locals and the k-sum unrolled, same arithmetic order as the generic loop.
+ */
+function subtractOuter6(a: Float64Array, ot: number, op: number, oq: number): void {
+  for (let r = 0; r < 6; r++) {
+    const pr = op + 6 * r,
+      tr = ot + 6 * r;
+    const p0 = a[pr],
+      p1 = a[pr + 1],
+      p2 = a[pr + 2],
+      p3 = a[pr + 3],
+      p4 = a[pr + 4],
+      p5 = a[pr + 5];
+    for (let c = 0; c < 6; c++) {
+      const qc = oq + 6 * c;
+      a[tr + c] -= p0 * a[qc] + p1 * a[qc + 1] + p2 * a[qc + 2] + p3 * a[qc + 3] + p4 * a[qc + 4] + p5 * a[qc + 5];
     }
   }
 }

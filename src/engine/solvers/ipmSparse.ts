@@ -21,8 +21,22 @@
  *
  * Near the solution of a rank-deficient island (coplanar contacts of stacked boxes) H⁻¹ grows to 1/σ on
  * the active contacts, cond K follows, and the Woodbury solve loses accuracy (it is not backward stable:
- * Yip, SIAM J. Sci. Stat. Comput. 7, 1986). When refinement can no longer bring the relative residual to
- * SPARSE_IPM_WOODBURY_RESIDUAL, the remaining iterations factorise the contact-space matrix B Bᵀ + H itself
+ * Yip, SIAM J. Sci. Stat. Comput. 7, 1986); worse, the explicit H = W⁻² + Σ of a sliding contact holds
+ * curvatures ~1/τ and ~τ in one 3×3 block, so even a product with H loses the small one to rounding.
+ * Once refinement cannot bring the relative residual to SPARSE_IPM_WOODBURY_RESIDUAL (krylovFrom), the
+ * default ('krylov') path solves the remaining Newton systems in NT-scaled form (ŷ = W⁻¹dx, ŕ = W r; [V] §4)
+ *
+ *   Â ŷ = ŕ,   Â = W (B Bᵀ + H) W = Ĥ + (WB)(WB)ᵀ,   Ĥ = I + WΣW  (eigenvalues ≥ 1, no 1/τ inside a block),
+ *
+ * by preconditioned conjugate gradients (pcg.ts; Saad 2003 §9; matrix-free IPM: Gondzio, "Interior point
+ * methods 25 years later", EJOR 218, 2012) applying Â matrix-free (O(rows)) and preconditioned by Â's
+ * Woodbury solve, whose K = I + (WB)ᵀĤ⁻¹(WB) = I + BᵀH⁻¹B is the body-space factor above (K ≥ I, so its
+ * pivots at rounding level are floored there). The residual is measured unscaled, ‖W⁻¹(ŕ − Âŷ)‖∞ / ‖r‖∞.
+ * PCG stops at SPARSE_IPM_WOODBURY_RESIDUAL or after SPARSE_IPM_PCG_MAX_ITERATIONS steps; a direction at
+ * or below the inexact-Newton forcing term SPARSE_IPM_FORCING is used, counted in inexactSolves. Only if
+ * PCG misses even that, or K cannot be factorised, do the remaining iterations (contactSpaceFrom ≥ 0)
+ * factorise the contact-space matrix B Bᵀ + H itself — the last resort, which the option 'contact-space'
+ * (the earlier path) uses as soon as refinement misses its residual
  * (3×3 blocks; block (i, j) ≠ 0 when contacts i and j share a dynamic body: the block-sparse Delassus
  * matrix plus H), whose conditioning is the dense IPM's; pivots that cancellation leaves at rounding level
  * there are regularised and every solve is refined (factorContactSpace). Both factors use the block-sparse Cholesky of
@@ -46,6 +60,7 @@ import {
   type PivotRegularization,
 } from '../math/blockSparseCholesky.js';
 import { matrixFreeRows, type MatrixFreeRows } from './pgsRows.js';
+import { PcgWorkspace, pcgSolve } from './pcg.js';
 import { HistoryRecorder, objectiveFromAlam } from './history.js';
 import {
   allInterior,
@@ -82,9 +97,29 @@ const BODY_DOFS = 6;
 /** A 3×3 pivot of M⁻¹'s inertia block ≤ this × its largest diagonal entry is an infinite-inertia direction (L column 0). */
 /**
  * A Woodbury solve (refined up to IPM_REFINEMENT_STEPS times) whose relative residual stays above this
- * switches the solve to the contact-space factor for the remaining iterations (file header).
+ * switches the remaining iterations to PCG on the NT-scaled system ('krylov') or to the contact-space
+ * factor ('contact-space'); also PCG's target (file header).
  */
 export const SPARSE_IPM_WOODBURY_RESIDUAL = 1e-10;
+/**
+ * Conjugate-gradient steps allowed per Newton solve on the 'krylov' path (pcg.ts); a solve that has not
+ * reached SPARSE_IPM_WOODBURY_RESIDUAL by then is judged by SPARSE_IPM_FORCING.
+ */
+export const SPARSE_IPM_PCG_MAX_ITERATIONS = 4;
+/**
+ * Forcing term of the inexact Newton steps (Dembo, Eisenstat & Steihaug, "Inexact Newton methods", SIAM J.
+ * Numer. Anal. 19, 1982: ‖r − A dx‖ ≤ η‖r‖ with η < 1): a PCG solve that stops above
+ * SPARSE_IPM_WOODBURY_RESIDUAL but at or below this is used as the Newton direction (counted in
+ * inexactSolves); the status is still the KKT checker's on the true problem, so an inexact direction can
+ * only cost iterations, never overstate convergence. Above it, the contact-space factor takes over.
+ */
+export const SPARSE_IPM_FORCING = 0.5;
+/**
+ * How the Newton systems are solved once Woodbury with refinement misses SPARSE_IPM_WOODBURY_RESIDUAL
+ * (file header): 'krylov' (default) by PCG on the NT-scaled system, the contact-space factor only if that
+ * fails; 'contact-space' (the earlier path, kept so that benchmarks show both) by the contact-space factor.
+ */
+export type SparseIpmLinearSolve = 'krylov' | 'contact-space';
 /** Contact-space refinement stops once the relative residual is at or below this (a few ulps of the data). */
 export const SPARSE_IPM_REFINED_RESIDUAL = 1e-14;
 /**
@@ -107,9 +142,18 @@ export interface SparseIpmOutput extends Omit<SolveResult, 'merit' | 'solver'> {
   /** Dynamic bodies (6×6 blocks of K) and stored off-diagonal blocks of its factor. */
   readonly bodyCount: number;
   readonly factorBlocks: number;
-  /** Iteration from which Newton systems were solved in contact space (−1: Woodbury throughout). */
+  /** Iteration from which Newton systems were solved in contact space (−1: Woodbury/PCG throughout). */
   readonly contactSpaceFrom: number;
-  /** Most pivots of one contact-space factorisation replaced by the dynamic regularisation (0: none). */
+  /** Iteration from which the NT-scaled PCG solved the Newton systems (−1: Woodbury with refinement met SPARSE_IPM_WOODBURY_RESIDUAL throughout). */
+  readonly krylovFrom: number;
+  /** Newton systems solved, conjugate-gradient steps over all of them, and the most one solve took (0 on the 'contact-space' path). */
+  readonly newtonSolves: number;
+  readonly krylovIterations: number;
+  readonly krylovMaxPerSolve: number;
+  /** Newton solves used as inexact steps (PCG relative residual in (SPARSE_IPM_WOODBURY_RESIDUAL, SPARSE_IPM_FORCING]) and the largest such residual. */
+  readonly inexactSolves: number;
+  readonly worstInexact: number;
+  /** Most pivots of one factorisation (contact space, or the body space on the 'krylov' path) replaced by the dynamic regularisation (0: none). */
   readonly regularizedPivots: number;
 }
 
@@ -146,7 +190,7 @@ function psdCholesky3(m: readonly number[], out: Float64Array, o: number): void 
  * header); `softening` γ is added to the normal rows as in the matrix-free PGS. The entry point for exact
  * solves of islands of any size (world step above the dense limit, counterfactual re-solves).
  */
-export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening = 0): SparseIpmOutput {
+export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening = 0, linear: SparseIpmLinearSolve = 'krylov'): SparseIpmOutput {
   const t0 = nowMs();
   const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? IPM_DEFAULT_MAX_ITERATIONS));
   const tol = opts.tolerance ?? IPM_DEFAULT_TOLERANCE;
@@ -171,6 +215,12 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
   let contactSpaceFrom = -1;
   let regularizedPivots = 0; // most pivots one contact-space factorisation replaced (PivotRegularization)
   let iterations = 0;
+  let krylovFrom = -1; // iteration from which the scaled PCG solves the Newton systems ('krylov' path)
+  let newtonSolves = 0,
+    krylovIterations = 0,
+    krylovMaxPerSolve = 0,
+    inexactSolves = 0,
+    worstInexact = 0;
 
   const finish = (status: SolveStatus, iterations: number, src: Float64Array, bodyCount: number, factorBlocks: number): SparseIpmOutput => {
     const report = { ...kktMatrixFree(rows, src, ws) };
@@ -196,7 +246,13 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
       bodyCount,
       factorBlocks,
       contactSpaceFrom,
+      krylovFrom,
       regularizedPivots,
+      newtonSolves,
+      krylovIterations,
+      krylovMaxPerSolve,
+      inexactSolves,
+      worstInexact,
     };
   };
 
@@ -308,6 +364,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     valC: Float64Array = new Float64Array(0);
   const work = f64(n);
   const pivotReg: PivotRegularization = { floor: SPARSE_IPM_PIVOT_FLOOR, replaced: 0 };
+  const bodyReg: PivotRegularization = { floor: SPARSE_IPM_PIVOT_FLOOR, replaced: 0 };
   const setupContactSpace = (): BlockSparseSymbolic => {
     const touch: number[][] = [];
     for (let i = 0; i < N; i++) touch.push([]);
@@ -368,6 +425,16 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     corr = f64(n),
     px = f64(n),
     measures = f64(2); // [τ, merit] of residualMeasures
+  // NT-scaled Newton system of the 'krylov' path: W per contact, Ĥ = I + WΣW and Ĥ⁻¹ (3×3 each), ŕ = W r, ŷ
+  const krylov = linear === 'krylov';
+  const Ws = f64(krylov ? 9 * C : 0),
+    Wsi = f64(krylov ? 9 * C : 0),
+    Hs = f64(krylov ? 9 * C : 0),
+    Hsi = f64(krylov ? 9 * C : 0),
+    rhsS = f64(krylov ? n : 0),
+    yS = f64(krylov ? n : 0);
+  const pcg = new PcgWorkspace(krylov ? n : 0);
+  bytes += pcg.bytes;
   const winv = f64(9 * C);
 
   /** out = B Bᵀ v + Σ v (= P v), matrix-free. */
@@ -406,42 +473,55 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
         Hinv[h] = 1 / hv;
         Hb[h + 4] = Hb[h + 8] = Hinv[h + 4] = Hinv[h + 8] = 1;
         if (!(hv > 0) || !Number.isFinite(hv)) return false;
+        if (krylov) {
+          // W = 1/W⁻¹ on the normal row (start: W = 1), identity on the pinned tangent rows
+          const wv = mode === 0 ? 1 : 1 / winv[h];
+          setScaled(h, wv, 0, 0, 0, 1, 0, 0, 0, 1);
+          Wsi[h] = 1 / wv;
+          const hs = mode === 0 ? hv : 1 + wv * wv * sigma[o];
+          Hs[h] = hs;
+          Hsi[h] = 1 / hs;
+        }
       } else if (mode === 0) {
         for (let r = 0; r < 3; r++) {
           Hb[h + 4 * r] = IPM_START_DAMPING + sigma[o + r];
           Hinv[h + 4 * r] = 1 / Hb[h + 4 * r];
         }
+        if (krylov) {
+          // start: W = I, Ĥ = H
+          setScaled(h, 1, 0, 0, 0, 1, 0, 0, 0, 1);
+          for (let r = 0; r < 3; r++) {
+            Hs[h + 4 * r] = Hb[h + 4 * r];
+            Hsi[h + 4 * r] = Hinv[h + 4 * r];
+          }
+        }
       } else {
         // W⁻² + Σ, and W = η² J W⁻¹ J (J = diag(1, −1, −1), η² = ‖x‖_J/‖z‖_J; [V] §4.3)
-        for (let i = 0; i < 3; i++)
-          for (let j = 0; j < 3; j++) {
-            let s = i === j ? sigma[o + i] : 0;
-            for (let m = 0; m < 3; m++) s += winv[h + 3 * i + m] * winv[h + 3 * m + j];
-            Hb[h + 3 * i + j] = s;
-          }
+        gramPlusDiag3(winv, h, sigma, o, Hb, h);
         const xr = Math.hypot(x[o + 1], x[o + 2]),
           zr = Math.hypot(z[o + 1], z[o + 2]);
         const eta2 = Math.sqrt((x[o] - xr) * (x[o] + xr)) / Math.sqrt((z[o] - zr) * (z[o] + zr));
-        for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) Wm[3 * i + j] = eta2 * (i === 0 ? 1 : -1) * (j === 0 ? 1 : -1) * winv[h + 3 * i + j];
-        for (let i = 0; i < 3; i++)
-          for (let j = 0; j < 3; j++) {
-            let s = i === j ? 1 : 0;
-            for (let m = 0; m < 3; m++) s += Wm[3 * i + m] * sigma[o + m] * Wm[3 * m + j];
-            Mx[3 * i + j] = s;
-          }
+        // J W⁻¹ J flips the signs of the (0, 1..2) and (1..2, 0) entries
+        Wm[0] = eta2 * winv[h];
+        Wm[1] = -eta2 * winv[h + 1];
+        Wm[2] = -eta2 * winv[h + 2];
+        Wm[3] = -eta2 * winv[h + 3];
+        Wm[4] = eta2 * winv[h + 4];
+        Wm[5] = eta2 * winv[h + 5];
+        Wm[6] = -eta2 * winv[h + 6];
+        Wm[7] = eta2 * winv[h + 7];
+        Wm[8] = eta2 * winv[h + 8];
+        identityPlusScaledGram3(Wm, 0, sigma, o, Wm, 0, Mx, 0);
         if (!spdInverse3(Mx, 0, Mi, 0)) return false;
-        for (let i = 0; i < 3; i++)
-          for (let j = 0; j < 3; j++) {
-            let s = 0;
-            for (let m = 0; m < 3; m++) s += Mi[3 * i + m] * Wm[3 * m + j];
-            T9[3 * i + j] = s;
+        if (krylov)
+          for (let i = 0; i < 9; i++) {
+            Ws[h + i] = Wm[i];
+            Wsi[h + i] = winv[h + i];
+            Hs[h + i] = Mx[i];
+            Hsi[h + i] = Mi[i];
           }
-        for (let i = 0; i < 3; i++)
-          for (let j = 0; j < 3; j++) {
-            let s = 0;
-            for (let m = 0; m < 3; m++) s += Wm[3 * i + m] * T9[3 * m + j];
-            Hinv[h + 3 * i + j] = s;
-          }
+        mul3x3(Mi, 0, Wm, 0, T9, 0);
+        mul3x3(Wm, 0, T9, 0, Hinv, h);
       }
     }
     // K = I + Σ_c B_cᵀ H_c⁻¹ B_c
@@ -462,9 +542,89 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
         addBtG(valB, 36 * slotA[c], BA, c, G, false);
       }
     }
-    return factorBlockSparse(symB, valB);
+    // K's eigenvalues are ≥ 1, so a pivot at rounding level is rounding (cond K ~ max H⁻¹ near the solution): on the
+    // 'krylov' path it is floored (PivotRegularization) and PCG works against the exact operator
+    if (!krylov) return factorBlockSparse(symB, valB);
+    const ok = factorBlockSparse(symB, valB, bodyReg);
+    if (bodyReg.replaced > regularizedPivots) regularizedPivots = bodyReg.replaced;
+    return ok;
   };
 
+  /** Ws block at h ← the given 3×3 (row-major); Hs, Hsi blocks zeroed. */
+  function setScaled(h: number, a0: number, a1: number, a2: number, a3: number, a4: number, a5: number, a6: number, a7: number, a8: number): void {
+    Ws[h] = a0;
+    Ws[h + 1] = a1;
+    Ws[h + 2] = a2;
+    Ws[h + 3] = a3;
+    Ws[h + 4] = a4;
+    Ws[h + 5] = a5;
+    Ws[h + 6] = a6;
+    Ws[h + 7] = a7;
+    Ws[h + 8] = a8;
+    for (let i = 0; i < 9; i++) Hs[h + i] = Hsi[h + i] = 0;
+    for (let i = 0; i < 9; i++) Wsi[h + i] = i % 4 === 0 ? 1 / Ws[h + i] : 0; // callers with a full W overwrite Wsi
+  }
+  /** ‖W⁻¹ v‖∞: the unscaled Newton residual of a scaled one (r − A dx = W⁻¹(ŕ − Â ŷ)). */
+  const unscaledNorm = (v: Float64Array): number => {
+    let m = 0;
+    for (let c = 0; c < C; c++) {
+      const o = 3 * c;
+      mul3(Wsi, 9 * c, v, o, corr);
+      for (let r2 = 0; r2 < 3; r2++) {
+        const a = Math.abs(pinned[o + r2] ? v[o + r2] : corr[o + r2]);
+        if (a > m || Number.isNaN(a)) m = a;
+      }
+    }
+    return m;
+  };
+  /** bodyVec = Bᵀ W v (pinned rows of v ignored); v's W-product is left in corr. */
+  const scaledBt = (v: Float64Array): void => {
+    bodyVec.fill(0);
+    for (let c = 0; c < C; c++) {
+      const o = 3 * c;
+      mul3(Ws, 9 * c, v, o, corr);
+      for (let r2 = 0; r2 < 3; r2++) if (pinned[o + r2]) corr[o + r2] = 0;
+      if (ca[c] >= 0) addBtv(bodyVec, BODY_DOFS * ca[c], BA, c, corr);
+      if (cb[c] >= 0) addBtv(bodyVec, BODY_DOFS * cb[c], BB, c, corr);
+    }
+  };
+  /** tmp[3c..] = (W B bodyVec) for contact c. */
+  const scaledB = (c: number): void => {
+    const o = 3 * c;
+    for (let r2 = 0; r2 < 3; r2++) {
+      let s = 0;
+      if (ca[c] >= 0) for (let j = 0; j < 6; j++) s += BA[18 * c + 6 * r2 + j] * bodyVec[BODY_DOFS * ca[c] + j];
+      if (cb[c] >= 0) for (let j = 0; j < 6; j++) s += BB[18 * c + 6 * r2 + j] * bodyVec[BODY_DOFS * cb[c] + j];
+      corr[o + r2] = pinned[o + r2] ? 0 : s;
+    }
+    mul3(Ws, 9 * c, corr, o, tmp);
+  };
+  /**
+   * out = Â v = (Ĥ + W B Bᵀ W) v, the NT-scaled Newton operator W (B Bᵀ + H) W (identity on pinned rows): Ĥ = I + WΣW
+   * has eigenvalues ≥ 1, so no block mixes the barrier's huge and tiny curvatures as H = W⁻² + Σ does.
+   */
+  const applyScaled = (v: Float64Array, out: Float64Array): void => {
+    scaledBt(v);
+    for (let c = 0; c < C; c++) {
+      const o = 3 * c;
+      scaledB(c);
+      mul3(Hs, 9 * c, v, o, corr);
+      for (let r2 = 0; r2 < 3; r2++) out[o + r2] = pinned[o + r2] ? v[o + r2] : tmp[o + r2] + corr[o + r2];
+    }
+  };
+  /** out = Â⁻¹ r by Woodbury on Â = Ĥ + B̂B̂ᵀ, B̂ = WB: Ĥ⁻¹(r − B̂u), u = K⁻¹B̂ᵀĤ⁻¹r with K = I + B̂ᵀĤ⁻¹B̂ = I + BᵀH⁻¹B (the body-space factor). */
+  const woodburyScaled = (r: Float64Array, out: Float64Array): void => {
+    for (let c = 0; c < C; c++) mul3(Hsi, 9 * c, r, 3 * c, yv);
+    scaledBt(yv);
+    solveBlockSparse(symB, valB, bodyVec, bodyWork);
+    for (let c = 0; c < C; c++) {
+      const o = 3 * c;
+      scaledB(c);
+      for (let r2 = 0; r2 < 3; r2++) corr[o + r2] = r[o + r2] - tmp[o + r2];
+      mul3(Hsi, 9 * c, corr, o, yv);
+      for (let r2 = 0; r2 < 3; r2++) out[o + r2] = pinned[o + r2] ? r[o + r2] : yv[o + r2];
+    }
+  };
   /** out = (H + BBᵀ)⁻¹ r by Woodbury (file header); no refinement. */
   const woodbury = (r: Float64Array, out: Float64Array): void => {
     for (let c = 0; c < C; c++) mul3(Hinv, 9 * c, r, 3 * c, yv);
@@ -537,7 +697,14 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
   };
   /** The factor for this Newton matrix: body-space Woodbury unless the contact-space fallback is on. */
   const buildAndFactor = (mode: 0 | 1): boolean => {
-    if (!contactSpace) return buildBodySpace(mode);
+    if (!contactSpace) {
+      if (buildBodySpace(mode)) return true;
+      if (!krylov) return false;
+      // K (or a block of H) not factorisable at rounding level near the solution: the contact-space factor,
+      // the last resort, for the remaining iterations (reported by contactSpaceFrom)
+      contactSpace = true;
+      contactSpaceFrom = iterations;
+    }
     // H = W⁻² + Σ only (the body-space K is not needed any more)
     for (let c = 0; c < C; c++) {
       const o = 3 * c,
@@ -562,7 +729,8 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
    * from reaching SPARSE_IPM_WOODBURY_RESIDUAL.
    */
   const newtonSolve = (): boolean => {
-    if (!contactSpace) {
+    newtonSolves++;
+    if (!contactSpace && krylovFrom < 0) {
       woodbury(rhs, dx);
       for (let it = 0; it < IPM_REFINEMENT_STEPS; it++) {
         if (newtonResidual() <= SPARSE_IPM_WOODBURY_RESIDUAL) return true;
@@ -570,6 +738,36 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
         for (let i = 0; i < n; i++) dx[i] += sol[i];
       }
       if (newtonResidual() <= SPARSE_IPM_WOODBURY_RESIDUAL) return true;
+      if (krylov) krylovFrom = iterations;
+      else {
+        contactSpace = true;
+        contactSpaceFrom = iterations;
+        if (!factorContactSpace()) return false;
+      }
+    }
+    if (!contactSpace) {
+      // ŕ = W r, ŷ = Â⁻¹ŕ by PCG preconditioned with Â's Woodbury solve, dx = W ŷ (file header)
+      for (let c = 0; c < C; c++) {
+        const o = 3 * c;
+        mul3(Ws, 9 * c, rhs, o, rhsS);
+        for (let r2 = 0; r2 < 3; r2++) if (pinned[o + r2]) rhsS[o + r2] = rhs[o + r2];
+      }
+      woodburyScaled(rhsS, yS);
+      const out = pcgSolve(applyScaled, woodburyScaled, rhsS, yS, SPARSE_IPM_WOODBURY_RESIDUAL, SPARSE_IPM_PCG_MAX_ITERATIONS, pcg, unscaledNorm);
+      krylovIterations += out.iterations;
+      krylovMaxPerSolve = Math.max(krylovMaxPerSolve, out.iterations);
+      if (out.residual <= SPARSE_IPM_FORCING) {
+        if (out.residual > SPARSE_IPM_WOODBURY_RESIDUAL) {
+          inexactSolves++;
+          worstInexact = Math.max(worstInexact, out.residual);
+        }
+        for (let c = 0; c < C; c++) {
+          const o = 3 * c;
+          mul3(Ws, 9 * c, yS, o, dx);
+          for (let r2 = 0; r2 < 3; r2++) if (pinned[o + r2]) dx[o + r2] = yS[o + r2];
+        }
+        return true;
+      }
       contactSpace = true;
       contactSpaceFrom = iterations;
       if (!factorContactSpace()) return false;
@@ -711,6 +909,45 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     status = { ...status, reason: `${status.reason}; best KKT max_rel ${bestRel.toExponential(2)}` };
   }
   return finish(status, iterations, best, N, factorBlocks);
+}
+
+/** out = diag(d) + a a (3×3 row-major at a[ao..], d[dof..dof+2]); the loop order of the sums kept (no rounding change). */
+function gramPlusDiag3(a: Float64Array, ao: number, d: Float64Array, dof: number, out: Float64Array, oo: number): void {
+  out[oo + 0] = d[dof + 0] + a[ao + 0] * a[ao + 0] + a[ao + 1] * a[ao + 3] + a[ao + 2] * a[ao + 6];
+  out[oo + 1] = a[ao + 0] * a[ao + 1] + a[ao + 1] * a[ao + 4] + a[ao + 2] * a[ao + 7];
+  out[oo + 2] = a[ao + 0] * a[ao + 2] + a[ao + 1] * a[ao + 5] + a[ao + 2] * a[ao + 8];
+  out[oo + 3] = a[ao + 3] * a[ao + 0] + a[ao + 4] * a[ao + 3] + a[ao + 5] * a[ao + 6];
+  out[oo + 4] = d[dof + 1] + a[ao + 3] * a[ao + 1] + a[ao + 4] * a[ao + 4] + a[ao + 5] * a[ao + 7];
+  out[oo + 5] = a[ao + 3] * a[ao + 2] + a[ao + 4] * a[ao + 5] + a[ao + 5] * a[ao + 8];
+  out[oo + 6] = a[ao + 6] * a[ao + 0] + a[ao + 7] * a[ao + 3] + a[ao + 8] * a[ao + 6];
+  out[oo + 7] = a[ao + 6] * a[ao + 1] + a[ao + 7] * a[ao + 4] + a[ao + 8] * a[ao + 7];
+  out[oo + 8] = d[dof + 2] + a[ao + 6] * a[ao + 2] + a[ao + 7] * a[ao + 5] + a[ao + 8] * a[ao + 8];
+}
+
+/** out = I + a diag(d) b (3×3 row-major); the loop order of the sums kept. */
+function identityPlusScaledGram3(a: Float64Array, ao: number, d: Float64Array, dof: number, b: Float64Array, bo: number, out: Float64Array, oo: number): void {
+  out[oo + 0] = 1 + a[ao + 0] * d[dof + 0] * b[bo + 0] + a[ao + 1] * d[dof + 1] * b[bo + 3] + a[ao + 2] * d[dof + 2] * b[bo + 6];
+  out[oo + 1] = a[ao + 0] * d[dof + 0] * b[bo + 1] + a[ao + 1] * d[dof + 1] * b[bo + 4] + a[ao + 2] * d[dof + 2] * b[bo + 7];
+  out[oo + 2] = a[ao + 0] * d[dof + 0] * b[bo + 2] + a[ao + 1] * d[dof + 1] * b[bo + 5] + a[ao + 2] * d[dof + 2] * b[bo + 8];
+  out[oo + 3] = a[ao + 3] * d[dof + 0] * b[bo + 0] + a[ao + 4] * d[dof + 1] * b[bo + 3] + a[ao + 5] * d[dof + 2] * b[bo + 6];
+  out[oo + 4] = 1 + a[ao + 3] * d[dof + 0] * b[bo + 1] + a[ao + 4] * d[dof + 1] * b[bo + 4] + a[ao + 5] * d[dof + 2] * b[bo + 7];
+  out[oo + 5] = a[ao + 3] * d[dof + 0] * b[bo + 2] + a[ao + 4] * d[dof + 1] * b[bo + 5] + a[ao + 5] * d[dof + 2] * b[bo + 8];
+  out[oo + 6] = a[ao + 6] * d[dof + 0] * b[bo + 0] + a[ao + 7] * d[dof + 1] * b[bo + 3] + a[ao + 8] * d[dof + 2] * b[bo + 6];
+  out[oo + 7] = a[ao + 6] * d[dof + 0] * b[bo + 1] + a[ao + 7] * d[dof + 1] * b[bo + 4] + a[ao + 8] * d[dof + 2] * b[bo + 7];
+  out[oo + 8] = 1 + a[ao + 6] * d[dof + 0] * b[bo + 2] + a[ao + 7] * d[dof + 1] * b[bo + 5] + a[ao + 8] * d[dof + 2] * b[bo + 8];
+}
+
+/** out = a b (3×3 row-major); the loop order of the sums kept. */
+function mul3x3(a: Float64Array, ao: number, b: Float64Array, bo: number, out: Float64Array, oo: number): void {
+  out[oo + 0] = a[ao + 0] * b[bo + 0] + a[ao + 1] * b[bo + 3] + a[ao + 2] * b[bo + 6];
+  out[oo + 1] = a[ao + 0] * b[bo + 1] + a[ao + 1] * b[bo + 4] + a[ao + 2] * b[bo + 7];
+  out[oo + 2] = a[ao + 0] * b[bo + 2] + a[ao + 1] * b[bo + 5] + a[ao + 2] * b[bo + 8];
+  out[oo + 3] = a[ao + 3] * b[bo + 0] + a[ao + 4] * b[bo + 3] + a[ao + 5] * b[bo + 6];
+  out[oo + 4] = a[ao + 3] * b[bo + 1] + a[ao + 4] * b[bo + 4] + a[ao + 5] * b[bo + 7];
+  out[oo + 5] = a[ao + 3] * b[bo + 2] + a[ao + 4] * b[bo + 5] + a[ao + 5] * b[bo + 8];
+  out[oo + 6] = a[ao + 6] * b[bo + 0] + a[ao + 7] * b[bo + 3] + a[ao + 8] * b[bo + 6];
+  out[oo + 7] = a[ao + 6] * b[bo + 1] + a[ao + 7] * b[bo + 4] + a[ao + 8] * b[bo + 7];
+  out[oo + 8] = a[ao + 6] * b[bo + 2] + a[ao + 7] * b[bo + 5] + a[ao + 8] * b[bo + 8];
 }
 
 /** body[bo..bo+5] += B_cᵀ v[3c..3c+2]. */
