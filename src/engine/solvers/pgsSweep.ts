@@ -318,6 +318,10 @@ export function sweepMatrixFree(k: MatrixFreeArrays, lam: Float64Array, p: Sweep
         ln = Math.max(0, old0 - (s - b[o] + eps * old0) / dn);
       }
       lam[o] = ln;
+      // An inactive contact that stays inactive (λ = 0 before, λn = 0 after: e.g. a speculative contact whose
+      // gap does not close within the step, Box2D v3's speculative rows): its tangent impulses are clamped to
+      // the disk of radius μ·0, so nothing moves; skip the tangent rows and the Δv write-back.
+      if (ln === 0 && old0 === 0 && old1 === 0 && old2 === 0) continue;
       const d0 = ln - old0;
       if (d0 !== 0) {
         if (ia >= 0) {
