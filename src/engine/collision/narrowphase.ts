@@ -18,6 +18,7 @@
  */
 import { boxFrameOf, CONTACT_MARGIN, isStaticCollider, worldPlane, type BoxFrame, type Collider } from './shapes.js';
 import type { Vec3 } from '../math/vec3.js';
+import { hypot3 } from '../math/hypot.js';
 
 export interface GeometricContact {
   /** World point midway between the two surfaces. */
@@ -135,7 +136,7 @@ function sphereSphere(pa: Vec3, ra: number, pb: Vec3, rb: number, margin: number
   const dx = pa[0] - pb[0],
     dy = pa[1] - pb[1],
     dz = pa[2] - pb[2];
-  const dist = Math.hypot(dx, dy, dz);
+  const dist = hypot3(dx, dy, dz);
   const sep = dist - ra - rb;
   if (sep > margin) return [];
   const n: Vec3 = dist > DISTANCE_EPSILON ? [dx / dist, dy / dist, dz / dist] : FALLBACK_NORMAL;
@@ -180,7 +181,7 @@ function sphereBox(c: Vec3, r: number, B: BoxFrame, margin: number): GeometricCo
   const lx = q[0] - cl[0],
     ly = q[1] - cl[1],
     lz = q[2] - cl[2];
-  const dist = Math.hypot(lx, ly, lz);
+  const dist = hypot3(lx, ly, lz);
   let nl: [number, number, number], sep: number, feature: string;
   if (clamped > 0 && dist > DISTANCE_EPSILON) {
     nl = [lx / dist, ly / dist, lz / dist];
@@ -315,7 +316,7 @@ function boxBox(A: BoxFrame, B: BoxFrame, margin: number): GeometricContact[] {
       const cx = u[1] * v[2] - u[2] * v[1],
         cy = u[2] * v[0] - u[0] * v[2],
         cz = u[0] * v[1] - u[1] * v[0];
-      const len = Math.hypot(cx, cy, cz);
+      const len = hypot3(cx, cy, cz);
       if (len < EDGE_PARALLEL_TOLERANCE) continue;
       const lx = cx / len,
         ly = cy / len,

@@ -1,4 +1,5 @@
 /** Small fixed-size vector helpers. Vectors are plain `[x, y, z]` tuples outside hot loops. */
+import { hypot3 } from './hypot.js';
 export type Vec3 = readonly [number, number, number];
 
 export const vec3 = (x: number, y: number, z: number): Vec3 => [x, y, z];
@@ -7,7 +8,7 @@ export const sub = (a: Vec3, b: Vec3): Vec3 => [a[0] - b[0], a[1] - b[1], a[2] -
 export const scale = (a: Vec3, s: number): Vec3 => [a[0] * s, a[1] * s, a[2] * s];
 export const dot = (a: Vec3, b: Vec3): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 export const cross = (a: Vec3, b: Vec3): Vec3 => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
-export const norm = (a: Vec3): number => Math.hypot(a[0], a[1], a[2]);
+export const norm = (a: Vec3): number => hypot3(a[0], a[1], a[2]);
 export const normalize = (a: Vec3): Vec3 => {
   const l = norm(a);
   return l > 0 ? scale(a, 1 / l) : [0, 0, 0];
