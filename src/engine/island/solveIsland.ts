@@ -155,13 +155,19 @@ export function solveIsland(
   return { solve: solved, lambda, gapBefore, gapAfter, work };
 }
 
+/** The body states at rest (zero velocities) that positionCorrection assembles with: built once per step, not per island. */
+export function stillStates(states: readonly BodyState[]): BodyState[] {
+  const zero: Vec3 = [0, 0, 0];
+  return states.map((s) => ({ ...s, v: zero, omega: zero }));
+}
+
 /**
  * Split impulse (Catto GDC 2006; docs/physics.md "Split impulse"): a second, frictionless problem on the
- * same contacts with only the bias as right-hand side and zero velocities; its impulses become pseudo
- * velocities that correct positions without adding kinetic energy. Accumulated into dvPseudo.
+ * same contacts with only the bias as right-hand side and zero velocities (`still`: stillStates of the
+ * step's states); its impulses become pseudo velocities that correct positions without adding kinetic
+ * energy. Accumulated into dvPseudo.
  */
-export function positionCorrection(states: readonly BodyState[], cs: readonly ContactPoint[], cfg: StepConfig, dvPseudo: Float64Array): void {
-  const still = states.map((s) => ({ ...s, v: [0, 0, 0] as Vec3, omega: [0, 0, 0] as Vec3 }));
+export function positionCorrection(still: readonly BodyState[], cs: readonly ContactPoint[], cfg: StepConfig, dvPseudo: Float64Array): void {
   const jacobians = assembleJacobians(
     still,
     cs.map((c) => ({ ...c, mu: 0, restitution: 0 })),
