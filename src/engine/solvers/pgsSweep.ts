@@ -153,7 +153,9 @@ export function packRows(
   JB: Float64Array,
   MA: Float64Array,
   MB: Float64Array,
-  dirs: readonly (readonly number[])[],
+  n: readonly number[],
+  t1: readonly number[],
+  t2: readonly number[],
   c: number,
   invMassA: number,
   invMassB: number,
@@ -164,7 +166,7 @@ export function packRows(
   const p = PACKED_STRIDE * c,
     j = 18 * c;
   for (let k = 0; k < 3; k++) {
-    const d = dirs[k];
+    const d = k === 0 ? n : k === 1 ? t1 : t2;
     for (let q = 0; q < 3; q++) {
       out[p + 3 * k + q] = d[q];
       out[p + 9 + 3 * k + q] = dynamicA ? JA[j + 6 * k + 3 + q] : 0;
