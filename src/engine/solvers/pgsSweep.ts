@@ -86,6 +86,8 @@ export function sweepRows(rows: PgsRows, lam: Float64Array, p: SweepParams, out:
       const dn = p.normalDiag[c];
       lam[o] = dn > 0 ? Math.max(0, lam[o] - rowW(o) / dn) : 0;
       rows.changed(c, lam[o] - old0, 0, 0);
+      // inactive and staying inactive: the tangent rows could only clamp to the zero disk (as sweepMatrixFree)
+      if (lam[o] === 0 && old0 === 0 && old1 === 0 && old2 === 0) continue;
       if (m > 0) {
         // One step length for both tangent rows, s = 1/λmax of the 2×2 tangent block: then the fixed point
         // λt = clamp(λt − s·w_t) puts a sliding contact's λt exactly opposite w_t (maximal dissipation).
