@@ -47,3 +47,16 @@ export function hypot3(x: number, y: number, z: number): number {
   sum = pre;
   return Math.sqrt(sum) * max;
 }
+
+/** Math.hypot(x, y) without its scratch array: V8's algorithm as in hypot3 (the same double in Node). */
+export function hypot2Exact(x: number, y: number): number {
+  const ax = Math.abs(x),
+    ay = Math.abs(y);
+  const max = ax > ay ? ax : ay;
+  if (!(max < Infinity)) return Math.hypot(x, y); // ∞, NaN
+  if (ax !== ax || ay !== ay) return NaN;
+  if (max === 0) return 0;
+  const u = ax / max,
+    v = ay / max;
+  return Math.sqrt(u * u + v * v) * max; // V8's Kahan compensation after one summand is exactly 0
+}

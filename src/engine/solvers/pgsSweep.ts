@@ -11,7 +11,7 @@
  * (test/unit/pgs-matrix-free.test.ts checks the dense and matrix-free iterations agree).
  */
 import { clampDisk, projectCone } from '../cone.js';
-import { hypot2 } from '../math/hypot.js';
+import { hypot2, hypot2Exact } from '../math/hypot.js';
 import type { PgsRows } from './pgsRows.js';
 
 /** What a sweep needs besides λ: the friction law, ε of (A + εI), and the per-contact step data. */
@@ -50,7 +50,7 @@ export function sweepParams(rows: PgsRows, eps: number, step: Float64Array | nul
     const a = D[d + 4] + eps,
       bb = D[d + 5],
       cc = D[d + 8] + eps;
-    tangentMax[c] = 0.5 * (a + cc) + Math.hypot(0.5 * (a - cc), bb);
+    tangentMax[c] = 0.5 * (a + cc) + hypot2Exact(0.5 * (a - cc), bb);
   }
   return { cone: step !== null, eps, normalDiag, tangentMax, step, block: new Float64Array(3) };
 }
