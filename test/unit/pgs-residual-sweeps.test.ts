@@ -72,7 +72,7 @@ describe("PGS residual schedule 'doubling' (world step)", () => {
     world.step();
     const f = world.step();
     const isl = f.islands.find((s) => s.contacts.length > 32);
-    assert.ok(isl && isl.matrixFree, `one matrix-free island (${f.islands.map((s) => s.contacts.length).join(', ')} contacts)`);
+    assert.ok(isl?.matrixFree, `one matrix-free island (${f.islands.map((s) => s.contacts.length).join(', ')} contacts)`);
     const h = isl.result.history;
     assert.deepStrictEqual(Array.from(h.iterations ?? []), [0, 1, 2, 4, 8, 10]);
     const rec = frameFromWorld(world, f);

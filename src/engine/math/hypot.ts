@@ -27,7 +27,7 @@ export function hypot3(x: number, y: number, z: number): number {
   let max = ax > ay ? ax : ay;
   if (az > max) max = az;
   if (!(max < Infinity)) return Math.hypot(x, y, z); // ∞, NaN (a NaN max skips every comparison above)
-  if (ax !== ax || ay !== ay || az !== az) return NaN;
+  if (Number.isNaN(ax) || Number.isNaN(ay) || Number.isNaN(az)) return NaN;
   if (max === 0) return 0;
   let sum = 0,
     comp = 0;
@@ -54,7 +54,7 @@ export function hypot2Exact(x: number, y: number): number {
     ay = Math.abs(y);
   const max = ax > ay ? ax : ay;
   if (!(max < Infinity)) return Math.hypot(x, y); // ∞, NaN
-  if (ax !== ax || ay !== ay) return NaN;
+  if (Number.isNaN(ax) || Number.isNaN(ay)) return NaN;
   if (max === 0) return 0;
   const u = ax / max,
     v = ay / max;

@@ -134,7 +134,15 @@ export function runPgs(rows: PgsRows, opts: PgsOptions, warmStart?: Float64Array
       break;
     }
   }
-  return { lambda: lam, iterations, status, regularization: eps, history: hist.finish(schedule === 'doubling'), w: Float64Array.from(ws.w), kkt: { ...ws.report } };
+  return {
+    lambda: lam,
+    iterations,
+    status,
+    regularization: eps,
+    history: hist.finish(schedule === 'doubling'),
+    w: Float64Array.from(ws.w),
+    kkt: { ...ws.report },
+  };
 }
 
 function stalledStatus(law: string, r: KktReport, tol: number, suffix: string): SolveStatus {
