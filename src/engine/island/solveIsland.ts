@@ -144,7 +144,8 @@ export function solveIsland(
   }
   const { lambda, w } = solved.result;
   const velocity = jacobians.rhs.velocity;
-  const gapBefore = velocity.map((x) => -x);
+  const gapBefore = new Float64Array(jacobians.size);
+  for (let i = 0; i < jacobians.size; i++) gapBefore[i] = -velocity[i];
   // ġ⁺ = ġ⁻ + J M⁻¹ Jᵀ λ = (w + b) − velocity part of b, without ε and γ (solver devices, not physics).
   const gapAfter = new Float64Array(jacobians.size);
   for (let i = 0; i < jacobians.size; i++) {
