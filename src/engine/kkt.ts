@@ -52,6 +52,9 @@ export class KktWorkspace {
   readonly w: Float64Array;
   readonly Alam: Float64Array;
   readonly tmp: Float64Array;
+  /** kktFromW's scratch: its scales (5) and per-contact maxima (6). */
+  readonly scales = new Float64Array(5);
+  readonly absMax = new Float64Array(6);
   readonly report: KktReport = emptyKktReport();
   private rhoBuf: Float64Array;
   constructor(n: number) {
@@ -94,24 +97,84 @@ export function kktInto(p: ContactProblem, lambda: Float64Array, ws: KktWorkspac
 export function kktFromW(mu: Float64Array, lambda: Float64Array, w: Float64Array, b: Float64Array, rho: Float64Array, ws: KktWorkspace): KktReport {
   const C = mu.length,
     n = 3 * C;
+  // The two long loops run in functions of their own that write their results inside the loop: as loops
+  // followed by more code, V8 entered kktFromW's on-stack-replaced code on most calls and deoptimised it
+  // right after the first loop ("insufficient type feedback"), finishing in the interpreter (see pgsSweep.ts
+  // SweepOutcome). Same operations in the same order.
+  const sc = ws.scales;
+  kktScales(mu, lambda, w, b, n, C, sc);
+  const firstNonFinite = sc[0],
+    aNorm = sc[1],
+    bNorm = sc[2],
+    lamRef = sc[3],
+    muMax = sc[4];
+  const wRef = Math.max(aNorm, bNorm);
+  const lr = lamRef > 0 ? lamRef : 1;
+  const wr = wRef > 0 ? wRef : 1;
+  const jr = lr * wr * Math.max(1, muMax * muMax);
+  const r = ws.report;
+  const ab = ws.absMax;
+  kktContacts(mu, lambda, w, rho, C, lr, wr, jr, ws.tmp, ab);
+  r.primalAbs = ab[0];
+  r.dualAbs = ab[1];
+  r.compAbs = ab[2];
+  r.jordanAbs = ab[3];
+  r.naturalAbs = ab[4];
+  r.worstContact = ab[5];
+  r.lamRef = lamRef;
+  r.wRef = wRef;
+  r.primalRel = r.primalAbs / lr;
+  r.dualRel = r.dualAbs / wr;
+  r.compRel = r.compAbs / (lr * wr);
+  r.jordanRel = r.jordanAbs / jr;
+  r.naturalRel = r.naturalAbs / lr;
+  r.maxRel = Math.max(r.primalRel, r.dualRel, r.compRel, r.jordanRel, r.naturalRel);
+  if (firstNonFinite >= 0 || !Number.isFinite(r.maxRel)) markNonFinite(r, firstNonFinite);
+  return r;
+}
+
+/** kktFromW's scales into out: [first non-finite index (−1: none), ‖w + b‖∞, ‖b‖∞, ‖λ‖∞, max μ]. */
+function kktScales(mu: Float64Array, lambda: Float64Array, w: Float64Array, b: Float64Array, n: number, C: number, out: Float64Array): void {
   let aNorm = 0,
     bNorm = 0,
     lamRef = 0,
     muMax = 0;
   // NaN-aware: Math.max and comparisons silently drop NaN, so non-finite entries are counted first
   let firstNonFinite = -1;
+  out[0] = -1;
+  out[1] = 0;
+  out[2] = 0;
+  out[3] = 0;
+  out[4] = 0;
   for (let i = 0; i < n; i++) {
     if (firstNonFinite < 0 && !(Number.isFinite(lambda[i]) && Number.isFinite(w[i]) && Number.isFinite(b[i]))) firstNonFinite = i;
     aNorm = Math.max(aNorm, Math.abs(w[i] + b[i]));
     bNorm = Math.max(bNorm, Math.abs(b[i]));
     lamRef = Math.max(lamRef, Math.abs(lambda[i]));
+    out[0] = firstNonFinite;
+    out[1] = aNorm;
+    out[2] = bNorm;
+    out[3] = lamRef;
   }
-  for (let c = 0; c < C; c++) muMax = Math.max(muMax, mu[c]);
-  const wRef = Math.max(aNorm, bNorm);
-  const lr = lamRef > 0 ? lamRef : 1;
-  const wr = wRef > 0 ? wRef : 1;
-  const jr = lr * wr * Math.max(1, muMax * muMax);
-  const r = ws.report;
+  for (let c = 0; c < C; c++) {
+    muMax = Math.max(muMax, mu[c]);
+    out[4] = muMax;
+  }
+}
+
+/** kktFromW's per-contact residuals: out = [primal, dual, comp, jordan, natural maxima (absolute), worst contact]. */
+function kktContacts(
+  mu: Float64Array,
+  lambda: Float64Array,
+  w: Float64Array,
+  rho: Float64Array,
+  C: number,
+  lr: number,
+  wr: number,
+  jr: number,
+  t: Float64Array,
+  out: Float64Array,
+): void {
   let primalAbs = 0,
     dualAbs = 0,
     compAbs = 0,
@@ -120,7 +183,12 @@ export function kktFromW(mu: Float64Array, lambda: Float64Array, w: Float64Array
     worstContact = -1;
   const lwr = lr * wr;
   let worst = 0;
-  const t = ws.tmp;
+  out[0] = 0;
+  out[1] = 0;
+  out[2] = 0;
+  out[3] = 0;
+  out[4] = 0;
+  out[5] = -1;
   for (let c = 0; c < C; c++) {
     const o = 3 * c,
       m = mu[c];
@@ -153,23 +221,13 @@ export function kktFromW(mu: Float64Array, lambda: Float64Array, w: Float64Array
       worst = rel;
       worstContact = c;
     }
+    out[0] = primalAbs;
+    out[1] = dualAbs;
+    out[2] = compAbs;
+    out[3] = jordanAbs;
+    out[4] = naturalAbs;
+    out[5] = worstContact;
   }
-  r.primalAbs = primalAbs;
-  r.dualAbs = dualAbs;
-  r.compAbs = compAbs;
-  r.jordanAbs = jordanAbs;
-  r.naturalAbs = naturalAbs;
-  r.worstContact = worstContact;
-  r.lamRef = lamRef;
-  r.wRef = wRef;
-  r.primalRel = r.primalAbs / lr;
-  r.dualRel = r.dualAbs / wr;
-  r.compRel = r.compAbs / (lr * wr);
-  r.jordanRel = r.jordanAbs / jr;
-  r.naturalRel = r.naturalAbs / lr;
-  r.maxRel = Math.max(r.primalRel, r.dualRel, r.compRel, r.jordanRel, r.naturalRel);
-  if (firstNonFinite >= 0 || !Number.isFinite(r.maxRel)) markNonFinite(r, firstNonFinite);
-  return r;
 }
 
 /** A residual of non-finite data: every NaN becomes +∞, the max is +∞, the worst contact the first bad one. */

@@ -42,7 +42,8 @@ const STATUS_RANK: Record<RecordedSolverStatus, number> = { converged: 0, stalle
 /**
  * One frame line. The frame's islands are reported as one solve: λ in the frame's contact order, the
  * worst status, the largest iteration count, and after each iteration k = 1 … iterations the largest KKT
- * residual over the islands (an island that stopped earlier keeps its final residual), so `residuals`
+ * residual over the islands (an island that stopped earlier keeps its final residual; one measured only
+ * after some iterations keeps its latest measurement until the next), so `residuals`
  * has exactly `iterations` entries as docs/recording-format.md defines them.
  */
 export function frameFromWorld(world: World, f: FrameRecord): RecordedFrame {
@@ -61,9 +62,17 @@ export function frameFromWorld(world: World, f: FrameRecord): RecordedFrame {
   }
   const residuals: number[] = new Array(iterations).fill(0);
   for (const isl of f.islands) {
-    const h = isl.result.history.residual; // h[k] after k iterations, k = 0 … (the island's) iterations
+    const h = isl.result.history.residual; // h[j] after at[j] iterations (at[j] = j unless only some were measured)
+    const at = isl.result.history.iterations;
     if (h.length === 0) continue;
-    for (let k = 1; k <= iterations; k++) residuals[k - 1] = Math.max(residuals[k - 1], h[Math.min(k, h.length - 1)]);
+    // the latest measured residual at or before iteration k (docs/physics.md "PGS": the world step's PGS
+    // measures after sweeps 1, 2, 4, 8, … and the last)
+    let j = 0;
+    for (let k = 1; k <= iterations; k++) {
+      if (at) while (j + 1 < h.length && at[j + 1] <= k) j++;
+      else j = Math.min(k, h.length - 1);
+      residuals[k - 1] = Math.max(residuals[k - 1], h[j]);
+    }
   }
   return {
     frame: f.frame,

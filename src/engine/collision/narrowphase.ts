@@ -18,6 +18,7 @@
  */
 import { boxFrameOf, CONTACT_MARGIN, isStaticCollider, worldPlane, type BoxFrame, type Collider } from './shapes.js';
 import type { Vec3 } from '../math/vec3.js';
+import { hypot3 } from '../math/hypot.js';
 
 export interface GeometricContact {
   /** World point midway between the two surfaces. */
@@ -135,7 +136,7 @@ function sphereSphere(pa: Vec3, ra: number, pb: Vec3, rb: number, margin: number
   const dx = pa[0] - pb[0],
     dy = pa[1] - pb[1],
     dz = pa[2] - pb[2];
-  const dist = Math.hypot(dx, dy, dz);
+  const dist = hypot3(dx, dy, dz);
   const sep = dist - ra - rb;
   if (sep > margin) return [];
   const n: Vec3 = dist > DISTANCE_EPSILON ? [dx / dist, dy / dist, dz / dist] : FALLBACK_NORMAL;
@@ -180,7 +181,7 @@ function sphereBox(c: Vec3, r: number, B: BoxFrame, margin: number): GeometricCo
   const lx = q[0] - cl[0],
     ly = q[1] - cl[1],
     lz = q[2] - cl[2];
-  const dist = Math.hypot(lx, ly, lz);
+  const dist = hypot3(lx, ly, lz);
   let nl: [number, number, number], sep: number, feature: string;
   if (clamped > 0 && dist > DISTANCE_EPSILON) {
     nl = [lx / dist, ly / dist, lz / dist];
@@ -315,7 +316,7 @@ function boxBox(A: BoxFrame, B: BoxFrame, margin: number): GeometricContact[] {
       const cx = u[1] * v[2] - u[2] * v[1],
         cy = u[2] * v[0] - u[0] * v[2],
         cz = u[0] * v[1] - u[1] * v[0];
-      const len = Math.hypot(cx, cy, cz);
+      const len = hypot3(cx, cy, cz);
       if (len < EDGE_PARALLEL_TOLERANCE) continue;
       const lx = cx / len,
         ly = cy / len,
@@ -332,40 +333,51 @@ function boxBox(A: BoxFrame, B: BoxFrame, margin: number): GeometricContact[] {
       }
     }
   }
-  const edgeAxis: Vec3 = [ex, ey, ez];
   // 3. Axis choice with a bias towards faces (and towards a's face over b's).
-  const beats = (s: number, best: number): boolean => s > best + AXIS_BIAS_RELATIVE * Math.abs(best) + AXIS_BIAS_ABSOLUTE;
-  const useB = beats(bestB, bestA);
+  const useB = beatsAxis(bestB, bestA);
   const faceBest = useB ? bestB : bestA;
-  const useEdge = edgeI >= 0 && beats(bestE, faceBest);
-
-  const face = (useB: boolean): GeometricContact[] => {
-    if (useB) {
-      const sgn = dot3(d, B.ax[axisB]) >= 0 ? 1 : -1; // axis oriented from b into a
-      const n = signed(B.ax[axisB], sgn);
-      return faceContact(B, 'b', A, 'a', axisB, sgn, n, n, margin);
-    }
-    const sgn = dot3(d, A.ax[axisA]) >= 0 ? 1 : -1;
-    const n = signed(A.ax[axisA], sgn);
-    // a's reference face faces b: outward normal −n.
-    return faceContact(A, 'a', B, 'b', axisA, -sgn, signed(n, -1), n, margin);
-  };
-  const edge = (): GeometricContact[] => {
-    if (edgeI < 0) return [];
-    const L = signed(edgeAxis, dot3(d, edgeAxis) >= 0 ? 1 : -1);
-    return edgeContact(A, B, edgeI, edgeJ, L, margin);
-  };
+  const useEdge = edgeI >= 0 && beatsAxis(bestE, faceBest);
   if (useEdge) {
-    const e = edge();
-    if (e.length === 0) return face(useB);
+    const e = boxBoxEdge(A, B, d, edgeI, edgeJ, ex, ey, ez, margin);
+    if (e.length === 0) return boxBoxFace(A, B, d, useB, axisA, axisB, margin);
     // An edge–edge contact is one point: a box pivoting about it swings its faces' vertices into the other
     // box within a step. The best face manifolds' points that are still apart (separation > 0: a point
     // above a face inside its side planes is exactly that far from the box) go along as speculative contacts.
-    for (const c of face(false).concat(face(true))) if (c.separation > 0 && e.length < 2 * MAX_MANIFOLD_POINTS + 1) e.push(c);
+    for (const c of boxBoxFace(A, B, d, false, axisA, axisB, margin).concat(boxBoxFace(A, B, d, true, axisA, axisB, margin)))
+      if (c.separation > 0 && e.length < 2 * MAX_MANIFOLD_POINTS + 1) e.push(c);
     return e;
   }
-  const f = face(useB);
-  return f.length > 0 ? f : edge();
+  const f = boxBoxFace(A, B, d, useB, axisA, axisB, margin);
+  return f.length > 0 ? f : boxBoxEdge(A, B, d, edgeI, edgeJ, ex, ey, ez, margin);
+}
+
+/**
+ * Does separation s beat the best so far by the face bias (step 3 of boxBox)? Module functions rather than
+ * closures inside boxBox: closures there made V8 allocate a context and three functions per box pair.
+ */
+function beatsAxis(s: number, best: number): boolean {
+  return s > best + AXIS_BIAS_RELATIVE * Math.abs(best) + AXIS_BIAS_ABSOLUTE;
+}
+
+/** boxBox's face contact on a's best face axis, or b's (useB), the axis oriented from b into a. */
+function boxBoxFace(A: BoxFrame, B: BoxFrame, d: Vec3, useB: boolean, axisA: number, axisB: number, margin: number): GeometricContact[] {
+  if (useB) {
+    const sgn = dot3(d, B.ax[axisB]) >= 0 ? 1 : -1; // axis oriented from b into a
+    const n = signed(B.ax[axisB], sgn);
+    return faceContact(B, 'b', A, 'a', axisB, sgn, n, n, margin);
+  }
+  const sgn = dot3(d, A.ax[axisA]) >= 0 ? 1 : -1;
+  const n = signed(A.ax[axisA], sgn);
+  // a's reference face faces b: outward normal −n.
+  return faceContact(A, 'a', B, 'b', axisA, -sgn, signed(n, -1), n, margin);
+}
+
+/** boxBox's edge–edge contact on the best edge axis (ex, ey, ez) (none when every edge pair was parallel). */
+function boxBoxEdge(A: BoxFrame, B: BoxFrame, d: Vec3, edgeI: number, edgeJ: number, ex: number, ey: number, ez: number, margin: number): GeometricContact[] {
+  if (edgeI < 0) return [];
+  const edgeAxis: Vec3 = [ex, ey, ez];
+  const L = signed(edgeAxis, dot3(d, edgeAxis) >= 0 ? 1 : -1);
+  return edgeContact(A, B, edgeI, edgeJ, L, margin);
 }
 
 // Scratch polygons for the clipper (an incident quad clipped by 4 planes has at most 8 vertices).

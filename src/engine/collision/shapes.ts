@@ -12,6 +12,7 @@
 import type { ShapeDesc } from '../world/types.js';
 import { quatToMat3, type Quat } from '../math/quat.js';
 import type { Vec3 } from '../math/vec3.js';
+import { hypot3 } from '../math/hypot.js';
 
 /**
  * Speculative contact margin (m): pairs whose surfaces are separated by at most this distance still
@@ -85,7 +86,7 @@ export function worldPlane(c: Collider): WorldPlane {
   const nx = m[0] * nb[0] + m[1] * nb[1] + m[2] * nb[2];
   const ny = m[3] * nb[0] + m[4] * nb[1] + m[5] * nb[2];
   const nz = m[6] * nb[0] + m[7] * nb[1] + m[8] * nb[2];
-  const l = Math.hypot(nx, ny, nz);
+  const l = hypot3(nx, ny, nz);
   if (!(l > 0)) throw new Error('worldPlane: plane normal has zero length');
   const normal: Vec3 = [nx / l, ny / l, nz / l];
   // Body-frame surface n_b·y = o_b, y = Rᵀ(x − p)  ⇒  (R n_b)·x = o_b + (R n_b)·p (divided by |n_b|).

@@ -8,6 +8,7 @@
 import { assembleJacobians, bodyVelocityChanges, DEFAULT_ASSEMBLY, denseProblem, type AssemblyOptions, type ContactJacobians } from '../assembly.js';
 import type { BodyState, ContactPoint, ContactProblem } from '../problem.js';
 import { solvePgsMatrixFree } from '../solvers/matrixFree.js';
+import type { ResidualSweeps } from '../solvers/pgs.js';
 import { solveIpmSparse } from '../solvers/ipmSparse.js';
 import { solve } from '../solvers/solve.js';
 import type { SolveResult } from '../solvers/types.js';
@@ -19,6 +20,11 @@ import type { Vec3 } from '../math/vec3.js';
 export const DENSE_ISLAND_LIMIT = 200;
 /** PGS islands with more contacts than this use the matrix-free PGS (same iterates, O(C) per sweep). */
 export const PGS_MATRIX_FREE_FROM = 32;
+/**
+ * The world step's PGS measures the exact KKT residual after sweeps 1, 2, 4, 8, … and the last (pgs.ts
+ * ResidualSweeps): each measurement costs about a sweep; the status is decided on the final exact KKT.
+ */
+export const WORLD_RESIDUAL_SWEEPS: ResidualSweeps = 'doubling';
 /**
  * What a Newton/IPM scenario uses on an island beyond the dense limit: the sparse interior point
  * (ipmSparse.ts) with the scenario's iteration budget and tolerance (IPM defaults when unset).
@@ -113,7 +119,7 @@ export function solveIsland(
   } else if (useMatrixFree(cfg, cs.length)) {
     const pgs = cfg.solver.solver === 'pgs' ? cfg.solver : { solver: 'pgs' as const };
     // Δv goes straight into dvTotal: islands share no dynamic body, so this island's entries are still zero.
-    const out = solvePgsMatrixFree(jacobians, pgs, warm, cfg.softening, dvTotal);
+    const out = solvePgsMatrixFree(jacobians, pgs, warm, cfg.softening, dvTotal, WORLD_RESIDUAL_SWEEPS);
     const result: SolveResult = {
       solver: 'pgs',
       lambda: out.lambda,
@@ -138,7 +144,8 @@ export function solveIsland(
   }
   const { lambda, w } = solved.result;
   const velocity = jacobians.rhs.velocity;
-  const gapBefore = velocity.map((x) => -x);
+  const gapBefore = new Float64Array(jacobians.size);
+  for (let i = 0; i < jacobians.size; i++) gapBefore[i] = -velocity[i];
   // ġ⁺ = ġ⁻ + J M⁻¹ Jᵀ λ = (w + b) − velocity part of b, without ε and γ (solver devices, not physics).
   const gapAfter = new Float64Array(jacobians.size);
   for (let i = 0; i < jacobians.size; i++) {
@@ -149,13 +156,19 @@ export function solveIsland(
   return { solve: solved, lambda, gapBefore, gapAfter, work };
 }
 
+/** The body states at rest (zero velocities) that positionCorrection assembles with: built once per step, not per island. */
+export function stillStates(states: readonly BodyState[]): BodyState[] {
+  const zero: Vec3 = [0, 0, 0];
+  return states.map((s) => ({ ...s, v: zero, omega: zero }));
+}
+
 /**
  * Split impulse (Catto GDC 2006; docs/physics.md "Split impulse"): a second, frictionless problem on the
- * same contacts with only the bias as right-hand side and zero velocities; its impulses become pseudo
- * velocities that correct positions without adding kinetic energy. Accumulated into dvPseudo.
+ * same contacts with only the bias as right-hand side and zero velocities (`still`: stillStates of the
+ * step's states); its impulses become pseudo velocities that correct positions without adding kinetic
+ * energy. Accumulated into dvPseudo.
  */
-export function positionCorrection(states: readonly BodyState[], cs: readonly ContactPoint[], cfg: StepConfig, dvPseudo: Float64Array): void {
-  const still = states.map((s) => ({ ...s, v: [0, 0, 0] as Vec3, omega: [0, 0, 0] as Vec3 }));
+export function positionCorrection(still: readonly BodyState[], cs: readonly ContactPoint[], cfg: StepConfig, dvPseudo: Float64Array): void {
   const jacobians = assembleJacobians(
     still,
     cs.map((c) => ({ ...c, mu: 0, restitution: 0 })),

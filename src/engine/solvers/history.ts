@@ -4,20 +4,26 @@ import type { SolveHistory } from './types.js';
 export class HistoryRecorder {
   private readonly residual: Float64Array;
   private readonly objective: Float64Array;
+  private readonly sweep: Int32Array;
   private count = 0;
   constructor(maxIterations: number) {
     this.residual = new Float64Array(maxIterations + 1);
     this.objective = new Float64Array(maxIterations + 1);
+    this.sweep = new Int32Array(maxIterations + 1);
   }
-  record(residual: number, objective: number): void {
+  /** `iteration`: after how many iterations (default: one entry per iteration, the entry's index). */
+  record(residual: number, objective: number, iteration = this.count): void {
     if (this.count < this.residual.length) {
       this.residual[this.count] = residual;
       this.objective[this.count] = objective;
+      this.sweep[this.count] = iteration;
       this.count++;
     }
   }
-  finish(): SolveHistory {
-    return { residual: this.residual.slice(0, this.count), objective: this.objective.slice(0, this.count) };
+  /** `withIterations`: the history has entries at some iterations only, listed in `iterations`. */
+  finish(withIterations = false): SolveHistory {
+    const h = { residual: this.residual.slice(0, this.count), objective: this.objective.slice(0, this.count) };
+    return withIterations ? { ...h, iterations: this.sweep.slice(0, this.count) } : h;
   }
 }
 

@@ -2,11 +2,12 @@
  * Matrix-free projected Gauss–Seidel for large islands (sequential impulses, Catto GDC 2005): the PGS
  * kernel of pgs.ts on matrix-free rows (pgsRows.ts): A is never formed, each row reads the velocity change
  * Δv = M⁻¹Jᵀλ of its two bodies. Cost per sweep O(C) instead of O(C²), memory O(C + N) instead of O(C²).
- * Convergence is measured with the same KKT residual as every other solver, every sweep.
+ * Convergence is measured with the same KKT residual as every other solver, after every sweep or on the
+ * 'doubling' schedule (pgs.ts ResidualSweeps).
  */
 import type { ContactJacobians } from '../assembly.js';
 import { classifyContacts, type ContactClass } from '../kkt.js';
-import { runPgs, type PgsOutput } from './pgs.js';
+import { runPgs, type PgsOutput, type ResidualSweeps } from './pgs.js';
 import { matrixFreeRows } from './pgsRows.js';
 import type { PgsOptions } from './types.js';
 import { nowMs } from '../clock.js';
@@ -23,10 +24,17 @@ export interface MatrixFreeOutput extends PgsOutput {
  * With `into` (6 per body of the island's body list, zero at this island's dynamic bodies) Δv is added
  * there and returned as `dv`: the world passes one array for all islands of a step.
  */
-export function solvePgsMatrixFree(k: ContactJacobians, opts: PgsOptions, warmStart?: Float64Array, softening = 0, into?: Float64Array): MatrixFreeOutput {
+export function solvePgsMatrixFree(
+  k: ContactJacobians,
+  opts: PgsOptions,
+  warmStart?: Float64Array,
+  softening = 0,
+  into?: Float64Array,
+  schedule: ResidualSweeps = 'every',
+): MatrixFreeOutput {
   const t0 = nowMs();
   const rows = matrixFreeRows(k, softening, into);
-  const out = runPgs(rows, opts, warmStart, 'matrix-free');
+  const out = runPgs(rows, opts, warmStart, 'matrix-free', schedule);
   return {
     ...out,
     dv: rows.dv,

@@ -95,7 +95,7 @@ export function matrixFreeRows(k: ContactJacobians, softening = 0, into?: Float6
     const m = k.contacts[c].contact;
     const imA = bodyA[c] >= 0 ? bodies[bodyA[c]].invMass : 0,
       imB = bodyB[c] >= 0 ? bodies[bodyB[c]].invMass : 0;
-    packRows(JA, JB, MA, MB, [m.normal, m.t1, m.t2], c, imA, imB, bodyA[c] >= 0, bodyB[c] >= 0, packed);
+    packRows(JA, JB, MA, MB, m.normal, m.t1, m.t2, c, imA, imB, bodyA[c] >= 0, bodyB[c] >= 0, packed);
   }
   const arrays: MatrixFreeArrays = { contactCount: C, JA, JB, MA, MB, bodyA, bodyB, shiftN, shiftT, b: k.b, mu: k.mu, dv, packed };
   // A_cc = J_c M⁻¹ J_cᵀ (+ shifts), from the two bodies' blocks.

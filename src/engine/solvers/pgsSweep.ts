@@ -11,7 +11,7 @@
  * (test/unit/pgs-matrix-free.test.ts checks the dense and matrix-free iterations agree).
  */
 import { clampDisk, projectCone } from '../cone.js';
-import { hypot2 } from '../math/hypot.js';
+import { hypot2, hypot2Exact } from '../math/hypot.js';
 import type { PgsRows } from './pgsRows.js';
 
 /** What a sweep needs besides λ: the friction law, ε of (A + εI), and the per-contact step data. */
@@ -50,7 +50,7 @@ export function sweepParams(rows: PgsRows, eps: number, step: Float64Array | nul
     const a = D[d + 4] + eps,
       bb = D[d + 5],
       cc = D[d + 8] + eps;
-    tangentMax[c] = 0.5 * (a + cc) + Math.hypot(0.5 * (a - cc), bb);
+    tangentMax[c] = 0.5 * (a + cc) + hypot2Exact(0.5 * (a - cc), bb);
   }
   return { cone: step !== null, eps, normalDiag, tangentMax, step, block: new Float64Array(3) };
 }
@@ -86,6 +86,8 @@ export function sweepRows(rows: PgsRows, lam: Float64Array, p: SweepParams, out:
       const dn = p.normalDiag[c];
       lam[o] = dn > 0 ? Math.max(0, lam[o] - rowW(o) / dn) : 0;
       rows.changed(c, lam[o] - old0, 0, 0);
+      // inactive and staying inactive: the tangent rows could only clamp to the zero disk (as sweepMatrixFree)
+      if (lam[o] === 0 && old0 === 0 && old1 === 0 && old2 === 0) continue;
       if (m > 0) {
         // One step length for both tangent rows, s = 1/λmax of the 2×2 tangent block: then the fixed point
         // λt = clamp(λt − s·w_t) puts a sliding contact's λt exactly opposite w_t (maximal dissipation).
@@ -153,7 +155,9 @@ export function packRows(
   JB: Float64Array,
   MA: Float64Array,
   MB: Float64Array,
-  dirs: readonly (readonly number[])[],
+  n: readonly number[],
+  t1: readonly number[],
+  t2: readonly number[],
   c: number,
   invMassA: number,
   invMassB: number,
@@ -164,7 +168,7 @@ export function packRows(
   const p = PACKED_STRIDE * c,
     j = 18 * c;
   for (let k = 0; k < 3; k++) {
-    const d = dirs[k];
+    const d = k === 0 ? n : k === 1 ? t1 : t2;
     for (let q = 0; q < 3; q++) {
       out[p + 3 * k + q] = d[q];
       out[p + 9 + 3 * k + q] = dynamicA ? JA[j + 6 * k + 3 + q] : 0;
@@ -318,6 +322,10 @@ export function sweepMatrixFree(k: MatrixFreeArrays, lam: Float64Array, p: Sweep
         ln = Math.max(0, old0 - (s - b[o] + eps * old0) / dn);
       }
       lam[o] = ln;
+      // An inactive contact that stays inactive (λ = 0 before, λn = 0 after: e.g. a speculative contact whose
+      // gap does not close within the step, Box2D v3's speculative rows): its tangent impulses are clamped to
+      // the disk of radius μ·0, so nothing moves; skip the tangent rows and the Δv write-back.
+      if (ln === 0 && old0 === 0 && old1 === 0 && old2 === 0) continue;
       const d0 = ln - old0;
       if (d0 !== 0) {
         if (ia >= 0) {

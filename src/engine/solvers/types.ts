@@ -88,6 +88,12 @@ export interface SolveHistory {
   readonly residual: Float64Array;
   /** Objective f(λᵏ), k = 0 … iterations. */
   readonly objective: Float64Array;
+  /**
+   * Present when only some iterations were measured (the world step's PGS, docs/physics.md "PGS"): entry j
+   * of residual/objective is after iterations[j] iterations (increasing, from 0, the last = iterations).
+   * Absent: entry k is after k iterations.
+   */
+  readonly iterations?: Int32Array;
 }
 
 export interface SolveResult {

@@ -11,6 +11,7 @@ import { boxFrameOf, CONTACT_MARGIN, worldPlane, type BoxFrame, type Collider, t
 import type { Vec3 } from '../math/vec3.js';
 import type { Quat } from '../math/quat.js';
 import type { ShapeDesc } from './types.js';
+import { hypot3 } from '../math/hypot.js';
 
 export interface DetectedContact {
   readonly bodyA: number;
@@ -68,9 +69,9 @@ export function detectContacts(bodies: readonly DetectableBody[], sap: SweepAndP
   for (let i = 0; i < N; i++) {
     const b = bodies[i];
     if (speculative && !b.isStatic && b.v && b.w) {
-      travel[i] = dt * Math.hypot(b.v[0], b.v[1], b.v[2]);
+      travel[i] = dt * hypot3(b.v[0], b.v[1], b.v[2]);
       turnArm[i] = dt * boundingRadius(b.desc.shape);
-      reach[i] = travel[i] + turnArm[i] * Math.hypot(b.w[0], b.w[1], b.w[2]);
+      reach[i] = travel[i] + turnArm[i] * hypot3(b.w[0], b.w[1], b.w[2]);
     }
     margins[i] = CONTACT_MARGIN + reach[i];
   }
@@ -139,7 +140,7 @@ function colliderOf(b: DetectableBody): Collider {
   // One object layout for every collider (the broad and narrow phases read them all in the same loops).
   if (shape.kind === 'box') c.frame = boxFrameOf(c);
   // A degenerate plane keeps failing where it did before: in the narrow phase, when a body reaches it.
-  else if (shape.kind === 'plane' && Math.hypot(shape.normal[0], shape.normal[1], shape.normal[2]) > 0) c.surface = worldPlane(c);
+  else if (shape.kind === 'plane' && hypot3(shape.normal[0], shape.normal[1], shape.normal[2]) > 0) c.surface = worldPlane(c);
   return c;
 }
 
@@ -151,7 +152,7 @@ function alongNormal(v: Vec3 | undefined, body: DetectableBody, n: Vec3): number
 /** Farthest surface point from the centre (m); 0 for planes (static, they do not move). */
 function boundingRadius(s: ShapeDesc): number {
   if (s.kind === 'sphere') return s.radius;
-  if (s.kind === 'box') return Math.hypot(s.halfExtents[0], s.halfExtents[1], s.halfExtents[2]);
+  if (s.kind === 'box') return hypot3(s.halfExtents[0], s.halfExtents[1], s.halfExtents[2]);
   return 0;
 }
 

@@ -15,7 +15,7 @@ import { rotateDiagonal, ZERO3, type Mat3 } from '../math/mat3.js';
 import { tangentBasis, type Vec3 } from '../math/vec3.js';
 import type { BodyDesc, CombineRule, MaterialDesc, ScenarioDesc, StepConfig } from './types.js';
 import type { BodyState, ContactPoint } from '../problem.js';
-import { positionCorrection, solveIsland, type IslandSolve } from '../island/solveIsland.js';
+import { positionCorrection, solveIsland, stillStates, type IslandSolve } from '../island/solveIsland.js';
 import type { EnergyLedger } from './energy.js';
 import { approachSpeed, detectContacts, type DetectedContact } from './detect.js';
 import { buildIslands } from '../collision/islands.js';
@@ -195,6 +195,7 @@ export class World {
     const work = { normal: 0, friction: 0, bias: 0 };
     const dvTotal = new Float64Array(6 * this.bodies.length);
     const dvPseudo = new Float64Array(6 * this.bodies.length);
+    let still: BodyState[] | undefined; // the states at rest of the split-impulse solves, built once per step
     islands.forEach((island, k) => {
       const cs = island.contacts.map((i) => contacts[i]);
       const warm = cfg.warmStart ? this.cache.warmStart(cs) : undefined;
@@ -202,7 +203,7 @@ export class World {
       // Speculative rows (gap > 0) carry no bias (assembly.ts: −gap/Δt, no ERP term): they stay out of the
       // position correction, whose solve is then skipped outright on islands with nothing to push out.
       const touching = cfg.splitImpulse ? cs.filter(isTouching) : [];
-      if (touching.length > 0) positionCorrection(states, touching, cfg, dvPseudo);
+      if (touching.length > 0) positionCorrection((still ??= stillStates(states)), touching, cfg, dvPseudo);
       solves.push(out.solve);
       work.normal += out.work.normal;
       work.friction += out.work.friction;
