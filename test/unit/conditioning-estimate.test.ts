@@ -17,6 +17,11 @@ function gram(n: number, m: number, seed: number): Float64Array {
     const scale = 0.03 * 10 ** (i / n);
     for (let k = 0; k < m; k++) J[i * m + k] = scale * rand();
   }
+  return gramPlusEps(J, n, m);
+}
+
+/** A = J Jᵀ + εI for the n × m row-major J. */
+function gramPlusEps(J: Float64Array, n: number, m: number): Float64Array {
   const A = new Float64Array(n * n);
   for (let i = 0; i < n; i++)
     for (let j = 0; j < n; j++) {
@@ -46,14 +51,7 @@ function islandLike(C: number, B: number, seed: number): Float64Array {
         J[(3 * c + r) * m + 6 * b + q] = 0.1 * rand();
       }
   }
-  const A = new Float64Array(n * n);
-  for (let i = 0; i < n; i++)
-    for (let j = 0; j < n; j++) {
-      let t = 0;
-      for (let k = 0; k < m; k++) t += J[i * m + k] * J[j * m + k];
-      A[i * n + j] = t + (i === j ? EPS : 0);
-    }
-  return A;
+  return gramPlusEps(J, n, m);
 }
 
 describe('conditioning estimate (frame view)', () => {

@@ -34,3 +34,20 @@ export function allFiniteArr(a: ArrayLike<number>): boolean {
   for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i])) return false;
   return true;
 }
+
+/** A stack of `levels` boxes on the ground, four corner contacts per face, offsets and overlaps varied per level. */
+export function cornerStack(levels: number, mu = 0.5): { bodies: BodyState[]; contacts: ContactPoint[] } {
+  const bodies = [staticBody()];
+  const contacts: ContactPoint[] = [];
+  for (let k = 0; k < levels; k++) {
+    bodies.push(body(1 + k, (1 + k) / 6, [0.01 * k, 0, 0.5 + k], [0.05 * (k % 2), 0, -0.2]));
+    for (const [x, y] of [
+      [-0.5, -0.5],
+      [0.5, -0.5],
+      [0.5, 0.5],
+      [-0.5, 0.5],
+    ])
+      contacts.push(contact(k + 1, k, [x + 0.01 * k, y, k], [0, 0, 1], mu, 0, 0.001 * (k % 3)));
+  }
+  return { bodies, contacts };
+}

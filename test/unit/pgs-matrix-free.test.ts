@@ -4,25 +4,9 @@ import { assembleJacobians, assembleProblem } from '../../src/engine/assembly.js
 import { solve } from '../../src/engine/solvers/solve.js';
 import { solvePgsMatrixFree } from '../../src/engine/solvers/matrixFree.js';
 import { kkt } from '../../src/engine/kkt.js';
-import { body, contact, staticBody } from './helpers.js';
-import type { ContactPoint, ContactProblem } from '../../src/engine/problem.js';
+import { cornerStack } from './helpers.js';
+import type { ContactProblem } from '../../src/engine/problem.js';
 import type { PgsOptions } from '../../src/engine/solvers/types.js';
-
-function stack(levels: number, mu = 0.5): { bodies: ReturnType<typeof body>[]; contacts: ContactPoint[] } {
-  const bodies = [staticBody()];
-  const contacts: ContactPoint[] = [];
-  for (let k = 0; k < levels; k++) {
-    bodies.push(body(1 + k, (1 + k) / 6, [0.01 * k, 0, 0.5 + k], [0.05 * (k % 2), 0, -0.2]));
-    for (const [x, y] of [
-      [-0.5, -0.5],
-      [0.5, -0.5],
-      [0.5, 0.5],
-      [-0.5, 0.5],
-    ])
-      contacts.push(contact(k + 1, k, [x + 0.01 * k, y, k], [0, 0, 1], mu, 0, 0.001 * (k % 3)));
-  }
-  return { bodies, contacts };
-}
 
 /** Constraint softening as the world applies it to the dense A: γ on each normal diagonal (docs/physics.md). */
 function softened(p: ContactProblem, gamma: number): ContactProblem {
@@ -57,7 +41,7 @@ describe('matrix-free PGS (sequential impulses)', () => {
   for (const friction of ['coulomb-disk', 'cone'] as const) {
     for (const v of VARIANTS) {
       it(`gives the same iterates and status as the dense PGS (${friction}, ${v.name}) on a 6-box stack`, () => {
-        const { bodies, contacts } = stack(6, v.mu ?? 0.5);
+        const { bodies, contacts } = cornerStack(6, v.mu ?? 0.5);
         const gamma = v.softening ?? 0;
         const p = softened(assembleProblem(bodies, contacts, { regularization: 0 }), gamma);
         const k = assembleJacobians(bodies, contacts, { regularization: 0 });

@@ -7,31 +7,14 @@ import assert from 'node:assert/strict';
 import { assembleJacobians, assembleProblem } from '../../src/engine/assembly.js';
 import { solvePgsMatrixFree } from '../../src/engine/solvers/matrixFree.js';
 import { kkt } from '../../src/engine/kkt.js';
-import { body, contact, staticBody } from './helpers.js';
-import type { ContactPoint } from '../../src/engine/problem.js';
+import { cornerStack } from './helpers.js';
 import { frameFromWorld } from '../../src/format/worldRecording.js';
 import { World } from '../../src/engine/world/world.js';
 import { box, ground, scenario } from './world-helpers.js';
 
-function stack(levels: number, mu = 0.5): { bodies: ReturnType<typeof body>[]; contacts: ContactPoint[] } {
-  const bodies = [staticBody()];
-  const contacts: ContactPoint[] = [];
-  for (let k = 0; k < levels; k++) {
-    bodies.push(body(1 + k, (1 + k) / 6, [0.01 * k, 0, 0.5 + k], [0.05 * (k % 2), 0, -0.2]));
-    for (const [x, y] of [
-      [-0.5, -0.5],
-      [0.5, -0.5],
-      [0.5, 0.5],
-      [-0.5, 0.5],
-    ])
-      contacts.push(contact(k + 1, k, [x + 0.01 * k, y, k], [0, 0, 1], mu, 0, 0.001 * (k % 3)));
-  }
-  return { bodies, contacts };
-}
-
 describe("PGS residual schedule 'doubling' (world step)", () => {
   it('measures after sweeps 0, 1, 2, 4, 8, 16 and the last, with the every-sweep values and the same λ', () => {
-    const { bodies, contacts } = stack(8);
+    const { bodies, contacts } = cornerStack(8);
     const k = assembleJacobians(bodies, contacts, { regularization: 0 });
     const opts = { solver: 'pgs' as const, maxIterations: 21, tolerance: 1e-14 };
     const every = solvePgsMatrixFree(k, opts);
@@ -51,7 +34,7 @@ describe("PGS residual schedule 'doubling' (world step)", () => {
   });
 
   it('reports converged only at a measured sweep whose exact KKT meets the tolerance', () => {
-    const { bodies, contacts } = stack(3, 0); // frictionless: the PGS fixed point is the KKT point
+    const { bodies, contacts } = cornerStack(3, 0); // frictionless: the PGS fixed point is the KKT point
     const opts = { solver: 'pgs' as const, maxIterations: 200, tolerance: 1e-6 };
     const every = solvePgsMatrixFree(assembleJacobians(bodies, contacts, { regularization: 0 }), opts);
     const sparse = solvePgsMatrixFree(assembleJacobians(bodies, contacts, { regularization: 0 }), opts, undefined, 0, undefined, 'doubling');
