@@ -1,14 +1,13 @@
 /**
- * Inspector-open benchmark (prints, not a test): `npx tsx bench/open.ts [recording.rec.jsonl] [--paths a,b]`.
+ * Inspector-open benchmark (prints, not a test): `npx tsx bench/open.ts [recording.rec.jsonl]`.
  *
  * Times only what the extension's worker does when a recording opens in the inspector
- * (InspectorModel.fromRecording: index + timeline with κ + diagnosis), once per open path, each in its own
- * child process so that each gets its own peak RSS, one after the other in the same minutes. Without a file
- * it writes the 10 000-frame synthetic recording of bench/session.ts to os.tmpdir() (deleted afterwards).
- * Prints per path: wall and CPU time with MiB/s, peak RSS, the findings count and a digest of the findings
- * and the timeline (paths must agree), and the issue 16 target (open ≥ 60 MiB/s; memory ≤ 1.5× the index plus
- * one frame). `--cpu-prof` can be given to node for a profile of one path: `node --import tsx --cpu-prof
- * bench/open.ts FILE --child PATH`.
+ * (InspectorModel.fromRecording: index + timeline with κ + diagnosis), in a child process of its own so that
+ * the peak RSS is the open's. Without a file it writes the 10 000-frame synthetic recording of
+ * bench/session.ts to os.tmpdir() (deleted afterwards). Prints wall and CPU time with MiB/s, peak RSS, the
+ * findings count and a digest of the findings and the timeline (to compare builds: run this file in a
+ * worktree of the other commit), and the issue 16 target (open ≥ 60 MiB/s; memory ≤ 1.5× the index plus one
+ * frame). For a profile: `node --import tsx --cpu-prof bench/open.ts FILE --child`.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -18,10 +17,6 @@ import { createHash } from 'node:crypto';
 import { InspectorModel } from '../src/extension/model/inspectorModel.js';
 import { machineInfo, peakRssMiB, timedAsync } from './common.js';
 import { writeSyntheticRecording } from './syntheticRecording.js';
-
-/** Open paths this benchmark knows (InspectorModel.fromRecording's `parallel` option). */
-const PATHS = ['sequential', 'parallel'] as const;
-type OpenPath = (typeof PATHS)[number];
 
 interface ChildResult {
   wallMs: number;
@@ -34,11 +29,11 @@ interface ChildResult {
   largestLine: number;
 }
 
-async function child(file: string, which: OpenPath): Promise<void> {
+async function child(file: string): Promise<void> {
   const rssBeforeMiB = process.memoryUsage().rss / 2 ** 20;
   const c0 = process.cpuUsage();
-  const opened = await timedAsync(() => InspectorModel.fromRecording(file, {}, undefined, undefined, { parallel: which === 'parallel' }));
-  const c1 = process.cpuUsage(c0); // the whole process: every thread, workers included (getrusage RUSAGE_SELF)
+  const opened = await timedAsync(() => InspectorModel.fromRecording(file));
+  const c1 = process.cpuUsage(c0);
   const m = opened.value;
   const digest = createHash('sha256').update(JSON.stringify(m.findings)).update(JSON.stringify(m.timeline)).digest('hex').slice(0, 16);
   let largestLine = 0;
@@ -60,10 +55,7 @@ async function child(file: string, which: OpenPath): Promise<void> {
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const childAt = args.indexOf('--child');
-  if (childAt >= 0) return child(args[0], args[childAt + 1] as OpenPath);
-  const pathsAt = args.indexOf('--paths');
-  const paths = (pathsAt >= 0 ? args[pathsAt + 1].split(',') : [...PATHS]) as OpenPath[];
-  for (const p of paths) if (!PATHS.includes(p)) throw new Error(`unknown path ${p} (expected ${PATHS.join(', ')})`);
+  if (childAt >= 0) return child(args[0]);
   let file = args[0] && !args[0].startsWith('--') ? args[0] : '';
   let tmp = '';
   if (!file) {
@@ -78,20 +70,14 @@ async function main(): Promise<void> {
     console.log(`Inspector open — ${mi.cpu} × ${mi.cores}, ${mi.platform}, Node ${mi.node}, load ${mi.loadAverage.toFixed(1)}, ${mi.date}`);
     console.log(`  recording ${tmp ? 'synthetic (bench/session.ts, 10 000 frames)' : file}: ${mib.toFixed(1)} MiB`);
     const me = __filename;
-    const results: [OpenPath, ChildResult][] = [];
-    for (const p of paths) {
-      const r = spawnSync(process.execPath, [...process.execArgv, me, file, '--child', p], { encoding: 'utf8', maxBuffer: 1 << 24 });
-      if (r.status !== 0) throw new Error(`${p}: child failed: ${r.stderr}`);
-      const res = JSON.parse(r.stdout.trim().split('\n').pop()!) as ChildResult;
-      results.push([p, res]);
-      const index = (70 * res.frames) / 2 ** 20;
-      const memTarget = 1.5 * index + res.largestLine / 2 ** 20;
-      console.log(
-        `  ${p.padEnd(10)} ${res.wallMs.toFixed(0)} ms (${(mib / (res.wallMs / 1000)).toFixed(1)} MiB/s), CPU ${res.cpuMs.toFixed(0)} ms (${(mib / (res.cpuMs / 1000)).toFixed(1)} MiB/s, all threads); ${res.findings} findings, digest ${res.digest}; peak RSS ${res.peakRssMiB.toFixed(0)} MiB (${res.rssBeforeMiB.toFixed(0)} MiB before the open) — open ≥ 60 MiB/s ${mib / (res.wallMs / 1000) >= 60 ? 'MET' : 'MISSED'}, memory ≤ 1.5 × index + one frame (${memTarget.toFixed(1)} MiB above the process) ${res.peakRssMiB - res.rssBeforeMiB <= memTarget ? 'MET' : 'MISSED'}`,
-      );
-    }
-    if (results.length > 1)
-      console.log(`  findings and timeline ${results.every(([, r]) => r.digest === results[0][1].digest) ? 'IDENTICAL' : 'DIFFER'} across paths`);
+    const r = spawnSync(process.execPath, [...process.execArgv, me, file, '--child'], { encoding: 'utf8', maxBuffer: 1 << 24 });
+    if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`);
+    const res = JSON.parse(r.stdout.trim().split('\n').pop()!) as ChildResult;
+    const index = (70 * res.frames) / 2 ** 20;
+    const memTarget = 1.5 * index + res.largestLine / 2 ** 20;
+    console.log(
+      `  open ${res.wallMs.toFixed(0)} ms (${(mib / (res.wallMs / 1000)).toFixed(1)} MiB/s), CPU ${res.cpuMs.toFixed(0)} ms (${(mib / (res.cpuMs / 1000)).toFixed(1)} MiB/s); ${res.findings} findings, digest ${res.digest}; peak RSS ${res.peakRssMiB.toFixed(0)} MiB (${res.rssBeforeMiB.toFixed(0)} MiB before the open) — open ≥ 60 MiB/s ${mib / (res.wallMs / 1000) >= 60 ? 'MET' : 'MISSED'}, memory ≤ 1.5 × index + one frame (${memTarget.toFixed(1)} MiB above the process) ${res.peakRssMiB - res.rssBeforeMiB <= memTarget ? 'MET' : 'MISSED'}`,
+    );
   } finally {
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   }

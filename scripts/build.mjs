@@ -43,8 +43,6 @@ await Promise.all([
   build({ ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], minify: production, metafile: true }),
   // the worker opens FCLIB problems for the inspector with the same dist/h5wasm.mjs as the CLI (loaded on first use)
   build({ ...node, entryPoints: ['src/extension/worker/simulationWorker.ts'], outfile: 'dist/worker.js', minify: production, plugins: [h5wasmApart] }),
-  // the diagnosis of a large recording runs in its own thread beside the worker's index (src/extension/model/parallelDiagnosis.ts)
-  build({ ...node, entryPoints: ['src/extension/model/diagnosisWorker.ts'], outfile: 'dist/diagnosisWorker.js', minify: production }),
   build({
     bundle: true,
     platform: 'browser',

@@ -17,9 +17,6 @@ export interface ContactKinematics {
   readonly mEff: number;
 }
 
-/** A contact between two static bodies: no Jacobian, no velocity, no effective mass. */
-export const STATIC_CONTACT_KINEMATICS: ContactKinematics = { gBefore: [0, 0, 0], gAfter: [0, 0, 0], mEff: 0 };
-
 /**
  * The same per contact as typed columns (no per-contact objects): gBefore/gAfter 3 per contact (n, t1, t2),
  * mEff 1 per contact, in the contacts' order. What the frame view reads for thousands of contacts.

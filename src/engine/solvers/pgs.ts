@@ -16,7 +16,7 @@
  * scaling, so there it changes nothing), regularisation A + εI inside the sweep only (the KKT residual
  * is always measured on A). The exact KKT residual is measured at the start and after every sweep
  * (history entry k after k sweeps), or, on the world step's schedule 'doubling', only after sweeps
- * 1, 2, 4, 8, … and the last one (history.sweeps says which; docs/physics.md "PGS"): the status is
+ * 1, 2, 4, 8, … and the last one (history.iterations says which; docs/physics.md "PGS"): the status is
  * decided on the exact KKT of the returned λ in both.
  */
 import type { ContactProblem } from '../problem.js';

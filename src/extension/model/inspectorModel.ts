@@ -5,9 +5,8 @@
  * one read of the recording); frame views, contact series and what-ifs are computed on demand.
  */
 import { Session } from '../../session/session.js';
-import { diagnoseInWorker, DiagnosisWorkerError, type DiagnosisWorkerResult } from './parallelDiagnosis.js';
-import { Diagnoser, frameEnergyParts, type DiagnosisOptions, type Finding, type InjectionMechanism } from '../../session/diagnose.js';
-import { ContactKeyTable, contactKeyText } from '../../session/contactKeys.js';
+import { Diagnoser, frameEnergyParts, type DiagnosisOptions, type Finding } from '../../session/diagnose.js';
+import { type ContactKeyTable, contactKeyText } from '../../session/contactKeys.js';
 import { notRecorded, solverKind, statusMeaning } from '../../session/solverDeclarations.js';
 import { whatIf } from '../../session/whatIf.js';
 import { World } from '../../engine/world/world.js';
@@ -57,20 +56,6 @@ export const ZERO_IMPULSE = 1e-12;
 export const FRAME_VIEW_CACHE_SIZE = 4;
 
 export type Progress = (message: string, fraction: number | null) => void;
-
-export interface OpenRecordingOptions {
-  /**
-   * Diagnose in a worker thread while this thread indexes and builds the timeline (the same findings).
-   * Off by default: each thread parses every line, so the CPU time grows by 40–60 %, and at the load of
-   * a shared 2-core machine (6–7) the open was slower, not faster (bench/open.ts prints both paths).
-   */
-  readonly parallel?: boolean;
-}
-
-const readingProgress =
-  (file: string, progress?: Progress) =>
-  (read: number, total: number): void =>
-    progress?.(`reading ${file.split(/[\\/]/).pop()}: ${(read / 2 ** 20).toFixed(0)} / ${(total / 2 ** 20).toFixed(0)} MiB`, total > 0 ? read / total : null);
 
 interface MutableTimeline {
   frame: number[];
@@ -232,28 +217,21 @@ export function toFindingView(x: Finding, index: number): FindingView {
   };
 }
 
-/**
- * Accumulates the timeline, the contact columns and the diagnosis, one frame at a time, in order. With
- * `external` the diagnosis runs elsewhere (parallelDiagnosis.ts) and its per-frame results are merged after
- * the pass by `absorb`, in frame order, exactly as add() would have appended them.
- */
+/** Accumulates the timeline, the contact columns and the diagnosis, one frame at a time, in order. */
 class TimelineBuilder {
   readonly t = emptyTimeline();
   readonly contacts: ContactColumns;
   /** Per session position: injected joules per contact (null: none). */
   readonly injectedByContact: (ReadonlyMap<number, number> | null)[] = [];
-  private readonly diag: Diagnoser | null;
-  private external: DiagnosisWorkerResult | null = null;
+  private readonly diag: Diagnoser;
   private prev: RecordedFrame | undefined;
   constructor(
     private readonly header: RecordingHeader,
     diagnosis: Partial<DiagnosisOptions>,
     initialEnergy?: number,
-    options: { readonly external?: boolean } = {},
   ) {
-    this.diag = options.external ? null : new Diagnoser(header, diagnosis, initialEnergy);
-    // the same interning order either way: ids are given in frame order, first come first numbered
-    this.contacts = new ContactColumns(this.diag ? this.diag.keys : new ContactKeyTable());
+    this.diag = new Diagnoser(header, diagnosis, initialEnergy);
+    this.contacts = new ContactColumns(this.diag.keys);
   }
   add(f: RecordedFrame): void {
     const t = this.t,
@@ -279,38 +257,24 @@ class TimelineBuilder {
     t.kappaRange.push(k.kappaRange);
     t.maxDepth.push(f.contacts.reduce((m, c) => Math.max(m, c.depth), 0));
     this.contacts.add(f);
-    if (this.diag) {
-      this.diag.add(f);
-      const last = this.diag.frames[this.diag.frames.length - 1];
-      this.addInjection(n, last.injected, last.byContact.size ? last.byContact : null);
-    }
-    this.prev = f;
-  }
-  /** The injection columns and per-contact joules of frame position n. */
-  private addInjection(n: number, injected: Iterable<[InjectionMechanism, number]>, byContact: ReadonlyMap<number, number> | null): void {
-    const t = this.t;
-    this.injectedByContact.push(byContact);
+    this.diag.add(f);
+    const last = this.diag.frames[this.diag.frames.length - 1];
+    const injected = last.injected;
+    this.injectedByContact.push(last.byContact.size ? last.byContact : null);
     const inj = (t.injection ??= Object.create(null) as Record<string, number[]>);
     for (const [m, j] of injected) (inj[m] ??= new Array<number>(n).fill(0)).push(Number.isFinite(j) ? j : 0);
     for (const col of Object.values(inj)) if (col.length === n) col.push(0);
-  }
-  /** Merges the diagnosis of an external pass over the same frames (one entry per frame position). */
-  absorb(r: DiagnosisWorkerResult): void {
-    if (this.diag) throw new Error('absorb: this timeline runs its own diagnosis');
-    if (r.injected.length !== this.t.frame.length) throw new Error(`the diagnosis saw ${r.injected.length} frames, the timeline ${this.t.frame.length}`);
-    for (let n = 0; n < r.injected.length; n++) this.addInjection(n, r.injected[n] ?? [], r.byContact[n] ? new Map(r.byContact[n]) : null);
-    this.external = r;
+    this.prev = f;
   }
   get resolveBudgetFrame(): number | null {
-    return this.diag ? this.diag.cost.exhaustedAt : (this.external?.exhaustedAt ?? null);
+    return this.diag.cost.exhaustedAt;
   }
   findings(): FindingView[] {
     const byFrame = new Map<number, number>();
     this.t.frame.forEach((fr, i) => {
       if (!byFrame.has(fr)) byFrame.set(fr, i);
     });
-    const findings = this.diag ? this.diag.findings : (this.external?.findings ?? []);
-    return findings.map((x) => toFindingView(x, byFrame.get(x.frame) ?? 0));
+    return this.diag.findings.map((x) => toFindingView(x, byFrame.get(x.frame) ?? 0));
   }
 }
 
@@ -361,65 +325,21 @@ export class InspectorModel {
   }
 
   /** Opens a recording (ours or another engine's): ONE streaming pass indexes it and builds the timeline and the diagnosis. */
-  static async fromRecording(
-    file: string,
-    diagnosis: Partial<DiagnosisOptions> = {},
-    progress?: Progress,
-    signal?: AbortSignal,
-    options: OpenRecordingOptions = {},
-  ): Promise<InspectorModel> {
-    if (options.parallel) {
-      try {
-        return await InspectorModel.openParallel(file, diagnosis, progress, signal);
-      } catch (e) {
-        // the file's own errors and a cancellation are the caller's; a worker that cannot run is not: one thread does it all
-        if (signal?.aborted || !(e instanceof DiagnosisWorkerError)) throw e;
-      }
-    }
+  static async fromRecording(file: string, diagnosis: Partial<DiagnosisOptions> = {}, progress?: Progress, signal?: AbortSignal): Promise<InspectorModel> {
     let builder: TimelineBuilder | null = null;
     const session = await Session.openRecording(file, {
       signal,
-      onProgress: readingProgress(file, progress),
+      onProgress: (read, total) =>
+        progress?.(
+          `reading ${file.split(/[\\/]/).pop()}: ${(read / 2 ** 20).toFixed(0)} / ${(total / 2 ** 20).toFixed(0)} MiB`,
+          total > 0 ? read / total : null,
+        ),
       onFrame: (_, f, header) => (builder ??= new TimelineBuilder(header, diagnosis)).add(f),
     });
-    builder ??= new TimelineBuilder(session.header, diagnosis);
-    return InspectorModel.recordingModel(file, session, builder as TimelineBuilder);
-  }
-
-  /** The index and timeline on this thread, the diagnosis in a worker at the same time (parallelDiagnosis.ts). */
-  private static async openParallel(file: string, diagnosis: Partial<DiagnosisOptions>, progress?: Progress, signal?: AbortSignal): Promise<InspectorModel> {
-    const inner = new AbortController();
-    const onAbort = (): void => inner.abort(signal!.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const diagnosed = diagnoseInWorker(file, diagnosis, inner.signal);
-    diagnosed.catch(() => undefined); // awaited below; a rejection while the index runs is not unhandled
-    try {
-      let builder: TimelineBuilder | null = null;
-      const session = await Session.openRecording(file, {
-        signal,
-        onProgress: readingProgress(file, progress),
-        onFrame: (_, f, header) => (builder ??= new TimelineBuilder(header, diagnosis, undefined, { external: true })).add(f),
-      });
-      try {
-        builder ??= new TimelineBuilder(session.header, diagnosis, undefined, { external: true });
-        progress?.(`diagnosing ${file.split(/[\\/]/).pop()}`, null);
-        (builder as TimelineBuilder).absorb(await diagnosed);
-        return InspectorModel.recordingModel(file, session, builder as TimelineBuilder);
-      } catch (e) {
-        session.close();
-        throw e;
-      }
-    } catch (e) {
-      inner.abort(e);
-      throw e;
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-    }
-  }
-
-  private static recordingModel(file: string, session: Session, built: TimelineBuilder): InspectorModel {
     const reader = session.reader!;
     const n = session.frameCount;
+    builder ??= new TimelineBuilder(session.header, diagnosis);
+    const built = builder as TimelineBuilder;
     const h = session.header;
     const info: SessionInfo = {
       title: file.split(/[\\/]/).pop() ?? file,
@@ -499,7 +419,7 @@ export class InspectorModel {
         }
       }
     }
-    // STATIC_CONTACT_KINEMATICS: zero velocities and effective mass (the columns' initial zeros)
+    // a contact between two static bodies: no Jacobian, zero velocities and effective mass (the columns' zeros)
     if (!d.reason) for (let k = 0; k < C; k++) if (d.contacts[k].island < 0) known[k] = 1;
     const injected = this.injectedByContact[i];
     const contacts: ContactView[] = new Array(C);
