@@ -373,11 +373,11 @@ export class SceneView {
       this.framedOnce = true;
       this.autoFitBox = this.currentBounds();
       this.fit(this.autoFitBox, false);
-    } else if (this.autoFit && this.autoFitBox && v.scene) {
-      // the automatic camera only widens: a frame reaching outside the region fitted so far is added to it (the
-      // first frame drawn can be any frame of a playback, and frame 1's bodies must not be left above the view)
-      const bounds = this.currentBounds();
-      if (!this.autoFitBox.containsBox(bounds)) this.fit(this.autoFitBox.union(bounds), false);
+    } else if (this.autoFit && this.autoFitBox && v.scene && !this.autoFitBox.containsBox(this.bodies.bounds())) {
+      // the automatic camera only widens: a frame whose bodies reach outside the region fitted so far is added to
+      // it (the first frame drawn can be any frame of a playback, and frame 1's bodies must not be left above the
+      // view); the bodies' bounds alone are tested per frame (contacts lie on them), the whole region on a miss
+      this.fit(this.autoFitBox.union(this.currentBounds()), false);
     }
     this.redraw(performance.now() - t0);
   }
