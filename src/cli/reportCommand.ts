@@ -3,7 +3,9 @@ import type { RecordingReader } from '../format/recordingFile.js';
 import { preSolveBodyStates, toContactPoint, type RecordedFrame } from '../format/recording.js';
 import { ASSEMBLY_REGULARIZATION, assembleProblem } from '../engine/assembly.js';
 import { buildIslands } from '../engine/collision/islands.js';
-import { conditioning } from '../engine/conditioning.js';
+import { conditioning, type Conditioning } from '../engine/conditioning.js';
+import { conditioningCauses } from '../engine/conditioningCauses.js';
+import type { ContactProblem } from '../engine/problem.js';
 import { parseArgs, UsageError } from './args.js';
 import { openRecordingForCli } from './openRecording.js';
 import type { Output } from './solveCommand.js';
@@ -20,29 +22,60 @@ export const REPORT_KAPPA_MAX_UNKNOWNS = 300;
 const quantile = (sorted: number[], q: number): number =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1) + 0.5))];
 
-/** Largest κ over the frame's islands, re-assembled from the recorded contacts and pre-solve state. */
-function frameKappa(reader: RecordingReader, f: RecordedFrame, prev: RecordedFrame | undefined): number | null {
+/** The frame's worst island by κ(A), with its κ on the range of A and its rank (engine/conditioning.ts). */
+interface FrameConditioning {
+  /** κ(A) of the island with the largest κ(A). */
+  readonly kappa: number;
+  /** Largest κ on the range of A over the frame's islands (the null directions of redundant contacts excluded). */
+  readonly kappaRange: number;
+  /** Rows and rank deficiency of the island with the largest κ(A). */
+  readonly rows: number;
+  readonly rankDeficiency: number;
+  /** What conditioningCauses says of that island (e.g. "rank deficiency from coplanar contacts"), first cause only. */
+  readonly cause: string | null;
+}
+
+/** κ(A), κ on the range and the rank of the frame's islands, re-assembled from the recorded contacts and pre-solve state. */
+function frameConditioning(reader: RecordingReader, f: RecordedFrame, prev: RecordedFrame | undefined): FrameConditioning | null {
   if (f.contacts.length === 0) return null;
   const pre = preSolveBodyStates(reader.header, f, prev);
   if (!pre.ok) return null;
   const contacts = f.contacts.map(toContactPoint);
   const isStatic = reader.header.bodies.map((b) => b.static);
-  let worst: number | null = null;
+  let worst: { kappa: number; problem: ContactProblem; cond: Conditioning } | null = null;
+  let kappaRange = -Infinity;
   for (const isl of buildIslands(
     isStatic.length,
     contacts.map((c) => [c.bodyA, c.bodyB] as const),
     isStatic,
   )) {
     if (3 * isl.contacts.length > REPORT_KAPPA_MAX_UNKNOWNS) continue;
-    const p = assembleProblem(
+    const problem = assembleProblem(
       pre.bodies,
       isl.contacts.map((i) => contacts[i]),
       { regularization: ASSEMBLY_REGULARIZATION, dt: reader.header.dt },
     );
-    const k = conditioning(p.A, p.size, { regularization: ASSEMBLY_REGULARIZATION }).kappa;
-    worst = worst === null ? k : Math.max(worst, k);
+    const cond = conditioning(problem.A, problem.size, { regularization: ASSEMBLY_REGULARIZATION });
+    if (worst === null || cond.kappa > worst.kappa) worst = { kappa: cond.kappa, problem, cond };
+    if (cond.kappaRange > kappaRange) kappaRange = cond.kappaRange;
   }
-  return worst;
+  if (worst === null) return null;
+  const { problem, cond } = worst;
+  const causes = cond.rankDeficiency > 0 ? conditioningCauses(problem, cond) : [];
+  const redundant = causes.find((c) => c.kind === 'redundant-contacts') ?? causes[0];
+  return {
+    kappa: worst.kappa,
+    kappaRange,
+    rows: problem.size,
+    rankDeficiency: cond.rankDeficiency,
+    cause: redundant ? redundant.message.split(':')[0] : null,
+  };
+}
+
+/** Why the largest κ(A) is what it is, when that island is rank deficient. */
+function kappaRankNote(k: FrameConditioning): string {
+  if (k.rankDeficiency === 0) return '';
+  return ` (rank ${k.rows - k.rankDeficiency} of ${k.rows} rows${k.cause ? ` — ${k.cause}` : ''}: κ(A) there is set by the regularisation ε)`;
 }
 
 export function runReport(argv: readonly string[], io: Output): number {
@@ -55,8 +88,10 @@ export function runReport(argv: readonly string[], io: Output): number {
     const contacts: number[] = [],
       iterations: number[] = [];
     let failures = 0,
-      kappaMax: number | null = null,
-      kappaFrame = -1;
+      kappaMax: FrameConditioning | null = null,
+      kappaFrame = -1,
+      kappaRangeMax: number | null = null,
+      kappaRangeFrame = -1;
     const rises: { frame: number; joules: number }[] = [];
     let firstE: number | undefined, lastE: number | undefined, prevE: number | undefined, prev: RecordedFrame | undefined;
     // the ledger and findings without counterfactual re-solves (`diagnose` runs those)
@@ -77,10 +112,14 @@ export function runReport(argv: readonly string[], io: Output): number {
       }
       diag.add(f);
       writerChecks?.add(f);
-      const k = frameKappa(reader, f, prev);
-      if (k !== null && (kappaMax === null || k > kappaMax)) {
+      const k = frameConditioning(reader, f, prev);
+      if (k !== null && (kappaMax === null || k.kappa > kappaMax.kappa)) {
         kappaMax = k;
         kappaFrame = f.frame;
+      }
+      if (k !== null && Number.isFinite(k.kappaRange) && (kappaRangeMax === null || k.kappaRange > kappaRangeMax)) {
+        kappaRangeMax = k.kappaRange;
+        kappaRangeFrame = f.frame;
       }
       prev = f;
     }
@@ -128,8 +167,11 @@ export function runReport(argv: readonly string[], io: Output): number {
       frames: n,
       bodies: reader.header.bodies.length,
       contactsPerFrame: { max: cs.at(-1) ?? 0, median: quantile(cs, 0.5) },
-      kappaMax,
+      kappaMax: kappaMax?.kappa ?? null,
       kappaMaxFrame: kappaFrame >= 0 ? kappaFrame : null,
+      ...(kappaMax ? { kappaMaxRank: { rows: kappaMax.rows, rankDeficiency: kappaMax.rankDeficiency, cause: kappaMax.cause } } : {}),
+      kappaRangeMax,
+      kappaRangeMaxFrame: kappaRangeFrame >= 0 ? kappaRangeFrame : null,
       iterations: { p50: quantile(it, 0.5), p95: quantile(it, 0.95), max: it.at(-1) ?? 0 },
       solverFailures: failures,
       energyDrift: firstE !== undefined && lastE !== undefined ? lastE - firstE : null,
@@ -158,7 +200,13 @@ export function runReport(argv: readonly string[], io: Output): number {
     if (missing) io.out(`λ: ${missing}`);
     if (reader.header.initial) io.out('initial state: recorded (the first frame is diagnosed like any other)');
     io.out(`contacts per frame: max ${report.contactsPerFrame.max}, median ${report.contactsPerFrame.median}`);
-    io.out(`κ(A) max: ${kappaMax === null ? 'n/a (no re-assemblable frame)' : `${kappaMax.toExponential(3)} at frame ${kappaFrame}`}`);
+    io.out(
+      `κ(A) max: ${kappaMax === null ? 'n/a (no re-assemblable frame)' : `${kappaMax.kappa.toExponential(3)} at frame ${kappaFrame}${kappaRankNote(kappaMax)}`}`,
+    );
+    if (kappaRangeMax !== null)
+      io.out(
+        `κ on the range of A max: ${kappaRangeMax.toExponential(3)} at frame ${kappaRangeFrame} (null directions of redundant contacts excluded; docs/physics.md "Conditioning")`,
+      );
     const kind = solverKind(reader.header);
     if (kind)
       io.out(

@@ -161,6 +161,27 @@ describe('CLI: simulate, report, check', () => {
     assert.equal(run(['simulate', SCENE, '--scenario', 'sphere-drop', '--frames', '5', '--out', out, '--force']).code, 0);
   });
 
+  it('report gives κ on the range of A and the cause beside κ(A) when the worst island is rank deficient (box stack: coplanar corners)', () => {
+    const out = join(tmp, 'stack.rec.jsonl');
+    const sim = run(['simulate', join(ROOT, 'examples', 'box-stack-10.scene.json'), '--frames', '20', '--out', out]);
+    assert.equal(sim.code, 0, sim.err.join('\n'));
+    const rep = run(['report', out, '--json']);
+    assert.equal(rep.code, 0, rep.err.join('\n'));
+    const r = JSON.parse(rep.out[0]) as {
+      kappaMax: number;
+      kappaRangeMax: number;
+      kappaMaxRank: { rows: number; rankDeficiency: number; cause: string | null };
+    };
+    // four coplanar corners per face: A is rank deficient and κ(A) is set by ε alone
+    assert.ok(r.kappaMax > 1e10, `κ(A) ${r.kappaMax}`);
+    assert.ok(r.kappaMaxRank.rankDeficiency > 0 && r.kappaMaxRank.rankDeficiency < r.kappaMaxRank.rows);
+    assert.match(r.kappaMaxRank.cause ?? '', /coplanar/);
+    assert.ok(Number.isFinite(r.kappaRangeMax) && r.kappaRangeMax >= 1 && r.kappaRangeMax < 1e-4 * r.kappaMax, `κ range ${r.kappaRangeMax}`);
+    const text = run(['report', out]);
+    assert.ok(text.out.some((l) => /^κ on the range of A max: \d/.test(l)));
+    assert.ok(text.out.some((l) => /^κ\(A\) max: .*rank deficiency from coplanar contacts/.test(l)));
+  });
+
   it('simulate names the scenarios when the file holds several and none is chosen', () => {
     const r = run(['simulate', SCENE, '--out', join(tmp, 'x.jsonl')]);
     assert.equal(r.code, 2);
