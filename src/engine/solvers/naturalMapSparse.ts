@@ -42,6 +42,12 @@ export const SPARSE_NEWTON_THETA_FIXED = 1e-12;
 export const SPARSE_NEWTON_LINEAR_RESIDUAL = 1e-12;
 /** Conjugate-gradient steps allowed per Newton system (the Woodbury preconditioner is exact up to rounding). */
 export const SPARSE_NEWTON_PCG_MAX_ITERATIONS = 25;
+/**
+ * Damping δ of the first direction of each step (scaled system, whose diagonal is ≤ 1 + h): directions with
+ * curvature ≫ δ get a full Newton step, the near-null space of a rank-deficient A (curvature ~ ρε) hardly
+ * moves — the sparse counterpart of polish.ts's Levenberg–Marquardt mode (Moré 1978).
+ */
+export const SPARSE_NEWTON_DAMPING = 1e-4;
 /** Rounding level of a body-space pivot relative to its diagonal entry (K ⪰ I; blockSparseCholesky.ts PivotRegularization). */
 export const SPARSE_NEWTON_PIVOT_FLOOR = 1e-12;
 
@@ -102,6 +108,8 @@ export class SparseNaturalMap {
   private readonly cand: Float64Array;
   private readonly bestCand: Float64Array;
   private readonly pcg: PcgWorkspace;
+  /** Proximal damping δ added to the scaled system's diagonal on free components (0: plain Newton). */
+  damping = 0;
   private readonly reg: PivotRegularization = { floor: SPARSE_NEWTON_PIVOT_FLOOR, replaced: 0 };
 
   constructor(k: ContactJacobians, softening = 0) {
@@ -221,7 +229,7 @@ export class SparseNaturalMap {
         vk = this.t2; // scratch (3 entries at o)
       for (let kk = 0; kk < 3; kk++) {
         const f = free[o + kk] === 1;
-        dk[o + kk] = f ? rho[c] * this.eps + (1 - theta[o + kk]) / theta[o + kk] : 1;
+        dk[o + kk] = f ? rho[c] * this.eps + (1 - theta[o + kk]) / theta[o + kk] + this.damping : 1;
         vk[o + kk] = f ? U[u9 + kk] : 0;
         svd += (vk[o + kk] * vk[o + kk]) / dk[o + kk];
       }
@@ -401,25 +409,31 @@ export class SparseNaturalMap {
   }
 
   /**
-   * One semismooth Newton step from `best` (KKT max_rel bestRel), in place: the direction, then t = 1, ½, …
-   * (`backtracks` halvings) on Π_K(best + t·dλ) until the merit drops below bestRel (polish.ts
-   * projectedLineSearch). Returns the merit of `best` afterwards (unchanged if no candidate improved).
+   * One semismooth Newton step from `best` (KKT max_rel bestRel), in place, as polish.ts projectedLineSearch:
+   * two directions — damped (δ = SPARSE_NEWTON_DAMPING: hardly any motion along the near-null space of a
+   * rank-deficient A, the role of the dense polish's Levenberg–Marquardt mode) and plain Newton — each
+   * searched with t = 1, ½, … (`backtracks` halvings) on Π_K(best + t·dλ) until the merit drops below
+   * bestRel; the lowest candidate wins. Returns the merit of `best` afterwards (unchanged if none improved).
    */
   step(best: Float64Array, bestRel: number, backtracks: number = POLISH_BACKTRACKS): number {
-    if (!this.direction(best)) return bestRel;
     const { n, C, mu, cand, bestCand, dl } = this;
     let candValue = Infinity;
-    let t = 1;
-    for (let bt = 0; bt <= backtracks; bt++, t *= 0.5) {
-      for (let i = 0; i < n; i++) cand[i] = best[i] + t * dl[i];
-      for (let c = 0; c < C; c++) projectCone(cand, 3 * c, mu[c], cand);
-      const m = this.merit(cand);
-      if (m < candValue) {
-        candValue = m;
-        bestCand.set(cand);
+    for (const delta of [SPARSE_NEWTON_DAMPING, 0]) {
+      this.damping = delta;
+      if (!this.direction(best)) continue;
+      let t = 1;
+      for (let bt = 0; bt <= backtracks; bt++, t *= 0.5) {
+        for (let i = 0; i < n; i++) cand[i] = best[i] + t * dl[i];
+        for (let c = 0; c < C; c++) projectCone(cand, 3 * c, mu[c], cand);
+        const m = this.merit(cand);
+        if (m < candValue) {
+          candValue = m;
+          bestCand.set(cand);
+        }
+        if (m < bestRel) break;
       }
-      if (m < bestRel) break;
     }
+    this.damping = 0;
     if (candValue < bestRel) {
       best.set(bestCand);
       return candValue;
