@@ -40,6 +40,12 @@ import { POLISH_BACKTRACKS } from './polish.js';
 export const SPARSE_NEWTON_THETA_FIXED = 1e-12;
 /** PCG target of a Newton system (relative ∞-norm residual of Â y = r). */
 export const SPARSE_NEWTON_LINEAR_RESIDUAL = 1e-12;
+/**
+ * The cold start's A⁻¹b (naturalMapSparse.ts coldStart) is only a starting point, projected and then judged by
+ * f: its PCG stops at this relative residual or after SPARSE_NEWTON_START_PCG_ITERATIONS steps.
+ */
+export const SPARSE_NEWTON_START_RESIDUAL = 1e-6;
+export const SPARSE_NEWTON_START_PCG_ITERATIONS = 4;
 /** Conjugate-gradient steps allowed per Newton system (the Woodbury preconditioner is exact up to rounding). */
 export const SPARSE_NEWTON_PCG_MAX_ITERATIONS = 25;
 /**
@@ -207,21 +213,20 @@ export class SparseNaturalMap {
       const o = 3 * c,
         u9 = 9 * c,
         sr = Math.sqrt(rho[c]);
-      for (const [Bs, Bh] of [
-        [BA, this.BhA],
-        [BB, this.BhB],
-      ] as const)
-        for (let kk = 0; kk < 3; kk++) {
-          const row = 18 * c + 6 * kk;
-          if (!free[o + kk]) {
-            for (let j = 0; j < 6; j++) Bh[row + j] = 0;
-            continue;
-          }
-          const u0 = U[u9 + kk],
-            u1 = U[u9 + 3 + kk],
-            u2 = U[u9 + 6 + kk];
-          for (let j = 0; j < 6; j++) Bh[row + j] = sr * (u0 * Bs[18 * c + j] + u1 * Bs[18 * c + 6 + j] + u2 * Bs[18 * c + 12 + j]);
+      const BhA = this.BhA,
+        BhB = this.BhB;
+      for (let kk = 0; kk < 3; kk++) {
+        const row = 18 * c + 6 * kk;
+        const f = free[o + kk] === 1;
+        const u0 = f ? sr * U[u9 + kk] : 0,
+          u1 = f ? sr * U[u9 + 3 + kk] : 0,
+          u2 = f ? sr * U[u9 + 6 + kk] : 0;
+        const b0 = 18 * c;
+        for (let j = 0; j < 6; j++) {
+          BhA[row + j] = u0 * BA[b0 + j] + u1 * BA[b0 + 6 + j] + u2 * BA[b0 + 12 + j];
+          BhB[row + j] = u0 * BB[b0 + j] + u1 * BB[b0 + 6 + j] + u2 * BB[b0 + 12 + j];
         }
+      }
       // Ĥ = diag(dk) + ργ v vᵀ, v = u on free components (u_k = U[0][k] = (Uᵀ e_n)_k)
       const rg = rho[c] * this.gamma;
       let svd = 0; // vᵀ D⁻¹ v
@@ -260,27 +265,39 @@ export class SparseNaturalMap {
     }
   }
 
-  /** (B̂ bodyVec) for contact c's row kk. */
-  private bhRow(c: number, kk: number): number {
+  /** out[3c..3c+2] = (B̂ bodyVec) for every contact, zero on fixed components. */
+  private bh(out: Float64Array): void {
     const { ca, cb } = this.space;
-    const bv = this.bodyVec;
-    let s = 0;
-    const row = 18 * c + 6 * kk;
-    if (ca[c] >= 0) for (let j = 0; j < 6; j++) s += this.BhA[row + j] * bv[BODY_DOFS * ca[c] + j];
-    if (cb[c] >= 0) for (let j = 0; j < 6; j++) s += this.BhB[row + j] * bv[BODY_DOFS * cb[c] + j];
-    return s;
+    const bv = this.bodyVec,
+      BhA = this.BhA,
+      BhB = this.BhB;
+    for (let c = 0; c < this.C; c++) {
+      const a = BODY_DOFS * ca[c],
+        b = BODY_DOFS * cb[c];
+      for (let kk = 0; kk < 3; kk++) {
+        const row = 18 * c + 6 * kk;
+        let s = 0;
+        if (a >= 0) s += BhA[row] * bv[a] + BhA[row + 1] * bv[a + 1] + BhA[row + 2] * bv[a + 2] + BhA[row + 3] * bv[a + 3] + BhA[row + 4] * bv[a + 4] + BhA[row + 5] * bv[a + 5];
+        if (b >= 0) s += BhB[row] * bv[b] + BhB[row + 1] * bv[b + 1] + BhB[row + 2] * bv[b + 2] + BhB[row + 3] * bv[b + 3] + BhB[row + 4] * bv[b + 4] + BhB[row + 5] * bv[b + 5];
+        out[3 * c + kk] = s;
+      }
+    }
   }
 
   /** out = Â v (identity on fixed components). */
   private readonly applyOp = (v: Float64Array, out: Float64Array): void => {
     this.bhT(v);
+    this.bh(out);
     const { Hs, free } = this;
     for (let c = 0; c < this.C; c++) {
       const o = 3 * c,
         h = 9 * c;
+      const v0 = v[o],
+        v1 = v[o + 1],
+        v2 = v[o + 2];
       for (let kk = 0; kk < 3; kk++) {
         const i = o + kk;
-        out[i] = free[i] ? this.bhRow(c, kk) + Hs[h + 3 * kk] * v[o] + Hs[h + 3 * kk + 1] * v[o + 1] + Hs[h + 3 * kk + 2] * v[o + 2] : v[i];
+        out[i] = free[i] ? out[i] + Hs[h + 3 * kk] * v0 + Hs[h + 3 * kk + 1] * v1 + Hs[h + 3 * kk + 2] * v2 : v[i];
       }
     }
   };
@@ -291,25 +308,31 @@ export class SparseNaturalMap {
     for (let c = 0; c < this.C; c++) {
       const o = 3 * c,
         h = 9 * c;
-      for (let kk = 0; kk < 3; kk++) t1[o + kk] = Hsi[h + 3 * kk] * r[o] + Hsi[h + 3 * kk + 1] * r[o + 1] + Hsi[h + 3 * kk + 2] * r[o + 2];
+      const r0 = r[o],
+        r1 = r[o + 1],
+        r2 = r[o + 2];
+      for (let kk = 0; kk < 3; kk++) t1[o + kk] = Hsi[h + 3 * kk] * r0 + Hsi[h + 3 * kk + 1] * r1 + Hsi[h + 3 * kk + 2] * r2;
     }
     this.bhT(t1);
     solveBlockSparse(this.space.sym, this.valB, this.bodyVec, this.bodyWork);
+    this.bh(t1);
     for (let c = 0; c < this.C; c++) {
       const o = 3 * c,
         h = 9 * c;
-      for (let kk = 0; kk < 3; kk++) t1[o + kk] = free[o + kk] ? r[o + kk] - this.bhRow(c, kk) : 0;
+      const d0 = free[o] ? r[o] - t1[o] : 0,
+        d1 = free[o + 1] ? r[o + 1] - t1[o + 1] : 0,
+        d2 = free[o + 2] ? r[o + 2] - t1[o + 2] : 0;
       for (let kk = 0; kk < 3; kk++) {
         const i = o + kk;
-        out[i] = free[i] ? Hsi[h + 3 * kk] * t1[o] + Hsi[h + 3 * kk + 1] * t1[o + 1] + Hsi[h + 3 * kk + 2] * t1[o + 2] : r[i];
+        out[i] = free[i] ? Hsi[h + 3 * kk] * d0 + Hsi[h + 3 * kk + 1] * d1 + Hsi[h + 3 * kk + 2] * d2 : r[i];
       }
     }
   };
 
   /** y = Â⁻¹ rhs by PCG from the Woodbury solve; false if the residual is not below 1 (no descent to trust). */
-  private solveSystem(): boolean {
+  private solveSystem(tolerance = SPARSE_NEWTON_LINEAR_RESIDUAL, maxIterations = SPARSE_NEWTON_PCG_MAX_ITERATIONS): boolean {
     this.woodbury(this.rhs, this.y);
-    const out = pcgSolve(this.applyOp, this.woodbury, this.rhs, this.y, SPARSE_NEWTON_LINEAR_RESIDUAL, SPARSE_NEWTON_PCG_MAX_ITERATIONS, this.pcg);
+    const out = pcgSolve(this.applyOp, this.woodbury, this.rhs, this.y, tolerance, maxIterations, this.pcg);
     this.stats.newtonSolves++;
     this.stats.krylovIterations += out.iterations;
     if (!(out.residual < 1)) return false;
@@ -401,7 +424,8 @@ export class SparseNaturalMap {
       }
     }
     lam.fill(0);
-    if (!this.factor() || !this.solveSystem()) return false;
+    // a start only (projected, then judged by f): solved to SPARSE_NEWTON_START_RESIDUAL, not to Newton accuracy
+    if (!this.factor() || !this.solveSystem(SPARSE_NEWTON_START_RESIDUAL, SPARSE_NEWTON_START_PCG_ITERATIONS)) return false;
     this.rotateBack(lam);
     for (let c = 0; c < C; c++) projectCone(lam, 3 * c, this.mu[c], lam);
     if (!lam.every(Number.isFinite) || this.objective(lam) > 0) lam.fill(0);
