@@ -340,7 +340,7 @@ async function largeIslandLines(args: BenchArgs): Promise<string[]> {
         ? `PCG from iteration ${ipm.krylovFrom}: ${ipm.krylovIterations} steps, ${ipm.inexactSolves} inexact${ipm.inexactSolves > 0 ? ` ≤ ${ipm.worstInexact.toExponential(1)}` : ''}`
         : '';
     const cs = ipm.contactSpaceFrom >= 0 ? `contact-space factor from iteration ${ipm.contactSpaceFrom}` : '';
-    const pol = ipm.polishSteps > 0 ? `${ipm.polishSteps} polish steps` : '';
+    const pol = ipm.polishSteps > 0 ? `polish: ${ipm.polishSteps} step(s)` : '';
     const how = pcg || cs || pol ? ` (${[pcg, cs, pol].filter((x) => x).join('; ')})` : '';
     return [
       name,

@@ -8,7 +8,8 @@
  *   (P + W⁻²) Δx = r,   P = D (J M⁻¹ Jᵀ + S) D = B Bᵀ + Σ,   B = D J L,  M⁻¹ = L Lᵀ (per body),
  *
  * (S: the assembly's ε on every row plus the softening γ on normal rows; Σ = D S D) is solved with the
- * Sherman–Morrison–Woodbury identity (Golub & Van Loan, Matrix Computations, 4th ed., §2.1.4) for the
+ * Sherman–Morrison–Woodbury identity (Golub & Van Loan, Matrix Computations, 4th ed., §2.1.4; the body-space
+ * part, B and K's pattern and assembly, is bodySpace.ts, shared with the sparse Newton) for the
  * block-diagonal H = W⁻² + Σ (3×3 per contact, positive definite in the interior):
  *
  *   (H + B Bᵀ)⁻¹ = H⁻¹ − H⁻¹ B (I + Bᵀ H⁻¹ B)⁻¹ Bᵀ H⁻¹.
@@ -43,7 +44,9 @@
  * math/blockSparseCholesky.ts (minimum-degree ordering and symbolic analysis once per solve, numeric
  * factorisation every Newton step).
  *
- * Differences from the dense IPM: no AHO phase and no natural-map polish (both need the dense Newton
+ * Like the dense IPM it ends with a natural-map polish when the interior-point phase stops above the
+ * tolerance: the sparse semismooth Newton of naturalMapSparse.ts (up to IPM_POLISH_STEPS steps, counted as
+ * iterations and in polishSteps). Difference from the dense IPM: no AHO phase (it needs the dense Newton
  * matrix); the KKT check is the same checker (kktFromW) on w = J M⁻¹ Jᵀ λ + Sλ − b computed from the body
  * velocity changes M⁻¹ Jᵀ λ (pgsRows.ts). The status is the checker's: "converged" only at KKT max_rel ≤
  * tolerance on finite data. Work arrays are allocated before the iteration loop (the contact-space factor's
@@ -815,8 +818,12 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     bestRel = polished.bestRel;
     iterations += polished.steps;
     if (bestRel <= tol) status = { kind: 'converged' };
-    else if (status !== null && bestRel < before) {
-      const why = `${status.kind === 'converged' ? '' : status.reason}; ${polishSteps} natural-map polish steps reached KKT max_rel ${bestRel.toExponential(2)}`;
+    else if (status !== null) {
+      const polish =
+        bestRel < before
+          ? `${polishSteps} natural-map polish step(s) reached KKT max_rel ${bestRel.toExponential(2)}`
+          : `${polishSteps} natural-map polish step(s) did not lower it`;
+      const why = `${status.kind === 'converged' ? '' : status.reason}; ${polish}`;
       status = status.kind === 'failed' ? { kind: 'failed', reason: why } : { kind: 'stalled', reason: why };
     }
   }
