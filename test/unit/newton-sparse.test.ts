@@ -90,7 +90,8 @@ describe('sparse semismooth Newton (no dense A)', () => {
       // λ of coplanar contacts is not unique: compare the optimum's f and w = Aλ − b
       assert.ok(Math.abs(sparse.objective - dense.objective) <= 1e-8 * Math.abs(dense.objective), `${sparse.objective} vs ${dense.objective}`);
       assert.ok(relDiff(sparse.w, dense.w) < 1e-6 || Math.max(...sparse.w.map(Math.abs)) < 1e-9, `w differs by ${relDiff(sparse.w, dense.w)}`);
-      if (name.startsWith('40-sphere')) assert.ok(relDiff(sparse.lambda, dense.lambda) < 1e-8, `λ differs by ${relDiff(sparse.lambda, dense.lambda)} (unique λ)`);
+      if (name.startsWith('40-sphere'))
+        assert.ok(relDiff(sparse.lambda, dense.lambda) < 1e-8, `λ differs by ${relDiff(sparse.lambda, dense.lambda)} (unique λ)`);
     });
   }
 
@@ -99,7 +100,12 @@ describe('sparse semismooth Newton (no dense A)', () => {
     const k = assembleJacobians(bodies, contacts);
     const cold = solveNewtonSparse(k, { solver: 'newton' });
     assert.equal(cold.status.kind, 'converged');
-    const warm = solveNewtonSparse(k, { solver: 'newton' }, 0, cold.lambda.map((x) => 1.01 * x));
+    const warm = solveNewtonSparse(
+      k,
+      { solver: 'newton' },
+      0,
+      cold.lambda.map((x) => 1.01 * x),
+    );
     assert.equal(warm.status.kind, 'converged', JSON.stringify(warm.status));
     assert.equal(warm.ipmIterations, -1, 'no interior-point phase');
     assert.ok(warm.iterations <= 3, `${warm.iterations} iterations`);

@@ -277,8 +277,22 @@ export class SparseNaturalMap {
       for (let kk = 0; kk < 3; kk++) {
         const row = 18 * c + 6 * kk;
         let s = 0;
-        if (a >= 0) s += BhA[row] * bv[a] + BhA[row + 1] * bv[a + 1] + BhA[row + 2] * bv[a + 2] + BhA[row + 3] * bv[a + 3] + BhA[row + 4] * bv[a + 4] + BhA[row + 5] * bv[a + 5];
-        if (b >= 0) s += BhB[row] * bv[b] + BhB[row + 1] * bv[b + 1] + BhB[row + 2] * bv[b + 2] + BhB[row + 3] * bv[b + 3] + BhB[row + 4] * bv[b + 4] + BhB[row + 5] * bv[b + 5];
+        if (a >= 0)
+          s +=
+            BhA[row] * bv[a] +
+            BhA[row + 1] * bv[a + 1] +
+            BhA[row + 2] * bv[a + 2] +
+            BhA[row + 3] * bv[a + 3] +
+            BhA[row + 4] * bv[a + 4] +
+            BhA[row + 5] * bv[a + 5];
+        if (b >= 0)
+          s +=
+            BhB[row] * bv[b] +
+            BhB[row + 1] * bv[b + 1] +
+            BhB[row + 2] * bv[b + 2] +
+            BhB[row + 3] * bv[b + 3] +
+            BhB[row + 4] * bv[b + 4] +
+            BhB[row + 5] * bv[b + 5];
         out[3 * c + kk] = s;
       }
     }
