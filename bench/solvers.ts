@@ -14,6 +14,7 @@ import { loadScenario } from './world-scenes.js';
 import { World } from '../src/engine/world/world.js';
 import type { ContactJacobians } from '../src/engine/assembly.js';
 import { solveIpmSparse, type SparseIpmLinearSolve, type SparseIpmOutput } from '../src/engine/solvers/ipmSparse.js';
+import { solveNewtonSparse, type SparseNewtonOutput } from '../src/engine/solvers/newtonSparse.js';
 import { solvePgsMatrixFree } from '../src/engine/solvers/matrixFree.js';
 import { PILE_SETTLE_STEPS, pileIsland } from './pileIsland.js';
 
@@ -284,7 +285,7 @@ interface LargeIsland {
 async function largeIslandLines(args: BenchArgs): Promise<string[]> {
   const out = [
     '',
-    `large islands (A never formed): ipm-sparse = sparse interior point (src/engine/solvers/ipmSparse.ts) to the tolerance in its row, Newton systems by PCG on the NT-scaled operator (docs/physics.md "Solvers"); ipm-sparse contact-space = the earlier path (Woodbury refinement, then the contact-space factor), one solve; beside matrix-free PGS (100 sweeps); median of ${args.quick ? 1 : 3} cold solves (1 for the world-step island)`,
+    `large islands (A never formed): ipm-sparse = sparse interior point (src/engine/solvers/ipmSparse.ts) to the tolerance in its row, Newton systems by PCG on the NT-scaled operator, then the sparse natural-map polish (docs/physics.md "Solvers"); newton-sparse = sparse semismooth Newton (src/engine/solvers/newtonSparse.ts: cold start Proj_K(A⁻¹b), local Newton steps, the sparse interior point if they stall); ipm-sparse contact-space = the earlier path (Woodbury refinement, then the contact-space factor), one solve; beside matrix-free PGS (100 sweeps); median of ${args.quick ? 1 : 3} cold solves (1 for the world-step island)`,
   ];
   const islands: LargeIsland[] = [];
   for (const sc of LARGE_ISLANDS) {
@@ -339,7 +340,8 @@ async function largeIslandLines(args: BenchArgs): Promise<string[]> {
         ? `PCG from iteration ${ipm.krylovFrom}: ${ipm.krylovIterations} steps, ${ipm.inexactSolves} inexact${ipm.inexactSolves > 0 ? ` ≤ ${ipm.worstInexact.toExponential(1)}` : ''}`
         : '';
     const cs = ipm.contactSpaceFrom >= 0 ? `contact-space factor from iteration ${ipm.contactSpaceFrom}` : '';
-    const how = pcg || cs ? ` (${[pcg, cs].filter((x) => x).join('; ')})` : '';
+    const pol = ipm.polishSteps > 0 ? `polish: ${ipm.polishSteps} step(s)` : '';
+    const how = pcg || cs || pol ? ` (${[pcg, cs, pol].filter((x) => x).join('; ')})` : '';
     return [
       name,
       String(k.contactCount),
@@ -354,9 +356,37 @@ async function largeIslandLines(args: BenchArgs): Promise<string[]> {
       (ipm.memoryBytes / k.contactCount).toFixed(0),
     ];
   };
+  const newtonNotes: string[] = [];
   for (const { name, k, softening, tolerance, solves, note } of islands) {
     const { ms, ipm } = timed(k, tolerance, softening, solves, 'krylov');
     rows.push(ipmRow(name, k, tolerance, 'ipm-sparse', ms, ipm));
+    // the sparse Newton (newtonSparse.ts), cold, same tolerance and number of solves
+    {
+      const times: number[] = [];
+      let nw: SparseNewtonOutput | null = null;
+      if (solves > 1) solveNewtonSparse(k, { solver: 'newton', tolerance }, softening);
+      for (let r = 0; r < Math.max(1, solves); r++) {
+        const t0 = performance.now();
+        nw = solveNewtonSparse(k, { solver: 'newton', tolerance }, softening);
+        times.push(performance.now() - t0);
+      }
+      const out = nw as SparseNewtonOutput;
+      const how = ` (${out.localSteps} local steps${out.ipmIterations >= 0 ? `, interior point ${out.ipmIterations}` : ''})`;
+      rows.push([
+        name,
+        String(k.contactCount),
+        String(ipm.bodyCount),
+        'newton-sparse',
+        String(tolerance),
+        fmtMs(median(times)),
+        String(out.iterations),
+        out.status.kind + how,
+        out.kkt.maxRel.toExponential(2),
+        mem(out.memoryBytes),
+        (out.memoryBytes / k.contactCount).toFixed(0),
+      ]);
+      if (out.status.kind !== 'converged') newtonNotes.push(`  ${name}: newton-sparse ${out.status.kind} — ${out.status.reason}`);
+    }
     const before = timed(k, tolerance, softening, 1, 'contact-space');
     rows.push(ipmRow(name, k, tolerance, 'ipm-sparse contact-space', before.ms, before.ipm));
     const t0 = performance.now();
@@ -378,6 +408,7 @@ async function largeIslandLines(args: BenchArgs): Promise<string[]> {
     out.push(note);
     if (ipm.status.kind !== 'converged') out.push(`  ${name}: ipm-sparse ${ipm.status.kind} — ${ipm.status.reason}`);
   }
+  out.push(...newtonNotes);
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
   out.push(
     ...rows.map((r) =>

@@ -47,8 +47,8 @@ const RAPIER_DEFAULT_ITERATIONS = 4;
 
 /**
  * The World's matrix-free switch-over (read by name, so the benchmark still builds if they move): islands
- * beyond DENSE_ISLAND_LIMIT contacts never form A (PGS matrix-free; newton/ipm by MATRIX_FREE_FALLBACK, the
- * sparse interior point); PGS itself goes matrix-free beyond PGS_MATRIX_FREE_FROM.
+ * beyond DENSE_ISLAND_LIMIT contacts never form A (PGS matrix-free; newton by the sparse Newton, ipm by
+ * MATRIX_FREE_FALLBACK, the sparse interior point); PGS itself goes matrix-free beyond PGS_MATRIX_FREE_FROM.
  */
 interface MatrixFreeRules {
   readonly denseIslandLimit?: number;
@@ -648,7 +648,7 @@ function matrixFreeLines(): string[] {
   if (r.denseIslandLimit === undefined) return ['ours: every island is solved with the configured solver on a dense A (no matrix-free path found in World)'];
   const fb = r.fallback ? `${r.fallback.solver ?? 'pgs'}${r.fallback.maxIterations !== undefined ? `, ${r.fallback.maxIterations} it.` : ''}` : 'pgs';
   return [
-    `ours: World solves islands of more than ${r.denseIslandLimit} contacts without forming A: PGS matrix-free, newton/ipm scenarios by ${fb === 'ipm' ? 'the sparse interior point (newton islands are labelled ipm)' : fb}` +
+    `ours: World solves islands of more than ${r.denseIslandLimit} contacts without forming A: PGS matrix-free, newton scenarios by the sparse Newton (src/engine/solvers/newtonSparse.ts), ipm scenarios by ${fb === 'ipm' ? 'the sparse interior point' : fb}` +
       `${r.pgsMatrixFreeFrom !== undefined ? `; PGS goes matrix-free above ${r.pgsMatrixFreeFrom} contacts` : ''} — the note column says when newton/ipm did not run`,
   ];
 }

@@ -1,8 +1,8 @@
 /**
  * The island solver boundary: one island's contacts in, impulses, gap rates, contact work and body
  * velocity changes out. Small islands are assembled densely (A formed) and solved by the scenario's
- * solver; large ones never form A: PGS runs its kernel matrix-free (pgsRows.ts), IPM and Newton scenarios
- * get the exact sparse interior-point solve (ipmSparse.ts; Newton has no sparse variant yet).
+ * solver; large ones never form A: PGS runs its kernel matrix-free (pgsRows.ts), Newton scenarios the sparse
+ * Newton (newtonSparse.ts), IPM scenarios the sparse interior point (ipmSparse.ts).
  * All paths share one assembly (assemblyOptions), one fault-injection point and one gap-rate formula.
  */
 import { assembleJacobians, bodyVelocityChanges, DEFAULT_ASSEMBLY, denseProblem, type AssemblyOptions, type ContactJacobians } from '../assembly.js';
@@ -10,6 +10,7 @@ import type { BodyState, ContactPoint, ContactProblem } from '../problem.js';
 import { solvePgsMatrixFree } from '../solvers/matrixFree.js';
 import type { ResidualSweeps } from '../solvers/pgs.js';
 import { solveIpmSparse } from '../solvers/ipmSparse.js';
+import { solveNewtonSparse } from '../solvers/newtonSparse.js';
 import { solve } from '../solvers/solve.js';
 import type { SolveResult } from '../solvers/types.js';
 import { contactWork, contactWorkDiagonal } from '../world/energy.js';
@@ -26,8 +27,9 @@ export const PGS_MATRIX_FREE_FROM = 32;
  */
 export const WORLD_RESIDUAL_SWEEPS: ResidualSweeps = 'doubling';
 /**
- * What a Newton/IPM scenario uses on an island beyond the dense limit: the sparse interior point
- * (ipmSparse.ts) with the scenario's iteration budget and tolerance (IPM defaults when unset).
+ * What an IPM (or Coulomb, which has no sparse variant) scenario uses on an island beyond the dense limit:
+ * the sparse interior point (ipmSparse.ts) with the scenario's iteration budget and tolerance (IPM defaults
+ * when unset). Newton scenarios use the sparse Newton (newtonSparse.ts).
  */
 export const MATRIX_FREE_FALLBACK = { solver: 'ipm' } as const;
 
@@ -89,19 +91,21 @@ export function solveIsland(
   if (cfg.faults.restitutionAsTarget) applyRestitutionTargetFault(jacobians);
   let solved: IslandSolve, work: IslandOutcome['work'];
   if (useMatrixFree(cfg, cs.length) && cfg.solver.solver !== 'pgs') {
+    // the scenario's own exact solver, sparse: newton (newtonSparse.ts, warm-started like the dense path) or
+    // the interior point (ipmSparse.ts) for ipm — and for coulomb, which has no sparse variant (said in the status)
     const { maxIterations, tolerance } = cfg.solver;
-    const out = solveIpmSparse(
-      jacobians,
-      { ...MATRIX_FREE_FALLBACK, ...(maxIterations !== undefined ? { maxIterations } : {}), ...(tolerance !== undefined ? { tolerance } : {}) },
-      cfg.softening,
-    );
+    const budget = { ...(maxIterations !== undefined ? { maxIterations } : {}), ...(tolerance !== undefined ? { tolerance } : {}) };
+    const out =
+      cfg.solver.solver === 'newton'
+        ? solveNewtonSparse(jacobians, { ...cfg.solver, ...budget }, cfg.softening, warm)
+        : solveIpmSparse(jacobians, { ...MATRIX_FREE_FALLBACK, ...budget }, cfg.softening);
     const note =
-      cfg.solver.solver === 'ipm'
+      cfg.solver.solver === 'ipm' || cfg.solver.solver === 'newton'
         ? ''
         : ` (island of ${cs.length} contacts exceeds the dense limit of ${DENSE_ISLAND_LIMIT}: solved by the sparse interior point instead of ${cfg.solver.solver})`;
     const status = out.status.kind === 'converged' || !note ? out.status : { ...out.status, reason: out.status.reason + note };
     const result: SolveResult = {
-      solver: 'ipm',
+      solver: out.solver,
       lambda: out.lambda,
       w: out.w,
       status,

@@ -8,7 +8,8 @@
  *   (P + W⁻²) Δx = r,   P = D (J M⁻¹ Jᵀ + S) D = B Bᵀ + Σ,   B = D J L,  M⁻¹ = L Lᵀ (per body),
  *
  * (S: the assembly's ε on every row plus the softening γ on normal rows; Σ = D S D) is solved with the
- * Sherman–Morrison–Woodbury identity (Golub & Van Loan, Matrix Computations, 4th ed., §2.1.4) for the
+ * Sherman–Morrison–Woodbury identity (Golub & Van Loan, Matrix Computations, 4th ed., §2.1.4; the body-space
+ * part, B and K's pattern and assembly, is bodySpace.ts, shared with the sparse Newton) for the
  * block-diagonal H = W⁻² + Σ (3×3 per contact, positive definite in the interior):
  *
  *   (H + B Bᵀ)⁻¹ = H⁻¹ − H⁻¹ B (I + Bᵀ H⁻¹ B)⁻¹ Bᵀ H⁻¹.
@@ -43,14 +44,18 @@
  * math/blockSparseCholesky.ts (minimum-degree ordering and symbolic analysis once per solve, numeric
  * factorisation every Newton step).
  *
- * Differences from the dense IPM: no AHO phase and no natural-map polish (both need the dense Newton
+ * Like the dense IPM it ends with a natural-map polish when the interior-point phase stops above the
+ * tolerance: the sparse semismooth Newton of naturalMapSparse.ts (up to IPM_POLISH_STEPS steps, counted as
+ * iterations and in polishSteps). Difference from the dense IPM: no AHO phase (it needs the dense Newton
  * matrix); the KKT check is the same checker (kktFromW) on w = J M⁻¹ Jᵀ λ + Sλ − b computed from the body
  * velocity changes M⁻¹ Jᵀ λ (pgsRows.ts). The status is the checker's: "converged" only at KKT max_rel ≤
  * tolerance on finite data. Work arrays are allocated before the iteration loop (the contact-space factor's
  * once, when it is first needed); memory is O(C) plus the fill of the two factors.
  */
 import type { ContactJacobians } from '../assembly.js';
-import { classifyContacts, KktWorkspace, type KktReport } from '../kkt.js';
+import { classifyContacts, KktWorkspace } from '../kkt.js';
+import { addBtv, assembleBodySpace, BODY_DOFS, bodySpace } from './bodySpace.js';
+import { kktRows, polishNaturalMapSparse, SparseNaturalMap } from './naturalMapSparse.js';
 import {
   analyseBlockPattern,
   blockSlot,
@@ -59,7 +64,7 @@ import {
   type BlockSparseSymbolic,
   type PivotRegularization,
 } from '../math/blockSparseCholesky.js';
-import { matrixFreeRows, type MatrixFreeRows } from './pgsRows.js';
+import { matrixFreeRows } from './pgsRows.js';
 import { PcgWorkspace, pcgSolve } from './pcg.js';
 import { HistoryRecorder, objectiveFromAlam } from './history.js';
 import {
@@ -71,6 +76,7 @@ import {
   stepInside,
   IPM_MERIT_FLOOR,
   IPM_MIN_STEP,
+  IPM_POLISH_STEPS,
   IPM_SIGMA_EXPONENT,
   IPM_STALL_FACTOR,
   IPM_STALL_WINDOW,
@@ -91,10 +97,6 @@ import type { IpmOptions, SolveResult, SolveStatus } from './types.js';
 import { nowMs } from '../clock.js';
 import { REGULARIZATION_MAX } from '../math/cholesky.js';
 
-/** Body-space work vector length per body (v, ω). */
-const BODY_DOFS = 6;
-
-/** A 3×3 pivot of M⁻¹'s inertia block ≤ this × its largest diagonal entry is an infinite-inertia direction (L column 0). */
 /**
  * A Woodbury solve (refined up to IPM_REFINEMENT_STEPS times) whose relative residual stays above this
  * switches the remaining iterations to PCG on the NT-scaled system ('krylov') or to the contact-space
@@ -128,7 +130,6 @@ export const SPARSE_IPM_REFINED_RESIDUAL = 1e-14;
  * PivotRegularization) and each solve is refined against the exact operator.
  */
 export const SPARSE_IPM_PIVOT_FLOOR = 1e-12;
-export const INVERSE_MASS_PIVOT_TOLERANCE = 1e-14;
 /** Stall test armed once KKT max_rel ≤ this (the dense IPM arms it in its AHO phase, which starts at IPM_AHO_SWITCH). */
 export const SPARSE_IPM_STALL_ARM = 1e-6;
 
@@ -153,37 +154,14 @@ export interface SparseIpmOutput extends Omit<SolveResult, 'merit' | 'solver'> {
   /** Newton solves used as inexact steps (PCG relative residual in (SPARSE_IPM_WOODBURY_RESIDUAL, SPARSE_IPM_FORCING]) and the largest such residual. */
   readonly inexactSolves: number;
   readonly worstInexact: number;
+  /** Natural-map polish steps after the interior-point phase (naturalMapSparse.ts; counted in iterations). */
+  readonly polishSteps: number;
   /** Most pivots of one factorisation (contact space, or the body space on the 'krylov' path) replaced by the dynamic regularisation (0: none). */
   readonly regularizedPivots: number;
 }
 
 /** KKT report of λ from the matrix-free rows: recomputes Δv = M⁻¹Jᵀλ, then w = JΔv + shifts·λ − b. */
-export function kktMatrixFree(rows: MatrixFreeRows, lambda: Float64Array, ws: KktWorkspace): KktReport {
-  rows.dv.fill(0);
-  for (let c = 0; c < rows.contactCount; c++) rows.changed(c, lambda[3 * c], lambda[3 * c + 1], lambda[3 * c + 2]);
-  return rows.kkt(lambda, ws);
-}
-
-/** Lower Cholesky factor (row-major 3×3 at out[o..], ld 6) of the symmetric PSD 3×3 m; zero columns for zero pivots. */
-function psdCholesky3(m: readonly number[], out: Float64Array, o: number): void {
-  const maxDiag = Math.max(m[0], m[4], m[8], 0);
-  const a = [m[0], m[3], m[4], m[6], m[7], m[8]]; // lower triangle: 00, 10, 11, 20, 21, 22
-  const L = [0, 0, 0, 0, 0, 0];
-  const idx = (i: number, j: number): number => (i * (i + 1)) / 2 + j;
-  for (let j = 0; j < 3; j++) {
-    let d = a[idx(j, j)];
-    for (let k = 0; k < j; k++) d -= L[idx(j, k)] * L[idx(j, k)];
-    if (!(d > INVERSE_MASS_PIVOT_TOLERANCE * maxDiag)) continue; // column stays 0
-    const l = Math.sqrt(d);
-    L[idx(j, j)] = l;
-    for (let i = j + 1; i < 3; i++) {
-      let v = a[idx(i, j)];
-      for (let k = 0; k < j; k++) v -= L[idx(i, k)] * L[idx(j, k)];
-      L[idx(i, j)] = v / l;
-    }
-  }
-  for (let i = 0; i < 3; i++) for (let j = 0; j <= i; j++) out[o + 6 * i + j] = L[idx(i, j)];
-}
+export const kktMatrixFree = kktRows;
 
 /**
  * Solves the QP-SOCP of the island given by its Jacobians with the sparse interior-point method (file
@@ -215,6 +193,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
   let contactSpaceFrom = -1;
   let regularizedPivots = 0; // most pivots one contact-space factorisation replaced (PivotRegularization)
   let iterations = 0;
+  let polishSteps = 0; // natural-map polish steps after the interior-point phase (counted in iterations)
   let krylovFrom = -1; // iteration from which the scaled PCG solves the Newton systems ('krylov' path)
   let newtonSolves = 0,
     krylovIterations = 0,
@@ -253,6 +232,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
       krylovMaxPerSolve,
       inexactSolves,
       worstInexact,
+      polishSteps,
     };
   };
 
@@ -281,66 +261,10 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
   const kappa = rhsScale(D, b);
   for (let i = 0; i < n; i++) q[i] = pinned[i] ? 0 : (-D[i] * b[i]) / kappa;
 
-  // ---- bodies: compact indices of the dynamic bodies, M⁻¹ = L Lᵀ per body ----
-  const bodies = k.physics.bodies;
-  const node = new Int32Array(bodies.length).fill(-1);
-  const ca = new Int32Array(C),
-    cb = new Int32Array(C);
-  let N = 0;
-  for (let c = 0; c < C; c++) {
-    const ct = k.contacts[c].contact;
-    ca[c] = k.staticA[c] ? -1 : node[ct.bodyA] >= 0 ? node[ct.bodyA] : (node[ct.bodyA] = N++);
-    cb[c] = k.staticB[c] ? -1 : node[ct.bodyB] >= 0 ? node[ct.bodyB] : (node[ct.bodyB] = N++);
-  }
-  const Lm = f64(36 * N);
-  for (let g = 0; g < bodies.length; g++) {
-    const i = node[g];
-    if (i < 0) continue;
-    const s = Math.sqrt(Math.max(0, bodies[g].invMass));
-    for (let r = 0; r < 3; r++) Lm[36 * i + 7 * r] = s;
-    psdCholesky3(bodies[g].invInertiaWorld, Lm, 36 * i + 21);
-  }
-  // B = D J L, 3×6 per contact side (rows n, t1, t2); zero for static sides and pinned rows
-  const BA = f64(18 * C),
-    BB = f64(18 * C);
-  const JA = k.physics.jacobianA,
-    JB = k.physics.jacobianB;
-  for (let c = 0; c < C; c++) {
-    for (const [J, Bs, nd] of [
-      [JA, BA, ca[c]],
-      [JB, BB, cb[c]],
-    ] as const) {
-      if (nd < 0) continue;
-      const lo = 36 * nd;
-      for (let r = 0; r < 3; r++) {
-        const jr = 18 * c + 6 * r,
-          d = D[3 * c + r];
-        for (let j = 0; j < 6; j++) {
-          let v = 0;
-          for (let p = j; p < 6; p++) v += J[jr + p] * Lm[lo + 6 * p + j];
-          Bs[jr + j] = d * v;
-        }
-      }
-    }
-  }
-
-  // ---- symbolic analysis of K = I + Bᵀ H⁻¹ B, slots of every contact's blocks ----
-  const symB = analyseBlockPattern(N, BODY_DOFS, ca, cb);
-  bytes += 4 * (symB.perm.length + symB.inv.length + symB.colPtr.length + symB.rowOf.length + symB.updPtr.length + symB.updTarget.length);
-  const slotA = new Int32Array(C),
-    slotB = new Int32Array(C),
-    slotAB = new Int32Array(C).fill(-1);
-  const abTransposed = new Uint8Array(C);
-  bytes += 13 * C;
-  for (let c = 0; c < C; c++) {
-    slotA[c] = ca[c] >= 0 ? blockSlot(symB, ca[c], ca[c]).slot : -1;
-    slotB[c] = cb[c] >= 0 ? blockSlot(symB, cb[c], cb[c]).slot : -1;
-    if (ca[c] >= 0 && cb[c] >= 0) {
-      const s = blockSlot(symB, ca[c], cb[c]);
-      slotAB[c] = s.slot;
-      abTransposed[c] = s.transposed ? 1 : 0;
-    }
-  }
+  // ---- bodies, B = D J L and the symbolic analysis of K = I + Bᵀ H⁻¹ B (bodySpace.ts) ----
+  const space = bodySpace(k, D);
+  bytes += space.bytes;
+  const { N, ca, cb, BA, BB, sym: symB } = space;
   const valB = f64(36 * symB.slots);
   const Hb = f64(9 * C),
     Hinv = f64(9 * C),
@@ -525,23 +449,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
       }
     }
     // K = I + Σ_c B_cᵀ H_c⁻¹ B_c
-    valB.fill(0);
-    for (let i = 0; i < N; i++) for (let r = 0; r < BODY_DOFS; r++) valB[36 * symB.inv[i] + 7 * r] = 1;
-    for (let c = 0; c < C; c++) {
-      const h = 9 * c;
-      const a = ca[c],
-        bb = cb[c];
-      // G = H⁻¹ B_b (3×6), then K_bb += B_bᵀ G, K_ab += B_aᵀ G
-      if (bb >= 0) {
-        hinvTimesB(Hinv, h, BB, c, G);
-        addBtG(valB, 36 * slotB[c], BB, c, G, false);
-        if (a >= 0) addBtG(valB, 36 * slotAB[c], BA, c, G, abTransposed[c] === 1);
-      }
-      if (a >= 0) {
-        hinvTimesB(Hinv, h, BA, c, G);
-        addBtG(valB, 36 * slotA[c], BA, c, G, false);
-      }
-    }
+    assembleBodySpace(space, BA, BB, Hinv, valB, G);
     // K's eigenvalues are ≥ 1, so a pivot at rounding level is rounding (cond K ~ max H⁻¹ near the solution): on the
     // 'krylov' path it is floored (PivotRegularization) and PCG works against the exact operator
     if (!krylov) return factorBlockSparse(symB, valB);
@@ -900,6 +808,25 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
       break;
     }
   }
+  // ---- polish (ipm.ts step 4, sparse): semismooth Newton on the checker's natural map (naturalMapSparse.ts) ----
+  if (bestRel > tol && iterations < maxIt) {
+    const before = bestRel;
+    const nm = new SparseNaturalMap(k, softening);
+    bytes += nm.bytes;
+    const polished = polishNaturalMapSparse(nm, best, bestRel, tol, Math.min(IPM_POLISH_STEPS, maxIt - iterations), (rel, f) => history.record(rel, f));
+    polishSteps = polished.steps;
+    bestRel = polished.bestRel;
+    iterations += polished.steps;
+    if (bestRel <= tol) status = { kind: 'converged' };
+    else if (status !== null) {
+      const polish =
+        bestRel < before
+          ? `${polishSteps} natural-map polish step(s) reached KKT max_rel ${bestRel.toExponential(2)}`
+          : `${polishSteps} natural-map polish step(s) did not lower it`;
+      const why = `${status.kind === 'converged' ? '' : status.reason}; ${polish}`;
+      status = status.kind === 'failed' ? { kind: 'failed', reason: why } : { kind: 'stalled', reason: why };
+    }
+  }
   if (status === null || (status.kind === 'converged' && !(bestRel <= tol))) {
     status =
       iterations >= maxIt
@@ -950,12 +877,6 @@ function mul3x3(a: Float64Array, ao: number, b: Float64Array, bo: number, out: F
   out[oo + 8] = a[ao + 6] * b[bo + 2] + a[ao + 7] * b[bo + 5] + a[ao + 8] * b[bo + 8];
 }
 
-/** body[bo..bo+5] += B_cᵀ v[3c..3c+2]. */
-function addBtv(body: Float64Array, bo: number, Bs: Float64Array, c: number, v: Float64Array): void {
-  const o = 3 * c;
-  for (let j = 0; j < 6; j++) body[bo + j] += Bs[18 * c + j] * v[o] + Bs[18 * c + 6 + j] * v[o + 1] + Bs[18 * c + 12 + j] * v[o + 2];
-}
-
 /** Inverse of the symmetric positive definite 3×3 block at a[o..] into out[oo..] (via Cholesky); false if not PD. */
 function spdInverse3(a: Float64Array, o: number, out: Float64Array, oo: number): boolean {
   const l00 = Math.sqrt(a[o]);
@@ -993,22 +914,4 @@ function mul3(h: Float64Array, ho: number, v: Float64Array, o: number, out: Floa
   out[o] = h[ho] * v0 + h[ho + 1] * v1 + h[ho + 2] * v2;
   out[o + 1] = h[ho + 3] * v0 + h[ho + 4] * v1 + h[ho + 5] * v2;
   out[o + 2] = h[ho + 6] * v0 + h[ho + 7] * v1 + h[ho + 8] * v2;
-}
-
-/** G (3×6) = H_c⁻¹ B_c (B_c: 3×6 at Bs[18c..]). */
-function hinvTimesB(hinv: Float64Array, ho: number, Bs: Float64Array, c: number, G: Float64Array): void {
-  for (let i = 0; i < 3; i++)
-    for (let j = 0; j < 6; j++)
-      G[6 * i + j] = hinv[ho + 3 * i] * Bs[18 * c + j] + hinv[ho + 3 * i + 1] * Bs[18 * c + 6 + j] + hinv[ho + 3 * i + 2] * Bs[18 * c + 12 + j];
-}
-
-/** K block at val[o..] += B_cᵀ G (6×6), or its transpose Gᵀ B_c when `transposed`. */
-function addBtG(val: Float64Array, o: number, Bs: Float64Array, c: number, G: Float64Array, transposed: boolean): void {
-  const bo = 18 * c;
-  for (let i = 0; i < 6; i++)
-    for (let j = 0; j < 6; j++) {
-      const v = Bs[bo + i] * G[j] + Bs[bo + 6 + i] * G[6 + j] + Bs[bo + 12 + i] * G[12 + j];
-      if (transposed) val[o + 6 * j + i] += v;
-      else val[o + 6 * i + j] += v;
-    }
 }
