@@ -17,6 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { ScenarioDesc } from '../src/engine/world/types.js';
 import * as islandModule from '../src/engine/island/solveIsland.js';
+import * as matrixFreeModule from '../src/engine/island/solveMatrixFree.js';
 import type { SolverName } from '../src/engine/solvers/types.js';
 import {
   applySnapshot,
@@ -59,7 +60,7 @@ interface MatrixFreeRules {
 function matrixFreeRules(): MatrixFreeRules {
   const m = islandModule as unknown as Record<string, unknown>;
   const num = (k: string): number | undefined => (typeof m[k] === 'number' ? (m[k] as number) : undefined);
-  const fb = m.MATRIX_FREE_FALLBACK;
+  const fb = (matrixFreeModule as unknown as Record<string, unknown>).MATRIX_FREE_FALLBACK;
   return {
     ...(num('DENSE_ISLAND_LIMIT') !== undefined ? { denseIslandLimit: num('DENSE_ISLAND_LIMIT') } : {}),
     ...(num('PGS_MATRIX_FREE_FROM') !== undefined ? { pgsMatrixFreeFrom: num('PGS_MATRIX_FREE_FROM') } : {}),

@@ -23,16 +23,22 @@ export class CoulombMeritWorkspace {
 
 /** merit(λ) as above; +∞ when λ, A or b give a non-finite value (no tolerance is met by non-finite data). */
 export function coulombMerit(p: ContactProblem, lambda: Float64Array, ws = new CoulombMeritWorkspace(p.size)): number {
-  const { A, b, size: n, contactCount: C, mu } = p;
-  const { u, tmp } = ws;
-  let qq = 0;
+  const { A, b, size: n } = p;
+  const { u } = ws;
   for (let i = 0; i < n; i++) {
     let s = -b[i];
     const row = i * n;
     for (let j = 0; j < n; j++) s += A[row + j] * lambda[j];
     u[i] = s;
-    qq += b[i] * b[i];
   }
+  return coulombMeritFromU(p.mu, b, lambda, u, ws.tmp);
+}
+
+/** merit(λ) from u = Aλ − b computed by the caller (e.g. matrix-free from body velocity changes); `tmp` holds 3 numbers. */
+export function coulombMeritFromU(mu: Float64Array, b: Float64Array, lambda: Float64Array, u: Float64Array, tmp: Float64Array = new Float64Array(3)): number {
+  const C = mu.length;
+  let qq = 0;
+  for (let i = 0; i < 3 * C; i++) qq += b[i] * b[i];
   let sum = 0;
   for (let c = 0; c < C; c++) {
     const o = 3 * c;

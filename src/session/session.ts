@@ -26,7 +26,7 @@ import { World, type FrameRecord } from '../engine/world/world.js';
 import { assemblyOptions, DENSE_ISLAND_LIMIT } from '../engine/island/solveIsland.js';
 import type { ScenarioDesc } from '../engine/world/types.js';
 import type { ContactProblem, RhsDecomposition } from '../engine/problem.js';
-import { assembleJacobians, DEFAULT_ASSEMBLY, denseProblem, type AssemblyOptions } from '../engine/assembly.js';
+import { assembleJacobians, DEFAULT_ASSEMBLY, denseProblem, type AssemblyOptions, type ContactJacobians } from '../engine/assembly.js';
 import { buildIslands } from '../engine/collision/islands.js';
 import { conditioningCauses, type ConditioningCause } from '../engine/conditioningCauses.js';
 import { conditioning, type Conditioning } from '../engine/conditioning.js';
@@ -104,6 +104,11 @@ export interface IslandDetail {
   readonly contacts: readonly number[];
   /** Re-assembled problem with dense A, or null (see reason). */
   readonly problem: ContactProblem | null;
+  /**
+   * The island's Jacobians when it exceeds the dense limit (problem null): what the what-if re-solves it from
+   * without forming A (engine/island/solveMatrixFree.ts). Absent otherwise.
+   */
+  readonly jacobians?: ContactJacobians;
   /** b and its decomposition, μ: present whenever the pre-solve state is known, also without dense A. */
   readonly b: Float64Array | null;
   readonly rhs: RhsDecomposition | null;
@@ -580,6 +585,7 @@ export class Session {
             conditioning: null,
             lambda,
             kinematics,
+            jacobians,
             reason: `island of ${cs.length} contacts exceeds the dense limit of ${DENSE_ISLAND_LIMIT}: A ((3C)² = ${(3 * cs.length) ** 2} entries) is not assembled; b and μ are`,
           };
         }

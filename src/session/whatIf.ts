@@ -10,6 +10,12 @@ import { kkt } from '../engine/kkt.js';
 import { coulombMerit } from '../engine/coulombMerit.js';
 import { solve } from '../engine/solvers/solve.js';
 import type { SolveOptions, SolveResult } from '../engine/solvers/types.js';
+import type { ContactJacobians } from '../engine/assembly.js';
+import { coulombMeritFromU } from '../engine/coulombMerit.js';
+import { KktWorkspace } from '../engine/kkt.js';
+import { solveMatrixFree } from '../engine/island/solveMatrixFree.js';
+import { kktRows } from '../engine/solvers/naturalMapSparse.js';
+import { matrixFreeRows, type MatrixFreeRows } from '../engine/solvers/pgsRows.js';
 
 export interface Alternative {
   readonly lambda: Float64Array;
@@ -52,19 +58,49 @@ function evaluate(p: ContactProblem, lambda: Float64Array): Alternative {
   return { lambda, kktMaxRel: kkt(p, lambda).maxRel, coulombMerit: coulombMerit(p, lambda), kineticEnergyChange: dke, gapAfter };
 }
 
-/** Re-solves frame `index` with `options`; cold start unless `warmFromRecorded`. */
+/**
+ * The same figures for an island beyond the dense limit, from its Jacobians without forming A: u = Aλ − b from
+ * the body velocity changes M⁻¹Jᵀλ (pgsRows.ts), ġ⁺ = ġ⁻ + (A − εI)λ = u + b − ελ − velocity part of b.
+ */
+function evaluateMatrixFree(k: ContactJacobians, rows: MatrixFreeRows, ws: KktWorkspace, lambda: Float64Array): Alternative {
+  const report = kktRows(rows, lambda, ws);
+  const kktMaxRel = report.maxRel;
+  const u = ws.w,
+    b = k.b,
+    velocity = k.rhs.velocity,
+    eps = k.regularization;
+  const gapAfter = new Float64Array(k.size);
+  let dke = 0;
+  for (let i = 0; i < k.size; i++) {
+    const s = u[i] + b[i] - eps * lambda[i]; // (A − εI)λ
+    gapAfter[i] = -velocity[i] + s;
+    dke += lambda[i] * (-velocity[i] + 0.5 * s);
+  }
+  return { lambda, kktMaxRel, coulombMerit: coulombMeritFromU(k.mu, b, lambda, u), kineticEnergyChange: dke, gapAfter };
+}
+
+/** Re-solves frame `index` with `options`; cold start unless `warmFromRecorded`. Islands beyond the dense limit are re-solved without A. */
 export function whatIf(session: Session, index: number, options: SolveOptions, warmFromRecorded = false): FrameWhatIf {
   const detail = session.detail(index);
   const islands: IslandWhatIf[] = [];
   const skipped: { contacts: readonly number[]; reason: string }[] = [];
   for (const isl of detail.islands) {
-    if (!isl.problem) {
+    let recorded: Alternative, result: SolveResult, alt: Alternative;
+    if (isl.problem) {
+      recorded = evaluate(isl.problem, isl.lambda);
+      result = solve(isl.problem, options, warmFromRecorded ? isl.lambda : undefined);
+      alt = evaluate(isl.problem, result.lambda);
+    } else if (isl.jacobians) {
+      const k = isl.jacobians;
+      result = solveMatrixFree(k, options, 0, warmFromRecorded ? isl.lambda : undefined, new Float64Array(6 * k.physics.bodies.length));
+      const rows = matrixFreeRows(k);
+      const ws = new KktWorkspace(k.size);
+      recorded = evaluateMatrixFree(k, rows, ws, isl.lambda);
+      alt = evaluateMatrixFree(k, rows, ws, result.lambda);
+    } else {
       skipped.push({ contacts: isl.contacts, reason: isl.reason ?? 'no problem' });
       continue;
     }
-    const recorded = evaluate(isl.problem, isl.lambda);
-    const result = solve(isl.problem, options, warmFromRecorded ? isl.lambda : undefined);
-    const alt = evaluate(isl.problem, result.lambda);
     const diff = new Float64Array(isl.contacts.length);
     for (let c = 0; c < diff.length; c++) for (let r = 0; r < 3; r++) diff[c] = Math.max(diff[c], Math.abs(result.lambda[3 * c + r] - isl.lambda[3 * c + r]));
     islands.push({ contacts: isl.contacts, recorded, alternative: { ...alt, result }, lambdaDifference: diff });

@@ -1,16 +1,12 @@
 /**
  * The island solver boundary: one island's contacts in, impulses, gap rates, contact work and body
  * velocity changes out. Small islands are assembled densely (A formed) and solved by the scenario's
- * solver; large ones never form A: PGS runs its kernel matrix-free (pgsRows.ts), Newton scenarios the sparse
- * Newton (newtonSparse.ts), IPM scenarios the sparse interior point (ipmSparse.ts).
+ * solver; large ones never form A (solveMatrixFree.ts: matrix-free PGS, sparse Newton, sparse interior point).
  * All paths share one assembly (assemblyOptions), one fault-injection point and one gap-rate formula.
  */
 import { assembleJacobians, bodyVelocityChanges, DEFAULT_ASSEMBLY, denseProblem, type AssemblyOptions, type ContactJacobians } from '../assembly.js';
 import type { BodyState, ContactPoint, ContactProblem } from '../problem.js';
-import { solvePgsMatrixFree } from '../solvers/matrixFree.js';
-import type { ResidualSweeps } from '../solvers/pgs.js';
-import { solveIpmSparse } from '../solvers/ipmSparse.js';
-import { solveNewtonSparse } from '../solvers/newtonSparse.js';
+import { solveMatrixFree } from './solveMatrixFree.js';
 import { solve } from '../solvers/solve.js';
 import type { SolveResult } from '../solvers/types.js';
 import { contactWork, contactWorkDiagonal } from '../world/energy.js';
@@ -21,18 +17,6 @@ import type { Vec3 } from '../math/vec3.js';
 export const DENSE_ISLAND_LIMIT = 200;
 /** PGS islands with more contacts than this use the matrix-free PGS (same iterates, O(C) per sweep). */
 export const PGS_MATRIX_FREE_FROM = 32;
-/**
- * The world step's PGS measures the exact KKT residual after sweeps 1, 2, 4, 8, … and the last (pgs.ts
- * ResidualSweeps): each measurement costs about a sweep; the status is decided on the final exact KKT.
- */
-export const WORLD_RESIDUAL_SWEEPS: ResidualSweeps = 'doubling';
-/**
- * What an IPM (or Coulomb, which has no sparse variant) scenario uses on an island beyond the dense limit:
- * the sparse interior point (ipmSparse.ts) with the scenario's iteration budget and tolerance (IPM defaults
- * when unset). Newton scenarios use the sparse Newton (newtonSparse.ts).
- */
-export const MATRIX_FREE_FALLBACK = { solver: 'ipm' } as const;
-
 /** One island's solve: dense (problem with A) or matrix-free (Jacobians only, large islands). */
 export type IslandSolve =
   | {
@@ -90,54 +74,9 @@ export function solveIsland(
   const jacobians = assembleJacobians(states, cs, assemblyOptions(cfg));
   if (cfg.faults.restitutionAsTarget) applyRestitutionTargetFault(jacobians);
   let solved: IslandSolve, work: IslandOutcome['work'];
-  if (useMatrixFree(cfg, cs.length) && cfg.solver.solver !== 'pgs') {
-    // the scenario's own exact solver, sparse: newton (newtonSparse.ts, warm-started like the dense path) or
-    // the interior point (ipmSparse.ts) for ipm — and for coulomb, which has no sparse variant (said in the status)
-    const { maxIterations, tolerance } = cfg.solver;
-    const budget = { ...(maxIterations !== undefined ? { maxIterations } : {}), ...(tolerance !== undefined ? { tolerance } : {}) };
-    const out =
-      cfg.solver.solver === 'newton'
-        ? solveNewtonSparse(jacobians, { ...cfg.solver, ...budget }, cfg.softening, warm)
-        : solveIpmSparse(jacobians, { ...MATRIX_FREE_FALLBACK, ...budget }, cfg.softening);
-    const note =
-      cfg.solver.solver === 'ipm' || cfg.solver.solver === 'newton'
-        ? ''
-        : ` (island of ${cs.length} contacts exceeds the dense limit of ${DENSE_ISLAND_LIMIT}: solved by the sparse interior point instead of ${cfg.solver.solver})`;
-    const status = out.status.kind === 'converged' || !note ? out.status : { ...out.status, reason: out.status.reason + note };
-    const result: SolveResult = {
-      solver: out.solver,
-      lambda: out.lambda,
-      w: out.w,
-      status,
-      iterations: out.iterations,
-      history: out.history,
-      regularization: out.regularization,
-      timeMs: out.timeMs,
-      objective: out.objective,
-      merit: { problem: 'qp-socp', value: out.kkt.maxRel },
-      kkt: out.kkt,
-      contactClass: out.contactClass,
-    };
-    for (let i = 0; i < out.dv.length; i++) dvTotal[i] += out.dv[i];
-    solved = { contacts, jacobians, result, matrixFree: true };
-  } else if (useMatrixFree(cfg, cs.length)) {
-    const pgs = cfg.solver.solver === 'pgs' ? cfg.solver : { solver: 'pgs' as const };
+  if (useMatrixFree(cfg, cs.length)) {
     // Δv goes straight into dvTotal: islands share no dynamic body, so this island's entries are still zero.
-    const out = solvePgsMatrixFree(jacobians, pgs, warm, cfg.softening, dvTotal, WORLD_RESIDUAL_SWEEPS);
-    const result: SolveResult = {
-      solver: 'pgs',
-      lambda: out.lambda,
-      w: out.w,
-      status: out.status,
-      iterations: out.iterations,
-      history: out.history,
-      regularization: out.regularization,
-      timeMs: out.timeMs,
-      objective: out.history.objective[out.history.objective.length - 1] ?? 0,
-      merit: { problem: 'qp-socp', value: out.kkt.maxRel },
-      kkt: out.kkt,
-      contactClass: out.contactClass,
-    };
+    const result = solveMatrixFree(jacobians, cfg.solver, cfg.softening, warm, dvTotal);
     solved = { contacts, jacobians, result, matrixFree: true };
   } else {
     const problem = denseProblem(jacobians, cs, jacobians.regularization);
