@@ -585,7 +585,7 @@ export class Session {
         }
         const problem = denseProblem(jacobians, cs, options.regularization);
         const cond = estimate
-          ? conditioningEstimate(problem.A, problem.size, problem.regularization)
+          ? conditioningEstimate(problem.A, problem.size, problem.regularization, problem)
           : conditioning(problem.A, problem.size, { regularization: problem.regularization });
         return {
           bodies: isl.bodies,
