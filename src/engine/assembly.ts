@@ -103,7 +103,10 @@ function checkContact(c: ContactPoint, i: number, nBodies: number): void {
   const gap = c.gap ?? 0;
   if (!(gap >= 0 && gap < Infinity)) throw new ProblemError(contactField(i, 'gap'), `is ${gap}; the speculative gap must be a finite distance ≥ 0`);
   if (gap > 0 && c.penetration > 0)
-    throw new ProblemError(contactField(i, 'gap'), `is ${gap} while penetration is ${c.penetration}; a contact is either apart (gap) or overlapping (penetration)`);
+    throw new ProblemError(
+      contactField(i, 'gap'),
+      `is ${gap} while penetration is ${c.penetration}; a contact is either apart (gap) or overlapping (penetration)`,
+    );
   const n = c.normal,
     t1 = c.t1,
     t2 = c.t2;

@@ -60,7 +60,9 @@ describe('body-space conditioning (frame view κ of large islands)', () => {
   it('steps aside for a body with an infinite inertia about an axis (its M⁻¹ has no Cholesky factor)', () => {
     const [p] = bigIslands('box-stack-10.scene.json', 60);
     const b = p.contacts![0].contact.bodyA;
-    const bodies = p.physics!.bodies.map((bd, i) => (i === b ? { ...bd, invInertiaWorld: [0, 0, 0, 0, 1, 0, 0, 0, 1] as unknown as typeof bd.invInertiaWorld } : bd));
+    const bodies = p.physics!.bodies.map((bd, i) =>
+      i === b ? { ...bd, invInertiaWorld: [0, 0, 0, 0, 1, 0, 0, 0, 1] as unknown as typeof bd.invInertiaWorld } : bd,
+    );
     const locked = { ...p, physics: { ...p.physics!, bodies } };
     assert.notEqual(bodySpaceGram(p), null);
     assert.equal(bodySpaceGram(locked), null);
