@@ -118,7 +118,9 @@ export function bodySpaceConditioning(problem: ContactProblem, regularization: n
   const values = new Float64Array(n);
   values.fill(eps, 0, n - m);
   for (let i = 0; i < m; i++) values[n - m + i] = eps + mu[i];
-  const lambdaMin = Math.min(values[0], values[n - m]),
+  // m < n: A − εI = K Kᵀ has n − m exact zero eigenvalues, so λmin(A) is ε itself (a G eigenvalue computed as
+  // −1e-17 is rounding, not a smaller λmin)
+  const lambdaMin = eps,
     lambdaMax = values[n - 1];
   const tol = rankToleranceFor(n, Math.max(Math.abs(lambdaMin), Math.abs(lambdaMax)), eps);
   const rangeThreshold = Math.max(tol, RANGE_RELATIVE_THRESHOLD * lambdaMax);
