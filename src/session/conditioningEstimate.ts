@@ -1,5 +1,7 @@
 /**
  * A fast conditioning estimate for the frame view: exact where it is tight, the exact analysis otherwise.
+ * Given the island's problem, an island with fewer body columns than contact rows gets A's exact spectrum
+ * from the body-space Gram instead (bodySpaceConditioning.ts); the estimate below serves the others.
  *
  * A re-assembled island matrix is A = J M⁻¹ Jᵀ + εI (engine/assembly.ts) with J M⁻¹ Jᵀ positive
  * semidefinite, so every eigenvalue of A is ≥ ε. When A is rank deficient (a box on four coplanar corners:
