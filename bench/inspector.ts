@@ -6,7 +6,8 @@
  * Prints, in one run: the disk-speed references (reading the bytes, JSON.parse of every line), the index
  * validating every line (the implementation before the byte scanner) beside the scanner's index ('on-read'),
  * the inspector open (one streaming pass: index + timeline with energies and κ per frame + diagnosis) with
- * wall and CPU time and peak RSS, 20 random frame views, the slowest detail of every third frame, and the busiest frames' views split into their
+ * wall and CPU time and peak RSS, 20 random frame views, the slowest detail of every third frame (and its islands' κ checked against
+ * the eigenvalues of each A itself), and the busiest frames' views split into their
  * parts (read + parse, detail, the rest), seeks (random and the busiest frames), the busiest frame's detail
  * next to the whole-frame assembly frame views no longer repeat, one contact's λ series, the heat-map
  * encoding of the largest A sent (600×600) next to the same encoding with Math.log10, and the machine.
@@ -18,6 +19,9 @@ import { FRAME_VIEW_CACHE_SIZE, InspectorModel } from '../src/extension/model/in
 import { encodeHeatMap, HEAT_DECADES, HEAT_NEGATIVE, HEAT_STEPS } from '../src/protocol/heatMap.js';
 import { MAX_MATRIX_ROWS } from '../src/protocol/inspector.js';
 import { contactKinematics } from '../src/session/contactKinematics.js';
+import { ESTIMATE_MIN_ROWS } from '../src/session/conditioningEstimate.js';
+import { RANGE_RELATIVE_THRESHOLD, rankToleranceFor } from '../src/engine/conditioning.js';
+import { symmetricEigenvalues } from '../src/engine/math/eigen.js';
 import { RecordingReader } from '../src/format/recordingFile.js';
 import { validateFrame } from '../src/format/recordingValidate.js';
 import { diskReferences, machineInfo, peakRssMiB, rate, timed, timedAsync, topSelfTimes } from './common.js';
@@ -100,6 +104,26 @@ async function main(): Promise<void> {
       slow.deficient = def.length;
       slow.rows = Math.max(0, ...def.map((x) => 3 * x.contacts.length));
     }
+  }
+  // the slowest frame's κ as the view shows it, against the eigenvalues of each island's A itself (any size;
+  // conditioning.ts's rules: rank = eigenvalues above the tolerance, λmin on the range = the smallest above the
+  // range threshold)
+  const kappaCheck = { islands: 0, rankEqual: 0, lambdaMax: 0, lambdaMinRange: 0, methods: new Set<string>() };
+  for (const isl of m.session.detail(slow.i, { conditioning: 'estimate' }).islands) {
+    const p = isl.problem,
+      c = isl.conditioning;
+    if (!p || !c || p.size <= ESTIMATE_MIN_ROWS) continue;
+    const ev = symmetricEigenvalues(p.A, p.size),
+      top = ev[p.size - 1];
+    const tol = rankToleranceFor(p.size, Math.max(Math.abs(ev[0]), Math.abs(top)), p.regularization);
+    const threshold = Math.max(tol, RANGE_RELATIVE_THRESHOLD * top);
+    const rank = ev.filter((v) => v > tol).length,
+      minRange = ev.find((v) => v > threshold) ?? 0;
+    kappaCheck.islands++;
+    kappaCheck.methods.add(c.method);
+    if (rank === c.rank) kappaCheck.rankEqual++;
+    kappaCheck.lambdaMax = Math.max(kappaCheck.lambdaMax, Math.abs(c.lambdaMax / top - 1));
+    kappaCheck.lambdaMinRange = Math.max(kappaCheck.lambdaMinRange, Math.abs(c.lambdaMinRange / minRange - 1));
   }
   // the busiest frames (most contacts), each read from disk (not from the session's cache): read + parse,
   // detail (islands, A, κ, kinematics) and the rest of the view (rows, heat maps), and a seek to each
@@ -231,6 +255,9 @@ async function main(): Promise<void> {
     `  slowest      every third frame's detail (frame read): frame ${slow.i} (${m.timeline.contacts[slow.i]} contacts, ${slow.islands} islands, ${slow.deficient} rank-deficient up to ${slow.rows} rows) ${slow.cpu.toFixed(1)} ms CPU`,
   );
   console.log(`               CPU with every island's exact eigenvalues (the view before the κ estimate): worst ${worstExactCpu.toFixed(1)} ms`);
+  console.log(
+    `  κ check      frame ${slow.i}: ${kappaCheck.islands} islands above ${ESTIMATE_MIN_ROWS} rows (${[...kappaCheck.methods].join(', ')}) against their A's own eigenvalues: rank equal in ${kappaCheck.rankEqual}, λmax within ${kappaCheck.lambdaMax.toExponential(1)}, λmin on the range within ${kappaCheck.lambdaMinRange.toExponential(1)} (relative)`,
+  );
   console.log(
     `  ~3800        frame ${near} (${m.timeline.contacts[near]} contacts), from disk, median of 5: ${med(nearViews.wall).toFixed(1)} ms wall, CPU ${med(nearViews.est).toFixed(1)} ms (κ estimate; of which read + parse ${med(nearViews.read).toFixed(1)} ms) | ${med(nearViews.exact).toFixed(1)} ms (exact κ) — target ≤ 30 ms ${med(nearViews.wall) <= 30 ? 'MET' : 'MISSED'}`,
   );

@@ -87,33 +87,38 @@ function applyInvMass(bd: BodyState, J: Float64Array, o: number, out: Float64Arr
   }
 }
 
+/** `contacts[i].name`: a field name, built only on failure. */
+const contactField = (i: number, name: string): string => `contacts[${i}].${name}`;
+
 function checkContact(c: ContactPoint, i: number, nBodies: number): void {
-  // field names are built only on failure: this runs for every contact of every step
-  const f = (name: string): string => `contacts[${i}].${name}`;
+  // field names are built only on failure, and no closure per call: this runs for every contact of every step
   if (!Number.isInteger(c.bodyA) || c.bodyA < 0 || c.bodyA >= nBodies)
-    throw new ProblemError(f('body_a'), `is ${c.bodyA}, expected a body index 0…${nBodies - 1}`);
+    throw new ProblemError(contactField(i, 'body_a'), `is ${c.bodyA}, expected a body index 0…${nBodies - 1}`);
   if (!Number.isInteger(c.bodyB) || c.bodyB < -1 || c.bodyB >= nBodies)
-    throw new ProblemError(f('body_b'), `is ${c.bodyB}, expected −1 (static world) or a body index 0…${nBodies - 1}`);
-  if (c.bodyA === c.bodyB) throw new ProblemError(f('body_b'), 'a contact must join two different bodies');
-  if (!(c.mu >= 0)) throw new ProblemError(f('mu'), `is ${c.mu}; friction coefficients must be ≥ 0`);
-  if (!(c.restitution >= 0)) throw new ProblemError(f('e'), `is ${c.restitution}; restitution must be ≥ 0`);
-  if (!(c.penetration >= 0)) throw new ProblemError(f('penetration'), `is ${c.penetration}; penetration must be ≥ 0`);
+    throw new ProblemError(contactField(i, 'body_b'), `is ${c.bodyB}, expected −1 (static world) or a body index 0…${nBodies - 1}`);
+  if (c.bodyA === c.bodyB) throw new ProblemError(contactField(i, 'body_b'), 'a contact must join two different bodies');
+  if (!(c.mu >= 0)) throw new ProblemError(contactField(i, 'mu'), `is ${c.mu}; friction coefficients must be ≥ 0`);
+  if (!(c.restitution >= 0)) throw new ProblemError(contactField(i, 'e'), `is ${c.restitution}; restitution must be ≥ 0`);
+  if (!(c.penetration >= 0)) throw new ProblemError(contactField(i, 'penetration'), `is ${c.penetration}; penetration must be ≥ 0`);
   const gap = c.gap ?? 0;
-  if (!(gap >= 0 && gap < Infinity)) throw new ProblemError(f('gap'), `is ${gap}; the speculative gap must be a finite distance ≥ 0`);
+  if (!(gap >= 0 && gap < Infinity)) throw new ProblemError(contactField(i, 'gap'), `is ${gap}; the speculative gap must be a finite distance ≥ 0`);
   if (gap > 0 && c.penetration > 0)
-    throw new ProblemError(f('gap'), `is ${gap} while penetration is ${c.penetration}; a contact is either apart (gap) or overlapping (penetration)`);
+    throw new ProblemError(
+      contactField(i, 'gap'),
+      `is ${gap} while penetration is ${c.penetration}; a contact is either apart (gap) or overlapping (penetration)`,
+    );
   const n = c.normal,
     t1 = c.t1,
     t2 = c.t2;
-  if (!isUnit(n)) throw new ProblemError(f('normal'), `must be a unit vector (length ${Math.hypot(n[0], n[1], n[2])})`);
-  if (!isUnit(t1)) throw new ProblemError(f('t1'), `must be a unit vector (length ${Math.hypot(t1[0], t1[1], t1[2])})`);
-  if (!isUnit(t2)) throw new ProblemError(f('t2'), `must be a unit vector (length ${Math.hypot(t2[0], t2[1], t2[2])})`);
+  if (!isUnit(n)) throw new ProblemError(contactField(i, 'normal'), `must be a unit vector (length ${Math.hypot(n[0], n[1], n[2])})`);
+  if (!isUnit(t1)) throw new ProblemError(contactField(i, 't1'), `must be a unit vector (length ${Math.hypot(t1[0], t1[1], t1[2])})`);
+  if (!isUnit(t2)) throw new ProblemError(contactField(i, 't2'), `must be a unit vector (length ${Math.hypot(t2[0], t2[1], t2[2])})`);
   // |t1 × t2 − n|, written out (no temporaries)
   const e0 = t1[1] * t2[2] - t1[2] * t2[1] - n[0],
     e1 = t1[2] * t2[0] - t1[0] * t2[2] - n[1],
     e2 = t1[0] * t2[1] - t1[1] * t2[0] - n[2];
   const dev = Math.sqrt(e0 * e0 + e1 * e1 + e2 * e2);
-  if (dev > 1e-6) throw new ProblemError(f('t2'), `(n, t1, t2) must be right-handed and orthonormal (|t1×t2 − n| = ${dev.toExponential(2)})`);
+  if (dev > 1e-6) throw new ProblemError(contactField(i, 't2'), `(n, t1, t2) must be right-handed and orthonormal (|t1×t2 − n| = ${dev.toExponential(2)})`);
 }
 
 /** Unit length within 1e-6 (a NaN length passes, as it did with the Math.hypot test). */

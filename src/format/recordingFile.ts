@@ -699,15 +699,25 @@ export class RecordingReader {
       throw new FormatError(this.file, `line ${line}`, `the file changed on disk since it was opened (${why}); reopen the recording`);
     };
     if (fs.fstatSync(this.fd).size < this.size) changed('it is shorter now');
-    const buf = this.blocks ? this.readInflated(this.blocks, offset, length, changed) : this.readRaw(this.fd, offset, length, changed);
+    const buf = this.blocks ? this.readInflated(this.blocks, offset, length, changed) : this.readRaw(this.fd, offset, length, changed, this.lineBuffer(length));
     const previous = i > 0 ? { frame: c.frame[i - 1], time: c.time[i - 1] } : undefined;
     const f = parseFrame(decodeLine(buf, this.file, line), line, this.file, this.header, { previous });
     if (f.frame !== c.frame[i]) changed(`line ${line} now holds frame ${f.frame}, not ${c.frame[i]}`);
     return f;
   }
 
-  private readRaw(fd: number, offset: number, length: number, changed: (why: string) => never): Buffer {
-    const buf = Buffer.allocUnsafe(length);
+  /**
+   * A buffer of `length` bytes for one frame line, reused by every frame(i): decodeLine copies the text out of
+   * it, so a seek allocates no new multi-megabyte buffer (the reader keeps one, as long as its longest line).
+   */
+  private lineBuffer(length: number): Buffer {
+    if (this.lineBytes === null || this.lineBytes.length < length) this.lineBytes = Buffer.allocUnsafe(length);
+    return this.lineBytes.subarray(0, length);
+  }
+  private lineBytes: Buffer | null = null;
+
+  private readRaw(fd: number, offset: number, length: number, changed: (why: string) => never, into?: Buffer): Buffer {
+    const buf = into ?? Buffer.allocUnsafe(length);
     let got = 0;
     while (got < length) {
       const n = fs.readSync(fd, buf, got, length - got, offset + got);
@@ -740,6 +750,7 @@ export class RecordingReader {
   }
 
   close(): void {
+    this.lineBytes = null;
     if (this.fd !== null) {
       fs.closeSync(this.fd);
       this.fd = null;

@@ -1,5 +1,7 @@
 /**
  * A fast conditioning estimate for the frame view: exact where it is tight, the exact analysis otherwise.
+ * Given the island's problem, an island with fewer body columns than contact rows gets A's exact spectrum
+ * from the body-space Gram instead (bodySpaceConditioning.ts); the estimate below serves the others.
  *
  * A re-assembled island matrix is A = J M⁻¹ Jᵀ + εI (engine/assembly.ts) with J M⁻¹ Jᵀ positive
  * semidefinite, so every eigenvalue of A is ≥ ε. When A is rank deficient (a box on four coplanar corners:
@@ -15,6 +17,8 @@
  */
 import { conditioning, kappaOf, pivotedCholesky, RANGE_RELATIVE_THRESHOLD, rankToleranceFor, type Conditioning } from '../engine/conditioning.js';
 import { lanczosExtremes } from '../engine/math/eigen.js';
+import type { ContactProblem } from '../engine/problem.js';
+import { bodySpaceConditioning } from './bodySpaceConditioning.js';
 
 /** Islands up to this many rows get the exact analysis (values-only QL is below a millisecond there). */
 export const ESTIMATE_MIN_ROWS = 48;
@@ -23,7 +27,7 @@ export const LAMBDA_MAX_TOLERANCE = 1e-4;
 /** Lanczos steps at most for λmax (its Ritz value converges fast for the extreme of the spectrum). */
 export const LAMBDA_MAX_STEPS = 16;
 
-export type ConditioningMethod = Conditioning['method'] | 'lanczos+pivoted-cholesky';
+export type ConditioningMethod = Conditioning['method'] | 'lanczos+pivoted-cholesky' | 'exact-body-space-gram';
 
 /** Conditioning as the frame view reports it: the engine's analysis or the estimate of this file. */
 export type IslandConditioning = Omit<Conditioning, 'method'> & { readonly method: ConditioningMethod };
@@ -62,9 +66,12 @@ function nonzeroRows(A: Float64Array, n: number): { start: Int32Array; col: Int3
  * conditioning(A) (regularisation ε already in A) via the estimate above when n > ESTIMATE_MIN_ROWS and A is
  * rank deficient; otherwise the exact analysis of conditioning().
  */
-export function conditioningEstimate(A: Float64Array, n: number, regularization: number): IslandConditioning {
+export function conditioningEstimate(A: Float64Array, n: number, regularization: number, problem?: ContactProblem): IslandConditioning {
   const eps = Number.isFinite(regularization) ? Math.max(regularization, 0) : 0;
   if (n <= ESTIMATE_MIN_ROWS || eps === 0) return conditioning(A, n, { regularization: eps });
+  // fewer body columns than contact rows: A's exact spectrum from the smaller body-space Gram
+  const gram = problem && problem.size === n ? bodySpaceConditioning(problem, eps) : null;
+  if (gram !== null) return gram;
   const rows = nonzeroRows(A, n);
   if (rows === null) return conditioning(A, n, { regularization: eps });
   const { start, col, val } = rows;

@@ -154,9 +154,10 @@ function contactRow(c: RecordedContact, index: number, island: number, bodyA: st
 
 export interface DetailOptions {
   /**
-   * 'exact' (default): every island's eigenvalues (conditioning()); 'estimate': rank-deficient islands
-   * above ESTIMATE_MIN_ROWS rows get λmax by Lanczos, the rank by pivoted Cholesky and λmin = ε
-   * (conditioningEstimate.ts) — what the frame view shows, with the exact analysis on demand.
+   * 'exact' (default): every island's eigenvalues (conditioning()); 'estimate': islands above
+   * ESTIMATE_MIN_ROWS rows get A's spectrum from the smaller body-space Gram when it is smaller
+   * (bodySpaceConditioning.ts), otherwise the estimate of conditioningEstimate.ts — what the frame view
+   * shows, with the exact analysis on demand.
    */
   readonly conditioning?: 'exact' | 'estimate';
 }
@@ -591,7 +592,7 @@ export class Session {
         }
         const problem = denseProblem(jacobians, cs, options.regularization);
         const cond = estimate
-          ? conditioningEstimate(problem.A, problem.size, problem.regularization)
+          ? conditioningEstimate(problem.A, problem.size, problem.regularization, problem)
           : conditioning(problem.A, problem.size, { regularization: problem.regularization });
         return {
           bodies: isl.bodies,

@@ -193,6 +193,19 @@ describe('recording format: serialisation round trip', () => {
 });
 
 describe('recording format: streaming index and seek', () => {
+  it('reads frames of different line lengths in any order with its one reused line buffer (each equals what was written)', () => {
+    const file = tmpFile('lengths.rec.jsonl');
+    const frames = writeRecording(file, 30);
+    const r = RecordingReader.openSync(file);
+    try {
+      // longest (4 contacts), shortest (0), longest again, then every frame backwards
+      const order = [4, 0, 9, 5, 29, 1, ...frames.map((_, i) => frames.length - 1 - i)];
+      for (const i of order) assert.deepStrictEqual(r.frame(i), frames[i], `frame ${i}`);
+    } finally {
+      r.close();
+    }
+  });
+
   it('indexes a 2000-frame file in one pass and seeks to random frames', async () => {
     const file = tmpFile('big.rec.jsonl');
     const header = makeHeader();
