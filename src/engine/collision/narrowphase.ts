@@ -390,6 +390,10 @@ const polyE = [new Int32Array(MAX_POLY), new Int32Array(MAX_POLY)];
 const SIDE_LABEL = 12;
 /** Scratch: the incident face's 4 vertex numbers. */
 const quadVerts = new Int32Array(4);
+/** Scratch: the clipped points kept by faceContact (midway point, depth, feature code). */
+const keptX = new Float64Array(3 * MAX_POLY),
+  keptDepth = new Float64Array(MAX_POLY),
+  keptFeature = new Int32Array(MAX_POLY);
 
 /**
  * Face contact: clip the incident face (the face of `inc` most anti-parallel to the reference normal nR)
@@ -455,24 +459,42 @@ function faceContact(
       if (count === 0) return [];
     }
   }
-  // Keep points within the margin above the reference face; contact point midway.
+  // Keep points within the margin above the reference face; contact point midway (into scratch arrays:
+  // the point arrays are made only for the contacts returned).
   const X = polyX[cur],
     F = polyF[cur];
-  const pts: Vec3[] = [],
-    depth: number[] = [],
-    feat: number[] = [];
+  let kept = 0;
   for (let i = 0; i < count; i++) {
     const px = X[3 * i],
       py = X[3 * i + 1],
       pz = X[3 * i + 2];
     const dep = refOffset - (nR[0] * px + nR[1] * py + nR[2] * pz);
     if (dep < -margin) continue;
-    pts.push([px + 0.5 * dep * nR[0], py + 0.5 * dep * nR[1], pz + 0.5 * dep * nR[2]]);
-    depth.push(dep);
-    feat.push(F[i]);
+    keptX[3 * kept] = px + 0.5 * dep * nR[0];
+    keptX[3 * kept + 1] = py + 0.5 * dep * nR[1];
+    keptX[3 * kept + 2] = pz + 0.5 * dep * nR[2];
+    keptDepth[kept] = dep;
+    keptFeature[kept] = F[i];
+    kept++;
   }
-  const keep = reduceManifold(pts, depth, nR);
-  return keep.map((i) => contact(pts[i], n, -depth[i], faceFeatureId(refName, refFace, incName, incFace, feat[i])));
+  const out: GeometricContact[] = [];
+  if (kept <= MAX_MANIFOLD_POINTS) {
+    for (let i = 0; i < kept; i++) out.push(keptContact(i, n, faceFeatureId(refName, refFace, incName, incFace, keptFeature[i])));
+    return out;
+  }
+  const pts: Vec3[] = [],
+    depth: number[] = [];
+  for (let i = 0; i < kept; i++) {
+    pts.push([keptX[3 * i], keptX[3 * i + 1], keptX[3 * i + 2]]);
+    depth.push(keptDepth[i]);
+  }
+  for (const i of reduceManifold(pts, depth, nR)) out.push(keptContact(i, n, faceFeatureId(refName, refFace, incName, incFace, keptFeature[i])));
+  return out;
+}
+
+/** The contact of faceContact's kept point i (scratch arrays keptX, keptDepth). */
+function keptContact(i: number, n: Vec3, featureId: string): GeometricContact {
+  return contact([keptX[3 * i], keptX[3 * i + 1], keptX[3 * i + 2]], n, -keptDepth[i], featureId);
 }
 
 /**
