@@ -155,13 +155,46 @@ export function assembleJacobians(bodies: readonly BodyState[], contacts: readon
     n = 3 * C;
   if (C === 0) throw new ProblemError('contacts', 'at least one contact is required');
   for (let i = 0; i < C; i++) checkContact(contacts[i], i, bodies.length);
+  // Every array first, then one loop per function (jacobianRows, rhsRows): V8 optimises a long loop on
+  // stack replacement and deoptimised this function at each later, not yet executed, `new` (the world
+  // step's big island went back to the interpreter on most calls; same pattern as pgsSweep.ts SweepOutcome).
   const JA = new Float64Array(18 * C),
     JB = new Float64Array(18 * C);
   const MJA = new Float64Array(18 * C),
     MJB = new Float64Array(18 * C);
   const staticA = new Uint8Array(C),
     staticB = new Uint8Array(C);
-  for (let i = 0; i < C; i++) {
+  const velocity = new Float64Array(n),
+    restitution = new Float64Array(n),
+    bias = new Float64Array(n),
+    speculative = new Float64Array(n),
+    b = new Float64Array(n);
+  const mu = new Float64Array(C);
+  const metas: ContactMeta[] = [];
+  const k: ContactJacobians = {
+    contactCount: C,
+    size: n,
+    b,
+    mu,
+    rhs: { velocity, restitution, bias, speculative },
+    contacts: metas,
+    physics: { bodies, jacobianA: JA, jacobianB: JB },
+    invMassJA: MJA,
+    invMassJB: MJB,
+    staticA,
+    staticB,
+    regularization: opt.regularization,
+  };
+  jacobianRows(bodies, contacts, k);
+  rhsRows(bodies, contacts, opt, k, velocity, restitution, bias, speculative, metas);
+  return k;
+}
+
+/** J and M⁻¹Jᵀ blocks and the static flags of every contact, into k's arrays. */
+function jacobianRows(bodies: readonly BodyState[], contacts: readonly ContactPoint[], k: ContactJacobians): void {
+  const { jacobianA: JA, jacobianB: JB } = k.physics;
+  const { invMassJA: MJA, invMassJB: MJB, staticA, staticB } = k;
+  for (let i = 0; i < contacts.length; i++) {
     const c = contacts[i];
     staticA[i] = isStatic(bodies, c.bodyA) ? 1 : 0;
     staticB[i] = isStatic(bodies, c.bodyB) ? 1 : 0;
@@ -174,14 +207,23 @@ export function assembleJacobians(bodies: readonly BodyState[], contacts: readon
       applyInvMass(bodies[c.bodyB], JB, 18 * i, MJB, 18 * i);
     }
   }
-  const velocity = new Float64Array(n),
-    restitution = new Float64Array(n),
-    bias = new Float64Array(n),
-    speculative = new Float64Array(n),
-    b = new Float64Array(n);
-  const mu = new Float64Array(C);
-  const metas: ContactMeta[] = [];
-  for (let i = 0; i < C; i++) {
+}
+
+/** Gap rates ġ = Jv, the parts of b and b itself, μ and the contact metas of every contact. */
+function rhsRows(
+  bodies: readonly BodyState[],
+  contacts: readonly ContactPoint[],
+  opt: AssemblyOptions,
+  k: ContactJacobians,
+  velocity: Float64Array,
+  restitution: Float64Array,
+  bias: Float64Array,
+  speculative: Float64Array,
+  metas: ContactMeta[],
+): void {
+  const { jacobianA: JA, jacobianB: JB } = k.physics;
+  const { staticA, staticB, b, mu } = k;
+  for (let i = 0; i < contacts.length; i++) {
     const c = contacts[i];
     // ġ = J v per row (the gap rate before the solve), into velocity and the meta's gapRate: no scratch array
     for (let r = 0; r < 3; r++) {
@@ -203,20 +245,6 @@ export function assembleJacobians(bodies: readonly BodyState[], contacts: readon
     mu[i] = c.mu;
     metas.push({ contact: c, gapRate: [g0, g1, g2] });
   }
-  return {
-    contactCount: C,
-    size: n,
-    b,
-    mu,
-    rhs: { velocity, restitution, bias, speculative },
-    contacts: metas,
-    physics: { bodies, jacobianA: JA, jacobianB: JB },
-    invMassJA: MJA,
-    invMassJB: MJB,
-    staticA,
-    staticB,
-    regularization: opt.regularization,
-  };
 }
 
 /** Builds the ContactProblem (A, b, μ, b decomposition, Jacobian blocks) of one island. */
