@@ -27,11 +27,13 @@ export class SweepAndPrune {
   private finite = new Uint8Array(0);
   private colliderCount = -1;
   private axis = -1;
-  private keys = new Float64Array(0);
+  private keys: Float64Array = new Float64Array(0);
   /** Axis (0 = x, 1 = y, 2 = z) swept in the last call. */
   lastAxis = 0;
   /** Interval tests performed by the last sweep (a cost figure for benchmarks). */
   lastTests = 0;
+  /** sweepPairs' [pairs found, interval tests]. */
+  private readonly sweepCounts = new Float64Array(2);
 
   /**
    * Overlapping pairs among the finite colliders (planes excluded), AABBs fattened by `margin`: one number
@@ -83,36 +85,12 @@ export class SweepAndPrune {
     this.axis = axis;
     this.lastAxis = axis;
 
-    // Sweep: for each box, the boxes starting before it ends on the sort axis; test the other two axes.
-    const a1 = (axis + 1) % 3,
-      a2 = (axis + 2) % 3;
-    let keys = this.keys,
-      count = 0,
-      tests = 0;
-    for (let p = 0; p < finite; p++) {
-      const i = order[p],
-        oi = 6 * i;
-      const maxI = box[oi + 3 + axis];
-      const iStatic = isStaticCollider(colliders[i]);
-      for (let q = p + 1; q < finite; q++) {
-        const j = order[q],
-          oj = 6 * j;
-        if (box[oj + axis] > maxI) break;
-        tests++;
-        if (box[oj + a1] > box[oi + 3 + a1] || box[oi + a1] > box[oj + 3 + a1]) continue;
-        if (box[oj + a2] > box[oi + 3 + a2] || box[oi + a2] > box[oj + 3 + a2]) continue;
-        if (iStatic && isStaticCollider(colliders[j])) continue;
-        if (count === keys.length) {
-          const k2 = new Float64Array(Math.max(64, 2 * count));
-          k2.set(keys);
-          keys = k2;
-        }
-        keys[count++] = i < j ? i * N + j : j * N + i; // pair key, exact in float64 for N < 9·10⁷
-      }
-    }
-    this.keys = keys;
-    this.lastTests = tests;
-    return decodePairs(keys, count, N);
+    // Sweep in a function of its own: a long loop followed by more code here deoptimised this method's
+    // on-stack-replaced code on most calls (pgsSweep.ts SweepOutcome).
+    const counts = this.sweepCounts;
+    this.keys = sweepPairs(colliders, order, finite, box, axis, this.keys, counts);
+    this.lastTests = counts[1];
+    return decodePairs(this.keys, counts[0], N);
   }
 
   private fullSort(count: number, axis: number): void {
@@ -120,6 +98,54 @@ export class SweepAndPrune {
     const sorted = Array.from(this.order.subarray(0, count)).sort((i, j) => box[6 * i + axis] - box[6 * j + axis] || i - j);
     this.order.set(sorted);
   }
+}
+
+/**
+ * The sweep of SweepAndPrune.pairs: for each box, the boxes starting before it ends on the sort axis; the
+ * other two axes tested. Pair keys i·N + j (i < j) into `keys` (grown when full, returned);
+ * counts = [pairs, interval tests].
+ */
+function sweepPairs(
+  colliders: readonly Collider[],
+  order: Int32Array,
+  finite: number,
+  box: Float64Array,
+  axis: number,
+  keysIn: Float64Array,
+  counts: Float64Array,
+): Float64Array {
+  const N = colliders.length;
+  const a1 = (axis + 1) % 3,
+    a2 = (axis + 2) % 3;
+  let keys = keysIn,
+    count = 0,
+    tests = 0;
+  counts[0] = 0;
+  counts[1] = 0;
+  for (let p = 0; p < finite; p++) {
+    const i = order[p],
+      oi = 6 * i;
+    const maxI = box[oi + 3 + axis];
+    const iStatic = isStaticCollider(colliders[i]);
+    for (let q = p + 1; q < finite; q++) {
+      const j = order[q],
+        oj = 6 * j;
+      if (box[oj + axis] > maxI) break;
+      tests++;
+      counts[1] = tests;
+      if (box[oj + a1] > box[oi + 3 + a1] || box[oi + a1] > box[oj + 3 + a1]) continue;
+      if (box[oj + a2] > box[oi + 3 + a2] || box[oi + a2] > box[oj + 3 + a2]) continue;
+      if (iStatic && isStaticCollider(colliders[j])) continue;
+      if (count === keys.length) {
+        const k2 = new Float64Array(Math.max(64, 2 * count));
+        k2.set(keys);
+        keys = k2;
+      }
+      keys[count++] = i < j ? i * N + j : j * N + i; // pair key, exact in float64 for N < 9·10⁷
+      counts[0] = count;
+    }
+  }
+  return keys;
 }
 
 /** Insertion sort of order[0..count) by AABB min on `axis`: O(count + inversions) (temporal coherence). */

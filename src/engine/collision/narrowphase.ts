@@ -103,7 +103,9 @@ function boxVertex(B: BoxFrame, v: number): Vec3 {
   const s0 = (v & 1 ? 1 : -1) * B.h[0],
     s1 = (v & 2 ? 1 : -1) * B.h[1],
     s2 = (v & 4 ? 1 : -1) * B.h[2];
-  const [x, y, z] = B.ax;
+  const x = B.ax[0],
+    y = B.ax[1],
+    z = B.ax[2]; // indexed, not destructured: no iterator where V8 does not elide it
   return [B.c[0] + s0 * x[0] + s1 * y[0] + s2 * z[0], B.c[1] + s0 * x[1] + s1 * y[1] + s2 * z[1], B.c[2] + s0 * x[2] + s1 * y[2] + s2 * z[2]];
 }
 
@@ -112,7 +114,9 @@ function writeBoxVertex(B: BoxFrame, v: number, out: Float64Array, o: number): v
   const s0 = (v & 1 ? 1 : -1) * B.h[0],
     s1 = (v & 2 ? 1 : -1) * B.h[1],
     s2 = (v & 4 ? 1 : -1) * B.h[2];
-  const [x, y, z] = B.ax;
+  const x = B.ax[0],
+    y = B.ax[1],
+    z = B.ax[2]; // indexed, not destructured: no iterator where V8 does not elide it
   out[o] = B.c[0] + s0 * x[0] + s1 * y[0] + s2 * z[0];
   out[o + 1] = B.c[1] + s0 * x[1] + s1 * y[1] + s2 * z[1];
   out[o + 2] = B.c[2] + s0 * x[2] + s1 * y[2] + s2 * z[2];
@@ -214,7 +218,9 @@ function sphereBox(c: Vec3, r: number, B: BoxFrame, margin: number): GeometricCo
     feature = `face${faceIndex(k, s)}`;
   }
   if (sep > margin) return [];
-  const [X, Y, Z] = B.ax;
+  const X = B.ax[0],
+    Y = B.ax[1],
+    Z = B.ax[2];
   const n: Vec3 = [nl[0] * X[0] + nl[1] * Y[0] + nl[2] * Z[0], nl[0] * X[1] + nl[1] * Y[1] + nl[2] * Z[1], nl[0] * X[2] + nl[1] * Y[2] + nl[2] * Z[2]];
   const pb: Vec3 = [
     B.c[0] + cl[0] * X[0] + cl[1] * Y[0] + cl[2] * Z[0],
@@ -644,7 +650,9 @@ function edgeContact(A: BoxFrame, B: BoxFrame, i: number, j: number, L: Vec3, ma
       for (let c = 0; c < 3; c++) cB[c] += sB[k] * B.h[k] * B.ax[k][c];
     }
   }
-  const [pa, pb] = closestPointsSegments([cA[0], cA[1], cA[2]], A.ax[i], A.h[i], [cB[0], cB[1], cB[2]], B.ax[j], B.h[j]);
+  const closest = closestPointsSegments([cA[0], cA[1], cA[2]], A.ax[i], A.h[i], [cB[0], cB[1], cB[2]], B.ax[j], B.h[j]);
+  const pa = closest[0],
+    pb = closest[1];
   const sep = (pa[0] - pb[0]) * L[0] + (pa[1] - pb[1]) * L[1] + (pa[2] - pb[2]) * L[2];
   if (sep > margin) return [];
   const point: Vec3 = [0.5 * (pa[0] + pb[0]), 0.5 * (pa[1] + pb[1]), 0.5 * (pa[2] + pb[2])];
