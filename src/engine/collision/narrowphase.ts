@@ -98,18 +98,7 @@ function contact(point: Vec3, normal: Vec3, separation: number, featureId: strin
 const signed = (v: Vec3, s: number): Vec3 => [s * v[0] + 0, s * v[1] + 0, s * v[2] + 0];
 const dot3 = (a: Vec3, b: Vec3): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 
-/** World position of box vertex v (bit k set ⇔ +h_k along axis k; numbering in shapes.ts). */
-function boxVertex(B: BoxFrame, v: number): Vec3 {
-  const s0 = (v & 1 ? 1 : -1) * B.h[0],
-    s1 = (v & 2 ? 1 : -1) * B.h[1],
-    s2 = (v & 4 ? 1 : -1) * B.h[2];
-  const x = B.ax[0],
-    y = B.ax[1],
-    z = B.ax[2]; // indexed, not destructured: no iterator where V8 does not elide it
-  return [B.c[0] + s0 * x[0] + s1 * y[0] + s2 * z[0], B.c[1] + s0 * x[1] + s1 * y[1] + s2 * z[1], B.c[2] + s0 * x[2] + s1 * y[2] + s2 * z[2]];
-}
-
-/** boxVertex written to out[o..o+3) (same arithmetic, no array). */
+/** World position of box vertex v (bit k set ⇔ +h_k along axis k; numbering in shapes.ts), written to out[o..o+3). */
 function writeBoxVertex(B: BoxFrame, v: number, out: Float64Array, o: number): void {
   const s0 = (v & 1 ? 1 : -1) * B.h[0],
     s1 = (v & 2 ? 1 : -1) * B.h[1],
@@ -242,21 +231,47 @@ function sphereBox(c: Vec3, r: number, B: BoxFrame, margin: number): GeometricCo
 /** Box–plane feature ids "vertex<v>|plane". */
 const VERTEX_PLANE_IDS = Array.from({ length: 8 }, (_, v) => `vertex${v}|plane`);
 
+/** Scratch of boxPlane: the 8 vertices (3 numbers each), their signed distances, the candidates in order. */
+const planeX = new Float64Array(24),
+  planeS = new Float64Array(8),
+  planeOrder = new Int32Array(8),
+  planeKeep = new Int32Array(MAX_MANIFOLD_POINTS);
+
 function boxPlane(B: BoxFrame, pl: { normal: Vec3; offset: number }, margin: number): GeometricContact[] {
   const n = pl.normal;
-  const cand: { v: number; x: Vec3; s: number }[] = [];
+  // Candidates (s_v ≤ margin) ordered by (s_v, v): insertion in ascending v keeps ties in vertex order.
+  let count = 0;
   for (let v = 0; v < 8; v++) {
-    const x = boxVertex(B, v);
-    const s = dot3(n, x) - pl.offset;
-    if (s <= margin) cand.push({ v, x, s });
+    writeBoxVertex(B, v, planeX, 3 * v);
+    const s = n[0] * planeX[3 * v] + n[1] * planeX[3 * v + 1] + n[2] * planeX[3 * v + 2] - pl.offset;
+    planeS[v] = s;
+    if (!(s <= margin)) continue;
+    let q = count++;
+    while (q > 0 && planeS[planeOrder[q - 1]] > s) {
+      planeOrder[q] = planeOrder[q - 1];
+      q--;
+    }
+    planeOrder[q] = v;
   }
-  cand.sort((p, q) => p.s - q.s || p.v - q.v);
+  // The (up to) 4 deepest, returned in vertex order (their feature ids "vertex<v>|plane" sort that way).
+  const kept = Math.min(count, MAX_MANIFOLD_POINTS);
+  for (let i = 0; i < kept; i++) {
+    let q = i;
+    while (q > 0 && planeKeep[q - 1] > planeOrder[i]) {
+      planeKeep[q] = planeKeep[q - 1];
+      q--;
+    }
+    planeKeep[q] = planeOrder[i];
+  }
   const out: GeometricContact[] = [];
-  for (let i = 0; i < cand.length && i < MAX_MANIFOLD_POINTS; i++) {
-    const { v, x, s } = cand[i];
-    out.push(contact([x[0] - 0.5 * s * n[0], x[1] - 0.5 * s * n[1], x[2] - 0.5 * s * n[2]], n, s, VERTEX_PLANE_IDS[v]));
+  for (let i = 0; i < kept; i++) {
+    const v = planeKeep[i],
+      s = planeS[v];
+    const x0 = planeX[3 * v],
+      x1 = planeX[3 * v + 1],
+      x2 = planeX[3 * v + 2];
+    out.push(contact([x0 - 0.5 * s * n[0], x1 - 0.5 * s * n[1], x2 - 0.5 * s * n[2]], n, s, VERTEX_PLANE_IDS[v]));
   }
-  out.sort((p, q) => (p.featureId < q.featureId ? -1 : p.featureId > q.featureId ? 1 : 0));
   return out;
 }
 
