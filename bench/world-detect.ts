@@ -50,5 +50,5 @@ for (const d of found) {
 }
 const s = cpu.slice(Math.min(5, cpu.length - 1)).sort((a, b) => a - b);
 process.stdout.write(
-  `${name}: detectContacts ${found.length} contacts; CPU ms/call median ${s[s.length >> 1].toFixed(2)}, min ${s[0].toFixed(2)}; fingerprint ${h.toString(16)}\n`,
+  `${name}: detectContacts ${found.length} contacts (broad phase: ${sap.lastTests} interval tests on axis ${'xyz'[sap.lastAxis]}); CPU ms/call median ${s[s.length >> 1].toFixed(2)}, min ${s[0].toFixed(2)}; fingerprint ${h.toString(16)}\n`,
 );

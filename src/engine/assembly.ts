@@ -45,7 +45,10 @@ export const DEFAULT_ASSEMBLY: AssemblyOptions = {
 export function isStatic(bodies: readonly BodyState[], i: number): boolean {
   if (i < 0) return true;
   const bd = bodies[i];
-  return bd.invMass === 0 && bd.invInertiaWorld.every((x) => x === 0);
+  if (bd.invMass !== 0) return false;
+  const I = bd.invInertiaWorld; // a loop, not .every(): no callback per call (twice per contact per step)
+  for (let k = 0; k < I.length; k++) if (I[k] !== 0) return false;
+  return true;
 }
 
 /** Writes the 3×6 Jacobian block of one body for rows (n, t1, t2) into out[o..o+18). */
@@ -87,38 +90,36 @@ function applyInvMass(bd: BodyState, J: Float64Array, o: number, out: Float64Arr
   }
 }
 
-/** `contacts[i].name`: a field name, built only on failure. */
-const contactField = (i: number, name: string): string => `contacts[${i}].${name}`;
+/** `contacts[i].name`: built only on failure (checkContact runs for every contact of every step). */
+function field(i: number, name: string): string {
+  return `contacts[${i}].${name}`;
+}
 
 function checkContact(c: ContactPoint, i: number, nBodies: number): void {
-  // field names are built only on failure, and no closure per call: this runs for every contact of every step
   if (!Number.isInteger(c.bodyA) || c.bodyA < 0 || c.bodyA >= nBodies)
-    throw new ProblemError(contactField(i, 'body_a'), `is ${c.bodyA}, expected a body index 0…${nBodies - 1}`);
+    throw new ProblemError(field(i, 'body_a'), `is ${c.bodyA}, expected a body index 0…${nBodies - 1}`);
   if (!Number.isInteger(c.bodyB) || c.bodyB < -1 || c.bodyB >= nBodies)
-    throw new ProblemError(contactField(i, 'body_b'), `is ${c.bodyB}, expected −1 (static world) or a body index 0…${nBodies - 1}`);
-  if (c.bodyA === c.bodyB) throw new ProblemError(contactField(i, 'body_b'), 'a contact must join two different bodies');
-  if (!(c.mu >= 0)) throw new ProblemError(contactField(i, 'mu'), `is ${c.mu}; friction coefficients must be ≥ 0`);
-  if (!(c.restitution >= 0)) throw new ProblemError(contactField(i, 'e'), `is ${c.restitution}; restitution must be ≥ 0`);
-  if (!(c.penetration >= 0)) throw new ProblemError(contactField(i, 'penetration'), `is ${c.penetration}; penetration must be ≥ 0`);
+    throw new ProblemError(field(i, 'body_b'), `is ${c.bodyB}, expected −1 (static world) or a body index 0…${nBodies - 1}`);
+  if (c.bodyA === c.bodyB) throw new ProblemError(field(i, 'body_b'), 'a contact must join two different bodies');
+  if (!(c.mu >= 0)) throw new ProblemError(field(i, 'mu'), `is ${c.mu}; friction coefficients must be ≥ 0`);
+  if (!(c.restitution >= 0)) throw new ProblemError(field(i, 'e'), `is ${c.restitution}; restitution must be ≥ 0`);
+  if (!(c.penetration >= 0)) throw new ProblemError(field(i, 'penetration'), `is ${c.penetration}; penetration must be ≥ 0`);
   const gap = c.gap ?? 0;
-  if (!(gap >= 0 && gap < Infinity)) throw new ProblemError(contactField(i, 'gap'), `is ${gap}; the speculative gap must be a finite distance ≥ 0`);
+  if (!(gap >= 0 && gap < Infinity)) throw new ProblemError(field(i, 'gap'), `is ${gap}; the speculative gap must be a finite distance ≥ 0`);
   if (gap > 0 && c.penetration > 0)
-    throw new ProblemError(
-      contactField(i, 'gap'),
-      `is ${gap} while penetration is ${c.penetration}; a contact is either apart (gap) or overlapping (penetration)`,
-    );
+    throw new ProblemError(field(i, 'gap'), `is ${gap} while penetration is ${c.penetration}; a contact is either apart (gap) or overlapping (penetration)`);
   const n = c.normal,
     t1 = c.t1,
     t2 = c.t2;
-  if (!isUnit(n)) throw new ProblemError(contactField(i, 'normal'), `must be a unit vector (length ${Math.hypot(n[0], n[1], n[2])})`);
-  if (!isUnit(t1)) throw new ProblemError(contactField(i, 't1'), `must be a unit vector (length ${Math.hypot(t1[0], t1[1], t1[2])})`);
-  if (!isUnit(t2)) throw new ProblemError(contactField(i, 't2'), `must be a unit vector (length ${Math.hypot(t2[0], t2[1], t2[2])})`);
+  if (!isUnit(n)) throw new ProblemError(field(i, 'normal'), `must be a unit vector (length ${Math.hypot(n[0], n[1], n[2])})`);
+  if (!isUnit(t1)) throw new ProblemError(field(i, 't1'), `must be a unit vector (length ${Math.hypot(t1[0], t1[1], t1[2])})`);
+  if (!isUnit(t2)) throw new ProblemError(field(i, 't2'), `must be a unit vector (length ${Math.hypot(t2[0], t2[1], t2[2])})`);
   // |t1 × t2 − n|, written out (no temporaries)
   const e0 = t1[1] * t2[2] - t1[2] * t2[1] - n[0],
     e1 = t1[2] * t2[0] - t1[0] * t2[2] - n[1],
     e2 = t1[0] * t2[1] - t1[1] * t2[0] - n[2];
   const dev = Math.sqrt(e0 * e0 + e1 * e1 + e2 * e2);
-  if (dev > 1e-6) throw new ProblemError(contactField(i, 't2'), `(n, t1, t2) must be right-handed and orthonormal (|t1×t2 − n| = ${dev.toExponential(2)})`);
+  if (dev > 1e-6) throw new ProblemError(field(i, 't2'), `(n, t1, t2) must be right-handed and orthonormal (|t1×t2 − n| = ${dev.toExponential(2)})`);
 }
 
 /** Unit length within 1e-6 (a NaN length passes, as it did with the Math.hypot test). */
@@ -153,26 +154,16 @@ export function assembleJacobians(bodies: readonly BodyState[], contacts: readon
   const C = contacts.length,
     n = 3 * C;
   if (C === 0) throw new ProblemError('contacts', 'at least one contact is required');
-  contacts.forEach((c, i) => checkContact(c, i, bodies.length));
+  for (let i = 0; i < C; i++) checkContact(contacts[i], i, bodies.length);
+  // Every array first, then one loop per function (jacobianRows, rhsRows): V8 optimises a long loop on
+  // stack replacement and deoptimised this function at each later, not yet executed, `new` (the world
+  // step's big island went back to the interpreter on most calls; same pattern as pgsSweep.ts SweepOutcome).
   const JA = new Float64Array(18 * C),
     JB = new Float64Array(18 * C);
   const MJA = new Float64Array(18 * C),
     MJB = new Float64Array(18 * C);
   const staticA = new Uint8Array(C),
     staticB = new Uint8Array(C);
-  for (let i = 0; i < C; i++) {
-    const c = contacts[i];
-    staticA[i] = isStatic(bodies, c.bodyA) ? 1 : 0;
-    staticB[i] = isStatic(bodies, c.bodyB) ? 1 : 0;
-    if (!staticA[i]) {
-      jacobianBlock(c, bodies[c.bodyA].x, 1, JA, 18 * i);
-      applyInvMass(bodies[c.bodyA], JA, 18 * i, MJA, 18 * i);
-    }
-    if (!staticB[i]) {
-      jacobianBlock(c, bodies[c.bodyB].x, -1, JB, 18 * i);
-      applyInvMass(bodies[c.bodyB], JB, 18 * i, MJB, 18 * i);
-    }
-  }
   const velocity = new Float64Array(n),
     restitution = new Float64Array(n),
     bias = new Float64Array(n),
@@ -180,27 +171,7 @@ export function assembleJacobians(bodies: readonly BodyState[], contacts: readon
     b = new Float64Array(n);
   const mu = new Float64Array(C);
   const metas: ContactMeta[] = [];
-  for (let i = 0; i < C; i++) {
-    const c = contacts[i];
-    const g = [0, 0, 0];
-    for (let r = 0; r < 3; r++) {
-      let s = 0;
-      if (!staticA[i]) s += rowTimesVelocity(JA, 18 * i + 6 * r, bodies[c.bodyA]);
-      if (!staticB[i]) s += rowTimesVelocity(JB, 18 * i + 6 * r, bodies[c.bodyB]);
-      g[r] = s;
-      velocity[3 * i + r] = -s;
-    }
-    const approach = -g[0];
-    const gap = c.gap ?? 0;
-    // a speculative contact may approach by at most its gap (Catto GDC 2013); it does not bounce before it touches
-    restitution[3 * i] = gap === 0 && approach > opt.restVelocityThreshold ? -c.restitution * g[0] : 0;
-    speculative[3 * i] = gap > 0 ? -gap / opt.dt : 0;
-    bias[3 * i] = opt.baumgarte ? (opt.erp / opt.dt) * Math.max(0, c.penetration - opt.slop) : 0;
-    for (let r = 0; r < 3; r++) b[3 * i + r] = velocity[3 * i + r] + restitution[3 * i + r] + bias[3 * i + r] + speculative[3 * i + r];
-    mu[i] = c.mu;
-    metas.push({ contact: c, gapRate: [g[0], g[1], g[2]] });
-  }
-  return {
+  const k: ContactJacobians = {
     contactCount: C,
     size: n,
     b,
@@ -214,6 +185,66 @@ export function assembleJacobians(bodies: readonly BodyState[], contacts: readon
     staticB,
     regularization: opt.regularization,
   };
+  jacobianRows(bodies, contacts, k);
+  rhsRows(bodies, contacts, opt, k, velocity, restitution, bias, speculative, metas);
+  return k;
+}
+
+/** J and M⁻¹Jᵀ blocks and the static flags of every contact, into k's arrays. */
+function jacobianRows(bodies: readonly BodyState[], contacts: readonly ContactPoint[], k: ContactJacobians): void {
+  const { jacobianA: JA, jacobianB: JB } = k.physics;
+  const { invMassJA: MJA, invMassJB: MJB, staticA, staticB } = k;
+  for (let i = 0; i < contacts.length; i++) {
+    const c = contacts[i];
+    staticA[i] = isStatic(bodies, c.bodyA) ? 1 : 0;
+    staticB[i] = isStatic(bodies, c.bodyB) ? 1 : 0;
+    if (!staticA[i]) {
+      jacobianBlock(c, bodies[c.bodyA].x, 1, JA, 18 * i);
+      applyInvMass(bodies[c.bodyA], JA, 18 * i, MJA, 18 * i);
+    }
+    if (!staticB[i]) {
+      jacobianBlock(c, bodies[c.bodyB].x, -1, JB, 18 * i);
+      applyInvMass(bodies[c.bodyB], JB, 18 * i, MJB, 18 * i);
+    }
+  }
+}
+
+/** Gap rates ġ = Jv, the parts of b and b itself, μ and the contact metas of every contact. */
+function rhsRows(
+  bodies: readonly BodyState[],
+  contacts: readonly ContactPoint[],
+  opt: AssemblyOptions,
+  k: ContactJacobians,
+  velocity: Float64Array,
+  restitution: Float64Array,
+  bias: Float64Array,
+  speculative: Float64Array,
+  metas: ContactMeta[],
+): void {
+  const { jacobianA: JA, jacobianB: JB } = k.physics;
+  const { staticA, staticB, b, mu } = k;
+  for (let i = 0; i < contacts.length; i++) {
+    const c = contacts[i];
+    // ġ = J v per row (the gap rate before the solve), into velocity and the meta's gapRate: no scratch array
+    for (let r = 0; r < 3; r++) {
+      let s = 0;
+      if (!staticA[i]) s += rowTimesVelocity(JA, 18 * i + 6 * r, bodies[c.bodyA]);
+      if (!staticB[i]) s += rowTimesVelocity(JB, 18 * i + 6 * r, bodies[c.bodyB]);
+      velocity[3 * i + r] = -s;
+    }
+    const g0 = -velocity[3 * i],
+      g1 = -velocity[3 * i + 1],
+      g2 = -velocity[3 * i + 2];
+    const approach = -g0;
+    const gap = c.gap ?? 0;
+    // a speculative contact may approach by at most its gap (Catto GDC 2013); it does not bounce before it touches
+    restitution[3 * i] = gap === 0 && approach > opt.restVelocityThreshold ? -c.restitution * g0 : 0;
+    speculative[3 * i] = gap > 0 ? -gap / opt.dt : 0;
+    bias[3 * i] = opt.baumgarte ? (opt.erp / opt.dt) * Math.max(0, c.penetration - opt.slop) : 0;
+    for (let r = 0; r < 3; r++) b[3 * i + r] = velocity[3 * i + r] + restitution[3 * i + r] + bias[3 * i + r] + speculative[3 * i + r];
+    mu[i] = c.mu;
+    metas.push({ contact: c, gapRate: [g0, g1, g2] });
+  }
 }
 
 /** Builds the ContactProblem (A, b, μ, b decomposition, Jacobian blocks) of one island. */

@@ -146,19 +146,21 @@ function kktScales(mu: Float64Array, lambda: Float64Array, w: Float64Array, b: F
   out[2] = 0;
   out[3] = 0;
   out[4] = 0;
-  for (let i = 0; i < n; i++) {
-    if (firstNonFinite < 0 && !(Number.isFinite(lambda[i]) && Number.isFinite(w[i]) && Number.isFinite(b[i]))) firstNonFinite = i;
-    aNorm = Math.max(aNorm, Math.abs(w[i] + b[i]));
-    bNorm = Math.max(bNorm, Math.abs(b[i]));
-    lamRef = Math.max(lamRef, Math.abs(lambda[i]));
-    out[0] = firstNonFinite;
-    out[1] = aNorm;
-    out[2] = bNorm;
-    out[3] = lamRef;
-  }
+  // One loop (contacts, then their 3 rows; n = 3C): a second loop after the first deoptimised this
+  // function's on-stack-replaced code at every call ("insufficient type feedback" at its first compare).
   for (let c = 0; c < C; c++) {
     muMax = Math.max(muMax, mu[c]);
     out[4] = muMax;
+    for (let i = 3 * c; i < 3 * c + 3 && i < n; i++) {
+      if (firstNonFinite < 0 && !(Number.isFinite(lambda[i]) && Number.isFinite(w[i]) && Number.isFinite(b[i]))) firstNonFinite = i;
+      aNorm = Math.max(aNorm, Math.abs(w[i] + b[i]));
+      bNorm = Math.max(bNorm, Math.abs(b[i]));
+      lamRef = Math.max(lamRef, Math.abs(lambda[i]));
+      out[0] = firstNonFinite;
+      out[1] = aNorm;
+      out[2] = bNorm;
+      out[3] = lamRef;
+    }
   }
 }
 

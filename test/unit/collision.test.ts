@@ -237,6 +237,28 @@ describe('narrow phase: box–plane', () => {
     assert.equal(cs.length, 4);
     for (const c of cs) assert.ok(c.penetration > 0.2);
   });
+  it('keeps the 4 deepest vertices by (depth, vertex number), listed by vertex number, for random poses', () => {
+    // Reference: every vertex within the margin, sorted by signed distance then number, first 4, by number.
+    const r = rng(16);
+    for (let k = 0; k < 200; k++) {
+      const q = k % 4 === 0 ? quatFromAxisAngle([1, 0, 0], Math.PI) : randomQuat(r); // flipped: ties, vertices 4–7 below
+      const z = 0.6 * r() - 0.3;
+      const b = box(H, [r() - 0.5, r() - 0.5, z], q);
+      const s = [0, 1, 2, 3, 4, 5, 6, 7].map((v) => z + rotate(q, [(v & 1 ? 1 : -1) * H[0], (v & 2 ? 1 : -1) * H[1], (v & 4 ? 1 : -1) * H[2]])[2]);
+      const expected = [0, 1, 2, 3, 4, 5, 6, 7]
+        .filter((v) => s[v] <= CONTACT_MARGIN)
+        .sort((u, v) => s[u] - s[v] || u - v)
+        .slice(0, 4)
+        .sort((u, v) => u - v);
+      const cs = collide(b, plane());
+      assert.deepEqual(
+        cs.map((c) => c.featureId),
+        expected.map((v) => `vertex${v}|plane`),
+        `pose ${k}`,
+      );
+      cs.forEach((c, i) => close(c.separation, s[expected[i]], 1e-12, `pose ${k} separation`));
+    }
+  });
 });
 
 describe('narrow phase: box–box', () => {

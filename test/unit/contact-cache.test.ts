@@ -24,6 +24,35 @@ describe('contact cache', () => {
     assert.deepEqual([...(warm ?? [])], [4, 5, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7, 8, 9]);
   });
 
+  it('keeps body pairs apart on both sides of the small-index key range (2¹⁵) and for the static world (−1)', () => {
+    const pairs: [number, number][] = [
+      [0, -1],
+      [1, -1],
+      [0, 32766],
+      [0, 32767],
+      [1, 32766],
+      [32767, -1],
+      [32767, 32766],
+      [32768, -1],
+      [32768, 0],
+      [0, 32768],
+      [40000, 39999],
+      [3, 70000],
+      [70000, 3],
+    ];
+    const cache = new ContactCache();
+    cache.store(
+      pairs.map(([a, b]) => c(a, b, 'f')),
+      pairs.flatMap((_, k) => [k + 1, 0, 0]),
+    );
+    cache.expire();
+    const warm = cache.warmStart([...pairs].reverse().map(([a, b]) => c(a, b, 'f')));
+    assert.deepEqual(
+      [...(warm ?? [])].filter((_, i) => i % 3 === 0),
+      pairs.map((_, k) => pairs.length - k),
+    );
+  });
+
   it('keeps the last λ stored for a contact in a frame, and forgets contacts not stored in the next one', () => {
     const cache = new ContactCache();
     cache.store([c(3, 0, 'f')], [1, 0, 0]);

@@ -27,11 +27,16 @@ export class SweepAndPrune {
   private finite = new Uint8Array(0);
   private colliderCount = -1;
   private axis = -1;
-  private keys = new Float64Array(0);
+  private keys: Float64Array = new Float64Array(0);
   /** Axis (0 = x, 1 = y, 2 = z) swept in the last call. */
   lastAxis = 0;
   /** Interval tests performed by the last sweep (a cost figure for benchmarks). */
   lastTests = 0;
+  /** sweepPairs' [pairs found, interval tests]. */
+  private readonly sweepCounts = new Float64Array(2);
+  /** sweepPairs' AABBs in sweep order and their static flags (scratch, grown as needed). */
+  private sorted = new Float64Array(0);
+  private sortedStatic = new Uint8Array(0);
 
   /**
    * Overlapping pairs among the finite colliders (planes excluded), AABBs fattened by `margin`: one number
@@ -83,36 +88,16 @@ export class SweepAndPrune {
     this.axis = axis;
     this.lastAxis = axis;
 
-    // Sweep: for each box, the boxes starting before it ends on the sort axis; test the other two axes.
-    const a1 = (axis + 1) % 3,
-      a2 = (axis + 2) % 3;
-    let keys = this.keys,
-      count = 0,
-      tests = 0;
-    for (let p = 0; p < finite; p++) {
-      const i = order[p],
-        oi = 6 * i;
-      const maxI = box[oi + 3 + axis];
-      const iStatic = isStaticCollider(colliders[i]);
-      for (let q = p + 1; q < finite; q++) {
-        const j = order[q],
-          oj = 6 * j;
-        if (box[oj + axis] > maxI) break;
-        tests++;
-        if (box[oj + a1] > box[oi + 3 + a1] || box[oi + a1] > box[oj + 3 + a1]) continue;
-        if (box[oj + a2] > box[oi + 3 + a2] || box[oi + a2] > box[oj + 3 + a2]) continue;
-        if (iStatic && isStaticCollider(colliders[j])) continue;
-        if (count === keys.length) {
-          const k2 = new Float64Array(Math.max(64, 2 * count));
-          k2.set(keys);
-          keys = k2;
-        }
-        keys[count++] = i < j ? i * N + j : j * N + i; // pair key, exact in float64 for N < 9·10⁷
-      }
+    // Sweep in a function of its own: a long loop followed by more code here deoptimised this method's
+    // on-stack-replaced code on most calls (pgsSweep.ts SweepOutcome).
+    const counts = this.sweepCounts;
+    if (this.sorted.length < 6 * finite) {
+      this.sorted = new Float64Array(6 * finite);
+      this.sortedStatic = new Uint8Array(finite);
     }
-    this.keys = keys;
-    this.lastTests = tests;
-    return decodePairs(keys, count, N);
+    this.keys = sweepPairs(colliders, order, finite, box, axis, this.keys, counts, this.sorted, this.sortedStatic);
+    this.lastTests = counts[1];
+    return decodePairs(this.keys, counts[0], N);
   }
 
   private fullSort(count: number, axis: number): void {
@@ -120,6 +105,67 @@ export class SweepAndPrune {
     const sorted = Array.from(this.order.subarray(0, count)).sort((i, j) => box[6 * i + axis] - box[6 * j + axis] || i - j);
     this.order.set(sorted);
   }
+}
+
+/**
+ * The sweep of SweepAndPrune.pairs: for each box, the boxes starting before it ends on the sort axis; the
+ * other two axes tested. The AABBs are first copied in sweep order into `sorted` (6 per box, with a static
+ * flag per box in `sortedStatic`), so the inner loop reads memory in sequence instead of jumping through
+ * `order` (the pile's 1000 boxes make ~60 000 interval tests per step). Pair keys i·N + j (i < j) into
+ * `keys` (grown when full, returned); counts = [pairs, interval tests].
+ */
+function sweepPairs(
+  colliders: readonly Collider[],
+  order: Int32Array,
+  finite: number,
+  box: Float64Array,
+  axis: number,
+  keysIn: Float64Array,
+  counts: Float64Array,
+  sorted: Float64Array,
+  sortedStatic: Uint8Array,
+): Float64Array {
+  const N = colliders.length;
+  const a1 = (axis + 1) % 3,
+    a2 = (axis + 2) % 3;
+  for (let p = 0; p < finite; p++) {
+    const i = order[p];
+    for (let k = 0; k < 6; k++) sorted[6 * p + k] = box[6 * i + k];
+    sortedStatic[p] = isStaticCollider(colliders[i]) ? 1 : 0;
+  }
+  let keys = keysIn,
+    count = 0,
+    tests = 0;
+  counts[0] = 0;
+  counts[1] = 0;
+  for (let p = 0; p < finite; p++) {
+    const op = 6 * p;
+    const maxI = sorted[op + 3 + axis],
+      minA1 = sorted[op + a1],
+      maxA1 = sorted[op + 3 + a1],
+      minA2 = sorted[op + a2],
+      maxA2 = sorted[op + 3 + a2];
+    const iStatic = sortedStatic[p] === 1;
+    for (let q = p + 1; q < finite; q++) {
+      const oq = 6 * q;
+      if (sorted[oq + axis] > maxI) break;
+      tests++;
+      counts[1] = tests;
+      if (sorted[oq + a1] > maxA1 || minA1 > sorted[oq + 3 + a1]) continue;
+      if (sorted[oq + a2] > maxA2 || minA2 > sorted[oq + 3 + a2]) continue;
+      if (iStatic && sortedStatic[q] === 1) continue;
+      if (count === keys.length) {
+        const k2 = new Float64Array(Math.max(64, 2 * count));
+        k2.set(keys);
+        keys = k2;
+      }
+      const i = order[p],
+        j = order[q];
+      keys[count++] = i < j ? i * N + j : j * N + i; // pair key, exact in float64 for N < 9·10⁷
+      counts[0] = count;
+    }
+  }
+  return keys;
 }
 
 /** Insertion sort of order[0..count) by AABB min on `axis`: O(count + inversions) (temporal coherence). */

@@ -43,7 +43,9 @@ export function buildIslands(
     if (i >= bodyCount) throw new RangeError(`buildIslands: body index ${i} out of range (bodyCount ${bodyCount})`);
     return i >= 0 && !isStatic[i];
   };
-  for (const [a, b] of pairs) {
+  for (let c = 0; c < pairs.length; c++) {
+    const a = pairs[c][0],
+      b = pairs[c][1];
     if (!dynamic(a) || !dynamic(b)) continue;
     let ra = find(a),
       rb = find(b);
@@ -68,9 +70,11 @@ export function buildIslands(
     }
     islands[islandOf[r]].bodies.push(i);
   }
-  pairs.forEach(([a, b], c) => {
+  for (let c = 0; c < pairs.length; c++) {
+    const a = pairs[c][0],
+      b = pairs[c][1];
     const d = dynamic(a) ? a : dynamic(b) ? b : -1;
     if (d >= 0) islands[islandOf[find(d)]].contacts.push(c);
-  });
+  }
   return options.includeIsolated ? islands : islands.filter((isl) => isl.contacts.length > 0);
 }

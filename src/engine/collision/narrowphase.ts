@@ -98,21 +98,14 @@ function contact(point: Vec3, normal: Vec3, separation: number, featureId: strin
 const signed = (v: Vec3, s: number): Vec3 => [s * v[0] + 0, s * v[1] + 0, s * v[2] + 0];
 const dot3 = (a: Vec3, b: Vec3): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 
-/** World position of box vertex v (bit k set ⇔ +h_k along axis k; numbering in shapes.ts). */
-function boxVertex(B: BoxFrame, v: number): Vec3 {
-  const s0 = (v & 1 ? 1 : -1) * B.h[0],
-    s1 = (v & 2 ? 1 : -1) * B.h[1],
-    s2 = (v & 4 ? 1 : -1) * B.h[2];
-  const [x, y, z] = B.ax;
-  return [B.c[0] + s0 * x[0] + s1 * y[0] + s2 * z[0], B.c[1] + s0 * x[1] + s1 * y[1] + s2 * z[1], B.c[2] + s0 * x[2] + s1 * y[2] + s2 * z[2]];
-}
-
-/** boxVertex written to out[o..o+3) (same arithmetic, no array). */
+/** World position of box vertex v (bit k set ⇔ +h_k along axis k; numbering in shapes.ts), written to out[o..o+3). */
 function writeBoxVertex(B: BoxFrame, v: number, out: Float64Array, o: number): void {
   const s0 = (v & 1 ? 1 : -1) * B.h[0],
     s1 = (v & 2 ? 1 : -1) * B.h[1],
     s2 = (v & 4 ? 1 : -1) * B.h[2];
-  const [x, y, z] = B.ax;
+  const x = B.ax[0],
+    y = B.ax[1],
+    z = B.ax[2]; // indexed, not destructured: no iterator where V8 does not elide it
   out[o] = B.c[0] + s0 * x[0] + s1 * y[0] + s2 * z[0];
   out[o + 1] = B.c[1] + s0 * x[1] + s1 * y[1] + s2 * z[1];
   out[o + 2] = B.c[2] + s0 * x[2] + s1 * y[2] + s2 * z[2];
@@ -214,7 +207,9 @@ function sphereBox(c: Vec3, r: number, B: BoxFrame, margin: number): GeometricCo
     feature = `face${faceIndex(k, s)}`;
   }
   if (sep > margin) return [];
-  const [X, Y, Z] = B.ax;
+  const X = B.ax[0],
+    Y = B.ax[1],
+    Z = B.ax[2];
   const n: Vec3 = [nl[0] * X[0] + nl[1] * Y[0] + nl[2] * Z[0], nl[0] * X[1] + nl[1] * Y[1] + nl[2] * Z[1], nl[0] * X[2] + nl[1] * Y[2] + nl[2] * Z[2]];
   const pb: Vec3 = [
     B.c[0] + cl[0] * X[0] + cl[1] * Y[0] + cl[2] * Z[0],
@@ -236,21 +231,47 @@ function sphereBox(c: Vec3, r: number, B: BoxFrame, margin: number): GeometricCo
 /** Box–plane feature ids "vertex<v>|plane". */
 const VERTEX_PLANE_IDS = Array.from({ length: 8 }, (_, v) => `vertex${v}|plane`);
 
+/** Scratch of boxPlane: the 8 vertices (3 numbers each), their signed distances, the candidates in order. */
+const planeX = new Float64Array(24),
+  planeS = new Float64Array(8),
+  planeOrder = new Int32Array(8),
+  planeKeep = new Int32Array(MAX_MANIFOLD_POINTS);
+
 function boxPlane(B: BoxFrame, pl: { normal: Vec3; offset: number }, margin: number): GeometricContact[] {
   const n = pl.normal;
-  const cand: { v: number; x: Vec3; s: number }[] = [];
+  // Candidates (s_v ≤ margin) ordered by (s_v, v): insertion in ascending v keeps ties in vertex order.
+  let count = 0;
   for (let v = 0; v < 8; v++) {
-    const x = boxVertex(B, v);
-    const s = dot3(n, x) - pl.offset;
-    if (s <= margin) cand.push({ v, x, s });
+    writeBoxVertex(B, v, planeX, 3 * v);
+    const s = n[0] * planeX[3 * v] + n[1] * planeX[3 * v + 1] + n[2] * planeX[3 * v + 2] - pl.offset;
+    planeS[v] = s;
+    if (!(s <= margin)) continue;
+    let q = count++;
+    while (q > 0 && planeS[planeOrder[q - 1]] > s) {
+      planeOrder[q] = planeOrder[q - 1];
+      q--;
+    }
+    planeOrder[q] = v;
   }
-  cand.sort((p, q) => p.s - q.s || p.v - q.v);
+  // The (up to) 4 deepest, returned in vertex order (their feature ids "vertex<v>|plane" sort that way).
+  const kept = Math.min(count, MAX_MANIFOLD_POINTS);
+  for (let i = 0; i < kept; i++) {
+    let q = i;
+    while (q > 0 && planeKeep[q - 1] > planeOrder[i]) {
+      planeKeep[q] = planeKeep[q - 1];
+      q--;
+    }
+    planeKeep[q] = planeOrder[i];
+  }
   const out: GeometricContact[] = [];
-  for (let i = 0; i < cand.length && i < MAX_MANIFOLD_POINTS; i++) {
-    const { v, x, s } = cand[i];
-    out.push(contact([x[0] - 0.5 * s * n[0], x[1] - 0.5 * s * n[1], x[2] - 0.5 * s * n[2]], n, s, VERTEX_PLANE_IDS[v]));
+  for (let i = 0; i < kept; i++) {
+    const v = planeKeep[i],
+      s = planeS[v];
+    const x0 = planeX[3 * v],
+      x1 = planeX[3 * v + 1],
+      x2 = planeX[3 * v + 2];
+    out.push(contact([x0 - 0.5 * s * n[0], x1 - 0.5 * s * n[1], x2 - 0.5 * s * n[2]], n, s, VERTEX_PLANE_IDS[v]));
   }
-  out.sort((p, q) => (p.featureId < q.featureId ? -1 : p.featureId > q.featureId ? 1 : 0));
   return out;
 }
 
@@ -390,6 +411,10 @@ const polyE = [new Int32Array(MAX_POLY), new Int32Array(MAX_POLY)];
 const SIDE_LABEL = 12;
 /** Scratch: the incident face's 4 vertex numbers. */
 const quadVerts = new Int32Array(4);
+/** Scratch: the clipped points kept by faceContact (midway point, depth, feature code). */
+const keptX = new Float64Array(3 * MAX_POLY),
+  keptDepth = new Float64Array(MAX_POLY),
+  keptFeature = new Int32Array(MAX_POLY);
 
 /**
  * Face contact: clip the incident face (the face of `inc` most anti-parallel to the reference normal nR)
@@ -455,24 +480,42 @@ function faceContact(
       if (count === 0) return [];
     }
   }
-  // Keep points within the margin above the reference face; contact point midway.
+  // Keep points within the margin above the reference face; contact point midway (into scratch arrays:
+  // the point arrays are made only for the contacts returned).
   const X = polyX[cur],
     F = polyF[cur];
-  const pts: Vec3[] = [],
-    depth: number[] = [],
-    feat: number[] = [];
+  let kept = 0;
   for (let i = 0; i < count; i++) {
     const px = X[3 * i],
       py = X[3 * i + 1],
       pz = X[3 * i + 2];
     const dep = refOffset - (nR[0] * px + nR[1] * py + nR[2] * pz);
     if (dep < -margin) continue;
-    pts.push([px + 0.5 * dep * nR[0], py + 0.5 * dep * nR[1], pz + 0.5 * dep * nR[2]]);
-    depth.push(dep);
-    feat.push(F[i]);
+    keptX[3 * kept] = px + 0.5 * dep * nR[0];
+    keptX[3 * kept + 1] = py + 0.5 * dep * nR[1];
+    keptX[3 * kept + 2] = pz + 0.5 * dep * nR[2];
+    keptDepth[kept] = dep;
+    keptFeature[kept] = F[i];
+    kept++;
   }
-  const keep = reduceManifold(pts, depth, nR);
-  return keep.map((i) => contact(pts[i], n, -depth[i], faceFeatureId(refName, refFace, incName, incFace, feat[i])));
+  const out: GeometricContact[] = [];
+  if (kept <= MAX_MANIFOLD_POINTS) {
+    for (let i = 0; i < kept; i++) out.push(keptContact(i, n, faceFeatureId(refName, refFace, incName, incFace, keptFeature[i])));
+    return out;
+  }
+  const pts: Vec3[] = [],
+    depth: number[] = [];
+  for (let i = 0; i < kept; i++) {
+    pts.push([keptX[3 * i], keptX[3 * i + 1], keptX[3 * i + 2]]);
+    depth.push(keptDepth[i]);
+  }
+  for (const i of reduceManifold(pts, depth, nR)) out.push(keptContact(i, n, faceFeatureId(refName, refFace, incName, incFace, keptFeature[i])));
+  return out;
+}
+
+/** The contact of faceContact's kept point i (scratch arrays keptX, keptDepth). */
+function keptContact(i: number, n: Vec3, featureId: string): GeometricContact {
+  return contact([keptX[3 * i], keptX[3 * i + 1], keptX[3 * i + 2]], n, -keptDepth[i], featureId);
 }
 
 /**
@@ -622,7 +665,9 @@ function edgeContact(A: BoxFrame, B: BoxFrame, i: number, j: number, L: Vec3, ma
       for (let c = 0; c < 3; c++) cB[c] += sB[k] * B.h[k] * B.ax[k][c];
     }
   }
-  const [pa, pb] = closestPointsSegments([cA[0], cA[1], cA[2]], A.ax[i], A.h[i], [cB[0], cB[1], cB[2]], B.ax[j], B.h[j]);
+  const closest = closestPointsSegments([cA[0], cA[1], cA[2]], A.ax[i], A.h[i], [cB[0], cB[1], cB[2]], B.ax[j], B.h[j]);
+  const pa = closest[0],
+    pb = closest[1];
   const sep = (pa[0] - pb[0]) * L[0] + (pa[1] - pb[1]) * L[1] + (pa[2] - pb[2]) * L[2];
   if (sep > margin) return [];
   const point: Vec3 = [0.5 * (pa[0] + pb[0]), 0.5 * (pa[1] + pb[1]), 0.5 * (pa[2] + pb[2])];

@@ -111,7 +111,10 @@ export function writeAabb(c: Collider, margin: number, out: Float64Array, o: num
       break;
     case 'box': {
       const h = c.shape.halfExtents;
-      const [X, Y, Z] = boxFrameOf(c).ax; // columns of R: R_ij = ax[j][i]
+      const ax = boxFrameOf(c).ax; // columns of R: R_ij = ax[j][i]
+      const X = ax[0],
+        Y = ax[1],
+        Z = ax[2];
       ex = Math.abs(X[0]) * h[0] + Math.abs(Y[0]) * h[1] + Math.abs(Z[0]) * h[2];
       ey = Math.abs(X[1]) * h[0] + Math.abs(Y[1]) * h[1] + Math.abs(Z[1]) * h[2];
       ez = Math.abs(X[2]) * h[0] + Math.abs(Y[2]) * h[1] + Math.abs(Z[2]) * h[2];

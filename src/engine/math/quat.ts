@@ -23,7 +23,10 @@ export function mulQuat(a: Quat, b: Quat): Quat {
 
 /** Rotation matrix of a unit quaternion (row-major). */
 export function quatToMat3(q: Quat): Mat3 {
-  const [w, x, y, z] = q;
+  const w = q[0],
+    x = q[1],
+    y = q[2],
+    z = q[3]; // indexed: called per body per step
   return [
     1 - 2 * (y * y + z * z),
     2 * (x * y - w * z),

@@ -77,47 +77,21 @@ export interface MatrixFreeRows extends PgsRows {
 export function matrixFreeRows(k: ContactJacobians, softening = 0, into?: Float64Array): MatrixFreeRows {
   const C = k.contactCount,
     n = k.size;
-  const { jacobianA: JA, jacobianB: JB } = k.physics;
-  const { invMassJA: MA, invMassJB: MB, staticA, staticB } = k;
+  // Every array first, then one loop per function: V8 optimises a long loop on stack replacement and
+  // deoptimised this function at the next, not yet executed, `new` after it (pgsSweep.ts SweepOutcome).
   const bodyA = new Int32Array(C),
     bodyB = new Int32Array(C);
-  for (let c = 0; c < C; c++) {
-    const m = k.contacts[c].contact;
-    bodyA[c] = staticA[c] ? -1 : m.bodyA;
-    bodyB[c] = staticB[c] ? -1 : m.bodyB;
-  }
   const dv = into ?? new Float64Array(6 * k.physics.bodies.length);
   const shiftN = k.regularization + softening,
     shiftT = k.regularization;
   const packed = new Float64Array(PACKED_STRIDE * C);
-  const bodies = k.physics.bodies;
-  for (let c = 0; c < C; c++) {
-    const m = k.contacts[c].contact;
-    const imA = bodyA[c] >= 0 ? bodies[bodyA[c]].invMass : 0,
-      imB = bodyB[c] >= 0 ? bodies[bodyB[c]].invMass : 0;
-    packRows(JA, JB, MA, MB, m.normal, m.t1, m.t2, c, imA, imB, bodyA[c] >= 0, bodyB[c] >= 0, packed);
-  }
-  const arrays: MatrixFreeArrays = { contactCount: C, JA, JB, MA, MB, bodyA, bodyB, shiftN, shiftT, b: k.b, mu: k.mu, dv, packed };
-  // A_cc = J_c M⁻¹ J_cᵀ (+ shifts), from the two bodies' blocks.
   const diagonal = new Float64Array(9 * C);
-  for (let c = 0; c < C; c++) {
-    for (let r = 0; r < 3; r++) {
-      for (let s = 0; s < 3; s++) {
-        let v = 0;
-        const a = 18 * c + 6 * r,
-          bb = 18 * c + 6 * s;
-        if (!staticA[c]) for (let q = 0; q < 6; q++) v += JA[a + q] * MA[bb + q];
-        if (!staticB[c]) for (let q = 0; q < 6; q++) v += JB[a + q] * MB[bb + q];
-        diagonal[9 * c + 3 * r + s] = v + (r === s ? (r === 0 ? shiftN : shiftT) : 0);
-      }
-    }
-  }
-  // Natural-map steps of the KKT check, ρ_c = 1/max diag A_cc, as kktInto computes them from a dense A.
   const rho = new Float64Array(C);
-  for (let c = 0; c < C; c++) {
-    const dmax = Math.max(diagonal[9 * c], diagonal[9 * c + 4], diagonal[9 * c + 8]);
-    rho[c] = dmax > 0 ? 1 / dmax : 1;
-  }
+  const { jacobianA: JA, jacobianB: JB } = k.physics;
+  const { invMassJA: MA, invMassJB: MB } = k;
+  const arrays: MatrixFreeArrays = { contactCount: C, JA, JB, MA, MB, bodyA, bodyB, shiftN, shiftT, b: k.b, mu: k.mu, dv, packed };
+  packContacts(k, bodyA, bodyB, packed);
+  diagonalBlocks(k, shiftN, shiftT, diagonal, rho);
   return {
     contactCount: C,
     size: n,
@@ -136,6 +110,44 @@ export function matrixFreeRows(k: ContactJacobians, softening = 0, into?: Float6
       return kktFromW(k.mu, lambda, ws.w, k.b, rho, ws);
     },
   };
+}
+
+/** Per contact: the body indices (−1: static side) and the packed rows (packRows). */
+function packContacts(k: ContactJacobians, bodyA: Int32Array, bodyB: Int32Array, packed: Float64Array): void {
+  const { jacobianA: JA, jacobianB: JB } = k.physics;
+  const { invMassJA: MA, invMassJB: MB, staticA, staticB } = k;
+  const bodies = k.physics.bodies;
+  for (let c = 0; c < k.contactCount; c++) {
+    const m = k.contacts[c].contact;
+    bodyA[c] = staticA[c] ? -1 : m.bodyA;
+    bodyB[c] = staticB[c] ? -1 : m.bodyB;
+    const imA = bodyA[c] >= 0 ? bodies[bodyA[c]].invMass : 0,
+      imB = bodyB[c] >= 0 ? bodies[bodyB[c]].invMass : 0;
+    packRows(JA, JB, MA, MB, m.normal, m.t1, m.t2, c, imA, imB, bodyA[c] >= 0, bodyB[c] >= 0, packed);
+  }
+}
+
+/**
+ * A_cc = J_c M⁻¹ J_cᵀ (+ shifts) of every contact from its two bodies' blocks, and the natural-map steps of
+ * the KKT check, ρ_c = 1/max diag A_cc, as kktInto computes them from a dense A.
+ */
+function diagonalBlocks(k: ContactJacobians, shiftN: number, shiftT: number, diagonal: Float64Array, rho: Float64Array): void {
+  const { jacobianA: JA, jacobianB: JB } = k.physics;
+  const { invMassJA: MA, invMassJB: MB, staticA, staticB } = k;
+  for (let c = 0; c < k.contactCount; c++) {
+    for (let r = 0; r < 3; r++) {
+      for (let s = 0; s < 3; s++) {
+        let v = 0;
+        const a = 18 * c + 6 * r,
+          bb = 18 * c + 6 * s;
+        if (!staticA[c]) for (let q = 0; q < 6; q++) v += JA[a + q] * MA[bb + q];
+        if (!staticB[c]) for (let q = 0; q < 6; q++) v += JB[a + q] * MB[bb + q];
+        diagonal[9 * c + 3 * r + s] = v + (r === s ? (r === 0 ? shiftN : shiftT) : 0);
+      }
+    }
+    const dmax = Math.max(diagonal[9 * c], diagonal[9 * c + 4], diagonal[9 * c + 8]);
+    rho[c] = dmax > 0 ? 1 / dmax : 1;
+  }
 }
 
 /**

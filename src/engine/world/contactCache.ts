@@ -16,7 +16,15 @@ export type CacheKeyed = Pick<ContactPoint, 'bodyA' | 'bodyB' | 'featureId' | 'n
 
 /** Body indices stay below this (2²⁶), so bodyA·PAIR_STRIDE + bodyB is an exact, unique number. */
 const PAIR_STRIDE = 2 ** 26;
-const pairOf = (c: CacheKeyed): number => c.bodyA * PAIR_STRIDE + c.bodyB;
+/**
+ * Below this (2¹⁵) both indices fit a small-integer key bodyA·2¹⁵ + (bodyB + 1) < 2³⁰ (bodyB may be −1, the
+ * static world): V8 keeps it unboxed (a Smi), where the 2²⁶ stride made a heap number per lookup and store
+ * for every pair with bodyA ≥ 32. Larger indices get −(bodyA·2²⁶ + bodyB) − 2, negative, so the two key
+ * ranges never meet.
+ */
+const SMALL_INDEX = 2 ** 15;
+const pairOf = (c: CacheKeyed): number =>
+  c.bodyA < SMALL_INDEX && c.bodyB + 1 < SMALL_INDEX ? c.bodyA * SMALL_INDEX + (c.bodyB + 1) : -(c.bodyA * PAIR_STRIDE + c.bodyB) - 2;
 /** Per slot: normal (3) then λ (3). */
 const SLOT = 6;
 

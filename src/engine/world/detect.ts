@@ -79,12 +79,18 @@ export function detectContacts(bodies: readonly DetectableBody[], sap: SweepAndP
   /** Per found contact: can the pair close its gap in free flight? Per body: does it touch or close on another body? */
   const ballistic: boolean[] = [];
   const inContact = new Uint8Array(N);
-  for (const [i, j] of candidatePairs(colliders, sap, speculative ? margins : CONTACT_MARGIN)) {
+  // Indexed loops, not for…of with destructuring: no iterator objects per pair and per contact.
+  const pairs = candidatePairs(colliders, sap, speculative ? margins : CONTACT_MARGIN);
+  for (let p = 0; p < pairs.length; p++) {
+    const i = pairs[p][0],
+      j = pairs[p][1];
     const a = bodies[i],
       b = bodies[j];
     if (a.isStatic && b.isStatic) continue;
     const bound = reach[i] + reach[j];
-    for (const c of collide(colliders[i], colliders[j], CONTACT_MARGIN + bound)) {
+    const manifold = collide(colliders[i], colliders[j], CONTACT_MARGIN + bound);
+    for (let m = 0; m < manifold.length; m++) {
+      const c = manifold[m];
       const gap = c.separation > TOUCH_TOLERANCE ? c.separation : 0;
       if (gap > bound) continue;
       const n = c.normal;

@@ -284,7 +284,9 @@ export class World {
     const a = this.bodies[d.bodyA],
       b = this.bodies[d.bodyB];
     const cfg = this.config;
-    const [t1, t2] = tangentBasis(d.normal);
+    const basis = tangentBasis(d.normal),
+      t1 = basis[0],
+      t2 = basis[1];
     const mu = combine(cfg.frictionCombine, a.material.friction, b.material.friction),
       restitution = combine(cfg.restitutionCombine, a.material.restitution, b.material.restitution);
     // Two literals, not a spread of an optional `gap`: the spread allocated a second object per contact.
