@@ -6,7 +6,8 @@
  */
 import { Session } from '../../session/session.js';
 import { Diagnoser, frameEnergyParts, type DiagnosisOptions, type Finding } from '../../session/diagnose.js';
-import { type ContactKeyTable, contactKeyText } from '../../session/contactKeys.js';
+import { contactKeyText } from '../../session/contactKeys.js';
+import { ContactColumns } from './contactColumns.js';
 import { notRecorded, solverKind, statusMeaning } from '../../session/solverDeclarations.js';
 import { whatIf } from '../../session/whatIf.js';
 import { World } from '../../engine/world/world.js';
@@ -42,8 +43,7 @@ export const TIMELINE_KAPPA_MAX_CONTACTS = 40;
 export const TIMELINE_KAPPA_ISLANDS = 4;
 /** Checkpoint interval of inspector sessions: seeking re-simulates at most this many − 1 steps. */
 export const INSPECTOR_CHECKPOINT_EVERY = 10;
-/** Points per contact series sent to the webview (long sessions are sampled evenly). */
-export const SERIES_MAX_POINTS = 2000;
+export { SERIES_MAX_POINTS } from './contactColumns.js';
 /** A contact is sliding when ‖λt‖ ≥ (1 − this)·μλn (on the friction-cone surface). */
 export const CONE_SURFACE_SLACK = 1e-6;
 /** λn at or below this counts as no impulse (N·s): the contact is separating. */
@@ -128,67 +128,6 @@ function frameKappa(header: RecordingHeader, f: RecordedFrame, prev: RecordedFra
   }
   const shown = (k: number | null): number | null => (k !== null && Number.isFinite(k) ? k : k === null || Number.isNaN(k) ? null : Number.MAX_VALUE);
   return { kappa: shown(worst), kappaRange: shown(worstRange) };
-}
-
-/**
- * λn and ‖λt‖ of every contact of every frame, columnar (one entry per contact: its interned key and the
- * two values), so a contact's series is a scan, not a re-read of the recording. 16 bytes + 4 per contact.
- */
-class ContactColumns {
-  constructor(private readonly keys: ContactKeyTable) {}
-  private key = new Int32Array(1024);
-  private ln = new Float64Array(1024);
-  private lt = new Float64Array(1024);
-  private n = 0;
-  /** frameStart[i] … frameStart[i + 1]: the entries of frame i. */
-  private readonly frameStart: number[] = [0];
-
-  add(f: RecordedFrame): void {
-    const C = f.contacts.length;
-    if (this.n + C > this.key.length) this.grow(this.n + C);
-    const lam = f.solver.lambda,
-      ids = this.keys.ids(f);
-    for (let c = 0; c < C; c++) {
-      this.key[this.n] = ids[c];
-      this.ln[this.n] = lam[3 * c];
-      this.lt[this.n] = Math.hypot(lam[3 * c + 1], lam[3 * c + 2]);
-      this.n++;
-    }
-    this.frameStart.push(this.n);
-  }
-
-  private grow(min: number): void {
-    const cap = Math.max(min, 2 * this.key.length);
-    const k = new Int32Array(cap);
-    k.set(this.key.subarray(0, this.n));
-    this.key = k;
-    const a = new Float64Array(cap);
-    a.set(this.ln.subarray(0, this.n));
-    this.ln = a;
-    const b = new Float64Array(cap);
-    b.set(this.lt.subarray(0, this.n));
-    this.lt = b;
-  }
-
-  series(keys: readonly string[], frames: number): ContactSeries[] {
-    const stride = Math.max(1, Math.ceil(frames / SERIES_MAX_POINTS));
-    return keys.map((key) => {
-      const id = this.keys.find(key);
-      const s = { key, index: [] as number[], lambdaN: [] as (number | null)[], lambdaT: [] as (number | null)[] };
-      for (let i = 0; i < frames; i += stride) {
-        let hit = -1;
-        for (let e = this.frameStart[i], end = this.frameStart[i + 1]; e < end; e++)
-          if (this.key[e] === id) {
-            hit = e;
-            break;
-          }
-        s.index.push(i);
-        s.lambdaN.push(hit < 0 ? null : this.ln[hit]);
-        s.lambdaT.push(hit < 0 ? null : this.lt[hit]);
-      }
-      return s;
-    });
-  }
 }
 
 /** A session finding as the protocol carries it (index: the session position of its frame). */
