@@ -180,6 +180,23 @@ class Columns {
     this.maxDepth[i] = maxDepth;
   }
 
+  /** Bytes held by the columns (their capacity): what the index costs in memory. */
+  get bytes(): number {
+    return [
+      this.offset,
+      this.frame,
+      this.time,
+      this.residual,
+      this.maxLambdaN,
+      this.maxDepth,
+      this.length,
+      this.line,
+      this.contacts,
+      this.iterations,
+      this.flags,
+    ].reduce((sum, a) => sum + a.byteLength, 0);
+  }
+
   private grow(): void {
     const n = this.offset.length * 2;
     const g = <T extends Float64Array | Uint32Array | Uint8Array>(a: T): T => {
@@ -671,6 +688,11 @@ export class RecordingReader {
   /** Number of valid frames. */
   get frameCount(): number {
     return this.columns.count;
+  }
+
+  /** Bytes of memory the index holds (its columns, and the block table of a compressed file). */
+  get indexBytes(): number {
+    return this.columns.bytes + (this.blocks ? this.blocks.c.byteLength + this.blocks.u.byteLength : 0);
   }
 
   summary(i: number): FrameSummary {

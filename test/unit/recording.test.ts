@@ -266,7 +266,17 @@ describe('recording format: streaming index and seek', () => {
       const f = makeFrame(5 * k, header); // k % 5 = 0: no contacts; the lines below give it C
       const r = rng(k + 7);
       const n: Vec3 = [0, 0, 1];
-      const contacts: RecordedContact[] = Array.from({ length: C }, (_, i) => ({ a: 1 + (i % 2), b: -1, point: [r(), r(), r()], normal: n, t1: [1, 0, 0], t2: [0, 1, 0], depth: r() * 1e-3, mu: 0.5, e: 0 }));
+      const contacts: RecordedContact[] = Array.from({ length: C }, (_, i) => ({
+        a: 1 + (i % 2),
+        b: -1,
+        point: [r(), r(), r()],
+        normal: n,
+        t1: [1, 0, 0],
+        t2: [0, 1, 0],
+        depth: r() * 1e-3,
+        mu: 0.5,
+        e: 0,
+      }));
       return {
         ...f,
         contacts,
