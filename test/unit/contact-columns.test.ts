@@ -3,7 +3,7 @@
  * frames whose entries fill several storage blocks is the λ each frame recorded for it.
  */
 import assert from 'node:assert/strict';
-import { ContactColumns } from '../../src/extension/model/contactColumns.js';
+import { ContactColumns, InjectedColumns } from '../../src/extension/model/contactColumns.js';
 import { ContactKeyTable, contactKeyText } from '../../src/session/contactKeys.js';
 import type { RecordedContact, RecordedFrame } from '../../src/format/recording.js';
 
@@ -50,5 +50,23 @@ describe('inspector contact columns', () => {
     });
     // a key never seen: no values
     assert.deepEqual(cols.series(['1|-1|nope'], frames.length)[0].lambdaN, [null, null, null, null, null]);
+  });
+
+  it('the injected joules of each frame are the map the diagnosis gave (same entries, same order), also across storage blocks', () => {
+    const cols = new InjectedColumns();
+    const maps: Map<number, number>[] = [];
+    // 6 frames of 0, 3, 70 000, 0, 50 000, 1 injecting contacts (blocks of 65 536 entries)
+    for (const [k, size] of [0, 3, 70_000, 0, 50_000, 1].entries()) {
+      const m = new Map<number, number>();
+      for (let j = 0; j < size; j++) m.set((j * 7919 + k) % 200_003, (j + 1) * 1e-6 + k);
+      maps.push(m);
+      cols.add(m);
+    }
+    maps.forEach((m, i) => {
+      const got = cols.frame(i);
+      if (m.size === 0) assert.equal(got, null, `frame ${i}: no contact injected`);
+      else assert.deepEqual([...got!], [...m], `frame ${i}`);
+    });
+    assert.equal(cols.frame(6), null, 'past the last frame');
   });
 });

@@ -7,7 +7,7 @@
 import { Session } from '../../session/session.js';
 import { Diagnoser, frameEnergyParts, type DiagnosisOptions, type Finding } from '../../session/diagnose.js';
 import { contactKeyText } from '../../session/contactKeys.js';
-import { ContactColumns } from './contactColumns.js';
+import { ContactColumns, InjectedColumns } from './contactColumns.js';
 import { notRecorded, solverKind, statusMeaning } from '../../session/solverDeclarations.js';
 import { whatIf } from '../../session/whatIf.js';
 import { World } from '../../engine/world/world.js';
@@ -160,8 +160,8 @@ export function toFindingView(x: Finding, index: number): FindingView {
 class TimelineBuilder {
   readonly t = emptyTimeline();
   readonly contacts: ContactColumns;
-  /** Per session position: injected joules per contact (null: none). */
-  readonly injectedByContact: (ReadonlyMap<number, number> | null)[] = [];
+  /** Per session position: injected joules per contact. */
+  readonly injectedByContact = new InjectedColumns();
   private readonly diag: Diagnoser;
   private prev: RecordedFrame | undefined;
   constructor(
@@ -170,6 +170,7 @@ class TimelineBuilder {
     initialEnergy?: number,
   ) {
     this.diag = new Diagnoser(header, diagnosis, initialEnergy);
+    this.diag.keepFrames = false; // what the model needs from each frame is copied in add()
     this.contacts = new ContactColumns(this.diag.keys);
   }
   add(f: RecordedFrame): void {
@@ -197,9 +198,9 @@ class TimelineBuilder {
     t.maxDepth.push(f.contacts.reduce((m, c) => Math.max(m, c.depth), 0));
     this.contacts.add(f);
     this.diag.add(f);
-    const last = this.diag.frames[this.diag.frames.length - 1];
+    const last = this.diag.lastFrame!;
     const injected = last.injected;
-    this.injectedByContact.push(last.byContact.size ? last.byContact : null);
+    this.injectedByContact.add(last.byContact);
     const inj = (t.injection ??= Object.create(null) as Record<string, number[]>);
     for (const [m, j] of injected) (inj[m] ??= new Array<number>(n).fill(0)).push(Number.isFinite(j) ? j : 0);
     for (const col of Object.values(inj)) if (col.length === n) col.push(0);
@@ -226,7 +227,7 @@ export class InspectorModel {
     /** Recording lines skipped while indexing (bad JSON, NaN, truncated last line), "file: line N: …". */
     readonly skipped: readonly string[],
     private readonly contactColumns: ContactColumns,
-    private readonly injectedByContact: readonly (ReadonlyMap<number, number> | null)[] = [],
+    private readonly injectedByContact: InjectedColumns = new InjectedColumns(),
     /** First frame whose islands the diagnosis left unsolved because its re-solve budget ran out (null: none). */
     private readonly resolveBudgetFrame: number | null = null,
   ) {
@@ -360,7 +361,7 @@ export class InspectorModel {
     }
     // a contact between two static bodies: no Jacobian, zero velocities and effective mass (the columns' zeros)
     if (!d.reason) for (let k = 0; k < C; k++) if (d.contacts[k].island < 0) known[k] = 1;
-    const injected = this.injectedByContact[i];
+    const injected = this.injectedByContact.frame(i);
     const contacts: ContactView[] = new Array(C);
     for (let k = 0; k < C; k++) {
       const c = d.contacts[k];
