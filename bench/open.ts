@@ -1,13 +1,18 @@
 /**
- * Inspector-open benchmark (prints, not a test): `npx tsx bench/open.ts [recording.rec.jsonl]`.
+ * Inspector-open benchmark (prints, not a test):
+ *   npx tsx bench/open.ts [recording.rec.jsonl ...] [--synthetic] [--profile]
  *
  * Times only what the extension's worker does when a recording opens in the inspector
- * (InspectorModel.fromRecording: index + timeline with κ + diagnosis), in a child process of its own so that
- * the peak RSS is the open's. Without a file it writes the 10 000-frame synthetic recording of
- * bench/session.ts to os.tmpdir() (deleted afterwards). Prints wall and CPU time with MiB/s, peak RSS, the
- * findings count and a digest of the findings and the timeline (to compare builds: run this file in a
- * worktree of the other commit), and the issue 16 target (open ≥ 60 MiB/s; memory ≤ 1.5× the index plus one
- * frame). For a profile: `node --import tsx --cpu-prof bench/open.ts FILE --child`.
+ * (InspectorModel.fromRecording: index + timeline with κ + diagnosis), each in a child process of its own so
+ * that the peak RSS is the open's. Without a file (or with --synthetic) it also writes the 10 000-frame
+ * synthetic recording of bench/session.ts to os.tmpdir() (deleted afterwards). Prints per recording: wall and
+ * CPU time with MiB/s, the findings count and a digest of the findings and the timeline (to compare builds:
+ * run this file in a worktree of the other commit), and memory: the index's bytes, the largest frame line,
+ * peak RSS and RSS before the open, the peaks of V8's heap and of external memory during the open, and what
+ * the open keeps after a full collection (heap, array buffers). The issue 16 targets (open ≥ 60 MiB/s;
+ * memory ≤ 1.5 × (index + one frame)) are printed MET or MISSED. `--profile` adds, from a second child run
+ * under the sampling profiler, the open's top self-time functions. For a .cpuprofile file:
+ * `node --import tsx --cpu-prof bench/open.ts FILE --child`.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -15,7 +20,7 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { InspectorModel } from '../src/extension/model/inspectorModel.js';
-import { machineInfo, peakRssMiB, timedAsync } from './common.js';
+import { machineInfo, peakRssMiB, timedAsync, topSelfTimes } from './common.js';
 import { writeSyntheticRecording } from './syntheticRecording.js';
 
 interface ChildResult {
@@ -27,17 +32,42 @@ interface ChildResult {
   digest: string;
   frames: number;
   largestLine: number;
+  indexBytes: number;
+  /** Peaks sampled every 5 ms during the open (MiB). */
+  peakHeapMiB: number;
+  peakExternalMiB: number;
+  /** After the open and a full collection, above the same figures before the open (MiB). */
+  keptHeapMiB: number;
+  keptArrayBuffersMiB: number;
 }
 
+const MiB = 2 ** 20;
+/** Full collection when the child runs with --expose-gc (the figures of what the open keeps). */
+const collect = (): void => (globalThis as { gc?: () => void }).gc?.();
+
 async function child(file: string): Promise<void> {
-  const rssBeforeMiB = process.memoryUsage().rss / 2 ** 20;
+  collect();
+  const m0 = process.memoryUsage();
+  const rssBeforeMiB = m0.rss / MiB;
+  let peakHeap = m0.heapUsed,
+    peakExternal = m0.external;
+  // the open awaits each chunk read, so this samples between chunks
+  const sampler = setInterval(() => {
+    const u = process.memoryUsage();
+    peakHeap = Math.max(peakHeap, u.heapUsed);
+    peakExternal = Math.max(peakExternal, u.external);
+  }, 5);
   const c0 = process.cpuUsage();
   const opened = await timedAsync(() => InspectorModel.fromRecording(file));
   const c1 = process.cpuUsage(c0);
+  clearInterval(sampler);
   const m = opened.value;
   const digest = createHash('sha256').update(JSON.stringify(m.findings)).update(JSON.stringify(m.timeline)).digest('hex').slice(0, 16);
+  const reader = m.session.reader!;
   let largestLine = 0;
-  for (let i = 0; i < m.info.frameCount; i++) largestLine = Math.max(largestLine, m.session.reader!.summary(i).length);
+  for (let i = 0; i < m.info.frameCount; i++) largestLine = Math.max(largestLine, reader.summary(i).length);
+  collect();
+  const m1 = process.memoryUsage();
   const out: ChildResult = {
     wallMs: opened.wallMs,
     cpuMs: (c1.user + c1.system) / 1000,
@@ -47,39 +77,73 @@ async function child(file: string): Promise<void> {
     digest,
     frames: m.info.frameCount,
     largestLine,
+    indexBytes: reader.indexBytes,
+    peakHeapMiB: peakHeap / MiB,
+    peakExternalMiB: peakExternal / MiB,
+    keptHeapMiB: (m1.heapUsed - m0.heapUsed) / MiB,
+    keptArrayBuffersMiB: (m1.arrayBuffers - m0.arrayBuffers) / MiB,
   };
   m.close();
   process.stdout.write(JSON.stringify(out) + '\n');
 }
 
+/** The open under the sampling profiler: its top self-time functions, one per line. */
+async function profileChild(file: string): Promise<void> {
+  const lines = await topSelfTimes(async () => (await InspectorModel.fromRecording(file)).close(), 14);
+  process.stdout.write(JSON.stringify(lines) + '\n');
+}
+
+function runChild(file: string, mode: '--child' | '--profile-child'): string {
+  const r = spawnSync(process.execPath, [...process.execArgv, '--expose-gc', __filename, file, mode], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`);
+  return r.stdout.trim().split('\n').pop()!;
+}
+
+function report(file: string, label: string, profile: boolean): void {
+  const size = fs.statSync(file).size,
+    mib = size / MiB;
+  console.log(`  recording ${label}: ${mib.toFixed(1)} MiB`);
+  const res = JSON.parse(runChild(file, '--child')) as ChildResult;
+  const wallRate = mib / (res.wallMs / 1000),
+    cpuRate = mib / (res.cpuMs / 1000);
+  console.log(
+    `    open      ${res.wallMs.toFixed(0)} ms (${wallRate.toFixed(1)} MiB/s), CPU ${res.cpuMs.toFixed(0)} ms (${cpuRate.toFixed(1)} MiB/s); ${res.frames} frames, ${res.findings} findings, digest ${res.digest} — open ≥ 60 MiB/s ${wallRate >= 60 ? 'MET' : 'MISSED'} (wall), ${cpuRate >= 60 ? 'met' : 'missed'} in CPU time`,
+  );
+  const index = res.indexBytes / MiB,
+    frame = res.largestLine / MiB,
+    target = 1.5 * (index + frame),
+    grew = res.peakRssMiB - res.rssBeforeMiB;
+  console.log(
+    `    memory    index ${index.toFixed(2)} MiB + largest frame line ${frame.toFixed(2)} MiB: target ≤ 1.5 × ${(index + frame).toFixed(2)} = ${target.toFixed(1)} MiB; peak RSS ${res.peakRssMiB.toFixed(0)} MiB, ${grew.toFixed(0)} MiB above the ${res.rssBeforeMiB.toFixed(0)} MiB before the open — ${grew <= target ? 'MET' : 'MISSED'}`,
+  );
+  console.log(
+    `              during the open: V8 heap used up to ${res.peakHeapMiB.toFixed(0)} MiB, external memory (array buffers, large strings) up to ${res.peakExternalMiB.toFixed(0)} MiB; kept after it (full collection): heap +${res.keptHeapMiB.toFixed(1)} MiB, array buffers +${res.keptArrayBuffersMiB.toFixed(1)} MiB`,
+  );
+  if (profile) {
+    console.log('    profile of the open (a second run under the sampling profiler), top self time:');
+    for (const l of JSON.parse(runChild(file, '--profile-child')) as string[]) console.log(`      ${l}`);
+  }
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const childAt = args.indexOf('--child');
-  if (childAt >= 0) return child(args[0]);
-  let file = args[0] && !args[0].startsWith('--') ? args[0] : '';
-  let tmp = '';
-  if (!file) {
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'contact-lens-bench-open-'));
-    file = path.join(tmp, 'synthetic.rec.jsonl');
-    writeSyntheticRecording(file);
-  }
-  try {
-    const size = fs.statSync(file).size,
-      mib = size / 2 ** 20;
-    const mi = machineInfo();
-    console.log(`Inspector open — ${mi.cpu} × ${mi.cores}, ${mi.platform}, Node ${mi.node}, load ${mi.loadAverage.toFixed(1)}, ${mi.date}`);
-    console.log(`  recording ${tmp ? 'synthetic (bench/session.ts, 10 000 frames)' : file}: ${mib.toFixed(1)} MiB`);
-    const me = __filename;
-    const r = spawnSync(process.execPath, [...process.execArgv, me, file, '--child'], { encoding: 'utf8', maxBuffer: 1 << 24 });
-    if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`);
-    const res = JSON.parse(r.stdout.trim().split('\n').pop()!) as ChildResult;
-    const index = (70 * res.frames) / 2 ** 20;
-    const memTarget = 1.5 * index + res.largestLine / 2 ** 20;
-    console.log(
-      `  open ${res.wallMs.toFixed(0)} ms (${(mib / (res.wallMs / 1000)).toFixed(1)} MiB/s), CPU ${res.cpuMs.toFixed(0)} ms (${(mib / (res.cpuMs / 1000)).toFixed(1)} MiB/s); ${res.findings} findings, digest ${res.digest}; peak RSS ${res.peakRssMiB.toFixed(0)} MiB (${res.rssBeforeMiB.toFixed(0)} MiB before the open) — open ≥ 60 MiB/s ${mib / (res.wallMs / 1000) >= 60 ? 'MET' : 'MISSED'}, memory ≤ 1.5 × index + one frame (${memTarget.toFixed(1)} MiB above the process) ${res.peakRssMiB - res.rssBeforeMiB <= memTarget ? 'MET' : 'MISSED'}`,
-    );
-  } finally {
-    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  if (args.includes('--child')) return child(args[0]);
+  if (args.includes('--profile-child')) return profileChild(args[0]);
+  const files = args.filter((a) => !a.startsWith('--'));
+  const profile = args.includes('--profile');
+  const synthetic = files.length === 0 || args.includes('--synthetic');
+  const mi = machineInfo();
+  console.log(`Inspector open — ${mi.cpu} × ${mi.cores}, ${mi.platform}, Node ${mi.node}, load ${mi.loadAverage.toFixed(1)}, ${mi.date}`);
+  for (const f of files) report(f, f, profile);
+  if (synthetic) {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'contact-lens-bench-open-'));
+    try {
+      const file = path.join(tmp, 'synthetic.rec.jsonl');
+      writeSyntheticRecording(file);
+      report(file, 'synthetic (bench/session.ts, 10 000 frames)', profile);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
   }
 }
 

@@ -269,8 +269,15 @@ export class Diagnoser {
   private readonly injectionContacts = new Map<number, number[]>();
   /** A non-finite state was reported (once). */
   private blownUp = false;
-  /** Per frame: the ledger and injected joules per mechanism (for charts and `report`). */
+  /** Per frame: the ledger and injected joules per mechanism (for charts and `report`); empty when keepFrames is false. */
   readonly frames: FrameDiagnosis[] = [];
+  /**
+   * false: `frames` stays empty and only `lastFrame` is kept (a caller that copies what it needs frame by frame,
+   * like the inspector's open: 10 000 frames' per-contact maps were ~100 MiB of heap).
+   */
+  keepFrames = true;
+  /** The last frame's diagnosis (kept whatever keepFrames says). */
+  lastFrame: FrameDiagnosis | undefined;
   /** The last frame's full ledger, per contact included. */
   lastLedger: FrameLedger | undefined;
   /**
@@ -330,6 +337,11 @@ export class Diagnoser {
   /** Per body: static (the header's; built once, not per frame). */
   private readonly isStatic: readonly boolean[];
 
+  private keep(fd: FrameDiagnosis): void {
+    this.lastFrame = fd;
+    if (this.keepFrames) this.frames.push(fd);
+  }
+
   /** Diagnoses the next frame (frames must come in order). */
   add(f: RecordedFrame): void {
     if (!this.started) {
@@ -381,7 +393,7 @@ export class Diagnoser {
         external: 0,
         contacts: null,
       };
-      this.frames.push({ ledger: this.lastLedger, injected: new Map(), byContact: new Map() });
+      this.keep({ ledger: this.lastLedger, injected: new Map(), byContact: new Map() });
       this.prev = f;
       this.prevEnergy = undefined;
       return;
@@ -512,7 +524,7 @@ export class Diagnoser {
     const byContact = new Map<number, number>();
     for (const pc of shares.perContact.values()) for (const [c, j] of pc) byContact.set(c, (byContact.get(c) ?? 0) + j);
     this.lastLedger = ledger;
-    this.frames.push({ ledger: { ...ledger, contacts: null }, injected: shares.total, byContact });
+    this.keep({ ledger: { ...ledger, contacts: null }, injected: shares.total, byContact });
     this.prev = f;
     this.prevEnergy = energy;
   }

@@ -151,6 +151,39 @@ describe('diagnose', () => {
   });
 });
 
+describe('diagnose: keepFrames', () => {
+  it('without kept frames (the inspector open) the findings and each last frame are those of a diagnosis that keeps them', () => {
+    const mats = [{ name: 'bouncy', friction: 0.5, restitution: 0.5 }];
+    const desc = scenario(
+      [ground('bouncy'), sphere('ball', 0.1, 1, [0, 0, 1.1], [0, 0, 0], 'bouncy')],
+      { dt: 1 / 240, erp: 0, splitImpulse: true, faults: { restitutionAsTarget: true } },
+      mats,
+      300,
+    );
+    const world = new World(desc);
+    const e = world.energy();
+    const e0 = e.kineticLinear + e.kineticRotational + e.potential;
+    const kept = new Diagnoser(headerFromWorld(world), {}, e0);
+    const lean = new Diagnoser(headerFromWorld(world), {}, e0);
+    lean.keepFrames = false;
+    let injecting = 0;
+    for (let k = 0; k < desc.frames; k++) {
+      const f = frameFromWorld(world, world.step());
+      kept.add(f);
+      lean.add(f);
+      assert.deepEqual(lean.lastFrame, kept.frames[k], `frame ${k}`);
+      if (lean.lastFrame!.byContact.size > 0) injecting++;
+    }
+    assert.equal(kept.frames.length, desc.frames);
+    assert.equal(lean.frames.length, 0);
+    assert.ok(injecting > 0, 'some frames inject energy at a contact');
+    assert.ok(kept.findings.length > 0);
+    // the same findings, apart from the re-solves' measured milliseconds
+    const untimed = (x: unknown): unknown => JSON.parse(JSON.stringify(x, (k, v: unknown) => (k === 'timeMs' ? undefined : v)));
+    assert.deepEqual(untimed(lean.findings), untimed(kept.findings));
+  });
+});
+
 describe('diagnose: bundled examples', () => {
   const dir = join(ROOT, 'examples');
   for (const file of require('node:fs')

@@ -270,6 +270,55 @@ describe('recording format: streaming index and seek', () => {
     }
   });
 
+  it('lines longer than a chunk, long then shorter, are read whole (the indexer reuses one buffer for them)', async () => {
+    const file = tmpFile('long-lines.rec.jsonl');
+    const header = makeHeader();
+    // frames with C contacts and a written A (9C² numbers): C = 200 is a ~7 MB line, 120 ~2.5 MB, 2 a short one
+    const sizes = [200, 120, 2, 150, 120, 200, 3];
+    const frames = sizes.map((C, k) => {
+      const f = makeFrame(5 * k, header); // k % 5 = 0: no contacts; the lines below give it C
+      const r = rng(k + 7);
+      const n: Vec3 = [0, 0, 1];
+      const contacts: RecordedContact[] = Array.from({ length: C }, (_, i) => ({
+        a: 1 + (i % 2),
+        b: -1,
+        point: [r(), r(), r()],
+        normal: n,
+        t1: [1, 0, 0],
+        t2: [0, 1, 0],
+        depth: r() * 1e-3,
+        mu: 0.5,
+        e: 0,
+      }));
+      return {
+        ...f,
+        contacts,
+        solver: { ...f.solver, lambda: Array.from({ length: 3 * C }, () => r()) },
+        A: Array.from({ length: 9 * C * C }, () => r() - 0.5),
+        b: Array.from({ length: 3 * C }, () => r()),
+      };
+    });
+    const w = RecordingWriter.create(file, header);
+    for (const f of frames) w.writeFrame(f);
+    w.close();
+    const seen: RecordedFrame[] = [];
+    const r = await RecordingReader.open(file, { onFrame: (_, f) => seen.push(f) });
+    const rs = RecordingReader.openSync(file, { validate: 'on-read' });
+    try {
+      assert.ok(r.summary(0).length > 4 * CHUNK_BYTES && r.summary(2).length < CHUNK_BYTES, 'a line of several chunks, then a short one');
+      assert.deepStrictEqual(r.errors, []);
+      assert.equal(seen.length, frames.length);
+      frames.forEach((f, i) => {
+        assert.deepStrictEqual(seen[i], f, `frame ${i} as the open parsed it`);
+        assert.deepStrictEqual(r.frame(i), f, `frame ${i} read again`);
+        assert.equal(rs.summary(i).contacts, sizes[i], `frame ${i}'s contact count from the scanner`);
+      });
+    } finally {
+      r.close();
+      rs.close();
+    }
+  });
+
   it('indexing can be cancelled', async () => {
     const file = tmpFile('cancel.rec.jsonl');
     writeRecording(file, 1500);

@@ -6,7 +6,8 @@
  */
 import { Session } from '../../session/session.js';
 import { Diagnoser, frameEnergyParts, type DiagnosisOptions, type Finding } from '../../session/diagnose.js';
-import { type ContactKeyTable, contactKeyText } from '../../session/contactKeys.js';
+import { contactKeyText } from '../../session/contactKeys.js';
+import { ContactColumns, InjectedColumns } from './contactColumns.js';
 import { notRecorded, solverKind, statusMeaning } from '../../session/solverDeclarations.js';
 import { whatIf } from '../../session/whatIf.js';
 import { World } from '../../engine/world/world.js';
@@ -42,8 +43,7 @@ export const TIMELINE_KAPPA_MAX_CONTACTS = 40;
 export const TIMELINE_KAPPA_ISLANDS = 4;
 /** Checkpoint interval of inspector sessions: seeking re-simulates at most this many − 1 steps. */
 export const INSPECTOR_CHECKPOINT_EVERY = 10;
-/** Points per contact series sent to the webview (long sessions are sampled evenly). */
-export const SERIES_MAX_POINTS = 2000;
+export { SERIES_MAX_POINTS } from './contactColumns.js';
 /** A contact is sliding when ‖λt‖ ≥ (1 − this)·μλn (on the friction-cone surface). */
 export const CONE_SURFACE_SLACK = 1e-6;
 /** λn at or below this counts as no impulse (N·s): the contact is separating. */
@@ -130,67 +130,6 @@ function frameKappa(header: RecordingHeader, f: RecordedFrame, prev: RecordedFra
   return { kappa: shown(worst), kappaRange: shown(worstRange) };
 }
 
-/**
- * λn and ‖λt‖ of every contact of every frame, columnar (one entry per contact: its interned key and the
- * two values), so a contact's series is a scan, not a re-read of the recording. 16 bytes + 4 per contact.
- */
-class ContactColumns {
-  constructor(private readonly keys: ContactKeyTable) {}
-  private key = new Int32Array(1024);
-  private ln = new Float64Array(1024);
-  private lt = new Float64Array(1024);
-  private n = 0;
-  /** frameStart[i] … frameStart[i + 1]: the entries of frame i. */
-  private readonly frameStart: number[] = [0];
-
-  add(f: RecordedFrame): void {
-    const C = f.contacts.length;
-    if (this.n + C > this.key.length) this.grow(this.n + C);
-    const lam = f.solver.lambda,
-      ids = this.keys.ids(f);
-    for (let c = 0; c < C; c++) {
-      this.key[this.n] = ids[c];
-      this.ln[this.n] = lam[3 * c];
-      this.lt[this.n] = Math.hypot(lam[3 * c + 1], lam[3 * c + 2]);
-      this.n++;
-    }
-    this.frameStart.push(this.n);
-  }
-
-  private grow(min: number): void {
-    const cap = Math.max(min, 2 * this.key.length);
-    const k = new Int32Array(cap);
-    k.set(this.key.subarray(0, this.n));
-    this.key = k;
-    const a = new Float64Array(cap);
-    a.set(this.ln.subarray(0, this.n));
-    this.ln = a;
-    const b = new Float64Array(cap);
-    b.set(this.lt.subarray(0, this.n));
-    this.lt = b;
-  }
-
-  series(keys: readonly string[], frames: number): ContactSeries[] {
-    const stride = Math.max(1, Math.ceil(frames / SERIES_MAX_POINTS));
-    return keys.map((key) => {
-      const id = this.keys.find(key);
-      const s = { key, index: [] as number[], lambdaN: [] as (number | null)[], lambdaT: [] as (number | null)[] };
-      for (let i = 0; i < frames; i += stride) {
-        let hit = -1;
-        for (let e = this.frameStart[i], end = this.frameStart[i + 1]; e < end; e++)
-          if (this.key[e] === id) {
-            hit = e;
-            break;
-          }
-        s.index.push(i);
-        s.lambdaN.push(hit < 0 ? null : this.ln[hit]);
-        s.lambdaT.push(hit < 0 ? null : this.lt[hit]);
-      }
-      return s;
-    });
-  }
-}
-
 /** A session finding as the protocol carries it (index: the session position of its frame). */
 export function toFindingView(x: Finding, index: number): FindingView {
   return {
@@ -221,8 +160,8 @@ export function toFindingView(x: Finding, index: number): FindingView {
 class TimelineBuilder {
   readonly t = emptyTimeline();
   readonly contacts: ContactColumns;
-  /** Per session position: injected joules per contact (null: none). */
-  readonly injectedByContact: (ReadonlyMap<number, number> | null)[] = [];
+  /** Per session position: injected joules per contact. */
+  readonly injectedByContact = new InjectedColumns();
   private readonly diag: Diagnoser;
   private prev: RecordedFrame | undefined;
   constructor(
@@ -231,6 +170,7 @@ class TimelineBuilder {
     initialEnergy?: number,
   ) {
     this.diag = new Diagnoser(header, diagnosis, initialEnergy);
+    this.diag.keepFrames = false; // what the model needs from each frame is copied in add()
     this.contacts = new ContactColumns(this.diag.keys);
   }
   add(f: RecordedFrame): void {
@@ -258,9 +198,9 @@ class TimelineBuilder {
     t.maxDepth.push(f.contacts.reduce((m, c) => Math.max(m, c.depth), 0));
     this.contacts.add(f);
     this.diag.add(f);
-    const last = this.diag.frames[this.diag.frames.length - 1];
+    const last = this.diag.lastFrame!;
     const injected = last.injected;
-    this.injectedByContact.push(last.byContact.size ? last.byContact : null);
+    this.injectedByContact.add(last.byContact);
     const inj = (t.injection ??= Object.create(null) as Record<string, number[]>);
     for (const [m, j] of injected) (inj[m] ??= new Array<number>(n).fill(0)).push(Number.isFinite(j) ? j : 0);
     for (const col of Object.values(inj)) if (col.length === n) col.push(0);
@@ -287,7 +227,7 @@ export class InspectorModel {
     /** Recording lines skipped while indexing (bad JSON, NaN, truncated last line), "file: line N: …". */
     readonly skipped: readonly string[],
     private readonly contactColumns: ContactColumns,
-    private readonly injectedByContact: readonly (ReadonlyMap<number, number> | null)[] = [],
+    private readonly injectedByContact: InjectedColumns = new InjectedColumns(),
     /** First frame whose islands the diagnosis left unsolved because its re-solve budget ran out (null: none). */
     private readonly resolveBudgetFrame: number | null = null,
   ) {
@@ -421,7 +361,7 @@ export class InspectorModel {
     }
     // a contact between two static bodies: no Jacobian, zero velocities and effective mass (the columns' zeros)
     if (!d.reason) for (let k = 0; k < C; k++) if (d.contacts[k].island < 0) known[k] = 1;
-    const injected = this.injectedByContact[i];
+    const injected = this.injectedByContact.frame(i);
     const contacts: ContactView[] = new Array(C);
     for (let k = 0; k < C; k++) {
       const c = d.contacts[k];
