@@ -89,6 +89,30 @@ export function rankToleranceFor(n: number, spectralRadius: number, regularizati
   return eps * (1 + RANK_REGULARIZATION_SLACK) + RANK_ROUNDING_FACTOR * n * UNIT_ROUNDOFF * Math.abs(spectralRadius);
 }
 
+/** Rank, range threshold and κ on the range of an exact spectrum (ascending `values`), by the rules above. */
+export function spectrumRank(
+  values: Float64Array,
+  n: number,
+  lambdaMin: number,
+  lambdaMax: number,
+  eps: number,
+): { tol: number; rangeThreshold: number; rank: number; lambdaMinRange: number; kappaRange: number } {
+  const tol = rankToleranceFor(n, Math.max(Math.abs(lambdaMin), Math.abs(lambdaMax)), eps);
+  const rangeThreshold = Math.max(tol, RANGE_RELATIVE_THRESHOLD * lambdaMax);
+  let rank = 0,
+    lambdaMinRange = 0,
+    kappaRange = 1;
+  for (let i = 0; i < n; i++) if (values[i] > tol) rank++;
+  for (let i = 0; i < n; i++) {
+    if (values[i] > rangeThreshold) {
+      lambdaMinRange = values[i];
+      kappaRange = lambdaMax / values[i];
+      break;
+    }
+  }
+  return { tol, rangeThreshold, rank, lambdaMinRange, kappaRange };
+}
+
 /** κ rule: λmax/λmin when λmin > 0, otherwise Infinity (never NaN for finite input). */
 export function kappaOf(lambdaMin: number, lambdaMax: number): number {
   if (Number.isNaN(lambdaMin) || Number.isNaN(lambdaMax)) return NaN;
@@ -212,17 +236,7 @@ export function conditioning(A: Float64Array, n: number, opts: ConditioningOptio
     const values = symmetricEigenvalues(A, n); // ascending
     lambdaMin = values[0];
     lambdaMax = values[n - 1];
-    tol = rankToleranceFor(n, Math.max(Math.abs(lambdaMin), Math.abs(lambdaMax)), eps);
-    rangeThreshold = Math.max(tol, RANGE_RELATIVE_THRESHOLD * lambdaMax);
-    rank = 0;
-    for (let i = 0; i < n; i++) if (values[i] > tol) rank++;
-    for (let i = 0; i < n; i++) {
-      if (values[i] > rangeThreshold) {
-        lambdaMinRange = values[i];
-        kappaRange = lambdaMax / values[i];
-        break;
-      }
-    }
+    ({ tol, rangeThreshold, rank, lambdaMinRange, kappaRange } = spectrumRank(values, n, lambdaMin, lambdaMax, eps));
   } else {
     const est = estimateExtremeEigenvalues(A, n);
     lambdaMin = est.lambdaMin;

@@ -8,7 +8,7 @@
  * (≈ n·r²/2). Rank, κ and κ on the range follow conditioning.ts's exact rules on that spectrum.
  */
 import { isStatic } from '../engine/assembly.js';
-import { kappaOf, RANGE_RELATIVE_THRESHOLD, rankToleranceFor } from '../engine/conditioning.js';
+import { kappaOf, spectrumRank } from '../engine/conditioning.js';
 import { symmetricEigenvalues } from '../engine/math/eigen.js';
 import type { ContactProblem } from '../engine/problem.js';
 import type { IslandConditioning } from './conditioningEstimate.js';
@@ -122,19 +122,7 @@ export function bodySpaceConditioning(problem: ContactProblem, regularization: n
   // −1e-17 is rounding, not a smaller λmin)
   const lambdaMin = eps,
     lambdaMax = values[n - 1];
-  const tol = rankToleranceFor(n, Math.max(Math.abs(lambdaMin), Math.abs(lambdaMax)), eps);
-  const rangeThreshold = Math.max(tol, RANGE_RELATIVE_THRESHOLD * lambdaMax);
-  let rank = 0,
-    lambdaMinRange = 0,
-    kappaRange = 1;
-  for (let i = 0; i < n; i++) if (values[i] > tol) rank++;
-  for (let i = 0; i < n; i++) {
-    if (values[i] > rangeThreshold) {
-      lambdaMinRange = values[i];
-      kappaRange = lambdaMax / values[i];
-      break;
-    }
-  }
+  const { tol, rangeThreshold, rank, lambdaMinRange, kappaRange } = spectrumRank(values, n, lambdaMin, lambdaMax, eps);
   return {
     lambdaMin,
     lambdaMax,

@@ -6,18 +6,8 @@ import { SPARSE_IPM_FORCING, solveIpmSparse } from '../../src/engine/solvers/ipm
 import { analyseBlockPattern, blockSlot, factorBlockSparse, solveBlockSparse, type PivotRegularization } from '../../src/engine/math/blockSparseCholesky.js';
 import { kkt } from '../../src/engine/kkt.js';
 import { DENSE_ISLAND_LIMIT, solveIsland } from '../../src/engine/island/solveIsland.js';
-import { boxPyramid, rng, speculativePile, sphereColumn } from './island-builders.js';
+import { boxPyramid, relDiff, rng, speculativePile, sphereColumn } from './island-builders.js';
 import { baseConfig } from './world-helpers.js';
-
-const relDiff = (a: Float64Array, b: Float64Array): number => {
-  let d = 0,
-    m = 0;
-  for (let i = 0; i < a.length; i++) {
-    d = Math.max(d, Math.abs(a[i] - b[i]));
-    m = Math.max(m, Math.abs(b[i]));
-  }
-  return d / m;
-};
 
 describe('block-sparse Cholesky', () => {
   for (const bs of [3, 6]) {

@@ -87,3 +87,14 @@ export function speculativePile(rows: number, seed: number): { bodies: BodyState
     }
   return { bodies, contacts };
 }
+
+/** max |a − b| / max |b|: the relative difference of two vectors. */
+export const relDiff = (a: ArrayLike<number>, b: ArrayLike<number>): number => {
+  let d = 0,
+    m = 0;
+  for (let i = 0; i < a.length; i++) {
+    d = Math.max(d, Math.abs(a[i] - b[i]));
+    m = Math.max(m, Math.abs(b[i]));
+  }
+  return d / m;
+};

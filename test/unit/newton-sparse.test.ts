@@ -10,18 +10,8 @@ import { kkt, KktWorkspace, kktInto } from '../../src/engine/kkt.js';
 import { symmetricEigen3 } from '../../src/engine/math/symmetricEigen3.js';
 import { coneProjectionJacobian } from '../../src/engine/cone.js';
 import { DENSE_ISLAND_LIMIT, solveIsland } from '../../src/engine/island/solveIsland.js';
-import { boxPyramid, rng, speculativePile, sphereColumn } from './island-builders.js';
+import { boxPyramid, relDiff, rng, speculativePile, sphereColumn } from './island-builders.js';
 import { baseConfig } from './world-helpers.js';
-
-const relDiff = (a: ArrayLike<number>, b: ArrayLike<number>): number => {
-  let d = 0,
-    m = 0;
-  for (let i = 0; i < a.length; i++) {
-    d = Math.max(d, Math.abs(a[i] - b[i]));
-    m = Math.max(m, Math.abs(b[i]));
-  }
-  return d / m;
-};
 
 describe('symmetric 3×3 eigendecomposition (Jacobi)', () => {
   it('reconstructs the cone projection Jacobian Π′ = U Θ Uᵀ with orthonormal U and θ in [0, 1]', () => {
