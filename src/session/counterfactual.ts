@@ -19,10 +19,26 @@
 import { assembleJacobians, denseProblem, type ContactJacobians } from '../engine/assembly.js';
 import type { BodyState, ContactPoint, ContactProblem } from '../engine/problem.js';
 import { solve } from '../engine/solvers/solve.js';
-import { kkt } from '../engine/kkt.js';
+import { kkt, KktWorkspace } from '../engine/kkt.js';
+import { solveIpmSparse } from '../engine/solvers/ipmSparse.js';
+import { kktRows } from '../engine/solvers/naturalMapSparse.js';
+import { matrixFreeRows } from '../engine/solvers/pgsRows.js';
 
-/** Islands larger than this many contacts are not re-solved (dense exact solve cost ~ (3C)³ per iteration). */
+/**
+ * Islands larger than this many contacts are re-solved by the sparse interior point (ipmSparse.ts) instead of
+ * the dense one (dense exact solve cost ~ (3C)³ per iteration).
+ */
 export const COUNTERFACTUAL_MAX_CONTACTS = 120;
+/** The ε·I of the re-solved problems' A (tie-break of rank-deficient islands; excluded from the energies). */
+export const COUNTERFACTUAL_REGULARIZATION = 1e-12;
+/**
+ * Work units per row and iteration of a sparse re-solve: `node dist/bench-solvers.js --quick` gives 3.3–5.1 µs
+ * per row and interior-point iteration on the pile's and the pyramid's islands, 80–130 units at the 30–56 ns per
+ * unit of resolveWork (bench:resolve-cost); the upper end, so the budget is not overrun.
+ */
+export const SPARSE_RESOLVE_ROW_WORK = 130;
+/** Interior-point iterations a sparse re-solve is expected to take (bench:solvers: 16–37 on the large islands). */
+export const SPARSE_RESOLVE_EXPECTED_ITERATIONS = 32;
 /** KKT tolerance of the exact re-solves (relative, kkt.ts): joules to ~1e-6 of the island's scale. */
 export const COUNTERFACTUAL_TOLERANCE = 1e-6;
 /** A recorded λ whose relative KKT residual on the recorded problem is below this is an exact solution. */
@@ -58,6 +74,11 @@ export const RESOLVE_ITERATION_OVERHEAD = 400;
  */
 export function resolveWork(contacts: number, iterations: number): number {
   return (iterations + 1) * ((3 * contacts) ** 2 + RESOLVE_ITERATION_OVERHEAD);
+}
+
+/** Work of a sparse re-solve in the same units: each iteration costs O(rows) (ipmSparse.ts), SPARSE_RESOLVE_ROW_WORK per row. */
+export function sparseResolveWork(contacts: number, iterations: number): number {
+  return (iterations + 1) * (3 * contacts * SPARSE_RESOLVE_ROW_WORK + RESOLVE_ITERATION_OVERHEAD);
 }
 
 export type CounterfactualOutcome = { readonly ok: true; readonly value: IslandCounterfactual } | { readonly ok: false; readonly reason: string };
@@ -116,10 +137,9 @@ export function islandCounterfactual(
   dt: number,
   gravity: readonly number[],
   recordedB?: Float64Array,
+  workLeft = Number.POSITIVE_INFINITY,
 ): CounterfactualOutcome {
   const C = contacts.length;
-  if (C > COUNTERFACTUAL_MAX_CONTACTS)
-    return { ok: false, reason: `island of ${C} contacts is above the exact re-solve limit (${COUNTERFACTUAL_MAX_CONTACTS})` };
   // contacts ordered by their bodies make A block-banded for stacks and chains, which the envelope Cholesky
   // exploits (the energies do not depend on the order)
   const order = contacts.map((_, i) => i).sort((i, j) => bodyKey(contacts[i]) - bodyKey(contacts[j]) || i - j);
@@ -142,42 +162,109 @@ export function islandCounterfactual(
       dt,
       gravity,
       recordedB ? perm3(recordedB) : undefined,
+      workLeft,
     );
   }
   const k = assembleJacobians(bodies, contacts, { dt, baumgarte: false, restVelocityThreshold, regularization: 0 });
-  const law = denseProblem(k, contacts, 1e-12);
   const pe = potentialRows(k, gravity, dt);
-  const bStab = Float64Array.from(law.b);
+  const bLaw = k.b;
+  const bStab = Float64Array.from(bLaw);
   for (let c = 0; c < C; c++) bStab[3 * c] += stabilisation[c];
-  const stabilised = withB(law, bStab);
-  const same = recordedB ? withB(law, recordedB) : stabilised;
-  const opts = { solver: 'ipm', tolerance: COUNTERFACTUAL_TOLERANCE, maxIterations: 80 } as const;
-  let timeMs = 0,
-    work = 0;
-  const exact = (p: ContactProblem): number | string => {
-    const r = solve(p, opts);
-    timeMs += r.timeMs;
-    work += resolveWork(C, r.iterations);
-    if (r.status.kind !== 'converged') return `the exact re-solve did not converge (${r.status.kind}: ${r.status.reason})`;
-    return energyChange(p, r.lambda, pe);
-  };
-  const eLaw = exact(law);
+  const hasStab = stabilisation.some((s) => s > 0);
+  let resolver: Resolver;
+  if (C > COUNTERFACTUAL_MAX_CONTACTS) {
+    // one solve per right-hand side: law, stabilised (if any), recorded b (if any)
+    const predicted = (1 + (hasStab ? 1 : 0) + (recordedB ? 1 : 0)) * sparseResolveWork(C, SPARSE_RESOLVE_EXPECTED_ITERATIONS);
+    if (predicted > workLeft)
+      return {
+        ok: false,
+        reason: `the exact re-solves of this ${C}-contact island (≈ ${predicted.toExponential(1)} work units) exceed the re-solve budget left (${workLeft.toExponential(1)})`,
+      };
+    resolver = sparseResolver(k, pe);
+  } else resolver = denseResolver(k, contacts, pe);
+  const eLaw = resolver.exact(bLaw);
   if (typeof eLaw === 'string') return { ok: false, reason: eLaw };
   let eStab = eLaw;
-  if (stabilisation.some((s) => s > 0)) {
-    const x = exact(stabilised);
+  if (hasStab) {
+    const x = resolver.exact(bStab);
     if (typeof x === 'string') return { ok: false, reason: x };
     eStab = x;
   }
   let eSame = eStab;
   if (recordedB) {
-    const x = exact(same);
+    const x = resolver.exact(recordedB);
     if (typeof x === 'string') return { ok: false, reason: x };
     eSame = x;
   }
-  const report = kkt(same, lambda);
+  const rec = resolver.recorded(lambda, recordedB ?? bStab);
   return {
     ok: true,
-    value: { recorded: energyChange(law, lambda, pe), law: eLaw, stabilised: eStab, sameProblem: eSame, recordedKkt: report.maxRel, timeMs, work },
+    value: { recorded: rec.energy, law: eLaw, stabilised: eStab, sameProblem: eSame, recordedKkt: rec.kkt, timeMs: resolver.timeMs, work: resolver.work },
   };
+}
+
+/** One island's exact re-solves: dense (A formed) up to COUNTERFACTUAL_MAX_CONTACTS, sparse beyond. */
+interface Resolver {
+  /** E(λ*) of the exact solution with right-hand side b, or why there is none. */
+  exact(b: Float64Array): number | string;
+  /** E(λ) of a given λ, and its KKT residual on the problem with right-hand side b. */
+  recorded(lambda: Float64Array, b: Float64Array): { readonly energy: number; readonly kkt: number };
+  readonly timeMs: number;
+  readonly work: number;
+}
+
+const RESOLVE_OPTIONS = { solver: 'ipm', tolerance: COUNTERFACTUAL_TOLERANCE, maxIterations: 80 } as const;
+const notConverged = (kind: string, reason: string): string => `the exact re-solve did not converge (${kind}: ${reason})`;
+
+function denseResolver(k: ContactJacobians, contacts: readonly ContactPoint[], pe: Float64Array): Resolver {
+  const law = denseProblem(k, contacts, COUNTERFACTUAL_REGULARIZATION);
+  const C = contacts.length;
+  const r = {
+    timeMs: 0,
+    work: 0,
+    exact(b: Float64Array): number | string {
+      const p = withB(law, b);
+      const out = solve(p, RESOLVE_OPTIONS);
+      r.timeMs += out.timeMs;
+      r.work += resolveWork(C, out.iterations);
+      if (out.status.kind !== 'converged') return notConverged(out.status.kind, out.status.reason);
+      return energyChange(p, out.lambda, pe);
+    },
+    recorded(lambda: Float64Array, b: Float64Array) {
+      return { energy: energyChange(law, lambda, pe), kkt: kkt(withB(law, b), lambda).maxRel };
+    },
+  };
+  return r;
+}
+
+/**
+ * Beyond COUNTERFACTUAL_MAX_CONTACTS: the sparse interior point (ipmSparse.ts, A never formed), E(λ) from
+ * w = Aλ − b of its matrix-free rows: (A − εI)λ = w + b − ελ.
+ */
+function sparseResolver(k: ContactJacobians, pe: Float64Array): Resolver {
+  const C = k.contactCount;
+  const withRhs = (b: Float64Array): ContactJacobians => ({ ...k, b, regularization: COUNTERFACTUAL_REGULARIZATION });
+  const energy = (lambda: Float64Array, w: Float64Array, b: Float64Array): number => {
+    const v = k.rhs.velocity;
+    let de = 0;
+    for (let i = 0; i < k.size; i++) de += lambda[i] * (-v[i] + pe[i] + 0.5 * (w[i] + b[i] - COUNTERFACTUAL_REGULARIZATION * lambda[i]));
+    return de;
+  };
+  const r = {
+    timeMs: 0,
+    work: 0,
+    exact(b: Float64Array): number | string {
+      const out = solveIpmSparse(withRhs(b), RESOLVE_OPTIONS, 0);
+      r.timeMs += out.timeMs;
+      r.work += sparseResolveWork(C, out.iterations);
+      if (out.status.kind !== 'converged') return notConverged(out.status.kind, out.status.reason);
+      return energy(out.lambda, out.w, b);
+    },
+    recorded(lambda: Float64Array, b: Float64Array) {
+      const ws = new KktWorkspace(k.size);
+      const rep = kktRows(matrixFreeRows(withRhs(b)), lambda, ws);
+      return { energy: energy(lambda, ws.w, b), kkt: rep.maxRel };
+    },
+  };
+  return r;
 }

@@ -607,6 +607,7 @@ export class Diagnoser {
           this.header.dt,
           this.header.gravity,
           recordedB,
+          total - this.cost.work - work, // a sparse re-solve predicted to exceed it is not started
         );
         if (out.ok) {
           cf = out.value;
