@@ -22,17 +22,13 @@ export const REPORT_KAPPA_MAX_UNKNOWNS = 300;
 const quantile = (sorted: number[], q: number): number =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1) + 0.5))];
 
-/** The frame's worst island by κ(A), with its κ on the range of A and its rank (engine/conditioning.ts). */
+/** The frame's worst island by κ(A), and the largest κ on the range of A over its islands (engine/conditioning.ts). */
 interface FrameConditioning {
-  /** κ(A) of the island with the largest κ(A). */
-  readonly kappa: number;
+  /** The island with the largest κ(A): its problem and conditioning. */
+  readonly problem: ContactProblem;
+  readonly cond: Conditioning;
   /** Largest κ on the range of A over the frame's islands (the null directions of redundant contacts excluded). */
   readonly kappaRange: number;
-  /** Rows and rank deficiency of the island with the largest κ(A). */
-  readonly rows: number;
-  readonly rankDeficiency: number;
-  /** What conditioningCauses says of that island (e.g. "rank deficiency from coplanar contacts"), first cause only. */
-  readonly cause: string | null;
 }
 
 /** κ(A), κ on the range and the rank of the frame's islands, re-assembled from the recorded contacts and pre-solve state. */
@@ -42,7 +38,7 @@ function frameConditioning(reader: RecordingReader, f: RecordedFrame, prev: Reco
   if (!pre.ok) return null;
   const contacts = f.contacts.map(toContactPoint);
   const isStatic = reader.header.bodies.map((b) => b.static);
-  let worst: { kappa: number; problem: ContactProblem; cond: Conditioning } | null = null;
+  let worst: { problem: ContactProblem; cond: Conditioning } | null = null;
   let kappaRange = -Infinity;
   for (const isl of buildIslands(
     isStatic.length,
@@ -56,24 +52,28 @@ function frameConditioning(reader: RecordingReader, f: RecordedFrame, prev: Reco
       { regularization: ASSEMBLY_REGULARIZATION, dt: reader.header.dt },
     );
     const cond = conditioning(problem.A, problem.size, { regularization: ASSEMBLY_REGULARIZATION });
-    if (worst === null || cond.kappa > worst.kappa) worst = { kappa: cond.kappa, problem, cond };
+    if (worst === null || cond.kappa > worst.cond.kappa) worst = { problem, cond };
     if (cond.kappaRange > kappaRange) kappaRange = cond.kappaRange;
   }
-  if (worst === null) return null;
-  const { problem, cond } = worst;
+  return worst === null ? null : { ...worst, kappaRange };
+}
+
+/** The island with the recording's largest κ(A): its rows, rank deficiency and the first cause conditioningCauses names. */
+interface KappaMax {
+  readonly kappa: number;
+  readonly rows: number;
+  readonly rankDeficiency: number;
+  readonly cause: string | null;
+}
+
+function kappaMaxOf({ problem, cond }: FrameConditioning): KappaMax {
   const causes = cond.rankDeficiency > 0 ? conditioningCauses(problem, cond) : [];
-  const redundant = causes.find((c) => c.kind === 'redundant-contacts') ?? causes[0];
-  return {
-    kappa: worst.kappa,
-    kappaRange,
-    rows: problem.size,
-    rankDeficiency: cond.rankDeficiency,
-    cause: redundant ? redundant.message.split(':')[0] : null,
-  };
+  const cause = causes.find((c) => c.kind === 'redundant-contacts') ?? causes[0];
+  return { kappa: cond.kappa, rows: problem.size, rankDeficiency: cond.rankDeficiency, cause: cause?.label ?? null };
 }
 
 /** Why the largest κ(A) is what it is, when that island is rank deficient. */
-function kappaRankNote(k: FrameConditioning): string {
+function kappaRankNote(k: KappaMax): string {
   if (k.rankDeficiency === 0) return '';
   return ` (rank ${k.rows - k.rankDeficiency} of ${k.rows} rows${k.cause ? ` — ${k.cause}` : ''}: κ(A) there is set by the regularisation ε)`;
 }
@@ -88,7 +88,7 @@ export function runReport(argv: readonly string[], io: Output): number {
     const contacts: number[] = [],
       iterations: number[] = [];
     let failures = 0,
-      kappaMax: FrameConditioning | null = null,
+      kappaMax: KappaMax | null = null,
       kappaFrame = -1,
       kappaRangeMax: number | null = null,
       kappaRangeFrame = -1;
@@ -113,8 +113,9 @@ export function runReport(argv: readonly string[], io: Output): number {
       diag.add(f);
       writerChecks?.add(f);
       const k = frameConditioning(reader, f, prev);
-      if (k !== null && (kappaMax === null || k.kappa > kappaMax.kappa)) {
-        kappaMax = k;
+      // the causes only for a new maximum, not for every frame
+      if (k !== null && (kappaMax === null || k.cond.kappa > kappaMax.kappa)) {
+        kappaMax = kappaMaxOf(k);
         kappaFrame = f.frame;
       }
       if (k !== null && Number.isFinite(k.kappaRange) && (kappaRangeMax === null || k.kappaRange > kappaRangeMax)) {

@@ -31,6 +31,8 @@ function coplanar(p: ContactProblem, list: readonly number[]): boolean {
 export interface ConditioningCause {
   readonly kind: 'mass-ratio' | 'duplicate-rows' | 'redundant-contacts';
   readonly contacts: readonly number[];
+  /** The cause in a few words (e.g. "rank deficiency from coplanar contacts"), for summaries. */
+  readonly label: string;
   readonly message: string;
 }
 
@@ -49,6 +51,7 @@ export function conditioningCauses(p: ContactProblem, cond?: Conditioning): Cond
       out.push({
         kind: 'mass-ratio',
         contacts: [],
+        label: `mass ratio 1:${ratio.toPrecision(3)}`,
         message: `mass ratio 1:${ratio.toPrecision(3)} between the island's bodies: κ(A) grows like the ratio (docs/physics.md "Conditioning")`,
       });
     }
@@ -80,15 +83,18 @@ export function conditioningCauses(p: ContactProblem, cond?: Conditioning): Cond
           out.push({
             kind: 'duplicate-rows',
             contacts: [i, j],
+            label: 'duplicated contacts',
             message: `contacts ${i} and ${j} have (near-)identical normal rows (cos ${cos.toFixed(6)}): duplicated or coincident points (docs/physics.md "Conditioning")`,
           });
       }
     }
     if (list.length >= 4 && cond && cond.rankDeficiency > 0) {
-      const face = coplanar(p, list) ? 'rank deficiency from coplanar contacts: ' : '';
+      const onFace = coplanar(p, list);
+      const face = onFace ? 'rank deficiency from coplanar contacts: ' : '';
       out.push({
         kind: 'redundant-contacts',
         contacts: list,
+        label: onFace ? 'rank deficiency from coplanar contacts' : 'rank deficiency from redundant contacts',
         message: `${face}${list.length} contacts between the same two bodies: 3 of their ${3 * list.length} rows suffice per rigid DOF pair, A has rank deficiency ${cond.rankDeficiency} (docs/physics.md "Conditioning"); λ is not unique there`,
       });
     }
