@@ -117,6 +117,11 @@ export interface DiagnosisOptions {
   readonly counterfactualFrameWork?: number;
   /** Default DEFAULT_COUNTERFACTUAL_TOTAL_WORK (interactive); batch runs pass BATCH_COUNTERFACTUAL_TOTAL_WORK. */
   readonly counterfactualTotalWork?: number;
+  /**
+   * false: Diagnoser.frames stays empty and only lastFrame is kept (a caller that copies what it needs frame by
+   * frame, like the inspector's open: 10 000 frames' per-contact maps were ~100 MiB of heap). Default true.
+   */
+  readonly keepFrames?: boolean;
 }
 
 /** Frame-level findings list at most this many contacts (the worst ones). */
@@ -269,14 +274,9 @@ export class Diagnoser {
   private readonly injectionContacts = new Map<number, number[]>();
   /** A non-finite state was reported (once). */
   private blownUp = false;
-  /** Per frame: the ledger and injected joules per mechanism (for charts and `report`); empty when keepFrames is false. */
+  /** Per frame: the ledger and injected joules per mechanism (for charts and `report`); empty with the option keepFrames: false. */
   readonly frames: FrameDiagnosis[] = [];
-  /**
-   * false: `frames` stays empty and only `lastFrame` is kept (a caller that copies what it needs frame by frame,
-   * like the inspector's open: 10 000 frames' per-contact maps were ~100 MiB of heap).
-   */
-  keepFrames = true;
-  /** The last frame's diagnosis (kept whatever keepFrames says). */
+  /** The last frame's diagnosis (kept whatever the option keepFrames says). */
   lastFrame: FrameDiagnosis | undefined;
   /** The last frame's full ledger, per contact included. */
   lastLedger: FrameLedger | undefined;
@@ -339,7 +339,7 @@ export class Diagnoser {
 
   private keep(fd: FrameDiagnosis): void {
     this.lastFrame = fd;
-    if (this.keepFrames) this.frames.push(fd);
+    if (this.opt.keepFrames !== false) this.frames.push(fd);
   }
 
   /** Diagnoses the next frame (frames must come in order). */

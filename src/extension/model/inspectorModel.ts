@@ -169,8 +169,8 @@ class TimelineBuilder {
     diagnosis: Partial<DiagnosisOptions>,
     initialEnergy?: number,
   ) {
-    this.diag = new Diagnoser(header, diagnosis, initialEnergy);
-    this.diag.keepFrames = false; // what the model needs from each frame is copied in add()
+    // what the model needs from each frame is copied in add()
+    this.diag = new Diagnoser(header, { ...diagnosis, keepFrames: false }, initialEnergy);
     this.contacts = new ContactColumns(this.diag.keys);
   }
   add(f: RecordedFrame): void {
