@@ -23,6 +23,7 @@ import { kkt, KktWorkspace } from '../engine/kkt.js';
 import { solveIpmSparse } from '../engine/solvers/ipmSparse.js';
 import { kktRows } from '../engine/solvers/naturalMapSparse.js';
 import { matrixFreeRows } from '../engine/solvers/pgsRows.js';
+import { gapRatesAfter, impulseEnergyChange } from '../engine/world/energy.js';
 
 /**
  * Islands larger than this many contacts are re-solved by the sparse interior point (ipmSparse.ts) instead of
@@ -244,26 +245,24 @@ function denseResolver(k: ContactJacobians, contacts: readonly ContactPoint[], p
 function sparseResolver(k: ContactJacobians, pe: Float64Array): Resolver {
   const C = k.contactCount;
   const withRhs = (b: Float64Array): ContactJacobians => ({ ...k, b, regularization: COUNTERFACTUAL_REGULARIZATION });
-  const energy = (lambda: Float64Array, w: Float64Array, b: Float64Array): number => {
-    const v = k.rhs.velocity;
-    let de = 0;
-    for (let i = 0; i < k.size; i++) de += lambda[i] * (-v[i] + pe[i] + 0.5 * (w[i] + b[i] - COUNTERFACTUAL_REGULARIZATION * lambda[i]));
-    return de;
-  };
+  // E(λ) = λᵀ(ġ⁻ + p) + ½λᵀ(ġ⁺ − ġ⁻), ġ⁺ from the solve's w (energyChange above, without A)
+  const energy = (kb: ContactJacobians, lambda: Float64Array, w: Float64Array): number => impulseEnergyChange(kb, lambda, gapRatesAfter(kb, lambda, w, 0), pe);
   const r = {
     timeMs: 0,
     work: 0,
     exact(b: Float64Array): number | string {
-      const out = solveIpmSparse(withRhs(b), RESOLVE_OPTIONS, 0);
+      const kb = withRhs(b);
+      const out = solveIpmSparse(kb, RESOLVE_OPTIONS, 0);
       r.timeMs += out.timeMs;
       r.work += sparseResolveWork(C, out.iterations);
       if (out.status.kind !== 'converged') return notConverged(out.status.kind, out.status.reason);
-      return energy(out.lambda, out.w, b);
+      return energy(kb, out.lambda, out.w);
     },
     recorded(lambda: Float64Array, b: Float64Array) {
       const ws = new KktWorkspace(k.size);
-      const rep = kktRows(matrixFreeRows(withRhs(b)), lambda, ws);
-      return { energy: energy(lambda, ws.w, b), kkt: rep.maxRel };
+      const kb = withRhs(b);
+      const rep = kktRows(matrixFreeRows(kb), lambda, ws);
+      return { energy: energy(kb, lambda, ws.w), kkt: rep.maxRel };
     },
   };
   return r;

@@ -12,6 +12,7 @@ import { solve } from '../engine/solvers/solve.js';
 import type { SolveOptions, SolveResult } from '../engine/solvers/types.js';
 import type { ContactJacobians } from '../engine/assembly.js';
 import { coulombMeritFromU } from '../engine/coulombMerit.js';
+import { gapRatesAfter, impulseEnergyChange } from '../engine/world/energy.js';
 import { KktWorkspace } from '../engine/kkt.js';
 import { solveMatrixFree } from '../engine/island/solveMatrixFree.js';
 import { kktRows } from '../engine/solvers/naturalMapSparse.js';
@@ -58,25 +59,12 @@ function evaluate(p: ContactProblem, lambda: Float64Array): Alternative {
   return { lambda, kktMaxRel: kkt(p, lambda).maxRel, coulombMerit: coulombMerit(p, lambda), kineticEnergyChange: dke, gapAfter };
 }
 
-/**
- * The same figures for an island beyond the dense limit, from its Jacobians without forming A: u = Aλ − b from
- * the body velocity changes M⁻¹Jᵀλ (pgsRows.ts), ġ⁺ = ġ⁻ + (A − εI)λ = u + b − ελ − velocity part of b.
- */
+/** The same figures for an island beyond the dense limit, from its Jacobians without forming A (u = Aλ − b from M⁻¹Jᵀλ). */
 function evaluateMatrixFree(k: ContactJacobians, rows: MatrixFreeRows, ws: KktWorkspace, lambda: Float64Array): Alternative {
-  const report = kktRows(rows, lambda, ws);
-  const kktMaxRel = report.maxRel;
-  const u = ws.w,
-    b = k.b,
-    velocity = k.rhs.velocity,
-    eps = k.regularization;
-  const gapAfter = new Float64Array(k.size);
-  let dke = 0;
-  for (let i = 0; i < k.size; i++) {
-    const s = u[i] + b[i] - eps * lambda[i]; // (A − εI)λ
-    gapAfter[i] = -velocity[i] + s;
-    dke += lambda[i] * (-velocity[i] + 0.5 * s);
-  }
-  return { lambda, kktMaxRel, coulombMerit: coulombMeritFromU(k.mu, b, lambda, u), kineticEnergyChange: dke, gapAfter };
+  const kktMaxRel = kktRows(rows, lambda, ws).maxRel;
+  const u = ws.w;
+  const gapAfter = gapRatesAfter(k, lambda, u, 0);
+  return { lambda, kktMaxRel, coulombMerit: coulombMeritFromU(k.mu, k.b, lambda, u), kineticEnergyChange: impulseEnergyChange(k, lambda, gapAfter), gapAfter };
 }
 
 /** Re-solves frame `index` with `options`; cold start unless `warmFromRecorded`. Islands beyond the dense limit are re-solved without A. */

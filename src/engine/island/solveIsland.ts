@@ -9,7 +9,7 @@ import type { BodyState, ContactPoint, ContactProblem } from '../problem.js';
 import { solveMatrixFree } from './solveMatrixFree.js';
 import { solve } from '../solvers/solve.js';
 import type { SolveResult } from '../solvers/types.js';
-import { contactWork, contactWorkDiagonal } from '../world/energy.js';
+import { contactWork, contactWorkDiagonal, gapRatesAfter } from '../world/energy.js';
 import type { StepConfig } from '../world/types.js';
 import type { Vec3 } from '../math/vec3.js';
 
@@ -89,12 +89,7 @@ export function solveIsland(
   const velocity = jacobians.rhs.velocity;
   const gapBefore = new Float64Array(jacobians.size);
   for (let i = 0; i < jacobians.size; i++) gapBefore[i] = -velocity[i];
-  // ġ⁺ = ġ⁻ + J M⁻¹ Jᵀ λ = (w + b) − velocity part of b, without ε and γ (solver devices, not physics).
-  const gapAfter = new Float64Array(jacobians.size);
-  for (let i = 0; i < jacobians.size; i++) {
-    const shift = jacobians.regularization + (i % 3 === 0 ? cfg.softening : 0);
-    gapAfter[i] = w[i] + jacobians.b[i] - shift * lambda[i] - velocity[i];
-  }
+  const gapAfter = gapRatesAfter(jacobians, lambda, w, cfg.softening);
   work = solved.matrixFree ? contactWorkDiagonal(jacobians, lambda, gapBefore, gapAfter) : contactWork(solved.problem, lambda, gapBefore, gapAfter);
   return { solve: solved, lambda, gapBefore, gapAfter, work };
 }

@@ -35,6 +35,36 @@ export interface EnergyLedger {
   readonly integratorResidual: number;
 }
 
+/**
+ * ġ⁺ = ġ⁻ + J M⁻¹ Jᵀ λ from a solve's w = Aλ − b, where A carries the assembly's ε on every row and the
+ * softening γ on normal rows: (w + b) − (ε + γ)·λ − velocity part of b (ε and γ are solver devices, not physics).
+ */
+export function gapRatesAfter(
+  k: ContactJacobians,
+  lambda: ArrayLike<number>,
+  w: ArrayLike<number>,
+  softening: number,
+  out: Float64Array = new Float64Array(k.size),
+): Float64Array {
+  const velocity = k.rhs.velocity;
+  for (let i = 0; i < k.size; i++) {
+    const shift = k.regularization + (i % 3 === 0 ? softening : 0);
+    out[i] = w[i] + k.b[i] - shift * lambda[i] - velocity[i];
+  }
+  return out;
+}
+
+/**
+ * Σᵢ λᵢ·(½(ġᵢ⁻ + ġᵢ⁺) + pᵢ) with ġ⁻ = −velocity part of b: the kinetic energy the impulses change (contactWork's
+ * total, docs/physics.md "Energy ledger") plus, given p (potential energy per unit impulse), their potential-energy effect.
+ */
+export function impulseEnergyChange(k: ContactJacobians, lambda: ArrayLike<number>, gapAfter: ArrayLike<number>, potential?: ArrayLike<number>): number {
+  const velocity = k.rhs.velocity;
+  let e = 0;
+  for (let i = 0; i < k.size; i++) e += lambda[i] * (0.5 * (gapAfter[i] - velocity[i]) + (potential ? potential[i] : 0));
+  return e;
+}
+
 /** Contact work of one solved island: per row λᵢ·½(ġᵢ⁻ + ġᵢ⁺), split into normal, bias and friction. */
 export function contactWork(
   p: ContactProblem,
