@@ -19,7 +19,7 @@ import { FRAME_VIEW_CACHE_SIZE, InspectorModel } from '../src/extension/model/in
 import { encodeHeatMap, HEAT_DECADES, HEAT_NEGATIVE, HEAT_STEPS } from '../src/protocol/heatMap.js';
 import { MAX_MATRIX_ROWS } from '../src/protocol/inspector.js';
 import { contactKinematics } from '../src/session/contactKinematics.js';
-import { ESTIMATE_MIN_ROWS } from '../src/session/conditioningEstimate.js';
+import { conditioningEstimate, ESTIMATE_MIN_ROWS } from '../src/session/conditioningEstimate.js';
 import { RANGE_RELATIVE_THRESHOLD, rankToleranceFor } from '../src/engine/conditioning.js';
 import { symmetricEigenvalues } from '../src/engine/math/eigen.js';
 import { RecordingReader } from '../src/format/recordingFile.js';
@@ -109,6 +109,8 @@ async function main(): Promise<void> {
   // conditioning.ts's rules: rank = eigenvalues above the tolerance, λmin on the range = the smallest above the
   // range threshold)
   const kappaCheck = { islands: 0, rankEqual: 0, lambdaMax: 0, lambdaMinRange: 0, methods: new Set<string>() };
+  // the estimate without the body-space Gram (Lanczos λmax + pivoted-Cholesky rank and pivot ratio), beside it
+  const lanczosCheck = { rankEqual: 0, lambdaMax: 0, lambdaMinRange: 0 };
   for (const isl of m.session.detail(slow.i, { conditioning: 'estimate' }).islands) {
     const p = isl.problem,
       c = isl.conditioning;
@@ -124,6 +126,10 @@ async function main(): Promise<void> {
     if (rank === c.rank) kappaCheck.rankEqual++;
     kappaCheck.lambdaMax = Math.max(kappaCheck.lambdaMax, Math.abs(c.lambdaMax / top - 1));
     kappaCheck.lambdaMinRange = Math.max(kappaCheck.lambdaMinRange, Math.abs(c.lambdaMinRange / minRange - 1));
+    const l = conditioningEstimate(p.A, p.size, p.regularization);
+    if (rank === l.rank) lanczosCheck.rankEqual++;
+    lanczosCheck.lambdaMax = Math.max(lanczosCheck.lambdaMax, Math.abs(l.lambdaMax / top - 1));
+    lanczosCheck.lambdaMinRange = Math.max(lanczosCheck.lambdaMinRange, Math.abs(l.lambdaMinRange / minRange - 1));
   }
   // the busiest frames (most contacts), each read from disk (not from the session's cache): read + parse,
   // detail (islands, A, κ, kinematics) and the rest of the view (rows, heat maps), and a seek to each
@@ -257,6 +263,9 @@ async function main(): Promise<void> {
   console.log(`               CPU with every island's exact eigenvalues (the view before the κ estimate): worst ${worstExactCpu.toFixed(1)} ms`);
   console.log(
     `  κ check      frame ${slow.i}: ${kappaCheck.islands} islands above ${ESTIMATE_MIN_ROWS} rows (${[...kappaCheck.methods].join(', ')}) against their A's own eigenvalues: rank equal in ${kappaCheck.rankEqual}, λmax within ${kappaCheck.lambdaMax.toExponential(1)}, λmin on the range within ${kappaCheck.lambdaMinRange.toExponential(1)} (relative)`,
+  );
+  console.log(
+    `               the same islands by Lanczos + pivoted Cholesky (the estimate without the body-space Gram): rank equal in ${lanczosCheck.rankEqual}, λmax within ${lanczosCheck.lambdaMax.toExponential(1)}, λmin on the range within ${lanczosCheck.lambdaMinRange.toExponential(1)} (relative)`,
   );
   console.log(
     `  ~3800        frame ${near} (${m.timeline.contacts[near]} contacts), from disk, median of 5: ${med(nearViews.wall).toFixed(1)} ms wall, CPU ${med(nearViews.est).toFixed(1)} ms (κ estimate; of which read + parse ${med(nearViews.read).toFixed(1)} ms) | ${med(nearViews.exact).toFixed(1)} ms (exact κ) — target ≤ 30 ms ${med(nearViews.wall) <= 30 ? 'MET' : 'MISSED'}`,
