@@ -141,10 +141,21 @@ export function islandCounterfactual(
   workLeft = Number.POSITIVE_INFINITY,
 ): CounterfactualOutcome {
   const C = contacts.length;
-  // contacts ordered by their bodies make A block-banded for stacks and chains, which the envelope Cholesky
-  // exploits (the energies do not depend on the order)
-  const order = contacts.map((_, i) => i).sort((i, j) => bodyKey(contacts[i]) - bodyKey(contacts[j]) || i - j);
-  if (order.some((o, i) => o !== i)) {
+  const sparse = C > COUNTERFACTUAL_MAX_CONTACTS;
+  const hasStab = stabilisation.some((s) => s > 0);
+  if (sparse) {
+    // one solve per right-hand side: law, stabilised (if any), recorded b (if any); checked before any assembly
+    const predicted = (1 + (hasStab ? 1 : 0) + (recordedB ? 1 : 0)) * sparseResolveWork(C, SPARSE_RESOLVE_EXPECTED_ITERATIONS);
+    if (predicted > workLeft)
+      return {
+        ok: false,
+        reason: `the exact re-solves of this ${C}-contact island (≈ ${predicted.toExponential(1)} work units) exceed the re-solve budget left (${workLeft.toExponential(1)})`,
+      };
+  }
+  // dense: contacts ordered by their bodies make A block-banded for stacks and chains, which the envelope
+  // Cholesky exploits (the energies do not depend on the order; the sparse solve orders its own factor)
+  const order = sparse ? null : contacts.map((_, i) => i).sort((i, j) => bodyKey(contacts[i]) - bodyKey(contacts[j]) || i - j);
+  if (order !== null && order.some((o, i) => o !== i)) {
     const perm3 = (x: Float64Array): Float64Array => {
       const y = new Float64Array(x.length);
       order.forEach((o, i) => {
@@ -171,18 +182,7 @@ export function islandCounterfactual(
   const bLaw = k.b;
   const bStab = Float64Array.from(bLaw);
   for (let c = 0; c < C; c++) bStab[3 * c] += stabilisation[c];
-  const hasStab = stabilisation.some((s) => s > 0);
-  let resolver: Resolver;
-  if (C > COUNTERFACTUAL_MAX_CONTACTS) {
-    // one solve per right-hand side: law, stabilised (if any), recorded b (if any)
-    const predicted = (1 + (hasStab ? 1 : 0) + (recordedB ? 1 : 0)) * sparseResolveWork(C, SPARSE_RESOLVE_EXPECTED_ITERATIONS);
-    if (predicted > workLeft)
-      return {
-        ok: false,
-        reason: `the exact re-solves of this ${C}-contact island (≈ ${predicted.toExponential(1)} work units) exceed the re-solve budget left (${workLeft.toExponential(1)})`,
-      };
-    resolver = sparseResolver(k, pe);
-  } else resolver = denseResolver(k, contacts, pe);
+  const resolver = sparse ? sparseResolver(k, pe) : denseResolver(k, contacts, pe);
   const eLaw = resolver.exact(bLaw);
   if (typeof eLaw === 'string') return { ok: false, reason: eLaw };
   let eStab = eLaw;
