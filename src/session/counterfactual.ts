@@ -155,7 +155,7 @@ export function islandCounterfactual(
   // dense: contacts ordered by their bodies make A block-banded for stacks and chains, which the envelope
   // Cholesky exploits (the energies do not depend on the order; the sparse solve orders its own factor)
   const order = sparse ? null : contacts.map((_, i) => i).sort((i, j) => bodyKey(contacts[i]) - bodyKey(contacts[j]) || i - j);
-  if (order !== null && order.some((o, i) => o !== i)) {
+  if (order?.some((o, i) => o !== i)) {
     const perm3 = (x: Float64Array): Float64Array => {
       const y = new Float64Array(x.length);
       order.forEach((o, i) => {
