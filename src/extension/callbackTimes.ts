@@ -7,9 +7,11 @@
 import { performance } from 'node:perf_hooks';
 
 const worst = new Map<string, number>();
+const calls = new Map<string, number>();
 
 export function recordCallbackTime(name: string, ms: number): void {
   if (ms > (worst.get(name) ?? 0)) worst.set(name, ms);
+  calls.set(name, (calls.get(name) ?? 0) + 1);
 }
 
 /** Runs fn and records its synchronous duration under `name`. */
@@ -27,7 +29,17 @@ export function timedCallback<A extends unknown[], R>(name: string, fn: (...args
   return (...args: A) => timed(name, () => fn(...args));
 }
 
-export function callbackTimeReport(): { maxMs: number; worst: string; byEntry: Record<string, number> } {
+export interface CallbackTimeReport {
+  /** The longest single run of our code (ms) and its entry point. */
+  readonly maxMs: number;
+  readonly worst: string;
+  /** Longest run per entry point (ms). */
+  readonly byEntry: Record<string, number>;
+  /** How many times each entry point ran. */
+  readonly calls: Record<string, number>;
+}
+
+export function callbackTimeReport(): CallbackTimeReport {
   let maxMs = 0,
     name = '';
   for (const [k, v] of worst)
@@ -35,9 +47,10 @@ export function callbackTimeReport(): { maxMs: number; worst: string; byEntry: R
       maxMs = v;
       name = k;
     }
-  return { maxMs, worst: name, byEntry: Object.fromEntries(worst) };
+  return { maxMs, worst: name, byEntry: Object.fromEntries(worst), calls: Object.fromEntries(calls) };
 }
 
 export function resetCallbackTimes(): void {
   worst.clear();
+  calls.clear();
 }

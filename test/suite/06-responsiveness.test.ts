@@ -4,12 +4,16 @@ import { activeExtension, closeAllEditors, say, sleep, wsUri } from './helpers';
 
 /** Longest our code may run on the extension host's event loop at a time (issue: never blocked > 50 ms). */
 const MAX_BLOCK_MS = 50;
+/** Frames of the pyramid-20 scenario (examples/pyramid-20.scene.json: 2 s at 60 Hz). */
+const PYRAMID_FRAMES = 120;
+/** Length of the idle baseline window before the check (about as long as the check). */
+const IDLE_BASELINE_MS = 4000;
 
 interface Api {
   resetEventLoopDelay(): void;
   eventLoopDelay(): { maxMs: number; meanMs: number; p99Ms: number };
   resetCallbackTimes(): void;
-  callbackTimes(): { maxMs: number; worst: string; byEntry: Record<string, number> };
+  callbackTimes(): { maxMs: number; worst: string; byEntry: Record<string, number>; calls: Record<string, number> };
 }
 const api = async () => (await activeExtension()).exports as unknown as Api;
 const reset = (a: Api) => {
@@ -35,17 +39,32 @@ suite('Responsiveness', function () {
     const uri = wsUri('pyramid-20.scene.json');
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
     await sleep(2000); // let the editor settle (the JSON language client reacts to the opened file)
+    // Baseline: the same editor state with nothing of ours running, for as long as a check usually takes.
+    reset(a);
+    await sleep(IDLE_BASELINE_MS);
+    const idle = describe(a);
     reset(a);
     const t0 = Date.now();
     const r = await vscode.commands.executeCommand<{ scenario: string }>('contactLens.checkScenario', uri, 'pyramid-20');
     const ms = Date.now() - t0;
     const d = describe(a);
-    say(`    check of pyramid-20 (120 frames, ~1500 contacts) took ${ms} ms; ${d.text}`);
+    const replies = d.own.calls['worker reply'] ?? 0;
+    say(
+      `    idle for ${IDLE_BASELINE_MS} ms (baseline): whole-host event-loop delay max ${idle.loop.maxMs.toFixed(1)} ms, p99 ${idle.loop.p99Ms.toFixed(1)} ms`,
+    );
+    say(`    check of pyramid-20 (${PYRAMID_FRAMES} frames, ~1500 contacts) took ${ms} ms; ${d.text}; ${replies} worker messages`);
     assert.equal(r?.scenario, 'pyramid-20');
     assert.ok(ms > 2000, `the check should be long enough to matter (${ms} ms)`);
     assert.ok(d.own.maxMs < MAX_BLOCK_MS, `our code ran ${d.own.maxMs.toFixed(1)} ms at once in ${d.own.worst}`);
-    // the whole host (other extensions, 2-core scheduling) is reported; its 99th percentile must stay low too
-    assert.ok(d.loop.p99Ms < MAX_BLOCK_MS, `event loop p99 delay ${d.loop.p99Ms.toFixed(1)} ms`);
+    // What reaches the host besides our timed callbacks is the worker's messages (deserialised on the host
+    // thread): a few progress updates and one result, never a message per contact or per iteration. Their
+    // cost on an otherwise idle loop is asserted in test/unit/simulation-worker.test.ts. The whole-host delay
+    // above is printed, not asserted: it is mostly VS Code's own work (the second test's plain-.json baseline
+    // shows p99 up to ~100 ms with no Contact Lens code running) and the load of the shared machine.
+    assert.ok(
+      replies >= 2 && replies <= PYRAMID_FRAMES,
+      `${replies} worker messages for a ${PYRAMID_FRAMES}-frame check (expected progress + result, at most one per frame)`,
+    );
   });
 
   test('opening and editing the 1000-box scene file (214 KB): our code never runs > 50 ms at once', async () => {

@@ -2,11 +2,15 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { deserialize, serialize } from 'node:v8';
 import { WorkerClient, type WorkerRequestError, CancelledError } from '../../src/extension/workerClient.js';
 import type { DiagnosisSettings } from '../../src/extension/worker/workerProtocol.js';
 
 const ROOT = resolve(__dirname, '..', '..');
 const SCRIPT = resolve(ROOT, 'dist', 'worker.js');
+/** Sampling interval of the event-loop delay monitor (ms), as in the extension. */
+const LOOP_RESOLUTION_MS = 10;
 const diagnosis: DiagnosisSettings = { energyTolerance: 1e-3, speedTolerance: 1e-3, overlapDepth: 0.02 };
 const example = (f: string) => {
   const file = resolve(ROOT, 'examples', f);
@@ -82,6 +86,42 @@ describe('simulation worker', function () {
       const ok = await w.request({ op: 'check', ...example('resting-box.scene.json'), scenario: null, diagnosis, override: {} });
       assert.ok(ok.length > 0);
     } finally {
+      w.dispose();
+    }
+  });
+
+  it("a long check (pyramid-20) costs the host's event loop next to nothing: few small messages, p99 delay < 50 ms", async () => {
+    // The extension host's share of a check: progress messages and one result, deserialised on the host
+    // thread. Measured here on an otherwise idle loop (in VS Code the host also runs other extensions).
+    const w = new WorkerClient(SCRIPT);
+    const loop = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+    try {
+      let progress = 0;
+      loop.enable();
+      const t0 = performance.now();
+      const [c] = await w.request(
+        { op: 'check', ...example('pyramid-20.scene.json'), scenario: 'pyramid-20', diagnosis, override: {} },
+        { onProgress: () => void progress++ },
+      );
+      const ms = performance.now() - t0;
+      loop.disable();
+      const bytes = serialize(c);
+      const d0 = performance.now();
+      deserialize(bytes);
+      const deserializeMs = performance.now() - d0;
+      const blocked = (ns: number) => Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS);
+      const p99 = blocked(loop.percentile(99)),
+        max = blocked(loop.max);
+      console.log(
+        `      check ${ms.toFixed(0)} ms: ${progress} progress messages, result ${(bytes.length / 1024).toFixed(1)} KiB (deserialises in ${deserializeMs.toFixed(2)} ms); host loop delay p99 ${p99.toFixed(1)} ms, max ${max.toFixed(1)} ms`,
+      );
+      assert.equal(c.scenario, 'pyramid-20');
+      assert.ok(progress >= 10 && progress <= 120, `${progress} progress messages for 120 frames`);
+      assert.ok(bytes.length < 1 << 20, `the result is ${bytes.length} bytes`);
+      assert.ok(deserializeMs < 10, `the result takes ${deserializeMs.toFixed(1)} ms to deserialise`);
+      assert.ok(p99 < 50, `host event-loop delay p99 ${p99.toFixed(1)} ms during the check`);
+    } finally {
+      loop.disable();
       w.dispose();
     }
   });
