@@ -3,7 +3,6 @@ import type { RecordingReader } from '../format/recordingFile.js';
 import { preSolveBodyStates, toContactPoint, type RecordedFrame } from '../format/recording.js';
 import { ASSEMBLY_REGULARIZATION, assembleProblem } from '../engine/assembly.js';
 import { buildIslands } from '../engine/collision/islands.js';
-import { conditioning, type Conditioning } from '../engine/conditioning.js';
 import { conditioningCauses } from '../engine/conditioningCauses.js';
 import type { ContactProblem } from '../engine/problem.js';
 import { parseArgs, UsageError } from './args.js';
@@ -11,6 +10,7 @@ import { openRecordingForCli } from './openRecording.js';
 import type { Output } from './solveCommand.js';
 import { printRecordingIssues } from './recordingIssues.js';
 import { Diagnoser } from '../session/diagnose.js';
+import { exactIslandConditioning, type IslandConditioning } from '../session/conditioningEstimate.js';
 import { WriterChecks } from '../session/writerChecks.js';
 import { notRecorded, solverKind } from '../session/solverDeclarations.js';
 
@@ -26,7 +26,7 @@ const quantile = (sorted: number[], q: number): number =>
 interface FrameConditioning {
   /** The island with the largest κ(A): its problem and conditioning. */
   readonly problem: ContactProblem;
-  readonly cond: Conditioning;
+  readonly cond: IslandConditioning;
   /** Largest κ on the range of A over the frame's islands (the null directions of redundant contacts excluded). */
   readonly kappaRange: number;
 }
@@ -38,7 +38,7 @@ function frameConditioning(reader: RecordingReader, f: RecordedFrame, prev: Reco
   if (!pre.ok) return null;
   const contacts = f.contacts.map(toContactPoint);
   const isStatic = reader.header.bodies.map((b) => b.static);
-  let worst: { problem: ContactProblem; cond: Conditioning } | null = null;
+  let worst: { problem: ContactProblem; cond: IslandConditioning } | null = null;
   let kappaRange = -Infinity;
   for (const isl of buildIslands(
     isStatic.length,
@@ -51,7 +51,7 @@ function frameConditioning(reader: RecordingReader, f: RecordedFrame, prev: Reco
       isl.contacts.map((i) => contacts[i]),
       { regularization: ASSEMBLY_REGULARIZATION, dt: reader.header.dt },
     );
-    const cond = conditioning(problem.A, problem.size, { regularization: ASSEMBLY_REGULARIZATION });
+    const cond = exactIslandConditioning(problem.A, problem.size, ASSEMBLY_REGULARIZATION, problem);
     if (worst === null || cond.kappa > worst.cond.kappa) worst = { problem, cond };
     if (cond.kappaRange > kappaRange) kappaRange = cond.kappaRange;
   }

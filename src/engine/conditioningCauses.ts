@@ -36,7 +36,7 @@ export interface ConditioningCause {
   readonly message: string;
 }
 
-export function conditioningCauses(p: ContactProblem, cond?: Conditioning): ConditioningCause[] {
+export function conditioningCauses(p: ContactProblem, cond?: Pick<Conditioning, 'rankDeficiency'>): ConditioningCause[] {
   const out: ConditioningCause[] = [];
   if (!p.physics || !p.contacts) return out;
   const { bodies, jacobianA: JA, jacobianB: JB } = p.physics;

@@ -13,11 +13,21 @@
  *    against the ≈ 4n³/3 + QL of the exact eigenvalues;
  *  - κ on the range: the pivot ratio, as on the engine's estimate path (conditioning.ts).
  * A full-rank island has no such bound on λmin: it gets the exact analysis (conditioning()). The exact
- * analysis of every island stays available on demand (Session.detail with conditioning 'exact').
+ * analysis of every island stays available on demand (Session.detail with conditioning 'exact':
+ * exactIslandConditioning below).
  */
-import { conditioning, kappaOf, pivotedCholesky, RANGE_RELATIVE_THRESHOLD, rankToleranceFor, type Conditioning } from '../engine/conditioning.js';
+import {
+  conditioning,
+  DEFAULT_EXACT_LIMIT,
+  kappaOf,
+  pivotedCholesky,
+  RANGE_RELATIVE_THRESHOLD,
+  rankToleranceFor,
+  type Conditioning,
+} from '../engine/conditioning.js';
 import { lanczosExtremes } from '../engine/math/eigen.js';
 import type { ContactProblem } from '../engine/problem.js';
+import { DENSE_ISLAND_LIMIT } from '../engine/island/solveIsland.js';
 import { bodySpaceConditioning } from './bodySpaceConditioning.js';
 
 /** Islands up to this many rows get the exact analysis (values-only QL is below a millisecond there). */
@@ -26,6 +36,13 @@ export const ESTIMATE_MIN_ROWS = 48;
 export const LAMBDA_MAX_TOLERANCE = 1e-4;
 /** Lanczos steps at most for λmax (its Ritz value converges fast for the extreme of the spectrum). */
 export const LAMBDA_MAX_STEPS = 16;
+
+/**
+ * Largest island whose eigenvalues are computed from A itself on demand when the body-space Gram does not
+ * apply: 3 rows per contact of the dense view's limit (DENSE_ISLAND_LIMIT, 200 contacts). Values-only QL
+ * costs ≈ 4n³/3 flops there.
+ */
+export const EXACT_ON_DEMAND_MAX_ROWS = 3 * DENSE_ISLAND_LIMIT;
 
 export type ConditioningMethod = Conditioning['method'] | 'lanczos+pivoted-cholesky' | 'exact-body-space-gram';
 
@@ -109,4 +126,18 @@ export function conditioningEstimate(A: Float64Array, n: number, regularization:
     rangeThreshold,
     rankRatio: pc.rank > 0 ? n / pc.rank : Infinity,
   };
+}
+
+/**
+ * An island's exact analysis, on demand (the exported frame, a problem file): conditioning() within its own
+ * exact limit; above it, A's spectrum from the body-space Gram when that is smaller than A (exact,
+ * bodySpaceConditioning.ts), else A's own eigenvalues up to EXACT_ON_DEMAND_MAX_ROWS. Only beyond that is the
+ * result conditioning()'s Lanczos estimate, and its method says so.
+ */
+export function exactIslandConditioning(A: Float64Array, n: number, regularization: number, problem?: ContactProblem): IslandConditioning {
+  const eps = Number.isFinite(regularization) ? Math.max(regularization, 0) : 0;
+  if (n <= DEFAULT_EXACT_LIMIT) return conditioning(A, n, { regularization: eps });
+  const gram = problem && problem.size === n ? bodySpaceConditioning(problem, eps) : null;
+  if (gram !== null) return gram;
+  return conditioning(A, n, { regularization: eps, exactLimit: EXACT_ON_DEMAND_MAX_ROWS });
 }

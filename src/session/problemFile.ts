@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { conditioning, type Conditioning } from '../engine/conditioning.js';
+import { exactIslandConditioning, type IslandConditioning } from './conditioningEstimate.js';
 import { coulombMerit } from '../engine/coulombMerit.js';
 import type { ContactClass } from '../engine/kkt.js';
 import type { ContactProblem } from '../engine/problem.js';
@@ -27,7 +27,7 @@ export interface OpenedProblem {
   readonly unknowns: number;
   /** A (W for FCLIB), b (−q), μ. */
   readonly problem: ContactProblem;
-  readonly conditioning: Conditioning;
+  readonly conditioning: IslandConditioning;
   /** FCLIB's /fclib_local/info title and description, or the JSON id and ''. */
   readonly title: string;
   readonly description: string;
@@ -89,7 +89,7 @@ export async function openProblemFile(path: string, file: string = path): Promis
     contactCount: problem.contactCount,
     unknowns: problem.size,
     problem,
-    conditioning: conditioning(problem.A, problem.size, { regularization: problem.regularization }),
+    conditioning: exactIslandConditioning(problem.A, problem.size, problem.regularization, problem),
     title,
     description,
     reference,

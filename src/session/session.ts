@@ -29,8 +29,7 @@ import type { ContactProblem, RhsDecomposition } from '../engine/problem.js';
 import { assembleJacobians, DEFAULT_ASSEMBLY, denseProblem, type AssemblyOptions, type ContactJacobians } from '../engine/assembly.js';
 import { buildIslands } from '../engine/collision/islands.js';
 import { conditioningCauses, type ConditioningCause } from '../engine/conditioningCauses.js';
-import { conditioning, type Conditioning } from '../engine/conditioning.js';
-import { conditioningEstimate, type IslandConditioning } from './conditioningEstimate.js';
+import { conditioningEstimate, exactIslandConditioning, type IslandConditioning } from './conditioningEstimate.js';
 import type { Quat } from '../engine/math/quat.js';
 import type { Vec3 } from '../engine/math/vec3.js';
 import {
@@ -154,7 +153,8 @@ function contactRow(c: RecordedContact, index: number, island: number, bodyA: st
 
 export interface DetailOptions {
   /**
-   * 'exact' (default): every island's eigenvalues (conditioning()); 'estimate': islands above
+   * 'exact' (default): every island's eigenvalues (exactIslandConditioning: conditioning(), or the body-space
+   * Gram's spectrum above conditioning()'s exact limit when it is smaller than A); 'estimate': islands above
    * ESTIMATE_MIN_ROWS rows get A's spectrum from the smaller body-space Gram when it is smaller
    * (bodySpaceConditioning.ts), otherwise the estimate of conditioningEstimate.ts — what the frame view
    * shows, with the exact analysis on demand.
@@ -593,7 +593,7 @@ export class Session {
         const problem = denseProblem(jacobians, cs, options.regularization);
         const cond = estimate
           ? conditioningEstimate(problem.A, problem.size, problem.regularization, problem)
-          : conditioning(problem.A, problem.size, { regularization: problem.regularization });
+          : exactIslandConditioning(problem.A, problem.size, problem.regularization, problem);
         return {
           bodies: isl.bodies,
           contacts: isl.contacts,
@@ -603,7 +603,7 @@ export class Session {
           mu: problem.mu,
           conditioning: cond,
           // conditioningCauses reads the rank deficiency only, which both analyses give
-          causes: conditioningCauses(problem, cond as Conditioning),
+          causes: conditioningCauses(problem, cond),
           lambda,
           kinematics,
         };

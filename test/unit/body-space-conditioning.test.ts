@@ -2,12 +2,14 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseSceneFile } from '../../src/format/scene.js';
-import { RANGE_RELATIVE_THRESHOLD, rankToleranceFor } from '../../src/engine/conditioning.js';
+import { DEFAULT_EXACT_LIMIT, RANGE_RELATIVE_THRESHOLD, rankToleranceFor } from '../../src/engine/conditioning.js';
 import { symmetricEigenvalues } from '../../src/engine/math/eigen.js';
 import type { ContactProblem } from '../../src/engine/problem.js';
 import { Session } from '../../src/session/session.js';
 import { bodySpaceConditioning, bodySpaceGram } from '../../src/session/bodySpaceConditioning.js';
-import { ESTIMATE_MIN_ROWS } from '../../src/session/conditioningEstimate.js';
+import { ESTIMATE_MIN_ROWS, EXACT_ON_DEMAND_MAX_ROWS, exactIslandConditioning } from '../../src/session/conditioningEstimate.js';
+import { assembleProblem } from '../../src/engine/assembly.js';
+import { sphereColumn } from './island-builders.js';
 
 const EXAMPLES = path.resolve(__dirname, '..', '..', 'examples');
 
@@ -56,6 +58,36 @@ describe('body-space conditioning (frame view κ of large islands)', () => {
       }
     });
   }
+
+  it("on demand (Session.detail 'exact'), islands above conditioning()'s exact limit get their exact spectrum, not the Lanczos estimate", function () {
+    this.timeout(120_000);
+    // A 15-box stack: one island of 60 contacts (180 rows > DEFAULT_EXACT_LIMIT, 90 body columns: the Gram applies)
+    const file = path.join(EXAMPLES, 'box-stack-10.scene.json');
+    const desc = parseSceneFile(fs.readFileSync(file, 'utf8'), file).scenarios[0].desc;
+    const top = desc.bodies.at(-1)!;
+    const more = [10, 11, 12, 13, 14].map((k) => ({ ...top, name: `box-${k}`, position: [0, 0, k + 0.5] as typeof top.position }));
+    const s = Session.fromScenario({ ...desc, bodies: [...desc.bodies, ...more] }, { frames: 3 });
+    const islands = s.detail(2).islands.filter((isl) => isl.problem && isl.problem.size > DEFAULT_EXACT_LIMIT);
+    assert.equal(islands.length, 1, 'the stack is one island above the exact limit');
+    const [isl] = islands;
+    const p = isl.problem!;
+    const ex = exactOfA(p);
+    assert.equal(p.size, 180);
+    assert.equal(isl.conditioning!.method, 'exact-body-space-gram');
+    assert.equal(isl.conditioning!.rank, ex.rank);
+    assert.ok(Math.abs(isl.conditioning!.lambdaMinRange / ex.lambdaMinRange - 1) < 1e-6, `λmin⁺ ${isl.conditioning!.lambdaMinRange} vs ${ex.lambdaMinRange}`);
+    assert.ok(Math.abs(isl.conditioning!.lambdaMax / ex.lambdaMax - 1) < 1e-9);
+
+    // A column of 50 spheres: 150 rows, 300 body columns (no Gram): A's own eigenvalues up to EXACT_ON_DEMAND_MAX_ROWS
+    const col = sphereColumn(50, 0.5, 3);
+    const q = assembleProblem(col.bodies, col.contacts);
+    const c = exactIslandConditioning(q.A, q.size, q.regularization, q);
+    const eq = exactOfA(q);
+    assert.equal(c.method, 'exact-tridiagonal-ql');
+    assert.equal(c.rank, eq.rank);
+    assert.ok(Math.abs(c.lambdaMinRange / eq.lambdaMinRange - 1) < 1e-12 && Math.abs(c.lambdaMax / eq.lambdaMax - 1) < 1e-12);
+    assert.ok(q.size <= EXACT_ON_DEMAND_MAX_ROWS);
+  });
 
   it('steps aside for a body with an infinite inertia about an axis (its M⁻¹ has no Cholesky factor)', () => {
     const [p] = bigIslands('box-stack-10.scene.json', 60);
