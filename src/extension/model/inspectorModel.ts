@@ -4,7 +4,7 @@
  * tests. The timeline and the findings come from ONE streaming pass (the scenario's first simulation, or
  * one read of the recording); frame views, contact series and what-ifs are computed on demand.
  */
-import { Session } from '../../session/session.js';
+import { type FrameDetail, Session } from '../../session/session.js';
 import { Diagnoser, frameEnergyParts, type DiagnosisOptions, type Finding } from '../../session/diagnose.js';
 import { contactKeyText } from '../../session/contactKeys.js';
 import { ContactColumns, InjectedColumns } from './contactColumns.js';
@@ -315,7 +315,7 @@ export class InspectorModel {
       this.views.set(key, hit);
       return hit;
     }
-    const view = this.buildFrameView(i, options);
+    const view = this.buildFrameView(i, this.session.detail(i, { conditioning: options.exactConditioning ? 'exact' : 'estimate' }));
     this.views.set(key, view);
     if (this.views.size > FRAME_VIEW_CACHE_SIZE) this.views.delete(this.views.keys().next().value as string);
     return view;
@@ -326,10 +326,10 @@ export class InspectorModel {
     this.views.clear();
   }
 
-  private buildFrameView(i: number, options: { readonly exactConditioning?: boolean }): FrameView {
+  /** The view of frame i from its detail d (Session.detail with the conditioning the view asks for). */
+  private buildFrameView(i: number, d: FrameDetail): FrameView {
     const s = this.session;
     const f = s.frame(i);
-    const d = s.detail(i, { conditioning: options.exactConditioning ? 'exact' : 'estimate' });
     // header.solver is free-form (docs/recording-format.md): only a finite number counts
     const rv = s.header.solver?.restVelocityThreshold;
     const rest = typeof rv === 'number' && Number.isFinite(rv) ? rv : 0.5;
@@ -509,11 +509,13 @@ export class InspectorModel {
 
   /** Frame i as JSON (the whole view) or CSV (one row per contact). */
   exportFrame(i: number, format: 'json' | 'csv'): string {
-    // the scene view's poses stay out of the export (it is the frame's solver data, as before)
-    const { scene: _scene, ...v } = this.frameView(i, { exactConditioning: true });
+    // the scene view's poses stay out of the export (it is the frame's solver data, as before); one exact
+    // detail serves the view and the islands' A
+    const detail = this.session.detail(i, { conditioning: 'exact' });
+    const { scene: _scene, ...v } = this.buildFrameView(i, detail);
     if (format === 'json') {
       // the export carries each island's A at full precision instead of the heat map's colour levels
-      const problems = this.session.detail(i).islands.map((isl) => isl.problem);
+      const problems = detail.islands.map((isl) => isl.problem);
       const islands = v.islands.map(({ heat: _heat, ...isl }, k) => {
         const p = problems[k];
         return { ...isl, A: p ? Array.from(p.A.subarray(0, p.size * p.size)) : null };
