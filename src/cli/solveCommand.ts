@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { solve } from '../engine/solvers/solve.js';
 import { SOLVER_NAMES, type SolveResult, type SolverName } from '../engine/solvers/types.js';
 import type { ContactProblem } from '../engine/problem.js';
+import { EXACT_ON_DEMAND_MAX_ROWS, exactIslandConditioning } from '../session/conditioningEstimate.js';
 import { oneOf, parseArgs, UsageError } from './args.js';
 import { readInputBytes, readInputText, type Output } from './output.js';
 
@@ -85,8 +86,19 @@ function table(rows: string[][]): string[] {
   );
 }
 
+const kappaText = (k: number): string => (Number.isFinite(k) ? k.toExponential(3) : Number.isNaN(k) ? 'not finite (A has a non-finite entry)' : '∞');
+
+/** A's rank, rank ratio (FCLIB's rows/rank), κ(A) and κ on the range, exact up to EXACT_ON_DEMAND_MAX_ROWS. */
+function conditioningLine(p: ContactProblem): string {
+  if (p.size > EXACT_ON_DEMAND_MAX_ROWS)
+    return `A: conditioning not computed above ${EXACT_ON_DEMAND_MAX_ROWS} unknowns (the inspector's problem panel estimates it)`;
+  const c = exactIslandConditioning(p.A, p.size, p.regularization, p);
+  return `A: rank ${c.rank} of ${p.size} (rank ratio ${c.rankRatio.toFixed(2)}), κ(A) ${kappaText(c.kappa)}, κ on the range ${kappaText(c.kappaRange)} (${c.method}; docs/physics.md "Conditioning")`;
+}
+
 function printHuman(io: Output, id: string, from: string, p: ContactProblem, results: SolveResult[]): void {
   io.out(`${id}: ${p.contactCount} contact${p.contactCount === 1 ? '' : 's'}, ${p.size} unknowns, from ${from}`);
+  io.out(conditioningLine(p));
   io.out('');
   // merit: what the status was decided on — KKT max_rel of the QP-SOCP, or the Coulomb merit (docs/physics.md)
   const head = ['solver', 'status', 'iterations', 'objective', 'merit', 'KKT max_rel', 'time'];

@@ -30,7 +30,17 @@ describe('CLI: contact-lens solve', () => {
     const r = run(['solve', EXAMPLE]);
     assert.equal(r.code, 0);
     const text = r.out.join('\n');
-    for (const s of ['pgs', 'newton', 'ipm', 'KKT max_rel', 'λn', 'two-box-stack: 8 contacts, 24 unknowns']) assert.ok(text.includes(s), s);
+    for (const s of [
+      'pgs',
+      'newton',
+      'ipm',
+      'KKT max_rel',
+      'λn',
+      'two-box-stack: 8 contacts, 24 unknowns',
+      'A: rank 12 of 24 (rank ratio 2.00)',
+      'κ on the range 3.651e+2',
+    ])
+      assert.ok(text.includes(s), s);
   });
 
   it('--json prints one object per solver with the documented keys; Newton and IPM agree', () => {
