@@ -42,6 +42,15 @@ interface IslandBox {
   stats: HTMLElement;
 }
 
+/**
+ * κ(A) as text: ∞ for a singular A (a problem file sends null with λmax known; a recording's view sends
+ * Number.MAX_VALUE), '–' when it is unknown.
+ */
+function kappaText(isl: IslandView): string {
+  if ((isl.kappa === null && isl.lambdaMax !== null) || (isl.kappa !== null && isl.kappa >= Number.MAX_VALUE)) return '∞';
+  return num(isl.kappa);
+}
+
 export class MatrixView {
   private readonly root = byId('matrix-view');
   private readonly boxes: IslandBox[] = [];
@@ -112,7 +121,7 @@ export class MatrixView {
     const n = isl.contacts.length;
     box.title.textContent = `island ${k} · ${n} contact${n === 1 ? '' : 's'} · A ${isl.size}×${isl.size}`;
     const lines: [string, string][] = [
-      [`κ(A) ${num(isl.kappa)} · λmin ${num(isl.lambdaMin)} · λmax ${num(isl.lambdaMax)}`, ''],
+      [`κ(A) ${kappaText(isl)} · λmin ${num(isl.lambdaMin)} · λmax ${num(isl.lambdaMax)}`, ''],
       [`rank deficiency ${isl.rankDeficiency ?? '–'} · method ${isl.method ?? '–'}`, ''],
     ];
     if (isl.kappaRange !== undefined || isl.rankRatio !== undefined)

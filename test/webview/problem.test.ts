@@ -55,6 +55,8 @@ describe('webview: a problem file (no bodies, one frame)', () => {
       assert.match(await host.text('#matrix-view'), /48 contacts · A 144×144/);
       assert.match(await host.text('#matrix-view'), /rank ratio rows\/rank 2\.00/);
       assert.match(await host.text('#matrix-view'), /rank 72 of 144/);
+      // W is singular (rank 72, no regularisation): κ(A) is ∞ here as in the header, not "unknown"
+      assert.match(await host.text('#matrix-view'), /κ\(A\) ∞ · λmin/);
       const drawn = await host.page.$eval('#matrix-view canvas.heatmap', (c: any) => {
         const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
         let n = 0;
