@@ -89,34 +89,72 @@ export function rankToleranceFor(n: number, spectralRadius: number, regularizati
   return eps * (1 + RANK_REGULARIZATION_SLACK) + RANK_ROUNDING_FACTOR * n * UNIT_ROUNDOFF * Math.abs(spectralRadius);
 }
 
-/** Rank, range threshold and κ on the range of an exact spectrum (ascending `values`), by the rules above. */
+/** Rank, range threshold and λmin on the range of an exact spectrum (ascending `values`), by the rules above. */
 export function spectrumRank(
   values: Float64Array,
   n: number,
   lambdaMin: number,
   lambdaMax: number,
   eps: number,
-): { tol: number; rangeThreshold: number; rank: number; lambdaMinRange: number; kappaRange: number } {
+): { tol: number; rangeThreshold: number; rank: number; lambdaMinRange: number } {
   const tol = rankToleranceFor(n, Math.max(Math.abs(lambdaMin), Math.abs(lambdaMax)), eps);
   const rangeThreshold = Math.max(tol, RANGE_RELATIVE_THRESHOLD * lambdaMax);
   let rank = 0,
-    lambdaMinRange = 0,
-    kappaRange = 1;
+    lambdaMinRange = 0;
   for (let i = 0; i < n; i++) if (values[i] > tol) rank++;
   for (let i = 0; i < n; i++) {
     if (values[i] > rangeThreshold) {
       lambdaMinRange = values[i];
-      kappaRange = lambdaMax / values[i];
       break;
     }
   }
-  return { tol, rangeThreshold, rank, lambdaMinRange, kappaRange };
+  return { tol, rangeThreshold, rank, lambdaMinRange };
 }
 
 /** κ rule: λmax/λmin when λmin > 0, otherwise Infinity (never NaN for finite input). */
 export function kappaOf(lambdaMin: number, lambdaMax: number): number {
   if (Number.isNaN(lambdaMin) || Number.isNaN(lambdaMax)) return NaN;
   return lambdaMin > 0 ? lambdaMax / lambdaMin : Infinity;
+}
+
+/** ε as every analysis reads it: the regularisation if finite, clamped at 0; 0 otherwise. */
+export function regularizationOf(regularization: number | undefined): number {
+  return Number.isFinite(regularization) ? Math.max(regularization as number, 0) : 0;
+}
+
+/** What an analysis measures; conditioningFrom derives the rest of a Conditioning from it. */
+export interface ConditioningMeasures<M extends string> {
+  readonly lambdaMin: number;
+  readonly lambdaMax: number;
+  readonly rank: number;
+  readonly method: M;
+  readonly n: number;
+  readonly rankTolerance: number;
+  /** Smallest eigenvalue (or pivot) above rangeThreshold, 0 when there is none. */
+  readonly lambdaMinRange: number;
+  readonly rangeThreshold: number;
+}
+
+/**
+ * A Conditioning from its measures: κ by kappaOf, the rank deficiency n − rank, κ on the range
+ * λmax/λmin⁺ (1 without a range eigenvalue; never below 1) and FCLIB's rank ratio n/rank.
+ */
+export function conditioningFrom<M extends string>(m: ConditioningMeasures<M>): Omit<Conditioning, 'method'> & { readonly method: M } {
+  const { lambdaMin, lambdaMax, rank, n, lambdaMinRange } = m;
+  return {
+    lambdaMin,
+    lambdaMax,
+    kappa: kappaOf(lambdaMin, lambdaMax),
+    rank,
+    rankDeficiency: n - rank,
+    method: m.method,
+    n,
+    rankTolerance: m.rankTolerance,
+    kappaRange: lambdaMinRange > 0 ? Math.max(1, lambdaMax / lambdaMinRange) : 1,
+    lambdaMinRange,
+    rangeThreshold: m.rangeThreshold,
+    rankRatio: rank > 0 ? n / rank : Infinity,
+  };
 }
 
 /**
@@ -192,7 +230,7 @@ function hasNonFinite(A: Float64Array, n: number): boolean {
  */
 export function conditioning(A: Float64Array, n: number, opts: ConditioningOptions = {}): Conditioning {
   const exactLimit = opts.exactLimit ?? DEFAULT_EXACT_LIMIT;
-  const eps = Number.isFinite(opts.regularization) ? Math.max(opts.regularization as number, 0) : 0;
+  const eps = regularizationOf(opts.regularization);
   const exact = n <= exactLimit;
   const method: Conditioning['method'] = exact ? 'exact-tridiagonal-ql' : 'lanczos+inverse-iteration';
   if (n <= 0) {
@@ -230,13 +268,12 @@ export function conditioning(A: Float64Array, n: number, opts: ConditioningOptio
   }
 
   let lambdaMin: number, lambdaMax: number, rank: number, tol: number, rangeThreshold: number;
-  let lambdaMinRange = 0,
-    kappaRange = 1;
+  let lambdaMinRange = 0;
   if (exact) {
     const values = symmetricEigenvalues(A, n); // ascending
     lambdaMin = values[0];
     lambdaMax = values[n - 1];
-    ({ tol, rangeThreshold, rank, lambdaMinRange, kappaRange } = spectrumRank(values, n, lambdaMin, lambdaMax, eps));
+    ({ tol, rangeThreshold, rank, lambdaMinRange } = spectrumRank(values, n, lambdaMin, lambdaMax, eps));
   } else {
     const est = estimateExtremeEigenvalues(A, n);
     lambdaMin = est.lambdaMin;
@@ -249,22 +286,7 @@ export function conditioning(A: Float64Array, n: number, opts: ConditioningOptio
       rank = pc.rank;
       // Pivot ratio of the shifted matrix A − εI (range eigenvalues shifted back by ε).
       lambdaMinRange = pc.lastPivot + eps;
-      kappaRange = lambdaMinRange > 0 ? Math.max(1, lambdaMax / lambdaMinRange) : 1;
     }
   }
-  const rankRatio = rank > 0 ? n / rank : Infinity;
-  return {
-    lambdaMin,
-    lambdaMax,
-    kappa: kappaOf(lambdaMin, lambdaMax),
-    rank,
-    rankDeficiency: n - rank,
-    method,
-    n,
-    rankTolerance: tol,
-    kappaRange,
-    lambdaMinRange,
-    rangeThreshold,
-    rankRatio,
-  };
+  return conditioningFrom({ lambdaMin, lambdaMax, rank, method, n, rankTolerance: tol, lambdaMinRange, rangeThreshold });
 }

@@ -8,7 +8,7 @@
  * (≈ n·r²/2). Rank, κ and κ on the range follow conditioning.ts's exact rules on that spectrum.
  */
 import { isStatic } from '../engine/assembly.js';
-import { kappaOf, spectrumRank } from '../engine/conditioning.js';
+import { conditioningFrom, regularizationOf, spectrumRank } from '../engine/conditioning.js';
 import { symmetricEigenvalues } from '../engine/math/eigen.js';
 import type { ContactProblem } from '../engine/problem.js';
 import type { IslandConditioning } from './conditioningEstimate.js';
@@ -109,7 +109,7 @@ export function bodySpaceGram(problem: ContactProblem): BodySpaceGram | null {
  */
 export function bodySpaceConditioning(problem: ContactProblem, regularization: number): IslandConditioning | null {
   const n = problem.size;
-  const eps = Number.isFinite(regularization) ? Math.max(regularization, 0) : 0;
+  const eps = regularizationOf(regularization);
   const gram = bodySpaceGram(problem);
   if (gram === null || gram.m >= n) return null;
   const { G, m } = gram;
@@ -122,19 +122,6 @@ export function bodySpaceConditioning(problem: ContactProblem, regularization: n
   // −1e-17 is rounding, not a smaller λmin)
   const lambdaMin = eps,
     lambdaMax = values[n - 1];
-  const { tol, rangeThreshold, rank, lambdaMinRange, kappaRange } = spectrumRank(values, n, lambdaMin, lambdaMax, eps);
-  return {
-    lambdaMin,
-    lambdaMax,
-    kappa: kappaOf(lambdaMin, lambdaMax),
-    rank,
-    rankDeficiency: n - rank,
-    method: 'exact-body-space-gram',
-    n,
-    rankTolerance: tol,
-    kappaRange,
-    lambdaMinRange,
-    rangeThreshold,
-    rankRatio: rank > 0 ? n / rank : Infinity,
-  };
+  const { tol, rangeThreshold, rank, lambdaMinRange } = spectrumRank(values, n, lambdaMin, lambdaMax, eps);
+  return conditioningFrom({ lambdaMin, lambdaMax, rank, method: 'exact-body-space-gram', n, rankTolerance: tol, lambdaMinRange, rangeThreshold });
 }

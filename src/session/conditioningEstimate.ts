@@ -19,10 +19,11 @@
 import {
   conditioning,
   DEFAULT_EXACT_LIMIT,
-  kappaOf,
+  conditioningFrom,
   pivotedCholesky,
   RANGE_RELATIVE_THRESHOLD,
   rankToleranceFor,
+  regularizationOf,
   type Conditioning,
 } from '../engine/conditioning.js';
 import { lanczosExtremes } from '../engine/math/eigen.js';
@@ -84,7 +85,7 @@ function nonzeroRows(A: Float64Array, n: number): { start: Int32Array; col: Int3
  * rank deficient; otherwise the exact analysis of conditioning().
  */
 export function conditioningEstimate(A: Float64Array, n: number, regularization: number, problem?: ContactProblem): IslandConditioning {
-  const eps = Number.isFinite(regularization) ? Math.max(regularization, 0) : 0;
+  const eps = regularizationOf(regularization);
   if (n <= ESTIMATE_MIN_ROWS || eps === 0) return conditioning(A, n, { regularization: eps });
   // fewer body columns than contact rows: A's exact spectrum from the smaller body-space Gram
   const gram = problem && problem.size === n ? bodySpaceConditioning(problem, eps) : null;
@@ -112,20 +113,7 @@ export function conditioningEstimate(A: Float64Array, n: number, regularization:
   const lambdaMin = eps; // ≥ ε for A − εI ⪰ 0, and within the rank tolerance of it with a null direction
   const rangeThreshold = Math.max(tol, RANGE_RELATIVE_THRESHOLD * lambdaMax);
   const lambdaMinRange = pc.lastPivot + eps;
-  return {
-    lambdaMin,
-    lambdaMax,
-    kappa: kappaOf(lambdaMin, lambdaMax),
-    rank: pc.rank,
-    rankDeficiency: n - pc.rank,
-    method: 'lanczos+pivoted-cholesky',
-    n,
-    rankTolerance: tol,
-    kappaRange: lambdaMinRange > 0 ? Math.max(1, lambdaMax / lambdaMinRange) : 1,
-    lambdaMinRange,
-    rangeThreshold,
-    rankRatio: pc.rank > 0 ? n / pc.rank : Infinity,
-  };
+  return conditioningFrom({ lambdaMin, lambdaMax, rank: pc.rank, method: 'lanczos+pivoted-cholesky', n, rankTolerance: tol, lambdaMinRange, rangeThreshold });
 }
 
 /**
@@ -135,7 +123,7 @@ export function conditioningEstimate(A: Float64Array, n: number, regularization:
  * result conditioning()'s Lanczos estimate, and its method says so.
  */
 export function exactIslandConditioning(A: Float64Array, n: number, regularization: number, problem?: ContactProblem): IslandConditioning {
-  const eps = Number.isFinite(regularization) ? Math.max(regularization, 0) : 0;
+  const eps = regularizationOf(regularization);
   if (n <= DEFAULT_EXACT_LIMIT) return conditioning(A, n, { regularization: eps });
   const gram = problem && problem.size === n ? bodySpaceConditioning(problem, eps) : null;
   if (gram !== null) return gram;
