@@ -509,19 +509,19 @@ export class InspectorModel {
 
   /** Frame i as JSON (the whole view) or CSV (one row per contact). */
   exportFrame(i: number, format: 'json' | 'csv'): string {
-    // the scene view's poses stay out of the export (it is the frame's solver data, as before); one exact
-    // detail serves the view and the islands' A
-    const detail = this.session.detail(i, { conditioning: 'exact' });
-    const { scene: _scene, ...v } = this.buildFrameView(i, detail);
     if (format === 'json') {
-      // the export carries each island's A at full precision instead of the heat map's colour levels
-      const problems = detail.islands.map((isl) => isl.problem);
+      // the whole view with every island's exact conditioning and its A at full precision instead of the heat
+      // map's colour levels; one exact detail serves both. The scene view's poses stay out (solver data only).
+      const detail = this.session.detail(i, { conditioning: 'exact' });
+      const { scene: _scene, ...v } = this.buildFrameView(i, detail);
       const islands = v.islands.map(({ heat: _heat, ...isl }, k) => {
-        const p = problems[k];
+        const p = detail.islands[k].problem;
         return { ...isl, A: p ? Array.from(p.A.subarray(0, p.size * p.size)) : null };
       });
       return JSON.stringify({ ...v, islands }, null, 2) + '\n';
     }
+    // CSV: the contact rows, which do not depend on the conditioning: the view as shown (usually cached)
+    const v = this.frameView(i);
     const cols: (keyof ContactView)[] = [
       'index',
       'bodyA',
