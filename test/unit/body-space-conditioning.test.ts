@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseSceneFile } from '../../src/format/scene.js';
-import { DEFAULT_EXACT_LIMIT, RANGE_RELATIVE_THRESHOLD, rankToleranceFor } from '../../src/engine/conditioning.js';
+import { conditioning, DEFAULT_EXACT_LIMIT, RANGE_RELATIVE_THRESHOLD, rankToleranceFor } from '../../src/engine/conditioning.js';
 import { symmetricEigenvalues } from '../../src/engine/math/eigen.js';
 import type { ContactProblem } from '../../src/engine/problem.js';
 import { Session } from '../../src/session/session.js';
@@ -77,6 +77,10 @@ describe('body-space conditioning (frame view κ of large islands)', () => {
     assert.equal(isl.conditioning!.rank, ex.rank);
     assert.ok(Math.abs(isl.conditioning!.lambdaMinRange / ex.lambdaMinRange - 1) < 1e-6, `λmin⁺ ${isl.conditioning!.lambdaMinRange} vs ${ex.lambdaMinRange}`);
     assert.ok(Math.abs(isl.conditioning!.lambdaMax / ex.lambdaMax - 1) < 1e-9);
+    const before = conditioning(p.A, p.size, { regularization: p.regularization }); // what 'exact' returned before
+    console.log(
+      `      15-box stack, 180 rows: κ on the range ${isl.conditioning!.kappaRange.toExponential(3)} (${isl.conditioning!.method}); conditioning()'s ${before.method} said ${before.kappaRange.toExponential(3)}`,
+    );
 
     // A column of 50 spheres: 150 rows, 300 body columns (no Gram): A's own eigenvalues up to EXACT_ON_DEMAND_MAX_ROWS
     const col = sphereColumn(50, 0.5, 3);
