@@ -22,7 +22,9 @@ import { solve } from '../engine/solvers/solve.js';
 import { kkt, KktWorkspace } from '../engine/kkt.js';
 import { solveIpmSparse } from '../engine/solvers/ipmSparse.js';
 import { kktRows } from '../engine/solvers/naturalMapSparse.js';
-import { matrixFreeRows } from '../engine/solvers/pgsRows.js';
+import { denseRows, matrixFreeRows } from '../engine/solvers/pgsRows.js';
+import { GaussSeidelContinuation } from '../engine/solvers/pgs.js';
+import type { PgsFrictionLaw } from '../engine/solvers/types.js';
 import { gapRatesAfter, impulseEnergyChange } from '../engine/world/energy.js';
 
 /**
@@ -42,23 +44,6 @@ export const SPARSE_RESOLVE_ROW_WORK = 130;
 export const SPARSE_RESOLVE_EXPECTED_ITERATIONS = 32;
 /** KKT tolerance of the exact re-solves (relative, kkt.ts): joules to ~1e-6 of the island's scale. */
 export const COUNTERFACTUAL_TOLERANCE = 1e-6;
-/** A recorded λ whose relative KKT residual on the recorded problem is below this is an exact solution. */
-export const RECORDED_EXACT_KKT = 1e-4;
-
-export interface IslandCounterfactual {
-  /** Total-energy effect E(λ) of the recorded λ (J). */
-  readonly recorded: number;
-  /** E(λ) of the exact solution with the law target, the stabilised target, the recorded b (J). */
-  readonly law: number;
-  readonly stabilised: number;
-  readonly sameProblem: number;
-  /** Relative KKT residual of the recorded λ on the recorded (or stabilised) problem. */
-  readonly recordedKkt: number;
-  /** Total milliseconds of the exact solves (varies with the machine). */
-  readonly timeMs: number;
-  /** Work of the exact solves in COUNTERFACTUAL_WORK units: the same on every machine. */
-  readonly work: number;
-}
 
 /**
  * Work units of one interior-point iteration that do not grow with the island (calls, cone scalings, line
@@ -82,7 +67,18 @@ export function sparseResolveWork(contacts: number, iterations: number): number 
   return (iterations + 1) * (3 * contacts * SPARSE_RESOLVE_ROW_WORK + RESOLVE_ITERATION_OVERHEAD);
 }
 
-export type CounterfactualOutcome = { readonly ok: true; readonly value: IslandCounterfactual } | { readonly ok: false; readonly reason: string };
+/**
+ * Work units of one Gauss–Seidel continuation sweep per row (dense: a row of A per row, (3C)² per sweep, against
+ * an interior-point iteration's factorisation; matrix-free: a fixed cost per row): `npm run bench:resolve-cost`
+ * prints the CPU time per unit of each, so a budget counts both alike.
+ */
+export const CONTINUATION_DENSE_SWEEP_FRACTION = 0.02;
+export const CONTINUATION_SPARSE_ROW_WORK = 6;
+
+/** Work of `sweeps` continuation sweeps on an island of `contacts` contacts. */
+export function continuationWork(contacts: number, sweeps: number, sparse: boolean): number {
+  return sparse ? sweeps * 3 * contacts * CONTINUATION_SPARSE_ROW_WORK : sweeps * CONTINUATION_DENSE_SWEEP_FRACTION * (3 * contacts) ** 2;
+}
 
 /** p_r = −Δt·g·(linear part of row r over the dynamic bodies): potential energy per unit impulse (J per N·s). */
 export function potentialRows(k: ContactJacobians, gravity: readonly number[], dt: number): Float64Array {
@@ -114,125 +110,171 @@ export function energyChange(p: ContactProblem, lambda: ArrayLike<number>, pe?: 
   return de;
 }
 
-function withB(p: ContactProblem, b: Float64Array): ContactProblem {
-  return { ...p, b };
-}
-
 /** Sort key of a contact: its lower body index first (the static world, −1, sorts with its partner). */
 function bodyKey(c: ContactPoint): number {
   const lo = Math.min(c.bodyA < 0 ? c.bodyB : c.bodyA, c.bodyB < 0 ? c.bodyA : c.bodyB);
   return lo * 1e6 + Math.max(c.bodyA, c.bodyB);
 }
 
+/** Energies along a Gauss–Seidel continuation from a given λ (continuation.ts decides what they prove). */
+export interface Continuation {
+  /** Runs n more sweeps; returns E(λ) after them (J). */
+  sweep(n: number): number;
+  readonly sweeps: number;
+  /** ‖Δλ‖∞/‖λ‖∞ of the last sweep (0 at a fixed point). */
+  readonly change: number;
+}
+
 /**
- * Re-solves one island: `bodies` at solve time (all bodies of the frame), `contacts` the island's
- * contacts, `lambda` its recorded λ (3 per contact), `stabilisation` the speed s per contact,
- * `recordedB` the file's b for these rows if it holds one.
+ * One island's contact problem rebuilt from the recorded contacts and pre-solve state, to be solved EXACTLY with
+ * any right-hand side b = velocityPart + targets on the normal rows (docs/physics.md "Counterfactual
+ * attribution"). Vectors are in the island's contact order (3 per contact); the dense path orders the contacts by
+ * body inside (A block-banded for stacks and chains, which the envelope Cholesky exploits) and maps back.
  */
-export function islandCounterfactual(
+export interface IslandResolver {
+  readonly contactCount: number;
+  readonly sparse: boolean;
+  /** −ġ⁻ per row: b_n = velocityPart_n + target, b_t = velocityPart_t. */
+  readonly velocityPart: Float64Array;
+  /** Newton's law targets with the assembly's rest threshold, as b (the reference problem). */
+  readonly lawB: Float64Array;
+  /** E(λ*) of the exact (convex QP-SOCP) solution with right-hand side b (J), or why there is none. */
+  exact(b: Float64Array): number | string;
+  /** The same with the solution's slip ‖w_t‖ per contact (m/s): De Saxcé's fixed point iterates on it. */
+  exactWithSlip(b: Float64Array): { readonly energy: number; readonly slip: Float64Array } | string;
+  /** E(λ) of a given λ (J). */
+  energy(lambda: Float64Array): number;
+  /** KKT max_rel of λ on the problem with right-hand side b. */
+  kkt(lambda: Float64Array, b: Float64Array): number;
+  /** A Gauss–Seidel continuation from λ on the problem with right-hand side b, with the engine's friction law. */
+  continuation(b: Float64Array, lambda: Float64Array, law: PgsFrictionLaw): Continuation;
+  /** Exact solves' milliseconds (varies with the machine) and work units (the same on every machine). */
+  readonly timeMs: number;
+  readonly work: number;
+}
+
+export type ResolverOutcome = { readonly ok: true; readonly value: IslandResolver } | { readonly ok: false; readonly reason: string };
+
+/** ‖w_t‖ per contact: the slip after the impulse (w_t = ġt⁺ with b_t = −ġt⁻). */
+function slipsOf(w: Float64Array, C: number): Float64Array {
+  const out = new Float64Array(C);
+  for (let c = 0; c < C; c++) out[c] = Math.hypot(w[3 * c + 1], w[3 * c + 2]);
+  return out;
+}
+
+const RESOLVE_OPTIONS = { solver: 'ipm', tolerance: COUNTERFACTUAL_TOLERANCE, maxIterations: 80 } as const;
+const notConverged = (kind: string, reason: string): string => `the exact re-solve did not converge (${kind}: ${reason})`;
+
+/**
+ * The island's resolver: `bodies` at solve time (all bodies of the frame), `contacts` the island's contacts.
+ * `solves` exact solves are planned: beyond COUNTERFACTUAL_MAX_CONTACTS (sparse) a plan predicted to exceed
+ * `workLeft` is refused before any assembly.
+ */
+export function islandResolver(
   bodies: readonly BodyState[],
   contacts: readonly ContactPoint[],
-  lambda: Float64Array,
-  stabilisation: Float64Array,
   restVelocityThreshold: number,
   dt: number,
   gravity: readonly number[],
-  recordedB?: Float64Array,
+  solves: number,
   workLeft = Number.POSITIVE_INFINITY,
-): CounterfactualOutcome {
+): ResolverOutcome {
   const C = contacts.length;
   const sparse = C > COUNTERFACTUAL_MAX_CONTACTS;
-  const hasStab = stabilisation.some((s) => s > 0);
   if (sparse) {
-    // one solve per right-hand side: law, stabilised (if any), recorded b (if any); checked before any assembly
-    const predicted = (1 + (hasStab ? 1 : 0) + (recordedB ? 1 : 0)) * sparseResolveWork(C, SPARSE_RESOLVE_EXPECTED_ITERATIONS);
+    const predicted = solves * sparseResolveWork(C, SPARSE_RESOLVE_EXPECTED_ITERATIONS);
     if (predicted > workLeft)
       return {
         ok: false,
         reason: `the exact re-solves of this ${C}-contact island (≈ ${predicted.toExponential(1)} work units) exceed the re-solve budget left (${workLeft.toExponential(1)})`,
       };
   }
-  // dense: contacts ordered by their bodies make A block-banded for stacks and chains, which the envelope
-  // Cholesky exploits (the energies do not depend on the order; the sparse solve orders its own factor)
   const order = sparse ? null : contacts.map((_, i) => i).sort((i, j) => bodyKey(contacts[i]) - bodyKey(contacts[j]) || i - j);
-  if (order?.some((o, i) => o !== i)) {
-    const perm3 = (x: Float64Array): Float64Array => {
-      const y = new Float64Array(x.length);
-      order.forEach((o, i) => {
-        y[3 * i] = x[3 * o];
-        y[3 * i + 1] = x[3 * o + 1];
-        y[3 * i + 2] = x[3 * o + 2];
-      });
-      return y;
-    };
-    return islandCounterfactual(
-      bodies,
-      order.map((o) => contacts[o]),
-      perm3(lambda),
-      Float64Array.from(order, (o) => stabilisation[o]),
-      restVelocityThreshold,
-      dt,
-      gravity,
-      recordedB ? perm3(recordedB) : undefined,
-      workLeft,
-    );
-  }
-  const k = assembleJacobians(bodies, contacts, { dt, baumgarte: false, restVelocityThreshold, regularization: 0 });
+  const permuted = order !== null && order.some((o, i) => o !== i);
+  const sorted = permuted ? order.map((o) => contacts[o]) : contacts;
+  const k = assembleJacobians(bodies, sorted, { dt, baumgarte: false, restVelocityThreshold, regularization: 0 });
   const pe = potentialRows(k, gravity, dt);
-  const bLaw = k.b;
-  const bStab = Float64Array.from(bLaw);
-  for (let c = 0; c < C; c++) bStab[3 * c] += stabilisation[c];
-  const resolver = sparse ? sparseResolver(k, pe) : denseResolver(k, contacts, pe);
-  const eLaw = resolver.exact(bLaw);
-  if (typeof eLaw === 'string') return { ok: false, reason: eLaw };
-  let eStab = eLaw;
-  if (hasStab) {
-    const x = resolver.exact(bStab);
-    if (typeof x === 'string') return { ok: false, reason: x };
-    eStab = x;
-  }
-  let eSame = eStab;
-  if (recordedB) {
-    const x = resolver.exact(recordedB);
-    if (typeof x === 'string') return { ok: false, reason: x };
-    eSame = x;
-  }
-  const rec = resolver.recorded(lambda, recordedB ?? bStab);
+  const inner = sparse ? sparseResolver(k, pe) : denseResolver(k, sorted, pe);
+  // island order ↔ solve order: solve position i holds island contact order[i]
+  const toSolve = (x: Float64Array): Float64Array => {
+    if (!permuted) return x;
+    const y = new Float64Array(x.length);
+    for (let i = 0; i < C; i++) for (let r = 0; r < 3; r++) y[3 * i + r] = x[3 * order[i] + r];
+    return y;
+  };
+  const toIsland = (y: Float64Array): Float64Array => {
+    if (!permuted) return Float64Array.from(y);
+    const x = new Float64Array(y.length);
+    for (let i = 0; i < C; i++) for (let r = 0; r < 3; r++) x[3 * order[i] + r] = y[3 * i + r];
+    return x;
+  };
   return {
     ok: true,
-    value: { recorded: rec.energy, law: eLaw, stabilised: eStab, sameProblem: eSame, recordedKkt: rec.kkt, timeMs: resolver.timeMs, work: resolver.work },
+    value: {
+      contactCount: C,
+      sparse,
+      velocityPart: toIsland(k.rhs.velocity),
+      lawB: toIsland(k.b),
+      exact: (b) => inner.exact(toSolve(b)),
+      exactWithSlip: (b) => {
+        const x = inner.exactWithSlip(toSolve(b));
+        if (typeof x === 'string' || !permuted) return x;
+        const slip = new Float64Array(C);
+        for (let i = 0; i < C; i++) slip[order[i]] = x.slip[i];
+        return { energy: x.energy, slip };
+      },
+      energy: (lambda) => inner.energy(toSolve(lambda)),
+      kkt: (lambda, b) => inner.kkt(toSolve(lambda), toSolve(b)),
+      continuation: (b, lambda, law) => inner.continuation(toSolve(b), toSolve(lambda), law),
+      get timeMs() {
+        return inner.timeMs;
+      },
+      get work() {
+        return inner.work;
+      },
+    },
   };
 }
 
-/** One island's exact re-solves: dense (A formed) up to COUNTERFACTUAL_MAX_CONTACTS, sparse beyond. */
-interface Resolver {
-  /** E(λ*) of the exact solution with right-hand side b, or why there is none. */
-  exact(b: Float64Array): number | string;
-  /** E(λ) of a given λ, and its KKT residual on the problem with right-hand side b. */
-  recorded(lambda: Float64Array, b: Float64Array): { readonly energy: number; readonly kkt: number };
-  readonly timeMs: number;
-  readonly work: number;
-}
+type InnerResolver = Omit<IslandResolver, 'contactCount' | 'sparse' | 'velocityPart' | 'lawB'>;
 
-const RESOLVE_OPTIONS = { solver: 'ipm', tolerance: COUNTERFACTUAL_TOLERANCE, maxIterations: 80 } as const;
-const notConverged = (kind: string, reason: string): string => `the exact re-solve did not converge (${kind}: ${reason})`;
-
-function denseResolver(k: ContactJacobians, contacts: readonly ContactPoint[], pe: Float64Array): Resolver {
+function denseResolver(k: ContactJacobians, contacts: readonly ContactPoint[], pe: Float64Array): InnerResolver {
   const law = denseProblem(k, contacts, COUNTERFACTUAL_REGULARIZATION);
   const C = contacts.length;
+  const withB = (b: Float64Array): ContactProblem => ({ ...law, b });
   const r = {
     timeMs: 0,
     work: 0,
     exact(b: Float64Array): number | string {
-      const p = withB(law, b);
+      const x = r.exactWithSlip(b);
+      return typeof x === 'string' ? x : x.energy;
+    },
+    exactWithSlip(b: Float64Array) {
+      const p = withB(b);
       const out = solve(p, RESOLVE_OPTIONS);
       r.timeMs += out.timeMs;
       r.work += resolveWork(C, out.iterations);
       if (out.status.kind !== 'converged') return notConverged(out.status.kind, out.status.reason);
-      return energyChange(p, out.lambda, pe);
+      return { energy: energyChange(p, out.lambda, pe), slip: slipsOf(out.w, C) };
     },
-    recorded(lambda: Float64Array, b: Float64Array) {
-      return { energy: energyChange(law, lambda, pe), kkt: kkt(withB(law, b), lambda).maxRel };
+    energy: (lambda: Float64Array): number => energyChange(law, lambda, pe),
+    kkt: (lambda: Float64Array, b: Float64Array): number => kkt(withB(b), lambda).maxRel,
+    continuation(b: Float64Array, lambda: Float64Array, fl: PgsFrictionLaw): Continuation {
+      const gs = new GaussSeidelContinuation(denseRows(withB(b)), lambda, fl);
+      let change = Number.POSITIVE_INFINITY;
+      return {
+        sweep(n: number): number {
+          change = gs.sweep(n);
+          r.work += continuationWork(C, n, false);
+          return energyChange(law, gs.lambda, pe);
+        },
+        get sweeps() {
+          return gs.sweeps;
+        },
+        get change() {
+          return change;
+        },
+      };
     },
   };
   return r;
@@ -242,27 +284,50 @@ function denseResolver(k: ContactJacobians, contacts: readonly ContactPoint[], p
  * Beyond COUNTERFACTUAL_MAX_CONTACTS: the sparse interior point (ipmSparse.ts, A never formed), E(λ) from
  * w = Aλ − b of its matrix-free rows: (A − εI)λ = w + b − ελ.
  */
-function sparseResolver(k: ContactJacobians, pe: Float64Array): Resolver {
+function sparseResolver(k: ContactJacobians, pe: Float64Array): InnerResolver {
   const C = k.contactCount;
   const withRhs = (b: Float64Array): ContactJacobians => ({ ...k, b, regularization: COUNTERFACTUAL_REGULARIZATION });
   // E(λ) = λᵀ(ġ⁻ + p) + ½λᵀ(ġ⁺ − ġ⁻), ġ⁺ from the solve's w (energyChange above, without A)
   const energy = (kb: ContactJacobians, lambda: Float64Array, w: Float64Array): number => impulseEnergyChange(kb, lambda, gapRatesAfter(kb, lambda, w, 0), pe);
+  const ws = new KktWorkspace(k.size);
+  const measured = (lambda: Float64Array, b: Float64Array): { energy: number; kkt: number } => {
+    const kb = withRhs(b);
+    const rep = kktRows(matrixFreeRows(kb), lambda, ws);
+    return { energy: energy(kb, lambda, ws.w), kkt: rep.maxRel };
+  };
   const r = {
     timeMs: 0,
     work: 0,
     exact(b: Float64Array): number | string {
+      const x = r.exactWithSlip(b);
+      return typeof x === 'string' ? x : x.energy;
+    },
+    exactWithSlip(b: Float64Array) {
       const kb = withRhs(b);
       const out = solveIpmSparse(kb, RESOLVE_OPTIONS, 0);
       r.timeMs += out.timeMs;
       r.work += sparseResolveWork(C, out.iterations);
       if (out.status.kind !== 'converged') return notConverged(out.status.kind, out.status.reason);
-      return energy(kb, out.lambda, out.w);
+      return { energy: energy(kb, out.lambda, out.w), slip: slipsOf(out.w, C) };
     },
-    recorded(lambda: Float64Array, b: Float64Array) {
-      const ws = new KktWorkspace(k.size);
-      const kb = withRhs(b);
-      const rep = kktRows(matrixFreeRows(kb), lambda, ws);
-      return { energy: energy(kb, lambda, ws.w), kkt: rep.maxRel };
+    energy: (lambda: Float64Array): number => measured(lambda, k.b).energy,
+    kkt: (lambda: Float64Array, b: Float64Array): number => measured(lambda, b).kkt,
+    continuation(b: Float64Array, lambda: Float64Array, fl: PgsFrictionLaw): Continuation {
+      const gs = new GaussSeidelContinuation(matrixFreeRows(withRhs(b)), lambda, fl);
+      let change = Number.POSITIVE_INFINITY;
+      return {
+        sweep(n: number): number {
+          change = gs.sweep(n);
+          r.work += continuationWork(C, n, true);
+          return measured(gs.lambda, b).energy;
+        },
+        get sweeps() {
+          return gs.sweeps;
+        },
+        get change() {
+          return change;
+        },
+      };
     },
   };
   return r;

@@ -274,8 +274,29 @@ export function contactLedger(
 }
 
 /** ½m_eff·x² + p·m_eff·x: the kinetic (and potential, p per unit speed) energy of normal speed x (the ledger's E). */
-function normalSpeedEnergy(mEff: number, p: number, x: number): number {
+export function normalSpeedEnergy(mEff: number, p: number, x: number): number {
   return mEff * (0.5 * x * x + p * x);
+}
+
+/**
+ * Per body, the potential energy of its displacement beyond v⁺Δt: −m g·(x⁺ − x_solve − v⁺Δt) (the position-correction
+ * channel; 0 for static bodies), or null when the solve pose is unknown (no `pre` positions, no previous frame).
+ */
+export function positionCorrectionPerBody(header: RecordingHeader, f: RecordedFrame, prev: RecordedFrame | undefined): Float64Array | null {
+  const consecutive = prev !== undefined && prev.frame === f.frame - 1;
+  if (!(consecutive || f.pre?.every((p) => p.x !== undefined))) return null;
+  const g = header.gravity;
+  const out = new Float64Array(header.bodies.length);
+  header.bodies.forEach((b, i) => {
+    if (b.static || b.mass === null) return;
+    const xs = f.pre?.[i]?.x ?? prev!.bodies[i].x,
+      x = f.bodies[i].x,
+      v = f.bodies[i].v;
+    let e = 0;
+    for (let r = 0; r < 3; r++) e -= b.mass * g[r] * (x[r] - xs[r] - v[r] * header.dt);
+    out[i] = e;
+  });
+  return out;
 }
 
 /** The frame's ledger (see the module comment for the identity it satisfies). */
@@ -329,17 +350,8 @@ export function frameLedger(inp: LedgerInputs): FrameLedger {
     unexplained = dk - normal - friction - manifold - (inp.external?.solveKinetic ?? 0);
   }
   let positionCorrection = 0;
-  const consecutive = prev !== undefined && prev.frame === f.frame - 1;
-  if (consecutive || f.pre?.every((p) => p.x !== undefined)) {
-    const g = header.gravity;
-    header.bodies.forEach((b, i) => {
-      if (b.static || b.mass === null) return;
-      const xs = f.pre?.[i]?.x ?? prev!.bodies[i].x,
-        x = f.bodies[i].x,
-        v = f.bodies[i].v;
-      for (let r = 0; r < 3; r++) positionCorrection -= b.mass * g[r] * (x[r] - xs[r] - v[r] * header.dt);
-    });
-  }
+  const perBody = positionCorrectionPerBody(header, f, prev);
+  if (perBody) for (let i = 0; i < perBody.length; i++) positionCorrection += perBody[i];
   const integrator = delta - normal - friction - manifold - unexplained - positionCorrection - external;
   return {
     frame: f.frame,

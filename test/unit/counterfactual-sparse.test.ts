@@ -7,7 +7,7 @@ import {
   COUNTERFACTUAL_MAX_CONTACTS,
   COUNTERFACTUAL_REGULARIZATION,
   energyChange,
-  islandCounterfactual,
+  islandResolver,
   potentialRows,
 } from '../../src/session/counterfactual.js';
 import { boxPyramid } from './island-builders.js';
@@ -24,13 +24,19 @@ describe('counterfactual re-solves beyond the dense limit', () => {
   const law = denseProblem(k, contacts, COUNTERFACTUAL_REGULARIZATION);
   const exactLaw = solve(law, { solver: 'ipm', tolerance: 1e-10 });
   const recorded = Float64Array.from(exactLaw.lambda, (x, i) => (i % 3 === 0 ? 1.3 * x : x));
-  const stab = new Float64Array(C).fill(0.02);
 
   it(`an island of ${C} contacts (> ${COUNTERFACTUAL_MAX_CONTACTS}) is re-solved, and its energies equal the dense re-solves'`, () => {
     assert.ok(C > COUNTERFACTUAL_MAX_CONTACTS);
-    const out = islandCounterfactual(bodies, contacts, recorded, stab, REST, DT, GRAVITY);
+    const out = islandResolver(bodies, contacts, REST, DT, GRAVITY, 2);
     assert.ok(out.ok, out.ok ? '' : out.reason);
-    const v = out.value;
+    const r = out.value;
+    assert.ok(r.sparse);
+    const bStabIsland = Float64Array.from(r.lawB);
+    for (let c = 0; c < C; c++) bStabIsland[3 * c] += 0.02;
+    const lawE = r.exact(r.lawB),
+      stabE = r.exact(bStabIsland);
+    assert.ok(typeof lawE === 'number' && typeof stabE === 'number', `${lawE} ${stabE}`);
+    const v = { law: lawE, stabilised: stabE, recorded: r.energy(recorded), recordedKkt: r.kkt(recorded, bStabIsland), work: r.work };
     // dense references to a tight tolerance (independent of the sparse code)
     const pe = potentialRows(k, GRAVITY, DT);
     const bStab = Float64Array.from(law.b);
@@ -53,7 +59,7 @@ describe('counterfactual re-solves beyond the dense limit', () => {
   });
 
   it('a sparse re-solve predicted to exceed the budget left is not started, and says so', () => {
-    const out = islandCounterfactual(bodies, contacts, recorded, stab, REST, DT, GRAVITY, undefined, 1e5);
+    const out = islandResolver(bodies, contacts, REST, DT, GRAVITY, 2, 1e5);
     assert.equal(out.ok, false);
     assert.match(out.ok ? '' : out.reason, /exceed the re-solve budget left \(1\.0e\+5\)/);
   });

@@ -24,7 +24,7 @@ import { KktWorkspace, type KktReport } from '../kkt.js';
 import { HistoryRecorder, objectiveFromAlam } from './history.js';
 import { projectAll } from './projectedSteps.js';
 import { denseRows, type PgsRows } from './pgsRows.js';
-import { type SweepOutcome, sweepParams } from './pgsSweep.js';
+import { type SweepOutcome, type SweepParams, sweepParams } from './pgsSweep.js';
 import type { AlgorithmOutput, PgsOptions, SolveStatus } from './types.js';
 
 /**
@@ -143,6 +143,39 @@ export function runPgs(rows: PgsRows, opts: PgsOptions, warmStart?: Float64Array
     w: Float64Array.from(ws.w),
     kkt: { ...ws.report },
   };
+}
+
+/**
+ * The same Gauss–Seidel iteration continued from a given λ (e.g. a recorded one), without stopping tests or KKT
+ * evaluations: λ is projected onto the cones once, then `sweep(n)` runs n more sweeps in place. The diagnosis
+ * uses it to ask whether more iterations of the engine's own kind remove an energy injection (docs/physics.md
+ * "Which law the impulses obey"). No allocation per sweep.
+ */
+export class GaussSeidelContinuation {
+  readonly lambda: Float64Array;
+  private readonly params: SweepParams;
+  private readonly moved: SweepOutcome = new Float64Array(2);
+  /** Sweeps run so far. */
+  sweeps = 0;
+
+  constructor(
+    private readonly rows: PgsRows,
+    start: ArrayLike<number>,
+    law: PgsOptions['friction'] = 'coulomb-disk',
+  ) {
+    const C = rows.contactCount;
+    this.lambda = new Float64Array(rows.size);
+    projectAll(rows, start, this.lambda);
+    for (let c = 0; c < C; c++) rows.changed(c, this.lambda[3 * c], this.lambda[3 * c + 1], this.lambda[3 * c + 2]);
+    this.params = sweepParams(rows, 0, law === 'cone' ? blockSteps(rows, 0, false) : null);
+  }
+
+  /** Runs n more sweeps; returns the largest |Δλ| of the last one relative to the largest |λ| (0 at a fixed point). */
+  sweep(n: number): number {
+    for (let k = 0; k < n; k++) this.rows.sweep(this.lambda, this.params, this.moved);
+    this.sweeps += n;
+    return this.moved[1] > 0 ? this.moved[0] / this.moved[1] : 0;
+  }
 }
 
 function stalledStatus(law: string, r: KktReport, tol: number, suffix: string): SolveStatus {
