@@ -274,17 +274,26 @@ function manifoldFriction(fr: FrameFacts, cs: readonly number[], into: Map<numbe
   for (const g of byPair.values()) {
     let work = 0,
       power = 0,
-      bound = 0;
+      bound = 0,
+      normal = 0,
+      muNormal = 0;
+    const F = [0, 0, 0];
+    const lam = fr.frame.solver.lambda;
     for (const c of g) {
       const L = fr.ledger[c],
-        lam = fr.frame.solver.lambda;
+        ct = fr.frame.contacts[c];
       work += L.frictionWork;
       power += L.slipPower;
       bound += Math.hypot(lam[3 * c + 1], lam[3 * c + 2]) * L.slip;
+      normal += lam[3 * c];
+      muNormal += ct.mu * lam[3 * c];
+      for (let k = 0; k < 3; k++) F[k] += lam[3 * c + 1] * ct.t1[k] + lam[3 * c + 2] * ct.t2[k];
     }
-    // the friction pushes mostly along the slip (a flipped sign: power = +μλn‖v_t‖), not a truncated iterate's
-    // lateral residue, whose power is a small part of Σ‖λt‖·‖ġt⁺‖ either way
-    if (!(work > 0 && power >= FRICTION_ALONG_SLIP * bound)) continue;
+    // the manifold slides (its resultant friction on the cone's edge, ‖Σλt‖ = μΣλn: unique even where the points'
+    // split is not) and its friction pushes mostly along the slip: a flipped sign (power = +μλn‖v_t‖), not a
+    // truncated iterate's lateral residue inside the cone
+    const sliding = normal > 0 && Math.hypot(F[0], F[1], F[2]) >= (1 - FLIPPED_FRICTION_TOLERANCE) * muNormal;
+    if (!(work > 0 && sliding && power >= FRICTION_ALONG_SLIP * bound)) continue;
     let pos = 0;
     for (const c of g) pos += Math.max(0, fr.ledger[c].frictionWork);
     for (const c of g) {
