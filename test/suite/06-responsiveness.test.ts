@@ -45,11 +45,7 @@ suite('Responsiveness', function () {
     const idle = describe(a);
     reset(a);
     const t0 = Date.now();
-    const r = await vscode.commands.executeCommand<{ scenario: string; frames: number; workerMs: number }>(
-      'contactLens.checkScenario',
-      uri,
-      'pyramid-20',
-    );
+    const r = await vscode.commands.executeCommand<{ scenario: string; frames: number; workerMs: number }>('contactLens.checkScenario', uri, 'pyramid-20');
     const ms = Date.now() - t0;
     const d = describe(a);
     const replies = d.own.calls['worker reply'] ?? 0;

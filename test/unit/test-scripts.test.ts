@@ -21,7 +21,10 @@ describe('test commands', () => {
   it('ensure-chromium accepts an executable CHROMIUM_BIN and names a missing one in one line', () => {
     const ok = spawnSync('bash', [join(ROOT, 'scripts/ensure-chromium.sh')], { env: { ...process.env, CHROMIUM_BIN: process.execPath }, encoding: 'utf8' });
     assert.equal(ok.status, 0, ok.stderr);
-    const bad = spawnSync('bash', [join(ROOT, 'scripts/ensure-chromium.sh')], { env: { ...process.env, CHROMIUM_BIN: '/nonexistent/chromium' }, encoding: 'utf8' });
+    const bad = spawnSync('bash', [join(ROOT, 'scripts/ensure-chromium.sh')], {
+      env: { ...process.env, CHROMIUM_BIN: '/nonexistent/chromium' },
+      encoding: 'utf8',
+    });
     assert.equal(bad.status, 1);
     assert.equal(bad.stderr.trim(), '[contact-lens] CHROMIUM_BIN=/nonexistent/chromium is not an executable file');
   });
