@@ -27,7 +27,9 @@ export const RECORDING_FILE = join(ROOT, 'examples/foreign-engine.rec.jsonl');
 /** Launches Debian's Chromium; a missing browser or bundle FAILS the suite (never skips it). */
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: run the tests with npm test or npm run test:webview (as root they install Debian chromium), or set CHROMIUM_BIN`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: run the tests with npm test or npm run test:webview (as root they install Debian chromium), or set CHROMIUM_BIN`,
+    );
   }
   if (!existsSync(BUNDLE) || !existsSync(join(ROOT, 'dist/webview/style.css'))) {
     throw new Error(`${BUNDLE} (or style.css) is missing: run \`npm run build\` first`);
