@@ -57,7 +57,7 @@ export function checkExpectation(x: Expectation, run: RunResult): ExpectationRes
       return {
         expectation: x,
         ok: d <= x.tolerance,
-        message: `${x.body} ends ${q(d, 'm')} from [${x.position.map((v) => formatNumber(v, 6)).join(', ')}] (tolerance ${q(x.tolerance, 'm')})`,
+        message: `${x.body} ends ${q(d, 'm')} from [${x.position.map((v) => formatNumber(v, 4)).join(', ')}] (tolerance ${q(x.tolerance, 'm')})`,
       };
     }
     case 'finalVelocity': {
