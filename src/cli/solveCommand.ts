@@ -61,14 +61,14 @@ function solveAndPrint(id: string, file: string, from: string, problem: ContactP
   const solvers: SolverName[] = which === 'all' ? [...SOLVER_NAMES] : [which];
   const results = solvers.map((s) => solve(problem, { solver: s }));
   if (json) {
-    for (const r of results) io.out(JSON.stringify(toJson(r, file, from)));
+    for (const r of results) io.out(JSON.stringify(toJson(r, file, from, problemMerit(problem, r))));
   } else {
     printHuman(io, id, from, problem, results);
   }
   return results.some((r) => r.status.kind === 'failed') ? 1 : 0;
 }
 
-function toJson(r: SolveResult, file: string, from: string): Record<string, unknown> {
+function toJson(r: SolveResult, file: string, from: string, solved: ProblemMerit): Record<string, unknown> {
   return {
     solver: r.solver,
     file,
@@ -79,6 +79,8 @@ function toJson(r: SolveResult, file: string, from: string): Record<string, unkn
     iterations: r.iterations,
     objective: r.objective,
     merit: { problem: r.merit.problem, value: r.merit.value },
+    // the problem this solver's λ answers and its merit there (the human table's "merit of its problem")
+    problemMerit: { problem: solved.problem, value: solved.value },
     kkt: {
       max_rel: r.kkt.maxRel,
       primal_rel: r.kkt.primalRel,

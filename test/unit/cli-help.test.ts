@@ -187,6 +187,22 @@ describe('CLI: solve says which problem each solver solves (npm start’s first 
       assert.ok(physics.includes(`\n## ${section}\n`), `docs/physics.md has the section "${section}"`);
   });
 
+  it('--json carries the same merit of its problem as the table', async () => {
+    const r = await run(['solve', PROBLEM, '--from', 'physical', '--json']);
+    const rows = r.out.map((l) => JSON.parse(l) as { solver: string; problemMerit: { problem: string; value: number }; kkt: { max_rel: number } });
+    assert.deepEqual(
+      rows.map((x) => [x.solver, x.problemMerit.problem]),
+      [
+        ['pgs', 'coulomb'],
+        ['newton', 'qp-socp'],
+        ['ipm', 'qp-socp'],
+        ['coulomb', 'coulomb'],
+      ],
+    );
+    for (const x of rows.filter((y) => y.problemMerit.problem === 'qp-socp')) assert.equal(x.problemMerit.value, x.kkt.max_rel);
+    assert.ok(rows[0].problemMerit.value > 1e-3 && rows[0].problemMerit.value < 1e-2, String(rows[0].problemMerit.value));
+  });
+
   it('one solver alone prints no note; λ has 4 significant digits', async () => {
     const r = await run(['solve', PROBLEM, '--solver', 'newton']);
     assert.equal(r.code, 0);
