@@ -654,7 +654,7 @@ function matrixFreeLines(): string[] {
   ];
 }
 
-/** Issue 16's world-step targets for our PGS at matched iterations: ours/Rapier ≤ 1.0, ours/cannon-es ≤ 0.5 (median ms/step). */
+/** The world-step targets for our PGS at matched iterations: ours/Rapier ≤ 1.0, ours/cannon-es ≤ 0.5 (median ms/step). */
 const TARGET_RATIO_RAPIER = 1.0;
 const TARGET_RATIO_CANNON = 0.5;
 
@@ -666,7 +666,7 @@ const TARGET_RATIO_CANNON = 0.5;
 function targetLines(scenes: readonly SceneReport[]): string[] {
   const out = [
     '',
-    `targets (issue 16, ours/pgs vs the matched-iteration rows): ≤ ${TARGET_RATIO_RAPIER}× Rapier, ≤ ${TARGET_RATIO_CANNON}× cannon-es; ratios by median wall / min wall / median CPU time`,
+    `targets (ours/pgs vs the matched-iteration rows): ≤ ${TARGET_RATIO_RAPIER}× Rapier, ≤ ${TARGET_RATIO_CANNON}× cannon-es; ratios by median wall / min wall / median CPU time`,
   ];
   const verdict = (ratio: number | null, target: number): string =>
     ratio === null ? 'not measured' : `${fmtRatio(ratio)} ${ratio <= target ? 'met' : 'missed'}`;

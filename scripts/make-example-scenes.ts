@@ -345,7 +345,7 @@ write(
     {
       name: 'box-slide-friction-newton',
       description:
-        'The μ = 0.5 slide solved as the QP-SOCP (projected Newton). For a sliding contact its optimum has a spurious separating normal velocity μ‖v_t‖ (README: PGS coulomb-disk vs the cone QP), so the box hops and slides farther than Coulomb predicts; energy still does not increase. Compare with "box-slide-friction".',
+        'The μ = 0.5 slide solved as the QP-SOCP (projected Newton). For a sliding contact its optimum has a spurious separating normal velocity μ‖v_t‖ (docs/physics.md, the QP-SOCP and its KKT conditions: the lift), so the box hops and slides farther than Coulomb predicts; energy still does not increase. Compare with "box-slide-friction".',
       frames: 120,
       materials: [rough],
       bodies: [ground('rough'), box('box', [0.5, 0.5, 0.5], 1, [0, 0, 0.5], { velocity: [v0, 0, 0], material: 'rough' })],

@@ -14,7 +14,7 @@ NODE_MAJOR=24
 mkdir -p "$HOST_DIR"
 log() { echo "[vscode-host] $*" >&2; }
 
-# 1. Debian packages (root only; otherwise they must already be there)
+# 1. Debian packages (installed as root by ../apt-install.sh; otherwise it says what to run)
 need_apt=()
 [ -x /usr/lib/chromium/chromium ] || need_apt+=(chromium)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || need_apt+=(libkrb5-dev)
@@ -22,11 +22,7 @@ dpkg -s fonts-noto-color-emoji >/dev/null 2>&1 || need_apt+=(fonts-noto-color-em
 command -v g++ >/dev/null || need_apt+=(build-essential)
 command -v python3 >/dev/null || need_apt+=(python3)
 if [ ${#need_apt[@]} -gt 0 ]; then
-  if [ "$(id -u)" != 0 ]; then log "missing Debian packages ${need_apt[*]} and not root: install them with apt-get"; exit 1; fi
-  log "apt-get install ${need_apt[*]}"
-  (apt-get update -qq || true) >/dev/null 2>&1
-  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need_apt[@]}" ca-certificates >"$HOST_DIR/apt.log" 2>&1 \
-    || { log "apt-get failed, see $HOST_DIR/apt.log"; tail -20 "$HOST_DIR/apt.log" >&2; exit 1; }
+  bash "$(dirname "$0")/../apt-install.sh" "the VS Code test host (npm run test:editor)" "${need_apt[@]}"
 fi
 
 # 2. Node 24 from npm

@@ -4,13 +4,27 @@ import { runScenario } from '../session/runScenario.js';
 import { checkAll } from '../session/expectations.js';
 import { parseArgs, UsageError } from './args.js';
 import { readText, type Output } from './solveCommand.js';
+import { requireKind } from './fileKind.js';
+import type { CommandHelp } from './help.js';
+import { formatCount, formatNumber } from '../engine/numberText.js';
 
-export const CHECK_USAGE = 'contact-lens check <scene.json> [--json]';
+export const CHECK_HELP: CommandHelp = {
+  command: 'check',
+  synopsis: 'check <scene.json> [--json]',
+  summary: 'runs every scenario of a scene file and checks its expectations',
+  description: [
+    'Runs every scenario of a scene file (docs/scene-format.md) and checks its expectations: one line per',
+    'scenario and per expectation. Exit 0 only if every expectation holds, 1 otherwise.',
+  ],
+  options: [['--json', 'one JSON object per scenario instead of the lines']],
+  example: 'check examples/box-stack-10.scene.json',
+};
 
 export function runCheck(argv: readonly string[], io: Output): number {
   const { positionals, options } = parseArgs(argv, [], ['json']);
-  if (positionals.length !== 1) throw new UsageError(`expected one scenario file\nusage: ${CHECK_USAGE}`);
+  if (positionals.length !== 1) throw new UsageError(`expected one scene file\nusage: contact-lens ${CHECK_HELP.synopsis}`);
   const file = positionals[0];
+  requireKind(file, 'check', ['scene']);
   const { scenarios, warnings } = parseSceneFile(readText(file), file);
   if (!options.get('json')) for (const w of warnings) io.err(`warning: ${w.message}`);
   let allOk = true;
@@ -34,7 +48,7 @@ export function runCheck(argv: readonly string[], io: Output): number {
         }),
       );
     } else {
-      io.out(`${ok ? '✓' : '✗'} ${s.desc.name} (${file}:${s.range.line}, ${run.frames.length} frames, ${(ms / 1000).toFixed(2)} s)`);
+      io.out(`${ok ? '✓' : '✗'} ${s.desc.name} (${file}:${s.range.line}, ${formatCount(run.frames.length, 'frame')}, ${formatNumber(ms / 1000)} s)`);
       if (results.length === 0) io.out('    (no expectations)');
       for (const r of results) io.out(`    ${r.ok ? '✓' : '✗'} ${r.expectation.kind}: ${r.message}`);
     }

@@ -7,10 +7,27 @@ import { parseArgs, UsageError } from './args.js';
 import { openRecordingForCli } from './openRecording.js';
 import { printRecordingIssues } from './recordingIssues.js';
 import { readText, type Output } from './solveCommand.js';
+import { kindOfFile, requireKind } from './fileKind.js';
+import type { CommandHelp } from './help.js';
+import { formatCount, formatNumber, formatSigned } from '../engine/numberText.js';
 
 export const FAIL_ON = ['injection', 'non-physical', 'inconsistent', 'skipped-lines'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
-export const DIAGNOSE_USAGE = `contact-lens diagnose <scene.json | rec.jsonl> [--json] [--fail-on ${FAIL_ON.join(',')}]`;
+export const DIAGNOSE_HELP: CommandHelp = {
+  command: 'diagnose',
+  synopsis: `diagnose <scene.json | rec.jsonl> [--json] [--fail-on ${FAIL_ON.join(',')}]`,
+  summary: "finds energy injection (frame, contacts, mechanism, joules) in a scene's run or a recording",
+  description: [
+    'Runs every scenario of a scene file, or reads a recording, and finds the frames where contacts inject energy:',
+    'the frame, the contacts, the mechanism and the joules, confirmed by exact re-solves of the same frame, and',
+    'non-physical behaviour that adds no energy yet (docs/physics.md "Energy ledger of a recorded frame").',
+  ],
+  options: [
+    ['--fail-on KINDS', `exit 1 when a finding of these kinds exists: a comma-separated list of ${FAIL_ON.join(', ')}`],
+    ['--json', 'one JSON object per finding instead of the lines'],
+  ],
+  example: 'diagnose examples/fault-restitution-target.scene.json --fail-on injection',
+};
 
 interface Source {
   readonly label: string;
@@ -63,21 +80,21 @@ function parseFailOn(v: string | true | undefined): Set<FailOn> {
   return new Set(parts as FailOn[]);
 }
 
-const signed = (j: number): string => (j >= 0 ? '+' : '') + j.toPrecision(3);
-
 function line(f: Finding): string {
   const where = f.contacts.length ? f.contacts.join(',') : '-';
-  const joules = f.kind === 'injection' ? `${signed(f.joules)} J` : f.severity;
+  const joules = f.kind === 'injection' ? `${formatSigned(f.joules)} J` : f.severity;
   return `  frame ${String(f.frame).padStart(5)}  contact ${where.padEnd(12)} ${f.mechanism.padEnd(24)} ${joules.padStart(10)}  ${f.inconsistent ? '[inconsistent data] ' : ''}${f.explanation}`;
 }
 
 export function runDiagnose(argv: readonly string[], io: Output): number {
   const { positionals, options } = parseArgs(argv, ['fail-on'], ['json']);
-  if (positionals.length !== 1) throw new UsageError(`expected one scene or recording file\nusage: ${DIAGNOSE_USAGE}`);
+  if (positionals.length !== 1) throw new UsageError(`expected one scene file or recording\nusage: contact-lens ${DIAGNOSE_HELP.synopsis}`);
   const failOn = parseFailOn(options.get('fail-on'));
   const file = positionals[0];
+  requireKind(file, 'diagnose', ['scene', 'recording']);
   const json = options.get('json') === true;
-  const sources = /\.jsonl(\.gz)?$/.test(file) ? fromRecording(file, io) : fromScene(file, io);
+  const recording = /\.jsonl(\.gz)?$/.test(file) || kindOfFile(file) === 'recording';
+  const sources = recording ? fromRecording(file, io) : fromScene(file, io);
   const counts = { injection: 0, 'non-physical': 0, inconsistent: 0, 'skipped-lines': 0 };
   for (const s of sources) {
     const d = s.diagnoser;
@@ -109,16 +126,16 @@ export function runDiagnose(argv: readonly string[], io: Output): number {
     const injected = inj.reduce((a, f) => a + f.joules, 0);
     const other = d.findings.length - inj.length;
     io.out(
-      `${s.label}: ${s.frames} frames, ${d.findings.length === 0 ? 'no findings' : `${inj.length} injection finding(s) (${injected.toPrecision(3)} J in all), ${other} other finding(s)`}`,
+      `${s.label}: ${formatCount(s.frames, 'frame')}, ${d.findings.length === 0 ? 'no findings' : `${formatCount(inj.length, 'injection finding')} (${formatNumber(injected)} J in all), ${formatCount(other, 'other finding')}`}`,
     );
     if (d.consistency)
       io.out(
-        `  inconsistent recording: ${d.consistency.frames} of ${d.consistency.checked} checked frames fail Δv = M⁻¹Jᵀλ, first at frame ${d.consistency.firstFrame}: ${d.consistency.text}`,
+        `  inconsistent recording: ${d.consistency.frames} of ${formatCount(d.consistency.checked, 'checked frame')} fail Δv = M⁻¹Jᵀλ, first at frame ${d.consistency.firstFrame}: ${d.consistency.text}`,
       );
     for (const f of d.findings) io.out(line(f));
     if (d.cost.frames > 0)
       io.out(
-        `  counterfactual re-solves: ${d.cost.islands} island(s) in ${d.cost.frames} frame(s), ${d.cost.ms.toFixed(0)} ms${d.cost.exhaustedAt === null ? '' : `; the re-solve budget ran out at frame ${d.cost.exhaustedAt} (later frames are attributed from the ledger alone)`}`,
+        `  counterfactual re-solves: ${formatCount(d.cost.islands, 'island')} in ${formatCount(d.cost.frames, 'frame')}, ${formatNumber(d.cost.ms)} ms${d.cost.exhaustedAt === null ? '' : `; the re-solve budget ran out at frame ${d.cost.exhaustedAt} (later frames are attributed from the ledger alone)`}`,
       );
   }
   for (const k of failOn) if (counts[k] > 0) return 1;

@@ -2,36 +2,29 @@
 import { FormatError } from '../format/oracle.js';
 import { ProblemError } from '../engine/problem.js';
 import { UsageError } from './args.js';
-import { runSolve, SOLVE_USAGE } from './solveCommand.js';
+import { runSolve, SOLVE_HELP } from './solveCommand.js';
 import { FileError, processOutput, type Output } from './output.js';
-import { runSimulate, SIMULATE_USAGE } from './simulateCommand.js';
-import { runCheck, CHECK_USAGE } from './checkCommand.js';
-import { runReport, REPORT_USAGE } from './reportCommand.js';
-import { runDiagnose, DIAGNOSE_USAGE } from './diagnoseCommand.js';
-import { COMPRESS_USAGE, runCompress } from './compressCommand.js';
+import { runSimulate, SIMULATE_HELP } from './simulateCommand.js';
+import { runCheck, CHECK_HELP } from './checkCommand.js';
+import { runReport, REPORT_HELP } from './reportCommand.js';
+import { runDiagnose, DIAGNOSE_HELP } from './diagnoseCommand.js';
+import { COMPRESS_HELP, runCompress } from './compressCommand.js';
+import { type CommandHelp, renderHelp, renderOverview, wantsHelp } from './help.js';
 
-const USAGE = `usage:
-  ${SOLVE_USAGE}
-  ${SIMULATE_USAGE}
-  ${REPORT_USAGE}
-  ${CHECK_USAGE}
-  ${DIAGNOSE_USAGE}
-  ${COMPRESS_USAGE}
+/** Every command's help, in the order of the top-level list. */
+export const COMMANDS: readonly CommandHelp[] = [SOLVE_HELP, SIMULATE_HELP, REPORT_HELP, CHECK_HELP, DIAGNOSE_HELP, COMPRESS_HELP];
 
-solve     solves one friction-contact problem (docs/problem-format.md) with PGS, projected Newton and/or
-          the interior-point method; prints λ, status, iterations, objective and the KKT residuals.
-simulate  runs a scenario of a *.scene.json file (docs/scene-format.md) and writes a recording
-          (docs/recording-format.md); progress on stderr; never overwrites without --force.
-report    summarises a recording (ours or another engine's) in one streaming pass.
-check     runs every scenario of a scene file and checks its expectations (exit 0 only if all hold).
-diagnose  finds energy injection (frame, contact, mechanism, joules) in a scene's run or a recording;
-          --fail-on injection exits 1 when any injection finding exists.
-compress  rewrites a recording (plain or gzip) as blocked gzip (BGZF), which opens and seeks frame by frame.
-Exit codes: 0 success, 1 a solver failed / an expectation failed, 2 bad input.`;
+/** `contact-lens --help`: the commands, one line each. */
+export const OVERVIEW = renderOverview(COMMANDS);
 
 /** The exit code; a promise of it for `solve` on an HDF5 (FCLIB) file (its reader starts asynchronously) and for `compress` (streams). */
 export function main(argv: readonly string[], io: Output): number | Promise<number> {
   const [command, ...rest] = argv;
+  const help = COMMANDS.find((c) => c.command === command);
+  if (help && wantsHelp(rest)) {
+    io.out(renderHelp(help));
+    return 0;
+  }
   try {
     switch (command) {
       case 'solve': {
@@ -48,14 +41,20 @@ export function main(argv: readonly string[], io: Output): number | Promise<numb
         return runDiagnose(rest, io);
       case 'compress':
         return runCompress(rest, io).catch((e: unknown) => badInput(e, io));
+      case 'help': {
+        // `contact-lens help solve` is `contact-lens solve --help`
+        const of = COMMANDS.find((c) => c.command === rest[0]);
+        if (rest.length > 0 && !of) throw new UsageError(`help: unknown command "${rest[0]}" (commands: ${COMMANDS.map((c) => c.command).join(', ')})`);
+        io.out(of ? renderHelp(of) : OVERVIEW);
+        return 0;
+      }
       case undefined:
-      case 'help':
       case '--help':
       case '-h':
-        io.out(USAGE);
+        io.out(OVERVIEW);
         return command === undefined ? 2 : 0;
       default:
-        throw new UsageError(`unknown command "${command}"\n${USAGE}`);
+        throw new UsageError(`unknown command "${command}"\n${OVERVIEW}`);
     }
   } catch (e) {
     return badInput(e, io);

@@ -4,6 +4,7 @@
  */
 import type { RecordingReader } from '../format/recordingFile.js';
 import type { Output } from './solveCommand.js';
+import { formatCount } from '../engine/numberText.js';
 
 /** Skipped lines printed one by one before the rest is only counted. */
 export const LISTED_SKIPPED_LINES = 5;
@@ -11,7 +12,9 @@ export const LISTED_SKIPPED_LINES = 5;
 export function printRecordingIssues(reader: RecordingReader, io: Output): void {
   const total = reader.errorCount + reader.frameCount;
   if (reader.errorCount > 0) {
-    io.err(`warning: ${reader.file}: skipped ${reader.errorCount} of ${total} frame line(s); the diagnosis covers the ${reader.frameCount} valid frame(s):`);
+    io.err(
+      `warning: ${reader.file}: skipped ${reader.errorCount} of ${formatCount(total, 'frame line')}; the diagnosis covers the ${formatCount(reader.frameCount, 'valid frame')}:`,
+    );
     for (const e of reader.errors.slice(0, LISTED_SKIPPED_LINES)) io.err(`  ${e.message}`);
     if (reader.errorCount > LISTED_SKIPPED_LINES) io.err(`  … and ${reader.errorCount - LISTED_SKIPPED_LINES} more`);
   }

@@ -6,6 +6,9 @@ import { buildIslands } from '../engine/collision/islands.js';
 import { conditioningCauses } from '../engine/conditioningCauses.js';
 import type { ContactProblem } from '../engine/problem.js';
 import { parseArgs, UsageError } from './args.js';
+import { requireKind } from './fileKind.js';
+import type { CommandHelp } from './help.js';
+import { formatCount, formatNumber, formatSigned } from '../engine/numberText.js';
 import { openRecordingForCli } from './openRecording.js';
 import type { Output } from './solveCommand.js';
 import { printRecordingIssues } from './recordingIssues.js';
@@ -14,7 +17,21 @@ import { exactIslandConditioning, type IslandConditioning } from '../session/con
 import { WriterChecks } from '../session/writerChecks.js';
 import { notRecorded, solverKind } from '../session/solverDeclarations.js';
 
-export const REPORT_USAGE = 'contact-lens report <rec.jsonl> [--check] [--json]';
+export const REPORT_HELP: CommandHelp = {
+  command: 'report',
+  synopsis: 'report <rec.jsonl | rec.jsonl.gz> [--check] [--json]',
+  summary: "summarises a recording (ours or another engine's) in one streaming pass",
+  description: [
+    "Reads a recording (docs/recording-format.md), ours or another engine's, in one pass: contacts per frame,",
+    'κ(A), solver iterations and failures, energy drift, the energy ledger by channel and the findings',
+    '(from the ledger alone: `diagnose` confirms them with exact re-solves).',
+  ],
+  options: [
+    ['--check', 'also run the writer checks for engine authors (docs/engine-authors.md); exit 1 if one fails'],
+    ['--json', 'the summary as one JSON object'],
+  ],
+  example: 'report examples/foreign-engine.rec.jsonl --check',
+};
 
 /** Islands larger than this many unknowns are not analysed for κ(A) by the report (cost ~n³). */
 export const REPORT_KAPPA_MAX_UNKNOWNS = 300;
@@ -75,13 +92,14 @@ function kappaMaxOf({ problem, cond }: FrameConditioning): KappaMax {
 /** Why the largest κ(A) is what it is, when that island is rank deficient. */
 function kappaRankNote(k: KappaMax): string {
   if (k.rankDeficiency === 0) return '';
-  return ` (rank ${k.rows - k.rankDeficiency} of ${k.rows} rows${k.cause ? ` — ${k.cause}` : ''}: κ(A) there is set by the regularisation ε)`;
+  return ` (rank ${k.rows - k.rankDeficiency} of ${formatCount(k.rows, 'row')}${k.cause ? ` — ${k.cause}` : ''}: κ(A) there is set by the regularisation ε)`;
 }
 
 export function runReport(argv: readonly string[], io: Output): number {
   const { positionals, options } = parseArgs(argv, [], ['json', 'check']);
-  if (positionals.length !== 1) throw new UsageError(`expected one recording\nusage: ${REPORT_USAGE}`);
+  if (positionals.length !== 1) throw new UsageError(`expected one recording\nusage: contact-lens ${REPORT_HELP.synopsis}`);
   const file = positionals[0];
+  requireKind(file, 'report', ['recording']);
   const reader = openRecordingForCli(file);
   try {
     const n = reader.frameCount;
@@ -194,7 +212,7 @@ export function runReport(argv: readonly string[], io: Output): number {
       return checksFailed ? 1 : 0;
     }
     io.out(
-      `${file}: ${n} frames, ${report.bodies} bodies, written by ${reader.header.producer.name}${reader.header.producer.version ? ' ' + reader.header.producer.version : ''}`,
+      `${file}: ${formatCount(n, 'frame')}, ${formatCount(report.bodies, 'body', 'bodies')}, written by ${reader.header.producer.name}${reader.header.producer.version ? ' ' + reader.header.producer.version : ''}`,
     );
     if (reader.header.converted?.length) io.out(`conventions converted on read: ${reader.header.converted.join('; ')}`);
     const missing = notRecorded(reader.header);
@@ -202,11 +220,11 @@ export function runReport(argv: readonly string[], io: Output): number {
     if (reader.header.initial) io.out('initial state: recorded (the first frame is diagnosed like any other)');
     io.out(`contacts per frame: max ${report.contactsPerFrame.max}, median ${report.contactsPerFrame.median}`);
     io.out(
-      `κ(A) max: ${kappaMax === null ? 'n/a (no re-assemblable frame)' : `${kappaMax.kappa.toExponential(3)} at frame ${kappaFrame}${kappaRankNote(kappaMax)}`}`,
+      `κ(A) max: ${kappaMax === null ? 'n/a (no re-assemblable frame)' : `${formatNumber(kappaMax.kappa)} at frame ${kappaFrame}${kappaRankNote(kappaMax)}`}`,
     );
     if (kappaRangeMax !== null)
       io.out(
-        `κ on the range of A max: ${kappaRangeMax.toExponential(3)} at frame ${kappaRangeFrame} (null directions of redundant contacts excluded; docs/physics.md "Conditioning")`,
+        `κ on the range of A max: ${formatNumber(kappaRangeMax)} at frame ${kappaRangeFrame} (null directions of redundant contacts excluded; docs/physics.md "Conditioning")`,
       );
     const kind = solverKind(reader.header);
     if (kind)
@@ -214,21 +232,21 @@ export function runReport(argv: readonly string[], io: Output): number {
         `solver kind: ${kind}${kind === 'iterative-fixed' ? " (a fixed iteration count: the frames' statuses are labels, not convergence tests; the diagnosis judges the data)" : ''}`,
       );
     io.out(`solver iterations: p50 ${report.iterations.p50}, p95 ${report.iterations.p95}, max ${report.iterations.max}; failures: ${failures}`);
-    io.out(`energy drift: ${report.energyDrift === null ? 'n/a (no energy recorded)' : `${report.energyDrift.toExponential(3)} J`}`);
+    io.out(`energy drift: ${report.energyDrift === null ? 'n/a (no energy recorded)' : `${formatSigned(report.energyDrift)} J`}`);
     io.out(
       `frames where total energy rose: ${rises.length}${
         rises.length
           ? ' (' +
             rises
               .slice(0, 8)
-              .map((r) => `${r.frame}: +${r.joules.toExponential(2)} J`)
+              .map((r) => `${r.frame}: ${formatSigned(r.joules)} J`)
               .join(', ') +
             (rises.length > 8 ? ', …' : '') +
             ')'
           : ''
       }`,
     );
-    const J = (x: number): string => `${x >= 0 ? '+' : ''}${x.toPrecision(3)} J`;
+    const J = (x: number): string => `${formatSigned(x)} J`;
     io.out(
       `energy ledger (Σ over frames, from the recorded states and λ): contact normal work ${J(ledger.normal)}, friction ${J(ledger.friction)}, position correction ${J(ledger.positionCorrection)}, integrator ${J(ledger.integrator)}, unexplained by λ ${J(ledger.unexplained)}${ledger.manifold !== undefined ? `, manifold friction and twist ${J(ledger.manifold)}` : ''}${ledger.external !== undefined ? `, external impulses ${J(ledger.external)}` : ''}`,
     );
@@ -247,9 +265,9 @@ export function runReport(argv: readonly string[], io: Output): number {
     );
     if (diag.consistency)
       io.out(
-        `inconsistent recording: ${diag.consistency.frames} of ${diag.consistency.checked} checked frames, first at frame ${diag.consistency.firstFrame}: ${diag.consistency.text}`,
+        `inconsistent recording: ${diag.consistency.frames} of ${formatCount(diag.consistency.checked, 'checked frame')}, first at frame ${diag.consistency.firstFrame}: ${diag.consistency.text}`,
       );
-    if (reader.errorCount > 0) io.out(`skipped ${reader.errorCount} bad line(s) (listed on stderr)`);
+    if (reader.errorCount > 0) io.out(`skipped ${formatCount(reader.errorCount, 'bad line')} (listed on stderr)`);
     if (report.checks) {
       io.out('writer checks (docs/engine-authors.md):');
       for (const c of report.checks) io.out(`  ${c.outcome === 'ok' ? 'ok    ' : c.outcome === 'failed' ? 'FAILED' : 'n/a   '} ${c.name}: ${c.detail}`);

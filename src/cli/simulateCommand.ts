@@ -10,9 +10,28 @@ import { existsSync } from 'node:fs';
 import { oneOf, parseArgs, UsageError } from './args.js';
 import { readText, type Output } from './solveCommand.js';
 import { checkOutputTarget, withFileErrors } from './output.js';
+import { requireKind } from './fileKind.js';
+import type { CommandHelp } from './help.js';
+import { formatCount, formatNumber } from '../engine/numberText.js';
 
-export const SIMULATE_USAGE =
-  'contact-lens simulate <scene.json> [--scenario NAME] [--solver pgs|newton|ipm|coulomb] [--frames N] --out rec.jsonl [--gzip] [--force]';
+export const SIMULATE_HELP: CommandHelp = {
+  command: 'simulate',
+  synopsis: `simulate <scene.json> --out rec.jsonl [--scenario NAME] [--solver ${SOLVER_NAMES.join('|')}] [--frames N] [--gzip] [--force]`,
+  summary: 'runs one scenario of a scene file and writes its recording',
+  description: [
+    'Runs a scenario of a scene file (docs/scene-format.md) and writes every frame to a recording',
+    '(docs/recording-format.md); progress on stderr. Never overwrites a file unless --force is given.',
+  ],
+  options: [
+    ['--out FILE', 'the recording to write (required); a name ending in .gz is written as blocked gzip'],
+    ['--scenario NAME', 'the scenario to run (needed when the file holds several)'],
+    ['--solver NAME', `run with ${SOLVER_NAMES.join(', ')} instead of the scenario's own solver`],
+    ['--frames N', "how many frames to simulate (default: the scenario's frames)"],
+    ['--gzip', 'write blocked gzip (BGZF), which the inspector opens and seeks frame by frame'],
+    ['--force', 'replace an existing output file'],
+  ],
+  example: 'simulate examples/box-stack-10.scene.json --out box-stack-10.rec.jsonl',
+};
 
 /** Picks one scenario by name (or the only one), naming the choices when that is ambiguous. */
 export function pickScenario(scenarios: readonly ParsedScenario[], name: string | undefined, file: string): ParsedScenario {
@@ -22,7 +41,9 @@ export function pickScenario(scenarios: readonly ParsedScenario[], name: string 
     return s;
   }
   if (scenarios.length !== 1)
-    throw new UsageError(`${file} holds ${scenarios.length} scenarios; choose one with --scenario (${scenarios.map((x) => safeText(x.desc.name)).join(', ')})`);
+    throw new UsageError(
+      `${file} holds ${formatCount(scenarios.length, 'scenario')}; choose one with --scenario (${scenarios.map((x) => safeText(x.desc.name)).join(', ')})`,
+    );
   return scenarios[0];
 }
 
@@ -44,10 +65,12 @@ export function parsePositiveInt(v: string | true | undefined, name: string, max
 
 export function runSimulate(argv: readonly string[], io: Output): number {
   const { positionals, options } = parseArgs(argv, ['scenario', 'solver', 'frames', 'out'], ['force', 'gzip']);
-  if (positionals.length !== 1) throw new UsageError(`expected one scenario file\nusage: ${SIMULATE_USAGE}`);
+  const usage = `usage: contact-lens ${SIMULATE_HELP.synopsis}`;
+  if (positionals.length !== 1) throw new UsageError(`expected one scene file\n${usage}`);
   const out = options.get('out');
-  if (typeof out !== 'string') throw new UsageError(`--out rec.jsonl is required\nusage: ${SIMULATE_USAGE}`);
+  if (typeof out !== 'string') throw new UsageError(`--out rec.jsonl is required\n${usage}`);
   const file = positionals[0];
+  requireKind(file, 'simulate', ['scene']);
   const solver = options.has('solver') ? oneOf(options.get('solver'), SOLVER_NAMES, 'solver', 'newton') : undefined;
   const frames = parsePositiveInt(options.get('frames'), 'frames');
   const scenarioName = options.get('scenario');
@@ -79,7 +102,7 @@ export function runSimulate(argv: readonly string[], io: Output): number {
   }
   const ms = performance.now() - t0;
   io.err(
-    `wrote ${desc.frames} frames to ${out} in ${(ms / 1000).toFixed(2)} s (${(ms / desc.frames).toFixed(2)} ms/frame, solver ${desc.config.solver.solver})`,
+    `wrote ${formatCount(desc.frames, 'frame')} to ${out} in ${formatNumber(ms / 1000)} s (${formatNumber(ms / desc.frames)} ms per frame, solver ${desc.config.solver.solver})`,
   );
   return 0;
 }

@@ -1,15 +1,34 @@
-/** `contact-lens solve <problem.json|problem.hdf5> [--solver pgs|newton|ipm|coulomb|all] [--from physical|matrix] [--json]` */
+/** `contact-lens solve <problem.json | fclib.hdf5> [--solver NAME|all] [--from physical|matrix] [--json]` */
 import { assembleOraclePhysical, parseOracleInstance } from '../format/oracle.js';
 import { isFclibInput, readFclibLocal } from '../format/fclib.js';
 import { resolve } from 'node:path';
 import { solve } from '../engine/solvers/solve.js';
-import { SOLVER_NAMES, type SolveResult, type SolverName } from '../engine/solvers/types.js';
+import { problemSolvedBy, SOLVER_NAMES, type SolveResult, type SolverName } from '../engine/solvers/types.js';
 import type { ContactProblem } from '../engine/problem.js';
+import { coulombMerit } from '../engine/coulombMerit.js';
+import { formatCount, formatNumber, formatQuantity } from '../engine/numberText.js';
 import { EXACT_ON_DEMAND_MAX_ROWS, exactIslandConditioning } from '../session/conditioningEstimate.js';
 import { oneOf, parseArgs, UsageError } from './args.js';
+import { requireKind } from './fileKind.js';
+import type { CommandHelp } from './help.js';
 import { readInputBytes, readInputText, type Output } from './output.js';
 
-export const SOLVE_USAGE = 'contact-lens solve <problem.json|fclib.hdf5> [--solver pgs|newton|ipm|coulomb|all] [--from physical|matrix] [--json]';
+export const SOLVE_HELP: CommandHelp = {
+  command: 'solve',
+  synopsis: `solve <problem.json | fclib.hdf5> [--solver ${SOLVER_NAMES.join('|')}|all] [--from physical|matrix] [--json]`,
+  summary: 'solves one friction-contact problem file with each solver and compares them',
+  description: [
+    'Reads a problem file (docs/problem-format.md: JSON, or an FCLIB local problem in HDF5) and solves it with',
+    `the solvers ${SOLVER_NAMES.join(', ')} (or one of them): status, iterations, the merit of the problem each solves,`,
+    'the objective, the QP-SOCP KKT residual, time, and λ per contact. Exit 1 if a solver failed.',
+  ],
+  options: [
+    ['--solver NAME', `one of ${SOLVER_NAMES.join(', ')}, or all (default all)`],
+    ['--from physical|matrix', 'A and b as stored (matrix, default), or re-assembled from the bodies and contacts (physical)'],
+    ['--json', 'one JSON object per solver instead of the tables'],
+  ],
+  example: 'solve examples/problems/two-box-stack.json --from physical',
+};
 
 export type { Output };
 
@@ -23,8 +42,9 @@ export const readText = (file: string): string => readInputText(file);
  */
 export function runSolve(argv: readonly string[], io: Output): number | Promise<number> {
   const { positionals, options } = parseArgs(argv, ['solver', 'from'], ['json']);
-  if (positionals.length !== 1) throw new UsageError(`expected one problem file\nusage: ${SOLVE_USAGE}`);
+  if (positionals.length !== 1) throw new UsageError(`expected one problem file\nusage: contact-lens ${SOLVE_HELP.synopsis}`);
   const file = positionals[0];
+  requireKind(file, 'solve', ['problem']);
   const which = oneOf(options.get('solver'), [...SOLVER_NAMES, 'all'] as const, 'solver', 'all');
   const from = oneOf(options.get('from'), ['matrix', 'physical'] as const, 'from', 'matrix');
   const bytes = readInputBytes(file);
@@ -41,14 +61,14 @@ function solveAndPrint(id: string, file: string, from: string, problem: ContactP
   const solvers: SolverName[] = which === 'all' ? [...SOLVER_NAMES] : [which];
   const results = solvers.map((s) => solve(problem, { solver: s }));
   if (json) {
-    for (const r of results) io.out(JSON.stringify(toJson(r, file, from)));
+    for (const r of results) io.out(JSON.stringify(toJson(r, file, from, problemMerit(problem, r))));
   } else {
     printHuman(io, id, from, problem, results);
   }
   return results.some((r) => r.status.kind === 'failed') ? 1 : 0;
 }
 
-function toJson(r: SolveResult, file: string, from: string): Record<string, unknown> {
+function toJson(r: SolveResult, file: string, from: string, solved: ProblemMerit): Record<string, unknown> {
   return {
     solver: r.solver,
     file,
@@ -59,6 +79,8 @@ function toJson(r: SolveResult, file: string, from: string): Record<string, unkn
     iterations: r.iterations,
     objective: r.objective,
     merit: { problem: r.merit.problem, value: r.merit.value },
+    // the problem this solver's λ answers and its merit there (the human table's "merit of its problem")
+    problemMerit: { problem: solved.problem, value: solved.value },
     kkt: {
       max_rel: r.kkt.maxRel,
       primal_rel: r.kkt.primalRel,
@@ -74,7 +96,27 @@ function toJson(r: SolveResult, file: string, from: string): Record<string, unkn
   };
 }
 
-const fmt = (x: number): string => (x === 0 ? '0' : Math.abs(x) >= 1e-3 && Math.abs(x) < 1e6 ? x.toPrecision(10) : x.toExponential(6));
+/** The problem a solver's λ answers, and its merit there (docs/physics.md "Coulomb's law and the De Saxcé fixed point"). */
+interface ProblemMerit {
+  readonly problem: 'qp-socp' | 'coulomb';
+  readonly value: number;
+}
+
+/**
+ * QP-SOCP KKT max_rel for newton and ipm; the Coulomb merit for coulomb and for pgs, whose default sweeps
+ * (Coulomb disk) approach Coulomb's law, not the QP-SOCP (src/engine/solvers/pgs.ts).
+ */
+function problemMerit(p: ContactProblem, r: SolveResult): ProblemMerit {
+  const problem = problemSolvedBy({ solver: r.solver });
+  if (r.merit.problem === problem) return r.merit;
+  return { problem, value: problem === 'coulomb' ? coulombMerit(p, r.lambda) : r.kkt.maxRel };
+}
+
+const PROBLEM_LABEL = { 'qp-socp': 'QP-SOCP', coulomb: 'Coulomb' } as const;
+const MERIT_LABEL = { 'qp-socp': 'KKT max_rel', coulomb: 'Coulomb merit' } as const;
+
+/** λ entries: 4 significant digits (the tables' other numbers have 3). */
+const LAMBDA_DIGITS = 4;
 
 function table(rows: string[][]): string[] {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
@@ -86,40 +128,77 @@ function table(rows: string[][]): string[] {
   );
 }
 
-const kappaText = (k: number): string => (Number.isFinite(k) ? k.toExponential(3) : Number.isNaN(k) ? 'not finite (A has a non-finite entry)' : '∞');
-
 /** A's rank, rank ratio (FCLIB's rows/rank), κ(A) and κ on the range, exact up to EXACT_ON_DEMAND_MAX_ROWS. */
 function conditioningLine(p: ContactProblem): string {
   if (p.size > EXACT_ON_DEMAND_MAX_ROWS)
     return `A: conditioning not computed above ${EXACT_ON_DEMAND_MAX_ROWS} unknowns (the inspector's problem panel estimates it)`;
   const c = exactIslandConditioning(p.A, p.size, p.regularization, p);
-  return `A: rank ${c.rank} of ${p.size} (rank ratio ${c.rankRatio.toFixed(2)}), κ(A) ${kappaText(c.kappa)}, κ on the range ${kappaText(c.kappaRange)} (${c.method}; docs/physics.md "Conditioning")`;
+  const kappa = (k: number): string => (Number.isNaN(k) ? 'not finite (A has a non-finite entry)' : formatNumber(k));
+  return `A: rank ${c.rank} of ${p.size} (rank ratio ${formatNumber(c.rankRatio)}), κ(A) ${kappa(c.kappa)}, κ on the range ${kappa(c.kappaRange)} (${c.method}; docs/physics.md "Conditioning")`;
+}
+
+/** Words joined with commas and "and": "newton and ipm", "pgs, newton and ipm". */
+const listed = (xs: readonly string[]): string => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`);
+
+/** Lines of at most `width` characters. */
+function wrap(text: string, width = 110): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return line ? [...lines, line] : lines;
+}
+
+/**
+ * Why the rows' merits, λ and objectives differ when the table mixes the two problems: which solver solves
+ * which, and (docs/physics.md) why a Coulomb solution keeps a QP-SOCP KKT residual.
+ */
+export function twoProblemsNote(rows: readonly { readonly solver: SolverName; readonly problem: ProblemMerit['problem'] }[]): string[] {
+  const qp = rows.filter((r) => r.problem === 'qp-socp').map((r) => r.solver);
+  const co = rows.filter((r) => r.problem === 'coulomb').map((r) => r.solver);
+  if (qp.length === 0 || co.length === 0) return [];
+  const verb = (xs: readonly string[]): string => (xs.length === 1 ? 'solves' : 'solve');
+  const pgs = co.includes('pgs')
+    ? ' pgs\'s status is still judged on the QP-SOCP KKT residual, which its Coulomb-disk sweeps cannot meet where a contact slides (docs/physics.md "The default solver").'
+    : '';
+  return wrap(
+    `Two problems: ${listed(qp)} ${verb(qp)} the convex QP-SOCP (merit: its KKT max_rel); ${listed(co)} ${verb(co)} Coulomb's law in De Saxcé's form (merit: the FCLIB natural-map residual). Where a contact slides they have different solutions, so λ and the objective differ and a Coulomb solution keeps a QP-SOCP KKT residual (docs/physics.md "Coulomb's law and the De Saxcé fixed point").${pgs}`,
+  );
 }
 
 function printHuman(io: Output, id: string, from: string, p: ContactProblem, results: SolveResult[]): void {
-  io.out(`${id}: ${p.contactCount} contact${p.contactCount === 1 ? '' : 's'}, ${p.size} unknowns, from ${from}`);
+  io.out(`${id}: ${formatCount(p.contactCount, 'contact')}, ${p.size} unknowns, from ${from}`);
   io.out(conditioningLine(p));
   io.out('');
-  // merit: what the status was decided on — KKT max_rel of the QP-SOCP, or the Coulomb merit (docs/physics.md)
-  const head = ['solver', 'status', 'iterations', 'objective', 'merit', 'KKT max_rel', 'time'];
-  const rows = results.map((r) => [
+  const merits = results.map((r) => problemMerit(p, r));
+  const head = ['solver', 'problem', 'status', 'iterations', 'merit of its problem', 'objective', 'QP-SOCP KKT', 'time'];
+  const rows = results.map((r, k) => [
     r.solver,
+    PROBLEM_LABEL[merits[k].problem],
     r.status.kind,
     String(r.iterations),
-    fmt(r.objective),
-    `${r.merit.value.toExponential(2)} (${r.merit.problem === 'coulomb' ? 'Coulomb' : 'KKT'})`,
-    r.kkt.maxRel.toExponential(2),
-    `${r.timeMs.toFixed(3)} ms`,
+    `${formatNumber(merits[k].value)} (${MERIT_LABEL[merits[k].problem]})`,
+    formatNumber(r.objective, LAMBDA_DIGITS),
+    formatNumber(r.kkt.maxRel),
+    formatQuantity(r.timeMs, 'ms'),
   ]);
   for (const line of table([head, ...rows])) io.out(line);
-  for (const r of results) if (r.status.kind !== 'converged') io.out(`  ${r.solver}: ${r.status.reason}`);
+  for (const r of results) if (r.status.kind !== 'converged') io.out(`  ${r.solver}: ${r.status.kind}: ${r.status.reason}`);
+  const note = twoProblemsNote(results.map((r, k) => ({ solver: r.solver, problem: merits[k].problem })));
+  if (note.length > 0) io.out('');
+  for (const line of note) io.out(line);
   for (const r of results) {
     io.out('');
     io.out(
-      `λ (${r.solver}); KKT: primal ${r.kkt.primalRel.toExponential(1)}, dual ${r.kkt.dualRel.toExponential(1)}, complementarity ${r.kkt.compRel.toExponential(1)}, natural map ${r.kkt.naturalRel.toExponential(1)}`,
+      `λ (${r.solver}, N·s); QP-SOCP KKT residuals: primal ${formatNumber(r.kkt.primalRel)}, dual ${formatNumber(r.kkt.dualRel)}, complementarity ${formatNumber(r.kkt.compRel)}, natural map ${formatNumber(r.kkt.naturalRel)}`,
     );
     const lr = [['contact', 'λn', 'λt1', 'λt2', 'state']];
-    for (let c = 0; c < p.contactCount; c++) lr.push([String(c), fmt(r.lambda[3 * c]), fmt(r.lambda[3 * c + 1]), fmt(r.lambda[3 * c + 2]), r.contactClass[c]]);
+    const n = (x: number): string => formatNumber(x, LAMBDA_DIGITS);
+    for (let c = 0; c < p.contactCount; c++) lr.push([String(c), n(r.lambda[3 * c]), n(r.lambda[3 * c + 1]), n(r.lambda[3 * c + 2]), r.contactClass[c]]);
     for (const line of table(lr)) io.out(`  ${line}`);
   }
 }

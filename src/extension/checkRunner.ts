@@ -14,6 +14,10 @@ export interface CheckCommandResult {
   readonly passed: boolean;
   readonly findings: number;
   readonly message: string;
+  /** Frames the worker simulated and diagnosed. */
+  readonly frames: number;
+  /** The worker's time for the check (ms): simulation, expectations and diagnosis, off the host's event loop. */
+  readonly workerMs: number;
 }
 
 export class CheckRunner {
@@ -63,6 +67,13 @@ export class CheckRunner {
   }
 
   static summary(c: ScenarioCheck): CheckCommandResult {
-    return { scenario: c.scenario, passed: outcomePassed(c), findings: c.findings.length, message: outcomeTitle({ state: 'done', check: c }) };
+    return {
+      scenario: c.scenario,
+      passed: outcomePassed(c),
+      findings: c.findings.length,
+      message: outcomeTitle({ state: 'done', check: c }),
+      frames: c.frames,
+      workerMs: c.timeMs,
+    };
   }
 }

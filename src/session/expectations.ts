@@ -1,6 +1,7 @@
 /** Checks a scenario's expectations (docs/scene-format.md "Expectations") against a run. */
 import type { Expectation } from '../format/scene.js';
 import type { RunResult } from './runScenario.js';
+import { formatCount, formatNumber, formatQuantity, formatSigned } from '../engine/numberText.js';
 
 export interface ExpectationResult {
   readonly expectation: Expectation;
@@ -11,7 +12,8 @@ export interface ExpectationResult {
   readonly frame?: number;
 }
 
-const fmt = (x: number, unit: string): string => `${x >= 0 ? '+' : '−'}${Math.abs(x).toPrecision(3)} ${unit}`;
+const fmt = (x: number, unit: string): string => `${formatSigned(x)} ${unit}`;
+const q = formatQuantity;
 
 export function checkExpectation(x: Expectation, run: RunResult): ExpectationResult {
   const frames = run.frames;
@@ -31,8 +33,8 @@ export function checkExpectation(x: Expectation, run: RunResult): ExpectationRes
       }
       const drift = (frames.at(-1)?.totalEnergy ?? run.initialEnergy) - run.initialEnergy;
       return worst > x.toleranceJ
-        ? { expectation: x, ok: false, frame: at, message: `energy rose by ${fmt(worst, 'J')} at frame ${at} (tolerance ${x.toleranceJ} J)` }
-        : { expectation: x, ok: true, message: `energy non-increasing (${fmt(drift, 'J')} over ${frames.length} frames)` };
+        ? { expectation: x, ok: false, frame: at, message: `energy rose by ${fmt(worst, 'J')} at frame ${at} (tolerance ${q(x.toleranceJ, 'J')})` }
+        : { expectation: x, ok: true, message: `energy non-increasing (${fmt(drift, 'J')} over ${formatCount(frames.length, 'frame')})` };
     }
     case 'maxPenetration': {
       let worst = 0,
@@ -46,7 +48,7 @@ export function checkExpectation(x: Expectation, run: RunResult): ExpectationRes
         expectation: x,
         ok: worst <= x.meters,
         frame: at >= 0 ? at : undefined,
-        message: `max penetration ${(worst * 1000).toPrecision(3)} mm${at >= 0 ? ` at frame ${at}` : ''} (limit ${(x.meters * 1000).toPrecision(3)} mm)`,
+        message: `max penetration ${q(worst * 1000, 'mm')}${at >= 0 ? ` at frame ${at}` : ''} (limit ${q(x.meters * 1000, 'mm')})`,
       };
     }
     case 'finalPosition': {
@@ -55,19 +57,19 @@ export function checkExpectation(x: Expectation, run: RunResult): ExpectationRes
       return {
         expectation: x,
         ok: d <= x.tolerance,
-        message: `${x.body} ends ${d.toPrecision(3)} m from [${x.position.join(', ')}] (tolerance ${x.tolerance} m)`,
+        message: `${x.body} ends ${q(d, 'm')} from [${x.position.map((v) => formatNumber(v, 4)).join(', ')}] (tolerance ${q(x.tolerance, 'm')})`,
       };
     }
     case 'finalVelocity': {
       const b = bodyNamed(x.body);
       const d = Math.hypot(b.v[0] - x.velocity[0], b.v[1] - x.velocity[1], b.v[2] - x.velocity[2]);
-      return { expectation: x, ok: d <= x.tolerance, message: `${x.body} velocity off by ${d.toPrecision(3)} m/s (tolerance ${x.tolerance} m/s)` };
+      return { expectation: x, ok: d <= x.tolerance, message: `${x.body} velocity off by ${q(d, 'm/s')} (tolerance ${q(x.tolerance, 'm/s')})` };
     }
     case 'noSolverFailures': {
       const bad = frames.find((f) => f.status === 'failed');
       return bad
         ? { expectation: x, ok: false, frame: bad.frame, message: `solver failed at frame ${bad.frame}` }
-        : { expectation: x, ok: true, message: `no solver failures in ${frames.length} frames` };
+        : { expectation: x, ok: true, message: `no solver failures in ${formatCount(frames.length, 'frame')}` };
     }
     case 'momentumConserved': {
       let worst = 0,
@@ -84,13 +86,13 @@ export function checkExpectation(x: Expectation, run: RunResult): ExpectationRes
         expectation: x,
         ok: worst <= x.tolerance,
         frame: worst > x.tolerance ? at : undefined,
-        message: `momentum change ≤ ${worst.toPrecision(3)} N·s (tolerance ${x.tolerance})`,
+        message: `largest momentum change ${q(worst, 'N·s')}${worst > x.tolerance ? ` at frame ${at}` : ''} (tolerance ${q(x.tolerance, 'N·s')})`,
       };
     }
     case 'bodyAtRest': {
       const b = bodyNamed(x.body);
       const s = Math.hypot(b.v[0], b.v[1], b.v[2]);
-      return { expectation: x, ok: s <= x.speed, message: `${x.body} speed ${s.toPrecision(3)} m/s at the end (limit ${x.speed})` };
+      return { expectation: x, ok: s <= x.speed, message: `${x.body} speed ${q(s, 'm/s')} at the end (limit ${q(x.speed, 'm/s')})` };
     }
   }
 }

@@ -14,6 +14,7 @@
 import type { RecordedFrame, RecordingHeader } from '../format/recording.js';
 import { frameEnergyParts, type Diagnoser } from './diagnose.js';
 import { lambdaSource, lambdaSourceProblem, SOLVER_KINDS, solverKind } from './solverDeclarations.js';
+import { formatCount, formatNumber } from '../engine/numberText.js';
 
 export type CheckOutcome = 'ok' | 'failed' | 'not checked';
 
@@ -80,8 +81,8 @@ export class WriterChecks {
     const out: WriterCheck[] = [];
     out.push(
       skippedLines === 0
-        ? { name: 'readable', outcome: 'ok', detail: `${frames} frames, every line read` }
-        : { name: 'readable', outcome: 'failed', detail: `${skippedLines} line(s) could not be read (listed above); their frames are lost` },
+        ? { name: 'readable', outcome: 'ok', detail: `${formatCount(frames, 'frame')}, every line read` }
+        : { name: 'readable', outcome: 'failed', detail: `${formatCount(skippedLines, 'line')} could not be read (listed above); their frames are lost` },
     );
     const kind = this.header.solver?.kind;
     const lsProblem = lambdaSourceProblem(this.header);
@@ -125,9 +126,9 @@ export class WriterChecks {
             ? {
                 name: 'velocity change',
                 outcome: 'failed',
-                detail: `${c.frames} of ${checked} frames fail Δv = M⁻¹Jᵀλ, first frame ${c.firstFrame}, body ${c.body}: ${c.text}`,
+                detail: `${c.frames} of ${formatCount(checked, 'frame')} fail Δv = M⁻¹Jᵀλ, first frame ${c.firstFrame}, body ${c.body}: ${c.text}`,
               }
-            : { name: 'velocity change', outcome: 'ok', detail: `Δv = M⁻¹Jᵀλ holds for every body in ${checked} frames with \`pre\`` },
+            : { name: 'velocity change', outcome: 'ok', detail: `Δv = M⁻¹Jᵀλ holds for every body in ${formatCount(checked, 'frame')} with \`pre\`` },
     );
     const b = this.energyFirstBad;
     out.push(
@@ -137,26 +138,30 @@ export class WriterChecks {
           ? {
               name: 'recorded energy',
               outcome: 'failed',
-              detail: `frame ${b.frame}: ${b.what} is ${b.recorded.toPrecision(6)} J, the states and the header's masses and inertias give ${b.ours.toPrecision(6)} J — check the inertia (body frame, not inverse), ω (world frame) and the mass units`,
+              detail: `frame ${b.frame}: ${b.what} is ${formatNumber(b.recorded, 6)} J, the states and the header's masses and inertias give ${formatNumber(b.ours, 6)} J — check the inertia (body frame, not inverse), ω (world frame) and the mass units`,
             }
-          : { name: 'recorded energy', outcome: 'ok', detail: `agrees with the states to ${ENERGY_RELATIVE} in ${this.kineticFrames} frames` },
+          : { name: 'recorded energy', outcome: 'ok', detail: `agrees with the states to ${ENERGY_RELATIVE} in ${formatCount(this.kineticFrames, 'frame')}` },
     );
     const h = this.header;
     const g = Math.hypot(...h.gravity);
     const scales: string[] = [];
     if (g !== 0 && (g < SI_GRAVITY[0] || g > SI_GRAVITY[1]))
-      scales.push(`|gravity| = ${g.toPrecision(4)} m/s² (Earth: 9.81; is the length unit centimetres or the engine's own?)`);
+      scales.push(`|gravity| = ${formatNumber(g, 4)} m/s² (Earth: 9.81; is the length unit centimetres or the engine's own?)`);
     if (!(h.dt >= DT_RANGE[0] && h.dt <= DT_RANGE[1]))
       scales.push(`dt = ${h.dt} s is outside ${DT_RANGE[0]}…${DT_RANGE[1]} s (milliseconds written as seconds?)`);
     const d = this.deepest;
     if (d)
       scales.push(
-        `frame ${d.frame}, contact ${d.contact}: depth ${d.depth.toPrecision(3)} m is ${(d.depth / d.size).toFixed(1)}× the smaller body's half size (${d.size.toPrecision(3)} m): a length unit other than metres, or a body tunnelling`,
+        `frame ${d.frame}, contact ${d.contact}: depth ${formatNumber(d.depth)} m is ${formatNumber(d.depth / d.size)}× the smaller body's half size (${formatNumber(d.size)} m): a length unit other than metres, or a body tunnelling`,
       );
     out.push(
       scales.length
         ? { name: 'scales', outcome: 'failed', detail: scales.join('; ') }
-        : { name: 'scales', outcome: 'ok', detail: `gravity ${g.toPrecision(3)} m/s², dt ${h.dt} s, depths below ${DEPTH_FRACTION} of body sizes` },
+        : {
+            name: 'scales',
+            outcome: 'ok',
+            detail: `gravity ${formatNumber(g)} m/s², dt ${formatNumber(h.dt)} s, depths below ${DEPTH_FRACTION} of body sizes`,
+          },
     );
     return out;
   }

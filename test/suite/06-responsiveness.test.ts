@@ -45,16 +45,20 @@ suite('Responsiveness', function () {
     const idle = describe(a);
     reset(a);
     const t0 = Date.now();
-    const r = await vscode.commands.executeCommand<{ scenario: string }>('contactLens.checkScenario', uri, 'pyramid-20');
+    const r = await vscode.commands.executeCommand<{ scenario: string; frames: number; workerMs: number }>('contactLens.checkScenario', uri, 'pyramid-20');
     const ms = Date.now() - t0;
     const d = describe(a);
     const replies = d.own.calls['worker reply'] ?? 0;
     say(
       `    idle for ${IDLE_BASELINE_MS} ms (baseline): whole-host event-loop delay max ${idle.loop.maxMs.toFixed(1)} ms, p99 ${idle.loop.p99Ms.toFixed(1)} ms`,
     );
-    say(`    check of pyramid-20 (${PYRAMID_FRAMES} frames, ~1500 contacts) took ${ms} ms; ${d.text}; ${replies} worker messages`);
+    say(
+      `    check of pyramid-20 (${r?.frames} frames, ~1500 contacts) took ${ms} ms (${r?.workerMs.toFixed(0)} ms in the worker); ${d.text}; ${replies} worker messages`,
+    );
     assert.equal(r?.scenario, 'pyramid-20');
-    assert.ok(ms > 2000, `the check should be long enough to matter (${ms} ms)`);
+    // The workload is fixed by construction (every frame of the scenario simulated and diagnosed), whatever
+    // the machine's speed; the assertions below are on our code's callbacks and messages, not on durations.
+    assert.equal(r?.frames, PYRAMID_FRAMES, 'the check ran the whole scenario in the worker');
     assert.ok(d.own.maxMs < MAX_BLOCK_MS, `our code ran ${d.own.maxMs.toFixed(1)} ms at once in ${d.own.worst}`);
     // What reaches the host besides our timed callbacks is the worker's messages (deserialised on the host
     // thread): a few progress updates and one result, never a message per contact or per iteration. Their

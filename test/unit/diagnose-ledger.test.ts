@@ -333,7 +333,7 @@ describe('CLI: diagnose and report on real-world problems', () => {
     const r = cli(['diagnose', file, '--json']);
     assert.equal(r.code, 0);
     assert.ok(
-      r.err.some((l) => /skipped 27 of 30 frame line\(s\)/.test(l)),
+      r.err.some((l) => /skipped 27 of 30 frame lines/.test(l)),
       r.err.join('\n'),
     );
     assert.equal(cli(['diagnose', file, '--json', '--fail-on', 'skipped-lines']).code, 1);

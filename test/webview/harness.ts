@@ -17,7 +17,8 @@ import { validateWebviewMessage } from '../../src/protocol/validate.js';
 import type { SceneInfo } from '../../src/protocol/scene.js';
 
 export const ROOT = resolve(__dirname, '../..');
-export const CHROMIUM = '/usr/lib/chromium/chromium';
+/** Debian's Chromium, or the executable $CHROMIUM_BIN names (scripts/ensure-chromium.sh installs Debian's). */
+export const CHROMIUM = process.env.CHROMIUM_BIN || '/usr/lib/chromium/chromium';
 export const BUNDLE = join(ROOT, 'dist/webview/main.js');
 export const ORIGIN = 'https://inspector.test';
 export const SCENE_FILE = join(ROOT, 'examples/fault-restitution-target.scene.json');
@@ -26,7 +27,9 @@ export const RECORDING_FILE = join(ROOT, 'examples/foreign-engine.rec.jsonl');
 /** Launches Debian's Chromium; a missing browser or bundle FAILS the suite (never skips it). */
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian chromium: bash scripts/vscode-host/install.sh`);
+    throw new Error(
+      `Chromium not found at ${CHROMIUM}: run the tests with npm test or npm run test:webview (as root they install Debian chromium), or set CHROMIUM_BIN`,
+    );
   }
   if (!existsSync(BUNDLE) || !existsSync(join(ROOT, 'dist/webview/style.css'))) {
     throw new Error(`${BUNDLE} (or style.css) is missing: run \`npm run build\` first`);

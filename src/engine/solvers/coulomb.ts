@@ -27,6 +27,7 @@ import { solveIpm } from './ipm.js';
 import { coulombNewton } from './coulombNewton.js';
 import { PolishWorkspace } from './polish.js';
 import type { AlgorithmOutput, CoulombOptions, SolveStatus } from './types.js';
+import { formatCount, formatNumber } from '../numberText.js';
 
 /** Default fixed-point budget (each iteration is one interior-point solve). */
 export const COULOMB_DEFAULT_MAX_ITERATIONS = 100;
@@ -113,13 +114,16 @@ export function solveCoulomb(p: ContactProblem, opts: CoulombOptions, warmStart?
     bestMerit = newton.bestMerit;
     if (bestMerit <= tol) return finish({ kind: 'converged' });
     if (sinceNewBest >= COULOMB_GIVE_UP) {
-      return finish({ kind: 'stalled', reason: `${summary()}: no new best in ${sinceNewBest} fixed-point iterations and Newton does not lower it` });
+      return finish({
+        kind: 'stalled',
+        reason: `${summary()}: no new best in ${formatCount(sinceNewBest, 'fixed-point iteration')} and Newton does not lower it`,
+      });
     }
   }
-  return finish({ kind: 'max-iterations', reason: `${summary()} after the budget of ${maxIt} iterations` });
+  return finish({ kind: 'max-iterations', reason: `${summary()} after the budget of ${formatCount(maxIt, 'iteration')}` });
 
   function summary(): string {
-    return `Coulomb merit ${bestMerit.toExponential(2)} > tolerance ${tol} (${iterations - newtonSteps} fixed-point iterations with ${innerIterations} interior-point iterations, ${newtonSteps} Newton steps)`;
+    return `Coulomb merit ${formatNumber(bestMerit)} > tolerance ${formatNumber(tol)} (${formatCount(iterations - newtonSteps, 'fixed-point iteration')} with ${formatCount(innerIterations, 'interior-point iteration')}, ${formatCount(newtonSteps, 'Newton step')})`;
   }
 }
 

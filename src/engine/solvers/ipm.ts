@@ -75,6 +75,7 @@ import { HistoryRecorder, objectiveFromAlam } from './history.js';
 import { luInto, luSolve } from '../math/lu.js';
 import { PolishWorkspace, polishNaturalMap } from './polish.js';
 import type { AlgorithmOutput, IpmOptions, SolveStatus } from './types.js';
+import { formatCount, formatNumber } from '../numberText.js';
 
 /** Default iteration budget (CVXOPT's `maxiters` default, [V] §3). */
 export const IPM_DEFAULT_MAX_ITERATIONS = 100;
@@ -797,7 +798,10 @@ function interiorPoint(p: ContactProblem, opts: IpmOptions, start: Float64Array 
 
     collapsed = alpha < IPM_MIN_STEP ? collapsed + 1 : 0;
     if (collapsed >= IPM_MAX_COLLAPSED_STEPS) {
-      status = { kind: 'stalled', reason: `step length collapsed (α = ${alpha.toExponential(2)}) for ${collapsed} iterations at iteration ${iterations}` };
+      status = {
+        kind: 'stalled',
+        reason: `step length collapsed (α = ${formatNumber(alpha)}) for ${formatCount(collapsed, 'iteration')} at iteration ${iterations}`,
+      };
       break;
     }
     const slot = iterations % W,
@@ -807,7 +811,7 @@ function interiorPoint(p: ContactProblem, opts: IpmOptions, start: Float64Array 
     bestTrail[slot] = bestRel;
     meritTrail[slot] = merit;
     if (aho && !(bestRel < IPM_STALL_FACTOR * bestOld) && (merit <= IPM_MERIT_FLOOR || !(merit < IPM_STALL_FACTOR * meritOld))) {
-      status = { kind: 'stalled', reason: `interior-point progress stopped at iteration ${iterations} (τ = ${tau.toExponential(2)})` };
+      status = { kind: 'stalled', reason: `interior-point progress stopped at iteration ${iterations} (τ = ${formatNumber(tau)})` };
       break;
     }
   }
@@ -820,15 +824,15 @@ function interiorPoint(p: ContactProblem, opts: IpmOptions, start: Float64Array 
     iterations += polished.steps;
     if (bestRel <= tol) status = { kind: 'converged' };
     else if (status !== null && bestRel < before) {
-      const why = `${status.kind === 'converged' ? '' : status.reason}; polish reached KKT max_rel ${bestRel.toExponential(2)}`;
+      const why = `${status.kind === 'converged' ? '' : status.reason}; polish reached KKT max_rel ${formatNumber(bestRel)}`;
       status = status.kind === 'failed' ? { kind: 'failed', reason: why } : { kind: 'stalled', reason: why };
     }
   }
   if (status === null || (status.kind === 'converged' && !(bestRel <= tol))) {
     status =
       iterations >= maxIt
-        ? { kind: 'max-iterations', reason: `${maxIt} iterations, KKT max_rel ${bestRel.toExponential(2)} > ${tol}` }
-        : { kind: 'stalled', reason: `KKT max_rel ${bestRel.toExponential(2)} > ${tol}` };
+        ? { kind: 'max-iterations', reason: `${formatCount(maxIt, 'iteration')}, KKT max_rel ${formatNumber(bestRel)} > ${formatNumber(tol)}` }
+        : { kind: 'stalled', reason: `KKT max_rel ${formatNumber(bestRel)} > ${formatNumber(tol)}` };
   }
   return { lambda: best, iterations, status, regularization, history: history.finish() };
 }

@@ -96,6 +96,7 @@ import {
 import type { IpmOptions, SolveResult, SolveStatus } from './types.js';
 import { nowMs } from '../clock.js';
 import { REGULARIZATION_MAX } from '../math/cholesky.js';
+import { formatCount, formatNumber } from '../numberText.js';
 
 /**
  * A Woodbury solve (refined up to IPM_REFINEMENT_STEPS times) whose relative residual stays above this
@@ -206,7 +207,8 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     const w = Float64Array.from(ws.w);
     const f = objectiveFromAlam(src, ws.Alam, b, n);
     let st = status;
-    if (st.kind === 'converged' && !(report.maxRel <= tol)) st = { kind: 'stalled', reason: `KKT max_rel ${report.maxRel.toExponential(2)} > ${tol}` };
+    if (st.kind === 'converged' && !(report.maxRel <= tol))
+      st = { kind: 'stalled', reason: `KKT max_rel ${formatNumber(report.maxRel)} > ${formatNumber(tol)}` };
     if (st.kind !== 'failed' && !Number.isFinite(report.maxRel)) st = { kind: 'failed', reason: 'λ or w is not finite' };
     return {
       solver: 'ipm',
@@ -794,7 +796,10 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     if (rel <= SPARSE_IPM_STALL_ARM) armed = true;
     collapsed = alpha < IPM_MIN_STEP ? collapsed + 1 : 0;
     if (collapsed >= IPM_MAX_COLLAPSED_STEPS) {
-      status = { kind: 'stalled', reason: `step length collapsed (α = ${alpha.toExponential(2)}) for ${collapsed} iterations at iteration ${iterations}` };
+      status = {
+        kind: 'stalled',
+        reason: `step length collapsed (α = ${formatNumber(alpha)}) for ${formatCount(collapsed, 'iteration')} at iteration ${iterations}`,
+      };
       break;
     }
     const slot = iterations % Wn,
@@ -804,7 +809,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     bestTrail[slot] = bestRel;
     meritTrail[slot] = merit;
     if (armed && !(bestRel < IPM_STALL_FACTOR * bestOld) && (merit <= IPM_MERIT_FLOOR || !(merit < IPM_STALL_FACTOR * meritOld))) {
-      status = { kind: 'stalled', reason: `interior-point progress stopped at iteration ${iterations} (τ = ${tau.toExponential(2)})` };
+      status = { kind: 'stalled', reason: `interior-point progress stopped at iteration ${iterations} (τ = ${formatNumber(tau)})` };
       break;
     }
   }
@@ -830,10 +835,10 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
   if (status === null || (status.kind === 'converged' && !(bestRel <= tol))) {
     status =
       iterations >= maxIt
-        ? { kind: 'max-iterations', reason: `${maxIt} iterations, KKT max_rel ${bestRel.toExponential(2)} > ${tol}` }
-        : { kind: 'stalled', reason: `KKT max_rel ${bestRel.toExponential(2)} > ${tol}` };
+        ? { kind: 'max-iterations', reason: `${formatCount(maxIt, 'iteration')}, KKT max_rel ${formatNumber(bestRel)} > ${formatNumber(tol)}` }
+        : { kind: 'stalled', reason: `KKT max_rel ${formatNumber(bestRel)} > ${formatNumber(tol)}` };
   } else if (status.kind !== 'converged') {
-    status = { ...status, reason: `${status.reason}; best KKT max_rel ${bestRel.toExponential(2)}` };
+    status = { ...status, reason: `${status.reason}; best KKT max_rel ${formatNumber(bestRel)}` };
   }
   return finish(status, iterations, best, N, factorBlocks);
 }

@@ -34,6 +34,7 @@ import { projectAll } from './projectedSteps.js';
 import { PolishWorkspace, polishNaturalMap } from './polish.js';
 import { solveIpm, solveIpmFrom } from './ipm.js';
 import type { AlgorithmOutput, NewtonOptions, SolveStatus } from './types.js';
+import { formatCount, formatNumber } from '../numberText.js';
 
 export const NEWTON_DEFAULTS = {
   maxIterations: 100, // local phase ≤ 1 + LOCAL_STEPS, the interior-point budget (ipm.ts: 100) for the rest
@@ -140,7 +141,7 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
   // 2. globalisation by the interior-point path (its own start inside the cones)
   const budget = maxIt - iterations;
   if (budget <= 0) {
-    const reason = `KKT max_rel ${r.toExponential(2)} > ${tol} after ${iterations} iterations (local phase only)`;
+    const reason = `KKT max_rel ${formatNumber(r)} > ${formatNumber(tol)} after ${formatCount(iterations, 'iteration')} (local phase only)`;
     return { lambda: lam, iterations, regularization, history: hist.finish(), status: { kind: 'max-iterations', reason } };
   }
   const ipmOpts = { solver: 'ipm', tolerance: tol, maxIterations: budget } as const;
@@ -169,7 +170,7 @@ export function solveNewton(p: ContactProblem, opts: NewtonOptions, warmStart?: 
   if (rBest <= tol) status = { kind: 'converged' };
   else {
     const phase = g.status.kind === 'converged' ? 'converged by its own test' : g.status.reason;
-    const reason = `KKT max_rel ${rBest.toExponential(2)} > ${tol} after ${iterations} iterations (${local.steps} local Newton steps; interior-point phase: ${phase})`;
+    const reason = `KKT max_rel ${formatNumber(rBest)} > ${formatNumber(tol)} after ${formatCount(iterations, 'iteration')} (${formatCount(local.steps, 'local Newton step')}; interior-point phase: ${phase})`;
     status = g.status.kind === 'max-iterations' || g.status.kind === 'failed' ? { kind: g.status.kind, reason } : { kind: 'stalled', reason };
   }
   return { lambda: lam, iterations, regularization, history: hist.finish(), status };

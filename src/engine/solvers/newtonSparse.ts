@@ -23,6 +23,7 @@ import { solveIpmSparse } from './ipmSparse.js';
 import { SparseNaturalMap, polishNaturalMapSparse } from './naturalMapSparse.js';
 import { LOCAL_RATE, LOCAL_STEPS, NEWTON_DEFAULTS } from './newton.js';
 import type { NewtonOptions, SolveResult, SolveStatus } from './types.js';
+import { formatCount, formatNumber } from '../numberText.js';
 
 /** A SolveResult of the QP-SOCP (merit added by the caller) with the sparse Newton's own figures. */
 export interface SparseNewtonOutput extends Omit<SolveResult, 'merit' | 'solver'> {
@@ -61,7 +62,8 @@ export function solveNewtonSparse(k: ContactJacobians, opts: NewtonOptions, soft
     const w = Float64Array.from(nm.ws.w);
     const f = objectiveFromAlam(lam, nm.ws.Alam, k.b, n);
     let st = status;
-    if (st.kind === 'converged' && !(report.maxRel <= tol)) st = { kind: 'stalled', reason: `KKT max_rel ${report.maxRel.toExponential(2)} > ${tol}` };
+    if (st.kind === 'converged' && !(report.maxRel <= tol))
+      st = { kind: 'stalled', reason: `KKT max_rel ${formatNumber(report.maxRel)} > ${formatNumber(tol)}` };
     if (st.kind !== 'failed' && !Number.isFinite(report.maxRel)) st = { kind: 'failed', reason: 'λ or w is not finite' };
     return {
       solver: 'newton',
@@ -111,7 +113,10 @@ export function solveNewtonSparse(k: ContactJacobians, opts: NewtonOptions, soft
   // 2. globalisation by the sparse interior point (with its sparse polish), the budget left
   const budget = maxIt - iterations;
   if (budget <= 0) {
-    return finish({ kind: 'max-iterations', reason: `KKT max_rel ${r.toExponential(2)} > ${tol} after ${iterations} iterations (local phase only)` });
+    return finish({
+      kind: 'max-iterations',
+      reason: `KKT max_rel ${formatNumber(r)} > ${formatNumber(tol)} after ${formatCount(iterations, 'iteration')} (local phase only)`,
+    });
   }
   const g = solveIpmSparse(k, { solver: 'ipm', tolerance: tol, maxIterations: budget }, softening);
   ipmIterations = g.iterations;
@@ -125,6 +130,6 @@ export function solveNewtonSparse(k: ContactJacobians, opts: NewtonOptions, soft
   }
   if (r <= tol) return finish({ kind: 'converged' });
   const phase = g.status.kind === 'converged' ? 'converged by its own test' : g.status.reason;
-  const reason = `KKT max_rel ${r.toExponential(2)} > ${tol} after ${iterations} iterations (${localSteps} local Newton steps; interior-point phase: ${phase})`;
+  const reason = `KKT max_rel ${formatNumber(r)} > ${formatNumber(tol)} after ${formatCount(iterations, 'iteration')} (${formatCount(localSteps, 'local Newton step')}; interior-point phase: ${phase})`;
   return finish(g.status.kind === 'max-iterations' || g.status.kind === 'failed' ? { kind: g.status.kind, reason } : { kind: 'stalled', reason });
 }

@@ -26,6 +26,7 @@ import { projectAll } from './projectedSteps.js';
 import { denseRows, type PgsRows } from './pgsRows.js';
 import { type SweepOutcome, type SweepParams, sweepParams } from './pgsSweep.js';
 import type { AlgorithmOutput, PgsOptions, SolveStatus } from './types.js';
+import { formatCount, formatNumber } from '../numberText.js';
 
 /**
  * After which sweeps the exact KKT residual is measured (and convergence tested): 'every' sweep, or
@@ -117,7 +118,7 @@ export function runPgs(rows: PgsRows, opts: PgsOptions, warmStart?: Float64Array
       if (iterations >= maxIt) {
         status = {
           kind: 'max-iterations',
-          reason: `KKT max_rel ${r.maxRel.toExponential(2)} > ${tol} after ${iterations} sweeps (worst contact ${r.worstContact}${suffix})`,
+          reason: `KKT max_rel ${formatNumber(r.maxRel)} > ${formatNumber(tol)} after ${formatCount(iterations, 'sweep')} (worst contact ${r.worstContact}${suffix})`,
         };
         break;
       }
@@ -183,5 +184,5 @@ function stalledStatus(law: string, r: KktReport, tol: number, suffix: string): 
     law === 'coulomb-disk'
       ? 'the sequential-impulse fixed point (Coulomb disk law) is not a QP-SOCP KKT point'
       : 'the iteration stopped moving before the KKT residual reached the tolerance';
-  return { kind: 'stalled', reason: `${why}: KKT max_rel ${r.maxRel.toExponential(2)} > ${tol} (worst contact ${r.worstContact}${suffix})` };
+  return { kind: 'stalled', reason: `${why}: KKT max_rel ${formatNumber(r.maxRel)} > ${formatNumber(tol)} (worst contact ${r.worstContact}${suffix})` };
 }

@@ -83,6 +83,18 @@ export type SolveOptions = PgsOptions | NewtonOptions | IpmOptions | CoulombOpti
  */
 export type SolveMerit = { readonly problem: 'qp-socp'; readonly value: number } | { readonly problem: 'coulomb'; readonly value: number };
 
+/**
+ * The problem a solver's λ answers: Coulomb's law for coulomb and for PGS with its default Coulomb-disk
+ * sweeps (whose fixed point is a Coulomb solution, docs/physics.md "Coulomb's law and the De Saxcé fixed
+ * point"), the QP-SOCP for newton, ipm and PGS in cone mode. (PGS's status is still decided on the QP-SOCP
+ * KKT residual, pgs.ts.)
+ */
+export function problemSolvedBy(options: { readonly solver: SolverName; readonly friction?: PgsFrictionLaw }): SolveMerit['problem'] {
+  if (options.solver === 'coulomb') return 'coulomb';
+  if (options.solver === 'pgs') return (options.friction ?? 'coulomb-disk') === 'coulomb-disk' ? 'coulomb' : 'qp-socp';
+  return 'qp-socp';
+}
+
 export interface SolveHistory {
   /** The solver's merit (SolveMerit: KKT max_rel, or the Coulomb merit for coulomb) after k iterations, k = 0 … iterations. */
   readonly residual: Float64Array;

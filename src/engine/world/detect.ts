@@ -128,7 +128,7 @@ export function detectContacts(bodies: readonly DetectableBody[], sap: SweepAndP
     const x = n[1] * w[2] - n[2] * w[1],
       y = n[2] * w[0] - n[0] * w[2],
       z = n[0] * w[1] - n[1] * w[0];
-    return turnArm[k] * Math.sqrt(x * x + y * y + z * z); // not Math.hypot: ~100 ns and an allocation per call in V8 (README)
+    return turnArm[k] * Math.sqrt(x * x + y * y + z * z); // not Math.hypot: ~100 ns and an allocation per call in V8 (docs/benchmarks.md, bench:world)
   }
 }
 
