@@ -1,8 +1,8 @@
 /** `contact-lens diagnose <scene.json | rec.jsonl> [--json] [--fail-on injection,non-physical,inconsistent,skipped-lines]` */
 import { parseSceneFile } from '../format/scene.js';
-import { frameFromWorld, headerFromWorld } from '../format/worldRecording.js';
-import { World } from '../engine/world/world.js';
-import { BATCH_COUNTERFACTUAL_TOTAL_WORK, Diagnoser, type Finding } from '../session/diagnose.js';
+import type { Diagnoser, Finding, InjectionMechanism } from '../session/diagnose.js';
+import { BATCH_DIAGNOSIS, diagnoseRecording, diagnoseScenario } from '../session/diagnosisRun.js';
+import { MECHANISM_SOURCE } from '../session/diagnosis/wording.js';
 import { parseArgs, UsageError } from './args.js';
 import { openRecordingForCli } from './openRecording.js';
 import { printRecordingIssues } from './recordingIssues.js';
@@ -15,7 +15,7 @@ export const FAIL_ON = ['injection', 'non-physical', 'inconsistent', 'skipped-li
 export type FailOn = (typeof FAIL_ON)[number];
 export const DIAGNOSE_HELP: CommandHelp = {
   command: 'diagnose',
-  synopsis: `diagnose <scene.json | rec.jsonl> [--json] [--fail-on ${FAIL_ON.join(',')}]`,
+  synopsis: `diagnose <scene.json | rec.jsonl> [--json] [--verbose] [--fail-on ${FAIL_ON.join(',')}]`,
   summary: "finds energy injection (frame, contacts, mechanism, joules) in a scene's run or a recording",
   description: [
     'Runs every scenario of a scene file, or reads a recording, and finds the frames where contacts inject energy:',
@@ -24,7 +24,8 @@ export const DIAGNOSE_HELP: CommandHelp = {
   ],
   options: [
     ['--fail-on KINDS', `exit 1 when a finding of these kinds exists: a comma-separated list of ${FAIL_ON.join(', ')}`],
-    ['--json', 'one JSON object per finding instead of the lines'],
+    ['--json', 'one JSON object per finding (frame, contacts, mechanism, joules, headline, evidence, counterfactuals, …)'],
+    ['--verbose', 'every finding with its evidence (without it: a summary per mechanism, its largest findings, the sources once)'],
   ],
   example: 'diagnose examples/fault-restitution-target.scene.json --fail-on injection',
 };
@@ -36,19 +37,15 @@ interface Source {
   readonly skippedLines: number;
 }
 
-/** A CLI diagnosis is a batch job (CI): the larger re-solve budget; deterministic either way. */
-const BATCH = { counterfactualTotalWork: BATCH_COUNTERFACTUAL_TOTAL_WORK } as const;
-
 function fromScene(file: string, io: Output): Source[] {
   const { scenarios, warnings } = parseSceneFile(readText(file), file);
   for (const w of warnings) io.err(`warning: ${w.message}`);
-  return scenarios.map((s) => {
-    const world = new World(s.desc);
-    const e = world.energy();
-    const d = new Diagnoser(headerFromWorld(world), BATCH, e.kineticLinear + e.kineticRotational + e.potential);
-    for (let k = 0; k < s.desc.frames; k++) d.add(frameFromWorld(world, world.step()));
-    return { label: `${file} / ${s.desc.name}`, diagnoser: d, frames: s.desc.frames, skippedLines: 0 };
-  });
+  return scenarios.map((s) => ({
+    label: `${file} / ${s.desc.name}`,
+    diagnoser: diagnoseScenario(s.desc, BATCH_DIAGNOSIS).diagnoser,
+    frames: s.desc.frames,
+    skippedLines: 0,
+  }));
 }
 
 function fromRecording(file: string, io: Output): Source[] {
@@ -56,9 +53,7 @@ function fromRecording(file: string, io: Output): Source[] {
   try {
     // printed in every mode (stderr): a run that skipped 294 of 300 lines must say so, also with --json
     printRecordingIssues(reader, io);
-    const d = new Diagnoser(reader.header, BATCH);
-    for (let i = 0; i < reader.frameCount; i++) d.add(reader.frame(i));
-    return [{ label: file, diagnoser: d, frames: reader.frameCount, skippedLines: reader.errorCount }];
+    return [{ label: file, diagnoser: diagnoseRecording(reader, BATCH_DIAGNOSIS), frames: reader.frameCount, skippedLines: reader.errorCount }];
   } finally {
     reader.close();
   }
@@ -80,14 +75,109 @@ function parseFailOn(v: string | true | undefined): Set<FailOn> {
   return new Set(parts as FailOn[]);
 }
 
-function line(f: Finding): string {
-  const where = f.contacts.length ? f.contacts.join(',') : '-';
-  const joules = f.kind === 'injection' ? `${formatSigned(f.joules)} J` : f.severity;
-  return `  frame ${String(f.frame).padStart(5)}  contact ${where.padEnd(12)} ${f.mechanism.padEnd(24)} ${joules.padStart(10)}  ${f.inconsistent ? '[inconsistent data] ' : ''}${f.explanation}`;
+/** One finding as a JSON object (`--json`, one per line). */
+export function findingJson(source: string, f: Finding): Record<string, unknown> {
+  return {
+    source,
+    frame: f.frame,
+    time: f.time,
+    kind: f.kind,
+    severity: f.severity,
+    contacts: f.contacts,
+    mechanism: f.mechanism,
+    joules: f.joules,
+    headline: f.headline,
+    evidence: f.evidence,
+    ...(f.contactJoules ? { contactJoules: f.contactJoules } : {}),
+    ...(f.laws ? { laws: f.laws } : {}),
+    ...(f.counterfactual
+      ? {
+          counterfactual: f.counterfactual,
+          counterfactuals: [
+            { resolve: 'the problem the contacts obey, solved exactly', saves: f.counterfactual.exactSolve },
+            { resolve: 'without the stabilisation term', saves: f.counterfactual.noStabilisation },
+            { resolve: "with Newton's restitution law for the targets", saves: f.counterfactual.restitutionLaw },
+          ],
+        }
+      : {}),
+    ...(f.continuation ? { continuation: f.continuation } : {}),
+    ...(f.inconsistent ? { inconsistent: true } : {}),
+    ...(f.writerBug ? { writerBug: f.writerBug } : {}),
+    explanation: f.explanation,
+  };
+}
+
+/** Findings listed per mechanism without --verbose; the rest are counted. */
+export const LISTED_PER_MECHANISM = 8;
+
+/** Words of `text` wrapped to `width` columns, continuation lines indented by `indent` (no wrapping without a width). */
+export function wrapText(text: string, width: number | undefined, indent: string): string[] {
+  if (!width || text.length + indent.length <= width) return [text];
+  const out: string[] = [];
+  let lineText = '';
+  for (const word of text.split(' ')) {
+    const limit = width - (out.length === 0 ? 0 : indent.length);
+    if (lineText && lineText.length + 1 + word.length > limit) {
+      out.push(lineText);
+      lineText = word;
+    } else lineText = lineText ? `${lineText} ${word}` : word;
+  }
+  if (lineText) out.push(lineText);
+  return out.map((l, i) => (i === 0 ? l : indent + l));
+}
+
+/** The text report of one source: a summary line per mechanism, its findings' headlines, the literature once. */
+function printSource(s: Source, io: Output, verbose: boolean): void {
+  const d = s.diagnoser;
+  const inj = d.findings.filter((f) => f.kind === 'injection');
+  const injected = inj.reduce((a, f) => a + f.joules, 0);
+  const other = d.findings.length - inj.length;
+  const put = (text: string, indent: string): void => {
+    for (const l of wrapText(indent + text, io.columns, indent + '    ')) io.out(l);
+  };
+  io.out(
+    `${s.label}: ${formatCount(s.frames, 'frame')}, ${d.findings.length === 0 ? 'no findings' : `${formatCount(inj.length, 'injection finding')} (${formatNumber(injected)} J in all), ${formatCount(other, 'other finding')}`}`,
+  );
+  if (d.consistency)
+    put(
+      `inconsistent recording: ${d.consistency.frames} of ${formatCount(d.consistency.checked, 'checked frame')} fail Δv = M⁻¹Jᵀλ, first at frame ${d.consistency.firstFrame}: ${d.consistency.text}`,
+      '  ',
+    );
+  const groups = new Map<string, Finding[]>();
+  for (const f of d.findings) groups.set(f.mechanism, [...(groups.get(f.mechanism) ?? []), f]);
+  for (const [m, fs] of groups) {
+    const joules = fs.reduce((a, f) => a + f.joules, 0);
+    const frames = fs.map((f) => f.frame);
+    const severity = fs.some((f) => f.severity === 'error') ? 'error' : fs.some((f) => f.severity === 'warning') ? 'warning' : 'info';
+    io.out(
+      `  ${m} (${severity}): ${formatCount(fs.length, 'finding')}${fs[0].kind === 'injection' ? `, ${formatSigned(joules)} J` : ''}, frame${fs.length > 1 ? 's' : ''} ${frames[0]}${fs.length > 1 ? `–${frames.at(-1)}` : ''}`,
+    );
+    const shown = verbose
+      ? fs
+      : [...fs]
+          .sort((a, b) => b.joules - a.joules)
+          .slice(0, LISTED_PER_MECHANISM)
+          .sort((a, b) => a.frame - b.frame);
+    for (const f of shown) {
+      put(`${f.inconsistent ? '[inconsistent data] ' : ''}${f.headline}`, '    ');
+      if (verbose) for (const e of f.evidence) put(e, '      ');
+    }
+    if (shown.length < fs.length) io.out(`    … ${fs.length - shown.length} more (--verbose lists every finding with its evidence)`);
+  }
+  const sources = [...groups.keys()].filter((m): m is InjectionMechanism => m in MECHANISM_SOURCE);
+  if (!verbose && sources.length) {
+    io.out('  sources:');
+    for (const m of sources) put(`${m}: ${MECHANISM_SOURCE[m]}`, '    ');
+  }
+  if (d.cost.frames > 0)
+    put(
+      `counterfactual re-solves: ${formatCount(d.cost.islands, 'island')} in ${formatCount(d.cost.frames, 'frame')}, ${formatNumber(d.cost.ms)} ms${d.cost.exhaustedAt === null ? '' : `; the re-solve budget ran out at frame ${d.cost.exhaustedAt} (later frames are attributed from the ledger alone)`}`,
+      '  ',
+    );
 }
 
 export function runDiagnose(argv: readonly string[], io: Output): number {
-  const { positionals, options } = parseArgs(argv, ['fail-on'], ['json']);
+  const { positionals, options } = parseArgs(argv, ['fail-on'], ['json', 'verbose']);
   if (positionals.length !== 1) throw new UsageError(`expected one scene file or recording\nusage: contact-lens ${DIAGNOSE_HELP.synopsis}`);
   const failOn = parseFailOn(options.get('fail-on'));
   const file = positionals[0];
@@ -97,46 +187,10 @@ export function runDiagnose(argv: readonly string[], io: Output): number {
   const sources = recording ? fromRecording(file, io) : fromScene(file, io);
   const counts = { injection: 0, 'non-physical': 0, inconsistent: 0, 'skipped-lines': 0 };
   for (const s of sources) {
-    const d = s.diagnoser;
     counts['skipped-lines'] += s.skippedLines;
-    for (const f of d.findings) counts[f.kind]++;
-    if (json) {
-      for (const f of d.findings) {
-        io.out(
-          JSON.stringify({
-            source: s.label,
-            frame: f.frame,
-            time: f.time,
-            kind: f.kind,
-            severity: f.severity,
-            contacts: f.contacts,
-            mechanism: f.mechanism,
-            joules: f.joules,
-            ...(f.contactJoules ? { contactJoules: f.contactJoules } : {}),
-            ...(f.counterfactual ? { counterfactual: f.counterfactual } : {}),
-            ...(f.inconsistent ? { inconsistent: true } : {}),
-            ...(f.writerBug ? { writerBug: f.writerBug } : {}),
-            explanation: f.explanation,
-          }),
-        );
-      }
-      continue;
-    }
-    const inj = d.findings.filter((f) => f.kind === 'injection');
-    const injected = inj.reduce((a, f) => a + f.joules, 0);
-    const other = d.findings.length - inj.length;
-    io.out(
-      `${s.label}: ${formatCount(s.frames, 'frame')}, ${d.findings.length === 0 ? 'no findings' : `${formatCount(inj.length, 'injection finding')} (${formatNumber(injected)} J in all), ${formatCount(other, 'other finding')}`}`,
-    );
-    if (d.consistency)
-      io.out(
-        `  inconsistent recording: ${d.consistency.frames} of ${formatCount(d.consistency.checked, 'checked frame')} fail Δv = M⁻¹Jᵀλ, first at frame ${d.consistency.firstFrame}: ${d.consistency.text}`,
-      );
-    for (const f of d.findings) io.out(line(f));
-    if (d.cost.frames > 0)
-      io.out(
-        `  counterfactual re-solves: ${formatCount(d.cost.islands, 'island')} in ${formatCount(d.cost.frames, 'frame')}, ${formatNumber(d.cost.ms)} ms${d.cost.exhaustedAt === null ? '' : `; the re-solve budget ran out at frame ${d.cost.exhaustedAt} (later frames are attributed from the ledger alone)`}`,
-      );
+    for (const f of s.diagnoser.findings) counts[f.kind]++;
+    if (json) for (const f of s.diagnoser.findings) io.out(JSON.stringify(findingJson(s.label, f)));
+    else printSource(s, io, options.get('verbose') === true);
   }
   for (const k of failOn) if (counts[k] > 0) return 1;
   return 0;

@@ -11,6 +11,8 @@ import type { Writable } from 'node:stream';
 export interface Output {
   out(line: string): void;
   err(line: string): void;
+  /** Terminal width when stdout is a terminal (text is wrapped to it); absent for pipes and files. */
+  readonly columns?: number;
 }
 
 /** Largest scene or problem file read into memory (bytes); recordings are streamed and have no limit. */
@@ -132,5 +134,6 @@ export function processOutput(
       closed[which] = true; // a synchronous EPIPE
     }
   };
-  return { out: (l) => write(stdout, 'out', l), err: (l) => write(stderr, 'err', l), closed };
+  const tty = stdout as Writable & { isTTY?: boolean; columns?: number };
+  return { out: (l) => write(stdout, 'out', l), err: (l) => write(stderr, 'err', l), closed, ...(tty.isTTY && tty.columns ? { columns: tty.columns } : {}) };
 }

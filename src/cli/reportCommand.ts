@@ -13,6 +13,7 @@ import { openRecordingForCli } from './openRecording.js';
 import type { Output } from './solveCommand.js';
 import { printRecordingIssues } from './recordingIssues.js';
 import { Diagnoser } from '../session/diagnose.js';
+import { BATCH_DIAGNOSIS, injectedByMechanism } from '../session/diagnosisRun.js';
 import { exactIslandConditioning, type IslandConditioning } from '../session/conditioningEstimate.js';
 import { WriterChecks } from '../session/writerChecks.js';
 import { notRecorded, solverKind } from '../session/solverDeclarations.js';
@@ -113,7 +114,8 @@ export function runReport(argv: readonly string[], io: Output): number {
     const rises: { frame: number; joules: number }[] = [];
     let firstE: number | undefined, lastE: number | undefined, prevE: number | undefined, prev: RecordedFrame | undefined;
     // the ledger and findings without counterfactual re-solves (`diagnose` runs those)
-    const diag = new Diagnoser(reader.header, { counterfactuals: false });
+    // the same diagnosis as `diagnose` (batch budget, exact re-solves): one number per mechanism in both
+    const diag = new Diagnoser(reader.header, BATCH_DIAGNOSIS);
     const writerChecks = options.get('check') ? new WriterChecks(reader.header) : null;
     for (let i = 0; i < n; i++) {
       const s = reader.summary(i);
@@ -159,7 +161,7 @@ export function runReport(argv: readonly string[], io: Output): number {
       integrator: 0,
       unexplained: 0,
     };
-    const injected: Record<string, number> = {};
+    const injected: Record<string, number> = Object.fromEntries(injectedByMechanism(diag.findings));
     let dataRises = 0;
     for (const fd of diag.frames) {
       const L = fd.ledger;
@@ -172,7 +174,6 @@ export function runReport(argv: readonly string[], io: Output): number {
       if (L.external !== 0) ledger.external = (ledger.external ?? 0) + L.external;
       if (Number.isFinite(L.integrator)) ledger.integrator += L.integrator;
       if (L.delta > 1e-3) dataRises++;
-      for (const [m, j] of fd.injected) injected[m] = (injected[m] ?? 0) + j;
     }
     const findingCounts: Record<string, number> = {};
     for (const f of diag.findings) findingCounts[f.mechanism] = (findingCounts[f.mechanism] ?? 0) + 1;
@@ -252,7 +253,7 @@ export function runReport(argv: readonly string[], io: Output): number {
     );
     const inj = Object.entries(injected).sort((a, b) => b[1] - a[1]);
     io.out(
-      `injected energy by mechanism (ledger only; \`diagnose\` confirms with exact re-solves): ${inj.length ? inj.map(([m, j]) => `${m} ${J(j)}`).join(', ') : 'none'}`,
+      `injected energy by mechanism (the joules of the findings \`diagnose\` prints): ${inj.length ? inj.map(([m, j]) => `${m} ${J(j)}`).join(', ') : 'none'}`,
     );
     io.out(
       `findings: ${

@@ -189,8 +189,8 @@ export function islandResolver(
         reason: `the exact re-solves of this ${C}-contact island (≈ ${predicted.toExponential(1)} work units) exceed the re-solve budget left (${workLeft.toExponential(1)})`,
       };
   }
-  const order = sparse ? null : contacts.map((_, i) => i).sort((i, j) => bodyKey(contacts[i]) - bodyKey(contacts[j]) || i - j);
-  const permuted = order !== null && order.some((o, i) => o !== i);
+  const order: number[] = sparse ? [] : contacts.map((_, i) => i).sort((i, j) => bodyKey(contacts[i]) - bodyKey(contacts[j]) || i - j);
+  const permuted = order.some((o, i) => o !== i);
   const sorted = permuted ? order.map((o) => contacts[o]) : contacts;
   const k = assembleJacobians(bodies, sorted, { dt, baumgarte: false, restVelocityThreshold, regularization: 0 });
   const pe = potentialRows(k, gravity, dt);

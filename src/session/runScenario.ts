@@ -62,8 +62,7 @@ export interface RunOptions {
 
 export function runScenario(desc: ScenarioDesc, options: RunOptions = {}): RunResult {
   const world = new World(desc);
-  const e = world.energy();
-  const initialEnergy = e.kineticLinear + e.kineticRotational + e.potential;
+  const initialEnergy = world.totalEnergy();
   const initialMomentum = momentumOf(world);
   const frames: FrameSummary[] = [];
   const n = options.frames ?? desc.frames;

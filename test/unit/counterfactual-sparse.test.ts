@@ -3,13 +3,7 @@ import assert from 'node:assert/strict';
 import { assembleJacobians, denseProblem } from '../../src/engine/assembly.js';
 import { solve } from '../../src/engine/solvers/solve.js';
 import { kkt } from '../../src/engine/kkt.js';
-import {
-  COUNTERFACTUAL_MAX_CONTACTS,
-  COUNTERFACTUAL_REGULARIZATION,
-  energyChange,
-  islandResolver,
-  potentialRows,
-} from '../../src/session/counterfactual.js';
+import { COUNTERFACTUAL_MAX_CONTACTS, COUNTERFACTUAL_REGULARIZATION, energyChange, islandResolver, potentialRows } from '../../src/session/counterfactual.js';
 import { boxPyramid } from './island-builders.js';
 
 const DT = 1 / 60,

@@ -39,7 +39,7 @@ describe('diagnose', () => {
     assert.equal(f.frame, firstContact);
     assert.deepEqual(f.contacts, [0]);
     assert.equal(f.mechanism, 'restitution-overshoot');
-    assert.match(f.explanation, /\(1\+e\) times the approach speed/);
+    assert.match(f.headline, /leaves at [\d.]+ m\/s = \(1\+e\)·v⁻ \(e 0\.5\): −\(1\+e\)·v⁻ as its target/);
     // KE above the law: ½·m·((1+e)² − e²)·v² with v the approach speed
     const v = Math.sqrt(2 * 9.81 * 1.0);
     assert.ok(Math.abs(f.joules - 0.5 * (1.5 ** 2 - 0.25) * v * v) < 0.05 * f.joules, `joules ${f.joules}`);
@@ -233,7 +233,7 @@ describe('diagnose: frame-level findings name the worst contacts, not all of the
     for (const f of findings) assert.ok(f.contacts.length <= LISTED_CONTACTS, `frame ${f.frame}: ${f.contacts.length} contacts listed`);
     const crowded = frameLevel.filter((f) => frames.find((x) => x.frame === f.frame)!.contacts > LISTED_CONTACTS);
     assert.ok(crowded.length > 0, 'some frames have more contacts than are listed');
-    for (const f of crowded) assert.match(f.explanation, /spread over \d+ contacts \(largest #\d+/);
+    for (const f of crowded) assert.match(f.explanation, /Spread over \d+ contacts \(largest #\d+/);
     // listed contacts are ranked by their joules, largest first
     for (const f of frameLevel) for (let i = 1; i < (f.contactJoules ?? []).length; i++) assert.ok(f.contactJoules![i - 1] >= f.contactJoules![i]);
   });

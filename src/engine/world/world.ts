@@ -131,6 +131,7 @@ export class World {
     return b.isStatic ? ZERO3 : rotateDiagonal(quatToMat3(b.q), b.invInertia);
   }
 
+  /** Kinetic (linear and rotational) and potential energy of the dynamic bodies (J). */
   energy(): { kineticLinear: number; kineticRotational: number; potential: number } {
     const g = this.config.gravity;
     let kl = 0,
@@ -143,6 +144,12 @@ export class World {
       pe -= b.mass * (g[0] * b.x[0] + g[1] * b.x[1] + g[2] * b.x[2]);
     }
     return { kineticLinear: kl, kineticRotational: kr, potential: pe };
+  }
+
+  /** The total energy: kinetic + potential of the dynamic bodies (J); the one sum every caller uses. */
+  totalEnergy(): number {
+    const e = this.energy();
+    return e.kineticLinear + e.kineticRotational + e.potential;
   }
 
   /**

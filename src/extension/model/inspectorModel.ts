@@ -242,8 +242,7 @@ export class InspectorModel {
   /** Simulates a scenario (our engine) and diagnoses it in the same pass. */
   static fromScenario(desc: ScenarioDesc, file: string, diagnosis: Partial<DiagnosisOptions> = {}, progress?: Progress): InspectorModel {
     const probe = new World(desc);
-    const e0 = probe.energy();
-    const builder = new TimelineBuilder(headerFromWorld(probe), diagnosis, e0.kineticLinear + e0.kineticRotational + e0.potential);
+    const builder = new TimelineBuilder(headerFromWorld(probe), diagnosis, probe.totalEnergy());
     const every = Math.max(1, Math.floor(desc.frames / 50));
     const session = Session.fromScenario(desc, {
       checkpointEvery: INSPECTOR_CHECKPOINT_EVERY,

@@ -7,13 +7,13 @@ import { parentPort } from 'node:worker_threads';
 import { parseSceneFile } from '../../format/scene.js';
 import { analyzeScene } from '../model/analyzeScene.js';
 import { FormatError } from '../../format/oracle.js';
-import { frameFromWorld, headerFromWorld } from '../../format/worldRecording.js';
+import { frameFromWorld } from '../../format/worldRecording.js';
 import { runScenario } from '../../session/runScenario.js';
 import { checkAll } from '../../session/expectations.js';
-import { Diagnoser } from '../../session/diagnose.js';
+import { scenarioDiagnosis } from '../../session/diagnosisRun.js';
 import type { ScenarioDesc } from '../../engine/world/types.js';
 import type { SolveOptions } from '../../engine/solvers/types.js';
-import { World } from '../../engine/world/world.js';
+import type { World } from '../../engine/world/world.js';
 import { InspectorModel, toFindingView } from '../model/inspectorModel.js';
 import { openProblemView } from '../model/problemView.js';
 import type { ScenarioCheck, SolverOverride, WorkerEnvelope, WorkerReply, WorkerRequest, WorkerResults } from './workerProtocol.js';
@@ -80,9 +80,7 @@ async function handle(id: number, r: WorkerRequest): Promise<WorkerResults[Worke
       for (const s of scenarioNamed(r.file, r.text, r.scenario)) {
         const desc = applyOverride(s.desc, r.override);
         const t0 = performance.now();
-        const probe = new World(desc);
-        const e0 = probe.energy();
-        const diag = new Diagnoser(headerFromWorld(probe), r.diagnosis, e0.kineticLinear + e0.kineticRotational + e0.potential);
+        const diag = scenarioDiagnosis(desc, r.diagnosis).diagnoser;
         const every = Math.max(1, Math.floor(desc.frames / 20));
         const run = runScenario(desc, {
           onFrame: (world: World, f) => {

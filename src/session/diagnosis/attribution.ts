@@ -117,7 +117,12 @@ export function attributeFrame(s: AttributionSettings, fr: FrameFacts, cost: Dia
     const fitted = fitIslandLaws(obs, s.fit);
     cs.forEach((c, i) => (laws[c] = fitted[i]));
     const cshares = contactShares(s, fr, cs, fitted);
-    const ledgerTotal = sum(cshares.stab) + sum(cshares.overlap) + sum(cshares.friction) + sum(cshares.unexplained) + [...cshares.target.values()].reduce((a, m) => a + sum(m), 0);
+    const ledgerTotal =
+      sum(cshares.stab) +
+      sum(cshares.overlap) +
+      sum(cshares.friction) +
+      sum(cshares.unexplained) +
+      [...cshares.target.values()].reduce((a, m) => a + sum(m), 0);
     let positive = 0;
     for (const c of cs) positive += Math.max(0, fr.ledger[c].normalWork);
     const suspect = ledgerTotal > 0.5 * opt.energyTolerance || (fr.rose && positive > 0);
@@ -135,7 +140,15 @@ export function attributeFrame(s: AttributionSettings, fr: FrameFacts, cost: Dia
             : `the diagnosis' exact re-solve budget is used up by earlier frames (${totalBudget.toExponential(1)} work units)`,
         );
       } else {
-        const out = islandResolver(fr.bodies, cs.map((c) => fr.contacts[c]), opt.restVelocityThreshold ?? 0.5, s.header.dt, s.header.gravity, 3, left);
+        const out = islandResolver(
+          fr.bodies,
+          cs.map((c) => fr.contacts[c]),
+          opt.restVelocityThreshold ?? 0.5,
+          s.header.dt,
+          s.header.gravity,
+          3,
+          left,
+        );
         if (out.ok) resolver = out.value;
         else skipped.push(out.reason);
       }
@@ -161,7 +174,15 @@ export function attributeFrame(s: AttributionSettings, fr: FrameFacts, cost: Dia
   return {
     shares,
     laws,
-    savings: { exactSolve, noStabilisation: noStab, restitutionLaw: restLaw, islands: solved, skipped, timeMs: ms },
+    savings: {
+      exactSolve,
+      noStabilisation: noStab,
+      restitutionLaw: restLaw,
+      law: s.frictionLaw === 'cone' ? 'qp-socp' : 'coulomb',
+      islands: solved,
+      skipped,
+      timeMs: ms,
+    },
     continuation,
   };
 }
@@ -212,12 +233,16 @@ function observe(fr: FrameFacts, c: number): ContactObservation {
 function contactShares(s: AttributionSettings, fr: FrameFacts, cs: readonly number[], laws: readonly ContactLaw[]): ContactShares {
   const out: ContactShares = { stab: new Map(), overlap: new Map(), target: new Map(), friction: new Map(), unexplained: new Map() };
   const tol = s.options.speedTolerance;
-  manifoldFriction(fr, cs, out.friction);
+  // friction is judged where the island's solve is otherwise exact: a truncated iterate's lateral residue can lie
+  // on the cone's edge along the slip at a corner of a coupled island (a pyramid settling under 50 sweeps)
+  const exactIsland = spreadOf(s, fr, cs, laws) < 2;
+  manifoldFriction(fr, cs, exactIsland, out.friction);
   cs.forEach((c, i) => {
     const law = laws[i],
       L = fr.ledger[c];
     // one contact's friction mirrored onto the slip (λt = +μλn·ŝ): a flipped sign, whatever its manifold's sum
-    if (!s.fittedFriction && flippedFriction(law, L, fr.frame.solver.lambda, c)) out.friction.set(c, Math.max(out.friction.get(c) ?? 0, L.frictionWork));
+    if (exactIsland && !s.fittedFriction && flippedFriction(law, L, fr.frame.solver.lambda, c))
+      out.friction.set(c, Math.max(out.friction.get(c) ?? 0, L.frictionWork));
     if (law.normal === 'open' || !(L.mEff > 0) || !(law.enforced > law.reference + tol)) return;
     const p = fr.potential[3 * c];
     const E = (x: number): number => normalSpeedEnergy(L.mEff, p, x);
@@ -237,8 +262,7 @@ function contactShares(s: AttributionSettings, fr: FrameFacts, cs: readonly numb
     } else if (m) {
       const into = overlap ? out.overlap : out.stab;
       into.set(c, (into.get(c) ?? 0) + rest);
-    }
-    else out.unexplained.set(c, rest);
+    } else out.unexplained.set(c, rest);
   });
   return out;
 }
@@ -262,7 +286,7 @@ function flippedFriction(law: ContactLaw, L: ContactLedger, lambda: readonly num
 /** Friction along the slip: the manifold's power along it is at least this fraction of Σ‖λt‖·‖ġt⁺‖. */
 export const FRICTION_ALONG_SLIP = 0.5;
 
-function manifoldFriction(fr: FrameFacts, cs: readonly number[], into: Map<number, number>): void {
+function manifoldFriction(fr: FrameFacts, cs: readonly number[], exactIsland: boolean, into: Map<number, number>): void {
   const byPair = new Map<number, number[]>();
   for (const c of cs) {
     const ct = fr.contacts[c];
@@ -293,7 +317,10 @@ function manifoldFriction(fr: FrameFacts, cs: readonly number[], into: Map<numbe
     // split is not) and its friction pushes mostly along the slip: a flipped sign (power = +μλn‖v_t‖), not a
     // truncated iterate's lateral residue inside the cone
     const sliding = normal > 0 && Math.hypot(F[0], F[1], F[2]) >= (1 - FLIPPED_FRICTION_TOLERANCE) * muNormal;
-    if (!(work > 0 && sliding && power >= FRICTION_ALONG_SLIP * bound)) continue;
+    // one manifold alone (a body on the ground): Gauss–Seidel without restitution or bias only lowers the kinetic
+    // energy, so its friction's net positive work along the slip is the law's, sliding or not
+    const judged = byPair.size === 1 ? exactIsland || sliding : exactIsland && sliding;
+    if (!(work > 0 && judged && power >= FRICTION_ALONG_SLIP * bound)) continue;
     let pos = 0;
     for (const c of g) pos += Math.max(0, fr.ledger[c].frictionWork);
     for (const c of g) {
@@ -437,9 +464,14 @@ function resolvedShares(
   }
   shares.spread('friction-positive-work', fric, x.friction);
   const remainder = Math.min(above - fric, Math.max(0, exactSaves - fric));
-  const stab = Math.min(above - fric - remainder, stabSaves);
-  const target = above - fric - remainder - stab;
+  let stab = Math.min(above - fric - remainder, stabSaves);
+  let target = above - fric - remainder - stab;
   const targets = targetSum(x);
+  // where the re-solves agree with the contacts' own energies to their accuracy, the exact arithmetic of the latter
+  const accuracy = RESOLVE_ENERGY_ACCURACY * scale;
+  if (targets > 0 && Math.abs(target - targets) <= accuracy) target = targets;
+  const ledgerStab = sum(x.stab) + sum(x.overlap);
+  if (ledgerStab > 0 && Math.abs(stab - ledgerStab) <= accuracy) stab = ledgerStab;
   if (targets > 0) {
     for (const [m, w] of x.target) if (m !== 'socp-separation') shares.spread(m, target * (sum(w) / targets), w);
     spreadStabilisation(fr, cs, x, stab, shares);
@@ -455,7 +487,8 @@ function resolvedShares(
     cs.length >= 2 && spread >= 2
       ? continuationEvidence(gaussSeidelTrace(r, fitB, lam, s.frictionLaw, eRec - CONTINUATION_ENOUGH * remainder), eRec, remainder, cs.length, spread)
       : { sweeps: 0, ran: 0, islands: 1, excess: remainder, removed: 0, spread, islandContacts: cs.length };
-  const mechanism: InjectionMechanism = evidence.sweeps > 0 && evidence.removed >= CONTINUATION_REMOVES * evidence.excess ? 'non-converged-solve' : 'unattributed';
+  const mechanism: InjectionMechanism =
+    evidence.sweeps > 0 && evidence.removed >= CONTINUATION_REMOVES * evidence.excess ? 'non-converged-solve' : 'unattributed';
   shares.spread(mechanism, remainder, weights);
   return { solved: true, exactSaves, stabSaves, lawSaves, continuation: { mechanism, evidence } };
 }

@@ -177,6 +177,7 @@ export class Diagnoser {
         speedTolerance: this.opt.speedTolerance,
         model: this.stab,
         convexPlausible: this.convexSolver || !declaresDisk(s),
+        judgeFriction: !this.fittedFriction,
       },
       fittedFriction: this.fittedFriction,
       frictionLaw: this.convexSolver ? 'cone' : 'coulomb-disk',
@@ -233,7 +234,9 @@ export class Diagnoser {
     });
     // consistency first: findings of an inconsistent frame are marked
     const inconsistent =
-      f.pre && bodies && solveTime?.ok && !solveTime.reconstructed && !this.tangentUnavailable ? this.checkConsistency(f, prev, blocks, contacts, dvLambda) : false;
+      f.pre && bodies && solveTime?.ok && !solveTime.reconstructed && !this.tangentUnavailable
+        ? this.checkConsistency(f, prev, blocks, contacts, dvLambda)
+        : false;
     const mark = (x: Finding): Finding => (inconsistent ? { ...x, inconsistent: true } : x);
     const ids = this.keys.ids(f);
     const rose = ledger.delta - ledger.external > this.opt.energyTolerance;

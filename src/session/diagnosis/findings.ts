@@ -44,6 +44,8 @@ export interface CounterfactualSavings {
   readonly noStabilisation: number;
   /** The restitution law −e·ġ⁻ in place of the target the contacts obeyed. */
   readonly restitutionLaw: number;
+  /** The law the exact re-solves hold: Coulomb's (a Coulomb engine) or the convex QP-SOCP (a convex one). */
+  readonly law: 'coulomb' | 'qp-socp';
   /** Islands re-solved, and why others were not. */
   readonly islands: number;
   readonly skipped: readonly string[];

@@ -28,8 +28,7 @@ export function frameEnergyParts(header: RecordingHeader, f: RecordedFrame): { k
     if (I && I.length === 3) kinetic += 0.5 * (I[0] * wb0 ** 2 + I[1] * wb1 ** 2 + I[2] * wb2 ** 2);
     else if (I && I.length === 9) {
       kinetic +=
-        0.5 *
-        (wb0 * (I[0] * wb0 + I[1] * wb1 + I[2] * wb2) + wb1 * (I[3] * wb0 + I[4] * wb1 + I[5] * wb2) + wb2 * (I[6] * wb0 + I[7] * wb1 + I[8] * wb2));
+        0.5 * (wb0 * (I[0] * wb0 + I[1] * wb1 + I[2] * wb2) + wb1 * (I[3] * wb0 + I[4] * wb1 + I[5] * wb2) + wb2 * (I[6] * wb0 + I[7] * wb1 + I[8] * wb2));
     }
   }
   return { kinetic, potential };

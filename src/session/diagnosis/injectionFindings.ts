@@ -81,7 +81,11 @@ export function reportedMechanisms(x: InjectionInputs): InjectionMechanism[] {
 }
 
 /** The listed contacts (ranked by joules), their joules and laws for one reported mechanism. */
-export function listedContacts(shares: Shares, m: InjectionMechanism, laws: readonly (ContactLaw | undefined)[]): Pick<Finding, 'contacts' | 'contactJoules' | 'laws'> & { all: [number, number][] } {
+export function listedContacts(
+  shares: Shares,
+  m: InjectionMechanism,
+  laws: readonly (ContactLaw | undefined)[],
+): Pick<Finding, 'contacts' | 'contactJoules' | 'laws'> & { all: [number, number][] } {
   const all = shares.ranked(m);
   const listed = all.slice(0, LISTED_CONTACTS);
   const contacts = listed.map(([c]) => c);

@@ -42,11 +42,13 @@ function clauseOf(x: DescribeInput): string {
         ? `friction pushes along the slip (λt·v_t > 0)${L ? `, slip ${trim(L.slip)} m/s` : ''}${law && Number.isFinite(law.coneRatio) ? `, ‖λt‖/μλn ${trim(law.coneRatio)}` : ''}`
         : 'manifold friction pushes along the slip';
     case 'socp-separation':
-      return law && ct && L ? `lifts off at ${trim(law.enforced)} m/s = μ‖v_t‖ (μ ${trim(ct.mu)}, slip ${trim(L.slip)} m/s): convex QP-SOCP model` : 'the convex model lifts';
+      return law && ct && L
+        ? `lifts off at ${trim(law.enforced)} m/s = μ‖v_t‖ (μ ${trim(ct.mu)}, slip ${trim(L.slip)} m/s): convex QP-SOCP model`
+        : 'the convex model lifts';
     case 'non-converged-solve': {
       const c = x.continuation;
       return c && c.sweeps > 0
-        ? `off their laws on ${c.spread} of ${c.islandContacts} contacts; ${c.sweeps} more Gauss–Seidel sweeps remove ${Math.round((100 * c.removed) / Math.max(c.excess, 1e-300))} %`
+        ? `${c.spread} of ${c.islandContacts} contacts off their laws; ${c.sweeps} more sweep${c.sweeps === 1 ? ' removes' : 's remove'} ${Math.round((100 * c.removed) / Math.max(c.excess, 1e-300))} %`
         : 'the solve stopped before its own fixed point';
     }
     case 'unattributed':
@@ -81,7 +83,7 @@ export function describeInjection(x: DescribeInput): InjectionText {
         .join(', ')}).`,
     );
   if (x.mechanism === 'friction-positive-work' && x.fittedFriction)
-    evidence.push("Judged per manifold resultant: the writer fitted λt, so per-point friction impulses are not unique (header solver.lambdaSource).");
+    evidence.push('Judged per manifold resultant: the writer fitted λt, so per-point friction impulses are not unique (header solver.lambdaSource).');
   if (x.mechanism === 'socp-separation' || x.mechanism === 'position-correction' || x.mechanism === 'integrator-drift' || x.mechanism === 'unattributed-gain') {
     // channels measured from the ledger alone
   } else {

@@ -72,6 +72,8 @@ export interface ContactLaw {
   readonly reference: number;
   /** The part of `predicted` above `reference` that is stabilisation (m/s): the rest is the law's own target. */
   readonly stabilisation: number;
+  /** Laws that bound the speed rather than set it (spring, push-out): the largest speed they allow (m/s). */
+  readonly bound?: number;
   readonly friction: FrictionRegime;
   /** ‖λt‖ / (μλn); NaN when λn ≤ 0 or μ = 0. */
   readonly coneRatio: number;
@@ -109,6 +111,8 @@ export interface FitSettings {
   readonly model: StabilisationModel;
   /** The convex QP-SOCP model is plausible (declared, or not excluded by the header). */
   readonly convexPlausible: boolean;
+  /** Per-point friction impulses are the engine's (not a writer's fit): their regime is evidence. */
+  readonly judgeFriction: boolean;
 }
 
 /**
@@ -116,8 +120,14 @@ export interface FitSettings {
  * KKT tolerance of ~1e-3; the laws told apart differ by ≥ 10 % of the approach speed).
  */
 export const FIT_RELATIVE = 0.005;
-/** Largest fitted ERP-like k: more than a full depth per step is not a stabilisation any engine uses. */
+/**
+ * Range of a fitted ERP-like k: more than a full depth per step, or less than 2 % of it, is not a stabilisation
+ * any engine uses (ODE, Bullet and Box2D default to 0.2; Bullet's contact ERP is up to 0.8).
+ */
 export const K_MAX = 1.25;
+export const K_MIN = 0.02;
+/** λn at most this fraction of the island's largest λn is zero (rounding of a solver's clamp). */
+export const ACTIVE_LAMBDA = 1e-9;
 /** A fitted k within this relative distance of the declared ERP is the declared stabilisation. */
 export const K_DECLARED_MATCH = 0.05;
 /** Relative tolerance of the cone ratio (float32 writers, solver tolerances). */
@@ -218,6 +228,7 @@ function lawOf(c: Candidate, o: ContactObservation, residual: number, friction: 
   return {
     normal: c.law,
     ...(k !== undefined ? { k } : {}),
+    ...(c.bound ? { bound: c.predicted } : {}),
     enforced: o.separation,
     predicted,
     residual,
@@ -237,12 +248,23 @@ function lawOf(c: Candidate, o: ContactObservation, residual: number, friction: 
 export function fitIslandLaws(obs: readonly ContactObservation[], s: FitSettings): ContactLaw[] {
   const out: (ContactLaw | null)[] = new Array(obs.length).fill(null);
   const open: number[] = [];
+  let maxLambda = 0;
+  for (const o of obs) maxLambda = Math.max(maxLambda, o.lambdaN);
   for (let i = 0; i < obs.length; i++) {
     const o = obs[i];
     const fr = frictionRegime(o, s);
     const t0 = newtonTarget(o, s);
-    if (!(o.lambdaN > 0)) {
-      out[i] = { normal: 'open', enforced: o.separation, predicted: t0, residual: 0, reference: t0, stabilisation: 0, friction: fr.regime, coneRatio: fr.ratio };
+    if (!(o.lambdaN > ACTIVE_LAMBDA * maxLambda)) {
+      out[i] = {
+        normal: 'open',
+        enforced: o.separation,
+        predicted: t0,
+        residual: 0,
+        reference: t0,
+        stabilisation: 0,
+        friction: fr.regime,
+        coneRatio: fr.ratio,
+      };
       continue;
     }
     let best: Candidate | null = null,
@@ -280,7 +302,16 @@ export function fitIslandLaws(obs: readonly ContactObservation[], s: FitSettings
         continue;
       }
     }
-    out[i] = { normal: 'none', enforced: o.separation, predicted: t0, residual: Math.abs(o.separation - t0), reference: t0, stabilisation: 0, friction: fr.regime, coneRatio: fr.ratio };
+    out[i] = {
+      normal: 'none',
+      enforced: o.separation,
+      predicted: t0,
+      residual: Math.abs(o.separation - t0),
+      reference: t0,
+      stabilisation: 0,
+      friction: fr.regime,
+      coneRatio: fr.ratio,
+    };
   }
   return out as ContactLaw[];
 }
@@ -297,7 +328,18 @@ function fitSharedBaumgarte(obs: readonly ContactObservation[], s: FitSettings, 
     const t0 = newtonTarget(o, s);
     return o.separation > t0 + s.speedTolerance && o.depth > 0;
   });
-  if (candidates.length === 0) return;
+  // a declared spring–damper has its own law (its bound): a push beyond it is not re-read as a Baumgarte bias
+  if (candidates.length === 0 || s.model.source === 'declared-soft') return;
+  // one contact always fits a one-parameter family: alone it is evidence only in an island whose other contacts
+  // all obey their laws (otherwise its separation is one more residue of a solve that holds none of them)
+  if (candidates.length === 1) {
+    const anomalous = (o: ContactObservation): boolean => {
+      if (!s.judgeFriction) return false;
+      const r = frictionRegime(o, s).regime;
+      return r === 'outside-cone' || r === 'slip-inside-cone';
+    };
+    if (open.length > 1 || obs.some(anomalous)) return;
+  }
   const families: { law: NormalLaw; x: (o: ContactObservation) => number }[] = [
     { law: 'baumgarte', x: (o) => Math.max(0, o.depth - slop) / s.dt },
     ...(slop > 0 ? [{ law: 'baumgarte-no-slop' as const, x: (o: ContactObservation) => Math.max(0, o.depth) / s.dt }] : []),
@@ -314,7 +356,7 @@ function fitSharedBaumgarte(obs: readonly ContactObservation[], s: FitSettings, 
     }
     if (!(sxx > 0)) continue;
     const k = sxy / sxx;
-    if (!(k > 0 && k <= K_MAX)) continue;
+    if (!(k >= K_MIN && k <= K_MAX)) continue;
     const fits = candidates.every((i) => {
       const o = obs[i];
       const t0 = newtonTarget(o, s);

@@ -39,7 +39,7 @@ export function lawClause(law: ContactLaw, depth: number, model: StabilisationMo
     case 'restitution':
       return `leaves at ${y} = Newton's law`;
     case 'restitution-overshoot':
-      return `leaves at ${y} = (1+e)·v⁻ with e ${trim(e)}: −(1+e)·v⁻ used as the target`;
+      return `leaves at ${y} = (1+e)·v⁻ (e ${trim(e)}): −(1+e)·v⁻ as its target`;
     case 'stabilisation':
       return `pushed out at ${y}: declared ERP ${trim(model.erp)} bias on ${si(depth, 'm')} depth`;
     case 'baumgarte':
@@ -69,10 +69,13 @@ export function lawEvidence(c: number, law: ContactLaw, L: ContactLedger | undef
   const ct = f.contacts[c];
   const lam = f.solver.lambda;
   const approach = L ? `approach ${trim(L.approach)} m/s` : '';
+  const soft = law.normal === 'spring' ? (L?.soft ?? model.soft) : undefined;
   const fit =
     law.normal === 'none'
       ? "no candidate law fits (Newton's law, (1+e)·v⁻, the declared stabilisation, a fitted Baumgarte k, a spring, the convex lift)"
-      : `fits ${law.normal}${law.k !== undefined ? ` with k ${trim(law.k)}` : ''} (target ${trim(law.predicted)} m/s, residual ${trim(law.residual)} m/s)`;
+      : soft
+        ? `fits the declared soft contact's spring (k = ${soft.k.toPrecision(4)} 1/s², c = ${soft.c.toPrecision(4)} 1/s per unit effective mass), whose push in one step is at most h·k·depth + max(0, h·c − 1)·approach = ${trim(law.bound ?? law.predicted)} m/s (docs/recording-format.md "Soft contacts")`
+        : `fits ${law.normal}${law.k !== undefined ? ` with k ${trim(law.k)}` : ''} (target ${trim(law.predicted)} m/s, residual ${trim(law.residual)} m/s)`;
   const friction =
     law.friction === 'none'
       ? ''
@@ -82,7 +85,7 @@ export function lawEvidence(c: number, law: ContactLaw, L: ContactLedger | undef
 
 /** The literature behind each mechanism, cited once per finding (and once per mechanism by the CLI). */
 export const MECHANISM_SOURCE: Record<InjectionMechanism, string> = {
-  'restitution-overshoot': "Newton's restitution law targets ġn⁺ = −e·ġn⁻; −(1+e)·ġn⁻ is the velocity change, not the target (docs/physics.md \"Restitution\")",
+  'restitution-overshoot': 'Newton\'s restitution law targets ġn⁺ = −e·ġn⁻; −(1+e)·ġn⁻ is the velocity change, not the target (docs/physics.md "Restitution")',
   'bias-injection':
     'Baumgarte stabilisation and soft-contact springs turn overlap into kinetic energy (Catto, GDC 2005; Todorov 2014); split impulse or a position solve avoids it',
   'overlap-push-out': 'a velocity bias on a deep initial overlap turns it into separation speed (Catto, GDC 2005); a position pass avoids it',
@@ -106,7 +109,13 @@ export interface HeadlineInput {
 
 /** "+42.0 mJ bias-injection, frame 57, contact #8: separates at 0.216 m/s = 0.9·depth/Δt: …" cut to HEADLINE_MAX. */
 export function headline(h: HeadlineInput): string {
-  const where = h.contacts.length === 0 ? '' : `, contact${h.contacts.length > 1 ? 's' : ''} ${h.contacts.slice(0, 3).map((c) => `#${c}`).join(' ')}${h.contacts.length > 3 ? ' …' : ''}`;
+  const where =
+    h.contacts.length === 0
+      ? ''
+      : `, contact${h.contacts.length > 1 ? 's' : ''} ${h.contacts
+          .slice(0, 3)
+          .map((c) => `#${c}`)
+          .join(' ')}${h.contacts.length > 3 ? ' …' : ''}`;
   const text = `${signedJ(h.joules)} ${h.mechanism}, frame ${h.frame}${where}: ${h.clause}`;
   return text.length <= HEADLINE_MAX ? text : `${text.slice(0, HEADLINE_MAX - 1)}…`;
 }
@@ -114,7 +123,7 @@ export function headline(h: HeadlineInput): string {
 /** The counterfactual line: what each exact re-solve saves. */
 export function counterfactualEvidence(cf: CounterfactualSavings | undefined): string | null {
   if (cf && cf.islands > 0)
-    return `Exact re-solves (interior point) of ${cf.islands} island(s): the problem the contacts obey saves ${si(cf.exactSolve, 'J')}, without its stabilisation ${si(cf.noStabilisation, 'J')} more, with Newton's law for its targets ${si(cf.restitutionLaw, 'J')} more.`;
+    return `Exact re-solves (${cf.law === 'coulomb' ? "Coulomb's law: De Saxcé's fixed point over the interior point" : 'the convex QP-SOCP: interior point'}) of ${plural(cf.islands, 'island')}: the problem the contacts obey saves ${si(cf.exactSolve, 'J')}, without its stabilisation ${si(cf.noStabilisation, 'J')} more, with Newton's law for its targets ${si(cf.restitutionLaw, 'J')} more.`;
   if (cf?.skipped.length) return `Not verified by an exact re-solve: ${cf.skipped[0]}.`;
   return null;
 }
@@ -128,7 +137,8 @@ export function continuationEvidence(c: ContinuationEvidence | undefined): strin
       ? `A single contact cannot be a truncated solve: ${si(c.excess, 'J')} is left unattributed.`
       : `No truncated solve without a spread residual: ${where}, so one contact's law would explain it; ${si(c.excess, 'J')} is left unattributed.`;
   const pct = c.excess > 0 ? Math.round((100 * c.removed) / c.excess) : 0;
-  return `Continuing Gauss–Seidel from the recorded λ on the problem the contacts obey: ${c.sweeps > 0 ? `${plural(c.sweeps, 'more sweep')} remove` : `${plural(c.ran, 'more sweep')} remove`} ${si(c.removed, 'J')} of the ${si(c.excess, 'J')} an exact solve would not inject (${pct} %); ${where}.`;
+  const n = c.sweeps > 0 ? c.sweeps : c.ran;
+  return `Continuing Gauss–Seidel from the recorded λ on the problem the contacts obey: ${plural(n, 'more sweep')} remove${n === 1 ? 's' : ''} ${si(c.removed, 'J')} of the ${si(c.excess, 'J')} an exact solve would not inject (${pct} %); ${where}.`;
 }
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
