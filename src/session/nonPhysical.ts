@@ -40,6 +40,11 @@ export const JITTER_WINDOW = 12;
 export const JITTER_REVERSALS = 9;
 /** Relative amplitude of the λn oscillation (to its mean) below which it is not jitter. */
 export const JITTER_AMPLITUDE = 0.25;
+/**
+ * A frame-to-frame change of λn counts towards a reversal only above this fraction of the mean: round-off
+ * (λn constant to ~1e-15 while a box slides) is no alternation, and one real change is not an oscillation.
+ */
+export const JITTER_STEP = 0.05;
 
 /** Slots of track storage grown at a time; a slot is freed when its contact ends. */
 const TRACK_SLOTS_CHUNK = 1024;
@@ -274,8 +279,12 @@ export class NonPhysicalDetector {
           lo = Math.min(lo, v);
           hi = Math.max(hi, v);
         }
-        for (let i = 2; i < JITTER_WINDOW; i++)
-          if ((tracks.lambdaAt(k, i) - tracks.lambdaAt(k, i - 1)) * (tracks.lambdaAt(k, i - 1) - tracks.lambdaAt(k, i - 2)) < 0) reversals++;
+        const step = JITTER_STEP * Math.abs(mean);
+        for (let i = 2; i < JITTER_WINDOW; i++) {
+          const d1 = tracks.lambdaAt(k, i - 1) - tracks.lambdaAt(k, i - 2),
+            d2 = tracks.lambdaAt(k, i) - tracks.lambdaAt(k, i - 1);
+          if (d1 * d2 < 0 && Math.abs(d1) > step && Math.abs(d2) > step) reversals++;
+        }
         if (reversals >= JITTER_REVERSALS && mean > 0 && hi - lo > JITTER_AMPLITUDE * mean) {
           tracks.report(k, REPORTED_JITTER);
           out.push({

@@ -75,6 +75,10 @@ describe('non-physical behaviour tracked per contact across frames', () => {
     const steady = Array.from({ length: 30 }, (_, k) => frame(k, [contact('v0', 0.001)], [1 + 1e-3 * k]));
     assert.equal(run(steady).size, 0);
   });
+  it('round-off is no jitter: λn constant to ±1e-15 while a box slides, then one real change when it stops (failed before: 10 reversals of 1e-15)', () => {
+    const frames = Array.from({ length: 30 }, (_, k) => frame(k, [contact('v0', 0.001)], [(k < 20 ? 2.4525 : 1.6) + (k % 2 ? 1e-15 : -1e-15)]));
+    assert.equal(run(frames).size, 0);
+  });
   it('thousands of short-lived contacts reuse track storage; a long-lived one is still judged', () => {
     const frames = Array.from({ length: 200 }, (_, k) =>
       frame(

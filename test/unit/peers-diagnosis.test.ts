@@ -10,6 +10,7 @@ import { RecordingReader } from '../../src/format/recordingFile.js';
 import type { RecordedFrame, RecordingHeader } from '../../src/format/recording.js';
 import { Diagnoser, frameEnergy, type Finding } from '../../src/session/diagnose.js';
 import { recordPeer, type RecordPeerOptions } from '../peers/recordPeer.js';
+import { main } from '../../src/cli/main.js';
 import type { PeerEngineName } from '../peers/types.js';
 import type { SceneName } from '../peers/scenes.js';
 
@@ -116,12 +117,14 @@ describe('diagnosis on real engines: engines that do not inject get no finding',
     ['jolt', 'bounce'],
     ['jolt', 'slide'],
   ] as const) {
-    it(`${engine} ${scene}: no injection finding`, async () => {
+    it(`${engine} ${scene}: no injection finding${engine === 'rapier' ? ' and no error finding' : ''}`, async () => {
       const { header, frames } = await load(engine, scene);
       const { findings, rising } = run(header, frames);
       assert.equal(rising.length, 0);
       assert.deepEqual(
-        findings.filter((f) => f.kind === 'injection').map((f) => `${f.frame} ${f.mechanism} ${f.joules.toExponential(2)}`),
+        findings
+          .filter((f) => f.kind === 'injection' || (engine === 'rapier' && f.severity === 'error'))
+          .map((f) => `${f.frame} ${f.mechanism} ${f.joules.toExponential(2)}`),
         [],
       );
     });
@@ -150,4 +153,27 @@ describe('diagnosis on real engines: the bounce and the slide', function () {
       inj.map((f) => `${f.frame} ${f.mechanism}`).join(','),
     );
   });
+});
+
+describe('diagnosis on real engines: report and diagnose agree', function () {
+  this.timeout(600_000);
+  const cli = (args: string[]): string[] => {
+    const out: string[] = [];
+    const code = main(args, { out: (l) => out.push(l), err: () => {} });
+    assert.ok(code === 0 || code === 1, `${args.join(' ')}: exit ${code}`);
+    return out;
+  };
+  for (const engine of ['cannon', 'jolt', 'mujoco', 'bullet', 'rapier'] as const)
+    it(`${engine} stack: \`report\` prints the joules per mechanism of \`diagnose\`'s findings (one computation)`, async () => {
+      const file = await recordPeer(engine, 'stack', {});
+      const report = JSON.parse(cli(['report', file, '--json'])[0]) as { injected: Record<string, number> };
+      const summed: Record<string, number> = {};
+      for (const l of cli(['diagnose', file, '--json'])) {
+        const f = JSON.parse(l) as { kind: string; mechanism: string; joules: number };
+        if (f.kind === 'injection') summed[f.mechanism] = (summed[f.mechanism] ?? 0) + f.joules;
+      }
+      assert.deepEqual(Object.keys(report.injected).sort(), Object.keys(summed).sort());
+      for (const [m, j] of Object.entries(summed))
+        assert.ok(Math.abs(report.injected[m] - j) <= 1e-12 * Math.max(1, j), `${m}: report ${report.injected[m]} vs diagnose ${j}`);
+    });
 });
