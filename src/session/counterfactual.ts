@@ -22,7 +22,7 @@ import { solve } from '../engine/solvers/solve.js';
 import { kkt, KktWorkspace } from '../engine/kkt.js';
 import { solveIpmSparse } from '../engine/solvers/ipmSparse.js';
 import { kktRows } from '../engine/solvers/naturalMapSparse.js';
-import { denseRows, matrixFreeRows } from '../engine/solvers/pgsRows.js';
+import { matrixFreeRows } from '../engine/solvers/pgsRows.js';
 import { GaussSeidelContinuation } from '../engine/solvers/pgs.js';
 import type { PgsFrictionLaw } from '../engine/solvers/types.js';
 import { gapRatesAfter, impulseEnergyChange } from '../engine/world/energy.js';
@@ -140,8 +140,12 @@ export interface IslandResolver {
   readonly lawB: Float64Array;
   /** E(λ*) of the exact (convex QP-SOCP) solution with right-hand side b (J), or why there is none. */
   exact(b: Float64Array): number | string;
-  /** The same with the solution's slip ‖w_t‖ per contact (m/s): De Saxcé's fixed point iterates on it. */
-  exactWithSlip(b: Float64Array): { readonly energy: number; readonly slip: Float64Array } | string;
+  /**
+   * The same with the solution's λ and slip ‖w_t‖ per contact (m/s): De Saxcé's fixed point iterates on it. Given a
+   * warm start near the solution (the previous fixed-point step's λ), the dense path takes semismooth Newton steps
+   * from it (quadratic near a solution) instead of a cold interior point.
+   */
+  exactWithSlip(b: Float64Array, warm?: Float64Array): ExactSolution | string;
   /** E(λ) of a given λ (J). */
   energy(lambda: Float64Array): number;
   /** KKT max_rel of λ on the problem with right-hand side b. */
@@ -151,6 +155,12 @@ export interface IslandResolver {
   /** Exact solves' milliseconds (varies with the machine) and work units (the same on every machine). */
   readonly timeMs: number;
   readonly work: number;
+}
+
+export interface ExactSolution {
+  readonly energy: number;
+  readonly lambda: Float64Array;
+  readonly slip: Float64Array;
 }
 
 export type ResolverOutcome = { readonly ok: true; readonly value: IslandResolver } | { readonly ok: false; readonly reason: string };
@@ -163,6 +173,8 @@ function slipsOf(w: Float64Array, C: number): Float64Array {
 }
 
 const RESOLVE_OPTIONS = { solver: 'ipm', tolerance: COUNTERFACTUAL_TOLERANCE, maxIterations: 80 } as const;
+/** From a nearby λ: semismooth Newton on the natural map (newton.ts), the interior point as its own fallback. */
+const WARM_RESOLVE_OPTIONS = { solver: 'newton', tolerance: COUNTERFACTUAL_TOLERANCE, maxIterations: 80 } as const;
 const notConverged = (kind: string, reason: string): string => `the exact re-solve did not converge (${kind}: ${reason})`;
 
 /**
@@ -216,12 +228,12 @@ export function islandResolver(
       velocityPart: toIsland(k.rhs.velocity),
       lawB: toIsland(k.b),
       exact: (b) => inner.exact(toSolve(b)),
-      exactWithSlip: (b) => {
-        const x = inner.exactWithSlip(toSolve(b));
+      exactWithSlip: (b, warm) => {
+        const x = inner.exactWithSlip(toSolve(b), warm && toSolve(warm));
         if (typeof x === 'string' || !permuted) return x;
         const slip = new Float64Array(C);
         for (let i = 0; i < C; i++) slip[order[i]] = x.slip[i];
-        return { energy: x.energy, slip };
+        return { energy: x.energy, lambda: toIsland(x.lambda), slip };
       },
       energy: (lambda) => inner.energy(toSolve(lambda)),
       kkt: (lambda, b) => inner.kkt(toSolve(lambda), toSolve(b)),
@@ -249,23 +261,24 @@ function denseResolver(k: ContactJacobians, contacts: readonly ContactPoint[], p
       const x = r.exactWithSlip(b);
       return typeof x === 'string' ? x : x.energy;
     },
-    exactWithSlip(b: Float64Array) {
+    exactWithSlip(b: Float64Array, warm?: Float64Array) {
       const p = withB(b);
-      const out = solve(p, RESOLVE_OPTIONS);
+      const out = solve(p, warm ? WARM_RESOLVE_OPTIONS : RESOLVE_OPTIONS, warm);
       r.timeMs += out.timeMs;
       r.work += resolveWork(C, out.iterations);
       if (out.status.kind !== 'converged') return notConverged(out.status.kind, out.status.reason);
-      return { energy: energyChange(p, out.lambda, pe), slip: slipsOf(out.w, C) };
+      return { energy: energyChange(p, out.lambda, pe), lambda: out.lambda, slip: slipsOf(out.w, C) };
     },
     energy: (lambda: Float64Array): number => energyChange(law, lambda, pe),
     kkt: (lambda: Float64Array, b: Float64Array): number => kkt(withB(b), lambda).maxRel,
     continuation(b: Float64Array, lambda: Float64Array, fl: PgsFrictionLaw): Continuation {
-      const gs = new GaussSeidelContinuation(denseRows(withB(b)), lambda, fl);
+      // matrix-free rows: the same iterates as the dense ones (pgsSweep.ts), O(C) per sweep instead of O(C²)
+      const gs = new GaussSeidelContinuation(matrixFreeRows({ ...k, b, regularization: COUNTERFACTUAL_REGULARIZATION }), lambda, fl);
       let change = Number.POSITIVE_INFINITY;
       return {
         sweep(n: number): number {
           change = gs.sweep(n);
-          r.work += continuationWork(C, n, false);
+          r.work += continuationWork(C, n, true);
           return energyChange(law, gs.lambda, pe);
         },
         get sweeps() {
@@ -308,7 +321,7 @@ function sparseResolver(k: ContactJacobians, pe: Float64Array): InnerResolver {
       r.timeMs += out.timeMs;
       r.work += sparseResolveWork(C, out.iterations);
       if (out.status.kind !== 'converged') return notConverged(out.status.kind, out.status.reason);
-      return { energy: energy(kb, out.lambda, out.w), slip: slipsOf(out.w, C) };
+      return { energy: energy(kb, out.lambda, out.w), lambda: out.lambda, slip: slipsOf(out.w, C) };
     },
     energy: (lambda: Float64Array): number => measured(lambda, k.b).energy,
     kkt: (lambda: Float64Array, b: Float64Array): number => measured(lambda, b).kkt,

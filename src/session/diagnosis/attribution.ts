@@ -18,11 +18,14 @@ import type { BodyState, ContactPoint } from '../../engine/problem.js';
 import type { PgsFrictionLaw } from '../../engine/solvers/types.js';
 import { COUNTERFACTUAL_TOLERANCE, islandResolver, type IslandResolver } from '../counterfactual.js';
 import { normalSpeedEnergy, type ContactLedger } from '../frameLedger.js';
-import { CONTINUATION_ENOUGH, CONTINUATION_REMOVES, coulombExact, continuationEvidence, gaussSeidelTrace } from './continuation.js';
+import { CONTINUATION_REMOVES, coulombExact, continuationEvidence, gaussSeidelTrace } from './continuation.js';
 import type { ContinuationEvidence, CounterfactualSavings, DiagnosisOptions, InjectionMechanism } from './findings.js';
 import { DEFAULT_COUNTERFACTUAL_FRAME_WORK, DEFAULT_COUNTERFACTUAL_TOTAL_WORK } from './findings.js';
 import { fitIslandLaws, LAW_MECHANISM, STABILISATION_LAWS, type ContactLaw, type ContactObservation, type FitSettings } from './lawFit.js';
 import { Shares } from './shares.js';
+
+/** The exact Coulomb re-solves' energies are refined until a step would change them by less than this fraction of the energy tolerance. */
+const COULOMB_ENERGY_TOLERANCE = 0.1;
 
 /** Energies of exact re-solves agree to about their KKT tolerance relative to the island's energy scale. */
 const RESOLVE_ENERGY_ACCURACY = 10 * COUNTERFACTUAL_TOLERANCE;
@@ -431,7 +434,8 @@ function resolvedShares(
   // (coulombExact: the convex optimum dissipates more than any Coulomb solution, so it is no reference there)
   const mu = Float64Array.from(cs, (c) => fr.frame.contacts[c].mu);
   const slip0 = Float64Array.from(cs, (c) => fr.ledger[c].slip);
-  const exact = (b: Float64Array): number | string => (s.frictionLaw === 'cone' ? r.exact(b) : coulombExact(r, b, mu, slip0));
+  const exact = (b: Float64Array): number | string =>
+    s.frictionLaw === 'cone' ? r.exact(b) : coulombExact(r, b, mu, slip0, COULOMB_ENERGY_TOLERANCE * s.options.energyTolerance);
   const eLaw = exact(rhs.law);
   if (typeof eLaw === 'string') return { ...ledgerShares(x, shares), reason: eLaw };
   const eRec = r.energy(lam);
@@ -440,9 +444,10 @@ function resolvedShares(
   if (lift) shares.spread('socp-separation', sum(lift), lift);
   // nothing above Newton's law: no share to split (the other re-solves are not needed)
   if (!(eRec - eLaw > RESOLVE_ENERGY_ACCURACY * Math.max(Math.abs(eRec), Math.abs(eLaw)))) return { solved: true, exactSaves: 0, stabSaves: 0, lawSaves: 0 };
-  const eStab = rhs.stab.every((v, i) => v === rhs.law[i]) ? eLaw : exact(rhs.stab);
+  const same = (a: Float64Array, b: Float64Array): boolean => a === b || a.every((v, i) => v === b[i]);
+  const eStab = same(rhs.stab, rhs.law) ? eLaw : exact(rhs.stab);
   if (typeof eStab === 'string') return { ...ledgerShares(x, shares), reason: eStab };
-  const eFit = fitB === rhs.stab ? eStab : exact(fitB);
+  const eFit = same(fitB, rhs.stab) ? eStab : exact(fitB);
   if (typeof eFit === 'string') return { ...ledgerShares(x, shares), reason: eFit };
   const above = eRec - eLaw;
   // what an exact solve of the fitted problem saves; within the re-solves' own accuracy it is none
@@ -485,7 +490,7 @@ function resolvedShares(
   const weights = x.unexplained.size > 0 ? x.unexplained : new Map(cs.map((c) => [c, Math.max(0, fr.ledger[c].excess) + Math.max(0, fr.ledger[c].normalWork)]));
   const evidence =
     cs.length >= 2 && spread >= 2
-      ? continuationEvidence(gaussSeidelTrace(r, fitB, lam, s.frictionLaw, eRec - CONTINUATION_ENOUGH * remainder), eRec, remainder, cs.length, spread)
+      ? continuationEvidence(gaussSeidelTrace(r, fitB, lam, s.frictionLaw, eRec - CONTINUATION_REMOVES * remainder), eRec, remainder, cs.length, spread)
       : { sweeps: 0, ran: 0, islands: 1, excess: remainder, removed: 0, spread, islandContacts: cs.length };
   const mechanism: InjectionMechanism =
     evidence.sweeps > 0 && evidence.removed >= CONTINUATION_REMOVES * evidence.excess ? 'non-converged-solve' : 'unattributed';

@@ -12,26 +12,25 @@ import type { PgsFrictionLaw } from '../../engine/solvers/types.js';
 import type { IslandResolver } from '../counterfactual.js';
 import type { ContinuationEvidence } from './findings.js';
 
-/** Sweeps tried at most (energy checkpoints after 1, 2, 4, …, CONTINUATION_MAX_SWEEPS). */
-export const CONTINUATION_MAX_SWEEPS = 4096;
+/** Sweeps tried at most (energy checkpoints after 1, 2, 4, …, CONTINUATION_MAX_SWEEPS): a solve that needs more is past any engine's budget. */
+export const CONTINUATION_MAX_SWEEPS = 256;
 /** The continuation confirms a truncated solve when it removes at least this fraction of the excess. */
 export const CONTINUATION_REMOVES = 0.5;
-/** The continuation stops once it has removed this fraction of the excess (its evidence is then complete). */
-export const CONTINUATION_ENOUGH = 0.9;
 /** Relative change of λ per sweep (‖Δλ‖∞/‖λ‖∞) at which Gauss–Seidel has reached its fixed point. */
 export const FIXED_POINT_CHANGE = 1e-9;
 
-/** De Saxcé fixed-point steps at most per exact Coulomb re-solve, and the slip change (m/s) that ends them. */
-export const DE_SAXCE_STEPS = 2;
-export const DE_SAXCE_SLIP_TOLERANCE = 1e-4;
+/** De Saxcé fixed-point steps at most per exact Coulomb re-solve. */
+export const DE_SAXCE_STEPS = 3;
 
 /**
  * E(λ) of the exact Coulomb solution with right-hand side b: De Saxcé's fixed point (De Saxcé & Feng 1998; Acary,
  * Brémond & Huber 2018) — the convex QP-SOCP with b_n − μ‖w_t‖ is Coulomb's law once ‖w_t‖ is the solution's own
  * slip — started from the slip the recorded impulse left (`slip0`), so a nearly exact recording needs one
- * interior-point solve. Coulomb solutions need not be unique: this is the one next to the recorded slip.
+ * interior-point solve. A step changes E by at most about Σ λn·μ·|Δslip| (the work of the shifted targets): the
+ * iteration stops once that bound is below `energyTolerance`. Coulomb solutions need not be unique: this is the
+ * one next to the recorded slip.
  */
-export function coulombExact(r: IslandResolver, b: Float64Array, mu: Float64Array, slip0: Float64Array): number | string {
+export function coulombExact(r: IslandResolver, b: Float64Array, mu: Float64Array, slip0: Float64Array, energyTolerance: number): number | string {
   const C = mu.length;
   let slip = slip0;
   const bb = new Float64Array(b.length);
@@ -42,14 +41,10 @@ export function coulombExact(r: IslandResolver, b: Float64Array, mu: Float64Arra
     const x = r.exactWithSlip(bb);
     if (typeof x === 'string') return x;
     energy = x.energy;
-    let change = 0,
-      scale = 1;
-    for (let c = 0; c < C; c++) {
-      change = Math.max(change, Math.abs(x.slip[c] - slip[c]));
-      scale = Math.max(scale, x.slip[c]);
-    }
+    let bound = 0;
+    for (let c = 0; c < C; c++) bound += Math.abs(x.lambda[3 * c] * mu[c] * (x.slip[c] - slip[c]));
     slip = x.slip;
-    if (change <= DE_SAXCE_SLIP_TOLERANCE * scale) return energy;
+    if (bound <= energyTolerance) return energy;
   }
   return energy;
 }
