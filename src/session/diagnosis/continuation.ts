@@ -13,7 +13,7 @@ import type { IslandResolver } from '../counterfactual.js';
 import type { ContinuationEvidence } from './findings.js';
 
 /** Sweeps tried at most (energy checkpoints after 1, 2, 4, …, CONTINUATION_MAX_SWEEPS): a solve that needs more is past any engine's budget. */
-export const CONTINUATION_MAX_SWEEPS = 256;
+export const CONTINUATION_MAX_SWEEPS = 2048;
 /** The continuation confirms a truncated solve when it removes at least this fraction of the excess. */
 export const CONTINUATION_REMOVES = 0.5;
 /** Relative change of λ per sweep (‖Δλ‖∞/‖λ‖∞) at which Gauss–Seidel has reached its fixed point. */
