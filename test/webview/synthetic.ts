@@ -8,7 +8,7 @@ import { encodeHeatMap, type HeatMap } from '../../src/protocol/heatMap.js';
 import { validateHostMessage } from '../../src/protocol/validate.js';
 import { rng } from '../rng.js';
 
-const STATES: ContactState[] = ['sticking', 'sliding', 'separating'];
+const STATES: ContactState[] = ['stick', 'slip', 'open'];
 
 const matrices = new Map<number, HeatMap>();
 /** A 3n×3n symmetric matrix with a dominant diagonal and couplings between neighbouring contacts. */
