@@ -56,7 +56,7 @@ export const FRAME_CACHE_SIZE = 8;
 export interface SessionSummary {
   /** Position in the session (0 … frameCount − 1). */
   readonly index: number;
-  /** Frame number as recorded / as the World counts it (1-based for our scenarios). */
+  /** Frame number as recorded, or as the World numbers it (from 0: docs/recording-format.md "Frame numbers"). */
   readonly frame: number;
   readonly time: number;
   readonly contacts: number;

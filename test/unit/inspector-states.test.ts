@@ -111,3 +111,23 @@ describe('re-solve parameters from the recording header: declared or "not declar
     }
   });
 });
+
+describe('frame numbers: one rule, numbered from 0 (docs/recording-format.md "Frame numbers")', () => {
+  it("a scenario's frames are 0, 1, 2 … like a recording's: frame k ends at (k + 1)·dt and is session index k", async () => {
+    const { parseSceneFile } = await import('../../src/format/scene.js');
+    const { readFileSync } = await import('node:fs');
+    const file = join(__dirname, '..', '..', 'examples', 'fault-restitution-target.scene.json');
+    const desc = parseSceneFile(readFileSync(file, 'utf8'), file).scenarios[0].desc;
+    const m = InspectorModel.fromScenario(desc, file);
+    try {
+      const t = m.timeline;
+      assert.deepEqual(t.frame.slice(0, 3), [0, 1, 2]);
+      assert.ok(Math.abs(t.time[0] - desc.config.dt) < 1e-12, `frame 0 ends at dt: ${t.time[0]}`);
+      t.frame.forEach((fr, i) => assert.equal(fr, i));
+      for (const f of m.findings) assert.equal(f.index, f.frame, 'a finding at frame k is at session index k');
+      assert.equal(m.frameView(5).frame, 5);
+    } finally {
+      m.close();
+    }
+  });
+});

@@ -74,7 +74,7 @@ export function syntheticFrame(index: number, n: number, opts: { withMatrix?: bo
   const residuals = Array.from({ length: 40 }, (_, i) => Math.pow(10, -i / 5) * (1 + 0.1 * r()));
   const view: FrameView = {
     index,
-    frame: index + 1,
+    frame: index, // frames are numbered from 0, like the model's (docs/recording-format.md "Frame numbers")
     time: (index + 1) / 60,
     status: 'max-iterations',
     solver: 'pgs',
