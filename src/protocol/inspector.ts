@@ -275,4 +275,6 @@ export interface WebviewState {
   readonly selectedContacts: readonly string[];
   /** The scene view's camera and options (webview/sceneView/), when it has been used. */
   readonly sceneView?: { readonly [key: string]: unknown };
+  /** Ids of the panels folded to their title (webview/foldingPanels.ts). */
+  readonly folded?: readonly string[];
 }
