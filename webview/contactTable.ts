@@ -39,8 +39,8 @@ interface Column {
   readonly scaleValues?: (c: ContactView) => readonly number[];
 }
 
-/** A numeric cell: sign + 4 significant digits ("−187.7", "−1.000") fits in 7 characters, plus the gap. */
-const NUMBER_WIDTH = 9;
+/** A numeric cell: "−187.7", "−1.000" or, below every prefix, "−1.85e-18" (9 characters), plus the gap. */
+const NUMBER_WIDTH = 10;
 /** 3 decimals, 3 coordinates: "−0.500, −0.500, 2.997". */
 const VECTOR_WIDTH = 23;
 

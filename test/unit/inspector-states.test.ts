@@ -13,22 +13,27 @@ import { recordingAssembly } from '../../src/session/session.js';
 import type { RecordingHeader } from '../../src/format/recording.js';
 
 describe('contact state from the post-step velocity w', () => {
+  const dt = 1 / 60;
   it('a contact leaving at 7.17 m/s is open, whatever its impulse (a λ label called it "sticking")', () => {
-    assert.equal(contactState(0.8, 0, 0.5, { normal: 7.17, slip: 0, bias: 0.01 }), 'open');
-    assert.equal(contactState(0.8, 0.4, 0.5, { normal: 7.17, slip: 2, bias: null }), 'open');
+    // the fault scene's ball: 30 mm deep, it leaves at 7.17 m/s — 120 mm in one step
+    assert.equal(contactState(11.75, 0, 0.5, { normal: 7.17, slip: 0, depth: 0.03, dt }), 'open');
+    assert.equal(contactState(0.8, 0.4, 0.5, { normal: 7.17, slip: 2, depth: 0, dt }), 'open');
   });
 
-  it('a resting contact pushed out by its ERP bias stays closed; faster than the bias (+1 mm/s) it opens', () => {
-    const bias = 0.033; // (0.2/Δt)·2.75 mm at 60 Hz
-    assert.equal(contactState(0.05, 0, 0.5, { normal: bias, slip: 0, bias }), 'stick');
-    assert.equal(contactState(0.05, 0, 0.5, { normal: bias + 0.5 * OPEN_SPEED_TOLERANCE, slip: 0, bias }), 'stick');
-    assert.equal(contactState(0.05, 0, 0.5, { normal: bias + 2 * OPEN_SPEED_TOLERANCE, slip: 0, bias }), 'open');
+  it('an overlap pushed out by an ERP bias or a soft spring, slower than it closes in the step, stays closed', () => {
+    const depth = 0.00275;
+    const bias = (0.2 / dt) * depth; // Baumgarte, erp 0.2: 33 mm/s
+    assert.equal(contactState(0.05, 0, 0.5, { normal: bias, slip: 0, depth, dt }), 'stick');
+    assert.equal(contactState(0.05, 0, 0.5, { normal: 0.05, slip: 0, depth, dt }), 'stick', 'MuJoCo’s spring at 5 cm/s: 0.8 mm of 2.75 mm');
+    // parting within the step (w_n·Δt > depth + 1 mm/s·Δt): open
+    assert.equal(contactState(0.05, 0, 0.5, { normal: depth / dt + 0.5 * OPEN_SPEED_TOLERANCE, slip: 0, depth, dt }), 'stick');
+    assert.equal(contactState(0.05, 0, 0.5, { normal: depth / dt + 2 * OPEN_SPEED_TOLERANCE, slip: 0, depth, dt }), 'open');
   });
 
   it('closed contacts stick or slip by ‖w_t‖; no normal impulse is open', () => {
-    assert.equal(contactState(0.1, 0.05, 0.5, { normal: 0, slip: 3, bias: 0 }), 'slip');
-    assert.equal(contactState(0.1, 0.05, 0.5, { normal: 0, slip: 0.5 * SLIP_SPEED_TOLERANCE, bias: 0 }), 'stick');
-    assert.equal(contactState(0, 0, 0.5, { normal: 0, slip: 0, bias: 0 }), 'open');
+    assert.equal(contactState(0.1, 0.05, 0.5, { normal: 0, slip: 3, depth: 0, dt }), 'slip');
+    assert.equal(contactState(0.1, 0.05, 0.5, { normal: 0, slip: 0.5 * SLIP_SPEED_TOLERANCE, depth: 0, dt }), 'stick');
+    assert.equal(contactState(0, 0, 0.5, { normal: 0, slip: 0, depth: 0, dt }), 'open');
   });
 
   it('without kinematics (no pre-solve state) only λ is known: open at λn = 0, slip on the cone surface, else stick', () => {
@@ -82,7 +87,8 @@ describe('re-solve parameters from the recording header: declared or "not declar
       ...header({ contactModel: 'soft', baumgarte: false }),
       bodies: [{ name: 'box', shape: { box: { halfExtents: [0.5, 0.5, 0.5] } }, mass: 1, inertia: [1 / 6, 1 / 6, 1 / 6], static: false }],
     };
-    // frame 1: the box rests on the world (b = −1) through one contact; its soft spring pushes it up at 5 cm/s
+    // frame 1: the box rests on the world (b = −1) through one contact; its soft spring pushes it up at 5 cm/s,
+    // frame 2 at 15 cm/s: 2.5 mm in the step, more than the 1 mm overlap — it parts
     const frame = (k: number, vz: number) => ({
       frame: k,
       time: (k + 1) / 60,
@@ -91,7 +97,7 @@ describe('re-solve parameters from the recording header: declared or "not declar
       contacts: [{ a: 0, b: -1, point: [0, 0, 0], normal: [0, 0, 1], t1: [1, 0, 0], t2: [0, 1, 0], depth: 0.001, mu: 0.5, e: 0 }],
       solver: { name: 'x', status: 'converged', iterations: 1, lambda: [0.1635 + vz, 0, 0] },
     });
-    writeFileSync(file, [h, frame(0, 0), frame(1, 0.05)].map((x) => JSON.stringify(x)).join('\n') + '\n');
+    writeFileSync(file, [h, frame(0, 0), frame(1, 0.05), frame(2, 0.15)].map((x) => JSON.stringify(x)).join('\n') + '\n');
     const m = await InspectorModel.fromRecording(file);
     try {
       const rest = m.frameView(0),
@@ -103,9 +109,11 @@ describe('re-solve parameters from the recording header: declared or "not declar
       );
       assert.equal(rest.contacts[0].biasImpulse, 0, 'no ERP bias is invented');
       assert.equal(rest.contacts[0].state, 'stick');
-      // w_n = +5 cm/s with no declared bias: the gap opens (the spring's push-out), the table says so
+      // w_n = +5 cm/s: the spring pushes the 1 mm overlap out by 0.8 mm in the step — still closed
       assert.ok(Math.abs(push.contacts[0].vnAfter! - 0.05) < 1e-9, `${push.contacts[0].vnAfter}`);
-      assert.equal(push.contacts[0].state, 'open');
+      assert.equal(push.contacts[0].state, 'stick');
+      const part = m.frameView(2);
+      assert.equal(part.contacts[0].state, 'open', `w_n ${part.contacts[0].vnAfter} m/s parts 1 mm within 1/60 s`);
     } finally {
       m.close();
     }

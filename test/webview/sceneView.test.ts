@@ -265,14 +265,14 @@ describe('webview scene view', () => {
         alt = s.alternativeVelocity.map((x) => -x);
       assert.ok(rec[2] > 0 && alt[2] > 0, 'both leave the ground');
       assert.ok(rec[2] > alt[2] * 1.5, `the recorded rebound (${rec[2]} m/s) is faster than the alternative’s (${alt[2]} m/s)`);
-      // vertical arrows: "beside" is ±x by a head radius (0.09 unit); sample ¾ of the way up each (clear of the contact's point)
-      const along = (v: number[], side: number): Vec => [c.point[0] + side * 0.09 * unit, c.point[1], c.point[2] + 0.75 * v[2] * scale];
+      // vertical arrows: "beside" is ±x by a head radius (0.2 unit, contactLayer.ts HEAD_RADIUS); sample ¾ of the way up each (clear of the contact's point)
+      const along = (v: number[], side: number): Vec => [c.point[0] + side * 0.2 * unit, c.point[1], c.point[2] + 0.75 * v[2] * scale];
       const pa = await host.project(along(alt, 1)),
         pr = await host.project(along(rec, -1));
       assertColour(await host.scenePixel(pa.x, pa.y), THEMES.dark.vars['--vscode-charts-yellow'], 'alternative’s velocity');
       assertColour(await host.scenePixel(pr.x, pr.y), THEMES.dark.vars['--vscode-foreground'], 'recorded velocity');
       // beyond the alternative's tip, at the recorded arrow's height: not yellow
-      const above = await host.project([c.point[0] + 0.09 * unit, c.point[1], c.point[2] + 0.9 * rec[2] * scale]);
+      const above = await host.project([c.point[0] + 0.2 * unit, c.point[1], c.point[2] + 0.9 * rec[2] * scale]);
       assert.ok(!near(await host.scenePixel(above.x, above.y), rgbOf(THEMES.dark.vars['--vscode-charts-yellow']), 20), 'the alternative’s arrow is shorter');
       assert.deepEqual(host.pageErrors, []);
     } finally {

@@ -29,9 +29,9 @@ import type { SceneColors } from './sceneColors.js';
 /** Glyph sizes relative to the scene's typical body size (SceneView.unit). */
 const POINT_RADIUS = 0.12;
 const HIGHLIGHT_POINT = 1.9;
-const ARROW_RADIUS = 0.055;
-const HEAD_RADIUS = 0.14;
-const HEAD_LENGTH = 0.3;
+const ARROW_RADIUS = 0.09;
+const HEAD_RADIUS = 0.2;
+const HEAD_LENGTH = 0.35;
 const NORMAL_LENGTH = 0.6;
 
 export interface ContactStyle {

@@ -743,7 +743,7 @@ function legendNodes(text: string, colors: SceneColors | null): Node[] {
     for (const [state, color, help] of [
       ['stick', colors.stick, 'closed, no slip'],
       ['slip', colors.slip, 'closed, ‖w_t‖ > 1 mm/s'],
-      ['open', colors.open, 'the gap opens (w_n above the stabilisation) or λn = 0'],
+      ['open', colors.open, 'the bodies part within the step (w_n·Δt > depth) or λn = 0'],
     ] as const) {
       const sw = el('span', 'swatch');
       sw.style.background = color;

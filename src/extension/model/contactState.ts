@@ -2,9 +2,10 @@
  * A contact's state for the inspector — open, stick or slip — decided from the physics of the step: the
  * contact's relative velocity after the impulse, w = ġ⁺ = (w_n, w_t1, w_t2) (DESIGN.md: w = Aλ − b + … is the
  * post-step gap rate; ġ_n > 0 separates), not from a solver's label. Signorini–Coulomb (docs/physics.md):
- *   open   the gap opens: w_n is above what the declared stabilisation allows (the ERP/Baumgarte bias
- *          velocity of b_n, which pushes a resting contact out on purpose) by more than OPEN_SPEED_TOLERANCE,
- *          or no normal impulse acts (λn ≈ 0);
+ *   open   the bodies part within the step: w_n·Δt exceeds the overlap the step started with (depth; a
+ *          speculative contact's gap is a negative depth), by more than OPEN_SPEED_TOLERANCE·Δt — or no
+ *          normal impulse acts (λn ≈ 0). An ERP/Baumgarte bias ((erp/Δt)·depth, erp ≤ 1) or a soft contact's
+ *          spring pushes an overlap out more slowly than that: the contact stays closed;
  *   slip   closed and ‖w_t‖ > SLIP_SPEED_TOLERANCE;
  *   stick  closed and ‖w_t‖ ≤ SLIP_SPEED_TOLERANCE.
  * A contact that leaves at 7 m/s is open whatever λ says. Without kinematics (a recording frame with no
@@ -26,14 +27,17 @@ export interface PostStepVelocity {
   readonly normal: number;
   /** ‖(w_t1, w_t2)‖ (m/s). */
   readonly slip: number;
-  /** The stabilisation's part of b_n (m/s; ERP/Baumgarte bias, 0 or null when none is declared). */
-  readonly bias: number | null;
+  /** The overlap at the start of the step (m; < 0: a speculative contact's gap). */
+  readonly depth: number;
+  /** The step (s). */
+  readonly dt: number;
 }
 
 export function contactState(lambdaN: number, lambdaT: number, mu: number, w: PostStepVelocity | null): ContactState {
-  if (w && Number.isFinite(w.normal) && Number.isFinite(w.slip)) {
-    const allowed = Math.max(0, w.bias ?? 0) + OPEN_SPEED_TOLERANCE;
-    if (w.normal > allowed || !(lambdaN > ZERO_IMPULSE)) return 'open';
+  if (w && Number.isFinite(w.normal) && Number.isFinite(w.slip) && w.dt > 0) {
+    // the speed that just closes the overlap within the step, plus the tolerance
+    const parting = (Number.isFinite(w.depth) ? w.depth : 0) / w.dt + OPEN_SPEED_TOLERANCE;
+    if (w.normal > parting || !(lambdaN > ZERO_IMPULSE)) return 'open';
     return w.slip > SLIP_SPEED_TOLERANCE ? 'slip' : 'stick';
   }
   if (!(lambdaN > ZERO_IMPULSE)) return 'open';

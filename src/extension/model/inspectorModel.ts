@@ -372,7 +372,7 @@ export class InspectorModel {
         ln,
         lt,
         c.mu,
-        g ? { normal: gAfter[3 * k], slip: Math.hypot(gAfter[3 * k + 1], gAfter[3 * k + 2]), bias: Number.isNaN(bias) ? null : bias } : null,
+        g ? { normal: gAfter[3 * k], slip: Math.hypot(gAfter[3 * k + 1], gAfter[3 * k + 2]), depth: c.depth, dt: s.header.dt } : null,
       );
       const approach = g ? -vnBefore[k] : 0;
       const target = g ? (approach > rest ? c.e * approach : 0) : 0;
