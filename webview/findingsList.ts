@@ -48,6 +48,12 @@ export class FindingsList {
     item.querySelector('.finding-head')?.setAttribute('aria-expanded', String(on));
     const body = item.querySelector<HTMLElement>('.finding-body');
     if (body) body.hidden = !on;
+    // the unfolded text in view inside the list (the list scrolls, not the page)
+    if (on && body) {
+      const list = this.root.getBoundingClientRect(),
+        b = item.getBoundingClientRect();
+      if (b.bottom > list.bottom) this.root.scrollTop += Math.min(b.bottom - list.bottom, b.top - list.top);
+    }
   }
 
   private item(f: FindingView, k: number): HTMLElement {

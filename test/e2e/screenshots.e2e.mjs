@@ -110,10 +110,28 @@ export async function run({ page, workspace, repo, media, step }) {
     `states ${table.states}`,
   );
   step(`contact table: every column in view (${table.client} px), units ${table.units.join(' ')}, states ${table.states.join('/')}`);
+  // the finding of this frame unfolds on Enter: its whole explanation, the others stay one line each
+  const current = insp.locator('#findings .finding.current .finding-head').first();
+  await current.focus();
+  await page.keyboard.press('Enter');
+  const body = insp.locator('#findings .finding.expanded .finding-body');
+  await body.waitFor({ timeout: 10_000 });
+  const explanation = (await body.locator('.explanation').textContent()) ?? '';
+  assert.ok(explanation.length > 120, `the unfolded finding shows its whole explanation (${explanation.length} characters)`);
+  const stillInView = await insp.locator('#findings').evaluate((box) => {
+    const r = box.getBoundingClientRect();
+    return [...box.querySelectorAll('.finding-head')].filter((h) => {
+      const b = h.getBoundingClientRect();
+      return b.top >= r.top - 1 && b.bottom <= r.bottom + 1;
+    }).length;
+  });
+  assert.ok(stillInView >= 5, `${stillInView} finding lines in view with one unfolded`);
+  step(`Enter unfolds the frame's finding (${explanation.length} characters); ${stillInView} finding lines still in view`);
   await media('inspector.jpg');
-  await media('mujoco-stack.png', insp.locator('main.layout'));
-  await media('findings.png', insp.locator('#panel-findings'));
-  await media('contacts.png', insp.locator('#panel-contacts'));
+  // element pictures: the frame is looked up again for each (VS Code may swap the webview's inner frame)
+  await media('mujoco-stack.png', (await inspectorFrame(page, 'mujoco-stack')).locator('#panel-scene'));
+  await media('findings.png', (await inspectorFrame(page, 'mujoco-stack')).locator('#panel-findings'));
+  await media('contacts.png', (await inspectorFrame(page, 'mujoco-stack')).locator('#panel-contacts'));
 
   // 3. a scene file beside it: the inspector at half width
   await page.keyboard.press('Control+P');
