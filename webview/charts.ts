@@ -1,7 +1,8 @@
 /**
  * The inspector's five charts (chart.js, only the pieces registered below, animation off):
- *   energy       relative by default — ΔE, ΔK, ΔU since frame 0 and the ledger parts summed since frame 0
- *                (J), so a 0.3 J injection shows on a stack whose potential energy is 500 J; absolute
+ *   energy       relative by default — ΔE, ΔK, ΔU since frame 0, the diagnosis' injections and the ledger
+ *                parts summed since frame 0 (J), so a 0.3 J injection shows on a stack whose potential
+ *                energy is 500 J; absolute
  *                (E, K, U and the per-frame ledger parts) on request; the findings as a track under it
  *   lambda       λn and ‖λt‖ (N·s per step) over time for the contacts selected in the table
  *   solver       iterations (left, linear) and final residual (right, log) per frame
@@ -497,10 +498,18 @@ export class Charts {
       let acc = 0;
       return ys.map((y) => (acc += y !== null && Number.isFinite(y) ? y : 0));
     };
+    // the diagnosis' injections summed since frame 0 on the same axis: how much of ΔE they account for
+    const inj = Object.values(t.injection ?? {});
+    let acc = 0;
+    const injected = t.frame.map((_, i) => {
+      for (const ys of inj) acc += Number.isFinite(ys[i]) ? ys[i] : 0;
+      return acc;
+    });
     return [
       line('ΔE total', decimate(xs, relativeTo0(t.total)), p.red, { borderWidth: 2 }),
       line('ΔK kinetic', decimate(xs, relativeTo0(t.kinetic)), p.blue),
       line('ΔU potential', decimate(xs, relativeTo0(t.potential)), p.green),
+      ...(acc > 0 ? [line('Σ injected (diagnosis)', decimate(xs, injected), p.orange, { borderWidth: 2, borderDash: [6, 3] })] : []),
       ...Object.entries(t.ledger).map(([name, ys], k) => line(`Σ ${name}`, decimate(xs, cumulative(ys)), ledgerColors[k % ledgerColors.length], dashed)),
     ];
   }
