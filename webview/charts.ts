@@ -1,6 +1,9 @@
 /**
  * The inspector's five charts (chart.js, only the pieces registered below, animation off):
- *   energy       kinetic, potential, total + the energy-ledger parts (J) per frame, finding markers
+ *   energy       relative by default — ΔE, ΔK, ΔU since frame 0, the diagnosis' injections and the ledger
+ *                parts summed since frame 0 (J), so a 0.3 J injection shows on a stack whose potential
+ *                energy is 500 J; absolute
+ *                (E, K, U and the per-frame ledger parts) on request; the findings as a track under it
  *   lambda       λn and ‖λt‖ (N·s per step) over time for the contacts selected in the table
  *   solver       iterations (left, linear) and final residual (right, log) per frame
  *   kappa        κ(A) of the worst island per frame (log)
@@ -26,8 +29,10 @@ import {
 } from 'chart.js';
 import type { ContactSeries, FindingView, Timeline } from '../src/protocol/inspector.js';
 import { ConvergencePlot, type PlotColors } from './convergencePlot.js';
-import { byId } from './format.js';
+import { byId } from './dom.js';
 import { frameTickLabel, frameTitle, roundFrameTicks } from './frameAxis.js';
+import { alignedZeroRanges, relativeTo0 } from './chartMath.js';
+import { FindingsTrack } from './findingsTrack.js';
 
 Chart.register(LineController, LineElement, PointElement, BarController, BarElement, LinearScale, LogarithmicScale, Legend, Tooltip);
 
@@ -116,8 +121,22 @@ const frameCursor: Plugin<'line'> = {
   },
   afterDraw(chart) {
     drawCursor(chart as unknown as Chart);
+    const track = tracks.get(chart.canvas);
+    const x = chart.scales.x;
+    if (track && x && chart.chartArea) {
+      const p = palette();
+      track.draw((i) => x.getPixelForValue(i), chart.chartArea.left, chart.chartArea.right, {
+        error: p.red,
+        warning: p.orange,
+        info: p.blue,
+        fg: p.fg,
+        bg: cssVar('--vscode-editor-background', '#1e1e1e'),
+      });
+    }
   },
 };
+/** Findings tracks by chart canvas (drawn after the chart, with its x mapping). */
+const tracks = new WeakMap<HTMLCanvasElement, FindingsTrack>();
 
 function drawCursor(chart: Chart): void {
   const s = cursors.get(chart.canvas);
@@ -236,12 +255,20 @@ export class Charts {
   private findings: readonly FindingView[] = [];
   private series: readonly ContactSeries[] = [];
   private labels = new Map<string, string>();
+  /** Energy chart: changes since frame 0 (default) or absolute energies. */
+  private relative = true;
+  private readonly energyTrack: FindingsTrack;
+  private readonly injectionTrack: FindingsTrack;
 
   /** `seek` is called with the session index under a click on a time chart. */
   constructor(private readonly seek: (index: number) => void) {
     this.applyDefaults();
-    this.energy = this.timeChart('energy-chart', 'J', false);
+    this.energy = this.timeChart('energy-chart', 'ΔE since frame 0 (J)', false);
     this.injection = this.timeChart('injection-chart', 'J injected per frame', false, false, 'J (cumulative, E − E₀)');
+    this.energyTrack = new FindingsTrack(byId('panel-energy'), seek);
+    this.injectionTrack = new FindingsTrack(byId('panel-injection'), seek);
+    tracks.set(this.energy.canvas, this.energyTrack);
+    tracks.set(this.injection.canvas, this.injectionTrack);
     this.lambda = this.timeChart('lambda-chart', 'N·s', false);
     this.solver = this.timeChart('solver-chart', 'iterations', false, true);
     this.kappa = this.timeChart('kappa-chart', 'κ(A)', true);
@@ -343,6 +370,17 @@ export class Charts {
     return chart;
   }
 
+  /** Energy chart: relative to frame 0 (true, the default) or absolute energies. */
+  setEnergyRelative(relative: boolean): void {
+    if (relative === this.relative) return;
+    this.relative = relative;
+    this.rebuild();
+  }
+
+  get energyRelative(): boolean {
+    return this.relative;
+  }
+
   /** New session: rebuilds every time series. */
   setTimeline(t: Timeline, findings: readonly FindingView[]): void {
     this.timeline = t;
@@ -412,23 +450,22 @@ export class Charts {
       x.min = 0;
       x.max = max;
     }
-    cursors.get(this.energy.canvas)!.markers = this.findings.map((f) => f.index);
-    cursors.get(this.injection.canvas)!.markers = this.findings.filter((f) => (f.kind ?? 'injection') === 'injection').map((f) => f.index);
+    // findings go on the tracks under the energy charts, not as vertical lines over the data
+    this.energyTrack.set(this.findings, t?.frame ?? []);
+    this.injectionTrack.set(
+      this.findings.filter((f) => (f.kind ?? 'injection') === 'injection'),
+      t?.frame ?? [],
+    );
     if (t) {
       const xs = t.frame.map((_, i) => i);
-      const p = this.pal;
-      const ledgerColors = [p.orange, p.purple, p.yellow, p.fg];
-      this.energy.data.datasets = [
-        line('kinetic', decimate(xs, t.kinetic), p.blue),
-        line('potential', decimate(xs, t.potential), p.green),
-        line('total', decimate(xs, t.total), p.red, { borderWidth: 2 }),
-        ...Object.entries(t.ledger).map(([name, ys], k) =>
-          line(name, decimate(xs, ys), ledgerColors[k % ledgerColors.length], { borderWidth: 1, borderDash: [5, 3] }),
-        ),
-      ];
+      this.energy.data.datasets = this.energyDatasets(t, xs);
+      const yTitle = (this.energy.options.scales!.y as { title: { text: string } }).title;
+      yTitle.text = this.relative ? `change since frame ${t.frame[0] ?? 0} (J)` : 'J';
       this.injection.data.datasets = this.injectionDatasets(t, xs) as unknown as LineDataset[];
       (this.injection.options.scales!.y as { stacked?: boolean }).stacked = true;
       (this.injection.options.scales!.x as { stacked?: boolean }).stacked = true;
+      this.alignInjectionAxes(t);
+      const p = this.pal;
       this.solver.data.datasets = [
         line('iterations', decimate(xs, t.iterations), p.blue, { yAxisID: 'y' }),
         line('final residual', decimate(xs, t.residual, MAX_POINTS, true), p.orange, { yAxisID: 'y1' }),
@@ -439,6 +476,77 @@ export class Charts {
     }
     this.fillLambda();
     for (const c of this.timeCharts()) c.update('none');
+  }
+
+  /**
+   * Relative (default): ΔE, ΔK, ΔU since frame 0 and each ledger part summed since frame 0 — the energy's
+   * story in joules gained or lost, at the scale of the injections. Absolute: E, K, U and the ledger parts per
+   * frame.
+   */
+  private energyDatasets(t: Timeline, xs: number[]): LineDataset[] {
+    const p = this.pal;
+    const ledgerColors = [p.orange, p.purple, p.yellow, p.fg];
+    const dashed = { borderWidth: 1, borderDash: [5, 3] };
+    if (!this.relative)
+      return [
+        line('total E', decimate(xs, t.total), p.red, { borderWidth: 2 }),
+        line('kinetic K', decimate(xs, t.kinetic), p.blue),
+        line('potential U', decimate(xs, t.potential), p.green),
+        ...Object.entries(t.ledger).map(([name, ys], k) => line(`${name} per frame`, decimate(xs, ys), ledgerColors[k % ledgerColors.length], dashed)),
+      ];
+    const cumulative = (ys: readonly (number | null)[]): number[] => {
+      let acc = 0;
+      return ys.map((y) => (acc += y !== null && Number.isFinite(y) ? y : 0));
+    };
+    // the diagnosis' injections summed since frame 0 on the same axis: how much of ΔE they account for
+    const inj = Object.values(t.injection ?? {});
+    let acc = 0;
+    const injected = t.frame.map((_, i) => {
+      for (const ys of inj) acc += Number.isFinite(ys[i]) ? ys[i] : 0;
+      return acc;
+    });
+    return [
+      line('ΔE total', decimate(xs, relativeTo0(t.total)), p.red, { borderWidth: 2 }),
+      line('ΔK kinetic', decimate(xs, relativeTo0(t.kinetic)), p.blue),
+      line('ΔU potential', decimate(xs, relativeTo0(t.potential)), p.green),
+      ...(acc > 0 ? [line('Σ injected (diagnosis)', decimate(xs, injected), p.orange, { borderWidth: 2, borderDash: [6, 3] })] : []),
+      ...Object.entries(t.ledger).map(([name, ys], k) => line(`Σ ${name}`, decimate(xs, cumulative(ys)), ledgerColors[k % ledgerColors.length], dashed)),
+    ];
+  }
+
+  /** The injection chart's two axes with their zeros on one grid line (chartMath.ts alignedZeroRanges). */
+  private alignInjectionAxes(t: Timeline): void {
+    const inj = Object.values(t.injection ?? {});
+    let barMax = 0,
+      acc = 0,
+      rMin = 0,
+      rMax = 0;
+    const e0 = t.total[0] ?? 0;
+    for (let i = 0; i < t.frame.length; i++) {
+      let bar = 0;
+      for (const ys of inj) {
+        const y = ys[i] ?? 0;
+        if (y > 0) bar += y;
+        acc += y;
+      }
+      barMax = Math.max(barMax, bar);
+      const rel = t.total[i] - e0;
+      if (Number.isFinite(rel)) {
+        rMin = Math.min(rMin, rel, acc);
+        rMax = Math.max(rMax, rel, acc);
+      }
+    }
+    const [left, right] = alignedZeroRanges({ min: 0, max: barMax }, { min: rMin, max: rMax });
+    const scales = this.injection.options.scales as Record<string, { min?: number; max?: number; ticks?: { stepSize?: number } }>;
+    for (const [id, r] of [
+      ['y', left],
+      ['y1', right],
+    ] as const) {
+      const s = scales[id];
+      s.min = r.min;
+      s.max = r.max;
+      s.ticks = { ...s.ticks, stepSize: r.step };
+    }
   }
 
   /**

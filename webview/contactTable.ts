@@ -8,12 +8,14 @@
  * in characters (the header cells are inline-blocks of the same width in `ch`). A frame change rewrites
  * every visible cell, and in a real table each changed cell is laid out on its own (~20 µs each, ~6 ms
  * for 16 rows × 16 columns); sixteen lines of inline text cost ~1 ms. Cells keep data-col = the
- * ContactView field ('bodies' for "A–B"); numbers show toPrecision(6), the full value is in the title,
- * text longer than its column ends in "…".
+ * ContactView field ('bodies' for "A–B"). Numbers are shown in their column's scale for the frame (one SI
+ * prefix and one number of decimals per column, ./format.ts), the unit is the header's second line and the
+ * full value in SI units is the cell's title; nothing is cut (the box scrolls sideways when it is narrow).
  */
 import type { ContactView } from '../src/protocol/inspector.js';
 import { fitCell } from './fixedWidth.js';
-import { byId, el, full, num, vec3 } from './format.js';
+import { type ColumnScale, columnScale, full, inScale, vecInScale } from './format.js';
+import { byId, el } from './dom.js';
 
 interface Column {
   readonly col: string;
@@ -24,18 +26,31 @@ interface Column {
   readonly align: 'left' | 'right';
   /** Sort key. */
   readonly sort: (c: ContactView) => number | string;
-  /** Cell text and title. */
-  readonly cell: (c: ContactView) => [string, string];
+  /**
+   * Numeric columns: the SI unit (the header shows it with the prefix of the frame's column scale, '' for a
+   * dimensionless column), the value, and the significant digits of the column's largest value.
+   */
+  readonly unit?: string;
+  readonly value?: (c: ContactView) => number | null;
+  readonly digits?: number;
+  /** Other columns: cell text and title (`scale`: this column's scale, for the point). */
+  readonly cell?: (c: ContactView, scale: ColumnScale) => [string, string];
+  /** The values a vector column's scale is taken from. */
+  readonly scaleValues?: (c: ContactView) => readonly number[];
 }
 
-/** toPrecision(6) is at most 12 characters ("-1.23456e-10"), plus the gap. */
-const NUMBER_WIDTH = 13;
+/** A numeric cell: "−187.7", "−1.000" or, below every prefix, "−1.85e-18" (9 characters), plus the gap. */
+const NUMBER_WIDTH = 10;
+/** 3 decimals, 3 coordinates: "−0.500, −0.500, 2.997". */
+const VECTOR_WIDTH = 23;
 
-const numeric = (f: (c: ContactView) => number | null): Pick<Column, 'sort' | 'cell' | 'width' | 'align'> => ({
+const numeric = (unit: string, f: (c: ContactView) => number | null, digits = 4): Pick<Column, 'sort' | 'width' | 'align' | 'unit' | 'value' | 'digits'> => ({
   width: NUMBER_WIDTH,
   align: 'right',
   sort: (c) => f(c) ?? -Infinity,
-  cell: (c) => [num(f(c)), full(f(c))],
+  unit,
+  value: f,
+  digits,
 });
 
 export const COLUMNS: readonly Column[] = [
@@ -43,7 +58,7 @@ export const COLUMNS: readonly Column[] = [
     col: 'index',
     label: '#',
     title: 'contact index in the frame',
-    width: 6,
+    width: 5,
     align: 'right',
     sort: (c) => c.index,
     cell: (c) => [String(c.index), `contact ${c.index} · key ${c.key} · island ${c.island}`],
@@ -52,53 +67,74 @@ export const COLUMNS: readonly Column[] = [
     col: 'bodies',
     label: 'bodies',
     title: 'body A – body B',
-    width: 24,
+    width: 12,
     align: 'left',
     sort: (c) => `${c.bodyA}–${c.bodyB}`,
     cell: (c) => [`${c.bodyA}–${c.bodyB}`, `${c.bodyA}–${c.bodyB}`],
   },
   {
     col: 'point',
-    label: 'point',
-    title: 'contact point (m)',
-    width: 28,
+    label: 'point x, y, z',
+    title: 'contact point (world; the unit is in the header)',
+    width: VECTOR_WIDTH,
     align: 'right',
     sort: (c) => c.point[2],
-    cell: (c) => [vec3(c.point), c.point.join(', ')],
+    unit: 'm',
+    scaleValues: (c) => c.point,
+    cell: (c, s) => [vecInScale(c.point, s), `${c.point.join(', ')} m`],
   },
   {
     col: 'normal',
     label: 'normal',
-    title: 'contact normal',
-    width: 28,
+    title: 'contact normal (unit vector from b into a)',
+    width: 21,
     align: 'right',
     sort: (c) => c.normal[2],
-    cell: (c) => [vec3(c.normal), c.normal.join(', ')],
+    cell: (c) => [vecInScale(c.normal, UNIT_VECTOR), c.normal.join(', ')],
   },
-  { col: 'depth', label: 'depth', title: 'penetration depth (m)', ...numeric((c) => c.depth) },
-  { col: 'mu', label: 'μ', title: 'friction coefficient', ...numeric((c) => c.mu) },
-  { col: 'e', label: 'e', title: 'restitution coefficient', ...numeric((c) => c.e) },
-  { col: 'lambdaN', label: 'λn', title: 'normal impulse (N·s)', ...numeric((c) => c.lambdaN) },
-  { col: 'lambdaT', label: '‖λt‖', title: 'friction impulse magnitude (N·s)', ...numeric((c) => c.lambdaT) },
-  { col: 'state', label: 'state', title: 'separating / sticking / sliding', width: 12, align: 'left', sort: (c) => c.state, cell: (c) => [c.state, c.state] },
-  { col: 'vnBefore', label: 'v⁻n', title: 'normal velocity before the impulse (m/s, < 0 approaching)', ...numeric((c) => c.vnBefore) },
-  { col: 'vnAfter', label: 'v⁺n', title: 'normal velocity after the impulse (m/s)', ...numeric((c) => c.vnAfter) },
-  { col: 'excess', label: 'v⁺ excess', title: 'v⁺ − (−e·v⁻) (m/s): > 0 separates faster than restitution allows', ...numeric((c) => c.excess) },
-  { col: 'frictionPower', label: 'P friction', title: 'λt·vt⁺ (J per step): > 0 means friction did work', ...numeric((c) => c.frictionPower) },
+  { col: 'depth', label: 'depth', title: 'penetration depth', ...numeric('m', (c) => c.depth) },
+  { col: 'mu', label: 'μ', title: 'friction coefficient', ...numeric('', (c) => c.mu, 3) },
+  { col: 'e', label: 'e', title: 'restitution coefficient', ...numeric('', (c) => c.e, 3) },
+  { col: 'lambdaN', label: 'λn', title: 'normal impulse', ...numeric('N·s', (c) => c.lambdaN) },
+  { col: 'lambdaT', label: '‖λt‖', title: 'friction impulse magnitude', ...numeric('N·s', (c) => c.lambdaT) },
+  {
+    col: 'state',
+    label: 'state',
+    title:
+      'open / stick / slip from the velocity after the step w: open when the gap opens faster than the stabilisation allows (or no normal impulse), slip when ‖w_t‖ > 1 mm/s',
+    width: 6,
+    align: 'left',
+    sort: (c) => c.state,
+    cell: (c) => [c.state, c.state],
+  },
+  { col: 'vnBefore', label: 'v⁻n', title: 'normal velocity before the impulse (< 0 approaching)', ...numeric('m/s', (c) => c.vnBefore) },
+  { col: 'vnAfter', label: 'v⁺n', title: 'normal velocity after the impulse, w_n (> 0 separating)', ...numeric('m/s', (c) => c.vnAfter) },
+  { col: 'excess', label: 'excess', title: 'v⁺ − (−e·v⁻): > 0 separates faster than restitution allows', ...numeric('m/s', (c) => c.excess) },
+  { col: 'frictionPower', label: 'P fric', title: 'λt·vt⁺ (J per step): > 0 means friction did work', ...numeric('J', (c) => c.frictionPower) },
   {
     col: 'biasImpulse',
     label: 'λ bias',
-    title: 'impulse from the ERP/Baumgarte bias alone, m_eff·b_bias (N·s; exact for an isolated contact)',
-    ...numeric((c) => c.biasImpulse),
+    title: 'impulse from the ERP/Baumgarte bias alone, m_eff·b_bias (exact for an isolated contact)',
+    ...numeric('N·s', (c) => c.biasImpulse),
   },
-  { col: 'coneViolation', label: 'cone viol.', title: 'max(0, ‖λt‖ − μλn) (N·s): > 0 breaks Coulomb friction', ...numeric((c) => c.coneViolation) },
+  {
+    col: 'coneViolation',
+    label: 'cone ex',
+    title: 'friction-cone excess max(0, ‖λt‖ − μλn): > 0 breaks Coulomb friction',
+    ...numeric('N·s', (c) => c.coneViolation),
+  },
   {
     col: 'injected',
-    label: 'injected J',
-    title: 'energy this contact injected in this frame, by the diagnosis (J, all mechanisms: docs/physics.md)',
-    ...numeric((c) => c.injected ?? null),
+    label: 'injected',
+    title: 'energy this contact injected in this frame, by the diagnosis (all mechanisms: docs/physics.md)',
+    ...numeric('J', (c) => c.injected ?? null),
   },
 ];
+
+/** A unit normal's components: 3 decimals. */
+const UNIT_VECTOR: ColumnScale = { unit: '', factor: 1, decimals: 3 };
+/** Widest "A–B" the bodies column grows to (characters, with the gap). */
+const MAX_BODIES_WIDTH = 32;
 
 const DEFAULT_ROW_HEIGHT = 22;
 
@@ -108,6 +144,10 @@ export class ContactTable {
   private readonly tbody: HTMLTableSectionElement;
   private readonly spacer: HTMLElement;
   private readonly headers: HTMLTableCellElement[] = [];
+  /** Per column: its scale in the current frame (numeric columns and the point). */
+  private scales: ColumnScale[] = COLUMNS.map(() => ({ unit: '', factor: 1, decimals: 3 }));
+  /** Per column: its width in characters (the bodies column grows to the longest pair seen). */
+  private readonly widths = COLUMNS.map((c) => c.width);
   private readonly pool: HTMLTableRowElement[] = [];
   private contacts: readonly ContactView[] = [];
   private order: number[] = [];
@@ -136,6 +176,8 @@ export class ContactTable {
       th.style.width = `${c.width}ch`;
       th.style.textAlign = c.align;
       th.title = `${c.title} — click to sort`;
+      // two lines: the label, and the unit with the frame's prefix (filled by setContacts)
+      th.append(el('br'), el('span', 'unit', c.unit === undefined ? '' : c.unit || '–'));
       th.addEventListener('click', () => this.sortBy(c.col));
       hr.appendChild(th);
       this.headers.push(th);
@@ -167,8 +209,42 @@ export class ContactTable {
   /** The current frame's contacts. */
   setContacts(contacts: readonly ContactView[]): void {
     this.contacts = contacts;
+    this.rescale();
     this.sort();
     this.render(true);
+  }
+
+  /** The frame's column scales (one SI prefix and one number of decimals per column) and the bodies column's width. */
+  private rescale(): void {
+    const cs = this.contacts;
+    COLUMNS.forEach((col, k) => {
+      if (col.unit === undefined) return;
+      const value = col.value;
+      const vector = col.scaleValues;
+      const s = value
+        ? columnScale(
+            cs.map((c) => value(c)),
+            col.unit,
+            col.digits,
+          )
+        : vector
+          ? columnScale(
+              cs.flatMap((c) => vector(c)),
+              col.unit,
+            )
+          : this.scales[k];
+      const old = this.scales[k];
+      this.scales[k] = s;
+      if (old.unit !== s.unit) (this.headers[k].querySelector('.unit') as HTMLElement).textContent = s.unit || '–';
+    });
+    const b = COLUMNS.findIndex((c) => c.col === 'bodies');
+    let w = this.widths[b];
+    for (const c of cs) w = Math.max(w, c.bodyA.length + c.bodyB.length + 2);
+    w = Math.min(MAX_BODIES_WIDTH, w);
+    if (w !== this.widths[b]) {
+      this.widths[b] = w;
+      this.headers[b].style.width = `${w}ch`;
+    }
   }
 
   /** Replaces the selection (keys), e.g. restored state or a finding's contacts. */
@@ -263,15 +339,16 @@ export class ContactTable {
   private fillRow(tr: HTMLTableRowElement, c: ContactView): void {
     tr.dataset.index = String(c.index);
     tr.classList.toggle('selected', this.selected.has(c.key));
-    tr.classList.toggle('state-sliding', c.state === 'sliding');
-    tr.classList.toggle('state-separating', c.state === 'separating');
+    tr.classList.toggle('state-slip', c.state === 'slip');
+    tr.classList.toggle('state-open', c.state === 'open');
     tr.classList.toggle('excess', c.excess !== null && c.excess > 1e-3);
     const cells = tr.cells;
     for (let k = 0; k < COLUMNS.length; k++) {
       const col = COLUMNS[k];
-      const [text, title] = col.cell(c);
+      const scale = this.scales[k];
+      const [text, title] = col.value ? [inScale(col.value(c), scale), `${full(col.value(c))}${col.unit ? ` ${col.unit}` : ''}`] : col.cell!(c, scale);
       const td = cells[k];
-      const shown = fitCell(text, col.width, col.align);
+      const shown = fitCell(text, this.widths[k], col.align);
       const node = td.firstChild as Text;
       if (node.data !== shown) node.data = shown;
       if (td.title !== title) td.title = title;

@@ -6,7 +6,7 @@
  * reads layout.
  */
 import { decadeAxis, decadeLabel, iterationTicks, samples, type Sample } from './convergenceAxes.js';
-import { el } from './format.js';
+import { el } from './dom.js';
 
 export interface PlotColors {
   readonly fg: string;

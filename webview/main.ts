@@ -9,13 +9,16 @@ import type { ProblemView } from '../src/protocol/problem.js';
 import { Charts } from './charts.js';
 import { ContactTable } from './contactTable.js';
 import { FindingsList } from './findingsList.js';
-import { byId, energyReadout, frameReadout } from './format.js';
+import { energyReadout, frameReadout } from './format.js';
+import { byId } from './dom.js';
+import { StatusLine } from './statusLine.js';
+import { FoldingPanels } from './foldingPanels.js';
 import { HostConnection } from './hostConnection.js';
 import { MatrixView } from './matrixView.js';
 import { ProblemPanel } from './problemPanel.js';
 import { SceneView, type SceneViewState } from './sceneView/sceneView.js';
 import { Timeline as TimelineControls } from './timeline.js';
-import { button, registerToolkit } from './toolkit.js';
+import { button, checkbox, checkedOf, registerToolkit } from './toolkit.js';
 import { WhatIfPanel } from './whatIfPanel.js';
 
 export interface InspectorStats {
@@ -60,6 +63,7 @@ class Inspector {
   private readonly findingsList: FindingsList;
   private readonly whatIf: WhatIfPanel;
   private readonly scene: SceneView;
+  private readonly folding: FoldingPanels;
   /** Problem-file mode (a file with no bodies and one frame), created on the first problem message. */
   private problem: ProblemPanel | undefined;
   private problemView: ProblemView | undefined;
@@ -67,7 +71,7 @@ class Inspector {
   private readonly errorBanner = byId('error');
   private readonly readout = byId('frame-readout');
   private readonly energyValues = byId('energy-values');
-  private readonly frameStatus = byId('frame-status');
+  private readonly statusLine = new StatusLine(byId('frame-status'));
   private source: SessionSource | undefined;
   private info: SessionInfo | undefined;
   private data: Timeline | undefined;
@@ -95,6 +99,10 @@ class Inspector {
       (o) => this.conn.whatIf(this.timeline.index, o),
       (i) => this.data?.frame[i] ?? i,
     );
+    const absolute = checkbox('energy-absolute', 'absolute', false);
+    absolute.title = 'show E, K, U in joules instead of their change since the first frame';
+    absolute.addEventListener('change', () => this.charts.setEnergyRelative(!checkedOf(absolute)));
+    byId('energy-tools').append(absolute);
     byId('frame-tools').append(
       button({ id: 'btn-export-json', label: 'JSON', title: 'Export this frame as JSON', onClick: () => this.conn.exportFrame(this.timeline.index, 'json') }),
       button({
@@ -105,6 +113,7 @@ class Inspector {
       }),
     );
     const saved = this.conn.getState();
+    this.folding = new FoldingPanels(document, Array.isArray(saved?.folded) ? saved.folded : [], () => this.saveState());
     this.scene = new SceneView(
       byId('panel-scene'),
       {
@@ -205,7 +214,8 @@ class Inspector {
       info = this.info;
     if (!t || !info || i >= t.frame.length) return;
     this.readout.textContent = frameReadout(t.frame[i], info.frameCount, t.time[i]);
-    this.energyValues.textContent = energyReadout(t.kinetic[i], t.potential[i], t.total[i]);
+    this.energyValues.textContent = energyReadout(t.kinetic[i], t.potential[i], t.total[i], t.total[0], t.frame[0]);
+    this.energyValues.title = `E = ${t.total[i]} J · K = ${t.kinetic[i]} J · U = ${t.potential[i]} J (frame ${t.frame[i]}, full precision)`;
     this.findingsList.highlight(i);
   }
 
@@ -241,12 +251,7 @@ class Inspector {
     this.scene.clearWhatIf();
     this.scene.setFrame(v);
     const t4s = performance.now();
-    const it = v.iterations === null ? '–' : String(v.iterations);
-    this.frameStatus.textContent = [
-      `solver ${v.solver} · ${v.status} · ${it} iterations · ${v.contacts.length} contacts · ${v.islands.length} islands`,
-      ...v.notes,
-    ].join(' — ');
-    this.frameStatus.classList.toggle('bad', v.status !== 'converged');
+    this.statusLine.show(v);
     this.whatIf.clear();
     // Style and layout now (the browser would do them before the next paint anyway), so the figure is the
     // whole update and not only its script part.
@@ -336,7 +341,13 @@ class Inspector {
 
   private saveState(): void {
     if (this.source)
-      this.conn.setState({ source: this.source, index: this.timeline.index, selectedContacts: [...this.table.selected], sceneView: { ...this.scene.state } });
+      this.conn.setState({
+        source: this.source,
+        index: this.timeline.index,
+        selectedContacts: [...this.table.selected],
+        sceneView: { ...this.scene.state },
+        folded: this.folding.folded,
+      });
   }
 
   private showError(text: string): void {

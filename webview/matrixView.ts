@@ -8,7 +8,8 @@
  */
 import { HEAT_DECADES, HEAT_NEGATIVE, HEAT_NON_FINITE, HEAT_STEPS, type HeatMap } from '../src/protocol/heatMap.js';
 import type { IslandView } from '../src/protocol/inspector.js';
-import { byId, el, num } from './format.js';
+import { num } from './format.js';
+import { byId, el } from './dom.js';
 
 /** Largest cell drawn (px): a 1-contact island stays a small 3×3 map instead of filling the panel. */
 const MAX_CELL = 24;
@@ -129,7 +130,10 @@ export class MatrixView {
     if (isl.heat) lines.push([`colour: log10 |a| from max |a| = ${num(isl.heat.maxAbs)} down ${HEAT_DECADES} decades (red > 0, blue < 0)`, 'scale']);
     if (isl.heat && isl.heat.nonFinite > 0) lines.push([`${isl.heat.nonFinite} entries of A are NaN or ±∞ (drawn in the warning colour)`, 'reason']);
     if (isl.reason) lines.push([`A not shown: ${isl.reason}`, 'reason']);
-    for (const c of isl.causes) lines.push([`likely cause: ${c}`, 'cause']);
+    // the same cause for many body pairs (a stack's coplanar faces) is said once, with its count
+    const counts = new Map<string, number>();
+    for (const c of isl.causes) counts.set(c, (counts.get(c) ?? 0) + 1);
+    for (const [c, n] of counts) lines.push([`likely cause${n > 1 ? ` (${n}×)` : ''}: ${c}`, 'cause']);
     if (!isl.reason && isl.causes.length === 0) lines.push(['no conditioning problem found', '']);
     // lines are rewritten in place (a frame change usually changes only the numbers)
     const kids = box.stats.children;

@@ -6,7 +6,8 @@
  * not be opened shows its one-line message instead. The A heat map is the inspector's own MatrixView.
  */
 import type { ProblemSolverView, ProblemView } from '../src/protocol/problem.js';
-import { byId, el, full, num } from './format.js';
+import { full, num } from './format.js';
+import { byId, el } from './dom.js';
 
 /** Significant digits in the problem tables (the full value is in each cell's title). */
 const DIGITS = 4;

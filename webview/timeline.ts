@@ -3,7 +3,7 @@
  * last frame), step ±1, previous/next finding, and the document keyboard shortcuts
  * (←/→ step, Space play/pause, Home/End) — ignored while focus is in an input, select or text field.
  */
-import { byId } from './format.js';
+import { byId } from './dom.js';
 import { button, setLabel } from './toolkit.js';
 
 /** Elements where keys belong to the control (typing, native range/select keys). */

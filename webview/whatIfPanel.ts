@@ -4,7 +4,8 @@
  * residual of both, the alternative's status and iterations, and the islands that could not be re-solved.
  */
 import { MAX_SOLVER_ITERATIONS, SOLVER_NAMES, type SolverName, type WhatIfOptions, type WhatIfView } from '../src/protocol/inspector.js';
-import { byId, el, full, num } from './format.js';
+import { full, num } from './format.js';
+import { byId, el } from './dom.js';
 import { button, checkbox, checkedOf, dropdown, setDisabled, textField, controlValue } from './toolkit.js';
 
 export class WhatIfPanel {

@@ -143,7 +143,8 @@ export class SceneTests implements vscode.Disposable {
             });
             run.failed(item, msgs, Date.now() - t0);
             if (inspect) {
-              const failFrame = failingFindings(c)[0]?.index ?? Math.max(0, (c.expectations.find((x) => !x.ok)?.frame ?? 1) - 1);
+              // frames are numbered from 0: frame k is session index k
+              const failFrame = failingFindings(c)[0]?.index ?? Math.max(0, c.expectations.find((x) => !x.ok)?.frame ?? 0);
               this.inspectors.openScenario(item.uri.fsPath, name, failFrame);
             }
           }

@@ -27,9 +27,9 @@ export function makeNonce(random: () => number = Math.random): string {
   return s;
 }
 
-function chartPanel(id: string, canvasId: string, title: string, help: string, extra = ''): string {
+function chartPanel(id: string, canvasId: string, title: string, help: string, extra = '', tools = ''): string {
   return `<section class="panel" id="${id}">
-        <h2 title="${esc(help)}">${esc(title)}</h2>${extra}
+        <h2 title="${esc(help)}">${esc(title)}${tools}</h2>${extra}
         <div class="chart-box"><canvas id="${canvasId}" role="img" aria-label="${esc(title)}"></canvas></div>
       </section>`;
 }
@@ -66,22 +66,25 @@ export function inspectorHtml(o: InspectorHtmlOptions): string {
   </section>
   <div id="frame-status" class="muted"></div>
   <div id="problem-header" aria-live="polite" hidden></div>
-  <section class="panel" id="panel-scene" aria-label="scene view"></section>
   <main class="layout">
+    <section class="panel" id="panel-scene" aria-label="scene view"></section>
+    <div class="column" id="col-side">
+      ${chartPanel('panel-energy', 'energy-chart', 'Energy', 'relative (default): ΔE, ΔK, ΔU since the first frame and the energy-ledger parts summed since then, so small injections show beside a large potential energy; absolute: E, K, U and the ledger parts per frame. The marks under the chart are the findings (a number counts close ones); click one to go there', '\n        <div id="energy-values"></div>', ' <span id="energy-tools" class="panel-tools"></span>')}
+      <section class="panel" id="panel-findings">
+        <h2>Findings (<span id="findings-count">0</span>) <span class="muted hint">click or Enter: go to the frame and unfold</span></h2>
+        <div id="findings"></div>
+      </section>
+    </div>
     <section class="panel" id="panel-contacts">
-      <h2>Contacts <span id="contacts-count" class="muted"></span> <span class="muted hint">click a row to plot its λ, click a header to sort</span></h2>
+      <h2>Contacts <span id="contacts-count" class="muted"></span> <span class="muted hint">click a row to plot its λ, click a header to sort; units under the names</span></h2>
       <div id="contacts-scroll" class="table-scroll">
         <table id="contacts-table" class="grid"><tbody></tbody></table>
       </div>
     </section>
-    <div class="column">
+    <div class="column" id="col-left">
       <section class="panel" id="panel-matrix">
         <h2 title="Delassus matrix A = J M⁻¹ Jᵀ per island, signed log-magnitude (red > 0, blue < 0)">A matrix per island</h2>
         <div id="matrix-view"></div>
-      </section>
-      <section class="panel" id="panel-findings">
-        <h2>Findings (<span id="findings-count">0</span>)</h2>
-        <div id="findings"></div>
       </section>
       <section class="panel" id="whatif-panel">
         <h2>What if… re-solve this frame</h2>
@@ -89,9 +92,8 @@ export function inspectorHtml(o: InspectorHtmlOptions): string {
         <div id="whatif-result"></div>
       </section>
     </div>
-    <div class="column">
-      ${chartPanel('panel-energy', 'energy-chart', 'Energy (J)', 'kinetic, potential, total and energy-ledger parts per frame; dashed red lines = findings', '\n        <div id="energy-values"></div>')}
-      ${chartPanel('panel-injection', 'injection-chart', 'Energy injection per frame (J)', 'joules each mechanism injected per frame (stacked bars, from the per-contact ledger and exact re-solves), cumulative injection and E − E₀ (right axis); dashed lines = findings')}
+    <div class="column" id="col-right">
+      ${chartPanel('panel-injection', 'injection-chart', 'Energy injection per frame (J)', 'joules each mechanism injected per frame (stacked bars, from the per-contact ledger and exact re-solves), cumulative injection and E − E₀ (right axis, its zero level with the left axis); the marks under the chart are the injection findings')}
       ${chartPanel('panel-lambda', 'lambda-chart', 'Contact impulses λn, ‖λt‖ (N·s)', 'selected contacts over time (solid λn, dashed ‖λt‖)')}
       ${chartPanel('panel-solver', 'solver-chart', 'Solver iterations and final residual', 'iterations (left) and final residual (right, log) per frame')}
       ${chartPanel('panel-kappa', 'kappa-chart', 'Condition number κ(A)', 'κ(A) of the worst island per frame (log)')}

@@ -17,7 +17,11 @@ export const SOLVER_NAMES: readonly SolverName[] = ['pgs', 'newton', 'ipm', 'cou
 /** Largest what-if iteration budget (the engine's limit, src/engine/solvers/limits.ts; a test keeps them equal). */
 export const MAX_SOLVER_ITERATIONS = 1_000_000;
 
-export type ContactState = 'separating' | 'sticking' | 'sliding';
+/**
+ * A contact's state from the physics of the step (src/extension/model/contactState.ts): open (the gap opens
+ * faster than the stabilisation allows, or no normal impulse), stick or slip (closed; slip speed ‖w_t‖).
+ */
+export type ContactState = 'open' | 'stick' | 'slip';
 export type SolverStatus = 'converged' | 'max-iterations' | 'stalled' | 'failed';
 
 /** What the inspector shows: a scenario simulated by our engine or a recording file. */
@@ -70,6 +74,13 @@ export interface FindingView {
   readonly mechanism: string;
   readonly joules: number;
   readonly explanation: string;
+  /**
+   * One line for the findings list (at most FINDING_HEADLINE_MAX characters), from the diagnosis; when absent
+   * the webview derives one from the mechanism, frame, joules and the explanation's first clause.
+   */
+  readonly headline?: string;
+  /** Lines of evidence shown when the finding is expanded (numbers, re-solves, references). */
+  readonly evidence?: readonly string[];
   /** injection (energy entered), non-physical (no gain yet) or inconsistent (the recording's data). */
   readonly kind?: 'injection' | 'non-physical' | 'inconsistent';
   readonly severity?: 'error' | 'warning' | 'info';
@@ -78,6 +89,9 @@ export interface FindingView {
   /** The frame failed the recording consistency check. */
   readonly inconsistent?: boolean;
 }
+
+/** Longest FindingView.headline (characters). */
+export const FINDING_HEADLINE_MAX = 120;
 
 export interface ContactView {
   readonly index: number;
@@ -261,4 +275,6 @@ export interface WebviewState {
   readonly selectedContacts: readonly string[];
   /** The scene view's camera and options (webview/sceneView/), when it has been used. */
   readonly sceneView?: { readonly [key: string]: unknown };
+  /** Ids of the panels folded to their title (webview/foldingPanels.ts). */
+  readonly folded?: readonly string[];
 }

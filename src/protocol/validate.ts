@@ -3,7 +3,7 @@
  * call these. A bad message throws ProtocolError naming the field. Pure functions, no imports with behaviour.
  */
 import type { HostMessage, WebviewMessage, WhatIfOptions } from './inspector.js';
-import { MAX_SOLVER_ITERATIONS, PROTOCOL_VERSION, SOLVER_NAMES } from './inspector.js';
+import { FINDING_HEADLINE_MAX, MAX_SOLVER_ITERATIONS, PROTOCOL_VERSION, SOLVER_NAMES } from './inspector.js';
 import { POSE_STRIDE } from './scene.js';
 
 export class ProtocolError extends Error {
@@ -196,6 +196,12 @@ export function validateHostMessage(v: unknown): HostMessage {
         if (idx >= n) throw new ProtocolError(`findings[${i}].index`, `must be < frameCount ${n}`);
         numeric(o.joules, `findings[${i}].joules`);
         str(o.mechanism, `findings[${i}].mechanism`);
+        if (o.headline !== undefined) {
+          const h = str(o.headline, `findings[${i}].headline`);
+          if (h.length > FINDING_HEADLINE_MAX || /[\r\n]/.test(h))
+            throw new ProtocolError(`findings[${i}].headline`, `must be one line of at most ${FINDING_HEADLINE_MAX} characters, has ${h.length}`);
+        }
+        if (o.evidence !== undefined) arr(o.evidence, `findings[${i}].evidence`).forEach((e, k) => str(e, `findings[${i}].evidence[${k}]`));
       });
       finite(obj(m.settings, 'settings').playbackFps, 'settings.playbackFps');
       int(m.index, 'index');

@@ -43,6 +43,7 @@ import {
 import { RecordingReader, type OpenOptions } from '../format/recordingFile.js';
 import { frameFromWorld, headerFromWorld } from '../format/worldRecording.js';
 import { solveTimeBodies, RECONSTRUCTED_NOTE } from './preSolve.js';
+import { stabilisationModel } from './frameLedger.js';
 import { jacobianKinematicsColumns, type KinematicsColumns } from './contactKinematics.js';
 
 /** Default number of frames between two checkpoints of a scenario session. */
@@ -55,7 +56,7 @@ export const FRAME_CACHE_SIZE = 8;
 export interface SessionSummary {
   /** Position in the session (0 … frameCount − 1). */
   readonly index: number;
-  /** Frame number as recorded / as the World counts it (1-based for our scenarios). */
+  /** Frame number as recorded, or as the World numbers it (from 0: docs/recording-format.md "Frame numbers"). */
   readonly frame: number;
   readonly time: number;
   readonly contacts: number;
@@ -220,28 +221,53 @@ class RecordingSource implements FrameSource {
     return this.reader.frame(i);
   }
   assembly(): { options: AssemblyOptions; notes: string[] } {
-    const s = (this.header.solver ?? {}) as Record<string, unknown>;
-    const notes: string[] = [];
-    const num = (key: string, fallback: number): number => {
-      const v = s[key];
-      if (typeof v === 'number' && Number.isFinite(v)) return v;
-      notes.push(`header solver.${key} not recorded: assumed ${fallback}`);
-      return fallback;
-    };
-    const erp = num('erp', DEFAULT_ASSEMBLY.erp);
-    const slop = num('slop', DEFAULT_ASSEMBLY.slop);
-    const restVelocityThreshold = num('restVelocityThreshold', DEFAULT_ASSEMBLY.restVelocityThreshold);
-    let baumgarte = true;
-    if (typeof s.splitImpulse === 'boolean') baumgarte = !s.splitImpulse;
-    else notes.push('header solver.splitImpulse not recorded: assumed false (the bias (erp/dt)·max(0, depth − slop) is part of b)');
-    notes.push(
-      `A = J M⁻¹ Jᵀ + εI (ε = ${DEFAULT_ASSEMBLY.regularization}) rebuilt from the header masses/inertias; engine-specific terms (softening, CFM) are not included`,
-    );
-    return { options: { dt: this.header.dt, erp, slop, baumgarte, restVelocityThreshold, regularization: DEFAULT_ASSEMBLY.regularization }, notes };
+    return recordingAssembly(this.header);
   }
   close(): void {
     this.reader.close();
   }
+}
+
+/**
+ * The assembly options for re-solving a recording's frame, from its header `solver` (docs/recording-format.md
+ * "Re-solving a frame"), and notes on what the header does not declare. Nothing is invented: the position
+ * bias (ERP/Δt)·max(0, depth − slop) goes into b only when the header declares an erp > 0 (its stabilisation
+ * model, frameLedger.ts stabilisationModel); a header with soft contacts (MuJoCo's solref), no Baumgarte, split
+ * impulses or no erp at all gets a b without it, and its notes say "not declared" rather than assume a value.
+ */
+export function recordingAssembly(header: RecordingHeader): { options: AssemblyOptions; notes: string[] } {
+  const s = (header.solver ?? {}) as Record<string, unknown>;
+  const notes: string[] = [];
+  const declared = (key: string): number | undefined => {
+    const v = s[key];
+    return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+  };
+  const model = stabilisationModel(header);
+  const bias = model.source === 'declared-bias';
+  const slop = declared('slop');
+  if (model.source === 'declared-soft')
+    notes.push('soft contacts (header solver): b is rebuilt without a position bias; the spring–damper that pushes overlaps apart is not in it');
+  else if (model.source === 'undeclared') notes.push('header solver.erp not declared: b is rebuilt without a position bias');
+  else if (model.source === 'declared-none') notes.push('header solver declares no position bias (baumgarte false, splitImpulse or erp 0): none in b');
+  if (bias && typeof s.splitImpulse !== 'boolean')
+    notes.push(`header solver.splitImpulse not declared: the bias of the declared erp ${model.erp}, (erp/Δt)·max(0, depth − slop), is taken as part of b`);
+  if (bias && slop === undefined) notes.push('header solver.slop not declared: the bias acts from zero depth');
+  const rest = declared('restVelocityThreshold');
+  if (rest === undefined) notes.push('header solver.restVelocityThreshold not declared: restitution applies at every approach speed');
+  notes.push(
+    `A = J M⁻¹ Jᵀ + εI (ε = ${DEFAULT_ASSEMBLY.regularization}) rebuilt from the header masses/inertias; engine-specific terms (softening, CFM) are not included`,
+  );
+  return {
+    options: {
+      dt: header.dt,
+      erp: bias ? model.erp : 0,
+      slop: slop ?? 0,
+      baumgarte: bias,
+      restVelocityThreshold: rest ?? 0,
+      regularization: DEFAULT_ASSEMBLY.regularization,
+    },
+    notes,
+  };
 }
 
 interface CacheEntry {

@@ -68,14 +68,21 @@ async function showFrame(frame, index, frameNo) {
   await frame.waitForTimeout(300); // the frame view follows the readout by one message
 }
 
-const parseEnergy = (text) => {
+/** The full-precision energies of #energy-values' title ("E = … J · K = … J · U = … J"; the text rounds them). */
+const parseEnergy = (title) => {
   const get = (k) => {
-    const m = new RegExp(`${k}\\s+(-?[\\d.]+(?:e[-+]?\\d+)?)`).exec(text);
-    assert.ok(m, `no ${k} in #energy-values: ${JSON.stringify(text)}`);
+    const m = new RegExp(`${k} = (-?[\\d.]+(?:e[-+]?\\d+)?) J`).exec(title);
+    assert.ok(m, `no ${k} in #energy-values' title: ${JSON.stringify(title)}`);
     return Number(m[1]);
   };
-  return { kinetic: get('kinetic'), potential: get('potential'), total: get('total') };
+  return { kinetic: get('K'), potential: get('U'), total: get('E') };
 };
+
+/** SI prefix of a column's unit in the contact table's header ("mN·s" → 1e-3). */
+const PREFIX = { G: 1e9, M: 1e6, k: 1e3, m: 1e-3, µ: 1e-6, n: 1e-9, p: 1e-12 };
+const unitFactor = (unit, base) => (unit === base ? 1 : PREFIX[unit.slice(0, unit.length - base.length)] ?? NaN);
+/** A table cell's number (U+2212 minus, "≈0" for a value below the column's resolution). */
+const cellNumber = (text) => (text === '≈0' ? 0 : Number(text.replace('−', '-')));
 
 /**
  * The inspector webview's inner frame (iframe.webview.ready → #active-frame) whose #session-title mentions
@@ -117,17 +124,25 @@ async function checkFrame(frame, rec, frameNo, step) {
   while ((await rows.count()) !== expectedN.length && Date.now() - t < 15_000) await frame.waitForTimeout(100);
   assert.equal(await rows.count(), expectedN.length, `frame ${frameNo}: contact rows in the table vs contacts in the recording`);
   const shownN = [];
+  // the cells show λn in the column's SI scale (its unit is under the header); the title has the full value in N·s
+  const unit = ((await frame.locator('#contacts-table th[data-col="lambdaN"] .unit').textContent()) ?? '').trim();
+  const factor = unitFactor(unit, 'N·s');
+  assert.ok(Number.isFinite(factor), `λn column unit ${JSON.stringify(unit)}`);
   for (let i = 0; i < expectedN.length; i++) {
     const row = rows.nth(i);
     const idx = Number(await row.getAttribute('data-index'));
     const cell = row.locator('[data-col="lambdaN"]');
-    const full = Number(await cell.getAttribute('title'));
-    const text = Number((await cell.textContent()).trim());
+    const title = (await cell.getAttribute('title')) ?? '';
+    assert.match(title, / N·s$/, `frame ${frameNo} contact ${idx} λn title ${JSON.stringify(title)}`);
+    const full = parseFloat(title);
+    const text = cellNumber((await cell.textContent()).trim()) * factor;
     close(full, expectedN[idx], `frame ${frameNo} contact ${idx} λn (title)`);
-    close(text, expectedN[idx], `frame ${frameNo} contact ${idx} λn (cell text)`);
+    // the cell rounds to 4 significant digits of the column's largest value
+    const shownTol = 1e-3 * Math.max(...expectedN.map(Math.abs));
+    assert.ok(Math.abs(text - expectedN[idx]) <= shownTol, `frame ${frameNo} contact ${idx} λn: cell ${text} (${unit}) vs ${expectedN[idx]}`);
     shownN.push(full);
   }
-  const e = parseEnergy((await frame.locator('#energy-values').textContent()) ?? '');
+  const e = parseEnergy((await frame.locator('#energy-values').getAttribute('title')) ?? '');
   close(e.total, f.energy.total, `frame ${frameNo} total energy`);
   close(e.kinetic, f.energy.kinetic, `frame ${frameNo} kinetic energy`);
   close(e.potential, f.energy.potential, `frame ${frameNo} potential energy`);
@@ -178,7 +193,9 @@ export async function run({ page, workspace, repo, shot, step }) {
   step(`→ ×3: "${await inspector.locator('#frame-readout').textContent()}"`);
   await checkFrame(inspector, rec, after.frame, step);
   await page.keyboard.press('End');
-  const last = await readoutWhere(inspector, (r) => r.frame === r.count, 'the last frame after End');
+  // frames are numbered from 0 (docs/recording-format.md "Frame numbers"): the last of N is N − 1
+  const last = await readoutWhere(inspector, (r) => r.frame === r.count - 1, 'the last frame after End');
+  assert.equal(start.frame, 0, 'the first frame is frame 0');
   await checkFrame(inspector, rec, last.frame, step);
   await shot('02-inspector.png');
 
@@ -268,8 +285,9 @@ export async function run({ page, workspace, repo, shot, step }) {
   // 5. Reload the window: the panel comes back (WebviewPanelSerializer + the webview's saved state) at the
   //    frame it showed, re-simulated by the worker.
   await wide.locator('#frame-readout').click();
+  const shown = parseReadout((await wide.locator('#frame-readout').textContent()) ?? '');
   await page.keyboard.press('ArrowRight');
-  const before = await readoutWhere(wide, (r) => r.frame === 29, 'frame 29 before the reload');
+  const before = await readoutWhere(wide, (r) => r.frame === shown.frame + 1, `frame ${shown.frame + 1} before the reload`);
   await runCommand(page, 'Developer: Reload Window');
   await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
   const restored = await inspectorFrame(page, 'fault-restitution-target', 90_000);

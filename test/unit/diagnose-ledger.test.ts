@@ -220,10 +220,11 @@ describe("diagnosis: the convex model's lift", () => {
       assert.ok(lift.length > 0, d.findings.map((x) => x.mechanism).join(','));
       const first = frames.find((f) => f.contacts.length > 0)!.frame;
       assert.equal(lift[0].frame, first);
-      assert.ok(lift[0].contacts.length > 0 && lift[0].contacts.every((c) => c < frames[first - 1].contacts.length));
+      // frames are numbered from 0: frame k is frames[k]
+      assert.ok(lift[0].contacts.length > 0 && lift[0].contacts.every((c) => c < frames[first].contacts.length));
       assert.match(lift[0].explanation, /μ‖v_t‖/);
       // the lift loses total energy: it is not an injection
-      assert.ok(d.frames[first - 1].ledger.delta < 0);
+      assert.ok(d.frames[first].ledger.delta < 0);
     });
   }
   it('pgs (Coulomb disk): the sliding box stays down, no convex-lift finding', () => {

@@ -33,6 +33,28 @@ function assertColour(got: Rgb, hex: string, what: string): void {
   assert.ok(near(got, rgbOf(hex)), `${what}: pixel rgb(${got.join(', ')}), expected ${hex} rgb(${rgbOf(hex).join(', ')})`);
 }
 
+/** Hue (degrees) and chroma (max − min, 0…255) of a pixel. */
+function hueOf([r, g, b]: Rgb): { hue: number; chroma: number } {
+  const max = Math.max(r, g, b),
+    min = Math.min(r, g, b),
+    c = max - min;
+  if (c === 0) return { hue: 0, chroma: 0 };
+  const h = max === r ? ((g - b) / c) % 6 : max === g ? (b - r) / c + 2 : (r - g) / c + 4;
+  return { hue: (60 * h + 360) % 360, chroma: c };
+}
+/**
+ * Is the pixel body i's own colour, shaded (sceneColors.ts bodyPalette: hue FIRST_HUE + i·golden angle)? Lit,
+ * see-through (X-ray) and over the ground, so the hue is compared, within 25°, and it must be coloured.
+ */
+function bodyColoured(px: Rgb, i: number): boolean {
+  const want = (212 + i * 137.508) % 360;
+  const { hue, chroma } = hueOf(px);
+  const d = Math.abs(((hue - want + 540) % 360) - 180);
+  return chroma >= 20 && d <= 25;
+}
+/** The theme variable of a contact state's colour (sceneColors.ts). */
+const STATE_VAR = { stick: '--vscode-charts-green', slip: '--vscode-charts-orange', open: '--vscode-descriptionForeground' } as const;
+
 /** The ball scenario's contact: it joins ground (a, static) and ball (b), so the arrows show the impulse on b: −λn·n. */
 function arrowPoint(c: ContactView, metresPerNs: number, along: number): Vec {
   return [0, 1, 2].map((j) => c.point[j] - c.normal[j] * along * c.lambdaN * metresPerNs) as Vec;
@@ -65,7 +87,7 @@ describe('webview scene view', () => {
   const [first, second] = [...new Set(f.model.findings.filter((x) => x.mechanism === 'restitution-overshoot').map((x) => x.index))];
 
   for (const theme of ['dark', 'light', 'hc'] as ThemeName[]) {
-    it(`${theme}: draws the ball, its contact (finding colour) and its λn arrow (sticking colour) at their projected positions`, async () => {
+    it(`${theme}: draws the ball (its own colour), its contact (finding colour) and its λn arrow (open: it leaves at 7 m/s) at their projected positions`, async () => {
       const host = await FakeHost.open(browser, f.model, f.source, { theme, index: first });
       try {
         await host.waitForIndex(first);
@@ -73,7 +95,8 @@ describe('webview scene view', () => {
         const vars = THEMES[theme].vars as Record<string, string>;
         const v = f.model.frameView(first);
         const c = v.contacts[0];
-        assert.equal(c.state, 'sticking');
+        // the ball leaves at 7.17 m/s: the contact opens (its colour says so, not "sticking")
+        assert.equal(c.state, 'open');
         assert.deepEqual(f.model.findings[0].contacts, [0], 'the finding names this contact');
         const m = await metresPerNs(host);
         assert.ok(m > 0);
@@ -81,17 +104,17 @@ describe('webview scene view', () => {
         const p = await host.project(c.point as Vec);
         assert.ok(p.visible);
         assertColour(await host.scenePixel(p.x, p.y), vars['--vscode-errorForeground'], 'contact point');
-        // the λn arrow half-way along: the sticking colour
+        // the λn arrow half-way along: the open state's colour
         const a = await host.project(arrowPoint(c, m, 0.5));
-        assertColour(await host.scenePixel(a.x, a.y), vars['--vscode-charts-green'], 'λn arrow');
-        // the ball beside the arrow: shaded theme blue (lit, so not exact): blue dominates and it is not the background
+        assertColour(await host.scenePixel(a.x, a.y), vars[STATE_VAR.open], 'λn arrow');
+        // the ball beside the arrow: its own palette colour, shaded (lit and see-through, so not exact), not the background
         const ball = f.model.scene.bodies.findIndex((b) => b.name === 'ball');
         const x = Array.from(v.scene!.poses.subarray(POSE_STRIDE * ball, POSE_STRIDE * ball + 3)) as Vec;
         const side = await host.project([x[0] + 0.06, x[1], x[2] + 0.03]);
         const px = await host.scenePixel(side.x, side.y);
         const bg = await backgroundPixel(host);
         assertColour(bg, vars['--vscode-editor-background'], 'background');
-        assert.ok(px[2] > px[0] + 30 && px[2] > px[1], `ball pixel rgb(${px.join(', ')}) is the theme's blue, shaded`);
+        assert.ok(bodyColoured(px, ball), `ball pixel rgb(${px.join(', ')}) is body ${ball}'s palette colour, shaded`);
         const el = await host.page.$('#panel-scene');
         await el!.screenshot({ path: join(OUT, `scene-${theme}.png`) });
         assert.deepEqual(host.cspProblems(), []);
@@ -130,7 +153,7 @@ describe('webview scene view', () => {
       await host.page.mouse.move(p.x, p.y);
       await host.page.waitForSelector('#scene-tip:not([hidden])');
       const tip = await host.text('#scene-tip');
-      assert.match(tip, /contact #0 ground–ball · sticking · λn 11\.7\d N·s/);
+      assert.match(tip, /contact #0 ground–ball · open · λn 11\.7\d N·s · .* vn −4\.58 m\/s → 7\.17 m\/s/);
       assert.deepEqual(host.pageErrors, []);
     } finally {
       await host.close();
@@ -141,42 +164,46 @@ describe('webview scene view', () => {
     const host = await FakeHost.open(browser, f.model, f.source, { index: first });
     try {
       await host.waitForIndex(first);
-      const green = THEMES.dark.vars['--vscode-charts-green'];
       const c1 = f.model.frameView(first).contacts[0];
+      const colour1 = THEMES.dark.vars[STATE_VAR[c1.state]];
       const m1 = await metresPerNs(host);
       const nearTip1: Vec = arrowPoint(c1, m1, 0.9);
       const t1 = await host.project(nearTip1);
-      assertColour(await host.scenePixel(t1.x, t1.y), green, `frame ${first}: near the arrow's tip`);
+      assertColour(await host.scenePixel(t1.x, t1.y), colour1, `frame ${first}: near the arrow's tip`);
       await host.deliver({ type: 'command', command: { name: 'goto', index: second } });
       await host.waitForIndex(second);
       const c2 = f.model.frameView(second).contacts[0];
       const m2 = await metresPerNs(host);
       const L1 = c1.lambdaN * m1,
         L2 = c2.lambdaN * m2;
-      // the second arrow (same direction, its own length) ends below the first one's tip
-      assert.ok(c2.point[2] + L2 < nearTip1[2] - 0.02, `arrows differ: ${L1} m from z ${c1.point[2]} vs ${L2} m from z ${c2.point[2]}`);
-      const again = await host.scenePixel(t1.x, t1.y);
-      assert.ok(!near(again, rgbOf(green), 20), `frame ${second}: the old tip position is no longer arrow-coloured (rgb(${again.join(', ')}))`);
+      // each frame's arrow has its own length (the scale fits the frame, said in the legend): the two differ, and
+      // where the longer one's tip was, the shorter one leaves the arrow colour behind
+      assert.ok(Math.abs(L1 - L2) > 0.15 * Math.max(L1, L2), `arrows differ: ${L1} m (λn ${c1.lambdaN}) vs ${L2} m (λn ${c2.lambdaN})`);
+      if (L2 < L1) {
+        const again = await host.scenePixel(t1.x, t1.y);
+        assert.ok(!near(again, rgbOf(colour1), 20), `frame ${second}: the old tip position is no longer arrow-coloured (rgb(${again.join(', ')}))`);
+      }
+      assert.match(await host.text('#scene-legend'), /arrows: impulse on the moving body, \d+ mm = [\d.]+ (m|k)?N·s/);
       const t2 = await host.project(arrowPoint(c2, m2, 0.5));
-      assertColour(await host.scenePixel(t2.x, t2.y), green, `frame ${second}: half-way along the new arrow`);
+      assertColour(await host.scenePixel(t2.x, t2.y), THEMES.dark.vars[STATE_VAR[c2.state]], `frame ${second}: half-way along the new arrow`);
       assert.deepEqual(host.pageErrors, []);
     } finally {
       await host.close();
     }
   });
 
-  it('a resize while a low frame is shown keeps the first fit: back at frame 1 the ball (1.1 m up) is still in view', async () => {
+  it('a resize while a low frame is shown keeps the first fit: back at the first frame the ball (1.1 m up) is still in view', async () => {
     // the real-editor e2e failed once this way: the panel resized during playback, the automatic fit framed
-    // the frame shown then (the ball near the ground), and frame 1's ball was above the view
+    // the frame shown then (the ball near the ground), and the first frame's ball was above the view
     const host = await FakeHost.open(browser, f.model, f.source, { index: 0, viewport: { width: 1400, height: 1000 } });
     try {
       await host.waitForIndex(0);
       const ball = f.model.scene.bodies.findIndex((b) => b.name === 'ball');
       const at = (i: number) => Array.from(f.model.frameView(i).scene!.poses.subarray(POSE_STRIDE * ball, POSE_STRIDE * ball + 3)) as Vec;
-      assert.ok((await host.project(at(0))).visible, 'frame 1: the ball is in view after the first fit');
+      assert.ok((await host.project(at(0))).visible, 'first frame: the ball is in view after the first fit');
       await host.deliver({ type: 'command', command: { name: 'goto', index: first } });
       await host.waitForIndex(first);
-      assert.ok(at(first)[2] < at(0)[2] - 0.5, `the impact frame's ball (${at(first)[2]} m) is well below frame 1's (${at(0)[2]} m)`);
+      assert.ok(at(first)[2] < at(0)[2] - 0.5, `the impact frame's ball (${at(first)[2]} m) is well below the first frame's (${at(0)[2]} m)`);
       for (const size of [
         { width: 900, height: 1000 },
         { width: 1400, height: 1000 },
@@ -188,28 +215,28 @@ describe('webview scene view', () => {
       await host.waitForIndex(0);
       const top = at(0);
       const p = await host.project([top[0], top[1], top[2] + 0.1]);
-      assert.ok(p.visible, `frame 1: the top of the ball at z ${top[2] + 0.1} m is in view after the resize (${JSON.stringify(p)})`);
+      assert.ok(p.visible, `first frame: the top of the ball at z ${top[2] + 0.1} m is in view after the resize (${JSON.stringify(p)})`);
       assert.deepEqual(host.pageErrors, []);
     } finally {
       await host.close();
     }
   });
 
-  it('the first frame shown is a low one (playback ran ahead): going back to frame 1, the ball (1.1 m up) is in view', async () => {
+  it('the first frame shown is a low one (playback ran ahead): going back to the first frame, the ball (1.1 m up) is in view', async () => {
     // the real-editor e2e failed this way: after ▶ Run the first frame the panel drew was one where the ball had
-    // fallen, the automatic fit framed it, and frame 1's ball was above the view
+    // fallen, the automatic fit framed it, and the first frame's ball was above the view
     const host = await FakeHost.open(browser, f.model, f.source, { index: first, viewport: { width: 1400, height: 1000 } });
     try {
       await host.waitForIndex(first);
       const ball = f.model.scene.bodies.findIndex((b) => b.name === 'ball');
       const at = (i: number) => Array.from(f.model.frameView(i).scene!.poses.subarray(POSE_STRIDE * ball, POSE_STRIDE * ball + 3)) as Vec;
-      assert.ok(at(first)[2] < at(0)[2] - 0.5, `the impact frame's ball (${at(first)[2]} m) is well below frame 1's (${at(0)[2]} m)`);
+      assert.ok(at(first)[2] < at(0)[2] - 0.5, `the impact frame's ball (${at(first)[2]} m) is well below the first frame's (${at(0)[2]} m)`);
       assert.ok((await host.project(at(first))).visible, 'the impact frame: the ball is in view after the first fit');
       await host.deliver({ type: 'command', command: { name: 'goto', index: 0 } });
       await host.waitForIndex(0);
       const top = at(0);
       const p = await host.project([top[0], top[1], top[2] + 0.1]);
-      assert.ok(p.visible, `frame 1: the top of the ball at z ${top[2] + 0.1} m is in view (${JSON.stringify(p)})`);
+      assert.ok(p.visible, `first frame: the top of the ball at z ${top[2] + 0.1} m is in view (${JSON.stringify(p)})`);
       // and back at the low frame, its ball is still in view (the automatic camera only ever widens)
       await host.deliver({ type: 'command', command: { name: 'goto', index: first } });
       await host.waitForIndex(first);
@@ -238,14 +265,14 @@ describe('webview scene view', () => {
         alt = s.alternativeVelocity.map((x) => -x);
       assert.ok(rec[2] > 0 && alt[2] > 0, 'both leave the ground');
       assert.ok(rec[2] > alt[2] * 1.5, `the recorded rebound (${rec[2]} m/s) is faster than the alternative’s (${alt[2]} m/s)`);
-      // vertical arrows: "beside" is ±x by a head radius (0.09 unit); sample ¾ of the way up each (clear of the contact's point)
-      const along = (v: number[], side: number): Vec => [c.point[0] + side * 0.09 * unit, c.point[1], c.point[2] + 0.75 * v[2] * scale];
+      // vertical arrows: "beside" is ±x by a head radius (0.2 unit, contactLayer.ts HEAD_RADIUS); sample ¾ of the way up each (clear of the contact's point)
+      const along = (v: number[], side: number): Vec => [c.point[0] + side * 0.2 * unit, c.point[1], c.point[2] + 0.75 * v[2] * scale];
       const pa = await host.project(along(alt, 1)),
         pr = await host.project(along(rec, -1));
       assertColour(await host.scenePixel(pa.x, pa.y), THEMES.dark.vars['--vscode-charts-yellow'], 'alternative’s velocity');
       assertColour(await host.scenePixel(pr.x, pr.y), THEMES.dark.vars['--vscode-foreground'], 'recorded velocity');
       // beyond the alternative's tip, at the recorded arrow's height: not yellow
-      const above = await host.project([c.point[0] + 0.09 * unit, c.point[1], c.point[2] + 0.9 * rec[2] * scale]);
+      const above = await host.project([c.point[0] + 0.2 * unit, c.point[1], c.point[2] + 0.9 * rec[2] * scale]);
       assert.ok(!near(await host.scenePixel(above.x, above.y), rgbOf(THEMES.dark.vars['--vscode-charts-yellow']), 20), 'the alternative’s arrow is shorter');
       assert.deepEqual(host.pageErrors, []);
     } finally {
@@ -265,7 +292,7 @@ describe('webview scene view', () => {
       const top: Vec = [poses[POSE_STRIDE * crate], poses[POSE_STRIDE * crate + 1], poses[POSE_STRIDE * crate + 2] + 0.09];
       const p = await host.project(top);
       const px = await host.scenePixel(p.x, p.y);
-      assert.ok(px[2] > px[0] + 30 && px[2] > px[1], `crate pixel rgb(${px.join(', ')}) is the theme's blue, shaded`);
+      assert.ok(bodyColoured(px, crate), `crate pixel rgb(${px.join(', ')}) is body ${crate}'s palette colour, shaded`);
       assert.deepEqual(host.pageErrors, []);
     } finally {
       await host.close();
@@ -284,7 +311,7 @@ describe('webview scene view', () => {
       });
       const c = f.model.frameView(first).contacts[0];
       await host.page.waitForFunction(() => /λn: /.test((globalThis as any).document.getElementById('scene-legend').textContent));
-      assert.match(await host.text('#scene-legend'), new RegExp(`λn: ${c.lambdaN.toPrecision(3)} … ${c.lambdaN.toPrecision(3)} N·s`));
+      assert.match(await host.text('#scene-legend'), new RegExp(`λn: ${c.lambdaN.toPrecision(3)} N·s … ${c.lambdaN.toPrecision(3)} N·s`));
       const a = await host.project(arrowPoint(c, await metresPerNs(host), 0.5));
       assertColour(await host.scenePixel(a.x, a.y), THEMES.dark.vars['--vscode-charts-red'], 'λn arrow, colour by λn');
       assert.equal(await host.page.evaluate(() => (globalThis as any).__savedState?.sceneView?.colorMode), 'λn', 'the choice is kept in the webview state');
@@ -351,7 +378,7 @@ describe('webview scene view', () => {
       assert.ok(post[2] - pre[2] > 0.1, `the ball rose ${post[2] - pre[2]} m in the step (more than its radius)`);
       // a point inside the pre-step ball, below the post-step one, beside the arrow
       const p = await host.project([pre[0] + 0.06, pre[1], pre[2] - 0.04]);
-      const bluish = (px: Rgb): boolean => px[2] > px[0] + 30 && px[2] > px[1];
+      const bluish = (px: Rgb): boolean => bodyColoured(px, ball);
       assert.ok(!bluish(await host.scenePixel(p.x, p.y)), 'after the step (default): no ball there');
       await host.page.evaluate(() => {
         const e = (globalThis as any).document.getElementById('scene-pre');
@@ -382,7 +409,19 @@ describe('webview scene view', () => {
       assert.equal(await host.page.$eval('#timeline-slider', (s: any) => s.value), String(first), 'the timeline did not step');
       await host.page.keyboard.press('f');
       const framed = await host.page.evaluate(() => (globalThis as any).__savedState?.sceneView?.camera);
-      assert.ok(Math.abs(framed.distance - before.distance) < 1e-6 * before.distance, 'F frames all again (same distance as the first framing)');
+      // the fit frames the bodies' box from the new direction: the same centre, a distance of its own (a box is
+      // not a sphere: it looks wider from another side), the zoom-out undone
+      assert.ok(
+        framed.target.every((x: number, k: number) => Math.abs(x - before.target[k]) < 1e-9),
+        `F frames all again (the first framing's centre ${before.target} → ${framed.target})`,
+      );
+      assert.ok(
+        framed.distance < after.distance && framed.distance > 0.5 * before.distance,
+        `distance ${before.distance} → ${after.distance} → ${framed.distance}`,
+      );
+      const ball = f.model.scene.bodies.findIndex((b) => b.name === 'ball');
+      const x = Array.from(f.model.frameView(first).scene!.poses.subarray(POSE_STRIDE * ball, POSE_STRIDE * ball + 3)) as Vec;
+      assert.ok((await host.project(x)).visible, 'the ball is in view');
     } finally {
       await host.close();
     }
@@ -439,7 +478,7 @@ describe('webview scene view', () => {
         );
         // it drew this frame: a contact point of the last frame shows in its state colour
         const v = frameFor(SEEKS);
-        const k = v.contacts.findIndex((c) => c.state === 'sliding');
+        const k = v.contacts.findIndex((c) => c.state === 'slip');
         const p = await host.project(v.contacts[k].point as Vec);
         if (p.visible) {
           const px = await host.scenePixel(p.x, p.y);

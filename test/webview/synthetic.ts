@@ -8,7 +8,7 @@ import { encodeHeatMap, type HeatMap } from '../../src/protocol/heatMap.js';
 import { validateHostMessage } from '../../src/protocol/validate.js';
 import { rng } from '../rng.js';
 
-const STATES: ContactState[] = ['sticking', 'sliding', 'separating'];
+const STATES: ContactState[] = ['stick', 'slip', 'open'];
 
 const matrices = new Map<number, HeatMap>();
 /** A 3n×3n symmetric matrix with a dominant diagonal and couplings between neighbouring contacts. */
@@ -74,7 +74,7 @@ export function syntheticFrame(index: number, n: number, opts: { withMatrix?: bo
   const residuals = Array.from({ length: 40 }, (_, i) => Math.pow(10, -i / 5) * (1 + 0.1 * r()));
   const view: FrameView = {
     index,
-    frame: index + 1,
+    frame: index, // frames are numbered from 0, like the model's (docs/recording-format.md "Frame numbers")
     time: (index + 1) / 60,
     status: 'max-iterations',
     solver: 'pgs',

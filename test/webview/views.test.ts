@@ -3,6 +3,18 @@ import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
 import { FakeHost, launchBrowser, recordingFixture, sceneFixture } from './harness.js';
 import { syntheticFrame } from './synthetic.js';
+import { columnScale, inScale, si } from '../../webview/format.js';
+import type { ContactView } from '../../src/protocol/inspector.js';
+
+/** A table cell as the formatter writes it: the value in its column's scale for the frame (one SI prefix per column). */
+function cell(contacts: readonly ContactView[], k: number, f: (c: ContactView) => number | null, unit: string, digits = 4): { text: string; unit: string } {
+  const s = columnScale(
+    contacts.map((c) => f(c)),
+    unit,
+    digits,
+  );
+  return { text: inScale(f(contacts[k]), s), unit: s.unit || '–' };
+}
 
 const CANVASES = ['#energy-chart', '#lambda-chart', '#solver-chart', '#kappa-chart', '#convergence-chart', '#matrix-view canvas.heatmap'];
 
@@ -45,28 +57,42 @@ describe('webview views', () => {
       assert.equal(r.length, v.contacts.length);
       const c = v.contacts[0];
       assert.equal(r[0].index, 0);
-      assert.equal(r[0].cells.lambdaN.text, c.lambdaN.toPrecision(6));
-      assert.equal(Number(r[0].cells.lambdaN.title), c.lambdaN);
-      assert.equal(r[0].cells.lambdaT.text, c.lambdaT.toPrecision(6));
-      assert.equal(r[0].cells.excess.text, c.excess!.toPrecision(6));
-      assert.equal(r[0].cells.depth.text, c.depth.toPrecision(6));
-      assert.equal(r[0].cells.mu.text, c.mu.toPrecision(6));
+      // numbers in their column's SI scale (λn 11.75 in an "N·s" column, depth 30.04 in "mm"), units in the header,
+      // the full value in SI units in the title (the old table printed toPrecision(6) in base units: 0.0300422 m)
+      const cs = v.contacts;
+      const lambdaN = cell(cs, 0, (x) => x.lambdaN, 'N·s');
+      assert.equal(r[0].cells.lambdaN.text, lambdaN.text);
+      assert.equal(await host.text('#contacts-table th[data-col="lambdaN"] .unit'), lambdaN.unit);
+      assert.equal(r[0].cells.lambdaN.title, `${c.lambdaN} N·s`);
+      assert.equal(r[0].cells.lambdaT.text, cell(cs, 0, (x) => x.lambdaT, 'N·s').text);
+      assert.equal(r[0].cells.excess.text, cell(cs, 0, (x) => x.excess, 'm/s').text);
+      const depth = cell(cs, 0, (x) => x.depth, 'm');
+      assert.equal(r[0].cells.depth.text, depth.text);
+      assert.equal(depth.unit, 'mm', 'a 30 mm overlap reads in mm');
+      assert.equal(await host.text('#contacts-table th[data-col="depth"] .unit'), 'mm');
+      assert.equal(r[0].cells.mu.text, cell(cs, 0, (x) => x.mu, '', 3).text);
+      // it leaves at 7.17 m/s: open, whatever its impulse
+      assert.equal(c.state, 'open');
       assert.equal(r[0].cells.state.text, c.state);
+      // nothing is cut: the point and the normal are whole
+      assert.ok(!/…/.test(r[0].cells.point.text + r[0].cells.normal.text), `${r[0].cells.point.text} | ${r[0].cells.normal.text}`);
       assert.equal(r[0].cells.bodies.text, `${c.bodyA}–${c.bodyB}`);
-      assert.equal(r[0].cells.frictionPower.text, c.frictionPower!.toPrecision(6));
+      assert.equal(r[0].cells.frictionPower.text, cell(cs, 0, (x) => x.frictionPower, 'J').text);
       assert.match(await host.text('#frame-status'), new RegExp(`solver ${v.solver} · ${v.status}`));
     });
 
-    it('the energy readout equals timeline kinetic / potential / total at the index', async () => {
+    it('the energy readout equals timeline total, its change since the first frame, kinetic and potential at the index', async () => {
       const t = host.model.timeline;
       const text = await host.text('#energy-values');
+      const dE = t.total[impact] - t.total[0];
       assert.equal(
         text,
-        `kinetic ${t.kinetic[impact].toPrecision(6)} J · potential ${t.potential[impact].toPrecision(6)} J · total ${t.total[impact].toPrecision(6)} J`,
+        `E ${si(t.total[impact], 'J', 5)} · ΔE ${dE > 0 ? '+' : ''}${si(dE, 'J')} since frame ${t.frame[0]} · kinetic ${si(t.kinetic[impact], 'J', 4)} · potential ${si(t.potential[impact], 'J', 4)}`,
       );
+      assert.ok(dE > 1, `the planted fault added ${dE} J by the impact`);
       await host.page.keyboard.press('ArrowRight');
       await host.waitForIndex(impact + 1);
-      assert.match(await host.text('#energy-values'), new RegExp(`total ${t.total[impact + 1].toPrecision(6).replace('.', '\\.')} J`));
+      assert.ok((await host.text('#energy-values')).startsWith(`E ${si(t.total[impact + 1], 'J', 5)} · `));
     });
 
     it('every chart canvas and the A heat map have drawn pixels; the λ chart starts on the largest-λn contact, a row click selects', async () => {
@@ -261,7 +287,7 @@ describe('webview views', () => {
         const v = f.model.frameView(3);
         const r = await rows(host);
         assert.equal(r.length, v.contacts.length);
-        r.forEach((row) => assert.equal(row.cells.lambdaN.text, v.contacts[row.index].lambdaN.toPrecision(6)));
+        r.forEach((row) => assert.equal(row.cells.lambdaN.text, cell(v.contacts, row.index, (x) => x.lambdaN, 'N·s').text));
         assert.equal(await host.text('#findings-count'), String(f.model.findings.length));
         assert.ok((await host.drawnPixels('#convergence-chart')) > 500);
         assert.match(await host.text('#session-meta'), /acme-physics 3\.2\.1/);

@@ -1,17 +1,24 @@
 /**
  * The bodies of the scene view: boxes and spheres as instanced meshes (one draw call each, however many
  * bodies: the 1000-box pile), planes as a finite grid patch around the action, and shapes Contact Lens does
- * not draw ("other") as markers with their name. Static bodies take the theme's muted colour.
+ * not draw ("other") as markers with their name. Like Box2D's, Jolt's and PhysX Visual Debugger's debug
+ * draws: every box has its outline (its 12 edges, one line-segment buffer for all boxes), every dynamic body
+ * its own colour from a palette that separates neighbours (sceneColors.ts bodyPalette), and an X-ray mode
+ * makes the bodies see-through so the contacts and arrows inside a stack show. Static bodies take the theme's
+ * muted colour.
  */
 import {
   Box3,
   BoxGeometry,
+  BufferAttribute,
+  BufferGeometry,
   Color,
   DoubleSide,
   GridHelper,
   Group,
   InstancedMesh,
-  type LineBasicMaterial,
+  LineBasicMaterial,
+  LineSegments,
   Matrix4,
   Mesh,
   MeshBasicMaterial,
@@ -32,6 +39,10 @@ const GRID_DIVISIONS = 20;
 /** The patch spans this many times the extent of the dynamic bodies (and at least MIN_PATCH m). */
 const PATCH_MARGIN = 3;
 const MIN_PATCH = 2;
+/** Opacity of the bodies in X-ray mode. */
+const XRAY_OPACITY = 0.5;
+/** A box's 12 edges as pairs of corner indices; corner k has signs (±x, ±y, ±z) from its bits (1, 2, 4). */
+const BOX_EDGES = [0, 1, 2, 3, 4, 5, 6, 7, 0, 2, 1, 3, 4, 6, 5, 7, 0, 4, 1, 5, 2, 6, 3, 7];
 
 interface Instanced {
   readonly mesh: InstancedMesh;
@@ -48,6 +59,10 @@ export class BodyLayer {
   private poses: Float64Array | undefined;
   private markerSize = 0.05;
   private patchPlaced = false;
+  /** Outlines of the boxes: 12 segments (24 vertices) per box, rewritten per frame. */
+  private readonly edges: LineSegments;
+  private edgeBuf = new Float32Array(0);
+  private xray = false;
   private readonly m = new Matrix4();
   private readonly q = new Quaternion();
   private readonly p = new Vector3();
@@ -55,6 +70,24 @@ export class BodyLayer {
 
   constructor(scene: Scene) {
     scene.add(this.group);
+    this.edges = new LineSegments(new BufferGeometry(), new LineBasicMaterial({ transparent: true, opacity: 0.85 }));
+    this.edges.frustumCulled = false;
+    // after the opaque bodies (so their faces hide the edges behind them), before the contact glyphs
+    this.edges.renderOrder = 5;
+    scene.add(this.edges);
+  }
+
+  /** X-ray: bodies see-through (no depth writes), outlines all drawn; off: opaque bodies. */
+  setXray(on: boolean): void {
+    this.xray = on;
+    for (const inst of [this.boxes, this.spheres, this.markers]) {
+      if (!inst) continue;
+      const m = inst.mesh.material as MeshLambertMaterial;
+      m.transparent = on;
+      m.opacity = on ? XRAY_OPACITY : 1;
+      m.depthWrite = !on;
+      m.needsUpdate = true;
+    }
   }
 
   get count(): number {
@@ -76,6 +109,12 @@ export class BodyLayer {
       return { mesh, bodies: idx };
     };
     this.boxes = make(new BoxGeometry(2, 2, 2), byKind('box'));
+    const nBoxes = this.boxes?.bodies.length ?? 0;
+    this.edgeBuf = new Float32Array(72 * nBoxes);
+    this.edges.geometry.dispose();
+    this.edges.geometry = new BufferGeometry();
+    this.edges.geometry.setAttribute('position', new BufferAttribute(this.edgeBuf, 3));
+    this.edges.geometry.setDrawRange(0, 24 * nBoxes);
     this.spheres = make(new SphereGeometry(1, 24, 16), byKind('sphere'));
     this.markers = make(new OctahedronGeometry(1), byKind('other'));
     for (const i of byKind('plane')) {
@@ -88,6 +127,7 @@ export class BodyLayer {
       this.planes.push({ body: i, group: g, fill, grid });
     }
     this.patchPlaced = false;
+    this.setXray(this.xray);
   }
 
   /** Poses: POSE_STRIDE numbers per body (src/protocol/scene.ts); NaN hides a body. */
@@ -117,7 +157,42 @@ export class BodyLayer {
       return this.s.set(r, r, r);
     });
     set(this.markers, () => this.s.setScalar(this.markerSize));
+    this.updateEdges(poses);
     if (!this.patchPlaced) this.placePatches();
+  }
+
+  /** The boxes' 12 edges at their poses (a box without a pose collapses to a point: nothing drawn). */
+  private updateEdges(poses: Float64Array): void {
+    const inst = this.boxes;
+    if (!inst) return;
+    const buf = this.edgeBuf,
+      corner = new Float64Array(24);
+    inst.bodies.forEach((bi, k) => {
+      const o = POSE_STRIDE * bi,
+        b = this.bodies[bi].shape;
+      if (b.kind !== 'box' || !(o + POSE_STRIDE <= poses.length) || !Number.isFinite(poses[o])) {
+        buf.fill(0, 72 * k, 72 * k + 72);
+        return;
+      }
+      this.q.set(poses[o + 4], poses[o + 5], poses[o + 6], poses[o + 3]);
+      if (!(this.q.lengthSq() > 0)) this.q.identity();
+      this.q.normalize();
+      const [hx, hy, hz] = b.halfExtents;
+      for (let c = 0; c < 8; c++) {
+        this.p.set(c & 1 ? hx : -hx, c & 2 ? hy : -hy, c & 4 ? hz : -hz).applyQuaternion(this.q);
+        corner[3 * c] = this.p.x + poses[o];
+        corner[3 * c + 1] = this.p.y + poses[o + 1];
+        corner[3 * c + 2] = this.p.z + poses[o + 2];
+      }
+      for (let e = 0; e < 24; e++) {
+        const c = BOX_EDGES[e],
+          at = 72 * k + 3 * e;
+        buf[at] = corner[3 * c];
+        buf[at + 1] = corner[3 * c + 1];
+        buf[at + 2] = corner[3 * c + 2];
+      }
+    });
+    (this.edges.geometry.getAttribute('position') as BufferAttribute).needsUpdate = true;
   }
 
   /** Size of the "other" markers (m): a fraction of the scene, set by the view. */
@@ -187,11 +262,12 @@ export class BodyLayer {
     for (const inst of [this.boxes, this.spheres, this.markers]) {
       if (!inst) continue;
       inst.bodies.forEach((bi, k) => {
-        col.setStyle(selected.has(bi) ? c.selection : this.bodies[bi].static ? c.staticBody : c.dynamicBody);
+        col.setStyle(selected.has(bi) ? c.selection : this.bodies[bi].static ? c.staticBody : c.bodyColor(bi));
         inst.mesh.setColorAt(k, col);
       });
       if (inst.mesh.instanceColor) inst.mesh.instanceColor.needsUpdate = true;
     }
+    (this.edges.material as LineBasicMaterial).color.setStyle(c.edge);
     for (const pl of this.planes) {
       (pl.fill.material as MeshBasicMaterial).color.setStyle(c.staticBody);
       const gm = pl.grid.material as LineBasicMaterial;

@@ -29,9 +29,9 @@ import type { SceneColors } from './sceneColors.js';
 /** Glyph sizes relative to the scene's typical body size (SceneView.unit). */
 const POINT_RADIUS = 0.12;
 const HIGHLIGHT_POINT = 1.9;
-const ARROW_RADIUS = 0.035;
-const HEAD_RADIUS = 0.09;
-const HEAD_LENGTH = 0.25;
+const ARROW_RADIUS = 0.09;
+const HEAD_RADIUS = 0.2;
+const HEAD_LENGTH = 0.35;
 const NORMAL_LENGTH = 0.6;
 
 export interface ContactStyle {
@@ -171,7 +171,7 @@ export class ContactLayer {
     this.ghost = new Arrows(this.group, 16);
     this.normals = new LineSegments(new BufferGeometry(), new LineBasicMaterial(XRAY));
     this.normals.frustumCulled = false;
-    this.normals.renderOrder = GLYPH_ORDER;
+    this.normals.renderOrder = GLYPH_ORDER - 1; // the arrows (along the same normal) are drawn over the line
     this.group.add(this.normals);
   }
 

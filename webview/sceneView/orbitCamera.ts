@@ -18,6 +18,8 @@ const ORBIT_PER_PIXEL = 0.008;
 const KEY_ORBIT = 0.1;
 const ZOOM_PER_WHEEL = 0.0015;
 const KEY_ZOOM = 1.2;
+/** frameBox leaves this much room around the box (distance factor). */
+const FRAME_MARGIN = 1.08;
 
 export class OrbitCamera {
   readonly camera = new PerspectiveCamera(40, 1, 0.01, 1000);
@@ -105,6 +107,35 @@ export class OrbitCamera {
     const half = Math.min(fov, 2 * Math.atan(Math.tan(fov / 2) * this.camera.aspect)) / 2;
     this.target.copy(centre);
     this.distance = (1.15 * r) / Math.sin(half);
+    this.apply();
+    this.changed(true);
+  }
+
+  /**
+   * Looks at an axis-aligned box (its 8 corners) so that it fills the view with a small margin, keeping the
+   * viewing direction: tighter than the bounding sphere for tall or flat scenes (a 10-box stack fills the
+   * height). For each corner p (relative to the centre) in camera axes (x right, y up, z towards the camera),
+   * the distance d must satisfy |x| ≤ tan(hfov/2)·(d − z) and |y| ≤ tan(vfov/2)·(d − z).
+   */
+  frameBox(min: Vector3, max: Vector3): void {
+    const centre = min.clone().add(max).multiplyScalar(0.5);
+    this.target.copy(centre);
+    this.apply();
+    const tanV = Math.tan((this.camera.fov * Math.PI) / 360),
+      tanH = tanV * this.camera.aspect;
+    const right = new Vector3().setFromMatrixColumn(this.camera.matrixWorld, 0),
+      up = new Vector3().setFromMatrixColumn(this.camera.matrixWorld, 1),
+      back = new Vector3().setFromMatrixColumn(this.camera.matrixWorld, 2);
+    let d = 1e-3;
+    const p = new Vector3();
+    for (let k = 0; k < 8; k++) {
+      p.set(k & 1 ? max.x : min.x, k & 2 ? max.y : min.y, k & 4 ? max.z : min.z).sub(centre);
+      const x = p.dot(right),
+        y = p.dot(up),
+        z = p.dot(back);
+      d = Math.max(d, z + Math.abs(x) / tanH, z + Math.abs(y) / tanV);
+    }
+    this.distance = FRAME_MARGIN * d;
     this.apply();
     this.changed(true);
   }

@@ -9,9 +9,14 @@ export interface SceneColors {
   readonly dynamicBody: string;
   readonly staticBody: string;
   readonly grid: string;
-  readonly sticking: string;
-  readonly sliding: string;
-  readonly separating: string;
+  /** Contact states (src/extension/model/contactState.ts). */
+  readonly stick: string;
+  readonly slip: string;
+  readonly open: string;
+  /** Body outlines (edges). */
+  readonly edge: string;
+  /** Per-body fill colours: bodyColor(i) (a palette that separates neighbours, see bodyPalette). */
+  readonly bodyColor: (i: number) => string;
   readonly normal: string;
   readonly friction: string;
   /** Contacts named by a finding. */
@@ -32,19 +37,60 @@ function cssVar(style: CSSStyleDeclaration, name: string, fallback: string): str
   return v || fallback;
 }
 
+/** Hue step between consecutive bodies: the golden angle, so neighbours in a stack or a row never share a hue. */
+const GOLDEN_ANGLE = 137.508;
+/** First body's hue (blue, the theme's usual body colour). */
+const FIRST_HUE = 212;
+/** Saturation of body fills: clear hues that stay behind the contact glyphs' theme colours. */
+const BODY_SATURATION = 0.5;
+
+/**
+ * Body fill colours by body index: hues stepped by the golden angle (consecutive indices — box0, box1, … in a
+ * stack — differ by ≈ 138°, and any two of the first ten by ≥ 20°), at one lightness for the theme.
+ */
+export function bodyPalette(lightness: number): (i: number) => string {
+  const cache: string[] = [];
+  return (i) => (cache[i] ??= hsl((FIRST_HUE + i * GOLDEN_ANGLE) % 360, BODY_SATURATION, lightness));
+}
+
+/** An HSL colour (h in degrees, s and l in 0…1) as #rrggbb. */
+export function hsl(h: number, s: number, l: number): string {
+  const a = s * Math.min(l, 1 - l);
+  const f = (n: number): string => {
+    const k = (n + h / 30) % 12;
+    const v = l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1));
+    return Math.round(255 * v)
+      .toString(16)
+      .padStart(2, '0');
+  };
+  return `#${f(0)}${f(8)}${f(4)}`;
+}
+
+/** Relative luminance of a #rrggbb colour (0 black … 1 white), for "is the theme dark". */
+function luminance(hex: string): number {
+  const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})/i.exec(hex.trim());
+  if (!m) return 0;
+  return (0.2126 * parseInt(m[1], 16) + 0.7152 * parseInt(m[2], 16) + 0.0722 * parseInt(m[3], 16)) / 255;
+}
+
 export function readSceneColors(root: Element = document.documentElement): SceneColors {
   const s = getComputedStyle(root);
   const fg = cssVar(s, '--vscode-foreground', '#cccccc');
+  const background = cssVar(s, '--vscode-editor-background', '#1e1e1e');
+  const dark = luminance(background) < 0.5;
+  const highContrast = document.body.classList.contains('vscode-high-contrast') || document.body.classList.contains('vscode-high-contrast-light');
   const muted = cssVar(s, '--vscode-descriptionForeground', fg);
   return {
-    background: cssVar(s, '--vscode-editor-background', '#1e1e1e'),
+    background,
     foreground: fg,
     dynamicBody: cssVar(s, '--vscode-charts-blue', '#3794ff'),
     staticBody: muted,
     grid: cssVar(s, '--vscode-panel-border', muted),
-    sticking: cssVar(s, '--vscode-charts-green', '#89d185'),
-    sliding: cssVar(s, '--vscode-charts-orange', '#d18616'),
-    separating: muted,
+    stick: cssVar(s, '--vscode-charts-green', '#89d185'),
+    slip: cssVar(s, '--vscode-charts-orange', '#d18616'),
+    open: muted,
+    edge: highContrast ? cssVar(s, '--vscode-contrastBorder', fg) : dark ? '#0d0d0d' : '#262626',
+    bodyColor: bodyPalette(dark && !highContrast ? 0.62 : highContrast ? 0.55 : 0.5),
     normal: fg,
     friction: cssVar(s, '--vscode-charts-purple', '#b180d7'),
     finding: cssVar(s, '--vscode-errorForeground', '#f85149'),

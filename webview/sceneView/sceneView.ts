@@ -23,7 +23,8 @@ import {
 } from 'three';
 import type { ContactView, FrameView, WhatIfView } from '../../src/protocol/inspector.js';
 import { POSE_STRIDE, type SceneInfo } from '../../src/protocol/scene.js';
-import { el, num, vec3 } from '../format.js';
+import { si, vec3 } from '../format.js';
+import { el } from '../dom.js';
 import { niceStep } from '../niceStep.js';
 import { button, checkbox, checkedOf, dropdown, controlValue } from '../toolkit.js';
 import { BodyLayer } from './bodyLayer.js';
@@ -33,8 +34,17 @@ import { readSceneColors, type SceneColors } from './sceneColors.js';
 
 /** A click or hover within this many CSS pixels of a contact's point picks it. */
 const PICK_RADIUS_PX = 10;
-/** The longest λn arrow seen so far is at most this many typical body sizes long. */
-const LONGEST_ARROW_UNITS = 2.5;
+/**
+ * The longest λn arrow of the frame is about this many typical body sizes (half extents) long: arrows fit
+ * the scene, and a stack's arrows stay shorter than one box.
+ */
+const LONGEST_ARROW_UNITS = 1.6;
+/**
+ * The arrow scale (a 1-2-5 step of N·s per metre) is re-fitted when the frame's longest λn arrow would be
+ * longer than this factor × the target, or shorter than the target / this factor: arrows keep their scale
+ * while playing through similar frames, and never vanish nor fill the view.
+ */
+const ARROW_RESCALE = 2.5;
 /** Frames of body positions kept for trails. */
 const TRAIL_FRAMES = 120;
 
@@ -68,6 +78,7 @@ export interface SceneViewState {
   readonly trail?: boolean;
   readonly ghost?: boolean;
   readonly pre?: boolean;
+  readonly xray?: boolean;
   readonly height?: number;
   readonly open?: boolean;
 }
@@ -116,6 +127,7 @@ export class SceneView {
   private readonly trailBox: HTMLElement & { checked: boolean };
   private readonly ghostBox: HTMLElement & { checked: boolean };
   private readonly preBox: HTMLElement & { checked: boolean };
+  private readonly xrayBox: HTMLElement & { checked: boolean };
   private whatIf: WhatIfView | undefined;
   private renderer: WebGLRenderer | undefined;
   private readonly scene = new Scene();
@@ -132,7 +144,6 @@ export class SceneView {
   private staticNames = new Set<string>(['world']);
   private unit = 0.1;
   private metresPerNs = 0;
-  private longestNs = 0;
   private framedOnce = false;
   /** The region the automatic fit showed first; kept while the camera is automatic (resizes re-fit it). */
   private autoFitBox: Box3 | undefined;
@@ -164,25 +175,33 @@ export class SceneView {
     const toolbar = el('div', 'scene-toolbar buttons');
     toolbar.id = 'scene-toolbar';
     this.colorSelect = dropdown('scene-color', COLOR_MODES, saved?.colorMode ?? 'state');
-    this.colorSelect.title = 'colour the contacts by state or by a quantity';
-    this.frictionBox = checkbox('scene-friction', 'friction arrows', saved?.friction ?? true);
+    this.colorSelect.title = 'colour the contacts by state (open / stick / slip from the velocity after the step) or by a quantity';
+    this.xrayBox = checkbox('scene-xray', 'X-ray', saved?.xray ?? true);
+    this.xrayBox.title = 'see-through bodies: the contacts and arrows inside a stack show (outlines stay)';
+    this.frictionBox = checkbox('scene-friction', 'friction', saved?.friction ?? true);
+    this.frictionBox.title = 'friction impulse arrows (λt1·t1 + λt2·t2)';
     this.normalsBox = checkbox('scene-normals', 'normals', saved?.normals ?? true);
-    this.trailBox = checkbox('scene-trail', `trail (${TRAIL_FRAMES} frames)`, saved?.trail ?? false);
-    this.ghostBox = checkbox('scene-ghost', 'what-if ghost', saved?.ghost ?? true);
-    this.preBox = checkbox('scene-pre', 'bodies before the step', saved?.pre ?? false);
+    this.trailBox = checkbox('scene-trail', 'trail', saved?.trail ?? false);
+    this.trailBox.title = `the selected body's path over the last ${TRAIL_FRAMES} frames`;
+    this.ghostBox = checkbox('scene-ghost', 'ghost', saved?.ghost ?? true);
+    this.preBox = checkbox('scene-pre', 'pre-step', saved?.pre ?? false);
     this.preBox.title =
       'draw the bodies where they were when the contacts were found (when the frame records it); otherwise after the step, as the energy readout';
-    this.ghostBox.title = 'after a what-if re-solve: each contact’s velocity after the step, recorded beside the alternative’s';
+    this.ghostBox.title = 'what-if ghost: after a what-if re-solve, each contact’s velocity after the step, recorded beside the alternative’s';
+    // the options used less often fold into "more" so the toolbar stays one line beside the editor
+    const more = el('details', 'scene-more');
+    more.id = 'scene-more';
+    const moreBox = el('div', 'scene-more-box');
+    more.append(el('summary', undefined, 'more'), moreBox);
+    moreBox.append(this.trailBox, this.ghostBox, this.preBox);
     toolbar.append(
-      el('span', 'muted', 'colour by'),
       this.colorSelect,
+      this.xrayBox,
       this.frictionBox,
       this.normalsBox,
-      this.trailBox,
-      this.ghostBox,
-      this.preBox,
-      button({ id: 'scene-frame-all', label: 'Frame all', title: 'fit every body in the view (F)', onClick: () => this.frameAll() }),
-      button({ id: 'scene-frame-selection', label: 'Frame selection', title: 'fit the selected contacts or bodies (S)', onClick: () => this.frameSelection() }),
+      more,
+      button({ id: 'scene-frame-all', label: 'Fit all', title: 'fit every body in the view (F)', onClick: () => this.frameAll() }),
+      button({ id: 'scene-frame-selection', label: 'Fit selection', title: 'fit the selected contacts or bodies (S)', onClick: () => this.frameSelection() }),
       button({ id: 'scene-export', label: 'PNG', title: 'export the scene view as PNG', onClick: () => this.exportPng() }),
     );
     for (const c of [this.colorSelect, this.frictionBox, this.normalsBox, this.trailBox, this.ghostBox])
@@ -190,6 +209,11 @@ export class SceneView {
         this.redraw();
         this.handlers.stateChanged();
       });
+    this.xrayBox.addEventListener('change', () => {
+      this.bodies.setXray(checkedOf(this.xrayBox));
+      this.redraw();
+      this.handlers.stateChanged();
+    });
     this.preBox.addEventListener('change', () => {
       if (this.view?.scene) this.bodies.update(this.shownPoses(this.view));
       this.redraw();
@@ -212,6 +236,7 @@ export class SceneView {
     });
 
     this.bodies = new BodyLayer(this.scene);
+    this.bodies.setXray(saved?.xray ?? true);
     this.contacts = new ContactLayer(this.scene);
     this.trail = new Line(new BufferGeometry(), new LineBasicMaterial());
     this.trail.frustumCulled = false;
@@ -312,6 +337,7 @@ export class SceneView {
       trail: checkedOf(this.trailBox),
       ghost: checkedOf(this.ghostBox),
       pre: checkedOf(this.preBox),
+      xray: checkedOf(this.xrayBox),
       height: this.box.clientHeight,
       open: this.details.open,
     };
@@ -328,7 +354,7 @@ export class SceneView {
     this.view = undefined;
     this.history.clear();
     this.selectedBodies.clear();
-    this.longestNs = 0;
+    this.metresPerNs = 0;
     this.bodies.setBodies(info?.bodies ?? []);
     this.staticNames = new Set(
       (info?.bodies ?? [])
@@ -366,9 +392,7 @@ export class SceneView {
       this.history.set(v.index, xyz);
       if (this.history.size > SceneView.HISTORY_FRAMES) this.history.delete(this.history.keys().next().value as number);
     }
-    for (const c of v.contacts) if (c.lambdaN > this.longestNs && Number.isFinite(c.lambdaN)) this.longestNs = c.lambdaN;
-    // one scale for the whole session so far (arrows stay comparable between frames): 1-2-5 N·s per metre
-    this.metresPerNs = this.longestNs > 0 ? 1 / niceStep(this.longestNs / (LONGEST_ARROW_UNITS * this.unit)) : 0;
+    this.fitArrowScale(v.contacts);
     if (!this.framedOnce && v.scene) {
       this.framedOnce = true;
       this.autoFitBox = this.currentBounds();
@@ -380,6 +404,20 @@ export class SceneView {
       this.fit(this.autoFitBox.union(this.currentBounds()), false);
     }
     this.redraw(performance.now() - t0);
+  }
+
+  /**
+   * The λn arrow scale (N·s per metre, a 1-2-5 step, said in the legend) for the frame's longest λn: kept while
+   * that arrow stays within ARROW_RESCALE of LONGEST_ARROW_UNITS body sizes, re-fitted otherwise.
+   */
+  private fitArrowScale(contacts: readonly ContactView[]): void {
+    let longest = 0;
+    for (const c of contacts) if (c.lambdaN > longest && Number.isFinite(c.lambdaN)) longest = c.lambdaN;
+    if (!(longest > 0)) return; // no impulse in this frame: keep the scale (the legend says so)
+    const target = LONGEST_ARROW_UNITS * this.unit;
+    const length = longest * this.metresPerNs;
+    if (this.metresPerNs > 0 && length <= ARROW_RESCALE * target && length >= target / ARROW_RESCALE) return;
+    this.metresPerNs = 1 / niceStep(longest / target);
   }
 
   /** Forgets the what-if result without redrawing (a new frame follows). */
@@ -420,8 +458,7 @@ export class SceneView {
   private fit(box: Box3, notify: boolean): void {
     if (!this.orbit) return;
     this.resize(); // the fit uses the viewport's current aspect
-    const s = box.getBoundingSphere(new Sphere());
-    this.orbit.frame(s.center, s.radius);
+    this.orbit.frameBox(box.min, box.max);
     if (!notify) this.handlers.stateChanged();
   }
 
@@ -451,7 +488,7 @@ export class SceneView {
     const c = this.colors;
     if (mode === 'state') {
       this.legend.textContent = '';
-      return (x) => (x.state === 'sliding' ? c.sliding : x.state === 'sticking' ? c.sticking : c.separating);
+      return (x) => (x.state === 'slip' ? c.slip : x.state === 'stick' ? c.stick : c.open);
     }
     let lo = Infinity,
       hi = -Infinity;
@@ -467,7 +504,7 @@ export class SceneView {
       t = new Color();
     return (x) => {
       const v = quantity(mode, x);
-      if (v === null || !Number.isFinite(v) || !(hi >= lo)) return c.separating;
+      if (v === null || !Number.isFinite(v) || !(hi >= lo)) return c.open;
       return (
         '#' +
         t
@@ -538,26 +575,27 @@ export class SceneView {
 
   private showLegend(mode: ColorMode, contacts: readonly ContactView[]): void {
     const parts: string[] = [];
-    if (this.metresPerNs > 0) {
+    const hasImpulse = this.view?.contacts.some((c) => c.lambdaN > 0) ?? false;
+    if (this.metresPerNs > 0 && hasImpulse) {
       const ref = niceStep(this.unit);
-      parts.push(`arrows: λn and friction impulse on the moving body; ${num(ref * 100, 3)} cm of arrow = ${num(ref / this.metresPerNs, 3)} N·s`);
-    } else parts.push('no impulses yet');
+      parts.push(`arrows: impulse on the moving body, ${si(ref, 'm', 2)} = ${si(ref / this.metresPerNs, 'N·s', 2)}`);
+    } else parts.push('no impulses in this frame');
     if (this.metresPerMps > 0 && this.whatIf) {
       const ref = niceStep(this.unit);
       parts.push(
-        `what-if ghost: contact velocity after the step, recorded (foreground) beside ${this.whatIf.options.solver} (yellow); ${num(ref * 100, 3)} cm = ${num(ref / this.metresPerMps, 3)} m/s`,
+        `what-if ghost: contact velocity after the step, recorded (foreground) beside ${this.whatIf.options.solver} (yellow); ${si(ref, 'm', 2)} = ${si(ref / this.metresPerMps, 'm/s', 2)}`,
       );
     }
-    if (mode === 'state') parts.push('contacts: sticking / sliding / separating (theme chart colours); findings and selection enlarged');
+    if (mode === 'state') parts.push('');
     else {
       const vals = contacts.map((c) => quantity(mode, c)).filter((x): x is number => x !== null && Number.isFinite(x));
       parts.push(
         vals.length
-          ? `${mode}: ${num(Math.min(...vals), 3)} … ${num(Math.max(...vals), 3)} ${UNITS[mode]} (low → high colour)`
+          ? `${mode}: ${si(Math.min(...vals), UNITS[mode])} … ${si(Math.max(...vals), UNITS[mode])} (low → high colour)`
           : `${mode}: not known for this frame`,
       );
     }
-    this.legend.textContent = parts.join(' · ');
+    this.legend.replaceChildren(...legendNodes(parts.filter(Boolean).join(' · '), mode === 'state' ? this.colors : null));
   }
 
   private updateTrail(index: number): void {
@@ -693,9 +731,31 @@ export class SceneView {
 
 function contactTip(c: ContactView): string {
   return (
-    `contact #${c.index} ${c.bodyA}–${c.bodyB} · ${c.state} · λn ${num(c.lambdaN, 4)} N·s · ‖λt‖ ${num(c.lambdaT, 4)} N·s · depth ${num(c.depth, 3)} m · ` +
-    `vn ${num(c.vnBefore, 3)} → ${num(c.vnAfter, 3)} m/s · excess ${num(c.excess, 3)} m/s · at ${vec3(c.point)}`
+    `contact #${c.index} ${c.bodyA}–${c.bodyB} · ${c.state} · λn ${si(c.lambdaN, 'N·s', 4)} · ‖λt‖ ${si(c.lambdaT, 'N·s', 4)} · depth ${si(c.depth, 'm')} · ` +
+    `vn ${si(c.vnBefore, 'm/s')} → ${si(c.vnAfter, 'm/s')} · excess ${si(c.excess, 'm/s')} · at ${vec3(c.point)} m`
   );
+}
+
+/** The legend: its text, then (colour by state) a swatch per contact state in the scene's colours. */
+function legendNodes(text: string, colors: SceneColors | null): Node[] {
+  const out: Node[] = [];
+  if (colors) {
+    for (const [state, color, help] of [
+      ['stick', colors.stick, 'closed, no slip'],
+      ['slip', colors.slip, 'closed, ‖w_t‖ > 1 mm/s'],
+      ['open', colors.open, 'the bodies part within the step (w_n·Δt > depth) or λn = 0'],
+    ] as const) {
+      const sw = el('span', 'swatch');
+      sw.style.background = color;
+      const item = el('span', 'legend-item');
+      item.title = help;
+      item.append(sw, document.createTextNode(state));
+      out.push(item);
+    }
+    out.push(document.createTextNode('contacts of a finding and the selection enlarged · '));
+  }
+  out.push(document.createTextNode(text));
+  return out;
 }
 
 function bodyTip(info: SceneInfo | undefined, i: number, at: Vector3 | null): string {

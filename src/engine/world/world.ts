@@ -171,8 +171,11 @@ export class World {
     this.integratePositions(solved.dvTotal, solved.dvPseudo);
     const energy = this.ledger(before, solved.work, solved.dvPseudo);
     this.time += this.config.dt;
+    // frames are numbered from 0 (docs/recording-format.md "Frame numbers"): frame k is step k + 1, ending at
+    // t = (k + 1)·dt; `this.frame` counts the steps done
+    const frame = this.frame;
     this.frame += 1;
-    return { frame: this.frame, time: this.time, contacts: solved.frameContacts, islands: solved.islands, energy, preState };
+    return { frame, time: this.time, contacts: solved.frameContacts, islands: solved.islands, energy, preState };
   }
 
   /** v⁻ = v + Δt·g for every dynamic body. */

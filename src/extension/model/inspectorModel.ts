@@ -21,7 +21,6 @@ import { solveTimeBodies } from '../../session/preSolve.js';
 import { toContactPoint, type RecordedFrame, type RecordingHeader } from '../../format/recording.js';
 import type {
   ContactSeries,
-  ContactState,
   ContactView,
   FindingView,
   FrameView,
@@ -36,6 +35,7 @@ import { MAX_MATRIX_ROWS } from '../../protocol/inspector.js';
 import { encodeHeatMap } from '../../protocol/heatMap.js';
 import type { SceneInfo } from '../../protocol/scene.js';
 import { sceneFrame, sceneInfo } from './sceneData.js';
+import { contactState } from './contactState.js';
 
 /** Largest island (contacts) whose κ is computed in the timeline pass; larger islands are left out there. */
 export const TIMELINE_KAPPA_MAX_CONTACTS = 40;
@@ -44,10 +44,6 @@ export const TIMELINE_KAPPA_ISLANDS = 4;
 /** Checkpoint interval of inspector sessions: seeking re-simulates at most this many − 1 steps. */
 export const INSPECTOR_CHECKPOINT_EVERY = 10;
 export { SERIES_MAX_POINTS } from './contactColumns.js';
-/** A contact is sliding when ‖λt‖ ≥ (1 − this)·μλn (on the friction-cone surface). */
-export const CONE_SURFACE_SLACK = 1e-6;
-/** λn at or below this counts as no impulse (N·s): the contact is separating. */
-export const ZERO_IMPULSE = 1e-12;
 /**
  * Frame views kept (most recently used): going back to a frame costs nothing. A view of the 1000-box pile's
  * busiest frame (6558 contacts) holds ≈ 4 MiB of heap (its rows), a frame with 70 large islands ≈ 1.6 MiB of
@@ -369,14 +365,16 @@ export class InspectorModel {
         l2 = c.lambda[2];
       const lt = Math.hypot(l1, l2);
       const g = known[k] === 1;
-      const slide = g ? Math.hypot(gAfter[3 * k + 1], gAfter[3 * k + 2]) : null;
-      let state: ContactState;
-      if (!(ln > ZERO_IMPULSE)) state = 'separating';
-      else if (c.mu > 0 && lt >= (1 - CONE_SURFACE_SLACK) * c.mu * ln && (slide === null || slide > 1e-6)) state = 'sliding';
-      else state = 'sticking';
+      const bias = biasOf[k];
+      // open / stick / slip from the post-step velocity w = ġ⁺ when it is known (./contactState.ts)
+      const state = contactState(
+        ln,
+        lt,
+        c.mu,
+        g ? { normal: gAfter[3 * k], slip: Math.hypot(gAfter[3 * k + 1], gAfter[3 * k + 2]), depth: c.depth, dt: s.header.dt } : null,
+      );
       const approach = g ? -vnBefore[k] : 0;
       const target = g ? (approach > rest ? c.e * approach : 0) : 0;
-      const bias = biasOf[k];
       contacts[k] = {
         index: k,
         key: contactKeyText(c),

@@ -85,10 +85,12 @@ async function handle(id: number, r: WorkerRequest): Promise<WorkerResults[Worke
         const run = runScenario(desc, {
           onFrame: (world: World, f) => {
             diag.add(frameFromWorld(world, f));
-            if (f.frame % every === 0) progress(`${desc.name}: frame ${f.frame} / ${desc.frames}`, f.frame / desc.frames);
+            const done = f.frame + 1; // frames are numbered from 0
+            if (done % every === 0) progress(`${desc.name}: frame ${f.frame} / ${desc.frames}`, done / desc.frames);
           },
         });
-        const findings = diag.findings.map((x) => toFindingView(x, Math.max(0, x.frame - 1)));
+        // a scenario's frame k (numbered from 0) is its session index k
+        const findings = diag.findings.map((x) => toFindingView(x, x.frame));
         const results = checkAll(s.expectations, run);
         out.push({
           scenario: desc.name,
