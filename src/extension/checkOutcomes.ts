@@ -94,7 +94,7 @@ export class CheckOutcomes implements vscode.Disposable {
         const head = new vscode.Range(toRange(c.range).start, toRange(c.range).start.translate(0, 1));
         const d = new vscode.Diagnostic(
           head,
-          `${c.scenario}: ${f.mechanism}: ${f.kind === 'injection' || f.kind === undefined ? `${signed(f.joules)} J ` : ''}at frame ${f.frame}${f.contacts.length ? `, contact ${f.contacts.join(', ')}` : ''} — ${f.explanation}`,
+          `${c.scenario}: ${f.mechanism}: ${f.kind === 'injection' || f.kind === undefined ? `${signed(f.joules)} J ` : ''}at frame ${f.frame}${f.contacts.length ? `, contact ${f.contacts.join(', ')}` : ''} — ${f.headline ?? f.explanation}`,
           SEVERITY[f.severity ?? 'error'],
         );
         d.source = 'contact-lens diagnose';

@@ -136,7 +136,7 @@ export class SceneTests implements vscode.Disposable {
               });
             failingFindings(c).forEach((f) => {
               const m = new vscode.TestMessage(
-                `${f.mechanism}: ${f.kind === 'injection' || f.kind === undefined ? `+${f.joules.toPrecision(3)} J ` : ''}at frame ${f.frame}${f.contacts.length ? `, contact ${f.contacts.join(', ')}` : ''} — ${f.explanation}`,
+                `${f.mechanism}: ${f.kind === 'injection' || f.kind === undefined ? `+${f.joules.toPrecision(3)} J ` : ''}at frame ${f.frame}${f.contacts.length ? `, contact ${f.contacts.join(', ')}` : ''} — ${f.headline ?? f.explanation}${f.evidence?.length ? `\n${f.evidence.join('\n')}` : ''}`,
               );
               m.location = new vscode.Location(item.uri!, toRange(c.range));
               msgs.push(m);

@@ -136,6 +136,9 @@ export function toFindingView(x: Finding, index: number): FindingView {
     mechanism: x.mechanism,
     joules: x.joules,
     explanation: x.explanation,
+    // the list shows mechanism, frame, contacts and joules itself: its one-line text is the summary
+    headline: x.summary,
+    evidence: x.evidence,
     kind: x.kind,
     severity: x.severity,
     ...(x.inconsistent ? { inconsistent: true } : {}),

@@ -342,7 +342,8 @@ export class Diagnoser {
     if (!this.blownUp) {
       this.blownUp = true;
       const i = f.bodies.findIndex((b) => !finiteBody(b) || Math.hypot(b.v[0], b.v[1], b.v[2], b.w[0], b.w[1], b.w[2]) > 1e150);
-      const text = `the simulation blows up at frame ${f.frame}: ${i >= 0 ? `body ${i} (${this.header.bodies[i]?.name ?? '?'}) has ${finiteBody(f.bodies[i]) ? 'a velocity above 1e150' : 'a non-finite position or velocity'}` : 'its energy is not finite'}`;
+      const what = `${i >= 0 ? `body ${i} (${this.header.bodies[i]?.name ?? '?'}) has ${finiteBody(f.bodies[i]) ? 'a velocity above 1e150' : 'a non-finite position or velocity'}` : 'its energy is not finite'}`;
+      const text = `the simulation blows up at frame ${f.frame}: ${what}`;
       this.findings.push({
         frame: f.frame,
         time: f.time,
@@ -351,7 +352,8 @@ export class Diagnoser {
         kind: 'non-physical',
         severity: 'error',
         joules: 0,
-        headline: `blow-up, frame ${f.frame}: ${text.slice(text.indexOf(': ') + 2)}`.slice(0, 119),
+        headline: `blow-up, frame ${f.frame}: ${what}`.slice(0, 119),
+        summary: what,
         evidence: ['The frames before it are analysed as usual; the rest are not.'],
         explanation: `${text}; the frames before it are analysed as usual`,
       });
@@ -401,6 +403,7 @@ export class Diagnoser {
           joules: 0,
           writerBug: c.bug,
           headline: `inconsistent recording from frame ${f.frame}: Δv ≠ M⁻¹Jᵀλ on body ${c.body}${c.bug ? ` (${c.bug})` : ''}`.slice(0, 119),
+          summary: `Δv ≠ M⁻¹Jᵀλ on body ${c.body}${c.bug ? ` (${c.bug})` : ''} from frame ${f.frame} on`,
           evidence: [`${c.text}.`, 'Findings on such frames rest on inconsistent data and are marked so.'],
           explanation: `inconsistent recording from frame ${f.frame} on: ${c.text}. Findings on such frames rest on inconsistent data and are marked so.`,
         });
@@ -444,6 +447,7 @@ export class Diagnoser {
           severity: worst.severity,
           joules: 0,
           headline: head.length <= 119 ? head : `${head.slice(0, 118)}…`,
+          summary: worst.text.length <= 119 ? worst.text : `${worst.text.slice(0, 118)}…`,
           evidence: [`contact #${worst.contact}: ${worst.text}${more}.`],
           explanation: `contact #${worst.contact}: ${worst.text}${more}`,
         }),

@@ -85,6 +85,8 @@ export interface Finding {
   readonly joules: number;
   /** One line (< 120 characters): mechanism, frame, contacts, joules and the law the impulses obey. */
   readonly headline: string;
+  /** The headline's last part alone: what happened, in one clause (e.g. the law the listed contact obeys). */
+  readonly summary: string;
   /** The evidence, one sentence per line: the law fitted per contact, residuals, continuation, status, total. */
   readonly evidence: readonly string[];
   /** headline + evidence + the source in one paragraph (what the CLI and the Problems panel print). */

@@ -7,6 +7,7 @@ import { continuationEvidence, counterfactualEvidence, headline, lawClause, lawE
 
 export interface InjectionText {
   readonly headline: string;
+  readonly summary: string;
   readonly evidence: readonly string[];
   readonly explanation: string;
 }
@@ -69,7 +70,8 @@ function clauseOf(x: DescribeInput): string {
 export function describeInjection(x: DescribeInput): InjectionText {
   const f = x.frame;
   const contacts = x.ranked.map(([c]) => c);
-  const head = headline({ mechanism: x.mechanism, frame: f.frame, contacts, joules: x.joules, clause: clauseOf(x) });
+  const summary = clauseOf(x);
+  const head = headline({ mechanism: x.mechanism, frame: f.frame, contacts, joules: x.joules, clause: summary });
   const evidence: string[] = [];
   for (const [c] of x.ranked.slice(0, 3)) {
     const law = x.laws[c];
@@ -102,5 +104,5 @@ export function describeInjection(x: DescribeInput): InjectionText {
   const total = totalEvidence(x.ledger, x.energyTolerance);
   if (total) evidence.push(total);
   evidence.push(`${MECHANISM_SOURCE[x.mechanism][0].toUpperCase()}${MECHANISM_SOURCE[x.mechanism].slice(1)}.`);
-  return { headline: head, evidence, explanation: `${head}. ${evidence.join(' ')}` };
+  return { headline: head, summary, evidence, explanation: `${head}. ${evidence.join(' ')}` };
 }
