@@ -15,7 +15,7 @@ const HEAD_BYTES = 64 * 1024;
 
 const KINDS: Readonly<Record<InputKind, { readonly name: string; readonly plural: string; readonly doc: string; readonly commands: readonly string[] }>> = {
   scene: { name: 'a scene file', plural: 'scene files', doc: 'docs/scene-format.md', commands: ['check', 'simulate', 'diagnose'] },
-  recording: { name: 'a recording', plural: 'recordings', doc: 'docs/recording-format.md', commands: ['report', 'diagnose', 'compress'] },
+  recording: { name: 'a recording', plural: 'recordings', doc: 'docs/recording-format.md', commands: ['report', 'diagnose', 'diff', 'compress'] },
   problem: { name: 'a problem file', plural: 'problem files', doc: 'docs/problem-format.md', commands: ['solve'] },
 };
 

@@ -67,6 +67,15 @@ export interface StepConfig {
   /** the solver applies these contacts' friction along the slip (a sign slip inside the solve) */
   frictionAlongSlip?: number[] | 'all';
   integrator: Integrator;
+  // ---- one change between two otherwise equal runs (pairs.ts: the planted pairs of `contact-lens diff`) ----
+  /** every contact's combined μ replaced by this value */
+  muOverride?: number;
+  /** every contact's combined restitution e replaced by this value */
+  restitutionOverride?: number;
+  /** these contacts (indices into this step's detected contacts) are dropped before the solve */
+  dropContacts?: number[];
+  /** a body moved by dx after the step's integration (λ and velocities untouched) */
+  nudge?: { body: number; dx: Vec3 };
 }
 
 export interface PreState {
@@ -124,7 +133,9 @@ export class World {
     for (const e of external) this.bodies[e.body].v = add(this.bodies[e.body].v, scale(e.impulse, invMass(this.bodies[e.body])));
     const pre: PreState[] = this.bodies.map((b) => ({ v: copy3(b.v), w: copy3(b.w), x: copy3(b.x), q: copy4(b.q) }));
 
-    const contacts = detectContacts(this.bodies, { margin: cfg.margin });
+    const contacts = detectContacts(this.bodies, { margin: cfg.margin })
+      .filter((_, i) => !cfg.dropContacts?.includes(i))
+      .map((c) => ({ ...c, mu: cfg.muOverride ?? c.mu, e: cfg.restitutionOverride ?? c.e }));
     const rows = buildRows(this.bodies, contacts);
     const vel = velocitiesOf(this.bodies);
     const gPre = rows.map((r) => rowVelocity(r, vel));
@@ -158,6 +169,7 @@ export class World {
       body.q = integrateQuat(body.q, body.w, h);
     });
     if (cfg.positionPass) this.positionPass(cfg.positionPass, contacts, rows, h);
+    if (cfg.nudge) this.bodies[cfg.nudge.body].x = add(this.bodies[cfg.nudge.body].x, cfg.nudge.dx);
     this.warm.clear();
     contacts.forEach((c, i) => {
       this.warm.set(c.feature, [lambda[3 * i], lambda[3 * i + 1], lambda[3 * i + 2]]);

@@ -27,6 +27,8 @@ export interface WriteOptions {
   float32: boolean;
   /** write the format 1.1 initial-state line */
   initial: boolean;
+  /** every written real number multiplied by 1 + noise·r, r uniform in [−1, 1] (a writer's round-off; pairs.ts) */
+  noise?: number;
 }
 
 export interface FrameRecord {
@@ -54,8 +56,19 @@ export interface Run {
 const Y_TO_Z: Quat = [Math.SQRT1_2, Math.SQRT1_2, 0, 0];
 
 class Converter {
+  /** xorshift32 state (Marsaglia 2003): the same noise sequence for every line, deterministic */
+  private seed = 0x9e3779b9;
   constructor(private readonly o: WriteOptions) {}
-  num = (x: number): number => (this.o.float32 ? Math.fround(x) : x);
+  private uniform(): number {
+    this.seed ^= this.seed << 13;
+    this.seed ^= this.seed >>> 17;
+    this.seed ^= this.seed << 5;
+    return (this.seed >>> 0) / 0x80000000 - 1;
+  }
+  num = (x: number): number => {
+    const y = this.o.noise ? x * (1 + this.o.noise * this.uniform()) : x;
+    return this.o.float32 ? Math.fround(y) : y;
+  };
   /** world vector (z up) → file; the reader maps file (x, y, z) ↦ (x, −z, y) */
   vec = (v: Vec3): number[] => (this.o.conventions.up === 'y' ? [v[0], v[2], -v[1]] : [v[0], v[1], v[2]]).map(this.num);
   quat = (q: Quat): number[] => {
