@@ -5,7 +5,7 @@
  * inertias and pre-solve poses — the same path src/session/preSolve.ts uses.
  */
 import { preSolveBodyStates, toContactPoint, type RecordedFrame, type RecordingHeader } from '../../src/format/recording.js';
-import { impulseVelocityChange } from './fitLambda.js';
+import { impulseVelocityChange } from '../../src/session/engines/fitLambda.js';
 
 export interface Mismatch {
   /** Largest |Δv_recorded − M⁻¹Jᵀλ| over frames, bodies and the 6 components (m/s or rad/s). */

@@ -9,6 +9,7 @@
 import type { Vec3 } from '../../src/engine/math/vec3.js';
 import type { Quat } from '../../src/engine/math/quat.js';
 import type { RecordedBody } from '../../src/format/recording.js';
+import type { EngineScene } from '../../src/session/engines/types.js';
 
 export type SceneName = 'stack' | 'bounce' | 'slide';
 export const SCENE_NAMES: readonly SceneName[] = ['stack', 'bounce', 'slide'];
@@ -98,4 +99,33 @@ export function recordedBodies(scene: PeerScene): RecordedBody[] {
     { name: 'ground', shape: { plane: { normal: [0, 0, 1], offset: 0 } }, mass: null, inertia: null, static: true },
     ...scene.bodies.map((b) => ({ name: b.name, shape: b.shape, mass: b.mass, inertia: b.inertia, static: false })),
   ];
+}
+
+/** A bundled scene as the runtime engines take it (src/session/engines/): the ground plane first, one μ and e for every pair. */
+export function peerEngineScene(scene: PeerScene): EngineScene {
+  const material = { friction: scene.mu, restitution: scene.e };
+  const ground = {
+    name: 'ground',
+    shape: { plane: { normal: [0, 0, 1] as Vec3, offset: 0 } },
+    static: true,
+    mass: 0,
+    inertia: ZERO,
+    x: ZERO,
+    q: ID,
+    v: ZERO,
+    w: ZERO,
+    ...material,
+  };
+  const uniform = { mu: scene.mu, e: scene.e };
+  return {
+    name: scene.name,
+    dt: scene.dt,
+    frames: scene.frames,
+    gravity: scene.gravity,
+    bodies: [ground, ...scene.bodies.map((b) => ({ ...b, static: false, ...material }))],
+    pair: () => uniform,
+    uniform,
+    frictionCombine: 'max',
+    restitutionCombine: 'max',
+  };
 }

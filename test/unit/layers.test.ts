@@ -23,7 +23,8 @@ const MAY_IMPORT: Record<Layer, readonly Layer[]> = {
 const PACKAGES: Record<Layer, readonly string[]> = {
   engine: [],
   format: ['node:', 'h5wasm'], // h5wasm: the HDF5 reader of FCLIB problems (src/format/fclib.ts)
-  session: ['node:'],
+  // the engines' packages as types only: src/session/engines/enginePackages.ts loads them at run time, on demand
+  session: ['node:', 'cannon-es', '@dimforge/rapier3d-compat'],
   cli: ['node:'],
   extension: ['node:', 'vscode'],
   protocol: [],

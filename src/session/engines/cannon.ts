@@ -1,6 +1,7 @@
 /**
- * cannon-es recorder (worked example for engine authors). cannon-es is axis-agnostic: the scene is built
- * z-up directly; quaternions are stored [x, y, z, w] and converted.
+ * cannon-es recorder (a worked example for engine authors). cannon-es is axis-agnostic: the scene is built z-up
+ * directly; quaternions are stored [x, y, z, w] and converted. A plane is cannon's Plane (the half-space z ≤ 0 of
+ * its body) turned so that +z is the plane's normal, at normal·offset.
  *
  * Step order (cannon-es 0.20 World.internalStep): gravity goes into body.force; narrowphase; the GSSolver
  * solves the SPOOK equations (Lacoursière 2007) from the current velocity v with the force term h·M⁻¹f
@@ -10,20 +11,21 @@
  *
  * λ: each equation's `multiplier` is λ/h (a force, GSSolver.solve), so λ = multiplier·h. ContactEquation
  * pushes bj along +ni (ni points out of bi); each contact has two FrictionEquations along tangents t
- * (pushing bj along +t) with the same lever arms. We write a = the dynamic body, n from b into a, and
- * project the impulse vector on our (n, t1, t2) frame (t1 = cannon's first tangent, t2 = n × t1).
+ * (pushing bj along +t) with the same lever arms. We write a = the dynamic body (bj when both are), n from b
+ * into a, and project the impulse vector on our (n, t1, t2) frame (t1 = cannon's first tangent, t2 = n × t1).
+ * μ and e per pair: one ContactMaterial per pair of the scene's materials, with the scenario's combined values.
  *
  * Stabilisation: SPOOK's a-term (position error) with stiffness k and relaxation d; in velocity terms
  * ERP = h·a/b = 1/d. Off: d = 1e9, k = 1e15 (a → 0, b → 1, ε → 0). cannon-es friction is bounded by
  * μ·|g|·m_red·h per contact (Narrowphase.createFrictionEquationsFromContact), not by μ·λn.
  */
-import * as CANNON from 'cannon-es';
-import type { RecordedBodyState, RecordedContact, RecordedPreState } from '../../src/format/recording.js';
-import type { Vec3 } from '../../src/engine/math/vec3.js';
-import { contactFrame, impulseInFrame, xyzwToWxyz } from './convert.js';
-import { packageVersion } from './packages.js';
-import type { PeerScene } from './scenes.js';
-import type { PeerEngine, PeerSimulation, PeerStep, RecorderOptions } from './types.js';
+import type * as CannonModule from 'cannon-es';
+import type { RecordedBodyState, RecordedContact } from '../../format/recording.js';
+import type { Vec3 } from '../../engine/math/vec3.js';
+import { contactFrame, impulseInFrame, preFromBefore, staticState, xyzwToWxyz } from './convert.js';
+import { loadEngine } from './enginePackages.js';
+import { rotationFromZ } from './engineScene.js';
+import type { EngineScene, EngineSimulation, EngineStep, PeerEngine, RecorderOptions } from './types.js';
 
 /** cannon-es defaults (GSSolver, ContactMaterial). */
 export const CANNON_DEFAULT_ITERATIONS = 10;
@@ -34,33 +36,60 @@ export const CANNON_RELAXATION = 3;
 const OFF_STIFFNESS = 1e15;
 const OFF_RELAXATION = 1e9;
 
-const v3 = (v: CANNON.Vec3): Vec3 => [v.x, v.y, v.z];
+type Cannon = typeof CannonModule;
+const v3 = (v: CannonModule.Vec3): Vec3 => [v.x, v.y, v.z];
 
-async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerSimulation> {
+async function create(scene: EngineScene, options: RecorderOptions): Promise<EngineSimulation> {
+  const { module, version } = await loadEngine('cannon');
+  const CANNON = module as Cannon;
   const dt = scene.dt;
   const iterations = options.iterations ?? CANNON_DEFAULT_ITERATIONS;
   const stab = options.stabilization !== false;
   const world = new CANNON.World({ gravity: new CANNON.Vec3(...scene.gravity) });
-  const solver = world.solver as CANNON.GSSolver;
+  const solver = world.solver as CannonModule.GSSolver;
   solver.iterations = iterations;
   solver.tolerance = CANNON_TOLERANCE;
-  const material = new CANNON.Material('peer');
   const stiffness = stab ? CANNON_STIFFNESS : OFF_STIFFNESS;
   const relaxation = stab ? CANNON_RELAXATION : OFF_RELAXATION;
-  world.addContactMaterial(
-    new CANNON.ContactMaterial(material, material, {
-      friction: scene.mu,
-      restitution: scene.e,
-      contactEquationStiffness: stiffness,
-      contactEquationRelaxation: relaxation,
-    }),
-  );
-  const ground = new CANNON.Body({ mass: 0, type: CANNON.Body.STATIC, material, shape: new CANNON.Plane() });
-  world.addBody(ground);
-  const bodies = scene.bodies.map((d) => {
+  // one cannon Material per distinct (μ, e) of the scene, one ContactMaterial per pair with the combined values
+  const keyOf = (i: number): string => `${scene.bodies[i].friction}/${scene.bodies[i].restitution}`;
+  const mats = new Map<string, { m: CannonModule.Material; body: number }>();
+  scene.bodies.forEach((_, i) => {
+    if (!mats.has(keyOf(i))) mats.set(keyOf(i), { m: new CANNON.Material(`m${mats.size}`), body: i });
+  });
+  const list = [...mats.values()];
+  list.forEach((x, p) => {
+    for (let r = p; r < list.length; r++) {
+      const { mu, e } = scene.pair(x.body, list[r].body);
+      world.addContactMaterial(
+        new CANNON.ContactMaterial(x.m, list[r].m, {
+          friction: mu,
+          restitution: e,
+          contactEquationStiffness: stiffness,
+          contactEquationRelaxation: relaxation,
+        }),
+      );
+    }
+  });
+  const all = scene.bodies.map((d, i) => {
+    const material = mats.get(keyOf(i))!.m;
+    if ('plane' in d.shape) {
+      const n = d.shape.plane.normal,
+        q = rotationFromZ(n),
+        o = d.shape.plane.offset;
+      return new CANNON.Body({
+        mass: 0,
+        type: CANNON.Body.STATIC,
+        material,
+        shape: new CANNON.Plane(),
+        position: new CANNON.Vec3(n[0] * o, n[1] * o, n[2] * o),
+        quaternion: new CANNON.Quaternion(q[1], q[2], q[3], q[0]),
+      });
+    }
     const shape = 'box' in d.shape ? new CANNON.Box(new CANNON.Vec3(...d.shape.box.halfExtents)) : new CANNON.Sphere(d.shape.sphere.radius);
-    const b = new CANNON.Body({
-      mass: d.mass,
+    return new CANNON.Body({
+      mass: d.static ? 0 : d.mass,
+      ...(d.static ? { type: CANNON.Body.STATIC } : {}),
       material,
       shape,
       linearDamping: 0,
@@ -71,33 +100,33 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
       velocity: new CANNON.Vec3(...d.v),
       angularVelocity: new CANNON.Vec3(...d.w),
     });
-    world.addBody(b);
-    return b;
   });
-  const all = [ground, ...bodies];
+  for (const b of all) world.addBody(b);
   const index = new Map(all.map((b, i) => [b, i] as const));
   // The solver's iteration count, from GSSolver.solve's return value.
   let lastIterations = 0;
   const solve = solver.solve.bind(solver);
-  solver.solve = (h: number, w: CANNON.World): number => (lastIterations = solve(h, w));
+  solver.solve = (h: number, w: CannonModule.World): number => (lastIterations = solve(h, w));
 
   const state = (): RecordedBodyState[] =>
-    all.map((b) => ({
-      x: v3(b.position),
-      q: xyzwToWxyz(b.quaternion.x, b.quaternion.y, b.quaternion.z, b.quaternion.w),
-      v: v3(b.velocity),
-      w: v3(b.angularVelocity),
-    }));
+    all.map((b, i) =>
+      scene.bodies[i].static
+        ? staticState(scene.bodies[i])
+        : { x: v3(b.position), q: xyzwToWxyz(b.quaternion.x, b.quaternion.y, b.quaternion.z, b.quaternion.w), v: v3(b.velocity), w: v3(b.angularVelocity) },
+    );
+  const position = (i: number): Vec3 => v3(all[i].position);
 
-  const step = (): PeerStep => {
+  const step = (): EngineStep => {
     const before = state();
-    const g = scene.gravity;
-    const pre: RecordedPreState[] = before.map((s, i) => (i === 0 ? s : { ...s, v: [s.v[0] + dt * g[0], s.v[1] + dt * g[1], s.v[2] + dt * g[2]] }));
+    const xs = all.map((_, i) => position(i));
+    const pre = preFromBefore(before, scene.bodies, dt, scene.gravity);
+    const t0 = performance.now();
     world.step(dt);
+    const stepMs = performance.now() - t0;
     const contacts: RecordedContact[] = [];
     const lambda: number[] = [];
-    const friction = new Map<CANNON.ContactEquation, CANNON.FrictionEquation[]>();
     // Friction equations copy their contact's bodies and ri/rj (Narrowphase.createFrictionEquationsFromContact).
+    const friction = new Map<CannonModule.ContactEquation, CannonModule.FrictionEquation[]>();
     for (const c of world.contacts) {
       const fr = world.frictionEquations.filter((f) => f.bi === c.bi && f.bj === c.bj && f.ri.almostEquals(c.ri, 0) && f.rj.almostEquals(c.rj, 0));
       friction.set(c, fr.slice(0, 2));
@@ -105,8 +134,8 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
     for (const c of world.contacts) {
       const i = index.get(c.bi)!,
         j = index.get(c.bj)!;
-      const xi = before[i].x,
-        xj = before[j].x;
+      const xi = xs[i],
+        xj = xs[j];
       const pi: Vec3 = [xi[0] + c.ri.x, xi[1] + c.ri.y, xi[2] + c.ri.z];
       const pj: Vec3 = [xj[0] + c.rj.x, xj[1] + c.rj.y, xj[2] + c.rj.z];
       const ni = v3(c.ni);
@@ -120,16 +149,18 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
         P[1] += f.multiplier * dt * f.t.y;
         P[2] += f.multiplier * dt * f.t.z;
       }
-      const aIsJ = all[j].type !== CANNON.Body.STATIC;
+      const aIsJ = !scene.bodies[j].static;
       const a = aIsJ ? j : i,
         b = aIsJ ? i : j;
       const sgn = aIsJ ? 1 : -1;
       const frame = contactFrame([sgn * ni[0], sgn * ni[1], sgn * ni[2]], fr[0] ? [sgn * fr[0].t.x, sgn * fr[0].t.y, sgn * fr[0].t.z] : undefined);
       const Pa: Vec3 = [sgn * P[0], sgn * P[1], sgn * P[2]];
       lambda.push(...impulseInFrame(Pa, frame));
+      const { mu, e } = scene.pair(a, b);
+      const side = (k: number): string => (scene.bodies[k].static ? scene.bodies[k].name : String(k));
       contacts.push({
         // The point on body a's surface: a's lever arm is then exactly cannon's (ri or rj); b's differs by the
-        // depth along n, which changes b's friction torque by depth·λt (zero for the static ground).
+        // depth along n, which changes b's friction torque by depth·λt (zero for a static body).
         a,
         b,
         point: aIsJ ? pj : pi,
@@ -137,16 +168,16 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
         t1: frame.t1,
         t2: frame.t2,
         depth: Math.max(0, -gap),
-        mu: scene.mu,
-        e: scene.e,
-        feature: `${all[a] === ground ? 'ground' : a}:${all[b] === ground ? 'ground' : b}:${c.ri.x.toFixed(2)},${c.ri.y.toFixed(2)},${c.ri.z.toFixed(2)}`,
+        mu,
+        e,
+        feature: `${side(a)}:${side(b)}:${c.ri.x.toFixed(2)},${c.ri.y.toFixed(2)},${c.ri.z.toFixed(2)}`,
       });
     }
-    return { bodies: state(), pre, contacts, lambda, iterations: lastIterations, converged: lastIterations < iterations };
+    return { bodies: state(), pre, contacts, lambda, iterations: lastIterations, converged: lastIterations < iterations, stepMs };
   };
 
   return {
-    producer: { name: 'cannon-es', version: packageVersion('cannon-es') },
+    producer: { name: 'cannon-es', version },
     solver: {
       name: 'cannon-es GSSolver (SPOOK)',
       kind: 'iterative-tolerance',
@@ -162,6 +193,7 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
     lambdaOrigin: { normal: 'solver', tangent: 'solver' },
     lambdaSource: 'engine: ContactEquation/FrictionEquation multiplier × dt (GSSolver stores λ/h)',
     preSource: 'v_prev + dt·g at the previous pose (cannon-es solves before adding gravity to v, with h·M⁻¹f in the right-hand side)',
+    notes: [],
     step,
     dispose: () => {
       /* garbage collected */

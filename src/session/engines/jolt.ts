@@ -1,7 +1,8 @@
 /**
- * Jolt recorder (jolt-physics, the WebAssembly build of Jorrit Rouwe's JoltPhysics; worked example for
- * engine authors). Jolt is run in its usual y-up world; everything is converted to z-up on the way out
- * (convert.ts: (x, y, z) ↦ (x, −z, y), q ↦ (cos 45°, sin 45°, 0, 0) ⊗ q), quaternions read as [x, y, z, w].
+ * Jolt recorder (jolt-physics, the WebAssembly build of Jorrit Rouwe's JoltPhysics; a worked example for engine
+ * authors). Jolt is run in its usual y-up world; everything is converted to z-up on the way out (convert.ts:
+ * (x, y, z) ↦ (x, −z, y), q ↦ (cos 45°, sin 45°, 0, 0) ⊗ q), quaternions read as [x, y, z, w]. A plane is a
+ * large static box whose top face is the plane.
  *
  * Step order (Jolt PhysicsSystem::Update): collision detection at the start-of-step poses (the contact
  * listener sees the manifolds here), gravity added to v (damping 0 here), mNumVelocitySteps sequential-
@@ -11,44 +12,55 @@
  *
  * λ: the JS binding does not expose contact impulses. λ is FITTED to Jolt's own velocity change: least
  * squares J M⁻¹Jᵀ λ = J Δv with λn ≥ 0 (fitLambda.ts), one problem per frame (islands share no body, so
- * this is the per-island fit); header x-lambda-source says so. With 4 corners per face the fit is not
+ * this is the per-island fit); header solver.lambdaSource says so. With 4 corners per face the fit is not
  * unique: λ explains Δv exactly but may distribute it over the corners unlike Jolt.
  * The manifold normal is "the direction to move body 2 out of collision": the impulse pushes body 2 along
- * +n, so a = body 2 (swapped when body 2 is the ground); per-point depth (p1 − p2)·n.
+ * +n, so a = body 2 (swapped when body 2 is static); per-point depth (p1 − p2)·n. μ and e are Jolt's own
+ * combination (√(μ₁μ₂), max(e₁, e₂)), read from the contact settings.
  *
  * Stabilisation off: mBaumgarte = 0 and mNumPositionSteps = 0 (no position correction).
  */
-import { createRequire } from 'node:module';
-import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { RecordedBodyState, RecordedContact, RecordedPreState } from '../../src/format/recording.js';
-import type { Vec3 } from '../../src/engine/math/vec3.js';
-import { contactFrame, xyzwToWxyz, yUpQuatToZUp, yUpToZUp, zUpQuatToYUp, zUpToYUp } from './convert.js';
-import { fitFrameLambda, peerFitHeader } from './fitFrame.js';
-import { packageVersion } from './packages.js';
-import type { PeerScene } from './scenes.js';
-import type { PeerEngine, PeerSimulation, PeerStep, RecorderOptions } from './types.js';
+import type { RecordedBodyState, RecordedContact } from '../../format/recording.js';
+import type { Vec3 } from '../../engine/math/vec3.js';
+import { contactFrame, preFromBefore, staticState, xyzwToWxyz, yUpQuatToZUp, yUpToZUp, zUpQuatToYUp, zUpToYUp } from './convert.js';
+import { loadEngine } from './enginePackages.js';
+import { fitFrameLambda, sceneHeader } from './fitFrame.js';
+import type { EngineScene, EngineSimulation, EngineStep, PeerEngine, RecorderOptions } from './types.js';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
+// biome-ignore lint/suspicious/noExplicitAny: the Emscripten binding's types are not bundled
 type JoltModule = any;
 
 export const JOLT_DEFAULT_VELOCITY_STEPS = 10;
+/** Half thickness (m) of the static box that stands for a plane, and its least half size across. */
+const PLANE_HALF_THICKNESS = 1;
+const PLANE_MIN_HALF_SIZE = 50;
 
-let loaded: Promise<JoltModule> | undefined;
-async function loadJolt(): Promise<JoltModule> {
-  loaded ??= (async () => {
-    // The wasm-compat build embeds its WASM; imported by file URL (the package is ESM-only).
-    const req = createRequire(__filename);
-    const main = req.resolve('jolt-physics/package.json');
-    const file = path.join(path.dirname(main), 'dist', 'jolt-physics.wasm-compat.js');
-    const mod = await import(pathToFileURL(file).href);
-    return await (mod.default as () => Promise<JoltModule>)();
-  })();
-  return loaded;
+function planeHalfSize(scene: EngineScene): number {
+  let r = 0;
+  for (const b of scene.bodies) if (!b.static) r = Math.max(r, Math.hypot(...b.x) + 10);
+  return Math.max(PLANE_MIN_HALF_SIZE, r);
 }
 
-async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerSimulation> {
-  const J = await loadJolt();
+/** The half-way rotation (w, x, y, z) carrying +y onto the unit vector n (Jolt's up axis onto a plane's normal). */
+function rotationFromY(n: Vec3): [number, number, number, number] {
+  const w = 1 + n[1];
+  if (w < 1e-12) return [0, 0, 0, 1];
+  const x = n[2],
+    z = -n[0];
+  const s = Math.hypot(w, x, z);
+  return [w / s, x / s, 0, z / s];
+}
+
+function materialNotes(scene: EngineScene): string[] {
+  if (scene.uniform || (scene.frictionCombine === 'geometric-mean' && scene.restitutionCombine === 'max')) return [];
+  return [
+    `Jolt combines friction by √(μ₁μ₂) and restitution by max(e₁, e₂); the scenario combines them by ${scene.frictionCombine} and ${scene.restitutionCombine}: the recorded μ and e are Jolt's`,
+  ];
+}
+
+async function create(scene: EngineScene, options: RecorderOptions): Promise<EngineSimulation> {
+  const { module, version } = await loadEngine('jolt');
+  const J = module as JoltModule;
   const dt = scene.dt;
   const iterations = options.iterations ?? JOLT_DEFAULT_VELOCITY_STEPS;
   const stab = options.stabilization !== false;
@@ -84,36 +96,51 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
     minRestitution = ps.mMinVelocityForRestitution;
   system.SetPhysicsSettings(ps);
 
-  const groundShape = new J.BoxShapeSettings(new J.Vec3(50, 1, 50), 0).Create().Get();
-  const gs = new J.BodyCreationSettings(groundShape, new J.RVec3(0, -1, 0), new J.Quat(0, 0, 0, 1), J.EMotionType_Static, STATIC_LAYER);
-  gs.mFriction = scene.mu;
-  gs.mRestitution = scene.e;
-  const ground = bi.CreateBody(gs);
-  bi.AddBody(ground.GetID(), J.EActivation_DontActivate);
-  const bodies = scene.bodies.map((d) => {
-    const shape =
-      'box' in d.shape
-        ? new J.BoxShapeSettings(new J.Vec3(...d.shape.box.halfExtents), 0).Create().Get()
-        : new J.SphereShapeSettings(d.shape.sphere.radius).Create().Get();
-    const x = zUpToYUp(d.x),
-      q = zUpQuatToYUp(d.q);
-    const s = new J.BodyCreationSettings(shape, new J.RVec3(x[0], x[1], x[2]), new J.Quat(q[1], q[2], q[3], q[0]), J.EMotionType_Dynamic, MOVING_LAYER);
-    s.mOverrideMassProperties = J.EOverrideMassProperties_CalculateInertia;
-    s.mMassPropertiesOverride.mMass = d.mass;
-    s.mFriction = scene.mu;
-    s.mRestitution = scene.e;
-    s.mLinearDamping = 0;
-    s.mAngularDamping = 0;
-    s.mAllowSleeping = false;
+  const half = planeHalfSize(scene);
+  const all = scene.bodies.map((d) => {
+    let shape: unknown, xy: Vec3, qy: readonly [number, number, number, number];
+    if ('plane' in d.shape) {
+      // a box whose top face (+y in Jolt's frame) is the plane n·x = offset (the ground: unrotated, centred 1 m below)
+      const n = zUpToYUp(d.shape.plane.normal),
+        c = d.shape.plane.offset - PLANE_HALF_THICKNESS;
+      shape = new J.BoxShapeSettings(new J.Vec3(half, PLANE_HALF_THICKNESS, half), 0).Create().Get();
+      xy = [n[0] * c, n[1] * c, n[2] * c];
+      qy = rotationFromY(n);
+    } else {
+      shape =
+        'box' in d.shape
+          ? new J.BoxShapeSettings(new J.Vec3(...d.shape.box.halfExtents), 0).Create().Get()
+          : new J.SphereShapeSettings(d.shape.sphere.radius).Create().Get();
+      xy = zUpToYUp(d.x);
+      qy = zUpQuatToYUp(d.q);
+    }
+    const motion = d.static ? J.EMotionType_Static : J.EMotionType_Dynamic;
+    const s = new J.BodyCreationSettings(
+      shape,
+      new J.RVec3(xy[0], xy[1], xy[2]),
+      new J.Quat(qy[1], qy[2], qy[3], qy[0]),
+      motion,
+      d.static ? STATIC_LAYER : MOVING_LAYER,
+    );
+    if (!d.static) {
+      s.mOverrideMassProperties = J.EOverrideMassProperties_CalculateInertia;
+      s.mMassPropertiesOverride.mMass = d.mass;
+      s.mLinearDamping = 0;
+      s.mAngularDamping = 0;
+      s.mAllowSleeping = false;
+    }
+    s.mFriction = scene.uniform ? scene.uniform.mu : d.friction;
+    s.mRestitution = scene.uniform ? scene.uniform.e : d.restitution;
     const b = bi.CreateBody(s);
-    bi.AddBody(b.GetID(), J.EActivation_Activate);
-    const v = zUpToYUp(d.v),
-      w = zUpToYUp(d.w);
-    b.SetLinearVelocity(new J.Vec3(v[0], v[1], v[2]));
-    b.SetAngularVelocity(new J.Vec3(w[0], w[1], w[2]));
+    bi.AddBody(b.GetID(), d.static ? J.EActivation_DontActivate : J.EActivation_Activate);
+    if (!d.static) {
+      const v = zUpToYUp(d.v),
+        w = zUpToYUp(d.w);
+      b.SetLinearVelocity(new J.Vec3(v[0], v[1], v[2]));
+      b.SetAngularVelocity(new J.Vec3(w[0], w[1], w[2]));
+    }
     return b;
   });
-  const all = [ground, ...bodies];
   const index = new Map<number, number>(all.map((b, i) => [b.GetID().GetIndexAndSequenceNumber(), i] as const));
 
   // Contact manifolds of the current step, collected by the listener during collision detection.
@@ -154,10 +181,10 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
   };
   system.SetContactListener(listener);
 
-  const header = peerFitHeader(scene, 'jolt');
+  const header = sceneHeader(scene, 'jolt');
   const state = (): RecordedBodyState[] =>
     all.map((b, i) => {
-      if (i === 0) return { x: [0, 0, 0], q: [1, 0, 0, 0], v: [0, 0, 0], w: [0, 0, 0] };
+      if (scene.bodies[i].static) return staticState(scene.bodies[i]);
       const x = b.GetCenterOfMassPosition(),
         xv = yUpToZUp([x.GetX(), x.GetY(), x.GetZ()]);
       const r = b.GetRotation(),
@@ -169,16 +196,17 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
       return { x: xv, q, v: vv, w: wv };
     });
 
-  const step = (): PeerStep => {
+  const step = (): EngineStep => {
     const before = state();
-    const g = scene.gravity;
-    const pre: RecordedPreState[] = before.map((s, i) => (i === 0 ? s : { ...s, v: [s.v[0] + dt * g[0], s.v[1] + dt * g[1], s.v[2] + dt * g[2]] }));
+    const pre = preFromBefore(before, scene.bodies, dt, scene.gravity);
     manifolds = [];
+    const t0 = performance.now();
     jolt.Step(dt, 1);
+    const stepMs = performance.now() - t0;
     const after = state();
     const contacts: RecordedContact[] = [];
     for (const m of manifolds) {
-      const aIs2 = m.b2 !== 0;
+      const aIs2 = !scene.bodies[m.b2].static;
       const a = aIs2 ? m.b2 : m.b1,
         b = aIs2 ? m.b1 : m.b2,
         s = aIs2 ? 1 : -1;
@@ -200,11 +228,11 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
         });
       });
     }
-    return { bodies: after, pre, contacts, lambda: fitFrameLambda(header, after, pre, contacts), iterations };
+    return { bodies: after, pre, contacts, lambda: fitFrameLambda(header, after, pre, contacts), iterations, stepMs };
   };
 
   return {
-    producer: { name: 'jolt-physics', version: packageVersion('jolt-physics') },
+    producer: { name: 'jolt-physics', version },
     solver: {
       name: 'jolt sequential impulse',
       kind: 'iterative-fixed',
@@ -222,6 +250,7 @@ async function create(scene: PeerScene, options: RecorderOptions): Promise<PeerS
     lambdaSource:
       "fitted: the binding hides contact impulses; λ = argmin ‖M^½(M⁻¹Jᵀλ − Δv)‖ with λn ≥ 0 (normal equations J M⁻¹Jᵀλ = JΔv), Δv = post − pre of Jolt's own bodies, one problem per frame",
     preSource: 'v_prev + dt·g at the previous pose (Jolt adds gravity after collision detection, before the velocity solve)',
+    notes: materialNotes(scene),
     step,
     dispose: () => {
       J.destroy(jolt);
