@@ -32,8 +32,10 @@ export function main(argv: readonly string[], io: Output): number | Promise<numb
         const code = runSolve(rest, io);
         return typeof code === 'number' ? code : code.catch((e: unknown) => badInput(e, io));
       }
-      case 'simulate':
-        return runSimulate(rest, io);
+      case 'simulate': {
+        const code = runSimulate(rest, io);
+        return typeof code === 'number' ? code : code.catch((e: unknown) => badInput(e, io));
+      }
       case 'report':
         return runReport(rest, io);
       case 'check':

@@ -1,9 +1,7 @@
-/** `contact-lens simulate <scene.json> [--scenario NAME] [--solver …] [--frames N] --out rec.jsonl [--gzip] [--force]` */
+/** `contact-lens simulate <scene.json> [--scenario NAME] [--engine …] [--solver …] [--frames N] --out rec.jsonl [--gzip] [--force]` */
 import { MAX_SCENE_FRAMES, parseSceneFile, type ParsedScenario } from '../format/scene.js';
 import { safeText } from '../format/messages.js';
 import { RecordingWriter } from '../format/recordingFile.js';
-import { frameFromWorld, headerFromWorld } from '../format/worldRecording.js';
-import { World } from '../engine/world/world.js';
 import { SOLVER_NAMES, type SolverName } from '../engine/solvers/types.js';
 import type { ScenarioDesc } from '../engine/world/types.js';
 import { existsSync } from 'node:fs';
@@ -13,19 +11,25 @@ import { checkOutputTarget, withFileErrors } from './output.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
 import { formatCount, formatNumber } from '../engine/numberText.js';
+import { ENGINE_NAMES, type EngineName } from '../session/engines/types.js';
+import { startEngineRun, startOurRun, type EngineRun } from '../session/engines/engineRun.js';
+import { EngineUnavailableError } from '../session/engines/enginePackages.js';
 
 export const SIMULATE_HELP: CommandHelp = {
   command: 'simulate',
-  synopsis: `simulate <scene.json> --out rec.jsonl [--scenario NAME] [--solver ${SOLVER_NAMES.join('|')}] [--frames N] [--gzip] [--force]`,
-  summary: 'runs one scenario of a scene file and writes its recording',
+  synopsis: `simulate <scene.json> --out rec.jsonl [--scenario NAME] [--engine ${ENGINE_NAMES.join('|')}] [--solver ${SOLVER_NAMES.join('|')}] [--frames N] [--gzip] [--force]`,
+  summary: 'runs one scenario of a scene file (in our engine or another) and writes its recording',
   description: [
     'Runs a scenario of a scene file (docs/scene-format.md) and writes every frame to a recording',
     '(docs/recording-format.md); progress on stderr. Never overwrites a file unless --force is given.',
+    'With --engine the scenario runs in cannon-es, Rapier, Jolt or MuJoCo (optional packages, docs/compare.md).',
   ],
   options: [
     ['--out FILE', 'the recording to write (required); a name ending in .gz is written as blocked gzip'],
     ['--scenario NAME', 'the scenario to run (needed when the file holds several)'],
-    ['--solver NAME', `run with ${SOLVER_NAMES.join(', ')} instead of the scenario's own solver`],
+    ['--engine NAME', `the engine: ${ENGINE_NAMES.join(', ')} (default ours)`],
+    ['--solver NAME', `run with ${SOLVER_NAMES.join(', ')} instead of the scenario's own solver (our engine)`],
+    ['--iterations N', "the engine's velocity iterations (other engines; default: the engine's own)"],
     ['--frames N', "how many frames to simulate (default: the scenario's frames)"],
     ['--gzip', 'write blocked gzip (BGZF), which the inspector opens and seeks frame by frame'],
     ['--force', 'replace an existing output file'],
@@ -63,8 +67,8 @@ export function parsePositiveInt(v: string | true | undefined, name: string, max
   return n;
 }
 
-export function runSimulate(argv: readonly string[], io: Output): number {
-  const { positionals, options } = parseArgs(argv, ['scenario', 'solver', 'frames', 'out'], ['force', 'gzip']);
+export function runSimulate(argv: readonly string[], io: Output): number | Promise<number> {
+  const { positionals, options } = parseArgs(argv, ['scenario', 'solver', 'frames', 'out', 'engine', 'iterations'], ['force', 'gzip']);
   const usage = `usage: contact-lens ${SIMULATE_HELP.synopsis}`;
   if (positionals.length !== 1) throw new UsageError(`expected one scene file\n${usage}`);
   const out = options.get('out');
@@ -73,6 +77,11 @@ export function runSimulate(argv: readonly string[], io: Output): number {
   requireKind(file, 'simulate', ['scene']);
   const solver = options.has('solver') ? oneOf(options.get('solver'), SOLVER_NAMES, 'solver', 'newton') : undefined;
   const frames = parsePositiveInt(options.get('frames'), 'frames');
+  const engine = oneOf(options.get('engine'), ENGINE_NAMES, 'engine', 'ours');
+  if (engine !== 'ours' && solver) throw new UsageError(`--solver chooses one of our solvers; ${engine} runs its own (omit --solver, or use --engine ours)`);
+  const iterations = parsePositiveInt(options.get('iterations'), 'iterations', 100000);
+  if (engine === 'ours' && iterations !== undefined)
+    throw new UsageError("--iterations sets another engine's iterations; for ours give the scenario a solver block (or --solver)");
   const scenarioName = options.get('scenario');
   const { scenarios, warnings } = parseSceneFile(readText(file), file);
   const picked = pickScenario(scenarios, typeof scenarioName === 'string' ? scenarioName : undefined, file);
@@ -80,29 +89,50 @@ export function runSimulate(argv: readonly string[], io: Output): number {
   checkOutputTarget(out);
   if (existsSync(out) && !options.get('force')) throw new UsageError(`${out}: already exists; refusing to overwrite it (use --force to replace it)`);
   const desc = withOverrides(picked.desc, solver, frames);
-  const world = new World(desc);
   // blocked gzip when asked, or when the name says .gz (a plain file named .gz would puzzle every tool)
   const gzip = options.get('gzip') === true || out.endsWith('.gz');
-  // every write goes through withFileErrors: ENOENT/EACCES/EISDIR/ENOSPC become one line naming the file (exit 2)
-  const writer = withFileErrors(out, 'write', () => RecordingWriter.create(out, headerFromWorld(world), { force: options.get('force') === true, gzip }));
-  const t0 = performance.now();
-  let nextReport = 0;
+  const opts = { force: options.get('force') === true, gzip };
+  // our engine synchronously; another is loaded first (its WebAssembly starts asynchronously)
+  if (engine === 'ours') return writeRun(startOurRun(desc), desc, out, opts, io);
+  return startRun(engine, desc, iterations).then((run) => writeRun(run, desc, out, opts, io));
+}
+
+/** The run of the engine, with a missing engine as one line of bad input. */
+async function startRun(engine: EngineName, desc: ScenarioDesc, iterations: number | undefined): Promise<EngineRun> {
   try {
-    for (let k = 0; k < desc.frames; k++) {
-      const f = world.step();
-      withFileErrors(out, 'write', () => writer.writeFrame(frameFromWorld(world, f)));
-      const pct = Math.floor((100 * (k + 1)) / desc.frames);
+    return await startEngineRun(engine, desc, iterations !== undefined ? { iterations } : {});
+  } catch (e) {
+    if (e instanceof EngineUnavailableError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+function writeRun(run: EngineRun, desc: ScenarioDesc, out: string, opts: { force: boolean; gzip: boolean }, io: Output): number {
+  // every write goes through withFileErrors: ENOENT/EACCES/EISDIR/ENOSPC become one line naming the file (exit 2)
+  const writer = withFileErrors(out, 'write', () => RecordingWriter.create(out, run.header, opts));
+  for (const n of run.notes) io.err(`note: ${run.engine}: ${n}`);
+  const t0 = performance.now();
+  let nextReport = 0,
+    stepMs = 0;
+  try {
+    for (let k = 0; k < run.frames; k++) {
+      const next = run.next()!;
+      stepMs += next.stepMs;
+      withFileErrors(out, 'write', () => writer.writeFrame(next.frame));
+      const pct = Math.floor((100 * (k + 1)) / run.frames);
       if (pct >= nextReport) {
-        io.err(`simulate ${desc.name}: frame ${k + 1}/${desc.frames} (${pct}%)`);
+        io.err(`simulate ${desc.name}: frame ${k + 1}/${run.frames} (${pct}%)`);
         nextReport = pct + 10;
       }
     }
   } finally {
     withFileErrors(out, 'write', () => writer.close());
+    run.dispose();
   }
   const ms = performance.now() - t0;
+  const solver = run.engine === 'ours' ? `solver ${desc.config.solver.solver}` : `${run.header.producer.name} ${run.header.producer.version ?? ''}`.trim();
   io.err(
-    `wrote ${formatCount(desc.frames, 'frame')} to ${out} in ${formatNumber(ms / 1000)} s (${formatNumber(ms / desc.frames)} ms per frame, solver ${desc.config.solver.solver})`,
+    `wrote ${formatCount(run.frames, 'frame')} to ${out} in ${formatNumber(ms / 1000)} s (${formatNumber(ms / Math.max(1, run.frames))} ms per frame, ${formatNumber(stepMs / Math.max(1, run.frames))} ms in the engine's step; ${solver})`,
   );
   return 0;
 }

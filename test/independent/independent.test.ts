@@ -12,11 +12,12 @@ import { declare, pgsConverged } from './configs.js';
 import { generatePlantedSet, type Manifest } from './generate.js';
 import { dropStart, mat } from './kit.js';
 import { runScenario } from './runner.js';
+import { firstRun, plantedPairs, secondRun } from './pairs.js';
 import { type Finding, formatReport, MECHANISMS, scorePlanted } from './score.js';
 import { diskMinimiser, projectCone } from './solvers.js';
 import { World } from './stepper.js';
 import { type Quat, quatMul, type Vec3 } from './vec.js';
-import { frameJson, headerJson, type WriteOptions } from './writer.js';
+import { frameJson, headerJson, recordingText, type WriteOptions } from './writer.js';
 
 const HERE = __dirname;
 
@@ -277,5 +278,40 @@ describe('independent stepper: scorer', () => {
     const r = scorePlanted(manifest, { 'a.rec.jsonl': [f(5, 'bias-injection', [0], 0.1)] });
     assert.deepEqual([r.plants[0].frame, r.plants[0].contacts, r.plants[0].mechanism], [true, false, false]);
     assert.equal(r.plants[0].instead, 'bias-injection [0] (misses planted contacts)');
+  });
+});
+
+describe('independent stepper: planted pairs for diff', () => {
+  it('the two runs of a pair are the same line for line before frame k, differ at k, and are equal throughout without a change', () => {
+    const pairs = plantedPairs();
+    assert.ok(pairs.length >= 12);
+    for (const p of pairs) {
+      const a = recordingText(runScenario(firstRun(p)).run, p.write).split('\n');
+      const b = recordingText(runScenario(secondRun(p)).run, p.write).split('\n');
+      assert.equal(a.length, b.length, p.name);
+      // line 0 is the header, line 1 + k is frame k
+      const firstDiff = a.findIndex((l, i) => l !== b[i]);
+      if (p.frame === null) assert.equal(firstDiff, -1, `${p.name}: the runs differ at line ${firstDiff}`);
+      else assert.equal(firstDiff, 1 + p.frame, `${p.name}: first differing line`);
+    }
+  });
+
+  it('noise changes every written real number by at most its relative amplitude, and integers not at all', () => {
+    const p = plantedPairs().find((x) => x.name === 'noise-1e-13-stack')!;
+    const run = runScenario(firstRun(p)).run;
+    const clean = JSON.parse(recordingText(run, p.write).split('\n')[5]);
+    const noisy = JSON.parse(recordingText(run, p.writeB!).split('\n')[5]);
+    assert.equal(noisy.frame, clean.frame);
+    assert.deepEqual(
+      noisy.contacts.map((c: { a: number; b: number }) => [c.a, c.b]),
+      clean.contacts.map((c: { a: number; b: number }) => [c.a, c.b]),
+    );
+    let changed = 0;
+    noisy.solver.lambda.forEach((x: number, i: number) => {
+      const y = clean.solver.lambda[i];
+      assert.ok(Math.abs(x - y) <= 1e-13 * Math.abs(y) * (1 + 1e-15), `λ[${i}]`);
+      if (x !== y) changed++;
+    });
+    assert.ok(changed > 0);
   });
 });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { bodiesFromLine, bodiesSpan } from '../../src/session/compare/lineBodies.js';
 import { matchContacts, PairKeys } from '../../src/session/compare/contactMatch.js';
 import { mapBodies } from '../../src/session/compare/bodyMap.js';
-import { contactRotation, rotated } from '../../src/session/compare/frameCompare.js';
+import { angleBetween, contactRotation, rotated } from '../../src/session/compare/frameCompare.js';
 import { ulpDistance } from '../../src/session/compare/tolerance.js';
 import type { RecordedContact, RecordingHeader } from '../../src/format/recording.js';
 import { CONVENTIONS } from '../../src/format/recording.js';
@@ -113,5 +113,24 @@ describe('compare: the bodies of a frame line', () => {
     assert.equal(bodiesFromLine(nan, nan.length, 2), null, 'not JSON: left to the validating reader');
     const short = Buffer.from(JSON.stringify({ frame: 0, bodies: [{ x: [0, 0], q: [1, 0, 0, 0], v: [0, 0, 0], w: [0, 0, 0] }] }));
     assert.equal(bodiesFromLine(short, short.length, 1), null);
+  });
+});
+
+describe('compare: the angle between two orientations', () => {
+  it('is exactly 0 for the same (or the opposite) quaternion, and accurate for tiny rotations', () => {
+    const q = [0.1344396201368163, -0.6594856292755269, -0.676288288625318, -0.2993974682337338];
+    assert.equal(angleBetween(q, q), 0, 'a dot product rounded below 1 gave 3e-8 rad');
+    assert.equal(
+      angleBetween(
+        q,
+        q.map((x) => -x),
+      ),
+      0,
+    );
+    const t = 1e-12; // a rotation by t about x
+    const r = [Math.cos(t / 2), Math.sin(t / 2), 0, 0];
+    const rq = [r[0] * q[0] - r[1] * q[1], r[0] * q[1] + r[1] * q[0], r[0] * q[2] - r[1] * q[3], r[0] * q[3] + r[1] * q[2]];
+    assert.ok(Math.abs(angleBetween(q, rq) - t) < 1e-3 * t, `${angleBetween(q, rq)}`);
+    assert.ok(Math.abs(angleBetween([1, 0, 0, 0], [Math.cos(0.5), Math.sin(0.5), 0, 0]) - 1) < 1e-15);
   });
 });
