@@ -24,6 +24,13 @@ export interface CompareFilesOptions {
 
 /** Two frames are at the same time when they are closer than this fraction of the smaller step. */
 export const SAME_TIME_FRACTION = 1e-3;
+/**
+ * Bytes of a line read first when only its bodies are needed, per body (a state written with shortest round-trip
+ * doubles is ≈ 300 bytes) and for the keys before them: writers put "bodies" near the start (ours after frame and
+ * time), so a busy frame's 2 MiB line is read in full only when its bodies are not in this prefix.
+ */
+export const BODIES_PREFIX_PER_BODY = 400;
+export const BODIES_PREFIX_BASE = 4096;
 
 /** Reads frame lines' bytes of a plain recording (positions from the reader's index), into one reused buffer. */
 class LineBytes {
@@ -55,14 +62,19 @@ class RunFile {
   constructor(readonly reader: RecordingReader) {
     this.lines = !reader.compressed && !reader.header.declared ? new LineBytes(reader.file) : null;
   }
-  line(i: number): Buffer | null {
+  line(i: number, prefix = Number.POSITIVE_INFINITY): Buffer | null {
     if (!this.lines) return null;
     const s = this.reader.summary(i);
-    return this.lines.read(s.offset, s.length);
+    return this.lines.read(s.offset, Math.min(s.length, prefix));
   }
   bodies(i: number): readonly RecordedBodyState[] {
-    const line = this.line(i);
-    const fast = line ? bodiesFromLine(line, line.length, this.reader.header.bodies.length) : null;
+    const count = this.reader.header.bodies.length;
+    const head = this.line(i, BODIES_PREFIX_BASE + BODIES_PREFIX_PER_BODY * count);
+    let fast = head ? bodiesFromLine(head, head.length, count) : null;
+    if (!fast && head && head.length < this.reader.summary(i).length) {
+      const line = this.line(i);
+      fast = line ? bodiesFromLine(line, line.length, count) : null;
+    }
     return fast ?? this.reader.frame(i).bodies;
   }
   /** Frame i and, when it is the step right before, frame i − 1. */
