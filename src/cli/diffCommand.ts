@@ -26,7 +26,7 @@ export const DIFF_HELP: CommandHelp = {
     ['--tolerance REL', `relative tolerance of each quantity's scale (default ${DEFAULT_RELATIVE_TOLERANCE})`],
     ['--exact', 'bitwise: any differing bit is a divergence, sizes in units in the last place (ULPs)'],
   ],
-  example: 'diff run-newton.rec.jsonl run-ipm.rec.jsonl',
+  example: 'diff examples/foreign-engine.rec.jsonl examples/foreign-engine-rerun.rec.jsonl',
 };
 
 /** The frames the growth table shows: the divergence, then 1, 2, 4, 8, … frames after it, and the last. */

@@ -14,7 +14,7 @@ export type InputKind = 'scene' | 'recording' | 'problem';
 const HEAD_BYTES = 64 * 1024;
 
 const KINDS: Readonly<Record<InputKind, { readonly name: string; readonly plural: string; readonly doc: string; readonly commands: readonly string[] }>> = {
-  scene: { name: 'a scene file', plural: 'scene files', doc: 'docs/scene-format.md', commands: ['check', 'simulate', 'diagnose'] },
+  scene: { name: 'a scene file', plural: 'scene files', doc: 'docs/scene-format.md', commands: ['check', 'simulate', 'diagnose', 'compare'] },
   recording: { name: 'a recording', plural: 'recordings', doc: 'docs/recording-format.md', commands: ['report', 'diagnose', 'diff', 'compress'] },
   problem: { name: 'a problem file', plural: 'problem files', doc: 'docs/problem-format.md', commands: ['solve'] },
 };

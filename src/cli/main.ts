@@ -10,10 +10,11 @@ import { runReport, REPORT_HELP } from './reportCommand.js';
 import { runDiagnose, DIAGNOSE_HELP } from './diagnoseCommand.js';
 import { COMPRESS_HELP, runCompress } from './compressCommand.js';
 import { DIFF_HELP, runDiff } from './diffCommand.js';
+import { COMPARE_HELP, runCompare } from './compareCommand.js';
 import { type CommandHelp, renderHelp, renderOverview, wantsHelp } from './help.js';
 
 /** Every command's help, in the order of the top-level list. */
-export const COMMANDS: readonly CommandHelp[] = [SOLVE_HELP, SIMULATE_HELP, REPORT_HELP, CHECK_HELP, DIAGNOSE_HELP, DIFF_HELP, COMPRESS_HELP];
+export const COMMANDS: readonly CommandHelp[] = [SOLVE_HELP, SIMULATE_HELP, REPORT_HELP, CHECK_HELP, DIAGNOSE_HELP, DIFF_HELP, COMPARE_HELP, COMPRESS_HELP];
 
 /** `contact-lens --help`: the commands, one line each. */
 export const OVERVIEW = renderOverview(COMMANDS);
@@ -44,6 +45,8 @@ export function main(argv: readonly string[], io: Output): number | Promise<numb
         return runDiagnose(rest, io);
       case 'diff':
         return runDiff(rest, io);
+      case 'compare':
+        return runCompare(rest, io).catch((e: unknown) => badInput(e, io));
       case 'compress':
         return runCompress(rest, io).catch((e: unknown) => badInput(e, io));
       case 'help': {

@@ -27,14 +27,14 @@ async function run(args: string[]): Promise<{ code: number; out: string[]; err: 
 }
 
 describe('CLI help', () => {
-  it('lists the six commands', () => {
+  it('lists the eight commands', () => {
     assert.deepEqual(
       COMMANDS.map((c) => c.command),
-      ['solve', 'simulate', 'report', 'check', 'diagnose', 'compress'],
+      ['solve', 'simulate', 'report', 'check', 'diagnose', 'diff', 'compare', 'compress'],
     );
   });
 
-  for (const c of ['solve', 'simulate', 'report', 'check', 'diagnose', 'compress']) {
+  for (const c of ['solve', 'simulate', 'report', 'check', 'diagnose', 'diff', 'compare', 'compress']) {
     for (const flag of ['--help', '-h']) {
       it(`${c} ${flag}: usage, options and an example, exit 0`, async () => {
         const r = await run([c, flag]);
@@ -82,7 +82,7 @@ describe('CLI help', () => {
     const bad = await run(['help', 'nothing']);
     assert.equal(bad.code, 2);
     assert.equal(bad.err.length, 1);
-    assert.match(bad.err[0], /help: unknown command "nothing" \(commands: solve, simulate, report, check, diagnose, compress\)/);
+    assert.match(bad.err[0], /help: unknown command "nothing" \(commands: solve, simulate, report, check, diagnose, diff, compare, compress\)/);
   });
 
   it('solve and simulate list every solver of SOLVER_NAMES (solve’s help omitted coulomb)', async () => {
@@ -99,7 +99,7 @@ describe('CLI: a command given another kind of file says what it is and which co
     [
       'solve on a scene file (was "mu: expected an array")',
       ['solve', SCENE],
-      /^contact-lens: .*box-stack-10\.scene\.json: is a scene file \(docs\/scene-format\.md\), not a problem file: `solve` reads problem files; for a scene file use contact-lens check .*box-stack-10\.scene\.json \(or simulate, diagnose\)$/,
+      /^contact-lens: .*box-stack-10\.scene\.json: is a scene file \(docs\/scene-format\.md\), not a problem file: `solve` reads problem files; for a scene file use contact-lens check .*box-stack-10\.scene\.json \(or simulate, diagnose, compare\)$/,
     ],
     ['solve on a recording', ['solve', RECORDING], /: is a recording \(docs\/recording-format\.md\), not a problem file: .*use contact-lens report /],
     ['report on a scene file', ['report', SCENE], /: is a scene file .*, not a recording: `report` reads recordings; for a scene file use contact-lens check /],
@@ -138,7 +138,7 @@ describe('CLI wording: plurals and numbers', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'cl-plural-')), 'one.rec.jsonl');
     const r = await run(['simulate', SCENE, '--frames', '1', '--out', out]);
     assert.equal(r.code, 0, r.err.join('\n'));
-    assert.match(r.err.at(-1) ?? '', /^wrote 1 frame to .* in \d+(\.\d+)?(e-\d+)? s \(\d+(\.\d+)? ms per frame, solver coulomb\)$/);
+    assert.match(r.err.at(-1) ?? '', /^wrote 1 frame to .* in \d+(\.\d+)?(e-\d+)? s \(\d+(\.\d+)? ms per frame, \d+(\.\d+)? ms in the engine's step; solver coulomb\)$/);
   });
 
   it('solver reasons count in the singular after one iteration (was "after 1 iterations")', () => {

@@ -67,14 +67,21 @@ function shippedDirs(): string[] {
 
 /** The path of the engine's runtime file, or why there is none. */
 export function locateEngine(engine: PeerEngineName): { readonly path: string; readonly version: string } | { readonly missing: string } {
-  const p = ENGINE_PACKAGES[engine];
-  for (const dir of shippedDirs()) {
+  return locatePackage(ENGINE_PACKAGES[engine], shippedDirs(), createRequire(__filename).resolve.paths(ENGINE_PACKAGES[engine].package) ?? []);
+}
+
+/** The runtime file of a package: a shipped copy in one of `shipped`, else the package in one of the node_modules folders. */
+export function locatePackage(
+  p: EnginePackage,
+  shipped: readonly string[],
+  nodeModules: readonly string[],
+): { readonly path: string; readonly version: string } | { readonly missing: string } {
+  for (const dir of shipped) {
     const f = path.join(dir, p.shipped);
     if (fs.existsSync(f)) return { path: f, version: shippedVersion(dir, p) };
   }
-  const req = createRequire(__filename);
   // packages with an `exports` map (Rapier) refuse require.resolve('NAME/package.json'): walk the paths
-  for (const dir of req.resolve.paths(p.package) ?? []) {
+  for (const dir of nodeModules) {
     const root = path.join(dir, p.package);
     const f = path.join(root, p.file);
     if (!fs.existsSync(f)) continue;

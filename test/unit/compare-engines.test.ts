@@ -1,0 +1,121 @@
+/**
+ * A scene file's scenario in five engines: `simulate --engine`, `compare` (one row per engine, each run a
+ * recording that opens with our reader and is compared with ours), planes at any normal in every engine, and a
+ * missing engine as one line saying how to install it.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { main } from '../../src/cli/main.js';
+import { parseSceneFile } from '../../src/format/scene.js';
+import { RecordingReader } from '../../src/format/recordingFile.js';
+import { readFileSync } from 'node:fs';
+import { startEngineRun } from '../../src/session/engines/engineRun.js';
+import { ENGINE_PACKAGES, EngineUnavailableError, locatePackage } from '../../src/session/engines/enginePackages.js';
+import { PEER_ENGINE_NAMES } from '../../src/session/engines/types.js';
+
+const ROOT = resolve(__dirname, '..', '..');
+const STACK = join(ROOT, 'examples', 'box-stack-10.scene.json');
+
+async function run(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
+  const out: string[] = [],
+    err: string[] = [];
+  const code = await main(args, { out: (l) => out.push(...l.split('\n')), err: (l) => err.push(l) });
+  return { code, out, err };
+}
+
+describe('engines: a scenario in cannon-es, Rapier, Jolt, MuJoCo and ours', function () {
+  this.timeout(300_000);
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'contact-lens-engines-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('compare: one row per engine with every figure, each run recorded and compared with ours', async () => {
+    const r = await run(['compare', STACK, '--frames', '20', '--json', '--out', dir]);
+    assert.equal(r.code, 0, r.err.join('\n'));
+    const t = JSON.parse(r.out[0]) as { scenario: string; frames: number; engines: Record<string, unknown>[] };
+    assert.equal(t.scenario, 'box-stack-10');
+    assert.deepEqual(
+      t.engines.map((e) => e.engine),
+      ['ours', 'cannon', 'rapier', 'jolt', 'mujoco'],
+    );
+    for (const e of t.engines) {
+      assert.equal(e.status, 'ok', `${e.engine}: ${e.error}`);
+      for (const k of ['energyDrift', 'injected', 'maxPenetration', 'jitter', 'coneViolations', 'iterationsMean', 'stepMs', 'lambdaSource', 'recording'])
+        assert.ok(k in e, `${e.engine}: ${k}`);
+      assert.equal(e.frames, 20);
+      const reader = RecordingReader.openSync(e.recording as string);
+      assert.equal(reader.errorCount, 0, `${e.engine}: ${reader.errors[0]?.message}`);
+      assert.equal(reader.frameCount, 20);
+      reader.close();
+      if (e.engine === 'ours') assert.equal('divergence' in e, false);
+      else {
+        // every peer parts from ours in the first frame (other contact sets, problems or impulses)
+        const d = e.divergence as { frame: number; kind: string };
+        assert.equal(d.frame, 0, String(e.engine));
+        assert.ok(['contact-set', 'problem', 'solve', 'state'].includes(d.kind));
+      }
+    }
+    const ours = t.engines[0] as { energyDrift: number; maxPenetration: number };
+    assert.ok(Math.abs(ours.energyDrift) < 1e-3, `our stack keeps its energy: ${ours.energyDrift}`);
+    assert.deepEqual((t.engines[2].lambdaSource as { tangent: string }).tangent, 'fitted');
+    const text = await run(['compare', STACK, '--frames', '5', '--engines', 'ours,cannon', '--out', dir]);
+    assert.equal(text.code, 0);
+    assert.match(text.out[0], /^box-stack-10 \(.*box-stack-10\.scene\.json:\d+\): 5 frames, E₀ = 490\.5 J; recordings in /);
+    assert.ok(text.out.some((l) => l.startsWith('Contact Lens (coulomb)')));
+    assert.ok(text.out.some((l) => /^cannon-es \d/.test(l) && /frame 0: \w/.test(l)));
+  });
+
+  it('simulate --engine writes a recording of that engine (its λ source declared); bad choices are one line, exit 2', async () => {
+    const out = join(dir, 'jolt.rec.jsonl');
+    const r = await run(['simulate', STACK, '--engine', 'jolt', '--frames', '10', '--out', out]);
+    assert.equal(r.code, 0, r.err.join('\n'));
+    const reader = RecordingReader.openSync(out);
+    assert.equal(reader.header.producer.name, 'jolt-physics');
+    assert.deepEqual(reader.header.solver?.lambdaSource, { normal: 'fitted', tangent: 'fitted' });
+    reader.close();
+    assert.match(
+      (await run(['simulate', STACK, '--engine', 'bullet', '--out', join(dir, 'x.rec.jsonl')])).err[0],
+      /--engine must be one of ours, cannon, rapier, jolt, mujoco/,
+    );
+    const both = await run(['simulate', STACK, '--engine', 'cannon', '--solver', 'ipm', '--out', join(dir, 'y.rec.jsonl')]);
+    assert.equal(both.code, 2);
+    assert.match(both.err[0], /--solver chooses one of our solvers; cannon runs its own/);
+  });
+
+  it('a plane at any normal maps onto every engine: the box on the incline touches it along its normal and stays put', async () => {
+    const file = join(ROOT, 'examples', 'incline-friction-angle.scene.json');
+    const s = parseSceneFile(readFileSync(file, 'utf8'), file).scenarios.find((x) => x.desc.name === 'incline-below-friction-angle')!;
+    const plane = s.desc.bodies[0].shape as { readonly normal: readonly number[] };
+    for (const engine of PEER_ENGINE_NAMES) {
+      const runOf = await startEngineRun(engine, s.desc, { frames: 30 });
+      let last = runOf.next()!;
+      for (let k = 1; k < 30; k++) last = runOf.next()!;
+      runOf.dispose();
+      const f = last.frame;
+      assert.ok(f.contacts.length > 0, `${engine}: no contact`);
+      for (const c of f.contacts) {
+        assert.equal(c.b, 0, engine);
+        assert.ok(Math.hypot(...c.normal.map((x, k) => x - plane.normal[k])) < 1e-5, `${engine}: normal ${c.normal}`);
+      }
+      const x0 = s.desc.bodies[1].position,
+        x = f.bodies[1].x;
+      assert.ok(Math.hypot(x[0] - x0[0], x[1] - x0[1], x[2] - x0[2]) < 0.02, `${engine}: the box moved to ${x}`);
+    }
+  });
+
+  it('an engine that is not installed: one line saying how to get it', () => {
+    const missing = locatePackage({ ...ENGINE_PACKAGES.jolt, package: 'no-such-engine-package' }, [dir], [join(ROOT, 'node_modules')]);
+    assert.ok('missing' in missing);
+    const e = new EngineUnavailableError('jolt', missing.missing);
+    assert.match(
+      e.message,
+      /^the Jolt engine is not available \(no-such-engine-package is not in node_modules .*\): install it with `npm install jolt-physics`/,
+    );
+    const found = locatePackage(ENGINE_PACKAGES.cannon, [dir], [join(ROOT, 'node_modules')]);
+    assert.ok('path' in found && found.path.endsWith('cannon-es.cjs.js') && /^\d+\.\d+/.test(found.version));
+  });
+});
