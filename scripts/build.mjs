@@ -2,7 +2,7 @@
 // external), the simulation worker (Node worker thread), the inspector webview (browser IIFE + CSS) and the
 // integration-test suite that runs inside the VS Code extension host.
 import { build } from 'esbuild';
-import { readdirSync, existsSync, rmSync } from 'node:fs';
+import { readdirSync, existsSync, rmSync, mkdirSync, copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 
 const node = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, logLevel: 'warning' };
 // `import('h5wasm/node')` in src/format/fclib.ts becomes `import('./h5wasm.mjs')`, next to dist/cli.js.
@@ -57,3 +57,24 @@ await Promise.all([
   // Integration tests run inside the extension host: `vscode` and mocha come from the host / node_modules.
   suiteEntries.length ? build({ ...node, entryPoints: suiteEntries, outdir: 'dist/test/suite', external: ['vscode', 'mocha'] }) : Promise.resolve(),
 ]);
+
+// The engines of `compare` and `simulate --engine` (optional npm packages; src/session/engines/enginePackages.ts
+// ENGINE_PACKAGES lists the same files, and a test keeps the two lists equal): each package's one self-contained
+// runtime file is copied to dist/engines/, so the VSIX and a built CLI run them without node_modules. An engine
+// whose package is not installed is left out (it is then reported as unavailable when asked for).
+const ENGINES = [
+  ['cannon-es', 'dist/cannon-es.cjs.js', 'cannon-es.cjs'],
+  ['@dimforge/rapier3d-compat', 'dist/rapier.cjs', 'rapier3d-compat.cjs'],
+  ['jolt-physics', 'dist/jolt-physics.wasm-compat.js', 'jolt-physics.wasm-compat.mjs'],
+  ['mujoco-js', 'dist/mujoco_wasm.js', 'mujoco_wasm.mjs'],
+];
+rmSync('dist/engines', { recursive: true, force: true });
+mkdirSync('dist/engines', { recursive: true });
+const versions = {};
+for (const [pkg, file, shipped] of ENGINES) {
+  const root = `node_modules/${pkg}`;
+  if (!existsSync(`${root}/${file}`)) continue;
+  copyFileSync(`${root}/${file}`, `dist/engines/${shipped}`);
+  versions[pkg] = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')).version;
+}
+writeFileSync('dist/engines/versions.json', `${JSON.stringify(versions, null, 2)}\n`);

@@ -107,6 +107,16 @@ describe('engines: a scenario in cannon-es, Rapier, Jolt, MuJoCo and ours', func
     }
   });
 
+  it('the build ships exactly the runtime files the loader looks for (scripts/build.mjs ENGINES = ENGINE_PACKAGES)', () => {
+    const build = readFileSync(join(ROOT, 'scripts', 'build.mjs'), 'utf8');
+    const listed = [...build.matchAll(/\['([^']+)', '([^']+)', '([^']+)'\]/g)].map((m) => [m[1], m[2], m[3]]);
+    assert.deepEqual(
+      listed,
+      Object.values(ENGINE_PACKAGES).map((p) => [p.package, p.file, p.shipped]),
+    );
+    assert.match(readFileSync(join(ROOT, '.vscodeignore'), 'utf8'), /^!dist\/engines\/\*\*$/m);
+  });
+
   it('an engine that is not installed: one line saying how to get it', () => {
     const missing = locatePackage({ ...ENGINE_PACKAGES.jolt, package: 'no-such-engine-package' }, [dir], [join(ROOT, 'node_modules')]);
     assert.ok('missing' in missing);
