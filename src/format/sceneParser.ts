@@ -447,6 +447,12 @@ function parseExpectations(ctx: Ctx, node: JsonNode, f: string, desc: ScenarioDe
       case 'bodyAtRest':
         e = { kind, body: body(), speed: nonNeg('speed', 'largest allowed final speed in m/s, ≥ 0', 'm/s') };
         break;
+      case 'deterministic':
+        e = {
+          kind,
+          mode: ctx.oneOf(req('mode', '"repeat" (run twice) or "order" (also with the contacts shuffled)'), `${fi}.mode`, ['repeat', 'order'] as const),
+        };
+        break;
     }
     expectations.push(e);
     expectationRanges.push(ctx.range(o));

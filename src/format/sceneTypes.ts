@@ -32,7 +32,9 @@ export type Expectation =
   /** ‖Σ m v(frame) − Σ m v(0)‖ ≤ tolerance (N·s) for every frame (dynamic bodies). */
   | { readonly kind: 'momentumConserved'; readonly tolerance: number }
   /** After the last frame the body's linear speed ‖v‖ is at most `speed` (m/s). */
-  | { readonly kind: 'bodyAtRest'; readonly body: string; readonly speed: number };
+  | { readonly kind: 'bodyAtRest'; readonly body: string; readonly speed: number }
+  /** The scenario run twice does not diverge ("repeat"); "order": also not with each step's contacts shuffled. */
+  | { readonly kind: 'deterministic'; readonly mode: 'repeat' | 'order' };
 
 export type ExpectationKind = Expectation['kind'];
 
@@ -45,6 +47,7 @@ export const EXPECTATION_FIELDS: { readonly [K in ExpectationKind]: readonly str
   noSolverFailures: [],
   momentumConserved: ['tolerance'],
   bodyAtRest: ['body', 'speed'],
+  deterministic: ['mode'],
 };
 export const EXPECTATION_KINDS = Object.keys(EXPECTATION_FIELDS) as readonly ExpectationKind[];
 

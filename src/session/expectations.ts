@@ -2,6 +2,8 @@
 import type { Expectation } from '../format/scene.js';
 import type { RunResult } from './runScenario.js';
 import { formatCount, formatNumber, formatQuantity, formatSigned } from '../engine/numberText.js';
+import { checkDeterminism } from './compare/determinism.js';
+import { divergenceSummary } from './compare/divergenceText.js';
 
 export interface ExpectationResult {
   readonly expectation: Expectation;
@@ -93,6 +95,23 @@ export function checkExpectation(x: Expectation, run: RunResult): ExpectationRes
       const b = bodyNamed(x.body);
       const s = Math.hypot(b.v[0], b.v[1], b.v[2]);
       return { expectation: x, ok: s <= x.speed, message: `${x.body} speed ${q(s, 'm/s')} at the end (limit ${q(x.speed, 'm/s')})` };
+    }
+    case 'deterministic': {
+      const r = checkDeterminism(run.world.scenario, x.mode);
+      const parts: [string, typeof r.repeat][] = [
+        ['run twice', r.repeat],
+        ...(r.shuffled ? [['with the contacts shuffled', r.shuffled] as [string, typeof r.repeat]] : []),
+      ];
+      const failed = parts.filter(([, d]) => d.firstDivergence);
+      const frames = r.repeat.framesCompared;
+      if (!failed.length)
+        return { expectation: x, ok: true, message: `${parts.map(([w]) => w).join(' and ')}: no divergence in ${formatCount(frames, 'frame')}` };
+      return {
+        expectation: x,
+        ok: false,
+        frame: Math.min(...failed.map(([, d]) => d.firstDivergence!.frame)),
+        message: failed.map(([w, d]) => `${w}: ${divergenceSummary(d)}`).join('; '),
+      };
     }
   }
 }

@@ -138,7 +138,10 @@ describe('CLI wording: plurals and numbers', () => {
     const out = join(mkdtempSync(join(tmpdir(), 'cl-plural-')), 'one.rec.jsonl');
     const r = await run(['simulate', SCENE, '--frames', '1', '--out', out]);
     assert.equal(r.code, 0, r.err.join('\n'));
-    assert.match(r.err.at(-1) ?? '', /^wrote 1 frame to .* in \d+(\.\d+)?(e-\d+)? s \(\d+(\.\d+)? ms per frame, \d+(\.\d+)? ms in the engine's step; solver coulomb\)$/);
+    assert.match(
+      r.err.at(-1) ?? '',
+      /^wrote 1 frame to .* in \d+(\.\d+)?(e-\d+)? s \(\d+(\.\d+)? ms per frame, \d+(\.\d+)? ms in the engine's step; solver coulomb\)$/,
+    );
   });
 
   it('solver reasons count in the singular after one iteration (was "after 1 iterations")', () => {

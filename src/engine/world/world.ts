@@ -84,6 +84,32 @@ export function combine(rule: CombineRule, a: number, b: number): number {
   }
 }
 
+/** Options of a World besides its scenario. */
+export interface WorldOptions {
+  /**
+   * Shuffle each step's contacts (a seeded Fisher–Yates permutation per frame) before the islands are built: the
+   * order another thread count or broad phase would give them. Order-dependent solvers (Gauss–Seidel sweeps) then
+   * give other impulses; `check`'s "deterministic" expectation with mode "order" runs this (docs/scene-format.md).
+   */
+  readonly contactOrderSeed?: number;
+}
+
+/** xorshift32 (Marsaglia 2003): the contact-order permutation's generator, seeded per frame. */
+function shuffleContacts<T>(items: T[], seed: number): void {
+  let s = seed >>> 0 || 1;
+  for (let i = items.length - 1; i > 0; i--) {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    const j = s % (i + 1);
+    const t = items[i];
+    items[i] = items[j];
+    items[j] = t;
+  }
+}
+
 export class World {
   readonly bodies: Body[];
   readonly config: StepConfig;
@@ -92,7 +118,10 @@ export class World {
   private readonly cache = new ContactCache();
   private readonly sap = new SweepAndPrune();
 
-  constructor(readonly scenario: ScenarioDesc) {
+  constructor(
+    readonly scenario: ScenarioDesc,
+    readonly options: WorldOptions = {},
+  ) {
     this.config = scenario.config;
     const materials = new Map(scenario.materials.map((m) => [m.name, m] as const));
     const fallback: MaterialDesc = materials.get('default') ?? { name: 'default', friction: 0.5, restitution: 0 };
@@ -167,6 +196,7 @@ export class World {
       const c = this.toContactPoint(detected[k]);
       if (!this.bouncesBeforeTouching(c)) contacts.push(c);
     }
+    if (this.options.contactOrderSeed !== undefined) shuffleContacts(contacts, this.options.contactOrderSeed ^ Math.imul(this.frame + 1, 0x9e3779b9));
     const solved = this.solveIslands(contacts);
     this.integratePositions(solved.dvTotal, solved.dvPseudo);
     const energy = this.ledger(before, solved.work, solved.dvPseudo);

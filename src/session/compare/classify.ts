@@ -14,6 +14,7 @@ import type { BodyMap } from './bodyMap.js';
 import type { ContactPair } from './contactMatch.js';
 import { contactRotation, exceeds, type CompareContext, type FieldDifference, type FrameComparison, numRel, rotated } from './frameCompare.js';
 import { islandMerits, rebuildFrame, type Merit } from './rebuild.js';
+import { impulseDifferences } from './bodyImpulses.js';
 import type { FrameScales } from './scales.js';
 import type { DiffTolerance } from './tolerance.js';
 import { formatNumber } from '../../engine/numberText.js';
@@ -327,6 +328,10 @@ function solve(inp: DivergenceInput, notes: readonly string[]): Divergence {
     ma = { kktMaxRel: Math.max(ma.kktMaxRel, m[0].kktMaxRel), coulombMerit: Math.max(ma.coulombMerit, m[0].coulombMerit) };
     mb = { kktMaxRel: Math.max(mb.kktMaxRel, m[1].kktMaxRel), coulombMerit: Math.max(mb.coulombMerit, m[1].coulombMerit) };
   }
+  if (impulseDifferences(fa, fb, ctx.bodies, inp.scales, ctx).size === 0)
+    lines.push(
+      'solve: the bodies receive the same impulses (Jᵀλ within the tolerance): λ differs only in its split over redundant contacts (A is rank deficient, e.g. four coplanar corners), not in the motion',
+    );
   const measure = declaredLaw(ha) === declaredLaw(inp.headerB) ? declaredLaw(ha) : 'kkt';
   const pick = (m: Merit): number => (measure === 'kkt' ? m.kktMaxRel : m.coulombMerit);
   const closer = !measured ? undefined : { run: pick(ma) < pick(mb) ? ('a' as const) : pick(mb) < pick(ma) ? ('b' as const) : ('tie' as const), measure };

@@ -12,9 +12,12 @@
 import type { RecordedContact, RecordedFrame } from '../../format/recording.js';
 import type { BodyMap } from './bodyMap.js';
 import type { ContactMatch, ContactPair } from './contactMatch.js';
+import { impulseDifferences } from './bodyImpulses.js';
 import type { FrameScales, RunScales } from './scales.js';
 import type { DiffTolerance } from './tolerance.js';
-import { ulpDistance } from './tolerance.js';
+import { exceeds, numRel, vecRel } from './tolerance.js';
+
+export { exceeds, numRel, vecRel } from './tolerance.js';
 import type { Vec3 } from '../../engine/math/vec3.js';
 
 /** One quantity that differs: `a`, `b` are contact indices (contact fields, A/b, λ) or body indices (pre, state). */
@@ -37,34 +40,18 @@ export interface FrameComparison {
   readonly differs: boolean;
 }
 
+/**
+ * How λ is compared: per contact ('contacts', what `diff` does), or through the impulses the bodies receive
+ * ('impulses', bodyImpulses.ts: a λ split otherwise over redundant contacts is the same motion).
+ */
+export type LambdaComparison = 'contacts' | 'impulses';
+
 /** Everything a frame comparison needs besides the two frames. */
 export interface CompareContext {
   readonly bodies: BodyMap;
   readonly run: RunScales;
   readonly tol: DiffTolerance;
-}
-
-/** Is rel a difference under the tolerance? */
-export const exceeds = (rel: number, tol: DiffTolerance): boolean => (tol.exact ? rel > 0 : rel > tol.relative);
-
-/** Difference of two 3-vectors (b multiplied by sign): ‖Δ‖/scale, or the largest ULP distance. */
-export function vecRel(a: readonly number[], b: readonly number[], sign: number, scale: number, tol: DiffTolerance): number {
-  if (tol.exact) {
-    let u = 0;
-    for (let k = 0; k < a.length; k++) {
-      const y = sign * b[k];
-      if (!Object.is(a[k], y)) u = Math.max(u, 1, ulpDistance(a[k], y));
-    }
-    return u;
-  }
-  let s = 0;
-  for (let k = 0; k < a.length; k++) s += (a[k] - sign * b[k]) ** 2;
-  return Math.sqrt(s) / scale;
-}
-
-export function numRel(a: number, b: number, scale: number, tol: DiffTolerance): number {
-  if (tol.exact) return Object.is(a, b) ? 0 : Math.max(1, ulpDistance(a, b));
-  return Math.abs(a - b) / scale;
+  readonly lambda?: LambdaComparison;
 }
 
 /**
@@ -232,6 +219,13 @@ export function compareFrames(fa: RecordedFrame, fb: RecordedFrame, match: Conta
     const rel = vecRel([la[3 * p.a], la[3 * p.a + 1], la[3 * p.a + 2]], rotated(q[k], lb, 3 * p.b), 1, sc.impulse, ctx.tol);
     if (exceeds(rel, ctx.tol)) lambda.push({ field: 'lambda', a: p.a, b: p.b, rel });
   });
+  if (ctx.lambda === 'impulses' && lambda.length) {
+    // only contacts of bodies whose impulses differ: another split of the same Jᵀλ is not a difference here
+    const moved = impulseDifferences(fa, fb, ctx.bodies, sc, ctx);
+    const kept = lambda.filter((d) => moved.has(fa.contacts[d.a].a) || moved.has(fa.contacts[d.a].b));
+    lambda.length = 0;
+    lambda.push(...kept);
+  }
   matrixRows(fa, fb, match.pairs, q, sc, ctx, matrix);
   if (fa.pre && fb.pre) compareStates(fa.pre, fb.pre, sc, ctx, 'pre.', pre);
   compareStates(fa.bodies, fb.bodies, sc, ctx, '', state);

@@ -8,7 +8,7 @@ import type { RecordedBodyState, RecordedFrame, RecordingHeader } from '../../fo
 import { mapBodies, type BodyMap } from './bodyMap.js';
 import { classify, type Divergence } from './classify.js';
 import { matchContacts, PairKeys } from './contactMatch.js';
-import { angleBetween, compareFrames, exceeds, vecRel, type CompareContext } from './frameCompare.js';
+import { angleBetween, compareFrames, exceeds, vecRel, type CompareContext, type LambdaComparison } from './frameCompare.js';
 import { frameScales, runScales, stateScales, type FrameScales, type RunScales } from './scales.js';
 import { DEFAULT_TOLERANCE, type DiffTolerance } from './tolerance.js';
 
@@ -94,10 +94,11 @@ export class RunComparison {
     readonly headerA: RecordingHeader,
     readonly headerB: RecordingHeader,
     readonly tolerance: DiffTolerance = DEFAULT_TOLERANCE,
+    lambda: LambdaComparison = 'contacts',
   ) {
     this.bodies = mapBodies(headerA, headerB, tolerance);
     this.run = runScales(headerA, headerB);
-    this.ctx = { bodies: this.bodies, run: this.run, tol: tolerance };
+    this.ctx = { bodies: this.bodies, run: this.run, tol: tolerance, lambda };
     this.keys = new PairKeys(
       this.bodies,
       headerA.bodies.map((x) => x.static),

@@ -39,8 +39,25 @@ export function differs(a: number, b: number, scale: number, tol: DiffTolerance)
   return Math.abs(a - b) > tol.relative * scale;
 }
 
-/** |a − b| relative to the scale (what the reports call the relative difference); exact mode: ULPs. */
-export function relativeDifference(a: number, b: number, scale: number, tol: DiffTolerance): number {
+/** Is rel a difference under the tolerance? */
+export const exceeds = (rel: number, tol: DiffTolerance): boolean => (tol.exact ? rel > 0 : rel > tol.relative);
+
+/** Difference of two 3-vectors (b multiplied by sign): ‖Δ‖/scale, or the largest ULP distance. */
+export function vecRel(a: readonly number[], b: readonly number[], sign: number, scale: number, tol: DiffTolerance): number {
+  if (tol.exact) {
+    let u = 0;
+    for (let k = 0; k < a.length; k++) {
+      const y = sign * b[k];
+      if (!Object.is(a[k], y)) u = Math.max(u, 1, ulpDistance(a[k], y));
+    }
+    return u;
+  }
+  let s = 0;
+  for (let k = 0; k < a.length; k++) s += (a[k] - sign * b[k]) ** 2;
+  return Math.sqrt(s) / scale;
+}
+
+export function numRel(a: number, b: number, scale: number, tol: DiffTolerance): number {
   if (tol.exact) return Object.is(a, b) ? 0 : Math.max(1, ulpDistance(a, b));
-  return scale > 0 ? Math.abs(a - b) / scale : a === b ? 0 : Number.POSITIVE_INFINITY;
+  return Math.abs(a - b) / scale;
 }
