@@ -28,6 +28,7 @@ import {
   type Plugin,
 } from 'chart.js';
 import type { ContactSeries, FindingView, Timeline } from '../src/protocol/inspector.js';
+import type { CompareView } from '../src/protocol/compare.js';
 import { ConvergencePlot, type PlotColors } from './convergencePlot.js';
 import { byId } from './dom.js';
 import { frameTickLabel, frameTitle, roundFrameTicks } from './frameAxis.js';
@@ -259,6 +260,8 @@ export class Charts {
   private relative = true;
   private readonly energyTrack: FindingsTrack;
   private readonly injectionTrack: FindingsTrack;
+  /** Compare mode: run b's series over a's frames (dashed), the divergence marked on every time chart. */
+  private compare: CompareView | null = null;
 
   /** `seek` is called with the session index under a click on a time chart. */
   constructor(private readonly seek: (index: number) => void) {
@@ -389,6 +392,14 @@ export class Charts {
     this.rebuild();
   }
 
+  /** Compare mode (or null): run b's energy and iterations over a's, the first divergence marked. */
+  setCompare(c: CompareView | null): void {
+    this.compare = c;
+    const marker = c?.divergence ? [c.divergence.index] : [];
+    for (const chart of this.timeCharts()) cursors.get(chart.canvas)!.markers = marker;
+    this.rebuild();
+  }
+
   /** λ series for the selected contacts; `labels` maps key → legend label (e.g. "#3 ball–ground"). */
   setSeries(series: readonly ContactSeries[], labels: Map<string, string>): void {
     this.series = series;
@@ -469,7 +480,9 @@ export class Charts {
       this.solver.data.datasets = [
         line('iterations', decimate(xs, t.iterations), p.blue, { yAxisID: 'y' }),
         line('final residual', decimate(xs, t.residual, MAX_POINTS, true), p.orange, { yAxisID: 'y1' }),
+        ...(this.compare ? [line('iterations (run b)', decimate(xs, this.compare.timeline.iterations), p.blue, { yAxisID: 'y', borderDash: [5, 3], borderWidth: 1 })] : []),
       ];
+      if (this.compare) this.energy.data.datasets.push(...this.compareEnergy(xs));
       this.kappa.data.datasets = [line('κ(A) worst island', decimate(xs, t.kappa, MAX_POINTS, true), p.purple)];
       // κ on the range of A (engine/conditioning.ts): the null directions of coplanar/duplicated contacts excluded.
       if (t.kappaRange) this.kappa.data.datasets.push(line('κ on range(A) worst island', decimate(xs, t.kappaRange, MAX_POINTS, true), p.blue));
@@ -512,6 +525,14 @@ export class Charts {
       ...(acc > 0 ? [line('Σ injected (diagnosis)', decimate(xs, injected), p.orange, { borderWidth: 2, borderDash: [6, 3] })] : []),
       ...Object.entries(t.ledger).map(([name, ys], k) => line(`Σ ${name}`, decimate(xs, cumulative(ys)), ledgerColors[k % ledgerColors.length], dashed)),
     ];
+  }
+
+  /** Run b's total energy over a's frames: its change since b's first frame (relative) or itself (absolute), dashed. */
+  private compareEnergy(xs: number[]): LineDataset[] {
+    const b = this.compare!.timeline;
+    const first = b.total.find((x) => x !== null) ?? 0;
+    const total = this.relative ? b.total.map((x) => (x === null ? null : x - first)) : b.total;
+    return [line(this.relative ? 'ΔE total (run b)' : 'total E (run b)', decimate(xs, total), this.pal.red, { borderWidth: 2, borderDash: [6, 3] })];
   }
 
   /** The injection chart's two axes with their zeros on one grid line (chartMath.ts alignedZeroRanges). */

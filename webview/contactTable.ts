@@ -13,25 +13,31 @@
  * full value in SI units is the cell's title; nothing is cut (the box scrolls sideways when it is narrow).
  */
 import type { ContactView } from '../src/protocol/inspector.js';
+import type { CompareContact } from '../src/protocol/compare.js';
+
+/** A row: the contact of run a and, in compare mode, its partner in run b (FrameView.compare.contacts). */
+export type TableContact = ContactView & { readonly compare?: CompareContact };
 import { fitCell } from './fixedWidth.js';
 import { type ColumnScale, columnScale, full, inScale, vecInScale } from './format.js';
 import { byId, el } from './dom.js';
 
 interface Column {
   readonly col: string;
+  /** Compare mode only (hidden unless the page compares two runs: body.comparing). */
+  readonly compare?: boolean;
   readonly label: string;
   readonly title: string;
   /** Width in characters, including the one-space gap after the cell. */
   readonly width: number;
   readonly align: 'left' | 'right';
   /** Sort key. */
-  readonly sort: (c: ContactView) => number | string;
+  readonly sort: (c: TableContact) => number | string;
   /**
    * Numeric columns: the SI unit (the header shows it with the prefix of the frame's column scale, '' for a
    * dimensionless column), the value, and the significant digits of the column's largest value.
    */
   readonly unit?: string;
-  readonly value?: (c: ContactView) => number | null;
+  readonly value?: (c: TableContact) => number | null;
   readonly digits?: number;
   /** Other columns: cell text and title (`scale`: this column's scale, for the point). */
   readonly cell?: (c: ContactView, scale: ColumnScale) => [string, string];
@@ -39,12 +45,22 @@ interface Column {
   readonly scaleValues?: (c: ContactView) => readonly number[];
 }
 
+/** A value of the partner contact in run b (null: not comparing, or the contact is in a only). */
+function bOf(c: TableContact, k: 'lambdaN' | 'lambdaT' | 'depth'): number | null {
+  return c.compare ? c.compare[k] : null;
+}
+/** b − a of a value (null without a partner). */
+function delta(c: TableContact, k: 'lambdaN' | 'lambdaT' | 'depth', a: number): number | null {
+  const b = bOf(c, k);
+  return b === null ? null : b - a;
+}
+
 /** A numeric cell: "−187.7", "−1.000" or, below every prefix, "−1.85e-18" (9 characters), plus the gap. */
 const NUMBER_WIDTH = 10;
 /** 3 decimals, 3 coordinates: "−0.500, −0.500, 2.997". */
 const VECTOR_WIDTH = 23;
 
-const numeric = (unit: string, f: (c: ContactView) => number | null, digits = 4): Pick<Column, 'sort' | 'width' | 'align' | 'unit' | 'value' | 'digits'> => ({
+const numeric = (unit: string, f: (c: TableContact) => number | null, digits = 4): Pick<Column, 'sort' | 'width' | 'align' | 'unit' | 'value' | 'digits'> => ({
   width: NUMBER_WIDTH,
   align: 'right',
   sort: (c) => f(c) ?? -Infinity,
@@ -97,6 +113,12 @@ export const COLUMNS: readonly Column[] = [
   { col: 'e', label: 'e', title: 'restitution coefficient', ...numeric('', (c) => c.e, 3) },
   { col: 'lambdaN', label: 'λn', title: 'normal impulse', ...numeric('N·s', (c) => c.lambdaN) },
   { col: 'lambdaT', label: '‖λt‖', title: 'friction impulse magnitude', ...numeric('N·s', (c) => c.lambdaT) },
+  // compare mode: the partner contact in run b (docs/compare.md), its λ and depth, and b − a
+  { col: 'bLambdaN', compare: true, label: 'λn b', title: 'normal impulse of the matched contact in run b (— : the contact is in run a only)', ...numeric('N·s', (c) => bOf(c, 'lambdaN')) },
+  { col: 'dLambdaN', compare: true, label: 'Δλn', title: 'λn of run b − λn of run a', ...numeric('N·s', (c) => delta(c, 'lambdaN', c.lambdaN)) },
+  { col: 'bLambdaT', compare: true, label: '‖λt‖ b', title: 'friction impulse magnitude in run b', ...numeric('N·s', (c) => bOf(c, 'lambdaT')) },
+  { col: 'dLambdaT', compare: true, label: 'Δ‖λt‖', title: '‖λt‖ of run b − ‖λt‖ of run a', ...numeric('N·s', (c) => delta(c, 'lambdaT', c.lambdaT)) },
+  { col: 'dDepth', compare: true, label: 'Δdepth', title: 'penetration depth of run b − of run a', ...numeric('m', (c) => delta(c, 'depth', c.depth)) },
   {
     col: 'state',
     label: 'state',
@@ -149,7 +171,7 @@ export class ContactTable {
   /** Per column: its width in characters (the bodies column grows to the longest pair seen). */
   private readonly widths = COLUMNS.map((c) => c.width);
   private readonly pool: HTMLTableRowElement[] = [];
-  private contacts: readonly ContactView[] = [];
+  private contacts: readonly TableContact[] = [];
   private order: number[] = [];
   private sortCol = 'index';
   private sortDir: 1 | -1 = 1;
@@ -170,7 +192,7 @@ export class ContactTable {
     const hr = thead.insertRow();
     hr.setAttribute('role', 'row');
     for (const c of COLUMNS) {
-      const th = el('th', undefined, c.label);
+      const th = el('th', c.compare ? 'compare-col' : undefined, c.label);
       th.dataset.col = c.col;
       th.setAttribute('role', 'columnheader');
       th.style.width = `${c.width}ch`;
@@ -206,8 +228,8 @@ export class ContactTable {
     this.markSort();
   }
 
-  /** The current frame's contacts. */
-  setContacts(contacts: readonly ContactView[]): void {
+  /** The current frame's contacts (with their partners in run b in compare mode). */
+  setContacts(contacts: readonly TableContact[]): void {
     this.contacts = contacts;
     this.rescale();
     this.sort();
@@ -329,6 +351,7 @@ export class ContactTable {
     for (const c of COLUMNS) {
       const td = document.createElement('td');
       td.dataset.col = c.col;
+      if (c.compare) td.className = 'compare-col';
       td.setAttribute('role', 'cell');
       td.appendChild(document.createTextNode(''));
       tr.appendChild(td);
@@ -336,12 +359,13 @@ export class ContactTable {
     return tr;
   }
 
-  private fillRow(tr: HTMLTableRowElement, c: ContactView): void {
+  private fillRow(tr: HTMLTableRowElement, c: TableContact): void {
     tr.dataset.index = String(c.index);
     tr.classList.toggle('selected', this.selected.has(c.key));
     tr.classList.toggle('state-slip', c.state === 'slip');
     tr.classList.toggle('state-open', c.state === 'open');
     tr.classList.toggle('excess', c.excess !== null && c.excess > 1e-3);
+    tr.classList.toggle('only-a', c.compare !== undefined && c.compare.b === null);
     const cells = tr.cells;
     for (let k = 0; k < COLUMNS.length; k++) {
       const col = COLUMNS[k];

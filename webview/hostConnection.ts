@@ -4,6 +4,7 @@
  * VS Code delivers host messages as window 'message' events; acquireVsCodeApi() is the only host API.
  */
 import type { HostMessage, WebviewMessage, WebviewState, WhatIfOptions } from '../src/protocol/inspector.js';
+import type { CrossDirection } from '../src/protocol/compare.js';
 import { validateHostMessage } from '../src/protocol/validate.js';
 
 interface VsCodeApi {
@@ -92,6 +93,17 @@ export class HostConnection {
 
   exportChart(name: string, dataUrl: string): void {
     this.post({ type: 'exportChart', name, dataUrl });
+  }
+
+  /** Compare mode: one run's solver on the other run's problem of frame `index`. */
+  crossWhatIf(index: number, direction: CrossDirection): number {
+    const requestId = this.nextId++;
+    this.post({ type: 'crossWhatIf', requestId, index, direction });
+    return requestId;
+  }
+
+  compareEngine(engine: string): void {
+    this.post({ type: 'compareEngine', engine });
   }
 
   exportFrame(index: number, format: 'json' | 'csv'): void {

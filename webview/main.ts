@@ -20,6 +20,7 @@ import { SceneView, type SceneViewState } from './sceneView/sceneView.js';
 import { Timeline as TimelineControls } from './timeline.js';
 import { button, checkbox, checkedOf, registerToolkit } from './toolkit.js';
 import { WhatIfPanel } from './whatIfPanel.js';
+import { ComparePanel } from './comparePanel.js';
 
 export interface InspectorStats {
   /** Last frame update (ms): frame message event → data deserialised, validated, every view updated, style and layout done. */
@@ -64,6 +65,7 @@ class Inspector {
   private readonly whatIf: WhatIfPanel;
   private readonly scene: SceneView;
   private readonly folding: FoldingPanels;
+  private readonly compare: ComparePanel;
   /** Problem-file mode (a file with no bodies and one frame), created on the first problem message. */
   private problem: ProblemPanel | undefined;
   private problemView: ProblemView | undefined;
@@ -99,6 +101,12 @@ class Inspector {
       (o) => this.conn.whatIf(this.timeline.index, o),
       (i) => this.data?.frame[i] ?? i,
     );
+    this.compare = new ComparePanel({
+      goto: (i) => this.timeline.goto(i),
+      crossWhatIf: (direction) => this.conn.crossWhatIf(this.timeline.index, direction),
+      compareEngine: (engine) => this.conn.compareEngine(engine),
+      frameOf: (i) => this.data?.frame[i] ?? i,
+    });
     const absolute = checkbox('energy-absolute', 'absolute', false);
     absolute.title = 'show E, K, U in joules instead of their change since the first frame';
     absolute.addEventListener('change', () => this.charts.setEnergyRelative(!checkedOf(absolute)));
@@ -150,7 +158,19 @@ class Inspector {
         return this.progress(m.message, m.fraction);
       case 'error':
         this.whatIf.failed(m.requestId);
+        this.compare.failed(m.requestId);
         return this.showError(m.message);
+      case 'compare':
+        this.compare.set(m.compare);
+        this.timeline.setDivergence(m.compare?.divergence?.index ?? null);
+        this.charts.setCompare(m.compare);
+        // the current frame again, now with run b beside it
+        if (this.info && this.info.frameCount > 0) this.conn.seek(this.timeline.index);
+        return;
+      case 'crossWhatIf':
+        return this.compare.showCross(m.requestId, m.result);
+      case 'engines':
+        return this.compare.setEngines(m.engines);
       case 'problem':
         this.progress('', 1);
         this.problemView = m.view;
@@ -171,6 +191,10 @@ class Inspector {
 
   private init(m: Extract<HostMessage, { type: 'init' }>): void {
     this.info = m.info;
+    // a new session ends compare mode (the host sends `compare` again for it)
+    this.compare.set(null);
+    this.timeline.setDivergence(null);
+    this.charts.setCompare(null);
     this.data = m.timeline;
     this.view = undefined;
     this.autoKey = undefined;
@@ -226,7 +250,9 @@ class Inspector {
     this.showReadouts(v.index);
     this.readout.textContent = frameReadout(v.frame, this.info.frameCount, v.time);
     const t1 = performance.now();
-    this.table.setContacts(v.contacts);
+    const fc = v.compare;
+    this.table.setContacts(fc ? v.contacts.map((c, k) => ({ ...c, compare: fc.contacts[k] })) : v.contacts);
+    this.compare.frame(fc, v.index);
     byId('contacts-count').textContent = `(${v.contacts.length})`;
     const pending = this.pendingSelection;
     if (pending && pending.index === v.index) {
@@ -287,6 +313,8 @@ class Inspector {
         return this.timeline.finding(c.direction);
       case 'exportChart':
         return this.conn.exportChart('energy', this.charts.energyPng());
+      case 'divergence':
+        return this.timeline.gotoDivergence();
       case 'exportSceneView': {
         const url = this.scene.png();
         return url ? this.conn.exportChart('scene', url) : this.showError('the scene view has no picture (WebGL could not start)');

@@ -1,7 +1,8 @@
 /**
  * Timeline controls: slider (value = session index), play/pause at settings.playbackFps (stops at the
  * last frame), step ±1, previous/next finding, and the document keyboard shortcuts
- * (←/→ step, Space play/pause, Home/End) — ignored while focus is in an input, select or text field.
+ * (←/→ step, Space play/pause, Home/End; D: the first divergence in compare mode) — ignored while focus is in an
+ * input, select or text field. In compare mode a mark on the slider shows where the two runs part.
  */
 import { byId } from './dom.js';
 import { button, setLabel } from './toolkit.js';
@@ -18,6 +19,10 @@ export class Timeline {
   private findingIndices: number[] = [];
   private fps = 30;
   private timer: number | undefined;
+  /** Compare mode: the session index of the first divergence (null: none, or not comparing). */
+  private divergence: number | null = null;
+  private readonly divergenceButton: HTMLElement;
+  private readonly divergenceMark: HTMLElement;
   index = 0;
 
   /** `seek` is called with every new session index the user (or playback) asks for. */
@@ -29,7 +34,15 @@ export class Timeline {
       (this.playButton = button({ id: 'btn-play', label: '▶ Play', title: 'Play / pause (Space)', appearance: 'primary', onClick: () => this.togglePlay() })),
       button({ id: 'btn-forward', label: '▶|', title: 'Step forward (→)', onClick: () => this.step(1) }),
       button({ id: 'btn-next-finding', label: 'finding ›', title: 'Next finding', onClick: () => this.finding(1) }),
+      (this.divergenceButton = button({
+        id: 'btn-divergence',
+        label: '⇥ divergence',
+        title: 'Go to the first frame where the two runs part (D)',
+        onClick: () => this.gotoDivergence(),
+      })),
     );
+    this.divergenceButton.hidden = true;
+    this.divergenceMark = byId('timeline-divergence');
     this.slider.addEventListener('input', () => this.goto(Number(this.slider.value)));
     document.addEventListener('keydown', (e) => this.key(e));
   }
@@ -42,6 +55,18 @@ export class Timeline {
     this.slider.min = '0';
     this.slider.max = String(Math.max(0, frameCount - 1));
     this.show(index);
+  }
+
+  /** Compare mode: where the runs part (a mark on the slider, a button and the D key), or null. */
+  setDivergence(index: number | null): void {
+    this.divergence = index;
+    this.divergenceButton.hidden = index === null;
+    this.divergenceMark.hidden = index === null;
+    if (index !== null) this.divergenceMark.style.left = `${(100 * index) / Math.max(1, this.frameCount - 1)}%`;
+  }
+
+  gotoDivergence(): void {
+    if (this.divergence !== null) this.goto(this.divergence);
   }
 
   /** Moves the slider without asking for a frame (the caller already did). */
@@ -113,6 +138,11 @@ export class Timeline {
         break;
       case 'End':
         this.goto(this.frameCount - 1);
+        break;
+      case 'd':
+      case 'D':
+        if (this.divergence === null) return;
+        this.gotoDivergence();
         break;
       case ' ':
         if (t && ACTIVATABLE.has(t.tagName)) return;

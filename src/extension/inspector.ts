@@ -6,7 +6,8 @@
 import * as vscode from 'vscode';
 import { randomInt } from 'node:crypto';
 import { WorkerClient, CancelledError, WorkerRequestError } from './workerClient.js';
-import type { Opened } from './worker/workerProtocol.js';
+import type { CompareRun, Opened } from './worker/workerProtocol.js';
+import type { CompareView, EnginesView } from '../protocol/compare.js';
 import type { HostMessage, InspectorCommand, SessionSource, SolverName, WebviewMessage } from '../protocol/inspector.js';
 import { PROTOCOL_VERSION } from '../protocol/inspector.js';
 import { validateWebviewMessage, ProtocolError } from '../protocol/validate.js';
@@ -129,7 +130,7 @@ export class Inspector implements vscode.Disposable {
                 text: doc.getText(),
                 scenario: this.source.scenario,
                 diagnosis: diagnosisSettings(),
-                override: solverOverride(),
+                override: { ...solverOverride(), ...(this.source.solver ? { solver: this.source.solver } : {}) },
               },
               { signal: abort.signal, onProgress },
             );
@@ -218,6 +219,12 @@ export class Inspector implements vscode.Disposable {
         case 'exportFrame':
           await this.exportFrame(m.format, m.index);
           break;
+        case 'crossWhatIf':
+          this.post({ type: 'crossWhatIf', requestId: m.requestId, result: await worker.request({ op: 'crossWhatIf', index: m.index, direction: m.direction }) });
+          break;
+        case 'compareEngine':
+          await this.compareWith({ kind: 'engine', engine: m.engine });
+          break;
       }
     } catch (e) {
       if (e instanceof CancelledError) return;
@@ -278,6 +285,56 @@ export class Inspector implements vscode.Disposable {
 
   command(command: InspectorCommand): void {
     this.post({ type: 'command', command });
+  }
+
+  /** Compare mode's view, once compareWith has run (null: not comparing). */
+  get comparison(): CompareView | null {
+    return this.compareView;
+  }
+  private compareView: CompareView | null = null;
+  /** The engines table, once showEngines has run. */
+  get engines(): EnginesView | null {
+    return this.enginesView;
+  }
+  private enginesView: EnginesView | null = null;
+
+  /** Long work in the worker with a cancellable progress notification (progress also shown in the page). */
+  private async withProgress<T>(title: string, work: (worker: WorkerClient, signal: AbortSignal, onProgress: (m: string, f: number | null) => void) => Promise<T>): Promise<T> {
+    await this.ready;
+    const abort = new AbortController();
+    return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Contact Lens: ${title}`, cancellable: true }, async (progress, token) => {
+      token.onCancellationRequested(() => abort.abort());
+      const notify = fractionReporter(progress);
+      try {
+        return await work(this.worker!, abort.signal, (message, fraction) => {
+          notify(message, fraction);
+          this.post({ type: 'progress', message, fraction });
+        });
+      } finally {
+        this.post({ type: 'progress', message: '', fraction: 1 });
+      }
+    });
+  }
+
+  /** Compare mode: the session beside a second run (docs/compare.md "In the editor"); the page then shows both. */
+  async compareWith(run: CompareRun): Promise<CompareView> {
+    const view = await this.withProgress('comparing two runs', (w, signal, onProgress) => w.request({ op: 'compareWith', run }, { signal, onProgress }));
+    this.compareView = view;
+    this.post({ type: 'compare', compare: view });
+    return view;
+  }
+
+  /** Runs the scenario in every engine and shows the table (a scenario inspector only). */
+  async showEngines(): Promise<EnginesView> {
+    if (this.source.kind !== 'scenario') throw new Error('the engines table needs a scene file’s scenario');
+    const source = this.source;
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(source.file));
+    const view = await this.withProgress(`${source.scenario} in five engines`, (w, signal, onProgress) =>
+      w.request({ op: 'engines', file: source.file, text: doc.getText(), scenario: source.scenario, override: solverOverride() }, { signal, onProgress }),
+    );
+    this.enginesView = view;
+    this.post({ type: 'engines', engines: view });
+    return view;
   }
 
   async whatIfReport(solver: SolverName): Promise<string> {

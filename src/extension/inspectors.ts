@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { Inspector, INSPECTOR_VIEW_TYPE, webviewOptions, type InspectorHost } from './inspector.js';
-import type { SessionSource, WebviewState } from '../protocol/inspector.js';
+import type { SessionSource, SolverName, WebviewState } from '../protocol/inspector.js';
 import { restorablePanel } from './restoredState.js';
 import { ProblemInspector, type ProblemPanelState } from './problemInspector.js';
 import * as fs from 'node:fs/promises';
@@ -105,19 +105,19 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
     return inspector;
   }
 
-  /** Opens (or reveals and re-simulates) the inspector of a scenario; `play` starts playback once shown. */
-  openScenario(file: string, scenario: string, at: number | 'first-finding' | 'last', play = false): Inspector {
+  /** Opens (or reveals and re-simulates) the inspector of a scenario; `play` starts playback once shown; `solver` overrides the scenario's. */
+  openScenario(file: string, scenario: string, at: number | 'first-finding' | 'last', play = false, solver?: SolverName): Inspector {
     for (const i of this.all) {
       if (i.source.kind === 'scenario' && i.source.file === file && i.source.scenario === scenario) i.panel.dispose();
     }
     const panel = vscode.window.createWebviewPanel(
       INSPECTOR_VIEW_TYPE,
-      `⚙ ${scenario}`,
+      solver ? `⚙ ${scenario} (${solver})` : `⚙ ${scenario}`,
       { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
       webviewOptions(this.extensionUri),
     );
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.svg');
-    return this.track(new Inspector(this, panel, { kind: 'scenario', file, scenario }, at, play));
+    return this.track(new Inspector(this, panel, { kind: 'scenario', file, scenario, ...(solver ? { solver } : {}) }, at, play));
   }
 
   /** WebviewPanelSerializer: a scenario panel after a window reload, at the frame it showed. */

@@ -1,6 +1,6 @@
 /**
- * CodeLenses above every scenario of a *.scene.json: ▶ Run, ⏯ Step, 🔍 Inspect, ⚡ Check (the last one
- * shows the outcome once a check ran). Positions come from the lenient outline scanner of the format
+ * CodeLenses above every scenario of a *.scene.json: ▶ Run, ⏯ Step, 🔍 Inspect, ⚡ Check (the outcome once a
+ * check ran), ⇄ Diff (two solvers side by side) and ⚖ Compare engines (compareCommands.ts). Positions come from the lenient outline scanner of the format
  * layer (comments, half-typed text and edits are fine), run in the worker: typing is never blocked.
  */
 import * as vscode from 'vscode';
@@ -62,6 +62,18 @@ export class SceneLensProvider implements vscode.CodeLensProvider {
           command: 'contactLens.checkScenario',
           arguments: args,
           tooltip: 'Run the scenario, check its expectations and diagnose energy injection',
+        }),
+        new vscode.CodeLens(at, {
+          title: '⇄ Diff',
+          command: 'contactLens.diffScenario',
+          arguments: args,
+          tooltip: 'Run the scenario with two solvers and show where they part (compare mode of the inspector)',
+        }),
+        new vscode.CodeLens(at, {
+          title: '⚖ Compare engines',
+          command: 'contactLens.compareEngines',
+          arguments: args,
+          tooltip: 'Run the scenario in our engine, cannon-es, Rapier, Jolt and MuJoCo: one row per engine in the inspector',
         }),
       );
     }

@@ -60,10 +60,11 @@ export function inspectorHtml(o: InspectorHtmlOptions): string {
   <div id="error" role="alert" title="click to dismiss" hidden></div>
   <section id="timeline" aria-label="timeline">
     <div id="timeline-buttons" class="buttons"></div>
-    <input id="timeline-slider" type="range" min="0" max="0" step="1" value="0" aria-label="frame index">
+    <div id="timeline-track"><input id="timeline-slider" type="range" min="0" max="0" step="1" value="0" aria-label="frame index"><div id="timeline-divergence" title="first divergence of the two runs (D)" hidden></div></div>
     <span id="frame-readout" aria-live="polite">no frame yet</span>
     <div id="frame-tools" class="buttons" aria-label="export frame"></div>
   </section>
+  <section id="compare-banner" aria-label="compare" aria-live="polite" hidden></section>
   <div id="frame-status" class="muted"></div>
   <div id="problem-header" aria-live="polite" hidden></div>
   <main class="layout">
@@ -90,6 +91,17 @@ export function inspectorHtml(o: InspectorHtmlOptions): string {
         <h2>What if… re-solve this frame</h2>
         <div id="whatif-form" class="form"></div>
         <div id="whatif-result"></div>
+      </section>
+      <section class="panel" id="panel-compare" hidden>
+        <h2 title="the session (run a) beside a second run (b): where they part and why (docs/compare.md)">Compare <span id="compare-title" class="muted"></span></h2>
+        <div id="compare-body"></div>
+        <div id="compare-frame"></div>
+        <div id="compare-whatif" class="form"></div>
+        <div id="compare-whatif-result"></div>
+      </section>
+      <section class="panel" id="panel-engines" hidden>
+        <h2 title="the scenario in our engine, cannon-es, Rapier, Jolt and MuJoCo (docs/compare.md)">Engines <span id="engines-title" class="muted"></span></h2>
+        <div id="engines-table" class="table-scroll"></div>
       </section>
     </div>
     <div class="column" id="col-right">

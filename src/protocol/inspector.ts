@@ -7,6 +7,7 @@
 import type { HeatMap } from './heatMap.js';
 import type { SceneFrame, SceneInfo, WhatIfContactScene } from './scene.js';
 import type { ProblemView } from './problem.js';
+import type { CompareView, CrossDirection, CrossWhatIfView, EnginesView, FrameCompare } from './compare.js';
 
 /** 2: island A travels as heat-map levels (a Uint8Array) instead of numbers. */
 export const PROTOCOL_VERSION = 2;
@@ -163,6 +164,8 @@ export interface FrameView {
   readonly notes: readonly string[];
   /** Body poses for the scene view (./scene.ts); absent when the host sends none. */
   readonly scene?: SceneFrame;
+  /** Compare mode (./compare.ts): the other run's frame at the same time, per contact and as a ghost. */
+  readonly compare?: FrameCompare;
 }
 
 export interface ContactSeries {
@@ -220,7 +223,9 @@ export type InspectorCommand =
   | { readonly name: 'finding'; readonly direction: 1 | -1 }
   | { readonly name: 'exportChart' }
   /** Export the scene view (3D) as PNG. */
-  | { readonly name: 'exportSceneView' };
+  | { readonly name: 'exportSceneView' }
+  /** Compare mode: go to the first divergence. */
+  | { readonly name: 'divergence' };
 
 export interface ViewSettings {
   /** Frames per second during playback. */
@@ -251,7 +256,12 @@ export type HostMessage =
   /** A problem file (./problem.ts): replaces init/frame for a file with no bodies and one frame. */
   | { readonly type: 'problem'; readonly version: number; readonly view: ProblemView }
   /** A problem file that could not be opened: one line naming the file and the field. */
-  | { readonly type: 'problemError'; readonly file: string; readonly message: string };
+  | { readonly type: 'problemError'; readonly file: string; readonly message: string }
+  /** Compare mode starts (./compare.ts) or, with null, ends. */
+  | { readonly type: 'compare'; readonly compare: CompareView | null }
+  | { readonly type: 'crossWhatIf'; readonly requestId: number; readonly result: CrossWhatIfView }
+  /** The scenario in five engines (./compare.ts). */
+  | { readonly type: 'engines'; readonly engines: EnginesView };
 
 // ─── webview → host ─────────────────────────────────────────────────────────────────────────────────
 export type WebviewMessage =
@@ -260,11 +270,16 @@ export type WebviewMessage =
   | { readonly type: 'series'; readonly requestId: number; readonly keys: readonly string[] }
   | { readonly type: 'whatIf'; readonly requestId: number; readonly index: number; readonly options: WhatIfOptions }
   | { readonly type: 'exportChart'; readonly name: string; readonly dataUrl: string }
-  | { readonly type: 'exportFrame'; readonly index: number; readonly format: 'json' | 'csv' };
+  | { readonly type: 'exportFrame'; readonly index: number; readonly format: 'json' | 'csv' }
+  /** Compare mode: re-solve one run's frame with the other run's problem. */
+  | { readonly type: 'crossWhatIf'; readonly requestId: number; readonly index: number; readonly direction: CrossDirection }
+  /** The engines table: compare the session with this engine's run. */
+  | { readonly type: 'compareEngine'; readonly engine: string };
 
 /** Scene file + scenario name, or the recording path, that a panel shows. */
 export type SessionSource =
-  | { readonly kind: 'scenario'; readonly file: string; readonly scenario: string }
+  /** `solver`: run with this one of our solvers instead of the scenario's own (the ⇄ Diff lens's run a). */
+  | { readonly kind: 'scenario'; readonly file: string; readonly scenario: string; readonly solver?: SolverName }
   | { readonly kind: 'recording'; readonly file: string };
 
 /** What the webview keeps with setState (restored by the WebviewPanelSerializer after a reload). */

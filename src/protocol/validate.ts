@@ -5,16 +5,10 @@
 import type { HostMessage, WebviewMessage, WhatIfOptions } from './inspector.js';
 import { FINDING_HEADLINE_MAX, MAX_SOLVER_ITERATIONS, PROTOCOL_VERSION, SOLVER_NAMES } from './inspector.js';
 import { POSE_STRIDE } from './scene.js';
+import { ProtocolError } from './protocolError.js';
+import { validateCompareView, validateCrossWhatIf, validateEnginesView, validateFrameCompare } from './validateCompare.js';
 
-export class ProtocolError extends Error {
-  constructor(
-    readonly field: string,
-    detail: string,
-  ) {
-    super(`invalid message: ${field} ${detail}`);
-    this.name = 'ProtocolError';
-  }
-}
+export { ProtocolError };
 
 type Obj = Record<string, unknown>;
 
@@ -90,6 +84,14 @@ export function validateWebviewMessage(v: unknown): WebviewMessage {
     case 'exportFrame':
       int(m.index, 'index');
       if (m.format !== 'json' && m.format !== 'csv') throw new ProtocolError('format', 'must be "json" or "csv"');
+      break;
+    case 'crossWhatIf':
+      int(m.requestId, 'requestId');
+      int(m.index, 'index');
+      if (m.direction !== 'b-with-a' && m.direction !== 'a-with-b') throw new ProtocolError('direction', 'must be "b-with-a" or "a-with-b"');
+      break;
+    case 'compareEngine':
+      if (!/^[a-z]{2,16}$/.test(str(m.engine, 'engine'))) throw new ProtocolError('engine', 'must be an engine name');
       break;
     default:
       throw new ProtocolError('type', `unknown message type ${JSON.stringify(m.type)}`);
@@ -221,8 +223,19 @@ export function validateHostMessage(v: unknown): HostMessage {
       arr(f.islands, 'view.islands').forEach((v, i) => island(v, `view.islands[${i}]`));
       numOrNullArray(f.residuals, 'view.residuals');
       if (f.scene !== undefined) sceneFrame(f.scene, (f.contacts as unknown[]).length);
+      if (f.compare !== undefined) validateFrameCompare(f.compare, (f.contacts as unknown[]).length);
       break;
     }
+    case 'compare':
+      validateCompareView(m.compare, 'compare');
+      break;
+    case 'crossWhatIf':
+      int(m.requestId, 'requestId');
+      validateCrossWhatIf(m.result);
+      break;
+    case 'engines':
+      validateEnginesView(m.engines);
+      break;
     case 'series':
       int(m.requestId, 'requestId');
       arr(m.series, 'series');

@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { inspectorHtml } from '../../src/extension/webviewHtml.js';
 import { InspectorModel } from '../../src/extension/model/inspectorModel.js';
+import type { CompareModel } from '../../src/extension/model/compareModel.js';
 import { parseSceneFile } from '../../src/format/scene.js';
 import { PROTOCOL_VERSION } from '../../src/protocol/inspector.js';
 import type { FrameView, HostMessage, SessionSource, WebviewMessage, WebviewState } from '../../src/protocol/inspector.js';
@@ -306,6 +307,8 @@ export class FakeHost {
   readonly heldSeeks: Extract<WebviewMessage, { type: 'seek' }>[] = [];
   frameFor: ((index: number) => FrameView) | undefined;
   scene: SceneInfo | undefined;
+  /** Compare mode as the worker answers it (frames carry run b, crossWhatIf is answered). */
+  compare: CompareModel | undefined;
 
   private constructor(
     readonly page: Page,
@@ -352,6 +355,9 @@ export class FakeHost {
         return this.deliver({ type: 'series', requestId: m.requestId, series: this.model.series(m.keys) });
       case 'whatIf':
         return this.deliver({ type: 'whatIf', requestId: m.requestId, result: this.model.whatIf(m.index, m.options) });
+      case 'crossWhatIf':
+        if (this.compare) return this.deliver({ type: 'crossWhatIf', requestId: m.requestId, result: this.compare.crossWhatIf(m.index, m.direction) });
+        return;
       default:
         return;
     }
@@ -373,7 +379,8 @@ export class FakeHost {
   }
 
   frame(index: number): FrameView {
-    return this.frameFor ? this.frameFor(index) : this.model.frameView(index);
+    const v = this.frameFor ? this.frameFor(index) : this.model.frameView(index);
+    return this.compare ? { ...v, compare: this.compare.frameCompare(index) } : v;
   }
 
   /** Sends a host message the way VS Code does (a window 'message' event). */

@@ -29,6 +29,7 @@ import { niceStep } from '../niceStep.js';
 import { button, checkbox, checkedOf, dropdown, controlValue } from '../toolkit.js';
 import { BodyLayer } from './bodyLayer.js';
 import { ContactLayer, type GhostContact } from './contactLayer.js';
+import { GhostBodies } from './ghostBodies.js';
 import { OrbitCamera, type OrbitState } from './orbitCamera.js';
 import { readSceneColors, type SceneColors } from './sceneColors.js';
 
@@ -133,6 +134,8 @@ export class SceneView {
   private readonly scene = new Scene();
   private readonly orbit: OrbitCamera | undefined;
   private readonly bodies: BodyLayer;
+  /** Compare mode: the second run's bodies (ghostBodies.ts). */
+  private readonly ghostBodies: GhostBodies;
   private readonly contacts: ContactLayer;
   private readonly trail: Line;
   private colors: SceneColors;
@@ -236,6 +239,7 @@ export class SceneView {
     });
 
     this.bodies = new BodyLayer(this.scene);
+    this.ghostBodies = new GhostBodies(this.scene);
     this.bodies.setXray(saved?.xray ?? true);
     this.contacts = new ContactLayer(this.scene);
     this.trail = new Line(new BufferGeometry(), new LineBasicMaterial());
@@ -356,6 +360,7 @@ export class SceneView {
     this.selectedBodies.clear();
     this.metresPerNs = 0;
     this.bodies.setBodies(info?.bodies ?? []);
+    this.ghostBodies.setBodies(info);
     this.staticNames = new Set(
       (info?.bodies ?? [])
         .filter((b) => b.static)
@@ -377,6 +382,7 @@ export class SceneView {
   setFrame(v: FrameView): void {
     const t0 = performance.now();
     this.view = v;
+    this.ghostBodies.update(v.compare?.ghost);
     if (v.scene) {
       this.bodies.update(this.shownPoses(v));
       this.preBox.toggleAttribute('disabled', !v.scene.prePoses);
@@ -520,6 +526,7 @@ export class SceneView {
     const v = this.view;
     if (this.renderer) this.renderer.setClearColor(new Color(this.colors.background), 1);
     this.bodies.applyColors(this.colors, this.selectedBodies);
+    this.ghostBodies.applyColors(this.colors, this.colors.ghostAlternative);
     const mode = controlValue(this.colorSelect) as ColorMode;
     if (v) {
       this.contacts.update(v.contacts, v.scene?.friction, {
@@ -580,6 +587,7 @@ export class SceneView {
       const ref = niceStep(this.unit);
       parts.push(`arrows: impulse on the moving body, ${si(ref, 'm', 2)} = ${si(ref / this.metresPerNs, 'N·s', 2)}`);
     } else parts.push('no impulses in this frame');
+    if (this.ghostBodies.visible) parts.push('compare: run b’s bodies see-through in yellow');
     if (this.metresPerMps > 0 && this.whatIf) {
       const ref = niceStep(this.unit);
       parts.push(

@@ -9,10 +9,8 @@ import { Diagnoser, frameEnergyParts, type DiagnosisOptions, type Finding } from
 import { contactKeyText } from '../../session/contactKeys.js';
 import { ContactColumns, InjectedColumns } from './contactColumns.js';
 import { notRecorded, solverKind, statusMeaning } from '../../session/solverDeclarations.js';
-import { whatIf } from '../../session/whatIf.js';
 import { World } from '../../engine/world/world.js';
 import type { ScenarioDesc } from '../../engine/world/types.js';
-import type { SolveOptions } from '../../engine/solvers/types.js';
 import { assembleProblem, DEFAULT_ASSEMBLY } from '../../engine/assembly.js';
 import { conditioning } from '../../engine/conditioning.js';
 import { buildIslands } from '../../engine/collision/islands.js';
@@ -36,6 +34,7 @@ import { encodeHeatMap } from '../../protocol/heatMap.js';
 import type { SceneInfo } from '../../protocol/scene.js';
 import { sceneFrame, sceneInfo } from './sceneData.js';
 import { contactState } from './contactState.js';
+import { whatIfView } from './whatIfView.js';
 
 /** Largest island (contacts) whose κ is computed in the timeline pass; larger islands are left out there. */
 export const TIMELINE_KAPPA_MAX_CONTACTS = 40;
@@ -451,60 +450,7 @@ export class InspectorModel {
 
   /** Re-solves frame i with another solver/options and compares with what was recorded. */
   whatIf(i: number, options: WhatIfOptions): WhatIfView {
-    const solve: SolveOptions = {
-      solver: options.solver,
-      ...(options.maxIterations !== undefined ? { maxIterations: options.maxIterations } : {}),
-      ...(options.tolerance !== undefined ? { tolerance: options.tolerance } : {}),
-    } as SolveOptions;
-    const r = whatIf(this.session, i, solve, options.warmStart === true);
-    const recorded = this.session.frame(i).contacts;
-    const contacts: WhatIfView['contacts'][number][] = [];
-    let recE = 0,
-      altE = 0,
-      recK = 0,
-      altK = 0,
-      recC = 0,
-      altC = 0,
-      status = 'converged',
-      iterations = 0;
-    for (const isl of r.islands) {
-      recE += isl.recorded.kineticEnergyChange;
-      altE += isl.alternative.kineticEnergyChange;
-      recK = Math.max(recK, isl.recorded.kktMaxRel);
-      altK = Math.max(altK, isl.alternative.kktMaxRel);
-      recC = Math.max(recC, isl.recorded.coulombMerit);
-      altC = Math.max(altC, isl.alternative.coulombMerit);
-      if (isl.alternative.result.status.kind !== 'converged') status = isl.alternative.result.status.kind;
-      iterations = Math.max(iterations, isl.alternative.result.iterations);
-      isl.contacts.forEach((c, j) => {
-        const a = isl.alternative.lambda,
-          b = isl.recorded.lambda;
-        const { normal: n, t1, t2 } = recorded[c];
-        // ġ⁺ rows (n, t1, t2) of contact j back to a world vector: ġn·n + ġt1·t1 + ġt2·t2
-        const world = (g: Float64Array): [number, number, number] =>
-          [0, 1, 2].map((k) => g[3 * j] * n[k] + g[3 * j + 1] * t1[k] + g[3 * j + 2] * t2[k]) as [number, number, number];
-        contacts.push({
-          index: c,
-          recordedN: b[3 * j],
-          alternativeN: a[3 * j],
-          recordedT: Math.hypot(b[3 * j + 1], b[3 * j + 2]),
-          alternativeT: Math.hypot(a[3 * j + 1], a[3 * j + 2]),
-          recordedWn: isl.recorded.gapAfter[3 * j],
-          alternativeWn: isl.alternative.gapAfter[3 * j],
-          difference: isl.lambdaDifference[j],
-          scene: { recordedVelocity: world(isl.recorded.gapAfter), alternativeVelocity: world(isl.alternative.gapAfter) },
-        });
-      });
-    }
-    contacts.sort((x, y) => x.index - y.index);
-    return {
-      index: i,
-      options,
-      contacts,
-      recorded: { kineticEnergyChange: recE, kkt: recK, coulomb: recC },
-      alternative: { kineticEnergyChange: altE, kkt: altK, coulomb: altC, status, iterations },
-      skipped: r.skipped.map((s) => `contacts ${s.contacts.join(', ')}: ${s.reason}`),
-    };
+    return whatIfView(this.session, i, options);
   }
 
   /** Frame i as JSON (the whole view) or CSV (one row per contact). */

@@ -16,11 +16,38 @@ import type { SolveOptions } from '../../engine/solvers/types.js';
 import type { World } from '../../engine/world/world.js';
 import { InspectorModel, toFindingView } from '../model/inspectorModel.js';
 import { openProblemView } from '../model/problemView.js';
-import type { ScenarioCheck, SolverOverride, WorkerEnvelope, WorkerReply, WorkerRequest, WorkerResults } from './workerProtocol.js';
+import type { CompareRun, ScenarioCheck, SolverOverride, WorkerEnvelope, WorkerReply, WorkerRequest, WorkerResults } from './workerProtocol.js';
+import { CompareModel } from '../model/compareModel.js';
+import { enginesView } from '../model/enginesView.js';
+import { Session } from '../../session/session.js';
+import { compareEngines, type EngineTable } from '../../session/engines/engineTable.js';
+import { INSPECTOR_CHECKPOINT_EVERY } from '../model/inspectorModel.js';
 
 if (!parentPort) throw new Error('simulationWorker.ts must run in a worker thread');
 const port = parentPort;
 let model: InspectorModel | null = null;
+/** Compare mode: the second run beside the model's session (null: not comparing). */
+let compare: CompareModel | null = null;
+/** The open scenario's five-engine table (its recordings are compare mode's engine runs). */
+let engines: EngineTable | null = null;
+
+/** Opens compare mode's second run as a session. */
+async function openRun(run: CompareRun): Promise<{ session: Session; title: string; file: string }> {
+  switch (run.kind) {
+    case 'recording':
+      return { session: await Session.openRecording(run.file), title: run.file.split(/[\\/]/).pop() ?? run.file, file: run.file };
+    case 'scenario': {
+      const [s] = scenarioNamed(run.file, run.text, run.scenario);
+      const desc = applyOverride(s.desc, { ...run.override, solver: run.solver });
+      return { session: Session.fromScenario(desc, { checkpointEvery: INSPECTOR_CHECKPOINT_EVERY }), title: `${desc.name} (${run.solver})`, file: run.file };
+    }
+    case 'engine': {
+      const row = engines?.rows.find((r) => r.engine === run.engine);
+      if (!row?.recording) throw new Error(`no run of engine "${run.engine}" to compare with: run ⚖ Compare engines first`);
+      return { session: await Session.openRecording(row.recording), title: row.title, file: row.recording };
+    }
+  }
+}
 
 /** The scenario with the user's solver settings applied (a different solver keeps its own defaults). */
 export function applyOverride(desc: ScenarioDesc, o: SolverOverride): ScenarioDesc {
@@ -53,11 +80,15 @@ async function handle(id: number, r: WorkerRequest): Promise<WorkerResults[Worke
   switch (r.op) {
     case 'openScenario': {
       const [s] = scenarioNamed(r.file, r.text, r.scenario);
+      compare?.close();
+      compare = null;
       model?.close();
       model = InspectorModel.fromScenario(applyOverride(s.desc, r.override), r.file, r.diagnosis, progress);
       return { info: model.info, timeline: model.timeline, findings: model.findings, skipped: model.skipped, scene: model.scene };
     }
     case 'openRecording': {
+      compare?.close();
+      compare = null;
       model?.close();
       model = await InspectorModel.fromRecording(r.file, r.diagnosis, progress);
       return { info: model.info, timeline: model.timeline, findings: model.findings, skipped: model.skipped, scene: model.scene };
@@ -65,8 +96,29 @@ async function handle(id: number, r: WorkerRequest): Promise<WorkerResults[Worke
     case 'openProblem':
       // one frame, no session: the view is complete (every solver solved) when it is returned
       return openProblemView(r.path, r.file, progress);
-    case 'frame':
-      return currentModel().frameView(r.index);
+    case 'frame': {
+      const view = currentModel().frameView(r.index);
+      return compare ? { ...view, compare: compare.frameCompare(r.index) } : view;
+    }
+    case 'compareWith': {
+      const a = currentModel();
+      const run = await openRun(r.run);
+      progress(`comparing with ${run.title}`, 0);
+      compare?.close();
+      compare = null;
+      compare = new CompareModel(a.session, run.session, { title: run.title, file: run.file }, (f) => progress(`comparing with ${run.title}`, f));
+      return compare.view;
+    }
+    case 'crossWhatIf': {
+      if (!compare) throw new Error('no second run to compare with');
+      return compare.crossWhatIf(r.index, r.direction);
+    }
+    case 'engines': {
+      const [s] = scenarioNamed(r.file, r.text, r.scenario);
+      const desc = applyOverride(s.desc, r.override);
+      engines = await compareEngines(desc, { onProgress: (engine, f) => progress(`${desc.name} in ${engine}`, f) });
+      return enginesView(engines);
+    }
     case 'series':
       return currentModel().series(r.keys);
     case 'whatIf':

@@ -6,6 +6,20 @@ import type { SolverName } from '../../engine/solvers/types.js';
 import type { SceneInfo } from '../../protocol/scene.js';
 import type { ProblemView } from '../../protocol/problem.js';
 import type { ContactSeries, FindingView, FrameView, SessionInfo, Timeline, WhatIfOptions, WhatIfView } from '../../protocol/inspector.js';
+import type { CompareView, CrossDirection, CrossWhatIfView, EnginesView } from '../../protocol/compare.js';
+
+/** The second run of compare mode: a recording, the open scenario with another of our solvers, or an engine of the engines table. */
+export type CompareRun =
+  | { readonly kind: 'recording'; readonly file: string }
+  | {
+      readonly kind: 'scenario';
+      readonly file: string;
+      readonly text: string;
+      readonly scenario: string;
+      readonly solver: SolverName;
+      readonly override: SolverOverride;
+    }
+  | { readonly kind: 'engine'; readonly engine: string };
 
 export interface DiagnosisSettings {
   readonly energyTolerance: number;
@@ -67,6 +81,10 @@ export type WorkerRequest =
   | { readonly op: 'whatIf'; readonly index: number; readonly options: WhatIfOptions }
   | { readonly op: 'exportFrame'; readonly index: number; readonly format: 'json' | 'csv' }
   | { readonly op: 'analyzeScene'; readonly file: string; readonly text: string }
+  | { readonly op: 'compareWith'; readonly run: CompareRun }
+  | { readonly op: 'crossWhatIf'; readonly index: number; readonly direction: CrossDirection }
+  /** The scenario in every engine (recordings in a temporary folder, kept for compareWith engine). */
+  | { readonly op: 'engines'; readonly file: string; readonly text: string; readonly scenario: string; readonly override: SolverOverride }
   | {
       readonly op: 'check';
       readonly file: string;
@@ -104,6 +122,9 @@ export interface WorkerResults {
   whatIf: WhatIfView;
   exportFrame: string;
   check: readonly ScenarioCheck[];
+  compareWith: CompareView;
+  crossWhatIf: CrossWhatIfView;
+  engines: EnginesView;
 }
 
 /** host → worker */

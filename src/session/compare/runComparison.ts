@@ -7,7 +7,7 @@
 import type { RecordedBodyState, RecordedFrame, RecordingHeader } from '../../format/recording.js';
 import { mapBodies, type BodyMap } from './bodyMap.js';
 import { classify, type Divergence } from './classify.js';
-import { matchContacts, PairKeys } from './contactMatch.js';
+import { type ContactMatch, matchContacts, PairKeys } from './contactMatch.js';
 import { angleBetween, compareFrames, exceeds, vecRel, type CompareContext, type LambdaComparison } from './frameCompare.js';
 import { frameScales, runScales, stateScales, type FrameScales, type RunScales } from './scales.js';
 import { DEFAULT_TOLERANCE, type DiffTolerance } from './tolerance.js';
@@ -108,6 +108,11 @@ export class RunComparison {
 
   get diverged(): boolean {
     return this.divergence !== null;
+  }
+
+  /** The contacts of two frames matched as the comparison matches them (contactMatch.ts). */
+  match(fa: RecordedFrame, fb: RecordedFrame): ContactMatch {
+    return matchContacts(fa.contacts, fb.contacts, this.keys);
   }
 
   /** Compares two whole frames at the same time; classifies the first pair that differs. */
