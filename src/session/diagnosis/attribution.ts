@@ -116,6 +116,9 @@ export function attributeFrame(s: AttributionSettings, fr: FrameFacts, cost: Dia
   const continuation = new Map<InjectionMechanism, ContinuationEvidence>();
   for (const isl of islands) {
     const cs = isl.contacts;
+    // no contact above its declared law, no friction working along a slip and no gain: nothing to attribute
+    // (checked on the ledger's scalars first: a settled pile's thousands of contacts need no law fit)
+    if (!mayInject(fr, cs, opt.energyTolerance)) continue;
     const obs = cs.map((c) => observe(fr, c));
     const fitted = fitIslandLaws(obs, s.fit);
     cs.forEach((c, i) => (laws[c] = fitted[i]));
@@ -131,9 +134,14 @@ export function attributeFrame(s: AttributionSettings, fr: FrameFacts, cost: Dia
     const suspect = ledgerTotal > 0.5 * opt.energyTolerance || (fr.rose && positive > 0);
     if (!suspect) continue;
     any = true;
-    // exact re-solves (and the continuation) within the budget; else the ledger's per-contact evidence alone
+    // exact re-solves (and the continuation) within the budget; else the ledger's per-contact evidence alone. An
+    // island whose contacts all obey Newton's law or a stabilisation, in a frame that did not rise, needs none: each
+    // contact's energy above the law is its own (a stack's lift shows as a rise of the frame)
+    const half = 0.5 * opt.energyTolerance;
+    const needsResolve =
+      fr.rose || sum(cshares.unexplained) > half || targetSum(cshares) > half || sum(cshares.friction) > half || cshares.target.has('socp-separation');
     let resolver: IslandResolver | undefined;
-    if (useCf) {
+    if (useCf && needsResolve) {
       const left = Math.min(frameBudget - work, totalBudget - cost.work - work);
       if (left <= 0) {
         if (work < frameBudget) cost.exhaustedAt ??= f.frame;
@@ -207,6 +215,22 @@ function addEvidence(into: Map<InjectionMechanism, ContinuationEvidence>, m: Inj
         }
       : e,
   );
+}
+
+/**
+ * An island may hold energy above the law: a contact separates above its declared target (any law's energy above
+ * Newton's is at least that), friction works along a post-step slip, or the frame rose with contacts pushing.
+ */
+function mayInject(fr: FrameFacts, cs: readonly number[], energyTolerance: number): boolean {
+  let above = 0,
+    positive = 0;
+  for (const c of cs) {
+    const L = fr.ledger[c];
+    above += L.stabilisation + L.excess;
+    positive += Math.max(0, L.normalWork);
+    if (L.frictionWork > 0 && L.slipPower > 0) return true;
+  }
+  return above > 0.5 * energyTolerance || (fr.rose && positive > 0);
 }
 
 /** What the law fit reads of contact c. */
@@ -433,7 +457,9 @@ function resolvedShares(
   // the exact solutions: the convex optimum for a QP-SOCP engine (interior point), else Coulomb's law
   // (coulombExact: the convex optimum dissipates more than any Coulomb solution, so it is no reference there)
   const mu = Float64Array.from(cs, (c) => fr.frame.contacts[c].mu);
-  const slip0 = Float64Array.from(cs, (c) => fr.ledger[c].slip);
+  // De Saxcé's iteration starts from the recorded slip where the contact slides as Coulomb says (on the cone's edge,
+  // against the slip), else from sticking: a truncated iterate's creep is no estimate of the exact solution's slip
+  const slip0 = Float64Array.from(cs, (c, i) => (laws[i].friction === 'slide' ? fr.ledger[c].slip : 0));
   const exact = (b: Float64Array): number | string =>
     s.frictionLaw === 'cone' ? r.exact(b) : coulombExact(r, b, mu, slip0, COULOMB_ENERGY_TOLERANCE * s.options.energyTolerance);
   const eLaw = exact(rhs.law);
