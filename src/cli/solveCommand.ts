@@ -9,7 +9,8 @@ import { EXACT_ON_DEMAND_MAX_ROWS, exactIslandConditioning } from '../session/co
 import { oneOf, parseArgs, UsageError } from './args.js';
 import { readInputBytes, readInputText, type Output } from './output.js';
 
-export const SOLVE_USAGE = 'contact-lens solve <problem.json|fclib.hdf5> [--solver pgs|newton|ipm|coulomb|all] [--from physical|matrix] [--json]';
+export const SOLVE_USAGE =
+  'contact-lens solve <problem.json|fclib.hdf5> [--solver pgs|newton|ipm|coulomb|all] [--from physical|matrix] [--json] [--allow-external]';
 
 export type { Output };
 
@@ -22,7 +23,7 @@ export const readText = (file: string): string => readInputText(file);
  * asynchronously, so that path returns a promise.
  */
 export function runSolve(argv: readonly string[], io: Output): number | Promise<number> {
-  const { positionals, options } = parseArgs(argv, ['solver', 'from'], ['json']);
+  const { positionals, options } = parseArgs(argv, ['solver', 'from'], ['json', 'allow-external']);
   if (positionals.length !== 1) throw new UsageError(`expected one problem file\nusage: ${SOLVE_USAGE}`);
   const file = positionals[0];
   const which = oneOf(options.get('solver'), [...SOLVER_NAMES, 'all'] as const, 'solver', 'all');
@@ -30,7 +31,10 @@ export function runSolve(argv: readonly string[], io: Output): number | Promise<
   const bytes = readInputBytes(file);
   if (isFclibInput(bytes, file)) {
     if (from === 'physical') throw new UsageError(`${file}: an FCLIB problem holds W, q and μ only (no physical data); drop --from physical`);
-    return readFclibLocal(resolve(file), file).then((p) => solveAndPrint(p.id, file, 'fclib', p.matrix, which, Boolean(options.get('json')), io));
+    // --allow-external: this file's external links, external raw storage and virtual datasets may be read (fclib.ts)
+    return readFclibLocal(resolve(file), file, { allowExternal: options.get('allow-external') === true }).then((p) =>
+      solveAndPrint(p.id, file, 'fclib', p.matrix, which, Boolean(options.get('json')), io),
+    );
   }
   const inst = parseOracleInstance(bytes.toString('utf8'), file);
   const problem = from === 'physical' ? assembleOraclePhysical(inst) : inst.matrix;
