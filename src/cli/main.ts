@@ -29,7 +29,7 @@ diagnose  finds energy injection (frame, contact, mechanism, joules) in a scene'
 compress  rewrites a recording (plain or gzip) as blocked gzip (BGZF), which opens and seeks frame by frame.
 Exit codes: 0 success, 1 a solver failed / an expectation failed, 2 bad input.`;
 
-/** The exit code; a promise of it for `solve` on an HDF5 (FCLIB) file (its reader starts asynchronously) and for `compress` (streams). */
+/** The exit code; a promise of it for `solve` on an HDF5 (FCLIB) file (its reader starts asynchronously), for `compress` (streams) and `simulate` (yields to the event loop so Ctrl-C is handled). */
 export function main(argv: readonly string[], io: Output): number | Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -39,7 +39,7 @@ export function main(argv: readonly string[], io: Output): number | Promise<numb
         return typeof code === 'number' ? code : code.catch((e: unknown) => badInput(e, io));
       }
       case 'simulate':
-        return runSimulate(rest, io);
+        return runSimulate(rest, io).catch((e: unknown) => badInput(e, io));
       case 'report':
         return runReport(rest, io);
       case 'check':

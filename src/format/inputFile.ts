@@ -40,3 +40,19 @@ export function readRegularFile(path: string, file: string = path, maxBytes = MA
     fs.closeSync(fd);
   }
 }
+
+/**
+ * True when two paths name the same file: the same device and inode (a hard link or a symbolic link to a
+ * file is the same file under another name; comparing real paths misses hard links). False when either
+ * does not exist.
+ */
+export function isSameFile(a: string, b: string): boolean {
+  let sa: fs.Stats, sb: fs.Stats;
+  try {
+    sa = fs.statSync(a);
+    sb = fs.statSync(b);
+  } catch {
+    return false;
+  }
+  return sa.dev === sb.dev && sa.ino === sb.ino;
+}

@@ -11,7 +11,8 @@
 import * as fs from 'node:fs';
 import { isAscii } from 'node:buffer';
 import { FormatError } from './oracle.js';
-import { BGZF_BLOCK_DATA, BGZF_EOF, bgzfBlock, bgzfBlockSize, inflateBlock, isGzip } from './bgzf.js';
+import { BGZF_BLOCK_DATA, BGZF_EOF, bgzfBlock, crc32, inflateBlock, isGzip } from './bgzf.js';
+import { BgzfSplitter, type BlockTable, type DamagedBlock } from './bgzfSplitter.js';
 import { emptyScan, FrameLineScanner, type ScannedFrame } from './recordingScan.js';
 import {
   isInitialLine,
@@ -40,6 +41,13 @@ export const CHUNK_BYTES = 1 << 20;
 export const MAX_LINE_BYTES = 256 * (1 << 20);
 /** At most this many errors are kept (all are counted). */
 export const MAX_KEPT_ERRORS = 1000;
+/**
+ * Most blank lines read in one recording: a writer leaves a few; past this the rest of the file is not read
+ * (1 MB of gzipped newlines is ~10⁹ lines, which no reader should spend a second on).
+ */
+export const MAX_BLANK_LINES = 1 << 20;
+/** 4 KiB of newlines: a run of empty lines is skipped by comparing whole stretches (memcmp), not byte by byte. */
+const NEWLINES = Buffer.alloc(4096, 10);
 
 export interface FrameSummary {
   /** Position in the index (0 … frameCount − 1). */
@@ -292,22 +300,51 @@ class Indexer {
     readonly file: string,
     private readonly onFrame?: OpenOptions['onFrame'],
     validate: OpenOptions['validate'] = 'every-line',
+    /** Told the bytes of every line indexed as a frame (StreamIndex: compress checks its output against them). */
+    private readonly onIndexedLine?: (bytes: Uint8Array, frame: number) => void,
   ) {
     this.scanner = validate === 'on-read' && !onFrame ? new FrameLineScanner() : null;
   }
 
+  /** Set when the rest of the file is not to be read (MAX_BLANK_LINES): the caller stops feeding bytes. */
+  stopped = false;
+  private blankLines = 0;
+  /** A damaged compressed stretch: the line after it starts after the next newline; reported at the next frame. */
+  private skipToNewline = false;
+  private gap: { readonly d: DamagedBlock; readonly line: number; readonly after: number | undefined } | null = null;
+
   /** Processes buf[0..n), which starts at file offset `pos`. */
   push(buf: Buffer, n: number, pos: number): void {
     let s = 0;
+    if (this.stopped) return;
     if (pos === 0 && n >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) {
       s = 3;
       this.lineStart = 3;
     } // UTF-8 BOM
+    if (this.skipToNewline) {
+      const nl = buf.indexOf(10, s);
+      if (nl < 0 || nl >= n) return; // the broken line goes on
+      this.skipToNewline = false;
+      this.lineNo++; // the broken line (its start was lost)
+      this.lineStart = pos + nl + 1;
+      s = nl + 1;
+    }
     for (;;) {
       const nl = buf.indexOf(10, s);
       if (nl < 0 || nl >= n) {
         this.keep(buf, s, n);
         return;
+      }
+      if (nl === s && this.pendingBytes === 0 && !this.oversize && this.header) {
+        // a run of empty lines: skipped in stretches of 4 KiB (memcmp), counted, capped
+        let e = nl + 1;
+        while (e + NEWLINES.length <= n && buf.compare(NEWLINES, 0, NEWLINES.length, e, e + NEWLINES.length) === 0) e += NEWLINES.length;
+        while (e < n && buf[e] === 10) e++;
+        this.lineNo += e - s;
+        this.lineStart = pos + e;
+        s = e;
+        if (this.blank(e - nl)) return;
+        continue;
       }
       let bytes: Buffer;
       if (this.pendingBytes > 0 || this.oversize) {
@@ -333,6 +370,55 @@ class Indexer {
       this.pendingBytes = 0;
     }
     if (!this.header) throw new FormatError(this.file, 'line 1', 'the file is empty; a recording starts with its header line (docs/recording-format.md)');
+    this.reportGap(undefined);
+  }
+
+  /**
+   * A damaged compressed stretch starts (BgzfSplitter): the line in progress lost its end, the line that
+   * ends after the stretch lost its start; both are skipped like a damaged line, and reading goes on.
+   */
+  damaged(d: DamagedBlock): void {
+    if (this.stopped) return;
+    this.reportGap(undefined); // an earlier stretch with no frame read since
+    this.pendingBytes = 0;
+    this.oversize = false;
+    this.skipToNewline = true;
+    this.gap = { d, line: this.lineNo + 1, after: this.prev?.frame };
+  }
+
+  /** The issue for the last damaged stretch, once the next frame (or the end) is known. */
+  private reportGap(before: number | undefined): void {
+    const g = this.gap;
+    if (g === null) return;
+    this.gap = null;
+    const which =
+      g.after === undefined
+        ? before === undefined
+          ? 'every frame in it is lost'
+          : `the frames before frame ${before} are lost`
+        : before === undefined
+          ? `the frames after frame ${g.after} are lost (to the end of the file)`
+          : `the frames after frame ${g.after} and before frame ${before} are lost`;
+    this.issue(
+      new FormatError(
+        this.file,
+        `(compressed block at byte ${g.d.offset})`,
+        `${g.d.reason}; the file is damaged there: ${which}, the lines around it skipped like damaged lines and reading goes on at the next block (line numbers after line ${g.line} count the lines read)`,
+      ),
+      g.line,
+    );
+  }
+
+  /** Counts blank lines; true (and the rest of the file is not read) past MAX_BLANK_LINES. */
+  private blank(count: number): boolean {
+    this.blankLines += count;
+    if (this.blankLines <= MAX_BLANK_LINES) return false;
+    this.stopped = true;
+    this.issue(
+      new FormatError(this.file, `line ${this.lineNo}`, `more than ${MAX_BLANK_LINES} blank lines: the rest of the file is not read (the frames before are)`),
+      this.lineNo,
+    );
+    return true;
   }
 
   private keep(buf: Buffer, from: number, to: number): void {
@@ -370,9 +456,14 @@ class Indexer {
     }
     if (this.scanner && this.columns.count > 0 && !this.header.declared) {
       const r = this.scanner.scan(bytes, 0, bytes.length, this.scanned, this.prev);
-      if (r === 'blank') return;
+      if (r === 'blank') {
+        this.blank(1);
+        return;
+      }
       if (r) {
         const s = this.scanned;
+        this.reportGap(s.frame);
+        this.onIndexedLine?.(bytes, s.frame);
         this.columns.pushScanned(offset, length, lineNo, s);
         this.prev = { frame: s.frame, time: s.time };
         this.scannedLines++;
@@ -381,7 +472,10 @@ class Indexer {
     }
     try {
       const text = decodeLine(bytes, this.file, lineNo);
-      if (isBlank(text)) return;
+      if (isBlank(text)) {
+        this.blank(1);
+        return;
+      }
       // format 1.1: an initial-state line may come before the first frame; the header carries it from here on
       if (this.columns.count === 0 && !this.header.initial && INITIAL_LINE.test(text)) {
         const raw = parseJsonLine(text, this.file, `line ${lineNo}: `);
@@ -408,6 +502,8 @@ class Indexer {
           this.initialLine,
         );
       }
+      this.reportGap(f.frame);
+      this.onIndexedLine?.(bytes, f.frame);
       this.columns.push(offset, length, lineNo, f);
       this.parsedLines++;
       this.prev = { frame: f.frame, time: f.time };
@@ -451,93 +547,35 @@ class Indexer {
 }
 
 /**
- * Block table of a blocked-gzip (BGZF) recording: where each block starts on disk (`c`) and in the
- * uncompressed stream (`u`), with a sentinel after the last block. 16 bytes per 64 KiB block.
+ * A recording's uncompressed bytes indexed as they stream past, with a CRC-32 (RFC 1952) of every frame
+ * line: what `contact-lens compress` read, to check the file it wrote against (the same frames, byte for
+ * byte). Bad lines and damaged compressed stretches are skipped as by RecordingReader.
  */
-class BlockTable {
-  count = 0;
-  c = new Float64Array(64);
-  u = new Float64Array(64);
-  add(c: number, u: number): void {
-    if (this.count + 1 >= this.c.length) {
-      const c2 = new Float64Array(2 * this.c.length),
-        u2 = new Float64Array(2 * this.u.length);
-      c2.set(this.c);
-      u2.set(this.u);
-      this.c = c2;
-      this.u = u2;
-    }
-    this.c[this.count] = c;
-    this.u[this.count] = u;
-    this.count++;
+export class StreamIndex {
+  private readonly ix: Indexer;
+  /** Frame number and CRC-32 of each frame line, in order. */
+  readonly frames: number[] = [];
+  readonly digests: number[] = [];
+  constructor(file: string) {
+    this.ix = new Indexer(file, undefined, 'every-line', (bytes, frame) => {
+      this.frames.push(frame);
+      this.digests.push(crc32(bytes));
+    });
   }
-  /** The block holding uncompressed byte `offset` (binary search). */
-  find(offset: number): number {
-    let lo = 0,
-      hi = this.count - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.u[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
+  push(buf: Buffer, n: number, pos: number): void {
+    this.ix.push(buf, n, pos);
   }
-}
-
-/**
- * Splits the compressed bytes of a BGZF file, chunk by chunk, into blocks, inflates each and hands the
- * uncompressed bytes on with their position in the uncompressed stream; records the block table.
- */
-class BgzfSplitter {
-  readonly table = new BlockTable();
-  private rest: Buffer = Buffer.alloc(0);
-  /** File offset of rest[0], uncompressed bytes so far, and whether the last block was the empty EOF block. */
-  private cPos = 0;
-  uPos = 0;
-  sawEof = false;
-
-  constructor(private readonly file: string) {}
-
-  push(chunk: Buffer, n: number, out: (data: Buffer, n: number, pos: number) => void): void {
-    const buf = this.rest.length ? Buffer.concat([this.rest, chunk.subarray(0, n)]) : chunk.subarray(0, n);
-    let p = 0;
-    for (;;) {
-      const size = bgzfBlockSize(buf, p);
-      if (typeof size === 'string') throw this.notBgzf(size);
-      if (size === null || buf.length - p < size) break;
-      const data = this.inflate(buf.subarray(p, p + size));
-      this.table.add(this.cPos + p, this.uPos);
-      this.sawEof = data.length === 0;
-      if (data.length) out(data, data.length, this.uPos);
-      this.uPos += data.length;
-      p += size;
-    }
-    this.cPos += p;
-    this.rest = Buffer.from(buf.subarray(p)); // copy: the chunk buffer is reused
+  damaged(d: DamagedBlock): void {
+    this.ix.damaged(d);
   }
-
-  /** End of file: a partial block is a truncated file (its frames are lost, earlier ones are kept). */
-  end(): string | null {
-    this.table.add(this.cPos, this.uPos); // sentinel
-    if (this.rest.length > 0) return `the file ends inside a compressed block (${this.rest.length} bytes): it was truncated; the frames before it are read`;
-    if (!this.sawEof) return 'has no blocked-gzip end-of-file block: the writer may have been interrupted';
-    return null;
+  /** Set when the rest of the input is not to be read (MAX_BLANK_LINES). */
+  get stopped(): boolean {
+    return this.ix.stopped;
   }
-
-  private inflate(block: Buffer): Buffer {
-    try {
-      return inflateBlock(block);
-    } catch (e) {
-      throw new FormatError(this.file, `(compressed block at byte ${this.cPos})`, `cannot be decompressed (${(e as Error).message}); the file is damaged`);
-    }
-  }
-
-  private notBgzf(why: string): FormatError {
-    return new FormatError(
-      this.file,
-      '(compression)',
-      `${why}; compressed recordings must be blocked gzip so frames can be read without decompressing the whole file — write them with \`contact-lens simulate --gzip\`, or recompress with \`contact-lens compress <in> <out.rec.jsonl.gz>\` or htslib's \`bgzip\``,
-    );
+  /** End of input; throws the reader's error for an input that is no recording (no header). */
+  end(): { errorCount: number; errors: readonly RecordingIssue[] } {
+    this.ix.end();
+    return { errorCount: this.ix.errorCount, errors: this.ix.errors };
   }
 }
 
@@ -559,9 +597,9 @@ function feedFor(file: string, ix: Indexer, first: Buffer, n: number): Feed {
       end: () => ({ blocks: null, warning: null }),
     };
   const sp = new BgzfSplitter(file);
-  const out = (data: Buffer, k: number, at: number): void => ix.push(data, k, at);
+  const sink = { data: (data: Buffer, k: number, at: number): void => ix.push(data, k, at), damaged: (d: DamagedBlock): void => ix.damaged(d) };
   return {
-    push: (buf, k) => sp.push(buf, k, out),
+    push: (buf, k) => sp.push(buf, k, sink),
     end: () => {
       const warning = sp.end();
       return { blocks: sp.table, warning };
@@ -631,6 +669,7 @@ export class RecordingReader {
         feed.push(buf, n);
         pos += n;
         options.onProgress?.(pos, Math.max(size, pos));
+        if (ix.stopped) break;
       }
       return RecordingReader.finish(file, fd, pos, ix, feed, t0);
     } catch (e) {
@@ -654,6 +693,7 @@ export class RecordingReader {
         feed ??= feedFor(file, ix, buf, n);
         feed.push(buf, n);
         pos += n;
+        if (ix.stopped) break;
       }
       return RecordingReader.finish(file, fd, pos, ix, feed, t0);
     } catch (e) {
@@ -666,7 +706,7 @@ export class RecordingReader {
     const { blocks, warning } = feed ? feed.end() : { blocks: null, warning: null };
     ix.end();
     const warnings = ix.warnings();
-    if (warning) warnings.push(`${file}: ${warning}`);
+    if (warning && !ix.stopped) warnings.push(`${file}: ${warning}`); // stopped: the rest was not read, on purpose
     const r = new RecordingReader(file, fd, size, ix.header!, ix.columns, ix.errors, ix.errorCount, warnings, performance.now() - t0);
     r.blocks = blocks;
     r.scannedLines = ix.scannedLines;
@@ -716,6 +756,17 @@ export class RecordingReader {
       else hi = mid - 1;
     }
     return -1;
+  }
+
+  /** The bytes of frame i's line as stored (uncompressed, without its newline), not parsed. */
+  rawLine(i: number): Buffer {
+    this.checkIndex(i);
+    if (this.fd === null) throw new Error(`${this.file}: the recording is closed`);
+    const c = this.columns;
+    const changed = (why: string): never => {
+      throw new FormatError(this.file, `line ${c.line[i]}`, `the file changed on disk since it was opened (${why}); reopen the recording`);
+    };
+    return this.blocks ? this.readInflated(this.blocks, c.offset[i], c.length[i], changed) : this.readRaw(this.fd, c.offset[i], c.length[i], changed);
   }
 
   /** Reads and parses frame i (one positioned read of its line). */
