@@ -1,4 +1,5 @@
 /** `contact-lens check <scene.json> [--json]`: runs every scenario and checks its expectations. */
+import { safePath } from '../format/messages.js';
 import { parseSceneFile } from '../format/scene.js';
 import { runScenario } from '../session/runScenario.js';
 import { checkAll } from '../session/expectations.js';
@@ -34,7 +35,7 @@ export function runCheck(argv: readonly string[], io: Output): number {
         }),
       );
     } else {
-      io.out(`${ok ? '✓' : '✗'} ${s.desc.name} (${file}:${s.range.line}, ${run.frames.length} frames, ${(ms / 1000).toFixed(2)} s)`);
+      io.out(`${ok ? '✓' : '✗'} ${s.desc.name} (${safePath(file)}:${s.range.line}, ${run.frames.length} frames, ${(ms / 1000).toFixed(2)} s)`);
       if (results.length === 0) io.out('    (no expectations)');
       for (const r of results) io.out(`    ${r.ok ? '✓' : '✗'} ${r.expectation.kind}: ${r.message}`);
     }

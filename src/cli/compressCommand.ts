@@ -11,6 +11,7 @@
  * output is only replaced, with --force, by a complete and verified file.
  */
 import * as fs from 'node:fs';
+import { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { BGZF_BLOCK_DATA, BGZF_EOF, bgzfBlock, bgzfBlockSize, isGzip } from '../format/bgzf.js';
 import { BgzfSplitter, type DamagedBlock } from '../format/bgzfSplitter.js';
@@ -60,7 +61,7 @@ async function* bgzfPieces(fd: number, file: string): AsyncGenerator<Piece> {
 async function* gzipPieces(fd: number, size: number): AsyncGenerator<Piece> {
   for (let start = 0; start < size; ) {
     const gz = zlib.createGunzip();
-    const src = fs.createReadStream('', { fd, start, autoClose: false, highWaterMark: CHUNK_BYTES });
+    const src = Readable.from(chunksFrom(fd, start)); // the descriptor stays ours (a read stream would close it)
     let at: number;
     let reason: string;
     try {
@@ -89,6 +90,16 @@ function nextGzipHeader(fd: number, from: number, size: number): number {
     if (n < CHUNK_BYTES) break;
   }
   return size;
+}
+
+async function* chunksFrom(fd: number, start: number): AsyncGenerator<Buffer> {
+  for (let pos = start; ; ) {
+    const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+    const n = await readAt(fd, buf, pos);
+    if (n === 0) return;
+    yield buf.subarray(0, n);
+    pos += n;
+  }
 }
 
 function readAt(fd: number, buf: Buffer, pos: number): Promise<number> {
@@ -233,7 +244,9 @@ export async function runCompress(argv: readonly string[], io: Output): Promise<
       `wrote ${safePath(out)}: ${(blocks.bytesIn / 2 ** 20).toFixed(1)} MiB of JSON Lines → ${(outSize / 2 ** 20).toFixed(1)} MiB blocked gzip (${((100 * outSize) / Math.max(1, blocks.bytesIn)).toFixed(1)} %), ${written} frames (checked against the input)${errorCount ? `, ${errorCount} unreadable line(s) kept as they were` : ''}, in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
     );
     for (const d of lost)
-      io.err(`warning: ${safePath(input)}: (compressed bytes at ${d.offset}): ${d.reason}; the lines there are lost and not in the output (the other frames are)`);
+      io.err(
+        `warning: ${safePath(input)}: (compressed bytes at ${d.offset}): ${d.reason}; the lines there are lost and not in the output (the other frames are)`,
+      );
     return 0;
   } catch (e) {
     if (outFd !== null) fs.closeSync(outFd);

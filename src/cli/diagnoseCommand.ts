@@ -1,4 +1,5 @@
 /** `contact-lens diagnose <scene.json | rec.jsonl> [--json] [--fail-on injection,non-physical,inconsistent,skipped-lines]` */
+import { safePath, safeText } from '../format/messages.js';
 import { parseSceneFile } from '../format/scene.js';
 import { frameFromWorld, headerFromWorld } from '../format/worldRecording.js';
 import { World } from '../engine/world/world.js';
@@ -30,7 +31,7 @@ function fromScene(file: string, io: Output): Source[] {
     const e = world.energy();
     const d = new Diagnoser(headerFromWorld(world), BATCH, e.kineticLinear + e.kineticRotational + e.potential);
     for (let k = 0; k < s.desc.frames; k++) d.add(frameFromWorld(world, world.step()));
-    return { label: `${file} / ${s.desc.name}`, diagnoser: d, frames: s.desc.frames, skippedLines: 0 };
+    return { label: `${safePath(file)} / ${safeText(s.desc.name)}`, diagnoser: d, frames: s.desc.frames, skippedLines: 0 };
   });
 }
 

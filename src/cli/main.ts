@@ -1,4 +1,5 @@
 /** contact-lens command line: dispatch to the sub-commands. */
+import { safeText } from '../format/messages.js';
 import { FormatError } from '../format/oracle.js';
 import { ProblemError } from '../engine/problem.js';
 import { UsageError } from './args.js';
@@ -55,7 +56,7 @@ export function main(argv: readonly string[], io: Output): number | Promise<numb
         io.out(USAGE);
         return command === undefined ? 2 : 0;
       default:
-        throw new UsageError(`unknown command "${command}"\n${USAGE}`);
+        throw new UsageError(`unknown command "${safeText(command)}"\n${USAGE}`);
     }
   } catch (e) {
     return badInput(e, io);

@@ -1,4 +1,5 @@
 /** `contact-lens report <rec.jsonl> [--json]`: one streaming pass over a recording, then a summary. */
+import { safePath } from '../format/messages.js';
 import type { RecordingReader } from '../format/recordingFile.js';
 import { preSolveBodyStates, toContactPoint, type RecordedFrame } from '../format/recording.js';
 import { ASSEMBLY_REGULARIZATION, assembleProblem } from '../engine/assembly.js';
@@ -194,7 +195,7 @@ export function runReport(argv: readonly string[], io: Output): number {
       return checksFailed ? 1 : 0;
     }
     io.out(
-      `${file}: ${n} frames, ${report.bodies} bodies, written by ${reader.header.producer.name}${reader.header.producer.version ? ' ' + reader.header.producer.version : ''}`,
+      `${safePath(file)}: ${n} frames, ${report.bodies} bodies, written by ${reader.header.producer.name}${reader.header.producer.version ? ' ' + reader.header.producer.version : ''}`,
     );
     if (reader.header.converted?.length) io.out(`conventions converted on read: ${reader.header.converted.join('; ')}`);
     const missing = notRecorded(reader.header);

@@ -20,11 +20,14 @@ export const SIMULATE_USAGE =
 export function pickScenario(scenarios: readonly ParsedScenario[], name: string | undefined, file: string): ParsedScenario {
   if (name !== undefined) {
     const s = scenarios.find((x) => x.desc.name === name);
-    if (!s) throw new UsageError(`${safePath(file)}: no scenario named "${safeText(name)}" (scenarios: ${scenarios.map((x) => safeText(x.desc.name)).join(', ')})`);
+    if (!s)
+      throw new UsageError(`${safePath(file)}: no scenario named "${safeText(name)}" (scenarios: ${scenarios.map((x) => safeText(x.desc.name)).join(', ')})`);
     return s;
   }
   if (scenarios.length !== 1)
-    throw new UsageError(`${safePath(file)} holds ${scenarios.length} scenarios; choose one with --scenario (${scenarios.map((x) => safeText(x.desc.name)).join(', ')})`);
+    throw new UsageError(
+      `${safePath(file)} holds ${scenarios.length} scenarios; choose one with --scenario (${scenarios.map((x) => safeText(x.desc.name)).join(', ')})`,
+    );
   return scenarios[0];
 }
 

@@ -1,4 +1,5 @@
 /** `contact-lens solve <problem.json|problem.hdf5> [--solver pgs|newton|ipm|coulomb|all] [--from physical|matrix] [--json]` */
+import { safePath } from '../format/messages.js';
 import { assembleOraclePhysical, parseOracleInstance } from '../format/oracle.js';
 import { isFclibInput, readFclibLocal } from '../format/fclib.js';
 import { resolve } from 'node:path';
@@ -30,7 +31,7 @@ export function runSolve(argv: readonly string[], io: Output): number | Promise<
   const from = oneOf(options.get('from'), ['matrix', 'physical'] as const, 'from', 'matrix');
   const bytes = readInputBytes(file);
   if (isFclibInput(bytes, file)) {
-    if (from === 'physical') throw new UsageError(`${file}: an FCLIB problem holds W, q and μ only (no physical data); drop --from physical`);
+    if (from === 'physical') throw new UsageError(`${safePath(file)}: an FCLIB problem holds W, q and μ only (no physical data); drop --from physical`);
     // --allow-external: this file's external links, external raw storage and virtual datasets may be read (fclib.ts)
     return readFclibLocal(resolve(file), file, { allowExternal: options.get('allow-external') === true }).then((p) =>
       solveAndPrint(p.id, file, 'fclib', p.matrix, which, Boolean(options.get('json')), io),

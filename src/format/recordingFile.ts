@@ -10,7 +10,7 @@
  */
 import * as fs from 'node:fs';
 import { isAscii } from 'node:buffer';
-import { FormatError } from './oracle.js';
+import { FormatError, safePath } from './messages.js';
 import { BGZF_BLOCK_DATA, BGZF_EOF, bgzfBlock, crc32, inflateBlock, isGzip } from './bgzf.js';
 import { BgzfSplitter, type BlockTable, type DamagedBlock } from './bgzfSplitter.js';
 import { emptyScan, FrameLineScanner, type ScannedFrame } from './recordingScan.js';
@@ -706,7 +706,7 @@ export class RecordingReader {
     const { blocks, warning } = feed ? feed.end() : { blocks: null, warning: null };
     ix.end();
     const warnings = ix.warnings();
-    if (warning && !ix.stopped) warnings.push(`${file}: ${warning}`); // stopped: the rest was not read, on purpose
+    if (warning && !ix.stopped) warnings.push(`${safePath(file)}: ${warning}`); // stopped: the rest was not read, on purpose
     const r = new RecordingReader(file, fd, size, ix.header!, ix.columns, ix.errors, ix.errorCount, warnings, performance.now() - t0);
     r.blocks = blocks;
     r.scannedLines = ix.scannedLines;
@@ -885,7 +885,7 @@ export class RecordingWriter {
       fd = fs.openSync(file, options.force ? 'w' : 'wx');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
-        throw new Error(`${file}: already exists; refusing to overwrite it (choose another name, or pass { force: true } to replace it)`);
+        throw new Error(`${safePath(file)}: already exists; refusing to overwrite it (choose another name, or pass { force: true } to replace it)`);
       }
       throw e;
     }

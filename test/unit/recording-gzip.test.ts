@@ -131,7 +131,12 @@ describe('compressed recordings (blocked gzip)', () => {
     try {
       assert.ok(d.frameCount >= 55 && d.frameCount < 60, `${d.frameCount} frames of 60`);
       assert.equal(d.errorCount, 1);
-      assert.match(d.errors[0].message, new RegExp(`damaged\\.rec\\.jsonl\\.gz: \\(compressed block at byte ${fifth}\\): cannot be decompressed.*the frames after frame \\d+ and before frame \\d+ are lost`));
+      assert.match(
+        d.errors[0].message,
+        new RegExp(
+          `damaged\\.rec\\.jsonl\\.gz: \\(compressed block at byte ${fifth}\\): cannot be decompressed.*the frames after frame \\d+ and before frame \\d+ are lost`,
+        ),
+      );
       assert.ok(!d.errors[0].message.includes('\n'));
       const whole = RecordingReader.openSync(gz);
       try {
