@@ -9,6 +9,7 @@ import type { ScenarioDesc } from '../engine/world/types.js';
 import { oneOf, parseArgs, UsageError } from './args.js';
 import { readText, type Output } from './solveCommand.js';
 import { OutputFile, withFileErrors } from './output.js';
+import { blowUpMessage, blowUpOf, type BlowUp } from '../session/runScenario.js';
 
 /** The simulation loop gives the event loop a turn at least this often (ms). */
 const YIELD_MS = 50;
@@ -77,6 +78,7 @@ export async function runSimulate(argv: readonly string[], io: Output): Promise<
   const t0 = performance.now();
   let nextReport = 0;
   let lastYield = performance.now();
+  let blowUp: BlowUp | null = null;
   try {
     for (let k = 0; k < desc.frames; k++) {
       if (performance.now() - lastYield > YIELD_MS) {
@@ -84,6 +86,8 @@ export async function runSimulate(argv: readonly string[], io: Output): Promise<
         lastYield = performance.now();
       }
       const f = world.step();
+      blowUp = blowUpOf(world, f);
+      if (blowUp) break; // its frame holds non-finite numbers, which a recording cannot: the frames before it are kept
       withFileErrors(out, 'write', () => writer.writeFrame(frameFromWorld(world, f)));
       const pct = Math.floor((100 * (k + 1)) / desc.frames);
       if (pct >= nextReport) {
@@ -103,6 +107,12 @@ export async function runSimulate(argv: readonly string[], io: Output): Promise<
     throw e;
   }
   const ms = performance.now() - t0;
+  if (blowUp) {
+    io.err(
+      `contact-lens: ${safePath(file)}: scenario ${safeText(desc.name)}: ${blowUpMessage(blowUp)}; wrote the ${writer.frameCount} frames before it to ${safePath(out)}`,
+    );
+    return 1;
+  }
   io.err(
     `wrote ${desc.frames} frames to ${safePath(out)} in ${(ms / 1000).toFixed(2)} s (${(ms / desc.frames).toFixed(2)} ms/frame, solver ${desc.config.solver.solver})`,
   );
