@@ -9,7 +9,7 @@
  * nz = −2 compressed rows, nz ≥ 0 triplets with p = row and i = column indices (fclib.h, struct
  * fclib_matrix). Every error names the file and the dataset.
  */
-import { checkPositiveSemidefinite, makeProblem, ProblemError, type ContactProblem } from '../engine/problem.js';
+import { checkPositiveSemidefinite, MAX_PROBLEM_CONTACTS, makeProblem, ProblemError, type ContactProblem } from '../engine/problem.js';
 import { FormatError, safeText } from './messages.js';
 import { guardFileSystem, withFileAccess } from './hdf5Access.js';
 
@@ -272,9 +272,8 @@ export const MAX_INFO_CHARS = 1 << 16;
 export const MAX_GUESSES = 100;
 
 /** Largest problem read: A is dense (n² doubles), 6000² · 8 B = 288 MB, about the 256 MiB limit of JSON problem files. */
-export const MAX_UNKNOWNS = 6000;
-/** Most contacts in a problem file (FCLIB or JSON): MAX_UNKNOWNS / 3. */
-export const MAX_CONTACTS = MAX_UNKNOWNS / 3;
+export const MAX_UNKNOWNS = 3 * MAX_PROBLEM_CONTACTS;
+const MAX_CONTACTS = MAX_PROBLEM_CONTACTS;
 
 function readLocal(r: Reader): FclibLocalProblem {
   if (!r.has('/fclib_local')) {

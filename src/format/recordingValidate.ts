@@ -531,8 +531,23 @@ function readExternal(
   seen.add(key);
   const impulse = c.vec3(o.impulse, `${f}.impulse`);
   const angular = o.angular === undefined ? undefined : c.vec3(o.angular, `${f}.angular`);
+  // the energy ledger multiplies impulses with velocities and inverse masses: an impulse whose own kinetic
+  // energy |p|²/2m (|L|²/2I) overflows cannot enter it (1e308 gave ledgers of −∞ J and misattributed findings)
+  const info = header.bodies[body];
+  const overflows = (v: readonly number[], inertia: number | null): boolean =>
+    inertia !== null && inertia > 0 && !Number.isFinite((v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) / (2 * inertia));
+  const tooLarge = (what: string, energy: string): string =>
+    `is so large that the energy it gives body ${body} (${energy}) is not a finite number; ${what} is force × Δt per step (docs/recording-format.md "External impulses")`;
+  if (overflows(impulse, info.mass)) c.fail(`${f}.impulse`, tooLarge('an impulse', '|p|²/2m'));
+  if (angular && overflows(angular, smallestMoment(info.inertia))) c.fail(`${f}.angular`, tooLarge('an angular impulse', '|L|²/2I'));
   warnUnknownKeys(o, EXTERNAL_KEYS, f, warn);
   return angular === undefined ? { body, impulse, stage } : { body, impulse, angular, stage };
+}
+
+/** Smallest principal moment of a body's inertia (3 moments or a 3×3 tensor's diagonal), or null. */
+function smallestMoment(inertia: RecordedBody['inertia']): number | null {
+  if (inertia === null) return null;
+  return inertia.length === 3 ? Math.min(inertia[0], inertia[1], inertia[2]) : Math.min(inertia[0], inertia[4], inertia[8]);
 }
 
 function readContact(c: ValueReader, v: unknown, i: number, header: RecordingHeader, warn: FieldWarning | undefined): RecordedContact {
