@@ -11,7 +11,6 @@
  * output is only replaced, with --force, by a complete and verified file.
  */
 import * as fs from 'node:fs';
-import { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { BGZF_BLOCK_DATA, BGZF_EOF, bgzfBlock, bgzfBlockSize, isGzip } from '../format/bgzf.js';
 import { BgzfSplitter, type DamagedBlock } from '../format/bgzfSplitter.js';
@@ -54,52 +53,51 @@ async function* bgzfPieces(fd: number, file: string): AsyncGenerator<Piece> {
 }
 
 /**
- * Plain gzip (members without BGZF's size field), streamed through zlib. A member that does not inflate
- * costs the rest of that member: reading goes on at the next gzip header after the damage (RFC 1952 §2.3:
- * ID1 ID2 CM = 1f 8b 08), as a damaged line costs one line.
+ * Plain gzip (members without BGZF's size field), streamed through zlib. Its only checksum is at the end of
+ * each member (RFC 1952 §2.3.1: CRC-32 and size), so bytes inflated before a damage is found may already be
+ * wrong, and where a member starts is not known without inflating it: a damaged plain gzip file is refused
+ * as a whole (nothing is written) — unlike blocked gzip, whose every block is checked before it is used.
  */
-async function* gzipPieces(fd: number, size: number): AsyncGenerator<Piece> {
-  for (let start = 0; start < size; ) {
-    const gz = zlib.createGunzip();
-    const src = Readable.from(chunksFrom(fd, start)); // the descriptor stays ours (a read stream would close it)
-    let at: number;
-    let reason: string;
-    try {
-      for await (const chunk of src.pipe(gz)) yield { data: chunk as Buffer };
-      at = start + gz.bytesWritten;
-      if (at >= size) return;
-      reason = 'bytes after the last complete gzip member are not a gzip member'; // zlib ignores them silently
-    } catch (e) {
-      src.destroy();
-      at = start + gz.bytesWritten;
-      reason = `cannot be decompressed (${(e as Error).message})`;
-    }
-    yield { damaged: { offset: at, reason } };
-    start = nextGzipHeader(fd, at + 1, size);
-  }
-}
-
-/** Offset of the next gzip member header (1f 8b 08) at or after `from`, or `size` when there is none. */
-function nextGzipHeader(fd: number, from: number, size: number): number {
+async function* gzipPieces(fd: number, input: string): AsyncGenerator<Piece> {
+  const gz = zlib.createGunzip();
+  const out: Buffer[] = [];
+  let failure: Error | null = null,
+    ended = false;
+  /** Resolves the write being waited for (zlib may not call a write's callback after an error). */
+  let wake: (() => void) | null = null;
+  gz.on('data', (d: Buffer) => out.push(d));
+  gz.on('error', (e: Error) => {
+    failure = e;
+    wake?.();
+  });
+  gz.on('end', () => {
+    ended = true;
+  });
   const buf = Buffer.allocUnsafe(CHUNK_BYTES);
-  for (let pos = from; pos < size; pos += CHUNK_BYTES - 2) {
-    const n = fs.readSync(fd, buf, 0, CHUNK_BYTES, pos);
-    for (let q = buf.indexOf(0x1f, 0); q >= 0 && q + 2 < n; q = buf.indexOf(0x1f, q + 1)) {
-      if (buf[q + 1] === 0x8b && buf[q + 2] === 8) return pos + q;
-    }
-    if (n < CHUNK_BYTES) break;
-  }
-  return size;
-}
-
-async function* chunksFrom(fd: number, start: number): AsyncGenerator<Buffer> {
-  for (let pos = start; ; ) {
-    const buf = Buffer.allocUnsafe(CHUNK_BYTES);
-    const n = await readAt(fd, buf, pos);
-    if (n === 0) return;
-    yield buf.subarray(0, n);
+  let pos = 0;
+  for (;;) {
+    const n = fs.readSync(fd, buf, 0, CHUNK_BYTES, pos); // synchronous: the descriptor is never read after we return
+    if (n === 0) break;
+    await new Promise<void>((r) => {
+      wake = r;
+      gz.write(Buffer.from(buf.subarray(0, n)), () => r());
+    });
+    wake = null;
     pos += n;
+    if (failure) break;
+    yield* out.splice(0).map((data) => ({ data }));
   }
+  if (!failure) {
+    gz.end();
+    while (!ended && !failure) await new Promise((r) => setImmediate(r));
+  }
+  const f = failure as Error | null;
+  if (f)
+    throw new FileError(
+      input,
+      `cannot be decompressed (${f.message}): a plain gzip file is checked only at the end of each member, so nothing read from it can be trusted and nothing was written (blocked gzip, as \`contact-lens simulate --gzip\` writes it, loses only a damaged block)`,
+    );
+  yield* out.splice(0).map((data) => ({ data }));
 }
 
 function readAt(fd: number, buf: Buffer, pos: number): Promise<number> {
@@ -190,7 +188,7 @@ class LineBlocks {
 }
 
 /** The input opened once, as a regular file (a FIFO or device is refused, never read). */
-function openInput(input: string): { fd: number; size: number; head: Buffer } {
+function openInput(input: string): { fd: number; head: Buffer } {
   return withFileErrors(input, 'read', () => {
     const fd = fs.openSync(input, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
     const st = fs.fstatSync(fd);
@@ -200,7 +198,7 @@ function openInput(input: string): { fd: number; size: number; head: Buffer } {
     }
     const head = Buffer.alloc(64);
     fs.readSync(fd, head, 0, head.length, 0);
-    return { fd, size: st.size, head };
+    return { fd, head };
   });
 }
 
@@ -211,11 +209,11 @@ export async function runCompress(argv: readonly string[], io: Output): Promise<
   // before anything is opened for writing: not the input (device and inode), a regular file, --force to replace
   const target = new OutputFile(out, options.get('force') === true, [input]);
   const t0 = performance.now();
-  const { fd, size, head } = openInput(input);
+  const { fd, head } = openInput(input);
   const lost: DamagedBlock[] = [];
   let outFd: number | null = null;
   try {
-    const pieces = !isGzip(head) ? plainPieces(fd) : typeof bgzfBlockSize(head, 0) === 'number' ? bgzfPieces(fd, input) : gzipPieces(fd, size);
+    const pieces = !isGzip(head) ? plainPieces(fd) : typeof bgzfBlockSize(head, 0) === 'number' ? bgzfPieces(fd, input) : gzipPieces(fd, input);
     outFd = withFileErrors(out, 'write', () => fs.openSync(target.tempPath, 'wx'));
     const blocks = new LineBlocks(outFd, out);
     const read = new StreamIndex(input); // the frames read: what the output must hold

@@ -10,6 +10,8 @@
  * directory never is (opening a FIFO would block the thread for good).
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 
 /** Emscripten's errno for "permission denied" (its musl numbering: EACCES = 2). */
 const EMSCRIPTEN_EACCES = 2;
@@ -31,6 +33,20 @@ interface Policy {
 }
 
 let policy: Policy | null = null;
+
+/** musl's O_RDONLY. */
+const O_RDONLY = 0;
+let empty: string | null = null;
+/** An empty regular file of our own (created once per process, removed at exit): what a refused open gets. */
+function emptyFile(): string {
+  if (empty === null || !fs.existsSync(empty)) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'contact-lens-hdf5-'));
+    empty = path.join(dir, 'refused-external-file');
+    fs.writeFileSync(empty, '');
+    process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  }
+  return empty;
+}
 const guarded = new WeakSet<object>();
 
 function realOrSame(path: string): string {
@@ -59,8 +75,11 @@ export function guardFileSystem(FS: EmscriptenFs): void {
         // a path that does not exist: refused like any other (HDF5 then reports it cannot open it)
       }
       if (!p.allowExternal || !regular) {
+        // Refused: HDF5 gets an empty file instead (not an error: a read that fails half-way leaves its
+        // dataset open inside h5wasm, and the file with it). External raw storage then reads as zeros,
+        // an external link or a virtual dataset's source is not HDF5; the reader reports the refusal.
         p.refused.push(path);
-        throw new FS.ErrnoError(EMSCRIPTEN_EACCES);
+        return open(emptyFile(), O_RDONLY, mode);
       }
     } else if (!fs.statSync(path).isFile()) {
       p.refused.push(path); // the named file replaced by a pipe or device since it was checked

@@ -813,16 +813,19 @@ export class RecordingReader {
   private readInflated(t: BlockTable, offset: number, length: number, changed: (why: string) => never): Buffer {
     const b0 = t.find(offset),
       b1 = t.find(offset + Math.max(0, length - 1));
-    const raw = this.readRaw(this.fd!, t.c[b0], t.c[b1 + 1] - t.c[b0], changed);
+    // the last block inflated is kept: consecutive frames (playback, compress's check) share blocks
+    const cached = this.lastBlock !== null && this.lastBlock.index === b0 && b0 === b1 ? this.lastBlock.data : null;
+    const raw = cached ? null : this.readRaw(this.fd!, t.c[b0], t.c[b1 + 1] - t.c[b0], changed);
     const out = Buffer.allocUnsafe(length);
     let written = 0;
     for (let b = b0; b <= b1; b++) {
       let data: Buffer;
       try {
-        data = inflateBlock(raw.subarray(t.c[b] - t.c[b0], t.c[b + 1] - t.c[b0]));
+        data = cached ?? inflateBlock(raw!.subarray(t.c[b] - t.c[b0], t.c[b + 1] - t.c[b0]));
       } catch {
         return changed(`the compressed block at byte ${t.c[b]} no longer decompresses`);
       }
+      if (b === b1) this.lastBlock = { index: b, data };
       const from = Math.max(0, offset - t.u[b]),
         to = Math.min(data.length, offset + length - t.u[b]);
       if (to > from) written += data.copy(out, written, from, to);
@@ -831,8 +834,12 @@ export class RecordingReader {
     return out;
   }
 
+  /** The block readInflated inflated last (index in the block table, uncompressed bytes). */
+  private lastBlock: { readonly index: number; readonly data: Buffer } | null = null;
+
   close(): void {
     this.lineBytes = null;
+    this.lastBlock = null;
     if (this.fd !== null) {
       fs.closeSync(this.fd);
       this.fd = null;
