@@ -49,7 +49,10 @@ export interface TargetFigures {
   readonly failures: string[];
 }
 
-/** One input: returns normally (read) or throws (a FormatError is a rejection, anything else uncaught). */
+/**
+ * One input: returns normally (read), returns 'rejected' (refused with one line, checked by the target) or
+ * throws (a FormatError is a rejection, anything else uncaught).
+ */
 type Input = { readonly where: string; readonly file: string; readonly run: () => unknown | Promise<unknown> };
 
 export interface FuzzTarget {
@@ -90,7 +93,7 @@ export async function runTarget(t: FuzzTarget, n: number, seed: number, onProgre
       f.inputs++;
       const t0 = performance.now();
       try {
-        await input.run();
+        if ((await input.run()) === 'rejected') f.rejected++;
       } catch (e) {
         try {
           if (e instanceof assert.AssertionError) throw e;
@@ -304,13 +307,14 @@ const gzip: FuzzTarget = {
             if (!(e instanceof FormatError || e instanceof FileError)) throw e;
             assert.ok(!e.message.includes('\n'), `${where}: compress refused in one line`);
             assert.equal(fs.existsSync(out), false, `${where}: nothing left behind`);
-            return;
+            return 'rejected';
           }
           assert.equal(code, 0);
           const written = frameKeys(out);
           for (const [frame, line] of written)
             assert.equal(original.get(frame), line, `${where}: compress wrote frame ${frame}, which the recording does not hold`);
           if (readable) assert.equal(written.size, readable.size, `${where}: compress wrote ${written.size} frames, the reader reads ${readable.size}`);
+          return undefined;
         },
       };
     };
