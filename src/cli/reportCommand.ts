@@ -10,7 +10,7 @@ import { parseArgs, UsageError } from './args.js';
 import { openRecordingForCli } from './openRecording.js';
 import type { Output } from './solveCommand.js';
 import { printRecordingIssues } from './recordingIssues.js';
-import { Diagnoser } from '../session/diagnose.js';
+import { Diagnoser, type FrameDiagnosis } from '../session/diagnose.js';
 import { exactIslandConditioning, type IslandConditioning } from '../session/conditioningEstimate.js';
 import { WriterChecks } from '../session/writerChecks.js';
 import { notRecorded, solverKind } from '../session/solverDeclarations.js';
@@ -79,6 +79,37 @@ function kappaRankNote(k: KappaMax): string {
   return ` (rank ${k.rows - k.rankDeficiency} of ${k.rows} rows${k.cause ? ` — ${k.cause}` : ''}: κ(A) there is set by the regularisation ε)`;
 }
 
+/** The recording's energy ledger and injected joules per mechanism, summed frame by frame (Diagnoser.lastFrame). */
+class LedgerTotals {
+  readonly ledger: {
+    normal: number;
+    friction: number;
+    positionCorrection: number;
+    integrator: number;
+    unexplained: number;
+    manifold?: number;
+    external?: number;
+  } = { normal: 0, friction: 0, positionCorrection: 0, integrator: 0, unexplained: 0 };
+  readonly injected: Record<string, number> = {};
+  /** Frames whose recorded energy rises by more than 1 mJ. */
+  dataRises = 0;
+
+  add(fd: FrameDiagnosis): void {
+    const L = fd.ledger,
+      ledger = this.ledger;
+    ledger.normal += L.normal;
+    ledger.friction += L.friction;
+    ledger.positionCorrection += L.positionCorrection;
+    ledger.unexplained += L.unexplained;
+    // format 1.1 channels, listed only when the file has manifolds or external impulses
+    if (L.manifold !== 0) ledger.manifold = (ledger.manifold ?? 0) + L.manifold;
+    if (L.external !== 0) ledger.external = (ledger.external ?? 0) + L.external;
+    if (Number.isFinite(L.integrator)) ledger.integrator += L.integrator;
+    if (L.delta > 1e-3) this.dataRises++;
+    for (const [m, j] of fd.injected) this.injected[m] = (this.injected[m] ?? 0) + j;
+  }
+}
+
 export function runReport(argv: readonly string[], io: Output): number {
   const { positionals, options } = parseArgs(argv, [], ['json', 'check']);
   if (positionals.length !== 1) throw new UsageError(`expected one recording\nusage: ${REPORT_USAGE}`);
@@ -96,7 +127,9 @@ export function runReport(argv: readonly string[], io: Output): number {
     const rises: { frame: number; joules: number }[] = [];
     let firstE: number | undefined, lastE: number | undefined, prevE: number | undefined, prev: RecordedFrame | undefined;
     // the ledger and findings without counterfactual re-solves (`diagnose` runs those)
-    const diag = new Diagnoser(reader.header, { counterfactuals: false });
+    // keepFrames: false — each frame's ledger is added to the totals as it comes, so memory does not grow with the recording
+    const diag = new Diagnoser(reader.header, { counterfactuals: false, keepFrames: false });
+    const totals = new LedgerTotals();
     const writerChecks = options.get('check') ? new WriterChecks(reader.header) : null;
     for (let i = 0; i < n; i++) {
       const s = reader.summary(i);
@@ -112,6 +145,7 @@ export function runReport(argv: readonly string[], io: Output): number {
         lastE = e;
       }
       diag.add(f);
+      if (diag.lastFrame) totals.add(diag.lastFrame);
       writerChecks?.add(f);
       const k = frameConditioning(reader, f, prev);
       // the causes only for a new maximum, not for every frame
@@ -127,36 +161,7 @@ export function runReport(argv: readonly string[], io: Output): number {
     }
     const cs = [...contacts].sort((a, b) => a - b),
       it = [...iterations].sort((a, b) => a - b);
-    const ledger: {
-      normal: number;
-      friction: number;
-      positionCorrection: number;
-      integrator: number;
-      unexplained: number;
-      manifold?: number;
-      external?: number;
-    } = {
-      normal: 0,
-      friction: 0,
-      positionCorrection: 0,
-      integrator: 0,
-      unexplained: 0,
-    };
-    const injected: Record<string, number> = {};
-    let dataRises = 0;
-    for (const fd of diag.frames) {
-      const L = fd.ledger;
-      ledger.normal += L.normal;
-      ledger.friction += L.friction;
-      ledger.positionCorrection += L.positionCorrection;
-      ledger.unexplained += L.unexplained;
-      // format 1.1 channels, listed only when the file has manifolds or external impulses
-      if (L.manifold !== 0) ledger.manifold = (ledger.manifold ?? 0) + L.manifold;
-      if (L.external !== 0) ledger.external = (ledger.external ?? 0) + L.external;
-      if (Number.isFinite(L.integrator)) ledger.integrator += L.integrator;
-      if (L.delta > 1e-3) dataRises++;
-      for (const [m, j] of fd.injected) injected[m] = (injected[m] ?? 0) + j;
-    }
+    const { ledger, injected, dataRises } = totals;
     const findingCounts: Record<string, number> = {};
     for (const f of diag.findings) findingCounts[f.mechanism] = (findingCounts[f.mechanism] ?? 0) + 1;
     const report = {
