@@ -47,6 +47,26 @@ function warnUnknownKeys(o: JsonRecord, allowed: readonly string[], path: string
 /** The tolerances of unit vectors and quaternions in recordings. */
 const TOLERANCES: UnitTolerances = { unit: UNIT_TOLERANCE, quaternionError: QUATERNION_ERROR_TOLERANCE };
 
+/**
+ * Largest |coordinate| (m) of a body position or contact point and largest |impulse| (N·s, N·m·s) a frame
+ * may hold. The velocity check and the energy ledger multiply up to two of them with a velocity (r × n · λ · ω);
+ * beyond this bound those products overflow (a manifold λ of 1e300 gave a finding of +∞ J). 1e50 m is far
+ * beyond any scene, and a velocity that makes the products overflow is a blow-up, reported as such.
+ */
+export const MAX_RECORDED_MAGNITUDE = 1e50;
+
+/** The numbers, each within ±MAX_RECORDED_MAGNITUDE, or one error naming the first one beyond. */
+function bounded<T extends readonly number[]>(c: ValueReader, xs: T, field: string, unit: string): T {
+  for (let k = 0; k < xs.length; k++) {
+    if (!(Math.abs(xs[k]) <= MAX_RECORDED_MAGNITUDE))
+      c.fail(
+        `${field}[${k}]`,
+        `is ${xs[k]} ${unit}, beyond ±${MAX_RECORDED_MAGNITUDE}: positions and impulses are bounded so that the energy ledger's products stay finite (docs/recording-format.md "Numbers")`,
+      );
+  }
+  return xs;
+}
+
 const cross = (a: Vec3, b: Vec3): Vec3 => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
 const dot = (a: Vec3, b: Vec3): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 
@@ -363,7 +383,7 @@ export function validateFrame(raw: unknown, lineNo: number, file: string, header
   const reason = so.reason === undefined ? undefined : c.str(so.reason, 'solver.reason');
   const iterations = so.iterations === undefined ? undefined : c.int(so.iterations, 'solver.iterations', 0);
   const residuals = so.residuals === undefined ? undefined : c.nums(so.residuals, 'solver.residuals');
-  const lambda = c.nums(so.lambda, 'solver.lambda', 3 * C, `numbers (3C for C = ${C} contacts: λn, λt1, λt2 per contact)`);
+  const lambda = bounded(c, c.nums(so.lambda, 'solver.lambda', 3 * C, `numbers (3C for C = ${C} contacts: λn, λt1, λt2 per contact)`), 'solver.lambda', 'N·s');
   const solver: RecordedSolver = {
     name,
     status,
@@ -400,7 +420,12 @@ export function validateFrame(raw: unknown, lineNo: number, file: string, header
 
 function readState(c: ValueReader, v: unknown, f: string, warn: FieldWarning | undefined): RecordedBodyState {
   const s = c.obj(v, f);
-  const state = { x: c.vec3(s.x, `${f}.x`), q: c.quat(s.q, `${f}.q`, TOLERANCES, warn), v: c.vec3(s.v, `${f}.v`), w: c.vec3(s.w, `${f}.w`) };
+  const state = {
+    x: bounded(c, c.vec3(s.x, `${f}.x`), `${f}.x`, 'm'),
+    q: c.quat(s.q, `${f}.q`, TOLERANCES, warn),
+    v: c.vec3(s.v, `${f}.v`),
+    w: c.vec3(s.w, `${f}.w`),
+  };
   warnUnknownKeys(s, STATE_KEYS, f, warn);
   return state;
 }
@@ -504,9 +529,9 @@ function readManifold(
     if (prev !== undefined) c.fail(`${f}.contacts[${k}]`, `contact ${i} is already in manifolds[${prev}]; a contact belongs to at most one manifold`);
     owner.set(i, m);
   }
-  const point = c.vec3(o.point, `${f}.point`);
+  const point = bounded(c, c.vec3(o.point, `${f}.point`), `${f}.point`, 'm');
   const axes = readFrameAxes(c, o, f);
-  const lambda = c.nums(o.lambda, `${f}.lambda`, 3, 'numbers (λt1, λt2 in N·s and the twist impulse λtwist in N·m·s)');
+  const lambda = bounded(c, c.nums(o.lambda, `${f}.lambda`, 3, 'numbers (λt1, λt2 in N·s and the twist impulse λtwist in N·m·s)'), `${f}.lambda`, 'N·s');
   warnUnknownKeys(o, MANIFOLD_KEYS, f, warn);
   return { a, b, contacts: idx, point, normal: axes.normal, t1: axes.t1, t2: axes.t2, lambda: [lambda[0], lambda[1], lambda[2]] };
 }
@@ -529,8 +554,8 @@ function readExternal(
   const key = 2 * body + (stage === 'with-solve' ? 1 : 0);
   if (seen.has(key)) c.fail(`${f}.body`, `body ${body} has a second "${stage}" entry; sum the impulses of one body into one entry per stage`);
   seen.add(key);
-  const impulse = c.vec3(o.impulse, `${f}.impulse`);
-  const angular = o.angular === undefined ? undefined : c.vec3(o.angular, `${f}.angular`);
+  const impulse = bounded(c, c.vec3(o.impulse, `${f}.impulse`), `${f}.impulse`, 'N·s');
+  const angular = o.angular === undefined ? undefined : bounded(c, c.vec3(o.angular, `${f}.angular`), `${f}.angular`, 'N·m·s');
   // the energy ledger multiplies impulses with velocities and inverse masses: an impulse whose own kinetic
   // energy |p|²/2m (|L|²/2I) overflows cannot enter it (1e308 gave ledgers of −∞ J and misattributed findings)
   const info = header.bodies[body];
@@ -564,7 +589,7 @@ function readContact(c: ValueReader, v: unknown, i: number, header: RecordingHea
   const b = c.num(o.b, `${f}.b`);
   if (!Number.isInteger(b) || b < -1 || b >= B) c.fail(`${f}.b`, `is ${b}, expected −1 (static world) or a body index 0…${B - 1}`);
   if (a === b) c.fail(`${f}.b`, `is ${b}, the same body as a; a contact joins two different bodies`);
-  const point = c.vec3(o.point, `${f}.point`);
+  const point = bounded(c, c.vec3(o.point, `${f}.point`), `${f}.point`, 'm');
   const { normal, t1, t2 } = readFrameAxes(c, o, f);
   const depth = c.num(o.depth, `${f}.depth`);
   if (depth < 0)

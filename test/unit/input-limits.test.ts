@@ -103,6 +103,38 @@ describe('input limits: sizes, counts and magnitudes named in the error', functi
     console.log(`      ${MAX_BLANK_LINES + 100_000} blank lines (gzipped ${(fs.statSync(gz).size / 1024).toFixed(0)} KiB) read in ${ms.toFixed(0)} ms`);
   });
 
+  it('a manifold λ or point of ±1e300 is refused naming the field (was: findings of +∞ J)', () => {
+    const lines = fs.readFileSync(FOREIGN, 'utf8').trimEnd().split('\n');
+    const k = lines.findIndex((l) => (JSON.parse(l) as { contacts?: unknown[] }).contacts?.length === 4);
+    for (const [key, value, field] of [
+      ['lambda', [0, 1e300, 0], 'manifolds[0].lambda[1]'],
+      ['point', [0, -1e300, 0], 'manifolds[0].point[1]'],
+    ] as const) {
+      const frame = JSON.parse(lines[k]) as Record<string, unknown>;
+      const m: Record<string, unknown> = {
+        a: 1,
+        b: 0,
+        contacts: [0, 1, 2, 3],
+        point: [0, 0, -0.002],
+        normal: [0, 0, 1],
+        t1: [1, 0, 0],
+        t2: [0, 1, 0],
+        lambda: [0, 0, 0],
+      };
+      m[key] = value;
+      frame.manifolds = [m];
+      const rec = join(dir, `manifold-${key}.rec.jsonl`);
+      fs.writeFileSync(rec, `${[...lines.slice(0, k), JSON.stringify(frame), ...lines.slice(k + 1)].join('\n')}\n`);
+      const r = RecordingReader.openSync(rec);
+      try {
+        assert.equal(r.errorCount, 1, key);
+        assert.ok(r.errors[0].message.includes(`line ${k + 1}: ${field}: is `) && r.errors[0].message.includes('beyond ±1e+50'), r.errors[0].message);
+      } finally {
+        r.close();
+      }
+    }
+  });
+
   it('an external impulse of 1e308 is refused naming the field (was: a ledger of −Infinity J and misattributed findings)', async () => {
     const lines = fs.readFileSync(FOREIGN, 'utf8').trimEnd().split('\n');
     const frame = JSON.parse(lines[3]) as Record<string, unknown>;
@@ -114,7 +146,7 @@ describe('input limits: sizes, counts and magnitudes named in the error', functi
     const r = RecordingReader.openSync(rec);
     try {
       assert.equal(r.errorCount, 1);
-      assert.match(r.errors[0].message, /line 4: external\[0\]\.impulse: is so large that the energy it gives body 1 \(\|p\|²\/2m\) is not a finite number/);
+      assert.match(r.errors[0].message, /line 4: external\[0\]\.impulse\[2\]: is 1e\+308 N·s, beyond ±1e\+50/);
     } finally {
       r.close();
     }
