@@ -15,6 +15,7 @@ import { parseOracleInstance } from '../../src/format/oracle.js';
 import { MAX_BLANK_LINES, RecordingReader } from '../../src/format/recordingFile.js';
 import { parseSceneFile } from '../../src/format/scene.js';
 import { MAX_SCENE_COORDINATE, MAX_SCENE_LENGTH } from '../../src/format/sceneTypes.js';
+import { MAX_JSON_ENTRIES } from '../../src/format/jsonPositions.js';
 
 const ROOT = resolve(__dirname, '..', '..');
 const FOREIGN = join(ROOT, 'examples', 'foreign-engine.rec.jsonl');
@@ -53,6 +54,14 @@ describe('input limits: sizes, counts and magnitudes named in the error', functi
       (e: unknown) => e instanceof FormatError && e.field === 'scenarios[0].bodies[1].position[1]' && e.detail.includes(`≤ ${MAX_SCENE_COORDINATE} m`),
     );
     assert.doesNotThrow(() => parseSceneFile(scene({ box: { halfExtents: [1e4, 0.5, 0.5] } }), 'ok.scene.json'));
+  });
+
+  it(`a scene array of 10⁶ entries is refused at entry ${MAX_JSON_ENTRIES + 1}, naming the line and column (was: seconds to parse before any error)`, () => {
+    const text = scene({ sphere: { radius: 1 } }).replace('"frames":10,', `"frames":10,"gravity":[${new Array(1e6).fill('0.5').join(',')}],`);
+    assert.throws(
+      () => parseSceneFile(text, 'long.scene.json'),
+      (e: unknown) => e instanceof FormatError && /line 1, column \d+: more than 100000 entries in one array/.test(e.message),
+    );
   });
 
   it(`a JSON problem of more than ${MAX_PROBLEM_CONTACTS} contacts is refused before A is read, like an FCLIB one (was: 356 s in PGS)`, () => {
