@@ -434,6 +434,12 @@ export class Indexer {
     }
     if (!this.header) {
       // The header: any problem here is fatal (frames cannot be interpreted without it).
+      if (this.gap)
+        throw new FormatError(
+          this.file,
+          `(compressed block at byte ${this.gap.d.offset})`,
+          `${this.gap.d.reason}; the header line is in it, and without the header no frame can be read`,
+        );
       const text = decodeLine(bytes, this.file, lineNo);
       if (isBlank(text)) throw new FormatError(this.file, `line ${lineNo}`, 'is empty; the first line of a recording must be its header');
       const { header, warnings } = parseHeader(text, this.file);

@@ -126,6 +126,11 @@ describe('compressed recordings (blocked gzip)', () => {
     bad[fifth + 40] ^= 0xff; // a byte inside the fifth block's deflate data
     const damaged = path.join(dir, 'damaged.rec.jsonl.gz');
     fs.writeFileSync(damaged, bad);
+    const first = Buffer.from(bytes);
+    first[40] ^= 0xff; // the header's own block: nothing can be read, and the error says why
+    const headless = path.join(dir, 'headless.rec.jsonl.gz');
+    fs.writeFileSync(headless, first);
+    assert.throws(() => RecordingReader.openSync(headless), /headless\.rec\.jsonl\.gz: \(compressed block at byte 0\): .*the header line is in it/);
     // a damaged block costs the frames in it, like a damaged line (was: the whole recording, the error naming byte 0)
     const d = RecordingReader.openSync(damaged);
     try {
