@@ -209,7 +209,14 @@ export async function runCompress(argv: readonly string[], io: Output): Promise<
   // before anything is opened for writing: not the input (device and inode), a regular file, --force to replace
   const target = new OutputFile(out, options.get('force') === true, [input]);
   const t0 = performance.now();
-  const { fd, head } = openInput(input);
+  let opened: ReturnType<typeof openInput>;
+  try {
+    opened = openInput(input);
+  } catch (e) {
+    target.abandon(); // releases its Ctrl-C handler; nothing was written
+    throw e;
+  }
+  const { fd, head } = opened;
   const lost: DamagedBlock[] = [];
   let outFd: number | null = null;
   try {

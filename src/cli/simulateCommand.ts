@@ -61,10 +61,10 @@ export async function runSimulate(argv: readonly string[], io: Output): Promise<
   const { scenarios, warnings } = parseSceneFile(readText(file), file);
   const picked = pickScenario(scenarios, typeof scenarioName === 'string' ? scenarioName : undefined, file);
   for (const w of warnings) io.err(`warning: ${w.message}`);
-  // not the scene file (device and inode), --force to replace; written under a temporary name, renamed when complete
-  const target = new OutputFile(out, options.get('force') === true, [file]);
   const desc = withOverrides(picked.desc, solver, frames);
   const world = new World(desc);
+  // not the scene file (device and inode), --force to replace; written under a temporary name, renamed when complete
+  const target = new OutputFile(out, options.get('force') === true, [file]);
   // blocked gzip when asked, or when the name says .gz (a plain file named .gz would puzzle every tool)
   const gzip = options.get('gzip') === true || out.endsWith('.gz');
   // every write goes through withFileErrors: ENOENT/EACCES/EISDIR/ENOSPC become one line naming the file (exit 2)
