@@ -11,7 +11,8 @@
  */
 import { checkPositiveSemidefinite, MAX_PROBLEM_CONTACTS, makeProblem, ProblemError, type ContactProblem } from '../engine/problem.js';
 import { FormatError, safeText } from './messages.js';
-import { guardFileSystem, withFileAccess } from './hdf5Access.js';
+import { withFileAccess } from './hdf5Access.js';
+import { discardH5, type H5, isFatalH5Error, loadH5 } from './h5wasmModule.js';
 
 /** The 8-byte HDF5 format signature (HDF5 File Format Specification, "Format Signature"). */
 const HDF5_SIGNATURE = [0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a] as const;
@@ -50,20 +51,6 @@ export interface FclibLocalProblem {
   readonly guesses: readonly FclibPair[];
 }
 
-// h5wasm is an ES module with an asynchronous WebAssembly start-up: loaded once, on first use.
-type H5 = typeof import('h5wasm/node');
-let h5Promise: Promise<H5> | null = null;
-function loadH5(): Promise<H5> {
-  h5Promise ??= import('h5wasm/node').then(async (m) => {
-    const mod = await m.ready;
-    // HDF5 errors become exceptions (turned into one line below) instead of an error stack printed on stderr
-    mod.activate_throwing_error_handler();
-    guardFileSystem(mod.FS as unknown as Parameters<typeof guardFileSystem>[0]); // only the named file is opened (hdf5Access.ts)
-    return m;
-  });
-  return h5Promise;
-}
-
 type H5File = InstanceType<H5['File']>;
 type H5Dataset = InstanceType<H5['Dataset']>;
 
@@ -100,19 +87,26 @@ export interface FclibReadOptions {
  */
 export async function readFclibLocal(path: string, file: string, options: FclibReadOptions = {}): Promise<FclibLocalProblem> {
   const h5 = await loadH5();
-  return withFileAccess(path, options.allowExternal === true, (refused) => {
-    let f: H5File;
-    try {
-      f = new h5.File(path, 'r');
-    } catch (e) {
-      throw new FormatError(file, '(hdf5)', `cannot be opened as HDF5 (${oneLine(e)})`);
-    }
-    try {
-      return readLocal(new Reader(h5, f, file, refused, options.allowExternal === true));
-    } finally {
-      f.close();
-    }
-  });
+  try {
+    return withFileAccess(path, options.allowExternal === true, (refused) => {
+      let f: H5File;
+      try {
+        f = new h5.File(path, 'r');
+      } catch (e) {
+        throw new FormatError(file, '(hdf5)', `cannot be opened as HDF5 (${oneLine(e)})`);
+      }
+      try {
+        return readLocal(new Reader(h5, f, file, refused, options.allowExternal === true));
+      } finally {
+        f.close();
+      }
+    });
+  } catch (e) {
+    if (e instanceof FormatError || e instanceof ProblemError) throw e;
+    // anything else came from inside h5wasm on a damaged file: one line; an aborted instance is replaced
+    if (isFatalH5Error(e)) discardH5();
+    throw new FormatError(file, '(hdf5)', `the HDF5 library failed while reading it (${oneLine(e) || 'no message'}); the file is damaged`);
+  }
 }
 
 /**
