@@ -67,6 +67,30 @@ function bounded<T extends readonly number[]>(c: ValueReader, xs: T, field: stri
   return xs;
 }
 
+const inBounds = (v: readonly number[]): boolean =>
+  Math.abs(v[0]) <= MAX_RECORDED_MAGNITUDE && Math.abs(v[1]) <= MAX_RECORDED_MAGNITUDE && Math.abs(v[2]) <= MAX_RECORDED_MAGNITUDE;
+
+/** True when ½k|v|² overflows (k a mass or a moment of inertia; a static body's null never does). */
+const kineticOverflows = (v: readonly number[], k: number | null): boolean =>
+  k !== null && k > 0 && !Number.isFinite((k * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2])) / 2);
+
+/** Largest principal moment of a body's inertia (3 moments or a 3×3 tensor's diagonal), or null. */
+function largestMoment(inertia: RecordedBody['inertia']): number | null {
+  if (inertia === null) return null;
+  return inertia.length === 3 ? Math.max(inertia[0], inertia[1], inertia[2]) : Math.max(inertia[0], inertia[4], inertia[8]);
+}
+
+/**
+ * A pre-solve velocity whose kinetic energy overflows (a finite state after it is no blow-up the diagnosis can
+ * name, and its ledger would hold ±∞): one error naming the field.
+ */
+function checkPreEnergy(c: ValueReader, s: RecordedPreState, body: RecordedBody, f: string): void {
+  const what = (field: string) =>
+    c.fail(field, `is so large that the body's kinetic energy before the solve is not a finite number, while its state after the solve is finite`);
+  if (kineticOverflows(s.v, body.mass)) what(`${f}.v`);
+  if (kineticOverflows(s.w, largestMoment(body.inertia))) what(`${f}.w`);
+}
+
 const cross = (a: Vec3, b: Vec3): Vec3 => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
 const dot = (a: Vec3, b: Vec3): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 
@@ -355,7 +379,7 @@ export function validateFrame(raw: unknown, lineNo: number, file: string, header
     const preRaw = c.arr(o.pre, 'pre', B, 'pre-solve states (one per header body)');
     pre = new Array(B);
     for (let i = 0; i < B; i++) {
-      const quick = fast ? fastPre(preRaw[i], warn) : null;
+      const quick = fast ? fastPre(preRaw[i], header.bodies[i], warn) : null;
       if (quick !== null) {
         pre[i] = quick;
         continue;
@@ -364,12 +388,13 @@ export function validateFrame(raw: unknown, lineNo: number, file: string, header
       const s = c.obj(preRaw[i], f);
       const v = c.vec3(s.v, `${f}.v`),
         w = c.vec3(s.w, `${f}.w`);
-      const x = s.x === undefined ? undefined : c.vec3(s.x, `${f}.x`),
+      const x = s.x === undefined ? undefined : bounded(c, c.vec3(s.x, `${f}.x`), `${f}.x`, 'm'),
         q = s.q === undefined ? undefined : c.quat(s.q, `${f}.q`, TOLERANCES, warn);
       warnUnknownKeys(s, PRE_KEYS, f, warn);
       // object literals, not spreads: V8 gives spread-built objects slow property access, and the diagnosis
       // reads these for every body of every frame
       pre[i] = x !== undefined && q !== undefined ? { v, w, x, q } : x !== undefined ? { v, w, x } : q !== undefined ? { v, w, q } : { v, w };
+      checkPreEnergy(c, pre[i], header.bodies[i], f);
     }
   }
   const contactsRaw = c.arr(o.contacts, 'contacts');
@@ -668,20 +693,20 @@ function fastState(v: unknown, warn: FieldWarning | undefined): RecordedBodyStat
     q = v.q,
     vel = v.v,
     w = v.w;
-  if (!isVec3(x) || !isQuietQuat(q, warn) || !isVec3(vel) || !isVec3(w)) return null;
+  if (!isVec3(x) || !inBounds(x) || !isQuietQuat(q, warn) || !isVec3(vel) || !isVec3(w)) return null;
   if (warn && hasUnknownKey(v, STATE_KEYS)) return null;
   return { x, q, v: vel, w };
 }
 
 /** A pre-solve state as validateFrame builds it when it would pass silently, else null. */
-function fastPre(v: unknown, warn: FieldWarning | undefined): RecordedPreState | null {
+function fastPre(v: unknown, body: RecordedBody, warn: FieldWarning | undefined): RecordedPreState | null {
   if (!isRecord(v)) return null;
   const vel = v.v,
     w = v.w,
     x = v.x,
     q = v.q;
-  if (!isVec3(vel) || !isVec3(w)) return null;
-  if (x !== undefined && !isVec3(x)) return null;
+  if (!isVec3(vel) || !isVec3(w) || kineticOverflows(vel, body.mass) || kineticOverflows(w, largestMoment(body.inertia))) return null;
+  if (x !== undefined && !(isVec3(x) && inBounds(x))) return null;
   if (q !== undefined && !isQuietQuat(q, warn)) return null;
   if (warn && hasUnknownKey(v, PRE_KEYS)) return null;
   return x !== undefined && q !== undefined ? { v: vel, w, x, q } : x !== undefined ? { v: vel, w, x } : q !== undefined ? { v: vel, w, q } : { v: vel, w };
@@ -699,7 +724,7 @@ function fastContact(v: unknown, header: RecordingHeader, warn: FieldWarning | u
     normal = v.normal,
     t1 = v.t1,
     t2 = v.t2;
-  if (!isVec3(point) || !isUnit(normal) || !isUnit(t1) || !isUnit(t2)) return null;
+  if (!isVec3(point) || !inBounds(point) || !isUnit(normal) || !isUnit(t1) || !isUnit(t2)) return null;
   // readFrameAxes: t1·n, t2·n and t1 × t2 − n, with the same arithmetic
   const d1 = t1[0] * normal[0] + t1[1] * normal[1] + t1[2] * normal[2],
     d2 = t2[0] * normal[0] + t2[1] * normal[1] + t2[2] * normal[2];

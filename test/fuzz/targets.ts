@@ -20,6 +20,7 @@ import { solve } from '../../src/engine/solvers/solve.js';
 import { SOLVER_NAMES } from '../../src/engine/solvers/types.js';
 import { InspectorModel } from '../../src/extension/model/inspectorModel.js';
 import { readFclibLocal } from '../../src/format/fclib.js';
+import { loadH5 } from '../../src/format/h5wasmModule.js';
 import { FormatError } from '../../src/format/messages.js';
 import { assembleOraclePhysical, parseOracleInstance } from '../../src/format/oracle.js';
 import { parseFrame, parseHeader, type RecordedFrame } from '../../src/format/recording.js';
@@ -323,8 +324,7 @@ const gzip: FuzzTarget = {
 
 /** A valid FCLIB local problem (fclib.h layout) written with h5wasm, with one structural mutation or none. */
 async function writeHdf5(path: string, r: Rand): Promise<void> {
-  const h5 = await import('h5wasm/node');
-  await h5.ready;
+  const h5 = await loadH5(); // the reader's current instance (a fresh one after an abort)
   const C = 1 + int(r, 3),
     n = 3 * C;
   const A = new Float64Array(n * n);

@@ -144,6 +144,28 @@ describe('input limits: sizes, counts and magnitudes named in the error', functi
     }
   });
 
+  it('a contact point of 1e300 or a pre-solve spin of 1e300 is refused naming the field, through the fast path too (was: findings of +∞ J)', () => {
+    const lines = fs.readFileSync(FOREIGN, 'utf8').trimEnd().split('\n');
+    const k = lines.findIndex((l) => (JSON.parse(l) as { contacts?: unknown[] }).contacts?.length === 4);
+    const cases: [string, (f: { contacts: { point: number[] }[]; pre: { w: number[] }[] }) => void, RegExp][] = [
+      ['point', (f) => (f.contacts[2].point[1] = 1e300), /contacts\[2\]\.point\[1\]: is 1e\+300 m, beyond ±1e\+50/],
+      ['spin', (f) => (f.pre[1].w[1] = 1e300), /pre\[1\]\.w: is so large that the body's kinetic energy before the solve is not a finite number/],
+    ];
+    for (const [name, change, message] of cases) {
+      const frame = JSON.parse(lines[k]) as { contacts: { point: number[] }[]; pre: { w: number[] }[] };
+      change(frame);
+      const rec = join(dir, `${name}.rec.jsonl`);
+      fs.writeFileSync(rec, `${[...lines.slice(0, k), JSON.stringify(frame), ...lines.slice(k + 1)].join('\n')}\n`);
+      const r = RecordingReader.openSync(rec);
+      try {
+        assert.equal(r.errorCount, 1, name);
+        assert.match(r.errors[0].message, message);
+      } finally {
+        r.close();
+      }
+    }
+  });
+
   it('an external impulse of 1e308 is refused naming the field (was: a ledger of −Infinity J and misattributed findings)', async () => {
     const lines = fs.readFileSync(FOREIGN, 'utf8').trimEnd().split('\n');
     const frame = JSON.parse(lines[3]) as Record<string, unknown>;
