@@ -9,6 +9,7 @@ import type { ContactProblem } from '../engine/problem.js';
 import { EXACT_ON_DEMAND_MAX_ROWS, exactIslandConditioning } from '../session/conditioningEstimate.js';
 import { oneOf, parseArgs, UsageError } from './args.js';
 import { readInputBytes, readInputText, type Output } from './output.js';
+import { HDF5_READ_LIMIT_MS, withWatchdog } from './watchdog.js';
 
 export const SOLVE_USAGE =
   'contact-lens solve <problem.json|fclib.hdf5> [--solver pgs|newton|ipm|coulomb|all] [--from physical|matrix] [--json] [--allow-external]';
@@ -33,7 +34,9 @@ export function runSolve(argv: readonly string[], io: Output): number | Promise<
   if (isFclibInput(bytes, file)) {
     if (from === 'physical') throw new UsageError(`${safePath(file)}: an FCLIB problem holds W, q and μ only (no physical data); drop --from physical`);
     // --allow-external: this file's external links, external raw storage and virtual datasets may be read (fclib.ts)
-    return readFclibLocal(resolve(file), file, { allowExternal: options.get('allow-external') === true }).then((p) =>
+    const read = () => readFclibLocal(resolve(file), file, { allowExternal: options.get('allow-external') === true });
+    const limit = Number(process.env.CONTACT_LENS_HDF5_READ_LIMIT_MS) || HDF5_READ_LIMIT_MS; // tests shorten it
+    return withWatchdog(file, limit, 'reading it as HDF5', read).then((p) =>
       solveAndPrint(p.id, file, 'fclib', p.matrix, which, Boolean(options.get('json')), io),
     );
   }
