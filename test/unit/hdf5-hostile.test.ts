@@ -151,6 +151,20 @@ describe('hostile FCLIB HDF5 files: sizes from the shape, only the named file is
     }
   });
 
+  it('a file that makes libhdf5 loop ends the CLI with one line naming the limit (was: solve hung forever)', () => {
+    // loops.hdf5: a byte mutation of virtual.hdf5 found by `npm run fuzz` (HDF5 input ~13 500, seed 20261123)
+    const r = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src', 'cli', 'main.ts'), 'solve', fixture('loops.hdf5')], {
+      encoding: 'utf8',
+      timeout: 90_000,
+      cwd: ROOT,
+      env: { ...process.env, CONTACT_LENS_HDF5_READ_LIMIT_MS: '5000' },
+    });
+    assert.equal(r.error, undefined, 'ended by the watchdog, not by the test timeout');
+    assert.equal(r.signal, 'SIGKILL');
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, /loops\.hdf5: reading it as HDF5 did not finish within 5 s/);
+  });
+
   it('the inspector’s problem reader refuses a FIFO named as the problem file (was: readFileSync blocked the worker)', () => {
     const fifo = join(tmp, 'problem.fifo.hdf5');
     execFileSync('mkfifo', [fifo]);
