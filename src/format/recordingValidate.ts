@@ -164,7 +164,7 @@ export function validateHeader(raw: unknown, file: string, options: { readonly d
   warnUnknownKeys(co, Object.keys(CONVENTION_VALUES), 'conventions', warn);
   const dt = c.num(o.dt, 'dt');
   if (!(dt > 0)) c.fail('dt', `is ${dt}; the time step must be > 0 s`);
-  const gravity = c.vec3(o.gravity, 'gravity');
+  const gravity = bounded(c, c.vec3(o.gravity, 'gravity'), 'gravity', 'm/s²'); // g·m·x enters every potential energy
   const bodiesRaw = c.arr(o.bodies, 'bodies');
   if (bodiesRaw.length === 0) c.fail('bodies', 'at least one body is required');
   const names = new Map<string, number>();

@@ -166,6 +166,15 @@ describe('input limits: sizes, counts and magnitudes named in the error', functi
     }
   });
 
+  it('a header gravity of 1e300 is refused naming the field (was: a bias-injection finding of +∞ J)', () => {
+    const lines = fs.readFileSync(FOREIGN, 'utf8').trimEnd().split('\n');
+    const header = JSON.parse(lines[0]) as { gravity: number[] };
+    header.gravity[2] = -1e300;
+    const rec = join(dir, 'gravity.rec.jsonl');
+    fs.writeFileSync(rec, `${[JSON.stringify(header), ...lines.slice(1)].join('\n')}\n`);
+    assert.throws(() => RecordingReader.openSync(rec), /gravity\[2\]: is -1e\+300 m\/s², beyond ±1e\+50/);
+  });
+
   it('an external impulse of 1e308 is refused naming the field (was: a ledger of −Infinity J and misattributed findings)', async () => {
     const lines = fs.readFileSync(FOREIGN, 'utf8').trimEnd().split('\n');
     const frame = JSON.parse(lines[3]) as Record<string, unknown>;
