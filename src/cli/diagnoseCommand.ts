@@ -1,4 +1,5 @@
 /** `contact-lens diagnose <scene.json | rec.jsonl> [--json] [--fail-on injection,non-physical,inconsistent,skipped-lines]` */
+import { safePath, safeText } from '../format/messages.js';
 import { parseSceneFile } from '../format/scene.js';
 import type { Diagnoser, Finding, InjectionMechanism } from '../session/diagnose.js';
 import { BATCH_DIAGNOSIS, diagnoseRecording, diagnoseScenario } from '../session/diagnosisRun.js';
@@ -41,7 +42,7 @@ function fromScene(file: string, io: Output): Source[] {
   const { scenarios, warnings } = parseSceneFile(readText(file), file);
   for (const w of warnings) io.err(`warning: ${w.message}`);
   return scenarios.map((s) => ({
-    label: `${file} / ${s.desc.name}`,
+    label: `${safePath(file)} / ${safeText(s.desc.name)}`,
     diagnoser: diagnoseScenario(s.desc, BATCH_DIAGNOSIS).diagnoser,
     frames: s.desc.frames,
     skippedLines: 0,

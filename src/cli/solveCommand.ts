@@ -1,4 +1,5 @@
-/** `contact-lens solve <problem.json | fclib.hdf5> [--solver NAME|all] [--from physical|matrix] [--json]` */
+/** `contact-lens solve <problem.json | fclib.hdf5> [--solver NAME|all] [--from physical|matrix] [--json] [--allow-external]` */
+import { safePath } from '../format/messages.js';
 import { assembleOraclePhysical, parseOracleInstance } from '../format/oracle.js';
 import { isFclibInput, readFclibLocal } from '../format/fclib.js';
 import { resolve } from 'node:path';
@@ -12,10 +13,11 @@ import { oneOf, parseArgs, UsageError } from './args.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
 import { readInputBytes, readInputText, type Output } from './output.js';
+import { HDF5_READ_LIMIT_MS, withWatchdog } from './watchdog.js';
 
 export const SOLVE_HELP: CommandHelp = {
   command: 'solve',
-  synopsis: `solve <problem.json | fclib.hdf5> [--solver ${SOLVER_NAMES.join('|')}|all] [--from physical|matrix] [--json]`,
+  synopsis: `solve <problem.json | fclib.hdf5> [--solver ${SOLVER_NAMES.join('|')}|all] [--from physical|matrix] [--json] [--allow-external]`,
   summary: 'solves one friction-contact problem file with each solver and compares them',
   description: [
     'Reads a problem file (docs/problem-format.md: JSON, or an FCLIB local problem in HDF5) and solves it with',
@@ -26,6 +28,7 @@ export const SOLVE_HELP: CommandHelp = {
     ['--solver NAME', `one of ${SOLVER_NAMES.join(', ')}, or all (default all)`],
     ['--from physical|matrix', 'A and b as stored (matrix, default), or re-assembled from the bodies and contacts (physical)'],
     ['--json', 'one JSON object per solver instead of the tables'],
+    ['--allow-external', "an HDF5 file's external links, external raw storage and virtual datasets may be read (refused by default)"],
   ],
   example: 'solve examples/problems/two-box-stack.json --from physical',
 };
@@ -41,7 +44,7 @@ export const readText = (file: string): string => readInputText(file);
  * asynchronously, so that path returns a promise.
  */
 export function runSolve(argv: readonly string[], io: Output): number | Promise<number> {
-  const { positionals, options } = parseArgs(argv, ['solver', 'from'], ['json']);
+  const { positionals, options } = parseArgs(argv, ['solver', 'from'], ['json', 'allow-external']);
   if (positionals.length !== 1) throw new UsageError(`expected one problem file\nusage: contact-lens ${SOLVE_HELP.synopsis}`);
   const file = positionals[0];
   requireKind(file, 'solve', ['problem']);
@@ -49,8 +52,13 @@ export function runSolve(argv: readonly string[], io: Output): number | Promise<
   const from = oneOf(options.get('from'), ['matrix', 'physical'] as const, 'from', 'matrix');
   const bytes = readInputBytes(file);
   if (isFclibInput(bytes, file)) {
-    if (from === 'physical') throw new UsageError(`${file}: an FCLIB problem holds W, q and μ only (no physical data); drop --from physical`);
-    return readFclibLocal(resolve(file), file).then((p) => solveAndPrint(p.id, file, 'fclib', p.matrix, which, Boolean(options.get('json')), io));
+    if (from === 'physical') throw new UsageError(`${safePath(file)}: an FCLIB problem holds W, q and μ only (no physical data); drop --from physical`);
+    // --allow-external: this file's external links, external raw storage and virtual datasets may be read (fclib.ts)
+    const read = () => readFclibLocal(resolve(file), file, { allowExternal: options.get('allow-external') === true });
+    const limit = Number(process.env.CONTACT_LENS_HDF5_READ_LIMIT_MS) || HDF5_READ_LIMIT_MS; // tests shorten it
+    return withWatchdog(file, limit, 'reading it as HDF5', read).then((p) =>
+      solveAndPrint(p.id, file, 'fclib', p.matrix, which, Boolean(options.get('json')), io),
+    );
   }
   const inst = parseOracleInstance(bytes.toString('utf8'), file);
   const problem = from === 'physical' ? assembleOraclePhysical(inst) : inst.matrix;

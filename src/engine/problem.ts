@@ -106,6 +106,12 @@ export class ProblemError extends Error {
 /** Relative asymmetry of A tolerated by `makeProblem` (rounding of a JSON round trip is ~1e-16). */
 export const SYMMETRY_TOLERANCE = 1e-12;
 
+/**
+ * Most contacts of a problem read from a file (JSON or FCLIB): our solvers hold A densely, (3C)² doubles —
+ * 2000 contacts are 6000 unknowns, 288 MB — so a larger file is refused with this limit named.
+ */
+export const MAX_PROBLEM_CONTACTS = 2000;
+
 export interface MatrixProblemInput {
   A: ArrayLike<number>;
   b: ArrayLike<number>;

@@ -5,7 +5,6 @@
  * with its own merit (KKT residual, or the Coulomb natural-map merit for `coulomb`). The back end of the
  * inspector's problem view (src/extension/model/problemView.ts) and of `contact-lens solve`.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { exactIslandConditioning, type IslandConditioning } from './conditioningEstimate.js';
 import { coulombMerit } from '../engine/coulombMerit.js';
@@ -14,7 +13,7 @@ import type { ContactProblem } from '../engine/problem.js';
 import { solve } from '../engine/solvers/solve.js';
 import { SOLVER_NAMES, type SolverName, type SolveResult } from '../engine/solvers/types.js';
 import { isFclibInput, readFclibLocal } from '../format/fclib.js';
-import { FormatError } from '../format/messages.js';
+import { readRegularFile } from '../format/inputFile.js';
 import { parseOracleInstance } from '../format/oracle.js';
 
 export interface OpenedProblem {
@@ -59,12 +58,8 @@ export interface SolverComparison {
  * anything else as a JSON problem. Bad input throws one FormatError line naming the file and the field.
  */
 export async function openProblemFile(path: string, file: string = path): Promise<OpenedProblem> {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (e) {
-    throw new FormatError(file, '(file)', `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
+  // a regular file of bounded size only: a named pipe would block the worker for good
+  const bytes = readRegularFile(path, file);
   let id: string, problem: ContactProblem, source: OpenedProblem['source'];
   let title: string,
     description = '';

@@ -17,11 +17,12 @@
  * "max-iterations" when the budget runs out; "failed" when an inner solve fails. λ is the iterate with the
  * smallest merit. `iterations` counts fixed-point iterations (each one a full interior-point solve) plus
  * Newton steps; the history has the merit after each.
- * A warm start, projected onto K, gives s⁰ (interior-point solves ignore warm starts themselves).
+ * A warm start, projected onto K, gives s⁰ (interior-point solves ignore warm starts themselves); without
+ * one s⁰ = 0.
  */
 import type { ContactProblem } from '../problem.js';
 import { projectCone } from '../cone.js';
-import { CoulombMeritWorkspace, coulombMerit } from '../coulombMerit.js';
+import { CoulombMeritWorkspace, coulombLawResidual, coulombMerit } from '../coulombMerit.js';
 import { HistoryRecorder } from './history.js';
 import { solveIpm } from './ipm.js';
 import { coulombNewton } from './coulombNewton.js';
@@ -45,6 +46,12 @@ export const COULOMB_PROGRESS = 0.5;
 export const COULOMB_GIVE_UP = 30;
 /** Newton steps on the Coulomb natural map after the fixed point (coulombNewton.ts). */
 export const COULOMB_NEWTON_STEPS = 50;
+/**
+ * Largest scale-free residual of Coulomb's law per contact (coulombLawResidual) that "converged" accepts,
+ * beside the merit's tolerance: the merit alone said "converged" for λ = 0 on A = I, b = (1, 1, 0), μ = 1e9
+ * (a contact left approaching at 1 m/s) and on problems with ‖b‖ ≈ 1e-9 (the merit is absolute there).
+ */
+export const COULOMB_LAW_TOLERANCE = 1e-6;
 
 export function solveCoulomb(p: ContactProblem, opts: CoulombOptions, warmStart?: Float64Array): AlgorithmOutput {
   const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? COULOMB_DEFAULT_MAX_ITERATIONS));
@@ -59,8 +66,14 @@ export function solveCoulomb(p: ContactProblem, opts: CoulombOptions, warmStart?
   const best = new Float64Array(n);
   if (warmStart) for (let c = 0; c < C; c++) projectCone(warmStart, 3 * c, mu[c], best);
 
-  let bestMerit = coulombMerit(p, best, ws);
-  history.record(bestMerit, objective(best, ws.u, b));
+  // An iterate's score: ≤ 1 exactly when the merit meets the tolerance AND every contact meets Coulomb's law
+  // in scale-free terms (COULOMB_LAW_TOLERANCE); the best iterate is the one with the smallest score.
+  const score = (lam: Float64Array): number => {
+    const m = coulombMerit(p, lam, ws); // also ws.u = Aλ − b
+    return Math.max(m / tol, coulombLawResidual(p, lam, ws.u).value / COULOMB_LAW_TOLERANCE);
+  };
+  let bestScore = score(best);
+  history.record(coulombMerit(p, best, ws), objective(best, ws.u, b));
   let iterations = 0,
     innerIterations = 0,
     sinceBest = 0,
@@ -71,13 +84,17 @@ export function solveCoulomb(p: ContactProblem, opts: CoulombOptions, warmStart?
     status,
     regularization,
     history: history.finish(),
-    merit: { problem: 'coulomb', value: bestMerit },
+    merit: { problem: 'coulomb', value: coulombMerit(p, best, ws) },
   });
-  if (bestMerit <= tol) return finish({ kind: 'converged' });
+  if (bestScore <= 1) return finish({ kind: 'converged' });
 
   let newtonSteps = 0,
-    sinceNewBest = 0; // fixed-point iterations since the last new best merit
-  const fpU = Float64Array.from(ws.u); // u = Aλ − b of the fixed point's own last iterate
+    sinceNewBest = 0; // fixed-point iterations since the last new best score
+  coulombMerit(p, best, ws);
+  // u = Aλ − b of the fixed point's own last iterate. Without a warm start the first shift is s⁰ = 0: the
+  // first iterate is the QP-SOCP solution, which is a Coulomb solution when no contact slides (from λ⁰ = 0,
+  // s⁰ = μ‖b_t‖ can pin the fixed point at λ = 0 for a large μ).
+  const fpU = warmStart ? Float64Array.from(ws.u) : new Float64Array(n);
   while (iterations < maxIt) {
     // s = μ‖u_t‖ of the fixed point's last iterate.
     for (let c = 0; c < C; c++) shifted[3 * c] = b[3 * c] - mu[c] * Math.hypot(fpU[3 * c + 1], fpU[3 * c + 2]);
@@ -88,31 +105,32 @@ export function solveCoulomb(p: ContactProblem, opts: CoulombOptions, warmStart?
     if (out.status.kind === 'failed') {
       return finish({ kind: 'failed', reason: `the interior-point solve of fixed-point iteration ${iterations} failed: ${out.status.reason}` });
     }
+    const sc = score(out.lambda);
     const m = coulombMerit(p, out.lambda, ws);
     fpU.set(ws.u);
     history.record(m, objective(out.lambda, ws.u, b));
     if (!Number.isFinite(m)) return finish({ kind: 'failed', reason: `the Coulomb merit is not finite after fixed-point iteration ${iterations}` });
-    if (m < COULOMB_PROGRESS * bestMerit) sinceBest = 0;
+    if (sc < COULOMB_PROGRESS * bestScore) sinceBest = 0;
     else sinceBest++;
-    if (m < bestMerit) {
-      bestMerit = m;
+    if (sc < bestScore) {
+      bestScore = sc;
       best.set(out.lambda);
       sinceNewBest = 0;
     } else sinceNewBest++;
-    if (bestMerit <= tol) return finish({ kind: 'converged' });
+    if (bestScore <= 1) return finish({ kind: 'converged' });
     if (sinceBest < COULOMB_STALL_WINDOW) continue;
-    // Slow: Newton from the best iterate (coulombNewton.ts), fast once close; the fixed point goes on
-    // from its own iterate if Newton stops above the tolerance.
+    // Slow: Newton from the best iterate (coulombNewton.ts) on the same score, fast once close; the fixed
+    // point goes on from its own iterate if Newton stops above the tolerance.
     sinceBest = 0;
     pw ??= new PolishWorkspace(n, C);
-    const newton = coulombNewton(p, best, bestMerit, tol, Math.min(COULOMB_NEWTON_STEPS, maxIt - iterations), ws, pw, (mm) =>
-      history.record(mm, objective(best, ws.u, b)),
+    const newton = coulombNewton(p, best, bestScore, 1, Math.min(COULOMB_NEWTON_STEPS, maxIt - iterations), ws, pw, score, () =>
+      history.record(coulombMerit(p, best, ws), objective(best, ws.u, b)),
     );
     iterations += newton.steps;
     newtonSteps += newton.steps;
-    if (newton.bestMerit < bestMerit) sinceNewBest = 0;
-    bestMerit = newton.bestMerit;
-    if (bestMerit <= tol) return finish({ kind: 'converged' });
+    if (newton.bestMerit < bestScore) sinceNewBest = 0;
+    bestScore = newton.bestMerit;
+    if (bestScore <= 1) return finish({ kind: 'converged' });
     if (sinceNewBest >= COULOMB_GIVE_UP) {
       return finish({
         kind: 'stalled',
@@ -123,7 +141,13 @@ export function solveCoulomb(p: ContactProblem, opts: CoulombOptions, warmStart?
   return finish({ kind: 'max-iterations', reason: `${summary()} after the budget of ${formatCount(maxIt, 'iteration')}` });
 
   function summary(): string {
-    return `Coulomb merit ${formatNumber(bestMerit)} > tolerance ${formatNumber(tol)} (${formatCount(iterations - newtonSteps, 'fixed-point iteration')} with ${formatCount(innerIterations, 'interior-point iteration')}, ${formatCount(newtonSteps, 'Newton step')})`;
+    const merit = coulombMerit(p, best, ws);
+    const law = coulombLawResidual(p, best, ws.u);
+    const what =
+      merit > tol
+        ? `Coulomb merit ${formatNumber(merit)} > tolerance ${formatNumber(tol)}`
+        : `Coulomb merit ${formatNumber(merit)} meets the tolerance but contact ${law.contact} breaks Coulomb's law (relative residual ${formatNumber(law.value)} > ${formatNumber(COULOMB_LAW_TOLERANCE)})`;
+    return `${what} (${formatCount(iterations - newtonSteps, 'fixed-point iteration')} with ${formatCount(innerIterations, 'interior-point iteration')}, ${formatCount(newtonSteps, 'Newton step')})`;
   }
 }
 
