@@ -9,7 +9,7 @@
  * nz = −2 compressed rows, nz ≥ 0 triplets with p = row and i = column indices (fclib.h, struct
  * fclib_matrix). Every error names the file and the dataset.
  */
-import { checkPositiveSemidefinite, makeProblem, ProblemError, type ContactProblem } from '../engine/problem.js';
+import { makeProblem, ProblemError, type ContactProblem } from '../engine/problem.js';
 import { FormatError } from './messages.js';
 
 /** The 8-byte HDF5 format signature (HDF5 File Format Specification, "Format Signature"). */
@@ -204,8 +204,8 @@ function readLocal(r: Reader): FclibLocalProblem {
   const b = q.map((x) => -x); // b = −q (module comment)
   let matrix: ContactProblem;
   try {
-    matrix = makeProblem({ A, b, mu });
-    checkPositiveSemidefinite(matrix.A, n);
+    // W as real codes write it (slightly asymmetric or indefinite): taken as given, reported (problem.ts asGiven)
+    matrix = makeProblem({ A, b, mu, asGiven: true });
   } catch (e) {
     if (!(e instanceof ProblemError)) throw e;
     const field = e.field.replace(/^A\[/, '/fclib_local/W[').replace(/^b$/, '/fclib_local/vectors/q').replace(/^mu/, '/fclib_local/vectors/mu');

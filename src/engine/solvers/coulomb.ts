@@ -4,122 +4,228 @@
  *   λ ∈ K,  ũ = u + μ‖u_t‖e_n ∈ K*,  λ ⊥ ũ,   u = Aλ − b            (De Saxcé & Feng 1991)
  *
  * — a sliding contact keeps u_n = 0, where the convex QP-SOCP lifts it to u_n = μ‖u_t‖ (docs/physics.md
- * "The lift"). The problem is not convex. Acary, Cadoux, Lemaréchal & Malick 2011 ("A formulation of the
- * linear discrete Coulomb friction problem via convex optimization", ZAMM 91) write it as a fixed point
- * of convex problems: with s = μ‖u_t‖ per contact frozen, ũ = Aλ − (b − s·e_n) and the conditions above
- * are exactly the KKT conditions of the QP-SOCP with b_n shifted to b_n − s. So:
+ * "The lift"). The problem is not convex and A (FCLIB's W) is used as given: block-sparse (math/blockRows.ts),
+ * neither symmetry nor definiteness assumed. The solver is the hybrid that Acary, Brémond & Huber's comparison
+ * on FCLIB ("On solving contact problems with Coulomb friction: formulations and numerical comparisons",
+ * 2018) points to, as in Siconos:
  *
- *   s⁰ from u(λ⁰);  repeat: λᵏ⁺¹ = argmin QP-SOCP(A, b − sᵏe_n) (interior point, ipm.ts);  sᵏ⁺¹ = μ‖u_t(λᵏ⁺¹)‖
+ *  1. non-smooth block Gauss–Seidel with the exact one-contact solver (coulombNsgs.ts, coulombLocal.ts) while
+ *     it converges fast — small and well-conditioned problems end here;
+ *  2. when it slows down, proximal-point iterations (Rockafellar 1976; Siconos's PROX) whose subproblems
+ *     W + σI, q − σλ̄ are solved by semismooth Newton on the Alart–Curnier formulation with block-sparse LU
+ *     (coulombAcNewton.ts); σ = PROX_ALPHA·d̄·merit (d̄: mean diagonal of W) shrinks with the merit, and grows
+ *     ×10 when a subproblem is not solved (Siconos's rule);
+ *  3. when the proximal phase stops improving, Gauss–Seidel again from the best iterate, then Newton again.
  *
- * until the Coulomb merit (coulombMerit.ts, the FCLIB natural-map residual) meets the tolerance. The
- * status is decided on that merit only: "converged" when it is ≤ tolerance; "stalled" when the fixed
- * point stops improving (Acary et al. 2011 prove existence, not convergence, of this iteration);
- * "max-iterations" when the budget runs out; "failed" when an inner solve fails. λ is the iterate with the
- * smallest merit. `iterations` counts fixed-point iterations (each one a full interior-point solve) plus
- * Newton steps; the history has the merit after each.
- * A warm start, projected onto K, gives s⁰ (interior-point solves ignore warm starts themselves).
+ * The status is decided on the Coulomb merit only (coulombMerit.ts, the FCLIB natural-map residual): "converged"
+ * when it is ≤ tolerance on finite data; "stalled" when a whole cycle of both phases does not lower it;
+ * "max-iterations" when the budget runs out; "failed" when the merit is not finite. λ is the iterate with the
+ * smallest merit. `iterations` counts Gauss–Seidel sweeps and Newton steps; the history has the merit after each.
+ * A warm start, projected onto K, is the first iterate.
  */
 import type { ContactProblem } from '../problem.js';
 import { projectCone } from '../cone.js';
-import { CoulombMeritWorkspace, coulombMerit } from '../coulombMerit.js';
+import { coulombMeritFromU } from '../coulombMerit.js';
+import { blockRowsFromDense, blockRowsMulAdd, type BlockRows } from '../math/blockRows.js';
 import { HistoryRecorder } from './history.js';
-import { solveIpm } from './ipm.js';
-import { coulombNewton } from './coulombNewton.js';
-import { PolishWorkspace } from './polish.js';
+import { AcNewton } from './coulombAcNewton.js';
+import { coulombSweep, type SweepReport } from './coulombNsgs.js';
 import type { AlgorithmOutput, CoulombOptions, SolveStatus } from './types.js';
 
-/** Default fixed-point budget (each iteration is one interior-point solve). */
-export const COULOMB_DEFAULT_MAX_ITERATIONS = 100;
+/** Default budget of Gauss–Seidel sweeps and Newton steps together. */
+export const COULOMB_DEFAULT_MAX_ITERATIONS = 1000;
 /** Default tolerance on the Coulomb merit (FCLIB's natural-map residual, relative to 1 + ‖q‖). */
 export const COULOMB_DEFAULT_TOLERANCE = 1e-9;
 /**
- * The fixed point converges linearly at best (Acary et al. 2011 prove existence, not a rate): after
- * COULOMB_STALL_WINDOW iterations that do not lower the best merit by the factor COULOMB_PROGRESS,
- * Newton (coulombNewton.ts) takes over from the best iterate; when Newton stops above the tolerance (it
- * converges locally only), the fixed point goes on from its own last iterate, and so on within the budget.
+ * A sweep is fast when it multiplies the merit by at most COULOMB_SWEEP_RATE; after COULOMB_SWEEP_PATIENCE
+ * slow sweeps (or COULOMB_SWEEP_LIMIT sweeps in one phase) the proximal Newton phase takes over.
  */
-export const COULOMB_STALL_WINDOW = 3;
-export const COULOMB_PROGRESS = 0.5;
-/** Fixed-point iterations without any new best merit (Newton included) before "stalled". */
-export const COULOMB_GIVE_UP = 30;
-/** Newton steps on the Coulomb natural map after the fixed point (coulombNewton.ts). */
-export const COULOMB_NEWTON_STEPS = 50;
+export const COULOMB_SWEEP_RATE = 0.5;
+export const COULOMB_SWEEP_PATIENCE = 3;
+export const COULOMB_SWEEP_LIMIT = 50;
+/** σ = PROX_ALPHA·d̄·merit at a new proximal centre (Siconos uses σ = 5·error, unscaled). */
+export const PROX_ALPHA = 0.1;
+/** A subproblem counts as solved when Newton lowers its ‖F‖ by this factor (Siconos's internal error ratio 10). */
+export const PROX_INNER_RATIO = 0.1;
+/** Newton steps at most per subproblem. */
+export const PROX_INNER_STEPS = 30;
+/** Unsolved subproblems in a row (σ ×10 each) before Gauss–Seidel takes over again. */
+export const PROX_FAILURES = 4;
+/** Cycles (sweeps + proximal phase) without a new best merit before "stalled". */
+export const COULOMB_GIVE_UP = 3;
+
+/** One solve's problem data, iterate, best iterate and history (methods rather than closures: small solves are µs). */
+class CoulombState {
+  readonly r: Float64Array;
+  readonly u: Float64Array;
+  readonly best: Float64Array;
+  readonly q: Float64Array;
+  readonly history: HistoryRecorder;
+  bestMerit = Number.POSITIVE_INFINITY;
+  iterations = 0;
+  sweeps = 0;
+  newtonSteps = 0;
+  readonly report: SweepReport = { change: 0, unsolved: 0 };
+  constructor(
+    readonly W: BlockRows,
+    readonly b: Float64Array,
+    readonly mu: Float64Array,
+    readonly tol: number,
+    readonly maxIt: number,
+  ) {
+    const n = b.length;
+    this.r = new Float64Array(n);
+    this.u = new Float64Array(n);
+    this.best = new Float64Array(n);
+    this.q = new Float64Array(n);
+    for (let i = 0; i < n; i++) this.q[i] = -b[i];
+    this.history = new HistoryRecorder(maxIt);
+  }
+
+  /** The merit of (r, u) as one more iteration (history, best so far); returns it. */
+  record(): number {
+    this.iterations++;
+    return this.note();
+  }
+
+  /** The merit of (r, u) into the history and the best iterate, without counting an iteration. */
+  note(): number {
+    const m = coulombMeritFromU(this.mu, this.b, this.r, this.u);
+    this.history.record(m, objective(this.r, this.u, this.b));
+    if (m < this.bestMerit) {
+      this.bestMerit = m;
+      this.best.set(this.r);
+    }
+    return m;
+  }
+
+  /** u = W r + q. */
+  velocity(): void {
+    blockRowsMulAdd(this.W, this.r, this.q, this.u);
+  }
+
+  finish(status: SolveStatus): AlgorithmOutput {
+    return { lambda: this.best, iterations: this.iterations, status, regularization: 0, history: this.history.finish(), merit: { problem: 'coulomb', value: this.bestMerit } };
+  }
+
+  summary(): string {
+    return `Coulomb merit ${this.bestMerit.toExponential(2)} > tolerance ${this.tol} (${this.sweeps} Gauss–Seidel sweeps, ${this.newtonSteps} Newton steps)`;
+  }
+}
 
 export function solveCoulomb(p: ContactProblem, opts: CoulombOptions, warmStart?: Float64Array): AlgorithmOutput {
   const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? COULOMB_DEFAULT_MAX_ITERATIONS));
   const tol = opts.tolerance ?? COULOMB_DEFAULT_TOLERANCE;
-  const { A, b, size: n, contactCount: C, mu } = p;
-  const history = new HistoryRecorder(maxIt);
-  let pw: PolishWorkspace | undefined; // Newton's work arrays, allocated on its first use
-  const ws = new CoulombMeritWorkspace(n);
-  const shifted = Float64Array.from(b);
-  // The convex subproblem: the same A and μ, b_n lowered by the frozen De Saxcé shift.
-  const sub: ContactProblem = { contactCount: C, size: n, A, b: shifted, mu, regularization: p.regularization };
-  const best = new Float64Array(n);
-  if (warmStart) for (let c = 0; c < C; c++) projectCone(warmStart, 3 * c, mu[c], best);
-
-  let bestMerit = coulombMerit(p, best, ws);
-  history.record(bestMerit, objective(best, ws.u, b));
-  let iterations = 0,
-    innerIterations = 0,
-    sinceBest = 0,
-    regularization = 0;
-  const finish = (status: SolveStatus): AlgorithmOutput => ({
-    lambda: best,
-    iterations,
-    status,
-    regularization,
-    history: history.finish(),
-    merit: { problem: 'coulomb', value: bestMerit },
-  });
-  if (bestMerit <= tol) return finish({ kind: 'converged' });
-
-  let newtonSteps = 0,
-    sinceNewBest = 0; // fixed-point iterations since the last new best merit
-  const fpU = Float64Array.from(ws.u); // u = Aλ − b of the fixed point's own last iterate
-  while (iterations < maxIt) {
-    // s = μ‖u_t‖ of the fixed point's last iterate.
-    for (let c = 0; c < C; c++) shifted[3 * c] = b[3 * c] - mu[c] * Math.hypot(fpU[3 * c + 1], fpU[3 * c + 2]);
-    const out = solveIpm(sub, { solver: 'ipm' });
-    iterations++;
-    innerIterations += out.iterations;
-    if (out.regularization > regularization) regularization = out.regularization;
-    if (out.status.kind === 'failed') {
-      return finish({ kind: 'failed', reason: `the interior-point solve of fixed-point iteration ${iterations} failed: ${out.status.reason}` });
-    }
-    const m = coulombMerit(p, out.lambda, ws);
-    fpU.set(ws.u);
-    history.record(m, objective(out.lambda, ws.u, b));
-    if (!Number.isFinite(m)) return finish({ kind: 'failed', reason: `the Coulomb merit is not finite after fixed-point iteration ${iterations}` });
-    if (m < COULOMB_PROGRESS * bestMerit) sinceBest = 0;
-    else sinceBest++;
-    if (m < bestMerit) {
-      bestMerit = m;
-      best.set(out.lambda);
-      sinceNewBest = 0;
-    } else sinceNewBest++;
-    if (bestMerit <= tol) return finish({ kind: 'converged' });
-    if (sinceBest < COULOMB_STALL_WINDOW) continue;
-    // Slow: Newton from the best iterate (coulombNewton.ts), fast once close; the fixed point goes on
-    // from its own iterate if Newton stops above the tolerance.
-    sinceBest = 0;
-    pw ??= new PolishWorkspace(n, C);
-    const newton = coulombNewton(p, best, bestMerit, tol, Math.min(COULOMB_NEWTON_STEPS, maxIt - iterations), ws, pw, (mm) =>
-      history.record(mm, objective(best, ws.u, b)),
-    );
-    iterations += newton.steps;
-    newtonSteps += newton.steps;
-    if (newton.bestMerit < bestMerit) sinceNewBest = 0;
-    bestMerit = newton.bestMerit;
-    if (bestMerit <= tol) return finish({ kind: 'converged' });
-    if (sinceNewBest >= COULOMB_GIVE_UP) {
-      return finish({ kind: 'stalled', reason: `${summary()}: no new best in ${sinceNewBest} fixed-point iterations and Newton does not lower it` });
-    }
+  const { b, contactCount: C, mu } = p;
+  const s = new CoulombState(blockRowsFromDense(p.A, C), b, mu, tol, maxIt);
+  if (warmStart) for (let c = 0; c < C; c++) projectCone(warmStart, 3 * c, mu[c], s.r);
+  s.velocity();
+  s.note();
+  if (!Number.isFinite(s.bestMerit)) return s.finish({ kind: 'failed', reason: 'the Coulomb merit of the first iterate is not finite (A, b or the warm start hold a non-finite value)' });
+  if (s.bestMerit <= tol) return s.finish({ kind: 'converged' });
+  let newton: ProxNewton | null = null;
+  let idle = 0;
+  while (s.iterations < maxIt) {
+    const before = s.bestMerit;
+    const sweepMerit = sweepPhase(s);
+    if (s.bestMerit <= tol) return s.finish({ kind: 'converged' });
+    if (!Number.isFinite(sweepMerit)) return s.finish({ kind: 'failed', reason: `the Coulomb merit is not finite after ${s.iterations} iterations` });
+    if (s.iterations >= maxIt) break;
+    newton ??= new ProxNewton(s.W, s.q, mu);
+    newton.run(s);
+    if (s.bestMerit <= tol) return s.finish({ kind: 'converged' });
+    // the next cycle starts from the best iterate
+    s.r.set(s.best);
+    s.velocity();
+    idle = s.bestMerit < 0.9 * before ? 0 : idle + 1;
+    if (idle >= COULOMB_GIVE_UP) return s.finish({ kind: 'stalled', reason: `${s.summary()}: ${idle} cycles of Gauss–Seidel and proximal Newton without progress` });
   }
-  return finish({ kind: 'max-iterations', reason: `${summary()} after the budget of ${maxIt} iterations` });
+  return s.finish({ kind: 'max-iterations', reason: `${s.summary()} after the budget of ${maxIt} iterations` });
+}
 
-  function summary(): string {
-    return `Coulomb merit ${bestMerit.toExponential(2)} > tolerance ${tol} (${iterations - newtonSteps} fixed-point iterations with ${innerIterations} interior-point iterations, ${newtonSteps} Newton steps)`;
+/** Gauss–Seidel sweeps while they converge fast; returns the last merit. */
+function sweepPhase(s: CoulombState): number {
+  let last = coulombMeritFromU(s.mu, s.b, s.r, s.u),
+    slow = 0;
+  for (let k = 0; k < COULOMB_SWEEP_LIMIT && s.iterations < s.maxIt; k++) {
+    coulombSweep(s.W, s.q, s.mu, s.r, s.report);
+    s.velocity();
+    s.sweeps++;
+    const m = s.record();
+    if (m <= s.tol || !Number.isFinite(m)) return m;
+    slow = m > COULOMB_SWEEP_RATE * last ? slow + 1 : 0;
+    last = m;
+    if (slow >= COULOMB_SWEEP_PATIENCE) break;
+  }
+  return last;
+}
+
+/** The proximal-point phase with semismooth Newton subproblems (module comment, step 2). */
+class ProxNewton {
+  readonly ac: AcNewton;
+  /** u_σ = W r + q + σ(r − r̄) of the current iterate. */
+  readonly uSigma: Float64Array;
+  /** d̄: mean positive diagonal entry of W, the scale of σ. */
+  readonly scale: number;
+  constructor(
+    readonly W: BlockRows,
+    readonly q: Float64Array,
+    readonly mu: Float64Array,
+  ) {
+    this.ac = new AcNewton(W, q, mu);
+    this.uSigma = new Float64Array(3 * W.blocks);
+    let sum = 0,
+      count = 0;
+    for (let c = 0; c < W.blocks; c++) {
+      const v = 9 * W.diag[c];
+      for (let k = 0; k < 9; k += 4) {
+        const d = W.val[v + k];
+        if (d > 0 && Number.isFinite(d)) {
+          sum += d;
+          count++;
+        }
+      }
+    }
+    this.scale = count > 0 ? sum / count : 1;
+  }
+
+  run(s: CoulombState): void {
+    const { ac, uSigma } = this;
+    const { tol, maxIt } = s;
+    const n = s.r.length;
+    let merit = coulombMeritFromU(s.mu, s.b, s.r, s.u);
+    let sigma = PROX_ALPHA * this.scale * Math.min(1, merit);
+    let failures = 0;
+    while (failures < PROX_FAILURES && s.iterations < maxIt) {
+      ac.center.set(s.r);
+      ac.sigma = sigma;
+      ac.velocity(s.r, uSigma);
+      let norm = ac.residual(s.r, uSigma, ac.F, false);
+      const norm0 = norm;
+      let solved = false;
+      for (let k = 0; k < PROX_INNER_STEPS && s.iterations < maxIt; k++) {
+        const st = ac.step(s.r, uSigma, norm);
+        if (st.t === 0) break;
+        norm = st.norm;
+        // u = u_σ − σ(r − r̄): the velocity of the problem itself, for its merit
+        for (let i = 0; i < n; i++) s.u[i] = uSigma[i] - sigma * (s.r[i] - ac.center[i]);
+        s.newtonSteps++;
+        merit = s.record();
+        if (merit <= tol) return;
+        if (norm <= PROX_INNER_RATIO * norm0) {
+          solved = true;
+          break;
+        }
+      }
+      for (let i = 0; i < n; i++) s.u[i] = uSigma[i] - sigma * (s.r[i] - ac.center[i]);
+      if (solved) {
+        failures = 0;
+        sigma = PROX_ALPHA * this.scale * Math.min(1, merit);
+      } else {
+        failures++;
+        sigma *= 10;
+      }
+    }
   }
 }
 
