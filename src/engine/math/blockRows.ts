@@ -24,63 +24,83 @@ export function blockRowsFromDense(A: Float64Array, blocks: number): BlockRows {
   const n = 3 * blocks;
   const rowPtr = new Int32Array(blocks + 1);
   const diag = new Int32Array(blocks);
-  // first pass: count the nonzero blocks per block row
-  const mark = new Uint8Array(blocks);
+  // one pass over A: the nonzero blocks of each block row, in column order (mark[d] = the block row that last saw d)
+  const mark = new Int32Array(blocks).fill(-1);
+  let cols = new Int32Array(Math.max(4 * blocks, 16));
   let count = 0;
   for (let c = 0; c < blocks; c++) {
-    mark.fill(0);
-    for (let r = 3 * c; r < 3 * c + 3; r++) {
-      const o = r * n;
-      for (let j = 0; j < n; j++) if (A[o + j] !== 0) mark[(j / 3) | 0] = 1;
+    const o0 = 3 * c * n,
+      o1 = o0 + n,
+      o2 = o1 + n;
+    for (let d = 0, j = 0; d < blocks; d++, j += 3) {
+      const nonzero =
+        d === c ||
+        A[o0 + j] !== 0 ||
+        A[o0 + j + 1] !== 0 ||
+        A[o0 + j + 2] !== 0 ||
+        A[o1 + j] !== 0 ||
+        A[o1 + j + 1] !== 0 ||
+        A[o1 + j + 2] !== 0 ||
+        A[o2 + j] !== 0 ||
+        A[o2 + j + 1] !== 0 ||
+        A[o2 + j + 2] !== 0;
+      if (!nonzero || mark[d] === c) continue;
+      mark[d] = c;
+      if (count === cols.length) {
+        const grown = new Int32Array(2 * cols.length);
+        grown.set(cols);
+        cols = grown;
+      }
+      if (d === c) diag[c] = count;
+      cols[count++] = d;
     }
-    mark[c] = 1;
-    for (let d = 0; d < blocks; d++) count += mark[d];
     rowPtr[c + 1] = count;
   }
-  const col = new Int32Array(count);
+  const col = cols.slice(0, count);
   const val = new Float64Array(9 * count);
-  let e = 0;
   for (let c = 0; c < blocks; c++) {
-    mark.fill(0);
-    for (let r = 3 * c; r < 3 * c + 3; r++) {
-      const o = r * n;
-      for (let j = 0; j < n; j++) if (A[o + j] !== 0) mark[(j / 3) | 0] = 1;
-    }
-    mark[c] = 1;
-    for (let d = 0; d < blocks; d++) {
-      if (!mark[d]) continue;
-      if (d === c) diag[c] = e;
-      col[e] = d;
-      const v = 9 * e;
+    for (let e = rowPtr[c]; e < rowPtr[c + 1]; e++) {
+      const v = 9 * e,
+        j = 3 * col[e];
       for (let i = 0; i < 3; i++) {
-        const o = (3 * c + i) * n + 3 * d;
+        const o = (3 * c + i) * n + j;
         val[v + 3 * i] = A[o];
         val[v + 3 * i + 1] = A[o + 1];
         val[v + 3 * i + 2] = A[o + 2];
       }
-      e++;
     }
   }
   return { blocks, rowPtr, col, diag, val };
 }
 
-/** out = W x + shift (shift may be null for 0); out must not alias x. */
+/**
+ * out = W x + shift (shift may be null for 0); out must not alias x. Each row is summed term by term in column
+ * order starting from the shift, exactly as the dense loop `s = shift_i; for j: s += A_ij x_j` does (the zero
+ * entries it adds change nothing): the result is bit-identical to the dense product, so a merit computed from it
+ * is the merit of the dense problem.
+ */
 export function blockRowsMulAdd(W: BlockRows, x: Float64Array, shift: Float64Array | null, out: Float64Array): void {
   const { blocks, rowPtr, col, val } = W;
   for (let c = 0; c < blocks; c++) {
     const o = 3 * c;
-    let s0 = shift ? shift[o] : 0,
-      s1 = shift ? shift[o + 1] : 0,
-      s2 = shift ? shift[o + 2] : 0;
+    let s0 = shift === null ? 0 : shift[o],
+      s1 = shift === null ? 0 : shift[o + 1],
+      s2 = shift === null ? 0 : shift[o + 2];
     for (let e = rowPtr[c]; e < rowPtr[c + 1]; e++) {
       const v = 9 * e,
         xo = 3 * col[e];
       const x0 = x[xo],
         x1 = x[xo + 1],
         x2 = x[xo + 2];
-      s0 += val[v] * x0 + val[v + 1] * x1 + val[v + 2] * x2;
-      s1 += val[v + 3] * x0 + val[v + 4] * x1 + val[v + 5] * x2;
-      s2 += val[v + 6] * x0 + val[v + 7] * x1 + val[v + 8] * x2;
+      s0 += val[v] * x0;
+      s0 += val[v + 1] * x1;
+      s0 += val[v + 2] * x2;
+      s1 += val[v + 3] * x0;
+      s1 += val[v + 4] * x1;
+      s1 += val[v + 5] * x2;
+      s2 += val[v + 6] * x0;
+      s2 += val[v + 7] * x1;
+      s2 += val[v + 8] * x2;
     }
     out[o] = s0;
     out[o + 1] = s1;

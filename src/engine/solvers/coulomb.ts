@@ -23,12 +23,13 @@
  * smallest merit. `iterations` counts Gauss–Seidel sweeps and Newton steps; the history has the merit after each.
  * A warm start, projected onto K, is the first iterate.
  */
-import type { ContactProblem } from '../problem.js';
+import { SYMMETRY_TOLERANCE, type ContactProblem } from '../problem.js';
 import { projectCone } from '../cone.js';
 import { coulombMeritFromU } from '../coulombMerit.js';
 import { blockRowsFromDense, blockRowsMulAdd, type BlockRows } from '../math/blockRows.js';
 import { HistoryRecorder } from './history.js';
-import { AcNewton } from './coulombAcNewton.js';
+import { AC_RHO_SCALES, AcNewton } from './coulombAcNewton.js';
+import { FIXED_POINT_MAX_ITERATIONS, solveCoulombFixedPoint } from './coulombFixedPoint.js';
 import { coulombSweep, type SweepReport } from './coulombNsgs.js';
 import type { AlgorithmOutput, CoulombOptions, SolveStatus } from './types.js';
 
@@ -45,20 +46,36 @@ export const COULOMB_SWEEP_PATIENCE = 3;
 export const COULOMB_SWEEP_LIMIT = 50;
 /** σ = PROX_ALPHA·d̄·merit at a new proximal centre (Siconos uses σ = 5·error, unscaled). */
 export const PROX_ALPHA = 0.1;
+/** σ shrinks at least by this factor after a solved subproblem (Siconos's regularisation strategy: ÷10). */
+export const PROX_SHRINK = 0.1;
 /** A subproblem counts as solved when Newton lowers its ‖F‖ by this factor (Siconos's internal error ratio 10). */
 export const PROX_INNER_RATIO = 0.1;
+/** The proximal phase ends after PROX_PATIENCE subproblems that do not lower the best merit by PROX_PROGRESS. */
+export const PROX_PATIENCE = 8;
+export const PROX_PROGRESS = 0.5;
+/** A subproblem is abandoned (σ ×10) after PROX_SHORT_STEPS Newton steps in a row shorter than PROX_SHORT_STEP. */
+export const PROX_SHORT_STEP = 0.1;
+export const PROX_SHORT_STEPS = 2;
 /** Newton steps at most per subproblem. */
 export const PROX_INNER_STEPS = 30;
 /** Unsolved subproblems in a row (σ ×10 each) before Gauss–Seidel takes over again. */
 export const PROX_FAILURES = 4;
+/** Share of the budget the hybrid may use when the De Saxcé fixed point can follow it. */
+export const HYBRID_SHARE = 0.7;
+/** Largest problem given to the De Saxcé fixed point (dense interior point, O(n³) per iteration). */
+export const FIXED_POINT_MAX_UNKNOWNS = 300;
+/** A cycle makes progress when it lowers the best merit by this factor. */
+export const CYCLE_PROGRESS = 0.9;
 /** Cycles (sweeps + proximal phase) without a new best merit before "stalled". */
-export const COULOMB_GIVE_UP = 3;
+export const COULOMB_GIVE_UP = AC_RHO_SCALES.length;
 
 /** One solve's problem data, iterate, best iterate and history (methods rather than closures: small solves are µs). */
 class CoulombState {
   readonly r: Float64Array;
   readonly u: Float64Array;
   readonly best: Float64Array;
+  /** u = Aλ − b of the best iterate (bit-identical to the dense product: blockRows.ts). */
+  readonly bestU: Float64Array;
   readonly q: Float64Array;
   readonly history: HistoryRecorder;
   bestMerit = Number.POSITIVE_INFINITY;
@@ -77,6 +94,7 @@ class CoulombState {
     this.r = new Float64Array(n);
     this.u = new Float64Array(n);
     this.best = new Float64Array(n);
+    this.bestU = new Float64Array(n);
     this.q = new Float64Array(n);
     for (let i = 0; i < n; i++) this.q[i] = -b[i];
     this.history = new HistoryRecorder(maxIt);
@@ -95,6 +113,7 @@ class CoulombState {
     if (m < this.bestMerit) {
       this.bestMerit = m;
       this.best.set(this.r);
+      this.bestU.set(this.u);
     }
     return m;
   }
@@ -105,7 +124,15 @@ class CoulombState {
   }
 
   finish(status: SolveStatus): AlgorithmOutput {
-    return { lambda: this.best, iterations: this.iterations, status, regularization: 0, history: this.history.finish(), merit: { problem: 'coulomb', value: this.bestMerit } };
+    return {
+      lambda: this.best,
+      w: this.bestU,
+      iterations: this.iterations,
+      status,
+      regularization: 0,
+      history: this.history.finish(),
+      merit: { problem: 'coulomb', value: this.bestMerit },
+    };
   }
 
   summary(): string {
@@ -117,30 +144,66 @@ export function solveCoulomb(p: ContactProblem, opts: CoulombOptions, warmStart?
   const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? COULOMB_DEFAULT_MAX_ITERATIONS));
   const tol = opts.tolerance ?? COULOMB_DEFAULT_TOLERANCE;
   const { b, contactCount: C, mu } = p;
-  const s = new CoulombState(blockRowsFromDense(p.A, C), b, mu, tol, maxIt);
+  const fallback = fixedPointApplies(p);
+  // with a last resort, the hybrid leaves it part of the budget
+  const hybridBudget = fallback ? Math.ceil(HYBRID_SHARE * maxIt) : maxIt;
+  const s = new CoulombState(blockRowsFromDense(p.A, C), b, mu, tol, hybridBudget);
   if (warmStart) for (let c = 0; c < C; c++) projectCone(warmStart, 3 * c, mu[c], s.r);
   s.velocity();
   s.note();
-  if (!Number.isFinite(s.bestMerit)) return s.finish({ kind: 'failed', reason: 'the Coulomb merit of the first iterate is not finite (A, b or the warm start hold a non-finite value)' });
+  if (!Number.isFinite(s.bestMerit))
+    return s.finish({ kind: 'failed', reason: 'the Coulomb merit of the first iterate is not finite (A, b or the warm start hold a non-finite value)' });
   if (s.bestMerit <= tol) return s.finish({ kind: 'converged' });
+  const status = hybrid(s);
+  if (status.kind === 'converged' || status.kind === 'failed' || !fallback || s.iterations >= maxIt) return s.finish(status);
+  return lastResort(p, s, maxIt, status);
+}
+
+/** Gauss–Seidel and proximal Newton in cycles (module comment, steps 1–3) within s.maxIt. */
+function hybrid(s: CoulombState): SolveStatus {
   let newton: ProxNewton | null = null;
   let idle = 0;
-  while (s.iterations < maxIt) {
+  while (s.iterations < s.maxIt) {
     const before = s.bestMerit;
     const sweepMerit = sweepPhase(s);
-    if (s.bestMerit <= tol) return s.finish({ kind: 'converged' });
-    if (!Number.isFinite(sweepMerit)) return s.finish({ kind: 'failed', reason: `the Coulomb merit is not finite after ${s.iterations} iterations` });
-    if (s.iterations >= maxIt) break;
-    newton ??= new ProxNewton(s.W, s.q, mu);
+    if (s.bestMerit <= s.tol) return { kind: 'converged' };
+    if (!Number.isFinite(sweepMerit)) return { kind: 'failed', reason: `the Coulomb merit is not finite after ${s.iterations} iterations` };
+    if (s.iterations >= s.maxIt) break;
+    newton ??= new ProxNewton(s.W, s.q, s.mu);
+    if (idle > 0) newton.ac.setRhoScale(AC_RHO_SCALES[idle % AC_RHO_SCALES.length]);
     newton.run(s);
-    if (s.bestMerit <= tol) return s.finish({ kind: 'converged' });
+    if (s.bestMerit <= s.tol) return { kind: 'converged' };
     // the next cycle starts from the best iterate
     s.r.set(s.best);
-    s.velocity();
-    idle = s.bestMerit < 0.9 * before ? 0 : idle + 1;
-    if (idle >= COULOMB_GIVE_UP) return s.finish({ kind: 'stalled', reason: `${s.summary()}: ${idle} cycles of Gauss–Seidel and proximal Newton without progress` });
+    s.u.set(s.bestU);
+    idle = s.bestMerit < CYCLE_PROGRESS * before ? 0 : idle + 1;
+    if (idle >= COULOMB_GIVE_UP) return { kind: 'stalled', reason: `${s.summary()}: ${idle} cycles of Gauss–Seidel and proximal Newton without progress` };
   }
-  return s.finish({ kind: 'max-iterations', reason: `${s.summary()} after the budget of ${maxIt} iterations` });
+  return { kind: 'max-iterations', reason: `${s.summary()} after the budget of ${s.maxIt} iterations` };
+}
+
+/** The De Saxcé fixed point needs the interior point's symmetric positive semidefinite A, and costs O(n³) per iteration. */
+function fixedPointApplies(p: ContactProblem): boolean {
+  return p.size <= FIXED_POINT_MAX_UNKNOWNS && (!p.asGiven || p.asGiven.asymmetry <= SYMMETRY_TOLERANCE);
+}
+
+/** The De Saxcé fixed point (coulombFixedPoint.ts) from the hybrid's best iterate, with the rest of the budget. */
+function lastResort(p: ContactProblem, s: CoulombState, maxIt: number, hybridStatus: SolveStatus): AlgorithmOutput {
+  const out = solveCoulombFixedPoint(p, Math.min(FIXED_POINT_MAX_ITERATIONS, maxIt - s.iterations), s.tol, s.best);
+  const h = out.history.residual,
+    f = out.history.objective;
+  for (let k = 1; k < h.length; k++) s.history.record(h[k], f[k]);
+  s.iterations += out.iterations;
+  const merit = out.merit?.value ?? Number.POSITIVE_INFINITY;
+  if (merit < s.bestMerit) {
+    s.bestMerit = merit;
+    s.best.set(out.lambda);
+    blockRowsMulAdd(s.W, s.best, s.q, s.bestU);
+  }
+  if (s.bestMerit <= s.tol) return s.finish({ kind: 'converged' });
+  const why = (st: SolveStatus): string => (st.kind === 'converged' ? 'converged' : st.reason);
+  const kind = out.status.kind === 'failed' ? hybridStatus.kind : out.status.kind;
+  return s.finish({ kind, reason: `${why(hybridStatus)}; then the De Saxcé fixed point: ${why(out.status)}` } as SolveStatus);
 }
 
 /** Gauss–Seidel sweeps while they converge fast; returns the last merit. */
@@ -192,23 +255,25 @@ class ProxNewton {
   run(s: CoulombState): void {
     const { ac, uSigma } = this;
     const { tol, maxIt } = s;
-    const n = s.r.length;
     let merit = coulombMeritFromU(s.mu, s.b, s.r, s.u);
     let sigma = PROX_ALPHA * this.scale * Math.min(1, merit);
-    let failures = 0;
-    while (failures < PROX_FAILURES && s.iterations < maxIt) {
+    let failures = 0,
+      idle = 0,
+      mark = s.bestMerit;
+    while (failures < PROX_FAILURES && idle < PROX_PATIENCE && s.iterations < maxIt) {
       ac.center.set(s.r);
       ac.sigma = sigma;
       ac.velocity(s.r, uSigma);
       let norm = ac.residual(s.r, uSigma, ac.F, false);
       const norm0 = norm;
-      let solved = false;
+      let solved = false,
+        short = 0;
       for (let k = 0; k < PROX_INNER_STEPS && s.iterations < maxIt; k++) {
         const st = ac.step(s.r, uSigma, norm);
         if (st.t === 0) break;
         norm = st.norm;
-        // u = u_σ − σ(r − r̄): the velocity of the problem itself, for its merit
-        for (let i = 0; i < n; i++) s.u[i] = uSigma[i] - sigma * (s.r[i] - ac.center[i]);
+        short = st.t < PROX_SHORT_STEP ? short + 1 : 0;
+        s.velocity(); // u = W r + q of the problem itself, for its merit
         s.newtonSteps++;
         merit = s.record();
         if (merit <= tol) return;
@@ -216,11 +281,16 @@ class ProxNewton {
           solved = true;
           break;
         }
+        if (short >= PROX_SHORT_STEPS) break; // crawling along kinks: a larger σ
       }
-      for (let i = 0; i < n; i++) s.u[i] = uSigma[i] - sigma * (s.r[i] - ac.center[i]);
+      s.velocity();
+      if (s.bestMerit < PROX_PROGRESS * mark) {
+        mark = s.bestMerit;
+        idle = 0;
+      } else idle++;
       if (solved) {
         failures = 0;
-        sigma = PROX_ALPHA * this.scale * Math.min(1, merit);
+        sigma = Math.min(PROX_SHRINK * sigma, PROX_ALPHA * this.scale * Math.min(1, merit));
       } else {
         failures++;
         sigma *= 10;

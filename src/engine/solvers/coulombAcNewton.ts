@@ -25,6 +25,13 @@ export const AC_ARMIJO = 1e-4;
 /** Step halvings per Newton direction. */
 export const AC_BACKTRACKS = 12;
 
+/**
+ * Scales k of ρ = k/W_cc tried in turn (coulomb.ts switches to the next when a proximal phase stalls): a
+ * larger ρ weighs the velocities more than the impulses when choosing each contact's piece, which identifies
+ * lifting-off contacts whose impulse is not yet exactly zero (FCLIB's merit takes ρ = 1 on every scale).
+ */
+export const AC_RHO_SCALES = [10, 100, 1, 1000, 0.1] as const;
+
 /** What one Newton step did. */
 export interface AcStep {
   /** ‖F‖ after the step (unchanged if no step was accepted). */
@@ -70,13 +77,7 @@ export class AcNewton {
     this.n = n;
     this.rhoN = new Float64Array(C);
     this.rhoT = new Float64Array(C);
-    for (let c = 0; c < C; c++) {
-      const v = 9 * W.diag[c];
-      const wn = W.val[v],
-        wt = Math.max(W.val[v + 4], W.val[v + 8]);
-      this.rhoN[c] = wn > 0 && Number.isFinite(wn) ? 1 / wn : 1;
-      this.rhoT[c] = wt > 0 && Number.isFinite(wt) ? 1 / wt : this.rhoN[c];
-    }
+    this.setRhoScale(AC_RHO_SCALES[0]);
     this.G = new Float64Array(9 * C);
     this.H = new Float64Array(9 * C);
     this.F = new Float64Array(n);
@@ -89,6 +90,22 @@ export class AcNewton {
     this.center = new Float64Array(n);
     this.active = new Uint8Array(C);
     this.local = new Int32Array(C);
+  }
+
+  /**
+   * ρ_n = k/W_nn and ρ_t = k/max(W_t1t1, W_t2t2) per contact (1/k where a diagonal entry is not positive): the
+   * step of the projections. It decides which piece a contact is on (r_n − ρ_n u_n ≷ 0 …) away from the
+   * solution; at a solution every k gives F = 0.
+   */
+  setRhoScale(k: number): void {
+    const { W, C } = this;
+    for (let c = 0; c < C; c++) {
+      const v = 9 * W.diag[c];
+      const wn = W.val[v],
+        wt = Math.max(W.val[v + 4], W.val[v + 8]);
+      this.rhoN[c] = wn > 0 && Number.isFinite(wn) ? k / wn : k;
+      this.rhoT[c] = wt > 0 && Number.isFinite(wt) ? k / wt : this.rhoN[c];
+    }
   }
 
   /** u_σ = W r + q + σ(r − r̄) into out. */

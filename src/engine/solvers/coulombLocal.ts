@@ -186,7 +186,7 @@ function bracketedRoot(lo: number, hi: number, gLo: number): number {
       sn = Math.sin(theta);
     const g = gAt(c, sn);
     if (g === 0) return theta;
-    if ((g < 0) === (loSign < 0)) lo = theta;
+    if (g < 0 === loSign < 0) lo = theta;
     else hi = theta;
     const d = dgAt(c, sn);
     let next = d !== 0 ? theta - g / d : Number.NaN;

@@ -1,7 +1,7 @@
 /** solve(problem, options, warmStart?) — one entry point for PGS, projected Newton, interior point and exact Coulomb. */
 import type { ContactProblem } from '../problem.js';
 import { objective } from '../problem.js';
-import { classifyContacts, kkt } from '../kkt.js';
+import { classifyContacts, kkt, kktFromW, KktWorkspace, type KktReport } from '../kkt.js';
 import type { SolveOptions, SolveResult, SolveStatus } from './types.js';
 import { solvePgs } from './pgs.js';
 import { solveNewton } from './newton.js';
@@ -40,6 +40,38 @@ export function finiteStatus(status: SolveStatus, lambda: Float64Array, w: Float
   };
 }
 
+/** w = Aλ − b, dense. */
+function denseVelocity(p: ContactProblem, lambda: Float64Array): Float64Array {
+  const { A, b, size: n } = p;
+  const w = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let s = -b[i];
+    for (let j = 0; j < n; j++) s += A[i * n + j] * lambda[j];
+    w[i] = s;
+  }
+  return w;
+}
+
+/** The KKT report of λ from its w = Aλ − b (kkt.ts kktFromW, with the checker's ρᵢ = 1/max diag Aᵢᵢ). */
+function kktOfW(p: ContactProblem, lambda: Float64Array, w: Float64Array): KktReport {
+  const { A, size: n, contactCount: C } = p;
+  const ws = new KktWorkspace(n);
+  const rho = ws.rho(C);
+  for (let c = 0; c < C; c++) {
+    const o = 3 * c;
+    const dmax = Math.max(A[o * n + o], A[(o + 1) * n + o + 1], A[(o + 2) * n + o + 2]);
+    rho[c] = dmax > 0 ? 1 / dmax : 1;
+  }
+  return { ...kktFromW(p.mu, lambda, w, p.b, rho, ws) };
+}
+
+/** f(λ) = ½λᵀAλ − bᵀλ = ½λ·(w − b) from w = Aλ − b. */
+function objectiveOfW(lambda: Float64Array, w: Float64Array, b: Float64Array): number {
+  let f = 0;
+  for (let i = 0; i < lambda.length; i++) f += 0.5 * lambda[i] * (w[i] - b[i]);
+  return f;
+}
+
 export function solve(p: ContactProblem, options: SolveOptions, warmStart?: ArrayLike<number>): SolveResult {
   if (warmStart && warmStart.length !== p.size) {
     throw new RangeError(`warmStart has ${warmStart.length} entries, expected 3·C = ${p.size}`);
@@ -57,14 +89,9 @@ export function solve(p: ContactProblem, options: SolveOptions, warmStart?: Arra
           ? solveIpm(p, options, warm)
           : solveCoulomb(p, options, warm);
   const timeMs = now() - t0;
-  const report = kkt(p, out.lambda);
-  const w = new Float64Array(p.size);
-  for (let i = 0; i < p.size; i++) {
-    let s = -p.b[i];
-    for (let j = 0; j < p.size; j++) s += p.A[i * p.size + j] * out.lambda[j];
-    w[i] = s;
-  }
-  const f = objective(p, out.lambda);
+  const w = out.w ?? denseVelocity(p, out.lambda);
+  const report = out.w ? kktOfW(p, out.lambda, out.w) : kkt(p, out.lambda);
+  const f = out.w ? objectiveOfW(out.lambda, out.w, p.b) : objective(p, out.lambda);
   const merit = out.merit ?? { problem: 'qp-socp', value: report.maxRel };
   return {
     solver: options.solver,

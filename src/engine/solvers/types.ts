@@ -125,4 +125,10 @@ export interface AlgorithmOutput {
   readonly history: SolveHistory;
   /** Set by solvers of another problem than the QP-SOCP (coulomb); absent: the merit is KKT max_rel. */
   readonly merit?: SolveMerit;
+  /**
+   * w = Aλ − b of `lambda` when the solver has it, bit-identical to the dense product (coulomb: block-sparse
+   * rows summed in column order); solve() then takes w, the KKT report and the objective from it instead of
+   * three O(n²) passes over A.
+   */
+  readonly w?: Float64Array;
 }
