@@ -24,8 +24,7 @@ export function blockRowsFromDense(A: Float64Array, blocks: number): BlockRows {
   const n = 3 * blocks;
   const rowPtr = new Int32Array(blocks + 1);
   const diag = new Int32Array(blocks);
-  // one pass over A: the nonzero blocks of each block row, in column order (mark[d] = the block row that last saw d)
-  const mark = new Int32Array(blocks).fill(-1);
+  // one pass over A: the nonzero blocks of each block row, in column order
   let cols = new Int32Array(Math.max(4 * blocks, 16));
   let count = 0;
   for (let c = 0; c < blocks; c++) {
@@ -44,8 +43,7 @@ export function blockRowsFromDense(A: Float64Array, blocks: number): BlockRows {
         A[o2 + j] !== 0 ||
         A[o2 + j + 1] !== 0 ||
         A[o2 + j + 2] !== 0;
-      if (!nonzero || mark[d] === c) continue;
-      mark[d] = c;
+      if (!nonzero) continue;
       if (count === cols.length) {
         const grown = new Int32Array(2 * cols.length);
         grown.set(cols);
@@ -56,7 +54,7 @@ export function blockRowsFromDense(A: Float64Array, blocks: number): BlockRows {
     }
     rowPtr[c + 1] = count;
   }
-  const col = cols.slice(0, count);
+  const col = cols; // entries past rowPtr[blocks] are unused capacity
   const val = new Float64Array(9 * count);
   for (let c = 0; c < blocks; c++) {
     for (let e = rowPtr[c]; e < rowPtr[c + 1]; e++) {

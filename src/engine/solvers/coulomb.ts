@@ -91,11 +91,13 @@ class CoulombState {
     readonly maxIt: number,
   ) {
     const n = b.length;
-    this.r = new Float64Array(n);
-    this.u = new Float64Array(n);
-    this.best = new Float64Array(n);
-    this.bestU = new Float64Array(n);
-    this.q = new Float64Array(n);
+    // one allocation for the five vectors (a one-contact solve takes microseconds; allocations dominate it)
+    const buf = new Float64Array(5 * n);
+    this.r = buf.subarray(0, n);
+    this.u = buf.subarray(n, 2 * n);
+    this.best = buf.subarray(2 * n, 3 * n);
+    this.bestU = buf.subarray(3 * n, 4 * n);
+    this.q = buf.subarray(4 * n, 5 * n);
     for (let i = 0; i < n; i++) this.q[i] = -b[i];
     this.history = new HistoryRecorder(maxIt);
   }

@@ -55,7 +55,7 @@ function denseVelocity(p: ContactProblem, lambda: Float64Array): Float64Array {
 /** The KKT report of λ from its w = Aλ − b (kkt.ts kktFromW, with the checker's ρᵢ = 1/max diag Aᵢᵢ). */
 function kktOfW(p: ContactProblem, lambda: Float64Array, w: Float64Array): KktReport {
   const { A, size: n, contactCount: C } = p;
-  const ws = new KktWorkspace(n);
+  const ws = new KktWorkspace(0); // kktFromW needs ρ and its scratch only, not the workspace's w and Aλ
   const rho = ws.rho(C);
   for (let c = 0; c < C; c++) {
     const o = 3 * c;

@@ -1,0 +1,227 @@
+/**
+ * Real friction-contact problems: every FCLIB local problem (*.hdf5, *.h5) in the given folders, read with our
+ * reader (src/format/fclib.ts: W as given), solved by each of our solvers and — when Debian's python3-siconos
+ * is importable — by Siconos's NSGS, NSN_AC, PROX, VI_EG and ADMM in the same run (bench/siconos_fc3d.py), every
+ * λ judged by the same FCLIB merit (src/engine/coulombMerit.ts) at one tolerance. Warm times: one run to warm the
+ * JIT, then several runs in the same process, min and median. Prints the per-problem table, solved counts and the
+ * Dolan–Moré performance profile, per-family figures and the exact Coulomb solver's ratio to Siconos's best.
+ *
+ *   npm run bench:fclib [-- dir…] [--runs N] [--tolerance T] [--no-siconos] [--solvers a,b] [--json]
+ *
+ * Default folder: ../shared/fclib/siconos beside the repository ($CONTACT_LENS_FCLIB_DIR overrides it). Prints;
+ * asserts nothing.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { coulombMerit } from '../src/engine/coulombMerit.js';
+import type { ContactProblem } from '../src/engine/problem.js';
+import { solve } from '../src/engine/solvers/solve.js';
+import { SOLVER_NAMES, type SolverName } from '../src/engine/solvers/types.js';
+import { openProblemFile, type OpenedProblem } from '../src/session/problemFile.js';
+import { machineInfo } from './common.js';
+import { familyOf, familyTable, minOf, medianOf, type ProblemRow, problemTable, profileTable, type Run, verdict } from './fclibReport.js';
+
+const ROOT = resolve(__dirname, '..');
+const DEFAULT_DIR = resolve(process.env.CONTACT_LENS_FCLIB_DIR ?? join(ROOT, '..', 'shared', 'fclib', 'siconos'));
+const SICONOS_SOLVERS = ['NSGS', 'NSN_AC', 'PROX', 'VI_EG', 'ADMM'] as const;
+/** After the first measured run, a solver stops repeating once it has spent this long on a problem. */
+const MAX_SECONDS = 3;
+
+interface Args {
+  dirs: string[];
+  runs: number;
+  tolerance: number;
+  siconos: boolean;
+  solvers: SolverName[];
+  json: boolean;
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  const a: Args = { dirs: [], runs: 5, tolerance: 1e-8, siconos: true, solvers: [...SOLVER_NAMES], json: false };
+  for (let i = 0; i < argv.length; i++) {
+    const x = argv[i];
+    if (x === '--runs') a.runs = Math.max(1, Number(argv[++i]));
+    else if (x === '--tolerance') a.tolerance = Number(argv[++i]);
+    else if (x === '--no-siconos') a.siconos = false;
+    else if (x === '--json') a.json = true;
+    else if (x === '--solvers') a.solvers = argv[++i].split(',').filter((s): s is SolverName => (SOLVER_NAMES as readonly string[]).includes(s));
+    else if (x.startsWith('--')) throw new Error(`unknown option ${x} (expected --runs N, --tolerance T, --no-siconos, --solvers a,b, --json)`);
+    else a.dirs.push(resolve(x));
+  }
+  if (!(a.tolerance > 0)) throw new Error('--tolerance must be a positive number');
+  if (!a.dirs.length) a.dirs.push(DEFAULT_DIR);
+  return a;
+}
+
+function problemFiles(dirs: readonly string[]): string[] {
+  const files: string[] = [];
+  for (const d of dirs) {
+    if (!existsSync(d)) throw new Error(`${d}: no such folder (give FCLIB folders as arguments, or set CONTACT_LENS_FCLIB_DIR)`);
+    if (statSync(d).isFile()) files.push(d);
+    else for (const f of readdirSync(d).sort()) if (/\.(hdf5|h5)$/i.test(f)) files.push(join(d, f));
+  }
+  return files;
+}
+
+/** Our solver's warm runs: one to warm up, then up to `runs` (fewer once MAX_SECONDS are spent). */
+function runOurs(p: ContactProblem, solver: SolverName, runs: number, tol: number): Run {
+  const options = solver === 'coulomb' || solver === 'pgs' ? { solver, tolerance: tol } : { solver };
+  let r = solve(p, options);
+  const times: number[] = [];
+  const start = performance.now();
+  for (let k = 0; k < runs; k++) {
+    const t0 = performance.now();
+    r = solve(p, options);
+    times.push(performance.now() - t0);
+    if (performance.now() - start > MAX_SECONDS * 1000) break;
+  }
+  const note = r.status.kind === 'converged' ? `converged (${r.merit.problem === 'coulomb' ? 'Coulomb merit' : 'KKT'})` : r.status.kind;
+  return { solver, origin: 'ours', times, iterations: r.iterations, merit: r.merit.problem === 'coulomb' ? r.merit.value : coulombMerit(p, r.lambda), note };
+}
+
+/** The first Python that imports siconos.numerics, or null. */
+function findSiconosPython(): { python: string; version: string; storage: string } | null {
+  for (const python of ['python3', '/usr/bin/python3']) {
+    const probe = spawnSync(python, [join(__dirname, 'siconos_fc3d.py')], { input: '{"probe":true}', encoding: 'utf8' });
+    const line = probe.stdout?.split('\n').find((l) => l.startsWith('{'));
+    if (probe.status === 0 && line) {
+      const info = JSON.parse(line) as { siconos: string; storage: string };
+      return { python, version: info.siconos, storage: info.storage };
+    }
+  }
+  return null;
+}
+
+interface SiconosLine {
+  id: string;
+  solver: string;
+  times?: number[];
+  iterations?: number;
+  info?: number;
+  error?: number;
+  r?: number[];
+  exception?: string;
+}
+
+/** Siconos's solvers on every problem (one Python process, problems sent as W's nonzero triplets). */
+async function runSiconos(python: string, opened: readonly OpenedProblem[], args: Args): Promise<SiconosLine[]> {
+  const problems = opened.map((o) => {
+    const { A, b, mu, size: n } = o.problem;
+    const rows: number[] = [],
+      cols: number[] = [],
+      vals: number[] = [];
+    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) if (A[i * n + j] !== 0) rows.push(i), cols.push(j), vals.push(A[i * n + j]);
+    return { id: o.id, n, rows, cols, vals, q: Array.from(b, (x) => -x), mu: Array.from(mu) };
+  });
+  const request = JSON.stringify({ tolerance: args.tolerance, runs: args.runs + 1, maxSeconds: MAX_SECONDS, solvers: SICONOS_SOLVERS, problems });
+  return new Promise((done, fail) => {
+    const child = spawn(python, [join(__dirname, 'siconos_fc3d.py')], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.resume(); // Siconos's own warnings (LU breakdowns, storage conversions)
+    child.on('error', fail);
+    child.on('close', () =>
+      done(
+        out
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as SiconosLine),
+      ),
+    );
+    child.stdin.end(request);
+  });
+}
+
+function siconosRun(line: SiconosLine, p: ContactProblem): Run {
+  if (line.exception !== undefined || !line.r || !line.times)
+    return { solver: line.solver, origin: 'siconos', times: [], iterations: 0, merit: Number.NaN, note: `exception: ${line.exception ?? 'no result'}` };
+  // the first run warms Siconos's own allocations, as ours does
+  const times = line.times.length > 1 ? line.times.slice(1) : line.times;
+  const merit = coulombMerit(p, Float64Array.from(line.r));
+  return {
+    solver: line.solver,
+    origin: 'siconos',
+    times,
+    iterations: line.iterations ?? 0,
+    merit,
+    note: `info ${line.info}, Siconos error ${(line.error ?? Number.NaN).toExponential(1)}`,
+  };
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const m = machineInfo();
+  const files = problemFiles(args.dirs);
+  console.log(`# FCLIB local problems: ${files.length} files in ${args.dirs.join(', ')}`);
+  console.log(`# ${m.cpu}, ${m.cores} cores, Node ${m.node}, ${m.platform}, ${m.date}, load average ${m.loadAverage.toFixed(2)} at start`);
+  console.log(`# tolerance ${args.tolerance} on the FCLIB merit for every λ; warm times: 1 warm-up run, then up to ${args.runs} runs (ms)`);
+  const opened: OpenedProblem[] = [];
+  const refused: string[] = [];
+  for (const f of files) {
+    try {
+      opened.push(await openProblemFile(f, f.replace(/^.*[\\/]/, '')));
+    } catch (e) {
+      refused.push(String((e as Error).message));
+    }
+  }
+  console.log(`# read ${opened.length} of ${files.length}${refused.length ? `; refused:\n#   ${refused.join('\n#   ')}` : ''}`);
+  const python = args.siconos ? findSiconosPython() : null;
+  console.log(
+    python
+      ? `# Siconos ${python.version} (${python.python}, W in ${python.storage} storage): ${SICONOS_SOLVERS.join(', ')} with their defaults and the same tolerance (Siconos's own error), judged by our merit`
+      : `# Siconos: ${args.siconos ? 'python3-siconos not importable (apt-get install python3-siconos)' : '--no-siconos'}; our solvers only`,
+  );
+  const rows: ProblemRow[] = opened.map((o) => ({
+    id: o.id,
+    family: familyOf(o.id),
+    contacts: o.contactCount,
+    asymmetry: o.asymmetry,
+    eigenRatio: o.eigenRatio,
+    runs: args.solvers.map((s) => runOurs(o.problem, s, args.runs, args.tolerance)),
+  }));
+  if (python) {
+    const lines = await runSiconos(python.python, opened, args);
+    rows.forEach((row, k) => {
+      for (const s of SICONOS_SOLVERS) {
+        const line = lines.find((l) => l.id === row.id && l.solver === s);
+        (row.runs as Run[]).push(
+          line ? siconosRun(line, opened[k].problem) : { solver: s, origin: 'siconos', times: [], iterations: 0, merit: Number.NaN, note: 'no output' },
+        );
+      }
+    });
+  }
+  const solvers = [...args.solvers, ...(python ? SICONOS_SOLVERS : [])];
+  if (args.json) {
+    console.log(
+      JSON.stringify({
+        machine: m,
+        tolerance: args.tolerance,
+        rows: rows.map((r) => ({ ...r, runs: r.runs.map((x) => ({ ...x, min: minOf(x.times), median: medianOf(x.times) })) })),
+      }),
+    );
+    return;
+  }
+  console.log('\n## per problem: median warm ms, ✓ when the FCLIB merit ≤ tolerance, the merit');
+  for (const l of problemTable(rows, solvers, args.tolerance)) console.log(l);
+  console.log('\n## coulomb (exact Coulomb solver): min / median ms, iterations, status');
+  for (const row of rows) {
+    const r = row.runs.find((x) => x.solver === 'coulomb');
+    if (r)
+      console.log(
+        `${row.id.padEnd(44)} ${minOf(r.times).toFixed(3).padStart(9)} ${medianOf(r.times).toFixed(3).padStart(9)}  ${String(r.iterations).padStart(4)} it  ${r.note}`,
+      );
+  }
+  console.log('\n## solved and performance profile (share of problems solved within τ × the fastest solver)');
+  for (const l of profileTable(rows, solvers, args.tolerance)) console.log(l);
+  console.log('\n## per family');
+  for (const l of familyTable(rows, args.tolerance)) console.log(l);
+  console.log('');
+  for (const l of verdict(rows, args.tolerance)) console.log(l);
+  console.log(`# load average ${machineInfo().loadAverage.toFixed(2)} at the end`);
+}
+
+main().catch((e) => {
+  console.error(String((e as Error).message ?? e));
+  process.exit(2);
+});
