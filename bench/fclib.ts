@@ -111,7 +111,14 @@ async function runSiconos(python: string, opened: readonly OpenedProblem[], args
     const rows: number[] = [],
       cols: number[] = [],
       vals: number[] = [];
-    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) if (A[i * n + j] !== 0) rows.push(i), cols.push(j), vals.push(A[i * n + j]);
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < n; j++) {
+        if (A[i * n + j] === 0) continue;
+        rows.push(i);
+        cols.push(j);
+        vals.push(A[i * n + j]);
+      }
+    }
     return { id: o.id, n, rows, cols, vals, q: Array.from(b, (x) => -x), mu: Array.from(mu) };
   });
   const request = JSON.stringify({ tolerance: args.tolerance, runs: args.runs + 1, maxSeconds: MAX_SECONDS, solvers: SICONOS_SOLVERS, problems });
