@@ -6,6 +6,8 @@ import { solve } from '../engine/solvers/solve.js';
 import { SOLVER_NAMES, type SolveResult, type SolverName } from '../engine/solvers/types.js';
 import type { ContactProblem } from '../engine/problem.js';
 import { EXACT_ON_DEMAND_MAX_ROWS, exactIslandConditioning } from '../session/conditioningEstimate.js';
+import { eigenRatio } from '../session/problemFile.js';
+import { convexifiedNote } from '../engine/solvers/convexify.js';
 import { oneOf, parseArgs, UsageError } from './args.js';
 import { readInputBytes, readInputText, type Output } from './output.js';
 
@@ -69,6 +71,7 @@ function toJson(r: SolveResult, file: string, from: string): Record<string, unkn
       worst_contact: r.kkt.worstContact,
     },
     contactClass: r.contactClass,
+    ...(r.convexified ? { convexified: { asymmetry: r.convexified.asymmetry, shift: r.convexified.shift } } : {}),
     regularization: r.regularization,
     timeMs: r.timeMs,
   };
@@ -91,9 +94,16 @@ const kappaText = (k: number): string => (Number.isFinite(k) ? k.toExponential(3
 /** A's rank, rank ratio (FCLIB's rows/rank), κ(A) and κ on the range, exact up to EXACT_ON_DEMAND_MAX_ROWS. */
 function conditioningLine(p: ContactProblem): string {
   if (p.size > EXACT_ON_DEMAND_MAX_ROWS)
-    return `A: conditioning not computed above ${EXACT_ON_DEMAND_MAX_ROWS} unknowns (the inspector's problem panel estimates it)`;
+    return `A: conditioning not computed above ${EXACT_ON_DEMAND_MAX_ROWS} unknowns (the inspector's problem panel estimates it)${asGivenText(p, Number.NaN)}`;
   const c = exactIslandConditioning(p.A, p.size, p.regularization, p);
-  return `A: rank ${c.rank} of ${p.size} (rank ratio ${c.rankRatio.toFixed(2)}), κ(A) ${kappaText(c.kappa)}, κ on the range ${kappaText(c.kappaRange)} (${c.method}; docs/physics.md "Conditioning")`;
+  return `A: rank ${c.rank} of ${p.size} (rank ratio ${c.rankRatio.toFixed(2)}), κ(A) ${kappaText(c.kappa)}, κ on the range ${kappaText(c.kappaRange)} (${c.method}; docs/physics.md "Conditioning")${asGivenText(p, eigenRatio(c))}`;
+}
+
+/** For A taken as a file gave it (FCLIB's W): its relative asymmetry and λmin/λmax of its symmetric part. */
+function asGivenText(p: ContactProblem, ratio: number): string {
+  if (!p.asGiven) return '';
+  const r = Number.isNaN(ratio) ? 'not computed' : ratio.toExponential(2);
+  return `\nA as given: ‖A − Aᵀ‖/‖A‖ ${p.asGiven.asymmetry.toExponential(2)}, λmin/λmax of its symmetric part ${r} (coulomb and pgs use A as it is; newton and ipm its symmetric part, shifted if needed to be positive semidefinite)`;
 }
 
 function printHuman(io: Output, id: string, from: string, p: ContactProblem, results: SolveResult[]): void {
@@ -113,6 +123,7 @@ function printHuman(io: Output, id: string, from: string, p: ContactProblem, res
   ]);
   for (const line of table([head, ...rows])) io.out(line);
   for (const r of results) if (r.status.kind !== 'converged') io.out(`  ${r.solver}: ${r.status.reason}`);
+  for (const r of results) if (r.convexified) io.out(`  ${r.solver}: ${convexifiedNote(r.convexified)}`);
   for (const r of results) {
     io.out('');
     io.out(

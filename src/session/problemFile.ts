@@ -59,6 +59,8 @@ export interface SolverComparison {
   readonly kkt: number;
   readonly coulomb: number;
   readonly contactClass: readonly ContactClass[];
+  /** Present when newton or ipm solved the symmetric part of A plus a shift (A as given is asymmetric or indefinite). */
+  readonly convexified?: SolveResult['convexified'];
 }
 
 /**
@@ -137,6 +139,7 @@ export function compareSolvers(
       kkt: r.kkt.maxRel,
       coulomb: r.merit.problem === 'coulomb' ? r.merit.value : coulombMerit(problem, r.lambda),
       contactClass: r.contactClass,
+      ...(r.convexified ? { convexified: r.convexified } : {}),
     };
   });
 }

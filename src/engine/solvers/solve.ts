@@ -9,6 +9,7 @@ import { solveIpm } from './ipm.js';
 import { solveCoulomb } from './coulomb.js';
 import { nowMs as now } from '../clock.js';
 import { maxIterationsProblem } from './limits.js';
+import { convexified } from './convexify.js';
 
 /**
  * The one finite check every solver result passes: a status never overstates (DESIGN.md), so a λ, w,
@@ -78,6 +79,12 @@ export function solve(p: ContactProblem, options: SolveOptions, warmStart?: Arra
   }
   const badBudget = options.maxIterations === undefined ? undefined : maxIterationsProblem(options.maxIterations);
   if (badBudget) throw new RangeError(`maxIterations ${badBudget} (got ${options.maxIterations})`);
+  if (options.solver === 'newton' || options.solver === 'ipm') {
+    // the QP-SOCP needs a symmetric positive semidefinite matrix: W as real codes write it is not always one
+    const tc = now();
+    const cv = convexified(p);
+    if (cv) return { ...solve(cv.problem, options, warmStart), timeMs: now() - tc, convexified: cv.matrix };
+  }
   const warm = warmStart ? Float64Array.from(warmStart) : undefined;
   const t0 = now();
   const out =

@@ -1,5 +1,6 @@
 /** One interface for every contact solver: solve(problem, options, warmStart?) → SolveResult. */
 import type { ContactClass, KktReport } from '../kkt.js';
+import type { ConvexifiedMatrix } from './convexify.js';
 
 /**
  * The solver names: the one source of truth. The protocol's copy (plain types), the scene parser,
@@ -114,6 +115,12 @@ export interface SolveResult {
   /** The QP-SOCP's KKT residuals of λ (for coulomb: how far λ is from the convex model's solution). */
   readonly kkt: KktReport;
   readonly contactClass: readonly ContactClass[];
+  /**
+   * Present when a convex solver (newton, ipm) was given the symmetric part of A plus a shift instead of A, which
+   * was taken as given and is asymmetric or indefinite (convexify.ts): λ, w, the KKT report and the status refer to
+   * that matrix.
+   */
+  readonly convexified?: ConvexifiedMatrix;
 }
 
 /** What an individual algorithm returns; `solve` adds timing, KKT and classification. */
