@@ -18,7 +18,9 @@ import { coulombMerit } from '../src/engine/coulombMerit.js';
 import type { ContactProblem } from '../src/engine/problem.js';
 import { solve } from '../src/engine/solvers/solve.js';
 import { SOLVER_NAMES, type SolverName } from '../src/engine/solvers/types.js';
-import { openProblemFile, type OpenedProblem } from '../src/session/problemFile.js';
+import { eigenRatio, openProblemFile, type OpenedProblem } from '../src/session/problemFile.js';
+import { exactIslandConditioning } from '../src/session/conditioningEstimate.js';
+import { kaplaTower } from './kaplaTower.js';
 import { machineInfo } from './common.js';
 import { familyOf, familyTable, minOf, medianOf, type ProblemRow, problemTable, profileTable, type Run, verdict } from './fclibReport.js';
 
@@ -35,18 +37,25 @@ interface Args {
   siconos: boolean;
   solvers: SolverName[];
   json: boolean;
+  /** Layers of the synthetic Kapla tower added to the problems (bench/kaplaTower.ts), 0 for none. */
+  kapla: number;
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const a: Args = { dirs: [], runs: 5, tolerance: 1e-8, siconos: true, solvers: [...SOLVER_NAMES], json: false };
+  const a: Args = { dirs: [], runs: 5, tolerance: 1e-8, siconos: true, solvers: [...SOLVER_NAMES], json: false, kapla: 0 };
   for (let i = 0; i < argv.length; i++) {
     const x = argv[i];
     if (x === '--runs') a.runs = Math.max(1, Number(argv[++i]));
     else if (x === '--tolerance') a.tolerance = Number(argv[++i]);
     else if (x === '--no-siconos') a.siconos = false;
     else if (x === '--json') a.json = true;
-    else if (x === '--solvers') a.solvers = argv[++i].split(',').filter((s): s is SolverName => (SOLVER_NAMES as readonly string[]).includes(s));
-    else if (x.startsWith('--')) throw new Error(`unknown option ${x} (expected --runs N, --tolerance T, --no-siconos, --solvers a,b, --json)`);
+    else if (x === '--kapla') a.kapla = /^\d+$/.test(argv[i + 1] ?? '') ? Number(argv[++i]) : 36;
+    else if (x === '--only-kapla') {
+      a.kapla = /^\d+$/.test(argv[i + 1] ?? '') ? Number(argv[++i]) : 36;
+      a.dirs.push('');
+    } else if (x === '--solvers') a.solvers = argv[++i].split(',').filter((s): s is SolverName => (SOLVER_NAMES as readonly string[]).includes(s));
+    else if (x.startsWith('--'))
+      throw new Error(`unknown option ${x} (expected --runs N, --tolerance T, --no-siconos, --solvers a,b, --kapla [layers], --only-kapla [layers], --json)`);
     else a.dirs.push(resolve(x));
   }
   if (!(a.tolerance > 0)) throw new Error('--tolerance must be a positive number');
@@ -57,6 +66,7 @@ function parseArgs(argv: readonly string[]): Args {
 function problemFiles(dirs: readonly string[]): string[] {
   const files: string[] = [];
   for (const d of dirs) {
+    if (d === '') continue; // --only-kapla
     if (!existsSync(d)) throw new Error(`${d}: no such folder (give FCLIB folders as arguments, or set CONTACT_LENS_FCLIB_DIR)`);
     if (statSync(d).isFile()) files.push(d);
     else for (const f of readdirSync(d).sort()) if (/\.(hdf5|h5)$/i.test(f)) files.push(join(d, f));
@@ -173,6 +183,25 @@ async function main(): Promise<void> {
     }
   }
   console.log(`# read ${opened.length} of ${files.length}${refused.length ? `; refused:\n#   ${refused.join('\n#   ')}` : ''}`);
+  if (args.kapla > 0) {
+    const { id, problem } = kaplaTower(args.kapla);
+    const c = exactIslandConditioning(problem.A, problem.size, problem.regularization, problem);
+    opened.push({
+      id,
+      file: 'bench/kaplaTower.ts',
+      source: 'json',
+      contactCount: problem.contactCount,
+      unknowns: problem.size,
+      problem,
+      conditioning: c,
+      asymmetry: 0,
+      eigenRatio: eigenRatio(c),
+      title: id,
+      description: '',
+      reference: null,
+    });
+    console.log(`# and ${id}: a synthetic Kapla tower of ${args.kapla} layers (bench/kaplaTower.ts), rank ${c.rank} of ${problem.size}`);
+  }
   const python = args.siconos ? findSiconosPython() : null;
   console.log(
     python

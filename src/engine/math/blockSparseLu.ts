@@ -83,16 +83,79 @@ export class BlockLu {
       let t = updPtr[k];
       for (let p = colPtr[k]; p < colPtr[k + 1]; p++) {
         const op = 9 * (n + p);
+        // L_ik and U_ki of row/column p, held in locals for the inner loop (3×3 products written out: this is the
+        // hot loop of the exact Coulomb solver's Newton steps)
+        const l0 = lo[op],
+          l1 = lo[op + 1],
+          l2 = lo[op + 2],
+          l3 = lo[op + 3],
+          l4 = lo[op + 4],
+          l5 = lo[op + 5],
+          l6 = lo[op + 6],
+          l7 = lo[op + 7],
+          l8 = lo[op + 8];
+        const u0 = up[op],
+          u1 = up[op + 1],
+          u2 = up[op + 2],
+          u3 = up[op + 3],
+          u4 = up[op + 4],
+          u5 = up[op + 5],
+          u6 = up[op + 6],
+          u7 = up[op + 7],
+          u8 = up[op + 8];
         for (let q = colPtr[k]; q <= p; q++) {
-          const target = updTarget[t++];
+          const ot = 9 * updTarget[t++];
           const oq = 9 * (n + q);
           if (q === p) {
-            subtractProduct(lo, 9 * target, lo, op, up, op); // diagonal block i: L_ik U_ki
-          } else {
-            // i = row of p (later) > j = row of q: lower (i, j) −= L_ik U_kj; upper (stores M_ji) −= L_jk U_ki
-            subtractProduct(lo, 9 * target, lo, op, up, oq);
-            subtractProduct(up, 9 * target, lo, oq, up, op);
+            // diagonal block i: −= L_ik U_ki
+            lo[ot] -= l0 * u0 + l1 * u3 + l2 * u6;
+            lo[ot + 1] -= l0 * u1 + l1 * u4 + l2 * u7;
+            lo[ot + 2] -= l0 * u2 + l1 * u5 + l2 * u8;
+            lo[ot + 3] -= l3 * u0 + l4 * u3 + l5 * u6;
+            lo[ot + 4] -= l3 * u1 + l4 * u4 + l5 * u7;
+            lo[ot + 5] -= l3 * u2 + l4 * u5 + l5 * u8;
+            lo[ot + 6] -= l6 * u0 + l7 * u3 + l8 * u6;
+            lo[ot + 7] -= l6 * u1 + l7 * u4 + l8 * u7;
+            lo[ot + 8] -= l6 * u2 + l7 * u5 + l8 * u8;
+            continue;
           }
+          // i = row of p (later) > j = row of q: lower (i, j) −= L_ik U_kj; upper (holds M_ji) −= L_jk U_ki
+          const v0 = up[oq],
+            v1 = up[oq + 1],
+            v2 = up[oq + 2],
+            v3 = up[oq + 3],
+            v4 = up[oq + 4],
+            v5 = up[oq + 5],
+            v6 = up[oq + 6],
+            v7 = up[oq + 7],
+            v8 = up[oq + 8];
+          lo[ot] -= l0 * v0 + l1 * v3 + l2 * v6;
+          lo[ot + 1] -= l0 * v1 + l1 * v4 + l2 * v7;
+          lo[ot + 2] -= l0 * v2 + l1 * v5 + l2 * v8;
+          lo[ot + 3] -= l3 * v0 + l4 * v3 + l5 * v6;
+          lo[ot + 4] -= l3 * v1 + l4 * v4 + l5 * v7;
+          lo[ot + 5] -= l3 * v2 + l4 * v5 + l5 * v8;
+          lo[ot + 6] -= l6 * v0 + l7 * v3 + l8 * v6;
+          lo[ot + 7] -= l6 * v1 + l7 * v4 + l8 * v7;
+          lo[ot + 8] -= l6 * v2 + l7 * v5 + l8 * v8;
+          const m0 = lo[oq],
+            m1 = lo[oq + 1],
+            m2 = lo[oq + 2],
+            m3 = lo[oq + 3],
+            m4 = lo[oq + 4],
+            m5 = lo[oq + 5],
+            m6 = lo[oq + 6],
+            m7 = lo[oq + 7],
+            m8 = lo[oq + 8];
+          up[ot] -= m0 * u0 + m1 * u3 + m2 * u6;
+          up[ot + 1] -= m0 * u1 + m1 * u4 + m2 * u7;
+          up[ot + 2] -= m0 * u2 + m1 * u5 + m2 * u8;
+          up[ot + 3] -= m3 * u0 + m4 * u3 + m5 * u6;
+          up[ot + 4] -= m3 * u1 + m4 * u4 + m5 * u7;
+          up[ot + 5] -= m3 * u2 + m4 * u5 + m5 * u8;
+          up[ot + 6] -= m6 * u0 + m7 * u3 + m8 * u6;
+          up[ot + 7] -= m6 * u1 + m7 * u4 + m8 * u7;
+          up[ot + 8] -= m6 * u2 + m7 * u5 + m8 * u8;
         }
       }
     }
@@ -198,17 +261,5 @@ function mulRight(x: Float64Array, ox: number, b: Float64Array, ob: number): voi
     x[ox + 3 * r] = t0 * b[ob] + t1 * b[ob + 3] + t2 * b[ob + 6];
     x[ox + 3 * r + 1] = t0 * b[ob + 1] + t1 * b[ob + 4] + t2 * b[ob + 7];
     x[ox + 3 * r + 2] = t0 * b[ob + 2] + t1 * b[ob + 5] + t2 * b[ob + 8];
-  }
-}
-
-/** T ← T − P Q for 3×3 blocks (T at t[ot..], P at p[op..], Q at q[oq..]); T may not alias P or Q. */
-function subtractProduct(t: Float64Array, ot: number, p: Float64Array, op: number, q: Float64Array, oq: number): void {
-  for (let r = 0; r < 3; r++) {
-    const p0 = p[op + 3 * r],
-      p1 = p[op + 3 * r + 1],
-      p2 = p[op + 3 * r + 2];
-    t[ot + 3 * r] -= p0 * q[oq] + p1 * q[oq + 3] + p2 * q[oq + 6];
-    t[ot + 3 * r + 1] -= p0 * q[oq + 1] + p1 * q[oq + 4] + p2 * q[oq + 7];
-    t[ot + 3 * r + 2] -= p0 * q[oq + 2] + p1 * q[oq + 5] + p2 * q[oq + 8];
   }
 }

@@ -45,7 +45,7 @@ export const COULOMB_SWEEP_RATE = 0.5;
 export const COULOMB_SWEEP_PATIENCE = 3;
 export const COULOMB_SWEEP_LIMIT = 50;
 /** σ = PROX_ALPHA·d̄·merit at a new proximal centre (Siconos uses σ = 5·error, unscaled). */
-export const PROX_ALPHA = 0.1;
+export const PROX_ALPHA = 0.001;
 /** σ shrinks at least by this factor after a solved subproblem (Siconos's regularisation strategy: ÷10). */
 export const PROX_SHRINK = 0.1;
 /** A subproblem counts as solved when Newton lowers its ‖F‖ by this factor (Siconos's internal error ratio 10). */
@@ -83,6 +83,12 @@ class CoulombState {
   sweeps = 0;
   newtonSteps = 0;
   readonly report: SweepReport = { change: 0, unsolved: 0 };
+  /**
+   * Slow sweeps tolerated before Newton: COULOMB_SWEEP_PATIENCE, or W's mean blocks per row when more — a Newton
+   * step's block LU costs more sweeps the denser W is (its fill grows with the blocks per row: a Kapla tower's 27
+   * against a capsule pile's 4.5).
+   */
+  readonly sweepPatience: number;
   constructor(
     readonly W: BlockRows,
     readonly b: Float64Array,
@@ -100,6 +106,7 @@ class CoulombState {
     this.q = buf.subarray(4 * n, 5 * n);
     for (let i = 0; i < n; i++) this.q[i] = -b[i];
     this.history = new HistoryRecorder(maxIt);
+    this.sweepPatience = Math.max(COULOMB_SWEEP_PATIENCE, Math.ceil(W.rowPtr[W.blocks] / W.blocks));
   }
 
   /** The merit of (r, u) as one more iteration (history, best so far); returns it. */
@@ -220,7 +227,7 @@ function sweepPhase(s: CoulombState): number {
     if (m <= s.tol || !Number.isFinite(m)) return m;
     slow = m > COULOMB_SWEEP_RATE * last ? slow + 1 : 0;
     last = m;
-    if (slow >= COULOMB_SWEEP_PATIENCE) break;
+    if (slow >= s.sweepPatience) break;
   }
   return last;
 }
