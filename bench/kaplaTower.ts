@@ -22,8 +22,15 @@ const OFFSET = 0.04;
 const UP: Vec3 = [0, 0, 1];
 const MU = 0.6;
 
-/** The tower with `layers` layers (568 contacts for 36). */
+/** The tower with `layers` layers (568 contacts for 36), assembled (A, b, μ). */
 export function kaplaTower(layers = 36): { readonly id: string; readonly problem: ContactProblem } {
+  const { bodies, contacts } = kaplaTowerScene(layers);
+  const problem = assembleProblem(bodies, contacts, BENCH_ASSEMBLY);
+  return { id: `KaplaTower-synthetic-${problem.contactCount}`, problem };
+}
+
+/** The tower's bodies and contact points (for Jacobians: assembleJacobians with BENCH_ASSEMBLY). */
+export function kaplaTowerScene(layers = 36): { readonly bodies: BodyState[]; readonly contacts: ContactPoint[] } {
   const rng = lcg(570);
   const [t1, t2] = tangentBasis(UP);
   const bodies: BodyState[] = [];
@@ -75,6 +82,5 @@ export function kaplaTower(layers = 36): { readonly id: string; readonly problem
       }
     }
   }
-  const problem = assembleProblem(bodies, contacts, BENCH_ASSEMBLY);
-  return { id: `KaplaTower-synthetic-${problem.contactCount}`, problem };
+  return { bodies, contacts };
 }

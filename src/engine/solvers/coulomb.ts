@@ -150,13 +150,27 @@ class CoulombState {
 }
 
 export function solveCoulomb(p: ContactProblem, opts: CoulombOptions, warmStart?: Float64Array): AlgorithmOutput {
+  return solveCoulombBlocks(blockRowsFromDense(p.A, p.contactCount), p.b, p.mu, opts, warmStart, fixedPointApplies(p) ? p : null);
+}
+
+/**
+ * The exact Coulomb solve on W given by block rows (no dense A needed: coulombMatrixFree.ts builds them from an
+ * island's Jacobians), u = Wλ − b. `lastResort`: the dense problem the De Saxcé fixed point may finish, or null.
+ */
+export function solveCoulombBlocks(
+  W: BlockRows,
+  b: Float64Array,
+  mu: Float64Array,
+  opts: CoulombOptions,
+  warmStart: Float64Array | undefined,
+  lastResortProblem: ContactProblem | null,
+): AlgorithmOutput {
   const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? COULOMB_DEFAULT_MAX_ITERATIONS));
   const tol = opts.tolerance ?? COULOMB_DEFAULT_TOLERANCE;
-  const { b, contactCount: C, mu } = p;
-  const fallback = fixedPointApplies(p);
+  const C = W.blocks;
   // with a last resort, the hybrid leaves it part of the budget
-  const hybridBudget = fallback ? Math.ceil(HYBRID_SHARE * maxIt) : maxIt;
-  const s = new CoulombState(blockRowsFromDense(p.A, C), b, mu, tol, hybridBudget);
+  const hybridBudget = lastResortProblem ? Math.ceil(HYBRID_SHARE * maxIt) : maxIt;
+  const s = new CoulombState(W, b, mu, tol, hybridBudget);
   if (warmStart) for (let c = 0; c < C; c++) projectCone(warmStart, 3 * c, mu[c], s.r);
   s.velocity();
   s.note();
@@ -164,8 +178,8 @@ export function solveCoulomb(p: ContactProblem, opts: CoulombOptions, warmStart?
     return s.finish({ kind: 'failed', reason: 'the Coulomb merit of the first iterate is not finite (A, b or the warm start hold a non-finite value)' });
   if (s.bestMerit <= tol) return s.finish({ kind: 'converged' });
   const status = hybrid(s);
-  if (status.kind === 'converged' || status.kind === 'failed' || !fallback || s.iterations >= maxIt) return s.finish(status);
-  return lastResort(p, s, maxIt, status);
+  if (status.kind === 'converged' || status.kind === 'failed' || !lastResortProblem || s.iterations >= maxIt) return s.finish(status);
+  return lastResort(lastResortProblem, s, maxIt, status);
 }
 
 /** Gauss–Seidel and proximal Newton in cycles (module comment, steps 1–3) within s.maxIt. */
