@@ -13,9 +13,12 @@
  *     it converges fast — small and well-conditioned problems end here;
  *  2. when it slows down, proximal-point iterations (Rockafellar 1976; Siconos's PROX) whose subproblems
  *     W + σI, q − σλ̄ are solved by semismooth Newton on the Alart–Curnier formulation with block-sparse LU
- *     (coulombAcNewton.ts); σ = PROX_ALPHA·d̄·merit (d̄: mean diagonal of W) shrinks with the merit, and grows
- *     ×10 when a subproblem is not solved (Siconos's rule);
- *  3. when the proximal phase stops improving, Gauss–Seidel again from the best iterate, then Newton again.
+ *     (coulombAcNewton.ts); σ = PROX_ALPHA·d̄·merit (d̄: mean diagonal of W) shrinks after each solved
+ *     subproblem, and grows ×10 when one is not solved (Siconos's rule);
+ *  3. when the proximal phase stops improving, Gauss–Seidel again from the best iterate, then Newton with the
+ *     next step scale ρ (AC_RHO_SCALES); after COULOMB_GIVE_UP cycles without progress, for a symmetric A of at
+ *     most FIXED_POINT_MAX_UNKNOWNS unknowns, the De Saxcé fixed point over the interior point
+ *     (coulombFixedPoint.ts) is the last resort, with the rest of the budget.
  *
  * The status is decided on the Coulomb merit only (coulombMerit.ts, the FCLIB natural-map residual): "converged"
  * when it is ≤ tolerance on finite data; "stalled" when a whole cycle of both phases does not lower it;

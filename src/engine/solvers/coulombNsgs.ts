@@ -19,7 +19,7 @@ export interface SweepReport {
   unsolved: number;
 }
 
-/** One sweep in place over r (3 per contact); q = −b, μ per contact. `order` (optional) is the contact order. */
+/** One sweep in place over r (3 per contact), contacts in index order; q = −b, μ per contact. */
 export function coulombSweep(W: BlockRows, q: Float64Array, mu: Float64Array, r: Float64Array, report: SweepReport): void {
   const { blocks, rowPtr, col, diag, val } = W;
   let change = 0,
