@@ -11,7 +11,7 @@
  * Default folder: ../shared/fclib/siconos beside the repository ($CONTACT_LENS_FCLIB_DIR overrides it). Prints;
  * asserts nothing.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { coulombMerit } from '../src/engine/coulombMerit.js';
@@ -29,6 +29,11 @@ const DEFAULT_DIR = resolve(process.env.CONTACT_LENS_FCLIB_DIR ?? join(ROOT, '..
 const SICONOS_SOLVERS = ['NSGS', 'NSN_AC', 'PROX', 'VI_EG', 'ADMM'] as const;
 /** After the first measured run, a solver stops repeating once it has spent this long on a problem. */
 const MAX_SECONDS = 3;
+/** A solve faster than this (ms) is timed over a batch of solves taking about this long. */
+const BATCH_MS = 1;
+/** Warm-up before the measured runs: this many solves, or until this many ms have passed (Siconos's too). */
+const WARMUP_RUNS = 2000;
+const WARMUP_MS = 500;
 
 interface Args {
   dirs: string[];
@@ -74,16 +79,28 @@ function problemFiles(dirs: readonly string[]): string[] {
   return files;
 }
 
-/** Our solver's warm runs: one to warm up, then up to `runs` (fewer once MAX_SECONDS are spent). */
+/**
+ * Our solver's warm runs: one to warm up, then up to `runs` (fewer once MAX_SECONDS are spent); a solve faster
+ * than BATCH_MS is timed over a batch of solves (the mean per solve), as bench/siconos_fc3d.py times Siconos's.
+ */
 function runOurs(p: ContactProblem, solver: SolverName, runs: number, tol: number): Run {
   const options = solver === 'coulomb' || solver === 'pgs' ? { solver, tolerance: tol } : { solver };
+  // warm-up: the JIT and the buffers (WARMUP_RUNS solves, or WARMUP_MS)
   let r = solve(p, options);
+  let first = Number.POSITIVE_INFINITY;
+  const w0 = performance.now();
+  for (let k = 0; k < WARMUP_RUNS && performance.now() - w0 < WARMUP_MS; k++) {
+    const t = performance.now();
+    r = solve(p, options);
+    first = Math.min(first, performance.now() - t);
+  }
+  const batch = first >= BATCH_MS ? 1 : Math.min(1000, Math.floor(BATCH_MS / Math.max(first, 1e-4)) + 1);
   const times: number[] = [];
   const start = performance.now();
   for (let k = 0; k < runs; k++) {
     const t0 = performance.now();
-    r = solve(p, options);
-    times.push(performance.now() - t0);
+    for (let j = 0; j < batch; j++) r = solve(p, options);
+    times.push((performance.now() - t0) / batch);
     if (performance.now() - start > MAX_SECONDS * 1000) break;
   }
   const note = r.status.kind === 'converged' ? `converged (${r.merit.problem === 'coulomb' ? 'Coulomb merit' : 'KKT'})` : r.status.kind;
@@ -93,7 +110,7 @@ function runOurs(p: ContactProblem, solver: SolverName, runs: number, tol: numbe
 /** The first Python that imports siconos.numerics, or null. */
 function findSiconosPython(): { python: string; version: string; storage: string } | null {
   for (const python of ['python3', '/usr/bin/python3']) {
-    const probe = spawnSync(python, [join(__dirname, 'siconos_fc3d.py')], { input: '{"probe":true}', encoding: 'utf8' });
+    const probe = spawnSync(python, [join(__dirname, 'siconos_fc3d.py')], { input: '{"probe":true}\n', encoding: 'utf8' });
     const line = probe.stdout?.split('\n').find((l) => l.startsWith('{'));
     if (probe.status === 0 && line) {
       const info = JSON.parse(line) as { siconos: string; storage: string };
@@ -114,9 +131,46 @@ interface SiconosLine {
   exception?: string;
 }
 
-/** Siconos's solvers on every problem (one Python process, problems sent as W's nonzero triplets). */
-async function runSiconos(python: string, opened: readonly OpenedProblem[], args: Args): Promise<SiconosLine[]> {
-  const problems = opened.map((o) => {
+/** One Python process running Siconos's solvers, one problem per request (bench/siconos_fc3d.py). */
+class SiconosProcess {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private buffer = '';
+  private waiting: ((line: string | null) => void) | null = null;
+  private readonly lines: string[] = [];
+  private closed = false;
+  constructor(python: string) {
+    this.child = spawn(python, [join(__dirname, 'siconos_fc3d.py')], { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      this.buffer += d;
+      let k = this.buffer.indexOf('\n');
+      while (k >= 0) {
+        const line = this.buffer.slice(0, k);
+        this.buffer = this.buffer.slice(k + 1);
+        if (line.startsWith('{')) this.push(line); // Siconos prints its own messages too
+        k = this.buffer.indexOf('\n');
+      }
+    });
+    this.child.stderr.resume(); // Siconos's warnings (LU breakdowns, storage conversions)
+    this.child.on('close', () => {
+      this.closed = true;
+      this.waiting?.(null);
+    });
+  }
+  private push(line: string): void {
+    if (this.waiting) {
+      const w = this.waiting;
+      this.waiting = null;
+      w(line);
+    } else this.lines.push(line);
+  }
+  private next(): Promise<string | null> {
+    const line = this.lines.shift();
+    if (line !== undefined) return Promise.resolve(line);
+    if (this.closed) return Promise.resolve(null);
+    return new Promise((done) => (this.waiting = done));
+  }
+  /** Siconos's solvers on one problem (W sent as its nonzero triplets). */
+  async solve(o: OpenedProblem, args: Args): Promise<SiconosLine[]> {
     const { A, b, mu, size: n } = o.problem;
     const rows: number[] = [],
       cols: number[] = [],
@@ -129,32 +183,28 @@ async function runSiconos(python: string, opened: readonly OpenedProblem[], args
         vals.push(A[i * n + j]);
       }
     }
-    return { id: o.id, n, rows, cols, vals, q: Array.from(b, (x) => -x), mu: Array.from(mu) };
-  });
-  const request = JSON.stringify({ tolerance: args.tolerance, runs: args.runs + 1, maxSeconds: MAX_SECONDS, solvers: SICONOS_SOLVERS, problems });
-  return new Promise((done, fail) => {
-    const child = spawn(python, [join(__dirname, 'siconos_fc3d.py')], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-    child.stderr.resume(); // Siconos's own warnings (LU breakdowns, storage conversions)
-    child.on('error', fail);
-    child.on('close', () =>
-      done(
-        out
-          .split('\n')
-          .filter((l) => l.startsWith('{'))
-          .map((l) => JSON.parse(l) as SiconosLine),
-      ),
+    const problem = { id: o.id, n, rows, cols, vals, q: Array.from(b, (x) => -x), mu: Array.from(mu) };
+    this.child.stdin.write(
+      `${JSON.stringify({ tolerance: args.tolerance, runs: args.runs, maxSeconds: MAX_SECONDS, batchMs: BATCH_MS, warmupRuns: WARMUP_RUNS, warmupMs: WARMUP_MS, solvers: SICONOS_SOLVERS, problem })}\n`,
     );
-    child.stdin.end(request);
-  });
+    const out: SiconosLine[] = [];
+    for (;;) {
+      const line = await this.next();
+      if (line === null) return out;
+      const parsed = JSON.parse(line) as SiconosLine & { done?: string };
+      if (parsed.done !== undefined) return out;
+      out.push(parsed);
+    }
+  }
+  close(): void {
+    this.child.stdin.end();
+  }
 }
 
 function siconosRun(line: SiconosLine, p: ContactProblem): Run {
   if (line.exception !== undefined || !line.r || !line.times)
     return { solver: line.solver, origin: 'siconos', times: [], iterations: 0, merit: Number.NaN, note: `exception: ${line.exception ?? 'no result'}` };
-  // the first run warms Siconos's own allocations, as ours does
-  const times = line.times.length > 1 ? line.times.slice(1) : line.times;
+  const times = line.times;
   const merit = coulombMerit(p, Float64Array.from(line.r));
   return {
     solver: line.solver,
@@ -172,7 +222,9 @@ async function main(): Promise<void> {
   const files = problemFiles(args.dirs);
   console.log(`# FCLIB local problems: ${files.length} files in ${args.dirs.join(', ')}`);
   console.log(`# ${m.cpu}, ${m.cores} cores, Node ${m.node}, ${m.platform}, ${m.date}, load average ${m.loadAverage.toFixed(2)} at start`);
-  console.log(`# tolerance ${args.tolerance} on the FCLIB merit for every λ; warm times: 1 warm-up run, then up to ${args.runs} runs (ms)`);
+  console.log(
+    `# tolerance ${args.tolerance} on the FCLIB merit for every λ; warm times: a warm-up of up to ${WARMUP_RUNS} solves (${WARMUP_MS} ms), then up to ${args.runs} runs (ms; a solve under ${BATCH_MS} ms timed over a batch), ours and Siconos's problem by problem`,
+  );
   const opened: OpenedProblem[] = [];
   const refused: string[] = [];
   for (const f of files) {
@@ -208,25 +260,23 @@ async function main(): Promise<void> {
       ? `# Siconos ${python.version} (${python.python}, W in ${python.storage} storage): ${SICONOS_SOLVERS.join(', ')} with their defaults and the same tolerance (Siconos's own error), judged by our merit`
       : `# Siconos: ${args.siconos ? 'python3-siconos not importable (apt-get install python3-siconos)' : '--no-siconos'}; our solvers only`,
   );
-  const rows: ProblemRow[] = opened.map((o) => ({
-    id: o.id,
-    family: familyOf(o.id),
-    contacts: o.contactCount,
-    asymmetry: o.asymmetry,
-    eigenRatio: o.eigenRatio,
-    runs: args.solvers.map((s) => runOurs(o.problem, s, args.runs, args.tolerance)),
-  }));
-  if (python) {
-    const lines = await runSiconos(python.python, opened, args);
-    rows.forEach((row, k) => {
+  // the exact Coulomb solver's code warm before any problem is timed (the inspector's process is long-lived)
+  if (args.solvers.includes('coulomb')) for (const o of opened) for (let k = 0; k < 3; k++) solve(o.problem, { solver: 'coulomb', tolerance: args.tolerance });
+  // problem after problem, ours then Siconos's: both under the same machine load
+  const siconos = python ? new SiconosProcess(python.python) : null;
+  const rows: ProblemRow[] = [];
+  for (const o of opened) {
+    const runs: Run[] = args.solvers.map((s) => runOurs(o.problem, s, args.runs, args.tolerance));
+    if (siconos) {
+      const lines = await siconos.solve(o, args);
       for (const s of SICONOS_SOLVERS) {
-        const line = lines.find((l) => l.id === row.id && l.solver === s);
-        (row.runs as Run[]).push(
-          line ? siconosRun(line, opened[k].problem) : { solver: s, origin: 'siconos', times: [], iterations: 0, merit: Number.NaN, note: 'no output' },
-        );
+        const line = lines.find((l) => l.solver === s);
+        runs.push(line ? siconosRun(line, o.problem) : { solver: s, origin: 'siconos', times: [], iterations: 0, merit: Number.NaN, note: 'no output' });
       }
-    });
+    }
+    rows.push({ id: o.id, family: familyOf(o.id), contacts: o.contactCount, asymmetry: o.asymmetry, eigenRatio: o.eigenRatio, runs });
   }
+  siconos?.close();
   const solvers = [...args.solvers, ...(python ? SICONOS_SOLVERS : [])];
   if (args.json) {
     console.log(
