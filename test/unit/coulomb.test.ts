@@ -67,7 +67,14 @@ describe('coulomb solver', () => {
     const A = new Float64Array(36);
     for (let i = 0; i < 6; i++) A[i * 6 + i] = 1;
     A[3] = A[18] = 0.5;
-    const coupled: ContactProblem = { contactCount: 2, size: 6, A, b: Float64Array.from([1, 2, 0.5, 1, 2, 0.5]), mu: Float64Array.from([0.5, 0.5]), regularization: 0 };
+    const coupled: ContactProblem = {
+      contactCount: 2,
+      size: 6,
+      A,
+      b: Float64Array.from([1, 2, 0.5, 1, 2, 0.5]),
+      mu: Float64Array.from([0.5, 0.5]),
+      regularization: 0,
+    };
     const short = solve(coupled, { solver: 'coulomb', maxIterations: 1 });
     assert.notEqual(short.status.kind, 'converged');
     assert.ok(short.merit.value > 1e-9);

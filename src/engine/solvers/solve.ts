@@ -53,10 +53,13 @@ function denseVelocity(p: ContactProblem, lambda: Float64Array): Float64Array {
   return w;
 }
 
+/** kktFromW's scratch (ρ and a few numbers; not the workspace's w and Aλ), shared: solve() is not re-entered while it runs. */
+const kktScratch = new KktWorkspace(0);
+
 /** The KKT report of λ from its w = Aλ − b (kkt.ts kktFromW, with the checker's ρᵢ = 1/max diag Aᵢᵢ). */
 function kktOfW(p: ContactProblem, lambda: Float64Array, w: Float64Array): KktReport {
   const { A, size: n, contactCount: C } = p;
-  const ws = new KktWorkspace(0); // kktFromW needs ρ and its scratch only, not the workspace's w and Aλ
+  const ws = kktScratch;
   const rho = ws.rho(C);
   for (let c = 0; c < C; c++) {
     const o = 3 * c;
