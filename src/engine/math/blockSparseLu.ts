@@ -48,8 +48,12 @@ export class BlockLu {
     return 2 * slot + (transposed ? 1 : 0);
   }
 
-  /** In-place factorisation; returns false on a non-finite pivot block. */
-  factor(): boolean {
+  /**
+   * In-place factorisation; returns false on a non-finite pivot block. `identityRows` (by elimination position,
+   * optional): rows whose off-diagonal blocks are all zero (and stay zero: no earlier elimination reaches them) —
+   * their Schur updates L_ik U_kj vanish and are skipped.
+   */
+  factor(identityRows?: Uint8Array): boolean {
     const { n, colPtr, updPtr, updTarget } = this.s;
     const lo = this.lower,
       up = this.upper;
@@ -79,6 +83,7 @@ export class BlockLu {
       }
       // L_ik = M_ik D_k⁻¹ for the entries of column k
       for (let p = colPtr[k]; p < colPtr[k + 1]; p++) mulRight(lo, 9 * (n + p), lo, d);
+      if (identityRows?.[k]) continue; // U_k· = 0: no Schur update
       // Schur complement: M_ij −= L_ik U_kj for every pair of column k's entries (and i = j)
       let t = updPtr[k];
       for (let p = colPtr[k]; p < colPtr[k + 1]; p++) {

@@ -11,9 +11,10 @@
  * PROX): W + σI keeps the Newton matrix nonsingular where W is rank deficient (redundant contacts, four
  * coplanar corners). The generalised Jacobian has W's block pattern: block row c is
  * J_c· = G_c (W + σI)_c· + H_c e_c with G_c, H_c 3×3 from the contact's piece (separated, sticking or sliding),
- * so J = G(W + σI) + H with G, H block-diagonal. Contacts separated in both rows (G_c = 0) have Δ_c = −F_c;
- * the others form a block-sparse system solved by block LU (blockSparseLu.ts) on a minimum-degree ordering,
- * analysed once per active set. Steps are backtracked on ‖F‖ (Armijo).
+ * so J = G(W + σI) + H with G, H block-diagonal. Contacts separated in both rows (G_c = 0) have identity rows
+ * (Δ_c = −F_c); the system is solved by block LU (blockSparseLu.ts) on a minimum-degree ordering of W's block
+ * pattern, analysed once per solve, the identity rows' Schur updates skipped. Steps are backtracked on ‖F‖
+ * (Armijo).
  */
 import type { BlockRows } from '../math/blockRows.js';
 import { blockRowsMulAdd } from '../math/blockRows.js';
@@ -59,9 +60,8 @@ export class AcNewton {
   readonly center: Float64Array;
   sigma = 0;
   readonly active: Uint8Array;
-  readonly local: Int32Array;
   private readonly block = new Float64Array(9);
-  private analysis: { key: Int32Array; s: BlockSparseSymbolic; lu: BlockLu; place: Int32Array } | null = null;
+  private analysis: { s: BlockSparseSymbolic; lu: BlockLu; place: Int32Array; identity: Uint8Array } | null = null;
   /** Pivot blocks shifted in the last factorisation, and the number of analyses done. */
   shifted = 0;
   analyses = 0;
@@ -89,7 +89,6 @@ export class AcNewton {
     this.corr = new Float64Array(n);
     this.center = new Float64Array(n);
     this.active = new Uint8Array(C);
-    this.local = new Int32Array(C);
   }
 
   /**
@@ -197,16 +196,8 @@ export class AcNewton {
    * One Newton step from r (u = u_σ(r), norm = ‖F(r)‖), in place on r and u when a step is accepted.
    */
   step(r: Float64Array, u: Float64Array, norm: number): AcStep {
-    const { C, n, F, dir, active } = this;
+    const { n, F, dir } = this;
     this.residual(r, u, F, true);
-    // inactive contacts: Δ = −F
-    for (let c = 0; c < C; c++) {
-      if (active[c]) continue;
-      const o = 3 * c;
-      dir[o] = -F[o];
-      dir[o + 1] = -F[o + 1];
-      dir[o + 2] = -F[o + 2];
-    }
     if (!this.solveActive(this.sigma)) return { norm, t: 0 };
     for (let i = 0; i < n; i++) if (!Number.isFinite(dir[i])) return { norm, t: 0 };
     // backtracking on ‖F‖
@@ -225,28 +216,35 @@ export class AcNewton {
     return { norm, t: 0 };
   }
 
-  /** The active contacts' Newton system J_σ Δ = −F − (inactive columns), into dir; false if it cannot be factorised. */
+  /**
+   * The Newton system J_σ Δ = −F into dir, on W's whole block pattern analysed once: a separated contact's rows
+   * are the identity (Δ_c = −F_c) and its Schur updates are skipped (BlockLu.factor identityRows), so a change of
+   * the active set needs no new analysis. False if it cannot be factorised.
+   */
   private solveActive(sigma: number): boolean {
-    const { C, W, G, H, F, dir, active, local, rhs, block } = this;
-    let count = 0;
-    for (let c = 0; c < C; c++) local[c] = active[c] ? count++ : -1;
-    if (count === 0) return true;
-    const a = this.analyse(count);
-    const { lu, place } = a;
+    const { C, W, G, H, F, dir, active, rhs, block } = this;
+    const a = this.analyse();
+    const { lu, place, identity, s } = a;
     lu.clear();
     const { rowPtr, col, val } = W;
     for (let c = 0; c < C; c++) {
-      if (!active[c]) continue;
       const o = 3 * c,
-        g = 9 * c,
-        lc = local[c];
-      // rhs_c = −F_c − Σ_{d inactive} G_c W_cd Δ_d
-      let b0 = -F[o],
-        b1 = -F[o + 1],
-        b2 = -F[o + 2];
+        g = 9 * c;
+      rhs[o] = -F[o];
+      rhs[o + 1] = -F[o + 1];
+      rhs[o + 2] = -F[o + 2];
+      identity[s.inv[c]] = active[c] ? 0 : 1;
+      if (!active[c]) {
+        // Δ_c = −F_c: the identity block (H_c = I, G_c = 0)
+        const pl = place[W.diag[c]];
+        const off = 9 * (pl >> 1);
+        lu.lower[off] = 1;
+        lu.lower[off + 4] = 1;
+        lu.lower[off + 8] = 1;
+        continue;
+      }
       for (let e = rowPtr[c]; e < rowPtr[c + 1]; e++) {
-        const d = col[e],
-          v = 9 * e;
+        const v = 9 * e;
         // block = G_c W_cd (+ σG_c + H_c on the diagonal)
         for (let i = 0; i < 3; i++) {
           const g0 = G[g + 3 * i],
@@ -254,75 +252,44 @@ export class AcNewton {
             g2 = G[g + 3 * i + 2];
           for (let j = 0; j < 3; j++) block[3 * i + j] = g0 * val[v + j] + g1 * val[v + 3 + j] + g2 * val[v + 6 + j];
         }
-        if (local[d] < 0) {
-          const x0 = dir[3 * d],
-            x1 = dir[3 * d + 1],
-            x2 = dir[3 * d + 2];
-          b0 -= block[0] * x0 + block[1] * x1 + block[2] * x2;
-          b1 -= block[3] * x0 + block[4] * x1 + block[5] * x2;
-          b2 -= block[6] * x0 + block[7] * x1 + block[8] * x2;
-          continue;
-        }
-        if (d === c) for (let k = 0; k < 9; k++) block[k] += sigma * G[g + k] + H[g + k];
+        if (col[e] === c) for (let k = 0; k < 9; k++) block[k] += sigma * G[g + k] + H[g + k];
         const pl = place[e];
         const arr = pl & 1 ? lu.upper : lu.lower,
           off = 9 * (pl >> 1);
         for (let k = 0; k < 9; k++) arr[off + k] += block[k];
       }
-      rhs[3 * lc] = b0;
-      rhs[3 * lc + 1] = b1;
-      rhs[3 * lc + 2] = b2;
     }
-    if (!lu.factor()) return false;
+    if (!lu.factor(identity)) return false;
     this.shifted = lu.shifted;
-    const x = this.corr.subarray(0, 3 * count);
-    x.set(rhs.subarray(0, 3 * count));
-    lu.solve(x);
-    for (let c = 0; c < C; c++) {
-      const lc = local[c];
-      if (lc < 0) continue;
-      dir[3 * c] = x[3 * lc];
-      dir[3 * c + 1] = x[3 * lc + 1];
-      dir[3 * c + 2] = x[3 * lc + 2];
-    }
+    dir.set(rhs);
+    lu.solve(dir);
     return true;
   }
 
-  /** The symbolic analysis of the active contacts' pattern (cached while the active set does not change). */
-  private analyse(count: number): { s: BlockSparseSymbolic; lu: BlockLu; place: Int32Array } {
-    const { C, W, local } = this;
-    const prev = this.analysis;
-    if (prev && prev.key.length === C) {
-      let same = true;
-      for (let c = 0; c < C && same; c++) same = prev.key[c] === local[c];
-      if (same) return prev;
-    }
+  /** The symbolic analysis of W's block pattern, made on first use. */
+  private analyse(): { s: BlockSparseSymbolic; lu: BlockLu; place: Int32Array; identity: Uint8Array } {
+    if (this.analysis) return this.analysis;
+    const { C, W } = this;
     const ea: number[] = [],
       eb: number[] = [];
     const { rowPtr, col } = W;
     for (let c = 0; c < C; c++) {
-      if (local[c] < 0) continue;
       for (let e = rowPtr[c]; e < rowPtr[c + 1]; e++) {
-        const d = col[e];
-        if (d !== c && local[d] >= 0) {
-          ea.push(local[c]);
-          eb.push(local[d]);
-        }
+        if (col[e] === c) continue;
+        ea.push(c);
+        eb.push(col[e]);
       }
     }
-    const s = analyseBlockPattern(count, 3, ea, eb);
-    const place = new Int32Array(rowPtr[C]).fill(-1);
+    const s = analyseBlockPattern(C, 3, ea, eb);
+    const place = new Int32Array(rowPtr[C]);
     for (let c = 0; c < C; c++) {
-      if (local[c] < 0) continue;
       for (let e = rowPtr[c]; e < rowPtr[c + 1]; e++) {
-        const d = col[e];
-        if (local[d] < 0) continue;
-        const { slot, transposed } = blockSlot(s, local[c], local[d]);
+        const { slot, transposed } = blockSlot(s, c, col[e]);
         place[e] = BlockLu.place(slot, transposed);
       }
     }
     this.analyses++;
-    this.analysis = { key: Int32Array.from(local), s, lu: new BlockLu(s), place };
+    this.analysis = { s, lu: new BlockLu(s), place, identity: new Uint8Array(C) };
     return this.analysis;
   }
 }
