@@ -480,7 +480,9 @@ export class Charts {
       this.solver.data.datasets = [
         line('iterations', decimate(xs, t.iterations), p.blue, { yAxisID: 'y' }),
         line('final residual', decimate(xs, t.residual, MAX_POINTS, true), p.orange, { yAxisID: 'y1' }),
-        ...(this.compare ? [line('iterations (run b)', decimate(xs, this.compare.timeline.iterations), p.blue, { yAxisID: 'y', borderDash: [5, 3], borderWidth: 1 })] : []),
+        ...(this.compare
+          ? [line('iterations (run b)', decimate(xs, this.compare.timeline.iterations), p.blue, { yAxisID: 'y', borderDash: [5, 3], borderWidth: 1 })]
+          : []),
       ];
       if (this.compare) this.energy.data.datasets.push(...this.compareEnergy(xs));
       this.kappa.data.datasets = [line('κ(A) worst island', decimate(xs, t.kappa, MAX_POINTS, true), p.purple)];

@@ -50,7 +50,12 @@ export class ComparePanel {
         title: "run b's solver on run a's contact problem of this frame: does b's solver give a's λ? (then the runs' problems differ, not their solves)",
         onClick: () => this.request('b-with-a'),
       }),
-      button({ id: 'compare-a-with-b', label: "…a's solver on b's problem", title: "run a's solver on run b's contact problem of this frame", onClick: () => this.request('a-with-b') }),
+      button({
+        id: 'compare-a-with-b',
+        label: "…a's solver on b's problem",
+        title: "run a's solver on run b's contact problem of this frame",
+        onClick: () => this.request('a-with-b'),
+      }),
     ];
     byId('compare-whatif').append(...this.buttons);
   }
@@ -75,8 +80,18 @@ export class ComparePanel {
       head.append(
         el('span', undefined, `first divergence at frame ${d.frame} (t = ${num(d.time)} s): `),
         el('span', 'compare-kind', d.kind),
-        el('span', undefined, ` — ${d.field}${d.bodies.length ? ` · ${d.bodies.slice(0, 6).join(', ')}${d.bodies.length > 6 ? ` … (${d.bodies.length})` : ''}` : ''}`),
-        button({ id: 'compare-goto', label: 'Go to divergence (D)', title: 'jump to the first frame where the runs part', appearance: 'primary', onClick: () => this.h.goto(d.index) }),
+        el(
+          'span',
+          undefined,
+          ` — ${d.field}${d.bodies.length ? ` · ${d.bodies.slice(0, 6).join(', ')}${d.bodies.length > 6 ? ` … (${d.bodies.length})` : ''}` : ''}`,
+        ),
+        button({
+          id: 'compare-goto',
+          label: 'Go to divergence (D)',
+          title: 'jump to the first frame where the runs part',
+          appearance: 'primary',
+          onClick: () => this.h.goto(d.index),
+        }),
       );
     } else head.append(el('span', 'compare-kind', c.summary));
     const summary = el('div', 'muted', c.summary);
@@ -108,15 +123,18 @@ export class ComparePanel {
   frame(fc: FrameCompare | undefined, index: number): void {
     if (!this.view) return;
     this.result.replaceChildren();
-    if (!fc || !fc.b) {
+    if (!fc?.b) {
       this.frameBox.textContent = `frame ${this.h.frameOf(index)}: run b has no frame at this time`;
       for (const b of this.buttons) setDisabled(b, true);
       return;
     }
     for (const b of this.buttons) setDisabled(b, false);
     const unmatched = fc.contacts.filter((c) => c.b === null).length;
-    const lines = [`this frame: b's frame ${fc.b.frame}; ${fc.contacts.length - unmatched} contacts matched, ${unmatched} only in a, ${fc.onlyB.length} only in b`];
-    for (const c of fc.onlyB.slice(0, 8)) lines.push(`  only in b: #${c.index} ${c.bodies} λn ${num(c.lambdaN)} N·s at (${c.point.map((x) => num(x)).join(', ')})`);
+    const lines = [
+      `this frame: b's frame ${fc.b.frame}; ${fc.contacts.length - unmatched} contacts matched, ${unmatched} only in a, ${fc.onlyB.length} only in b`,
+    ];
+    for (const c of fc.onlyB.slice(0, 8))
+      lines.push(`  only in b: #${c.index} ${c.bodies} λn ${num(c.lambdaN)} N·s at (${c.point.map((x) => num(x)).join(', ')})`);
     if (fc.onlyB.length > 8) lines.push(`  … and ${fc.onlyB.length - 8} more`);
     this.frameBox.textContent = lines.join('\n');
   }
@@ -187,12 +205,16 @@ export class ComparePanel {
       cell(num(r.injected), r.injectedBy.map((x) => `${x.mechanism} ${num(x.joules)} J`).join(', ') || 'no injection found');
       cell(num(r.maxPenetration === null ? null : 1000 * r.maxPenetration));
       cell(String(r.jitter));
-      cell(`${r.coneViolations}${r.frictionFitted ? '*' : ''}`, r.frictionFitted ? "friction fitted to the engine's velocity change: not the engine's cone" : 'contacts outside the friction cone');
+      cell(
+        `${r.coneViolations}${r.frictionFitted ? '*' : ''}`,
+        r.frictionFitted ? "friction fitted to the engine's velocity change: not the engine's cone" : 'contacts outside the friction cone',
+      );
       cell(`${num(r.iterationsMean)} / ${r.iterationsMax}`);
       cell(num(r.stepMs));
       cell(r.divergence ?? '—');
       const td = el('td');
-      if (r.comparable) td.append(button({ label: 'compare', title: `compare this session with ${r.title}'s run`, onClick: () => this.h.compareEngine(r.engine) }));
+      if (r.comparable)
+        td.append(button({ label: 'compare', title: `compare this session with ${r.title}'s run`, onClick: () => this.h.compareEngine(r.engine) }));
       tr.appendChild(td);
     }
     byId('engines-table').replaceChildren(table, ...e.notes.map((n) => el('div', 'muted', n)));

@@ -114,7 +114,13 @@ export const COLUMNS: readonly Column[] = [
   { col: 'lambdaN', label: 'λn', title: 'normal impulse', ...numeric('N·s', (c) => c.lambdaN) },
   { col: 'lambdaT', label: '‖λt‖', title: 'friction impulse magnitude', ...numeric('N·s', (c) => c.lambdaT) },
   // compare mode: the partner contact in run b (docs/compare.md), its λ and depth, and b − a
-  { col: 'bLambdaN', compare: true, label: 'λn b', title: 'normal impulse of the matched contact in run b (— : the contact is in run a only)', ...numeric('N·s', (c) => bOf(c, 'lambdaN')) },
+  {
+    col: 'bLambdaN',
+    compare: true,
+    label: 'λn b',
+    title: 'normal impulse of the matched contact in run b (— : the contact is in run a only)',
+    ...numeric('N·s', (c) => bOf(c, 'lambdaN')),
+  },
   { col: 'dLambdaN', compare: true, label: 'Δλn', title: 'λn of run b − λn of run a', ...numeric('N·s', (c) => delta(c, 'lambdaN', c.lambdaN)) },
   { col: 'bLambdaT', compare: true, label: '‖λt‖ b', title: 'friction impulse magnitude in run b', ...numeric('N·s', (c) => bOf(c, 'lambdaT')) },
   { col: 'dLambdaT', compare: true, label: 'Δ‖λt‖', title: '‖λt‖ of run b − ‖λt‖ of run a', ...numeric('N·s', (c) => delta(c, 'lambdaT', c.lambdaT)) },

@@ -1,4 +1,5 @@
 /** contact-lens command line: dispatch to the sub-commands. */
+import { safeText } from '../format/messages.js';
 import { FormatError } from '../format/oracle.js';
 import { ProblemError } from '../engine/problem.js';
 import { UsageError } from './args.js';
@@ -19,7 +20,7 @@ export const COMMANDS: readonly CommandHelp[] = [SOLVE_HELP, SIMULATE_HELP, REPO
 /** `contact-lens --help`: the commands, one line each. */
 export const OVERVIEW = renderOverview(COMMANDS);
 
-/** The exit code; a promise of it for `solve` on an HDF5 (FCLIB) file (its reader starts asynchronously) and for `compress` (streams). */
+/** The exit code; a promise of it for `solve` on an HDF5 (FCLIB) file (its reader starts asynchronously), for `compress` (streams) and `simulate` (yields to the event loop so Ctrl-C is handled). */
 export function main(argv: readonly string[], io: Output): number | Promise<number> {
   const [command, ...rest] = argv;
   const help = COMMANDS.find((c) => c.command === command);
@@ -33,10 +34,8 @@ export function main(argv: readonly string[], io: Output): number | Promise<numb
         const code = runSolve(rest, io);
         return typeof code === 'number' ? code : code.catch((e: unknown) => badInput(e, io));
       }
-      case 'simulate': {
-        const code = runSimulate(rest, io);
-        return typeof code === 'number' ? code : code.catch((e: unknown) => badInput(e, io));
-      }
+      case 'simulate':
+        return runSimulate(rest, io).catch((e: unknown) => badInput(e, io));
       case 'report':
         return runReport(rest, io);
       case 'check':
@@ -62,7 +61,7 @@ export function main(argv: readonly string[], io: Output): number | Promise<numb
         io.out(OVERVIEW);
         return command === undefined ? 2 : 0;
       default:
-        throw new UsageError(`unknown command "${command}"\n${OVERVIEW}`);
+        throw new UsageError(`unknown command "${safeText(command)}"\n${OVERVIEW}`);
     }
   } catch (e) {
     return badInput(e, io);

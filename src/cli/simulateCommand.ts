@@ -1,19 +1,22 @@
 /** `contact-lens simulate <scene.json> [--scenario NAME] [--engine …] [--solver …] [--frames N] --out rec.jsonl [--gzip] [--force]` */
 import { MAX_SCENE_FRAMES, parseSceneFile, type ParsedScenario } from '../format/scene.js';
-import { safeText } from '../format/messages.js';
+import { safePath, safeText } from '../format/messages.js';
 import { RecordingWriter } from '../format/recordingFile.js';
 import { SOLVER_NAMES, type SolverName } from '../engine/solvers/types.js';
 import type { ScenarioDesc } from '../engine/world/types.js';
-import { existsSync } from 'node:fs';
 import { oneOf, parseArgs, UsageError } from './args.js';
 import { readText, type Output } from './solveCommand.js';
-import { checkOutputTarget, withFileErrors } from './output.js';
+import { OutputFile, withFileErrors } from './output.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
 import { formatCount, formatNumber } from '../engine/numberText.js';
 import { ENGINE_NAMES, type EngineName } from '../session/engines/types.js';
 import { startEngineRun, startOurRun, type EngineRun } from '../session/engines/engineRun.js';
 import { EngineUnavailableError } from '../session/engines/enginePackages.js';
+import { blowUpMessage } from '../session/runScenario.js';
+
+/** The simulation loop gives the event loop a turn at least this often (ms). */
+const YIELD_MS = 50;
 
 export const SIMULATE_HELP: CommandHelp = {
   command: 'simulate',
@@ -41,12 +44,13 @@ export const SIMULATE_HELP: CommandHelp = {
 export function pickScenario(scenarios: readonly ParsedScenario[], name: string | undefined, file: string): ParsedScenario {
   if (name !== undefined) {
     const s = scenarios.find((x) => x.desc.name === name);
-    if (!s) throw new UsageError(`${file}: no scenario named "${safeText(name)}" (scenarios: ${scenarios.map((x) => safeText(x.desc.name)).join(', ')})`);
+    if (!s)
+      throw new UsageError(`${safePath(file)}: no scenario named "${safeText(name)}" (scenarios: ${scenarios.map((x) => safeText(x.desc.name)).join(', ')})`);
     return s;
   }
   if (scenarios.length !== 1)
     throw new UsageError(
-      `${file} holds ${formatCount(scenarios.length, 'scenario')}; choose one with --scenario (${scenarios.map((x) => safeText(x.desc.name)).join(', ')})`,
+      `${safePath(file)} holds ${formatCount(scenarios.length, 'scenario')}; choose one with --scenario (${scenarios.map((x) => safeText(x.desc.name)).join(', ')})`,
     );
   return scenarios[0];
 }
@@ -67,7 +71,8 @@ export function parsePositiveInt(v: string | true | undefined, name: string, max
   return n;
 }
 
-export function runSimulate(argv: readonly string[], io: Output): number | Promise<number> {
+/** Async so that Ctrl-C is handled while it runs (the event loop is given a turn every YIELD_MS): see OutputFile. */
+export async function runSimulate(argv: readonly string[], io: Output): Promise<number> {
   const { positionals, options } = parseArgs(argv, ['scenario', 'solver', 'frames', 'out', 'engine', 'iterations'], ['force', 'gzip']);
   const usage = `usage: contact-lens ${SIMULATE_HELP.synopsis}`;
   if (positionals.length !== 1) throw new UsageError(`expected one scene file\n${usage}`);
@@ -86,15 +91,20 @@ export function runSimulate(argv: readonly string[], io: Output): number | Promi
   const { scenarios, warnings } = parseSceneFile(readText(file), file);
   const picked = pickScenario(scenarios, typeof scenarioName === 'string' ? scenarioName : undefined, file);
   for (const w of warnings) io.err(`warning: ${w.message}`);
-  checkOutputTarget(out);
-  if (existsSync(out) && !options.get('force')) throw new UsageError(`${out}: already exists; refusing to overwrite it (use --force to replace it)`);
   const desc = withOverrides(picked.desc, solver, frames);
+  // not the scene file (device and inode), --force to replace; written under a temporary name, renamed when complete
+  const target = new OutputFile(out, options.get('force') === true, [file]);
   // blocked gzip when asked, or when the name says .gz (a plain file named .gz would puzzle every tool)
   const gzip = options.get('gzip') === true || out.endsWith('.gz');
-  const opts = { force: options.get('force') === true, gzip };
-  // our engine synchronously; another is loaded first (its WebAssembly starts asynchronously)
-  if (engine === 'ours') return writeRun(startOurRun(desc), desc, out, opts, io);
-  return startRun(engine, desc, iterations).then((run) => writeRun(run, desc, out, opts, io));
+  let run: EngineRun;
+  try {
+    // our engine at once; another is loaded first (its WebAssembly starts asynchronously)
+    run = engine === 'ours' ? startOurRun(desc) : await startRun(engine, desc, iterations);
+  } catch (e) {
+    target.abandon();
+    throw e;
+  }
+  return writeRun(run, desc, { file, out, target, gzip }, io);
 }
 
 /** The run of the engine, with a missing engine as one line of bad input. */
@@ -107,16 +117,35 @@ async function startRun(engine: EngineName, desc: ScenarioDesc, iterations: numb
   }
 }
 
-function writeRun(run: EngineRun, desc: ScenarioDesc, out: string, opts: { force: boolean; gzip: boolean }, io: Output): number {
+async function writeRun(
+  run: EngineRun,
+  desc: ScenarioDesc,
+  to: { readonly file: string; readonly out: string; readonly target: OutputFile; readonly gzip: boolean },
+  io: Output,
+): Promise<number> {
+  const { file, out, target, gzip } = to;
   // every write goes through withFileErrors: ENOENT/EACCES/EISDIR/ENOSPC become one line naming the file (exit 2)
-  const writer = withFileErrors(out, 'write', () => RecordingWriter.create(out, run.header, opts));
+  let writer: RecordingWriter;
+  try {
+    writer = withFileErrors(out, 'write', () => RecordingWriter.create(target.tempPath, run.header, { gzip, name: out }));
+  } catch (e) {
+    target.abandon();
+    run.dispose();
+    throw e;
+  }
   for (const n of run.notes) io.err(`note: ${run.engine}: ${n}`);
   const t0 = performance.now();
   let nextReport = 0,
-    stepMs = 0;
+    stepMs = 0,
+    lastYield = performance.now();
   try {
     for (let k = 0; k < run.frames; k++) {
-      const next = run.next()!;
+      if (performance.now() - lastYield > YIELD_MS) {
+        await new Promise((r) => setImmediate(r)); // a pending SIGINT/SIGTERM runs here: the temporary file is removed
+        lastYield = performance.now();
+      }
+      const next = run.next();
+      if (!next) break; // blown up: the frames before it are kept
       stepMs += next.stepMs;
       withFileErrors(out, 'write', () => writer.writeFrame(next.frame));
       const pct = Math.floor((100 * (k + 1)) / run.frames);
@@ -125,14 +154,29 @@ function writeRun(run: EngineRun, desc: ScenarioDesc, out: string, opts: { force
         nextReport = pct + 10;
       }
     }
-  } finally {
     withFileErrors(out, 'write', () => writer.close());
+    target.commit();
+  } catch (e) {
+    try {
+      writer.close();
+    } catch {
+      // the write already failed: its error is the one to report
+    }
+    target.abandon(); // no partial recording is left behind; an existing one stays as it was
+    throw e;
+  } finally {
     run.dispose();
   }
   const ms = performance.now() - t0;
+  if (run.blowUp) {
+    io.err(
+      `contact-lens: ${safePath(file)}: scenario ${safeText(desc.name)}: ${blowUpMessage(run.blowUp)}; wrote the ${writer.frameCount} frames before it to ${safePath(out)}`,
+    );
+    return 1;
+  }
   const solver = run.engine === 'ours' ? `solver ${desc.config.solver.solver}` : `${run.header.producer.name} ${run.header.producer.version ?? ''}`.trim();
   io.err(
-    `wrote ${formatCount(run.frames, 'frame')} to ${out} in ${formatNumber(ms / 1000)} s (${formatNumber(ms / Math.max(1, run.frames))} ms per frame, ${formatNumber(stepMs / Math.max(1, run.frames))} ms in the engine's step; ${solver})`,
+    `wrote ${formatCount(run.frames, 'frame')} to ${safePath(out)} in ${formatNumber(ms / 1000)} s (${formatNumber(ms / Math.max(1, run.frames))} ms per frame, ${formatNumber(stepMs / Math.max(1, run.frames))} ms in the engine's step; ${solver})`,
   );
   return 0;
 }

@@ -75,7 +75,14 @@ export function registerCompareCommands(inspectors: Inspectors, analyzer: SceneA
       const i = inspectors.openScenario(s.doc.uri.fsPath, s.name, 0, false, a);
       try {
         await i.whenReady();
-        return await i.compareWith({ kind: 'scenario', file: s.doc.uri.fsPath, text: s.doc.getText(), scenario: s.name, solver: b, override: solverOverride() });
+        return await i.compareWith({
+          kind: 'scenario',
+          file: s.doc.uri.fsPath,
+          text: s.doc.getText(),
+          scenario: s.name,
+          solver: b,
+          override: solverOverride(),
+        });
       } catch (e) {
         return fail(e);
       }

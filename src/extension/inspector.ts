@@ -15,6 +15,8 @@ import { inspectorHtml, makeNonce } from './webviewHtml.js';
 import { diagnosisSettings, playbackFps, solverOverride } from './settings.js';
 import { timed, timedCallback } from './callbackTimes.js';
 import { fractionReporter } from './progress.js';
+import { isSameFile } from '../format/inputFile.js';
+import { safePath } from '../format/messages.js';
 
 export const INSPECTOR_VIEW_TYPE = 'contactLens.inspector';
 export const RECORDING_VIEW_TYPE = 'contactLens.recording';
@@ -220,7 +222,11 @@ export class Inspector implements vscode.Disposable {
           await this.exportFrame(m.format, m.index);
           break;
         case 'crossWhatIf':
-          this.post({ type: 'crossWhatIf', requestId: m.requestId, result: await worker.request({ op: 'crossWhatIf', index: m.index, direction: m.direction }) });
+          this.post({
+            type: 'crossWhatIf',
+            requestId: m.requestId,
+            result: await worker.request({ op: 'crossWhatIf', index: m.index, direction: m.direction }),
+          });
           break;
         case 'compareEngine':
           await this.compareWith({ kind: 'engine', engine: m.engine });
@@ -299,21 +305,27 @@ export class Inspector implements vscode.Disposable {
   private enginesView: EnginesView | null = null;
 
   /** Long work in the worker with a cancellable progress notification (progress also shown in the page). */
-  private async withProgress<T>(title: string, work: (worker: WorkerClient, signal: AbortSignal, onProgress: (m: string, f: number | null) => void) => Promise<T>): Promise<T> {
+  private async withProgress<T>(
+    title: string,
+    work: (worker: WorkerClient, signal: AbortSignal, onProgress: (m: string, f: number | null) => void) => Promise<T>,
+  ): Promise<T> {
     await this.ready;
     const abort = new AbortController();
-    return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Contact Lens: ${title}`, cancellable: true }, async (progress, token) => {
-      token.onCancellationRequested(() => abort.abort());
-      const notify = fractionReporter(progress);
-      try {
-        return await work(this.worker!, abort.signal, (message, fraction) => {
-          notify(message, fraction);
-          this.post({ type: 'progress', message, fraction });
-        });
-      } finally {
-        this.post({ type: 'progress', message: '', fraction: 1 });
-      }
-    });
+    return vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Contact Lens: ${title}`, cancellable: true },
+      async (progress, token) => {
+        token.onCancellationRequested(() => abort.abort());
+        const notify = fractionReporter(progress);
+        try {
+          return await work(this.worker!, abort.signal, (message, fraction) => {
+            notify(message, fraction);
+            this.post({ type: 'progress', message, fraction });
+          });
+        } finally {
+          this.post({ type: 'progress', message: '', fraction: 1 });
+        }
+      },
+    );
   }
 
   /** Compare mode: the session beside a second run (docs/compare.md "In the editor"); the page then shows both. */
@@ -372,7 +384,7 @@ export class Inspector implements vscode.Disposable {
       filters: format === 'json' ? { JSON: ['json'] } : { CSV: ['csv'] },
       saveLabel: `Export frame ${frame}`,
     });
-    if (!target) return null;
+    if (!target || this.isInspectedFile(target)) return null;
     await vscode.workspace.fs.writeFile(target, Buffer.from(text, 'utf8'));
     return target;
   }
@@ -383,9 +395,19 @@ export class Inspector implements vscode.Disposable {
       filters: { PNG: ['png'] },
       saveLabel: 'Export chart',
     });
-    if (!target) return;
+    if (!target || this.isInspectedFile(target)) return;
     await vscode.workspace.fs.writeFile(target, Buffer.from(dataUrl.slice(dataUrl.indexOf(',') + 1), 'base64'));
     void vscode.window.showInformationMessage(`Contact Lens: chart saved to ${target.fsPath}`);
+  }
+
+  /**
+   * True (and said) when an export's target is the inspected scene or recording itself, by device and inode
+   * (a hard or symbolic link included): an export never overwrites its input.
+   */
+  private isInspectedFile(target: vscode.Uri): boolean {
+    if (target.scheme !== 'file' || !isSameFile(target.fsPath, this.source.file)) return false;
+    void vscode.window.showErrorMessage(`Contact Lens: ${safePath(target.fsPath)} is the file being inspected; export to another file`);
+    return true;
   }
 
   private defaultFolder(): vscode.Uri {

@@ -43,7 +43,8 @@ export function validateCompareView(v: unknown, field: string): void {
   const aligned = arr(c.aligned, `${field}.aligned`);
   const n = aligned.length;
   aligned.forEach((x, i) => {
-    if (x !== null && (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x >= nb)) throw new ProtocolError(`${field}.aligned[${i}]`, `must be null or an index < ${nb}`);
+    if (x !== null && (typeof x !== 'number' || !Number.isInteger(x) || x < 0 || x >= nb))
+      throw new ProtocolError(`${field}.aligned[${i}]`, `must be null or an index < ${nb}`);
   });
   str(c.summary, `${field}.summary`);
   numOrNullArray(c.growth, `${field}.growth`, n);
@@ -96,8 +97,10 @@ export function validateEnginesView(v: unknown, field = 'engines'): void {
     const x = obj(r, `${field}.rows[${i}]`);
     str(x.engine, `${field}.rows[${i}].engine`);
     str(x.title, `${field}.rows[${i}].title`);
-    if (!['ok', 'unavailable', 'failed'].includes(x.status as string)) throw new ProtocolError(`${field}.rows[${i}].status`, 'must be ok, unavailable or failed');
-    for (const k of ['energyDrift', 'injected', 'maxPenetration', 'jitter', 'coneViolations', 'iterationsMean', 'iterationsMax', 'stepMs']) numOrNull(x[k], `${field}.rows[${i}].${k}`);
+    if (!['ok', 'unavailable', 'failed'].includes(x.status as string))
+      throw new ProtocolError(`${field}.rows[${i}].status`, 'must be ok, unavailable or failed');
+    for (const k of ['energyDrift', 'injected', 'maxPenetration', 'jitter', 'coneViolations', 'iterationsMean', 'iterationsMax', 'stepMs'])
+      numOrNull(x[k], `${field}.rows[${i}].${k}`);
     if (typeof x.comparable !== 'boolean') throw new ProtocolError(`${field}.rows[${i}].comparable`, 'must be a boolean');
   });
 }

@@ -51,13 +51,19 @@ describe('compare mode: the worker model (newton vs ipm on box-stack-10)', funct
   it('the view: the first divergence (frame 0, solve, run a closer), aligned frames, b’s energies, valid as a message', () => {
     const v = cmp.view;
     assert.equal(v.aligned.length, 30);
-    assert.deepEqual(v.aligned, Array.from({ length: 30 }, (_, i) => i));
+    assert.deepEqual(
+      v.aligned,
+      Array.from({ length: 30 }, (_, i) => i),
+    );
     assert.ok(v.divergence);
     assert.equal(v.divergence.index, 0);
     assert.equal(v.divergence.kind, 'solve');
     assert.equal(v.divergence.contacts.length, 40);
     assert.ok(v.divergence.lines.some((l) => /run a solved it better/.test(l)));
-    assert.ok(v.divergence.lines.some((l) => /same impulses/.test(l)), 'the λ split over coplanar corners is named');
+    assert.ok(
+      v.divergence.lines.some((l) => /same impulses/.test(l)),
+      'the λ split over coplanar corners is named',
+    );
     assert.match(v.summary, /^parts at frame 0 \(t = 0\.01667 s\): solve/);
     assert.ok(v.timeline.total.every((x) => x !== null && Math.abs(x - 490.5) < 0.01));
     assert.equal(v.growth[0] !== null, true);

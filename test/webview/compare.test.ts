@@ -69,7 +69,9 @@ describe('webview: compare mode (newton vs ipm on box-stack-10)', function () {
 
   it('the contact table shows run b’s λn and Δλn beside a’s; the scene view draws b’s bodies', async () => {
     await host.waitForFrameUpdates(3);
-    const cells = await host.page.$$eval('#contacts-table tbody tr:first-child td', (tds: any[]) => Object.fromEntries(tds.map((td) => [td.dataset.col, { text: td.textContent.trim(), visible: td.offsetWidth > 0 }])));
+    const cells = await host.page.$$eval('#contacts-table tbody tr:first-child td', (tds: any[]) =>
+      Object.fromEntries(tds.map((td) => [td.dataset.col, { text: td.textContent.trim(), visible: td.offsetWidth > 0 }])),
+    );
     assert.equal(cells.bLambdaN.visible, true);
     assert.equal(cells.dLambdaN.visible, true);
     assert.notEqual(cells.bLambdaN.text, '–');
@@ -81,7 +83,9 @@ describe('webview: compare mode (newton vs ipm on box-stack-10)', function () {
 
   it('re-solve buttons: b’s solver on a’s problem answers with a table beside the other run’s λ', async () => {
     await host.page.click('#compare-b-with-a');
-    await host.page.waitForFunction(() => /run b's solver \(ipm\) on run a's problem/.test((globalThis as any).document.getElementById('compare-whatif-result').textContent));
+    await host.page.waitForFunction(() =>
+      /run b's solver \(ipm\) on run a's problem/.test((globalThis as any).document.getElementById('compare-whatif-result').textContent),
+    );
     const rows = await host.page.$$eval('#compare-whatif-result tbody tr', (trs: any[]) => trs.length);
     assert.equal(rows, 40);
   });
@@ -92,9 +96,58 @@ describe('webview: compare mode (newton vs ipm on box-stack-10)', function () {
       frames: 20,
       notes: [],
       rows: [
-        { engine: 'ours', title: 'Contact Lens (coulomb)', status: 'ok', energyDrift: 0, injected: 0, injectedBy: [], maxPenetration: 0, jitter: 0, coneViolations: 0, frictionFitted: false, iterationsMean: 1, iterationsMax: 2, stepMs: 20, divergence: null, comparable: false },
-        { engine: 'jolt', title: 'jolt-physics 1.1.0', status: 'ok', energyDrift: -0.7, injected: 1.2, injectedBy: [{ mechanism: 'non-converged-solve', joules: 1.2 }], maxPenetration: 0.008, jitter: 0, coneViolations: 0, frictionFitted: true, iterationsMean: 10, iterationsMax: 10, stepMs: 3, divergence: 'frame 0: problem (normal)', comparable: true },
-        { engine: 'mujoco', title: 'MuJoCo', status: 'unavailable', error: 'the MuJoCo engine is not available', energyDrift: null, injected: null, injectedBy: [], maxPenetration: null, jitter: null, coneViolations: null, frictionFitted: false, iterationsMean: null, iterationsMax: null, stepMs: null, divergence: null, comparable: false },
+        {
+          engine: 'ours',
+          title: 'Contact Lens (coulomb)',
+          status: 'ok',
+          energyDrift: 0,
+          injected: 0,
+          injectedBy: [],
+          maxPenetration: 0,
+          jitter: 0,
+          coneViolations: 0,
+          frictionFitted: false,
+          iterationsMean: 1,
+          iterationsMax: 2,
+          stepMs: 20,
+          divergence: null,
+          comparable: false,
+        },
+        {
+          engine: 'jolt',
+          title: 'jolt-physics 1.1.0',
+          status: 'ok',
+          energyDrift: -0.7,
+          injected: 1.2,
+          injectedBy: [{ mechanism: 'non-converged-solve', joules: 1.2 }],
+          maxPenetration: 0.008,
+          jitter: 0,
+          coneViolations: 0,
+          frictionFitted: true,
+          iterationsMean: 10,
+          iterationsMax: 10,
+          stepMs: 3,
+          divergence: 'frame 0: problem (normal)',
+          comparable: true,
+        },
+        {
+          engine: 'mujoco',
+          title: 'MuJoCo',
+          status: 'unavailable',
+          error: 'the MuJoCo engine is not available',
+          energyDrift: null,
+          injected: null,
+          injectedBy: [],
+          maxPenetration: null,
+          jitter: null,
+          coneViolations: null,
+          frictionFitted: false,
+          iterationsMean: null,
+          iterationsMax: null,
+          stepMs: null,
+          divergence: null,
+          comparable: false,
+        },
       ],
     };
     await host.deliver({ type: 'engines', engines });
@@ -106,6 +159,9 @@ describe('webview: compare mode (newton vs ipm on box-stack-10)', function () {
     await host.page.click('#engines-table tr[data-engine="jolt"] vscode-button');
     await host.page.waitForFunction(() => true);
     const sent = host.messages('compareEngine');
-    assert.deepEqual(sent.map((m) => m.engine), ['jolt']);
+    assert.deepEqual(
+      sent.map((m) => m.engine),
+      ['jolt'],
+    );
   });
 });

@@ -7,6 +7,7 @@ import type { ScenarioDesc } from '../../engine/world/types.js';
 import { World } from '../../engine/world/world.js';
 import type { RecordedFrame, RecordingHeader } from '../../format/recording.js';
 import { frameFromWorld, headerFromWorld } from '../../format/worldRecording.js';
+import { BLOW_UP_SPEED, blowUpOf, type BlowUp } from '../runScenario.js';
 import { engineScene } from './engineScene.js';
 import { peerEngine } from './engines.js';
 import { sceneBodies } from './fitFrame.js';
@@ -19,9 +20,29 @@ export interface EngineRun {
   readonly frames: number;
   /** What the engine could not reproduce of the scene, in words. */
   readonly notes: readonly string[];
-  /** The next frame and the engine's step time (ms), or null after the last. */
+  /** The next frame and the engine's step time (ms), or null after the last (or once the run blew up). */
   next(): { readonly frame: RecordedFrame; readonly stepMs: number } | null;
+  /** Set when the run stopped early because its state blew up (that frame is not returned: it cannot be recorded). */
+  readonly blowUp: BlowUp | null;
   dispose(): void;
+}
+
+/**
+ * Whether a recorded frame's state has blown up (the check runScenario.ts's blowUpOf makes on our World, here on
+ * any engine's post-step states): a dynamic body's position or velocity not finite, or beyond BLOW_UP_SPEED.
+ */
+export function recordedBlowUp(header: RecordingHeader, frame: RecordedFrame): BlowUp | null {
+  for (const [i, b] of frame.bodies.entries()) {
+    if (header.bodies[i]?.static) continue;
+    const name = header.bodies[i]?.name ?? String(i);
+    const state = [...b.x, ...b.v, ...b.w];
+    if (!state.every(Number.isFinite)) return { frame: frame.frame, reason: `body ${i} (${name}) has a non-finite position or velocity` };
+    if (Math.hypot(b.v[0], b.v[1], b.v[2], b.w[0], b.w[1], b.w[2]) > BLOW_UP_SPEED)
+      return { frame: frame.frame, reason: `body ${i} (${name}) moves faster than ${BLOW_UP_SPEED}` };
+    if (Math.hypot(b.x[0], b.x[1], b.x[2]) > BLOW_UP_SPEED)
+      return { frame: frame.frame, reason: `body ${i} (${name}) is farther than ${BLOW_UP_SPEED} m from the origin` };
+  }
+  return null;
 }
 
 /** The recording header of a peer engine's run of a scene (its solver block says what the engine runs and where λ comes from). */
@@ -63,13 +84,17 @@ export async function startPeerRun(engine: Exclude<EngineName, 'ours'>, scene: E
   const header = engineHeader(scene, sim, options);
   const frames = Math.min(scene.frames, options.frames ?? scene.frames);
   let k = 0;
+  let blowUp: BlowUp | null = null;
   return {
     engine,
     header,
     frames,
     notes: sim.notes,
+    get blowUp() {
+      return blowUp;
+    },
     next: () => {
-      if (k >= frames) return null;
+      if (k >= frames || blowUp) return null;
       const s = sim.step();
       const status = options.status ?? (s.converged === true ? 'converged' : 'max-iterations');
       const frame: RecordedFrame = {
@@ -87,7 +112,8 @@ export async function startPeerRun(engine: Exclude<EngineName, 'ours'>, scene: E
         },
       };
       k++;
-      return { frame, stepMs: s.stepMs };
+      blowUp = recordedBlowUp(header, frame);
+      return blowUp ? null : { frame, stepMs: s.stepMs };
     },
     dispose: () => sim.dispose(),
   };
@@ -97,18 +123,23 @@ export async function startPeerRun(engine: Exclude<EngineName, 'ours'>, scene: E
 export function startOurRun(desc: ScenarioDesc, frames = desc.frames): EngineRun {
   const world = new World(desc);
   let k = 0;
+  let blowUp: BlowUp | null = null;
   return {
     engine: 'ours',
     header: headerFromWorld(world),
     frames,
     notes: [],
+    get blowUp() {
+      return blowUp;
+    },
     next: () => {
-      if (k >= frames) return null;
+      if (k >= frames || blowUp) return null;
       const t0 = performance.now();
       const f = world.step();
       const stepMs = performance.now() - t0;
       k++;
-      return { frame: frameFromWorld(world, f), stepMs };
+      blowUp = blowUpOf(world, f); // its frame holds non-finite numbers, which a recording cannot
+      return blowUp ? null : { frame: frameFromWorld(world, f), stepMs };
     },
     dispose: () => {
       /* nothing held */

@@ -6,6 +6,7 @@
  * compare/compareFiles.ts). Each run is written as a recording (to a folder the caller names, or a temporary one),
  * so that it can be opened, diffed and compared in the inspector.
  */
+import { blowUpMessage } from '../runScenario.js';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -77,7 +78,8 @@ async function runOne(desc: ScenarioDesc, engine: EngineName, file: string, init
   try {
     for (let k = 0; k < run.frames; k++) {
       options.signal?.throwIfAborted();
-      const next = run.next()!;
+      const next = run.next();
+      if (!next) break; // the run blew up: the table is of the frames before it (said in the notes)
       writer.writeFrame(next.frame);
       stats.add(next.frame, next.stepMs);
       if (k % 10 === 9) options.onProgress?.(engine, (k + 1) / run.frames);
@@ -89,7 +91,8 @@ async function runOne(desc: ScenarioDesc, engine: EngineName, file: string, init
     writer.close();
     run.dispose();
   }
-  return { engine, title, status: 'ok', stats: stats.result(), recording: file, notes: run.notes };
+  const notes = run.blowUp ? [...run.notes, blowUpMessage(run.blowUp)] : run.notes;
+  return { engine, title, status: 'ok', stats: stats.result(), recording: file, notes };
 }
 
 /** Runs the scenario in each engine (all five by default), one after the other, and compares each run with ours. */
