@@ -5,7 +5,7 @@
  * the re-solve buttons answer, and the engines table lists its rows.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -90,6 +90,21 @@ describe('webview: compare mode (newton vs ipm on box-stack-10)', function () {
     assert.equal(rows, 40);
   });
 
+  it('a full-page picture of compare mode, real runs only (artifacts/screenshots/webview-compare.png): banner, a/b/Δ columns, compare panel', async () => {
+    const out = join(ROOT, 'artifacts/screenshots');
+    mkdirSync(out, { recursive: true });
+    await host.page.keyboard.press('d');
+    await host.waitForIndex(0);
+    await host.page.click('#compare-b-with-a');
+    await host.page.waitForSelector('#compare-whatif-result tbody tr');
+    await host.page.evaluate(() => (globalThis as any).scrollTo(0, 0));
+    const file = join(out, 'webview-compare.png');
+    await host.page.screenshot({ path: file, fullPage: true });
+    assert.ok(statSync(file).size > 20000, 'screenshot has content');
+    assert.deepEqual(host.cspProblems(), []);
+    assert.deepEqual(host.pageErrors, []);
+  });
+
   it('the engines table: one row per engine, a compare button on the others', async () => {
     const engines: EnginesView = {
       scenario: 'box-stack-10',
@@ -164,4 +179,5 @@ describe('webview: compare mode (newton vs ipm on box-stack-10)', function () {
       ['jolt'],
     );
   });
+
 });
