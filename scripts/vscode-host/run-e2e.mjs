@@ -4,7 +4,8 @@
 //   code-server (no development path) on a temporary copy of examples/ → headless chromium via playwright-core.
 // Screenshots go to artifacts/screenshots/; on failure also e2e-failure-<flow>.png and the browser console log.
 // The pictures the README shows are written to media/screenshots/ (committed) by the flows' media().
-// Env: CONTACT_LENS_E2E_SKIP_PACKAGE=1 reuses an existing artifacts/contact-lens.vsix; CONTACT_LENS_KEEP_RUN=1.
+// Env: CONTACT_LENS_E2E_SKIP_PACKAGE=1 reuses an existing artifacts/contact-lens.vsix; CONTACT_LENS_KEEP_RUN=1;
+// CONTACT_LENS_E2E_FLOWS=a,b runs only test/e2e/a.e2e.mjs and b.e2e.mjs.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -88,6 +89,8 @@ async function main() {
 
     const flows = readdirSync(join(REPO, 'test/e2e'))
       .filter((f) => f.endsWith('.e2e.mjs'))
+      // CONTACT_LENS_E2E_FLOWS=compare,inspector runs only those flows (the file names without .e2e.mjs)
+      .filter((f) => !process.env.CONTACT_LENS_E2E_FLOWS || process.env.CONTACT_LENS_E2E_FLOWS.split(',').includes(f.replace(/\.e2e\.mjs$/, '')))
       .sort();
     if (!flows.length) throw new Error('no test/e2e/*.e2e.mjs flows');
     for (const file of flows) {

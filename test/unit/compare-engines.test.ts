@@ -4,7 +4,7 @@
  * missing engine as one line saying how to install it.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { main } from '../../src/cli/main.js';
@@ -127,5 +127,24 @@ describe('engines: a scenario in cannon-es, Rapier, Jolt, MuJoCo and ours', func
     );
     const found = locatePackage(ENGINE_PACKAGES.cannon, [dir], [join(ROOT, 'node_modules')]);
     assert.ok('path' in found && found.path.endsWith('cannon-es.cjs.js') && /^\d+\.\d+/.test(found.version));
+  });
+
+  it('simulate --engine cannon on a scene that blows up: exit 1 naming the frame, the frames before it kept (the peer run stops like ours)', async () => {
+    const scene = join(dir, 'fast.scene.json');
+    const ground = { name: 'ground', shape: { plane: { normal: [0, 0, 1], offset: 0 } }, static: true };
+    // 3e48 m/s over Δt = 10 s leaves the range a recording holds (±1e50 m) within a few frames, in any engine
+    const ball = { name: 'ball', shape: { sphere: { radius: 0.1 } }, mass: 1, position: [0, 0, 1], velocity: [0, 0, 3e48] };
+    writeFileSync(scene, JSON.stringify({ scenarios: [{ name: 'fast', frames: 20, dt: 10, bodies: [ground, ball] }] }));
+    const out = join(dir, 'fast.cannon.rec.jsonl');
+    const r = await run(['simulate', scene, '--engine', 'cannon', '--out', out]);
+    assert.equal(r.code, 1, r.err.join('\n'));
+    const line = r.err.find((l) => /blows up at frame (\d+)/.test(l)) ?? '';
+    assert.match(line, /fast: the simulation blows up at frame \d+: body 1 \(ball\) .*wrote the \d+ frames? before it/);
+    const reader = RecordingReader.openSync(out);
+    try {
+      assert.equal(reader.frameCount, Number(/frame (\d+)/.exec(line)![1]));
+    } finally {
+      reader.close();
+    }
   });
 });
