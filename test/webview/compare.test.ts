@@ -179,5 +179,4 @@ describe('webview: compare mode (newton vs ipm on box-stack-10)', function () {
       ['jolt'],
     );
   });
-
 });
