@@ -2,7 +2,7 @@
 // with its own solver (coulomb) and with ipm, the inspector compares them — the banner names the first divergence
 // and its kind, the slider marks it, the button jumps to it, the contact table shows run b's λ and Δ, the compare
 // panel lists the differences, and the re-solve answers
-//   → media/screenshots/compare.png (the workbench), compare-contacts.png, compare-panel.png
+//   → media/screenshots/compare.png, compare-contacts.png (run b's columns), compare-panel.png (the workbench each)
 import assert from 'node:assert/strict';
 
 export const name = 'compare: ⇄ Diff lens on box-stack-10 (coulomb vs ipm) → compare mode of the inspector';
@@ -80,7 +80,21 @@ export async function run({ page, media, step }) {
   step(`re-solve: ${await insp.locator('#compare-whatif-result .whatif-title').textContent()}`);
   await insp.evaluate(() => window.scrollTo(0, 0));
   await media('compare.png');
-  // element pictures: the frame is looked up again for each (VS Code may swap the webview's inner frame)
-  await media('compare-contacts.png', (await inspectorFrame(page, 'box-stack-10')).locator('#panel-contacts'));
-  await media('compare-panel.png', (await inspectorFrame(page, 'box-stack-10')).locator('#panel-compare'));
+  // the contact table scrolled to run b's columns, then the compare panel (whole-workbench pictures: the webview's
+  // elements are taller than the viewport, and an element picture of an iframe that cannot scroll the page is garbage)
+  const table = insp.locator('#panel-contacts');
+  await table.evaluate((p) => {
+    p.scrollIntoView({ block: 'start' });
+    // the timeline toolbar stays at the top: the table's header goes below it
+    window.scrollBy(0, -(document.getElementById('timeline')?.getBoundingClientRect().bottom ?? 0) - 8);
+  });
+  await insp.locator('#contacts-scroll').evaluate((s) => {
+    const th = s.querySelector('th[data-col="lambdaN"]');
+    s.scrollLeft = th ? th.offsetLeft - 40 : s.scrollWidth;
+  });
+  await insp.waitForTimeout(400);
+  await media('compare-contacts.png');
+  await insp.locator('#panel-compare').evaluate((p) => p.scrollIntoView({ block: 'start' }));
+  await insp.waitForTimeout(400);
+  await media('compare-panel.png');
 }
