@@ -13,6 +13,9 @@ import { isAscii } from 'node:buffer';
 import { FormatError } from './oracle.js';
 import { BGZF_BLOCK_DATA, BGZF_EOF, bgzfBlock, bgzfBlockSize, inflateBlock, isGzip } from './bgzf.js';
 import { emptyScan, FrameLineScanner, type ScannedFrame } from './recordingScan.js';
+import { END_LINE, isEndLine, serializeEnd, validateEnd } from './recordingEnd.js';
+import { LiveSink } from './liveSink.js';
+import type { LiveTarget } from './liveProtocol.js';
 import {
   isInitialLine,
   parseFrame,
@@ -390,6 +393,11 @@ class Indexer {
           this.initialLine = lineNo;
           return;
         }
+      }
+      // the optional closing line (docs/recording-format.md "Closing line"): not a frame
+      if (END_LINE.test(text)) {
+        const raw = parseJsonLine(text, this.file, `line ${lineNo}: `);
+        if (isEndLine(raw)) return void validateEnd(raw, lineNo, this.file);
       }
       const f = parseFrame(text, lineNo, this.file, this.header, { previous: this.prev, onWarning: (field, detail) => this.warn(lineNo, field, detail) });
       // format 1.1: an initial state without a time is the state one step before the first frame; one at or
@@ -801,6 +809,13 @@ export interface WriterOptions {
   readonly validate?: boolean;
   /** Write blocked gzip (BGZF: seekable, readable by gzip -d); default: plain JSON Lines. */
   readonly gzip?: boolean;
+  /**
+   * Stream the same lines to the editor (docs/live-protocol.md): 'environment' (default) when the
+   * CONTACT_LENS_LIVE variable is set, a target, or false.
+   */
+  readonly live?: 'environment' | LiveTarget | false;
+  /** Write the closing line {"end": {"frames": N}} on close() (default true; docs/recording-format.md "Closing line"). */
+  readonly end?: boolean;
 }
 
 /**
@@ -829,16 +844,22 @@ export class RecordingWriter {
 
   static create(file: string, header: RecordingHeader, options: WriterOptions = {}): RecordingWriter {
     const { header: checked, warnings } = validateHeader(header, file);
+    // the editor's connection first: an explicit target that refuses throws before any file is touched
+    const live = options.live ?? 'environment';
+    const sink = live === 'environment' ? LiveSink.fromEnvironment() : live ? LiveSink.connect(live) : null;
     let fd: number;
     try {
       fd = fs.openSync(file, options.force ? 'w' : 'wx');
     } catch (e) {
+      sink?.close();
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
         throw new Error(`${file}: already exists; refusing to overwrite it (choose another name, or pass { force: true } to replace it)`);
       }
       throw e;
     }
     const w = new RecordingWriter(file, fd, checked, warnings, options.validate ?? true, options.gzip ?? false);
+    w.end = options.end ?? true;
+    w.live = sink;
     w.append(serializeHeader(header));
     w.flush();
     return w;
@@ -888,6 +909,15 @@ export class RecordingWriter {
     this.prev = { frame: f.frame, time: f.time };
     this.framesWritten++;
     if (this.bufferedChars >= CHUNK_BYTES) this.flush();
+    this.live?.frameWritten(f.frame); // returns when the editor releases the frame, while a break is armed
+  }
+  /** The editor's live connection (null: none). */
+  private live: LiveSink | null = null;
+  private end = true;
+
+  /** True while the lines are also streamed to the editor (docs/live-protocol.md). */
+  get streaming(): boolean {
+    return this.live?.connected ?? false;
   }
 
   /** Hands buffered lines to the operating system. */
@@ -911,16 +941,20 @@ export class RecordingWriter {
   close(): void {
     if (this.fd === null) return;
     try {
+      if (this.end) this.append(serializeEnd(this.framesWritten));
       this.flush();
       if (this.gzip) this.write(BGZF_EOF);
     } finally {
       fs.closeSync(this.fd);
       this.fd = null;
+      this.live?.close();
+      this.live = null;
     }
   }
 
   private append(line: string): void {
     this.buffer.push(line, '\n');
     this.bufferedChars += line.length + 1;
+    this.live?.send(line);
   }
 }
