@@ -117,3 +117,34 @@ export function appendRows(t: Timeline, rows: TimelineRows): void {
   merge(t.ledger as Record<string, (number | null)[]>, rows.ledger, null);
   merge((tt.injection ??= Object.create(null) as Record<string, number[]>), rows.injection, 0);
 }
+
+/** The part of `rows` from session position `n` on (rows that overlap what a timeline already has are dropped). */
+export function rowsFrom(rows: TimelineRows, n: number): TimelineRows | null {
+  const skip = n - rows.from;
+  if (skip < 0) return null; // rows missing before these: the caller needs the whole timeline again
+  if (skip === 0) return rows;
+  if (skip >= rows.frame.length) return null;
+  const cut = <T>(a: readonly T[]): T[] => a.slice(skip);
+  const cols = <T>(o: { readonly [k: string]: readonly T[] }): Record<string, T[]> => {
+    const out: Record<string, T[]> = {};
+    for (const [k, v] of Object.entries(o)) out[k] = v.slice(skip);
+    return out;
+  };
+  return {
+    from: n,
+    frame: cut(rows.frame),
+    time: cut(rows.time),
+    contacts: cut(rows.contacts),
+    status: cut(rows.status),
+    iterations: cut(rows.iterations),
+    residual: cut(rows.residual),
+    kinetic: cut(rows.kinetic),
+    potential: cut(rows.potential),
+    total: cut(rows.total),
+    ledger: cols(rows.ledger),
+    injection: cols(rows.injection),
+    kappa: cut(rows.kappa),
+    kappaRange: cut(rows.kappaRange),
+    maxDepth: cut(rows.maxDepth),
+  };
+}
