@@ -112,7 +112,7 @@ export class BreakController {
     if (s.severity === 'off' && s.mechanism === null) return null;
     const min = s.severity === 'off' ? 0 : RANK[s.severity];
     const hit = findings.find((f) => (RANK[f.severity ?? 'warning'] ?? 0) >= min && (s.mechanism === null || f.mechanism === s.mechanism));
-    return hit ? `${hit.severity ?? 'warning'} finding: ${hit.headline ?? hit.mechanism}` : null;
+    return hit ? `${hit.severity ?? 'warning'} finding, ${hit.mechanism}: ${hit.headline ?? hit.mechanism}` : null;
   }
 
   private decide(): void {

@@ -201,6 +201,8 @@ export class LiveFeed {
 
   private pump(): void {
     const t0 = performance.now();
+    let dry = false;
+    this.again = false;
     try {
       while (!this.closed && performance.now() - t0 < SLICE_MS) {
         if (this.queue.length === 0) {
@@ -212,6 +214,7 @@ export class LiveFeed {
           }
           if (this.queue.length === 0) {
             if (this.follower.position > before) continue; // part of a long line: read on
+            dry = true; // everything on disk is read
             break;
           }
         }
@@ -221,8 +224,8 @@ export class LiveFeed {
       this.problem(`${this.file}: ${(e as Error).message}`);
       this.queue = [];
     }
-    if (!this.closed && (this.queue.length > 0 || this.again)) {
-      this.again = false;
+    // on until the file is read to its end (and again if more was announced meanwhile)
+    if (!this.closed && (!dry || this.again)) {
       setImmediate(() => this.pump());
       return;
     }
@@ -266,7 +269,8 @@ export class LiveFeed {
       this.ctx.emit({ type: 'session', opened: openedOf(this.model) });
       this.breaks?.diagnosed(f.frame, 0, this.model.findings);
     } else {
-      const added = this.model.append(f, at);
+      // behind (more frames already read and waiting): the timeline's κ is skipped for this one
+      const added = this.model.append(f, at, { kappa: this.queue.length === 0 });
       this.breaks?.diagnosed(f.frame, this.model.timeline.frame.length - 1, added);
     }
     const now = Date.now();

@@ -202,9 +202,9 @@ export class LiveListener {
           return refuse(`the editor cannot create a recording in ${this.options.folder} (${(e as Error).message})`);
         }
         this.writers++;
+        conn.send(WELCOME_LINE); // before anything the editor says next (arm)
         hooksOfConn = events.accepted(conn);
         conn.attach(hooksOfConn);
-        conn.send(WELCOME_LINE);
       },
       oversize: (_offset, lineNo) => {
         if (!conn) return refuse(`no token: its first line is longer than ${HELLO_MAX_BYTES} bytes`);

@@ -174,7 +174,7 @@ export class TimelineBuilder {
     this.diag = new Diagnoser(header, { ...diagnosis, keepFrames: false }, initialEnergy);
     this.contacts = new ContactColumns(this.diag.keys);
   }
-  add(f: RecordedFrame): void {
+  add(f: RecordedFrame, kappa = true): void {
     const t = this.t,
       n = t.frame.length;
     const { kinetic, potential } = frameEnergyParts(this.header, f);
@@ -193,7 +193,8 @@ export class TimelineBuilder {
       (t.ledger[name] ??= new Array<number | null>(n).fill(null)).push(finiteOrNull(v));
     }
     for (const col of Object.values(t.ledger)) if (col.length === n) col.push(null);
-    const k = frameKappa(this.header, f, this.prev);
+    // a live session that falls behind skips the timeline's κ (the frame's own view always has its islands' κ)
+    const k = kappa ? frameKappa(this.header, f, this.prev) : { kappa: null, kappaRange: null };
     t.kappa.push(k.kappa);
     t.kappaRange.push(k.kappaRange);
     t.maxDepth.push(f.contacts.reduce((m, c) => Math.max(m, c.depth), 0));
@@ -291,12 +292,12 @@ export class InspectorModel {
    * the findings it added. Cached frame views stay valid: a frame's view depends only on it and the frames
    * before it, except for the re-solve budget note, which only appears on later frames.
    */
-  append(f: RecordedFrame, at: LinePlace): FindingView[] {
+  append(f: RecordedFrame, at: LinePlace, options: { readonly kappa?: boolean } = {}): FindingView[] {
     if (!this.growth) throw new Error('this session does not grow');
     const b = this.growth.builder;
     this.growth.source.append(f, at);
     const k = b.findingCount;
-    b.add(f);
+    b.add(f, options.kappa ?? true);
     const added = b.findingsFrom(k);
     for (const x of added) this.findings.push(x);
     this.resolveBudgetFrame = b.resolveBudgetFrame;
