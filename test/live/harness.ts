@@ -10,6 +10,9 @@ import { WorkerClient } from '../../src/extension/workerClient.js';
 import type { LiveEvent } from '../../src/extension/live/liveFeed.js';
 import type { DiagnosisSettings, Opened } from '../../src/extension/worker/workerProtocol.js';
 import type { LiveAction, LiveState } from '../../src/protocol/live.js';
+import type { HostMessage } from '../../src/protocol/inspector.js';
+import { LiveRelay } from '../../src/extension/live/liveRelay.js';
+import { timed } from '../../src/extension/callbackTimes.js';
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const WORKER = path.join(ROOT, 'dist/worker.js');
@@ -39,13 +42,21 @@ export class LiveWorker {
   value = '';
   private readonly keep = setInterval(() => undefined, 1000); // the worker is unref'd: keep the test process alive
 
+  /** The host's part, as the inspector runs it: its copy of the session, updated by the relay (timed like the extension's callbacks). */
+  opened: Opened | null = null;
+  readonly posted: HostMessage[] = [];
+  private readonly relay = new LiveRelay((m) => this.posted.push(m));
+
   constructor() {
     this.client.onEvent = (event) => {
       this.events.push({ at: performance.timeOrigin + performance.now(), event });
       if (event.type === 'session') {
         this.sessions.push(event.opened);
+        this.opened = event.opened;
         this.frames = [...event.opened.timeline.frame];
       } else {
+        timed('live update', () => this.relay.update(this.opened, event));
+        if (this.posted.length > 1000) this.posted.splice(0, this.posted.length - 1000);
         this.state = event.state;
         this.errors.push(...event.errors);
         if (event.rows) this.frames.push(...event.rows.frame);

@@ -114,7 +114,7 @@ export class LiveHub {
         if (this.conn === c) this.conn = null;
         feed.writerClosed(
           lostBytes > 0
-            ? `the writer disconnected in the middle of line ${line} of its stream: that line's ${lostBytes} bytes (one frame) are lost; every frame before it is recorded in ${c.file}`
+            ? `${c.file}: the writer disconnected in the middle of line ${line}: its ${lostBytes} bytes (one frame) are lost; every line before it is recorded`
             : null,
         );
       },

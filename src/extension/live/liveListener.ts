@@ -43,7 +43,10 @@ export interface ConnectionHooks {
   waiting(frame: number): void;
   /** A problem with this writer's stream, one line (the stream goes on). */
   problem(message: string): void;
-  /** The connection closed; `lostBytes` > 0 when it ended in the middle of a line (that line is not in the file). */
+  /**
+   * The connection closed; `lostBytes` > 0 when it ended in the middle of a line: that line, which would have
+   * been line `line` of the recording, is not in the file.
+   */
   closed(lostBytes: number, line: number): void;
 }
 
@@ -94,13 +97,13 @@ export class LiveConnection {
   }
 
   /** @internal */
-  line(bytes: Buffer, lineNo: number): void {
+  line(bytes: Buffer): void {
     const h = this.hooks!;
     if (isControlLine(bytes)) {
       const m = parseControl(bytes.toString('utf8'));
-      if (typeof m === 'string') h.problem(`${this.remote}: line ${lineNo} of the stream: ${m}; ignored`);
+      if (typeof m === 'string') h.problem(`${this.file}: after line ${this.lines}: ${m} from the writer; ignored`);
       else if (m.live === 'wait') h.waiting(m.frame);
-      else if (m.live !== 'hello') h.problem(`${this.remote}: line ${lineNo} of the stream: a writer does not send "${m.live}"; ignored`);
+      else if (m.live !== 'hello') h.problem(`${this.file}: after line ${this.lines}: a writer does not send "${m.live}"; ignored`);
       return;
     }
     if (this.fd === null) return;
@@ -187,9 +190,9 @@ export class LiveListener {
     );
     let hooksOfConn: ConnectionHooks | null = null;
     const splitter = new LineSplitter(maxLine, {
-      line: (bytes, _offset, lineNo) => {
+      line: (bytes) => {
         if (refused) return;
-        if (conn) return conn.line(bytes, lineNo);
+        if (conn) return conn.line(bytes);
         clearTimeout(timer);
         const why = this.checkHello(bytes);
         if (why) return refuse(why);
@@ -206,9 +209,11 @@ export class LiveListener {
         hooksOfConn = events.accepted(conn);
         conn.attach(hooksOfConn);
       },
-      oversize: (_offset, lineNo) => {
+      oversize: () => {
         if (!conn) return refuse(`no token: its first line is longer than ${HELLO_MAX_BYTES} bytes`);
-        hooksOfConn?.problem(`${remote}: line ${lineNo} of the stream is longer than ${maxLine} bytes (the limit); it is not recorded, the stream goes on`);
+        hooksOfConn?.problem(
+          `${conn.file}: the line after line ${conn.lines} is longer than ${maxLine} bytes (the limit for a live line); it is not recorded, the stream goes on`,
+        );
       },
     });
     socket.on('data', (chunk: Buffer) => {
@@ -228,7 +233,7 @@ export class LiveListener {
         return;
       }
       this.writers--;
-      conn.ended(splitter.unfinishedBytes, splitter.lines + 1);
+      conn.ended(splitter.unfinishedBytes, conn.lines + 1);
     });
   }
 
