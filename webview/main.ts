@@ -223,13 +223,31 @@ class Inspector {
     if (paused && paused.frame !== this.pausedAt && paused.index < count) {
       this.pausedAt = paused.frame;
       this.timeline.goto(paused.index);
-    } else if (!paused && following && count > n) this.timeline.goto(count - 1);
+    } else if (!paused && following && count > n) this.followNewest(count - 1);
     if (!paused) this.pausedAt = -1;
     this.liveBar.render();
   }
   /** Frame number of the break shown (−1: none). */
   private pausedAt = -1;
   private chartTimer: number | undefined;
+  private followTimer: number | undefined;
+  private lastFollowSeek = 0;
+
+  /**
+   * Following: the slider and the readout move to the newest frame at once; its frame view (contacts, A, scene)
+   * is asked for at most every FOLLOW_VIEW_MS, the newest one then (a flood does not queue frame views).
+   */
+  private followNewest(i: number): void {
+    this.timeline.show(i);
+    this.showReadouts(i);
+    if (this.followTimer !== undefined) return;
+    const wait = Math.max(0, FOLLOW_VIEW_MS - (performance.now() - this.lastFollowSeek));
+    this.followTimer = window.setTimeout(() => {
+      this.followTimer = undefined;
+      this.lastFollowSeek = performance.now();
+      this.seek(this.timeline.index);
+    }, wait);
+  }
 
   private scheduleCharts(): void {
     if (this.chartTimer !== undefined) return;
@@ -440,6 +458,8 @@ class Inspector {
 
 /** Redraws of the time charts while a live session grows: at most one per this many ms. */
 const CHART_REDRAW_MS = 200;
+/** Frame views asked for while following a live session: at most one per this many ms (the newest frame). */
+const FOLLOW_VIEW_MS = 50;
 
 function sessionMeta(info: SessionInfo): string {
   return `${info.source} · ${info.producer} · ${info.frameCount} frames · dt = ${info.dt.toPrecision(4)} s · ${info.file}`;

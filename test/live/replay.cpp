@@ -1,7 +1,7 @@
 // A test engine for the live tests (test/unit/live-writers.test.ts): replays our engine's frames, read from a
 // table (test/live/replayTable.ts), through writers/cpp — its file sink and, when CONTACT_LENS_LIVE is set,
-// the editor. Paced at FPS frames per second (0: as fast as it can); prints "frame K returned" once
-// writeFrame returned, so a test sees where a break holds the engine.
+// the editor. Paced at FPS frames per second (0: as fast as it can); prints "frame K sent T" before and
+// "frame K returned T" after writeFrame (T: ms since the epoch), so a test sees where a break holds the engine.
 //   replay TABLE OUT.rec.jsonl FPS
 #include <chrono>
 #include <cstdio>
@@ -12,6 +12,11 @@
 #include "contact_lens_recorder.hpp"
 
 namespace cl = contact_lens;
+
+/** Milliseconds since the epoch (what the tests compare with performance.timeOrigin + performance.now()). */
+static double epochMs() {
+  return std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 int main(int argc, char** argv) {
   if (argc < 4) { std::cerr << "usage: replay TABLE OUT FPS\n"; return 2; }
@@ -82,8 +87,10 @@ int main(int argc, char** argv) {
       f.solver.residuals.resize(static_cast<std::size_t>(R));
       for (double& x : f.solver.residuals) in >> x;
       if (fps > 0) std::this_thread::sleep_until(t0 + std::chrono::microseconds(static_cast<long long>(k * 1e6 / fps)));
+      std::printf("frame %lld sent %.3f\n", static_cast<long long>(f.frame), epochMs());
+      std::fflush(stdout);
       rec.writeFrame(f);
-      std::printf("frame %lld returned\n", static_cast<long long>(f.frame));
+      std::printf("frame %lld returned %.3f\n", static_cast<long long>(f.frame), epochMs());
       std::fflush(stdout);
     }
     rec.close();

@@ -19,8 +19,8 @@ import type { FindingView, Timeline } from '../../protocol/inspector.js';
 import { type LiveState, type LiveUpdate, MAX_LIVE_ROWS, NO_BREAK, type TimelineRows } from '../../protocol/live.js';
 import type { BreakController } from './breakController.js';
 
-/** Longest gap between two updates to the host while frames arrive (ms). */
-export const UPDATE_MS = 50;
+/** Shortest gap between two updates to the host while frames arrive (ms): a flood is sent in batches. */
+export const UPDATE_MS = 20;
 /** Longest run of work before the worker's event loop gets a turn (ms). */
 export const SLICE_MS = 25;
 /** A followed file that has not grown for this long is shown as still (ms). */
@@ -56,7 +56,8 @@ function infoOf(file: string, h: RecordingHeader, frameCount: number): Opened['i
   };
 }
 
-function rowsOf(t: Timeline, from: number, to: number): TimelineRows {
+/** The timeline rows [from, to) as a live update carries them. */
+export function rowsOf(t: Timeline, from: number, to: number): TimelineRows {
   const s = <T>(a: readonly T[] | undefined): T[] => (a ? a.slice(from, to) : []);
   const cols = <T>(o: { readonly [k: string]: readonly T[] } | undefined): Record<string, T[]> => {
     const out: Record<string, T[]> = {};
