@@ -1,6 +1,7 @@
 /** `contact-lens check <scene.json> [--json]`: runs every scenario and checks its expectations. */
+import { safePath } from '../format/messages.js';
 import { parseSceneFile } from '../format/scene.js';
-import { runScenario } from '../session/runScenario.js';
+import { blowUpMessage, runScenario } from '../session/runScenario.js';
 import { checkAll } from '../session/expectations.js';
 import { parseArgs, UsageError } from './args.js';
 import { readText, type Output } from './solveCommand.js';
@@ -33,7 +34,8 @@ export function runCheck(argv: readonly string[], io: Output): number {
     const run = runScenario(s.desc);
     const ms = performance.now() - t0;
     const results = checkAll(s.expectations, run);
-    const ok = results.every((r) => r.ok);
+    // a run that blew up fails, whatever its expectations say (they may hold vacuously on non-finite data)
+    const ok = results.every((r) => r.ok) && run.blowUp === null;
     allOk &&= ok;
     if (options.get('json')) {
       io.out(
@@ -44,11 +46,13 @@ export function runCheck(argv: readonly string[], io: Output): number {
           ok,
           frames: run.frames.length,
           timeMs: ms,
+          ...(run.blowUp ? { blowUp: { frame: run.blowUp.frame, message: blowUpMessage(run.blowUp) } } : {}),
           expectations: results.map((r) => ({ kind: r.expectation.kind, ok: r.ok, message: r.message, ...(r.frame !== undefined ? { frame: r.frame } : {}) })),
         }),
       );
     } else {
-      io.out(`${ok ? '✓' : '✗'} ${s.desc.name} (${file}:${s.range.line}, ${formatCount(run.frames.length, 'frame')}, ${formatNumber(ms / 1000)} s)`);
+      io.out(`${ok ? '✓' : '✗'} ${s.desc.name} (${safePath(file)}:${s.range.line}, ${formatCount(run.frames.length, 'frame')}, ${formatNumber(ms / 1000)} s)`);
+      if (run.blowUp) io.out(`    ✗ blow-up: ${blowUpMessage(run.blowUp)}`);
       if (results.length === 0) io.out('    (no expectations)');
       for (const r of results) io.out(`    ${r.ok ? '✓' : '✗'} ${r.expectation.kind}: ${r.message}`);
     }

@@ -1,4 +1,5 @@
 /** `contact-lens diagnose <scene.json | rec.jsonl> [--json] [--fail-on injection,non-physical,inconsistent,skipped-lines]` */
+import { safePath, safeText } from '../format/messages.js';
 import { parseSceneFile } from '../format/scene.js';
 import type { Diagnoser, Finding, InjectionMechanism } from '../session/diagnose.js';
 import { BATCH_DIAGNOSIS, diagnoseRecording, diagnoseScenario } from '../session/diagnosisRun.js';
@@ -47,7 +48,7 @@ function fromScene(file: string, io: Output): Source[] {
   const { scenarios, warnings } = parseSceneFile(readText(file), file);
   for (const w of warnings) io.err(`warning: ${w.message}`);
   return scenarios.map((s) => ({
-    label: `${file} / ${s.desc.name}`,
+    label: `${safePath(file)} / ${safeText(s.desc.name)}`,
     diagnoser: diagnoseScenario(s.desc, BATCH_DIAGNOSIS).diagnoser,
     frames: s.desc.frames,
     skippedLines: 0,
@@ -141,8 +142,9 @@ function printSource(s: Source, io: Output, verbose: boolean): void {
   const put = (text: string, indent: string): void => {
     for (const l of wrapText(indent + text, io.columns, indent + '    ')) io.out(l);
   };
-  io.out(
+  put(
     `${s.label}: ${formatCount(s.frames, 'frame')}, ${d.findings.length === 0 ? 'no findings' : `${formatCount(inj.length, 'injection finding')} (${formatNumber(injected)} J in all), ${formatCount(other, 'other finding')}`}`,
+    '',
   );
   if (d.consistency)
     put(
@@ -155,8 +157,9 @@ function printSource(s: Source, io: Output, verbose: boolean): void {
     const joules = fs.reduce((a, f) => a + f.joules, 0);
     const frames = fs.map((f) => f.frame);
     const severity = fs.some((f) => f.severity === 'error') ? 'error' : fs.some((f) => f.severity === 'warning') ? 'warning' : 'info';
-    io.out(
-      `  ${m} (${severity}): ${formatCount(fs.length, 'finding')}${fs[0].kind === 'injection' ? `, ${formatSigned(joules)} J` : ''}, frame${fs.length > 1 ? 's' : ''} ${frames[0]}${fs.length > 1 ? `–${frames.at(-1)}` : ''}`,
+    put(
+      `${m} (${severity}): ${formatCount(fs.length, 'finding')}${fs[0].kind === 'injection' ? `, ${formatSigned(joules)} J` : ''}, frame${fs.length > 1 ? 's' : ''} ${frames[0]}${fs.length > 1 ? `–${frames.at(-1)}` : ''}`,
+      '  ',
     );
     const shown = verbose
       ? fs

@@ -1,4 +1,5 @@
 /** contact-lens command line: dispatch to the sub-commands. */
+import { safeText } from '../format/messages.js';
 import { FormatError } from '../format/oracle.js';
 import { ProblemError } from '../engine/problem.js';
 import { UsageError } from './args.js';
@@ -17,7 +18,7 @@ export const COMMANDS: readonly CommandHelp[] = [SOLVE_HELP, SIMULATE_HELP, REPO
 /** `contact-lens --help`: the commands, one line each. */
 export const OVERVIEW = renderOverview(COMMANDS);
 
-/** The exit code; a promise of it for `solve` on an HDF5 (FCLIB) file (its reader starts asynchronously), for `compress` (streams) and `diagnose --follow`. */
+/** The exit code; a promise of it for `solve` on an HDF5 (FCLIB) file (its reader starts asynchronously), for `compress` (streams), `simulate` (yields to the event loop so Ctrl-C is handled) and `diagnose --follow`. */
 export function main(argv: readonly string[], io: Output): number | Promise<number> {
   const [command, ...rest] = argv;
   const help = COMMANDS.find((c) => c.command === command);
@@ -32,7 +33,7 @@ export function main(argv: readonly string[], io: Output): number | Promise<numb
         return typeof code === 'number' ? code : code.catch((e: unknown) => badInput(e, io));
       }
       case 'simulate':
-        return runSimulate(rest, io);
+        return runSimulate(rest, io).catch((e: unknown) => badInput(e, io));
       case 'report':
         return runReport(rest, io);
       case 'check':
@@ -56,7 +57,7 @@ export function main(argv: readonly string[], io: Output): number | Promise<numb
         io.out(OVERVIEW);
         return command === undefined ? 2 : 0;
       default:
-        throw new UsageError(`unknown command "${command}"\n${OVERVIEW}`);
+        throw new UsageError(`unknown command "${safeText(command)}"\n${OVERVIEW}`);
     }
   } catch (e) {
     return badInput(e, io);

@@ -1,4 +1,5 @@
 /** Opens a recording for a CLI command; a missing or unreadable file becomes a one-line usage error. */
+import { safePath } from '../format/messages.js';
 import { RecordingReader } from '../format/recordingFile.js';
 import { UsageError } from './args.js';
 
@@ -7,7 +8,7 @@ export function openRecordingForCli(file: string): RecordingReader {
     return RecordingReader.openSync(file);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code) throw new UsageError(`${file}: cannot read the file (${code === 'ENOENT' ? 'no such file' : code})`);
+    if (code) throw new UsageError(`${safePath(file)}: cannot read the file (${code === 'ENOENT' ? 'no such file' : code})`);
     throw e;
   }
 }

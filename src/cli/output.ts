@@ -3,10 +3,16 @@
  * - stdout/stderr that survive a closed pipe (`contact-lens report rec.jsonl | head -1`: EPIPE ends the
  *   output quietly, it does not crash);
  * - input files read only when they are regular files of bounded size (a FIFO or /dev/zero never hangs);
- * - file-system errors (ENOENT, EACCES, EISDIR, ENOSPC, …) turned into one line naming the path, exit code 2.
+ * - file-system errors (ENOENT, EACCES, EISDIR, ENOSPC, …) turned into one line naming the path, exit code 2;
+ * - outputs written under a temporary name in the same folder and renamed when complete (OutputFile), never
+ *   onto one of the command's inputs (compared by device and inode).
+ * Every path in a message goes through safePath (control characters escaped).
  */
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Writable } from 'node:stream';
+import { isSameFile } from '../format/inputFile.js';
+import { safePath } from '../format/messages.js';
 
 export interface Output {
   out(line: string): void;
@@ -25,7 +31,7 @@ export class FileError extends Error {
     readonly path: string,
     detail: string,
   ) {
-    super(`${path}: ${detail}`);
+    super(`${safePath(path)}: ${detail}`);
     this.name = 'FileError';
   }
 }
@@ -136,4 +142,68 @@ export function processOutput(
   };
   const tty = stdout as Writable & { isTTY?: boolean; columns?: number };
   return { out: (l) => write(stdout, 'out', l), err: (l) => write(stderr, 'err', l), closed, ...(tty.isTTY && tty.columns ? { columns: tty.columns } : {}) };
+}
+
+/** The refusal when an output is one of the inputs. */
+export class SameFileError extends FileError {}
+
+/**
+ * Where a command writes `out`: checked before anything is opened for writing (a regular file or a new
+ * name; not one of `inputs` by device and inode, so a hard or symbolic link to an input is refused; an
+ * existing file only with --force), written under a temporary name in the same folder (`tempPath`), and
+ * put in place by commit() only when complete. An interrupted or failed command (ENOSPC, Ctrl-C, a
+ * corrupt input) leaves the previous `out`, if any, as it was, and removes its temporary file.
+ */
+export class OutputFile {
+  readonly tempPath: string;
+  private done = false;
+  private readonly onSignal: (signal: NodeJS.Signals) => void;
+
+  constructor(
+    readonly out: string,
+    readonly force: boolean,
+    inputs: readonly string[],
+  ) {
+    for (const input of inputs) {
+      if (isSameFile(out, input))
+        throw new SameFileError(out, `is the input file ${safePath(input)} (the same file by device and inode); write to another path`);
+    }
+    checkOutputTarget(out);
+    if (!force && fs.existsSync(out)) throw new FileError(out, 'already exists; refusing to overwrite it (use --force to replace it)');
+    const dir = path.dirname(out);
+    this.tempPath = path.join(dir, `.${path.basename(out)}.${process.pid}-${Math.random().toString(36).slice(2, 10)}.partial`);
+    // Ctrl-C or a kill while writing: remove the temporary file, then exit as the signal would have
+    this.onSignal = (signal) => {
+      this.abandon();
+      process.kill(process.pid, signal);
+    };
+    process.once('SIGINT', this.onSignal);
+    process.once('SIGTERM', this.onSignal);
+  }
+
+  /** Puts the complete file in place: renamed over `out` (--force), or linked to a new `out` (never clobbers). */
+  commit(): void {
+    if (this.done) return;
+    withFileErrors(this.out, 'write', () => {
+      if (this.force) fs.renameSync(this.tempPath, this.out);
+      else {
+        fs.linkSync(this.tempPath, this.out); // EEXIST if `out` appeared meanwhile: nothing is replaced
+        fs.unlinkSync(this.tempPath);
+      }
+    });
+    this.release();
+  }
+
+  /** Removes the temporary file (a failed or interrupted command); `out` is left as it was. */
+  abandon(): void {
+    if (this.done) return;
+    fs.rmSync(this.tempPath, { force: true });
+    this.release();
+  }
+
+  private release(): void {
+    this.done = true;
+    process.off('SIGINT', this.onSignal);
+    process.off('SIGTERM', this.onSignal);
+  }
 }

@@ -1,4 +1,5 @@
 /** `contact-lens report <rec.jsonl> [--json]`: one streaming pass over a recording, then a summary. */
+import { safePath } from '../format/messages.js';
 import type { RecordingReader } from '../format/recordingFile.js';
 import { preSolveBodyStates, toContactPoint, type RecordedFrame } from '../format/recording.js';
 import { ASSEMBLY_REGULARIZATION, assembleProblem } from '../engine/assembly.js';
@@ -12,8 +13,8 @@ import { formatCount, formatNumber, formatSigned } from '../engine/numberText.js
 import { openRecordingForCli } from './openRecording.js';
 import type { Output } from './solveCommand.js';
 import { printRecordingIssues } from './recordingIssues.js';
-import { Diagnoser } from '../session/diagnose.js';
-import { BATCH_DIAGNOSIS, injectedByMechanism } from '../session/diagnosisRun.js';
+import { Diagnoser, type FrameDiagnosis } from '../session/diagnose.js';
+import { BATCH_DIAGNOSIS } from '../session/diagnosisRun.js';
 import { exactIslandConditioning, type IslandConditioning } from '../session/conditioningEstimate.js';
 import { WriterChecks } from '../session/writerChecks.js';
 import { notRecorded, solverKind } from '../session/solverDeclarations.js';
@@ -96,6 +97,37 @@ function kappaRankNote(k: KappaMax): string {
   return ` (rank ${k.rows - k.rankDeficiency} of ${formatCount(k.rows, 'row')}${k.cause ? ` — ${k.cause}` : ''}: κ(A) there is set by the regularisation ε)`;
 }
 
+/** The recording's energy ledger and injected joules per mechanism, summed frame by frame (Diagnoser.lastFrame). */
+class LedgerTotals {
+  readonly ledger: {
+    normal: number;
+    friction: number;
+    positionCorrection: number;
+    integrator: number;
+    unexplained: number;
+    manifold?: number;
+    external?: number;
+  } = { normal: 0, friction: 0, positionCorrection: 0, integrator: 0, unexplained: 0 };
+  readonly injected: Record<string, number> = {};
+  /** Frames whose recorded energy rises by more than 1 mJ. */
+  dataRises = 0;
+
+  add(fd: FrameDiagnosis): void {
+    const L = fd.ledger,
+      ledger = this.ledger;
+    ledger.normal += L.normal;
+    ledger.friction += L.friction;
+    ledger.positionCorrection += L.positionCorrection;
+    ledger.unexplained += L.unexplained;
+    // format 1.1 channels, listed only when the file has manifolds or external impulses
+    if (L.manifold !== 0) ledger.manifold = (ledger.manifold ?? 0) + L.manifold;
+    if (L.external !== 0) ledger.external = (ledger.external ?? 0) + L.external;
+    if (Number.isFinite(L.integrator)) ledger.integrator += L.integrator;
+    if (L.delta > 1e-3) this.dataRises++;
+    for (const [m, j] of fd.injected) this.injected[m] = (this.injected[m] ?? 0) + j;
+  }
+}
+
 export function runReport(argv: readonly string[], io: Output): number {
   const { positionals, options } = parseArgs(argv, [], ['json', 'check']);
   if (positionals.length !== 1) throw new UsageError(`expected one recording\nusage: contact-lens ${REPORT_HELP.synopsis}`);
@@ -114,8 +146,10 @@ export function runReport(argv: readonly string[], io: Output): number {
     const rises: { frame: number; joules: number }[] = [];
     let firstE: number | undefined, lastE: number | undefined, prevE: number | undefined, prev: RecordedFrame | undefined;
     // the ledger and findings without counterfactual re-solves (`diagnose` runs those)
-    // the same diagnosis as `diagnose` (batch budget, exact re-solves): one number per mechanism in both
-    const diag = new Diagnoser(reader.header, BATCH_DIAGNOSIS);
+    // the same diagnosis as `diagnose` (batch budget, exact re-solves): one number per mechanism in both; keepFrames:
+    // false — each frame's ledger and injected joules are added to the totals as they come (memory flat in the frames)
+    const diag = new Diagnoser(reader.header, { ...BATCH_DIAGNOSIS, keepFrames: false });
+    const totals = new LedgerTotals();
     const writerChecks = options.get('check') ? new WriterChecks(reader.header) : null;
     for (let i = 0; i < n; i++) {
       const s = reader.summary(i);
@@ -131,6 +165,7 @@ export function runReport(argv: readonly string[], io: Output): number {
         lastE = e;
       }
       diag.add(f);
+      if (diag.lastFrame) totals.add(diag.lastFrame);
       writerChecks?.add(f);
       const k = frameConditioning(reader, f, prev);
       // the causes only for a new maximum, not for every frame
@@ -146,35 +181,7 @@ export function runReport(argv: readonly string[], io: Output): number {
     }
     const cs = [...contacts].sort((a, b) => a - b),
       it = [...iterations].sort((a, b) => a - b);
-    const ledger: {
-      normal: number;
-      friction: number;
-      positionCorrection: number;
-      integrator: number;
-      unexplained: number;
-      manifold?: number;
-      external?: number;
-    } = {
-      normal: 0,
-      friction: 0,
-      positionCorrection: 0,
-      integrator: 0,
-      unexplained: 0,
-    };
-    const injected: Record<string, number> = Object.fromEntries(injectedByMechanism(diag.findings));
-    let dataRises = 0;
-    for (const fd of diag.frames) {
-      const L = fd.ledger;
-      ledger.normal += L.normal;
-      ledger.friction += L.friction;
-      ledger.positionCorrection += L.positionCorrection;
-      ledger.unexplained += L.unexplained;
-      // format 1.1 channels, listed only when the file has manifolds or external impulses
-      if (L.manifold !== 0) ledger.manifold = (ledger.manifold ?? 0) + L.manifold;
-      if (L.external !== 0) ledger.external = (ledger.external ?? 0) + L.external;
-      if (Number.isFinite(L.integrator)) ledger.integrator += L.integrator;
-      if (L.delta > 1e-3) dataRises++;
-    }
+    const { ledger, injected, dataRises } = totals;
     const findingCounts: Record<string, number> = {};
     for (const f of diag.findings) findingCounts[f.mechanism] = (findingCounts[f.mechanism] ?? 0) + 1;
     const report = {
@@ -213,7 +220,7 @@ export function runReport(argv: readonly string[], io: Output): number {
       return checksFailed ? 1 : 0;
     }
     io.out(
-      `${file}: ${formatCount(n, 'frame')}, ${formatCount(report.bodies, 'body', 'bodies')}, written by ${reader.header.producer.name}${reader.header.producer.version ? ' ' + reader.header.producer.version : ''}`,
+      `${safePath(file)}: ${formatCount(n, 'frame')}, ${formatCount(report.bodies, 'body', 'bodies')}, written by ${reader.header.producer.name}${reader.header.producer.version ? ' ' + reader.header.producer.version : ''}`,
     );
     if (reader.header.converted?.length) io.out(`conventions converted on read: ${reader.header.converted.join('; ')}`);
     const missing = notRecorded(reader.header);

@@ -1,18 +1,21 @@
 /** `contact-lens simulate <scene.json> [--scenario NAME] [--solver …] [--frames N] --out rec.jsonl [--gzip] [--force]` */
 import { MAX_SCENE_FRAMES, parseSceneFile, type ParsedScenario } from '../format/scene.js';
-import { safeText } from '../format/messages.js';
+import { safePath, safeText } from '../format/messages.js';
 import { RecordingWriter } from '../format/recordingFile.js';
 import { frameFromWorld, headerFromWorld } from '../format/worldRecording.js';
 import { World } from '../engine/world/world.js';
 import { SOLVER_NAMES, type SolverName } from '../engine/solvers/types.js';
 import type { ScenarioDesc } from '../engine/world/types.js';
-import { existsSync } from 'node:fs';
 import { oneOf, parseArgs, UsageError } from './args.js';
 import { readText, type Output } from './solveCommand.js';
-import { checkOutputTarget, withFileErrors } from './output.js';
+import { OutputFile, withFileErrors } from './output.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
 import { formatCount, formatNumber } from '../engine/numberText.js';
+import { blowUpMessage, blowUpOf, type BlowUp } from '../session/runScenario.js';
+
+/** The simulation loop gives the event loop a turn at least this often (ms). */
+const YIELD_MS = 50;
 
 export const SIMULATE_HELP: CommandHelp = {
   command: 'simulate',
@@ -37,12 +40,13 @@ export const SIMULATE_HELP: CommandHelp = {
 export function pickScenario(scenarios: readonly ParsedScenario[], name: string | undefined, file: string): ParsedScenario {
   if (name !== undefined) {
     const s = scenarios.find((x) => x.desc.name === name);
-    if (!s) throw new UsageError(`${file}: no scenario named "${safeText(name)}" (scenarios: ${scenarios.map((x) => safeText(x.desc.name)).join(', ')})`);
+    if (!s)
+      throw new UsageError(`${safePath(file)}: no scenario named "${safeText(name)}" (scenarios: ${scenarios.map((x) => safeText(x.desc.name)).join(', ')})`);
     return s;
   }
   if (scenarios.length !== 1)
     throw new UsageError(
-      `${file} holds ${formatCount(scenarios.length, 'scenario')}; choose one with --scenario (${scenarios.map((x) => safeText(x.desc.name)).join(', ')})`,
+      `${safePath(file)} holds ${formatCount(scenarios.length, 'scenario')}; choose one with --scenario (${scenarios.map((x) => safeText(x.desc.name)).join(', ')})`,
     );
   return scenarios[0];
 }
@@ -63,7 +67,8 @@ export function parsePositiveInt(v: string | true | undefined, name: string, max
   return n;
 }
 
-export function runSimulate(argv: readonly string[], io: Output): number {
+/** Async so that Ctrl-C is handled while it runs (the event loop is given a turn every YIELD_MS): see OutputFile. */
+export async function runSimulate(argv: readonly string[], io: Output): Promise<number> {
   const { positionals, options } = parseArgs(argv, ['scenario', 'solver', 'frames', 'out'], ['force', 'gzip']);
   const usage = `usage: contact-lens ${SIMULATE_HELP.synopsis}`;
   if (positionals.length !== 1) throw new UsageError(`expected one scene file\n${usage}`);
@@ -77,19 +82,33 @@ export function runSimulate(argv: readonly string[], io: Output): number {
   const { scenarios, warnings } = parseSceneFile(readText(file), file);
   const picked = pickScenario(scenarios, typeof scenarioName === 'string' ? scenarioName : undefined, file);
   for (const w of warnings) io.err(`warning: ${w.message}`);
-  checkOutputTarget(out);
-  if (existsSync(out) && !options.get('force')) throw new UsageError(`${out}: already exists; refusing to overwrite it (use --force to replace it)`);
   const desc = withOverrides(picked.desc, solver, frames);
   const world = new World(desc);
+  // not the scene file (device and inode), --force to replace; written under a temporary name, renamed when complete
+  const target = new OutputFile(out, options.get('force') === true, [file]);
   // blocked gzip when asked, or when the name says .gz (a plain file named .gz would puzzle every tool)
   const gzip = options.get('gzip') === true || out.endsWith('.gz');
   // every write goes through withFileErrors: ENOENT/EACCES/EISDIR/ENOSPC become one line naming the file (exit 2)
-  const writer = withFileErrors(out, 'write', () => RecordingWriter.create(out, headerFromWorld(world), { force: options.get('force') === true, gzip }));
+  let writer: RecordingWriter;
+  try {
+    writer = withFileErrors(out, 'write', () => RecordingWriter.create(target.tempPath, headerFromWorld(world), { gzip, name: out }));
+  } catch (e) {
+    target.abandon();
+    throw e;
+  }
   const t0 = performance.now();
   let nextReport = 0;
+  let lastYield = performance.now();
+  let blowUp: BlowUp | null = null;
   try {
     for (let k = 0; k < desc.frames; k++) {
+      if (performance.now() - lastYield > YIELD_MS) {
+        await new Promise((r) => setImmediate(r)); // a pending SIGINT/SIGTERM runs here: the temporary file is removed
+        lastYield = performance.now();
+      }
       const f = world.step();
+      blowUp = blowUpOf(world, f);
+      if (blowUp) break; // its frame holds non-finite numbers, which a recording cannot: the frames before it are kept
       withFileErrors(out, 'write', () => writer.writeFrame(frameFromWorld(world, f)));
       const pct = Math.floor((100 * (k + 1)) / desc.frames);
       if (pct >= nextReport) {
@@ -97,12 +116,26 @@ export function runSimulate(argv: readonly string[], io: Output): number {
         nextReport = pct + 10;
       }
     }
-  } finally {
     withFileErrors(out, 'write', () => writer.close());
+    target.commit();
+  } catch (e) {
+    try {
+      writer.close();
+    } catch {
+      // the write already failed: its error is the one to report
+    }
+    target.abandon(); // no partial recording is left behind; an existing one stays as it was
+    throw e;
   }
   const ms = performance.now() - t0;
+  if (blowUp) {
+    io.err(
+      `contact-lens: ${safePath(file)}: scenario ${safeText(desc.name)}: ${blowUpMessage(blowUp)}; wrote the ${writer.frameCount} frames before it to ${safePath(out)}`,
+    );
+    return 1;
+  }
   io.err(
-    `wrote ${formatCount(desc.frames, 'frame')} to ${out} in ${formatNumber(ms / 1000)} s (${formatNumber(ms / desc.frames)} ms per frame, solver ${desc.config.solver.solver})`,
+    `wrote ${formatCount(desc.frames, 'frame')} to ${safePath(out)} in ${formatNumber(ms / 1000)} s (${formatNumber(ms / desc.frames)} ms per frame, solver ${desc.config.solver.solver})`,
   );
   return 0;
 }

@@ -1,4 +1,5 @@
-/** `contact-lens solve <problem.json | fclib.hdf5> [--solver NAME|all] [--from physical|matrix] [--json]` */
+/** `contact-lens solve <problem.json | fclib.hdf5> [--solver NAME|all] [--from physical|matrix] [--json] [--allow-external]` */
+import { safePath } from '../format/messages.js';
 import { assembleOraclePhysical, parseOracleInstance } from '../format/oracle.js';
 import { isFclibInput, readFclibLocal } from '../format/fclib.js';
 import { resolve } from 'node:path';
@@ -8,14 +9,17 @@ import type { ContactProblem } from '../engine/problem.js';
 import { coulombMerit } from '../engine/coulombMerit.js';
 import { formatCount, formatNumber, formatQuantity } from '../engine/numberText.js';
 import { EXACT_ON_DEMAND_MAX_ROWS, exactIslandConditioning } from '../session/conditioningEstimate.js';
+import { eigenRatio } from '../session/problemFile.js';
+import { convexifiedNote } from '../engine/solvers/convexify.js';
 import { oneOf, parseArgs, UsageError } from './args.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
 import { readInputBytes, readInputText, type Output } from './output.js';
+import { HDF5_READ_LIMIT_MS, withWatchdog } from './watchdog.js';
 
 export const SOLVE_HELP: CommandHelp = {
   command: 'solve',
-  synopsis: `solve <problem.json | fclib.hdf5> [--solver ${SOLVER_NAMES.join('|')}|all] [--from physical|matrix] [--json]`,
+  synopsis: `solve <problem.json | fclib.hdf5> [--solver ${SOLVER_NAMES.join('|')}|all] [--from physical|matrix] [--json] [--allow-external]`,
   summary: 'solves one friction-contact problem file with each solver and compares them',
   description: [
     'Reads a problem file (docs/problem-format.md: JSON, or an FCLIB local problem in HDF5) and solves it with',
@@ -26,6 +30,7 @@ export const SOLVE_HELP: CommandHelp = {
     ['--solver NAME', `one of ${SOLVER_NAMES.join(', ')}, or all (default all)`],
     ['--from physical|matrix', 'A and b as stored (matrix, default), or re-assembled from the bodies and contacts (physical)'],
     ['--json', 'one JSON object per solver instead of the tables'],
+    ['--allow-external', "an HDF5 file's external links, external raw storage and virtual datasets may be read (refused by default)"],
   ],
   example: 'solve examples/problems/two-box-stack.json --from physical',
 };
@@ -41,7 +46,7 @@ export const readText = (file: string): string => readInputText(file);
  * asynchronously, so that path returns a promise.
  */
 export function runSolve(argv: readonly string[], io: Output): number | Promise<number> {
-  const { positionals, options } = parseArgs(argv, ['solver', 'from'], ['json']);
+  const { positionals, options } = parseArgs(argv, ['solver', 'from'], ['json', 'allow-external']);
   if (positionals.length !== 1) throw new UsageError(`expected one problem file\nusage: contact-lens ${SOLVE_HELP.synopsis}`);
   const file = positionals[0];
   requireKind(file, 'solve', ['problem']);
@@ -49,8 +54,13 @@ export function runSolve(argv: readonly string[], io: Output): number | Promise<
   const from = oneOf(options.get('from'), ['matrix', 'physical'] as const, 'from', 'matrix');
   const bytes = readInputBytes(file);
   if (isFclibInput(bytes, file)) {
-    if (from === 'physical') throw new UsageError(`${file}: an FCLIB problem holds W, q and μ only (no physical data); drop --from physical`);
-    return readFclibLocal(resolve(file), file).then((p) => solveAndPrint(p.id, file, 'fclib', p.matrix, which, Boolean(options.get('json')), io));
+    if (from === 'physical') throw new UsageError(`${safePath(file)}: an FCLIB problem holds W, q and μ only (no physical data); drop --from physical`);
+    // --allow-external: this file's external links, external raw storage and virtual datasets may be read (fclib.ts)
+    const read = () => readFclibLocal(resolve(file), file, { allowExternal: options.get('allow-external') === true });
+    const limit = Number(process.env.CONTACT_LENS_HDF5_READ_LIMIT_MS) || HDF5_READ_LIMIT_MS; // tests shorten it
+    return withWatchdog(file, limit, 'reading it as HDF5', read).then((p) =>
+      solveAndPrint(p.id, file, 'fclib', p.matrix, which, Boolean(options.get('json')), io),
+    );
   }
   const inst = parseOracleInstance(bytes.toString('utf8'), file);
   const problem = from === 'physical' ? assembleOraclePhysical(inst) : inst.matrix;
@@ -91,6 +101,7 @@ function toJson(r: SolveResult, file: string, from: string, solved: ProblemMerit
       worst_contact: r.kkt.worstContact,
     },
     contactClass: r.contactClass,
+    ...(r.convexified ? { convexified: { asymmetry: r.convexified.asymmetry, shift: r.convexified.shift } } : {}),
     regularization: r.regularization,
     timeMs: r.timeMs,
   };
@@ -131,10 +142,17 @@ function table(rows: string[][]): string[] {
 /** A's rank, rank ratio (FCLIB's rows/rank), κ(A) and κ on the range, exact up to EXACT_ON_DEMAND_MAX_ROWS. */
 function conditioningLine(p: ContactProblem): string {
   if (p.size > EXACT_ON_DEMAND_MAX_ROWS)
-    return `A: conditioning not computed above ${EXACT_ON_DEMAND_MAX_ROWS} unknowns (the inspector's problem panel estimates it)`;
+    return `A: conditioning not computed above ${EXACT_ON_DEMAND_MAX_ROWS} unknowns (the inspector's problem panel estimates it)${asGivenText(p, Number.NaN)}`;
   const c = exactIslandConditioning(p.A, p.size, p.regularization, p);
   const kappa = (k: number): string => (Number.isNaN(k) ? 'not finite (A has a non-finite entry)' : formatNumber(k));
-  return `A: rank ${c.rank} of ${p.size} (rank ratio ${formatNumber(c.rankRatio)}), κ(A) ${kappa(c.kappa)}, κ on the range ${kappa(c.kappaRange)} (${c.method}; docs/physics.md "Conditioning")`;
+  return `A: rank ${c.rank} of ${p.size} (rank ratio ${formatNumber(c.rankRatio)}), κ(A) ${kappa(c.kappa)}, κ on the range ${kappa(c.kappaRange)} (${c.method}; docs/physics.md "Conditioning")${asGivenText(p, eigenRatio(c))}`;
+}
+
+/** For A taken as a file gave it (FCLIB's W): its relative asymmetry and λmin/λmax of its symmetric part. */
+function asGivenText(p: ContactProblem, ratio: number): string {
+  if (!p.asGiven) return '';
+  const r = Number.isNaN(ratio) ? 'not computed' : formatNumber(ratio);
+  return `\nA as given: ‖A − Aᵀ‖/‖A‖ ${formatNumber(p.asGiven.asymmetry)}, λmin/λmax of its symmetric part ${r} (coulomb and pgs use A as it is; newton and ipm its symmetric part, shifted if needed to be positive semidefinite)`;
 }
 
 /** Words joined with commas and "and": "newton and ipm", "pgs, newton and ipm". */
@@ -188,6 +206,7 @@ function printHuman(io: Output, id: string, from: string, p: ContactProblem, res
   ]);
   for (const line of table([head, ...rows])) io.out(line);
   for (const r of results) if (r.status.kind !== 'converged') io.out(`  ${r.solver}: ${r.status.kind}: ${r.status.reason}`);
+  for (const r of results) if (r.convexified) io.out(`  ${r.solver}: ${convexifiedNote(r.convexified)}`);
   const note = twoProblemsNote(results.map((r, k) => ({ solver: r.solver, problem: merits[k].problem })));
   if (note.length > 0) io.out('');
   for (const line of note) io.out(line);

@@ -55,3 +55,70 @@ export function coulombMeritFromU(mu: Float64Array, b: Float64Array, lambda: Flo
   const m = Math.sqrt(sum) / (1 + Math.sqrt(qq));
   return Number.isFinite(m) ? m : Number.POSITIVE_INFINITY;
 }
+
+/**
+ * Coulomb's law checked contact by contact in scale-free terms, beside the merit (whose 1 + ‖q‖ scaling
+ * makes it absolute when ‖b‖ ≪ 1, and whose modified velocity ũ_n = u_n + μ‖u_t‖ hides a violated law when
+ * μ is huge): a contact is either open — λ = 0 and u_n ≥ 0 — or closed — u_n = 0 with λ in the cone and
+ * either sticking (u_t = 0) or sliding on the cone's edge against its slip, λ_t = −μλ_n u_t/‖u_t‖
+ * (docs/physics.md "Coulomb's law and the De Saxcé fixed point"). Each contact's residual is the smaller
+ * of the two readings, impulses relative to λref = max(‖λ‖∞, ‖b‖∞ / max diag A) and velocities to
+ * wref = max(‖b‖∞, ‖Aλ‖∞) (the scales of the KKT report, kkt.ts). Zero exactly at a solution of the law.
+ * `u` = Aλ − b. Returns the largest residual and its contact (+∞ on non-finite data).
+ */
+export function coulombLawResidual(p: ContactProblem, lambda: Float64Array, u: Float64Array): { value: number; contact: number } {
+  const { A, size: n } = p;
+  let diagMax = 0;
+  for (let i = 0; i < n; i++) diagMax = Math.max(diagMax, A[i * n + i]);
+  return coulombLawResidualFrom(p.mu, p.b, diagMax, lambda, u);
+}
+
+/** coulombLawResidual from the problem's μ, b and largest diagonal entry of A (any storage of A). */
+export function coulombLawResidualFrom(
+  mu: ArrayLike<number>,
+  b: ArrayLike<number>,
+  diagMax: number,
+  lambda: ArrayLike<number>,
+  u: ArrayLike<number>,
+): { value: number; contact: number } {
+  const n = b.length,
+    C = mu.length;
+  let bMax = 0,
+    lamMax = 0,
+    aLamMax = 0;
+  for (let i = 0; i < n; i++) {
+    bMax = Math.max(bMax, Math.abs(b[i]));
+    lamMax = Math.max(lamMax, Math.abs(lambda[i]));
+    aLamMax = Math.max(aLamMax, Math.abs(u[i] + b[i]));
+  }
+  const lr = Math.max(lamMax, diagMax > 0 ? bMax / diagMax : bMax) || 1;
+  const wr = Math.max(bMax, aLamMax) || 1;
+  let worst = 0,
+    contact = -1;
+  for (let c = 0; c < C; c++) {
+    const o = 3 * c,
+      m = mu[c];
+    const ln = lambda[o],
+      l1 = lambda[o + 1],
+      l2 = lambda[o + 2];
+    const un = u[o],
+      u1 = u[o + 1],
+      u2 = u[o + 2];
+    const lt = Math.hypot(l1, l2),
+      ut = Math.hypot(u1, u2);
+    // open: λ = 0, not approaching
+    const open = Math.max(Math.abs(ln) / lr, lt / lr, Math.max(0, -un) / wr);
+    // closed: in the cone, no normal motion, and sticking or sliding on the cone's edge against the slip
+    const inCone = Math.max(0, -ln, lt - m * ln) / lr;
+    const stick = ut / wr;
+    const slide = ut > 0 ? Math.hypot(l1 + (m * ln * u1) / ut, l2 + (m * ln * u2) / ut) / lr : Number.POSITIVE_INFINITY;
+    const closed = Math.max(inCone, Math.abs(un) / wr, Math.min(stick, slide));
+    const r = Math.min(open, closed);
+    if (!(r <= worst)) {
+      worst = Number.isNaN(r) ? Number.POSITIVE_INFINITY : r;
+      contact = c;
+      if (worst === Number.POSITIVE_INFINITY) break;
+    }
+  }
+  return { value: worst, contact };
+}

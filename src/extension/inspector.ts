@@ -14,6 +14,8 @@ import { inspectorHtml, makeNonce } from './webviewHtml.js';
 import { diagnosisSettings, playbackFps, solverOverride } from './settings.js';
 import { timed, timedCallback } from './callbackTimes.js';
 import { fractionReporter } from './progress.js';
+import { isSameFile } from '../format/inputFile.js';
+import { safePath } from '../format/messages.js';
 import { LiveRelay } from './live/liveRelay.js';
 import type { LiveEvent } from './live/liveFeed.js';
 import type { Listening } from './live/liveHub.js';
@@ -392,7 +394,7 @@ export class Inspector implements vscode.Disposable {
       filters: format === 'json' ? { JSON: ['json'] } : { CSV: ['csv'] },
       saveLabel: `Export frame ${frame}`,
     });
-    if (!target) return null;
+    if (!target || this.isInspectedFile(target)) return null;
     await vscode.workspace.fs.writeFile(target, Buffer.from(text, 'utf8'));
     return target;
   }
@@ -403,9 +405,19 @@ export class Inspector implements vscode.Disposable {
       filters: { PNG: ['png'] },
       saveLabel: 'Export chart',
     });
-    if (!target) return;
+    if (!target || this.isInspectedFile(target)) return;
     await vscode.workspace.fs.writeFile(target, Buffer.from(dataUrl.slice(dataUrl.indexOf(',') + 1), 'base64'));
     void vscode.window.showInformationMessage(`Contact Lens: chart saved to ${target.fsPath}`);
+  }
+
+  /**
+   * True (and said) when an export's target is the inspected scene or recording itself, by device and inode
+   * (a hard or symbolic link included): an export never overwrites its input.
+   */
+  private isInspectedFile(target: vscode.Uri): boolean {
+    if (target.scheme !== 'file' || !isSameFile(target.fsPath, this.source.file)) return false;
+    void vscode.window.showErrorMessage(`Contact Lens: ${safePath(target.fsPath)} is the file being inspected; export to another file`);
+    return true;
   }
 
   private defaultFolder(): vscode.Uri {

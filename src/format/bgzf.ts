@@ -55,9 +55,12 @@ export function bgzfBlockSize(buf: Uint8Array, pos: number, end = buf.length): n
 }
 const PLAIN = 'is plain gzip, not blocked gzip (BGZF: no block-size field)';
 
-/** Inflates one block; zlib checks its CRC-32 and length (a corrupt block throws). */
-export function inflateBlock(block: Uint8Array): Buffer {
-  return zlib.gunzipSync(block);
+/**
+ * Inflates one block; zlib checks its CRC-32 and length (a corrupt block throws). `maxOutput` bounds what a
+ * damaged or hostile block may inflate to (a BGZF block holds at most 64 KiB).
+ */
+export function inflateBlock(block: Uint8Array, maxOutput = BGZF_MAX_BLOCK): Buffer {
+  return zlib.gunzipSync(block, { maxOutputLength: maxOutput });
 }
 
 const CRC_TABLE = (() => {

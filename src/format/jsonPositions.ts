@@ -60,6 +60,11 @@ export class JsonSyntaxError extends Error {
 
 /** Maximum nesting of arrays/objects (deeper input is rejected instead of overflowing the stack). */
 export const MAX_JSON_DEPTH = 256;
+/**
+ * Most entries in one array or members in one object: a scene needs far fewer (the 1000-box pile has 1001
+ * bodies), and a node with a position per entry made a 10⁶-entry array cost seconds before its error.
+ */
+export const MAX_JSON_ENTRIES = 100_000;
 
 /** Character codes used by the scanners. */
 const C = {
@@ -182,6 +187,7 @@ class StrictParser {
       this.ws();
       if (t.charCodeAt(this.i) !== C.Colon) this.fail(this.i, `expected ':' after the property name "${key}", found ${describeChar(t, this.i)}`);
       this.i++;
+      if (members.length === MAX_JSON_ENTRIES) this.fail(ks, `more than ${MAX_JSON_ENTRIES} members in one object; not read`);
       const value = this.value(depth);
       members.push({ key, keyStart: ks, keyEnd: ke, value });
       this.ws();
@@ -214,6 +220,7 @@ class StrictParser {
     for (;;) {
       this.ws();
       if (t.charCodeAt(this.i) === C.BracketClose) this.fail(this.i, 'trailing comma before "]" is not allowed in JSON; remove the comma');
+      if (items.length === MAX_JSON_ENTRIES) this.fail(this.i, `more than ${MAX_JSON_ENTRIES} entries in one array; not read`);
       items.push(this.value(depth));
       this.ws();
       const c = t.charCodeAt(this.i);

@@ -45,6 +45,11 @@ export function safeText(s: string, max = MAX_SHOWN_CHARS): string {
   return cut.length < s.length ? `${clean}…` : clean;
 }
 
+/** A file name as shown in a message: control characters escaped (an ESC or newline in a name cannot rewrite the terminal), at most 2·MAX_FIELD_CHARS characters. */
+export function safePath(file: string): string {
+  return safeText(String(file), MAX_FIELD_CHARS * 2);
+}
+
 /** True when `s` holds a character that safeText would escape (control, line break, bidi override). */
 export function hasUnsafeCharacters(s: string): boolean {
   UNSAFE.lastIndex = 0;
@@ -96,7 +101,7 @@ export class FormatError extends Error {
   ) {
     const fd = safeText(String(field), MAX_FIELD_CHARS);
     const at = range ? `line ${range.line}, column ${range.column}: ${detail}` : String(detail);
-    super(`${safeText(String(file), MAX_FIELD_CHARS * 2)}: ${fd}: ${safeText(at, MAX_DETAIL_CHARS)}`);
+    super(`${safePath(file)}: ${fd}: ${safeText(at, MAX_DETAIL_CHARS)}`);
     this.field = fd;
     this.detail = safeText(String(detail), MAX_DETAIL_CHARS);
     this.name = 'FormatError';

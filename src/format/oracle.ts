@@ -6,6 +6,7 @@
 import {
   checkPositiveSemidefinite,
   checkProblemFinite,
+  MAX_PROBLEM_CONTACTS,
   makeProblem,
   ProblemError,
   type BodyState,
@@ -59,6 +60,11 @@ export function parseOracleInstance(text: string, file: string): OracleInstance 
   }
   const r = new ValueReader(file);
   const root = r.obj(raw, '(root)');
+  if (Array.isArray(root.mu) && root.mu.length > MAX_PROBLEM_CONTACTS)
+    r.fail(
+      'mu',
+      `has ${root.mu.length} contacts; our solvers hold A densely and take at most ${MAX_PROBLEM_CONTACTS} contacts (${3 * MAX_PROBLEM_CONTACTS} unknowns)`,
+    );
   const mu = r.nums(root.mu, 'mu');
   const C = mu.length;
   const n = 3 * C;

@@ -530,12 +530,18 @@ function literalEnd(buf: Uint8Array, p: number, end: number): number {
   return -1;
 }
 
-/** ASCII bytes as a string (callers have checked every byte is < 0x80). */
+const LATIN1 = new TextDecoder('latin1');
+
+/**
+ * ASCII bytes as a string (callers have checked every byte is < 0x80). Never spreads the bytes into a call's
+ * arguments (String.fromCharCode.apply over a 130 000-byte token overflowed the call stack): short tokens
+ * byte by byte, longer ones through a decoder.
+ */
 function latin1(buf: Uint8Array, from: number, to: number): string {
   if (to - from <= 40) {
     let s = '';
     for (let k = from; k < to; k++) s += String.fromCharCode(buf[k]);
     return s;
   }
-  return String.fromCharCode.apply(null, buf.subarray(from, to) as unknown as number[]);
+  return LATIN1.decode(buf.subarray(from, to));
 }

@@ -47,6 +47,50 @@ function warnUnknownKeys(o: JsonRecord, allowed: readonly string[], path: string
 /** The tolerances of unit vectors and quaternions in recordings. */
 const TOLERANCES: UnitTolerances = { unit: UNIT_TOLERANCE, quaternionError: QUATERNION_ERROR_TOLERANCE };
 
+/**
+ * Largest |coordinate| (m) of a body position or contact point and largest |impulse| (N·s, N·m·s) a frame
+ * may hold. The velocity check and the energy ledger multiply up to two of them with a velocity (r × n · λ · ω);
+ * beyond this bound those products overflow (a manifold λ of 1e300 gave a finding of +∞ J). 1e50 m is far
+ * beyond any scene, and a velocity that makes the products overflow is a blow-up, reported as such.
+ */
+export const MAX_RECORDED_MAGNITUDE = 1e50;
+
+/** The numbers, each within ±MAX_RECORDED_MAGNITUDE, or one error naming the first one beyond. */
+function bounded<T extends readonly number[]>(c: ValueReader, xs: T, field: string, unit: string): T {
+  for (let k = 0; k < xs.length; k++) {
+    if (!(Math.abs(xs[k]) <= MAX_RECORDED_MAGNITUDE))
+      c.fail(
+        `${field}[${k}]`,
+        `is ${xs[k]} ${unit}, beyond ±${MAX_RECORDED_MAGNITUDE}: positions and impulses are bounded so that the energy ledger's products stay finite (docs/recording-format.md "Numbers")`,
+      );
+  }
+  return xs;
+}
+
+const inBounds = (v: readonly number[]): boolean =>
+  Math.abs(v[0]) <= MAX_RECORDED_MAGNITUDE && Math.abs(v[1]) <= MAX_RECORDED_MAGNITUDE && Math.abs(v[2]) <= MAX_RECORDED_MAGNITUDE;
+
+/** True when ½k|v|² overflows (k a mass or a moment of inertia; a static body's null never does). */
+const kineticOverflows = (v: readonly number[], k: number | null): boolean =>
+  k !== null && k > 0 && !Number.isFinite((k * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2])) / 2);
+
+/** Largest principal moment of a body's inertia (3 moments or a 3×3 tensor's diagonal), or null. */
+function largestMoment(inertia: RecordedBody['inertia']): number | null {
+  if (inertia === null) return null;
+  return inertia.length === 3 ? Math.max(inertia[0], inertia[1], inertia[2]) : Math.max(inertia[0], inertia[4], inertia[8]);
+}
+
+/**
+ * A pre-solve velocity whose kinetic energy overflows (a finite state after it is no blow-up the diagnosis can
+ * name, and its ledger would hold ±∞): one error naming the field.
+ */
+function checkPreEnergy(c: ValueReader, s: RecordedPreState, body: RecordedBody, f: string): void {
+  const what = (field: string) =>
+    c.fail(field, `is so large that the body's kinetic energy before the solve is not a finite number, while its state after the solve is finite`);
+  if (kineticOverflows(s.v, body.mass)) what(`${f}.v`);
+  if (kineticOverflows(s.w, largestMoment(body.inertia))) what(`${f}.w`);
+}
+
 const cross = (a: Vec3, b: Vec3): Vec3 => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
 const dot = (a: Vec3, b: Vec3): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 
@@ -120,7 +164,7 @@ export function validateHeader(raw: unknown, file: string, options: { readonly d
   warnUnknownKeys(co, Object.keys(CONVENTION_VALUES), 'conventions', warn);
   const dt = c.num(o.dt, 'dt');
   if (!(dt > 0)) c.fail('dt', `is ${dt}; the time step must be > 0 s`);
-  const gravity = c.vec3(o.gravity, 'gravity');
+  const gravity = bounded(c, c.vec3(o.gravity, 'gravity'), 'gravity', 'm/s²'); // g·m·x enters every potential energy
   const bodiesRaw = c.arr(o.bodies, 'bodies');
   if (bodiesRaw.length === 0) c.fail('bodies', 'at least one body is required');
   const names = new Map<string, number>();
@@ -335,7 +379,7 @@ export function validateFrame(raw: unknown, lineNo: number, file: string, header
     const preRaw = c.arr(o.pre, 'pre', B, 'pre-solve states (one per header body)');
     pre = new Array(B);
     for (let i = 0; i < B; i++) {
-      const quick = fast ? fastPre(preRaw[i], warn) : null;
+      const quick = fast ? fastPre(preRaw[i], header.bodies[i], warn) : null;
       if (quick !== null) {
         pre[i] = quick;
         continue;
@@ -344,12 +388,13 @@ export function validateFrame(raw: unknown, lineNo: number, file: string, header
       const s = c.obj(preRaw[i], f);
       const v = c.vec3(s.v, `${f}.v`),
         w = c.vec3(s.w, `${f}.w`);
-      const x = s.x === undefined ? undefined : c.vec3(s.x, `${f}.x`),
+      const x = s.x === undefined ? undefined : bounded(c, c.vec3(s.x, `${f}.x`), `${f}.x`, 'm'),
         q = s.q === undefined ? undefined : c.quat(s.q, `${f}.q`, TOLERANCES, warn);
       warnUnknownKeys(s, PRE_KEYS, f, warn);
       // object literals, not spreads: V8 gives spread-built objects slow property access, and the diagnosis
       // reads these for every body of every frame
       pre[i] = x !== undefined && q !== undefined ? { v, w, x, q } : x !== undefined ? { v, w, x } : q !== undefined ? { v, w, q } : { v, w };
+      checkPreEnergy(c, pre[i], header.bodies[i], f);
     }
   }
   const contactsRaw = c.arr(o.contacts, 'contacts');
@@ -363,7 +408,7 @@ export function validateFrame(raw: unknown, lineNo: number, file: string, header
   const reason = so.reason === undefined ? undefined : c.str(so.reason, 'solver.reason');
   const iterations = so.iterations === undefined ? undefined : c.int(so.iterations, 'solver.iterations', 0);
   const residuals = so.residuals === undefined ? undefined : c.nums(so.residuals, 'solver.residuals');
-  const lambda = c.nums(so.lambda, 'solver.lambda', 3 * C, `numbers (3C for C = ${C} contacts: λn, λt1, λt2 per contact)`);
+  const lambda = bounded(c, c.nums(so.lambda, 'solver.lambda', 3 * C, `numbers (3C for C = ${C} contacts: λn, λt1, λt2 per contact)`), 'solver.lambda', 'N·s');
   const solver: RecordedSolver = {
     name,
     status,
@@ -400,7 +445,12 @@ export function validateFrame(raw: unknown, lineNo: number, file: string, header
 
 function readState(c: ValueReader, v: unknown, f: string, warn: FieldWarning | undefined): RecordedBodyState {
   const s = c.obj(v, f);
-  const state = { x: c.vec3(s.x, `${f}.x`), q: c.quat(s.q, `${f}.q`, TOLERANCES, warn), v: c.vec3(s.v, `${f}.v`), w: c.vec3(s.w, `${f}.w`) };
+  const state = {
+    x: bounded(c, c.vec3(s.x, `${f}.x`), `${f}.x`, 'm'),
+    q: c.quat(s.q, `${f}.q`, TOLERANCES, warn),
+    v: c.vec3(s.v, `${f}.v`),
+    w: c.vec3(s.w, `${f}.w`),
+  };
   warnUnknownKeys(s, STATE_KEYS, f, warn);
   return state;
 }
@@ -504,9 +554,9 @@ function readManifold(
     if (prev !== undefined) c.fail(`${f}.contacts[${k}]`, `contact ${i} is already in manifolds[${prev}]; a contact belongs to at most one manifold`);
     owner.set(i, m);
   }
-  const point = c.vec3(o.point, `${f}.point`);
+  const point = bounded(c, c.vec3(o.point, `${f}.point`), `${f}.point`, 'm');
   const axes = readFrameAxes(c, o, f);
-  const lambda = c.nums(o.lambda, `${f}.lambda`, 3, 'numbers (λt1, λt2 in N·s and the twist impulse λtwist in N·m·s)');
+  const lambda = bounded(c, c.nums(o.lambda, `${f}.lambda`, 3, 'numbers (λt1, λt2 in N·s and the twist impulse λtwist in N·m·s)'), `${f}.lambda`, 'N·s');
   warnUnknownKeys(o, MANIFOLD_KEYS, f, warn);
   return { a, b, contacts: idx, point, normal: axes.normal, t1: axes.t1, t2: axes.t2, lambda: [lambda[0], lambda[1], lambda[2]] };
 }
@@ -529,10 +579,25 @@ function readExternal(
   const key = 2 * body + (stage === 'with-solve' ? 1 : 0);
   if (seen.has(key)) c.fail(`${f}.body`, `body ${body} has a second "${stage}" entry; sum the impulses of one body into one entry per stage`);
   seen.add(key);
-  const impulse = c.vec3(o.impulse, `${f}.impulse`);
-  const angular = o.angular === undefined ? undefined : c.vec3(o.angular, `${f}.angular`);
+  const impulse = bounded(c, c.vec3(o.impulse, `${f}.impulse`), `${f}.impulse`, 'N·s');
+  const angular = o.angular === undefined ? undefined : bounded(c, c.vec3(o.angular, `${f}.angular`), `${f}.angular`, 'N·m·s');
+  // the energy ledger multiplies impulses with velocities and inverse masses: an impulse whose own kinetic
+  // energy |p|²/2m (|L|²/2I) overflows cannot enter it (1e308 gave ledgers of −∞ J and misattributed findings)
+  const info = header.bodies[body];
+  const overflows = (v: readonly number[], inertia: number | null): boolean =>
+    inertia !== null && inertia > 0 && !Number.isFinite((v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) / (2 * inertia));
+  const tooLarge = (what: string, energy: string): string =>
+    `is so large that the energy it gives body ${body} (${energy}) is not a finite number; ${what} is force × Δt per step (docs/recording-format.md "External impulses")`;
+  if (overflows(impulse, info.mass)) c.fail(`${f}.impulse`, tooLarge('an impulse', '|p|²/2m'));
+  if (angular && overflows(angular, smallestMoment(info.inertia))) c.fail(`${f}.angular`, tooLarge('an angular impulse', '|L|²/2I'));
   warnUnknownKeys(o, EXTERNAL_KEYS, f, warn);
   return angular === undefined ? { body, impulse, stage } : { body, impulse, angular, stage };
+}
+
+/** Smallest principal moment of a body's inertia (3 moments or a 3×3 tensor's diagonal), or null. */
+function smallestMoment(inertia: RecordedBody['inertia']): number | null {
+  if (inertia === null) return null;
+  return inertia.length === 3 ? Math.min(inertia[0], inertia[1], inertia[2]) : Math.min(inertia[0], inertia[4], inertia[8]);
 }
 
 function readContact(c: ValueReader, v: unknown, i: number, header: RecordingHeader, warn: FieldWarning | undefined): RecordedContact {
@@ -549,7 +614,7 @@ function readContact(c: ValueReader, v: unknown, i: number, header: RecordingHea
   const b = c.num(o.b, `${f}.b`);
   if (!Number.isInteger(b) || b < -1 || b >= B) c.fail(`${f}.b`, `is ${b}, expected −1 (static world) or a body index 0…${B - 1}`);
   if (a === b) c.fail(`${f}.b`, `is ${b}, the same body as a; a contact joins two different bodies`);
-  const point = c.vec3(o.point, `${f}.point`);
+  const point = bounded(c, c.vec3(o.point, `${f}.point`), `${f}.point`, 'm');
   const { normal, t1, t2 } = readFrameAxes(c, o, f);
   const depth = c.num(o.depth, `${f}.depth`);
   if (depth < 0)
@@ -628,20 +693,20 @@ function fastState(v: unknown, warn: FieldWarning | undefined): RecordedBodyStat
     q = v.q,
     vel = v.v,
     w = v.w;
-  if (!isVec3(x) || !isQuietQuat(q, warn) || !isVec3(vel) || !isVec3(w)) return null;
+  if (!isVec3(x) || !inBounds(x) || !isQuietQuat(q, warn) || !isVec3(vel) || !isVec3(w)) return null;
   if (warn && hasUnknownKey(v, STATE_KEYS)) return null;
   return { x, q, v: vel, w };
 }
 
 /** A pre-solve state as validateFrame builds it when it would pass silently, else null. */
-function fastPre(v: unknown, warn: FieldWarning | undefined): RecordedPreState | null {
+function fastPre(v: unknown, body: RecordedBody, warn: FieldWarning | undefined): RecordedPreState | null {
   if (!isRecord(v)) return null;
   const vel = v.v,
     w = v.w,
     x = v.x,
     q = v.q;
-  if (!isVec3(vel) || !isVec3(w)) return null;
-  if (x !== undefined && !isVec3(x)) return null;
+  if (!isVec3(vel) || !isVec3(w) || kineticOverflows(vel, body.mass) || kineticOverflows(w, largestMoment(body.inertia))) return null;
+  if (x !== undefined && !(isVec3(x) && inBounds(x))) return null;
   if (q !== undefined && !isQuietQuat(q, warn)) return null;
   if (warn && hasUnknownKey(v, PRE_KEYS)) return null;
   return x !== undefined && q !== undefined ? { v: vel, w, x, q } : x !== undefined ? { v: vel, w, x } : q !== undefined ? { v: vel, w, q } : { v: vel, w };
@@ -659,7 +724,7 @@ function fastContact(v: unknown, header: RecordingHeader, warn: FieldWarning | u
     normal = v.normal,
     t1 = v.t1,
     t2 = v.t2;
-  if (!isVec3(point) || !isUnit(normal) || !isUnit(t1) || !isUnit(t2)) return null;
+  if (!isVec3(point) || !inBounds(point) || !isUnit(normal) || !isUnit(t1) || !isUnit(t2)) return null;
   // readFrameAxes: t1·n, t2·n and t1 × t2 − n, with the same arithmetic
   const d1 = t1[0] * normal[0] + t1[1] * normal[1] + t1[2] * normal[2],
     d2 = t2[0] * normal[0] + t2[1] * normal[1] + t2[2] * normal[2];

@@ -21,7 +21,10 @@ import {
   FAULT_KEYS,
   FRICTION_LAWS,
   MATERIAL_KEYS,
+  MAX_SCENE_COORDINATE,
+  MAX_SCENE_GRAVITY,
   MAX_SCENE_FRAMES,
+  MAX_SCENE_LENGTH,
   QUAT_UNIT_TOLERANCE,
   SCENARIO_KEYS,
   SCENE_DEFAULTS,
@@ -116,7 +119,11 @@ function parseScenario(ctx: Ctx, node: JsonNode, index: number): { parsed: Parse
     min: 1,
     max: MAX_SCENE_FRAMES,
   });
-  const gravity = opt('gravity', (n, ff) => ctx.vec3(n, ff, 'gravity [gx, gy, gz] in m/s²'), copy3(SCENE_DEFAULTS.gravity));
+  const gravity = opt(
+    'gravity',
+    (n, ff) => ctx.vec3(n, ff, 'gravity [gx, gy, gz] in m/s²', { min: -MAX_SCENE_GRAVITY, max: MAX_SCENE_GRAVITY, unit: 'm/s²' }),
+    copy3(SCENE_DEFAULTS.gravity),
+  );
   const solver = opt('solver', (n, ff) => parseSolver(ctx, n, ff), { ...SCENE_DEFAULTS.solver });
   const erp = opt('erp', (n, ff) => ctx.number(n, ff, { min: 0, max: 1 }), SCENE_DEFAULTS.erp);
   const slop = opt('slop', (n, ff) => ctx.number(n, ff, { min: 0, unit: 'm' }), SCENE_DEFAULTS.slop);
@@ -237,7 +244,11 @@ function parseShape(ctx: Ctx, node: JsonNode, f: string): ShapeDesc {
     case 'sphere': {
       const so = ctx.object(inner, fk, 'sphere parameters { "radius" }');
       const sm = ctx.members(so, fk, SCENE_FIELD_NAMES.sphere);
-      const radius = ctx.number(ctx.required(sm, so, fk, 'radius', 'sphere radius in m, > 0'), `${fk}.radius`, { exclusiveMin: 0, unit: 'm' });
+      const radius = ctx.number(ctx.required(sm, so, fk, 'radius', 'sphere radius in m, > 0'), `${fk}.radius`, {
+        exclusiveMin: 0,
+        max: MAX_SCENE_LENGTH,
+        unit: 'm',
+      });
       return { kind: 'sphere', radius };
     }
     case 'box': {
@@ -247,7 +258,7 @@ function parseShape(ctx: Ctx, node: JsonNode, f: string): ShapeDesc {
         ctx.required(bm, bo, fk, 'halfExtents', 'half side lengths [hx, hy, hz] in m, each > 0'),
         `${fk}.halfExtents`,
         'half extents [hx, hy, hz] in m',
-        { exclusiveMin: 0, unit: 'm' },
+        { exclusiveMin: 0, max: MAX_SCENE_LENGTH, unit: 'm' },
       );
       return { kind: 'box', halfExtents };
     }
@@ -259,7 +270,9 @@ function parseShape(ctx: Ctx, node: JsonNode, f: string): ShapeDesc {
       const len = Math.hypot(n[0], n[1], n[2]);
       if (!(len > 1e-12)) ctx.fail(nNode, `${fk}.normal`, 'the plane normal must not be zero (it points out of the solid, e.g. [0, 0, 1] for the ground)');
       const offNode = pm.get('offset');
-      const offset = offNode ? ctx.number(offNode.value, `${fk}.offset`, { unit: 'm' }) : SCENE_DEFAULTS.planeOffset;
+      const offset = offNode
+        ? ctx.number(offNode.value, `${fk}.offset`, { min: -MAX_SCENE_COORDINATE, max: MAX_SCENE_COORDINATE, unit: 'm' })
+        : SCENE_DEFAULTS.planeOffset;
       return { kind: 'plane', normal: [n[0] / len, n[1] / len, n[2] / len], offset };
     }
   }
@@ -327,7 +340,11 @@ function parseBodies(
     }
     const position: Vec3 = isPlane
       ? [0, 0, 0]
-      : ctx.vec3(ctx.required(m, o, fi, 'position', 'centre of mass [x, y, z] in m, world frame'), `${fi}.position`, 'a position [x, y, z] in m');
+      : ctx.vec3(ctx.required(m, o, fi, 'position', 'centre of mass [x, y, z] in m, world frame'), `${fi}.position`, 'a position [x, y, z] in m', {
+          min: -MAX_SCENE_COORDINATE,
+          max: MAX_SCENE_COORDINATE,
+          unit: 'm',
+        });
     let orientation: Quat = [1, 0, 0, 0];
     const qm = m.get('orientation');
     if (qm) {

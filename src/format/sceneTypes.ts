@@ -187,5 +187,14 @@ export const SCENE_FIELD_NAMES = Object.freeze({
  * arrays (10⁶ frames is 4.6 hours of simulated time at Δt = 1/60 s).
  */
 export const MAX_SCENE_FRAMES = 1_000_000;
+/**
+ * Largest shape size (a sphere's radius, a box's half extent, in m) and largest |coordinate| of a body's
+ * position or a plane's offset (m). Contacts are resolved to ~1e-3 m (the contact margin), which a double
+ * keeps up to ~1e12; far beyond that a 1.5 KB scene (a half extent of 1.2e29) took 15 s to check.
+ */
+export const MAX_SCENE_LENGTH = 1e6;
+export const MAX_SCENE_COORDINATE = 1e9;
+/** Largest |component| of a scene's gravity (m/s²): 10⁵ g, far beyond any physical scene, far within what a recording holds. */
+export const MAX_SCENE_GRAVITY = 1e6;
 /** |‖q‖ − 1| above this gives a warning (the quaternion is normalised either way). */
 export const QUAT_UNIT_TOLERANCE = 1e-6;

@@ -5,7 +5,6 @@
  * with its own merit (KKT residual, or the Coulomb natural-map merit for `coulomb`). The back end of the
  * inspector's problem view (src/extension/model/problemView.ts) and of `contact-lens solve`.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { exactIslandConditioning, type IslandConditioning } from './conditioningEstimate.js';
 import { coulombMerit } from '../engine/coulombMerit.js';
@@ -14,7 +13,7 @@ import type { ContactProblem } from '../engine/problem.js';
 import { solve } from '../engine/solvers/solve.js';
 import { SOLVER_NAMES, type SolverName, type SolveResult } from '../engine/solvers/types.js';
 import { isFclibInput, readFclibLocal } from '../format/fclib.js';
-import { FormatError } from '../format/messages.js';
+import { readRegularFile } from '../format/inputFile.js';
 import { parseOracleInstance } from '../format/oracle.js';
 
 export interface OpenedProblem {
@@ -28,6 +27,13 @@ export interface OpenedProblem {
   /** A (W for FCLIB), b (−q), μ. */
   readonly problem: ContactProblem;
   readonly conditioning: IslandConditioning;
+  /**
+   * How A departs from a symmetric positive semidefinite J M⁻¹ Jᵀ, as real codes write W (FCLIB files are read
+   * as given: src/format/fclib.ts): ‖A − Aᵀ‖_F/‖A‖_F (0 for JSON problems, whose format requires symmetry), and
+   * λmin/λmax of its symmetric part (below 0: indefinite; NaN when λmax ≤ 0 or not finite).
+   */
+  readonly asymmetry: number;
+  readonly eigenRatio: number;
   /** FCLIB's /fclib_local/info title and description, or the JSON id and ''. */
   readonly title: string;
   readonly description: string;
@@ -52,6 +58,8 @@ export interface SolverComparison {
   readonly kkt: number;
   readonly coulomb: number;
   readonly contactClass: readonly ContactClass[];
+  /** Present when newton or ipm solved the symmetric part of A plus a shift (A as given is asymmetric or indefinite). */
+  readonly convexified?: SolveResult['convexified'];
 }
 
 /**
@@ -59,12 +67,8 @@ export interface SolverComparison {
  * anything else as a JSON problem. Bad input throws one FormatError line naming the file and the field.
  */
 export async function openProblemFile(path: string, file: string = path): Promise<OpenedProblem> {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (e) {
-    throw new FormatError(file, '(file)', `cannot be read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-  }
+  // a regular file of bounded size only: a named pipe would block the worker for good
+  const bytes = readRegularFile(path, file);
   let id: string, problem: ContactProblem, source: OpenedProblem['source'];
   let title: string,
     description = '';
@@ -82,6 +86,7 @@ export async function openProblemFile(path: string, file: string = path): Promis
     source = 'json';
     if (inst.solution) reference = { label: 'the file’s solution', lambda: Float64Array.from(inst.solution.lambda) };
   }
+  const conditioning = exactIslandConditioning(problem.A, problem.size, problem.regularization, problem);
   return {
     id,
     file,
@@ -89,11 +94,18 @@ export async function openProblemFile(path: string, file: string = path): Promis
     contactCount: problem.contactCount,
     unknowns: problem.size,
     problem,
-    conditioning: exactIslandConditioning(problem.A, problem.size, problem.regularization, problem),
+    conditioning,
+    asymmetry: problem.asGiven?.asymmetry ?? 0,
+    eigenRatio: eigenRatio(conditioning),
     title,
     description,
     reference,
   };
+}
+
+/** λmin/λmax of A's symmetric part from its conditioning (NaN when λmax ≤ 0 or either is not finite). */
+export function eigenRatio(c: IslandConditioning): number {
+  return c.lambdaMax > 0 && Number.isFinite(c.lambdaMax) && Number.isFinite(c.lambdaMin) ? c.lambdaMin / c.lambdaMax : Number.NaN;
 }
 
 /**
@@ -122,6 +134,7 @@ export function compareSolvers(
       kkt: r.kkt.maxRel,
       coulomb: r.merit.problem === 'coulomb' ? r.merit.value : coulombMerit(problem, r.lambda),
       contactClass: r.contactClass,
+      ...(r.convexified ? { convexified: r.convexified } : {}),
     };
   });
 }

@@ -16,6 +16,14 @@ function run(args: string[]): { code: number | Promise<number>; out: string[]; e
   return { code, out, err };
 }
 
+/** main() awaited (simulate, compress and solve on HDF5 return a promise). */
+async function runAsync(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
+  const out: string[] = [],
+    err: string[] = [];
+  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, out, err };
+}
+
 function withFile(name: string, text: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'contact-lens-'));
   const f = join(dir, name);
@@ -153,9 +161,9 @@ describe('CLI: simulate, report, check', () => {
   const SCENE = join(ROOT, 'examples', 'sphere-drop.scene.json');
   const tmp = mkdtempSync(join(tmpdir(), 'contact-lens-sim-'));
 
-  it('simulate writes a recording with progress on stderr, report summarises it, and a second simulate refuses to overwrite', () => {
+  it('simulate writes a recording with progress on stderr, report summarises it, and a second simulate refuses to overwrite', async () => {
     const out = join(tmp, 'drop.rec.jsonl');
-    const sim = run(['simulate', SCENE, '--scenario', 'sphere-drop', '--frames', '150', '--out', out]);
+    const sim = await runAsync(['simulate', SCENE, '--scenario', 'sphere-drop', '--frames', '150', '--out', out]);
     assert.equal(sim.code, 0, sim.err.join('\n'));
     assert.ok(sim.err.some((l) => /frame 150\/150 \(100%\)/.test(l)));
     const rep = run(['report', out, '--json']);
@@ -165,15 +173,15 @@ describe('CLI: simulate, report, check', () => {
     assert.equal(r.bodies, 2);
     assert.equal(r.solverFailures, 0);
     assert.ok(r.kappaMax !== null && r.kappaMax >= 1);
-    const again = run(['simulate', SCENE, '--scenario', 'sphere-drop', '--frames', '5', '--out', out]);
+    const again = await runAsync(['simulate', SCENE, '--scenario', 'sphere-drop', '--frames', '5', '--out', out]);
     assert.equal(again.code, 2);
     assert.match(again.err[0], /already exists; refusing to overwrite it \(use --force/);
-    assert.equal(run(['simulate', SCENE, '--scenario', 'sphere-drop', '--frames', '5', '--out', out, '--force']).code, 0);
+    assert.equal((await runAsync(['simulate', SCENE, '--scenario', 'sphere-drop', '--frames', '5', '--out', out, '--force'])).code, 0);
   });
 
-  it('report gives κ on the range of A and the cause beside κ(A) when the worst island is rank deficient (box stack: coplanar corners)', () => {
+  it('report gives κ on the range of A and the cause beside κ(A) when the worst island is rank deficient (box stack: coplanar corners)', async () => {
     const out = join(tmp, 'stack.rec.jsonl');
-    const sim = run(['simulate', join(ROOT, 'examples', 'box-stack-10.scene.json'), '--frames', '20', '--out', out]);
+    const sim = await runAsync(['simulate', join(ROOT, 'examples', 'box-stack-10.scene.json'), '--frames', '20', '--out', out]);
     assert.equal(sim.code, 0, sim.err.join('\n'));
     const rep = run(['report', out, '--json']);
     assert.equal(rep.code, 0, rep.err.join('\n'));
@@ -192,8 +200,8 @@ describe('CLI: simulate, report, check', () => {
     assert.ok(text.out.some((l) => /^κ\(A\) max: .*rank deficiency from coplanar contacts/.test(l)));
   });
 
-  it('simulate names the scenarios when the file holds several and none is chosen', () => {
-    const r = run(['simulate', SCENE, '--out', join(tmp, 'x.jsonl')]);
+  it('simulate names the scenarios when the file holds several and none is chosen', async () => {
+    const r = await runAsync(['simulate', SCENE, '--out', join(tmp, 'x.jsonl')]);
     assert.equal(r.code, 2);
     assert.match(r.err[0], /holds \d+ scenarios; choose one with --scenario \(sphere-drop, /);
   });

@@ -231,7 +231,7 @@ describe('FCLIB bad input: one line naming the file and the dataset, exit code 2
       .create_group('vectors')
       .create_dataset({ name: 'mu', data: new Float64Array(MAX_UNKNOWNS / 3 + 1).fill(0.5) });
     f.close();
-    await expectBad(file, /: \/fclib_local\/vectors\/mu: has 2001 contacts; our solvers hold A densely and take at most 2000 contacts/);
+    await expectBad(file, /: \/fclib_local\/vectors\/mu: declares 2001 entries; our solvers hold A densely and take at most 2000 contacts/);
   });
 
   it('--from physical on an FCLIB file (it has no physical data)', async () => {

@@ -41,6 +41,14 @@ function run(args: string[]): { code: number | Promise<number>; out: string[]; e
   const code = main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
   return { code, out, err };
 }
+
+/** main() awaited (simulate, compress and solve on HDF5 return a promise). */
+async function runAsync(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
+  const out: string[] = [],
+    err: string[] = [];
+  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, out, err };
+}
 /** One line, no control characters (no ANSI escapes, no newline). */
 const isOneSafeLine = (s: string): boolean => !/[\u0000-\u001f\u007f-\u009f]/.test(s);
 const problemJson = (): Record<string, unknown> => JSON.parse(readFileSync(EXAMPLE_PROBLEM, 'utf8')) as Record<string, unknown>;
@@ -143,10 +151,10 @@ describe('issue 10 · 3: values whose toString is not callable', () => {
 describe('issue 10 · 4: write errors, closed pipes and endless inputs', () => {
   const scene = join(ROOT, 'examples', 'resting-box.scene.json');
 
-  it('simulate --out into a missing folder or onto a folder: one line naming the path, exit 2', () => {
+  it('simulate --out into a missing folder or onto a folder: one line naming the path, exit 2', async () => {
     const dir = tmp();
     for (const out of [join(dir, 'missing', 'x.rec.jsonl'), dir]) {
-      const r = run(['simulate', scene, '--scenario', 'resting-box', '--frames', '2', '--out', out, '--force']);
+      const r = await runAsync(['simulate', scene, '--scenario', 'resting-box', '--frames', '2', '--out', out, '--force']);
       assert.equal(r.code, 2, out);
       assert.equal(r.err.length, 1);
       assert.ok(r.err[0].includes(out) && /cannot write the file/.test(r.err[0]), r.err[0]);
@@ -368,13 +376,13 @@ describe('issue 10 · 8: values the engine cannot take are bad input', () => {
     assert.equal(PROTOCOL_MAX_ITERATIONS, MAX_SOLVER_ITERATIONS);
   });
 
-  it('frames 1e10 (scene or --frames) is refused up front instead of failing to allocate per-frame arrays', () => {
+  it('frames 1e10 (scene or --frames) is refused up front instead of failing to allocate per-frame arrays', async () => {
     const text = JSON.stringify({ scenarios: [{ name: 's', frames: 1e10, bodies: [] }] });
     assert.throws(
       () => parseSceneFile(text, 'f.scene.json'),
       (e: Error) => e instanceof FormatError && /scenarios\[0\]\.frames: .*≤ 1000000/.test(e.message),
     );
-    const r = run([
+    const r = await runAsync([
       'simulate',
       join(ROOT, 'examples', 'resting-box.scene.json'),
       '--scenario',

@@ -121,13 +121,37 @@ describe('compressed recordings (blocked gzip)', () => {
       r.close();
     }
     const bad = Buffer.from(bytes);
-    bad[(bgzfBlockSize(bad, 0) as number) + 40] ^= 0xff; // a byte inside the second block's deflate data
+    let fifth = 0;
+    for (let k = 0; k < 4; k++) fifth += bgzfBlockSize(bad, fifth) as number;
+    bad[fifth + 40] ^= 0xff; // a byte inside the fifth block's deflate data
     const damaged = path.join(dir, 'damaged.rec.jsonl.gz');
     fs.writeFileSync(damaged, bad);
-    assert.throws(
-      () => RecordingReader.openSync(damaged),
-      (e: Error) => /damaged\.rec\.jsonl\.gz: \(compressed block at byte \d+\): cannot be decompressed/.test(e.message) && !e.message.includes('\n'),
-    );
+    const first = Buffer.from(bytes);
+    first[40] ^= 0xff; // the header's own block: nothing can be read, and the error says why
+    const headless = path.join(dir, 'headless.rec.jsonl.gz');
+    fs.writeFileSync(headless, first);
+    assert.throws(() => RecordingReader.openSync(headless), /headless\.rec\.jsonl\.gz: \(compressed block at byte 0\): .*the header line is in it/);
+    // a damaged block costs the frames in it, like a damaged line (was: the whole recording, the error naming byte 0)
+    const d = RecordingReader.openSync(damaged);
+    try {
+      assert.ok(d.frameCount >= 55 && d.frameCount < 60, `${d.frameCount} frames of 60`);
+      assert.equal(d.errorCount, 1);
+      assert.match(
+        d.errors[0].message,
+        new RegExp(
+          `damaged\\.rec\\.jsonl\\.gz: \\(compressed block at byte ${fifth}\\): cannot be decompressed.*the frames after frame \\d+ and before frame \\d+ are lost`,
+        ),
+      );
+      assert.ok(!d.errors[0].message.includes('\n'));
+      const whole = RecordingReader.openSync(gz);
+      try {
+        for (let i = 0; i < d.frameCount; i++) assert.deepEqual(d.frame(i), whole.frame(whole.indexOfFrame(d.summary(i).frame)), `frame ${d.summary(i).frame}`);
+      } finally {
+        whole.close();
+      }
+    } finally {
+      d.close();
+    }
   });
   it('plain gzip is refused with the way out; compress turns plain or gzip input into blocked gzip, never over an existing file', async () => {
     const plainGz = path.join(dir, 'hand.rec.jsonl.gz');

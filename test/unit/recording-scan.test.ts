@@ -159,4 +159,19 @@ describe('recording index scanner', () => {
     assert.equal(scan(s, ok, { frame: 1, time: 0.5 }), false, 'times must increase');
     assert.equal(scan(s, '  \r'), 'blank');
   });
+
+  it('a 130 000-character key, status or number token is read or declined, never a stack overflow (was: RangeError from String.fromCharCode.apply)', () => {
+    const ok = '{"frame":2,"time":0.2,"contacts":[{"depth":0.1}],"solver":{"status":"converged","lambda":[1,2,3]}}';
+    const L = 130_000;
+    const lines = [
+      ok.replace('{"frame"', `{"${'k'.repeat(L)}":1,"frame"`),
+      ok.replace('"converged"', `"${'c'.repeat(L)}"`),
+      ok.replace('"time":0.2', `"time":0.${'2'.repeat(L)}`),
+      ok.replace('"status"', `"${'s'.repeat(L)}":0,"status"`),
+    ];
+    for (const line of lines) assert.doesNotThrow(() => scan(s, line));
+    assert.equal(scan(s, lines[1]), false, 'an unknown status goes to the validating parser, which names it');
+    assert.equal((scan(s, lines[0]) as ScannedFrame).frame, 2);
+    assert.ok(Math.abs((scan(s, lines[2]) as ScannedFrame).time - 0.2222222222222222) < 1e-15);
+  });
 });

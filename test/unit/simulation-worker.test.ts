@@ -90,6 +90,28 @@ describe('simulation worker', function () {
     }
   });
 
+  it('a hostile FCLIB file (10⁹ entries declared, external raw storage) is an error message naming the dataset; the worker lives on (was: the process killed)', async () => {
+    const w = new WorkerClient(SCRIPT);
+    try {
+      const fixture = (name: string) => resolve(ROOT, 'test', 'fixtures', 'hdf5', name);
+      for (const [name, field] of [
+        ['huge-title.hdf5', '/fclib_local/info/title'],
+        ['huge-mu.hdf5', '/fclib_local/vectors/mu'],
+        ['external-storage.hdf5', '/fclib_local/vectors/q'],
+      ] as const) {
+        await assert.rejects(
+          w.request({ op: 'openProblem', path: fixture(name), file: name }),
+          (e: WorkerRequestError) => e.file === name && e.field === field && !e.message.includes('\n'),
+        );
+        assert.ok(w.alive, `the worker survives ${name}`);
+      }
+      const ok = await w.request({ op: 'openProblem', path: resolve(ROOT, 'examples', 'problems', 'fclib-boxes-stack.hdf5'), file: 'boxes.hdf5' });
+      assert.ok(ok.unknowns > 0);
+    } finally {
+      w.dispose();
+    }
+  });
+
   it("a long check (pyramid-20) costs the host's event loop next to nothing: few small messages, p99 delay < 50 ms", async () => {
     // The extension host's share of a check: progress messages and one result, deserialised on the host
     // thread. Measured here on an otherwise idle loop (in VS Code the host also runs other extensions).

@@ -15,8 +15,9 @@ import { type CoulombMeritWorkspace, coulombMerit } from '../coulombMerit.js';
 import { naturalMapNewton, type PolishWorkspace } from './polish.js';
 
 /**
- * Up to maxSteps Newton steps from `best` (Coulomb merit bestMerit), in place; each step keeps the
- * candidate (projected onto K) with the smallest merit and stops when a step cannot lower it.
+ * Up to maxSteps Newton steps from `best` (whose `merit` is bestMerit: the Coulomb merit, or coulomb.ts's
+ * score, which adds the per-contact law), in place; each step keeps the candidate (projected onto K) with
+ * the smallest merit and stops when a step cannot lower it or the merit reaches tol.
  * `record` is called once per step with the merit reached.
  */
 export function coulombNewton(
@@ -27,13 +28,14 @@ export function coulombNewton(
   maxSteps: number,
   ws: CoulombMeritWorkspace,
   pw: PolishWorkspace,
+  merit: (cand: Float64Array) => number,
   record: (merit: number) => void,
 ): { bestMerit: number; steps: number } {
   const velocity = (lam: Float64Array): Float64Array => {
     coulombMerit(p, lam, ws); // ws.u = Aλ − b
     return ws.u;
   };
-  const r = naturalMapNewton(p, best, bestMerit, tol, maxSteps, pw, true, velocity, (cand) => coulombMerit(p, cand, ws), record);
+  const r = naturalMapNewton(p, best, bestMerit, tol, maxSteps, pw, true, velocity, merit, record);
   coulombMerit(p, best, ws);
   return r;
 }

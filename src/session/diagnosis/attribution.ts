@@ -17,11 +17,11 @@ import { buildIslands } from '../../engine/collision/islands.js';
 import type { BodyState, ContactPoint } from '../../engine/problem.js';
 import type { PgsFrictionLaw } from '../../engine/solvers/types.js';
 import { COUNTERFACTUAL_TOLERANCE, islandResolver, type IslandResolver } from '../counterfactual.js';
-import { normalSpeedEnergy, type ContactLedger } from '../frameLedger.js';
+import { normalSpeedEnergy, softPushSpeed, type ContactLedger } from '../frameLedger.js';
 import { CONTINUATION_REMOVES, coulombExact, continuationEvidence, gaussSeidelTrace } from './continuation.js';
 import type { ContinuationEvidence, CounterfactualSavings, DiagnosisOptions, InjectionMechanism } from './findings.js';
 import { DEFAULT_COUNTERFACTUAL_FRAME_WORK, DEFAULT_COUNTERFACTUAL_TOTAL_WORK } from './findings.js';
-import { fitIslandLaws, LAW_MECHANISM, STABILISATION_LAWS, type ContactLaw, type ContactObservation, type FitSettings } from './lawFit.js';
+import { FIT_RELATIVE, fitIslandLaws, LAW_MECHANISM, STABILISATION_LAWS, type ContactLaw, type ContactObservation, type FitSettings } from './lawFit.js';
 import { Shares } from './shares.js';
 
 /** The exact Coulomb re-solves' energies are refined until a step would change them by less than this fraction of the energy tolerance. */
@@ -106,6 +106,7 @@ export function attributeFrame(s: AttributionSettings, fr: FrameFacts, cost: Dia
   const totalBudget = opt.counterfactualTotalWork ?? DEFAULT_COUNTERFACTUAL_TOTAL_WORK;
   const useCf = opt.counterfactuals !== false;
   let any = false,
+    aboveLaw = 0,
     solved = 0,
     ms = 0,
     work = 0,
@@ -116,6 +117,9 @@ export function attributeFrame(s: AttributionSettings, fr: FrameFacts, cost: Dia
   const continuation = new Map<InjectionMechanism, ContinuationEvidence>();
   for (const isl of islands) {
     const cs = isl.contacts;
+    // no contact above its declared law, no friction working along a slip and no gain: nothing to attribute
+    // (checked on the ledger's scalars first: a settled pile's thousands of contacts need no law fit)
+    if (!mayInject(fr, cs, opt.energyTolerance)) continue;
     const obs = cs.map((c) => observe(fr, c));
     const fitted = fitIslandLaws(obs, s.fit);
     cs.forEach((c, i) => (laws[c] = fitted[i]));
@@ -131,9 +135,14 @@ export function attributeFrame(s: AttributionSettings, fr: FrameFacts, cost: Dia
     const suspect = ledgerTotal > 0.5 * opt.energyTolerance || (fr.rose && positive > 0);
     if (!suspect) continue;
     any = true;
-    // exact re-solves (and the continuation) within the budget; else the ledger's per-contact evidence alone
+    // exact re-solves (and the continuation) within the budget; else the ledger's per-contact evidence alone. An
+    // island whose contacts all obey Newton's law or a stabilisation, in a frame that did not rise, needs none: each
+    // contact's energy above the law is its own (a stack's lift shows as a rise of the frame)
+    const half = 0.5 * opt.energyTolerance;
+    const needsResolve =
+      fr.rose || sum(cshares.unexplained) > half || targetSum(cshares) > half || sum(cshares.friction) > half || cshares.target.has('socp-separation');
     let resolver: IslandResolver | undefined;
-    if (useCf) {
+    if (useCf && needsResolve) {
       const left = Math.min(frameBudget - work, totalBudget - cost.work - work);
       if (left <= 0) {
         if (work < frameBudget) cost.exhaustedAt ??= f.frame;
@@ -165,6 +174,7 @@ export function attributeFrame(s: AttributionSettings, fr: FrameFacts, cost: Dia
       else if (r.reason) skipped.push(r.reason);
     }
     exactSolve += r.exactSaves;
+    aboveLaw += r.above;
     noStab += r.stabSaves;
     restLaw += r.lawSaves;
     if (r.continuation) addEvidence(continuation, r.continuation.mechanism, r.continuation.evidence);
@@ -179,6 +189,7 @@ export function attributeFrame(s: AttributionSettings, fr: FrameFacts, cost: Dia
     laws,
     savings: {
       exactSolve,
+      aboveLaw,
       noStabilisation: noStab,
       restitutionLaw: restLaw,
       law: s.frictionLaw === 'cone' ? 'qp-socp' : 'coulomb',
@@ -207,6 +218,23 @@ function addEvidence(into: Map<InjectionMechanism, ContinuationEvidence>, m: Inj
         }
       : e,
   );
+}
+
+/**
+ * An island may hold energy above the law: a contact separates above its declared target (any law's energy above
+ * Newton's is at least that), friction works along a post-step slip, or the frame rose with contacts pushing.
+ */
+function mayInject(fr: FrameFacts, cs: readonly number[], energyTolerance: number): boolean {
+  let above = 0,
+    positive = 0;
+  for (const c of cs) {
+    const L = fr.ledger[c];
+    above += L.stabilisation + L.excess;
+    positive += Math.max(0, L.normalWork);
+    // friction working along a post-step slip (the manifold and flip tests below are stricter subsets)
+    if (L.frictionWork > 0 && L.slipPower > 0) above += L.frictionWork;
+  }
+  return above > 0.5 * energyTolerance || (fr.rose && positive > 0);
 }
 
 /** What the law fit reads of contact c. */
@@ -337,6 +365,8 @@ interface IslandShares {
   readonly solved: boolean;
   readonly reason?: string;
   readonly exactSaves: number;
+  /** E(λ_rec) − E(Newton's law): what the island gained above the law (J; 0 without re-solves). */
+  readonly above: number;
   readonly stabSaves: number;
   readonly lawSaves: number;
   readonly continuation?: { readonly mechanism: InjectionMechanism; readonly evidence: ContinuationEvidence };
@@ -355,6 +385,33 @@ function spreadOf(s: AttributionSettings, fr: FrameFacts, cs: readonly number[],
   return n;
 }
 
+/**
+ * Contacts whose data no target law can explain — the signature of a solve stopped early, not of a law: a pushing
+ * contact still approaching below its target (λn > 0 with ġn⁺ < target), an open one penetrating (λn = 0 with
+ * ġn⁺ < target), friction slipping inside or leaving the cone (where per-point friction is the engine's), a contact
+ * separating above every law by more than the engine's declared stabilisation could explain of it. A contact a
+ * little above its declared stabilisation's bound may obey a law of other constants (a spring's): it does not count.
+ */
+function solveResidualOf(s: AttributionSettings, fr: FrameFacts, cs: readonly number[], laws: readonly ContactLaw[]): number {
+  let n = 0;
+  const tol = s.options.speedTolerance;
+  cs.forEach((c, i) => {
+    const law = laws[i],
+      ct = fr.frame.contacts[c];
+    const below = law.enforced < law.reference - Math.max(tol, FIT_RELATIVE * Math.abs(law.reference)) && ct.depth >= 0 && !(ct.gap && ct.gap > 0);
+    if (below && law.normal !== 'speculative') n++;
+    else if (s.fit.judgeFriction && (law.friction === 'slip-inside-cone' || law.friction === 'outside-cone')) n++;
+    else if (law.normal === 'none' && law.enforced > law.reference) {
+      // a declared soft contact holding an overlap pushes it out by its own law, whose constants we may not know
+      // exactly (MuJoCo's pyramidal soft rows couple normal and friction): no evidence of a truncated solve
+      if ((ct.soft ?? s.fit.model.soft ?? (s.fit.model.source === 'declared-soft' ? true : undefined)) && ct.depth > 0) return;
+      const above = law.enforced - law.reference;
+      if (above - declaredStabilisation(s, fr, c, law) > 0.5 * above) n++;
+    }
+  });
+  return n;
+}
+
 /** The ledger alone (no exact re-solve): each contact's energy to its law; the unexplained to the evidence. */
 function ledgerShares(x: ContactShares, shares: Shares): IslandShares {
   shares.spread('bias-injection', sum(x.stab), x.stab);
@@ -363,7 +420,21 @@ function ledgerShares(x: ContactShares, shares: Shares): IslandShares {
   shares.spread('friction-positive-work', sum(x.friction), x.friction);
   // without a continuation there is no positive evidence of a truncated solve
   shares.spread('unattributed', sum(x.unexplained), x.unexplained);
-  return { solved: false, exactSaves: 0, stabSaves: 0, lawSaves: 0 };
+  return { solved: false, exactSaves: 0, above: 0, stabSaves: 0, lawSaves: 0 };
+}
+
+/** The stabilisation speed the engine's declaration allows contact c (m/s; at most its own separation above the reference). */
+function declaredStabilisation(s: AttributionSettings, fr: FrameFacts, c: number, law: ContactLaw): number {
+  const m = s.fit.model;
+  const ct = fr.frame.contacts[c];
+  const L = fr.ledger[c];
+  const above = Math.max(0, law.enforced - law.reference);
+  const springs = ct.soft ?? m.soft;
+  if (springs) return Math.min(above, softPushSpeed(springs, ct.depth, s.header.dt, L.approach));
+  if (m.source === 'declared-bias') return (m.erp / s.header.dt) * Math.max(0, ct.depth - m.slop);
+  if (m.source === 'declared-soft') return above;
+  if (m.source === 'undeclared') return Math.min(above, Math.max(0, ct.depth) / s.header.dt);
+  return 0;
 }
 
 /** Right-hand sides of the three exact re-solves, from the fitted laws (island order). */
@@ -377,14 +448,13 @@ function rightHandSides(
   const v = r.velocityPart;
   const law = Float64Array.from(v),
     stab = Float64Array.from(v);
-  const m = s.fit.model;
   cs.forEach((c, i) => {
     const L = laws[i];
-    const ct = fr.frame.contacts[c];
     law[3 * i] += L.reference;
-    // contacts no law explains keep the declared stabilisation (an engine applies its own to every contact)
-    const declared = m.source === 'declared-bias' ? (m.erp / s.header.dt) * Math.max(0, ct.depth - m.slop) : 0;
-    const st = L.normal === 'none' || L.normal === 'open' ? declared : Number.isFinite(L.stabilisation) ? L.stabilisation : 0;
+    // contacts no law explains keep the stabilisation the engine declares (it applies its own to every contact):
+    // the ERP bias, or as much of the separation as a declared spring can push (its bound), or, with nothing
+    // declared, a one-step push-out of the depth
+    const st = L.normal === 'none' || L.normal === 'open' ? declaredStabilisation(s, fr, c, L) : Number.isFinite(L.stabilisation) ? L.stabilisation : 0;
     stab[3 * i] += L.reference + st;
   });
   const b = fr.frame.b;
@@ -433,7 +503,9 @@ function resolvedShares(
   // the exact solutions: the convex optimum for a QP-SOCP engine (interior point), else Coulomb's law
   // (coulombExact: the convex optimum dissipates more than any Coulomb solution, so it is no reference there)
   const mu = Float64Array.from(cs, (c) => fr.frame.contacts[c].mu);
-  const slip0 = Float64Array.from(cs, (c) => fr.ledger[c].slip);
+  // De Saxcé's iteration starts from the recorded slip where the contact slides as Coulomb says (on the cone's edge,
+  // against the slip), else from sticking: a truncated iterate's creep is no estimate of the exact solution's slip
+  const slip0 = Float64Array.from(cs, (c, i) => (laws[i].friction === 'slide' ? fr.ledger[c].slip : 0));
   const exact = (b: Float64Array): number | string =>
     s.frictionLaw === 'cone' ? r.exact(b) : coulombExact(r, b, mu, slip0, COULOMB_ENERGY_TOLERANCE * s.options.energyTolerance);
   const eLaw = exact(rhs.law);
@@ -443,7 +515,8 @@ function resolvedShares(
   const lift = x.target.get('socp-separation');
   if (lift) shares.spread('socp-separation', sum(lift), lift);
   // nothing above Newton's law: no share to split (the other re-solves are not needed)
-  if (!(eRec - eLaw > RESOLVE_ENERGY_ACCURACY * Math.max(Math.abs(eRec), Math.abs(eLaw)))) return { solved: true, exactSaves: 0, stabSaves: 0, lawSaves: 0 };
+  if (!(eRec - eLaw > RESOLVE_ENERGY_ACCURACY * Math.max(Math.abs(eRec), Math.abs(eLaw))))
+    return { solved: true, exactSaves: 0, above: 0, stabSaves: 0, lawSaves: 0 };
   const same = (a: Float64Array, b: Float64Array): boolean => a === b || a.every((v, i) => v === b[i]);
   const eStab = same(rhs.stab, rhs.law) ? eLaw : exact(rhs.stab);
   if (typeof eStab === 'string') return { ...ledgerShares(x, shares), reason: eStab };
@@ -455,7 +528,7 @@ function resolvedShares(
   const exactSaves = eRec - eFit > RESOLVE_ENERGY_ACCURACY * scale ? eRec - eFit : 0;
   const stabSaves = Math.max(0, eStab - eLaw);
   const lawSaves = Math.max(0, eFit - eStab);
-  if (!(above > 0)) return { solved: true, exactSaves, stabSaves, lawSaves };
+  if (!(above > 0)) return { solved: true, exactSaves, above: 0, stabSaves, lawSaves };
   // friction against maximal dissipation: what the same impulses save with that friction opposing the slip instead
   let fric = 0;
   if (x.friction.size > 0) {
@@ -485,8 +558,8 @@ function resolvedShares(
     spreadStabilisation(fr, cs, x, stab, shares);
     shares.spread('bias-injection', target, new Map(cs.map((c) => [c, Math.max(0, fr.ledger[c].normalWork)])));
   } else spreadStabilisation(fr, cs, x, stab + target, shares);
-  if (!(remainder > s.options.energyTolerance * 0.1)) return { solved: true, exactSaves, stabSaves, lawSaves };
-  const spread = spreadOf(s, fr, cs, laws);
+  if (!(remainder > s.options.energyTolerance * 0.1)) return { solved: true, exactSaves, above, stabSaves, lawSaves };
+  const spread = solveResidualOf(s, fr, cs, laws);
   const weights = x.unexplained.size > 0 ? x.unexplained : new Map(cs.map((c) => [c, Math.max(0, fr.ledger[c].excess) + Math.max(0, fr.ledger[c].normalWork)]));
   const evidence =
     cs.length >= 2 && spread >= 2
@@ -495,7 +568,7 @@ function resolvedShares(
   const mechanism: InjectionMechanism =
     evidence.sweeps > 0 && evidence.removed >= CONTINUATION_REMOVES * evidence.excess ? 'non-converged-solve' : 'unattributed';
   shares.spread(mechanism, remainder, weights);
-  return { solved: true, exactSaves, stabSaves, lawSaves, continuation: { mechanism, evidence } };
+  return { solved: true, exactSaves, above, stabSaves, lawSaves, continuation: { mechanism, evidence } };
 }
 
 /** A target law's KKT residual of the recorded λ must be at most this fraction of Newton's law's to stand. */

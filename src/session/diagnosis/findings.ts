@@ -40,6 +40,8 @@ export type { Severity } from '../nonPhysical.js';
 export interface CounterfactualSavings {
   /** Exact solve of the problem the impulses obey (the laws fitted per contact, the file's b when it holds one). */
   readonly exactSolve: number;
+  /** What the re-solved islands gained above Newton's law, E(λ_rec) − E(law): the whole the shares split. */
+  readonly aboveLaw: number;
   /** The same without the stabilisation term. */
   readonly noStabilisation: number;
   /** The restitution law −e·ġ⁻ in place of the target the contacts obeyed. */

@@ -123,7 +123,7 @@ export function headline(h: HeadlineInput): string {
 /** The counterfactual line: what each exact re-solve saves. */
 export function counterfactualEvidence(cf: CounterfactualSavings | undefined): string | null {
   if (cf && cf.islands > 0)
-    return `Exact re-solves (${cf.law === 'coulomb' ? "Coulomb's law: De Saxcé's fixed point over the interior point" : 'the convex QP-SOCP: interior point'}) of ${plural(cf.islands, 'island')}: the problem the contacts obey saves ${si(cf.exactSolve, 'J')}, without its stabilisation ${si(cf.noStabilisation, 'J')} more, with Newton's law for its targets ${si(cf.restitutionLaw, 'J')} more.`;
+    return `Exact re-solves (${cf.law === 'coulomb' ? "Coulomb's law: De Saxcé's fixed point over the interior point" : 'the convex QP-SOCP: interior point'}) of ${plural(cf.islands, 'island')}: the recorded impulses lie ${si(cf.aboveLaw, 'J')} above Newton's law; the problem the contacts obey, solved exactly, saves ${si(cf.exactSolve, 'J')}; without its stabilisation ${si(cf.noStabilisation, 'J')} more; with Newton's law for its targets ${si(cf.restitutionLaw, 'J')} more (each share is booked within the ${si(cf.aboveLaw, 'J')}).`;
   if (cf?.skipped.length) return `Not verified by an exact re-solve: ${cf.skipped[0]}.`;
   return null;
 }
