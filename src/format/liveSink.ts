@@ -45,16 +45,18 @@ sock.on('drain', queued);
 sock.on('data', (d) => {
   text += d.toString('utf8');
   if (text.length > 1 << 20) { status(3, 'the editor sent a line longer than 1 MiB; disconnected'); sock.destroy(); return; }
+  let welcomeNow = false; // told after the lines that came with it (an arm), so the engine's first frame sees them
   for (let i = text.indexOf('\\n'); i >= 0; i = text.indexOf('\\n')) {
     const line = text.slice(0, i); text = text.slice(i + 1);
     let m; try { m = JSON.parse(line); } catch { continue; }
     if (!m || typeof m !== 'object') continue;
-    if (m.live === 'welcome') { welcomed = true; clearTimeout(timer); status(1); }
+    if (m.live === 'welcome') { welcomed = true; welcomeNow = true; clearTimeout(timer); }
     else if (m.live === 'refused') { clearTimeout(timer); status(2, 'the editor refused the connection: ' + String(m.reason)); sock.destroy(); }
     else if (m.live === 'arm') { Atomics.store(st, ${ARMED}, 1); signal(); }
     else if (m.live === 'disarm') { Atomics.store(st, ${ARMED}, 0); signal(); }
     else if (m.live === 'go' && typeof m.frame === 'number') { if (m.frame > go[0]) go[0] = m.frame; signal(); }
   }
+  if (welcomeNow && Atomics.load(st, ${STATUS}) === 0) status(1);
 });
 sock.on('error', (e) => { if (!welcomed) { clearTimeout(timer); status(2, e.message); } });
 sock.on('close', () => { clearTimeout(timer); Atomics.store(st, ${ARMED}, 0); if (Atomics.load(st, ${STATUS}) !== 2) status(3); Atomics.store(st, ${FLUSHED}, 1); signal(); });

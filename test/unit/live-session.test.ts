@@ -6,10 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { BreakController } from '../../src/extension/live/breakController.js';
-import { ARM_LINE, DISARM_LINE, goLine } from '../../src/format/liveProtocol.js';
+import { ARM_LINE, DISARM_LINE, goLine, helloLine, parseLiveTarget, WELCOME_LINE } from '../../src/format/liveProtocol.js';
 import { appendRows, NO_BREAK, rowsFrom, type TimelineRows } from '../../src/protocol/live.js';
 import type { FindingView, Timeline } from '../../src/protocol/inspector.js';
 import { validateHostMessage, validateWebviewMessage } from '../../src/protocol/validate.js';
@@ -220,6 +221,30 @@ describe('live: a recording the inspector opened grows on disk', function () {
       await until(() => live.state?.stream === 'ended' && live.state.frames === 60, 'the closing line');
       assert.equal(live.state?.mode, 'following');
       assert.equal(live.state?.canBreak, false, 'a file has no back-channel');
+    } finally {
+      live.dispose();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('live: a break set before the engine starts', function () {
+  this.timeout(60_000);
+  it("the writer's first read holds the welcome and the arm together, so it is armed from its first frame", async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'contact-lens-live-arm-'));
+    const live = await new LiveWorker().listen(tmp);
+    try {
+      await live.action({ action: 'breakOn', breakOn: { severity: 'error', mechanism: null, frame: null } });
+      const t = parseLiveTarget(live.value);
+      assert.equal(t.address.kind, 'tcp');
+      const socket = net.connect(t.address.kind === 'tcp' ? t.address.port : 0, '127.0.0.1');
+      const first = new Promise<string>((resolve, reject) => {
+        socket.once('data', (d) => resolve(d.toString('utf8')));
+        socket.once('error', reject);
+      });
+      socket.write(`${helloLine(t.token)}\n`);
+      assert.equal(await first, `${WELCOME_LINE}\n${ARM_LINE}\n`);
+      socket.destroy();
     } finally {
       live.dispose();
       fs.rmSync(tmp, { recursive: true, force: true });

@@ -205,9 +205,13 @@ export class LiveListener {
           return refuse(`the editor cannot create a recording in ${this.options.folder} (${(e as Error).message})`);
         }
         this.writers++;
+        // the welcome and an arm the break conditions ask for leave in one write: the writer reads both before
+        // its first frame, so a break set before the engine starts holds it at the first matching frame
+        socket.cork();
         conn.send(WELCOME_LINE); // before anything the editor says next (arm)
         hooksOfConn = events.accepted(conn);
         conn.attach(hooksOfConn);
+        socket.uncork();
       },
       oversize: () => {
         if (!conn) return refuse(`no token: its first line is longer than ${HELLO_MAX_BYTES} bytes`);
