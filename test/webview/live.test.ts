@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { FakeHost, launchBrowser, ROOT } from './harness.js';
 import { InspectorModel } from '../../src/extension/model/inspectorModel.js';
@@ -16,6 +18,8 @@ import { PROTOCOL_VERSION, type Timeline } from '../../src/protocol/inspector.js
 import { NO_BREAK, type LiveState, type LiveUpdate } from '../../src/protocol/live.js';
 import { recordScenario } from '../live/harness.js';
 
+/** Screenshots for a person to look at (as test/webview/screenshots.test.ts). */
+const SHOTS = join(ROOT, 'artifacts/screenshots');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'contact-lens-webview-live-'));
 
 describe('webview: a live session', function () {
@@ -120,6 +124,11 @@ describe('webview: a live session', function () {
     assert.equal(await badge(), '⏸ PAUSED at frame 27');
     assert.match(await host.text('.live-detail'), /break: error finding, restitution-overshoot/);
     assert.match(await host.text('.live-connect'), /CONTACT_LENS_LIVE=tcp:\/\/127\.0\.0\.1:40000\?token=/);
+    // the live bar with the badge and the break, for a person to look at (artifacts/screenshots/live-break.png)
+    mkdirSync(SHOTS, { recursive: true });
+    await host.page.evaluate(() => (globalThis as any).scrollTo(0, 0));
+    await host.page.screenshot({ path: join(SHOTS, 'live-break.png'), fullPage: true });
+    assert.ok(statSync(join(SHOTS, 'live-break.png')).size > 20000, 'the screenshot has content');
     await host.page.click('#btn-live-step');
     await host.page.click('#btn-live-continue');
     await host.page.evaluate(() => {
