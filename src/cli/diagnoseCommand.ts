@@ -11,12 +11,13 @@ import { readText, type Output } from './solveCommand.js';
 import { kindOfFile, requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
 import { formatCount, formatNumber, formatSigned } from '../engine/numberText.js';
+import { followDiagnose } from './followDiagnose.js';
 
 export const FAIL_ON = ['injection', 'non-physical', 'inconsistent', 'skipped-lines'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
 export const DIAGNOSE_HELP: CommandHelp = {
   command: 'diagnose',
-  synopsis: `diagnose <scene.json | rec.jsonl> [--json] [--verbose] [--fail-on ${FAIL_ON.join(',')}]`,
+  synopsis: `diagnose <scene.json | rec.jsonl> [--json] [--verbose] [--fail-on ${FAIL_ON.join(',')}] [--follow [--idle-exit S]]`,
   summary: "finds energy injection (frame, contacts, mechanism, joules) in a scene's run or a recording",
   description: [
     'Runs every scenario of a scene file, or reads a recording, and finds the frames where contacts inject energy:',
@@ -27,6 +28,11 @@ export const DIAGNOSE_HELP: CommandHelp = {
     ['--fail-on KINDS', `exit 1 when a finding of these kinds exists: a comma-separated list of ${FAIL_ON.join(', ')}`],
     ['--json', 'one JSON object per finding (frame, contacts, mechanism, joules, headline, evidence, counterfactuals, …)'],
     ['--verbose', 'every finding with its evidence (without it: a summary per mechanism, its largest findings, the sources once)'],
+    [
+      '--follow',
+      'a recording still being written: print each finding as soon as its frame is complete; ends at the closing line the writer writes on close (docs/recording-format.md "Closing line"), on Ctrl-C, or with --idle-exit',
+    ],
+    ['--idle-exit S', 'with --follow: stop after S seconds without growth'],
   ],
   example: 'diagnose examples/fault-restitution-target.scene.json --fail-on injection',
 };
@@ -179,11 +185,13 @@ function printSource(s: Source, io: Output, verbose: boolean): void {
     );
 }
 
-export function runDiagnose(argv: readonly string[], io: Output): number {
-  const { positionals, options } = parseArgs(argv, ['fail-on'], ['json', 'verbose']);
+export function runDiagnose(argv: readonly string[], io: Output): number | Promise<number> {
+  const { positionals, options } = parseArgs(argv, ['fail-on', 'idle-exit'], ['json', 'verbose', 'follow']);
   if (positionals.length !== 1) throw new UsageError(`expected one scene file or recording\nusage: contact-lens ${DIAGNOSE_HELP.synopsis}`);
   const failOn = parseFailOn(options.get('fail-on'));
   const file = positionals[0];
+  if (options.get('follow') === true) return runFollow(file, io, options, failOn);
+  if (options.has('idle-exit')) throw new UsageError('--idle-exit goes with --follow');
   requireKind(file, 'diagnose', ['scene', 'recording']);
   const json = options.get('json') === true;
   const recording = /\.jsonl(\.gz)?$/.test(file) || kindOfFile(file) === 'recording';
@@ -194,6 +202,32 @@ export function runDiagnose(argv: readonly string[], io: Output): number {
     for (const f of s.diagnoser.findings) counts[f.kind]++;
     if (json) for (const f of s.diagnoser.findings) io.out(JSON.stringify(findingJson(s.label, f)));
     else printSource(s, io, options.get('verbose') === true);
+  }
+  for (const k of failOn) if (counts[k] > 0) return 1;
+  return 0;
+}
+
+/** `diagnose --follow`: findings printed as their frames arrive (followDiagnose.ts). */
+async function runFollow(file: string, io: Output, options: Map<string, string | true>, failOn: Set<FailOn>): Promise<number> {
+  if (/\.(scene\.json|gz)$/.test(file))
+    throw new UsageError(`--follow reads a plain recording (.rec.jsonl) as it is written, not ${file.endsWith('.gz') ? 'a compressed one' : 'a scene file'}`);
+  if (options.get('verbose') === true) throw new UsageError('--follow prints each finding as it comes; --verbose does not apply');
+  const idle = options.get('idle-exit');
+  const idleExitS = idle === undefined ? undefined : Number(idle);
+  if (idleExitS !== undefined && !(Number.isFinite(idleExitS) && idleExitS > 0))
+    throw new UsageError(`--idle-exit must be a number of seconds > 0 (got ${String(idle)})`);
+  const json = options.get('json') === true;
+  const r = await followDiagnose(file, io, { json, idleExitS }, (f) =>
+    json ? JSON.stringify(findingJson(file, f)) : `${f.inconsistent ? '[inconsistent data] ' : ''}[${f.severity}] ${f.headline}`,
+  );
+  if (r.why === 'failed') return 2;
+  const counts = { injection: 0, 'non-physical': 0, inconsistent: 0, 'skipped-lines': r.skippedLines };
+  for (const f of r.findings) counts[f.kind]++;
+  if (!json) {
+    const inj = r.findings.filter((f) => f.kind === 'injection').length;
+    io.out(
+      `${file}: ${formatCount(r.frames, 'frame')}, ${r.findings.length === 0 ? 'no findings' : `${formatCount(inj, 'injection finding')}, ${formatCount(r.findings.length - inj, 'other finding')}`}`,
+    );
   }
   for (const k of failOn) if (counts[k] > 0) return 1;
   return 0;

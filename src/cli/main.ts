@@ -18,7 +18,7 @@ export const COMMANDS: readonly CommandHelp[] = [SOLVE_HELP, SIMULATE_HELP, REPO
 /** `contact-lens --help`: the commands, one line each. */
 export const OVERVIEW = renderOverview(COMMANDS);
 
-/** The exit code; a promise of it for `solve` on an HDF5 (FCLIB) file (its reader starts asynchronously), for `compress` (streams) and `simulate` (yields to the event loop so Ctrl-C is handled). */
+/** The exit code; a promise of it for `solve` on an HDF5 (FCLIB) file (its reader starts asynchronously), for `compress` (streams), `simulate` (yields to the event loop so Ctrl-C is handled) and `diagnose --follow`. */
 export function main(argv: readonly string[], io: Output): number | Promise<number> {
   const [command, ...rest] = argv;
   const help = COMMANDS.find((c) => c.command === command);
@@ -38,8 +38,10 @@ export function main(argv: readonly string[], io: Output): number | Promise<numb
         return runReport(rest, io);
       case 'check':
         return runCheck(rest, io);
-      case 'diagnose':
-        return runDiagnose(rest, io);
+      case 'diagnose': {
+        const code = runDiagnose(rest, io); // --follow answers when following ends
+        return typeof code === 'number' ? code : code.catch((e: unknown) => badInput(e, io));
+      }
       case 'compress':
         return runCompress(rest, io).catch((e: unknown) => badInput(e, io));
       case 'help': {

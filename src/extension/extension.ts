@@ -8,6 +8,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { CheckOutcomes } from './checkOutcomes.js';
 import { CheckRunner } from './checkRunner.js';
 import { registerCommands } from './commands.js';
+import { registerListenCommand } from './live/listenCommand.js';
 import { Inspectors } from './inspectors.js';
 import { INSPECTOR_VIEW_TYPE, RECORDING_VIEW_TYPE } from './inspector.js';
 import { FCLIB_VIEW_TYPE, PROBLEM_VIEW_TYPE, type ProblemPanelState } from './problemInspector.js';
@@ -86,6 +87,7 @@ export function activate(context: vscode.ExtensionContext): ContactLensApi {
       void tests.discoverAll();
     }),
     ...registerCommands(inspectors, checks, analyzer),
+    registerListenCommand(inspectors, context),
     { dispose: () => loop.disable() },
   );
   const activationTimeMs = performance.now() - t0,

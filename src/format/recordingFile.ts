@@ -25,6 +25,9 @@ import {
   type RecordedFrame,
   type RecordingHeader,
 } from './recording.js';
+import { serializeEnd } from './recordingEnd.js';
+import { LiveSink } from './liveSink.js';
+import type { LiveTarget } from './liveProtocol.js';
 import { type Columns, decodeLine, type FrameSummary, Indexer, type OpenOptions, type RecordingIssue } from './recordingIndexer.js';
 
 export {
@@ -322,6 +325,13 @@ export interface WriterOptions {
   readonly gzip?: boolean;
   /** The name messages give the file (default: its path): the final name of one written under a temporary name. */
   readonly name?: string;
+  /**
+   * Stream the same lines to the editor (docs/live-protocol.md): 'environment' (default) when the
+   * CONTACT_LENS_LIVE variable is set, a target, or false.
+   */
+  readonly live?: 'environment' | LiveTarget | false;
+  /** Write the closing line {"end": {"frames": N}} on close() (default true; docs/recording-format.md "Closing line"). */
+  readonly end?: boolean;
 }
 
 /**
@@ -351,16 +361,22 @@ export class RecordingWriter {
   static create(path: string, header: RecordingHeader, options: WriterOptions = {}): RecordingWriter {
     const file = options.name ?? path;
     const { header: checked, warnings } = validateHeader(header, file);
+    // the editor's connection first: an explicit target that refuses throws before any file is touched
+    const live = options.live ?? 'environment';
+    const sink = live === 'environment' ? LiveSink.fromEnvironment() : live ? LiveSink.connect(live) : null;
     let fd: number;
     try {
       fd = fs.openSync(path, options.force ? 'w' : 'wx');
     } catch (e) {
+      sink?.close();
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
         throw new Error(`${safePath(file)}: already exists; refusing to overwrite it (choose another name, or pass { force: true } to replace it)`);
       }
       throw e;
     }
     const w = new RecordingWriter(file, fd, checked, warnings, options.validate ?? true, options.gzip ?? false);
+    w.end = options.end ?? true;
+    w.live = sink;
     w.append(serializeHeader(header));
     w.flush();
     return w;
@@ -410,6 +426,15 @@ export class RecordingWriter {
     this.prev = { frame: f.frame, time: f.time };
     this.framesWritten++;
     if (this.bufferedChars >= CHUNK_BYTES) this.flush();
+    this.live?.frameWritten(f.frame); // returns when the editor releases the frame, while a break is armed
+  }
+  /** The editor's live connection (null: none). */
+  private live: LiveSink | null = null;
+  private end = true;
+
+  /** True while the lines are also streamed to the editor (docs/live-protocol.md). */
+  get streaming(): boolean {
+    return this.live?.connected ?? false;
   }
 
   /** Hands buffered lines to the operating system. */
@@ -433,16 +458,20 @@ export class RecordingWriter {
   close(): void {
     if (this.fd === null) return;
     try {
+      if (this.end) this.append(serializeEnd(this.framesWritten));
       this.flush();
       if (this.gzip) this.write(BGZF_EOF);
     } finally {
       fs.closeSync(this.fd);
       this.fd = null;
+      this.live?.close();
+      this.live = null;
     }
   }
 
   private append(line: string): void {
     this.buffer.push(line, '\n');
     this.bufferedChars += line.length + 1;
+    this.live?.send(line);
   }
 }

@@ -9,6 +9,7 @@ import { crc32 } from './bgzf.js';
 import type { DamagedBlock } from './bgzfSplitter.js';
 import { FormatError } from './messages.js';
 import { emptyScan, FrameLineScanner, type ScannedFrame } from './recordingScan.js';
+import { END_LINE, isEndLine, validateEnd } from './recordingEnd.js';
 import {
   isInitialLine,
   parseFrame,
@@ -477,6 +478,11 @@ export class Indexer {
           this.initialLine = lineNo;
           return;
         }
+      }
+      // the optional closing line (docs/recording-format.md "Closing line"): not a frame
+      if (END_LINE.test(text)) {
+        const raw = parseJsonLine(text, this.file, `line ${lineNo}: `);
+        if (isEndLine(raw)) return void validateEnd(raw, lineNo, this.file);
       }
       const f = parseFrame(text, lineNo, this.file, this.header, { previous: this.prev, onWarning: (field, detail) => this.warn(lineNo, field, detail) });
       // format 1.1: an initial state without a time is the state one step before the first frame; one at or

@@ -7,6 +7,7 @@
 import type { HeatMap } from './heatMap.js';
 import type { SceneFrame, SceneInfo, WhatIfContactScene } from './scene.js';
 import type { ProblemView } from './problem.js';
+import type { LiveAction, LiveUpdate } from './live.js';
 
 /** 2: island A travels as heat-map levels (a Uint8Array) instead of numbers. */
 export const PROTOCOL_VERSION = 2;
@@ -251,7 +252,9 @@ export type HostMessage =
   /** A problem file (./problem.ts): replaces init/frame for a file with no bodies and one frame. */
   | { readonly type: 'problem'; readonly version: number; readonly view: ProblemView }
   /** A problem file that could not be opened: one line naming the file and the field. */
-  | { readonly type: 'problemError'; readonly file: string; readonly message: string };
+  | { readonly type: 'problemError'; readonly file: string; readonly message: string }
+  /** A session that grows (./live.ts): new timeline rows, findings and the live state. */
+  | LiveUpdate;
 
 // ─── webview → host ─────────────────────────────────────────────────────────────────────────────────
 export type WebviewMessage =
@@ -260,7 +263,9 @@ export type WebviewMessage =
   | { readonly type: 'series'; readonly requestId: number; readonly keys: readonly string[] }
   | { readonly type: 'whatIf'; readonly requestId: number; readonly index: number; readonly options: WhatIfOptions }
   | { readonly type: 'exportChart'; readonly name: string; readonly dataUrl: string }
-  | { readonly type: 'exportFrame'; readonly index: number; readonly format: 'json' | 'csv' };
+  | { readonly type: 'exportFrame'; readonly index: number; readonly format: 'json' | 'csv' }
+  /** Pause, step, continue or break conditions of a live writer (./live.ts). */
+  | { readonly type: 'live'; readonly action: LiveAction };
 
 /** Scene file + scenario name, or the recording path, that a panel shows. */
 export type SessionSource =

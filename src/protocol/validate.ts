@@ -5,6 +5,7 @@
 import type { HostMessage, WebviewMessage, WhatIfOptions } from './inspector.js';
 import { FINDING_HEADLINE_MAX, MAX_SOLVER_ITERATIONS, PROTOCOL_VERSION, SOLVER_NAMES } from './inspector.js';
 import { POSE_STRIDE } from './scene.js';
+import { validateLiveAction, validateLiveUpdate } from './liveValidate.js';
 
 export class ProtocolError extends Error {
   constructor(
@@ -90,6 +91,9 @@ export function validateWebviewMessage(v: unknown): WebviewMessage {
     case 'exportFrame':
       int(m.index, 'index');
       if (m.format !== 'json' && m.format !== 'csv') throw new ProtocolError('format', 'must be "json" or "csv"');
+      break;
+    case 'live':
+      validateLiveAction(m.action);
       break;
     default:
       throw new ProtocolError('type', `unknown message type ${JSON.stringify(m.type)}`);
@@ -250,6 +254,9 @@ export function validateHostMessage(v: unknown): HostMessage {
     case 'problemError':
       str(m.file, 'file');
       str(m.message, 'message');
+      break;
+    case 'live':
+      validateLiveUpdate(m);
       break;
     default:
       throw new ProtocolError('type', `unknown message type ${JSON.stringify(m.type)}`);

@@ -5,6 +5,8 @@
  * one read of the recording); frame views, contact series and what-ifs are computed on demand.
  */
 import { type FrameDetail, Session } from '../../session/session.js';
+import { GrowingRecording, type LinePlace } from '../../session/growingRecording.js';
+import { RecordingReader } from '../../format/recordingFile.js';
 import { Diagnoser, frameEnergyParts, type DiagnosisOptions, type Finding } from '../../session/diagnose.js';
 import { contactKeyText } from '../../session/contactKeys.js';
 import { ContactColumns, InjectedColumns } from './contactColumns.js';
@@ -156,7 +158,7 @@ export function toFindingView(x: Finding, index: number): FindingView {
 }
 
 /** Accumulates the timeline, the contact columns and the diagnosis, one frame at a time, in order. */
-class TimelineBuilder {
+export class TimelineBuilder {
   readonly t = emptyTimeline();
   readonly contacts: ContactColumns;
   /** Per session position: injected joules per contact. */
@@ -172,7 +174,7 @@ class TimelineBuilder {
     this.diag = new Diagnoser(header, { ...diagnosis, keepFrames: false }, initialEnergy);
     this.contacts = new ContactColumns(this.diag.keys);
   }
-  add(f: RecordedFrame): void {
+  add(f: RecordedFrame, kappa = true): void {
     const t = this.t,
       n = t.frame.length;
     const { kinetic, potential } = frameEnergyParts(this.header, f);
@@ -191,7 +193,8 @@ class TimelineBuilder {
       (t.ledger[name] ??= new Array<number | null>(n).fill(null)).push(finiteOrNull(v));
     }
     for (const col of Object.values(t.ledger)) if (col.length === n) col.push(null);
-    const k = frameKappa(this.header, f, this.prev);
+    // a live session that falls behind skips the timeline's κ (the frame's own view always has its islands' κ)
+    const k = kappa ? frameKappa(this.header, f, this.prev) : { kappa: null, kappaRange: null };
     t.kappa.push(k.kappa);
     t.kappaRange.push(k.kappaRange);
     t.maxDepth.push(f.contacts.reduce((m, c) => Math.max(m, c.depth), 0));
@@ -215,26 +218,92 @@ class TimelineBuilder {
     });
     return this.diag.findings.map((x) => toFindingView(x, byFrame.get(x.frame) ?? 0));
   }
+  /** Findings found so far (the diagnosis' count). */
+  get findingCount(): number {
+    return this.diag.findings.length;
+  }
+  /** The findings from the k-th on, as views (a growing session: the ones its last frames added). */
+  findingsFrom(k: number): FindingView[] {
+    const frames = this.t.frame;
+    const indexOf = (fr: number): number => {
+      // frames strictly increase: binary search, newest first
+      let lo = 0,
+        hi = frames.length - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        if (frames[mid] === fr) return mid;
+        if (frames[mid] < fr) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      return 0;
+    };
+    return this.diag.findings.slice(k).map((x) => toFindingView(x, indexOf(x.frame)));
+  }
 }
 
 export class InspectorModel {
   private constructor(
     readonly session: Session,
-    readonly info: SessionInfo,
+    /** frameCount grows with append() (a recording still being written). */
+    public info: SessionInfo,
     readonly timeline: Timeline,
-    readonly findings: readonly FindingView[],
+    readonly findings: FindingView[],
     /** Recording lines skipped while indexing (bad JSON, NaN, truncated last line), "file: line N: …". */
     readonly skipped: readonly string[],
     private readonly contactColumns: ContactColumns,
     private readonly injectedByContact: InjectedColumns = new InjectedColumns(),
     /** First frame whose islands the diagnosis left unsolved because its re-solve budget ran out (null: none). */
-    private readonly resolveBudgetFrame: number | null = null,
+    private resolveBudgetFrame: number | null = null,
   ) {
     this.scene = sceneInfo(session.header);
   }
 
   /** Body shapes for the scene view (sent with init). */
   readonly scene: SceneInfo;
+  /** The streaming pass's state and the session's frame source, kept when the session can grow (append()). */
+  private growth: { readonly builder: TimelineBuilder; readonly source: GrowingRecording } | null = null;
+
+  /**
+   * A model whose session grows (a recording still being written, src/session/growingRecording.ts): the timeline
+   * and the diagnosis go on from `builder` (which has seen the source's frames), one append() per new frame.
+   */
+  static growing(source: GrowingRecording, info: SessionInfo, builder: TimelineBuilder, skipped: readonly string[] = []): InspectorModel {
+    const m = new InspectorModel(
+      Session.fromSource(source),
+      info,
+      builder.t,
+      builder.findings(),
+      skipped,
+      builder.contacts,
+      builder.injectedByContact,
+      builder.resolveBudgetFrame,
+    );
+    m.growth = { builder, source };
+    return m;
+  }
+
+  /** True when append() can add frames (a plain recording, a live stream). */
+  get canGrow(): boolean {
+    return this.growth !== null;
+  }
+
+  /**
+   * Adds the next frame, read from the file at `at`, to the session, the timeline and the diagnosis, and returns
+   * the findings it added. Cached frame views stay valid: a frame's view depends only on it and the frames
+   * before it, except for the re-solve budget note, which only appears on later frames.
+   */
+  append(f: RecordedFrame, at: LinePlace, options: { readonly kappa?: boolean } = {}): FindingView[] {
+    if (!this.growth) throw new Error('this session does not grow');
+    const b = this.growth.builder;
+    this.growth.source.append(f, at);
+    const k = b.findingCount;
+    b.add(f, options.kappa ?? true);
+    const added = b.findingsFrom(k);
+    for (const x of added) this.findings.push(x);
+    this.resolveBudgetFrame = b.resolveBudgetFrame;
+    this.info = { ...this.info, frameCount: this.session.frameCount };
+    return added;
+  }
   /** LRU of frame views by "index/estimate|exact" (Map iteration order is insertion order). */
   private readonly views = new Map<string, FrameView>();
 
@@ -265,7 +334,7 @@ export class InspectorModel {
   /** Opens a recording (ours or another engine's): ONE streaming pass indexes it and builds the timeline and the diagnosis. */
   static async fromRecording(file: string, diagnosis: Partial<DiagnosisOptions> = {}, progress?: Progress, signal?: AbortSignal): Promise<InspectorModel> {
     let builder: TimelineBuilder | null = null;
-    const session = await Session.openRecording(file, {
+    const reader = await RecordingReader.open(file, {
       signal,
       onProgress: (read, total) =>
         progress?.(
@@ -274,7 +343,9 @@ export class InspectorModel {
         ),
       onFrame: (_, f, header) => (builder ??= new TimelineBuilder(header, diagnosis)).add(f),
     });
-    const reader = session.reader!;
+    // a plain recording can be followed as it grows (append()); a compressed one is read as it was
+    const source = new GrowingRecording(file, reader.header, reader);
+    const session = Session.fromSource(source);
     const n = session.frameCount;
     builder ??= new TimelineBuilder(session.header, diagnosis);
     const built = builder as TimelineBuilder;
@@ -288,7 +359,7 @@ export class InspectorModel {
       dt: h.dt,
       bodies: h.bodies.map((b) => b.name),
     };
-    return new InspectorModel(
+    const m = new InspectorModel(
       session,
       info,
       built.t,
@@ -298,6 +369,8 @@ export class InspectorModel {
       built.injectedByContact,
       built.resolveBudgetFrame,
     );
+    if (!reader.compressed) m.growth = { builder: built, source };
+    return m;
   }
 
   /**
