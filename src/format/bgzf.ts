@@ -73,9 +73,9 @@ const CRC_TABLE = (() => {
   return t;
 })();
 
-/** CRC-32 of RFC 1952 §8 (zlib.crc32 is not in every Node the extension host runs). */
-export function crc32(data: Uint8Array): number {
-  let c = 0xffffffff;
+/** CRC-32 of RFC 1952 §8 (zlib.crc32 is not in every Node the extension host runs), continuing from `previous`. */
+export function crc32(data: Uint8Array, previous = 0): number {
+  let c = (previous ^ 0xffffffff) >>> 0;
   for (let i = 0; i < data.length; i++) c = CRC_TABLE[(c ^ data[i]) & 0xff] ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 }
