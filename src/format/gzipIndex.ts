@@ -17,7 +17,7 @@ import { GzipInflater, type InflateSink, WINDOW_BYTES } from './inflate.js';
 export const GZIP_SPAN = 1 << 20;
 
 /** Grows a Float64Array to hold at least n entries. */
-function grown(a: Float64Array, n: number): Float64Array {
+function grown(a: Float64Array<ArrayBuffer>, n: number): Float64Array<ArrayBuffer> {
   if (n <= a.length) return a;
   const b = new Float64Array(Math.max(n, 2 * a.length));
   b.set(a);
@@ -28,18 +28,18 @@ function grown(a: Float64Array, n: number): Float64Array {
 export class GzipIndex {
   count = 0;
   /** Per access point: compressed bit of the block boundary, uncompressed offset, member number, flags. */
-  bit = new Float64Array(64);
-  out = new Float64Array(64);
-  member = new Float64Array(64);
+  bit: Float64Array<ArrayBuffer> = new Float64Array(64);
+  out: Float64Array<ArrayBuffer> = new Float64Array(64);
+  member: Float64Array<ArrayBuffer> = new Float64Array(64);
   /** 1: a stored block follows within the span (resume by bit with inflate.ts when the bit is not byte-aligned). */
-  storedInSpan = new Uint8Array(64);
+  storedInSpan: Uint8Array<ArrayBuffer> = new Uint8Array(64);
   /** Deflated windows, back to back; window k is windows[wOff[k], wOff[k + 1]). */
   windows: Buffer = Buffer.alloc(0);
-  wOff = new Float64Array(65);
+  wOff: Float64Array<ArrayBuffer> = new Float64Array(65);
   /** Per member: the compressed bit where its deflate data ends, and its uncompressed end. */
   members = 0;
-  memberEndBit = new Float64Array(8);
-  memberEndOut = new Float64Array(8);
+  memberEndBit: Float64Array<ArrayBuffer> = new Float64Array(8);
+  memberEndOut: Float64Array<ArrayBuffer> = new Float64Array(8);
   /** Uncompressed size of the whole file. */
   totalOut = 0;
   private windowParts: Buffer[] = [];

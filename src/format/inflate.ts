@@ -42,6 +42,8 @@ export class InflateError extends Error {
   constructor(
     readonly byte: number,
     readonly reason: string,
+    /** The input ended early (an interrupted writer), rather than holding damaged data. */
+    readonly truncated = false,
   ) {
     super(`${reason} (compressed byte ${byte})`);
   }
@@ -120,7 +122,7 @@ export interface InflateSink {
   memberEnd(bit: number, end: number, at: number): void;
 }
 
-const enum Mode {
+enum Mode {
   MemberHeader,
   BlockStart,
   Codes,
@@ -129,6 +131,8 @@ const enum Mode {
   AfterMember,
   /** A raw span (resume) reached its end. */
   Done,
+  /** Bytes after the last member that are not gzip: counted, not read. */
+  Ignore,
 }
 
 /** A gzip stream decoded chunk by chunk (push), with its block boundaries told to the sink. */
@@ -151,8 +155,10 @@ export class GzipInflater {
   private emitted = 0;
   private memberOut = 0;
   private crc = 0;
-  /** Members decoded; set when the input ended exactly after a member. */
+  /** Members decoded. */
   members = 0;
+  /** Bytes after the last member that are not gzip (ignored). */
+  trailing = 0;
   private readonly lengths = new Uint8Array(320);
 
   constructor(private readonly sink: InflateSink) {}
@@ -196,13 +202,25 @@ export class GzipInflater {
     this.run(final);
   }
 
+  /** Hands on the output decoded so far (after an early end of the input: what was read before it). */
+  drain(): void {
+    if (this.op < this.emitFrom) return;
+    this.flushOut(false);
+  }
+
   /** True when the input so far ends exactly after a complete member (nothing pending). */
   get complete(): boolean {
     return this.mode === Mode.AfterMember && this.len - (this.pos >>> 3) === 0;
   }
 
   private fail(reason: string): never {
-    throw new InflateError(this.base + (this.pos >>> 3), reason);
+    // a code read from the zero padding after the input's end is an early end, not damage
+    const early = /\bends\b/.test(reason) || this.pos > this.len * 8;
+    throw new InflateError(
+      this.base + Math.min(this.pos >>> 3, this.len),
+      early && !/\bends\b/.test(reason) ? 'the file ends inside the compressed data (truncated)' : reason,
+      early,
+    );
   }
 
   private bits(n: number): number {
@@ -219,6 +237,10 @@ export class GzipInflater {
       const have = this.len - (this.pos >>> 3);
       switch (this.mode) {
         case Mode.Done:
+          return;
+        case Mode.Ignore:
+          this.trailing += have;
+          this.pos = this.len * 8;
           return;
         case Mode.AfterMember:
           if (have === 0) return;
@@ -254,8 +276,15 @@ export class GzipInflater {
       if (final) this.fail('the file ends inside a gzip member header');
       return false;
     };
+    if (this.members > 0 && (b[s] !== 0x1f || (s + 1 < end && b[s + 1] !== 0x8b))) {
+      // bytes after the last member that are no member (zero padding, a tool's trailer): ignored, as gzip -d does
+      this.trailing = end - s;
+      this.pos = end * 8;
+      this.mode = Mode.Ignore;
+      return true;
+    }
     if (!need(10)) return false;
-    if (b[s] !== 0x1f || b[s + 1] !== 0x8b) this.fail(this.members === 0 ? 'is not gzip' : 'trailing bytes after the last gzip member are not gzip');
+    if (b[s] !== 0x1f || b[s + 1] !== 0x8b) this.fail('is not gzip');
     if (b[s + 2] !== 8) this.fail('uses a compression method other than deflate');
     const flg = b[s + 3];
     if (flg & 0xe0) this.fail('has reserved gzip header flags set');
@@ -394,15 +423,18 @@ export class GzipInflater {
     const outLimit = WINDOW_BYTES + OUT_CHUNK;
     let p = this.pos,
       op = this.op,
-      memberOut = this.memberOut;
+      memberOut = this.memberOut,
+      before = op;
     for (;;) {
       if (p >= stopBit) {
         this.pos = p;
         this.memberOut = memberOut;
-        this.op = op;
+        // at the input's end, the symbol that ran past it was decoded from padding: its output is dropped
+        this.op = final ? before : op;
         if (final) this.fail('the file ends inside the compressed data (truncated)');
         return false;
       }
+      before = op;
       if (op >= outLimit) {
         this.op = op;
         this.memberOut = memberOut;
