@@ -1,11 +1,12 @@
 /** `contact-lens diagnose <scene.json | rec.jsonl> [--json] [--fail-on injection,non-physical,inconsistent,skipped-lines]` */
 import { safePath, safeText } from '../format/messages.js';
 import { parseSceneFile } from '../format/scene.js';
-import type { Diagnoser, Finding, InjectionMechanism } from '../session/diagnose.js';
-import { BATCH_DIAGNOSIS, diagnoseRecording, diagnoseScenario } from '../session/diagnosisRun.js';
+import type { Finding, InjectionMechanism } from '../session/diagnose.js';
+import { BATCH_DIAGNOSIS, diagnoseScenario } from '../session/diagnosisRun.js';
+import { cliCacheOptions } from '../format/sidecarCache.js';
+import { type DiagnosisResult, reportRecording } from './recordingReport.js';
 import { MECHANISM_SOURCE } from '../session/diagnosis/wording.js';
 import { parseArgs, UsageError } from './args.js';
-import { openRecordingForCli } from './openRecording.js';
 import { printRecordingIssues } from './recordingIssues.js';
 import { readText, type Output } from './solveCommand.js';
 import { kindOfFile, requireKind } from './fileKind.js';
@@ -33,7 +34,7 @@ export const DIAGNOSE_HELP: CommandHelp = {
 
 interface Source {
   readonly label: string;
-  readonly diagnoser: Diagnoser;
+  readonly diagnoser: DiagnosisResult;
   readonly frames: number;
   readonly skippedLines: number;
 }
@@ -50,11 +51,12 @@ function fromScene(file: string, io: Output): Source[] {
 }
 
 function fromRecording(file: string, io: Output): Source[] {
-  const reader = openRecordingForCli(file);
+  // one pass (each frame parsed once), or the sidecar cache's diagnosis: the same findings as `report`
+  const { reader, diagnosis } = reportRecording(file, { cache: cliCacheOptions(), diagnosisOnly: true });
   try {
     // printed in every mode (stderr): a run that skipped 294 of 300 lines must say so, also with --json
     printRecordingIssues(reader, io);
-    return [{ label: file, diagnoser: diagnoseRecording(reader, BATCH_DIAGNOSIS), frames: reader.frameCount, skippedLines: reader.errorCount }];
+    return [{ label: file, diagnoser: diagnosis, frames: reader.frameCount, skippedLines: reader.errorCount }];
   } finally {
     reader.close();
   }

@@ -84,7 +84,7 @@ export class GzipIndex {
 
   /** Bytes of memory the index holds. */
   get bytes(): number {
-    return this.bit.byteLength * 3 + this.storedInSpan.byteLength + this.wOff.byteLength + this.windowBytes + this.memberEndBit.byteLength * 2;
+    return this.bit.byteLength * 3 + this.storedInSpan.byteLength + this.wOff.byteLength + this.wOff[this.count] + this.memberEndBit.byteLength * 2;
   }
 
   /** The access point at or before uncompressed offset `offset` (binary search). */

@@ -14,8 +14,7 @@
  * decoded only with HEADER_BYTES in hand) and goes on when the caller appends more. Each member's CRC-32 and
  * size (RFC 1952 §2.3.1) are checked at its end; damage is an InflateError naming the compressed byte.
  */
-import * as zlib from 'node:zlib';
-import { crc32 as tableCrc32 } from './bgzf.js';
+import { crc32 } from './bgzf.js';
 
 /** Bytes of history a DEFLATE distance may reach back (RFC 1951 §2.2). */
 export const WINDOW_BYTES = 32768;
@@ -104,8 +103,6 @@ const FIXED_LIT = (() => {
   return buildTable(l, 288, false)!;
 })();
 const FIXED_DIST = buildTable(new Uint8Array(30).fill(5), 30, true)!;
-
-const crc32: (d: Uint8Array, previous: number) => number = (zlib as unknown as { crc32?: (d: Uint8Array, v: number) => number }).crc32 ?? tableCrc32;
 
 /** What the inflater tells its owner. */
 export interface InflateSink {

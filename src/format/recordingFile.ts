@@ -14,6 +14,8 @@ import * as fs from 'node:fs';
 import { FormatError, safePath } from './messages.js';
 import { BGZF_BLOCK_DATA, BGZF_EOF, bgzfBlock } from './bgzf.js';
 import { type Feed, feedFor, type RangeSource, readExactly } from './compressedInput.js';
+import { fromIndexSection, INDEX_SECTION, indexSection } from './recordingIndexCache.js';
+import { type CacheOptions, RecordingCache } from './sidecarCache.js';
 import {
   parseFrame,
   serializeFrame,
@@ -37,6 +39,17 @@ export {
   type OpenOptions,
   type RecordingIssue,
 } from './recordingIndexer.js';
+
+/** Where a reader finds and keeps the recording's sidecar cache (sidecarCache.ts); default: no cache. */
+export interface ReaderCacheOptions {
+  readonly cache?: CacheOptions;
+  /** With onFrame: false when the cache already holds what the frames were wanted for (no pass then). */
+  readonly needsFrames?: (cache: RecordingCache) => boolean;
+}
+
+/** The validation an index was built with: every line whenever every frame is parsed for onFrame. */
+const effectiveValidation = (o: Pick<OpenOptions, 'validate' | 'onFrame'>): NonNullable<OpenOptions['validate']> =>
+  o.onFrame ? 'every-line' : (o.validate ?? 'every-line');
 
 /** Bytes read per chunk while indexing. */
 export const CHUNK_BYTES = 1 << 20;
@@ -85,11 +98,13 @@ export class RecordingReader {
     this.fd = fd;
   }
 
-  /** Indexes a recording in one streaming pass without blocking the event loop for long. */
-  static async open(file: string, options: OpenOptions = {}): Promise<RecordingReader> {
+  /** Indexes a recording in one streaming pass without blocking the event loop for long (or reads its index from a valid cache). */
+  static async open(file: string, options: OpenOptions & ReaderCacheOptions = {}): Promise<RecordingReader> {
     const t0 = performance.now();
     const fd = openRegularFile(file);
     try {
+      const cached = RecordingReader.fromCache(file, fd, options, t0);
+      if (cached.reader) return cached.reader;
       const size = fs.fstatSync(fd).size;
       const ix = new Indexer(file, options.onFrame, options.validate);
       const fdOf = (): number => fd;
@@ -106,7 +121,7 @@ export class RecordingReader {
         options.onProgress?.(pos, Math.max(size, pos));
         if (ix.stopped) break;
       }
-      return RecordingReader.finish(file, fd, pos, ix, feed, t0);
+      return RecordingReader.finish(file, fd, pos, ix, feed, t0, cached.cache, effectiveValidation(options));
     } catch (e) {
       fs.closeSync(fd);
       throw e;
@@ -114,11 +129,13 @@ export class RecordingReader {
   }
 
   /** The same as open(), synchronously (CLI and tests). */
-  static openSync(file: string, options: Pick<OpenOptions, 'validate'> = {}): RecordingReader {
+  static openSync(file: string, options: Pick<OpenOptions, 'validate' | 'onFrame'> & ReaderCacheOptions = {}): RecordingReader {
     const t0 = performance.now();
     const fd = openRegularFile(file);
     try {
-      const ix = new Indexer(file, undefined, options.validate);
+      const cached = RecordingReader.fromCache(file, fd, options, t0);
+      if (cached.reader) return cached.reader;
+      const ix = new Indexer(file, options.onFrame, options.validate);
       const fdOf = (): number => fd;
       const buf = Buffer.allocUnsafe(CHUNK_BYTES);
       let pos = 0,
@@ -131,14 +148,46 @@ export class RecordingReader {
         pos += n;
         if (ix.stopped) break;
       }
-      return RecordingReader.finish(file, fd, pos, ix, feed, t0);
+      return RecordingReader.finish(file, fd, pos, ix, feed, t0, cached.cache, effectiveValidation(options));
     } catch (e) {
       fs.closeSync(fd);
       throw e;
     }
   }
 
-  private static finish(file: string, fd: number, size: number, ix: Indexer, feed: Feed | null, t0: number): RecordingReader {
+  /**
+   * The reader from the recording's cache when it holds a valid index that serves these options (a cache of an
+   * 'on-read' index does not serve 'every-line'; a caller that wants every frame (onFrame) gets them unless its
+   * needsFrames says the cache holds what it would compute from them).
+   */
+  private static fromCache(
+    file: string,
+    fd: number,
+    options: Pick<OpenOptions, 'validate' | 'onFrame'> & ReaderCacheOptions,
+    t0: number,
+  ): { reader: RecordingReader | null; cache: RecordingCache } {
+    const cache = RecordingCache.open(file, fd, options.cache ?? { mode: 'off' });
+    const section = cache.get(INDEX_SECTION);
+    if (!section || (options.onFrame && (options.needsFrames?.(cache) ?? true))) return { reader: null, cache };
+    const s = fromIndexSection(section, () => fd);
+    if (!s || (s.validate !== 'every-line' && s.validate !== effectiveValidation(options))) return { reader: null, cache };
+    const r = new RecordingReader(file, fd, s.size, s.header, s.columns, s.errors, s.errorCount, s.warnings, performance.now() - t0);
+    r.ranges = s.ranges;
+    r.cache = cache;
+    r.fromCache = true;
+    return { reader: r, cache };
+  }
+
+  private static finish(
+    file: string,
+    fd: number,
+    size: number,
+    ix: Indexer,
+    feed: Feed | null,
+    t0: number,
+    cache: RecordingCache,
+    validate: NonNullable<OpenOptions['validate']>,
+  ): RecordingReader {
     const { ranges, warning } = feed ? feed.end() : { ranges: null, warning: null };
     ix.end();
     const warnings = ix.warnings();
@@ -147,8 +196,18 @@ export class RecordingReader {
     r.ranges = ranges;
     r.scannedLines = ix.scannedLines;
     r.parsedLines = ix.parsedLines;
+    r.cache = cache;
+    cache.set(
+      INDEX_SECTION,
+      indexSection({ header: r.header, columns: ix.columns, errors: r.errors, errorCount: r.errorCount, warnings, size, validate, ranges }),
+    );
     return r;
   }
+
+  /** The recording's sidecar cache (sections of what was computed from it; save() writes them). */
+  cache!: RecordingCache;
+  /** True when the index was read from the cache (no pass over the data). */
+  fromCache = false;
 
   /** The block table or access index of a compressed recording (null: plain JSON Lines). */
   private ranges: RangeSource | null = null;

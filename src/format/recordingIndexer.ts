@@ -175,6 +175,40 @@ export class Columns {
     this.maxDepth[i] = maxDepth;
   }
 
+  /** The columns cut to their rows, by name (the sidecar cache stores them). */
+  arrays(): Record<string, Float64Array | Uint32Array | Uint8Array> {
+    const n = this.count;
+    return {
+      offset: this.offset.slice(0, n),
+      frame: this.frame.slice(0, n),
+      time: this.time.slice(0, n),
+      residual: this.residual.slice(0, n),
+      maxLambdaN: this.maxLambdaN.slice(0, n),
+      maxDepth: this.maxDepth.slice(0, n),
+      length: this.length.slice(0, n),
+      line: this.line.slice(0, n),
+      contacts: this.contacts.slice(0, n),
+      iterations: this.iterations.slice(0, n),
+      flags: this.flags.slice(0, n),
+    };
+  }
+
+  /** Columns from arrays() (null when one is missing or their lengths differ). */
+  static fromArrays(a: Readonly<Record<string, unknown>>): Columns | null {
+    const c = new Columns();
+    const n = (a.offset as Float64Array | undefined)?.length ?? -1;
+    const f64 = ['offset', 'frame', 'time', 'residual', 'maxLambdaN', 'maxDepth'] as const,
+      u32 = ['length', 'line', 'contacts', 'iterations'] as const;
+    for (const k of f64) if (!(a[k] instanceof Float64Array) || (a[k] as Float64Array).length !== n) return null;
+    for (const k of u32) if (!(a[k] instanceof Uint32Array) || (a[k] as Uint32Array).length !== n) return null;
+    if (!(a.flags instanceof Uint8Array) || a.flags.length !== n) return null;
+    for (const k of f64) c[k] = a[k] as Float64Array<ArrayBuffer>;
+    for (const k of u32) c[k] = a[k] as Uint32Array<ArrayBuffer>;
+    c.flags = a.flags as Uint8Array<ArrayBuffer>;
+    c.count = n;
+    return c;
+  }
+
   /** Bytes held by the columns (their capacity): what the index costs in memory. */
   get bytes(): number {
     return [
