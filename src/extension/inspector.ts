@@ -24,6 +24,8 @@ export interface InspectorHost {
   readonly extensionUri: vscode.Uri;
   readonly workerScript: string;
   readonly output: vscode.OutputChannel;
+  /** Where recordings' caches go when their folder cannot be written (null: only beside them). */
+  readonly cacheDir: string | null;
   activeChanged(inspector: Inspector, active: boolean): void;
   disposed(inspector: Inspector): void;
 }
@@ -136,7 +138,10 @@ export class Inspector implements vscode.Disposable {
               { signal: abort.signal, onProgress },
             );
           }
-          return this.worker!.request({ op: 'openRecording', file: this.source.file, diagnosis: diagnosisSettings() }, { signal: abort.signal, onProgress });
+          return this.worker!.request(
+            { op: 'openRecording', file: this.source.file, diagnosis: diagnosisSettings(), cacheDir: this.host.cacheDir },
+            { signal: abort.signal, onProgress },
+          );
         },
       );
       if (this.disposed) return;

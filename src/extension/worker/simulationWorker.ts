@@ -59,7 +59,8 @@ async function handle(id: number, r: WorkerRequest): Promise<WorkerResults[Worke
     }
     case 'openRecording': {
       model?.close();
-      model = await InspectorModel.fromRecording(r.file, r.diagnosis, progress);
+      // the recording's sidecar cache: beside it, or in the extension's storage (a second open reads no frame)
+      model = await InspectorModel.fromRecording(r.file, r.diagnosis, progress, undefined, { mode: 'auto', dir: r.cacheDir ?? null });
       return { info: model.info, timeline: model.timeline, findings: model.findings, skipped: model.skipped, scene: model.scene };
     }
     case 'openProblem':

@@ -59,7 +59,7 @@ export type WorkerRequest =
       readonly diagnosis: DiagnosisSettings;
       readonly override: SolverOverride;
     }
-  | { readonly op: 'openRecording'; readonly file: string; readonly diagnosis: DiagnosisSettings }
+  | { readonly op: 'openRecording'; readonly file: string; readonly diagnosis: DiagnosisSettings; readonly cacheDir?: string | null }
   /** A problem file (docs/problem-format.md) read from `path`; `file` is the name messages use. */
   | { readonly op: 'openProblem'; readonly path: string; readonly file: string }
   | { readonly op: 'frame'; readonly index: number }
