@@ -12,7 +12,7 @@
  */
 import * as fs from 'node:fs';
 import { FormatError, safePath } from './messages.js';
-import { BGZF_BLOCK_DATA, BGZF_EOF, bgzfBlock } from './bgzf.js';
+import { BGZF_BLOCK_DATA, BGZF_EOF, bgzfBlock, crc32 } from './bgzf.js';
 import { type Feed, feedFor, type RangeSource, readExactly } from './compressedInput.js';
 import { fromIndexSection, INDEX_SECTION, indexSection } from './recordingIndexCache.js';
 import { type CacheOptions, RecordingCache } from './sidecarCache.js';
@@ -282,6 +282,8 @@ export class RecordingReader {
     };
     if (fs.fstatSync(this.fd).size < this.size) changed('it is shorter now');
     const buf = this.ranges ? this.ranges.read(offset, length, changed) : readExactly(this.fd, offset, length, changed, this.lineBuffer(length));
+    // the bytes indexed (and summarised, and perhaps cached), or the file changed: never a frame the index does not describe
+    if (crc32(buf) !== c.crc[i]) changed(`line ${line} no longer holds the bytes that were indexed`);
     const previous = i > 0 ? { frame: c.frame[i - 1], time: c.time[i - 1] } : undefined;
     const f = parseFrame(decodeLine(buf, this.file, line), line, this.file, this.header, { previous });
     if (f.frame !== c.frame[i]) changed(`line ${line} now holds frame ${f.frame}, not ${c.frame[i]}`);

@@ -106,8 +106,10 @@ export class Columns {
   contacts = new Uint32Array(256);
   iterations = new Uint32Array(256);
   flags = new Uint8Array(256);
+  /** CRC-32 of each frame line's bytes: a frame read later must be the bytes that were indexed (and summarised, and cached). */
+  crc = new Uint32Array(256);
 
-  push(offset: number, length: number, line: number, f: RecordedFrame): void {
+  push(offset: number, length: number, line: number, f: RecordedFrame, crc: number): void {
     const s = f.solver;
     let ml = 0,
       md = 0;
@@ -120,6 +122,7 @@ export class Columns {
       offset,
       length,
       line,
+      crc,
       f.frame,
       f.time,
       f.contacts.length,
@@ -134,8 +137,8 @@ export class Columns {
   }
 
   /** A line the index scanner read (the same columns as push(), from its summary fields). */
-  pushScanned(offset: number, length: number, line: number, f: ScannedFrame): void {
-    this.row(offset, length, line, f.frame, f.time, f.contacts, f.status, f.hasPre, f.hasMatrix, f.iterations, f.finalResidual, f.maxLambdaN, f.maxDepth);
+  pushScanned(offset: number, length: number, line: number, f: ScannedFrame, crc: number): void {
+    this.row(offset, length, line, crc, f.frame, f.time, f.contacts, f.status, f.hasPre, f.hasMatrix, f.iterations, f.finalResidual, f.maxLambdaN, f.maxDepth);
   }
 
   /** One index row (iterations < 0: not recorded). */
@@ -143,6 +146,7 @@ export class Columns {
     offset: number,
     length: number,
     line: number,
+    crc: number,
     frame: number,
     time: number,
     contacts: number,
@@ -159,6 +163,7 @@ export class Columns {
     this.offset[i] = offset;
     this.length[i] = length;
     this.line[i] = line;
+    this.crc[i] = crc;
     this.frame[i] = frame;
     this.time[i] = time;
     this.contacts[i] = contacts;
@@ -190,6 +195,7 @@ export class Columns {
       contacts: this.contacts.slice(0, n),
       iterations: this.iterations.slice(0, n),
       flags: this.flags.slice(0, n),
+      crc: this.crc.slice(0, n),
     };
   }
 
@@ -198,7 +204,7 @@ export class Columns {
     const c = new Columns();
     const n = (a.offset as Float64Array | undefined)?.length ?? -1;
     const f64 = ['offset', 'frame', 'time', 'residual', 'maxLambdaN', 'maxDepth'] as const,
-      u32 = ['length', 'line', 'contacts', 'iterations'] as const;
+      u32 = ['length', 'line', 'contacts', 'iterations', 'crc'] as const;
     for (const k of f64) if (!(a[k] instanceof Float64Array) || (a[k] as Float64Array).length !== n) return null;
     for (const k of u32) if (!(a[k] instanceof Uint32Array) || (a[k] as Uint32Array).length !== n) return null;
     if (!(a.flags instanceof Uint8Array) || a.flags.length !== n) return null;
@@ -223,6 +229,7 @@ export class Columns {
       this.contacts,
       this.iterations,
       this.flags,
+      this.crc,
     ].reduce((sum, a) => sum + a.byteLength, 0);
   }
 
@@ -244,6 +251,7 @@ export class Columns {
     this.contacts = g(this.contacts);
     this.iterations = g(this.iterations);
     this.flags = g(this.flags);
+    this.crc = g(this.crc);
   }
 
   summary(i: number): FrameSummary {
@@ -491,7 +499,7 @@ export class Indexer {
         const s = this.scanned;
         this.reportGap(s.frame);
         this.onIndexedLine?.(bytes, s.frame);
-        this.columns.pushScanned(offset, length, lineNo, s);
+        this.columns.pushScanned(offset, length, lineNo, s, crc32(bytes));
         this.prev = { frame: s.frame, time: s.time };
         this.scannedLines++;
         return;
@@ -531,7 +539,7 @@ export class Indexer {
       }
       this.reportGap(f.frame);
       this.onIndexedLine?.(bytes, f.frame);
-      this.columns.push(offset, length, lineNo, f);
+      this.columns.push(offset, length, lineNo, f, crc32(bytes));
       this.parsedLines++;
       this.prev = { frame: f.frame, time: f.time };
       this.onFrame?.(this.columns.count - 1, f, this.header);

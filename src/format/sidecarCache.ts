@@ -89,7 +89,8 @@ function fingerprint(fd: number): Fingerprint {
     }
     return crc32(b.subarray(0, got));
   };
-  return { size: st.size, mtimeMs: st.mtimeMs, head: probe(0), tail: probe(Math.max(0, st.size - PROBE_BYTES)) };
+  // whole milliseconds: what every file system and a copy that keeps times (cp -p, rsync -t) preserve
+  return { size: st.size, mtimeMs: Math.round(st.mtimeMs), head: probe(0), tail: probe(Math.max(0, st.size - PROBE_BYTES)) };
 }
 
 const sameFingerprint = (a: Fingerprint, b: Fingerprint): boolean => a.size === b.size && a.mtimeMs === b.mtimeMs && a.head === b.head && a.tail === b.tail;

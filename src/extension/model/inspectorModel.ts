@@ -323,7 +323,10 @@ export class InspectorModel {
       const a = kept.arrays as Record<string, Int32Array & Float64Array>;
       const contacts = ContactColumns.fromCache(j.keys, { key: a.key, ln: a.ln, lt: a.lt, frameStart: a.frameStart });
       const injected = InjectedColumns.fromCache({ contact: a.injContact, joules: a.injJoules, frameStart: a.injFrameStart });
-      return new InspectorModel(session, info, j.timeline, j.findings, skipped, contacts, injected, j.resolveBudgetFrame);
+      // the ledger and injection columns are keyed by the recording's own names: no prototype, as when built
+      const noProto = <T extends object>(o: T | undefined): T | undefined => (o ? Object.assign(Object.create(null) as T, o) : o);
+      const timeline = { ...j.timeline, ledger: noProto(j.timeline.ledger)!, ...(j.timeline.injection ? { injection: noProto(j.timeline.injection) } : {}) };
+      return new InspectorModel(session, info, timeline, j.findings, skipped, contacts, injected, j.resolveBudgetFrame);
     }
     builder ??= new TimelineBuilder(session.header, diagnosis);
     const built = builder as TimelineBuilder;
