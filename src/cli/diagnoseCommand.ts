@@ -6,7 +6,9 @@ import { BATCH_DIAGNOSIS, diagnoseScenario } from '../session/diagnosisRun.js';
 import { cliCacheOptions } from '../format/sidecarCache.js';
 import { type DiagnosisResult, reportRecording } from './recordingReport.js';
 import { MECHANISM_SOURCE } from '../session/diagnosis/wording.js';
+import * as fs from 'node:fs';
 import { parseArgs, UsageError } from './args.js';
+import { parseJobs, parseShard, runMany } from './runsCommand.js';
 import { printRecordingIssues } from './recordingIssues.js';
 import { readText, type Output } from './solveCommand.js';
 import { kindOfFile, requireKind } from './fileKind.js';
@@ -17,17 +19,22 @@ export const FAIL_ON = ['injection', 'non-physical', 'inconsistent', 'skipped-li
 export type FailOn = (typeof FAIL_ON)[number];
 export const DIAGNOSE_HELP: CommandHelp = {
   command: 'diagnose',
-  synopsis: `diagnose <scene.json | rec.jsonl> [--json] [--verbose] [--fail-on ${FAIL_ON.join(',')}]`,
+  synopsis: `diagnose <scene.json | rec.jsonl> [--json] [--verbose] [--fail-on ${FAIL_ON.join(',')}]\n       contact-lens diagnose <recordings or globs…> [--jobs N] [--shard i/N] [--out results.parquet] [--json]`,
   summary: "finds energy injection (frame, contacts, mechanism, joules) in a scene's run or a recording",
   description: [
     'Runs every scenario of a scene file, or reads a recording, and finds the frames where contacts inject energy:',
     'the frame, the contacts, the mechanism and the joules, confirmed by exact re-solves of the same frame, and',
     'non-physical behaviour that adds no energy yet (docs/physics.md "Energy ledger of a recorded frame").',
+    'With many recordings (several files, quoted globs such as "runs/**/*.rec.jsonl.gz", or --jobs/--shard/--out) it',
+    'diagnoses them in a worker pool and prints a table of the runs with the most injected joules (docs/at-scale.md).',
   ],
   options: [
     ['--fail-on KINDS', `exit 1 when a finding of these kinds exists: a comma-separated list of ${FAIL_ON.join(', ')}`],
     ['--json', 'one JSON object per finding (frame, contacts, mechanism, joules, headline, evidence, counterfactuals, …)'],
     ['--verbose', 'every finding with its evidence (without it: a summary per mechanism, its largest findings, the sources once)'],
+    ['--jobs N', 'many recordings: diagnose N at a time in worker threads (default 1)'],
+    ['--shard i/N', 'many recordings: only the i-th of N parts of the file list (the same split on every machine; docs/at-scale.md)'],
+    ['--out FILE.parquet', 'many recordings: a Parquet file with a row per run and per finding (needs the optional @duckdb/node-api)'],
   ],
   example: 'diagnose examples/fault-restitution-target.scene.json --fail-on injection',
 };
@@ -179,10 +186,31 @@ function printSource(s: Source, io: Output, verbose: boolean): void {
     );
 }
 
-export function runDiagnose(argv: readonly string[], io: Output): number {
-  const { positionals, options } = parseArgs(argv, ['fail-on'], ['json', 'verbose']);
-  if (positionals.length !== 1) throw new UsageError(`expected one scene file or recording\nusage: contact-lens ${DIAGNOSE_HELP.synopsis}`);
+export function runDiagnose(argv: readonly string[], io: Output): number | Promise<number> {
+  const { positionals, options } = parseArgs(argv, ['fail-on', 'jobs', 'shard', 'out'], ['json', 'verbose']);
   const failOn = parseFailOn(options.get('fail-on'));
+  const many = positionals.length > 1 || positionals.some((p) => /[*?{]/.test(p) && !fs.existsSync(p)) || ['jobs', 'shard', 'out'].some((k) => options.has(k));
+  if (many) {
+    if (positionals.length === 0) throw new UsageError(`expected recordings or patterns\nusage: contact-lens ${DIAGNOSE_HELP.synopsis}`);
+    if (options.get('verbose'))
+      throw new UsageError('--verbose lists the findings of one recording; with many, use --out results.parquet and `contact-lens query`');
+    const out = options.get('out');
+    if (out === true || (out !== undefined && !out.endsWith('.parquet'))) throw new UsageError('--out needs a file name ending in .parquet');
+    return runMany(
+      positionals,
+      {
+        command: 'diagnose',
+        jobs: parseJobs(options.get('jobs')),
+        shard: parseShard(options.get('shard')),
+        results: out,
+        contacts: false,
+        json: options.get('json') === true,
+      },
+      io,
+      failOn,
+    );
+  }
+  if (positionals.length !== 1) throw new UsageError(`expected one scene file or recording\nusage: contact-lens ${DIAGNOSE_HELP.synopsis}`);
   const file = positionals[0];
   requireKind(file, 'diagnose', ['scene', 'recording']);
   const json = options.get('json') === true;
