@@ -121,6 +121,15 @@ export class ProblemPanel {
       v.rankRatio === null ? '–' : v.rankRatio.toFixed(2),
       'rows / rank, as FCLIB’s studies report it (Acary, Brémond & Huber 2018, §5)',
     );
+    if (v.format === 'fclib') {
+      item('asymmetry', 'asymmetry', num(v.asymmetry, 2), '‖A − Aᵀ‖/‖A‖ of W as the file wrote it (real codes write it slightly asymmetric)');
+      item(
+        'eigenRatio',
+        'λmin/λmax',
+        num(v.eigenRatio, 2),
+        'of the symmetric part of A: below 0 when A is indefinite (newton and ipm then add the smallest shift that makes it positive semidefinite)',
+      );
+    }
     item('kappa', 'κ(A)', m.kappa === null ? '∞' : num(m.kappa, DIGITS), 'λmax / λmin: infinite when A is singular');
     item(
       'kappaRange',
@@ -204,9 +213,9 @@ export class ProblemPanel {
       const name = r.insertCell();
       name.textContent = s.solver;
       const st = r.insertCell();
-      st.textContent = s.status;
+      st.textContent = s.matrixNote ? `${s.status} *` : s.status;
       st.dataset.col = 'status';
-      st.title = `decided on the ${meritText(s)}`;
+      st.title = `decided on the ${meritText(s)}${s.matrixNote ? `; ${s.matrixNote}` : ''}`;
       const it = r.insertCell();
       it.textContent = String(s.iterations);
       it.dataset.col = 'iterations';
@@ -224,6 +233,14 @@ export class ProblemPanel {
     const foot = el('div', 'muted hint', 'underlined: the merit the status was decided on; hover a number for its full value');
     foot.id = 'problem-solvers-hint';
     this.solversBox.querySelector('#problem-solvers-hint')?.remove();
+    this.solversBox.querySelector('#problem-matrix-notes')?.remove();
     this.solversBox.append(foot);
+    const noted = v.solvers.filter((s) => s.matrixNote);
+    if (noted.length) {
+      // * newton, ipm: solved with the symmetric part of A …
+      const notes = el('div', 'muted hint', `* ${noted.map((s) => s.solver).join(', ')}: ${noted[0].matrixNote}`);
+      notes.id = 'problem-matrix-notes';
+      this.solversBox.append(notes);
+    }
   }
 }

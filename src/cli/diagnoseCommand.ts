@@ -145,8 +145,9 @@ function printSource(s: Source, io: Output, verbose: boolean): void {
   const put = (text: string, indent: string): void => {
     for (const l of wrapText(indent + text, io.columns, indent + '    ')) io.out(l);
   };
-  io.out(
+  put(
     `${s.label}: ${formatCount(s.frames, 'frame')}, ${d.findings.length === 0 ? 'no findings' : `${formatCount(inj.length, 'injection finding')} (${formatNumber(injected)} J in all), ${formatCount(other, 'other finding')}`}`,
+    '',
   );
   if (d.consistency)
     put(
@@ -159,8 +160,9 @@ function printSource(s: Source, io: Output, verbose: boolean): void {
     const joules = fs.reduce((a, f) => a + f.joules, 0);
     const frames = fs.map((f) => f.frame);
     const severity = fs.some((f) => f.severity === 'error') ? 'error' : fs.some((f) => f.severity === 'warning') ? 'warning' : 'info';
-    io.out(
-      `  ${m} (${severity}): ${formatCount(fs.length, 'finding')}${fs[0].kind === 'injection' ? `, ${formatSigned(joules)} J` : ''}, frame${fs.length > 1 ? 's' : ''} ${frames[0]}${fs.length > 1 ? `–${frames.at(-1)}` : ''}`,
+    put(
+      `${m} (${severity}): ${formatCount(fs.length, 'finding')}${fs[0].kind === 'injection' ? `, ${formatSigned(joules)} J` : ''}, frame${fs.length > 1 ? 's' : ''} ${frames[0]}${fs.length > 1 ? `–${frames.at(-1)}` : ''}`,
+      '  ',
     );
     const shown = verbose
       ? fs

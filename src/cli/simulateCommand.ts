@@ -91,7 +91,7 @@ export async function runSimulate(argv: readonly string[], io: Output): Promise<
   // every write goes through withFileErrors: ENOENT/EACCES/EISDIR/ENOSPC become one line naming the file (exit 2)
   let writer: RecordingWriter;
   try {
-    writer = withFileErrors(out, 'write', () => RecordingWriter.create(target.tempPath, headerFromWorld(world), { gzip }));
+    writer = withFileErrors(out, 'write', () => RecordingWriter.create(target.tempPath, headerFromWorld(world), { gzip, name: out }));
   } catch (e) {
     target.abandon();
     throw e;

@@ -9,6 +9,8 @@ import type { ContactProblem } from '../engine/problem.js';
 import { coulombMerit } from '../engine/coulombMerit.js';
 import { formatCount, formatNumber, formatQuantity } from '../engine/numberText.js';
 import { EXACT_ON_DEMAND_MAX_ROWS, exactIslandConditioning } from '../session/conditioningEstimate.js';
+import { eigenRatio } from '../session/problemFile.js';
+import { convexifiedNote } from '../engine/solvers/convexify.js';
 import { oneOf, parseArgs, UsageError } from './args.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
@@ -99,6 +101,7 @@ function toJson(r: SolveResult, file: string, from: string, solved: ProblemMerit
       worst_contact: r.kkt.worstContact,
     },
     contactClass: r.contactClass,
+    ...(r.convexified ? { convexified: { asymmetry: r.convexified.asymmetry, shift: r.convexified.shift } } : {}),
     regularization: r.regularization,
     timeMs: r.timeMs,
   };
@@ -139,10 +142,17 @@ function table(rows: string[][]): string[] {
 /** A's rank, rank ratio (FCLIB's rows/rank), κ(A) and κ on the range, exact up to EXACT_ON_DEMAND_MAX_ROWS. */
 function conditioningLine(p: ContactProblem): string {
   if (p.size > EXACT_ON_DEMAND_MAX_ROWS)
-    return `A: conditioning not computed above ${EXACT_ON_DEMAND_MAX_ROWS} unknowns (the inspector's problem panel estimates it)`;
+    return `A: conditioning not computed above ${EXACT_ON_DEMAND_MAX_ROWS} unknowns (the inspector's problem panel estimates it)${asGivenText(p, Number.NaN)}`;
   const c = exactIslandConditioning(p.A, p.size, p.regularization, p);
   const kappa = (k: number): string => (Number.isNaN(k) ? 'not finite (A has a non-finite entry)' : formatNumber(k));
-  return `A: rank ${c.rank} of ${p.size} (rank ratio ${formatNumber(c.rankRatio)}), κ(A) ${kappa(c.kappa)}, κ on the range ${kappa(c.kappaRange)} (${c.method}; docs/physics.md "Conditioning")`;
+  return `A: rank ${c.rank} of ${p.size} (rank ratio ${formatNumber(c.rankRatio)}), κ(A) ${kappa(c.kappa)}, κ on the range ${kappa(c.kappaRange)} (${c.method}; docs/physics.md "Conditioning")${asGivenText(p, eigenRatio(c))}`;
+}
+
+/** For A taken as a file gave it (FCLIB's W): its relative asymmetry and λmin/λmax of its symmetric part. */
+function asGivenText(p: ContactProblem, ratio: number): string {
+  if (!p.asGiven) return '';
+  const r = Number.isNaN(ratio) ? 'not computed' : formatNumber(ratio);
+  return `\nA as given: ‖A − Aᵀ‖/‖A‖ ${formatNumber(p.asGiven.asymmetry)}, λmin/λmax of its symmetric part ${r} (coulomb and pgs use A as it is; newton and ipm its symmetric part, shifted if needed to be positive semidefinite)`;
 }
 
 /** Words joined with commas and "and": "newton and ipm", "pgs, newton and ipm". */
@@ -196,6 +206,7 @@ function printHuman(io: Output, id: string, from: string, p: ContactProblem, res
   ]);
   for (const line of table([head, ...rows])) io.out(line);
   for (const r of results) if (r.status.kind !== 'converged') io.out(`  ${r.solver}: ${r.status.kind}: ${r.status.reason}`);
+  for (const r of results) if (r.convexified) io.out(`  ${r.solver}: ${convexifiedNote(r.convexified)}`);
   const note = twoProblemsNote(results.map((r, k) => ({ solver: r.solver, problem: merits[k].problem })));
   if (note.length > 0) io.out('');
   for (const line of note) io.out(line);

@@ -67,16 +67,29 @@ export function coulombMeritFromU(mu: Float64Array, b: Float64Array, lambda: Flo
  * `u` = Aλ − b. Returns the largest residual and its contact (+∞ on non-finite data).
  */
 export function coulombLawResidual(p: ContactProblem, lambda: Float64Array, u: Float64Array): { value: number; contact: number } {
-  const { A, b, mu, size: n, contactCount: C } = p;
+  const { A, size: n } = p;
+  let diagMax = 0;
+  for (let i = 0; i < n; i++) diagMax = Math.max(diagMax, A[i * n + i]);
+  return coulombLawResidualFrom(p.mu, p.b, diagMax, lambda, u);
+}
+
+/** coulombLawResidual from the problem's μ, b and largest diagonal entry of A (any storage of A). */
+export function coulombLawResidualFrom(
+  mu: ArrayLike<number>,
+  b: ArrayLike<number>,
+  diagMax: number,
+  lambda: ArrayLike<number>,
+  u: ArrayLike<number>,
+): { value: number; contact: number } {
+  const n = b.length,
+    C = mu.length;
   let bMax = 0,
     lamMax = 0,
-    aLamMax = 0,
-    diagMax = 0;
+    aLamMax = 0;
   for (let i = 0; i < n; i++) {
     bMax = Math.max(bMax, Math.abs(b[i]));
     lamMax = Math.max(lamMax, Math.abs(lambda[i]));
     aLamMax = Math.max(aLamMax, Math.abs(u[i] + b[i]));
-    diagMax = Math.max(diagMax, A[i * n + i]);
   }
   const lr = Math.max(lamMax, diagMax > 0 ? bMax / diagMax : bMax) || 1;
   const wr = Math.max(bMax, aLamMax) || 1;

@@ -67,13 +67,23 @@ export interface ContactProblem {
   readonly contactCount: number;
   /** Number of unknowns n = 3C. */
   readonly size: number;
-  /** A = J M⁻¹ Jᵀ (+ the regularisation below), n×n row-major, symmetric. */
+  /**
+   * A = J M⁻¹ Jᵀ (+ the regularisation below), n×n row-major, symmetric — unless `asGiven` is present:
+   * then A is a file's matrix as its code wrote it (FCLIB's W), possibly slightly asymmetric or indefinite.
+   */
   readonly A: Float64Array;
   readonly b: Float64Array;
   /** Friction coefficient per contact, μ ≥ 0. */
   readonly mu: Float64Array;
   /** Diagonal regularisation already contained in A (0 if none). */
   readonly regularization: number;
+  /**
+   * Present when A was taken as a file gave it (makeProblem with asGiven; FCLIB's W): real simulation codes
+   * write W with a relative asymmetry up to ~1e-3 and eigenvalues down to ~−1e-8·λmax. Coulomb and PGS use
+   * A as it is; the convex solvers (newton, ipm) solve with its symmetric part plus the smallest shift that
+   * makes it positive semidefinite (solvers/convexify.ts) and say so.
+   */
+  readonly asGiven?: MatrixAsGiven;
   /** Present when assembled from physical data. */
   readonly contacts?: readonly ContactMeta[];
   readonly rhs?: RhsDecomposition;
@@ -117,6 +127,34 @@ export interface MatrixProblemInput {
   b: ArrayLike<number>;
   mu: ArrayLike<number>;
   regularization?: number;
+  /**
+   * Take A as given (a file written by another code, FCLIB): no symmetry or sign check; only finite entries
+   * and consistent shapes are required, and the problem carries `asGiven`.
+   */
+  asGiven?: boolean;
+}
+
+/** How far a matrix taken as given is from the symmetric A = J M⁻¹ Jᵀ. */
+export interface MatrixAsGiven {
+  /** ‖A − Aᵀ‖_F / ‖A‖_F (0 for a symmetric A; 0 for the zero matrix). */
+  readonly asymmetry: number;
+}
+
+/** ‖A − Aᵀ‖_F / ‖A‖_F of a finite n×n row-major A (0 for the zero matrix). */
+export function relativeAsymmetry(A: ArrayLike<number>, n: number): number {
+  let diff = 0,
+    norm = 0;
+  for (let i = 0; i < n; i++) {
+    const ri = i * n;
+    norm += A[ri + i] * A[ri + i];
+    for (let j = i + 1; j < n; j++) {
+      const a = A[ri + j],
+        t = A[j * n + i];
+      norm += a * a + t * t;
+      diff += 2 * (a - t) * (a - t);
+    }
+  }
+  return norm > 0 ? Math.sqrt(diff / norm) : 0;
 }
 
 /** Validates and wraps (A, b, μ). Throws ProblemError naming the field on bad input. */
@@ -134,6 +172,10 @@ export function makeProblem(input: MatrixProblemInput): ContactProblem {
     if (m < 0) throw new ProblemError(`mu[${i}]`, `is ${m}; friction coefficients must be ≥ 0`);
   }
   const A = Float64Array.from(input.A);
+  if (input.asGiven) {
+    const asGiven: MatrixAsGiven = { asymmetry: relativeAsymmetry(A, n) };
+    return { contactCount: C, size: n, A, b: Float64Array.from(input.b), mu: Float64Array.from(input.mu), regularization: input.regularization ?? 0, asGiven };
+  }
   const { maxAsym, maxAbs, at } = asymmetry(A, n);
   if (maxAsym > SYMMETRY_TOLERANCE * Math.max(maxAbs, Number.MIN_VALUE)) {
     const [i, j] = at;

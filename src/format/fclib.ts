@@ -9,7 +9,7 @@
  * nz = −2 compressed rows, nz ≥ 0 triplets with p = row and i = column indices (fclib.h, struct
  * fclib_matrix). Every error names the file and the dataset.
  */
-import { checkPositiveSemidefinite, MAX_PROBLEM_CONTACTS, makeProblem, ProblemError, type ContactProblem } from '../engine/problem.js';
+import { MAX_PROBLEM_CONTACTS, makeProblem, ProblemError, type ContactProblem } from '../engine/problem.js';
 import { FormatError, safeText } from './messages.js';
 import { withFileAccess } from './hdf5Access.js';
 import { discardH5, type H5, isFatalH5Error, loadH5 } from './h5wasmModule.js';
@@ -293,8 +293,8 @@ function readLocal(r: Reader): FclibLocalProblem {
   const b = q.map((x) => -x); // b = −q (module comment)
   let matrix: ContactProblem;
   try {
-    matrix = makeProblem({ A, b, mu });
-    checkPositiveSemidefinite(matrix.A, n);
+    // W as real codes write it (slightly asymmetric or indefinite): taken as given, reported (problem.ts asGiven)
+    matrix = makeProblem({ A, b, mu, asGiven: true });
   } catch (e) {
     if (!(e instanceof ProblemError)) throw e;
     const field = e.field.replace(/^A\[/, '/fclib_local/W[').replace(/^b$/, '/fclib_local/vectors/q').replace(/^mu/, '/fclib_local/vectors/mu');

@@ -322,6 +322,8 @@ export interface WriterOptions {
   readonly validate?: boolean;
   /** Write blocked gzip (BGZF: seekable, readable by gzip -d); default: plain JSON Lines. */
   readonly gzip?: boolean;
+  /** The name messages give the file (default: its path): the final name of one written under a temporary name. */
+  readonly name?: string;
 }
 
 /**
@@ -348,11 +350,12 @@ export class RecordingWriter {
     this.fd = fd;
   }
 
-  static create(file: string, header: RecordingHeader, options: WriterOptions = {}): RecordingWriter {
+  static create(path: string, header: RecordingHeader, options: WriterOptions = {}): RecordingWriter {
+    const file = options.name ?? path;
     const { header: checked, warnings } = validateHeader(header, file);
     let fd: number;
     try {
-      fd = fs.openSync(file, options.force ? 'w' : 'wx');
+      fd = fs.openSync(path, options.force ? 'w' : 'wx');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
         throw new Error(`${safePath(file)}: already exists; refusing to overwrite it (choose another name, or pass { force: true } to replace it)`);

@@ -22,6 +22,7 @@ import {
   FRICTION_LAWS,
   MATERIAL_KEYS,
   MAX_SCENE_COORDINATE,
+  MAX_SCENE_GRAVITY,
   MAX_SCENE_FRAMES,
   MAX_SCENE_LENGTH,
   QUAT_UNIT_TOLERANCE,
@@ -118,7 +119,11 @@ function parseScenario(ctx: Ctx, node: JsonNode, index: number): { parsed: Parse
     min: 1,
     max: MAX_SCENE_FRAMES,
   });
-  const gravity = opt('gravity', (n, ff) => ctx.vec3(n, ff, 'gravity [gx, gy, gz] in m/s²'), copy3(SCENE_DEFAULTS.gravity));
+  const gravity = opt(
+    'gravity',
+    (n, ff) => ctx.vec3(n, ff, 'gravity [gx, gy, gz] in m/s²', { min: -MAX_SCENE_GRAVITY, max: MAX_SCENE_GRAVITY, unit: 'm/s²' }),
+    copy3(SCENE_DEFAULTS.gravity),
+  );
   const solver = opt('solver', (n, ff) => parseSolver(ctx, n, ff), { ...SCENE_DEFAULTS.solver });
   const erp = opt('erp', (n, ff) => ctx.number(n, ff, { min: 0, max: 1 }), SCENE_DEFAULTS.erp);
   const slop = opt('slop', (n, ff) => ctx.number(n, ff, { min: 0, unit: 'm' }), SCENE_DEFAULTS.slop);

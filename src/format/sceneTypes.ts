@@ -194,5 +194,7 @@ export const MAX_SCENE_FRAMES = 1_000_000;
  */
 export const MAX_SCENE_LENGTH = 1e6;
 export const MAX_SCENE_COORDINATE = 1e9;
+/** Largest |component| of a scene's gravity (m/s²): 10⁵ g, far beyond any physical scene, far within what a recording holds. */
+export const MAX_SCENE_GRAVITY = 1e6;
 /** |‖q‖ − 1| above this gives a warning (the quaternion is normalised either way). */
 export const QUAT_UNIT_TOLERANCE = 1e-6;

@@ -36,6 +36,11 @@ export interface ProblemSolverView {
   readonly lambdaN: readonly (number | null)[];
   readonly lambdaT: readonly (number | null)[];
   readonly wN: readonly (number | null)[];
+  /**
+   * Present when the solver (newton, ipm) was given the symmetric part of A plus a shift instead of A, which the
+   * file wrote asymmetric or indefinite: one line saying so (its KKT max_rel refers to that matrix).
+   */
+  readonly matrixNote?: string;
 }
 
 export interface ProblemView {
@@ -52,6 +57,12 @@ export interface ProblemView {
   readonly rank: number;
   /** unknowns / rank (FCLIB's rank ratio; null for rank 0). */
   readonly rankRatio: number | null;
+  /**
+   * A as the file wrote it (FCLIB's W is read as given): ‖A − Aᵀ‖_F/‖A‖_F (0 for JSON problems, symmetric by
+   * the format) and λmin/λmax of its symmetric part (negative: indefinite; null when not computed).
+   */
+  readonly asymmetry: number | null;
+  readonly eigenRatio: number | null;
   /** A (W for FCLIB) as the heat map and its conditioning, with the causes found. */
   readonly matrix: IslandView;
   readonly table: readonly ProblemContactView[];

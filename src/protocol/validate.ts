@@ -121,6 +121,8 @@ function problemView(v: unknown): void {
   if (n !== 3 * C) throw new ProtocolError('view.unknowns', `must be 3 × contacts = ${3 * C}`);
   int(o.rank, 'view.rank');
   numeric(o.rankRatio, 'view.rankRatio');
+  numeric(o.asymmetry, 'view.asymmetry');
+  numeric(o.eigenRatio, 'view.eigenRatio');
   island(o.matrix, 'view.matrix');
   const rows = arr(o.table, 'view.table');
   if (rows.length !== C) throw new ProtocolError('view.table', `must have ${C} rows, has ${rows.length}`);
@@ -135,6 +137,7 @@ function problemView(v: unknown): void {
     int(x.iterations, `view.solvers[${i}].iterations`);
     for (const k of ['kkt', 'coulomb', 'objective', 'timeMs']) numeric(x[k], `view.solvers[${i}].${k}`);
     for (const k of ['lambdaN', 'lambdaT', 'wN']) numOrNullArray(x[k], `view.solvers[${i}].${k}`, C);
+    if (x.matrixNote !== undefined) str(x.matrixNote, `view.solvers[${i}].matrixNote`);
   });
   arr(o.notes, 'view.notes');
 }

@@ -27,6 +27,13 @@ export interface OpenedProblem {
   /** A (W for FCLIB), b (−q), μ. */
   readonly problem: ContactProblem;
   readonly conditioning: IslandConditioning;
+  /**
+   * How A departs from a symmetric positive semidefinite J M⁻¹ Jᵀ, as real codes write W (FCLIB files are read
+   * as given: src/format/fclib.ts): ‖A − Aᵀ‖_F/‖A‖_F (0 for JSON problems, whose format requires symmetry), and
+   * λmin/λmax of its symmetric part (below 0: indefinite; NaN when λmax ≤ 0 or not finite).
+   */
+  readonly asymmetry: number;
+  readonly eigenRatio: number;
   /** FCLIB's /fclib_local/info title and description, or the JSON id and ''. */
   readonly title: string;
   readonly description: string;
@@ -51,6 +58,8 @@ export interface SolverComparison {
   readonly kkt: number;
   readonly coulomb: number;
   readonly contactClass: readonly ContactClass[];
+  /** Present when newton or ipm solved the symmetric part of A plus a shift (A as given is asymmetric or indefinite). */
+  readonly convexified?: SolveResult['convexified'];
 }
 
 /**
@@ -77,6 +86,7 @@ export async function openProblemFile(path: string, file: string = path): Promis
     source = 'json';
     if (inst.solution) reference = { label: 'the file’s solution', lambda: Float64Array.from(inst.solution.lambda) };
   }
+  const conditioning = exactIslandConditioning(problem.A, problem.size, problem.regularization, problem);
   return {
     id,
     file,
@@ -84,11 +94,18 @@ export async function openProblemFile(path: string, file: string = path): Promis
     contactCount: problem.contactCount,
     unknowns: problem.size,
     problem,
-    conditioning: exactIslandConditioning(problem.A, problem.size, problem.regularization, problem),
+    conditioning,
+    asymmetry: problem.asGiven?.asymmetry ?? 0,
+    eigenRatio: eigenRatio(conditioning),
     title,
     description,
     reference,
   };
+}
+
+/** λmin/λmax of A's symmetric part from its conditioning (NaN when λmax ≤ 0 or either is not finite). */
+export function eigenRatio(c: IslandConditioning): number {
+  return c.lambdaMax > 0 && Number.isFinite(c.lambdaMax) && Number.isFinite(c.lambdaMin) ? c.lambdaMin / c.lambdaMax : Number.NaN;
 }
 
 /**
@@ -117,6 +134,7 @@ export function compareSolvers(
       kkt: r.kkt.maxRel,
       coulomb: r.merit.problem === 'coulomb' ? r.merit.value : coulombMerit(problem, r.lambda),
       contactClass: r.contactClass,
+      ...(r.convexified ? { convexified: r.convexified } : {}),
     };
   });
 }

@@ -2,6 +2,7 @@
  * Runs a parsed scenario in our engine frame by frame and keeps what the expectations and the report need
  * (per-frame energy, penetration, solver status, momentum), without keeping the frames themselves.
  */
+import { MAX_RECORDED_MAGNITUDE } from '../format/recordingValidate.js';
 import { World, type FrameRecord } from '../engine/world/world.js';
 import type { ScenarioDesc } from '../engine/world/types.js';
 import type { Vec3 } from '../engine/math/vec3.js';
@@ -32,8 +33,12 @@ export interface BlowUp {
   readonly reason: string;
 }
 
-/** A body speed above this (m/s or rad/s) is a blow-up even while finite (its energy overflows soon after); the diagnosis (diagnose.ts) uses the same bound. */
-export const BLOW_UP_SPEED = 1e150;
+/**
+ * A body position (m) or speed (m/s, rad/s) beyond this is a blow-up even while finite: it has left the range a
+ * recording holds (MAX_RECORDED_MAGNITUDE, docs/recording-format.md "Numbers"), where the energy ledger's products
+ * stop being finite; the diagnosis uses the same bound.
+ */
+export const BLOW_UP_SPEED = MAX_RECORDED_MAGNITUDE;
 
 /**
  * Whether the world's state after frame `f` has blown up: a body's position or velocity not finite or
@@ -46,6 +51,8 @@ export function blowUpOf(world: World, f: FrameRecord): BlowUp | null {
     if (!state.every(Number.isFinite)) return { frame: f.frame, reason: `body ${i} (${b.name}) has a non-finite position or velocity` };
     if (Math.hypot(b.v[0], b.v[1], b.v[2], b.w[0], b.w[1], b.w[2]) > BLOW_UP_SPEED)
       return { frame: f.frame, reason: `body ${i} (${b.name}) moves faster than ${BLOW_UP_SPEED}` };
+    if (Math.hypot(b.x[0], b.x[1], b.x[2]) > BLOW_UP_SPEED)
+      return { frame: f.frame, reason: `body ${i} (${b.name}) is farther than ${BLOW_UP_SPEED} m from the origin` };
   }
   if (!Number.isFinite(f.energy.total)) return { frame: f.frame, reason: `the energy is ${f.energy.total} J` };
   return null;

@@ -152,7 +152,7 @@ describe('CLI wording: plurals and numbers', () => {
     assert.match(reasons[0], /^KKT max_rel \d\.\d+ > 1e-6 after 1 sweep \(worst contact \d+\)$/);
     assert.match(reasons[1], /after 1 iteration \(/);
     assert.match(reasons[2], /^1 iteration, KKT max_rel /);
-    assert.match(reasons[3], /\(1 fixed-point iteration with \d+ interior-point iterations, 0 Newton steps\) after the budget of 1 iteration$/);
+    assert.match(reasons[3], /\(1 Gauss–Seidel sweep, 0 Newton steps\) after the budget of 1 iteration$/);
   });
 
   it('check prints measured values with 3 significant digits and units on tolerances (was "≤ 0.00 N·s (tolerance 0.000001)")', async () => {

@@ -61,8 +61,21 @@ describe('coulomb solver', () => {
 
   it('stops honestly: one iteration is not enough for a sliding problem, non-finite data fail', () => {
     const p = parseOracleInstance(readFileSync(COPY, 'utf8'), COPY).matrix;
-    const oracleSlide = slidingContact();
-    const short = solve({ ...oracleSlide, b: Float64Array.from([1, 2, 0.5]) }, { solver: 'coulomb', maxIterations: 1 });
+    // two sliding contacts whose normals are coupled (A_{n1 n2} = 0.5): one Gauss–Seidel sweep solves each contact
+    // with the other one's old impulse, so one iteration cannot meet the tolerance (a lone contact can: its local
+    // solve is exact, coulombLocal.ts)
+    const A = new Float64Array(36);
+    for (let i = 0; i < 6; i++) A[i * 6 + i] = 1;
+    A[3] = A[18] = 0.5;
+    const coupled: ContactProblem = {
+      contactCount: 2,
+      size: 6,
+      A,
+      b: Float64Array.from([1, 2, 0.5, 1, 2, 0.5]),
+      mu: Float64Array.from([0.5, 0.5]),
+      regularization: 0,
+    };
+    const short = solve(coupled, { solver: 'coulomb', maxIterations: 1 });
     assert.notEqual(short.status.kind, 'converged');
     assert.ok(short.merit.value > 1e-9);
     const bad = solve({ ...p, b: p.b.map((x, i) => (i === 0 ? Number.POSITIVE_INFINITY : x)) }, { solver: 'coulomb' });

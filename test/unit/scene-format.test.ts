@@ -524,7 +524,7 @@ describe('scene format: errors name the JSON path, line and column', () => {
   it('wrong types', () => {
     expectError(doc(`      "dt": ⟪"fast",\n${bodies(BALL)}`), 'scenarios[0].dt', /expected a number \(s\), got a string \("fast"\)/);
     expectError(doc(`      "gravity": ⟪[0, -9.81],\n${bodies(BALL)}`), 'scenarios[0].gravity', /exactly 3 numbers, got 2/);
-    expectError(doc(`      "gravity": [0, ⟪null, 0],\n${bodies(BALL)}`), 'scenarios[0].gravity[1]', /expected a number, got null/);
+    expectError(doc(`      "gravity": [0, ⟪null, 0],\n${bodies(BALL)}`), 'scenarios[0].gravity[1]', /expected a number \(m\/s²\), got null/);
     expectError(doc(`      "warmStart": ⟪"yes",\n${bodies(BALL)}`), 'scenarios[0].warmStart', /expected true or false/);
     expectError(doc(`      "frictionCombine": ⟪"geometric",\n${bodies(BALL)}`), 'scenarios[0].frictionCombine', /not one of .*did you mean "geometric-mean"/);
     expectError(doc(bodies(BALL)).replace('"frames": 10', '"frames": ⟪2.5'), 'scenarios[0].frames', /expected an integer, got 2.5/);

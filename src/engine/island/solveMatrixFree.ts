@@ -1,8 +1,8 @@
 /**
  * One island's solve without the dense A (islands beyond the dense limit, and PGS islands beyond
  * PGS_MATRIX_FREE_FROM): PGS runs its kernel matrix-free (pgsRows.ts), Newton the sparse Newton
- * (newtonSparse.ts), IPM the sparse interior point (ipmSparse.ts), and Coulomb — which has no sparse variant —
- * the sparse interior point too, said in the status. The one dispatch shared by the world step
+ * (newtonSparse.ts), IPM the sparse interior point (ipmSparse.ts), and Coulomb the exact Coulomb solver on W's
+ * block rows built from the Jacobians (coulombMatrixFree.ts). The one dispatch shared by the world step
  * (solveIsland.ts) and the inspector's what-if (session/whatIf.ts), so both solve large islands alike.
  */
 import type { ContactJacobians } from '../assembly.js';
@@ -10,6 +10,7 @@ import { solvePgsMatrixFree } from '../solvers/matrixFree.js';
 import type { ResidualSweeps } from '../solvers/pgs.js';
 import { solveIpmSparse } from '../solvers/ipmSparse.js';
 import { solveNewtonSparse } from '../solvers/newtonSparse.js';
+import { solveCoulombMatrixFree } from '../solvers/coulombMatrixFree.js';
 import type { SolveOptions, SolveResult } from '../solvers/types.js';
 
 /**
@@ -18,8 +19,8 @@ import type { SolveOptions, SolveResult } from '../solvers/types.js';
  */
 export const WORLD_RESIDUAL_SWEEPS: ResidualSweeps = 'doubling';
 /**
- * What an IPM (or Coulomb) solve uses without the dense A: the sparse interior point (ipmSparse.ts) with the
- * options' iteration budget and tolerance (IPM defaults when unset).
+ * What an IPM solve uses without the dense A: the sparse interior point (ipmSparse.ts) with the options' iteration
+ * budget and tolerance (IPM defaults when unset).
  */
 export const MATRIX_FREE_FALLBACK = { solver: 'ipm' } as const;
 
@@ -53,17 +54,14 @@ export function solveMatrixFree(
       contactClass: out.contactClass,
     };
   }
+  if (options.solver === 'coulomb') return solveCoulombMatrixFree(jacobians, options, softening, warm, dvTotal);
   const { maxIterations, tolerance } = options;
   const budget = { ...(maxIterations !== undefined ? { maxIterations } : {}), ...(tolerance !== undefined ? { tolerance } : {}) };
   const out =
     options.solver === 'newton'
       ? solveNewtonSparse(jacobians, { ...options, ...budget }, softening, warm)
       : solveIpmSparse(jacobians, { ...MATRIX_FREE_FALLBACK, ...budget }, softening);
-  const note =
-    options.solver === 'coulomb'
-      ? ` (island of ${jacobians.contactCount} contacts solved without the dense A: by the sparse interior point instead of coulomb)`
-      : '';
-  const status = out.status.kind === 'converged' || !note ? out.status : { ...out.status, reason: out.status.reason + note };
+  const status = out.status;
   for (let i = 0; i < out.dv.length; i++) dvTotal[i] += out.dv[i];
   return {
     solver: out.solver,

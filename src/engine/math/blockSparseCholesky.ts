@@ -39,6 +39,45 @@ export interface BlockSparseSymbolic {
  * (pairs of node indices, duplicates allowed, self-loops ignored).
  */
 export function analyseBlockPattern(n: number, bs: number, edgesA: ArrayLike<number>, edgesB: ArrayLike<number>): BlockSparseSymbolic {
+  const { perm, inv, structs } = n <= BITSET_ORDERING_MAX_NODES ? minimumDegreeBitset(n, edgesA, edgesB) : minimumDegreeSets(n, edgesA, edgesB);
+  const colPtr = new Int32Array(n + 1);
+  for (let k = 0; k < n; k++) colPtr[k + 1] = colPtr[k] + structs[k].length;
+  const rowOf = new Int32Array(colPtr[n]);
+  for (let k = 0; k < n; k++) {
+    const rows = Int32Array.from(structs[k], (v) => inv[v]).sort();
+    rowOf.set(rows, colPtr[k]);
+  }
+  const updPtr = new Int32Array(n + 1);
+  for (let k = 0; k < n; k++) {
+    const m = colPtr[k + 1] - colPtr[k];
+    updPtr[k + 1] = updPtr[k] + (m * (m + 1)) / 2;
+  }
+  const updTarget = new Int32Array(updPtr[n]);
+  for (let k = 0; k < n; k++) {
+    let t = updPtr[k];
+    for (let p = colPtr[k]; p < colPtr[k + 1]; p++) {
+      const i = rowOf[p];
+      for (let q = colPtr[k]; q <= p; q++) {
+        const j = rowOf[q]; // j ≤ i: block (i, j) lives in column j (or is j's diagonal)
+        updTarget[t++] = i === j ? j : n + findEntry(colPtr, rowOf, j, i);
+      }
+    }
+  }
+  return { n, bs, perm, inv, colPtr, rowOf, updPtr, updTarget, slots: n + colPtr[n] };
+}
+
+/** Graphs up to this many nodes are ordered with bitset adjacency (n²/8 bytes: 8 MiB at the limit). */
+export const BITSET_ORDERING_MAX_NODES = 8192;
+
+interface Ordering {
+  readonly perm: Int32Array;
+  readonly inv: Int32Array;
+  /** Per elimination step: the eliminated node's remaining neighbours (node ids, any order). */
+  readonly structs: ArrayLike<number>[];
+}
+
+/** Minimum degree with one Set per node (any size). Ties go to the lowest node id. */
+function minimumDegreeSets(n: number, edgesA: ArrayLike<number>, edgesB: ArrayLike<number>): Ordering {
   const adj: Set<number>[] = [];
   for (let i = 0; i < n; i++) adj.push(new Set());
   for (let e = 0; e < edgesA.length; e++) {
@@ -50,7 +89,7 @@ export function analyseBlockPattern(n: number, bs: number, edgesA: ArrayLike<num
   }
   const perm = new Int32Array(n),
     inv = new Int32Array(n).fill(-1);
-  const structs: number[][] = []; // per elimination step: remaining neighbours (node ids)
+  const structs: number[][] = [];
   const alive = new Uint8Array(n).fill(1);
   for (let k = 0; k < n; k++) {
     let best = -1,
@@ -71,30 +110,85 @@ export function analyseBlockPattern(n: number, bs: number, edgesA: ArrayLike<num
     }
     adj[best].clear();
   }
-  const colPtr = new Int32Array(n + 1);
-  for (let k = 0; k < n; k++) colPtr[k + 1] = colPtr[k] + structs[k].length;
-  const rowOf = new Int32Array(colPtr[n]);
-  for (let k = 0; k < n; k++) {
-    const rows = structs[k].map((v) => inv[v]).sort((a, b) => a - b);
-    rowOf.set(rows, colPtr[k]);
+  return { perm, inv, structs };
+}
+
+/**
+ * The same ordering as minimumDegreeSets (same degrees, same ties), with adjacency as bitsets: eliminating a node
+ * ORs its row into its neighbours' rows, O(degree·n/32) word operations instead of O(degree²) set insertions.
+ */
+function minimumDegreeBitset(n: number, edgesA: ArrayLike<number>, edgesB: ArrayLike<number>): Ordering {
+  const words = (n + 31) >>> 5;
+  const bits = new Uint32Array(n * words);
+  const degree = new Int32Array(n);
+  const set = (a: number, b: number): void => {
+    const w = a * words + (b >>> 5),
+      m = 1 << (b & 31);
+    if (!(bits[w] & m)) {
+      bits[w] |= m;
+      degree[a]++;
+    }
+  };
+  for (let e = 0; e < edgesA.length; e++) {
+    const a = edgesA[e],
+      b = edgesB[e];
+    if (a === b || a < 0 || b < 0) continue;
+    set(a, b);
+    set(b, a);
   }
-  const updPtr = new Int32Array(n + 1);
+  const perm = new Int32Array(n),
+    inv = new Int32Array(n).fill(-1);
+  const structs: Int32Array[] = [];
+  const alive = new Uint8Array(n).fill(1);
   for (let k = 0; k < n; k++) {
-    const m = colPtr[k + 1] - colPtr[k];
-    updPtr[k + 1] = updPtr[k] + (m * (m + 1)) / 2;
-  }
-  const updTarget = new Int32Array(updPtr[n]);
-  for (let k = 0; k < n; k++) {
-    let t = updPtr[k];
-    for (let p = colPtr[k]; p < colPtr[k + 1]; p++) {
-      const i = rowOf[p];
-      for (let q = colPtr[k]; q <= p; q++) {
-        const j = rowOf[q]; // j ≤ i: block (i, j) lives in column j (or is j's diagonal)
-        updTarget[t++] = i === j ? j : n + findEntry(colPtr, rowOf, j, i);
+    let best = -1,
+      bestDeg = Infinity;
+    for (let v = 0; v < n; v++)
+      if (alive[v] && degree[v] < bestDeg) {
+        best = v;
+        bestDeg = degree[v];
+      }
+    perm[k] = best;
+    inv[best] = k;
+    alive[best] = 0;
+    const nb = new Int32Array(degree[best]);
+    const row = best * words;
+    let count = 0;
+    for (let w = 0; w < words; w++) {
+      let x = bits[row + w];
+      while (x !== 0) {
+        const low = x & -x;
+        nb[count++] = (w << 5) + (31 - Math.clz32(low));
+        x ^= low;
       }
     }
+    structs.push(nb);
+    // each neighbour u: row(u) ← row(u) ∪ row(best) without u itself and best
+    const bw = best >>> 5,
+      bm = 1 << (best & 31);
+    for (let i = 0; i < count; i++) {
+      const u = nb[i],
+        ur = u * words;
+      let deg = 0;
+      for (let w = 0; w < words; w++) {
+        const x = bits[ur + w] | bits[row + w];
+        bits[ur + w] = x;
+      }
+      bits[ur + bw] &= ~bm;
+      bits[ur + (u >>> 5)] &= ~(1 << (u & 31));
+      for (let w = 0; w < words; w++) deg += popcount(bits[ur + w]);
+      degree[u] = deg;
+    }
+    bits.fill(0, row, row + words);
+    degree[best] = 0;
   }
-  return { n, bs, perm, inv, colPtr, rowOf, updPtr, updTarget, slots: n + colPtr[n] };
+  return { perm, inv, structs };
+}
+
+function popcount(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
 function findEntry(colPtr: Int32Array, rowOf: Int32Array, col: number, row: number): number {

@@ -4,150 +4,358 @@
  *   λ ∈ K,  ũ = u + μ‖u_t‖e_n ∈ K*,  λ ⊥ ũ,   u = Aλ − b            (De Saxcé & Feng 1991)
  *
  * — a sliding contact keeps u_n = 0, where the convex QP-SOCP lifts it to u_n = μ‖u_t‖ (docs/physics.md
- * "The lift"). The problem is not convex. Acary, Cadoux, Lemaréchal & Malick 2011 ("A formulation of the
- * linear discrete Coulomb friction problem via convex optimization", ZAMM 91) write it as a fixed point
- * of convex problems: with s = μ‖u_t‖ per contact frozen, ũ = Aλ − (b − s·e_n) and the conditions above
- * are exactly the KKT conditions of the QP-SOCP with b_n shifted to b_n − s. So:
+ * "The lift"). The problem is not convex and A (FCLIB's W) is used as given: block-sparse (math/blockRows.ts),
+ * neither symmetry nor definiteness assumed. The solver is the hybrid that Acary, Brémond & Huber's comparison
+ * on FCLIB ("On solving contact problems with Coulomb friction: formulations and numerical comparisons",
+ * 2018) points to, as in Siconos:
  *
- *   s⁰ from u(λ⁰);  repeat: λᵏ⁺¹ = argmin QP-SOCP(A, b − sᵏe_n) (interior point, ipm.ts);  sᵏ⁺¹ = μ‖u_t(λᵏ⁺¹)‖
+ *  1. non-smooth block Gauss–Seidel with the exact one-contact solver (coulombNsgs.ts, coulombLocal.ts) while
+ *     it converges fast — small and well-conditioned problems end here;
+ *  2. when it slows down, proximal-point iterations (Rockafellar 1976; Siconos's PROX) whose subproblems
+ *     W + σI, q − σλ̄ are solved by semismooth Newton on the Alart–Curnier formulation with block-sparse LU
+ *     (coulombAcNewton.ts); σ = PROX_ALPHA·d̄·merit (d̄: mean diagonal of W) shrinks after each solved
+ *     subproblem, and grows ×10 when one is not solved (Siconos's rule);
+ *  3. when the proximal phase stops improving, Gauss–Seidel again from the best iterate, then Newton with the
+ *     next step scale ρ (AC_RHO_SCALES); after COULOMB_GIVE_UP cycles without progress, for a symmetric A of at
+ *     most FIXED_POINT_MAX_UNKNOWNS unknowns, the De Saxcé fixed point over the interior point
+ *     (coulombFixedPoint.ts) is the last resort, with the rest of the budget.
  *
- * until the Coulomb merit (coulombMerit.ts, the FCLIB natural-map residual) meets the tolerance. The
- * status is decided on that merit only: "converged" when it is ≤ tolerance; "stalled" when the fixed
- * point stops improving (Acary et al. 2011 prove existence, not convergence, of this iteration);
- * "max-iterations" when the budget runs out; "failed" when an inner solve fails. λ is the iterate with the
- * smallest merit. `iterations` counts fixed-point iterations (each one a full interior-point solve) plus
- * Newton steps; the history has the merit after each.
- * A warm start, projected onto K, gives s⁰ (interior-point solves ignore warm starts themselves); without
- * one s⁰ = 0.
+ * The status is decided on the Coulomb merit only (coulombMerit.ts, the FCLIB natural-map residual): "converged"
+ * when it is ≤ tolerance on finite data; "stalled" when a whole cycle of both phases does not lower it;
+ * "max-iterations" when the budget runs out; "failed" when the merit is not finite. λ is the iterate with the
+ * smallest merit. `iterations` counts Gauss–Seidel sweeps and Newton steps; the history has the merit after each.
+ * A warm start, projected onto K, is the first iterate.
  */
-import type { ContactProblem } from '../problem.js';
+import { SYMMETRY_TOLERANCE, type ContactProblem } from '../problem.js';
 import { projectCone } from '../cone.js';
-import { CoulombMeritWorkspace, coulombLawResidual, coulombMerit } from '../coulombMerit.js';
-import { HistoryRecorder } from './history.js';
-import { solveIpm } from './ipm.js';
-import { coulombNewton } from './coulombNewton.js';
-import { PolishWorkspace } from './polish.js';
-import type { AlgorithmOutput, CoulombOptions, SolveStatus } from './types.js';
+import { coulombLawResidualFrom, coulombMeritFromU } from '../coulombMerit.js';
 import { formatCount, formatNumber } from '../numberText.js';
+import { blockRowsFromDense, blockRowsMulAdd, type BlockRows } from '../math/blockRows.js';
+import { HistoryRecorder } from './history.js';
+import { AC_RHO_SCALES, AcNewton } from './coulombAcNewton.js';
+import { FIXED_POINT_MAX_ITERATIONS, solveCoulombFixedPoint } from './coulombFixedPoint.js';
+import { coulombSweep, type SweepReport } from './coulombNsgs.js';
+import type { AlgorithmOutput, CoulombOptions, SolveStatus } from './types.js';
 
-/** Default fixed-point budget (each iteration is one interior-point solve). */
-export const COULOMB_DEFAULT_MAX_ITERATIONS = 100;
+/** Default budget of Gauss–Seidel sweeps and Newton steps together. */
+export const COULOMB_DEFAULT_MAX_ITERATIONS = 1000;
 /** Default tolerance on the Coulomb merit (FCLIB's natural-map residual, relative to 1 + ‖q‖). */
 export const COULOMB_DEFAULT_TOLERANCE = 1e-9;
 /**
- * The fixed point converges linearly at best (Acary et al. 2011 prove existence, not a rate): after
- * COULOMB_STALL_WINDOW iterations that do not lower the best merit by the factor COULOMB_PROGRESS,
- * Newton (coulombNewton.ts) takes over from the best iterate; when Newton stops above the tolerance (it
- * converges locally only), the fixed point goes on from its own last iterate, and so on within the budget.
+ * A sweep is fast when it multiplies the merit by at most COULOMB_SWEEP_RATE; after COULOMB_SWEEP_PATIENCE
+ * slow sweeps (or COULOMB_SWEEP_LIMIT sweeps in one phase) the proximal Newton phase takes over.
  */
-export const COULOMB_STALL_WINDOW = 3;
-export const COULOMB_PROGRESS = 0.5;
-/** Fixed-point iterations without any new best merit (Newton included) before "stalled". */
-export const COULOMB_GIVE_UP = 30;
-/** Newton steps on the Coulomb natural map after the fixed point (coulombNewton.ts). */
-export const COULOMB_NEWTON_STEPS = 50;
 /**
- * Largest scale-free residual of Coulomb's law per contact (coulombLawResidual) that "converged" accepts,
- * beside the merit's tolerance: the merit alone said "converged" for λ = 0 on A = I, b = (1, 1, 0), μ = 1e9
- * (a contact left approaching at 1 m/s) and on problems with ‖b‖ ≈ 1e-9 (the merit is absolute there).
+ * Largest scale-free residual of Coulomb's law per contact (coulombMerit.ts coulombLawResidual) that "converged"
+ * accepts beside the merit's tolerance: the merit alone said "converged" for λ = 0 on A = I, b = (1, 1, 0),
+ * μ = 1e9 (a contact left approaching at 1 m/s) and on problems with ‖b‖ ≈ 1e-9 (the merit is absolute there).
  */
 export const COULOMB_LAW_TOLERANCE = 1e-6;
+export const COULOMB_SWEEP_RATE = 0.5;
+export const COULOMB_SWEEP_PATIENCE = 3;
+export const COULOMB_SWEEP_LIMIT = 50;
+/** σ = PROX_ALPHA·d̄·merit at a new proximal centre (Siconos uses σ = 5·error, unscaled). */
+export const PROX_ALPHA = 0.001;
+/** σ shrinks at least by this factor after a solved subproblem (Siconos's regularisation strategy: ÷10). */
+export const PROX_SHRINK = 0.1;
+/** A subproblem counts as solved when Newton lowers its ‖F‖ by this factor (Siconos's internal error ratio 10). */
+export const PROX_INNER_RATIO = 0.1;
+/** The proximal phase ends after PROX_PATIENCE subproblems that do not lower the best merit by PROX_PROGRESS. */
+export const PROX_PATIENCE = 8;
+export const PROX_PROGRESS = 0.5;
+/** A subproblem is abandoned (σ ×10) after PROX_SHORT_STEPS Newton steps in a row shorter than PROX_SHORT_STEP. */
+export const PROX_SHORT_STEP = 0.1;
+export const PROX_SHORT_STEPS = 2;
+/** Newton steps at most per subproblem. */
+export const PROX_INNER_STEPS = 30;
+/** Unsolved subproblems in a row (σ ×10 each) before Gauss–Seidel takes over again. */
+export const PROX_FAILURES = 4;
+/** Share of the budget the hybrid may use when the De Saxcé fixed point can follow it. */
+export const HYBRID_SHARE = 0.7;
+/** Largest problem given to the De Saxcé fixed point (dense interior point, O(n³) per iteration). */
+export const FIXED_POINT_MAX_UNKNOWNS = 300;
+/** A cycle makes progress when it lowers the best merit by this factor. */
+export const CYCLE_PROGRESS = 0.9;
+/** Cycles (sweeps + proximal phase) without a new best merit before "stalled". */
+export const COULOMB_GIVE_UP = AC_RHO_SCALES.length;
+
+/** One solve's problem data, iterate, best iterate and history (methods rather than closures: small solves are µs). */
+class CoulombState {
+  readonly r: Float64Array;
+  readonly u: Float64Array;
+  readonly best: Float64Array;
+  /** u = Aλ − b of the best iterate (bit-identical to the dense product: blockRows.ts). */
+  readonly bestU: Float64Array;
+  readonly q: Float64Array;
+  readonly history: HistoryRecorder;
+  bestMerit = Number.POSITIVE_INFINITY;
+  iterations = 0;
+  sweeps = 0;
+  newtonSteps = 0;
+  readonly report: SweepReport = { change: 0, unsolved: 0 };
+  /**
+   * Slow sweeps tolerated before Newton: COULOMB_SWEEP_PATIENCE, or W's mean blocks per row when more — a Newton
+   * step's block LU costs more sweeps the denser W is (its fill grows with the blocks per row: a Kapla tower's 27
+   * against a capsule pile's 4.5).
+   */
+  readonly sweepPatience: number;
+  /** Largest diagonal entry of W (the impulse scale of the per-contact law check). */
+  private diagMax = 0;
+  /** The contact and residual that kept a small merit from "converged" (Coulomb's law per contact), if any. */
+  lawContact = -1;
+  lawResidual = 0;
+  constructor(
+    readonly W: BlockRows,
+    readonly b: Float64Array,
+    readonly mu: Float64Array,
+    public tol: number,
+    readonly maxIt: number,
+  ) {
+    const n = b.length;
+    // the diagonal block is always stored (blockRows.ts), its diagonal at 0, 4, 8
+    for (let c = 0; c < W.blocks; c++) for (let r = 0; r < 3; r++) this.diagMax = Math.max(this.diagMax, W.val[9 * W.diag[c] + 4 * r]);
+    // one allocation for the five vectors (a one-contact solve takes microseconds; allocations dominate it)
+    const buf = new Float64Array(5 * n);
+    this.r = buf.subarray(0, n);
+    this.u = buf.subarray(n, 2 * n);
+    this.best = buf.subarray(2 * n, 3 * n);
+    this.bestU = buf.subarray(3 * n, 4 * n);
+    this.q = buf.subarray(4 * n, 5 * n);
+    for (let i = 0; i < n; i++) this.q[i] = -b[i];
+    this.history = new HistoryRecorder(maxIt);
+    this.sweepPatience = Math.max(COULOMB_SWEEP_PATIENCE, Math.ceil(W.rowPtr[W.blocks] / W.blocks));
+  }
+
+  /** The merit of (r, u) as one more iteration (history, best so far); returns it. */
+  record(): number {
+    this.iterations++;
+    return this.note();
+  }
+
+  /** The merit of (r, u) into the history and the best iterate, without counting an iteration. */
+  note(): number {
+    const m = coulombMeritFromU(this.mu, this.b, this.r, this.u);
+    this.history.record(m, objective(this.r, this.u, this.b));
+    if (m < this.bestMerit) {
+      this.bestMerit = m;
+      this.best.set(this.r);
+      this.bestU.set(this.u);
+    }
+    return m;
+  }
+
+  /**
+   * The best iterate solves the problem: its merit meets the tolerance and every contact meets Coulomb's law in
+   * scale-free terms (COULOMB_LAW_TOLERANCE). When only the law fails, the merit's target is tightened so the
+   * iteration goes on (the merit and the law agree near a solution; they differ where its scaling hides a contact).
+   */
+  converged(): boolean {
+    if (!(this.bestMerit <= this.tol)) return false;
+    const law = coulombLawResidualFrom(this.mu, this.b, this.diagMax, this.best, this.bestU);
+    if (law.value <= COULOMB_LAW_TOLERANCE) return true;
+    this.tol = Math.min(this.tol, 0.1 * this.bestMerit);
+    this.lawContact = law.contact;
+    this.lawResidual = law.value;
+    return false;
+  }
+
+  /** u = W r + q. */
+  velocity(): void {
+    blockRowsMulAdd(this.W, this.r, this.q, this.u);
+  }
+
+  finish(status: SolveStatus): AlgorithmOutput {
+    return {
+      lambda: this.best,
+      w: this.bestU,
+      iterations: this.iterations,
+      status,
+      regularization: 0,
+      history: this.history.finish(),
+      merit: { problem: 'coulomb', value: this.bestMerit },
+    };
+  }
+
+  summary(): string {
+    const what =
+      this.lawContact >= 0
+        ? `Coulomb merit ${formatNumber(this.bestMerit)} but contact ${this.lawContact} breaks Coulomb's law (relative residual ${formatNumber(this.lawResidual)} > ${formatNumber(COULOMB_LAW_TOLERANCE)})`
+        : `Coulomb merit ${formatNumber(this.bestMerit)} > tolerance ${formatNumber(this.tol)}`;
+    return `${what} (${formatCount(this.sweeps, 'Gauss–Seidel sweep')}, ${formatCount(this.newtonSteps, 'Newton step')})`;
+  }
+}
 
 export function solveCoulomb(p: ContactProblem, opts: CoulombOptions, warmStart?: Float64Array): AlgorithmOutput {
+  return solveCoulombBlocks(blockRowsFromDense(p.A, p.contactCount), p.b, p.mu, opts, warmStart, fixedPointApplies(p) ? p : null);
+}
+
+/**
+ * The exact Coulomb solve on W given by block rows (no dense A needed: coulombMatrixFree.ts builds them from an
+ * island's Jacobians), u = Wλ − b. `lastResort`: the dense problem the De Saxcé fixed point may finish, or null.
+ */
+export function solveCoulombBlocks(
+  W: BlockRows,
+  b: Float64Array,
+  mu: Float64Array,
+  opts: CoulombOptions,
+  warmStart: Float64Array | undefined,
+  lastResortProblem: ContactProblem | null,
+): AlgorithmOutput {
   const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? COULOMB_DEFAULT_MAX_ITERATIONS));
   const tol = opts.tolerance ?? COULOMB_DEFAULT_TOLERANCE;
-  const { A, b, size: n, contactCount: C, mu } = p;
-  const history = new HistoryRecorder(maxIt);
-  let pw: PolishWorkspace | undefined; // Newton's work arrays, allocated on its first use
-  const ws = new CoulombMeritWorkspace(n);
-  const shifted = Float64Array.from(b);
-  // The convex subproblem: the same A and μ, b_n lowered by the frozen De Saxcé shift.
-  const sub: ContactProblem = { contactCount: C, size: n, A, b: shifted, mu, regularization: p.regularization };
-  const best = new Float64Array(n);
-  if (warmStart) for (let c = 0; c < C; c++) projectCone(warmStart, 3 * c, mu[c], best);
+  const C = W.blocks;
+  // with a last resort, the hybrid leaves it part of the budget
+  const hybridBudget = lastResortProblem ? Math.ceil(HYBRID_SHARE * maxIt) : maxIt;
+  const s = new CoulombState(W, b, mu, tol, hybridBudget);
+  if (warmStart) for (let c = 0; c < C; c++) projectCone(warmStart, 3 * c, mu[c], s.r);
+  s.velocity();
+  s.note();
+  if (!Number.isFinite(s.bestMerit))
+    return s.finish({ kind: 'failed', reason: 'the Coulomb merit of the first iterate is not finite (A, b or the warm start hold a non-finite value)' });
+  if (s.converged()) return s.finish({ kind: 'converged' });
+  const status = hybrid(s);
+  if (status.kind === 'converged' || status.kind === 'failed' || !lastResortProblem || s.iterations >= maxIt) return s.finish(status);
+  return lastResort(lastResortProblem, s, maxIt, status);
+}
 
-  // An iterate's score: ≤ 1 exactly when the merit meets the tolerance AND every contact meets Coulomb's law
-  // in scale-free terms (COULOMB_LAW_TOLERANCE); the best iterate is the one with the smallest score.
-  const score = (lam: Float64Array): number => {
-    const m = coulombMerit(p, lam, ws); // also ws.u = Aλ − b
-    return Math.max(m / tol, coulombLawResidual(p, lam, ws.u).value / COULOMB_LAW_TOLERANCE);
-  };
-  let bestScore = score(best);
-  history.record(coulombMerit(p, best, ws), objective(best, ws.u, b));
-  let iterations = 0,
-    innerIterations = 0,
-    sinceBest = 0,
-    regularization = 0;
-  const finish = (status: SolveStatus): AlgorithmOutput => ({
-    lambda: best,
-    iterations,
-    status,
-    regularization,
-    history: history.finish(),
-    merit: { problem: 'coulomb', value: coulombMerit(p, best, ws) },
-  });
-  if (bestScore <= 1) return finish({ kind: 'converged' });
-
-  let newtonSteps = 0,
-    sinceNewBest = 0; // fixed-point iterations since the last new best score
-  coulombMerit(p, best, ws);
-  // u = Aλ − b of the fixed point's own last iterate. Without a warm start the first shift is s⁰ = 0: the
-  // first iterate is the QP-SOCP solution, which is a Coulomb solution when no contact slides (from λ⁰ = 0,
-  // s⁰ = μ‖b_t‖ can pin the fixed point at λ = 0 for a large μ).
-  const fpU = warmStart ? Float64Array.from(ws.u) : new Float64Array(n);
-  while (iterations < maxIt) {
-    // s = μ‖u_t‖ of the fixed point's last iterate.
-    for (let c = 0; c < C; c++) shifted[3 * c] = b[3 * c] - mu[c] * Math.hypot(fpU[3 * c + 1], fpU[3 * c + 2]);
-    const out = solveIpm(sub, { solver: 'ipm' });
-    iterations++;
-    innerIterations += out.iterations;
-    if (out.regularization > regularization) regularization = out.regularization;
-    if (out.status.kind === 'failed') {
-      return finish({ kind: 'failed', reason: `the interior-point solve of fixed-point iteration ${iterations} failed: ${out.status.reason}` });
-    }
-    const sc = score(out.lambda);
-    const m = coulombMerit(p, out.lambda, ws);
-    fpU.set(ws.u);
-    history.record(m, objective(out.lambda, ws.u, b));
-    if (!Number.isFinite(m)) return finish({ kind: 'failed', reason: `the Coulomb merit is not finite after fixed-point iteration ${iterations}` });
-    if (sc < COULOMB_PROGRESS * bestScore) sinceBest = 0;
-    else sinceBest++;
-    if (sc < bestScore) {
-      bestScore = sc;
-      best.set(out.lambda);
-      sinceNewBest = 0;
-    } else sinceNewBest++;
-    if (bestScore <= 1) return finish({ kind: 'converged' });
-    if (sinceBest < COULOMB_STALL_WINDOW) continue;
-    // Slow: Newton from the best iterate (coulombNewton.ts) on the same score, fast once close; the fixed
-    // point goes on from its own iterate if Newton stops above the tolerance.
-    sinceBest = 0;
-    pw ??= new PolishWorkspace(n, C);
-    const newton = coulombNewton(p, best, bestScore, 1, Math.min(COULOMB_NEWTON_STEPS, maxIt - iterations), ws, pw, score, () =>
-      history.record(coulombMerit(p, best, ws), objective(best, ws.u, b)),
-    );
-    iterations += newton.steps;
-    newtonSteps += newton.steps;
-    if (newton.bestMerit < bestScore) sinceNewBest = 0;
-    bestScore = newton.bestMerit;
-    if (bestScore <= 1) return finish({ kind: 'converged' });
-    if (sinceNewBest >= COULOMB_GIVE_UP) {
-      return finish({
-        kind: 'stalled',
-        reason: `${summary()}: no new best in ${formatCount(sinceNewBest, 'fixed-point iteration')} and Newton does not lower it`,
-      });
-    }
+/** Gauss–Seidel and proximal Newton in cycles (module comment, steps 1–3) within s.maxIt. */
+function hybrid(s: CoulombState): SolveStatus {
+  let newton: ProxNewton | null = null;
+  let idle = 0;
+  while (s.iterations < s.maxIt) {
+    const before = s.bestMerit;
+    const sweepMerit = sweepPhase(s);
+    if (s.converged()) return { kind: 'converged' };
+    if (!Number.isFinite(sweepMerit)) return { kind: 'failed', reason: `the Coulomb merit is not finite after ${s.iterations} iterations` };
+    if (s.iterations >= s.maxIt) break;
+    newton ??= new ProxNewton(s.W, s.q, s.mu);
+    if (idle > 0) newton.ac.setRhoScale(AC_RHO_SCALES[idle % AC_RHO_SCALES.length]);
+    newton.run(s);
+    if (s.converged()) return { kind: 'converged' };
+    // the next cycle starts from the best iterate
+    s.r.set(s.best);
+    s.u.set(s.bestU);
+    idle = s.bestMerit < CYCLE_PROGRESS * before ? 0 : idle + 1;
+    if (idle >= COULOMB_GIVE_UP)
+      return { kind: 'stalled', reason: `${s.summary()}: ${formatCount(idle, 'cycle')} of Gauss–Seidel and proximal Newton without progress` };
   }
-  return finish({ kind: 'max-iterations', reason: `${summary()} after the budget of ${formatCount(maxIt, 'iteration')}` });
+  return { kind: 'max-iterations', reason: `${s.summary()} after the budget of ${formatCount(s.maxIt, 'iteration')}` };
+}
 
-  function summary(): string {
-    const merit = coulombMerit(p, best, ws);
-    const law = coulombLawResidual(p, best, ws.u);
-    const what =
-      merit > tol
-        ? `Coulomb merit ${formatNumber(merit)} > tolerance ${formatNumber(tol)}`
-        : `Coulomb merit ${formatNumber(merit)} meets the tolerance but contact ${law.contact} breaks Coulomb's law (relative residual ${formatNumber(law.value)} > ${formatNumber(COULOMB_LAW_TOLERANCE)})`;
-    return `${what} (${formatCount(iterations - newtonSteps, 'fixed-point iteration')} with ${formatCount(innerIterations, 'interior-point iteration')}, ${formatCount(newtonSteps, 'Newton step')})`;
+/** The De Saxcé fixed point needs the interior point's symmetric positive semidefinite A, and costs O(n³) per iteration. */
+function fixedPointApplies(p: ContactProblem): boolean {
+  return p.size <= FIXED_POINT_MAX_UNKNOWNS && (!p.asGiven || p.asGiven.asymmetry <= SYMMETRY_TOLERANCE);
+}
+
+/** The De Saxcé fixed point (coulombFixedPoint.ts) from the hybrid's best iterate, with the rest of the budget. */
+function lastResort(p: ContactProblem, s: CoulombState, maxIt: number, hybridStatus: SolveStatus): AlgorithmOutput {
+  const out = solveCoulombFixedPoint(p, Math.min(FIXED_POINT_MAX_ITERATIONS, maxIt - s.iterations), s.tol, s.best);
+  const h = out.history.residual,
+    f = out.history.objective;
+  for (let k = 1; k < h.length; k++) s.history.record(h[k], f[k]);
+  s.iterations += out.iterations;
+  const merit = out.merit?.value ?? Number.POSITIVE_INFINITY;
+  if (merit < s.bestMerit) {
+    s.bestMerit = merit;
+    s.best.set(out.lambda);
+    blockRowsMulAdd(s.W, s.best, s.q, s.bestU);
+  }
+  if (s.converged()) return s.finish({ kind: 'converged' });
+  const why = (st: SolveStatus): string => (st.kind === 'converged' ? 'converged' : st.reason);
+  const kind = out.status.kind === 'failed' ? hybridStatus.kind : out.status.kind;
+  return s.finish({ kind, reason: `${why(hybridStatus)}; then the De Saxcé fixed point: ${why(out.status)}` } as SolveStatus);
+}
+
+/** Gauss–Seidel sweeps while they converge fast; returns the last merit. */
+function sweepPhase(s: CoulombState): number {
+  let last = coulombMeritFromU(s.mu, s.b, s.r, s.u),
+    slow = 0;
+  for (let k = 0; k < COULOMB_SWEEP_LIMIT && s.iterations < s.maxIt; k++) {
+    coulombSweep(s.W, s.q, s.mu, s.r, s.report);
+    s.velocity();
+    s.sweeps++;
+    const m = s.record();
+    if (m <= s.tol || !Number.isFinite(m)) return m;
+    slow = m > COULOMB_SWEEP_RATE * last ? slow + 1 : 0;
+    last = m;
+    if (slow >= s.sweepPatience) break;
+  }
+  return last;
+}
+
+/** The proximal-point phase with semismooth Newton subproblems (module comment, step 2). */
+class ProxNewton {
+  readonly ac: AcNewton;
+  /** u_σ = W r + q + σ(r − r̄) of the current iterate. */
+  readonly uSigma: Float64Array;
+  /** d̄: mean positive diagonal entry of W, the scale of σ. */
+  readonly scale: number;
+  constructor(
+    readonly W: BlockRows,
+    readonly q: Float64Array,
+    readonly mu: Float64Array,
+  ) {
+    this.ac = new AcNewton(W, q, mu);
+    this.uSigma = new Float64Array(3 * W.blocks);
+    let sum = 0,
+      count = 0;
+    for (let c = 0; c < W.blocks; c++) {
+      const v = 9 * W.diag[c];
+      for (let k = 0; k < 9; k += 4) {
+        const d = W.val[v + k];
+        if (d > 0 && Number.isFinite(d)) {
+          sum += d;
+          count++;
+        }
+      }
+    }
+    this.scale = count > 0 ? sum / count : 1;
+  }
+
+  run(s: CoulombState): void {
+    const { ac, uSigma } = this;
+    const { tol, maxIt } = s;
+    let merit = coulombMeritFromU(s.mu, s.b, s.r, s.u);
+    let sigma = PROX_ALPHA * this.scale * Math.min(1, merit);
+    let failures = 0,
+      idle = 0,
+      mark = s.bestMerit;
+    while (failures < PROX_FAILURES && idle < PROX_PATIENCE && s.iterations < maxIt) {
+      ac.center.set(s.r);
+      ac.sigma = sigma;
+      ac.velocity(s.r, uSigma);
+      let norm = ac.residual(s.r, uSigma, ac.F, false);
+      const norm0 = norm;
+      let solved = false,
+        short = 0;
+      for (let k = 0; k < PROX_INNER_STEPS && s.iterations < maxIt; k++) {
+        const st = ac.step(s.r, uSigma, norm);
+        if (st.t === 0) break;
+        norm = st.norm;
+        short = st.t < PROX_SHORT_STEP ? short + 1 : 0;
+        s.velocity(); // u = W r + q of the problem itself, for its merit
+        s.newtonSteps++;
+        merit = s.record();
+        if (merit <= tol) return;
+        if (norm <= PROX_INNER_RATIO * norm0) {
+          solved = true;
+          break;
+        }
+        if (short >= PROX_SHORT_STEPS) break; // crawling along kinks: a larger σ
+      }
+      s.velocity();
+      if (s.bestMerit < PROX_PROGRESS * mark) {
+        mark = s.bestMerit;
+        idle = 0;
+      } else idle++;
+      if (solved) {
+        failures = 0;
+        sigma = Math.min(PROX_SHRINK * sigma, PROX_ALPHA * this.scale * Math.min(1, merit));
+      } else {
+        failures++;
+        sigma *= 10;
+      }
+    }
   }
 }
 

@@ -1,29 +1,28 @@
-/** Preallocated per-iteration record (no allocation inside solver iterations). */
+/**
+ * Per-iteration record, at most maxIterations + 1 entries, kept in plain arrays that grow as entries come (a
+ * solve that stops after a few iterations of a large budget pays for those few; typed arrays only in finish()).
+ */
 import type { SolveHistory } from './types.js';
 
 export class HistoryRecorder {
-  private readonly residual: Float64Array;
-  private readonly objective: Float64Array;
-  private readonly sweep: Int32Array;
-  private count = 0;
+  private readonly residual: number[] = [];
+  private readonly objective: number[] = [];
+  private readonly sweep: number[] = [];
+  private readonly limit: number;
   constructor(maxIterations: number) {
-    this.residual = new Float64Array(maxIterations + 1);
-    this.objective = new Float64Array(maxIterations + 1);
-    this.sweep = new Int32Array(maxIterations + 1);
+    this.limit = maxIterations + 1;
   }
   /** `iteration`: after how many iterations (default: one entry per iteration, the entry's index). */
-  record(residual: number, objective: number, iteration = this.count): void {
-    if (this.count < this.residual.length) {
-      this.residual[this.count] = residual;
-      this.objective[this.count] = objective;
-      this.sweep[this.count] = iteration;
-      this.count++;
-    }
+  record(residual: number, objective: number, iteration = this.residual.length): void {
+    if (this.residual.length >= this.limit) return;
+    this.residual.push(residual);
+    this.objective.push(objective);
+    this.sweep.push(iteration);
   }
   /** `withIterations`: the history has entries at some iterations only, listed in `iterations`. */
   finish(withIterations = false): SolveHistory {
-    const h = { residual: this.residual.slice(0, this.count), objective: this.objective.slice(0, this.count) };
-    return withIterations ? { ...h, iterations: this.sweep.slice(0, this.count) } : h;
+    const h = { residual: Float64Array.from(this.residual), objective: Float64Array.from(this.objective) };
+    return withIterations ? { ...h, iterations: Int32Array.from(this.sweep) } : h;
   }
 }
 

@@ -1,7 +1,7 @@
 /** solve(problem, options, warmStart?) — one entry point for PGS, projected Newton, interior point and exact Coulomb. */
 import type { ContactProblem } from '../problem.js';
 import { objective } from '../problem.js';
-import { classifyContacts, kkt } from '../kkt.js';
+import { classifyContacts, kkt, kktFromW, KktWorkspace, type KktReport } from '../kkt.js';
 import type { SolveOptions, SolveResult, SolveStatus } from './types.js';
 import { solvePgs } from './pgs.js';
 import { solveNewton } from './newton.js';
@@ -9,6 +9,7 @@ import { solveIpm } from './ipm.js';
 import { solveCoulomb } from './coulomb.js';
 import { nowMs as now } from '../clock.js';
 import { maxIterationsProblem } from './limits.js';
+import { convexified } from './convexify.js';
 
 /**
  * The one finite check every solver result passes: a status never overstates (DESIGN.md), so a λ, w,
@@ -40,12 +41,53 @@ export function finiteStatus(status: SolveStatus, lambda: Float64Array, w: Float
   };
 }
 
+/** w = Aλ − b, dense. */
+function denseVelocity(p: ContactProblem, lambda: Float64Array): Float64Array {
+  const { A, b, size: n } = p;
+  const w = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let s = -b[i];
+    for (let j = 0; j < n; j++) s += A[i * n + j] * lambda[j];
+    w[i] = s;
+  }
+  return w;
+}
+
+/** kktFromW's scratch (ρ and a few numbers; not the workspace's w and Aλ), shared: solve() is not re-entered while it runs. */
+const kktScratch = new KktWorkspace(0);
+
+/** The KKT report of λ from its w = Aλ − b (kkt.ts kktFromW, with the checker's ρᵢ = 1/max diag Aᵢᵢ). */
+function kktOfW(p: ContactProblem, lambda: Float64Array, w: Float64Array): KktReport {
+  const { A, size: n, contactCount: C } = p;
+  const ws = kktScratch;
+  const rho = ws.rho(C);
+  for (let c = 0; c < C; c++) {
+    const o = 3 * c;
+    const dmax = Math.max(A[o * n + o], A[(o + 1) * n + o + 1], A[(o + 2) * n + o + 2]);
+    rho[c] = dmax > 0 ? 1 / dmax : 1;
+  }
+  return { ...kktFromW(p.mu, lambda, w, p.b, rho, ws) };
+}
+
+/** f(λ) = ½λᵀAλ − bᵀλ = ½λ·(w − b) from w = Aλ − b. */
+function objectiveOfW(lambda: Float64Array, w: Float64Array, b: Float64Array): number {
+  let f = 0;
+  for (let i = 0; i < lambda.length; i++) f += 0.5 * lambda[i] * (w[i] - b[i]);
+  return f;
+}
+
 export function solve(p: ContactProblem, options: SolveOptions, warmStart?: ArrayLike<number>): SolveResult {
   if (warmStart && warmStart.length !== p.size) {
     throw new RangeError(`warmStart has ${warmStart.length} entries, expected 3·C = ${p.size}`);
   }
   const badBudget = options.maxIterations === undefined ? undefined : maxIterationsProblem(options.maxIterations);
   if (badBudget) throw new RangeError(`maxIterations ${badBudget} (got ${options.maxIterations})`);
+  if (options.solver === 'newton' || options.solver === 'ipm') {
+    // the QP-SOCP needs a symmetric positive semidefinite matrix: W as real codes write it is not always one
+    const tc = now();
+    const cv = convexified(p);
+    if (cv) return { ...solve(cv.problem, options, warmStart), timeMs: now() - tc, convexified: cv.matrix };
+  }
   const warm = warmStart ? Float64Array.from(warmStart) : undefined;
   const t0 = now();
   const out =
@@ -57,14 +99,9 @@ export function solve(p: ContactProblem, options: SolveOptions, warmStart?: Arra
           ? solveIpm(p, options, warm)
           : solveCoulomb(p, options, warm);
   const timeMs = now() - t0;
-  const report = kkt(p, out.lambda);
-  const w = new Float64Array(p.size);
-  for (let i = 0; i < p.size; i++) {
-    let s = -p.b[i];
-    for (let j = 0; j < p.size; j++) s += p.A[i * p.size + j] * out.lambda[j];
-    w[i] = s;
-  }
-  const f = objective(p, out.lambda);
+  const w = out.w ?? denseVelocity(p, out.lambda);
+  const report = out.w ? kktOfW(p, out.lambda, out.w) : kkt(p, out.lambda);
+  const f = out.w ? objectiveOfW(out.lambda, out.w, p.b) : objective(p, out.lambda);
   const merit = out.merit ?? { problem: 'qp-socp', value: report.maxRel };
   return {
     solver: options.solver,

@@ -1,5 +1,6 @@
 /** One interface for every contact solver: solve(problem, options, warmStart?) → SolveResult. */
 import type { ContactClass, KktReport } from '../kkt.js';
+import type { ConvexifiedMatrix } from './convexify.js';
 
 /**
  * The solver names: the one source of truth. The protocol's copy (plain types), the scene parser,
@@ -126,6 +127,12 @@ export interface SolveResult {
   /** The QP-SOCP's KKT residuals of λ (for coulomb: how far λ is from the convex model's solution). */
   readonly kkt: KktReport;
   readonly contactClass: readonly ContactClass[];
+  /**
+   * Present when a convex solver (newton, ipm) was given the symmetric part of A plus a shift instead of A, which
+   * was taken as given and is asymmetric or indefinite (convexify.ts): λ, w, the KKT report and the status refer to
+   * that matrix.
+   */
+  readonly convexified?: ConvexifiedMatrix;
 }
 
 /** What an individual algorithm returns; `solve` adds timing, KKT and classification. */
@@ -137,4 +144,10 @@ export interface AlgorithmOutput {
   readonly history: SolveHistory;
   /** Set by solvers of another problem than the QP-SOCP (coulomb); absent: the merit is KKT max_rel. */
   readonly merit?: SolveMerit;
+  /**
+   * w = Aλ − b of `lambda` when the solver has it, bit-identical to the dense product (coulomb: block-sparse
+   * rows summed in column order); solve() then takes w, the KKT report and the objective from it instead of
+   * three O(n²) passes over A.
+   */
+  readonly w?: Float64Array;
 }

@@ -7,6 +7,7 @@ import { conditioningCauses } from '../../engine/conditioningCauses.js';
 import { coulombMerit } from '../../engine/coulombMerit.js';
 import { kkt } from '../../engine/kkt.js';
 import { SOLVER_NAMES } from '../../engine/solvers/types.js';
+import { convexifiedNote } from '../../engine/solvers/convexify.js';
 import { compareSolvers, openProblemFile, type OpenedProblem, type SolverComparison } from '../../session/problemFile.js';
 import { encodeHeatMap } from '../../protocol/heatMap.js';
 import { MAX_MATRIX_ROWS, type IslandView } from '../../protocol/inspector.js';
@@ -78,6 +79,7 @@ function solverView(p: OpenedProblem['problem'], r: SolverComparison): ProblemSo
     lambdaN,
     lambdaT,
     wN,
+    ...(r.convexified ? { matrixNote: convexifiedNote(r.convexified) } : {}),
   };
 }
 
@@ -104,6 +106,11 @@ export function problemView(o: OpenedProblem, rows: readonly SolverComparison[])
   const notes = [
     'A, b and μ only: nothing that needs bodies or frames (scene, energy, timeline, findings) applies',
     'the convex solvers (pgs, newton, ipm) solve the QP-SOCP; coulomb solves Coulomb’s law, which differs wherever a contact slides (docs/physics.md)',
+    ...(p.asGiven
+      ? [
+          `A is used as the file wrote it (asymmetry ${o.asymmetry.toExponential(2)}, λmin/λmax ${Number.isNaN(o.eigenRatio) ? 'not computed' : o.eigenRatio.toExponential(2)}): coulomb and pgs solve with A itself, newton and ipm with its symmetric part, shifted when needed to be positive semidefinite`,
+        ]
+      : []),
   ];
   return {
     id: o.id,
@@ -115,6 +122,8 @@ export function problemView(o: OpenedProblem, rows: readonly SolverComparison[])
     unknowns: p.size,
     rank: o.conditioning.rank,
     rankRatio: shown(o.conditioning.rankRatio),
+    asymmetry: shown(o.asymmetry),
+    eigenRatio: shown(o.eigenRatio),
     matrix: matrixView(o),
     table,
     reference: ref ? { label: ref.label, kkt: shown(kkt(p, ref.lambda).maxRel), coulomb: shown(coulombMerit(p, ref.lambda)) } : null,
