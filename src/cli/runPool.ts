@@ -19,6 +19,17 @@ function bar(done: number, total: number, t0: number): string {
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total} recordings, ${s.toFixed(1)} s${done > 0 && done < total ? `, about ${eta.toFixed(0)} s left` : ''}`;
 }
 
+/**
+ * A worker thread running this file. The built CLI is one CommonJS bundle that Node loads as it is; the TypeScript
+ * module (tests and `tsx`) needs tsx's require hook in the thread, since Node does not hand a loader registered by
+ * `--import` to worker threads.
+ */
+function startWorker(): Worker {
+  const workerData = { [WORKER_FLAG]: true };
+  if (!__filename.endsWith('.ts')) return new Worker(__filename, { workerData });
+  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(__filename)});`, { eval: true, workerData });
+}
+
 /** Runs every task; `label` names the command in the progress lines. */
 export async function runAll(tasks: readonly RunTask[], jobs: number, io: Output, label: string): Promise<RunOutcome[]> {
   const out: RunOutcome[] = new Array(tasks.length);
@@ -46,7 +57,7 @@ export async function runAll(tasks: readonly RunTask[], jobs: number, io: Output
     try {
       await Promise.all(
         Array.from({ length: n }, () => {
-          const w = new Worker(__filename, { workerData: { [WORKER_FLAG]: true } });
+          const w = startWorker();
           workers.push(w);
           return new Promise<void>((resolve, reject) => {
             let current = -1;
