@@ -17,7 +17,7 @@ export const QUERY_HELP: CommandHelp = {
     'Needs the optional package @duckdb/node-api. The tables and their columns: docs/at-scale.md.',
   ],
   options: [['--json', 'the rows as one JSON array of objects']],
-  example: 'query "SELECT run, sum(joules) AS j FROM findings WHERE kind = \'injection\' GROUP BY run ORDER BY j DESC LIMIT 10" results.parquet',
+  example: 'query "SELECT run, sum(joules) AS j FROM findings WHERE kind = \'injection\' GROUP BY run ORDER BY j DESC LIMIT 10" /tmp/contact-dataset',
 };
 
 /** Characters of a cell shown in the text table. */
