@@ -25,6 +25,18 @@ function duckdb(): DuckDb {
   }
 }
 
+/** DuckDB's message, first line only (the rest is the SQL with a caret). */
+export const duckMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0].trim();
+
+/** Runs `sql`; a DuckDB error becomes one line naming `file`. */
+async function runOn(db: Db, sql: string, file: string, what: string): Promise<void> {
+  try {
+    await db.run(sql);
+  } catch (e) {
+    throw new FileError(file, `${what} (DuckDB: ${duckMessage(e)})`);
+  }
+}
+
 /** A string as an SQL literal. */
 export const sqlString = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 
@@ -104,8 +116,11 @@ export async function writeDataset(dir: string, parts: Partial<Record<TableName,
     for (const t of TABLE_NAMES) {
       const ps = parts[t] ?? [];
       if (ps.length === 0) continue;
-      await db.run(
+      await runOn(
+        db,
         `COPY (SELECT * FROM ${source(t, ps)}) TO ${sqlPath(path.join(dir, t))} (FORMAT PARQUET, PARTITION_BY (run), APPEND true, FILENAME_PATTERN ${sqlString(`${part}-{uuid}`)})`,
+        path.join(dir, t),
+        'cannot be written',
       );
     }
   } finally {
@@ -119,8 +134,11 @@ export async function writeResults(file: string, runs: readonly string[], findin
   const tmp = path.join(path.dirname(path.resolve(file)), `.${path.basename(file)}.${process.pid}.tmp`);
   const db = await openDb();
   try {
-    await db.run(
+    await runOn(
+      db,
       `COPY (SELECT 'run' AS record, * FROM ${source('runs', runs)} UNION ALL BY NAME SELECT 'finding' AS record, * FROM ${source('findings', findings)} ORDER BY run, record DESC, frame) TO ${sqlPath(tmp)} (FORMAT PARQUET)`,
+      file,
+      'cannot be written',
     );
   } finally {
     db.close();
@@ -143,8 +161,11 @@ export async function attach(db: Db, where: string): Promise<TableName[]> {
     // a `diagnose --out` results file: its run rows and finding rows
     for (const t of ['runs', 'findings'] as const) {
       const cols = Object.keys(TABLES[t]).join(', ');
-      await db.run(
+      await runOn(
+        db,
         `CREATE OR REPLACE VIEW ${t} AS SELECT ${cols} FROM read_parquet(${sqlPath(where)}) WHERE record = ${sqlString(t === 'runs' ? 'run' : 'finding')}`,
+        where,
+        'is not a results file of `contact-lens diagnose --out`',
       );
       made.push(t);
     }
@@ -153,10 +174,13 @@ export async function attach(db: Db, where: string): Promise<TableName[]> {
   for (const t of TABLE_NAMES) {
     const d = path.join(where, t);
     const has = fs.existsSync(d) && fs.readdirSync(d).length > 0;
-    await db.run(
+    await runOn(
+      db,
       has
         ? `CREATE OR REPLACE VIEW ${t} AS SELECT * FROM read_parquet(${sqlString(`${path.resolve(d).split(path.sep).join('/')}/**/*.parquet`)}, hive_partitioning = true, hive_types = {'run': VARCHAR}, union_by_name = true)`
         : `CREATE OR REPLACE VIEW ${t} AS SELECT * FROM ${source(t, [])}`,
+      d,
+      'holds a file that is not a table of `contact-lens export --parquet`',
     );
     if (has) made.push(t);
   }

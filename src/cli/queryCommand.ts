@@ -1,7 +1,7 @@
 /** `contact-lens query "<SQL>" [DIR | results.parquet …] [--json]`: SQL over the many-recordings tables (docs/at-scale.md). */
 import { safeText } from '../format/messages.js';
 import { parseArgs, UsageError } from './args.js';
-import { attach, openDb } from './duckdb.js';
+import { attach, duckMessage, openDb } from './duckdb.js';
 import type { CommandHelp } from './help.js';
 import type { Output } from './output.js';
 import { TABLE_NAMES } from './runTables.js';
@@ -41,7 +41,7 @@ export async function runQuery(argv: readonly string[], io: Output): Promise<num
     try {
       result = await db.rows(sql);
     } catch (e) {
-      throw new UsageError(`query: ${((e as Error).message ?? String(e)).split('\n')[0]}`);
+      throw new UsageError(`query: ${duckMessage(e)}`);
     }
     if (options.get('json')) {
       io.out(JSON.stringify(result.rows));

@@ -176,16 +176,27 @@ describe('CLI: many recordings (diagnose --jobs/--out, export --parquet/--mcap, 
     assert.match(again.err.join('\n'), /r\.parquet: already exists; refusing to overwrite it/);
   });
 
-  it('query: a missing dataset and a wrong statement are one line each', async () => {
+  it('query: a missing dataset, a wrong statement and a file that is not Parquet are one line each', async () => {
     const missing = await cli(['query', 'SELECT 1', join(dir, 'nowhere')]);
     assert.equal(missing.code, 2);
     assert.deepEqual(missing.err.length, 1);
     assert.match(missing.err[0], /nowhere: no such dataset folder or Parquet file/);
-    fs.writeFileSync(join(dir, 'r.parquet'), 'not parquet');
     const wrong = await cli(['query', 'SELECT nonsense FROM runs', join(dir, 'dataset')]);
     assert.equal(wrong.code, 2);
     assert.equal(wrong.err.length, 1);
     assert.match(wrong.err[0], /^contact-lens: query: .*nonsense/);
+    // a file that is not Parquet, given or inside a dataset (was: DuckDB's error thrown with its stack)
+    fs.writeFileSync(join(dir, 'not.parquet'), 'not parquet');
+    const notParquet = await cli(['query', 'SELECT 1', join(dir, 'not.parquet')]);
+    assert.equal(notParquet.code, 2);
+    assert.equal(notParquet.err.length, 1);
+    assert.match(notParquet.err[0], /not\.parquet: is not a results file of `contact-lens diagnose --out` \(DuckDB: .*\)$/);
+    fs.mkdirSync(join(dir, 'junk', 'runs', 'run=x'), { recursive: true });
+    fs.writeFileSync(join(dir, 'junk', 'runs', 'run=x', 'part.parquet'), 'junk');
+    const junk = await cli(['query', 'SELECT count(*) FROM runs', join(dir, 'junk')]);
+    assert.equal(junk.code, 2);
+    assert.equal(junk.err.length, 1);
+    assert.match(junk.err[0], /junk\/runs: holds a file that is not a table of `contact-lens export --parquet`/);
   });
 
   it('export --mcap: topics, schemas and message counts read back with @mcap/core', async () => {
