@@ -1,11 +1,14 @@
 /** `contact-lens diagnose <scene.json | rec.jsonl> [--json] [--fail-on injection,non-physical,inconsistent,skipped-lines]` */
 import { safePath, safeText } from '../format/messages.js';
 import { parseSceneFile } from '../format/scene.js';
-import type { Diagnoser, Finding, InjectionMechanism } from '../session/diagnose.js';
-import { BATCH_DIAGNOSIS, diagnoseRecording, diagnoseScenario } from '../session/diagnosisRun.js';
+import type { Finding, InjectionMechanism } from '../session/diagnose.js';
+import { BATCH_DIAGNOSIS, diagnoseScenario } from '../session/diagnosisRun.js';
+import { cliCacheOptions } from '../format/sidecarCache.js';
+import { type DiagnosisResult, reportRecording } from './recordingReport.js';
 import { MECHANISM_SOURCE } from '../session/diagnosis/wording.js';
+import * as fs from 'node:fs';
 import { parseArgs, UsageError } from './args.js';
-import { openRecordingForCli } from './openRecording.js';
+import { parseJobs, parseShard, runMany } from './runsCommand.js';
 import { printRecordingIssues } from './recordingIssues.js';
 import { readText, type Output } from './solveCommand.js';
 import { kindOfFile, requireKind } from './fileKind.js';
@@ -17,12 +20,14 @@ export const FAIL_ON = ['injection', 'non-physical', 'inconsistent', 'skipped-li
 export type FailOn = (typeof FAIL_ON)[number];
 export const DIAGNOSE_HELP: CommandHelp = {
   command: 'diagnose',
-  synopsis: `diagnose <scene.json | rec.jsonl> [--json] [--verbose] [--fail-on ${FAIL_ON.join(',')}] [--follow [--idle-exit S]]`,
+  synopsis: `diagnose <scene.json | rec.jsonl> [--json] [--verbose] [--fail-on ${FAIL_ON.join(',')}] [--follow [--idle-exit S]]\n       contact-lens diagnose <recordings or globs…> [--jobs N] [--shard i/N] [--out results.parquet] [--json]`,
   summary: "finds energy injection (frame, contacts, mechanism, joules) in a scene's run or a recording",
   description: [
     'Runs every scenario of a scene file, or reads a recording, and finds the frames where contacts inject energy:',
     'the frame, the contacts, the mechanism and the joules, confirmed by exact re-solves of the same frame, and',
     'non-physical behaviour that adds no energy yet (docs/physics.md "Energy ledger of a recorded frame").',
+    'With many recordings (several files, quoted globs such as "runs/**/*.rec.jsonl.gz", or --jobs/--shard/--out) it',
+    'diagnoses them in a worker pool and prints a table of the runs with the most injected joules (docs/at-scale.md).',
   ],
   options: [
     ['--fail-on KINDS', `exit 1 when a finding of these kinds exists: a comma-separated list of ${FAIL_ON.join(', ')}`],
@@ -33,13 +38,16 @@ export const DIAGNOSE_HELP: CommandHelp = {
       'a recording still being written: print each finding as soon as its frame is complete; ends at the closing line the writer writes on close (docs/recording-format.md "Closing line"), on Ctrl-C, or with --idle-exit',
     ],
     ['--idle-exit S', 'with --follow: stop after S seconds without growth'],
+    ['--jobs N', 'many recordings: diagnose N at a time in worker threads (default 1)'],
+    ['--shard i/N', 'many recordings: only the i-th of N parts of the file list (the same split on every machine; docs/at-scale.md)'],
+    ['--out FILE.parquet', 'many recordings: a Parquet file with a row per run and per finding (needs the optional @duckdb/node-api)'],
   ],
   example: 'diagnose examples/fault-restitution-target.scene.json --fail-on injection',
 };
 
 interface Source {
   readonly label: string;
-  readonly diagnoser: Diagnoser;
+  readonly diagnoser: DiagnosisResult;
   readonly frames: number;
   readonly skippedLines: number;
 }
@@ -56,11 +64,12 @@ function fromScene(file: string, io: Output): Source[] {
 }
 
 function fromRecording(file: string, io: Output): Source[] {
-  const reader = openRecordingForCli(file);
+  // one pass (each frame parsed once), or the sidecar cache's diagnosis: the same findings as `report`
+  const { reader, diagnosis } = reportRecording(file, { cache: cliCacheOptions(), diagnosisOnly: true });
   try {
     // printed in every mode (stderr): a run that skipped 294 of 300 lines must say so, also with --json
     printRecordingIssues(reader, io);
-    return [{ label: file, diagnoser: diagnoseRecording(reader, BATCH_DIAGNOSIS), frames: reader.frameCount, skippedLines: reader.errorCount }];
+    return [{ label: file, diagnoser: diagnosis, frames: reader.frameCount, skippedLines: reader.errorCount }];
   } finally {
     reader.close();
   }
@@ -186,9 +195,30 @@ function printSource(s: Source, io: Output, verbose: boolean): void {
 }
 
 export function runDiagnose(argv: readonly string[], io: Output): number | Promise<number> {
-  const { positionals, options } = parseArgs(argv, ['fail-on', 'idle-exit'], ['json', 'verbose', 'follow']);
-  if (positionals.length !== 1) throw new UsageError(`expected one scene file or recording\nusage: contact-lens ${DIAGNOSE_HELP.synopsis}`);
+  const { positionals, options } = parseArgs(argv, ['fail-on', 'idle-exit', 'jobs', 'shard', 'out'], ['json', 'verbose', 'follow']);
   const failOn = parseFailOn(options.get('fail-on'));
+  const many = positionals.length > 1 || positionals.some((p) => /[*?{]/.test(p) && !fs.existsSync(p)) || ['jobs', 'shard', 'out'].some((k) => options.has(k));
+  if (many) {
+    if (positionals.length === 0) throw new UsageError(`expected recordings or patterns\nusage: contact-lens ${DIAGNOSE_HELP.synopsis}`);
+    if (options.get('verbose'))
+      throw new UsageError('--verbose lists the findings of one recording; with many, use --out results.parquet and `contact-lens query`');
+    const out = options.get('out');
+    if (out === true || (out !== undefined && !out.endsWith('.parquet'))) throw new UsageError('--out needs a file name ending in .parquet');
+    return runMany(
+      positionals,
+      {
+        command: 'diagnose',
+        jobs: parseJobs(options.get('jobs')),
+        shard: parseShard(options.get('shard')),
+        results: out,
+        contacts: false,
+        json: options.get('json') === true,
+      },
+      io,
+      failOn,
+    );
+  }
+  if (positionals.length !== 1) throw new UsageError(`expected one scene file or recording\nusage: contact-lens ${DIAGNOSE_HELP.synopsis}`);
   const file = positionals[0];
   if (options.get('follow') === true) return runFollow(file, io, options, failOn);
   if (options.has('idle-exit')) throw new UsageError('--idle-exit goes with --follow');

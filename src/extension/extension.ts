@@ -62,7 +62,9 @@ export function activate(context: vscode.ExtensionContext): ContactLensApi {
   const workerScript = vscode.Uri.joinPath(context.extensionUri, 'dist', 'worker.js').fsPath;
   const outcomes = new CheckOutcomes();
   const checks = new CheckRunner(workerScript, outcomes);
-  const inspectors = new Inspectors(context.extensionUri, workerScript, output);
+  // recordings' sidecar caches go beside them, or here when their folder cannot be written (sidecarCache.ts)
+  const cacheDir = context.globalStorageUri.scheme === 'file' ? vscode.Uri.joinPath(context.globalStorageUri, 'recording-cache').fsPath : null;
+  const inspectors = new Inspectors(context.extensionUri, workerScript, output, cacheDir);
   const analyzer = new SceneAnalyzer(workerScript);
   const lenses = new SceneLensProvider(outcomes, analyzer);
   const tests = new SceneTests(checks, inspectors, analyzer);

@@ -34,6 +34,8 @@ export interface InspectorHost {
   readonly extensionUri: vscode.Uri;
   readonly workerScript: string;
   readonly output: vscode.OutputChannel;
+  /** Where recordings' caches go when their folder cannot be written (null: only beside them). */
+  readonly cacheDir: string | null;
   activeChanged(inspector: Inspector, active: boolean): void;
   disposed(inspector: Inspector): void;
 }
@@ -202,7 +204,7 @@ export class Inspector implements vscode.Disposable {
           // followed as it grows: a recording still being written shows its new frames as they are flushed
           this.worker!.onEvent = (e) => this.liveEvent(e);
           return this.worker!.request(
-            { op: 'openRecording', file: this.source.file, diagnosis: diagnosisSettings(), follow: true },
+            { op: 'openRecording', file: this.source.file, diagnosis: diagnosisSettings(), follow: true, cacheDir: this.host.cacheDir },
             { signal: abort.signal, onProgress },
           );
         },

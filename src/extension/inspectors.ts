@@ -53,6 +53,8 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
     readonly extensionUri: vscode.Uri,
     readonly workerScript: string,
     readonly output: vscode.OutputChannel,
+    /** Where recordings' caches go when their folder cannot be written (the extension's storage). */
+    readonly cacheDir: string | null = null,
   ) {
     this.status.name = 'Contact Lens frame';
     this.status.command = 'contactLens.goToFrame';

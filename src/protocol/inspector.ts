@@ -19,7 +19,7 @@ export const SOLVER_NAMES: readonly SolverName[] = ['pgs', 'newton', 'ipm', 'cou
 export const MAX_SOLVER_ITERATIONS = 1_000_000;
 
 /**
- * A contact's state from the physics of the step (src/extension/model/contactState.ts): open (the gap opens
+ * A contact's state from the physics of the step (src/session/contactState.ts): open (the gap opens
  * faster than the stabilisation allows, or no normal impulse), stick or slip (closed; slip speed ‖w_t‖).
  */
 export type ContactState = 'open' | 'stick' | 'slip';

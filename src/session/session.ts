@@ -40,7 +40,7 @@ import {
   type RecordingHeader,
   type RecordedContact,
 } from '../format/recording.js';
-import { RecordingReader, type OpenOptions } from '../format/recordingFile.js';
+import { RecordingReader, type OpenOptions, type ReaderCacheOptions } from '../format/recordingFile.js';
 import { frameFromWorld, headerFromWorld } from '../format/worldRecording.js';
 import { solveTimeBodies, RECONSTRUCTED_NOTE } from './preSolve.js';
 import { stabilisationModel } from './frameLedger.js';
@@ -459,7 +459,7 @@ export class Session {
   }
 
   /** Opens a recording asynchronously (progress, cancellation). */
-  static async openRecording(file: string, options: OpenOptions = {}): Promise<Session> {
+  static async openRecording(file: string, options: OpenOptions & ReaderCacheOptions = {}): Promise<Session> {
     return new Session(new RecordingSource(await RecordingReader.open(file, options)));
   }
 

@@ -24,7 +24,8 @@ const PACKAGES: Record<Layer, readonly string[]> = {
   engine: [],
   format: ['node:', 'h5wasm'], // h5wasm: the HDF5 reader of FCLIB problems (src/format/fclib.ts)
   session: ['node:'],
-  cli: ['node:'],
+  // the optional embedded DuckDB (Parquet, `query`: src/cli/duckdb.ts); MCAP export (src/cli/mcapExport.ts)
+  cli: ['node:', '@duckdb/node-api', '@mcap/core', '@foxglove/schemas'],
   extension: ['node:', 'vscode'],
   protocol: [],
   webview: ['chart.js', '@vscode/webview-ui-toolkit', 'three'],

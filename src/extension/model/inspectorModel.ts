@@ -19,6 +19,7 @@ import { assembleProblem, DEFAULT_ASSEMBLY } from '../../engine/assembly.js';
 import { conditioning } from '../../engine/conditioning.js';
 import { buildIslands } from '../../engine/collision/islands.js';
 import { headerFromWorld } from '../../format/worldRecording.js';
+import type { CacheOptions } from '../../format/sidecarCache.js';
 import { solveTimeBodies } from '../../session/preSolve.js';
 import { toContactPoint, type RecordedFrame, type RecordingHeader } from '../../format/recording.js';
 import type {
@@ -37,7 +38,7 @@ import { MAX_MATRIX_ROWS } from '../../protocol/inspector.js';
 import { encodeHeatMap } from '../../protocol/heatMap.js';
 import type { SceneInfo } from '../../protocol/scene.js';
 import { sceneFrame, sceneInfo } from './sceneData.js';
-import { contactState } from './contactState.js';
+import { contactState } from '../../session/contactState.js';
 
 /** Largest island (contacts) whose κ is computed in the timeline pass; larger islands are left out there. */
 export const TIMELINE_KAPPA_MAX_CONTACTS = 40;
@@ -54,6 +55,18 @@ export { SERIES_MAX_POINTS } from './contactColumns.js';
 export const FRAME_VIEW_CACHE_SIZE = 4;
 
 export type Progress = (message: string, fraction: number | null) => void;
+
+/** The inspector's section of a recording's sidecar cache, per diagnosis settings (they change the findings). */
+const inspectorSection = (diagnosis: Partial<DiagnosisOptions>): string =>
+  `inspector:${JSON.stringify(Object.entries(diagnosis).sort(([a], [b]) => a.localeCompare(b)))}`;
+
+/** What the inspector's cache section holds besides its columns. */
+interface InspectorCacheJson {
+  readonly timeline: Timeline;
+  readonly findings: FindingView[];
+  readonly keys: readonly string[];
+  readonly resolveBudgetFrame: number | null;
+}
 
 interface MutableTimeline {
   frame: number[];
@@ -211,6 +224,11 @@ export class TimelineBuilder {
   get resolveBudgetFrame(): number | null {
     return this.diag.cost.exhaustedAt;
   }
+  /** The contact keys' texts by id (what the contact columns refer to). */
+  keyTexts(): string[] {
+    const k = this.diag.keys;
+    return Array.from({ length: k.size }, (_, i) => k.text(i));
+  }
   findings(): FindingView[] {
     const byFrame = new Map<number, number>();
     this.t.frame.forEach((fr, i) => {
@@ -331,11 +349,23 @@ export class InspectorModel {
     return new InspectorModel(session, info, builder.t, builder.findings(), [], builder.contacts, builder.injectedByContact, builder.resolveBudgetFrame);
   }
 
-  /** Opens a recording (ours or another engine's): ONE streaming pass indexes it and builds the timeline and the diagnosis. */
-  static async fromRecording(file: string, diagnosis: Partial<DiagnosisOptions> = {}, progress?: Progress, signal?: AbortSignal): Promise<InspectorModel> {
+  /**
+   * Opens a recording (ours or another engine's): ONE streaming pass indexes it and builds the timeline and the
+   * diagnosis — or, when the recording's sidecar cache holds them for these diagnosis settings, no pass at all.
+   */
+  static async fromRecording(
+    file: string,
+    diagnosis: Partial<DiagnosisOptions> = {},
+    progress?: Progress,
+    signal?: AbortSignal,
+    cache: CacheOptions = { mode: 'off' },
+  ): Promise<InspectorModel> {
     let builder: TimelineBuilder | null = null;
+    const section = inspectorSection(diagnosis);
     const reader = await RecordingReader.open(file, {
       signal,
+      cache,
+      needsFrames: (c) => !c.get(section),
       onProgress: (read, total) =>
         progress?.(
           `reading ${file.split(/[\\/]/).pop()}: ${(read / 2 ** 20).toFixed(0)} / ${(total / 2 ** 20).toFixed(0)} MiB`,
@@ -343,12 +373,9 @@ export class InspectorModel {
         ),
       onFrame: (_, f, header) => (builder ??= new TimelineBuilder(header, diagnosis)).add(f),
     });
-    // a plain recording can be followed as it grows (append()); a compressed one is read as it was
     const source = new GrowingRecording(file, reader.header, reader);
     const session = Session.fromSource(source);
     const n = session.frameCount;
-    builder ??= new TimelineBuilder(session.header, diagnosis);
-    const built = builder as TimelineBuilder;
     const h = session.header;
     const info: SessionInfo = {
       title: file.split(/[\\/]/).pop() ?? file,
@@ -359,16 +386,33 @@ export class InspectorModel {
       dt: h.dt,
       bodies: h.bodies.map((b) => b.name),
     };
-    const m = new InspectorModel(
-      session,
-      info,
-      built.t,
-      built.findings(),
-      reader.errors.map((e) => e.message),
-      built.contacts,
-      built.injectedByContact,
-      built.resolveBudgetFrame,
-    );
+    const skipped = reader.errors.map((e) => e.message);
+    const kept = reader.fromCache ? reader.cache.get(section) : undefined;
+    if (kept) {
+      const j = kept.json as InspectorCacheJson;
+      const a = kept.arrays as Record<string, Int32Array & Float64Array>;
+      const contacts = ContactColumns.fromCache(j.keys, { key: a.key, ln: a.ln, lt: a.lt, frameStart: a.frameStart });
+      const injected = InjectedColumns.fromCache({ contact: a.injContact, joules: a.injJoules, frameStart: a.injFrameStart });
+      // the ledger and injection columns are keyed by the recording's own names: no prototype, as when built
+      const noProto = <T extends object>(o: T | undefined): T | undefined => (o ? Object.assign(Object.create(null) as T, o) : o);
+      const timeline = { ...j.timeline, ledger: noProto(j.timeline.ledger)!, ...(j.timeline.injection ? { injection: noProto(j.timeline.injection) } : {}) };
+      return new InspectorModel(session, info, timeline, j.findings, skipped, contacts, injected, j.resolveBudgetFrame);
+    }
+    builder ??= new TimelineBuilder(session.header, diagnosis);
+    const built = builder as TimelineBuilder;
+    const findings = built.findings();
+    if (reader.cache.enabled) {
+      const c = built.contacts.toCache(built.keyTexts());
+      const inj = built.injectedByContact.toCache();
+      const json: InspectorCacheJson = { timeline: built.t, findings, keys: c.keys, resolveBudgetFrame: built.resolveBudgetFrame };
+      reader.cache.set(section, {
+        json,
+        arrays: { ...c.arrays, injContact: inj.contact, injJoules: inj.joules, injFrameStart: inj.frameStart },
+      });
+      reader.cache.save();
+    }
+    const m = new InspectorModel(session, info, built.t, findings, skipped, built.contacts, built.injectedByContact, built.resolveBudgetFrame);
+    // a plain recording can be followed as it grows (append()); a compressed or cached one is shown as it was
     if (!reader.compressed) m.growth = { builder: built, source };
     return m;
   }

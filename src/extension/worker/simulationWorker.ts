@@ -64,7 +64,8 @@ async function handle(id: number, r: WorkerRequest): Promise<WorkerResults[Worke
     }
     case 'openRecording': {
       model?.close();
-      model = await InspectorModel.fromRecording(r.file, r.diagnosis, progress);
+      // the recording's sidecar cache: beside it, or in the extension's storage (a second open reads no frame)
+      model = await InspectorModel.fromRecording(r.file, r.diagnosis, progress, undefined, { mode: 'auto', dir: r.cacheDir ?? null });
       let skipped = model.skipped;
       if (r.follow && model.canGrow) {
         live.follow(model, r.file, r.diagnosis);

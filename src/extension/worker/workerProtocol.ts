@@ -63,7 +63,7 @@ export type WorkerRequest =
       readonly override: SolverOverride;
     }
   /** `follow`: go on reading what is appended to the file (a recording still being written), as live events. */
-  | { readonly op: 'openRecording'; readonly file: string; readonly diagnosis: DiagnosisSettings; readonly follow?: boolean }
+  | { readonly op: 'openRecording'; readonly file: string; readonly diagnosis: DiagnosisSettings; readonly follow?: boolean; readonly cacheDir?: string | null }
   /** Listen for live writers (docs/live-protocol.md); their recordings go to `folder`. */
   | { readonly op: 'listen'; readonly folder: string; readonly diagnosis: DiagnosisSettings }
   /** Pause, step, continue, break conditions of the live writer shown. */
