@@ -22,6 +22,7 @@ import { createHash } from 'node:crypto';
 import { InspectorModel } from '../src/extension/model/inspectorModel.js';
 import { machineInfo, peakRssMiB, timedAsync, topSelfTimes } from './common.js';
 import { writeSyntheticRecording } from './syntheticRecording.js';
+import { type CacheOptions, sidecarPath } from '../src/format/sidecarCache.js';
 
 interface ChildResult {
   wallMs: number;
@@ -45,7 +46,7 @@ const MiB = 2 ** 20;
 /** Full collection when the child runs with --expose-gc (the figures of what the open keeps). */
 const collect = (): void => (globalThis as { gc?: () => void }).gc?.();
 
-async function child(file: string): Promise<void> {
+async function child(file: string, cached: boolean): Promise<void> {
   collect();
   const m0 = process.memoryUsage();
   const rssBeforeMiB = m0.rss / MiB;
@@ -58,7 +59,8 @@ async function child(file: string): Promise<void> {
     peakExternal = Math.max(peakExternal, u.external);
   }, 5);
   const c0 = process.cpuUsage();
-  const opened = await timedAsync(() => InspectorModel.fromRecording(file));
+  const cache: CacheOptions = cached ? { mode: 'always', dir: null } : { mode: 'off' };
+  const opened = await timedAsync(() => InspectorModel.fromRecording(file, {}, undefined, undefined, cache));
   const c1 = process.cpuUsage(c0);
   clearInterval(sampler);
   const m = opened.value;
@@ -93,8 +95,11 @@ async function profileChild(file: string): Promise<void> {
   process.stdout.write(JSON.stringify(lines) + '\n');
 }
 
-function runChild(file: string, mode: '--child' | '--profile-child'): string {
-  const r = spawnSync(process.execPath, [...process.execArgv, '--expose-gc', __filename, file, mode], { encoding: 'utf8', maxBuffer: 1 << 24 });
+function runChild(file: string, mode: '--child' | '--profile-child', cached = false): string {
+  const r = spawnSync(process.execPath, [...process.execArgv, '--expose-gc', __filename, file, mode, ...(cached ? ['--cached'] : [])], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 24,
+  });
   if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`);
   return r.stdout.trim().split('\n').pop()!;
 }
@@ -119,15 +124,37 @@ function report(file: string, label: string, profile: boolean): void {
   console.log(
     `              during the open: V8 heap used up to ${res.peakHeapMiB.toFixed(0)} MiB, external memory (array buffers, large strings) up to ${res.peakExternalMiB.toFixed(0)} MiB; kept after it (full collection): heap +${res.keptHeapMiB.toFixed(1)} MiB, array buffers +${res.keptArrayBuffersMiB.toFixed(1)} MiB`,
   );
+  cachedOpens(file, mib, res.digest);
   if (profile) {
     console.log('    profile of the open (a second run under the sampling profiler), top self time:');
     for (const l of JSON.parse(runChild(file, '--profile-child')) as string[]) console.log(`      ${l}`);
   }
 }
 
+/**
+ * With the recording's sidecar cache (docs/recording-format.md): the first open writes it (beside the recording,
+ * removed afterwards unless it was there before), the second reads it. The findings and timeline must be the same.
+ */
+function cachedOpens(file: string, mib: number, digest: string): void {
+  const sidecar = sidecarPath(file);
+  const existed = fs.existsSync(sidecar);
+  try {
+    if (existed) console.log(`    (a cache is there already: ${sidecar}; the "first" open below reads it)`);
+    const first = JSON.parse(runChild(file, '--child', true)) as ChildResult;
+    const cacheMiB = (fs.statSync(sidecar, { throwIfNoEntry: false })?.size ?? 0) / MiB;
+    const second = JSON.parse(runChild(file, '--child', true)) as ChildResult;
+    const same = first.digest === digest && second.digest === digest ? 'same findings and timeline' : 'DIFFERENT findings or timeline';
+    console.log(
+      `    cached    first open ${first.wallMs.toFixed(0)} ms (${(mib / (first.wallMs / 1000)).toFixed(1)} MiB/s, writes the cache of ${cacheMiB.toFixed(1)} MiB), second open ${(second.wallMs / 1000).toFixed(2)} s (peak RSS ${second.peakRssMiB.toFixed(0)} MiB) — second open ≤ 2 s ${second.wallMs <= 2000 ? 'MET' : 'MISSED'}; ${same}`,
+    );
+  } finally {
+    if (!existed) fs.rmSync(sidecar, { force: true });
+  }
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  if (args.includes('--child')) return child(args[0]);
+  if (args.includes('--child')) return child(args[0], args.includes('--cached'));
   if (args.includes('--profile-child')) return profileChild(args[0]);
   const files = args.filter((a) => !a.startsWith('--'));
   const profile = args.includes('--profile');

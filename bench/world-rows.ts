@@ -38,10 +38,10 @@ for (let k = 1; k <= frames; k++) {
   const f = world.step();
   ms += performance.now() - s;
   rows += f.contacts.length;
+  speculative += f.speculativeRows;
   for (const c of f.contacts) {
     const gap = c.contact.gap ?? 0;
     if (gap > 0) {
-      speculative++;
       if (c.lambda[0] > 0) {
         pushing++;
         if (-c.gapBefore[0] * dt >= gap) closing++;

@@ -102,6 +102,8 @@ export interface MethodShare {
 /** What one step of our engine did (undefined for cannon-es and Rapier). */
 export interface OurStepInfo {
   readonly contacts: number;
+  /** How many of them are speculative (gap > 0, FrameRecord.speculativeRows). */
+  readonly speculative: number;
   readonly islands: number;
   readonly largestIslandContacts: number;
   readonly largestIslandBodies: number;
@@ -187,6 +189,7 @@ function summarizeFrame(world: World, f: FrameRecord): OurStepInfo {
   if (best < 0) {
     return {
       contacts: f.contacts.length,
+      speculative: f.speculativeRows,
       islands: 0,
       largestIslandContacts: 0,
       largestIslandBodies: 0,
@@ -204,6 +207,7 @@ function summarizeFrame(world: World, f: FrameRecord): OurStepInfo {
   }
   return {
     contacts: f.contacts.length,
+    speculative: f.speculativeRows,
     islands: f.islands.length,
     largestIslandContacts: is.contacts.length,
     largestIslandBodies: bodies.size,

@@ -335,6 +335,7 @@ function configsFor(desc: ScenarioDesc): RunConfig[] {
 interface OursDetail {
   readonly contactsMin: number;
   readonly contactsMedian: number;
+  readonly speculativeMedian: number;
   readonly contactsMax: number;
   readonly islandsMedian: number;
   readonly largestIslandContacts: number;
@@ -393,6 +394,7 @@ function oursDetail(steps: readonly StepRecord[]): OursDetail | undefined {
   return {
     contactsMin: Math.min(...contacts),
     contactsMedian: median(contacts),
+    speculativeMedian: median(infos.map((i) => i.speculative)),
     contactsMax: Math.max(...contacts),
     islandsMedian: median(infos.map((i) => i.islands)),
     largestIslandContacts: largest.largestIslandContacts,
@@ -728,7 +730,7 @@ function oursLines(scenes: readonly SceneReport[]): string[] {
         .join(', ');
       const methods = d.methods.map((m) => `${m.method} ${m.islands} island${m.islands === 1 ? '' : 's'} / ${m.contacts} contacts`).join(', ');
       out.push(
-        `${head}contacts ${d.contactsMin}/${d.contactsMedian}/${d.contactsMax}, islands ${d.islandsMedian}, largest island ` +
+        `${head}contacts ${d.contactsMin}/${d.contactsMedian}/${d.contactsMax} (speculative median ${d.speculativeMedian}), islands ${d.islandsMedian}, largest island ` +
           `${islandText(d.largestIslandContacts, d.largestIslandBodies)} by ${d.largestIslandMethod}: ${d.iterationsMedian} iterations (${st}); last step: ${methods}`,
       );
     } else if (r.probe) {

@@ -25,7 +25,15 @@ const suiteEntries = existsSync('test/suite')
 await Promise.all([
   // h5wasm (FCLIB HDF5 problems, 4 MB with its embedded WebAssembly) is its own ES-module bundle, loaded by the CLI only
   // when it meets an HDF5 file, so that every other command starts as fast as before.
-  build({ ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [h5wasmApart] }),
+  // the embedded DuckDB (Parquet, `query`) is an optional native package: loaded from node_modules when present
+  build({
+    ...node,
+    entryPoints: ['src/cli/main.ts'],
+    outfile: 'dist/cli.js',
+    banner: { js: '#!/usr/bin/env node' },
+    plugins: [h5wasmApart],
+    external: ['@duckdb/node-api'],
+  }),
   build({
     ...node,
     format: 'esm',

@@ -86,12 +86,12 @@ export class FindingsList {
     const body = el('div', 'finding-body');
     body.hidden = true;
     body.append(el('div', 'meta muted', `frame ${f.frame} · t = ${f.time.toFixed(4)} s · contacts ${f.contacts.join(', ') || '–'}`));
-    body.append(el('div', 'explanation', f.explanation));
+    // the evidence lines, one per fact, when the diagnosis gave them (the explanation is their run-on text)
     if (f.evidence?.length) {
-      const ul = el('ul', 'evidence');
+      const ul = el('ul', 'explanation evidence');
       for (const line of f.evidence) ul.append(el('li', undefined, line));
       body.append(ul);
-    }
+    } else body.append(el('div', 'explanation', f.explanation));
     // the counterfactual re-solves are the centre of an injection finding: what each would have saved
     const cf = f.counterfactual;
     if (cf && cf.islands > 0) {

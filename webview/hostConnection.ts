@@ -6,6 +6,7 @@
 import type { HostMessage, WebviewMessage, WebviewState, WhatIfOptions } from '../src/protocol/inspector.js';
 import type { CrossDirection } from '../src/protocol/compare.js';
 import { validateHostMessage } from '../src/protocol/validate.js';
+import type { LiveAction } from '../src/protocol/live.js';
 
 interface VsCodeApi {
   postMessage(message: unknown): void;
@@ -104,6 +105,16 @@ export class HostConnection {
 
   compareEngine(engine: string): void {
     this.post({ type: 'compareEngine', engine });
+  }
+
+  /** Pause, step, continue or break conditions of a live writer (src/protocol/live.ts). */
+  live(action: LiveAction): void {
+    this.post({ type: 'live', action });
+  }
+
+  /** Asks the host for the whole session again (an init), e.g. when live rows arrived with a gap. */
+  ready(): void {
+    this.post({ type: 'ready' });
   }
 
   exportFrame(index: number, format: 'json' | 'csv'): void {

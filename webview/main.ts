@@ -21,6 +21,8 @@ import { Timeline as TimelineControls } from './timeline.js';
 import { button, checkbox, checkedOf, registerToolkit } from './toolkit.js';
 import { WhatIfPanel } from './whatIfPanel.js';
 import { ComparePanel } from './comparePanel.js';
+import { LiveBar } from './liveBar.js';
+import { appendRows, type LiveUpdate, rowsFrom } from '../src/protocol/live.js';
 
 export interface InspectorStats {
   /** Last frame update (ms): frame message event → data deserialised, validated, every view updated, style and layout done. */
@@ -31,6 +33,9 @@ export interface InspectorStats {
   lastIndex: number;
   staleFrames: number;
   invalidMessages: number;
+  /** Live sessions: updates received, and frames in the timeline after the last one. */
+  liveUpdates: number;
+  liveFrames: number;
   /**
    * Split of the last frame update (ms): message data deserialised, validation + readouts, table, heat
    * maps, charts (convergence + cursors), style and layout.
@@ -51,6 +56,8 @@ const stats: InspectorStats = {
   lastIndex: -1,
   staleFrames: 0,
   invalidMessages: 0,
+  liveUpdates: 0,
+  liveFrames: 0,
   lastFrameParts: { data: 0, receive: 0, table: 0, matrix: 0, charts: 0, layout: 0, scene: 0 },
 };
 window.__inspectorStats = stats;
@@ -84,6 +91,7 @@ class Inspector {
   private autoKey: string | undefined;
   private autoLabel = '';
   private seriesRequest = -1;
+  private readonly liveBar: LiveBar;
 
   constructor() {
     this.conn = new HostConnection({
@@ -94,6 +102,11 @@ class Inspector {
       },
     });
     this.timeline = new TimelineControls((i) => this.seek(i));
+    this.liveBar = new LiveBar(
+      (a) => this.conn.live(a),
+      () => this.timeline.index >= (this.info?.frameCount ?? 0) - 1,
+    );
+    this.liveBar.mount(byId('timeline'));
     this.charts = new Charts((i) => this.timeline.goto(i));
     this.table = new ContactTable((keys) => this.selectionChanged(keys));
     this.findingsList = new FindingsList((f) => this.openFinding(f));
@@ -186,7 +199,84 @@ class Inspector {
         (this.problem ??= new ProblemPanel()).showError(m.file, m.message);
         stats.frameUpdates++;
         return;
+      case 'live':
+        return this.liveUpdate(m);
     }
+  }
+
+  /**
+   * A session that grows (./liveBar.ts): new rows go to the timeline and the findings at once, the charts are
+   * redrawn at most every CHART_REDRAW_MS, and a view that showed the newest frame moves on to the new newest
+   * (one frame view for a batch of frames: a flood is throttled for display); at a break it shows the frame
+   * where the engine waits.
+   */
+  private liveUpdate(m: LiveUpdate): void {
+    const t = this.data;
+    const n = t?.frame.length ?? 0;
+    const following = n === 0 || this.timeline.index >= n - 1;
+    this.liveBar.update(m);
+    stats.liveUpdates++;
+    if (m.rows && t && this.info) {
+      const rows = rowsFrom(m.rows, n);
+      if (!rows) {
+        if (m.rows.from > n) this.conn.ready(); // a gap: ask for the whole session again
+      } else {
+        appendRows(t, rows);
+        this.info = { ...this.info, frameCount: t.frame.length };
+        const known = new Set(this.findings.map((f) => `${f.index}/${f.mechanism}/${f.contacts.join()}`));
+        const fresh = m.findings.filter((f) => !known.has(`${f.index}/${f.mechanism}/${f.contacts.join()}`));
+        if (fresh.length) {
+          this.findings = [...this.findings, ...fresh];
+          this.findingsList.set(this.findings);
+        }
+        this.timeline.grow(
+          this.info.frameCount,
+          this.findings.map((f) => f.index),
+        );
+        byId('session-meta').textContent = sessionMeta(this.info);
+        this.scheduleCharts();
+        stats.liveFrames = this.info.frameCount;
+      }
+    }
+    const count = this.info?.frameCount ?? 0;
+    const paused = m.state.paused;
+    if (paused && paused.frame !== this.pausedAt && paused.index < count) {
+      this.pausedAt = paused.frame;
+      this.timeline.goto(paused.index);
+    } else if (!paused && following && count > n) this.followNewest(count - 1);
+    if (!paused) this.pausedAt = -1;
+    this.liveBar.render();
+  }
+  /** Frame number of the break shown (−1: none). */
+  private pausedAt = -1;
+  private chartTimer: number | undefined;
+  private followTimer: number | undefined;
+  private lastFollowSeek = 0;
+
+  /**
+   * Following: the slider and the readout move to the newest frame at once; its frame view (contacts, A, scene)
+   * is asked for at most every FOLLOW_VIEW_MS, the newest one then (a flood does not queue frame views).
+   */
+  private followNewest(i: number): void {
+    this.timeline.show(i);
+    this.showReadouts(i);
+    if (this.followTimer !== undefined) return;
+    const wait = Math.max(0, FOLLOW_VIEW_MS - (performance.now() - this.lastFollowSeek));
+    this.followTimer = window.setTimeout(() => {
+      this.followTimer = undefined;
+      this.lastFollowSeek = performance.now();
+      this.seek(this.timeline.index);
+    }, wait);
+  }
+
+  private scheduleCharts(): void {
+    if (this.chartTimer !== undefined) return;
+    this.chartTimer = window.setTimeout(() => {
+      this.chartTimer = undefined;
+      if (!this.data) return;
+      this.charts.setTimeline(this.data, this.findings);
+      this.charts.setCursor(this.timeline.index);
+    }, CHART_REDRAW_MS);
   }
 
   private init(m: Extract<HostMessage, { type: 'init' }>): void {
@@ -203,8 +293,7 @@ class Inspector {
     this.scene.setScene(m.scene, previous !== undefined && sameSource(previous, m.source));
     this.source = m.source;
     byId('session-title').textContent = m.info.title;
-    byId('session-meta').textContent =
-      `${m.info.source} · ${m.info.producer} · ${m.info.frameCount} frames · dt = ${m.info.dt.toPrecision(4)} s · ${m.info.file}`;
+    byId('session-meta').textContent = sessionMeta(m.info);
     document.title = `Contact Lens: ${m.info.title}`;
     this.progress('', 1);
     const index = Math.min(Math.max(0, m.index), Math.max(0, m.info.frameCount - 1));
@@ -231,6 +320,7 @@ class Inspector {
     this.conn.seek(i);
     this.showReadouts(i);
     this.saveState();
+    this.liveBar.render(); // following the newest frame, or scrubbed back
   }
 
   private showReadouts(i: number): void {
@@ -392,6 +482,15 @@ class Inspector {
     if (fraction === null) bar.removeAttribute('value');
     else bar.value = fraction;
   }
+}
+
+/** Redraws of the time charts while a live session grows: at most one per this many ms. */
+const CHART_REDRAW_MS = 200;
+/** Frame views asked for while following a live session: at most one per this many ms (the newest frame). */
+const FOLLOW_VIEW_MS = 50;
+
+function sessionMeta(info: SessionInfo): string {
+  return `${info.source} · ${info.producer} · ${info.frameCount} frames · dt = ${info.dt.toPrecision(4)} s · ${info.file}`;
 }
 
 function sameSource(a: SessionSource, b: SessionSource): boolean {

@@ -69,6 +69,14 @@ export class Timeline {
     if (this.divergence !== null) this.goto(this.divergence);
   }
 
+  /** A session that grows (live): more frames and findings; playback and the current frame go on. */
+  grow(frameCount: number, findingIndices: readonly number[]): void {
+    this.frameCount = frameCount;
+    this.findingIndices = [...new Set(findingIndices)].sort((a, b) => a - b);
+    this.slider.max = String(Math.max(0, frameCount - 1));
+    this.slider.value = String(this.index);
+  }
+
   /** Moves the slider without asking for a frame (the caller already did). */
   show(index: number): void {
     this.index = index;

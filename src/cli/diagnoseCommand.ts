@@ -1,39 +1,53 @@
 /** `contact-lens diagnose <scene.json | rec.jsonl> [--json] [--fail-on injection,non-physical,inconsistent,skipped-lines]` */
 import { safePath, safeText } from '../format/messages.js';
 import { parseSceneFile } from '../format/scene.js';
-import type { Diagnoser, Finding, InjectionMechanism } from '../session/diagnose.js';
-import { BATCH_DIAGNOSIS, diagnoseRecording, diagnoseScenario } from '../session/diagnosisRun.js';
+import type { Finding, InjectionMechanism } from '../session/diagnose.js';
+import { BATCH_DIAGNOSIS, diagnoseScenario } from '../session/diagnosisRun.js';
+import { cliCacheOptions } from '../format/sidecarCache.js';
+import { type DiagnosisResult, reportRecording } from './recordingReport.js';
 import { MECHANISM_SOURCE } from '../session/diagnosis/wording.js';
+import * as fs from 'node:fs';
 import { parseArgs, UsageError } from './args.js';
-import { openRecordingForCli } from './openRecording.js';
+import { parseJobs, parseShard, runMany } from './runsCommand.js';
 import { printRecordingIssues } from './recordingIssues.js';
 import { readText, type Output } from './solveCommand.js';
 import { kindOfFile, requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
 import { formatCount, formatNumber, formatSigned } from '../engine/numberText.js';
+import { followDiagnose } from './followDiagnose.js';
 
 export const FAIL_ON = ['injection', 'non-physical', 'inconsistent', 'skipped-lines'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
 export const DIAGNOSE_HELP: CommandHelp = {
   command: 'diagnose',
-  synopsis: `diagnose <scene.json | rec.jsonl> [--json] [--verbose] [--fail-on ${FAIL_ON.join(',')}]`,
+  synopsis: `diagnose <scene.json | rec.jsonl> [--json] [--verbose] [--fail-on ${FAIL_ON.join(',')}] [--follow [--idle-exit S]]\n       contact-lens diagnose <recordings or globs…> [--jobs N] [--shard i/N] [--out results.parquet] [--json]`,
   summary: "finds energy injection (frame, contacts, mechanism, joules) in a scene's run or a recording",
   description: [
     'Runs every scenario of a scene file, or reads a recording, and finds the frames where contacts inject energy:',
     'the frame, the contacts, the mechanism and the joules, confirmed by exact re-solves of the same frame, and',
     'non-physical behaviour that adds no energy yet (docs/physics.md "Energy ledger of a recorded frame").',
+    'With many recordings (several files, quoted globs such as "runs/**/*.rec.jsonl.gz", or --jobs/--shard/--out) it',
+    'diagnoses them in a worker pool and prints a table of the runs with the most injected joules (docs/at-scale.md).',
   ],
   options: [
     ['--fail-on KINDS', `exit 1 when a finding of these kinds exists: a comma-separated list of ${FAIL_ON.join(', ')}`],
     ['--json', 'one JSON object per finding (frame, contacts, mechanism, joules, headline, evidence, counterfactuals, …)'],
     ['--verbose', 'every finding with its evidence (without it: a summary per mechanism, its largest findings, the sources once)'],
+    [
+      '--follow',
+      'a recording still being written: print each finding as soon as its frame is complete; ends at the closing line the writer writes on close (docs/recording-format.md "Closing line"), on Ctrl-C, or with --idle-exit',
+    ],
+    ['--idle-exit S', 'with --follow: stop after S seconds without growth'],
+    ['--jobs N', 'many recordings: diagnose N at a time in worker threads (default 1)'],
+    ['--shard i/N', 'many recordings: only the i-th of N parts of the file list (the same split on every machine; docs/at-scale.md)'],
+    ['--out FILE.parquet', 'many recordings: a Parquet file with a row per run and per finding (needs the optional @duckdb/node-api)'],
   ],
   example: 'diagnose examples/fault-restitution-target.scene.json --fail-on injection',
 };
 
 interface Source {
   readonly label: string;
-  readonly diagnoser: Diagnoser;
+  readonly diagnoser: DiagnosisResult;
   readonly frames: number;
   readonly skippedLines: number;
 }
@@ -50,11 +64,12 @@ function fromScene(file: string, io: Output): Source[] {
 }
 
 function fromRecording(file: string, io: Output): Source[] {
-  const reader = openRecordingForCli(file);
+  // one pass (each frame parsed once), or the sidecar cache's diagnosis: the same findings as `report`
+  const { reader, diagnosis } = reportRecording(file, { cache: cliCacheOptions(), diagnosisOnly: true });
   try {
     // printed in every mode (stderr): a run that skipped 294 of 300 lines must say so, also with --json
     printRecordingIssues(reader, io);
-    return [{ label: file, diagnoser: diagnoseRecording(reader, BATCH_DIAGNOSIS), frames: reader.frameCount, skippedLines: reader.errorCount }];
+    return [{ label: file, diagnoser: diagnosis, frames: reader.frameCount, skippedLines: reader.errorCount }];
   } finally {
     reader.close();
   }
@@ -179,11 +194,34 @@ function printSource(s: Source, io: Output, verbose: boolean): void {
     );
 }
 
-export function runDiagnose(argv: readonly string[], io: Output): number {
-  const { positionals, options } = parseArgs(argv, ['fail-on'], ['json', 'verbose']);
-  if (positionals.length !== 1) throw new UsageError(`expected one scene file or recording\nusage: contact-lens ${DIAGNOSE_HELP.synopsis}`);
+export function runDiagnose(argv: readonly string[], io: Output): number | Promise<number> {
+  const { positionals, options } = parseArgs(argv, ['fail-on', 'idle-exit', 'jobs', 'shard', 'out'], ['json', 'verbose', 'follow']);
   const failOn = parseFailOn(options.get('fail-on'));
+  const many = positionals.length > 1 || positionals.some((p) => /[*?{]/.test(p) && !fs.existsSync(p)) || ['jobs', 'shard', 'out'].some((k) => options.has(k));
+  if (many) {
+    if (positionals.length === 0) throw new UsageError(`expected recordings or patterns\nusage: contact-lens ${DIAGNOSE_HELP.synopsis}`);
+    if (options.get('verbose'))
+      throw new UsageError('--verbose lists the findings of one recording; with many, use --out results.parquet and `contact-lens query`');
+    const out = options.get('out');
+    if (out === true || (out !== undefined && !out.endsWith('.parquet'))) throw new UsageError('--out needs a file name ending in .parquet');
+    return runMany(
+      positionals,
+      {
+        command: 'diagnose',
+        jobs: parseJobs(options.get('jobs')),
+        shard: parseShard(options.get('shard')),
+        results: out,
+        contacts: false,
+        json: options.get('json') === true,
+      },
+      io,
+      failOn,
+    );
+  }
+  if (positionals.length !== 1) throw new UsageError(`expected one scene file or recording\nusage: contact-lens ${DIAGNOSE_HELP.synopsis}`);
   const file = positionals[0];
+  if (options.get('follow') === true) return runFollow(file, io, options, failOn);
+  if (options.has('idle-exit')) throw new UsageError('--idle-exit goes with --follow');
   requireKind(file, 'diagnose', ['scene', 'recording']);
   const json = options.get('json') === true;
   const recording = /\.jsonl(\.gz)?$/.test(file) || kindOfFile(file) === 'recording';
@@ -194,6 +232,32 @@ export function runDiagnose(argv: readonly string[], io: Output): number {
     for (const f of s.diagnoser.findings) counts[f.kind]++;
     if (json) for (const f of s.diagnoser.findings) io.out(JSON.stringify(findingJson(s.label, f)));
     else printSource(s, io, options.get('verbose') === true);
+  }
+  for (const k of failOn) if (counts[k] > 0) return 1;
+  return 0;
+}
+
+/** `diagnose --follow`: findings printed as their frames arrive (followDiagnose.ts). */
+async function runFollow(file: string, io: Output, options: Map<string, string | true>, failOn: Set<FailOn>): Promise<number> {
+  if (/\.(scene\.json|gz)$/.test(file))
+    throw new UsageError(`--follow reads a plain recording (.rec.jsonl) as it is written, not ${file.endsWith('.gz') ? 'a compressed one' : 'a scene file'}`);
+  if (options.get('verbose') === true) throw new UsageError('--follow prints each finding as it comes; --verbose does not apply');
+  const idle = options.get('idle-exit');
+  const idleExitS = idle === undefined ? undefined : Number(idle);
+  if (idleExitS !== undefined && !(Number.isFinite(idleExitS) && idleExitS > 0))
+    throw new UsageError(`--idle-exit must be a number of seconds > 0 (got ${String(idle)})`);
+  const json = options.get('json') === true;
+  const r = await followDiagnose(file, io, { json, idleExitS }, (f) =>
+    json ? JSON.stringify(findingJson(file, f)) : `${f.inconsistent ? '[inconsistent data] ' : ''}[${f.severity}] ${f.headline}`,
+  );
+  if (r.why === 'failed') return 2;
+  const counts = { injection: 0, 'non-physical': 0, inconsistent: 0, 'skipped-lines': r.skippedLines };
+  for (const f of r.findings) counts[f.kind]++;
+  if (!json) {
+    const inj = r.findings.filter((f) => f.kind === 'injection').length;
+    io.out(
+      `${file}: ${formatCount(r.frames, 'frame')}, ${r.findings.length === 0 ? 'no findings' : `${formatCount(inj, 'injection finding')}, ${formatCount(r.findings.length - inj, 'other finding')}`}`,
+    );
   }
   for (const k of failOn) if (counts[k] > 0) return 1;
   return 0;

@@ -1,4 +1,5 @@
 /** contact-lens command line: dispatch to the sub-commands. */
+import { isMainThread } from 'node:worker_threads';
 import { safeText } from '../format/messages.js';
 import { FormatError } from '../format/oracle.js';
 import { ProblemError } from '../engine/problem.js';
@@ -12,15 +13,28 @@ import { runDiagnose, DIAGNOSE_HELP } from './diagnoseCommand.js';
 import { COMPRESS_HELP, runCompress } from './compressCommand.js';
 import { DIFF_HELP, runDiff } from './diffCommand.js';
 import { COMPARE_HELP, runCompare } from './compareCommand.js';
+import { EXPORT_HELP, runExport } from './exportCommand.js';
+import { QUERY_HELP, runQuery } from './queryCommand.js';
 import { type CommandHelp, renderHelp, renderOverview, wantsHelp } from './help.js';
 
 /** Every command's help, in the order of the top-level list. */
-export const COMMANDS: readonly CommandHelp[] = [SOLVE_HELP, SIMULATE_HELP, REPORT_HELP, CHECK_HELP, DIAGNOSE_HELP, DIFF_HELP, COMPARE_HELP, COMPRESS_HELP];
+export const COMMANDS: readonly CommandHelp[] = [
+  SOLVE_HELP,
+  SIMULATE_HELP,
+  REPORT_HELP,
+  CHECK_HELP,
+  DIAGNOSE_HELP,
+  DIFF_HELP,
+  COMPARE_HELP,
+  COMPRESS_HELP,
+  EXPORT_HELP,
+  QUERY_HELP,
+];
 
 /** `contact-lens --help`: the commands, one line each. */
 export const OVERVIEW = renderOverview(COMMANDS);
 
-/** The exit code; a promise of it for `solve` on an HDF5 (FCLIB) file (its reader starts asynchronously), for `compress` (streams) and `simulate` (yields to the event loop so Ctrl-C is handled). */
+/** The exit code; a promise of it for `solve` on an HDF5 (FCLIB) file (its reader starts asynchronously), for `compress` (streams), `simulate` (yields to the event loop so Ctrl-C is handled), `diagnose --follow`, `diagnose` of many recordings, `export` and `query`. */
 export function main(argv: readonly string[], io: Output): number | Promise<number> {
   const [command, ...rest] = argv;
   const help = COMMANDS.find((c) => c.command === command);
@@ -40,12 +54,18 @@ export function main(argv: readonly string[], io: Output): number | Promise<numb
         return runReport(rest, io);
       case 'check':
         return runCheck(rest, io);
-      case 'diagnose':
-        return runDiagnose(rest, io);
+      case 'diagnose': {
+        const code = runDiagnose(rest, io); // --follow and many recordings answer later
+        return typeof code === 'number' ? code : code.catch((e: unknown) => badInput(e, io));
+      }
       case 'diff':
         return runDiff(rest, io);
       case 'compare':
         return runCompare(rest, io).catch((e: unknown) => badInput(e, io));
+      case 'export':
+        return runExport(rest, io).catch((e: unknown) => badInput(e, io));
+      case 'query':
+        return runQuery(rest, io).catch((e: unknown) => badInput(e, io));
       case 'compress':
         return runCompress(rest, io).catch((e: unknown) => badInput(e, io));
       case 'help': {
@@ -77,7 +97,8 @@ function badInput(e: unknown, io: Output): number {
   throw e;
 }
 
-if (require.main === module) {
+// not in the worker threads of `diagnose --jobs` (runPool.ts), which load this bundle too
+if (require.main === module && isMainThread) {
   const code = main(process.argv.slice(2), processOutput());
   if (typeof code === 'number') process.exitCode = code;
   else

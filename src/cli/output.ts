@@ -19,6 +19,8 @@ export interface Output {
   err(line: string): void;
   /** Terminal width when stdout is a terminal (text is wrapped to it); absent for pipes and files. */
   readonly columns?: number;
+  /** Rewrites one status line in place (a progress bar) when stderr is a terminal; absent otherwise. */
+  readonly progress?: (line: string) => void;
 }
 
 /** Largest scene or problem file read into memory (bytes); recordings are streamed and have no limit. */
@@ -141,7 +143,19 @@ export function processOutput(
     }
   };
   const tty = stdout as Writable & { isTTY?: boolean; columns?: number };
-  return { out: (l) => write(stdout, 'out', l), err: (l) => write(stderr, 'err', l), closed, ...(tty.isTTY && tty.columns ? { columns: tty.columns } : {}) };
+  const errTty = (stderr as Writable & { isTTY?: boolean }).isTTY === true;
+  // \r back to the line's start, \x1b[K clears what a longer line left; an empty line ends the bar
+  const progress = (line: string): void => {
+    if (closed.err || stderr.destroyed) return;
+    stderr.write(line ? `\r${line}\x1b[K` : '\r\x1b[K');
+  };
+  return {
+    out: (l) => write(stdout, 'out', l),
+    err: (l) => write(stderr, 'err', l),
+    closed,
+    ...(tty.isTTY && tty.columns ? { columns: tty.columns } : {}),
+    ...(errTty ? { progress } : {}),
+  };
 }
 
 /** The refusal when an output is one of the inputs. */

@@ -1,22 +1,13 @@
 /** `contact-lens report <rec.jsonl> [--json]`: one streaming pass over a recording, then a summary. */
 import { safePath } from '../format/messages.js';
-import type { RecordingReader } from '../format/recordingFile.js';
-import { preSolveBodyStates, toContactPoint, type RecordedFrame } from '../format/recording.js';
-import { ASSEMBLY_REGULARIZATION, assembleProblem } from '../engine/assembly.js';
-import { buildIslands } from '../engine/collision/islands.js';
-import { conditioningCauses } from '../engine/conditioningCauses.js';
-import type { ContactProblem } from '../engine/problem.js';
+import { cliCacheOptions } from '../format/sidecarCache.js';
 import { parseArgs, UsageError } from './args.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
 import { formatCount, formatNumber, formatSigned } from '../engine/numberText.js';
-import { openRecordingForCli } from './openRecording.js';
+import { type KappaMax, reportRecording } from './recordingReport.js';
 import type { Output } from './solveCommand.js';
 import { printRecordingIssues } from './recordingIssues.js';
-import { Diagnoser, type FrameDiagnosis } from '../session/diagnose.js';
-import { BATCH_DIAGNOSIS } from '../session/diagnosisRun.js';
-import { exactIslandConditioning, type IslandConditioning } from '../session/conditioningEstimate.js';
-import { WriterChecks } from '../session/writerChecks.js';
 import { notRecorded, solverKind } from '../session/solverDeclarations.js';
 
 export const REPORT_HELP: CommandHelp = {
@@ -35,97 +26,10 @@ export const REPORT_HELP: CommandHelp = {
   example: 'report examples/foreign-engine.rec.jsonl --check',
 };
 
-/** Islands larger than this many unknowns are not analysed for κ(A) by the report (cost ~n³). */
-export const REPORT_KAPPA_MAX_UNKNOWNS = 300;
-
-const quantile = (sorted: number[], q: number): number =>
-  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1) + 0.5))];
-
-/** The frame's worst island by κ(A), and the largest κ on the range of A over its islands (engine/conditioning.ts). */
-interface FrameConditioning {
-  /** The island with the largest κ(A): its problem and conditioning. */
-  readonly problem: ContactProblem;
-  readonly cond: IslandConditioning;
-  /** Largest κ on the range of A over the frame's islands (the null directions of redundant contacts excluded). */
-  readonly kappaRange: number;
-}
-
-/** κ(A), κ on the range and the rank of the frame's islands, re-assembled from the recorded contacts and pre-solve state. */
-function frameConditioning(reader: RecordingReader, f: RecordedFrame, prev: RecordedFrame | undefined): FrameConditioning | null {
-  if (f.contacts.length === 0) return null;
-  const pre = preSolveBodyStates(reader.header, f, prev);
-  if (!pre.ok) return null;
-  const contacts = f.contacts.map(toContactPoint);
-  const isStatic = reader.header.bodies.map((b) => b.static);
-  let worst: { problem: ContactProblem; cond: IslandConditioning } | null = null;
-  let kappaRange = -Infinity;
-  for (const isl of buildIslands(
-    isStatic.length,
-    contacts.map((c) => [c.bodyA, c.bodyB] as const),
-    isStatic,
-  )) {
-    if (3 * isl.contacts.length > REPORT_KAPPA_MAX_UNKNOWNS) continue;
-    const problem = assembleProblem(
-      pre.bodies,
-      isl.contacts.map((i) => contacts[i]),
-      { regularization: ASSEMBLY_REGULARIZATION, dt: reader.header.dt },
-    );
-    const cond = exactIslandConditioning(problem.A, problem.size, ASSEMBLY_REGULARIZATION, problem);
-    if (worst === null || cond.kappa > worst.cond.kappa) worst = { problem, cond };
-    if (cond.kappaRange > kappaRange) kappaRange = cond.kappaRange;
-  }
-  return worst === null ? null : { ...worst, kappaRange };
-}
-
-/** The island with the recording's largest κ(A): its rows, rank deficiency and the first cause conditioningCauses names. */
-interface KappaMax {
-  readonly kappa: number;
-  readonly rows: number;
-  readonly rankDeficiency: number;
-  readonly cause: string | null;
-}
-
-function kappaMaxOf({ problem, cond }: FrameConditioning): KappaMax {
-  const causes = cond.rankDeficiency > 0 ? conditioningCauses(problem, cond) : [];
-  const cause = causes.find((c) => c.kind === 'redundant-contacts') ?? causes[0];
-  return { kappa: cond.kappa, rows: problem.size, rankDeficiency: cond.rankDeficiency, cause: cause?.label ?? null };
-}
-
 /** Why the largest κ(A) is what it is, when that island is rank deficient. */
 function kappaRankNote(k: KappaMax): string {
   if (k.rankDeficiency === 0) return '';
   return ` (rank ${k.rows - k.rankDeficiency} of ${formatCount(k.rows, 'row')}${k.cause ? ` — ${k.cause}` : ''}: κ(A) there is set by the regularisation ε)`;
-}
-
-/** The recording's energy ledger and injected joules per mechanism, summed frame by frame (Diagnoser.lastFrame). */
-class LedgerTotals {
-  readonly ledger: {
-    normal: number;
-    friction: number;
-    positionCorrection: number;
-    integrator: number;
-    unexplained: number;
-    manifold?: number;
-    external?: number;
-  } = { normal: 0, friction: 0, positionCorrection: 0, integrator: 0, unexplained: 0 };
-  readonly injected: Record<string, number> = {};
-  /** Frames whose recorded energy rises by more than 1 mJ. */
-  dataRises = 0;
-
-  add(fd: FrameDiagnosis): void {
-    const L = fd.ledger,
-      ledger = this.ledger;
-    ledger.normal += L.normal;
-    ledger.friction += L.friction;
-    ledger.positionCorrection += L.positionCorrection;
-    ledger.unexplained += L.unexplained;
-    // format 1.1 channels, listed only when the file has manifolds or external impulses
-    if (L.manifold !== 0) ledger.manifold = (ledger.manifold ?? 0) + L.manifold;
-    if (L.external !== 0) ledger.external = (ledger.external ?? 0) + L.external;
-    if (Number.isFinite(L.integrator)) ledger.integrator += L.integrator;
-    if (L.delta > 1e-3) this.dataRises++;
-    for (const [m, j] of fd.injected) this.injected[m] = (this.injected[m] ?? 0) + j;
-  }
 }
 
 export function runReport(argv: readonly string[], io: Output): number {
@@ -133,86 +37,17 @@ export function runReport(argv: readonly string[], io: Output): number {
   if (positionals.length !== 1) throw new UsageError(`expected one recording\nusage: contact-lens ${REPORT_HELP.synopsis}`);
   const file = positionals[0];
   requireKind(file, 'report', ['recording']);
-  const reader = openRecordingForCli(file);
+  const run = reportRecording(file, { check: options.get('check') === true, cache: cliCacheOptions() });
+  const reader = run.reader;
   try {
     const n = reader.frameCount;
-    const contacts: number[] = [],
-      iterations: number[] = [];
-    let failures = 0,
-      kappaMax: KappaMax | null = null,
-      kappaFrame = -1,
-      kappaRangeMax: number | null = null,
-      kappaRangeFrame = -1;
-    const rises: { frame: number; joules: number }[] = [];
-    let firstE: number | undefined, lastE: number | undefined, prevE: number | undefined, prev: RecordedFrame | undefined;
-    // the ledger and findings without counterfactual re-solves (`diagnose` runs those)
-    // the same diagnosis as `diagnose` (batch budget, exact re-solves): one number per mechanism in both; keepFrames:
-    // false — each frame's ledger and injected joules are added to the totals as they come (memory flat in the frames)
-    const diag = new Diagnoser(reader.header, { ...BATCH_DIAGNOSIS, keepFrames: false });
-    const totals = new LedgerTotals();
-    const writerChecks = options.get('check') ? new WriterChecks(reader.header) : null;
-    for (let i = 0; i < n; i++) {
-      const s = reader.summary(i);
-      contacts.push(s.contacts);
-      if (s.iterations !== undefined && s.contacts > 0) iterations.push(s.iterations); // frames with contacts only
-      if (s.status === 'failed') failures++;
-      const f = reader.frame(i);
-      const e = f.energy?.total;
-      if (e !== undefined) {
-        firstE ??= e;
-        if (prevE !== undefined && e > prevE + 1e-9 * Math.max(1, Math.abs(prevE))) rises.push({ frame: f.frame, joules: e - prevE });
-        prevE = e;
-        lastE = e;
-      }
-      diag.add(f);
-      if (diag.lastFrame) totals.add(diag.lastFrame);
-      writerChecks?.add(f);
-      const k = frameConditioning(reader, f, prev);
-      // the causes only for a new maximum, not for every frame
-      if (k !== null && (kappaMax === null || k.cond.kappa > kappaMax.kappa)) {
-        kappaMax = kappaMaxOf(k);
-        kappaFrame = f.frame;
-      }
-      if (k !== null && Number.isFinite(k.kappaRange) && (kappaRangeMax === null || k.kappaRange > kappaRangeMax)) {
-        kappaRangeMax = k.kappaRange;
-        kappaRangeFrame = f.frame;
-      }
-      prev = f;
-    }
-    const cs = [...contacts].sort((a, b) => a - b),
-      it = [...iterations].sort((a, b) => a - b);
-    const { ledger, injected, dataRises } = totals;
-    const findingCounts: Record<string, number> = {};
-    for (const f of diag.findings) findingCounts[f.mechanism] = (findingCounts[f.mechanism] ?? 0) + 1;
-    const report = {
-      file,
-      producer: reader.header.producer,
-      solverKind: solverKind(reader.header),
-      ...(reader.header.converted?.length ? { converted: reader.header.converted } : {}),
-      ...(notRecorded(reader.header) ? { notRecorded: notRecorded(reader.header) } : {}),
-      ...(reader.header.initial ? { initialState: true } : {}),
-      frames: n,
-      bodies: reader.header.bodies.length,
-      contactsPerFrame: { max: cs.at(-1) ?? 0, median: quantile(cs, 0.5) },
-      kappaMax: kappaMax?.kappa ?? null,
-      kappaMaxFrame: kappaFrame >= 0 ? kappaFrame : null,
-      ...(kappaMax ? { kappaMaxRank: { rows: kappaMax.rows, rankDeficiency: kappaMax.rankDeficiency, cause: kappaMax.cause } } : {}),
-      kappaRangeMax,
-      kappaRangeMaxFrame: kappaRangeFrame >= 0 ? kappaRangeFrame : null,
-      iterations: { p50: quantile(it, 0.5), p95: quantile(it, 0.95), max: it.at(-1) ?? 0 },
-      solverFailures: failures,
-      energyDrift: firstE !== undefined && lastE !== undefined ? lastE - firstE : null,
-      energyRises: { count: rises.length, frames: rises.slice(0, 20) },
-      skippedLines: reader.errorCount,
-      errors: reader.errors.slice(0, 20).map((x) => x.message),
-      warnings: reader.warnings,
-      ledger,
-      injected,
-      framesGainingOver1mJ: dataRises,
-      findings: findingCounts,
-      consistency: diag.consistency,
-      ...(writerChecks ? { checks: writerChecks.results(reader.errorCount, n, diag) } : {}),
-    };
+    const report = { file, ...run.report };
+    const { kappaMaxFrame: kappaFrame, kappaRangeMax, kappaRangeMaxFrame: kappaRangeFrame, ledger, injected, findings: findingCounts } = report;
+    const failures = report.solverFailures;
+    const kappaMax = report.kappaMax === null ? null : { kappa: report.kappaMax, ...report.kappaMaxRank! };
+    const rises = report.energyRises.frames;
+    const risesCount = report.energyRises.count;
+    const diag = { consistency: report.consistency };
     const checksFailed = report.checks?.some((c) => c.outcome === 'failed') ?? false;
     printRecordingIssues(reader, io);
     if (options.get('json')) {
@@ -242,14 +77,14 @@ export function runReport(argv: readonly string[], io: Output): number {
     io.out(`solver iterations: p50 ${report.iterations.p50}, p95 ${report.iterations.p95}, max ${report.iterations.max}; failures: ${failures}`);
     io.out(`energy drift: ${report.energyDrift === null ? 'n/a (no energy recorded)' : `${formatSigned(report.energyDrift)} J`}`);
     io.out(
-      `frames where total energy rose: ${rises.length}${
-        rises.length
+      `frames where total energy rose: ${risesCount}${
+        risesCount
           ? ' (' +
             rises
               .slice(0, 8)
               .map((r) => `${r.frame}: ${formatSigned(r.joules)} J`)
               .join(', ') +
-            (rises.length > 8 ? ', …' : '') +
+            (risesCount > 8 ? ', …' : '') +
             ')'
           : ''
       }`,

@@ -9,6 +9,7 @@ import { CheckOutcomes } from './checkOutcomes.js';
 import { CheckRunner } from './checkRunner.js';
 import { registerCommands } from './commands.js';
 import { registerCompareCommands } from './compareCommands.js';
+import { registerListenCommand } from './live/listenCommand.js';
 import { Inspectors } from './inspectors.js';
 import { INSPECTOR_VIEW_TYPE, RECORDING_VIEW_TYPE } from './inspector.js';
 import { FCLIB_VIEW_TYPE, PROBLEM_VIEW_TYPE, type ProblemPanelState } from './problemInspector.js';
@@ -62,7 +63,9 @@ export function activate(context: vscode.ExtensionContext): ContactLensApi {
   const workerScript = vscode.Uri.joinPath(context.extensionUri, 'dist', 'worker.js').fsPath;
   const outcomes = new CheckOutcomes();
   const checks = new CheckRunner(workerScript, outcomes);
-  const inspectors = new Inspectors(context.extensionUri, workerScript, output);
+  // recordings' sidecar caches go beside them, or here when their folder cannot be written (sidecarCache.ts)
+  const cacheDir = context.globalStorageUri.scheme === 'file' ? vscode.Uri.joinPath(context.globalStorageUri, 'recording-cache').fsPath : null;
+  const inspectors = new Inspectors(context.extensionUri, workerScript, output, cacheDir);
   const analyzer = new SceneAnalyzer(workerScript);
   const lenses = new SceneLensProvider(outcomes, analyzer);
   const tests = new SceneTests(checks, inspectors, analyzer);
@@ -88,6 +91,7 @@ export function activate(context: vscode.ExtensionContext): ContactLensApi {
     }),
     ...registerCommands(inspectors, checks, analyzer),
     ...registerCompareCommands(inspectors, analyzer),
+    registerListenCommand(inspectors, context),
     { dispose: () => loop.disable() },
   );
   const activationTimeMs = performance.now() - t0,

@@ -17,6 +17,16 @@ import { timed, timedCallback } from './callbackTimes.js';
 import { fractionReporter } from './progress.js';
 import { isSameFile } from '../format/inputFile.js';
 import { safePath } from '../format/messages.js';
+import { LiveRelay } from './live/liveRelay.js';
+import type { LiveEvent } from './live/liveFeed.js';
+import type { Listening } from './live/liveHub.js';
+import type { LiveState } from '../protocol/live.js';
+
+/** A listening panel's setup: where recordings go, and what to do once the listener has an address. */
+export interface ListenSetup {
+  readonly folder: string;
+  readonly listening: (l: Listening) => void;
+}
 
 export const INSPECTOR_VIEW_TYPE = 'contactLens.inspector';
 export const RECORDING_VIEW_TYPE = 'contactLens.recording';
@@ -25,6 +35,8 @@ export interface InspectorHost {
   readonly extensionUri: vscode.Uri;
   readonly workerScript: string;
   readonly output: vscode.OutputChannel;
+  /** Where recordings' caches go when their folder cannot be written (null: only beside them). */
+  readonly cacheDir: string | null;
   activeChanged(inspector: Inspector, active: boolean): void;
   disposed(inspector: Inspector): void;
 }
@@ -67,11 +79,16 @@ export class Inspector implements vscode.Disposable {
   constructor(
     private readonly host: InspectorHost,
     readonly panel: vscode.WebviewPanel,
-    readonly source: SessionSource,
+    /** What the panel shows; a listening panel's changes with each writer (its recording file). */
+    public source: SessionSource,
     initialIndex: number | 'first-finding' | 'last',
     play = false,
+    /** Listen for live writers instead of opening `source` (src/extension/live/). */
+    listening?: ListenSetup,
   ) {
     this.autoplay = play;
+    this.live = new LiveRelay((m) => this.post(m));
+    this.listensFor = listening;
     this.ready = new Promise((r) => (this.markReady = r));
     const webview = panel.webview;
     loadInspectorPage(panel, host.extensionUri);
@@ -84,7 +101,55 @@ export class Inspector implements vscode.Disposable {
       panel.onDidChangeViewState((e) => host.activeChanged(this, e.webviewPanel.active)),
       panel.onDidDispose(() => this.dispose()),
     );
-    void this.open(initialIndex);
+    void (listening ? this.listen(listening) : this.open(initialIndex));
+  }
+
+  /** True for the panel of Contact Lens: Listen for a Live Engine. */
+  get isListening(): boolean {
+    return this.listensFor !== undefined;
+  }
+  private readonly listensFor: ListenSetup | undefined;
+
+  /** The live session's state (a followed file or a listening panel), null before any. */
+  get liveState(): LiveState | null {
+    return this.live.state;
+  }
+  private readonly live: LiveRelay;
+  /** Live events that arrived while the session was still opening (applied once it is). */
+  private early: LiveEvent[] | null = [];
+
+  /** Listens for live writers: the panel shows how to connect until a writer's first frame arrives. */
+  private async listen(setup: ListenSetup): Promise<void> {
+    this.worker = new WorkerClient(this.host.workerScript);
+    this.worker.onEvent = (e) => this.liveEvent(e);
+    this.early = null;
+    try {
+      const l = await this.worker.request({ op: 'listen', folder: setup.folder, diagnosis: diagnosisSettings() });
+      setup.listening(l);
+    } catch (e) {
+      if (this.disposed) return;
+      void vscode.window.showErrorMessage(`Contact Lens: cannot listen for a live engine: ${(e as Error).message}`);
+      this.panel.dispose();
+    }
+  }
+
+  private liveEvent(e: LiveEvent): void {
+    if (this.disposed) return;
+    if (this.early) {
+      this.early.push(e);
+      return;
+    }
+    if (e.type === 'session') {
+      this.opened = e.opened;
+      this.source = { kind: 'recording', file: e.opened.info.file };
+      this.index = 0;
+      this.markReady();
+      timed('inspector init', () => this.sendInit());
+      this.host.activeChanged(this, this.panel.active);
+      return;
+    }
+    timed('live update', () => this.live.update(this.opened, e));
+    if (e.rows) this.host.activeChanged(this, this.panel.active);
   }
 
   get frameIndex(): number {
@@ -137,7 +202,12 @@ export class Inspector implements vscode.Disposable {
               { signal: abort.signal, onProgress },
             );
           }
-          return this.worker!.request({ op: 'openRecording', file: this.source.file, diagnosis: diagnosisSettings() }, { signal: abort.signal, onProgress });
+          // followed as it grows: a recording still being written shows its new frames as they are flushed
+          this.worker!.onEvent = (e) => this.liveEvent(e);
+          return this.worker!.request(
+            { op: 'openRecording', file: this.source.file, diagnosis: diagnosisSettings(), follow: true, cacheDir: this.host.cacheDir },
+            { signal: abort.signal, onProgress },
+          );
         },
       );
       if (this.disposed) return;
@@ -153,6 +223,9 @@ export class Inspector implements vscode.Disposable {
       this.markReady();
       timed('inspector init', () => this.sendInit());
       this.host.activeChanged(this, this.panel.active);
+      const early = this.early ?? [];
+      this.early = null;
+      for (const e of early) this.liveEvent(e);
     } catch (e) {
       if (this.disposed) return;
       const msg = e instanceof CancelledError ? 'cancelled' : (e as Error).message;
@@ -193,6 +266,12 @@ export class Inspector implements vscode.Disposable {
     }
     if (m.type === 'ready') {
       if (this.opened) this.sendInit();
+      this.live.resend();
+      return;
+    }
+    if (m.type === 'live') {
+      // pause, step, continue and break conditions work before a writer's first frame too
+      await this.worker?.request({ op: 'live', action: m.action }).catch((e: Error) => this.post({ type: 'error', requestId: null, message: e.message }));
       return;
     }
     await this.ready;

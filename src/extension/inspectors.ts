@@ -5,7 +5,7 @@
  * getState/setState), and the read-only custom editors for recordings and problem files.
  */
 import * as vscode from 'vscode';
-import { Inspector, INSPECTOR_VIEW_TYPE, webviewOptions, type InspectorHost } from './inspector.js';
+import { Inspector, INSPECTOR_VIEW_TYPE, webviewOptions, type InspectorHost, type ListenSetup } from './inspector.js';
 import type { SessionSource, SolverName, WebviewState } from '../protocol/inspector.js';
 import { restorablePanel } from './restoredState.js';
 import { ProblemInspector, type ProblemPanelState } from './problemInspector.js';
@@ -53,6 +53,8 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
     readonly extensionUri: vscode.Uri,
     readonly workerScript: string,
     readonly output: vscode.OutputChannel,
+    /** Where recordings' caches go when their folder cannot be written (the extension's storage). */
+    readonly cacheDir: string | null = null,
   ) {
     this.status.name = 'Contact Lens frame';
     this.status.command = 'contactLens.goToFrame';
@@ -93,7 +95,9 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
     const k = i.frameIndex,
       n = s.info.frameCount;
     const findings = s.findings.length;
-    this.status.text = `$(pulse) frame ${s.timeline.frame[k]} / ${n} · t = ${s.timeline.time[k].toFixed(3)} s · ${findings} finding${findings === 1 ? '' : 's'}`;
+    const live = i.liveState;
+    const badge = live?.paused ? '$(debug-pause) paused · ' : live && (live.stream === 'streaming' || live.stream === 'growing') ? '$(broadcast) live · ' : '';
+    this.status.text = `${badge}$(pulse) frame ${s.timeline.frame[k]} / ${n} · t = ${s.timeline.time[k].toFixed(3)} s · ${findings} finding${findings === 1 ? '' : 's'}`;
     this.status.tooltip = `${s.info.title} (${s.info.producer}): go to frame…`;
     this.status.show();
   }
@@ -118,6 +122,26 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
     );
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.svg');
     return this.track(new Inspector(this, panel, { kind: 'scenario', file, scenario, ...(solver ? { solver } : {}) }, at, play));
+  }
+
+  /**
+   * Contact Lens: Listen for a Live Engine — one listening panel at a time (revealed if open). Writers connect
+   * with the environment variable it shows; their recordings go to `folder`.
+   */
+  listen(folder: string, listening: ListenSetup['listening']): Inspector {
+    const open = [...this.all].find((i) => i.isListening);
+    if (open) {
+      open.panel.reveal();
+      return open;
+    }
+    const panel = vscode.window.createWebviewPanel(
+      INSPECTOR_VIEW_TYPE,
+      '● Live engine',
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
+      webviewOptions(this.extensionUri),
+    );
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.svg');
+    return this.track(new Inspector(this, panel, { kind: 'recording', file: '' }, 0, false, { folder, listening }));
   }
 
   /** WebviewPanelSerializer: a scenario panel after a window reload, at the frame it showed. */

@@ -6,6 +6,7 @@
 import { Worker } from 'node:worker_threads';
 import { timedCallback } from './callbackTimes.js';
 import type { WorkerEnvelope, WorkerReply, WorkerRequest, WorkerResults } from './worker/workerProtocol.js';
+import type { LiveEvent } from './live/liveFeed.js';
 
 export class WorkerRequestError extends Error {
   constructor(
@@ -51,6 +52,10 @@ export class WorkerClient {
     w.on(
       'message',
       timedCallback('worker reply', (m: WorkerReply) => {
+        if (m.kind === 'event') {
+          this.onEvent?.(m.event);
+          return;
+        }
         const p = this.pending.get(m.id);
         if (!p) return;
         if (m.kind === 'progress') {
@@ -77,6 +82,9 @@ export class WorkerClient {
     for (const p of this.pending.values()) p.reject(e);
     this.pending.clear();
   }
+
+  /** Unrequested news from the worker (live sessions: src/extension/live/liveFeed.ts). */
+  onEvent: ((e: LiveEvent) => void) | null = null;
 
   get alive(): boolean {
     return this.worker !== null;

@@ -73,9 +73,13 @@ const CRC_TABLE = (() => {
   return t;
 })();
 
-/** CRC-32 of RFC 1952 §8 (zlib.crc32 is not in every Node the extension host runs). */
-export function crc32(data: Uint8Array): number {
-  let c = 0xffffffff;
+/** zlib's own CRC-32 (Node ≥ 20.15 and 22.2); not in every Node the extension host runs. */
+const nativeCrc32 = (zlib as unknown as { crc32?: (data: Uint8Array, value: number) => number }).crc32;
+
+/** CRC-32 of RFC 1952 §8, continuing from `previous` (zlib's when the running Node has it, else a table). */
+export function crc32(data: Uint8Array, previous = 0): number {
+  if (nativeCrc32) return nativeCrc32(data, previous) >>> 0;
+  let c = (previous ^ 0xffffffff) >>> 0;
   for (let i = 0; i < data.length; i++) c = CRC_TABLE[(c ^ data[i]) & 0xff] ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
 }

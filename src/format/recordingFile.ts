@@ -7,12 +7,15 @@
  * reads and parses just that line. Bad lines do not abort: they are collected as errors
  * ("file: line N: field: detail") and left out of the index, so one broken frame or a truncated last
  * line (an engine killed while writing) still leaves every valid frame readable. The line splitting,
- * validation and index columns are in recordingIndexer.ts; blocked gzip is split in bgzfSplitter.ts.
+ * validation and index columns are in recordingIndexer.ts; compressed files (blocked gzip, plain gzip with
+ * its access index) are read through compressedInput.ts.
  */
 import * as fs from 'node:fs';
 import { FormatError, safePath } from './messages.js';
-import { BGZF_BLOCK_DATA, BGZF_EOF, bgzfBlock, inflateBlock, isGzip } from './bgzf.js';
-import { BgzfSplitter, type BlockTable, type DamagedBlock } from './bgzfSplitter.js';
+import { BGZF_BLOCK_DATA, BGZF_EOF, bgzfBlock, crc32 } from './bgzf.js';
+import { type Feed, feedFor, type RangeSource, readExactly } from './compressedInput.js';
+import { fromIndexSection, INDEX_SECTION, indexSection } from './recordingIndexCache.js';
+import { type CacheOptions, RecordingCache } from './sidecarCache.js';
 import {
   parseFrame,
   serializeFrame,
@@ -25,6 +28,9 @@ import {
   type RecordedFrame,
   type RecordingHeader,
 } from './recording.js';
+import { serializeEnd } from './recordingEnd.js';
+import { LiveSink } from './liveSink.js';
+import type { LiveTarget } from './liveProtocol.js';
 import { type Columns, decodeLine, type FrameSummary, Indexer, type OpenOptions, type RecordingIssue } from './recordingIndexer.js';
 
 export {
@@ -37,36 +43,19 @@ export {
   type RecordingIssue,
 } from './recordingIndexer.js';
 
+/** Where a reader finds and keeps the recording's sidecar cache (sidecarCache.ts); default: no cache. */
+export interface ReaderCacheOptions {
+  readonly cache?: CacheOptions;
+  /** With onFrame: false when the cache already holds what the frames were wanted for (no pass then). */
+  readonly needsFrames?: (cache: RecordingCache) => boolean;
+}
+
+/** The validation an index was built with: every line whenever every frame is parsed for onFrame. */
+const effectiveValidation = (o: Pick<OpenOptions, 'validate' | 'onFrame'>): NonNullable<OpenOptions['validate']> =>
+  o.onFrame ? 'every-line' : (o.validate ?? 'every-line');
+
 /** Bytes read per chunk while indexing. */
 export const CHUNK_BYTES = 1 << 20;
-
-/** Where the file's bytes go while indexing: straight to the indexer, or through the BGZF splitter. */
-interface Feed {
-  push(buf: Buffer, n: number): void;
-  /** End of file; returns the block table (compressed files) and a warning, if any. */
-  end(): { blocks: BlockTable | null; warning: string | null };
-}
-
-function feedFor(file: string, ix: Indexer, first: Buffer, n: number): Feed {
-  let pos = 0;
-  if (!isGzip(first.subarray(0, n)))
-    return {
-      push: (buf, k) => {
-        ix.push(buf, k, pos);
-        pos += k;
-      },
-      end: () => ({ blocks: null, warning: null }),
-    };
-  const sp = new BgzfSplitter(file);
-  const sink = { data: (data: Buffer, k: number, at: number): void => ix.push(data, k, at), damaged: (d: DamagedBlock): void => ix.damaged(d) };
-  return {
-    push: (buf, k) => sp.push(buf, k, sink),
-    end: () => {
-      const warning = sp.end();
-      return { blocks: sp.table, warning };
-    },
-  };
-}
 
 function readChunk(fd: number, buf: Buffer, pos: number): Promise<number> {
   return new Promise((resolve, reject) => fs.read(fd, buf, 0, buf.length, pos, (err, n) => (err ? reject(err) : resolve(n))));
@@ -112,13 +101,16 @@ export class RecordingReader {
     this.fd = fd;
   }
 
-  /** Indexes a recording in one streaming pass without blocking the event loop for long. */
-  static async open(file: string, options: OpenOptions = {}): Promise<RecordingReader> {
+  /** Indexes a recording in one streaming pass without blocking the event loop for long (or reads its index from a valid cache). */
+  static async open(file: string, options: OpenOptions & ReaderCacheOptions = {}): Promise<RecordingReader> {
     const t0 = performance.now();
     const fd = openRegularFile(file);
     try {
+      const cached = RecordingReader.fromCache(file, fd, options, t0);
+      if (cached.reader) return cached.reader;
       const size = fs.fstatSync(fd).size;
       const ix = new Indexer(file, options.onFrame, options.validate);
+      const fdOf = (): number => fd;
       const buf = Buffer.allocUnsafe(CHUNK_BYTES);
       let pos = 0,
         feed: Feed | null = null;
@@ -126,13 +118,13 @@ export class RecordingReader {
         options.signal?.throwIfAborted();
         const n = await readChunk(fd, buf, pos);
         if (n === 0) break;
-        feed ??= feedFor(file, ix, buf, n);
+        feed ??= feedFor(file, ix, buf, n, fdOf);
         feed.push(buf, n);
         pos += n;
         options.onProgress?.(pos, Math.max(size, pos));
         if (ix.stopped) break;
       }
-      return RecordingReader.finish(file, fd, pos, ix, feed, t0);
+      return RecordingReader.finish(file, fd, pos, ix, feed, t0, cached.cache, effectiveValidation(options));
     } catch (e) {
       fs.closeSync(fd);
       throw e;
@@ -140,50 +132,100 @@ export class RecordingReader {
   }
 
   /** The same as open(), synchronously (CLI and tests). */
-  static openSync(file: string, options: Pick<OpenOptions, 'validate'> = {}): RecordingReader {
+  static openSync(file: string, options: Pick<OpenOptions, 'validate' | 'onFrame'> & ReaderCacheOptions = {}): RecordingReader {
     const t0 = performance.now();
     const fd = openRegularFile(file);
     try {
-      const ix = new Indexer(file, undefined, options.validate);
+      const cached = RecordingReader.fromCache(file, fd, options, t0);
+      if (cached.reader) return cached.reader;
+      const ix = new Indexer(file, options.onFrame, options.validate);
+      const fdOf = (): number => fd;
       const buf = Buffer.allocUnsafe(CHUNK_BYTES);
       let pos = 0,
         feed: Feed | null = null;
       for (;;) {
         const n = fs.readSync(fd, buf, 0, buf.length, pos);
         if (n === 0) break;
-        feed ??= feedFor(file, ix, buf, n);
+        feed ??= feedFor(file, ix, buf, n, fdOf);
         feed.push(buf, n);
         pos += n;
         if (ix.stopped) break;
       }
-      return RecordingReader.finish(file, fd, pos, ix, feed, t0);
+      return RecordingReader.finish(file, fd, pos, ix, feed, t0, cached.cache, effectiveValidation(options));
     } catch (e) {
       fs.closeSync(fd);
       throw e;
     }
   }
 
-  private static finish(file: string, fd: number, size: number, ix: Indexer, feed: Feed | null, t0: number): RecordingReader {
-    const { blocks, warning } = feed ? feed.end() : { blocks: null, warning: null };
+  /**
+   * The reader from the recording's cache when it holds a valid index that serves these options (a cache of an
+   * 'on-read' index does not serve 'every-line'; a caller that wants every frame (onFrame) gets them unless its
+   * needsFrames says the cache holds what it would compute from them).
+   */
+  private static fromCache(
+    file: string,
+    fd: number,
+    options: Pick<OpenOptions, 'validate' | 'onFrame'> & ReaderCacheOptions,
+    t0: number,
+  ): { reader: RecordingReader | null; cache: RecordingCache } {
+    const cache = RecordingCache.open(file, fd, options.cache ?? { mode: 'off' });
+    const section = cache.get(INDEX_SECTION);
+    if (!section || (options.onFrame && (options.needsFrames?.(cache) ?? true))) return { reader: null, cache };
+    const s = fromIndexSection(section, () => fd);
+    if (!s || (s.validate !== 'every-line' && s.validate !== effectiveValidation(options))) return { reader: null, cache };
+    const r = new RecordingReader(file, fd, s.size, s.header, s.columns, s.errors, s.errorCount, s.warnings, performance.now() - t0);
+    r.ranges = s.ranges;
+    r.cache = cache;
+    r.fromCache = true;
+    return { reader: r, cache };
+  }
+
+  private static finish(
+    file: string,
+    fd: number,
+    size: number,
+    ix: Indexer,
+    feed: Feed | null,
+    t0: number,
+    cache: RecordingCache,
+    validate: NonNullable<OpenOptions['validate']>,
+  ): RecordingReader {
+    const { ranges, warning } = feed ? feed.end() : { ranges: null, warning: null };
     ix.end();
     const warnings = ix.warnings();
     if (warning && !ix.stopped) warnings.push(`${safePath(file)}: ${warning}`); // stopped: the rest was not read, on purpose
     const r = new RecordingReader(file, fd, size, ix.header!, ix.columns, ix.errors, ix.errorCount, warnings, performance.now() - t0);
-    r.blocks = blocks;
+    r.ranges = ranges;
     r.scannedLines = ix.scannedLines;
     r.parsedLines = ix.parsedLines;
+    r.cache = cache;
+    cache.set(
+      INDEX_SECTION,
+      indexSection({ header: r.header, columns: ix.columns, errors: r.errors, errorCount: r.errorCount, warnings, size, validate, ranges }),
+    );
     return r;
   }
 
-  /** Block table of a blocked-gzip recording (null: plain JSON Lines). */
-  private blocks: BlockTable | null = null;
+  /** The recording's sidecar cache (sections of what was computed from it; save() writes them). */
+  cache!: RecordingCache;
+  /** True when the index was read from the cache (no pass over the data). */
+  fromCache = false;
+
+  /** The block table or access index of a compressed recording (null: plain JSON Lines). */
+  private ranges: RangeSource | null = null;
   /** Frames indexed by the byte scanner without building objects ('on-read' validation) / by the validating parser. */
   scannedLines = 0;
   parsedLines = 0;
 
-  /** True when the file is blocked gzip (read through its block table). */
+  /** True when the file is compressed (blocked gzip read through its block table, plain gzip through its access index). */
   get compressed(): boolean {
-    return this.blocks !== null;
+    return this.ranges !== null;
+  }
+
+  /** 'bgzf', 'gzip' (plain, with an access index) or null (plain JSON Lines). */
+  get compression(): 'bgzf' | 'gzip' | null {
+    return this.ranges?.kind ?? null;
   }
 
   /** Number of valid frames. */
@@ -191,9 +233,9 @@ export class RecordingReader {
     return this.columns.count;
   }
 
-  /** Bytes of memory the index holds (its columns, and the block table of a compressed file). */
+  /** Bytes of memory the index holds (its columns, and the block table or access index of a compressed file). */
   get indexBytes(): number {
-    return this.columns.bytes + (this.blocks ? this.blocks.c.byteLength + this.blocks.u.byteLength : 0);
+    return this.columns.bytes + (this.ranges ? this.ranges.bytes : 0);
   }
 
   summary(i: number): FrameSummary {
@@ -227,7 +269,7 @@ export class RecordingReader {
     const changed = (why: string): never => {
       throw new FormatError(this.file, `line ${c.line[i]}`, `the file changed on disk since it was opened (${why}); reopen the recording`);
     };
-    return this.blocks ? this.readInflated(this.blocks, c.offset[i], c.length[i], changed) : this.readRaw(this.fd, c.offset[i], c.length[i], changed);
+    return this.ranges ? this.ranges.read(c.offset[i], c.length[i], changed) : readExactly(this.fd, c.offset[i], c.length[i], changed);
   }
 
   /** Reads and parses frame i (one positioned read of its line). */
@@ -242,7 +284,9 @@ export class RecordingReader {
       throw new FormatError(this.file, `line ${line}`, `the file changed on disk since it was opened (${why}); reopen the recording`);
     };
     if (fs.fstatSync(this.fd).size < this.size) changed('it is shorter now');
-    const buf = this.blocks ? this.readInflated(this.blocks, offset, length, changed) : this.readRaw(this.fd, offset, length, changed, this.lineBuffer(length));
+    const buf = this.ranges ? this.ranges.read(offset, length, changed) : readExactly(this.fd, offset, length, changed, this.lineBuffer(length));
+    // the bytes indexed (and summarised, and perhaps cached), or the file changed: never a frame the index does not describe
+    if (crc32(buf) !== c.crc[i]) changed(`line ${line} no longer holds the bytes that were indexed`);
     const previous = i > 0 ? { frame: c.frame[i - 1], time: c.time[i - 1] } : undefined;
     const f = parseFrame(decodeLine(buf, this.file, line), line, this.file, this.header, { previous });
     if (f.frame !== c.frame[i]) changed(`line ${line} now holds frame ${f.frame}, not ${c.frame[i]}`);
@@ -259,48 +303,9 @@ export class RecordingReader {
   }
   private lineBytes: Buffer | null = null;
 
-  private readRaw(fd: number, offset: number, length: number, changed: (why: string) => never, into?: Buffer): Buffer {
-    const buf = into ?? Buffer.allocUnsafe(length);
-    let got = 0;
-    while (got < length) {
-      const n = fs.readSync(fd, buf, got, length - got, offset + got);
-      if (n === 0) changed('unexpected end of file');
-      got += n;
-    }
-    return buf;
-  }
-
-  /** Uncompressed bytes [offset, offset + length): reads and inflates just the blocks that hold them. */
-  private readInflated(t: BlockTable, offset: number, length: number, changed: (why: string) => never): Buffer {
-    const b0 = t.find(offset),
-      b1 = t.find(offset + Math.max(0, length - 1));
-    // the last block inflated is kept: consecutive frames (playback, compress's check) share blocks
-    const cached = this.lastBlock !== null && this.lastBlock.index === b0 && b0 === b1 ? this.lastBlock.data : null;
-    const raw = cached ? null : this.readRaw(this.fd!, t.c[b0], t.c[b1 + 1] - t.c[b0], changed);
-    const out = Buffer.allocUnsafe(length);
-    let written = 0;
-    for (let b = b0; b <= b1; b++) {
-      let data: Buffer;
-      try {
-        data = cached ?? inflateBlock(raw!.subarray(t.c[b] - t.c[b0], t.c[b + 1] - t.c[b0]));
-      } catch {
-        return changed(`the compressed block at byte ${t.c[b]} no longer decompresses`);
-      }
-      if (b === b1) this.lastBlock = { index: b, data };
-      const from = Math.max(0, offset - t.u[b]),
-        to = Math.min(data.length, offset + length - t.u[b]);
-      if (to > from) written += data.copy(out, written, from, to);
-    }
-    if (written !== length) changed('a compressed block holds fewer bytes than when it was indexed');
-    return out;
-  }
-
-  /** The block readInflated inflated last (index in the block table, uncompressed bytes). */
-  private lastBlock: { readonly index: number; readonly data: Buffer } | null = null;
-
   close(): void {
     this.lineBytes = null;
-    this.lastBlock = null;
+    this.ranges?.forget();
     if (this.fd !== null) {
       fs.closeSync(this.fd);
       this.fd = null;
@@ -322,6 +327,13 @@ export interface WriterOptions {
   readonly gzip?: boolean;
   /** The name messages give the file (default: its path): the final name of one written under a temporary name. */
   readonly name?: string;
+  /**
+   * Stream the same lines to the editor (docs/live-protocol.md): 'environment' (default) when the
+   * CONTACT_LENS_LIVE variable is set, a target, or false.
+   */
+  readonly live?: 'environment' | LiveTarget | false;
+  /** Write the closing line {"end": {"frames": N}} on close() (default true; docs/recording-format.md "Closing line"). */
+  readonly end?: boolean;
 }
 
 /**
@@ -351,16 +363,22 @@ export class RecordingWriter {
   static create(path: string, header: RecordingHeader, options: WriterOptions = {}): RecordingWriter {
     const file = options.name ?? path;
     const { header: checked, warnings } = validateHeader(header, file);
+    // the editor's connection first: an explicit target that refuses throws before any file is touched
+    const live = options.live ?? 'environment';
+    const sink = live === 'environment' ? LiveSink.fromEnvironment() : live ? LiveSink.connect(live) : null;
     let fd: number;
     try {
       fd = fs.openSync(path, options.force ? 'w' : 'wx');
     } catch (e) {
+      sink?.close();
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
         throw new Error(`${safePath(file)}: already exists; refusing to overwrite it (choose another name, or pass { force: true } to replace it)`);
       }
       throw e;
     }
     const w = new RecordingWriter(file, fd, checked, warnings, options.validate ?? true, options.gzip ?? false);
+    w.end = options.end ?? true;
+    w.live = sink;
     w.append(serializeHeader(header));
     w.flush();
     return w;
@@ -410,6 +428,15 @@ export class RecordingWriter {
     this.prev = { frame: f.frame, time: f.time };
     this.framesWritten++;
     if (this.bufferedChars >= CHUNK_BYTES) this.flush();
+    this.live?.frameWritten(f.frame); // returns when the editor releases the frame, while a break is armed
+  }
+  /** The editor's live connection (null: none). */
+  private live: LiveSink | null = null;
+  private end = true;
+
+  /** True while the lines are also streamed to the editor (docs/live-protocol.md). */
+  get streaming(): boolean {
+    return this.live?.connected ?? false;
   }
 
   /** Hands buffered lines to the operating system. */
@@ -433,16 +460,20 @@ export class RecordingWriter {
   close(): void {
     if (this.fd === null) return;
     try {
+      if (this.end) this.append(serializeEnd(this.framesWritten));
       this.flush();
       if (this.gzip) this.write(BGZF_EOF);
     } finally {
       fs.closeSync(this.fd);
       this.fd = null;
+      this.live?.close();
+      this.live = null;
     }
   }
 
   private append(line: string): void {
     this.buffer.push(line, '\n');
     this.bufferedChars += line.length + 1;
+    this.live?.send(line);
   }
 }

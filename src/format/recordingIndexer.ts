@@ -9,6 +9,7 @@ import { crc32 } from './bgzf.js';
 import type { DamagedBlock } from './bgzfSplitter.js';
 import { FormatError } from './messages.js';
 import { emptyScan, FrameLineScanner, type ScannedFrame } from './recordingScan.js';
+import { END_LINE, isEndLine, validateEnd } from './recordingEnd.js';
 import {
   isInitialLine,
   parseFrame,
@@ -106,8 +107,10 @@ export class Columns {
   contacts = new Uint32Array(256);
   iterations = new Uint32Array(256);
   flags = new Uint8Array(256);
+  /** CRC-32 of each frame line's bytes: a frame read later must be the bytes that were indexed (and summarised, and cached). */
+  crc = new Uint32Array(256);
 
-  push(offset: number, length: number, line: number, f: RecordedFrame): void {
+  push(offset: number, length: number, line: number, f: RecordedFrame, crc: number): void {
     const s = f.solver;
     let ml = 0,
       md = 0;
@@ -120,6 +123,7 @@ export class Columns {
       offset,
       length,
       line,
+      crc,
       f.frame,
       f.time,
       f.contacts.length,
@@ -134,8 +138,8 @@ export class Columns {
   }
 
   /** A line the index scanner read (the same columns as push(), from its summary fields). */
-  pushScanned(offset: number, length: number, line: number, f: ScannedFrame): void {
-    this.row(offset, length, line, f.frame, f.time, f.contacts, f.status, f.hasPre, f.hasMatrix, f.iterations, f.finalResidual, f.maxLambdaN, f.maxDepth);
+  pushScanned(offset: number, length: number, line: number, f: ScannedFrame, crc: number): void {
+    this.row(offset, length, line, crc, f.frame, f.time, f.contacts, f.status, f.hasPre, f.hasMatrix, f.iterations, f.finalResidual, f.maxLambdaN, f.maxDepth);
   }
 
   /** One index row (iterations < 0: not recorded). */
@@ -143,6 +147,7 @@ export class Columns {
     offset: number,
     length: number,
     line: number,
+    crc: number,
     frame: number,
     time: number,
     contacts: number,
@@ -159,6 +164,7 @@ export class Columns {
     this.offset[i] = offset;
     this.length[i] = length;
     this.line[i] = line;
+    this.crc[i] = crc;
     this.frame[i] = frame;
     this.time[i] = time;
     this.contacts[i] = contacts;
@@ -175,6 +181,41 @@ export class Columns {
     this.maxDepth[i] = maxDepth;
   }
 
+  /** The columns cut to their rows, by name (the sidecar cache stores them). */
+  arrays(): Record<string, Float64Array | Uint32Array | Uint8Array> {
+    const n = this.count;
+    return {
+      offset: this.offset.slice(0, n),
+      frame: this.frame.slice(0, n),
+      time: this.time.slice(0, n),
+      residual: this.residual.slice(0, n),
+      maxLambdaN: this.maxLambdaN.slice(0, n),
+      maxDepth: this.maxDepth.slice(0, n),
+      length: this.length.slice(0, n),
+      line: this.line.slice(0, n),
+      contacts: this.contacts.slice(0, n),
+      iterations: this.iterations.slice(0, n),
+      flags: this.flags.slice(0, n),
+      crc: this.crc.slice(0, n),
+    };
+  }
+
+  /** Columns from arrays() (null when one is missing or their lengths differ). */
+  static fromArrays(a: Readonly<Record<string, unknown>>): Columns | null {
+    const c = new Columns();
+    const n = (a.offset as Float64Array | undefined)?.length ?? -1;
+    const f64 = ['offset', 'frame', 'time', 'residual', 'maxLambdaN', 'maxDepth'] as const,
+      u32 = ['length', 'line', 'contacts', 'iterations', 'crc'] as const;
+    for (const k of f64) if (!(a[k] instanceof Float64Array) || (a[k] as Float64Array).length !== n) return null;
+    for (const k of u32) if (!(a[k] instanceof Uint32Array) || (a[k] as Uint32Array).length !== n) return null;
+    if (!(a.flags instanceof Uint8Array) || a.flags.length !== n) return null;
+    for (const k of f64) c[k] = a[k] as Float64Array<ArrayBuffer>;
+    for (const k of u32) c[k] = a[k] as Uint32Array<ArrayBuffer>;
+    c.flags = a.flags as Uint8Array<ArrayBuffer>;
+    c.count = n;
+    return c;
+  }
+
   /** Bytes held by the columns (their capacity): what the index costs in memory. */
   get bytes(): number {
     return [
@@ -189,6 +230,7 @@ export class Columns {
       this.contacts,
       this.iterations,
       this.flags,
+      this.crc,
     ].reduce((sum, a) => sum + a.byteLength, 0);
   }
 
@@ -210,6 +252,7 @@ export class Columns {
     this.contacts = g(this.contacts);
     this.iterations = g(this.iterations);
     this.flags = g(this.flags);
+    this.crc = g(this.crc);
   }
 
   summary(i: number): FrameSummary {
@@ -457,7 +500,7 @@ export class Indexer {
         const s = this.scanned;
         this.reportGap(s.frame);
         this.onIndexedLine?.(bytes, s.frame);
-        this.columns.pushScanned(offset, length, lineNo, s);
+        this.columns.pushScanned(offset, length, lineNo, s, crc32(bytes));
         this.prev = { frame: s.frame, time: s.time };
         this.scannedLines++;
         return;
@@ -478,6 +521,11 @@ export class Indexer {
           return;
         }
       }
+      // the optional closing line (docs/recording-format.md "Closing line"): not a frame
+      if (END_LINE.test(text)) {
+        const raw = parseJsonLine(text, this.file, `line ${lineNo}: `);
+        if (isEndLine(raw)) return void validateEnd(raw, lineNo, this.file);
+      }
       const f = parseFrame(text, lineNo, this.file, this.header, { previous: this.prev, onWarning: (field, detail) => this.warn(lineNo, field, detail) });
       // format 1.1: an initial state without a time is the state one step before the first frame; one at or
       // after the first frame's time is not an initial state (reported on its line, dropped)
@@ -497,7 +545,7 @@ export class Indexer {
       }
       this.reportGap(f.frame);
       this.onIndexedLine?.(bytes, f.frame);
-      this.columns.push(offset, length, lineNo, f);
+      this.columns.push(offset, length, lineNo, f, crc32(bytes));
       this.parsedLines++;
       this.prev = { frame: f.frame, time: f.time };
       this.onFrame?.(this.columns.count - 1, f, this.header);

@@ -8,6 +8,7 @@ import type { HeatMap } from './heatMap.js';
 import type { SceneFrame, SceneInfo, WhatIfContactScene } from './scene.js';
 import type { ProblemView } from './problem.js';
 import type { CompareView, CrossDirection, CrossWhatIfView, EnginesView, FrameCompare } from './compare.js';
+import type { LiveAction, LiveUpdate } from './live.js';
 
 /** 2: island A travels as heat-map levels (a Uint8Array) instead of numbers. */
 export const PROTOCOL_VERSION = 2;
@@ -19,7 +20,7 @@ export const SOLVER_NAMES: readonly SolverName[] = ['pgs', 'newton', 'ipm', 'cou
 export const MAX_SOLVER_ITERATIONS = 1_000_000;
 
 /**
- * A contact's state from the physics of the step (src/extension/model/contactState.ts): open (the gap opens
+ * A contact's state from the physics of the step (src/session/contactState.ts): open (the gap opens
  * faster than the stabilisation allows, or no normal impulse), stick or slip (closed; slip speed ‖w_t‖).
  */
 export type ContactState = 'open' | 'stick' | 'slip';
@@ -261,7 +262,9 @@ export type HostMessage =
   | { readonly type: 'compare'; readonly compare: CompareView | null }
   | { readonly type: 'crossWhatIf'; readonly requestId: number; readonly result: CrossWhatIfView }
   /** The scenario in five engines (./compare.ts). */
-  | { readonly type: 'engines'; readonly engines: EnginesView };
+  | { readonly type: 'engines'; readonly engines: EnginesView }
+  /** A session that grows (./live.ts): new timeline rows, findings and the live state. */
+  | LiveUpdate;
 
 // ─── webview → host ─────────────────────────────────────────────────────────────────────────────────
 export type WebviewMessage =
@@ -274,7 +277,9 @@ export type WebviewMessage =
   /** Compare mode: re-solve one run's frame with the other run's problem. */
   | { readonly type: 'crossWhatIf'; readonly requestId: number; readonly index: number; readonly direction: CrossDirection }
   /** The engines table: compare the session with this engine's run. */
-  | { readonly type: 'compareEngine'; readonly engine: string };
+  | { readonly type: 'compareEngine'; readonly engine: string }
+  /** Pause, step, continue or break conditions of a live writer (./live.ts). */
+  | { readonly type: 'live'; readonly action: LiveAction };
 
 /** Scene file + scenario name, or the recording path, that a panel shows. */
 export type SessionSource =

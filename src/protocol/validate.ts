@@ -7,6 +7,7 @@ import { FINDING_HEADLINE_MAX, MAX_SOLVER_ITERATIONS, PROTOCOL_VERSION, SOLVER_N
 import { POSE_STRIDE } from './scene.js';
 import { ProtocolError } from './protocolError.js';
 import { validateCompareView, validateCrossWhatIf, validateEnginesView, validateFrameCompare } from './validateCompare.js';
+import { validateLiveAction, validateLiveUpdate } from './liveValidate.js';
 
 export { ProtocolError };
 
@@ -92,6 +93,9 @@ export function validateWebviewMessage(v: unknown): WebviewMessage {
       break;
     case 'compareEngine':
       if (!/^[a-z]{2,16}$/.test(str(m.engine, 'engine'))) throw new ProtocolError('engine', 'must be an engine name');
+      break;
+    case 'live':
+      validateLiveAction(m.action);
       break;
     default:
       throw new ProtocolError('type', `unknown message type ${JSON.stringify(m.type)}`);
@@ -263,6 +267,9 @@ export function validateHostMessage(v: unknown): HostMessage {
     case 'problemError':
       str(m.file, 'file');
       str(m.message, 'message');
+      break;
+    case 'live':
+      validateLiveUpdate(m);
       break;
     default:
       throw new ProtocolError('type', `unknown message type ${JSON.stringify(m.type)}`);

@@ -40,7 +40,7 @@ import {
   type RecordingHeader,
   type RecordedContact,
 } from '../format/recording.js';
-import { RecordingReader, type OpenOptions } from '../format/recordingFile.js';
+import { RecordingReader, type OpenOptions, type ReaderCacheOptions } from '../format/recordingFile.js';
 import { frameFromWorld, headerFromWorld } from '../format/worldRecording.js';
 import { solveTimeBodies, RECONSTRUCTED_NOTE } from './preSolve.js';
 import { stabilisationModel } from './frameLedger.js';
@@ -179,7 +179,8 @@ export interface FrameDetail {
 
 // ─── frame sources ──────────────────────────────────────────────────────────────────────────────────
 
-interface FrameSource {
+/** Where a session's frames come from (a recording file, a scenario simulated on demand, a recording that grows). */
+export interface FrameSource {
   readonly kind: 'recording' | 'scenario';
   readonly header: RecordingHeader;
   readonly frameCount: number;
@@ -189,6 +190,8 @@ interface FrameSource {
   load(i: number): RecordedFrame;
   assembly(): { options: AssemblyOptions; notes: string[] };
   close(): void;
+  /** The file reader behind a recording source (errors, warnings, indexMs). */
+  readonly reader?: RecordingReader;
 }
 
 class RecordingSource implements FrameSource {
@@ -456,8 +459,13 @@ export class Session {
   }
 
   /** Opens a recording asynchronously (progress, cancellation). */
-  static async openRecording(file: string, options: OpenOptions = {}): Promise<Session> {
+  static async openRecording(file: string, options: OpenOptions & ReaderCacheOptions = {}): Promise<Session> {
     return new Session(new RecordingSource(await RecordingReader.open(file, options)));
+  }
+
+  /** A session over another frame source (a recording that is still being written: src/session/growingRecording.ts). */
+  static fromSource(source: FrameSource): Session {
+    return new Session(source);
   }
 
   /** Simulates the scenario once, keeping summaries and checkpoints (see the file comment). */
@@ -488,7 +496,7 @@ export class Session {
   }
   /** The RecordingReader of a recording session (errors, warnings, indexMs), else null. */
   get reader(): RecordingReader | null {
-    return this.source instanceof RecordingSource ? this.source.reader : null;
+    return this.source.reader ?? null;
   }
   /** Steps re-simulated so far (scenario sessions; 0 for recordings). */
   get resimulatedSteps(): number {

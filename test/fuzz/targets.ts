@@ -293,7 +293,7 @@ const gzip: FuzzTarget = {
         run: async () => {
           fs.writeFileSync(input, bytes);
           fs.rmSync(out, { force: true });
-          // the reader: frames read or one line (plain gzip is refused with the way out)
+          // the reader: frames read or one line (damaged plain gzip is refused whole)
           let readable: Map<number, string> | null = null;
           try {
             readable = frameKeys(input);

@@ -30,11 +30,11 @@ describe('CLI help', () => {
   it('lists the eight commands', () => {
     assert.deepEqual(
       COMMANDS.map((c) => c.command),
-      ['solve', 'simulate', 'report', 'check', 'diagnose', 'diff', 'compare', 'compress'],
+      ['solve', 'simulate', 'report', 'check', 'diagnose', 'diff', 'compare', 'compress', 'export', 'query'],
     );
   });
 
-  for (const c of ['solve', 'simulate', 'report', 'check', 'diagnose', 'diff', 'compare', 'compress']) {
+  for (const c of ['solve', 'simulate', 'report', 'check', 'diagnose', 'diff', 'compare', 'compress', 'export', 'query']) {
     for (const flag of ['--help', '-h']) {
       it(`${c} ${flag}: usage, options and an example, exit 0`, async () => {
         const r = await run([c, flag]);
@@ -59,8 +59,14 @@ describe('CLI help', () => {
     assert.match(r.out[0], /^usage: contact-lens report /);
   });
 
-  it('every example names files that exist in the repository', () => {
+  it('every example names files that exist in the repository (query: the dataset the export example writes)', () => {
+    const dataset = COMMANDS.find((c) => c.command === 'export')?.example.match(/--parquet (\S+)/)?.[1];
+    assert.ok(dataset);
     for (const c of COMMANDS) {
+      if (c.command === 'query') {
+        assert.ok(c.example.endsWith(` ${dataset}`), c.example);
+        continue;
+      }
       const inputs = c.example.split(' ').filter((w) => w.startsWith('examples/'));
       assert.ok(inputs.length > 0, c.command);
       for (const f of inputs) assert.ok(existsSync(join(ROOT, f)), `${c.command}: ${f}`);
@@ -82,7 +88,7 @@ describe('CLI help', () => {
     const bad = await run(['help', 'nothing']);
     assert.equal(bad.code, 2);
     assert.equal(bad.err.length, 1);
-    assert.match(bad.err[0], /help: unknown command "nothing" \(commands: solve, simulate, report, check, diagnose, diff, compare, compress\)/);
+    assert.match(bad.err[0], /help: unknown command "nothing" \(commands: solve, simulate, report, check, diagnose, diff, compare, compress, export, query\)/);
   });
 
   it('solve and simulate list every solver of SOLVER_NAMES (solve’s help omitted coulomb)', async () => {

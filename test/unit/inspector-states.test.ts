@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { contactState, OPEN_SPEED_TOLERANCE, SLIP_SPEED_TOLERANCE } from '../../src/extension/model/contactState.js';
+import { contactState, OPEN_SPEED_TOLERANCE, SLIP_SPEED_TOLERANCE } from '../../src/session/contactState.js';
 import { InspectorModel } from '../../src/extension/model/inspectorModel.js';
 import { recordingAssembly } from '../../src/session/session.js';
 import type { RecordingHeader } from '../../src/format/recording.js';

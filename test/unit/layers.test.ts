@@ -25,7 +25,8 @@ const PACKAGES: Record<Layer, readonly string[]> = {
   format: ['node:', 'h5wasm'], // h5wasm: the HDF5 reader of FCLIB problems (src/format/fclib.ts)
   // the engines' packages as types only: src/session/engines/enginePackages.ts loads them at run time, on demand
   session: ['node:', 'cannon-es', '@dimforge/rapier3d-compat'],
-  cli: ['node:'],
+  // the optional embedded DuckDB (Parquet, `query`: src/cli/duckdb.ts); MCAP export (src/cli/mcapExport.ts)
+  cli: ['node:', '@duckdb/node-api', '@mcap/core', '@foxglove/schemas'],
   extension: ['node:', 'vscode'],
   protocol: [],
   webview: ['chart.js', '@vscode/webview-ui-toolkit', 'three'],

@@ -10,7 +10,7 @@ import { parseFrame, serializeFrame } from '../../src/format/recording.js';
 import { Diagnoser } from '../../src/session/diagnose.js';
 import type { BodyDesc } from '../../src/engine/world/types.js';
 import type { Quat } from '../../src/engine/math/quat.js';
-import { box, ground, scenario } from './world-helpers.js';
+import { box, ground, scenario, sphere } from './world-helpers.js';
 import { body, close, contact, staticBody } from './helpers.js';
 
 /** examples/box-pile-1000's maxPenetration expectation (m). */
@@ -88,6 +88,40 @@ describe('speculative contacts', () => {
       assert.ok(worst <= 0.01, `gap ${gap}: the upper box sank ${worst} m into the lower one`);
       close(world.bodies[2].x[2], 0.75, 0.01, `gap ${gap}: the upper box rests on the lower one`);
     }
+  });
+
+  it('boxes sliding side by side on the ground, 2 cm apart, get no rows between them and record none (each one’s own speed gave 33 mm of reach)', () => {
+    // both touch the ground, so each body's own speed (2 m/s: 33 mm per step) kept a row between them; they
+    // move together, and the solver changes their velocities only by their ground contacts' approach (g·Δt)
+    const left = box('left', [0.25, 0.25, 0.25], 62.5, [0, -0.26, 0.25], [2, 0, 0]);
+    const right = box('right', [0.25, 0.25, 0.25], 62.5, [0, 0.26, 0.25], [2, 0, 0]);
+    const world = new World(scenario([ground(), left, right], { solver: { solver: 'pgs', maxIterations: 20 } }, [], 20));
+    for (let k = 0; k < 20; k++) {
+      const f = world.step();
+      const between = f.contacts.filter((c) => c.contact.bodyA !== 0 && c.contact.bodyB !== 0);
+      assert.deepEqual(
+        between.map((c) => `${c.contact.featureId} gap ${c.contact.gap}`),
+        [],
+        `frame ${k + 1}`,
+      );
+      assert.equal(f.speculativeRows, f.contacts.filter((c) => (c.contact.gap ?? 0) > 0).length, `frame ${k + 1}: the frame counts its speculative rows`);
+    }
+    close(world.bodies[2].x[1] - world.bodies[1].x[1], 0.52, 1e-9, 'the boxes kept their distance');
+  });
+
+  it('a pair of dynamic bodies farther apart than ρ_a + ρ_b gets no row, however fast (speculativeCap: bullets need time of impact)', () => {
+    // two spheres of 5 cm radius 0.3 m apart closing at 40 m/s (0.67 m per step): beyond the cap 0.1 m
+    const a = sphere('a', 0.05, 1, [-0.2, 0, 0], [20, 0, 0]);
+    const b = sphere('b', 0.05, 1, [0.2, 0, 0], [-20, 0, 0]);
+    const world = new World(scenario([a, b], { gravity: [0, 0, 0], solver: { solver: 'pgs', maxIterations: 20 } }, [], 1));
+    assert.deepEqual(world.step().contacts.length, 0);
+    // the same sphere 0.3 m above the ground at 40 m/s is caught: a half-space leaves the reach uncapped
+    const drop = new World(
+      scenario([ground(), sphere('s', 0.05, 1, [0, 0, 0.35], [0, 0, -40])], { gravity: [0, 0, 0], solver: { solver: 'pgs', maxIterations: 20 } }, [], 1),
+    );
+    const f = drop.step();
+    assert.equal(f.speculativeRows, 1);
+    close(drop.bodies[1].x[2], 0.05, 1e-6, 'stopped where it touches');
   });
 
   it('a spin about the contact normal adds no reach: a box spinning at 30 rad/s 2 cm above another gets no rows', () => {

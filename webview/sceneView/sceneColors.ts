@@ -9,7 +9,7 @@ export interface SceneColors {
   readonly dynamicBody: string;
   readonly staticBody: string;
   readonly grid: string;
-  /** Contact states (src/extension/model/contactState.ts). */
+  /** Contact states (src/session/contactState.ts). */
   readonly stick: string;
   readonly slip: string;
   readonly open: string;

@@ -15,18 +15,41 @@
 // Every number is checked before anything is written: a NaN or infinity throws contact_lens::RecordingError
 // whose message names the field ("frame 7: contacts[0].normal[2]: is nan, ...") and nothing of that frame
 // reaches the file, so the recording stays valid. Doubles are written with std::to_chars (the shortest text
-// that reads back bit-identically). An existing file is never overwritten unless overwrite = true.
+// that reads back bit-identically). An existing file is never overwritten unless overwrite = true. close()
+// (and the destructor) write the closing line {"end":{"frames":N}} (docs/recording-format.md "Closing line").
+//
+// Live: when the environment variable CONTACT_LENS_LIVE is set (Contact Lens: Listen for a Live Engine shows
+// it), create() also connects to the editor on this machine and sends it every line it writes; while the
+// editor has a break armed, writeFrame() returns only when the editor lets that frame go (step, continue).
+// Without the variable nothing of this runs (docs/live-protocol.md). POSIX sockets; on Windows the live sink
+// is not available in this version (one line on stderr, the file is written as usual).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
+
+#if !defined(_WIN32)
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+#endif
 
 namespace contact_lens {
 
@@ -159,6 +182,204 @@ inline std::string number(double x, const std::string& field) {
   return s;
 }
 
+
+/**
+ * The live sink (docs/live-protocol.md, version 1): the editor's loopback socket, the one-time token, the
+ * lines sent as written, and the editor's answer awaited after a frame while a break is armed.
+ */
+class LiveSink {
+ public:
+  /** Connects as CONTACT_LENS_LIVE says; nullptr when it is not set, or (one line on stderr) when the editor cannot be reached. */
+  static std::unique_ptr<LiveSink> fromEnvironment() {
+    const char* value = std::getenv("CONTACT_LENS_LIVE");
+    if (!value || !*value) return nullptr;
+#if defined(_WIN32)
+    std::fprintf(stderr, "contact-lens: live: not available on Windows in this version; writing the file only\n");
+    return nullptr;
+#else
+    std::unique_ptr<LiveSink> sink(new LiveSink());
+    std::string why = sink->connect(value);
+    if (!why.empty()) {
+      std::fprintf(stderr, "contact-lens: live: cannot stream to the editor: %s; writing the file only\n", why.c_str());
+      return nullptr;
+    }
+    return sink;
+#endif
+  }
+
+  LiveSink(const LiveSink&) = delete;
+  LiveSink& operator=(const LiveSink&) = delete;
+  ~LiveSink() { close(); }
+
+  bool connected() const { return fd_ >= 0; }
+
+  /** Sends one line (with its newline), blocking while the socket's buffer is full (back-pressure). */
+  void send(const std::string& line) {
+#if !defined(_WIN32)
+    if (fd_ < 0) return;
+    std::size_t done = 0;
+    while (done < line.size()) {
+#ifdef MSG_NOSIGNAL
+      ssize_t n = ::send(fd_, line.data() + done, line.size() - done, MSG_NOSIGNAL);
+#else
+      ssize_t n = ::send(fd_, line.data() + done, line.size() - done, 0);
+#endif
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return gone("the connection broke");
+      done += static_cast<std::size_t>(n);
+    }
+#else
+    (void)line;
+#endif
+  }
+
+  /** After frame `frame` was sent: reads what the editor said; while armed, waits until it lets the frame go. */
+  void frameWritten(std::int64_t frame) {
+#if !defined(_WIN32)
+    if (fd_ < 0) return;
+    read(0);
+    if (!armed_ || fd_ < 0) return;
+    send("{\"live\":\"wait\",\"frame\":" + std::to_string(frame) + "}\n");
+    while (fd_ >= 0 && armed_ && go_ < frame) read(-1);
+#else
+    (void)frame;
+#endif
+  }
+
+  void close() {
+#if !defined(_WIN32)
+    if (fd_ >= 0) {
+      ::shutdown(fd_, SHUT_WR);
+      ::close(fd_);
+    }
+#endif
+    fd_ = -1;
+  }
+
+ private:
+  LiveSink() = default;
+
+#if !defined(_WIN32)
+  /** Connects and waits for the welcome; returns why not ("" on success). */
+  std::string connect(const std::string& value) {
+    const std::size_t q = value.rfind("?token=");
+    if (q == std::string::npos) return "CONTACT_LENS_LIVE has no ?token=";
+    const std::string token = value.substr(q + 7), where = value.substr(0, q);
+    if (token.size() != 32 || token.find_first_not_of("0123456789abcdef") != std::string::npos) return "the token is not 32 hexadecimal digits";
+    if (where.rfind("tcp://", 0) == 0) {
+      const std::string hp = where.substr(6);
+      const std::size_t colon = hp.rfind(':');
+      if (colon == std::string::npos) return "no port in CONTACT_LENS_LIVE";
+      std::string host = hp.substr(0, colon);
+      const int port = std::atoi(hp.c_str() + colon + 1);
+      if (port <= 0 || port > 65535) return "no valid port in CONTACT_LENS_LIVE";
+      if (host == "127.0.0.1") {
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_port = htons(static_cast<std::uint16_t>(port));
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+        if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return fail(std::string("connect: ") + std::strerror(errno));
+      } else if (host == "[::1]" || host == "::1") {
+        sockaddr_in6 a{};
+        a.sin6_family = AF_INET6;
+        a.sin6_port = htons(static_cast<std::uint16_t>(port));
+        a.sin6_addr = in6addr_loopback;
+        fd_ = ::socket(AF_INET6, SOCK_STREAM, 0);
+        if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return fail(std::string("connect: ") + std::strerror(errno));
+      } else {
+        return "the host " + host + " is not the loopback address (the editor listens on this machine only)";
+      }
+      int one = 1;
+      ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    } else if (where.rfind("unix://", 0) == 0) {
+      sockaddr_un a{};
+      a.sun_family = AF_UNIX;
+      const std::string path = where.substr(7);
+      if (path.size() >= sizeof a.sun_path) return "the unix socket path is too long";
+      std::memcpy(a.sun_path, path.c_str(), path.size() + 1);
+      fd_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
+      if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return fail(std::string("connect: ") + std::strerror(errno));
+    } else {
+      return "CONTACT_LENS_LIVE must start with tcp:// or unix://";
+    }
+#ifdef SO_NOSIGPIPE
+    int on = 1;
+    ::setsockopt(fd_, SOL_SOCKET, SO_NOSIGPIPE, &on, sizeof on);
+#endif
+    send("{\"live\":\"hello\",\"version\":1,\"token\":\"" + token + "\"}\n");
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(5000);
+    while (fd_ >= 0 && !welcomed_) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+      if (left <= 0) return fail("the editor did not answer within 5 s");
+      read(static_cast<int>(left));
+    }
+    return welcomed_ ? std::string() : (refused_.empty() ? std::string("the connection closed") : refused_);
+  }
+
+  std::string fail(const std::string& why) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    return why;
+  }
+
+  /** Reads what the editor sent (waits up to timeoutMs; -1: until something arrives) and acts on each line. */
+  void read(int timeoutMs) {
+    pollfd p{fd_, POLLIN, 0};
+    const int r = ::poll(&p, 1, timeoutMs);
+    if (r < 0 && errno == EINTR) return;
+    if (r <= 0) return;
+    char buf[4096];
+    const ssize_t n = ::recv(fd_, buf, sizeof buf, 0);
+    if (n <= 0) return gone("the editor closed the connection");
+    in_.append(buf, static_cast<std::size_t>(n));
+    if (in_.size() > (1u << 20)) return gone("the editor sent a line longer than 1 MiB");
+    for (std::size_t nl; (nl = in_.find('\n')) != std::string::npos;) {
+      handle(in_.substr(0, nl));
+      in_.erase(0, nl + 1);
+    }
+  }
+
+  /** The editor's control lines are exactly the forms of docs/live-protocol.md. */
+  void handle(const std::string& line) {
+    const std::string kind = stringField(line, "live");
+    if (kind == "welcome") welcomed_ = true;
+    else if (kind == "refused") {
+      refused_ = "the editor refused the connection: " + stringField(line, "reason");
+      fail(refused_);
+    } else if (kind == "arm") armed_ = true;
+    else if (kind == "disarm") armed_ = false;
+    else if (kind == "go") {
+      const std::size_t at = line.find("\"frame\":");
+      if (at != std::string::npos) go_ = std::max(go_, static_cast<std::int64_t>(std::strtoll(line.c_str() + at + 8, nullptr, 10)));
+    }
+  }
+
+  static std::string stringField(const std::string& line, const std::string& key) {
+    const std::string k = "\"" + key + "\":\"";
+    const std::size_t at = line.find(k);
+    if (at == std::string::npos) return "";
+    const std::size_t end = line.find('"', at + k.size());
+    return line.substr(at + k.size(), end == std::string::npos ? std::string::npos : end - at - k.size());
+  }
+#endif
+
+  void gone(const char* why) {
+    if (fd_ < 0) return;
+    if (welcomed_) std::fprintf(stderr, "contact-lens: live: %s; writing the file only\n", why);
+#if !defined(_WIN32)
+    ::close(fd_);
+#endif
+    fd_ = -1;
+    armed_ = false;
+  }
+
+  int fd_ = -1;
+  bool welcomed_ = false, armed_ = false;
+  std::int64_t go_ = -1;
+  std::string in_, refused_;
+};
+
 }  // namespace detail
 
 inline Body Body::sphere(std::string name, double radius, double mass) {
@@ -200,18 +421,21 @@ class Recorder {
       throw RecordingError(path + ": cannot be created");
     }
     Recorder r(path, f, h.bodies.size());
+    r.live_ = detail::LiveSink::fromEnvironment();
     r.put(line);
     return r;
   }
 
   Recorder(Recorder&& o) noexcept
       : path_(std::move(o.path_)), file_(std::exchange(o.file_, nullptr)), bodies_(o.bodies_),
-        lastFrame_(o.lastFrame_), lastTime_(o.lastTime_), initialWritten_(o.initialWritten_) {}
+        lastFrame_(o.lastFrame_), lastTime_(o.lastTime_), initialWritten_(o.initialWritten_),
+        framesWritten_(o.framesWritten_), live_(std::move(o.live_)) {}
   Recorder& operator=(Recorder&& o) noexcept {
     if (this != &o) {
       close();
       path_ = std::move(o.path_); file_ = std::exchange(o.file_, nullptr); bodies_ = o.bodies_;
       lastFrame_ = o.lastFrame_; lastTime_ = o.lastTime_; initialWritten_ = o.initialWritten_;
+      framesWritten_ = o.framesWritten_; live_ = std::move(o.live_);
     }
     return *this;
   }
@@ -247,12 +471,24 @@ class Recorder {
     put(line);
     lastFrame_ = f.frame;
     lastTime_ = f.time;
+    ++framesWritten_;
+    if (live_) live_->frameWritten(f.frame);  // returns when the editor lets the frame go, while a break is armed
   }
 
+  /** Writes the closing line {"end":{"frames":N}} and closes the file (and the editor's connection). */
   void close() {
-    if (file_) std::fclose(file_);
+    if (file_) {
+      const std::string end = "{\"end\":{\"frames\":" + std::to_string(framesWritten_) + "}}\n";
+      std::fwrite(end.data(), 1, end.size(), file_);
+      if (live_) live_->send(end);
+      std::fclose(file_);
+    }
     file_ = nullptr;
+    live_.reset();
   }
+
+  /** True while the lines also go to the editor (CONTACT_LENS_LIVE). */
+  bool streaming() const { return live_ && live_->connected(); }
 
   const std::string& path() const { return path_; }
 
@@ -263,6 +499,7 @@ class Recorder {
     if (!file_) throw RecordingError(path_ + ": the recorder is closed");
     if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0)
       throw RecordingError(path_ + ": write failed");
+    if (live_) live_->send(line);
   }
 
   static std::string headerLine(const Header& h) {
@@ -412,6 +649,8 @@ class Recorder {
   std::int64_t lastFrame_ = -1;
   double lastTime_ = -HUGE_VAL;
   bool initialWritten_ = false;
+  std::int64_t framesWritten_ = 0;
+  std::unique_ptr<detail::LiveSink> live_;
 };
 
 }  // namespace contact_lens

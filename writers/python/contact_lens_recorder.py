@@ -13,13 +13,24 @@ Every number is checked to be finite before anything is written (a NaN raises Re
 the field, and the frame is not written, so the file stays valid); doubles are written with repr(),
 the shortest text that reads back bit-identically; one line per frame, flushed; an existing file is
 never overwritten unless overwrite=True. numpy arrays and numpy scalars are accepted wherever a list
-of numbers is (each element goes through float()).
+of numbers is (each element goes through float()). close() writes the closing line {"end":{"frames":N}}
+(docs/recording-format.md "Closing line").
+
+Live: when the environment variable CONTACT_LENS_LIVE is set (Contact Lens: Listen for a Live Engine shows
+it), Recorder.create() also connects to the editor on this machine and sends it every line it writes; while
+the editor has a break armed, write_frame() returns only when the editor lets that frame go (step,
+continue). Without the variable nothing of this runs (docs/live-protocol.md).
 """
 from __future__ import annotations
 
 import json
 import math
 import os
+import re
+import select
+import socket
+import sys
+import time
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 __all__ = [
@@ -239,6 +250,145 @@ def _contact(c: Mapping[str, Any], field: str, body_count: int) -> str:
     return out + "}"
 
 
+
+# ---------------------------------------------------------------------------------------------- live sink
+
+_TOKEN = re.compile(r"^[0-9a-f]{32}$")
+
+
+class _LiveSink:
+    """The editor's loopback socket (docs/live-protocol.md, version 1): lines sent as written, the editor's
+    answer awaited after a frame while a break is armed."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock: Optional[socket.socket] = sock
+        self._in = b""
+        self._welcomed = False
+        self._armed = False
+        self._go = -1
+        self._refused = ""
+
+    @classmethod
+    def from_environment(cls) -> "Optional[_LiveSink]":
+        """None when CONTACT_LENS_LIVE is not set, or (one line on stderr) when the editor cannot be reached."""
+        value = os.environ.get("CONTACT_LENS_LIVE")
+        if not value:
+            return None
+        try:
+            return cls._connect(value)
+        except (OSError, ValueError) as e:
+            print(f"contact-lens: live: cannot stream to the editor: {e}; writing the file only", file=sys.stderr)
+            return None
+
+    @classmethod
+    def _connect(cls, value: str) -> "_LiveSink":
+        where, sep, token = value.rpartition("?token=")
+        if not sep or not _TOKEN.match(token):
+            raise ValueError("CONTACT_LENS_LIVE: expected tcp://127.0.0.1:PORT?token=HEX (32 hexadecimal digits)")
+        if where.startswith("tcp://"):
+            host, _, port = where[6:].rpartition(":")
+            if host not in ("127.0.0.1", "[::1]", "::1"):
+                raise ValueError(f"CONTACT_LENS_LIVE: the host {host!r} is not the loopback address")
+            family = socket.AF_INET6 if ":" in host else socket.AF_INET
+            sock = socket.socket(family, socket.SOCK_STREAM)
+            sock.connect((host.strip("[]"), int(port)))
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        elif where.startswith("unix://"):
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.connect(where[7:])
+        else:
+            raise ValueError("CONTACT_LENS_LIVE must start with tcp:// or unix://")
+        sink = cls(sock)
+        sink.send('{"live":"hello","version":1,"token":"' + token + '"}\n')
+        deadline = time.monotonic() + 5.0
+        while sink._sock is not None and not sink._welcomed:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                sink.close()
+                raise ValueError("the editor did not answer within 5 s")
+            sink._read(left)
+        if not sink._welcomed:
+            raise ValueError(sink._refused or "the connection closed")
+        return sink
+
+    @property
+    def connected(self) -> bool:
+        return self._sock is not None
+
+    def send(self, line: str) -> None:
+        if self._sock is None:
+            return
+        try:
+            self._sock.sendall(line.encode("utf-8"))  # blocks while the socket buffer is full: back-pressure
+        except OSError:
+            self._gone("the connection broke")
+
+    def frame_written(self, frame: int) -> None:
+        if self._sock is None:
+            return
+        self._read(0)
+        if not self._armed or self._sock is None:
+            return
+        self.send('{"live":"wait","frame":' + str(int(frame)) + "}\n")
+        while self._sock is not None and self._armed and self._go < frame:
+            self._read(None)
+
+    def close(self) -> None:
+        if self._sock is not None:
+            try:
+                self._sock.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+            self._sock.close()
+            self._sock = None
+
+    def _read(self, timeout: Optional[float]) -> None:
+        sock = self._sock
+        if sock is None:
+            return
+        ready, _, _ = select.select([sock], [], [], timeout)
+        if not ready:
+            return
+        try:
+            data = sock.recv(4096)
+        except OSError:
+            data = b""
+        if not data:
+            return self._gone("the editor closed the connection")
+        self._in += data
+        if len(self._in) > 1 << 20:
+            return self._gone("the editor sent a line longer than 1 MiB")
+        while b"\n" in self._in:
+            line, self._in = self._in.split(b"\n", 1)
+            try:
+                m = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(m, dict):
+                continue
+            kind = m.get("live")
+            if kind == "welcome":
+                self._welcomed = True
+            elif kind == "refused":
+                self._refused = f"the editor refused the connection: {m.get('reason', '')}"
+                self.close()
+                return
+            elif kind == "arm":
+                self._armed = True
+            elif kind == "disarm":
+                self._armed = False
+            elif kind == "go" and isinstance(m.get("frame"), int):
+                self._go = max(self._go, m["frame"])
+
+    def _gone(self, why: str) -> None:
+        if self._sock is None:
+            return
+        if self._welcomed:
+            print(f"contact-lens: live: {why}; writing the file only", file=sys.stderr)
+        self._sock.close()
+        self._sock = None
+        self._armed = False
+
 # ---------------------------------------------------------------------------------------------- the writer
 
 class Recorder:
@@ -252,6 +402,7 @@ class Recorder:
         self._last_time = -math.inf
         self.frames_written = 0
         self._initial_written = False
+        self._live: Optional[_LiveSink] = None
 
     @classmethod
     def create(cls, path: str, *, dt: float, gravity: Sequence[float], bodies: Sequence[Mapping[str, Any]],
@@ -274,9 +425,21 @@ class Recorder:
             fh = open(path, "w" if overwrite else "x", encoding="utf-8", newline="\n")
         except FileExistsError:
             raise RecordingError(f"{path}: already exists (pass overwrite=True to replace it)") from None
-        fh.write(line)
-        fh.flush()
-        return cls(path, fh, len(bodies))
+        rec = cls(path, fh, len(bodies))
+        rec._live = _LiveSink.from_environment()
+        rec._put(line)
+        return rec
+
+    @property
+    def streaming(self) -> bool:
+        """True while the lines also go to the editor (CONTACT_LENS_LIVE)."""
+        return self._live is not None and self._live.connected
+
+    def _put(self, line: str) -> None:
+        self._fh.write(line)
+        self._fh.flush()
+        if self._live is not None:
+            self._live.send(line)
 
     def write_initial(self, bodies: Sequence[Mapping[str, Any]], time: Optional[float] = None) -> None:
         """Format 1.1: the bodies' state before the first step (line 2), once, before the first frame, so the
@@ -292,8 +455,7 @@ class Recorder:
                     + ",".join(_state(s, f"initial.bodies[{i}]", False) for i, s in enumerate(bodies)) + "]}}\n")
         except RecordingError as e:
             raise RecordingError(f"{self.path}: {e}") from None
-        self._fh.write(line)
-        self._fh.flush()
+        self._put(line)
         self._initial_written = True
 
     def write_frame(self, *, frame: int, time: float, bodies: Sequence[Mapping[str, Any]],
@@ -310,10 +472,11 @@ class Recorder:
             raise RecordingError(f"{self.path}: {where}: {e}") from None
         if self._fh is None:
             raise RecordingError(f"{self.path}: the recorder is closed")
-        self._fh.write(line)
-        self._fh.flush()
+        self._put(line)
         self._last_frame, self._last_time = int(frame), float(time)
         self.frames_written += 1
+        if self._live is not None:
+            self._live.frame_written(int(frame))  # returns when the editor lets the frame go, while a break is armed
 
     def _frame_line(self, frame, time, bodies, contacts, solver, pre, A, b, energy, external=None) -> str:
         fr = _int(frame, "frame")
@@ -354,9 +517,14 @@ class Recorder:
         return out + "}\n"
 
     def close(self) -> None:
+        """Writes the closing line {"end":{"frames":N}} and closes the file (and the editor's connection)."""
         if self._fh is not None:
+            self._put('{"end":{"frames":' + str(self.frames_written) + "}}\n")
             self._fh.close()
             self._fh = None
+        if self._live is not None:
+            self._live.close()
+            self._live = None
 
     def __enter__(self) -> "Recorder":
         return self

@@ -43,42 +43,54 @@ export interface DetectableBody {
 export const TOUCH_TOLERANCE = 1e-6;
 
 /**
+ * A speculative row between two dynamic bodies reaches at most ρ_a + ρ_b (m, their bounding radii): a pair
+ * farther apart meets within the step only if it closes more than the two bodies' size, which speculative
+ * margins do not handle without ghost rows (Catto, "Continuous Collision", GDC 2013: speculative contacts for
+ * moderate speeds, time of impact for bullets; Box2D v3 caps its speculative distance likewise). A static
+ * body (a half-space cannot be passed through, and its rows are one per point) leaves the reach uncapped.
+ */
+export function speculativeCap(radiusA: number, radiusB: number, staticPair: boolean): number {
+  return staticPair ? Infinity : radiusA + radiusB;
+}
+
+/**
  * Touching or overlapping contacts (separation ≤ TOUCH_TOLERANCE) of all candidate pairs and, when `dt` is
- * given, speculative ones: apart by a gap s > TOUCH_TOLERANCE that the two surfaces could close within the
- * step (docs/physics.md "Speculative contacts"). How far a body can move towards the other along the
- * contact normal n in one step:
- * - a body in free flight (no touching or closing contact with another body this step) moves ballistically:
- *   Δt·(max(0, −v_a·n) for body a, max(0, v_b·n) for body b, n from b into a) plus its turn;
- * - a body in contact may be stopped or deflected by the solver within the step (the box below, landing
- *   on the pile, no longer moves with the box above it), so it reaches Δt·|v| in any direction plus its turn.
- * The turn of a body spinning at ω moves a surface point at r from the centre by Δt·(ω × r)·n = Δt·r·(n × ω)
- * ≤ Δt·ρ|n × ω| along n (ρ: farthest surface point from the centre); a spin about n moves nothing along n.
- * Boxes falling side by side thus get no rows between them, while a box above one that lands still does.
+ * given, speculative ones: apart by a gap s > TOUCH_TOLERANCE that the pair could close within the step
+ * (docs/physics.md "Speculative contacts"; Catto GDC 2013, Box2D v3's speculative margin). The reach of a
+ * pair along its normal n (from b into a) comes from the pair's relative motion, not each body's speed:
+ *   Δt·max(0, (v_b − v_a)·n)  +  Δt·(δ_a + δ_b)  +  Δt·ρ_a|n × ω_a| + Δt·ρ_b|n × ω_b|,  capped (speculativeCap),
+ * - the relative normal velocity: bodies moving together (falling side by side, a pile sliding as one)
+ *   cannot meet;
+ * - δ_k, the fastest approach of body k's touching or closing contacts (at their points, ≥ 0): the solver
+ *   may change body k's velocity within the step by about that much (a box landing on the pile stops while
+ *   the box above it does not; a box hit at 15 m/s is pushed on), so its reach grows by Δt·δ_k in any direction;
+ * - the turn: a point at r from the centre moves by Δt·(ω × r)·n ≤ Δt·ρ|n × ω| along n (ρ: the farthest
+ *   surface point from the centre), so a spin about n adds nothing.
  * The broad phase grows each AABB by CONTACT_MARGIN + Δt(|v| + |ω|ρ) (Catto GDC 2013: AABBs grown by a
- * step's motion) and the narrow phase gets the pair's sum of those, an upper bound of both reaches.
+ * step's motion); the narrow phase gets the pair's sum of those, which also bounds the reach above.
  */
 export function detectContacts(bodies: readonly DetectableBody[], sap: SweepAndPrune = new SweepAndPrune(), dt = 0): DetectedContact[] {
   const colliders: Collider[] = bodies.map(colliderOf);
   const N = bodies.length;
   const speculative = dt > 0;
-  /** Per body: Δt|v|, Δt·ρ (turn per unit |n × ω|) and the isotropic bound Δt(|v| + |ω|ρ) for the broad phase. */
-  const travel = new Float64Array(N),
-    turnArm = new Float64Array(N),
+  /** Per body: Δt·ρ (turn per unit |n × ω|), ρ, the isotropic bound Δt(|v| + |ω|ρ) for the broad phase, δ. */
+  const turnArm = new Float64Array(N),
+    radius = new Float64Array(N),
     reach = new Float64Array(N),
-    margins = new Float64Array(N);
+    margins = new Float64Array(N),
+    deflect = new Float64Array(N);
   for (let i = 0; i < N; i++) {
     const b = bodies[i];
+    radius[i] = boundingRadius(b.desc.shape);
     if (speculative && !b.isStatic && b.v && b.w) {
-      travel[i] = dt * hypot3(b.v[0], b.v[1], b.v[2]);
-      turnArm[i] = dt * boundingRadius(b.desc.shape);
-      reach[i] = travel[i] + turnArm[i] * hypot3(b.w[0], b.w[1], b.w[2]);
+      turnArm[i] = dt * radius[i];
+      reach[i] = dt * hypot3(b.v[0], b.v[1], b.v[2]) + turnArm[i] * hypot3(b.w[0], b.w[1], b.w[2]);
     }
     margins[i] = CONTACT_MARGIN + reach[i];
   }
   const found: DetectedContact[] = [];
-  /** Per found contact: can the pair close its gap in free flight? Per body: does it touch or close on another body? */
-  const ballistic: boolean[] = [];
-  const inContact = new Uint8Array(N);
+  /** Per found speculative contact: its reach from the relative motion alone (−1: touching or closing). */
+  const relReach: number[] = [];
   // Indexed loops, not for…of with destructuring: no iterator objects per pair and per contact.
   const pairs = candidatePairs(colliders, sap, speculative ? margins : CONTACT_MARGIN);
   for (let p = 0; p < pairs.length; p++) {
@@ -94,28 +106,28 @@ export function detectContacts(bodies: readonly DetectableBody[], sap: SweepAndP
       const gap = c.separation > TOUCH_TOLERANCE ? c.separation : 0;
       if (gap > bound) continue;
       const n = c.normal;
-      const closing = gap === 0 || gap <= dt * (Math.max(0, -alongNormal(a.v, a, n)) + Math.max(0, alongNormal(b.v, b, n))) + turn(i, a, n) + turn(j, b, n);
+      const rel = gap === 0 ? 0 : dt * Math.max(0, alongNormal(b.v, b, n) - alongNormal(a.v, a, n)) + turn(i, a, n) + turn(j, b, n);
+      const closing = gap === 0 || gap <= rel;
       if (closing) {
-        if (!a.isStatic) inContact[i] = 1;
-        if (!b.isStatic) inContact[j] = 1;
+        const u = approachSpeed(a, b, c.point, n);
+        if (u > 0) {
+          if (!a.isStatic && u > deflect[i]) deflect[i] = u;
+          if (!b.isStatic && u > deflect[j]) deflect[j] = u;
+        }
       }
-      ballistic.push(closing);
+      relReach.push(closing ? -1 : rel);
       found.push({ bodyA: i, bodyB: j, point: c.point, normal: c.normal, penetration: c.penetration, gap, featureId: c.featureId });
     }
   }
   const out: DetectedContact[] = [];
   for (let k = 0; k < found.length; k++) {
     const d = found[k];
-    if (!ballistic[k]) {
+    if (d.gap > 0) {
       const i = d.bodyA,
         j = d.bodyB;
-      if (!inContact[i] && !inContact[j]) continue;
-      const a = bodies[i],
-        b = bodies[j],
-        n = d.normal;
-      const ra = inContact[i] ? travel[i] : dt * Math.max(0, -alongNormal(a.v, a, n));
-      const rb = inContact[j] ? travel[j] : dt * Math.max(0, alongNormal(b.v, b, n));
-      if (d.gap > ra + rb + turn(i, a, n) + turn(j, b, n)) continue;
+      const cap = speculativeCap(radius[i], radius[j], bodies[i].isStatic || bodies[j].isStatic);
+      if (d.gap > cap) continue;
+      if (relReach[k] >= 0 && d.gap > relReach[k] + dt * (deflect[i] + deflect[j])) continue;
     }
     out.push(d);
   }

@@ -51,6 +51,8 @@ export interface FrameRecord {
   readonly frame: number;
   readonly time: number;
   readonly contacts: readonly FrameContact[];
+  /** How many of the contacts are speculative (gap > 0: still apart, docs/physics.md "Speculative contacts"). */
+  readonly speculativeRows: number;
   readonly islands: readonly IslandSolve[];
   readonly energy: EnergyLedger;
   /** Per body: pose at the start of the step (used for the contact geometry) and velocities after gravity, before the contact solve. */
@@ -192,9 +194,12 @@ export class World {
     const preState = this.bodies.map((b) => ({ x: b.x, q: b.q, v: b.v, w: b.w }));
     const detected = detectContacts(this.bodies, this.sap, this.config.dt);
     const contacts: ContactPoint[] = [];
+    let speculativeRows = 0;
     for (let k = 0; k < detected.length; k++) {
       const c = this.toContactPoint(detected[k]);
-      if (!this.bouncesBeforeTouching(c)) contacts.push(c);
+      if (this.bouncesBeforeTouching(c)) continue;
+      contacts.push(c);
+      if (!isTouching(c)) speculativeRows++;
     }
     if (this.options.contactOrderSeed !== undefined) shuffleContacts(contacts, this.options.contactOrderSeed ^ Math.imul(this.frame + 1, 0x9e3779b9));
     const solved = this.solveIslands(contacts);
@@ -205,7 +210,7 @@ export class World {
     // t = (k + 1)·dt; `this.frame` counts the steps done
     const frame = this.frame;
     this.frame += 1;
-    return { frame, time: this.time, contacts: solved.frameContacts, islands: solved.islands, energy, preState };
+    return { frame, time: this.time, contacts: solved.frameContacts, speculativeRows, islands: solved.islands, energy, preState };
   }
 
   /** v⁻ = v + Δt·g for every dynamic body. */

@@ -21,13 +21,43 @@ const CONTACT_BLOCK = 1 << CONTACT_BLOCK_BITS;
  * contacts instead of 26).
  */
 export class ContactColumns {
-  constructor(private readonly keys: ContactKeyTable) {}
-  private readonly key: Int32Array[] = [];
-  private readonly ln: Float64Array[] = [];
-  private readonly lt: Float64Array[] = [];
+  constructor(private readonly keys: Pick<ContactKeyTable, 'ids' | 'find'>) {}
+  private key: Int32Array[] = [];
+  private ln: Float64Array[] = [];
+  private lt: Float64Array[] = [];
   private n = 0;
   /** frameStart[i] … frameStart[i + 1]: the entries of frame i. */
-  private readonly frameStart: number[] = [0];
+  private frameStart: number[] = [0];
+
+  /** The columns as flat arrays and the key texts by id (the sidecar cache stores them). */
+  toCache(texts: readonly string[]): { keys: readonly string[]; arrays: { key: Int32Array; ln: Float64Array; lt: Float64Array; frameStart: Float64Array } } {
+    return {
+      keys: texts,
+      arrays: {
+        key: flat(this.key, this.n, Int32Array),
+        ln: flat(this.ln, this.n, Float64Array),
+        lt: flat(this.lt, this.n, Float64Array),
+        frameStart: Float64Array.from(this.frameStart),
+      },
+    };
+  }
+
+  /** Columns read back from toCache() (their contacts found by key text; nothing is added to them). */
+  static fromCache(keys: readonly string[], a: { key: Int32Array; ln: Float64Array; lt: Float64Array; frameStart: Float64Array }): ContactColumns {
+    const byText = new Map(keys.map((k, i) => [k, i]));
+    const c = new ContactColumns({
+      ids: () => {
+        throw new Error('columns read from a cache take no frames');
+      },
+      find: (text) => byText.get(text) ?? -1,
+    });
+    c.key = blocks(a.key);
+    c.ln = blocks(a.ln);
+    c.lt = blocks(a.lt);
+    c.n = a.key.length;
+    c.frameStart = Array.from(a.frameStart);
+    return c;
+  }
 
   add(f: RecordedFrame): void {
     const C = f.contacts.length;
@@ -72,17 +102,48 @@ export class ContactColumns {
   }
 }
 
+/** The first n entries of fixed-size blocks, as one array. */
+function flat<T extends Int32Array | Float64Array>(parts: readonly T[], n: number, Type: new (n: number) => T): T {
+  const out = new Type(n);
+  for (let b = 0; b < parts.length; b++) {
+    const from = b * CONTACT_BLOCK;
+    if (from >= n) break;
+    out.set(parts[b].subarray(0, Math.min(CONTACT_BLOCK, n - from)) as ArrayLike<number>, from);
+  }
+  return out;
+}
+
+/** A flat array seen as blocks of CONTACT_BLOCK entries (views, no copy; the last one may be shorter). */
+function blocks<T extends Int32Array | Float64Array>(a: T): T[] {
+  const out: T[] = [];
+  for (let from = 0; from < a.length; from += CONTACT_BLOCK) out.push(a.subarray(from, Math.min(a.length, from + CONTACT_BLOCK)) as T);
+  return out;
+}
+
 /**
  * Injected joules per contact of every frame (the diagnosis's per-frame map, contact index → J), kept sparse
  * and columnar: 12 bytes per contact that injected, in blocks like ContactColumns. One Map per frame cost
  * ~10 KiB of heap for a frame of 200 injecting contacts (99 MiB for the 10 000-frame synthetic recording).
  */
 export class InjectedColumns {
-  private readonly contact: Int32Array[] = [];
-  private readonly joules: Float64Array[] = [];
+  private contact: Int32Array[] = [];
+  private joules: Float64Array[] = [];
   private n = 0;
   /** frameStart[i] … frameStart[i + 1]: the entries of frame i, in the map's order. */
-  private readonly frameStart: number[] = [0];
+  private frameStart: number[] = [0];
+
+  toCache(): { contact: Int32Array; joules: Float64Array; frameStart: Float64Array } {
+    return { contact: flat(this.contact, this.n, Int32Array), joules: flat(this.joules, this.n, Float64Array), frameStart: Float64Array.from(this.frameStart) };
+  }
+
+  static fromCache(a: { contact: Int32Array; joules: Float64Array; frameStart: Float64Array }): InjectedColumns {
+    const c = new InjectedColumns();
+    c.contact = blocks(a.contact);
+    c.joules = blocks(a.joules);
+    c.n = a.contact.length;
+    c.frameStart = Array.from(a.frameStart);
+    return c;
+  }
 
   add(byContact: ReadonlyMap<number, number>): void {
     for (const [c, j] of byContact) {

@@ -5,6 +5,8 @@
  * one read of the recording); frame views, contact series and what-ifs are computed on demand.
  */
 import { type FrameDetail, Session } from '../../session/session.js';
+import { GrowingRecording, type LinePlace } from '../../session/growingRecording.js';
+import { RecordingReader } from '../../format/recordingFile.js';
 import { Diagnoser, frameEnergyParts, type DiagnosisOptions, type Finding } from '../../session/diagnose.js';
 import { contactKeyText } from '../../session/contactKeys.js';
 import { ContactColumns, InjectedColumns } from './contactColumns.js';
@@ -15,6 +17,7 @@ import { assembleProblem, DEFAULT_ASSEMBLY } from '../../engine/assembly.js';
 import { conditioning } from '../../engine/conditioning.js';
 import { buildIslands } from '../../engine/collision/islands.js';
 import { headerFromWorld } from '../../format/worldRecording.js';
+import type { CacheOptions } from '../../format/sidecarCache.js';
 import { solveTimeBodies } from '../../session/preSolve.js';
 import { toContactPoint, type RecordedFrame, type RecordingHeader } from '../../format/recording.js';
 import type {
@@ -33,7 +36,7 @@ import { MAX_MATRIX_ROWS } from '../../protocol/inspector.js';
 import { encodeHeatMap } from '../../protocol/heatMap.js';
 import type { SceneInfo } from '../../protocol/scene.js';
 import { sceneFrame, sceneInfo } from './sceneData.js';
-import { contactState } from './contactState.js';
+import { contactState } from '../../session/contactState.js';
 import { whatIfView } from './whatIfView.js';
 
 /** Largest island (contacts) whose κ is computed in the timeline pass; larger islands are left out there. */
@@ -51,6 +54,18 @@ export { SERIES_MAX_POINTS } from './contactColumns.js';
 export const FRAME_VIEW_CACHE_SIZE = 4;
 
 export type Progress = (message: string, fraction: number | null) => void;
+
+/** The inspector's section of a recording's sidecar cache, per diagnosis settings (they change the findings). */
+const inspectorSection = (diagnosis: Partial<DiagnosisOptions>): string =>
+  `inspector:${JSON.stringify(Object.entries(diagnosis).sort(([a], [b]) => a.localeCompare(b)))}`;
+
+/** What the inspector's cache section holds besides its columns. */
+interface InspectorCacheJson {
+  readonly timeline: Timeline;
+  readonly findings: FindingView[];
+  readonly keys: readonly string[];
+  readonly resolveBudgetFrame: number | null;
+}
 
 interface MutableTimeline {
   frame: number[];
@@ -155,7 +170,7 @@ export function toFindingView(x: Finding, index: number): FindingView {
 }
 
 /** Accumulates the timeline, the contact columns and the diagnosis, one frame at a time, in order. */
-class TimelineBuilder {
+export class TimelineBuilder {
   readonly t = emptyTimeline();
   readonly contacts: ContactColumns;
   /** Per session position: injected joules per contact. */
@@ -171,7 +186,7 @@ class TimelineBuilder {
     this.diag = new Diagnoser(header, { ...diagnosis, keepFrames: false }, initialEnergy);
     this.contacts = new ContactColumns(this.diag.keys);
   }
-  add(f: RecordedFrame): void {
+  add(f: RecordedFrame, kappa = true): void {
     const t = this.t,
       n = t.frame.length;
     const { kinetic, potential } = frameEnergyParts(this.header, f);
@@ -190,7 +205,8 @@ class TimelineBuilder {
       (t.ledger[name] ??= new Array<number | null>(n).fill(null)).push(finiteOrNull(v));
     }
     for (const col of Object.values(t.ledger)) if (col.length === n) col.push(null);
-    const k = frameKappa(this.header, f, this.prev);
+    // a live session that falls behind skips the timeline's κ (the frame's own view always has its islands' κ)
+    const k = kappa ? frameKappa(this.header, f, this.prev) : { kappa: null, kappaRange: null };
     t.kappa.push(k.kappa);
     t.kappaRange.push(k.kappaRange);
     t.maxDepth.push(f.contacts.reduce((m, c) => Math.max(m, c.depth), 0));
@@ -207,6 +223,11 @@ class TimelineBuilder {
   get resolveBudgetFrame(): number | null {
     return this.diag.cost.exhaustedAt;
   }
+  /** The contact keys' texts by id (what the contact columns refer to). */
+  keyTexts(): string[] {
+    const k = this.diag.keys;
+    return Array.from({ length: k.size }, (_, i) => k.text(i));
+  }
   findings(): FindingView[] {
     const byFrame = new Map<number, number>();
     this.t.frame.forEach((fr, i) => {
@@ -214,26 +235,92 @@ class TimelineBuilder {
     });
     return this.diag.findings.map((x) => toFindingView(x, byFrame.get(x.frame) ?? 0));
   }
+  /** Findings found so far (the diagnosis' count). */
+  get findingCount(): number {
+    return this.diag.findings.length;
+  }
+  /** The findings from the k-th on, as views (a growing session: the ones its last frames added). */
+  findingsFrom(k: number): FindingView[] {
+    const frames = this.t.frame;
+    const indexOf = (fr: number): number => {
+      // frames strictly increase: binary search, newest first
+      let lo = 0,
+        hi = frames.length - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        if (frames[mid] === fr) return mid;
+        if (frames[mid] < fr) lo = mid + 1;
+        else hi = mid - 1;
+      }
+      return 0;
+    };
+    return this.diag.findings.slice(k).map((x) => toFindingView(x, indexOf(x.frame)));
+  }
 }
 
 export class InspectorModel {
   private constructor(
     readonly session: Session,
-    readonly info: SessionInfo,
+    /** frameCount grows with append() (a recording still being written). */
+    public info: SessionInfo,
     readonly timeline: Timeline,
-    readonly findings: readonly FindingView[],
+    readonly findings: FindingView[],
     /** Recording lines skipped while indexing (bad JSON, NaN, truncated last line), "file: line N: …". */
     readonly skipped: readonly string[],
     private readonly contactColumns: ContactColumns,
     private readonly injectedByContact: InjectedColumns = new InjectedColumns(),
     /** First frame whose islands the diagnosis left unsolved because its re-solve budget ran out (null: none). */
-    private readonly resolveBudgetFrame: number | null = null,
+    private resolveBudgetFrame: number | null = null,
   ) {
     this.scene = sceneInfo(session.header);
   }
 
   /** Body shapes for the scene view (sent with init). */
   readonly scene: SceneInfo;
+  /** The streaming pass's state and the session's frame source, kept when the session can grow (append()). */
+  private growth: { readonly builder: TimelineBuilder; readonly source: GrowingRecording } | null = null;
+
+  /**
+   * A model whose session grows (a recording still being written, src/session/growingRecording.ts): the timeline
+   * and the diagnosis go on from `builder` (which has seen the source's frames), one append() per new frame.
+   */
+  static growing(source: GrowingRecording, info: SessionInfo, builder: TimelineBuilder, skipped: readonly string[] = []): InspectorModel {
+    const m = new InspectorModel(
+      Session.fromSource(source),
+      info,
+      builder.t,
+      builder.findings(),
+      skipped,
+      builder.contacts,
+      builder.injectedByContact,
+      builder.resolveBudgetFrame,
+    );
+    m.growth = { builder, source };
+    return m;
+  }
+
+  /** True when append() can add frames (a plain recording, a live stream). */
+  get canGrow(): boolean {
+    return this.growth !== null;
+  }
+
+  /**
+   * Adds the next frame, read from the file at `at`, to the session, the timeline and the diagnosis, and returns
+   * the findings it added. Cached frame views stay valid: a frame's view depends only on it and the frames
+   * before it, except for the re-solve budget note, which only appears on later frames.
+   */
+  append(f: RecordedFrame, at: LinePlace, options: { readonly kappa?: boolean } = {}): FindingView[] {
+    if (!this.growth) throw new Error('this session does not grow');
+    const b = this.growth.builder;
+    this.growth.source.append(f, at);
+    const k = b.findingCount;
+    b.add(f, options.kappa ?? true);
+    const added = b.findingsFrom(k);
+    for (const x of added) this.findings.push(x);
+    this.resolveBudgetFrame = b.resolveBudgetFrame;
+    this.info = { ...this.info, frameCount: this.session.frameCount };
+    return added;
+  }
   /** LRU of frame views by "index/estimate|exact" (Map iteration order is insertion order). */
   private readonly views = new Map<string, FrameView>();
 
@@ -261,11 +348,23 @@ export class InspectorModel {
     return new InspectorModel(session, info, builder.t, builder.findings(), [], builder.contacts, builder.injectedByContact, builder.resolveBudgetFrame);
   }
 
-  /** Opens a recording (ours or another engine's): ONE streaming pass indexes it and builds the timeline and the diagnosis. */
-  static async fromRecording(file: string, diagnosis: Partial<DiagnosisOptions> = {}, progress?: Progress, signal?: AbortSignal): Promise<InspectorModel> {
+  /**
+   * Opens a recording (ours or another engine's): ONE streaming pass indexes it and builds the timeline and the
+   * diagnosis — or, when the recording's sidecar cache holds them for these diagnosis settings, no pass at all.
+   */
+  static async fromRecording(
+    file: string,
+    diagnosis: Partial<DiagnosisOptions> = {},
+    progress?: Progress,
+    signal?: AbortSignal,
+    cache: CacheOptions = { mode: 'off' },
+  ): Promise<InspectorModel> {
     let builder: TimelineBuilder | null = null;
-    const session = await Session.openRecording(file, {
+    const section = inspectorSection(diagnosis);
+    const reader = await RecordingReader.open(file, {
       signal,
+      cache,
+      needsFrames: (c) => !c.get(section),
       onProgress: (read, total) =>
         progress?.(
           `reading ${file.split(/[\\/]/).pop()}: ${(read / 2 ** 20).toFixed(0)} / ${(total / 2 ** 20).toFixed(0)} MiB`,
@@ -273,10 +372,9 @@ export class InspectorModel {
         ),
       onFrame: (_, f, header) => (builder ??= new TimelineBuilder(header, diagnosis)).add(f),
     });
-    const reader = session.reader!;
+    const source = new GrowingRecording(file, reader.header, reader);
+    const session = Session.fromSource(source);
     const n = session.frameCount;
-    builder ??= new TimelineBuilder(session.header, diagnosis);
-    const built = builder as TimelineBuilder;
     const h = session.header;
     const info: SessionInfo = {
       title: file.split(/[\\/]/).pop() ?? file,
@@ -287,16 +385,35 @@ export class InspectorModel {
       dt: h.dt,
       bodies: h.bodies.map((b) => b.name),
     };
-    return new InspectorModel(
-      session,
-      info,
-      built.t,
-      built.findings(),
-      reader.errors.map((e) => e.message),
-      built.contacts,
-      built.injectedByContact,
-      built.resolveBudgetFrame,
-    );
+    const skipped = reader.errors.map((e) => e.message);
+    const kept = reader.fromCache ? reader.cache.get(section) : undefined;
+    if (kept) {
+      const j = kept.json as InspectorCacheJson;
+      const a = kept.arrays as Record<string, Int32Array & Float64Array>;
+      const contacts = ContactColumns.fromCache(j.keys, { key: a.key, ln: a.ln, lt: a.lt, frameStart: a.frameStart });
+      const injected = InjectedColumns.fromCache({ contact: a.injContact, joules: a.injJoules, frameStart: a.injFrameStart });
+      // the ledger and injection columns are keyed by the recording's own names: no prototype, as when built
+      const noProto = <T extends object>(o: T | undefined): T | undefined => (o ? Object.assign(Object.create(null) as T, o) : o);
+      const timeline = { ...j.timeline, ledger: noProto(j.timeline.ledger)!, ...(j.timeline.injection ? { injection: noProto(j.timeline.injection) } : {}) };
+      return new InspectorModel(session, info, timeline, j.findings, skipped, contacts, injected, j.resolveBudgetFrame);
+    }
+    builder ??= new TimelineBuilder(session.header, diagnosis);
+    const built = builder as TimelineBuilder;
+    const findings = built.findings();
+    if (reader.cache.enabled) {
+      const c = built.contacts.toCache(built.keyTexts());
+      const inj = built.injectedByContact.toCache();
+      const json: InspectorCacheJson = { timeline: built.t, findings, keys: c.keys, resolveBudgetFrame: built.resolveBudgetFrame };
+      reader.cache.set(section, {
+        json,
+        arrays: { ...c.arrays, injContact: inj.contact, injJoules: inj.joules, injFrameStart: inj.frameStart },
+      });
+      reader.cache.save();
+    }
+    const m = new InspectorModel(session, info, built.t, findings, skipped, built.contacts, built.injectedByContact, built.resolveBudgetFrame);
+    // a plain recording can be followed as it grows (append()); a compressed or cached one is shown as it was
+    if (!reader.compressed) m.growth = { builder: built, source };
+    return m;
   }
 
   /**

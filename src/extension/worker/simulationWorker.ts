@@ -16,6 +16,7 @@ import type { SolveOptions } from '../../engine/solvers/types.js';
 import type { World } from '../../engine/world/world.js';
 import { InspectorModel, toFindingView } from '../model/inspectorModel.js';
 import { openProblemView } from '../model/problemView.js';
+import { LiveHub } from '../live/liveHub.js';
 import type { CompareRun, ScenarioCheck, SolverOverride, WorkerEnvelope, WorkerReply, WorkerRequest, WorkerResults } from './workerProtocol.js';
 import { CompareModel } from '../model/compareModel.js';
 import { enginesView } from '../model/enginesView.js';
@@ -70,9 +71,13 @@ function scenarioNamed(file: string, text: string, name: string | null): ReturnT
   return s;
 }
 
+/** Live sessions of this worker: a recording followed as it grows, or writers streaming (src/extension/live/). */
+const live = new LiveHub((event) => port.postMessage({ id: 0, kind: 'event', event } satisfies WorkerReply));
+
 function currentModel(): InspectorModel {
-  if (!model) throw new Error('no session is open in this worker');
-  return model;
+  const m = live.model ?? model;
+  if (!m) throw new Error('no session is open in this worker');
+  return m;
 }
 
 async function handle(id: number, r: WorkerRequest): Promise<WorkerResults[WorkerRequest['op']]> {
@@ -90,9 +95,24 @@ async function handle(id: number, r: WorkerRequest): Promise<WorkerResults[Worke
       compare?.close();
       compare = null;
       model?.close();
-      model = await InspectorModel.fromRecording(r.file, r.diagnosis, progress);
-      return { info: model.info, timeline: model.timeline, findings: model.findings, skipped: model.skipped, scene: model.scene };
+      // the recording's sidecar cache: beside it, or in the extension's storage (a second open reads no frame)
+      model = await InspectorModel.fromRecording(r.file, r.diagnosis, progress, undefined, { mode: 'auto', dir: r.cacheDir ?? null });
+      let skipped = model.skipped;
+      if (r.follow && model.canGrow) {
+        live.follow(model, r.file, r.diagnosis);
+        // a last line still being written is waited for, not reported
+        skipped = skipped.filter((m) => !/the last line is incomplete/.test(m));
+      }
+      return { info: model.info, timeline: model.timeline, findings: model.findings, skipped, scene: model.scene };
     }
+    case 'listen':
+      return live.listen(r.folder, r.diagnosis);
+    case 'live':
+      live.action(r.action);
+      return null;
+    case 'stopLive':
+      await live.close();
+      return null;
     case 'openProblem':
       // one frame, no session: the view is complete (every solver solved) when it is returned
       return openProblemView(r.path, r.file, progress);

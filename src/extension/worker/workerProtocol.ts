@@ -6,6 +6,9 @@ import type { SolverName } from '../../engine/solvers/types.js';
 import type { SceneInfo } from '../../protocol/scene.js';
 import type { ProblemView } from '../../protocol/problem.js';
 import type { ContactSeries, FindingView, FrameView, SessionInfo, Timeline, WhatIfOptions, WhatIfView } from '../../protocol/inspector.js';
+import type { LiveAction } from '../../protocol/live.js';
+import type { LiveEvent } from '../live/liveFeed.js';
+import type { Listening } from '../live/liveHub.js';
 import type { CompareView, CrossDirection, CrossWhatIfView, EnginesView } from '../../protocol/compare.js';
 
 /** The second run of compare mode: a recording, the open scenario with another of our solvers, or an engine of the engines table. */
@@ -73,7 +76,13 @@ export type WorkerRequest =
       readonly diagnosis: DiagnosisSettings;
       readonly override: SolverOverride;
     }
-  | { readonly op: 'openRecording'; readonly file: string; readonly diagnosis: DiagnosisSettings }
+  /** `follow`: go on reading what is appended to the file (a recording still being written), as live events. */
+  | { readonly op: 'openRecording'; readonly file: string; readonly diagnosis: DiagnosisSettings; readonly follow?: boolean; readonly cacheDir?: string | null }
+  /** Listen for live writers (docs/live-protocol.md); their recordings go to `folder`. */
+  | { readonly op: 'listen'; readonly folder: string; readonly diagnosis: DiagnosisSettings }
+  /** Pause, step, continue, break conditions of the live writer shown. */
+  | { readonly op: 'live'; readonly action: LiveAction }
+  | { readonly op: 'stopLive' }
   /** A problem file (docs/problem-format.md) read from `path`; `file` is the name messages use. */
   | { readonly op: 'openProblem'; readonly path: string; readonly file: string }
   | { readonly op: 'frame'; readonly index: number }
@@ -125,6 +134,9 @@ export interface WorkerResults {
   compareWith: CompareView;
   crossWhatIf: CrossWhatIfView;
   engines: EnginesView;
+  listen: Listening;
+  live: null;
+  stopLive: null;
 }
 
 /** host → worker */
@@ -137,4 +149,6 @@ export interface WorkerEnvelope {
 export type WorkerReply =
   | { readonly id: number; readonly kind: 'result'; readonly result: unknown }
   | { readonly id: number; readonly kind: 'error'; readonly message: string; readonly field?: string; readonly file?: string }
-  | { readonly id: number; readonly kind: 'progress'; readonly message: string; readonly fraction: number | null };
+  | { readonly id: number; readonly kind: 'progress'; readonly message: string; readonly fraction: number | null }
+  /** Unrequested news of a live session (id 0): a new session, or new frames, findings and state. */
+  | { readonly id: 0; readonly kind: 'event'; readonly event: LiveEvent };

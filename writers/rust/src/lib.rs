@@ -7,12 +7,20 @@
 //! message names the field (`frame 7: contacts[0].normal[2]: is NaN, …`) and nothing of that frame reaches
 //! the file, so the recording stays valid. Doubles are written with `{:?}`, Rust's shortest round-trip
 //! representation (`1.0`, `1e-7`, `-0.0` are all JSON numbers). One line per frame, flushed. An existing
-//! file is never overwritten unless `overwrite` is true.
+//! file is never overwritten unless `overwrite` is true. [`Recorder::close`] (or dropping the recorder)
+//! writes the closing line `{"end":{"frames":N}}` (`docs/recording-format.md` "Closing line").
+//!
+//! Live: when the environment variable `CONTACT_LENS_LIVE` is set (Contact Lens: Listen for a Live Engine
+//! shows it), [`Recorder::create`] also connects to the editor on this machine and sends it every line it
+//! writes; while the editor has a break armed, `write_frame` returns only when the editor lets that frame go
+//! (step, continue). Without the variable nothing of this runs (`docs/live-protocol.md`).
 
 use std::fmt::{self, Write as _};
 use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 pub type Vec3 = [f64; 3];
 /// `[w, x, y, z]`, body → world.
@@ -344,6 +352,216 @@ fn push_states(s: &mut String, states: &[BodyState], name: &str) -> Result<()> {
     Ok(())
 }
 
+
+// ------------------------------------------------------------------------------------------- live sink
+
+enum Conn {
+    Tcp(TcpStream),
+    #[cfg(unix)]
+    Unix(std::os::unix::net::UnixStream),
+}
+
+impl Conn {
+    fn write_all(&mut self, b: &[u8]) -> io::Result<()> {
+        match self {
+            Conn::Tcp(s) => s.write_all(b),
+            #[cfg(unix)]
+            Conn::Unix(s) => s.write_all(b),
+        }
+    }
+    /// Reads with a timeout (`Some(ZERO)`: only what is there; `None`: waits).
+    fn read_for(&mut self, buf: &mut [u8], timeout: Option<Duration>) -> io::Result<usize> {
+        macro_rules! go {
+            ($s:expr) => {{
+                if timeout == Some(Duration::ZERO) {
+                    $s.set_nonblocking(true)?;
+                    let r = $s.read(buf);
+                    $s.set_nonblocking(false)?;
+                    r
+                } else {
+                    $s.set_read_timeout(timeout)?;
+                    $s.read(buf)
+                }
+            }};
+        }
+        match self {
+            Conn::Tcp(s) => go!(s),
+            #[cfg(unix)]
+            Conn::Unix(s) => go!(s),
+        }
+    }
+    fn shutdown(&mut self) {
+        let _ = match self {
+            Conn::Tcp(s) => s.shutdown(std::net::Shutdown::Write),
+            #[cfg(unix)]
+            Conn::Unix(s) => s.shutdown(std::net::Shutdown::Write),
+        };
+    }
+}
+
+/// The editor's loopback socket (`docs/live-protocol.md`, version 1).
+struct LiveSink {
+    conn: Option<Conn>,
+    input: Vec<u8>,
+    welcomed: bool,
+    armed: bool,
+    go: i64,
+    refused: String,
+}
+
+impl LiveSink {
+    /// `None` when `CONTACT_LENS_LIVE` is not set, or (one line on stderr) when the editor cannot be reached.
+    fn from_environment() -> Option<LiveSink> {
+        let value = std::env::var("CONTACT_LENS_LIVE").ok().filter(|v| !v.is_empty())?;
+        match LiveSink::connect(&value) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                eprintln!("contact-lens: live: cannot stream to the editor: {e}; writing the file only");
+                None
+            }
+        }
+    }
+
+    fn connect(value: &str) -> std::result::Result<LiveSink, String> {
+        let q = value.rfind("?token=").ok_or("CONTACT_LENS_LIVE has no ?token=")?;
+        let (where_, token) = (&value[..q], &value[q + 7..]);
+        if token.len() != 32 || !token.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+            return Err("the token is not 32 hexadecimal digits".into());
+        }
+        let conn = if let Some(hp) = where_.strip_prefix("tcp://") {
+            let colon = hp.rfind(':').ok_or("no port in CONTACT_LENS_LIVE")?;
+            let host = &hp[..colon];
+            let port: u16 = hp[colon + 1..].parse().map_err(|_| "no valid port in CONTACT_LENS_LIVE")?;
+            let ip = match host {
+                "127.0.0.1" => std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
+                "[::1]" | "::1" => std::net::IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),
+                _ => return Err(format!("the host {host} is not the loopback address")),
+            };
+            let s = TcpStream::connect((ip, port)).map_err(|e| format!("connect: {e}"))?;
+            let _ = s.set_nodelay(true);
+            Conn::Tcp(s)
+        } else if let Some(path) = where_.strip_prefix("unix://") {
+            #[cfg(unix)]
+            {
+                Conn::Unix(std::os::unix::net::UnixStream::connect(path).map_err(|e| format!("connect: {e}"))?)
+            }
+            #[cfg(not(unix))]
+            {
+                let _ = path;
+                return Err("unix sockets are not available here".into());
+            }
+        } else {
+            return Err("CONTACT_LENS_LIVE must start with tcp:// or unix://".into());
+        };
+        let mut sink = LiveSink { conn: Some(conn), input: Vec::new(), welcomed: false, armed: false, go: -1, refused: String::new() };
+        sink.send(&format!("{{\"live\":\"hello\",\"version\":1,\"token\":\"{token}\"}}\n"));
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while sink.conn.is_some() && !sink.welcomed {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err("the editor did not answer within 5 s".into());
+            }
+            sink.read(Some(left));
+        }
+        if sink.welcomed {
+            Ok(sink)
+        } else if sink.refused.is_empty() {
+            Err("the connection closed".into())
+        } else {
+            Err(sink.refused)
+        }
+    }
+
+    fn connected(&self) -> bool {
+        self.conn.is_some()
+    }
+
+    /// Sends one line (blocking while the socket buffer is full: back-pressure).
+    fn send(&mut self, line: &str) {
+        if let Some(c) = self.conn.as_mut() {
+            if c.write_all(line.as_bytes()).is_err() {
+                self.gone("the connection broke");
+            }
+        }
+    }
+
+    fn frame_written(&mut self, frame: u64) {
+        if self.conn.is_none() {
+            return;
+        }
+        self.read(Some(Duration::ZERO));
+        if !self.armed || self.conn.is_none() {
+            return;
+        }
+        self.send(&format!("{{\"live\":\"wait\",\"frame\":{frame}}}\n"));
+        while self.conn.is_some() && self.armed && self.go < frame as i64 {
+            self.read(None);
+        }
+    }
+
+    fn read(&mut self, timeout: Option<Duration>) {
+        let mut buf = [0u8; 4096];
+        let n = match self.conn.as_mut() {
+            None => return,
+            Some(c) => match c.read_for(&mut buf, timeout) {
+                Ok(0) => return self.gone("the editor closed the connection"),
+                Ok(n) => n,
+                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted) => return,
+                Err(_) => return self.gone("the connection broke"),
+            },
+        };
+        self.input.extend_from_slice(&buf[..n]);
+        if self.input.len() > 1 << 20 {
+            return self.gone("the editor sent a line longer than 1 MiB");
+        }
+        while let Some(nl) = self.input.iter().position(|&b| b == b'\n') {
+            let line: Vec<u8> = self.input.drain(..=nl).collect();
+            self.handle(&String::from_utf8_lossy(&line[..line.len() - 1]));
+        }
+    }
+
+    /// The editor's control lines are exactly the forms of docs/live-protocol.md.
+    fn handle(&mut self, line: &str) {
+        let field = |key: &str| -> Option<String> {
+            let k = format!("\"{key}\":\"");
+            let at = line.find(&k)? + k.len();
+            let end = line[at..].find('"').map(|e| at + e).unwrap_or(line.len());
+            Some(line[at..end].to_string())
+        };
+        match field("live").as_deref() {
+            Some("welcome") => self.welcomed = true,
+            Some("refused") => {
+                self.refused = format!("the editor refused the connection: {}", field("reason").unwrap_or_default());
+                self.conn = None;
+            }
+            Some("arm") => self.armed = true,
+            Some("disarm") => self.armed = false,
+            Some("go") => {
+                if let Some(at) = line.find("\"frame\":") {
+                    let digits: String = line[at + 8..].chars().take_while(|c| c.is_ascii_digit()).collect();
+                    if let Ok(k) = digits.parse::<i64>() {
+                        self.go = self.go.max(k);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn gone(&mut self, why: &str) {
+        if self.conn.take().is_some() && self.welcomed {
+            eprintln!("contact-lens: live: {why}; writing the file only");
+        }
+        self.armed = false;
+    }
+
+    fn close(&mut self) {
+        if let Some(mut c) = self.conn.take() {
+            c.shutdown();
+        }
+    }
+}
+
 // ------------------------------------------------------------------------------------------- the writer
 
 /// Writes a recording line by line; the file is closed when the recorder is dropped.
@@ -353,6 +571,9 @@ pub struct Recorder {
     bodies: usize,
     last: Option<(u64, f64)>,
     initial_written: bool,
+    frames_written: u64,
+    closed: bool,
+    live: Option<LiveSink>,
 }
 
 impl Recorder {
@@ -375,7 +596,33 @@ impl Recorder {
             }
         })?;
         file.write_all(line.as_bytes()).and_then(|_| file.flush()).map_err(|e| RecordingError(format!("{}: {e}", path.display())))?;
-        Ok(Recorder { path, file, bodies: header.bodies.len(), last: None, initial_written: false })
+        let mut live = LiveSink::from_environment();
+        if let Some(l) = live.as_mut() {
+            l.send(&line);
+        }
+        Ok(Recorder { path, file, bodies: header.bodies.len(), last: None, initial_written: false, frames_written: 0, closed: false, live })
+    }
+
+    /// True while the lines also go to the editor (`CONTACT_LENS_LIVE`).
+    pub fn streaming(&self) -> bool {
+        self.live.as_ref().is_some_and(|l| l.connected())
+    }
+
+    /// Writes the closing line `{"end":{"frames":N}}` and closes the editor's connection (dropping does the same).
+    pub fn close(mut self) -> Result<()> {
+        self.finish()
+    }
+
+    fn finish(&mut self) -> Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        self.closed = true;
+        let r = self.put(&format!("{{\"end\":{{\"frames\":{}}}}}\n", self.frames_written));
+        if let Some(l) = self.live.as_mut() {
+            l.close();
+        }
+        r
     }
 
     /// Format 1.1: the bodies' state before the first step (line 2), once, before the first frame, so the
@@ -403,6 +650,10 @@ impl Recorder {
             .map_err(|e| RecordingError(format!("{}: frame {}: {}", self.path.display(), f.frame, e.0)))?;
         self.put(&line)?;
         self.last = Some((f.frame, f.time));
+        self.frames_written += 1;
+        if let Some(l) = self.live.as_mut() {
+            l.frame_written(f.frame); // returns when the editor lets the frame go, while a break is armed
+        }
         Ok(())
     }
 
@@ -435,10 +686,17 @@ impl Recorder {
     }
 
     fn put(&mut self, line: &str) -> Result<()> {
+        if self.closed && !line.starts_with("{\"end\"") {
+            return err(format!("{}: the recorder is closed", self.path.display()));
+        }
         self.file
             .write_all(line.as_bytes())
             .and_then(|_| self.file.flush())
-            .map_err(|e| RecordingError(format!("{}: {e}", self.path.display())))
+            .map_err(|e| RecordingError(format!("{}: {e}", self.path.display())))?;
+        if let Some(l) = self.live.as_mut() {
+            l.send(line);
+        }
+        Ok(())
     }
 
     /// Validates the whole frame, then writes it as one line and flushes. Nothing is written on error.
@@ -446,11 +704,12 @@ impl Recorder {
         let line = self
             .frame_line(f)
             .map_err(|e| RecordingError(format!("{}: frame {}: {}", self.path.display(), f.frame, e.0)))?;
-        self.file
-            .write_all(line.as_bytes())
-            .and_then(|_| self.file.flush())
-            .map_err(|e| RecordingError(format!("{}: {e}", self.path.display())))?;
+        self.put(&line)?;
         self.last = Some((f.frame, f.time));
+        self.frames_written += 1;
+        if let Some(l) = self.live.as_mut() {
+            l.frame_written(f.frame); // returns when the editor lets the frame go, while a break is armed
+        }
         Ok(())
     }
 
@@ -568,6 +827,12 @@ impl Recorder {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        let _ = self.finish();
     }
 }
 

@@ -1,5 +1,5 @@
 /**
- * A contact's state for the inspector — open, stick or slip — decided from the physics of the step: the
+ * A contact's state for the inspector and the export — open, stick or slip — decided from the physics of the step: the
  * contact's relative velocity after the impulse, w = ġ⁺ = (w_n, w_t1, w_t2) (DESIGN.md: w = Aλ − b + … is the
  * post-step gap rate; ġ_n > 0 separates), not from a solver's label. Signorini–Coulomb (docs/physics.md):
  *   open   the bodies part within the step: w_n·Δt exceeds the overlap the step started with (depth; a
@@ -11,7 +11,8 @@
  * A contact that leaves at 7 m/s is open whatever λ says. Without kinematics (a recording frame with no
  * pre-solve state) only λ is known: open when λn ≈ 0, slip on the friction-cone surface, else stick.
  */
-import type { ContactState } from '../../protocol/inspector.js';
+/** The state names (the inspector's protocol and the Parquet export use the same three words). */
+export type ContactState = 'open' | 'stick' | 'slip';
 
 /** Normal speed (m/s) above the stabilisation's that counts as an opening gap: 1 mm/s. */
 export const OPEN_SPEED_TOLERANCE = 1e-3;

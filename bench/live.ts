@@ -1,0 +1,243 @@
+/**
+ * Live sessions (docs/live-protocol.md), printed, never asserted:
+ *  1. latency: a test engine streams box-stack-10 (600 frames at 60 Hz) through the TypeScript writer to the
+ *     listener in the simulation worker (dist/worker.js) and the host's relay, with a webview stand-in that
+ *     follows the newest frame the way the inspector does (one frame view per update, seeks coalesced). A
+ *     frame is shown when a frame view of it or of a later frame arrived: p50 / p95 / max from "sent" (just
+ *     before writeFrame) to shown. The webview's own drawing is measured by npm run test:webview (< 16 ms for
+ *     200 contacts) and is not in these figures.
+ *  2. what writing costs: RecordingWriter.writeFrame per frame as on main (no live code), with no editor
+ *     (this branch, CONTACT_LENS_LIVE unset), with an editor attached and no break armed, and with a break
+ *     armed (one round trip per frame), against an editor stand-in that answers at once.
+ *  3. the 1000-box pile (our engine's frames, replayed through the C++ writer, whose own cost is small) written
+ *     live at 10 frames/s: how far the editor's diagnosis lags behind the writer, and the memory of the process
+ *     (worker + relay) as the frames go by.
+ *
+ *   npm run bench:live [-- --quick]
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { machineInfo, parseBenchArgs } from './common.js';
+import { spawn } from 'node:child_process';
+import { cppReplayBinary, Engine, LiveWorker, ROOT, recordScenario, until } from '../test/live/harness.js';
+import { writeReplayTable } from '../test/live/replayTable.js';
+import type { LiveTarget } from '../src/format/liveProtocol.js';
+import { RecordingReader, RecordingWriter } from '../src/format/recordingFile.js';
+import type { RecordedFrame } from '../src/format/recording.js';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'contact-lens-bench-live-'));
+const q = (xs: number[], p: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(p * (s.length - 1)))];
+};
+const fmt = (x: number): string => x.toFixed(1);
+
+/** The engine's "frame K sent T" / "frame K returned T" lines. */
+function times(engine: Engine, what: 'sent' | 'returned'): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const l of engine.lines) {
+    const m = /^frame (\d+) (sent|returned) ([\d.]+)$/.exec(l);
+    if (m && m[2] === what) out.set(Number(m[1]), Number(m[3]));
+  }
+  return out;
+}
+
+/**
+ * The inspector's following, without a DOM (webview/main.ts liveUpdate): each update's rows reach the timeline
+ * and the readout at once; a frame view of the newest frame is asked for at most every FOLLOW_VIEW_MS.
+ */
+const FOLLOW_VIEW_MS = 50;
+function follow(live: LiveWorker, inTimeline: Map<number, number>, viewed: Map<number, number>): () => number {
+  let timer: NodeJS.Timeout | null = null,
+    last = 0,
+    busy = false,
+    views = 0;
+  const view = async (): Promise<void> => {
+    if (busy) return;
+    busy = true;
+    last = performance.now();
+    try {
+      const v = await live.client.request({ op: 'frame', index: live.frames.length - 1 });
+      views++;
+      const now = performance.timeOrigin + performance.now();
+      for (let k = 0; k <= v.index; k++) if (!viewed.has(live.frames[k])) viewed.set(live.frames[k], now);
+    } finally {
+      busy = false;
+    }
+  };
+  const previous = live.client.onEvent!;
+  live.client.onEvent = (e) => {
+    previous(e);
+    const now = performance.timeOrigin + performance.now();
+    for (const k of live.frames) if (!inTimeline.has(k)) inTimeline.set(k, now);
+    if (live.frames.length === 0 || timer) return;
+    timer = setTimeout(
+      () => {
+        timer = null;
+        void view();
+      },
+      Math.max(0, FOLLOW_VIEW_MS - (performance.now() - last)),
+    );
+  };
+  return () => views;
+}
+
+async function latency(frames: number, source: string): Promise<void> {
+  const live = await new LiveWorker().listen(path.join(tmp, 'latency'));
+  const inTimeline = new Map<number, number>(),
+    viewed = new Map<number, number>();
+  const views = follow(live, inTimeline, viewed);
+  const out = path.join(tmp, 'latency-out.rec.jsonl');
+  const engine = new Engine(
+    process.execPath,
+    ['--import', 'tsx', path.join(ROOT, 'test/live/engine.ts'), '', '', out, '--fps', '60', '--frames', String(frames), '--replay', source],
+    { CONTACT_LENS_LIVE: live.value },
+  );
+  await engine.exited;
+  await until(() => inTimeline.size >= frames && live.state?.stream === 'ended', 'every frame in the timeline', 120_000);
+  await new Promise((r) => setTimeout(r, 500));
+  const sent = times(engine, 'sent'),
+    returned = times(engine, 'returned');
+  const row = [...sent].map(([k, t]) => inTimeline.get(k)! - t);
+  const drawn = [...sent].filter(([k]) => viewed.has(k)).map(([k, t]) => viewed.get(k)! - t);
+  const write = [...sent].map(([k, t]) => returned.get(k)! - t);
+  console.log(`1. box-stack-10, ${frames} frames at 60 Hz through the TypeScript writer (a replay of our engine's frames):`);
+  const tenth = Math.ceil(row.length / 10);
+  console.log(
+    `   sent → in the inspector's timeline and readout: p50 ${fmt(q(row, 0.5))} ms, p95 ${fmt(q(row, 0.95))} ms, max ${fmt(Math.max(...row))} ms (p50 by tenth of the run: ${Array.from({ length: 10 }, (_, i) => fmt(q(row.slice(i * tenth, (i + 1) * tenth), 0.5))).join(', ')})`,
+  );
+  console.log(
+    `   sent → a frame view of it or a newer frame drawn (contacts, A, scene; ${views()} views for ${frames} frames): p50 ${fmt(q(drawn, 0.5))} ms, p95 ${fmt(q(drawn, 0.95))} ms, max ${fmt(Math.max(...drawn))} ms`,
+  );
+  console.log(`   writeFrame with the editor attached (no break): p50 ${fmt(q(write, 0.5))} ms, p95 ${fmt(q(write, 0.95))} ms`);
+  live.dispose();
+}
+
+/** ms per frame of writing `frames` with a writer made by `create` (file in tmp, validation on, as engines use it). */
+function writeCost(frames: readonly RecordedFrame[], create: (file: string) => { writeFrame(f: RecordedFrame): void; close(): void }): number {
+  const file = path.join(tmp, `cost-${Math.random().toString(36).slice(2)}.rec.jsonl`);
+  const w = create(file);
+  const t0 = performance.now();
+  for (const f of frames) w.writeFrame(f);
+  w.close();
+  const ms = (performance.now() - t0) / frames.length;
+  fs.rmSync(file);
+  return ms;
+}
+
+/**
+ * An editor stand-in in its own process that answers at once and diagnoses nothing, so that the figures are the
+ * writer's own cost: "welcome", then "arm" when asked, and "go K" for every "wait K"; recording lines are dropped.
+ */
+const STUB_EDITOR = `
+const net = require('node:net');
+const arm = process.argv[1] === 'arm';
+const srv = net.createServer((s) => {
+  s.setNoDelay(true);
+  let rest = '';
+  s.on('data', (d) => {
+    const text = rest + d.toString('latin1');
+    let start = 0;
+    for (let i = text.indexOf('\\n'); i >= 0; i = text.indexOf('\\n', start)) {
+      if (text.startsWith('{"live":"hello"', start)) s.write('{"live":"welcome","version":1}\\n' + (arm ? '{"live":"arm"}\\n' : ''));
+      else if (text.startsWith('{"live":"wait"', start)) s.write('{"live":"go","frame":' + JSON.parse(text.slice(start, i)).frame + '}\\n');
+      start = i + 1;
+    }
+    rest = text.slice(start);
+  });
+  s.on('error', () => {});
+});
+srv.listen(0, '127.0.0.1', () => console.log(srv.address().port));
+`;
+
+async function stubEditor(arm: boolean): Promise<{ target: LiveTarget; stop: () => void }> {
+  const p = spawn(process.execPath, ['-e', STUB_EDITOR, arm ? 'arm' : 'free'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((r) => p.stdout!.once('data', (d: Buffer) => r(Number(d.toString().trim()))));
+  return { target: { address: { kind: 'tcp', host: '127.0.0.1', port }, token: '0'.repeat(32) }, stop: () => p.kill() };
+}
+
+async function costs(source: string): Promise<void> {
+  const r = RecordingReader.openSync(source);
+  const frames = Array.from({ length: r.frameCount }, (_, i) => r.frame(i));
+  const header = r.header;
+  r.close();
+  // main's writer, read from the main worktree when there is one (the code before the live sink)
+  const mainFile = '/work/main/src/format/recordingFile.ts';
+  const mainWriter = fs.existsSync(mainFile) ? ((await import(mainFile)) as { RecordingWriter: typeof RecordingWriter }).RecordingWriter : null;
+  const free = await stubEditor(false),
+    armed = await stubEditor(true);
+  const rows: Record<string, number[]> = { main: [], none: [], attached: [], armed: [] };
+  for (let round = 0; round < 7; round++) {
+    if (mainWriter) rows.main.push(writeCost(frames, (f) => mainWriter.create(f, header)));
+    rows.none.push(writeCost(frames, (f) => RecordingWriter.create(f, header, { live: 'environment' })));
+    rows.attached.push(writeCost(frames, (f) => RecordingWriter.create(f, header, { live: free.target })));
+    rows.armed.push(writeCost(frames, (f) => RecordingWriter.create(f, header, { live: armed.target })));
+  }
+  free.stop();
+  armed.stop();
+  const med = (xs: number[]): string => (xs.length ? `${fmt(q(xs, 0.5) * 1000)} µs` : 'n/a (no /work/main)');
+  console.log(
+    `2. RecordingWriter.writeFrame per frame (box-stack-10's frames ≈ 21 KB, median of 7 runs of ${frames.length}, an editor stand-in that answers at once): main (no live code) ${med(rows.main)}; this branch without CONTACT_LENS_LIVE ${med(rows.none)}; editor attached, no break ${med(rows.attached)}; break armed (a round trip per frame) ${med(rows.armed)}`,
+  );
+}
+
+async function pile(frames: number): Promise<void> {
+  const source = path.join(tmp, 'pile.rec.jsonl'),
+    table = path.join(tmp, 'pile.table');
+  const t0 = performance.now();
+  recordScenario(path.join(ROOT, 'examples/box-pile-1000.scene.json'), 'box-pile-1000', frames, source);
+  writeReplayTable(source, table);
+  const mib = fs.statSync(source).size / 2 ** 20;
+  console.log(
+    `3. the 1000-box pile: ${frames} frames of our engine (${mib.toFixed(0)} MiB, simulated in ${((performance.now() - t0) / 1000).toFixed(0)} s), written live at 10 frames/s through the C++ writer:`,
+  );
+  const live = await new LiveWorker().listen(path.join(tmp, 'pile'));
+  const arrived = new Map<number, number>();
+  const rss: string[] = [];
+  const previous = live.client.onEvent!;
+  live.client.onEvent = (e) => {
+    previous(e);
+    const now = performance.timeOrigin + performance.now();
+    for (const k of live.frames) if (!arrived.has(k)) arrived.set(k, now);
+  };
+  const out = path.join(tmp, 'pile-out.rec.jsonl');
+  const engine = new Engine(cppReplayBinary(tmp), [table, out, '10'], { CONTACT_LENS_LIVE: live.value });
+  const sample = (): number => process.memoryUsage().rss / 2 ** 20;
+  const sampler = setInterval(() => rss.push(`${live.frames.length}: ${sample().toFixed(0)}`), 2000);
+  await engine.exited;
+  await until(() => live.frames.length >= frames && live.state?.stream === 'ended', 'the pile diagnosed', 900_000);
+  clearInterval(sampler);
+  rss.push(`${live.frames.length}: ${sample().toFixed(0)}`);
+  const sent = times(engine, 'sent');
+  const lag = [...sent].map(([k, t]) => arrived.get(k)! - t);
+  const span = (Math.max(...sent.values()) - Math.min(...sent.values())) / 1000;
+  const busy = [...sent].filter(([k]) => (live.opened?.timeline.contacts[k] ?? 0) > 0).map(([k, t]) => arrived.get(k)! - t);
+  console.log(
+    `   ${(frames / span).toFixed(1)} frames/s written; sent → diagnosed and in the host's timeline: p50 ${fmt(q(lag, 0.5))} ms, p95 ${fmt(q(lag, 0.95))} ms, max ${fmt(Math.max(...lag))} ms; frames with contacts (${busy.length}) p50 ${fmt(q(busy, 0.5))} ms; first ten p50 ${fmt(q(lag.slice(0, 10), 0.5))} ms, last ten p50 ${fmt(q(lag.slice(-10), 0.5))} ms`,
+  );
+  console.log(`   resident memory of this process (worker + relay), MiB, by frames received: ${rss.join(' · ')}`);
+  live.dispose();
+}
+
+async function main(): Promise<void> {
+  const args = parseBenchArgs(process.argv.slice(2));
+  const m = machineInfo();
+  console.log(`bench:live · ${m.cpu} × ${m.cores} · Node ${m.node} · ${m.platform} · ${m.date} · load ${m.loadAverage.toFixed(2)}`);
+  const stack = path.join(tmp, 'stack.rec.jsonl');
+  const frames = args.quick ? 200 : 600;
+  recordScenario(path.join(ROOT, 'examples/box-stack-10.scene.json'), 'box-stack-10', frames, stack);
+  await latency(frames, stack);
+  await costs(stack);
+  await pile(args.quick ? 40 : 120);
+  console.log(`load at the end ${os.loadavg()[0].toFixed(2)}`);
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+
+void main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,167 @@
+/**
+ * The live side of one simulation worker (one inspector): listening for writers (Contact Lens: Listen for a
+ * Live Engine) or following the recording the inspector opened as it grows. The writer shown is the first
+ * one that connects while none is streaming; others that connect meanwhile are recorded to their own files
+ * (never held at a break) and counted. Break conditions belong to the panel and outlive the writers: a new
+ * run of the engine is armed as soon as it connects.
+ */
+import { LIVE_ENV } from '../../format/liveProtocol.js';
+import type { InspectorModel } from '../model/inspectorModel.js';
+import type { DiagnosisSettings } from '../worker/workerProtocol.js';
+import { type LiveAction, type LiveState, NO_BREAK } from '../../protocol/live.js';
+import { BreakController } from './breakController.js';
+import { type FeedContext, LiveFeed, type LiveEvent } from './liveFeed.js';
+import { goLine } from '../../format/liveProtocol.js';
+import { type ConnectionHooks, type LiveConnection, LiveListener } from './liveListener.js';
+
+export interface Listening {
+  readonly variable: string;
+  readonly value: string;
+  readonly folder: string;
+}
+
+export class LiveHub {
+  private listener: LiveListener | null = null;
+  private feed: LiveFeed | null = null;
+  /** The writer of the stream shown. */
+  private conn: LiveConnection | null = null;
+  private readonly others = new Set<LiveConnection>();
+  private readonly breaks: BreakController;
+  /** The model the panel shows (kept until a new writer's first frame replaces it). */
+  private shown: InspectorModel | null = null;
+  private connect: LiveState['connect'] | undefined;
+  private pendingErrors: string[] = [];
+
+  constructor(private readonly emit: (e: LiveEvent) => void) {
+    this.breaks = new BreakController(
+      (line) => this.conn?.send(line),
+      () => (this.feed ? this.feed.stateChanged() : this.emitWaiting()),
+    );
+  }
+
+  /** The model of the session shown (frame views, series, what-ifs are answered from it). */
+  get model(): InspectorModel | null {
+    return this.shown;
+  }
+
+  async listen(folder: string, diagnosis: DiagnosisSettings): Promise<Listening> {
+    if (this.listener) return { variable: LIVE_ENV, value: this.listener.value, folder };
+    this.listener = await LiveListener.start(
+      { folder },
+      {
+        refused: (message) => this.problem(message),
+        accepted: (c) => this.accepted(c, diagnosis),
+      },
+    );
+    this.connect = { variable: LIVE_ENV, value: this.listener.value, folder };
+    this.emitWaiting();
+    return { variable: LIVE_ENV, value: this.listener.value, folder };
+  }
+
+  /** Follows the recording `model` was opened from, as it grows. */
+  follow(model: InspectorModel, file: string, diagnosis: DiagnosisSettings): void {
+    this.shown = model;
+    this.feed?.close();
+    this.feed = LiveFeed.forOpened(model, file, this.context('following', diagnosis));
+    this.feed.kick();
+  }
+
+  action(a: LiveAction): void {
+    this.breaks.apply(a);
+  }
+
+  private context(mode: FeedContext['mode'], diagnosis: DiagnosisSettings): FeedContext {
+    return {
+      mode,
+      diagnosis,
+      emit: (e) => {
+        if (e.type === 'session') this.shown = this.feed?.current ?? this.shown;
+        this.emit(e);
+      },
+      connect: this.connect,
+      others: () => this.others.size,
+    };
+  }
+
+  private accepted(c: LiveConnection, diagnosis: DiagnosisSettings): ConnectionHooks {
+    if (this.conn) {
+      // another writer while one streams: recorded, never held, counted in the panel
+      this.others.add(c);
+      this.feed?.stateChanged();
+      return {
+        recorded: () => undefined,
+        waiting: (frame) => c.send(goLine(frame)),
+        problem: (message) => this.problem(`another writer (${c.file}): ${message}`),
+        closed: () => {
+          this.others.delete(c);
+          this.feed?.stateChanged();
+        },
+      };
+    }
+    this.conn = c;
+    this.feed?.close();
+    const feed = LiveFeed.forStream(c.file, this.context('listening', diagnosis), this.breaks);
+    this.feed = feed;
+    for (const e of this.pendingErrors) feed.problem(e);
+    this.pendingErrors = [];
+    this.breaks.writerConnected();
+    feed.stateChanged();
+    return {
+      recorded: () => feed.kick(),
+      waiting: (frame) => this.breaks.writerWaiting(frame),
+      problem: (message) => feed.problem(message),
+      closed: (lostBytes, line) => {
+        if (this.conn === c) this.conn = null;
+        feed.writerClosed(
+          lostBytes > 0
+            ? `${c.file}: the writer disconnected in the middle of line ${line}: its ${lostBytes} bytes (one frame) are lost; every line before it is recorded`
+            : null,
+        );
+      },
+    };
+  }
+
+  private problem(message: string): void {
+    if (this.feed) this.feed.problem(message);
+    else {
+      this.pendingErrors.push(message);
+      this.emitWaiting();
+    }
+  }
+
+  /** Listening, no writer yet: the state the panel shows (how to connect, break conditions, refused connections). */
+  private emitWaiting(): void {
+    if (this.feed) return this.feed.stateChanged();
+    if (!this.connect) return;
+    const b = this.breaks.state;
+    const errors = this.pendingErrors.splice(0);
+    this.emit({
+      type: 'update',
+      findings: [],
+      errors,
+      state: {
+        mode: 'listening',
+        stream: 'waiting',
+        connect: this.connect,
+        frames: 0,
+        rate: 0,
+        paused: null,
+        canBreak: false,
+        breakOn: b.breakOn ?? NO_BREAK,
+        pausePending: b.pausePending,
+        others: this.others.size,
+        unfinishedBytes: 0,
+        errorCount: errors.length,
+      },
+    });
+  }
+
+  async close(): Promise<void> {
+    this.feed?.close();
+    this.feed = null;
+    this.conn?.close();
+    for (const c of this.others) c.close();
+    await this.listener?.close();
+    this.listener = null;
+  }
+}

@@ -1,0 +1,235 @@
+/**
+ * Random access into a plain gzip file (what Python's gzip module, `gzip` and most writers produce), after
+ * zlib's examples/zran.c and indexed_gzip: the one sequential pass that reads the file (inflate.ts) keeps an
+ * access point at a deflate block boundary about every GZIP_SPAN bytes of output — the compressed bit where
+ * the block starts, its uncompressed offset and the 32 KiB of output before it (deflated, ~8 KiB) — and a
+ * read of any uncompressed range then inflates from the access point before it: at most one span more than
+ * the range. Node's zlib resumes there from the byte that holds the boundary, its bits shifted down by the
+ * boundary's bit offset (zran uses inflatePrime), with the window as its dictionary (inflateSetDictionary).
+ * A stored block is aligned to the bytes of the original stream, so a span that holds one and starts inside a
+ * byte is inflated by inflate.ts from the bit itself (rare: gzip stores only incompressible data).
+ */
+import * as fs from 'node:fs';
+import * as zlib from 'node:zlib';
+import { GzipInflater, type InflateSink, WINDOW_BYTES } from './inflate.js';
+
+/** Uncompressed bytes between access points (zran's default SPAN: a seek inflates at most this much extra). */
+export const GZIP_SPAN = 1 << 20;
+
+/** Grows a Float64Array to hold at least n entries. */
+function grown(a: Float64Array<ArrayBuffer>, n: number): Float64Array<ArrayBuffer> {
+  if (n <= a.length) return a;
+  const b = new Float64Array(Math.max(n, 2 * a.length));
+  b.set(a);
+  return b;
+}
+
+/** The access points of a plain gzip file (and its members' ends). */
+export class GzipIndex {
+  count = 0;
+  /** Per access point: compressed bit of the block boundary, uncompressed offset, member number, flags. */
+  bit: Float64Array<ArrayBuffer> = new Float64Array(64);
+  out: Float64Array<ArrayBuffer> = new Float64Array(64);
+  member: Float64Array<ArrayBuffer> = new Float64Array(64);
+  /** 1: a stored block follows within the span (resume by bit with inflate.ts when the bit is not byte-aligned). */
+  storedInSpan: Uint8Array<ArrayBuffer> = new Uint8Array(64);
+  /** Deflated windows, back to back; window k is windows[wOff[k], wOff[k + 1]). */
+  windows: Buffer = Buffer.alloc(0);
+  wOff: Float64Array<ArrayBuffer> = new Float64Array(65);
+  /** Per member: the compressed bit where its deflate data ends, and its uncompressed end. */
+  members = 0;
+  memberEndBit: Float64Array<ArrayBuffer> = new Float64Array(8);
+  memberEndOut: Float64Array<ArrayBuffer> = new Float64Array(8);
+  /** Uncompressed size of the whole file. */
+  totalOut = 0;
+  private windowParts: Buffer[] = [];
+  private windowBytes = 0;
+
+  add(bit: number, out: number, member: number, window: Uint8Array): void {
+    const k = this.count++;
+    if (k >= this.bit.length) {
+      this.bit = grown(this.bit, k + 1);
+      this.out = grown(this.out, k + 1);
+      this.member = grown(this.member, k + 1);
+      const s = new Uint8Array(this.bit.length);
+      s.set(this.storedInSpan);
+      this.storedInSpan = s;
+    }
+    this.bit[k] = bit;
+    this.out[k] = out;
+    this.member[k] = member;
+    this.storedInSpan[k] = 0;
+    const w = window.length ? zlib.deflateRawSync(window, { level: 1 }) : Buffer.alloc(0);
+    this.wOff = grown(this.wOff, k + 2);
+    this.wOff[k] = this.windowBytes;
+    this.windowParts.push(w);
+    this.windowBytes += w.length;
+    this.wOff[k + 1] = this.windowBytes;
+  }
+
+  memberEnded(bit: number, out: number): void {
+    const m = this.members++;
+    this.memberEndBit = grown(this.memberEndBit, m + 1);
+    this.memberEndOut = grown(this.memberEndOut, m + 1);
+    this.memberEndBit[m] = bit;
+    this.memberEndOut[m] = out;
+    this.totalOut = out;
+  }
+
+  /** Joins the windows into one buffer (after the pass). */
+  seal(): void {
+    this.windows = Buffer.concat([this.windows, ...this.windowParts]);
+    this.windowParts = [];
+  }
+
+  /** Bytes of memory the index holds. */
+  get bytes(): number {
+    return this.bit.byteLength * 3 + this.storedInSpan.byteLength + this.wOff.byteLength + this.wOff[this.count] + this.memberEndBit.byteLength * 2;
+  }
+
+  /** The access point at or before uncompressed offset `offset` (binary search). */
+  find(offset: number): number {
+    let lo = 0,
+      hi = this.count - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.out[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  window(k: number): Buffer {
+    const w = this.windows.subarray(this.wOff[k], this.wOff[k + 1]);
+    return w.length ? zlib.inflateRawSync(w, { maxOutputLength: WINDOW_BYTES }) : Buffer.alloc(0);
+  }
+
+  /** Where the span of access points k…j ends: the next access point of the same member, or the member's end. */
+  spanEndBit(j: number): number {
+    const m = this.member[j];
+    return j + 1 < this.count && this.member[j + 1] === m ? this.bit[j + 1] : this.memberEndBit[m];
+  }
+}
+
+/**
+ * The sink of the sequential pass: hands the uncompressed bytes on and keeps an access point at a member's
+ * start and at the first block boundary GZIP_SPAN bytes after the last one.
+ */
+export class GzipIndexBuilder implements InflateSink {
+  readonly index = new GzipIndex();
+  private lastAt = -Infinity;
+  constructor(
+    private readonly onData: (out: Uint8Array, from: number, to: number, at: number) => void,
+    private readonly span = GZIP_SPAN,
+  ) {}
+  data(out: Uint8Array, from: number, to: number, at: number): void {
+    this.onData(out, from, to, at);
+  }
+  boundary(bit: number, at: number, window: Uint8Array, memberStart: boolean): void {
+    if (!memberStart && at - this.lastAt < this.span) return;
+    this.index.add(bit, at, this.index.members, window);
+    this.lastAt = at;
+  }
+  stored(): void {
+    if (this.index.count > 0) this.index.storedInSpan[this.index.count - 1] = 1;
+  }
+  memberEnd(bit: number, _end: number, at: number): void {
+    this.index.memberEnded(bit, at);
+  }
+}
+
+/** Bits [bit, endBit) of `raw` (which starts at byte floor(bit / 8)) as a byte-aligned stream, the bits past endBit zero. */
+function alignedSpan(raw: Buffer, bit: number, endBit: number): Buffer {
+  const s = bit % 8,
+    nbits = endBit - bit;
+  const n = Math.ceil(nbits / 8);
+  const out = Buffer.allocUnsafe(n);
+  if (s === 0) raw.copy(out, 0, 0, n);
+  else for (let i = 0; i < n; i++) out[i] = ((raw[i] >>> s) | (raw[i + 1] << (8 - s))) & 0xff;
+  const tail = nbits % 8;
+  // zero bits after the span's end read as an unfinished stored block header: zlib stops there without error
+  if (tail) out[n - 1] &= (1 << tail) - 1;
+  return out;
+}
+
+/** Inflates access points k…j's span (raw bytes from floor(bit[k] / 8)) from k's window. */
+function inflateSpan(ix: GzipIndex, k: number, j: number, raw: Buffer): Buffer {
+  const bit = ix.bit[k],
+    endBit = ix.spanEndBit(j);
+  const window = ix.window(k);
+  let stored = false;
+  for (let q = k; q <= j; q++) stored ||= ix.storedInSpan[q] === 1;
+  if (!stored || bit % 8 === 0) {
+    const span = alignedSpan(raw, bit, endBit);
+    return zlib.inflateRawSync(span, {
+      ...(window.length ? { dictionary: window } : {}),
+      finishFlush: zlib.constants.Z_SYNC_FLUSH,
+    });
+  }
+  const parts: Buffer[] = [];
+  const inf = new GzipInflater({
+    data: (out, from, to) => parts.push(Buffer.from(out.subarray(from, to))),
+    boundary: () => undefined,
+    memberEnd: () => undefined,
+  });
+  const base = Math.floor(bit / 8) * 8;
+  inf.resumeRaw(window, bit - base, endBit - base);
+  inf.push(raw, true);
+  return Buffer.concat(parts);
+}
+
+/**
+ * Uncompressed bytes [offset, offset + length) of a plain gzip file through its index: the compressed bytes of
+ * the spans that hold them are read and inflated (the last span inflated is kept, since neighbouring frames share
+ * it). `changed` is called when the file no longer holds what the index says.
+ */
+export class GzipRangeReader {
+  private last: { k: number; j: number; data: Buffer } | null = null;
+  constructor(
+    private readonly fd: () => number,
+    readonly index: GzipIndex,
+  ) {}
+
+  read(offset: number, length: number, changed: (why: string) => never): Buffer {
+    const ix = this.index,
+      out = Buffer.allocUnsafe(length),
+      end = offset + length;
+    let got = 0;
+    while (got < length) {
+      const cur = offset + got,
+        k = ix.find(cur),
+        m = ix.member[k];
+      let j = k;
+      while (j + 1 < ix.count && ix.member[j + 1] === m && ix.out[j + 1] < end) j++;
+      let data: Buffer;
+      if (this.last && this.last.k === k && this.last.j >= j) data = this.last.data;
+      else {
+        const b0 = Math.floor(ix.bit[k] / 8),
+          b1 = Math.ceil(ix.spanEndBit(j) / 8);
+        const raw = Buffer.alloc(b1 - b0 + 1);
+        let n = 0;
+        while (n < b1 - b0) {
+          const r = fs.readSync(this.fd(), raw, n, b1 - b0 - n, b0 + n);
+          if (r === 0) changed('unexpected end of file');
+          n += r;
+        }
+        try {
+          data = inflateSpan(ix, k, j, raw);
+        } catch {
+          return changed(`the compressed data at byte ${b0} no longer decompresses`);
+        }
+        this.last = { k, j, data };
+      }
+      const from = cur - ix.out[k];
+      const take = Math.min(length - got, data.length - from);
+      if (take <= 0) changed('a compressed span holds fewer bytes than when it was indexed');
+      data.copy(out, got, from, from + take);
+      got += take;
+    }
+    return out;
+  }
+
+  forget(): void {
+    this.last = null;
+  }
+}
