@@ -2,14 +2,19 @@
 import { safePath } from '../format/messages.js';
 import type { RecordingReader } from '../format/recordingFile.js';
 import { preSolveBodyStates, toContactPoint, type RecordedFrame } from '../format/recording.js';
-import { ASSEMBLY_REGULARIZATION, assembleProblem } from '../engine/assembly.js';
-import { buildIslands } from '../engine/collision/islands.js';
-import { conditioningCauses } from '../engine/conditioningCauses.js';
-import type { ContactProblem } from '../engine/problem.js';
+import {
+  assembleProblem,
+  ASSEMBLY_REGULARIZATION,
+  buildIslands,
+  conditioningCauses,
+  type ContactProblem,
+  formatCount,
+  formatNumber,
+  formatSigned,
+} from '../engine/index.js';
 import { parseArgs, UsageError } from './args.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
-import { formatCount, formatNumber, formatSigned } from '../engine/numberText.js';
 import { openRecordingForCli } from './openRecording.js';
 import type { Output } from './solveCommand.js';
 import { printRecordingIssues } from './recordingIssues.js';

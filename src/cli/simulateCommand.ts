@@ -3,15 +3,12 @@ import { MAX_SCENE_FRAMES, parseSceneFile, type ParsedScenario } from '../format
 import { safePath, safeText } from '../format/messages.js';
 import { RecordingWriter } from '../format/recordingFile.js';
 import { frameFromWorld, headerFromWorld } from '../format/worldRecording.js';
-import { World } from '../engine/world/world.js';
-import { SOLVER_NAMES, type SolverName } from '../engine/solvers/types.js';
-import type { ScenarioDesc } from '../engine/world/types.js';
+import { formatCount, formatNumber, type ScenarioDesc, SOLVER_NAMES, type SolverName, World } from '../engine/index.js';
 import { oneOf, parseArgs, UsageError } from './args.js';
 import { readText, type Output } from './solveCommand.js';
 import { OutputFile, withFileErrors } from './output.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
-import { formatCount, formatNumber } from '../engine/numberText.js';
 import { blowUpMessage, blowUpOf, type BlowUp } from '../session/runScenario.js';
 
 /** The simulation loop gives the event loop a turn at least this often (ms). */

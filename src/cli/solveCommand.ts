@@ -3,14 +3,21 @@ import { safePath } from '../format/messages.js';
 import { assembleOraclePhysical, parseOracleInstance } from '../format/oracle.js';
 import { isFclibInput, readFclibLocal } from '../format/fclib.js';
 import { resolve } from 'node:path';
-import { solve } from '../engine/solvers/solve.js';
-import { problemSolvedBy, SOLVER_NAMES, type SolveResult, type SolverName } from '../engine/solvers/types.js';
-import type { ContactProblem } from '../engine/problem.js';
-import { coulombMerit } from '../engine/coulombMerit.js';
-import { formatCount, formatNumber, formatQuantity } from '../engine/numberText.js';
+import {
+  type ContactProblem,
+  convexifiedNote,
+  coulombMerit,
+  formatCount,
+  formatNumber,
+  formatQuantity,
+  problemSolvedBy,
+  solve,
+  SOLVER_NAMES,
+  type SolveResult,
+  type SolverName,
+} from '../engine/index.js';
 import { EXACT_ON_DEMAND_MAX_ROWS, exactIslandConditioning } from '../session/conditioningEstimate.js';
 import { eigenRatio } from '../session/problemFile.js';
-import { convexifiedNote } from '../engine/solvers/convexify.js';
 import { oneOf, parseArgs, UsageError } from './args.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';

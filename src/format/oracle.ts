@@ -4,17 +4,17 @@
  * Every error names the file and the field.
  */
 import {
+  assembleProblem,
+  type BodyState,
   checkPositiveSemidefinite,
   checkProblemFinite,
-  MAX_PROBLEM_CONTACTS,
-  makeProblem,
-  ProblemError,
-  type BodyState,
   type ContactPoint,
   type ContactProblem,
-} from '../engine/problem.js';
-import { assembleProblem } from '../engine/assembly.js';
-import type { Mat3 } from '../engine/math/mat3.js';
+  makeProblem,
+  type Mat3,
+  MAX_PROBLEM_CONTACTS,
+  ProblemError,
+} from '../engine/index.js';
 import { FormatError, MAX_FIELD_CHARS, safeText } from './messages.js';
 import { ValueReader, type JsonRecord } from './fieldReader.js';
 

@@ -2,10 +2,7 @@
  * Recording format, conversion for consumers: recorded shapes ↔ the engine's ShapeDesc, recorded contacts
  * → ContactPoint, body-frame inverse inertia, and the body states the contact problem was built from.
  */
-import type { BodyState, ContactPoint } from '../engine/problem.js';
-import type { ShapeDesc } from '../engine/world/types.js';
-import { quatToMat3 } from '../engine/math/quat.js';
-import { mul, transpose, ZERO3, type Mat3 } from '../engine/math/mat3.js';
+import { type BodyState, type ContactPoint, type Mat3, mul, quatToMat3, type ShapeDesc, transpose, ZERO3 } from '../engine/index.js';
 import type { RecordedBody, RecordedContact, RecordedFrame, RecordedShape, RecordingHeader } from './recordingTypes.js';
 
 // ─── helpers for consumers ─────────────────────────────────────────────────────────────────────────

@@ -1,5 +1,5 @@
 /** Turns our engine's world and frames into recording lines (docs/recording-format.md). */
-import type { World, FrameRecord } from '../engine/world/world.js';
+import type { World, FrameRecord } from '../engine/index.js';
 import type { RecordedFrame, RecordedSolverStatus, RecordingHeader } from './recording.js';
 import { CONVENTIONS, RECORDING_FORMAT, RECORDING_VERSION, fromShapeDesc } from './recording.js';
 

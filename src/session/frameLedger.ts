@@ -28,8 +28,7 @@
  */
 import type { RecordedFrame, RecordingHeader, SoftContactParameters } from '../format/recording.js';
 import type { ManifoldLedger } from './extraRows.js';
-import { quatToMat3, type Quat } from '../engine/math/quat.js';
-import type { Vec3 } from '../engine/math/vec3.js';
+import { type Quat, quatToMat3, type Vec3 } from '../engine/index.js';
 import type { ContactKinematics } from './contactKinematics.js';
 
 /** Where a contact's stabilisation speed comes from. */

@@ -3,9 +3,7 @@
  * (per-frame energy, penetration, solver status, momentum), without keeping the frames themselves.
  */
 import { MAX_RECORDED_MAGNITUDE } from '../format/recordingValidate.js';
-import { World, type FrameRecord } from '../engine/world/world.js';
-import type { ScenarioDesc } from '../engine/world/types.js';
-import type { Vec3 } from '../engine/math/vec3.js';
+import { type FrameRecord, type ScenarioDesc, type Vec3, World } from '../engine/index.js';
 
 export interface FrameSummary {
   readonly frame: number;

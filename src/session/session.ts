@@ -22,16 +22,26 @@
  *
  * Layer rule: imports engine and format only (no vscode, no DOM); Node's fs only via RecordingReader.
  */
-import { World, type FrameRecord } from '../engine/world/world.js';
-import { assemblyOptions, DENSE_ISLAND_LIMIT } from '../engine/island/solveIsland.js';
-import type { ScenarioDesc } from '../engine/world/types.js';
-import type { ContactProblem, RhsDecomposition } from '../engine/problem.js';
-import { assembleJacobians, DEFAULT_ASSEMBLY, denseProblem, type AssemblyOptions, type ContactJacobians } from '../engine/assembly.js';
-import { buildIslands } from '../engine/collision/islands.js';
-import { conditioningCauses, type ConditioningCause } from '../engine/conditioningCauses.js';
+import {
+  assembleJacobians,
+  assemblyOptions,
+  type AssemblyOptions,
+  buildIslands,
+  type ConditioningCause,
+  conditioningCauses,
+  type ContactJacobians,
+  type ContactProblem,
+  DEFAULT_ASSEMBLY,
+  DENSE_ISLAND_LIMIT,
+  denseProblem,
+  type FrameRecord,
+  type Quat,
+  type RhsDecomposition,
+  type ScenarioDesc,
+  type Vec3,
+  World,
+} from '../engine/index.js';
 import { conditioningEstimate, exactIslandConditioning, type IslandConditioning } from './conditioningEstimate.js';
-import type { Quat } from '../engine/math/quat.js';
-import type { Vec3 } from '../engine/math/vec3.js';
 import {
   SOLVER_STATUSES,
   toContactPoint,

@@ -14,7 +14,7 @@
 import type { RecordedFrame, RecordingHeader } from '../format/recording.js';
 import { frameEnergyParts, type Diagnoser } from './diagnose.js';
 import { lambdaSource, lambdaSourceProblem, SOLVER_KINDS, solverKind } from './solverDeclarations.js';
-import { formatCount, formatNumber } from '../engine/numberText.js';
+import { formatCount, formatNumber } from '../engine/index.js';
 
 export type CheckOutcome = 'ok' | 'failed' | 'not checked';
 

@@ -1,9 +1,7 @@
 /** The energy of a recorded frame's dynamic bodies (docs/physics.md "Energy ledger"): one sum for every caller. */
 import type { RecordedFrame, RecordingHeader } from '../../format/recording.js';
 import { inverseInertiaBody } from '../../format/recording.js';
-import { quatToMat3 } from '../../engine/math/quat.js';
-import { mul, transpose } from '../../engine/math/mat3.js';
-import type { BodyState } from '../../engine/problem.js';
+import { type BodyState, mul, quatToMat3, transpose } from '../../engine/index.js';
 
 /** Kinetic Σ ½m|v|² + ½ωᵀI_wω and potential Σ −m g·x energy of the frame's dynamic bodies (J). */
 export function frameEnergyParts(header: RecordingHeader, f: RecordedFrame): { kinetic: number; potential: number } {
