@@ -48,6 +48,11 @@ export function toContactPoint(c: RecordedContact): ContactPoint {
     : { bodyA: c.a, bodyB: c.b, point: c.point, normal: c.normal, t1: c.t1, t2: c.t2, mu: c.mu, restitution: c.e, penetration: c.depth, featureId: c.feature };
 }
 
+/** World inverse inertia I⁻¹_w = R I⁻¹_b Rᵀ of a body with rotation matrix R (docs/physics.md "Conventions"). */
+export function worldInverseInertia(R: Mat3, b: RecordedBody): Mat3 {
+  return mul(mul(R, inverseInertiaBody(b)), transpose(R));
+}
+
 /** Body-frame inverse inertia tensor (row-major) of a dynamic body; zero for static bodies. */
 export function inverseInertiaBody(b: RecordedBody): Mat3 {
   if (b.static || b.inertia === null) return ZERO3;
@@ -101,7 +106,7 @@ export function preSolveBodyStates(
     }
     const l = Math.hypot(q[0], q[1], q[2], q[3]);
     const R = quatToMat3([q[0] / l, q[1] / l, q[2] / l, q[3] / l]);
-    bodies.push({ invMass: 1 / (hb.mass as number), invInertiaWorld: mul(mul(R, inverseInertiaBody(hb)), transpose(R)), x, v: p.v, omega: p.w });
+    bodies.push({ invMass: 1 / (hb.mass as number), invInertiaWorld: worldInverseInertia(R, hb), x, v: p.v, omega: p.w });
   }
   return { ok: true, bodies };
 }

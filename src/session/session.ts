@@ -40,6 +40,7 @@ import {
   type ScenarioDesc,
   type Vec3,
   World,
+  worstStatus,
 } from '../engine/index.js';
 import { conditioningEstimate, exactIslandConditioning, type IslandConditioning } from './conditioningEstimate.js';
 import {
@@ -298,8 +299,6 @@ interface Checkpoint {
   readonly cacheLambda: Float64Array;
 }
 
-const STATUS_RANK: Record<RecordedSolverStatus, number> = { converged: 0, stalled: 1, 'max-iterations': 2, failed: 3 };
-
 class ScenarioSource implements FrameSource {
   readonly kind = 'scenario' as const;
   readonly header: RecordingHeader;
@@ -347,13 +346,10 @@ class ScenarioSource implements FrameSource {
   }
 
   private record(k: number, f: FrameRecord): void {
-    let status: RecordedSolverStatus = 'converged',
-      iterations = 0,
+    const status: RecordedSolverStatus = worstStatus(f.islands).kind;
+    let iterations = 0,
       md = 0;
-    for (const isl of f.islands) {
-      if (STATUS_RANK[isl.result.status.kind] > STATUS_RANK[status]) status = isl.result.status.kind;
-      iterations = Math.max(iterations, isl.result.iterations);
-    }
+    for (const isl of f.islands) iterations = Math.max(iterations, isl.result.iterations);
     for (const c of f.contacts) if (c) md = Math.max(md, c.contact.penetration);
     this.time[k] = f.time;
     this.frameNo[k] = f.frame;

@@ -170,7 +170,7 @@ class TimelineBuilder {
   add(f: RecordedFrame): void {
     const t = this.t,
       n = t.frame.length;
-    const { kinetic, potential } = frameEnergyParts(this.header, f);
+    const { kinetic, potential, total } = frameEnergyParts(this.header, f);
     t.frame.push(f.frame);
     t.time.push(f.time);
     t.contacts.push(f.contacts.length);
@@ -180,7 +180,7 @@ class TimelineBuilder {
     t.residual.push(res?.length ? finiteOrNull(res[res.length - 1]) : null);
     t.kinetic.push(kinetic);
     t.potential.push(potential);
-    t.total.push(kinetic + potential);
+    t.total.push(total);
     for (const [name, v] of Object.entries(f.energy ?? {})) {
       if (LEDGER_SKIP.has(name)) continue;
       (t.ledger[name] ??= new Array<number | null>(n).fill(null)).push(finiteOrNull(v));
