@@ -13,6 +13,7 @@ import {
   problemSolvedBy,
   solve,
   SOLVER_NAMES,
+  SOLVER_REGISTRY,
   type SolveResult,
   type SolverName,
 } from '../engine/index.js';
@@ -32,6 +33,8 @@ export const SOLVE_HELP: CommandHelp = {
     'Reads a problem file (docs/problem-format.md: JSON, or an FCLIB local problem in HDF5) and solves it with',
     `the solvers ${SOLVER_NAMES.join(', ')} (or one of them): status, iterations, the merit of the problem each solves,`,
     'the objective, the QP-SOCP KKT residual, time, and λ per contact. Exit 1 if a solver failed.',
+    'Solvers (docs/physics.md "Solvers"):',
+    ...SOLVER_NAMES.map((name) => `  ${name.padEnd(8)} ${SOLVER_REGISTRY[name].summary}`),
   ],
   options: [
     ['--solver NAME', `one of ${SOLVER_NAMES.join(', ')}, or all (default all)`],

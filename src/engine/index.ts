@@ -43,6 +43,7 @@ export { coulombMerit, coulombMeritFromU } from './coulombMerit.js';
 export type { PgsFrictionLaw, SolveOptions, SolveResult, SolverName } from './solvers/types.js';
 export { problemSolvedBy, SOLVER_NAMES } from './solvers/types.js';
 export { solve } from './solvers/solve.js';
+export { SOLVER_REGISTRY } from './solvers/registry.js';
 export { STATUS_RANK, worstStatus } from './solvers/statusOrder.js';
 export { MAX_BACKTRACKS, MAX_SOLVER_ITERATIONS } from './solvers/limits.js';
 export { convexifiedNote } from './solvers/convexify.js';

@@ -3,10 +3,7 @@ import type { ContactProblem } from '../problem.js';
 import { objective } from '../problem.js';
 import { classifyContacts, kkt, kktFromW, KktWorkspace, type KktReport } from '../kkt.js';
 import type { SolveOptions, SolveResult, SolveStatus } from './types.js';
-import { solvePgs } from './pgs.js';
-import { solveNewton } from './newton.js';
-import { solveIpm } from './ipm.js';
-import { solveCoulomb } from './coulomb.js';
+import { solveDense } from './registry.js';
 import { nowMs as now } from '../clock.js';
 import { maxIterationsProblem } from './limits.js';
 import { convexified } from './convexify.js';
@@ -90,14 +87,7 @@ export function solve(p: ContactProblem, options: SolveOptions, warmStart?: Arra
   }
   const warm = warmStart ? Float64Array.from(warmStart) : undefined;
   const t0 = now();
-  const out =
-    options.solver === 'pgs'
-      ? solvePgs(p, options, warm)
-      : options.solver === 'newton'
-        ? solveNewton(p, options, warm)
-        : options.solver === 'ipm'
-          ? solveIpm(p, options, warm)
-          : solveCoulomb(p, options, warm);
+  const out = solveDense(p, options, warm);
   const timeMs = now() - t0;
   const w = out.w ?? denseVelocity(p, out.lambda);
   const report = out.w ? kktOfW(p, out.lambda, out.w) : kkt(p, out.lambda);

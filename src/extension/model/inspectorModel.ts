@@ -10,8 +10,8 @@ import { contactKeyText } from '../../session/contactKeys.js';
 import { ContactColumns, InjectedColumns } from './contactColumns.js';
 import { notRecorded, solverKind, statusMeaning } from '../../session/solverDeclarations.js';
 import { whatIf } from '../../session/whatIf.js';
-import { assembleProblem, buildIslands, conditioning, DEFAULT_ASSEMBLY, type ScenarioDesc, type SolveOptions, World } from '../../engine/index.js';
-import { headerFromWorld } from '../../format/worldRecording.js';
+import { assembleProblem, buildIslands, conditioning, DEFAULT_ASSEMBLY, type ScenarioDesc, type SolveOptions } from '../../engine/index.js';
+import { scenarioDiagnosis } from '../../session/diagnosisRun.js';
 import { solveTimeBodies } from '../../session/preSolve.js';
 import { toContactPoint, type RecordedFrame, type RecordingHeader } from '../../format/recording.js';
 import type {
@@ -158,13 +158,12 @@ class TimelineBuilder {
   readonly injectedByContact = new InjectedColumns();
   private readonly diag: Diagnoser;
   private prev: RecordedFrame | undefined;
+  /** `diag` is built with keepFrames: false (timelineDiagnosis): what the model needs of each frame is copied in add(). */
   constructor(
     private readonly header: RecordingHeader,
-    diagnosis: Partial<DiagnosisOptions>,
-    initialEnergy?: number,
+    diag: Diagnoser,
   ) {
-    // what the model needs from each frame is copied in add()
-    this.diag = new Diagnoser(header, { ...diagnosis, keepFrames: false }, initialEnergy);
+    this.diag = diag;
     this.contacts = new ContactColumns(this.diag.keys);
   }
   add(f: RecordedFrame): void {
@@ -235,8 +234,8 @@ export class InspectorModel {
 
   /** Simulates a scenario (our engine) and diagnoses it in the same pass. */
   static fromScenario(desc: ScenarioDesc, file: string, diagnosis: Partial<DiagnosisOptions> = {}, progress?: Progress): InspectorModel {
-    const probe = new World(desc);
-    const builder = new TimelineBuilder(headerFromWorld(probe), diagnosis, probe.totalEnergy());
+    const probe = scenarioDiagnosis(desc, { ...diagnosis, keepFrames: false });
+    const builder = new TimelineBuilder(probe.header, probe.diagnoser);
     const every = Math.max(1, Math.floor(desc.frames / 50));
     const session = Session.fromScenario(desc, {
       checkpointEvery: INSPECTOR_CHECKPOINT_EVERY,
@@ -267,11 +266,11 @@ export class InspectorModel {
           `reading ${file.split(/[\\/]/).pop()}: ${(read / 2 ** 20).toFixed(0)} / ${(total / 2 ** 20).toFixed(0)} MiB`,
           total > 0 ? read / total : null,
         ),
-      onFrame: (_, f, header) => (builder ??= new TimelineBuilder(header, diagnosis)).add(f),
+      onFrame: (_, f, header) => (builder ??= new TimelineBuilder(header, new Diagnoser(header, { ...diagnosis, keepFrames: false }))).add(f),
     });
     const reader = session.reader!;
     const n = session.frameCount;
-    builder ??= new TimelineBuilder(session.header, diagnosis);
+    builder ??= new TimelineBuilder(session.header, new Diagnoser(session.header, { ...diagnosis, keepFrames: false }));
     const built = builder as TimelineBuilder;
     const h = session.header;
     const info: SessionInfo = {
