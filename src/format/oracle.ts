@@ -1,5 +1,5 @@
 /**
- * Reader for the friction-contact problem format of ../shared/oracle (FORMAT.md): one JSON object with
+ * Reader for the friction-contact problem format of docs/problem-format.md (the oracle corpus's format): one JSON object with
  * A (row-major, incl. eps·I), b, mu, optional `physical` data and optional reference `solution`.
  * Every error names the file and the field.
  */
@@ -151,7 +151,7 @@ function readSolution(r: ValueReader, s: JsonRecord, n: number): OracleSolution 
 
 /**
  * Rebuilds the problem from the physical data with the oracle's conventions: restitution applies at any
- * approach speed, separating rows included (threshold −∞), no slop, eps·I added (FORMAT.md "The problem").
+ * approach speed, separating rows included (threshold −∞), no slop, eps·I added (docs/problem-format.md, `physical`).
  */
 export function assembleOraclePhysical(inst: OracleInstance): ContactProblem {
   const ph = inst.physical;

@@ -15,7 +15,7 @@ export const QUATERNION_ERROR_TOLERANCE = 1e-3;
 // ─── types ──────────────────────────────────────────────────────────────────────────────────────────
 
 /**
- * Our conventions (DESIGN.md): every header and frame in memory is in them. A file may declare others
+ * Our conventions (docs/physics.md "Conventions"): every header and frame in memory is in them. A file may declare others
  * (conventions.ts lists the accepted ones); the reader converts them on read and the header says so.
  */
 export interface RecordingConventions {

@@ -9,7 +9,7 @@ import { maxIterationsProblem } from './limits.js';
 import { convexified } from './convexify.js';
 
 /**
- * The one finite check every solver result passes: a status never overstates (DESIGN.md), so a λ, w,
+ * The one finite check every solver result passes: a status never overstates (docs/physics.md "The QP-SOCP and its KKT conditions", Status), so a λ, w,
  * objective or KKT residual holding NaN or ±∞ (overflow, e.g. b ≈ 1e300, or an unbounded problem) is "failed",
  * whatever the algorithm reported. An already failed status keeps its own reason.
  */

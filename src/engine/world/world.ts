@@ -130,7 +130,7 @@ export class World {
     this.cache.expire();
   }
 
-  /** World inverse inertia R I⁻¹_b Rᵀ (DESIGN.md). */
+  /** World inverse inertia R I⁻¹_b Rᵀ (docs/physics.md "Conventions"). */
   invInertiaWorld(b: Body): Mat3 {
     return b.isStatic ? ZERO3 : rotateDiagonal(quatToMat3(b.q), b.invInertia);
   }

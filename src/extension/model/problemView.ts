@@ -12,7 +12,7 @@ import type { ProblemSolverView, ProblemView } from '../../protocol/problem.js';
 /** NaN and ±∞ travel as null (src/protocol/inspector.ts: "never NaN"). */
 const shown = (x: number): number | null => (Number.isFinite(x) ? x : null);
 
-/** w = Aλ − b (the post-impulse contact velocities, DESIGN.md "The QP-SOCP problem"). */
+/** w = Aλ − b (the post-impulse contact velocities, docs/physics.md "The QP-SOCP and its KKT conditions"). */
 function velocities(p: OpenedProblem['problem'], lambda: Float64Array): Float64Array {
   const { A, b, size: n } = p;
   const w = new Float64Array(n);
