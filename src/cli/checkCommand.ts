@@ -7,7 +7,7 @@ import { parseArgs, UsageError } from './args.js';
 import { readText, type Output } from './solveCommand.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
-import { formatCount, formatNumber } from '../engine/numberText.js';
+import { formatCount, formatNumber } from '../engine/index.js';
 
 export const CHECK_HELP: CommandHelp = {
   command: 'check',

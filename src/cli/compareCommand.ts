@@ -9,7 +9,7 @@ import { readText, type Output } from './solveCommand.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
 import { parsePositiveInt, pickScenario } from './simulateCommand.js';
-import { formatNumber, formatSigned } from '../engine/numberText.js';
+import { formatNumber, formatSigned } from '../engine/index.js';
 
 export const COMPARE_HELP: CommandHelp = {
   command: 'compare',

@@ -22,7 +22,7 @@ import { parseArgs, UsageError } from './args.js';
 import { describeFsError, errnoCode, FileError, OutputFile, withFileErrors, type Output } from './output.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
-import { formatCount, formatNumber } from '../engine/numberText.js';
+import { formatCount, formatNumber } from '../engine/index.js';
 
 export const COMPRESS_HELP: CommandHelp = {
   command: 'compress',

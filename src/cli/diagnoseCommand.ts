@@ -13,7 +13,7 @@ import { printRecordingIssues } from './recordingIssues.js';
 import { readText, type Output } from './solveCommand.js';
 import { kindOfFile, requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
-import { formatCount, formatNumber, formatSigned } from '../engine/numberText.js';
+import { formatCount, formatNumber, formatSigned } from '../engine/index.js';
 import { followDiagnose } from './followDiagnose.js';
 
 export const FAIL_ON = ['injection', 'non-physical', 'inconsistent', 'skipped-lines'] as const;

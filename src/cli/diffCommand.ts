@@ -8,7 +8,7 @@ import { parseArgs, UsageError } from './args.js';
 import type { Output } from './output.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
-import { formatCount, formatNumber } from '../engine/numberText.js';
+import { formatCount, formatNumber } from '../engine/index.js';
 
 export const DIFF_HELP: CommandHelp = {
   command: 'diff',

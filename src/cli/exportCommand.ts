@@ -2,7 +2,7 @@
  * `contact-lens export <recordings…> --parquet DIR` (the tables of docs/at-scale.md, partitioned by run) and
  * `contact-lens export <rec> --mcap out.mcap` (Foxglove / Lichtblick: mcapExport.ts).
  */
-import { formatCount } from '../engine/numberText.js';
+import { formatCount } from '../engine/index.js';
 import { safePath } from '../format/messages.js';
 import { parseArgs, UsageError } from './args.js';
 import type { CommandHelp } from './help.js';

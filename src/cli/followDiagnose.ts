@@ -10,7 +10,7 @@ import { RecordingFollower } from '../format/recordingFollow.js';
 import { FormatError, MAX_FIELD_CHARS, safeText } from '../format/messages.js';
 import { Diagnoser, type Finding } from '../session/diagnose.js';
 import { BATCH_DIAGNOSIS } from '../session/diagnosisRun.js';
-import { formatCount } from '../engine/numberText.js';
+import { formatCount } from '../engine/index.js';
 import type { Output } from './output.js';
 import { FileError, describeFsError } from './output.js';
 

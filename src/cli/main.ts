@@ -2,7 +2,7 @@
 import { isMainThread } from 'node:worker_threads';
 import { safeText } from '../format/messages.js';
 import { FormatError } from '../format/oracle.js';
-import { ProblemError } from '../engine/problem.js';
+import { ProblemError } from '../engine/index.js';
 import { UsageError } from './args.js';
 import { runSolve, SOLVE_HELP } from './solveCommand.js';
 import { FileError, processOutput, type Output } from './output.js';

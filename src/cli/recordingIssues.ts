@@ -4,7 +4,7 @@
  */
 import type { RecordingReader } from '../format/recordingFile.js';
 import type { Output } from './solveCommand.js';
-import { formatCount } from '../engine/numberText.js';
+import { formatCount } from '../engine/index.js';
 
 /** Skipped lines printed one by one before the rest is only counted. */
 export const LISTED_SKIPPED_LINES = 5;

@@ -8,10 +8,10 @@
 import type { RecordingReader } from '../format/recordingFile.js';
 import { preSolveBodyStates, toContactPoint, type RecordedFrame, type RecordingHeader } from '../format/recording.js';
 import type { CacheOptions } from '../format/sidecarCache.js';
-import { ASSEMBLY_REGULARIZATION, assembleProblem } from '../engine/assembly.js';
-import { buildIslands } from '../engine/collision/islands.js';
-import { conditioningCauses } from '../engine/conditioningCauses.js';
-import type { ContactProblem } from '../engine/problem.js';
+import { ASSEMBLY_REGULARIZATION, assembleProblem } from '../engine/index.js';
+import { buildIslands } from '../engine/index.js';
+import { conditioningCauses } from '../engine/index.js';
+import type { ContactProblem } from '../engine/index.js';
 import { Diagnoser, type Finding, type FrameDiagnosis } from '../session/diagnose.js';
 import { BATCH_DIAGNOSIS } from '../session/diagnosisRun.js';
 import { exactIslandConditioning, type IslandConditioning } from '../session/conditioningEstimate.js';

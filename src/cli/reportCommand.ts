@@ -4,7 +4,7 @@ import { cliCacheOptions } from '../format/sidecarCache.js';
 import { parseArgs, UsageError } from './args.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
-import { formatCount, formatNumber, formatSigned } from '../engine/numberText.js';
+import { formatCount, formatNumber, formatSigned } from '../engine/index.js';
 import { type KappaMax, reportRecording } from './recordingReport.js';
 import type { Output } from './solveCommand.js';
 import { printRecordingIssues } from './recordingIssues.js';

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { cliCacheOptions } from '../format/sidecarCache.js';
-import { formatCount, formatNumber, formatSigned } from '../engine/numberText.js';
+import { formatCount, formatNumber, formatSigned } from '../engine/index.js';
 import { UsageError } from './args.js';
 import { writeDataset, writeResults } from './duckdb.js';
 import { expandFiles } from './globFiles.js';

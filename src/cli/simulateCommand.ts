@@ -2,14 +2,12 @@
 import { MAX_SCENE_FRAMES, parseSceneFile, type ParsedScenario } from '../format/scene.js';
 import { safePath, safeText } from '../format/messages.js';
 import { RecordingWriter } from '../format/recordingFile.js';
-import { SOLVER_NAMES, type SolverName } from '../engine/solvers/types.js';
-import type { ScenarioDesc } from '../engine/world/types.js';
+import { formatCount, formatNumber, type ScenarioDesc, SOLVER_NAMES, type SolverName } from '../engine/index.js';
 import { oneOf, parseArgs, UsageError } from './args.js';
 import { readText, type Output } from './solveCommand.js';
 import { OutputFile, withFileErrors } from './output.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
-import { formatCount, formatNumber } from '../engine/numberText.js';
 import { ENGINE_NAMES, type EngineName } from '../session/engines/types.js';
 import { startEngineRun, startOurRun, type EngineRun } from '../session/engines/engineRun.js';
 import { EngineUnavailableError } from '../session/engines/enginePackages.js';

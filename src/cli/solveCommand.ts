@@ -3,14 +3,22 @@ import { safePath } from '../format/messages.js';
 import { assembleOraclePhysical, parseOracleInstance } from '../format/oracle.js';
 import { isFclibInput, readFclibLocal } from '../format/fclib.js';
 import { resolve } from 'node:path';
-import { solve } from '../engine/solvers/solve.js';
-import { problemSolvedBy, SOLVER_NAMES, type SolveResult, type SolverName } from '../engine/solvers/types.js';
-import type { ContactProblem } from '../engine/problem.js';
-import { coulombMerit } from '../engine/coulombMerit.js';
-import { formatCount, formatNumber, formatQuantity } from '../engine/numberText.js';
+import {
+  type ContactProblem,
+  convexifiedNote,
+  coulombMerit,
+  formatCount,
+  formatNumber,
+  formatQuantity,
+  problemSolvedBy,
+  solve,
+  SOLVER_NAMES,
+  SOLVER_REGISTRY,
+  type SolveResult,
+  type SolverName,
+} from '../engine/index.js';
 import { EXACT_ON_DEMAND_MAX_ROWS, exactIslandConditioning } from '../session/conditioningEstimate.js';
 import { eigenRatio } from '../session/problemFile.js';
-import { convexifiedNote } from '../engine/solvers/convexify.js';
 import { oneOf, parseArgs, UsageError } from './args.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
@@ -25,6 +33,8 @@ export const SOLVE_HELP: CommandHelp = {
     'Reads a problem file (docs/problem-format.md: JSON, or an FCLIB local problem in HDF5) and solves it with',
     `the solvers ${SOLVER_NAMES.join(', ')} (or one of them): status, iterations, the merit of the problem each solves,`,
     'the objective, the QP-SOCP KKT residual, time, and λ per contact. Exit 1 if a solver failed.',
+    'Solvers (docs/physics.md "Solvers"):',
+    ...SOLVER_NAMES.map((name) => `  ${name.padEnd(8)} ${SOLVER_REGISTRY[name].summary}`),
   ],
   options: [
     ['--solver NAME', `one of ${SOLVER_NAMES.join(', ')}, or all (default all)`],

@@ -367,5 +367,3 @@ export function jacobianVelocityChanges(
   }
   return dv;
 }
-
-/** Former name of ContactJacobians, kept for src/engine/world/energy.ts until the diagnosis rewrite (issue 17) renames it there. */

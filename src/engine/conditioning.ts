@@ -46,7 +46,7 @@ export interface Conditioning {
   rankRatio: number;
 }
 
-/** Eigenvalues ≤ this × λmax are outside the range for κ_range (issue 12: "above 1e-10·λmax"). */
+/** Eigenvalues ≤ this × λmax are outside the range for κ_range (docs/physics.md "Conditioning", κ on the range). */
 export const RANGE_RELATIVE_THRESHOLD = 1e-10;
 
 export interface ConditioningOptions {

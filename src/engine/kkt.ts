@@ -1,5 +1,5 @@
 /**
- * KKT checker for the QP-SOCP (DESIGN.md; oracle FORMAT.md "KKT conditions and the checker"):
+ * KKT checker for the QP-SOCP (docs/physics.md "The QP-SOCP and its KKT conditions"):
  *   λ ∈ K,  w = Aλ − b ∈ K*,  λᵢ·wᵢ = 0,  and the SOC Jordan product μ²λn·w_t + w_n·λ_t = 0.
  * The natural-map residual ‖λ − Proj_K(λ − ρw)‖∞ (ρᵢ = 1/max diag Aᵢᵢ) is the fixed-point residual
  * that projected iterations drive to zero.
@@ -258,7 +258,7 @@ export function kkt(p: ContactProblem, lambda: ArrayLike<number>): KktReport {
 
 export type ContactClass = 'separating' | 'sticking' | 'sliding';
 
-/** Relative tolerance of the separating/sticking/sliding labels (oracle FORMAT.md: 1e-7). */
+/** Relative tolerance of the separating/sticking/sliding labels (docs/physics.md "The QP-SOCP and its KKT conditions", Contact classes). */
 export const CLASSIFY_TOLERANCE = 1e-7;
 
 /**

@@ -41,7 +41,7 @@ export interface ContactPoint {
 }
 
 /**
- * b = velocity + restitution + bias + speculative (DESIGN.md right-hand side):
+ * b = velocity + restitution + bias + speculative (docs/physics.md "Contact model"):
  *   velocity    = −ġ⁻ on every row (b_t = −ġ_t⁻, and the "1" of −(1+e)ġ_n⁻),
  *   restitution = −e·ġ_n⁻ on normal rows (0 below the rest-velocity threshold and on tangent rows),
  *   bias        = (ERP/Δt)·max(0, depth − slop) on normal rows,

@@ -1,8 +1,7 @@
 /** The `contactLens.*` settings (package.json contributes.configuration), read when needed. */
 import * as vscode from 'vscode';
-import { MAX_SOLVER_ITERATIONS } from '../engine/solvers/limits.js';
+import { MAX_SOLVER_ITERATIONS, SOLVER_NAMES, type SolverName } from '../engine/index.js';
 import type { DiagnosisSettings, SolverOverride } from './worker/workerProtocol.js';
-import { SOLVER_NAMES, type SolverName } from '../engine/solvers/types.js';
 
 const section = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('contactLens');
 

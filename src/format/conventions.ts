@@ -14,8 +14,7 @@
  * engine's impulse on b about +n is ours on a about our +n), external impulses as vectors (× Δt for forces).
  */
 import type { RecordedBodyState, RecordedExternalImpulse, RecordedFrame, RecordedManifold, RecordedPreState, RecordingHeader } from './recordingTypes.js';
-import type { Quat } from '../engine/math/quat.js';
-import type { Vec3 } from '../engine/math/vec3.js';
+import type { Quat, Vec3 } from '../engine/index.js';
 
 export interface DeclaredConventions {
   readonly up: 'z' | 'y';

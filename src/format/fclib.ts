@@ -9,7 +9,7 @@
  * nz = −2 compressed rows, nz ≥ 0 triplets with p = row and i = column indices (fclib.h, struct
  * fclib_matrix). Every error names the file and the dataset.
  */
-import { MAX_PROBLEM_CONTACTS, makeProblem, ProblemError, type ContactProblem } from '../engine/problem.js';
+import { MAX_PROBLEM_CONTACTS, makeProblem, ProblemError, type ContactProblem } from '../engine/index.js';
 import { FormatError, safeText } from './messages.js';
 import { withFileAccess } from './hdf5Access.js';
 import { discardH5, type H5, isFatalH5Error, loadH5 } from './h5wasmModule.js';

@@ -19,8 +19,7 @@ import {
   type JsonObject,
   type SourceRange,
 } from './jsonPositions.js';
-import type { Quat } from '../engine/math/quat.js';
-import type { Vec3 } from '../engine/math/vec3.js';
+import type { Quat, Vec3 } from '../engine/index.js';
 
 // ─── paths and suggestions ─────────────────────────────────────────────────────────────────────────
 

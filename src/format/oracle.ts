@@ -1,20 +1,20 @@
 /**
- * Reader for the friction-contact problem format of ../shared/oracle (FORMAT.md): one JSON object with
+ * Reader for the friction-contact problem format of docs/problem-format.md (the oracle corpus's format): one JSON object with
  * A (row-major, incl. eps·I), b, mu, optional `physical` data and optional reference `solution`.
  * Every error names the file and the field.
  */
 import {
+  assembleProblem,
+  type BodyState,
   checkPositiveSemidefinite,
   checkProblemFinite,
-  MAX_PROBLEM_CONTACTS,
-  makeProblem,
-  ProblemError,
-  type BodyState,
   type ContactPoint,
   type ContactProblem,
-} from '../engine/problem.js';
-import { assembleProblem } from '../engine/assembly.js';
-import type { Mat3 } from '../engine/math/mat3.js';
+  makeProblem,
+  type Mat3,
+  MAX_PROBLEM_CONTACTS,
+  ProblemError,
+} from '../engine/index.js';
 import { FormatError, MAX_FIELD_CHARS, safeText } from './messages.js';
 import { ValueReader, type JsonRecord } from './fieldReader.js';
 
@@ -151,7 +151,7 @@ function readSolution(r: ValueReader, s: JsonRecord, n: number): OracleSolution 
 
 /**
  * Rebuilds the problem from the physical data with the oracle's conventions: restitution applies at any
- * approach speed, separating rows included (threshold −∞), no slop, eps·I added (FORMAT.md "The problem").
+ * approach speed, separating rows included (threshold −∞), no slop, eps·I added (docs/problem-format.md, `physical`).
  */
 export function assembleOraclePhysical(inst: OracleInstance): ContactProblem {
   const ph = inst.physical;

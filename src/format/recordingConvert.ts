@@ -2,10 +2,7 @@
  * Recording format, conversion for consumers: recorded shapes ↔ the engine's ShapeDesc, recorded contacts
  * → ContactPoint, body-frame inverse inertia, and the body states the contact problem was built from.
  */
-import type { BodyState, ContactPoint } from '../engine/problem.js';
-import type { ShapeDesc } from '../engine/world/types.js';
-import { quatToMat3 } from '../engine/math/quat.js';
-import { mul, transpose, ZERO3, type Mat3 } from '../engine/math/mat3.js';
+import { type BodyState, type ContactPoint, type Mat3, mul, quatToMat3, type ShapeDesc, transpose, ZERO3 } from '../engine/index.js';
 import type { RecordedBody, RecordedContact, RecordedFrame, RecordedShape, RecordingHeader } from './recordingTypes.js';
 
 // ─── helpers for consumers ─────────────────────────────────────────────────────────────────────────
@@ -49,6 +46,11 @@ export function toContactPoint(c: RecordedContact): ContactPoint {
   return c.feature === undefined
     ? { bodyA: c.a, bodyB: c.b, point: c.point, normal: c.normal, t1: c.t1, t2: c.t2, mu: c.mu, restitution: c.e, penetration: c.depth }
     : { bodyA: c.a, bodyB: c.b, point: c.point, normal: c.normal, t1: c.t1, t2: c.t2, mu: c.mu, restitution: c.e, penetration: c.depth, featureId: c.feature };
+}
+
+/** World inverse inertia I⁻¹_w = R I⁻¹_b Rᵀ of a body with rotation matrix R (docs/physics.md "Conventions"). */
+export function worldInverseInertia(R: Mat3, b: RecordedBody): Mat3 {
+  return mul(mul(R, inverseInertiaBody(b)), transpose(R));
 }
 
 /** Body-frame inverse inertia tensor (row-major) of a dynamic body; zero for static bodies. */
@@ -104,7 +106,7 @@ export function preSolveBodyStates(
     }
     const l = Math.hypot(q[0], q[1], q[2], q[3]);
     const R = quatToMat3([q[0] / l, q[1] / l, q[2] / l, q[3] / l]);
-    bodies.push({ invMass: 1 / (hb.mass as number), invInertiaWorld: mul(mul(R, inverseInertiaBody(hb)), transpose(R)), x, v: p.v, omega: p.w });
+    bodies.push({ invMass: 1 / (hb.mass as number), invInertiaWorld: worldInverseInertia(R, hb), x, v: p.v, omega: p.w });
   }
   return { ok: true, bodies };
 }

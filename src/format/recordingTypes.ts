@@ -3,9 +3,7 @@
  * schemas/recording-*.schema.json): the header, frames, contacts and solver records as read and written.
  */
 import type { DeclaredConventions } from './conventions.js';
-import type { Mat3 } from '../engine/math/mat3.js';
-import type { Quat } from '../engine/math/quat.js';
-import type { Vec3 } from '../engine/math/vec3.js';
+import type { Mat3, Quat, Vec3 } from '../engine/index.js';
 
 export const RECORDING_FORMAT = 'contact-lens-recording';
 export const RECORDING_VERSION = 1;
@@ -17,7 +15,7 @@ export const QUATERNION_ERROR_TOLERANCE = 1e-3;
 // ─── types ──────────────────────────────────────────────────────────────────────────────────────────
 
 /**
- * Our conventions (DESIGN.md): every header and frame in memory is in them. A file may declare others
+ * Our conventions (docs/physics.md "Conventions"): every header and frame in memory is in them. A file may declare others
  * (conventions.ts lists the accepted ones); the reader converts them on read and the header says so.
  */
 export interface RecordingConventions {

@@ -31,9 +31,7 @@ import {
   type RecordingHeader,
   type SoftContactParameters,
 } from './recordingTypes.js';
-import type { Mat3 } from '../engine/math/mat3.js';
-import type { Quat } from '../engine/math/quat.js';
-import type { Vec3 } from '../engine/math/vec3.js';
+import type { Mat3, Quat, Vec3 } from '../engine/index.js';
 
 /** Unknown keys: a warning (with a spelling suggestion); keys starting with "x-" are vendor extensions, silently ignored. */
 function warnUnknownKeys(o: JsonRecord, allowed: readonly string[], path: string, warn: FieldWarning | undefined): void {

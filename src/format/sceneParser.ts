@@ -7,11 +7,19 @@
 import { type FormatError, MAX_DETAIL_CHARS, MAX_FIELD_CHARS, quoteList, safeText } from './messages.js';
 import { fieldPath, NodeReader, type NumRule, type Span } from './fieldReader.js';
 import type { JsonNode, SourceRange } from './jsonPositions.js';
-import type { BodyDesc, FaultInjection, MaterialDesc, ScenarioDesc, ShapeDesc, StepConfig } from '../engine/world/types.js';
-import { MAX_BACKTRACKS, MAX_SOLVER_ITERATIONS } from '../engine/solvers/limits.js';
-import type { SolveOptions } from '../engine/solvers/types.js';
-import type { Quat } from '../engine/math/quat.js';
-import type { Vec3 } from '../engine/math/vec3.js';
+import {
+  type BodyDesc,
+  type FaultInjection,
+  type MaterialDesc,
+  MAX_BACKTRACKS,
+  MAX_SOLVER_ITERATIONS,
+  type Quat,
+  type ScenarioDesc,
+  type ShapeDesc,
+  type SolveOptions,
+  type StepConfig,
+  type Vec3,
+} from '../engine/index.js';
 import {
   BODY_KEYS,
   COMBINE_RULES,

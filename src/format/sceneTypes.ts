@@ -5,10 +5,17 @@
  */
 import { FormatError } from './messages.js';
 import type { SourceRange } from './jsonPositions.js';
-import type { CombineRule, MaterialDesc, ScenarioDesc } from '../engine/world/types.js';
-import { SOLVER_NAMES, type PgsFrictionLaw, type SolveOptions, type SolverName } from '../engine/solvers/types.js';
-import type { Quat } from '../engine/math/quat.js';
-import type { Vec3 } from '../engine/math/vec3.js';
+import {
+  type CombineRule,
+  type MaterialDesc,
+  type PgsFrictionLaw,
+  type Quat,
+  type ScenarioDesc,
+  type SolveOptions,
+  SOLVER_NAMES,
+  type SolverName,
+  type Vec3,
+} from '../engine/index.js';
 
 export type { SourceRange } from './jsonPositions.js';
 

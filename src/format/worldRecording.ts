@@ -1,5 +1,5 @@
 /** Turns our engine's world and frames into recording lines (docs/recording-format.md). */
-import type { World, FrameRecord } from '../engine/world/world.js';
+import { type FrameRecord, type World, worstStatus } from '../engine/index.js';
 import type { RecordedFrame, RecordedSolverStatus, RecordingHeader } from './recording.js';
 import { CONVENTIONS, RECORDING_FORMAT, RECORDING_VERSION, fromShapeDesc } from './recording.js';
 
@@ -37,8 +37,6 @@ export function headerFromWorld(world: World): RecordingHeader {
   };
 }
 
-const STATUS_RANK: Record<RecordedSolverStatus, number> = { converged: 0, stalled: 1, 'max-iterations': 2, failed: 3 };
-
 /**
  * One frame line. The frame's islands are reported as one solve: λ in the frame's contact order, the
  * worst status, the largest iteration count, and after each iteration k = 1 … iterations the largest KKT
@@ -49,17 +47,11 @@ const STATUS_RANK: Record<RecordedSolverStatus, number> = { converged: 0, stalle
 export function frameFromWorld(world: World, f: FrameRecord): RecordedFrame {
   const lambda: number[] = [];
   for (const c of f.contacts) lambda.push(c.lambda[0], c.lambda[1], c.lambda[2]);
-  let status: RecordedSolverStatus = 'converged',
-    iterations = 0,
-    reason: string | undefined;
-  for (const isl of f.islands) {
-    const r = isl.result;
-    if (STATUS_RANK[r.status.kind] > STATUS_RANK[status]) {
-      status = r.status.kind;
-      reason = r.status.kind === 'converged' ? undefined : r.status.reason;
-    }
-    iterations = Math.max(iterations, r.iterations);
-  }
+  const worst = worstStatus(f.islands);
+  const status: RecordedSolverStatus = worst.kind,
+    reason = worst.kind === 'converged' ? undefined : worst.reason;
+  let iterations = 0;
+  for (const isl of f.islands) iterations = Math.max(iterations, isl.result.iterations);
   const residuals: number[] = new Array(iterations).fill(0);
   for (const isl of f.islands) {
     const h = isl.result.history.residual; // h[j] after at[j] iterations (at[j] = j unless only some were measured)

@@ -28,7 +28,7 @@ export const POSE_STRIDE = 7;
 
 /**
  * A what-if contact's relative velocity at the contact point after the step (body a relative to body b,
- * world, m/s: ġ⁺ = ġ⁻ + Aλ along n, t1, t2, DESIGN.md), with the recorded λ and with the alternative's.
+ * world, m/s: ġ⁺ = ġ⁻ + Aλ along n, t1, t2, docs/physics.md "Contact model"), with the recorded λ and with the alternative's.
  */
 export interface WhatIfContactScene {
   readonly recordedVelocity: readonly [number, number, number];

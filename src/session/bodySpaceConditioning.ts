@@ -7,10 +7,7 @@
  * eigenvalues of G (Householder + QL, ≈ 4m³/3 flops) cost less than the pivoted Cholesky rank of A
  * (≈ n·r²/2). Rank, κ and κ on the range follow conditioning.ts's exact rules on that spectrum.
  */
-import { isStatic } from '../engine/assembly.js';
-import { conditioningFrom, regularizationOf, spectrumRank } from '../engine/conditioning.js';
-import { symmetricEigenvalues } from '../engine/math/eigen.js';
-import type { ContactProblem } from '../engine/problem.js';
+import { conditioningFrom, type ContactProblem, isStatic, regularizationOf, spectrumRank, symmetricEigenvalues } from '../engine/index.js';
 import type { IslandConditioning } from './conditioningEstimate.js';
 
 /** The body-space Gram matrix G (m × m, row-major) of an island's problem, or null when it cannot be formed. */

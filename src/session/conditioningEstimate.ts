@@ -18,17 +18,17 @@
  */
 import {
   conditioning,
-  DEFAULT_EXACT_LIMIT,
+  type Conditioning,
   conditioningFrom,
+  type ContactProblem,
+  DEFAULT_EXACT_LIMIT,
+  DENSE_ISLAND_LIMIT,
+  lanczosExtremes,
   pivotedCholesky,
   RANGE_RELATIVE_THRESHOLD,
   rankToleranceFor,
   regularizationOf,
-  type Conditioning,
-} from '../engine/conditioning.js';
-import { lanczosExtremes } from '../engine/math/eigen.js';
-import type { ContactProblem } from '../engine/problem.js';
-import { DENSE_ISLAND_LIMIT } from '../engine/island/solveIsland.js';
+} from '../engine/index.js';
 import { bodySpaceConditioning } from './bodySpaceConditioning.js';
 
 /** Islands up to this many rows get the exact analysis (values-only QL is below a millisecond there). */

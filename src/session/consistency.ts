@@ -7,10 +7,8 @@
  *   only λn flipped fits  the normal is flipped but the tangent impulses are not;
  *   linear fits, angular not: the header's inertia is the inverse inertia, or ω is written in the body frame.
  */
-import { jacobianVelocityChanges, type ContactJacobians } from '../engine/assembly.js';
-import type { ContactPoint } from '../engine/problem.js';
+import { type ContactJacobians, type ContactPoint, jacobianVelocityChanges, quatToMat3 } from '../engine/index.js';
 import type { RecordedFrame, RecordingHeader } from '../format/recording.js';
-import { quatToMat3 } from '../engine/math/quat.js';
 import { solvePose } from './frameLedger.js';
 
 /** A body's velocity change is explained when |Δv − M⁻¹Jᵀλ| ≤ this fraction of |Δv| plus the floor below. */

@@ -4,8 +4,7 @@
  * The diagnosis computes them for a whole frame; the inspector's frame detail from each island's Jacobians,
  * which it assembles anyway.
  */
-import { assembleJacobians, jacobianVelocityChanges, type ContactJacobians } from '../engine/assembly.js';
-import type { ContactPoint } from '../engine/problem.js';
+import { assembleJacobians, type ContactJacobians, type ContactPoint, jacobianVelocityChanges } from '../engine/index.js';
 import { toContactPoint, type RecordedFrame, type RecordingHeader } from '../format/recording.js';
 import { solveTimeBodies } from './preSolve.js';
 

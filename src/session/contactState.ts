@@ -1,6 +1,6 @@
 /**
  * A contact's state for the inspector and the export — open, stick or slip — decided from the physics of the step: the
- * contact's relative velocity after the impulse, w = ġ⁺ = (w_n, w_t1, w_t2) (DESIGN.md: w = Aλ − b + … is the
+ * contact's relative velocity after the impulse, w = ġ⁺ = (w_n, w_t1, w_t2) (docs/physics.md "Contact model": w = Aλ − b + … is the
  * post-step gap rate; ġ_n > 0 separates), not from a solver's label. Signorini–Coulomb (docs/physics.md):
  *   open   the bodies part within the step: w_n·Δt exceeds the overlap the step started with (depth; a
  *          speculative contact's gap is a negative depth), by more than OPEN_SPEED_TOLERANCE·Δt — or no

@@ -16,16 +16,24 @@
  *   ΔKE(exact, stabilised) − ΔKE(law)   is what removing the stabilisation term saves → stabilisation's share;
  *   what remains above the law, on contacts that hit a target other than the law, is the target's share.
  */
-import { assembleJacobians, denseProblem, type ContactJacobians } from '../engine/assembly.js';
-import type { BodyState, ContactPoint, ContactProblem } from '../engine/problem.js';
-import { solve } from '../engine/solvers/solve.js';
-import { kkt, KktWorkspace } from '../engine/kkt.js';
-import { solveIpmSparse } from '../engine/solvers/ipmSparse.js';
-import { kktRows } from '../engine/solvers/naturalMapSparse.js';
-import { matrixFreeRows } from '../engine/solvers/pgsRows.js';
-import { GaussSeidelContinuation } from '../engine/solvers/pgs.js';
-import type { PgsFrictionLaw } from '../engine/solvers/types.js';
-import { gapRatesAfter, impulseEnergyChange } from '../engine/world/energy.js';
+import {
+  assembleJacobians,
+  type BodyState,
+  type ContactJacobians,
+  type ContactPoint,
+  type ContactProblem,
+  denseProblem,
+  gapRatesAfter,
+  GaussSeidelContinuation,
+  impulseEnergyChange,
+  kkt,
+  kktRows,
+  KktWorkspace,
+  matrixFreeRows,
+  type PgsFrictionLaw,
+  solve,
+  solveIpmSparse,
+} from '../engine/index.js';
 
 /**
  * Islands larger than this many contacts are re-solved by the sparse interior point (ipmSparse.ts) instead of

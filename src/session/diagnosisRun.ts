@@ -3,10 +3,9 @@
  * recording frame by frame. The CLI's `diagnose` and `report`, the inspector's worker and the Check lens all
  * build their Diagnoser here, so one recording gets one set of findings and one number per mechanism everywhere.
  */
-import type { ScenarioDesc } from '../engine/world/types.js';
+import { type ScenarioDesc, World } from '../engine/index.js';
 import type { RecordedFrame, RecordingHeader } from '../format/recording.js';
 import { frameFromWorld, headerFromWorld } from '../format/worldRecording.js';
-import { World } from '../engine/world/world.js';
 import { BATCH_COUNTERFACTUAL_TOTAL_WORK, Diagnoser, type DiagnosisOptions, type Finding, type InjectionMechanism } from './diagnose.js';
 
 /** A batch diagnosis (CLI `diagnose` and `report`, CI): the larger re-solve budget; deterministic either way. */

@@ -1,7 +1,7 @@
 /** Checks a scenario's expectations (docs/scene-format.md "Expectations") against a run. */
 import type { Expectation } from '../format/scene.js';
 import type { RunResult } from './runScenario.js';
-import { formatCount, formatNumber, formatQuantity, formatSigned } from '../engine/numberText.js';
+import { formatCount, formatNumber, formatQuantity, formatSigned } from '../engine/index.js';
 import { checkDeterminism } from './compare/determinism.js';
 import { divergenceSummary } from './compare/divergenceText.js';
 

@@ -8,7 +8,7 @@
  * Their work is the impulse times the mean velocity, λ·½(ġ⁻ + ġ⁺) (Stewart & Trinkle 1996), so the ledger's
  * identity ΔKE = Σ rows' work holds with them (frameLedger.ts).
  */
-import type { BodyState } from '../engine/problem.js';
+import type { BodyState } from '../engine/index.js';
 import type { RecordedFrame, RecordedManifold } from '../format/recording.js';
 
 /** Row of direction d at point p on body i: linear part d, angular part r × d (r = p − x_i). */

@@ -28,8 +28,7 @@
  */
 import type { RecordedFrame, RecordingHeader, SoftContactParameters } from '../format/recording.js';
 import type { ManifoldLedger } from './extraRows.js';
-import { quatToMat3, type Quat } from '../engine/math/quat.js';
-import type { Vec3 } from '../engine/math/vec3.js';
+import { type Quat, quatToMat3, type Vec3 } from '../engine/index.js';
 import type { ContactKinematics } from './contactKinematics.js';
 
 /** Where a contact's stabilisation speed comes from. */
@@ -239,38 +238,22 @@ export function contactLedger(
     slip = Math.hypot(k.gAfter[1], k.gAfter[2]),
     slipPower = lt1 * k.gAfter[1] + lt2 * k.gAfter[2],
     mEff = k.mEff;
-  return springs
-    ? {
-        normalWork,
-        frictionWork,
-        lawWork,
-        stabilisation: stab,
-        excess,
-        approach,
-        target,
-        stabilisationSpeed: s,
-        stabilisationSource: source,
-        separation: sep,
-        slip,
-        slipPower,
-        mEff,
-        soft: springs,
-      }
-    : {
-        normalWork,
-        frictionWork,
-        lawWork,
-        stabilisation: stab,
-        excess,
-        approach,
-        target,
-        stabilisationSpeed: s,
-        stabilisationSource: source,
-        separation: sep,
-        slip,
-        slipPower,
-        mEff,
-      };
+  const ledger = {
+    normalWork,
+    frictionWork,
+    lawWork,
+    stabilisation: stab,
+    excess,
+    approach,
+    target,
+    stabilisationSpeed: s,
+    stabilisationSource: source,
+    separation: sep,
+    slip,
+    slipPower,
+    mEff,
+  };
+  return springs ? { ...ledger, soft: springs } : ledger;
 }
 
 /** ½m_eff·x² + p·m_eff·x: the kinetic (and potential, p per unit speed) energy of normal speed x (the ledger's E). */

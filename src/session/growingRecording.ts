@@ -10,7 +10,7 @@ import { FormatError } from '../format/messages.js';
 import { parseFrame, SOLVER_STATUSES, type RecordedFrame, type RecordingHeader } from '../format/recording.js';
 import type { RecordingReader } from '../format/recordingFile.js';
 import { lineText } from '../format/recordingLines.js';
-import type { AssemblyOptions } from '../engine/assembly.js';
+import type { AssemblyOptions } from '../engine/index.js';
 import { type FrameSource, recordingAssembly, type SessionSummary } from './session.js';
 
 /** Where a frame's line is in the file. */

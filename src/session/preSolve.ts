@@ -7,8 +7,7 @@
  * for engines whose step ends with the contact impulse; approximate when they damp or clamp velocities
  * after the solve.
  */
-import { assembleJacobians, jacobianVelocityChanges } from '../engine/assembly.js';
-import type { BodyState } from '../engine/problem.js';
+import { assembleJacobians, type BodyState, jacobianVelocityChanges } from '../engine/index.js';
 import { preSolveBodyStates, toContactPoint, type RecordedFrame, type RecordingHeader } from '../format/recording.js';
 import { extraVelocityChanges, hasExtraRows } from './extraRows.js';
 

@@ -7,11 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { exactIslandConditioning, type IslandConditioning } from './conditioningEstimate.js';
-import { coulombMerit } from '../engine/coulombMerit.js';
-import type { ContactClass } from '../engine/kkt.js';
-import type { ContactProblem } from '../engine/problem.js';
-import { solve } from '../engine/solvers/solve.js';
-import { SOLVER_NAMES, type SolverName, type SolveResult } from '../engine/solvers/types.js';
+import { type ContactClass, type ContactProblem, coulombMerit, solve, SOLVER_NAMES, type SolveResult, type SolverName } from '../engine/index.js';
 import { isFclibInput, readFclibLocal } from '../format/fclib.js';
 import { readRegularFile } from '../format/inputFile.js';
 import { parseOracleInstance } from '../format/oracle.js';

@@ -3,9 +3,7 @@
  * (per-frame energy, penetration, solver status, momentum), without keeping the frames themselves.
  */
 import { MAX_RECORDED_MAGNITUDE } from '../format/recordingValidate.js';
-import { World, type FrameRecord } from '../engine/world/world.js';
-import type { ScenarioDesc } from '../engine/world/types.js';
-import type { Vec3 } from '../engine/math/vec3.js';
+import { type FrameRecord, type ScenarioDesc, type Vec3, World, worstStatus } from '../engine/index.js';
 
 export interface FrameSummary {
   readonly frame: number;
@@ -61,8 +59,6 @@ export function blowUpOf(world: World, f: FrameRecord): BlowUp | null {
 /** "the simulation blows up at frame N: why" — the line check and simulate print. */
 export const blowUpMessage = (b: BlowUp): string => `the simulation blows up at frame ${b.frame}: ${b.reason}; the frames after it are not simulated`;
 
-const STATUS_RANK = { converged: 0, stalled: 1, 'max-iterations': 2, failed: 3 } as const;
-
 export function momentumOf(world: World): Vec3 {
   const p: [number, number, number] = [0, 0, 0];
   for (const b of world.bodies) if (!b.isStatic) for (let k = 0; k < 3; k++) p[k] += b.mass * b.v[k];
@@ -70,13 +66,10 @@ export function momentumOf(world: World): Vec3 {
 }
 
 export function summarize(world: World, f: FrameRecord): FrameSummary {
-  let status: FrameSummary['status'] = 'converged',
-    iterations = 0,
+  const status: FrameSummary['status'] = worstStatus(f.islands).kind;
+  let iterations = 0,
     maxPen = 0;
-  for (const isl of f.islands) {
-    if (STATUS_RANK[isl.result.status.kind] > STATUS_RANK[status]) status = isl.result.status.kind;
-    iterations = Math.max(iterations, isl.result.iterations);
-  }
+  for (const isl of f.islands) iterations = Math.max(iterations, isl.result.iterations);
   for (const c of f.contacts) maxPen = Math.max(maxPen, c.contact.penetration);
   return {
     frame: f.frame,

@@ -22,16 +22,27 @@
  *
  * Layer rule: imports engine and format only (no vscode, no DOM); Node's fs only via RecordingReader.
  */
-import { World, type FrameRecord } from '../engine/world/world.js';
-import { assemblyOptions, DENSE_ISLAND_LIMIT } from '../engine/island/solveIsland.js';
-import type { ScenarioDesc } from '../engine/world/types.js';
-import type { ContactProblem, RhsDecomposition } from '../engine/problem.js';
-import { assembleJacobians, DEFAULT_ASSEMBLY, denseProblem, type AssemblyOptions, type ContactJacobians } from '../engine/assembly.js';
-import { buildIslands } from '../engine/collision/islands.js';
-import { conditioningCauses, type ConditioningCause } from '../engine/conditioningCauses.js';
+import {
+  assembleJacobians,
+  assemblyOptions,
+  type AssemblyOptions,
+  buildIslands,
+  type ConditioningCause,
+  conditioningCauses,
+  type ContactJacobians,
+  type ContactProblem,
+  DEFAULT_ASSEMBLY,
+  DENSE_ISLAND_LIMIT,
+  denseProblem,
+  type FrameRecord,
+  type Quat,
+  type RhsDecomposition,
+  type ScenarioDesc,
+  type Vec3,
+  World,
+  worstStatus,
+} from '../engine/index.js';
 import { conditioningEstimate, exactIslandConditioning, type IslandConditioning } from './conditioningEstimate.js';
-import type { Quat } from '../engine/math/quat.js';
-import type { Vec3 } from '../engine/math/vec3.js';
 import {
   SOLVER_STATUSES,
   toContactPoint,
@@ -291,8 +302,6 @@ interface Checkpoint {
   readonly cacheLambda: Float64Array;
 }
 
-const STATUS_RANK: Record<RecordedSolverStatus, number> = { converged: 0, stalled: 1, 'max-iterations': 2, failed: 3 };
-
 class ScenarioSource implements FrameSource {
   readonly kind = 'scenario' as const;
   readonly header: RecordingHeader;
@@ -340,13 +349,10 @@ class ScenarioSource implements FrameSource {
   }
 
   private record(k: number, f: FrameRecord): void {
-    let status: RecordedSolverStatus = 'converged',
-      iterations = 0,
+    const status: RecordedSolverStatus = worstStatus(f.islands).kind;
+    let iterations = 0,
       md = 0;
-    for (const isl of f.islands) {
-      if (STATUS_RANK[isl.result.status.kind] > STATUS_RANK[status]) status = isl.result.status.kind;
-      iterations = Math.max(iterations, isl.result.iterations);
-    }
+    for (const isl of f.islands) iterations = Math.max(iterations, isl.result.iterations);
     for (const c of f.contacts) if (c) md = Math.max(md, c.contact.penetration);
     this.time[k] = f.time;
     this.frameNo[k] = f.frame;

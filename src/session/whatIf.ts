@@ -5,18 +5,23 @@
  * energy change the contact impulses cause, ΔKE = λᵀJv⁻ + ½λᵀAλ (docs/physics.md "Energy ledger").
  */
 import type { Session } from './session.js';
-import type { ContactProblem } from '../engine/problem.js';
-import { kkt } from '../engine/kkt.js';
-import { coulombMerit } from '../engine/coulombMerit.js';
-import { solve } from '../engine/solvers/solve.js';
-import type { SolveOptions, SolveResult } from '../engine/solvers/types.js';
-import type { ContactJacobians } from '../engine/assembly.js';
-import { coulombMeritFromU } from '../engine/coulombMerit.js';
-import { gapRatesAfter, impulseEnergyChange } from '../engine/world/energy.js';
-import { KktWorkspace } from '../engine/kkt.js';
-import { solveMatrixFree } from '../engine/island/solveMatrixFree.js';
-import { kktRows } from '../engine/solvers/naturalMapSparse.js';
-import { matrixFreeRows, type MatrixFreeRows } from '../engine/solvers/pgsRows.js';
+import {
+  type ContactJacobians,
+  type ContactProblem,
+  coulombMerit,
+  coulombMeritFromU,
+  gapRatesAfter,
+  impulseEnergyChange,
+  kkt,
+  kktRows,
+  KktWorkspace,
+  matrixFreeRows,
+  type MatrixFreeRows,
+  solve,
+  solveMatrixFree,
+  type SolveOptions,
+  type SolveResult,
+} from '../engine/index.js';
 
 export interface Alternative {
   readonly lambda: Float64Array;

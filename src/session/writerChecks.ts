@@ -14,7 +14,7 @@
 import type { RecordedFrame, RecordingHeader } from '../format/recording.js';
 import { frameEnergyParts, type Diagnoser } from './diagnose.js';
 import { lambdaSource, lambdaSourceProblem, SOLVER_KINDS, solverKind } from './solverDeclarations.js';
-import { formatCount, formatNumber } from '../engine/numberText.js';
+import { formatCount, formatNumber } from '../engine/index.js';
 
 export type CheckOutcome = 'ok' | 'failed' | 'not checked';
 
@@ -51,7 +51,7 @@ export class WriterChecks {
   constructor(private readonly header: RecordingHeader) {}
 
   add(f: RecordedFrame): void {
-    const { kinetic, potential } = frameEnergyParts(this.header, f);
+    const { kinetic, total } = frameEnergyParts(this.header, f);
     const e = f.energy;
     const rel = (a: number, b: number, scale: number): boolean => Math.abs(a - b) > ENERGY_RELATIVE * Math.max(1e-9, Math.abs(scale));
     if (e && Number.isFinite(e.kinetic) && Number.isFinite(kinetic)) {
@@ -62,11 +62,11 @@ export class WriterChecks {
       // a total with another potential zero: compare changes
       this.kineticFrames++;
       const dRec = e.total - this.prev.recordedTotal,
-        dOurs = kinetic + potential - this.prev.ours;
-      if (!this.energyFirstBad && rel(dRec, dOurs, Math.max(Math.abs(kinetic + potential), 1e-6)))
+        dOurs = total - this.prev.ours;
+      if (!this.energyFirstBad && rel(dRec, dOurs, Math.max(Math.abs(total), 1e-6)))
         this.energyFirstBad = { frame: f.frame, recorded: dRec, ours: dOurs, what: 'the change of energy.total' };
     }
-    this.prev = { recordedTotal: e && Number.isFinite(e.total) ? e.total : undefined, ours: kinetic + potential };
+    this.prev = { recordedTotal: e && Number.isFinite(e.total) ? e.total : undefined, ours: total };
     f.contacts.forEach((c, k) => {
       const sizes = [bodySize(this.header, c.a), bodySize(this.header, c.b)].filter((x): x is number => x !== null);
       if (!sizes.length) return;

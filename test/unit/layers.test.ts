@@ -1,6 +1,8 @@
 /**
- * Import direction of the layers in DESIGN.md and docs/ARCHITECTURE.md: every import in src/ and webview/
- * (static, type-only and dynamic) points to its own layer or one it may use; packages only where allowed.
+ * Import direction of the layers in docs/ARCHITECTURE.md: every import in src/ and webview/ (static,
+ * type-only and dynamic) points to its own layer or one it may use; packages only where allowed; the
+ * engine is entered through its public API (src/engine/index.ts) only; the extension's model and worker
+ * never import `vscode` (they run in the worker thread and in plain Node tests).
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -32,6 +34,51 @@ const PACKAGES: Record<Layer, readonly string[]> = {
   webview: ['chart.js', '@vscode/webview-ui-toolkit', 'three'],
 };
 
+/** The engine's front door: the one engine module other layers may import. */
+const ENGINE_INDEX = join(ROOT, 'src', 'engine', 'index.ts');
+/**
+ * Engine modules another layer may import directly, each with its reason. Empty: every name the outer
+ * layers use is exported by src/engine/index.ts.
+ */
+const DEEP_ENGINE_IMPORTS: Readonly<Record<string, string>> = {};
+/** Folders whose code runs outside the extension host (worker thread, plain Node): no `vscode` there. */
+const NO_VSCODE = [join(ROOT, 'src', 'extension', 'model'), join(ROOT, 'src', 'extension', 'worker')];
+
+/** A violation of the engine's front door, or null: `target` is the resolved import of a file of layer `from`. */
+function deepEngineImport(from: Layer, target: string): string | null {
+  if (from === 'engine') return null;
+  const ts = target.replace(/\.js$/, '.ts');
+  if (ts === ENGINE_INDEX) return null;
+  const rel = relative(ROOT, ts).split(sep).join('/');
+  if (!rel.startsWith('src/engine/') || rel in DEEP_ENGINE_IMPORTS) return null;
+  return `a deep import into the engine (${rel}); import it from src/engine/index.ts`;
+}
+
+/** Violations of the layer rules in one file's import specifiers. */
+function violationsOf(file: string, specs: readonly string[]): string[] {
+  const from = layerOf(file);
+  if (!from) return [];
+  const out: string[] = [];
+  const noVscode = NO_VSCODE.some((dir) => file.startsWith(dir + sep));
+  for (const spec of specs) {
+    const where = `${relative(ROOT, file)} imports '${spec}'`;
+    if (spec.startsWith('.')) {
+      const target = resolve(dirname(file), spec);
+      const to = layerOf(target);
+      if (!to || !MAY_IMPORT[from].includes(to)) out.push(`${where}: ${from} may not import ${to ?? 'files outside the layers'}`);
+      else {
+        const deep = deepEngineImport(from, target);
+        if (deep) out.push(`${where}: ${deep}`);
+      }
+    } else if (!PACKAGES[from].some((p) => spec === p || spec.startsWith(p.endsWith(':') ? p : `${p}/`))) {
+      out.push(`${where}: package not allowed in ${from}`);
+    } else if (noVscode && (spec === 'vscode' || spec.startsWith('vscode/'))) {
+      out.push(`${where}: the extension's model and worker run outside the extension host`);
+    }
+  }
+  return out;
+}
+
 function layerOf(file: string): Layer | null {
   const rel = relative(ROOT, file).split(sep);
   if (rel[0] === 'webview') return 'webview';
@@ -56,7 +103,7 @@ function specifiers(text: string): string[] {
   return out;
 }
 
-describe('layer import directions (DESIGN.md)', () => {
+describe('layer import directions (docs/ARCHITECTURE.md)', () => {
   const files = [...tsFiles(join(ROOT, 'src')), ...tsFiles(join(ROOT, 'webview'))];
 
   it('finds the sources of every layer', () => {
@@ -64,22 +111,28 @@ describe('layer import directions (DESIGN.md)', () => {
     for (const l of Object.keys(MAY_IMPORT)) assert.ok(seen.has(l as Layer), `no file of layer ${l}`);
   });
 
-  it('every import points down the layers; packages only where allowed', () => {
-    const violations: string[] = [];
-    for (const file of files) {
-      const from = layerOf(file);
-      if (!from) continue;
-      for (const spec of specifiers(readFileSync(file, 'utf8'))) {
-        const where = `${relative(ROOT, file)} imports '${spec}'`;
-        if (spec.startsWith('.')) {
-          const to = layerOf(resolve(dirname(file), spec));
-          if (!to || !MAY_IMPORT[from].includes(to)) violations.push(`${where}: ${from} may not import ${to ?? 'files outside the layers'}`);
-        } else if (!PACKAGES[from].some((p) => spec === p || spec.startsWith(p.endsWith(':') ? p : `${p}/`))) {
-          violations.push(`${where}: package not allowed in ${from}`);
-        }
-      }
-    }
+  it('every import points down the layers; packages only where allowed; the engine through its index', () => {
+    const violations = files.flatMap((file) => violationsOf(file, specifiers(readFileSync(file, 'utf8'))));
     assert.deepEqual(violations, []);
+  });
+
+  it('fails on a deep import into the engine from another layer, not on the index or inside the engine', () => {
+    const session = join(ROOT, 'src', 'session', 'x.ts');
+    assert.deepEqual(violationsOf(session, ['../engine/index.js']), []);
+    const deep = violationsOf(session, ['../engine/solvers/pgsRows.js', '../engine/world/types.js']);
+    assert.equal(deep.length, 2);
+    assert.match(deep[0], /deep import into the engine \(src\/engine\/solvers\/pgsRows\.ts\)/);
+    assert.deepEqual(violationsOf(join(ROOT, 'src', 'engine', 'world', 'x.ts'), ['../solvers/pgsRows.js']), []);
+    assert.equal(violationsOf(join(ROOT, 'src', 'extension', 'model', 'x.ts'), ['../../engine/kkt.js']).length, 1);
+  });
+
+  it('fails on `vscode` in src/extension/model and src/extension/worker, not elsewhere in the extension', () => {
+    for (const dir of ['model', 'worker']) {
+      const v = violationsOf(join(ROOT, 'src', 'extension', dir, 'x.ts'), ['vscode']);
+      assert.equal(v.length, 1, dir);
+      assert.match(v[0], /outside the extension host/);
+    }
+    assert.deepEqual(violationsOf(join(ROOT, 'src', 'extension', 'inspectorPanel.ts'), ['vscode']), []);
   });
 
   it('reads static, type-only and dynamic imports', () => {

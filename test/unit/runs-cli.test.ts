@@ -121,7 +121,12 @@ describe('CLI: many recordings (diagnose --jobs/--out, export --parquet/--mcap, 
     // contacts of the restitution run, frame by frame against the JSON lines of the file
     const file = join(dir, 'restitution.rec.jsonl');
     // the frame lines: the header first, the writer's closing line {"end": …} last (docs/recording-format.md)
-    const lines = fs.readFileSync(file, 'utf8').trim().split('\n').slice(1).filter((l) => !l.startsWith('{"end"'));
+    const lines = fs
+      .readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .filter((l) => !l.startsWith('{"end"'));
     const contacts = (await Promise.all(parquetFiles(join(ds, 'contacts', `run=${runId(file)}`)).map(parquetRows))).flat();
     const expected = lines.flatMap((l) => {
       const f = JSON.parse(l) as { frame: number; contacts: { depth: number }[]; solver: { lambda: number[] } };

@@ -2,7 +2,7 @@
  * The contacts of the current frame, drawn with instancing (a handful of draw calls for any number of
  * contacts: the 1000-box pile has ≈ 3800): a point per contact, its normal as a line, its λn as an arrow
  * along n and its friction impulse λt1·t1 + λt2·t2 as a second arrow, both scaled by one factor in m per
- * N·s. λ pushes body a along +n and b along −n (DESIGN.md conventions): the arrows show the impulse on a,
+ * N·s. λ pushes body a along +n and b along −n (docs/physics.md "Conventions"): the arrows show the impulse on a,
  * or on b when only b can move. Glyphs are drawn over the bodies, like a debugger's overlay. Contacts named by a finding or selected get a
  * larger point in the finding / selection colour.
  */

@@ -64,12 +64,12 @@ class RecordingError : public std::runtime_error {
 
 struct Body {
   std::string name;
-  std::string shapeJson;          // e.g. {"sphere":{"radius":0.1}} — built by the factories below
+  std::string shapeJson;  // e.g. {"sphere":{"radius":0.1}} — built by the factories below
   bool isStatic = false;
-  double mass = 0;                // kg, > 0 for dynamic bodies; ignored for static ones
-  std::vector<double> inertia;    // body frame: 3 principal moments or 9 numbers row-major
+  double mass = 0;              // kg, > 0 for dynamic bodies; ignored for static ones
+  std::vector<double> inertia;  // body frame: 3 principal moments or 9 numbers row-major
 
-  static Body sphere(std::string name, double radius, double mass);  // solid sphere, I = 2/5 m r^2
+  static Body sphere(std::string name, double radius, double mass);         // solid sphere, I = 2/5 m r^2
   static Body box(std::string name, const Vec3& halfExtents, double mass);  // solid box, I = m/3 (hy^2+hz^2, ...)
   /** The static half-space {x : n.x <= offset}, n a unit vector pointing out of the solid. */
   static Body plane(std::string name, const Vec3& normal, double offset);
@@ -77,32 +77,44 @@ struct Body {
 
 struct Header {
   std::string producerName = "unknown";
-  std::string producerVersion;                                // omitted when empty
-  double dt = 0;                                              // s, > 0
-  Vec3 gravity{0, 0, -9.81};                                  // m/s^2, world frame
+  std::string producerVersion;  // omitted when empty
+  double dt = 0;                // s, > 0
+  Vec3 gravity{0, 0, -9.81};    // m/s^2, world frame
   std::vector<Body> bodies;
-  std::string solverName;                                     // header "solver" omitted when empty
-  std::vector<std::pair<std::string, double>> solverParams;   // e.g. {"erp", 0.2}, {"slop", 0.005}
-  std::string solverKind;  // "iterative-fixed" | "iterative-tolerance" | "direct" (header solver.kind); omitted when empty
+  std::string solverName;                                    // header "solver" omitted when empty
+  std::vector<std::pair<std::string, double>> solverParams;  // e.g. {"erp", 0.2}, {"slop", 0.005}
+  std::string
+      solverKind;  // "iterative-fixed" | "iterative-tolerance" | "direct" (header solver.kind); omitted when empty
 };
 
-struct BodyState { Vec3 x{}; Quat q{1, 0, 0, 0}; Vec3 v{}; Vec3 w{}; };  // after the step; w in world frame
-struct PreState { Vec3 v{}; Vec3 w{}; bool hasPose = false; Vec3 x{}; Quat q{1, 0, 0, 0}; };  // before the solve
+struct BodyState {
+  Vec3 x{};
+  Quat q{1, 0, 0, 0};
+  Vec3 v{};
+  Vec3 w{};
+};  // after the step; w in world frame
+struct PreState {
+  Vec3 v{};
+  Vec3 w{};
+  bool hasPose = false;
+  Vec3 x{};
+  Quat q{1, 0, 0, 0};
+};  // before the solve
 
 struct Contact {
-  int a = 0, b = -1;              // b = -1: the static world; normal points from b into a
+  int a = 0, b = -1;                                        // b = -1: the static world; normal points from b into a
   Vec3 point{}, normal{0, 0, 1}, t1{1, 0, 0}, t2{0, 1, 0};  // t1 x t2 = normal
   double depth = 0, mu = 0, e = 0;
-  std::string feature;            // omitted when empty
+  std::string feature;  // omitted when empty
 };
 
 struct SolverResult {
   std::string name;
   std::string status = "converged";  // converged | max-iterations | stalled | failed
-  std::string reason;                 // omitted when empty
-  int iterations = -1;                // omitted when < 0
+  std::string reason;                // omitted when empty
+  int iterations = -1;               // omitted when < 0
   std::vector<double> residuals;
-  std::vector<double> lambda;         // 3 per contact (n, t1, t2), N*s
+  std::vector<double> lambda;  // 3 per contact (n, t1, t2), N*s
 };
 
 /** Format 1.1: an impulse besides gravity and contacts (force * dt, N*s), world frame, about the centre of mass. */
@@ -110,18 +122,19 @@ struct ExternalImpulse {
   int body = 0;
   Vec3 impulse{};
   bool hasAngular = false;
-  Vec3 angular{};                      // N*m*s, written when hasAngular
-  std::string stage = "before-solve";  // "before-solve" (in pre, like gravity) | "with-solve" (applied with the contact impulses)
+  Vec3 angular{};  // N*m*s, written when hasAngular
+  std::string stage =
+      "before-solve";  // "before-solve" (in pre, like gravity) | "with-solve" (applied with the contact impulses)
 };
 
 struct Frame {
   std::int64_t frame = 0;
-  double time = 0;                    // end of the step
-  std::vector<BodyState> bodies;      // one per header body
-  std::vector<PreState> pre;          // empty or one per header body
+  double time = 0;                // end of the step
+  std::vector<BodyState> bodies;  // one per header body
+  std::vector<PreState> pre;      // empty or one per header body
   std::vector<Contact> contacts;
   SolverResult solver;
-  std::vector<double> A, b;           // optional: (3C)^2 and 3C numbers
+  std::vector<double> A, b;  // optional: (3C)^2 and 3C numbers
   std::vector<std::pair<std::string, double>> energy;
   std::vector<ExternalImpulse> external;  // format 1.1, optional: omitted when empty
 };
@@ -132,11 +145,21 @@ inline void appendString(std::string& out, const std::string& s) {
   out += '"';
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           char buf[8];
@@ -182,14 +205,14 @@ inline std::string number(double x, const std::string& field) {
   return s;
 }
 
-
 /**
  * The live sink (docs/live-protocol.md, version 1): the editor's loopback socket, the one-time token, the
  * lines sent as written, and the editor's answer awaited after a frame while a break is armed.
  */
 class LiveSink {
  public:
-  /** Connects as CONTACT_LENS_LIVE says; nullptr when it is not set, or (one line on stderr) when the editor cannot be reached. */
+  /** Connects as CONTACT_LENS_LIVE says; nullptr when it is not set, or (one line on stderr) when the editor cannot be
+   * reached. */
   static std::unique_ptr<LiveSink> fromEnvironment() {
     const char* value = std::getenv("CONTACT_LENS_LIVE");
     if (!value || !*value) return nullptr;
@@ -265,7 +288,8 @@ class LiveSink {
     const std::size_t q = value.rfind("?token=");
     if (q == std::string::npos) return "CONTACT_LENS_LIVE has no ?token=";
     const std::string token = value.substr(q + 7), where = value.substr(0, q);
-    if (token.size() != 32 || token.find_first_not_of("0123456789abcdef") != std::string::npos) return "the token is not 32 hexadecimal digits";
+    if (token.size() != 32 || token.find_first_not_of("0123456789abcdef") != std::string::npos)
+      return "the token is not 32 hexadecimal digits";
     if (where.rfind("tcp://", 0) == 0) {
       const std::string hp = where.substr(6);
       const std::size_t colon = hp.rfind(':');
@@ -279,14 +303,16 @@ class LiveSink {
         a.sin_port = htons(static_cast<std::uint16_t>(port));
         a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
-        if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return fail(std::string("connect: ") + std::strerror(errno));
+        if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0)
+          return fail(std::string("connect: ") + std::strerror(errno));
       } else if (host == "[::1]" || host == "::1") {
         sockaddr_in6 a{};
         a.sin6_family = AF_INET6;
         a.sin6_port = htons(static_cast<std::uint16_t>(port));
         a.sin6_addr = in6addr_loopback;
         fd_ = ::socket(AF_INET6, SOCK_STREAM, 0);
-        if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return fail(std::string("connect: ") + std::strerror(errno));
+        if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0)
+          return fail(std::string("connect: ") + std::strerror(errno));
       } else {
         return "the host " + host + " is not the loopback address (the editor listens on this machine only)";
       }
@@ -299,7 +325,8 @@ class LiveSink {
       if (path.size() >= sizeof a.sun_path) return "the unix socket path is too long";
       std::memcpy(a.sun_path, path.c_str(), path.size() + 1);
       fd_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
-      if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return fail(std::string("connect: ") + std::strerror(errno));
+      if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0)
+        return fail(std::string("connect: ") + std::strerror(errno));
     } else {
       return "CONTACT_LENS_LIVE must start with tcp:// or unix://";
     }
@@ -310,7 +337,8 @@ class LiveSink {
     send("{\"live\":\"hello\",\"version\":1,\"token\":\"" + token + "\"}\n");
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(5000);
     while (fd_ >= 0 && !welcomed_) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
       if (left <= 0) return fail("the editor did not answer within 5 s");
       read(static_cast<int>(left));
     }
@@ -343,15 +371,19 @@ class LiveSink {
   /** The editor's control lines are exactly the forms of docs/live-protocol.md. */
   void handle(const std::string& line) {
     const std::string kind = stringField(line, "live");
-    if (kind == "welcome") welcomed_ = true;
+    if (kind == "welcome")
+      welcomed_ = true;
     else if (kind == "refused") {
       refused_ = "the editor refused the connection: " + stringField(line, "reason");
       fail(refused_);
-    } else if (kind == "arm") armed_ = true;
-    else if (kind == "disarm") armed_ = false;
+    } else if (kind == "arm")
+      armed_ = true;
+    else if (kind == "disarm")
+      armed_ = false;
     else if (kind == "go") {
       const std::size_t at = line.find("\"frame\":");
-      if (at != std::string::npos) go_ = std::max(go_, static_cast<std::int64_t>(std::strtoll(line.c_str() + at + 8, nullptr, 10)));
+      if (at != std::string::npos)
+        go_ = std::max(go_, static_cast<std::int64_t>(std::strtoll(line.c_str() + at + 8, nullptr, 10)));
     }
   }
 
@@ -384,8 +416,11 @@ class LiveSink {
 
 inline Body Body::sphere(std::string name, double radius, double mass) {
   double i = 0.4 * mass * radius * radius;
-  return Body{std::move(name), "{\"sphere\":{\"radius\":" + detail::number(radius, "shape.sphere.radius") + "}}",
-              false, mass, {i, i, i}};
+  return Body{std::move(name),
+              "{\"sphere\":{\"radius\":" + detail::number(radius, "shape.sphere.radius") + "}}",
+              false,
+              mass,
+              {i, i, i}};
 }
 
 inline Body Body::box(std::string name, const Vec3& h, double mass) {
@@ -393,7 +428,10 @@ inline Body Body::box(std::string name, const Vec3& h, double mass) {
   detail::appendArray(shape, h, "shape.box.halfExtents");
   shape += "}}";
   double k = mass / 3.0;
-  return Body{std::move(name), shape, false, mass,
+  return Body{std::move(name),
+              shape,
+              false,
+              mass,
               {k * (h[1] * h[1] + h[2] * h[2]), k * (h[0] * h[0] + h[2] * h[2]), k * (h[0] * h[0] + h[1] * h[1])}};
 }
 
@@ -427,15 +465,25 @@ class Recorder {
   }
 
   Recorder(Recorder&& o) noexcept
-      : path_(std::move(o.path_)), file_(std::exchange(o.file_, nullptr)), bodies_(o.bodies_),
-        lastFrame_(o.lastFrame_), lastTime_(o.lastTime_), initialWritten_(o.initialWritten_),
-        framesWritten_(o.framesWritten_), live_(std::move(o.live_)) {}
+      : path_(std::move(o.path_)),
+        file_(std::exchange(o.file_, nullptr)),
+        bodies_(o.bodies_),
+        lastFrame_(o.lastFrame_),
+        lastTime_(o.lastTime_),
+        initialWritten_(o.initialWritten_),
+        framesWritten_(o.framesWritten_),
+        live_(std::move(o.live_)) {}
   Recorder& operator=(Recorder&& o) noexcept {
     if (this != &o) {
       close();
-      path_ = std::move(o.path_); file_ = std::exchange(o.file_, nullptr); bodies_ = o.bodies_;
-      lastFrame_ = o.lastFrame_; lastTime_ = o.lastTime_; initialWritten_ = o.initialWritten_;
-      framesWritten_ = o.framesWritten_; live_ = std::move(o.live_);
+      path_ = std::move(o.path_);
+      file_ = std::exchange(o.file_, nullptr);
+      bodies_ = o.bodies_;
+      lastFrame_ = o.lastFrame_;
+      lastTime_ = o.lastTime_;
+      initialWritten_ = o.initialWritten_;
+      framesWritten_ = o.framesWritten_;
+      live_ = std::move(o.live_);
     }
     return *this;
   }
@@ -448,7 +496,8 @@ class Recorder {
    * step is diagnosed like any other. One state per header body. Nothing is written on error.
    */
   void writeInitial(const std::vector<BodyState>& bodies) {
-    if (lastFrame_ >= 0 || initialWritten_) throw RecordingError(path_ + ": initial: the initial state is written once, before the first frame");
+    if (lastFrame_ >= 0 || initialWritten_)
+      throw RecordingError(path_ + ": initial: the initial state is written once, before the first frame");
     std::string s = "{\"initial\":{\"bodies\":";
     try {
       detail::requireSize(bodies.size(), bodies_, "initial.bodies");
@@ -508,30 +557,51 @@ class Recorder {
     if (!(h.dt > 0) || !std::isfinite(h.dt)) throw RecordingError("dt: must be a finite number > 0");
     std::string s = "{\"format\":\"contact-lens-recording\",\"version\":1,\"producer\":{\"name\":";
     appendString(s, h.producerName);
-    if (!h.producerVersion.empty()) { s += ",\"version\":"; appendString(s, h.producerVersion); }
-    s += "},\"units\":\"SI\",\"conventions\":{\"up\":\"z\",\"quaternion\":\"wxyz\",\"normal\":\"b-to-a\",\"impulse\":\"per-step\"}";
-    s += ",\"dt\":"; appendNumber(s, h.dt, "dt");
-    s += ",\"gravity\":"; appendArray(s, h.gravity, "gravity");
+    if (!h.producerVersion.empty()) {
+      s += ",\"version\":";
+      appendString(s, h.producerVersion);
+    }
+    s += "},\"units\":\"SI\",\"conventions\":{\"up\":\"z\",\"quaternion\":\"wxyz\",\"normal\":\"b-to-a\",\"impulse\":"
+         "\"per-step\"}";
+    s += ",\"dt\":";
+    appendNumber(s, h.dt, "dt");
+    s += ",\"gravity\":";
+    appendArray(s, h.gravity, "gravity");
     s += ",\"bodies\":[";
     for (std::size_t i = 0; i < h.bodies.size(); ++i) {
       const Body& b = h.bodies[i];
       const std::string field = "bodies[" + std::to_string(i) + "]";
       if (i) s += ',';
-      s += "{\"name\":"; appendString(s, b.name);
+      s += "{\"name\":";
+      appendString(s, b.name);
       s += ",\"shape\":" + b.shapeJson;
-      if (b.isStatic) { s += ",\"mass\":null,\"inertia\":null,\"static\":true}"; continue; }
-      s += ",\"mass\":"; appendNumber(s, b.mass, field + ".mass");
+      if (b.isStatic) {
+        s += ",\"mass\":null,\"inertia\":null,\"static\":true}";
+        continue;
+      }
+      s += ",\"mass\":";
+      appendNumber(s, b.mass, field + ".mass");
       if (!(b.mass > 0)) throw RecordingError(field + ".mass: must be > 0 (make the body static instead)");
       if (b.inertia.size() != 3 && b.inertia.size() != 9)
         throw RecordingError(field + ".inertia: has " + std::to_string(b.inertia.size()) + " numbers, expected 3 or 9");
-      s += ",\"inertia\":"; appendArray(s, b.inertia, field + ".inertia");
+      s += ",\"inertia\":";
+      appendArray(s, b.inertia, field + ".inertia");
       s += ",\"static\":false}";
     }
     s += ']';
     if (!h.solverName.empty()) {
-      s += ",\"solver\":{\"name\":"; appendString(s, h.solverName);
-      if (!h.solverKind.empty()) { s += ",\"kind\":"; appendString(s, h.solverKind); }
-      for (const auto& [k, v] : h.solverParams) { s += ','; appendString(s, k); s += ':'; appendNumber(s, v, "solver." + k); }
+      s += ",\"solver\":{\"name\":";
+      appendString(s, h.solverName);
+      if (!h.solverKind.empty()) {
+        s += ",\"kind\":";
+        appendString(s, h.solverKind);
+      }
+      for (const auto& [k, v] : h.solverParams) {
+        s += ',';
+        appendString(s, k);
+        s += ':';
+        appendNumber(s, v, "solver." + k);
+      }
       s += '}';
     }
     return s + "}\n";
@@ -544,10 +614,14 @@ class Recorder {
       const BodyState& b = states[i];
       const std::string field = name + "[" + std::to_string(i) + "]";
       if (i) s += ',';
-      s += "{\"x\":"; appendArray(s, b.x, field + ".x");
-      s += ",\"q\":"; appendArray(s, b.q, field + ".q");
-      s += ",\"v\":"; appendArray(s, b.v, field + ".v");
-      s += ",\"w\":"; appendArray(s, b.w, field + ".w");
+      s += "{\"x\":";
+      appendArray(s, b.x, field + ".x");
+      s += ",\"q\":";
+      appendArray(s, b.q, field + ".q");
+      s += ",\"v\":";
+      appendArray(s, b.v, field + ".v");
+      s += ",\"w\":";
+      appendArray(s, b.w, field + ".w");
       s += '}';
     }
     s += ']';
@@ -556,7 +630,8 @@ class Recorder {
   std::string frameLine(const Frame& f) const {
     using namespace detail;
     if (f.frame < 0) throw RecordingError("frame: must be >= 0");
-    if (f.frame <= lastFrame_) throw RecordingError("frame: not greater than the previous frame " + std::to_string(lastFrame_));
+    if (f.frame <= lastFrame_)
+      throw RecordingError("frame: not greater than the previous frame " + std::to_string(lastFrame_));
     std::string s = "{\"frame\":" + std::to_string(f.frame) + ",\"time\":";
     appendNumber(s, f.time, "time");
     if (!(f.time > lastTime_)) throw RecordingError("time: not greater than the previous frame's time");
@@ -570,11 +645,15 @@ class Recorder {
         const PreState& p = f.pre[i];
         const std::string field = "pre[" + std::to_string(i) + "]";
         if (i) s += ',';
-        s += "{\"v\":"; appendArray(s, p.v, field + ".v");
-        s += ",\"w\":"; appendArray(s, p.w, field + ".w");
+        s += "{\"v\":";
+        appendArray(s, p.v, field + ".v");
+        s += ",\"w\":";
+        appendArray(s, p.w, field + ".w");
         if (p.hasPose) {
-          s += ",\"x\":"; appendArray(s, p.x, field + ".x");
-          s += ",\"q\":"; appendArray(s, p.q, field + ".q");
+          s += ",\"x\":";
+          appendArray(s, p.x, field + ".x");
+          s += ",\"q\":";
+          appendArray(s, p.q, field + ".q");
         }
         s += '}';
       }
@@ -584,41 +663,71 @@ class Recorder {
     for (std::size_t k = 0; k < f.contacts.size(); ++k) {
       const Contact& c = f.contacts[k];
       const std::string field = "contacts[" + std::to_string(k) + "]";
-      if (c.a < 0 || c.b < -1 || static_cast<std::size_t>(c.a) >= bodies_ || (c.b >= 0 && static_cast<std::size_t>(c.b) >= bodies_) || c.a == c.b)
+      if (c.a < 0 || c.b < -1 || static_cast<std::size_t>(c.a) >= bodies_ ||
+          (c.b >= 0 && static_cast<std::size_t>(c.b) >= bodies_) || c.a == c.b)
         throw RecordingError(field + ": body indices a = " + std::to_string(c.a) + ", b = " + std::to_string(c.b) +
                              " (need 0 <= a < " + std::to_string(bodies_) + ", -1 <= b, a != b)");
       if (k) s += ',';
       s += "{\"a\":" + std::to_string(c.a) + ",\"b\":" + std::to_string(c.b);
-      s += ",\"point\":"; appendArray(s, c.point, field + ".point");
-      s += ",\"normal\":"; appendArray(s, c.normal, field + ".normal");
-      s += ",\"t1\":"; appendArray(s, c.t1, field + ".t1");
-      s += ",\"t2\":"; appendArray(s, c.t2, field + ".t2");
-      s += ",\"depth\":"; appendNumber(s, c.depth, field + ".depth");
-      s += ",\"mu\":"; appendNumber(s, c.mu, field + ".mu");
-      s += ",\"e\":"; appendNumber(s, c.e, field + ".e");
-      if (!c.feature.empty()) { s += ",\"feature\":"; appendString(s, c.feature); }
+      s += ",\"point\":";
+      appendArray(s, c.point, field + ".point");
+      s += ",\"normal\":";
+      appendArray(s, c.normal, field + ".normal");
+      s += ",\"t1\":";
+      appendArray(s, c.t1, field + ".t1");
+      s += ",\"t2\":";
+      appendArray(s, c.t2, field + ".t2");
+      s += ",\"depth\":";
+      appendNumber(s, c.depth, field + ".depth");
+      s += ",\"mu\":";
+      appendNumber(s, c.mu, field + ".mu");
+      s += ",\"e\":";
+      appendNumber(s, c.e, field + ".e");
+      if (!c.feature.empty()) {
+        s += ",\"feature\":";
+        appendString(s, c.feature);
+      }
       s += '}';
     }
     s += ']';
     const SolverResult& r = f.solver;
     if (r.status != "converged" && r.status != "max-iterations" && r.status != "stalled" && r.status != "failed")
-      throw RecordingError("solver.status: is \"" + r.status + "\", expected converged, max-iterations, stalled or failed");
+      throw RecordingError("solver.status: is \"" + r.status +
+                           "\", expected converged, max-iterations, stalled or failed");
     const std::size_t n = 3 * f.contacts.size();
-    s += ",\"solver\":{\"name\":"; appendString(s, r.name);
-    s += ",\"status\":"; appendString(s, r.status);
-    if (!r.reason.empty()) { s += ",\"reason\":"; appendString(s, r.reason); }
+    s += ",\"solver\":{\"name\":";
+    appendString(s, r.name);
+    s += ",\"status\":";
+    appendString(s, r.status);
+    if (!r.reason.empty()) {
+      s += ",\"reason\":";
+      appendString(s, r.reason);
+    }
     if (r.iterations >= 0) s += ",\"iterations\":" + std::to_string(r.iterations);
-    if (!r.residuals.empty()) { s += ",\"residuals\":"; appendArray(s, r.residuals, "solver.residuals"); }
+    if (!r.residuals.empty()) {
+      s += ",\"residuals\":";
+      appendArray(s, r.residuals, "solver.residuals");
+    }
     requireSize(r.lambda.size(), n, "solver.lambda");
-    s += ",\"lambda\":"; appendArray(s, r.lambda, "solver.lambda");
+    s += ",\"lambda\":";
+    appendArray(s, r.lambda, "solver.lambda");
     s += '}';
-    if (!f.A.empty()) { requireSize(f.A.size(), n * n, "A"); s += ",\"A\":"; appendArray(s, f.A, "A"); }
-    if (!f.b.empty()) { requireSize(f.b.size(), n, "b"); s += ",\"b\":"; appendArray(s, f.b, "b"); }
+    if (!f.A.empty()) {
+      requireSize(f.A.size(), n * n, "A");
+      s += ",\"A\":";
+      appendArray(s, f.A, "A");
+    }
+    if (!f.b.empty()) {
+      requireSize(f.b.size(), n, "b");
+      s += ",\"b\":";
+      appendArray(s, f.b, "b");
+    }
     if (!f.energy.empty()) {
       s += ",\"energy\":{";
       for (std::size_t i = 0; i < f.energy.size(); ++i) {
         if (i) s += ',';
-        appendString(s, f.energy[i].first); s += ':';
+        appendString(s, f.energy[i].first);
+        s += ':';
         appendNumber(s, f.energy[i].second, "energy." + f.energy[i].first);
       }
       s += '}';
@@ -629,13 +738,19 @@ class Recorder {
         const ExternalImpulse& x = f.external[k];
         const std::string field = "external[" + std::to_string(k) + "]";
         if (x.body < 0 || static_cast<std::size_t>(x.body) >= bodies_)
-          throw RecordingError(field + ".body: is " + std::to_string(x.body) + ", expected a body index 0.." + std::to_string(bodies_ - 1));
+          throw RecordingError(field + ".body: is " + std::to_string(x.body) + ", expected a body index 0.." +
+                               std::to_string(bodies_ - 1));
         if (x.stage != "before-solve" && x.stage != "with-solve")
           throw RecordingError(field + ".stage: is \"" + x.stage + "\", expected before-solve or with-solve");
         if (k) s += ',';
-        s += "{\"body\":" + std::to_string(x.body) + ",\"impulse\":"; appendArray(s, x.impulse, field + ".impulse");
-        if (x.hasAngular) { s += ",\"angular\":"; appendArray(s, x.angular, field + ".angular"); }
-        s += ",\"stage\":"; appendString(s, x.stage);
+        s += "{\"body\":" + std::to_string(x.body) + ",\"impulse\":";
+        appendArray(s, x.impulse, field + ".impulse");
+        if (x.hasAngular) {
+          s += ",\"angular\":";
+          appendArray(s, x.angular, field + ".angular");
+        }
+        s += ",\"stage\":";
+        appendString(s, x.stage);
         s += '}';
       }
       s += ']';

@@ -1,7 +1,7 @@
 /**
  * Narrow phase: contact manifolds (≤ 4 points) for sphere, box and plane pairs.
  *
- * Output convention (DESIGN.md): for collide(a, b) every normal points FROM b INTO a (λn > 0 pushes a
+ * Output convention (docs/physics.md "Conventions"): for collide(a, b) every normal points FROM b INTO a (λn > 0 pushes a
  * along +n); `point` is midway between the two surfaces; `penetration` = max(0, −separation) where
  * `separation` is the signed surface distance along n (negative when overlapping). Pairs separated by
  * more than `margin` (default CONTACT_MARGIN) give no contacts; pairs within it give speculative contacts

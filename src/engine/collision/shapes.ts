@@ -52,7 +52,7 @@ export interface BoxFrame {
   readonly h: Vec3;
 }
 
-/** The world frame of a box collider: its axes are the columns of R(q) (DESIGN.md: [w, x, y, z], body → world). */
+/** The world frame of a box collider: its axes are the columns of R(q) (docs/physics.md "Conventions": [w, x, y, z], body → world). */
 export function boxFrameOf(col: Collider): BoxFrame {
   if (col.frame) return col.frame;
   if (col.shape.kind !== 'box') throw new Error(`boxFrameOf: collider is a ${col.shape.kind}, not a box`);

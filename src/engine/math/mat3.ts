@@ -18,7 +18,7 @@ export function mul(a: Mat3, b: Mat3): Mat3 {
 
 export const transpose = (m: Mat3): Mat3 => [m[0], m[3], m[6], m[1], m[4], m[7], m[2], m[5], m[8]];
 
-/** R D Rᵀ for a diagonal D — the world inverse inertia I⁻¹_w = R I⁻¹_b Rᵀ (DESIGN.md). */
+/** R D Rᵀ for a diagonal D — the world inverse inertia I⁻¹_w = R I⁻¹_b Rᵀ (docs/physics.md "Conventions"). */
 export function rotateDiagonal(r: Mat3, d: Vec3): Mat3 {
   const rd: Mat3 = [r[0] * d[0], r[1] * d[1], r[2] * d[2], r[3] * d[0], r[4] * d[1], r[5] * d[2], r[6] * d[0], r[7] * d[1], r[8] * d[2]];
   return mul(rd, transpose(r));

@@ -1,7 +1,7 @@
 import type { Mat3 } from './mat3.js';
 import type { Vec3 } from './vec3.js';
 
-/** Unit quaternion `[w, x, y, z]`, mapping body → world (DESIGN.md). */
+/** Unit quaternion `[w, x, y, z]`, mapping body → world (docs/physics.md "Conventions"). */
 export type Quat = readonly [number, number, number, number];
 
 export const IDENTITY_QUAT: Quat = [1, 0, 0, 0];

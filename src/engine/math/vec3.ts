@@ -16,7 +16,7 @@ export const normalize = (a: Vec3): Vec3 => {
 
 /**
  * Right-handed orthonormal tangent basis (t1, t2) for a unit normal n with t1 × t2 = n
- * (DESIGN.md conventions). t1 is built from the world axis least aligned with n.
+ * (docs/physics.md "Conventions"). t1 is built from the world axis least aligned with n.
  */
 export function tangentBasis(n: Vec3): [Vec3, Vec3] {
   const ax = Math.abs(n[0]),

@@ -9,7 +9,7 @@
  *   QP-SOCP's KKT conditions force wₙ = μ‖w_t‖ > 0 there, PGS keeps wₙ = 0. The solver then reports
  *   "stalled" with the KKT residual, never "converged".
  * cone: projected block Gauss–Seidel λᵢ ← Proj_K(λᵢ − sᵢ wᵢ) with sᵢ ≤ 1/λmax(Aᵢᵢ): block coordinate
- *   descent on f, whose fixed points are exactly the QP-SOCP KKT points (natural map, oracle FORMAT.md).
+ *   descent on f, whose fixed points are exactly the QP-SOCP KKT points (natural map, docs/physics.md "The QP-SOCP and its KKT conditions").
  *
  * Options: warm-start factor, per-contact diagonal scaling (cone mode: sᵢ from the contact's own block
  * instead of one step for all; row-wise Gauss–Seidel in coulomb-disk mode is invariant under diagonal

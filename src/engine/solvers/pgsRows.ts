@@ -13,6 +13,9 @@ import {
   type MatrixFreeArrays,
   matrixFreeApply,
   matrixFreeRowTimes,
+  PACKED_DIRECTIONS,
+  PACKED_RA_CROSS_D,
+  PACKED_RB_CROSS_D,
   PACKED_STRIDE,
   packRows,
   type SweepOutcome,
@@ -192,24 +195,26 @@ function matrixFreeProducts(k: MatrixFreeArrays, lambda: Float64Array, Alam: Flo
     }
     for (let r = 0; r < 3; r++) {
       const i = 3 * c + r,
-        d = p + 3 * r;
+        d = p + PACKED_DIRECTIONS + 3 * r,
+        dRa = p + PACKED_RA_CROSS_D + 3 * r,
+        dRb = p + PACKED_RB_CROSS_D + 3 * r;
       let s = (r === 0 ? shiftN : shiftT) * lambda[i];
       // J_a = [d, r_a × d], J_b = −[d, r_b × d] (packed rows, pgsSweep.ts)
       if (ia >= 0) {
         s += R[d] * a0;
         s += R[d + 1] * a1;
         s += R[d + 2] * a2;
-        s += R[d + 9] * a3;
-        s += R[d + 10] * a4;
-        s += R[d + 11] * a5;
+        s += R[dRa] * a3;
+        s += R[dRa + 1] * a4;
+        s += R[dRa + 2] * a5;
       }
       if (ib >= 0) {
         s -= R[d] * b0;
         s -= R[d + 1] * b1;
         s -= R[d + 2] * b2;
-        s -= R[d + 18] * b3;
-        s -= R[d + 19] * b4;
-        s -= R[d + 20] * b5;
+        s -= R[dRb] * b3;
+        s -= R[dRb + 1] * b4;
+        s -= R[dRb + 2] * b5;
       }
       Alam[i] = s;
       w[i] = s - b[i];

@@ -148,6 +148,14 @@ export interface MatrixFreeArrays {
  * exactly in IEEE arithmetic, hence the same numbers as the 18-number blocks.
  */
 export const PACKED_STRIDE = 48;
+/** Offsets in a contact's PACKED_STRIDE numbers (row k of a block at offset + 3k). */
+export const PACKED_DIRECTIONS = 0;
+export const PACKED_RA_CROSS_D = 9;
+export const PACKED_RB_CROSS_D = 18;
+export const PACKED_INV_INERTIA_A_RA_CROSS_D = 27;
+export const PACKED_INV_INERTIA_B_RB_CROSS_D = 36;
+export const PACKED_INV_MASS_A = 45;
+export const PACKED_INV_MASS_B = 46;
 
 /** Packs the rows of contact c from the assembled blocks (zeros for a static side). */
 export function packRows(
@@ -170,15 +178,15 @@ export function packRows(
   for (let k = 0; k < 3; k++) {
     const d = k === 0 ? n : k === 1 ? t1 : t2;
     for (let q = 0; q < 3; q++) {
-      out[p + 3 * k + q] = d[q];
-      out[p + 9 + 3 * k + q] = dynamicA ? JA[j + 6 * k + 3 + q] : 0;
-      out[p + 18 + 3 * k + q] = dynamicB ? -JB[j + 6 * k + 3 + q] : 0;
-      out[p + 27 + 3 * k + q] = dynamicA ? MA[j + 6 * k + 3 + q] : 0;
-      out[p + 36 + 3 * k + q] = dynamicB ? -MB[j + 6 * k + 3 + q] : 0;
+      out[p + PACKED_DIRECTIONS + 3 * k + q] = d[q];
+      out[p + PACKED_RA_CROSS_D + 3 * k + q] = dynamicA ? JA[j + 6 * k + 3 + q] : 0;
+      out[p + PACKED_RB_CROSS_D + 3 * k + q] = dynamicB ? -JB[j + 6 * k + 3 + q] : 0;
+      out[p + PACKED_INV_INERTIA_A_RA_CROSS_D + 3 * k + q] = dynamicA ? MA[j + 6 * k + 3 + q] : 0;
+      out[p + PACKED_INV_INERTIA_B_RB_CROSS_D + 3 * k + q] = dynamicB ? -MB[j + 6 * k + 3 + q] : 0;
     }
   }
-  out[p + 45] = dynamicA ? invMassA : 0;
-  out[p + 46] = dynamicB ? invMassB : 0;
+  out[p + PACKED_INV_MASS_A] = dynamicA ? invMassA : 0;
+  out[p + PACKED_INV_MASS_B] = dynamicB ? invMassB : 0;
 }
 
 /**
@@ -267,8 +275,12 @@ export function sweepMatrixFree(k: MatrixFreeArrays, lam: Float64Array, p: Sweep
         p = PACKED_STRIDE * c,
         oa = 6 * ia,
         ob = 6 * ib;
-      const imA = R[p + 45],
-        imB = R[p + 46];
+      const imA = R[p + PACKED_INV_MASS_A],
+        imB = R[p + PACKED_INV_MASS_B],
+        pRa = p + PACKED_RA_CROSS_D,
+        pRb = p + PACKED_RB_CROSS_D,
+        pMa = p + PACKED_INV_INERTIA_A_RA_CROSS_D,
+        pMb = p + PACKED_INV_INERTIA_B_RB_CROSS_D;
       // Δv of both bodies, read once into locals for the contact's three rows and written back once
       let a0 = 0,
         a1 = 0,
@@ -304,20 +316,20 @@ export function sweepMatrixFree(k: MatrixFreeArrays, lam: Float64Array, p: Sweep
       if (dn > 0) {
         let s = shiftN * old0;
         if (ia >= 0) {
-          s += R[p + 0] * a0;
+          s += R[p] * a0;
           s += R[p + 1] * a1;
           s += R[p + 2] * a2;
-          s += R[p + 9] * a3;
-          s += R[p + 10] * a4;
-          s += R[p + 11] * a5;
+          s += R[pRa] * a3;
+          s += R[pRa + 1] * a4;
+          s += R[pRa + 2] * a5;
         }
         if (ib >= 0) {
-          s -= R[p + 0] * b0;
+          s -= R[p] * b0;
           s -= R[p + 1] * b1;
           s -= R[p + 2] * b2;
-          s -= R[p + 18] * b3;
-          s -= R[p + 19] * b4;
-          s -= R[p + 20] * b5;
+          s -= R[pRb] * b3;
+          s -= R[pRb + 1] * b4;
+          s -= R[pRb + 2] * b5;
         }
         ln = Math.max(0, old0 - (s - b[o] + eps * old0) / dn);
       }
@@ -329,20 +341,20 @@ export function sweepMatrixFree(k: MatrixFreeArrays, lam: Float64Array, p: Sweep
       const d0 = ln - old0;
       if (d0 !== 0) {
         if (ia >= 0) {
-          a0 += imA * R[p + 0] * d0;
+          a0 += imA * R[p] * d0;
           a1 += imA * R[p + 1] * d0;
           a2 += imA * R[p + 2] * d0;
-          a3 += R[p + 27] * d0;
-          a4 += R[p + 28] * d0;
-          a5 += R[p + 29] * d0;
+          a3 += R[pMa] * d0;
+          a4 += R[pMa + 1] * d0;
+          a5 += R[pMa + 2] * d0;
         }
         if (ib >= 0) {
-          b0 -= imB * R[p + 0] * d0;
+          b0 -= imB * R[p] * d0;
           b1 -= imB * R[p + 1] * d0;
           b2 -= imB * R[p + 2] * d0;
-          b3 -= R[p + 36] * d0;
-          b4 -= R[p + 37] * d0;
-          b5 -= R[p + 38] * d0;
+          b3 -= R[pMb] * d0;
+          b4 -= R[pMb + 1] * d0;
+          b5 -= R[pMb + 2] * d0;
         }
       }
       let t1 = old1,
@@ -357,29 +369,29 @@ export function sweepMatrixFree(k: MatrixFreeArrays, lam: Float64Array, p: Sweep
             s1 += R[p + 3] * a0;
             s1 += R[p + 4] * a1;
             s1 += R[p + 5] * a2;
-            s1 += R[p + 12] * a3;
-            s1 += R[p + 13] * a4;
-            s1 += R[p + 14] * a5;
+            s1 += R[pRa + 3] * a3;
+            s1 += R[pRa + 4] * a4;
+            s1 += R[pRa + 5] * a5;
             s2 += R[p + 6] * a0;
             s2 += R[p + 7] * a1;
             s2 += R[p + 8] * a2;
-            s2 += R[p + 15] * a3;
-            s2 += R[p + 16] * a4;
-            s2 += R[p + 17] * a5;
+            s2 += R[pRa + 6] * a3;
+            s2 += R[pRa + 7] * a4;
+            s2 += R[pRa + 8] * a5;
           }
           if (ib >= 0) {
             s1 -= R[p + 3] * b0;
             s1 -= R[p + 4] * b1;
             s1 -= R[p + 5] * b2;
-            s1 -= R[p + 21] * b3;
-            s1 -= R[p + 22] * b4;
-            s1 -= R[p + 23] * b5;
+            s1 -= R[pRb + 3] * b3;
+            s1 -= R[pRb + 4] * b4;
+            s1 -= R[pRb + 5] * b5;
             s2 -= R[p + 6] * b0;
             s2 -= R[p + 7] * b1;
             s2 -= R[p + 8] * b2;
-            s2 -= R[p + 24] * b3;
-            s2 -= R[p + 25] * b4;
-            s2 -= R[p + 26] * b5;
+            s2 -= R[pRb + 6] * b3;
+            s2 -= R[pRb + 7] * b4;
+            s2 -= R[pRb + 8] * b5;
           }
           t1 = old1 - (s1 - b[o + 1] + eps * old1) / lmax;
           t2 = old2 - (s2 - b[o + 2] + eps * old2) / lmax;
@@ -397,17 +409,17 @@ export function sweepMatrixFree(k: MatrixFreeArrays, lam: Float64Array, p: Sweep
             a0 += imA * R[p + 3] * d1 + imA * R[p + 6] * d2;
             a1 += imA * R[p + 4] * d1 + imA * R[p + 7] * d2;
             a2 += imA * R[p + 5] * d1 + imA * R[p + 8] * d2;
-            a3 += R[p + 30] * d1 + R[p + 33] * d2;
-            a4 += R[p + 31] * d1 + R[p + 34] * d2;
-            a5 += R[p + 32] * d1 + R[p + 35] * d2;
+            a3 += R[pMa + 3] * d1 + R[pMa + 6] * d2;
+            a4 += R[pMa + 4] * d1 + R[pMa + 7] * d2;
+            a5 += R[pMa + 5] * d1 + R[pMa + 8] * d2;
           }
           if (ib >= 0) {
             b0 -= imB * R[p + 3] * d1 + imB * R[p + 6] * d2;
             b1 -= imB * R[p + 4] * d1 + imB * R[p + 7] * d2;
             b2 -= imB * R[p + 5] * d1 + imB * R[p + 8] * d2;
-            b3 -= R[p + 39] * d1 + R[p + 42] * d2;
-            b4 -= R[p + 40] * d1 + R[p + 43] * d2;
-            b5 -= R[p + 41] * d1 + R[p + 44] * d2;
+            b3 -= R[pMb + 3] * d1 + R[pMb + 6] * d2;
+            b4 -= R[pMb + 4] * d1 + R[pMb + 7] * d2;
+            b5 -= R[pMb + 5] * d1 + R[pMb + 8] * d2;
           }
         }
       } else if (old1 !== 0 || old2 !== 0) {
@@ -418,17 +430,17 @@ export function sweepMatrixFree(k: MatrixFreeArrays, lam: Float64Array, p: Sweep
           a0 += imA * R[p + 3] * -old1 + imA * R[p + 6] * -old2;
           a1 += imA * R[p + 4] * -old1 + imA * R[p + 7] * -old2;
           a2 += imA * R[p + 5] * -old1 + imA * R[p + 8] * -old2;
-          a3 += R[p + 30] * -old1 + R[p + 33] * -old2;
-          a4 += R[p + 31] * -old1 + R[p + 34] * -old2;
-          a5 += R[p + 32] * -old1 + R[p + 35] * -old2;
+          a3 += R[pMa + 3] * -old1 + R[pMa + 6] * -old2;
+          a4 += R[pMa + 4] * -old1 + R[pMa + 7] * -old2;
+          a5 += R[pMa + 5] * -old1 + R[pMa + 8] * -old2;
         }
         if (ib >= 0) {
           b0 += imB * R[p + 3] * old1 + imB * R[p + 6] * old2;
           b1 += imB * R[p + 4] * old1 + imB * R[p + 7] * old2;
           b2 += imB * R[p + 5] * old1 + imB * R[p + 8] * old2;
-          b3 += R[p + 39] * old1 + R[p + 42] * old2;
-          b4 += R[p + 40] * old1 + R[p + 43] * old2;
-          b5 += R[p + 41] * old1 + R[p + 44] * old2;
+          b3 += R[pMb + 3] * old1 + R[pMb + 6] * old2;
+          b4 += R[pMb + 4] * old1 + R[pMb + 7] * old2;
+          b5 += R[pMb + 5] * old1 + R[pMb + 8] * old2;
         }
       }
       lam[o + 1] = t1;

@@ -3,16 +3,13 @@ import type { ContactProblem } from '../problem.js';
 import { objective } from '../problem.js';
 import { classifyContacts, kkt, kktFromW, KktWorkspace, type KktReport } from '../kkt.js';
 import type { SolveOptions, SolveResult, SolveStatus } from './types.js';
-import { solvePgs } from './pgs.js';
-import { solveNewton } from './newton.js';
-import { solveIpm } from './ipm.js';
-import { solveCoulomb } from './coulomb.js';
+import { solveDense } from './registry.js';
 import { nowMs as now } from '../clock.js';
 import { maxIterationsProblem } from './limits.js';
 import { convexified } from './convexify.js';
 
 /**
- * The one finite check every solver result passes: a status never overstates (DESIGN.md), so a λ, w,
+ * The one finite check every solver result passes: a status never overstates (docs/physics.md "The QP-SOCP and its KKT conditions", Status), so a λ, w,
  * objective or KKT residual holding NaN or ±∞ (overflow, e.g. b ≈ 1e300, or an unbounded problem) is "failed",
  * whatever the algorithm reported. An already failed status keeps its own reason.
  */
@@ -90,14 +87,7 @@ export function solve(p: ContactProblem, options: SolveOptions, warmStart?: Arra
   }
   const warm = warmStart ? Float64Array.from(warmStart) : undefined;
   const t0 = now();
-  const out =
-    options.solver === 'pgs'
-      ? solvePgs(p, options, warm)
-      : options.solver === 'newton'
-        ? solveNewton(p, options, warm)
-        : options.solver === 'ipm'
-          ? solveIpm(p, options, warm)
-          : solveCoulomb(p, options, warm);
+  const out = solveDense(p, options, warm);
   const timeMs = now() - t0;
   const w = out.w ?? denseVelocity(p, out.lambda);
   const report = out.w ? kktOfW(p, out.lambda, out.w) : kkt(p, out.lambda);

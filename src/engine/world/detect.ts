@@ -175,7 +175,7 @@ function boundingRadius(s: ShapeDesc): number {
 }
 
 /**
- * Approach speed −ġ_n = −n·((v_a + ω_a × r_a) − (v_b + ω_b × r_b)) at point p, r = p − x (DESIGN.md gap
+ * Approach speed −ġ_n = −n·((v_a + ω_a × r_a) − (v_b + ω_b × r_b)) at point p, r = p − x (docs/physics.md "Contact model": gap
  * rate; > 0: approaching). Static bodies do not move.
  */
 export function approachSpeed(a: DetectableBody, b: DetectableBody, p: Vec3, n: Vec3): number {

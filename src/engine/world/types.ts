@@ -33,12 +33,12 @@ export interface BodyDesc {
   readonly material: string;
 }
 
-/** How per-pair coefficients combine (DESIGN.md: restitution by geometric mean; friction documented). */
+/** How per-pair coefficients combine (docs/physics.md "Contact model": restitution by geometric mean; friction by the scene's rule). */
 export type CombineRule = 'geometric-mean' | 'min' | 'max' | 'average';
 
 /**
- * Deliberate faults, only for demonstrating and testing the diagnoser (issue: "explicit, clearly named
- * fault-injection section"); every use is reported as a warning.
+ * Deliberate faults, only for demonstrating and testing the diagnoser (an explicit, clearly named
+ * `faultInjection` section of a scene, docs/scene-format.md); every use is reported as a warning.
  */
 export interface FaultInjection {
   /** The "restitution as a target" fault (docs/physics.md): use −(1+e)·ġ⁻ as the TARGET velocity (b_n = −(2+e)·ġ_n⁻). */

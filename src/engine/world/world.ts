@@ -111,6 +111,9 @@ function shuffleContacts<T>(items: T[], seed: number): void {
     items[j] = t;
   }
 }
+/** Kinetic (linear + rotational) plus potential energy (J), summed in this order wherever a total is formed. */
+const energyTotal = (e: { readonly kineticLinear: number; readonly kineticRotational: number; readonly potential: number }): number =>
+  e.kineticLinear + e.kineticRotational + e.potential;
 
 export class World {
   readonly bodies: Body[];
@@ -157,7 +160,7 @@ export class World {
     this.cache.expire();
   }
 
-  /** World inverse inertia R I⁻¹_b Rᵀ (DESIGN.md). */
+  /** World inverse inertia R I⁻¹_b Rᵀ (docs/physics.md "Conventions"). */
   invInertiaWorld(b: Body): Mat3 {
     return b.isStatic ? ZERO3 : rotateDiagonal(quatToMat3(b.q), b.invInertia);
   }
@@ -179,8 +182,7 @@ export class World {
 
   /** The total energy: kinetic + potential of the dynamic bodies (J); the one sum every caller uses. */
   totalEnergy(): number {
-    const e = this.energy();
-    return e.kineticLinear + e.kineticRotational + e.potential;
+    return energyTotal(this.energy());
   }
 
   /**
@@ -299,9 +301,9 @@ export class World {
         if (!b.isStatic) biasWork -= b.mass * dt * (g[0] * dvPseudo[6 * i] + g[1] * dvPseudo[6 * i + 1] + g[2] * dvPseudo[6 * i + 2]);
       });
     }
-    const e0 = before.kineticLinear + before.kineticRotational + before.potential;
+    const e0 = energyTotal(before);
     const after = this.energy();
-    const total = after.kineticLinear + after.kineticRotational + after.potential;
+    const total = energyTotal(after);
     const delta = total - e0;
     return {
       ...after,

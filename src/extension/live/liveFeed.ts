@@ -11,7 +11,7 @@ import { RecordingFollower, type FollowEvent, type FollowResume } from '../../fo
 import { LIVE_MAX_LINE_BYTES } from '../../format/liveProtocol.js';
 import type { RecordingHeader } from '../../format/recording.js';
 import { GrowingRecording } from '../../session/growingRecording.js';
-import { MECHANISM_SEVERITY } from '../../session/diagnose.js';
+import { Diagnoser, MECHANISM_SEVERITY } from '../../session/diagnose.js';
 import { notRecorded } from '../../session/solverDeclarations.js';
 import { InspectorModel, TimelineBuilder } from '../model/inspectorModel.js';
 import type { DiagnosisSettings, Opened } from '../worker/workerProtocol.js';
@@ -262,7 +262,7 @@ export class LiveFeed {
       const header = this.follower.header!;
       const source = new GrowingRecording(this.file, header);
       source.append(f, at);
-      const builder = new TimelineBuilder(header, this.ctx.diagnosis);
+      const builder = new TimelineBuilder(header, new Diagnoser(header, { ...this.ctx.diagnosis, keepFrames: false }));
       builder.add(f);
       this.model = InspectorModel.growing(source, infoOf(this.file, header, 1), builder);
       this.sentRows = 1;

@@ -11,12 +11,8 @@ import { Diagnoser, frameEnergyParts, type DiagnosisOptions, type Finding } from
 import { contactKeyText } from '../../session/contactKeys.js';
 import { ContactColumns, InjectedColumns } from './contactColumns.js';
 import { notRecorded, solverKind, statusMeaning } from '../../session/solverDeclarations.js';
-import { World } from '../../engine/world/world.js';
-import type { ScenarioDesc } from '../../engine/world/types.js';
-import { assembleProblem, DEFAULT_ASSEMBLY } from '../../engine/assembly.js';
-import { conditioning } from '../../engine/conditioning.js';
-import { buildIslands } from '../../engine/collision/islands.js';
-import { headerFromWorld } from '../../format/worldRecording.js';
+import { assembleProblem, buildIslands, conditioning, DEFAULT_ASSEMBLY, type ScenarioDesc } from '../../engine/index.js';
+import { scenarioDiagnosis } from '../../session/diagnosisRun.js';
 import type { CacheOptions } from '../../format/sidecarCache.js';
 import { solveTimeBodies } from '../../session/preSolve.js';
 import { toContactPoint, type RecordedFrame, type RecordingHeader } from '../../format/recording.js';
@@ -177,19 +173,18 @@ export class TimelineBuilder {
   readonly injectedByContact = new InjectedColumns();
   private readonly diag: Diagnoser;
   private prev: RecordedFrame | undefined;
+  /** `diag` is built with keepFrames: false (timelineDiagnosis): what the model needs of each frame is copied in add(). */
   constructor(
     private readonly header: RecordingHeader,
-    diagnosis: Partial<DiagnosisOptions>,
-    initialEnergy?: number,
+    diag: Diagnoser,
   ) {
-    // what the model needs from each frame is copied in add()
-    this.diag = new Diagnoser(header, { ...diagnosis, keepFrames: false }, initialEnergy);
+    this.diag = diag;
     this.contacts = new ContactColumns(this.diag.keys);
   }
   add(f: RecordedFrame, kappa = true): void {
     const t = this.t,
       n = t.frame.length;
-    const { kinetic, potential } = frameEnergyParts(this.header, f);
+    const { kinetic, potential, total } = frameEnergyParts(this.header, f);
     t.frame.push(f.frame);
     t.time.push(f.time);
     t.contacts.push(f.contacts.length);
@@ -199,7 +194,7 @@ export class TimelineBuilder {
     t.residual.push(res?.length ? finiteOrNull(res[res.length - 1]) : null);
     t.kinetic.push(kinetic);
     t.potential.push(potential);
-    t.total.push(kinetic + potential);
+    t.total.push(total);
     for (const [name, v] of Object.entries(f.energy ?? {})) {
       if (LEDGER_SKIP.has(name)) continue;
       (t.ledger[name] ??= new Array<number | null>(n).fill(null)).push(finiteOrNull(v));
@@ -326,8 +321,8 @@ export class InspectorModel {
 
   /** Simulates a scenario (our engine) and diagnoses it in the same pass. */
   static fromScenario(desc: ScenarioDesc, file: string, diagnosis: Partial<DiagnosisOptions> = {}, progress?: Progress): InspectorModel {
-    const probe = new World(desc);
-    const builder = new TimelineBuilder(headerFromWorld(probe), diagnosis, probe.totalEnergy());
+    const probe = scenarioDiagnosis(desc, { ...diagnosis, keepFrames: false });
+    const builder = new TimelineBuilder(probe.header, probe.diagnoser);
     const every = Math.max(1, Math.floor(desc.frames / 50));
     const session = Session.fromScenario(desc, {
       checkpointEvery: INSPECTOR_CHECKPOINT_EVERY,
@@ -370,7 +365,7 @@ export class InspectorModel {
           `reading ${file.split(/[\\/]/).pop()}: ${(read / 2 ** 20).toFixed(0)} / ${(total / 2 ** 20).toFixed(0)} MiB`,
           total > 0 ? read / total : null,
         ),
-      onFrame: (_, f, header) => (builder ??= new TimelineBuilder(header, diagnosis)).add(f),
+      onFrame: (_, f, header) => (builder ??= new TimelineBuilder(header, new Diagnoser(header, { ...diagnosis, keepFrames: false }))).add(f),
     });
     const source = new GrowingRecording(file, reader.header, reader);
     const session = Session.fromSource(source);
@@ -397,7 +392,7 @@ export class InspectorModel {
       const timeline = { ...j.timeline, ledger: noProto(j.timeline.ledger)!, ...(j.timeline.injection ? { injection: noProto(j.timeline.injection) } : {}) };
       return new InspectorModel(session, info, timeline, j.findings, skipped, contacts, injected, j.resolveBudgetFrame);
     }
-    builder ??= new TimelineBuilder(session.header, diagnosis);
+    builder ??= new TimelineBuilder(session.header, new Diagnoser(session.header, { ...diagnosis, keepFrames: false }));
     const built = builder as TimelineBuilder;
     const findings = built.findings();
     if (reader.cache.enabled) {

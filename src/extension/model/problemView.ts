@@ -3,11 +3,7 @@
  * (src/session/problemFile.ts) and every solver's answer turned into plain, finite-or-null data — sizes,
  * A as a heat map with its conditioning and causes, one row per contact, one column group per solver.
  */
-import { conditioningCauses } from '../../engine/conditioningCauses.js';
-import { coulombMerit } from '../../engine/coulombMerit.js';
-import { kkt } from '../../engine/kkt.js';
-import { SOLVER_NAMES } from '../../engine/solvers/types.js';
-import { convexifiedNote } from '../../engine/solvers/convexify.js';
+import { conditioningCauses, convexifiedNote, coulombMerit, kkt, SOLVER_NAMES } from '../../engine/index.js';
 import { compareSolvers, openProblemFile, type OpenedProblem, type SolverComparison } from '../../session/problemFile.js';
 import { encodeHeatMap } from '../../protocol/heatMap.js';
 import { MAX_MATRIX_ROWS, type IslandView } from '../../protocol/inspector.js';
@@ -16,7 +12,7 @@ import type { ProblemSolverView, ProblemView } from '../../protocol/problem.js';
 /** NaN and ±∞ travel as null (src/protocol/inspector.ts: "never NaN"). */
 const shown = (x: number): number | null => (Number.isFinite(x) ? x : null);
 
-/** w = Aλ − b (the post-impulse contact velocities, DESIGN.md "The QP-SOCP problem"). */
+/** w = Aλ − b (the post-impulse contact velocities, docs/physics.md "The QP-SOCP and its KKT conditions"). */
 function velocities(p: OpenedProblem['problem'], lambda: Float64Array): Float64Array {
   const { A, b, size: n } = p;
   const w = new Float64Array(n);

@@ -6,7 +6,7 @@
  */
 import type { Session } from '../../session/session.js';
 import { whatIf } from '../../session/whatIf.js';
-import type { SolveOptions } from '../../engine/solvers/types.js';
+import type { SolveOptions } from '../../engine/index.js';
 import type { WhatIfOptions, WhatIfView } from '../../protocol/inspector.js';
 
 /** Re-solves frame i of a session with another solver/options and compares with what was recorded (the what-if panel's view). */

@@ -2,7 +2,7 @@
  * Requests between the extension host and the simulation worker (a worker_threads Worker running
  * dist/worker.js, the same engine in-process but off the host's event loop). Plain types only.
  */
-import type { SolverName } from '../../engine/solvers/types.js';
+import type { SolverName } from '../../engine/index.js';
 import type { SceneInfo } from '../../protocol/scene.js';
 import type { ProblemView } from '../../protocol/problem.js';
 import type { ContactSeries, FindingView, FrameView, SessionInfo, Timeline, WhatIfOptions, WhatIfView } from '../../protocol/inspector.js';

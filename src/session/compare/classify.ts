@@ -8,7 +8,7 @@
  *                solved it better;
  *   state        the same λ, another post-step state (integration).
  */
-import { buildIslands } from '../../engine/collision/islands.js';
+import { buildIslands } from '../../engine/index.js';
 import type { RecordedContact, RecordedFrame, RecordingHeader } from '../../format/recording.js';
 import type { BodyMap } from './bodyMap.js';
 import type { ContactPair } from './contactMatch.js';
@@ -17,7 +17,7 @@ import { islandMerits, rebuildFrame, type Merit } from './rebuild.js';
 import { impulseDifferences } from './bodyImpulses.js';
 import type { FrameScales } from './scales.js';
 import type { DiffTolerance } from './tolerance.js';
-import { formatNumber } from '../../engine/numberText.js';
+import { formatNumber } from '../../engine/index.js';
 
 export type DivergenceKind = 'contact-set' | 'problem' | 'solve' | 'state';
 export const DIVERGENCE_KINDS: readonly DivergenceKind[] = ['contact-set', 'problem', 'solve', 'state'];

@@ -5,8 +5,8 @@
  * would give), which order-dependent solvers — projected Gauss–Seidel sweeps contacts in order (Catto 2005) — are
  * expected to fail. Nothing is written to disk: the two worlds step side by side and only the last frames are kept.
  */
-import type { ScenarioDesc } from '../../engine/world/types.js';
-import { World } from '../../engine/world/world.js';
+import type { ScenarioDesc } from '../../engine/index.js';
+import { World } from '../../engine/index.js';
 import type { RecordedFrame } from '../../format/recording.js';
 import { frameFromWorld, headerFromWorld } from '../../format/worldRecording.js';
 import type { LambdaComparison } from './frameCompare.js';

@@ -2,7 +2,7 @@
  * A run comparison in one line, for `check`'s determinism expectation, the Test Explorer and the inspector's
  * header: where the runs part, the kind and field, how much, and how far the difference has grown by the end.
  */
-import { formatCount, formatNumber } from '../../engine/numberText.js';
+import { formatCount, formatNumber } from '../../engine/index.js';
 import type { RunDiff } from './runComparison.js';
 
 export function divergenceSummary(d: RunDiff): string {

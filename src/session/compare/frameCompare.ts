@@ -18,7 +18,7 @@ import type { DiffTolerance } from './tolerance.js';
 import { exceeds, numRel, vecRel } from './tolerance.js';
 
 export { exceeds, numRel, vecRel } from './tolerance.js';
-import type { Vec3 } from '../../engine/math/vec3.js';
+import type { Vec3 } from '../../engine/index.js';
 
 /** One quantity that differs: `a`, `b` are contact indices (contact fields, A/b, λ) or body indices (pre, state). */
 export interface FieldDifference {

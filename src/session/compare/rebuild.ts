@@ -6,13 +6,13 @@
  * in b can be named by its term. The merits of two λ on one island's problem (KKT of the QP-SOCP, kkt.ts, and
  * Coulomb's merit, coulombMerit.ts) say which run solved the shared problem better.
  */
-import { assembleJacobians, denseProblem, type ContactJacobians } from '../../engine/assembly.js';
-import { DENSE_ISLAND_LIMIT } from '../../engine/island/solveIsland.js';
-import { kkt, KktWorkspace } from '../../engine/kkt.js';
-import { coulombMerit, coulombMeritFromU } from '../../engine/coulombMerit.js';
-import { kktRows } from '../../engine/solvers/naturalMapSparse.js';
-import { matrixFreeRows } from '../../engine/solvers/pgsRows.js';
-import type { BodyState, ContactProblem } from '../../engine/problem.js';
+import { assembleJacobians, denseProblem, type ContactJacobians } from '../../engine/index.js';
+import { DENSE_ISLAND_LIMIT } from '../../engine/index.js';
+import { kkt, KktWorkspace } from '../../engine/index.js';
+import { coulombMerit, coulombMeritFromU } from '../../engine/index.js';
+import { kktRows } from '../../engine/index.js';
+import { matrixFreeRows } from '../../engine/index.js';
+import type { BodyState, ContactProblem } from '../../engine/index.js';
 import { toContactPoint, type RecordedFrame, type RecordingHeader } from '../../format/recording.js';
 import { recordingAssembly } from '../session.js';
 import { solveTimeBodies } from '../preSolve.js';

@@ -13,9 +13,7 @@
  *    recorded λ removes it. Otherwise it is `unattributed`, with the evidence — never a guessed mechanism.
  */
 import type { RecordedFrame, RecordingHeader } from '../../format/recording.js';
-import { buildIslands } from '../../engine/collision/islands.js';
-import type { BodyState, ContactPoint } from '../../engine/problem.js';
-import type { PgsFrictionLaw } from '../../engine/solvers/types.js';
+import { type BodyState, buildIslands, type ContactPoint, type PgsFrictionLaw } from '../../engine/index.js';
 import { COUNTERFACTUAL_TOLERANCE, islandResolver, type IslandResolver } from '../counterfactual.js';
 import { normalSpeedEnergy, softPushSpeed, type ContactLedger } from '../frameLedger.js';
 import { CONTINUATION_REMOVES, coulombExact, continuationEvidence, gaussSeidelTrace } from './continuation.js';

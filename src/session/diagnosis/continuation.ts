@@ -8,7 +8,7 @@
  *    impulses obey removes the energy an exact solve would not inject; if more sweeps do not remove it, no number
  *    of iterations would fix it and the cause lies elsewhere.
  */
-import type { PgsFrictionLaw } from '../../engine/solvers/types.js';
+import type { PgsFrictionLaw } from '../../engine/index.js';
 import type { IslandResolver } from '../counterfactual.js';
 import type { ContinuationEvidence } from './findings.js';
 

@@ -12,7 +12,7 @@
  */
 import type { RecordedFrame, RecordingHeader } from '../../format/recording.js';
 import { toContactPoint } from '../../format/recording.js';
-import { assembleJacobians, type ContactJacobians } from '../../engine/assembly.js';
+import { assembleJacobians, type ContactJacobians } from '../../engine/index.js';
 import { ContactKeyTable } from '../contactKeys.js';
 import { lambdaSource, solverKind, statusMeaning } from '../solverDeclarations.js';
 import { jacobianKinematics, type ContactKinematics } from '../contactKinematics.js';

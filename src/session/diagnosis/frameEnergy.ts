@@ -1,12 +1,10 @@
 /** The energy of a recorded frame's dynamic bodies (docs/physics.md "Energy ledger"): one sum for every caller. */
 import type { RecordedFrame, RecordingHeader } from '../../format/recording.js';
-import { inverseInertiaBody } from '../../format/recording.js';
-import { quatToMat3 } from '../../engine/math/quat.js';
-import { mul, transpose } from '../../engine/math/mat3.js';
-import type { BodyState } from '../../engine/problem.js';
+import { worldInverseInertia } from '../../format/recording.js';
+import { type BodyState, quatToMat3 } from '../../engine/index.js';
 
 /** Kinetic Σ ½m|v|² + ½ωᵀI_wω and potential Σ −m g·x energy of the frame's dynamic bodies (J). */
-export function frameEnergyParts(header: RecordingHeader, f: RecordedFrame): { kinetic: number; potential: number } {
+export function frameEnergyParts(header: RecordingHeader, f: RecordedFrame): { kinetic: number; potential: number; total: number } {
   const g = header.gravity;
   let kinetic = 0,
     potential = 0;
@@ -31,16 +29,13 @@ export function frameEnergyParts(header: RecordingHeader, f: RecordedFrame): { k
         0.5 * (wb0 * (I[0] * wb0 + I[1] * wb1 + I[2] * wb2) + wb1 * (I[3] * wb0 + I[4] * wb1 + I[5] * wb2) + wb2 * (I[6] * wb0 + I[7] * wb1 + I[8] * wb2));
     }
   }
-  return { kinetic, potential };
+  return { kinetic, potential, total: kinetic + potential };
 }
 
 /** Total energy (kinetic + potential) of the frame's dynamic bodies. */
 export function frameEnergy(header: RecordingHeader, f: RecordedFrame): number {
-  const { kinetic, potential } = frameEnergyParts(header, f);
-  return kinetic + potential;
+  return frameEnergyParts(header, f).total;
 }
-
-const rotateInverseInertia = (R: ReturnType<typeof quatToMat3>, Ib: ReturnType<typeof inverseInertiaBody>) => mul(mul(R, Ib), transpose(R));
 
 /** A post-step body state as a solve-time body (for the work of external impulses on frames without a solve state). */
 export function postAsSolveTime(header: RecordingHeader): (s: RecordedFrame['bodies'][number], i: number) => BodyState {
@@ -48,6 +43,6 @@ export function postAsSolveTime(header: RecordingHeader): (s: RecordedFrame['bod
     const b = header.bodies[i];
     if (b.static || b.mass === null) return { invMass: 0, invInertiaWorld: [0, 0, 0, 0, 0, 0, 0, 0, 0], x: s.x, v: s.v, omega: s.w };
     // I⁻¹_w = R I⁻¹_b Rᵀ (docs/physics.md "Conventions")
-    return { invMass: 1 / b.mass, invInertiaWorld: rotateInverseInertia(quatToMat3(s.q), inverseInertiaBody(b)), x: s.x, v: s.v, omega: s.w };
+    return { invMass: 1 / b.mass, invInertiaWorld: worldInverseInertia(quatToMat3(s.q), b), x: s.x, v: s.v, omega: s.w };
   };
 }

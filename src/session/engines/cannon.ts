@@ -21,7 +21,7 @@
  */
 import type * as CannonModule from 'cannon-es';
 import type { RecordedBodyState, RecordedContact } from '../../format/recording.js';
-import type { Vec3 } from '../../engine/math/vec3.js';
+import type { Vec3 } from '../../engine/index.js';
 import { contactFrame, impulseInFrame, preFromBefore, staticState, xyzwToWxyz } from './convert.js';
 import { loadEngine } from './enginePackages.js';
 import { rotationFromZ } from './engineScene.js';

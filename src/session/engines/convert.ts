@@ -4,8 +4,8 @@
  *   y-up → z-up: (x, y, z) ↦ (x, −z, y); orientation q ↦ r ⊗ q with r = (cos 45°, sin 45°, 0, 0), the
  *   rotation by +90° about x that carries +y onto +z (the format's documented mapping).
  */
-import { cross, dot, normalize, tangentBasis, type Vec3 } from '../../engine/math/vec3.js';
-import { mulQuat, type Quat } from '../../engine/math/quat.js';
+import { cross, dot, normalize, tangentBasis, type Vec3 } from '../../engine/index.js';
+import { mulQuat, type Quat } from '../../engine/index.js';
 import type { RecordedBodyState, RecordedPreState } from '../../format/recording.js';
 import type { EngineBody } from './types.js';
 

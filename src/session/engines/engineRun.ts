@@ -3,8 +3,8 @@
  * ('ours') or a peer engine loaded on demand (engines.ts). Each frame comes with the engine's own step time.
  * `simulate --engine`, `compare`, the inspector's engine comparison and `diff` of two engines all start here.
  */
-import type { ScenarioDesc } from '../../engine/world/types.js';
-import { World } from '../../engine/world/world.js';
+import type { ScenarioDesc } from '../../engine/index.js';
+import { World } from '../../engine/index.js';
 import type { RecordedFrame, RecordingHeader } from '../../format/recording.js';
 import { frameFromWorld, headerFromWorld } from '../../format/worldRecording.js';
 import { BLOW_UP_SPEED, blowUpOf, type BlowUp } from '../runScenario.js';

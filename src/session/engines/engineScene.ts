@@ -3,10 +3,10 @@
  * order with their solid-shape inertia (as our World computes it), their materials, and μ and e per pair combined
  * by the scenario's rules. Spheres, boxes and planes map onto every engine.
  */
-import type { ScenarioDesc } from '../../engine/world/types.js';
-import { combine, principalInertia } from '../../engine/world/world.js';
-import { normalizeQuat } from '../../engine/math/quat.js';
-import type { Vec3 } from '../../engine/math/vec3.js';
+import type { ScenarioDesc } from '../../engine/index.js';
+import { combine, principalInertia } from '../../engine/index.js';
+import { normalizeQuat } from '../../engine/index.js';
+import type { Vec3 } from '../../engine/index.js';
 import type { EngineBody, EngineScene } from './types.js';
 
 /** The default material of a body that names none (as the World uses it). */

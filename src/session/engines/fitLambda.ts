@@ -7,8 +7,8 @@
  * contacts share a face (4 box corners), so λ is one of many that explain Δv equally well. Started from a
  * dense ridge solve (denseStart), PGS then only enforces λn ≥ 0.
  */
-import { assembleJacobians, jacobianVelocityChanges, denseProblem } from '../../engine/assembly.js';
-import type { BodyState, ContactPoint } from '../../engine/problem.js';
+import { assembleJacobians, jacobianVelocityChanges, denseProblem } from '../../engine/index.js';
+import type { BodyState, ContactPoint } from '../../engine/index.js';
 
 /** Sweeps and the stopping rule (largest |Δλ| of a sweep, N·s) of the fit. */
 export const FIT_MAX_SWEEPS = 1000;

@@ -21,7 +21,7 @@
  * Stabilisation off: mBaumgarte = 0 and mNumPositionSteps = 0 (no position correction).
  */
 import type { RecordedBodyState, RecordedContact } from '../../format/recording.js';
-import type { Vec3 } from '../../engine/math/vec3.js';
+import type { Vec3 } from '../../engine/index.js';
 import { contactFrame, preFromBefore, staticState, xyzwToWxyz, yUpQuatToZUp, yUpToZUp, zUpQuatToYUp, zUpToYUp } from './convert.js';
 import { loadEngine } from './enginePackages.js';
 import { fitFrameLambda, sceneHeader } from './fitFrame.js';

@@ -23,8 +23,8 @@
  * equals e (the underdamped oscillator's amplitude ratio over half a period).
  */
 import type { RecordedBodyState, RecordedContact } from '../../format/recording.js';
-import { quatToMat3 } from '../../engine/math/quat.js';
-import type { Vec3 } from '../../engine/math/vec3.js';
+import { quatToMat3 } from '../../engine/index.js';
+import type { Vec3 } from '../../engine/index.js';
 import { contactFrame, impulseInFrame, preFromBefore, staticState } from './convert.js';
 import { loadEngine } from './enginePackages.js';
 import type { EngineScene, EngineSimulation, EngineStep, PeerEngine, RecorderOptions } from './types.js';

@@ -19,8 +19,8 @@
  */
 import type RAPIER_DEFAULT from '@dimforge/rapier3d-compat';
 import type { RecordedBodyState, RecordedContact } from '../../format/recording.js';
-import { rotate } from '../../engine/math/quat.js';
-import type { Vec3 } from '../../engine/math/vec3.js';
+import { rotate } from '../../engine/index.js';
+import type { Vec3 } from '../../engine/index.js';
 import { contactFrame, preFromBefore, staticState } from './convert.js';
 import { loadEngine } from './enginePackages.js';
 import { fitFrameLambda, sceneHeader } from './fitFrame.js';

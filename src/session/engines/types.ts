@@ -4,8 +4,8 @@
  * (post-step states, the pre-solve velocities, contacts and λ), already in our conventions, and how long the
  * engine's own step took. The engines are optional npm packages, loaded on demand (enginePackages.ts).
  */
-import type { Quat } from '../../engine/math/quat.js';
-import type { Vec3 } from '../../engine/math/vec3.js';
+import type { Quat } from '../../engine/index.js';
+import type { Vec3 } from '../../engine/index.js';
 import type { RecordedBodyState, RecordedContact, RecordedPreState, RecordedSolverStatus } from '../../format/recording.js';
 
 /** The peer engines (our own engine is 'ours', run by the World itself). */

@@ -6,7 +6,9 @@
 //! docs/recording-format.md "Frames"); restitution e = 0.5 only above the rest-velocity threshold; then the
 //! position update. The lever arm is parallel to the normal, so A_nn = 1/m and the ball does not spin.
 //! Prints the bits of the last frame's ball height so a test can check the round trip bit for bit.
-use contact_lens_recorder::{Body, BodyState, Contact, Frame, Header, PreState, Recorder, SolverResult, Status};
+use contact_lens_recorder::{
+    Body, BodyState, Contact, Frame, Header, PreState, Recorder, SolverResult, Status,
+};
 
 const DT: f64 = 1.0 / 120.0;
 const G: f64 = -9.81;
@@ -25,9 +27,17 @@ fn run(out: &str, force: bool) -> Result<f64, contact_lens_recorder::RecordingEr
         producer_version: "1.0".into(),
         dt: DT,
         gravity: [0.0, 0.0, G],
-        bodies: vec![Body::plane("ground", [0.0, 0.0, 1.0], 0.0), Body::sphere("ball", RADIUS, MASS)],
+        bodies: vec![
+            Body::plane("ground", [0.0, 0.0, 1.0], 0.0),
+            Body::sphere("ball", RADIUS, MASS),
+        ],
         solver_name: "sequential-impulse".into(),
-        solver_params: vec![("maxIterations".into(), 1.0), ("erp".into(), ERP), ("slop".into(), SLOP), ("restVelocityThreshold".into(), REST)],
+        solver_params: vec![
+            ("maxIterations".into(), 1.0),
+            ("erp".into(), ERP),
+            ("slop".into(), SLOP),
+            ("restVelocityThreshold".into(), REST),
+        ],
         solver_kind: "iterative-fixed".into(),
     };
     let mut rec = Recorder::create(out, &header, force)?;
@@ -43,8 +53,16 @@ fn run(out: &str, force: bool) -> Result<f64, contact_lens_recorder::RecordingEr
             let b_n = -(1.0 + e) * v_pre + (ERP / DT) * f64::max(0.0, depth - SLOP);
             let lam_n = f64::max(0.0, MASS * b_n); // A_nn = 1/m
             contacts.push(Contact {
-                a: 1, b: Some(0), point: [0.0, 0.0, z - RADIUS], normal: [0.0, 0.0, 1.0], t1: [1.0, 0.0, 0.0], t2: [0.0, 1.0, 0.0],
-                depth, mu: MU, e: E, feature: Some("ball/ground".into()),
+                a: 1,
+                b: Some(0),
+                point: [0.0, 0.0, z - RADIUS],
+                normal: [0.0, 0.0, 1.0],
+                t1: [1.0, 0.0, 0.0],
+                t2: [0.0, 1.0, 0.0],
+                depth,
+                mu: MU,
+                e: E,
+                feature: Some("ball/ground".into()),
             });
             lambda = vec![lam_n, 0.0, 0.0];
         }
@@ -55,10 +73,32 @@ fn run(out: &str, force: bool) -> Result<f64, contact_lens_recorder::RecordingEr
         rec.write_frame(&Frame {
             frame: k,
             time: (k + 1) as f64 * DT,
-            bodies: vec![BodyState::default(), BodyState { x: [0.0, 0.0, z], q, v: [0.0, 0.0, vz], w: [0.0; 3] }],
-            pre: vec![PreState::default(), PreState { v: [0.0, 0.0, v_pre], w: [0.0; 3], pose: Some(([0.0, 0.0, z_pre], q)) }],
+            bodies: vec![
+                BodyState::default(),
+                BodyState {
+                    x: [0.0, 0.0, z],
+                    q,
+                    v: [0.0, 0.0, vz],
+                    w: [0.0; 3],
+                },
+            ],
+            pre: vec![
+                PreState::default(),
+                PreState {
+                    v: [0.0, 0.0, v_pre],
+                    w: [0.0; 3],
+                    pose: Some(([0.0, 0.0, z_pre], q)),
+                },
+            ],
             contacts,
-            solver: SolverResult { name: "sequential-impulse".into(), status: Status::Converged, reason: None, iterations, residuals: vec![], lambda },
+            solver: SolverResult {
+                name: "sequential-impulse".into(),
+                status: Status::Converged,
+                reason: None,
+                iterations,
+                residuals: vec![],
+                lambda,
+            },
             a_matrix: vec![],
             b_vector: vec![],
             energy: vec![],
@@ -74,7 +114,11 @@ fn main() {
         std::process::exit(2);
     }
     match run(&args[1], args.iter().any(|a| a == "--force")) {
-        Ok(z) => println!("wrote {FRAMES} frames to {}; last z bits {}", args[1], z.to_bits()),
+        Ok(z) => println!(
+            "wrote {FRAMES} frames to {}; last z bits {}",
+            args[1],
+            z.to_bits()
+        ),
         Err(e) => {
             eprintln!("drop: {e}");
             std::process::exit(1);

@@ -57,26 +57,52 @@ pub struct Body {
 
 #[derive(Clone, Debug)]
 pub enum Shape {
-    Sphere { radius: f64 },
-    Box { half_extents: Vec3 },
+    Sphere {
+        radius: f64,
+    },
+    Box {
+        half_extents: Vec3,
+    },
     /// The static half-space {x : n·x ≤ offset}, n a unit vector pointing out of the solid.
-    Plane { normal: Vec3, offset: f64 },
+    Plane {
+        normal: Vec3,
+        offset: f64,
+    },
 }
 
 impl Body {
     /// A solid sphere, I = 2/5 m r².
     pub fn sphere(name: &str, radius: f64, mass: f64) -> Body {
         let i = 0.4 * mass * radius * radius;
-        Body { name: name.into(), shape: Shape::Sphere { radius }, mass: Some(mass), inertia: vec![i, i, i] }
+        Body {
+            name: name.into(),
+            shape: Shape::Sphere { radius },
+            mass: Some(mass),
+            inertia: vec![i, i, i],
+        }
     }
     /// A solid box, I = m/3 (hy² + hz², hx² + hz², hx² + hy²).
     pub fn cuboid(name: &str, h: Vec3, mass: f64) -> Body {
         let k = mass / 3.0;
-        let inertia = vec![k * (h[1] * h[1] + h[2] * h[2]), k * (h[0] * h[0] + h[2] * h[2]), k * (h[0] * h[0] + h[1] * h[1])];
-        Body { name: name.into(), shape: Shape::Box { half_extents: h }, mass: Some(mass), inertia }
+        let inertia = vec![
+            k * (h[1] * h[1] + h[2] * h[2]),
+            k * (h[0] * h[0] + h[2] * h[2]),
+            k * (h[0] * h[0] + h[1] * h[1]),
+        ];
+        Body {
+            name: name.into(),
+            shape: Shape::Box { half_extents: h },
+            mass: Some(mass),
+            inertia,
+        }
     }
     pub fn plane(name: &str, normal: Vec3, offset: f64) -> Body {
-        Body { name: name.into(), shape: Shape::Plane { normal, offset }, mass: None, inertia: Vec::new() }
+        Body {
+            name: name.into(),
+            shape: Shape::Plane { normal, offset },
+            mass: None,
+            inertia: Vec::new(),
+        }
     }
 }
 
@@ -108,7 +134,12 @@ pub struct BodyState {
 
 impl Default for BodyState {
     fn default() -> Self {
-        BodyState { x: [0.0; 3], q: [1.0, 0.0, 0.0, 0.0], v: [0.0; 3], w: [0.0; 3] }
+        BodyState {
+            x: [0.0; 3],
+            q: [1.0, 0.0, 0.0, 0.0],
+            v: [0.0; 3],
+            w: [0.0; 3],
+        }
     }
 }
 
@@ -223,7 +254,9 @@ fn push_str(out: &mut String, s: &str) {
 
 fn push_num(out: &mut String, x: f64, field: &str) -> Result<()> {
     if !x.is_finite() {
-        return err(format!("{field}: is {x:?}, not a finite number (JSON has no NaN or Infinity)"));
+        return err(format!(
+            "{field}: is {x:?}, not a finite number (JSON has no NaN or Infinity)"
+        ));
     }
     // `{:?}` is the shortest round-trip text and keeps a ".0" or an exponent (`1.0`, `1e-7`), unlike `{}`,
     // which writes 1e300 as 301 digits. Both are valid JSON.
@@ -254,7 +287,8 @@ fn header_line(h: &Header) -> Result<String> {
     if h.bodies.is_empty() {
         return err("bodies: at least one body is required");
     }
-    let mut s = String::from(r#"{"format":"contact-lens-recording","version":1,"producer":{"name":"#);
+    let mut s =
+        String::from(r#"{"format":"contact-lens-recording","version":1,"producer":{"name":"#);
     push_str(&mut s, &h.producer_name);
     if !h.producer_version.is_empty() {
         s.push_str(r#","version":"#);
@@ -284,7 +318,11 @@ fn header_line(h: &Header) -> Result<String> {
             }
             Shape::Box { half_extents } => {
                 s.push_str(r#"{"box":{"halfExtents":"#);
-                push_arr(&mut s, half_extents, &format!("{field}.shape.box.halfExtents"))?;
+                push_arr(
+                    &mut s,
+                    half_extents,
+                    &format!("{field}.shape.box.halfExtents"),
+                )?;
                 s.push_str("}}");
             }
             Shape::Plane { normal, offset } => {
@@ -301,10 +339,15 @@ fn header_line(h: &Header) -> Result<String> {
                 s.push_str(r#","mass":"#);
                 push_num(&mut s, m, &format!("{field}.mass"))?;
                 if m <= 0.0 {
-                    return err(format!("{field}.mass: must be > 0 (use None for a static body)"));
+                    return err(format!(
+                        "{field}.mass: must be > 0 (use None for a static body)"
+                    ));
                 }
                 if b.inertia.len() != 3 && b.inertia.len() != 9 {
-                    return err(format!("{field}.inertia: has {} numbers, expected 3 or 9", b.inertia.len()));
+                    return err(format!(
+                        "{field}.inertia: has {} numbers, expected 3 or 9",
+                        b.inertia.len()
+                    ));
                 }
                 s.push_str(r#","inertia":"#);
                 push_arr(&mut s, &b.inertia, &format!("{field}.inertia"))?;
@@ -351,7 +394,6 @@ fn push_states(s: &mut String, states: &[BodyState], name: &str) -> Result<()> {
     s.push(']');
     Ok(())
 }
-
 
 // ------------------------------------------------------------------------------------------- live sink
 
@@ -412,26 +454,38 @@ struct LiveSink {
 impl LiveSink {
     /// `None` when `CONTACT_LENS_LIVE` is not set, or (one line on stderr) when the editor cannot be reached.
     fn from_environment() -> Option<LiveSink> {
-        let value = std::env::var("CONTACT_LENS_LIVE").ok().filter(|v| !v.is_empty())?;
+        let value = std::env::var("CONTACT_LENS_LIVE")
+            .ok()
+            .filter(|v| !v.is_empty())?;
         match LiveSink::connect(&value) {
             Ok(s) => Some(s),
             Err(e) => {
-                eprintln!("contact-lens: live: cannot stream to the editor: {e}; writing the file only");
+                eprintln!(
+                    "contact-lens: live: cannot stream to the editor: {e}; writing the file only"
+                );
                 None
             }
         }
     }
 
     fn connect(value: &str) -> std::result::Result<LiveSink, String> {
-        let q = value.rfind("?token=").ok_or("CONTACT_LENS_LIVE has no ?token=")?;
+        let q = value
+            .rfind("?token=")
+            .ok_or("CONTACT_LENS_LIVE has no ?token=")?;
         let (where_, token) = (&value[..q], &value[q + 7..]);
-        if token.len() != 32 || !token.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+        if token.len() != 32
+            || !token
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        {
             return Err("the token is not 32 hexadecimal digits".into());
         }
         let conn = if let Some(hp) = where_.strip_prefix("tcp://") {
             let colon = hp.rfind(':').ok_or("no port in CONTACT_LENS_LIVE")?;
             let host = &hp[..colon];
-            let port: u16 = hp[colon + 1..].parse().map_err(|_| "no valid port in CONTACT_LENS_LIVE")?;
+            let port: u16 = hp[colon + 1..]
+                .parse()
+                .map_err(|_| "no valid port in CONTACT_LENS_LIVE")?;
             let ip = match host {
                 "127.0.0.1" => std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
                 "[::1]" | "::1" => std::net::IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),
@@ -443,7 +497,10 @@ impl LiveSink {
         } else if let Some(path) = where_.strip_prefix("unix://") {
             #[cfg(unix)]
             {
-                Conn::Unix(std::os::unix::net::UnixStream::connect(path).map_err(|e| format!("connect: {e}"))?)
+                Conn::Unix(
+                    std::os::unix::net::UnixStream::connect(path)
+                        .map_err(|e| format!("connect: {e}"))?,
+                )
             }
             #[cfg(not(unix))]
             {
@@ -453,8 +510,17 @@ impl LiveSink {
         } else {
             return Err("CONTACT_LENS_LIVE must start with tcp:// or unix://".into());
         };
-        let mut sink = LiveSink { conn: Some(conn), input: Vec::new(), welcomed: false, armed: false, go: -1, refused: String::new() };
-        sink.send(&format!("{{\"live\":\"hello\",\"version\":1,\"token\":\"{token}\"}}\n"));
+        let mut sink = LiveSink {
+            conn: Some(conn),
+            input: Vec::new(),
+            welcomed: false,
+            armed: false,
+            go: -1,
+            refused: String::new(),
+        };
+        sink.send(&format!(
+            "{{\"live\":\"hello\",\"version\":1,\"token\":\"{token}\"}}\n"
+        ));
         let deadline = Instant::now() + Duration::from_secs(5);
         while sink.conn.is_some() && !sink.welcomed {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -506,7 +572,16 @@ impl LiveSink {
             Some(c) => match c.read_for(&mut buf, timeout) {
                 Ok(0) => return self.gone("the editor closed the connection"),
                 Ok(n) => n,
-                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted) => return,
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock
+                            | io::ErrorKind::TimedOut
+                            | io::ErrorKind::Interrupted
+                    ) =>
+                {
+                    return
+                }
                 Err(_) => return self.gone("the connection broke"),
             },
         };
@@ -531,14 +606,20 @@ impl LiveSink {
         match field("live").as_deref() {
             Some("welcome") => self.welcomed = true,
             Some("refused") => {
-                self.refused = format!("the editor refused the connection: {}", field("reason").unwrap_or_default());
+                self.refused = format!(
+                    "the editor refused the connection: {}",
+                    field("reason").unwrap_or_default()
+                );
                 self.conn = None;
             }
             Some("arm") => self.armed = true,
             Some("disarm") => self.armed = false,
             Some("go") => {
                 if let Some(at) = line.find("\"frame\":") {
-                    let digits: String = line[at + 8..].chars().take_while(|c| c.is_ascii_digit()).collect();
+                    let digits: String = line[at + 8..]
+                        .chars()
+                        .take_while(|c| c.is_ascii_digit())
+                        .collect();
                     if let Ok(k) = digits.parse::<i64>() {
                         self.go = self.go.max(k);
                     }
@@ -590,17 +671,31 @@ impl Recorder {
         }
         let mut file = opts.open(&path).map_err(|e| {
             if e.kind() == io::ErrorKind::AlreadyExists {
-                RecordingError(format!("{}: already exists (pass overwrite = true to replace it)", path.display()))
+                RecordingError(format!(
+                    "{}: already exists (pass overwrite = true to replace it)",
+                    path.display()
+                ))
             } else {
                 RecordingError(format!("{}: cannot be created: {e}", path.display()))
             }
         })?;
-        file.write_all(line.as_bytes()).and_then(|_| file.flush()).map_err(|e| RecordingError(format!("{}: {e}", path.display())))?;
+        file.write_all(line.as_bytes())
+            .and_then(|_| file.flush())
+            .map_err(|e| RecordingError(format!("{}: {e}", path.display())))?;
         let mut live = LiveSink::from_environment();
         if let Some(l) = live.as_mut() {
             l.send(&line);
         }
-        Ok(Recorder { path, file, bodies: header.bodies.len(), last: None, initial_written: false, frames_written: 0, closed: false, live })
+        Ok(Recorder {
+            path,
+            file,
+            bodies: header.bodies.len(),
+            last: None,
+            initial_written: false,
+            frames_written: 0,
+            closed: false,
+            live,
+        })
     }
 
     /// True while the lines also go to the editor (`CONTACT_LENS_LIVE`).
@@ -618,7 +713,10 @@ impl Recorder {
             return Ok(());
         }
         self.closed = true;
-        let r = self.put(&format!("{{\"end\":{{\"frames\":{}}}}}\n", self.frames_written));
+        let r = self.put(&format!(
+            "{{\"end\":{{\"frames\":{}}}}}\n",
+            self.frames_written
+        ));
         if let Some(l) = self.live.as_mut() {
             l.close();
         }
@@ -629,7 +727,10 @@ impl Recorder {
     /// first step is diagnosed like any other. Nothing is written on error.
     pub fn write_initial(&mut self, bodies: &[BodyState]) -> Result<()> {
         if self.last.is_some() || self.initial_written {
-            return err(format!("{}: initial: the initial state is written once, before the first frame", self.path.display()));
+            return err(format!(
+                "{}: initial: the initial state is written once, before the first frame",
+                self.path.display()
+            ));
         }
         let mut s = String::from(r#"{"initial":{"bodies":"#);
         require_len(bodies.len(), self.bodies, "initial.bodies")
@@ -642,12 +743,26 @@ impl Recorder {
     }
 
     /// Format 1.1: `write_frame` with the frame's external impulses (one per body and stage).
-    pub fn write_frame_with_external(&mut self, f: &Frame, external: &[ExternalImpulse]) -> Result<()> {
+    pub fn write_frame_with_external(
+        &mut self,
+        f: &Frame,
+        external: &[ExternalImpulse],
+    ) -> Result<()> {
         // the frame's line ends with "}\n": the external impulses go before its closing brace
         let line = self
             .frame_line(f)
-            .and_then(|l| self.external_json(external).map(|x| format!("{}{x}}}\n", &l[..l.len() - 2])))
-            .map_err(|e| RecordingError(format!("{}: frame {}: {}", self.path.display(), f.frame, e.0)))?;
+            .and_then(|l| {
+                self.external_json(external)
+                    .map(|x| format!("{}{x}}}\n", &l[..l.len() - 2]))
+            })
+            .map_err(|e| {
+                RecordingError(format!(
+                    "{}: frame {}: {}",
+                    self.path.display(),
+                    f.frame,
+                    e.0
+                ))
+            })?;
         self.put(&line)?;
         self.last = Some((f.frame, f.time));
         self.frames_written += 1;
@@ -665,7 +780,10 @@ impl Recorder {
         for (k, x) in external.iter().enumerate() {
             let field = format!("external[{k}]");
             if x.body >= self.bodies {
-                return err(format!("{field}.body: is {}, expected a body index below {}", x.body, self.bodies));
+                return err(format!(
+                    "{field}.body: is {}, expected a body index below {}",
+                    x.body, self.bodies
+                ));
             }
             if k > 0 {
                 s.push(',');
@@ -701,9 +819,14 @@ impl Recorder {
 
     /// Validates the whole frame, then writes it as one line and flushes. Nothing is written on error.
     pub fn write_frame(&mut self, f: &Frame) -> Result<()> {
-        let line = self
-            .frame_line(f)
-            .map_err(|e| RecordingError(format!("{}: frame {}: {}", self.path.display(), f.frame, e.0)))?;
+        let line = self.frame_line(f).map_err(|e| {
+            RecordingError(format!(
+                "{}: frame {}: {}",
+                self.path.display(),
+                f.frame,
+                e.0
+            ))
+        })?;
         self.put(&line)?;
         self.last = Some((f.frame, f.time));
         self.frames_written += 1;
@@ -718,10 +841,14 @@ impl Recorder {
         push_num(&mut s, f.time, "time")?;
         if let Some((frame, time)) = self.last {
             if f.frame <= frame {
-                return err(format!("frame: not greater than the previous frame {frame}"));
+                return err(format!(
+                    "frame: not greater than the previous frame {frame}"
+                ));
             }
             if f.time <= time {
-                return err(format!("time: not greater than the previous frame's {time:?}"));
+                return err(format!(
+                    "time: not greater than the previous frame's {time:?}"
+                ));
             }
         }
         require_len(f.bodies.len(), self.bodies, "bodies")?;
@@ -752,7 +879,10 @@ impl Recorder {
         for (k, c) in f.contacts.iter().enumerate() {
             let field = format!("contacts[{k}]");
             if c.a >= self.bodies || c.b.map_or(false, |b| b >= self.bodies || b == c.a) {
-                return err(format!("{field}: body indices a = {}, b = {:?} (need a, b < {}, a ≠ b)", c.a, c.b, self.bodies));
+                return err(format!(
+                    "{field}: body indices a = {}, b = {:?} (need a, b < {}, a ≠ b)",
+                    c.a, c.b, self.bodies
+                ));
             }
             if k > 0 {
                 s.push(',');
@@ -848,6 +978,9 @@ mod tests {
             push_num(&mut s, x, "x").unwrap();
             assert_eq!(s.parse::<f64>().unwrap().to_bits(), x.to_bits(), "{s}");
         }
-        assert!(push_num(&mut s, f64::NAN, "solver.lambda[3]").unwrap_err().0.starts_with("solver.lambda[3]: is NaN"));
+        assert!(push_num(&mut s, f64::NAN, "solver.lambda[3]")
+            .unwrap_err()
+            .0
+            .starts_with("solver.lambda[3]: is NaN"));
     }
 }
