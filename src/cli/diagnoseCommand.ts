@@ -162,7 +162,17 @@ function printSource(s: Source, io: Output, verbose: boolean): void {
     );
   const groups = new Map<string, Finding[]>();
   for (const f of d.findings) groups.set(f.mechanism, [...(groups.get(f.mechanism) ?? []), f]);
-  for (const [m, fs] of groups) {
+  // the injections first, the largest first; then the other findings, errors before warnings, the most frequent first
+  const injectedBy = (fs: readonly Finding[]): number => fs.reduce((a, f) => a + (f.kind === 'injection' ? f.joules : 0), 0);
+  const severity = (fs: readonly Finding[]): number => Math.max(...fs.map((f) => (f.severity === 'error' ? 2 : f.severity === 'warning' ? 1 : 0)));
+  const ordered = [...groups].sort(
+    ([, a], [, b]) =>
+      Number(b[0].kind === 'injection') - Number(a[0].kind === 'injection') ||
+      injectedBy(b) - injectedBy(a) ||
+      severity(b) - severity(a) ||
+      b.length - a.length,
+  );
+  for (const [m, fs] of ordered) {
     const joules = fs.reduce((a, f) => a + f.joules, 0);
     const frames = fs.map((f) => f.frame);
     const severity = fs.some((f) => f.severity === 'error') ? 'error' : fs.some((f) => f.severity === 'warning') ? 'warning' : 'info';

@@ -4,6 +4,8 @@
  * headline, evidence, laws, counterfactuals and continuation beside the frame, contacts, mechanism and joules.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { main } from '../../src/cli/main.js';
 
@@ -30,6 +32,39 @@ describe('CLI: diagnose output', function () {
     );
     assert.equal(text.match(/^ {4}restitution-overshoot: Newton's restitution law targets/gm)?.length, 2, 'the source once per scenario');
     assert.doesNotMatch(text, /contact #0: λn/, 'no evidence without --verbose');
+  });
+  it('lists the injections first, the largest first, then errors before warnings (a cannon-es stack with several kinds of finding)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cl-diagnose-order-'));
+    try {
+      const rec = join(dir, 'cannon.rec.jsonl');
+      const sim = await main(['simulate', join(ROOT, 'examples', 'box-stack-10.scene.json'), '--engine', 'cannon', '--frames', '150', '--out', rec], {
+        out: () => {},
+        err: () => {},
+      });
+      assert.equal(sim, 0);
+      const groups = run(['diagnose', rec])
+        .out.map((l) => /^ {2}([a-z-]+) \((error|warning|info)\): \d+ findings?(, ([+-][\d.e+-]+) J)?/.exec(l))
+        .filter((m): m is RegExpExecArray => m !== null)
+        .map((m) => ({ mechanism: m[1], severity: m[2], joules: m[4] === undefined ? null : Number(m[4]) }));
+      const injections = groups.filter((g) => g.joules !== null);
+      const others = groups.filter((g) => g.joules === null);
+      assert.ok(injections.length >= 1 && others.length >= 2, JSON.stringify(groups));
+      assert.deepEqual(groups.slice(0, injections.length), injections, 'the injections come first');
+      assert.deepEqual(
+        injections.map((g) => g.joules),
+        injections.map((g) => g.joules).sort((a, b) => b! - a!),
+        'the largest injection first',
+      );
+      const rank = { error: 2, warning: 1, info: 0 } as const;
+      const ranks = others.map((g) => rank[g.severity as keyof typeof rank]);
+      assert.deepEqual(
+        ranks,
+        [...ranks].sort((a, b) => b - a),
+        `errors before warnings: ${others.map((g) => g.mechanism)}`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
   it('--verbose lists each finding’s evidence under its headline', () => {
     const text = run(['diagnose', FAULT, '--verbose']).out.join('\n');
