@@ -11,8 +11,8 @@ function assertScenarioLenses(doc: vscode.TextDocument, lenses: readonly vscode.
     const titles = byLine.get(s.startLine) ?? [];
     assert.equal(
       titles.length,
-      4,
-      `scenario ${s.name}: expected 4 lenses on line ${s.startLine + 1}, got ${JSON.stringify(titles)}; all: ${describeLenses(lenses)}`,
+      LENS_PREFIXES.length,
+      `scenario ${s.name}: expected ${LENS_PREFIXES.length} lenses on line ${s.startLine + 1}, got ${JSON.stringify(titles)}; all: ${describeLenses(lenses)}`,
     );
     LENS_PREFIXES.forEach((p, i) =>
       assert.ok(titles[i].startsWith(p), `scenario ${s.name}: lens ${i + 1} is "${titles[i]}", expected it to start with "${p}"`),
@@ -26,13 +26,13 @@ suite('CodeLens on scene files', () => {
   });
   suiteTeardown(closeAllEditors);
 
-  test("sphere-drop.scene.json: ▶ Run / ⏯ Step / 🔍 Inspect / ⚡ Check on each scenario's opening line", async () => {
+  test("sphere-drop.scene.json: ▶ Run / ⏯ Step / 🔍 Inspect / ⚡ Check / ⇄ Diff / ⚖ Compare engines on each scenario's opening line", async () => {
     const uri = wsUri('sphere-drop.scene.json');
     const doc = await vscode.workspace.openTextDocument(uri);
     await vscode.window.showTextDocument(doc);
     const scenarios = scanScenarios(doc.getText());
     assert.equal(scenarios.length, 3, `sphere-drop.scene.json should have 3 scenarios, found ${scenarios.map((s) => s.name)}`);
-    const lenses = await codeLenses(uri, 4 * scenarios.length, 20_000);
+    const lenses = await codeLenses(uri, LENS_PREFIXES.length * scenarios.length, 20_000);
     assertScenarioLenses(doc, lenses);
   });
 

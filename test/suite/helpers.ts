@@ -157,7 +157,7 @@ export function scanScenarios(text: string): ScenarioSpan[] {
   return out;
 }
 
-export const LENS_PREFIXES = ['▶ Run', '⏯ Step', '🔍 Inspect', '⚡ Check'] as const;
+export const LENS_PREFIXES = ['▶ Run', '⏯ Step', '🔍 Inspect', '⚡ Check', '⇄ Diff', '⚖ Compare engines'] as const;
 
 /** Lenses of a document (resolved), polled until there are at least `min` of them. */
 export async function codeLenses(uri: vscode.Uri, min = 1, timeoutMs = 30_000): Promise<vscode.CodeLens[]> {
