@@ -15,7 +15,7 @@
  *   (H + B Bᵀ)⁻¹ = H⁻¹ − H⁻¹ B (I + Bᵀ H⁻¹ B)⁻¹ Bᵀ H⁻¹.
  *
  * K = I + Bᵀ H⁻¹ B lives in body-velocity space (6 per dynamic body; a block K_ab ≠ 0 only where a
- * contact joins bodies a and b); it is the reduced system M + Jᵀ D H⁻¹ D J of the issue scaled by L, so
+ * contact joins bodies a and b); it is the body-space reduced system M + Jᵀ D H⁻¹ D J (bodySpace.ts) scaled by L, so
  * its eigenvalues are ≥ 1 and static bodies (M⁻¹ = 0) and infinite-inertia directions simply have no
  * columns (L = 0 there). H⁻¹ = W (I + WΣW)⁻¹ W is formed from W, not by inverting W⁻² + Σ. Each solve is
  * refined against the exact operator B Bᵀ + H (iterative refinement, Wilkinson).
