@@ -89,8 +89,50 @@ const SOLVER = new Map<string, Field>([
   ['lambda', F_LAMBDA],
 ]);
 
-/** Reusable scanner (keeps its nesting stack between lines). */
+/** What one scan has read so far (reset per line; the fields the index keeps, and the counts it checks). */
+class LineSummary {
+  /** Bit per top-level / solver field: a duplicate key is left to JSON.parse's last-wins. */
+  seen = 0;
+  contacts = -1;
+  lambdaCount = -1;
+  maxLambdaN = 0;
+  maxDepth = 0;
+  frame = NaN;
+  time = NaN;
+  status = -1;
+  iterations = -1;
+  finalResidual = NaN;
+  hasPre = false;
+  hasMatrix = false;
+  /** "depth" keys seen in contacts. */
+  depthsSeen = 0;
+
+  reset(): void {
+    this.seen = 0;
+    this.contacts = -1;
+    this.lambdaCount = -1;
+    this.maxLambdaN = 0;
+    this.maxDepth = 0;
+    this.frame = NaN;
+    this.time = NaN;
+    this.status = -1;
+    this.iterations = -1;
+    this.finalResidual = NaN;
+    this.hasPre = false;
+    this.hasMatrix = false;
+    this.depthsSeen = 0;
+  }
+}
+
+/**
+ * Reusable scanner (keeps its nesting stack between lines). `scan` is the tokenizer's state machine; the
+ * phases it hands tokens to are methods: a key (readKey), a run of unread numbers (skipNumbers), the numbers
+ * the index reads (readNumbers), an unread container (skip) and the closing checks (finish).
+ */
 export class FrameLineScanner {
+  private readonly line = new LineSummary();
+  /** Set by readKey(): the field of the value after the key. */
+  private keyField: Field = F_NONE;
   private readonly kind = new Uint8Array(MAX_SCAN_DEPTH + 1); // 1 object, 2 array
   private readonly field = new Uint8Array(MAX_SCAN_DEPTH + 1); // Field of the container at this depth
   private readonly count = new Float64Array(MAX_SCAN_DEPTH + 1); // elements so far (arrays)
@@ -107,21 +149,10 @@ export class FrameLineScanner {
     if (buf[p] !== LBRACE) return false;
     const kind = this.kind,
       field = this.field,
-      count = this.count;
+      count = this.count,
+      line = this.line;
+    line.reset();
     let depth = 0;
-    let seen = 0; // bit per top-level / solver field: a duplicate key is left to JSON.parse's last-wins
-    let contacts = -1,
-      lambdaCount = -1,
-      maxLambdaN = 0,
-      maxDepth = 0,
-      frame = NaN,
-      time = NaN,
-      status = -1,
-      iterations = -1,
-      finalResidual = NaN,
-      hasPre = false,
-      hasMatrix = false,
-      depthsSeen = 0;
     /** Field of the value about to be read (set by the key before it). */
     let pending: Field = F_NONE;
     // expecting: 0 value, 1 key or '}', 2 ',' or close, 3 ':', 4 key (after ',')
@@ -149,8 +180,8 @@ export class FrameLineScanner {
         if (c === RBRACE || c === RBRACKET) {
           if ((c === RBRACE) !== (kind[depth] === 1)) return false;
           const closed = field[depth];
-          if (closed === F_CONTACTS) contacts = count[depth];
-          else if (closed === F_LAMBDA) lambdaCount = count[depth];
+          if (closed === F_CONTACTS) line.contacts = count[depth];
+          else if (closed === F_LAMBDA) line.lambdaCount = count[depth];
           depth--;
           p++;
           if (depth === 0) {
@@ -169,30 +200,9 @@ export class FrameLineScanner {
           continue; // handled as a close by the branch above on the next turn
         }
         if (c !== QUOTE) return false;
-        const q = this.stringEnd(buf, p + 1, end);
-        if (q < 0) return false;
-        pending = F_NONE;
-        const d = depth,
-          parent = field[d];
-        const read = d === 1 || parent === F_SOLVER || (d === 3 && field[2] === F_CONTACTS);
-        // an escaped key ("fr\u0061me") may name a field the scanner reads: left to JSON.parse's last-wins
-        if (read) for (let k = p + 1; k < q; k++) if (buf[k] === BACKSLASH) return false;
-        if (d === 3 && field[2] === F_CONTACTS) {
-          // a contact's keys: only "depth" is read (compared as bytes, no string built)
-          if (isDepthKey(buf, p + 1, q)) {
-            pending = F_DEPTH;
-            depthsSeen++;
-          }
-        } else if (d === 1 || parent === F_SOLVER) {
-          const key = latin1(buf, p + 1, q);
-          pending = (d === 1 ? TOP.get(key) : SOLVER.get(key)) ?? F_NONE;
-          if (pending !== F_NONE) {
-            const bit = 1 << (key === 'b' ? 12 : pending);
-            if (seen & bit) return false;
-            seen |= bit;
-          }
-        }
-        p = q + 1;
+        p = this.readKey(buf, p, end, depth);
+        if (p < 0) return false;
+        pending = this.keyField;
         expect = 3;
         continue;
       }
@@ -211,10 +221,10 @@ export class FrameLineScanner {
         count[depth] = 0;
         if (f === F_PRE) {
           if (c !== LBRACKET) return false;
-          hasPre = true;
+          line.hasPre = true;
         } else if (f === F_MATRIX) {
           if (c !== LBRACKET) return false;
-          hasMatrix = true;
+          line.hasMatrix = true;
         } else if ((f === F_CONTACTS || f === F_RESIDUALS || f === F_LAMBDA) && c !== LBRACKET) return false;
         else if (f === F_SOLVER && c !== LBRACE) return false;
         else if (f === F_FRAME || f === F_TIME || f === F_STATUS || f === F_ITERATIONS || f === F_DEPTH) return false;
@@ -226,8 +236,8 @@ export class FrameLineScanner {
           const q = this.skip(buf, p, end, isContact);
           if (q < 0) return false;
           if (isContact) {
-            depthsSeen += this.contactDepths;
-            if (this.contactMaxDepth > maxDepth) maxDepth = this.contactMaxDepth;
+            line.depthsSeen += this.contactDepths;
+            if (this.contactMaxDepth > line.maxDepth) line.maxDepth = this.contactMaxDepth;
           }
           depth--;
           p = q;
@@ -259,84 +269,16 @@ export class FrameLineScanner {
         const q = this.stringEnd(buf, p + 1, end);
         if (q < 0) return false;
         if (f === F_STATUS) {
-          status = SOLVER_STATUSES.indexOf(latin1(buf, p + 1, q) as (typeof SOLVER_STATUSES)[number]);
-          if (status < 0) return false;
+          line.status = SOLVER_STATUSES.indexOf(latin1(buf, p + 1, q) as (typeof SOLVER_STATUSES)[number]);
+          if (line.status < 0) return false;
         } else if (f !== F_NONE) return false;
         p = q + 1;
         expect = 2;
         continue;
       }
       if (c === MINUS || isDigit(c)) {
-        if (f === F_NONE && kind[depth] === 2) {
-          // a run of numbers the index does not read (x, q, v, w, point, normal, A …) is most of a line:
-          // checked against the number grammar in one tight loop, not converted
-          let n = 0;
-          for (;;) {
-            p = numberEnd(buf, p, end);
-            if (p < 0) return false;
-            n++;
-            if (p < end && buf[p] === COMMA) {
-              let r = p + 1;
-              while (r < end && isSpace(buf[r])) r++;
-              const c2 = buf[r];
-              if (c2 === MINUS || isDigit(c2)) {
-                p = r;
-                continue;
-              }
-            }
-            break;
-          }
-          count[depth] += n - 1;
-          expect = 2;
-          continue;
-        }
-        // the numbers the index reads: full grammar, converted
-        for (;;) {
-          const q = numberEnd(buf, p, end);
-          if (q < 0) return false;
-          if (f === F_LAMBDA && (count[depth] - 1) % 3 !== 0) {
-            // λt1, λt2: checked, not converted (the index keeps the largest λn only)
-          } else if (f !== F_NONE) {
-            if (f === F_PRE || f === F_CONTACTS || f === F_SOLVER || f === F_MATRIX) return false;
-            {
-              const x = Number(latin1(buf, p, q));
-              if (!Number.isFinite(x)) return false; // 1e999: the parser names it
-              switch (f) {
-                case F_FRAME:
-                  frame = x;
-                  break;
-                case F_TIME:
-                  time = x;
-                  break;
-                case F_ITERATIONS:
-                  if (!Number.isSafeInteger(x) || x < 0) return false;
-                  iterations = x;
-                  break;
-                case F_RESIDUALS:
-                  finalResidual = x;
-                  break;
-                case F_LAMBDA:
-                  // λn is every third entry (λn, λt1, λt2 per contact)
-                  if (x > maxLambdaN) maxLambdaN = x;
-                  break;
-                case F_DEPTH:
-                  if (x < 0) return false; // the parser names a negative depth
-                  if (x > maxDepth) maxDepth = x;
-                  break;
-              }
-            }
-          }
-          p = q;
-          if (buf[p] === COMMA && kind[depth] === 2) {
-            const n = buf[p + 1];
-            if (n === MINUS || isDigit(n)) {
-              p++;
-              count[depth]++;
-              continue;
-            }
-          }
-          break;
-        }
+        p = f === F_NONE && kind[depth] === 2 ? this.skipNumbers(buf, p, end, depth) : this.readNumbers(buf, p, end, f, depth);
+        if (p < 0) return false;
         expect = 2;
         continue;
       }
@@ -347,19 +289,142 @@ export class FrameLineScanner {
       expect = 2;
     }
     if (depth !== 0) return false; // the line ends inside a container (a truncated line)
+    return this.finish(out, previous);
+  }
+
+  /**
+   * Key phase: the key string opening at buf[p] (a quote) in the object at `depth`. Sets keyField to the
+   * field it names (F_NONE for a key the index does not read) and returns the position after its closing
+   * quote, or −1 (bad string, escaped or duplicate key of a read field).
+   */
+  private readKey(buf: Uint8Array, p: number, end: number, d: number): number {
+    const field = this.field,
+      line = this.line;
+    const q = this.stringEnd(buf, p + 1, end);
+    if (q < 0) return -1;
+    let pending: Field = F_NONE;
+    const parent = field[d];
+    const read = d === 1 || parent === F_SOLVER || (d === 3 && field[2] === F_CONTACTS);
+    // an escaped key ("fr\u0061me") may name a field the scanner reads: left to JSON.parse's last-wins
+    if (read) for (let k = p + 1; k < q; k++) if (buf[k] === BACKSLASH) return -1;
+    if (d === 3 && field[2] === F_CONTACTS) {
+      // a contact's keys: only "depth" is read (compared as bytes, no string built)
+      if (isDepthKey(buf, p + 1, q)) {
+        pending = F_DEPTH;
+        line.depthsSeen++;
+      }
+    } else if (d === 1 || parent === F_SOLVER) {
+      const key = latin1(buf, p + 1, q);
+      pending = (d === 1 ? TOP.get(key) : SOLVER.get(key)) ?? F_NONE;
+      if (pending !== F_NONE) {
+        const bit = 1 << (key === 'b' ? 12 : pending);
+        if (line.seen & bit) return -1;
+        line.seen |= bit;
+      }
+    }
+    this.keyField = pending;
+    return q + 1;
+  }
+
+  /**
+   * A run of numbers the index does not read (x, q, v, w, point, normal, A …), most of a line: checked against
+   * the number grammar in one tight loop, not converted, counted in the array at `depth` (whose count already
+   * holds the first). Returns the position after the run, or −1.
+   */
+  private skipNumbers(buf: Uint8Array, p: number, end: number, depth: number): number {
+    let n = 0;
+    for (;;) {
+      p = numberEnd(buf, p, end);
+      if (p < 0) return -1;
+      n++;
+      if (p < end && buf[p] === COMMA) {
+        let r = p + 1;
+        while (r < end && isSpace(buf[r])) r++;
+        const c2 = buf[r];
+        if (c2 === MINUS || isDigit(c2)) {
+          p = r;
+          continue;
+        }
+      }
+      break;
+    }
+    this.count[depth] += n - 1;
+    return p;
+  }
+
+  /**
+   * The numbers the index reads (frame, time, iterations, residuals, λ, a contact's depth) from buf[p]: full
+   * grammar, converted into the line's summary; an array of them is read to its last number. Returns the
+   * position after them, or −1 (bad number, not finite, wrong type for the field).
+   */
+  private readNumbers(buf: Uint8Array, p: number, end: number, f: Field, depth: number): number {
+    const kind = this.kind,
+      count = this.count,
+      line = this.line;
+    for (;;) {
+      const q = numberEnd(buf, p, end);
+      if (q < 0) return -1;
+      if (f === F_LAMBDA && (count[depth] - 1) % 3 !== 0) {
+        // λt1, λt2: checked, not converted (the index keeps the largest λn only)
+      } else if (f !== F_NONE) {
+        if (f === F_PRE || f === F_CONTACTS || f === F_SOLVER || f === F_MATRIX) return -1;
+        const x = Number(latin1(buf, p, q));
+        if (!Number.isFinite(x)) return -1; // 1e999: the parser names it
+        switch (f) {
+          case F_FRAME:
+            line.frame = x;
+            break;
+          case F_TIME:
+            line.time = x;
+            break;
+          case F_ITERATIONS:
+            if (!Number.isSafeInteger(x) || x < 0) return -1;
+            line.iterations = x;
+            break;
+          case F_RESIDUALS:
+            line.finalResidual = x;
+            break;
+          case F_LAMBDA:
+            // λn is every third entry (λn, λt1, λt2 per contact)
+            if (x > line.maxLambdaN) line.maxLambdaN = x;
+            break;
+          case F_DEPTH:
+            if (x < 0) return -1; // the parser names a negative depth
+            if (x > line.maxDepth) line.maxDepth = x;
+            break;
+        }
+      }
+      p = q;
+      if (buf[p] === COMMA && kind[depth] === 2) {
+        const n = buf[p + 1];
+        if (n === MINUS || isDigit(n)) {
+          p++;
+          count[depth]++;
+          continue;
+        }
+      }
+      break;
+    }
+    return p;
+  }
+
+  /** Closing phase: the summary is complete and consistent (λ count 3C, a depth per contact, increasing frame and time), then copied to `out`. */
+  private finish(out: ScannedFrame, previous: { frame: number; time: number } | undefined): boolean {
+    const { frame, time, status, contacts, lambdaCount, depthsSeen } = this.line;
     if (!Number.isSafeInteger(frame) || frame < 0 || !Number.isFinite(time) || status < 0 || contacts < 0 || lambdaCount !== 3 * contacts) return false;
     if (depthsSeen !== contacts) return false; // a contact without a depth (or a duplicate depth key)
     if (previous && !(frame > previous.frame && time > previous.time)) return false;
+    const line = this.line;
     out.frame = frame;
     out.time = time;
     out.contacts = contacts;
     out.status = status;
-    out.iterations = iterations;
-    out.finalResidual = finalResidual;
-    out.maxLambdaN = maxLambdaN;
-    out.maxDepth = maxDepth;
-    out.hasPre = hasPre;
-    out.hasMatrix = hasMatrix;
+    out.iterations = line.iterations;
+    out.finalResidual = line.finalResidual;
+    out.maxLambdaN = line.maxLambdaN;
+    out.maxDepth = line.maxDepth;
+    out.hasPre = line.hasPre;
+    out.hasMatrix = line.hasMatrix;
     return true;
   }
 

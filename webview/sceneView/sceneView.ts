@@ -115,6 +115,24 @@ declare global {
   }
 }
 
+/** The scene toolbar's controls, set from the saved state (defaults: state colours, X-ray, friction, normals and ghost on). */
+function toolbarControls(saved: SceneViewState | undefined) {
+  const colorSelect = dropdown('scene-color', COLOR_MODES, saved?.colorMode ?? 'state');
+  colorSelect.title = 'colour the contacts by state (open / stick / slip from the velocity after the step) or by a quantity';
+  const xrayBox = checkbox('scene-xray', 'X-ray', saved?.xray ?? true);
+  xrayBox.title = 'see-through bodies: the contacts and arrows inside a stack show (outlines stay)';
+  const frictionBox = checkbox('scene-friction', 'friction', saved?.friction ?? true);
+  frictionBox.title = 'friction impulse arrows (λt1·t1 + λt2·t2)';
+  const normalsBox = checkbox('scene-normals', 'normals', saved?.normals ?? true);
+  const trailBox = checkbox('scene-trail', 'trail', saved?.trail ?? false);
+  trailBox.title = `the selected body's path over the last ${TRAIL_FRAMES} frames`;
+  const ghostBox = checkbox('scene-ghost', 'ghost', saved?.ghost ?? true);
+  const preBox = checkbox('scene-pre', 'pre-step', saved?.pre ?? false);
+  preBox.title = 'draw the bodies where they were when the contacts were found (when the frame records it); otherwise after the step, as the energy readout';
+  ghostBox.title = 'what-if ghost: after a what-if re-solve, each contact’s velocity after the step, recorded beside the alternative’s';
+  return { colorSelect, xrayBox, frictionBox, normalsBox, trailBox, ghostBox, preBox };
+}
+
 export class SceneView {
   private readonly root: HTMLElement;
   private readonly details: HTMLDetailsElement;
@@ -175,22 +193,57 @@ export class SceneView {
       el('span', 'muted hint', ' drag to orbit, right-drag to pan, wheel to zoom; click a contact or body to select it'),
     );
     this.details.append(summary);
+    const controls = toolbarControls(saved);
+    this.colorSelect = controls.colorSelect;
+    this.xrayBox = controls.xrayBox;
+    this.frictionBox = controls.frictionBox;
+    this.normalsBox = controls.normalsBox;
+    this.trailBox = controls.trailBox;
+    this.ghostBox = controls.ghostBox;
+    this.preBox = controls.preBox;
+    const toolbar = this.buildToolbar();
+    this.box = el('div', 'scene-box');
+    this.box.id = 'scene-box';
+    if (saved?.height && saved.height >= 120) this.box.style.height = `${saved.height}px`;
+    this.tip = el('div', 'scene-tip');
+    this.tip.id = 'scene-tip';
+    this.tip.hidden = true;
+    this.labels = el('div', 'scene-labels');
+    this.legend = el('div', 'scene-legend muted');
+    this.legend.id = 'scene-legend';
+    this.details.append(toolbar, this.box, this.legend);
+    this.root.append(this.details);
+    this.details.addEventListener('toggle', () => {
+      this.handlers.stateChanged();
+      if (this.details.open) this.resize();
+    });
+
+    this.bodies = new BodyLayer(this.scene);
+    this.ghostBodies = new GhostBodies(this.scene);
+    this.bodies.setXray(saved?.xray ?? true);
+    this.contacts = new ContactLayer(this.scene);
+    this.trail = new Line(new BufferGeometry(), new LineBasicMaterial());
+    this.trail.frustumCulled = false;
+    this.scene.add(this.trail);
+    this.scene.add(new HemisphereLight(0xffffff, 0x444444, 2.2));
+    const sun = new DirectionalLight(0xffffff, 1.6);
+    sun.position.set(3, -2, 6);
+    this.scene.add(sun);
+
+    this.orbit = this.startRenderer(saved);
+    new MutationObserver(() => {
+      this.colors = readSceneColors();
+      this.redraw();
+    }).observe(document.body, { attributes: true, attributeFilter: ['class'] });
+
+    this.probe = this.makeProbe();
+    window.__sceneView = this.probe;
+  }
+
+  /** The toolbar: its controls (the rarer ones folded into "more"), the fit and export buttons, and what a change of each redraws. */
+  private buildToolbar(): HTMLElement {
     const toolbar = el('div', 'scene-toolbar buttons');
     toolbar.id = 'scene-toolbar';
-    this.colorSelect = dropdown('scene-color', COLOR_MODES, saved?.colorMode ?? 'state');
-    this.colorSelect.title = 'colour the contacts by state (open / stick / slip from the velocity after the step) or by a quantity';
-    this.xrayBox = checkbox('scene-xray', 'X-ray', saved?.xray ?? true);
-    this.xrayBox.title = 'see-through bodies: the contacts and arrows inside a stack show (outlines stay)';
-    this.frictionBox = checkbox('scene-friction', 'friction', saved?.friction ?? true);
-    this.frictionBox.title = 'friction impulse arrows (λt1·t1 + λt2·t2)';
-    this.normalsBox = checkbox('scene-normals', 'normals', saved?.normals ?? true);
-    this.trailBox = checkbox('scene-trail', 'trail', saved?.trail ?? false);
-    this.trailBox.title = `the selected body's path over the last ${TRAIL_FRAMES} frames`;
-    this.ghostBox = checkbox('scene-ghost', 'ghost', saved?.ghost ?? true);
-    this.preBox = checkbox('scene-pre', 'pre-step', saved?.pre ?? false);
-    this.preBox.title =
-      'draw the bodies where they were when the contacts were found (when the frame records it); otherwise after the step, as the energy readout';
-    this.ghostBox.title = 'what-if ghost: after a what-if re-solve, each contact’s velocity after the step, recorded beside the alternative’s';
     // the options used less often fold into "more" so the toolbar stays one line beside the editor
     const more = el('details', 'scene-more');
     more.id = 'scene-more';
@@ -222,34 +275,11 @@ export class SceneView {
       this.redraw();
       this.handlers.stateChanged();
     });
-    this.box = el('div', 'scene-box');
-    this.box.id = 'scene-box';
-    if (saved?.height && saved.height >= 120) this.box.style.height = `${saved.height}px`;
-    this.tip = el('div', 'scene-tip');
-    this.tip.id = 'scene-tip';
-    this.tip.hidden = true;
-    this.labels = el('div', 'scene-labels');
-    this.legend = el('div', 'scene-legend muted');
-    this.legend.id = 'scene-legend';
-    this.details.append(toolbar, this.box, this.legend);
-    this.root.append(this.details);
-    this.details.addEventListener('toggle', () => {
-      this.handlers.stateChanged();
-      if (this.details.open) this.resize();
-    });
+    return toolbar;
+  }
 
-    this.bodies = new BodyLayer(this.scene);
-    this.ghostBodies = new GhostBodies(this.scene);
-    this.bodies.setXray(saved?.xray ?? true);
-    this.contacts = new ContactLayer(this.scene);
-    this.trail = new Line(new BufferGeometry(), new LineBasicMaterial());
-    this.trail.frustumCulled = false;
-    this.scene.add(this.trail);
-    this.scene.add(new HemisphereLight(0xffffff, 0x444444, 2.2));
-    const sun = new DirectionalLight(0xffffff, 1.6);
-    sun.position.set(3, -2, 6);
-    this.scene.add(sun);
-
+  /** The canvas and its WebGL renderer (or a line saying why there is none), the camera and the canvas's keys, pointer and resize handling. */
+  private startRenderer(saved: SceneViewState | undefined): OrbitCamera | undefined {
     const canvas = el('canvas');
     canvas.id = 'scene-canvas';
     canvas.tabIndex = 0;
@@ -267,13 +297,13 @@ export class SceneView {
     if (this.renderer) {
       this.box.append(canvas, this.labels, this.tip);
       this.renderer.setPixelRatio(window.devicePixelRatio || 1);
-      this.orbit = new OrbitCamera(canvas, () => {
+      const orbit = new OrbitCamera(canvas, () => {
         this.schedule();
         this.handlers.stateChanged();
       });
       if (saved?.camera) {
         // a restored camera is the user's: no automatic fit moves it until a new source arrives
-        this.orbit.state = saved.camera;
+        orbit.state = saved.camera;
         this.framedOnce = true;
         this.autoFit = false;
       }
@@ -300,14 +330,15 @@ export class SceneView {
         if (this.autoFit && this.framedOnce) this.fit(this.autoFitBox ?? this.currentBounds(), false);
         this.handlers.stateChanged();
       }).observe(this.box);
+      return orbit;
     }
-    new MutationObserver(() => {
-      this.colors = readSceneColors();
-      this.redraw();
-    }).observe(document.body, { attributes: true, attributeFilter: ['class'] });
+    return undefined;
+  }
 
+  /** The test probe (window.__sceneView): projections, scales and render timings of this view. */
+  private makeProbe(): SceneViewProbe {
     const self = this;
-    this.probe = {
+    return {
       project: (p) => this.projectToPage(p),
       get metresPerNs() {
         return self.metresPerNs;
@@ -329,7 +360,6 @@ export class SceneView {
         return self.renderer !== undefined;
       },
     };
-    window.__sceneView = this.probe;
   }
 
   get state(): SceneViewState {

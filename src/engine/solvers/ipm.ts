@@ -1,5 +1,5 @@
 /**
- * Primal–dual interior-point method for the QP-SOCP (DESIGN.md "QP-SOCP"; oracle FORMAT.md "The problem")
+ * Primal–dual interior-point method for the QP-SOCP (docs/physics.md "The QP-SOCP and its KKT conditions")
  *
  *   minimise f(λ) = ½λᵀAλ − bᵀλ   subject to  ‖(λt1,i, λt2,i)‖ ≤ μᵢλn,i  for every contact i,
  *
@@ -23,9 +23,9 @@
  * Change of variables. λ = κ·D·x with, per contact i, D = dᵢ·diag(1/μᵢ, 1, 1) maps the friction cone
  * K_μ onto the standard Lorentz cone Q³ = {x : ‖(x1, x2)‖ ≤ x0} (the (μλn, λt) blocks).
  * The scalar dᵢ makes the largest diagonal entry of the scaled 3×3 block of A equal 1: a per-contact
- * scalar scaling preserves the cone and removes the mass-ratio scaling (oracle FORMAT.md, "How the
- * oracle was computed" 1.). κ = ‖D b‖∞ normalises the linear term. A μᵢ = 0 contact becomes the 1-D
- * cone x0 ≥ 0 with its tangential variables pinned to 0 (FORMAT.md: tangential variables eliminated).
+ * scalar scaling preserves the cone and removes the mass-ratio scaling of A's entries (docs/physics.md
+ * "Conditioning"). κ = ‖D b‖∞ normalises the linear term. A μᵢ = 0 contact becomes the 1-D
+ * cone x0 ≥ 0 with its tangential variables pinned to 0 (K_i = {λt = 0, λn ≥ 0} when μᵢ = 0).
  * The scaled problem
  *
  *   minimise ½xᵀPx + qᵀx  s.t. x ∈ K,    P = DAD,  q = −Db/κ,
@@ -75,7 +75,8 @@ import { HistoryRecorder, objectiveFromAlam } from './history.js';
 import { luInto, luSolve } from '../math/lu.js';
 import { PolishWorkspace, polishNaturalMap } from './polish.js';
 import type { AlgorithmOutput, IpmOptions, SolveStatus } from './types.js';
-import { formatCount, formatNumber } from '../numberText.js';
+import { formatNumber } from '../numberText.js';
+import { closingStatus, IpmProgress, statusAfterPolish } from './ipmTermination.js';
 
 /** Default iteration budget (CVXOPT's `maxiters` default, [V] §3). */
 export const IPM_DEFAULT_MAX_ITERATIONS = 100;
@@ -93,19 +94,8 @@ export const IPM_SIGMA_EXPONENT = 3;
 export const IPM_START_DAMPING = 1e-4;
 /** Switch from the NT to the AHO direction once KKT max_rel ≤ this (see file header, step 3). */
 export const IPM_AHO_SWITCH = 1e-6;
-/**
- * Stall test (armed in the AHO phase, where only numerical limits stop progress): stop when the best
- * KKT max_rel has not dropped below IPM_STALL_FACTOR × its value IPM_STALL_WINDOW iterations earlier,
- * and the IPM merit (scaled complementarity and dual residual) has also stopped dropping or fallen
- * below IPM_MERIT_FLOOR.
- */
-export const IPM_STALL_WINDOW = 4;
-export const IPM_STALL_FACTOR = 0.5;
-export const IPM_MERIT_FLOOR = 1e-20;
-/** Step lengths below this count as a collapsed step. */
-export const IPM_MIN_STEP = 1e-8;
-/** Consecutive collapsed steps before the run stops ("stalled"). */
-export const IPM_MAX_COLLAPSED_STEPS = 3;
+// the stall and collapse tests (shared with ipmSparse.ts) live in ipmTermination.ts
+export { IPM_MAX_COLLAPSED_STEPS, IPM_MERIT_FLOOR, IPM_MIN_STEP, IPM_STALL_FACTOR, IPM_STALL_WINDOW } from './ipmTermination.js';
 /** Halvings of the step tried when rounding pushed an updated iterate out of the open cone. */
 export const IPM_MAX_INTERIOR_BACKTRACKS = 30;
 /** Iterative-refinement sweeps of each Newton solve against the unshifted scaled matrix (Wilkinson). */
@@ -485,81 +475,132 @@ export function solveIpmFrom(p: ContactProblem, opts: IpmOptions, start: Float64
   return interiorPoint(p, opts, start, margin);
 }
 
-function interiorPoint(p: ContactProblem, opts: IpmOptions, start: Float64Array | null, margin = IPM_WARM_START_MARGIN): AlgorithmOutput {
-  const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? IPM_DEFAULT_MAX_ITERATIONS));
-  const tol = opts.tolerance ?? IPM_DEFAULT_TOLERANCE;
-  const { b, size: n, contactCount: C } = p;
-  const history = new HistoryRecorder(maxIt);
-  const ws = new KktWorkspace(n);
-  const lam = new Float64Array(n);
+/**
+ * The dense interior point's state (setup phase): the scaled problem (file header), the iterate (x, z), the
+ * Newton matrix, its factor and every work array — all allocated here, once, so that the iteration loop
+ * allocates nothing. Its methods are the linear algebra of one iteration; the phases are the functions below.
+ */
+class DenseIpm {
+  readonly n: number;
+  readonly C: number;
+  readonly kind: Int8Array;
+  readonly D: Float64Array;
+  readonly kappa: number;
+  readonly pinned: Uint8Array;
+  readonly P: Float64Array;
+  readonly q: Float64Array;
+  /** P's envelope by whole contacts: the Newton matrix and its factor stay inside it (contacts ordered by body make it a band). */
+  readonly env: Envelope;
+  readonly x: Float64Array;
+  readonly z: Float64Array;
+  readonly xSave: Float64Array;
+  readonly zSave: Float64Array;
+  readonly dx: Float64Array;
+  readonly dz: Float64Array;
+  /** Predictor directions in the Jordan frame used. */
+  readonly dxa: Float64Array;
+  readonly dza: Float64Array;
+  readonly u: Float64Array;
+  readonly rx: Float64Array;
+  readonly rhs: Float64Array;
+  /** NT-scaled point λ_NT = Wz = W⁻¹x. */
+  readonly nt: Float64Array;
+  readonly tmp: Float64Array;
+  readonly res: Float64Array;
+  readonly corr: Float64Array;
+  readonly y: Float64Array;
+  /** W⁻¹ per cone. */
+  readonly winv: Float64Array;
+  /** Block-Jacobi scaling factors (3×3 lower Cholesky factors). */
+  readonly bs: Float64Array;
+  /** One 3×3 block. */
+  readonly blk = new Float64Array(9);
+  /** Scaled Newton matrix. */
+  readonly H: Float64Array;
+  /** Its Cholesky or LU factor. */
+  readonly L: Float64Array;
+  readonly piv: Int32Array;
+  readonly best: Float64Array;
+  readonly factor: CholeskyFactor;
+  readonly pw: PolishWorkspace;
+  /** [τ, merit] of dualResidual. */
+  readonly measures = new Float64Array(2);
+  regularization = 0;
+  /** The current factor is LU (AHO) rather than Cholesky. */
+  useLu = false;
 
-  // λ = 0 is optimal iff −b ∈ K* (every contact separating, or b = 0). The checker's residuals are
-  // relative to ‖λ‖∞, so an interior iterate tending to 0 would never pass them: test λ = 0 exactly.
-  const r0 = kktInto(p, lam, ws);
-  if (r0.maxRel <= tol) {
-    history.record(r0.maxRel, 0);
-    return { lambda: lam, iterations: 0, status: { kind: 'converged' }, regularization: 0, history: history.finish() };
+  constructor(
+    p: ContactProblem,
+    readonly lam: Float64Array,
+  ) {
+    const n = p.size,
+      C = p.contactCount;
+    this.n = n;
+    this.C = C;
+    // ---- change of variables λ = κ D x (file header) ----
+    const { kind, D, kappa, pinned, P, q } = scaledProblem(p);
+    this.kind = kind;
+    this.D = D;
+    this.kappa = kappa;
+    this.pinned = pinned;
+    this.P = P;
+    this.q = q;
+    this.env = symmetricEnvelope(P, n, 3);
+    // ---- work arrays (nothing is allocated inside the iteration loop) ----
+    this.x = new Float64Array(n);
+    this.z = new Float64Array(n);
+    this.xSave = new Float64Array(n);
+    this.zSave = new Float64Array(n);
+    this.dx = new Float64Array(n);
+    this.dz = new Float64Array(n);
+    this.dxa = new Float64Array(n);
+    this.dza = new Float64Array(n);
+    this.u = new Float64Array(n);
+    this.rx = new Float64Array(n);
+    this.rhs = new Float64Array(n);
+    this.nt = new Float64Array(n);
+    this.tmp = new Float64Array(n);
+    this.res = new Float64Array(n);
+    this.corr = new Float64Array(n);
+    this.y = new Float64Array(n);
+    this.winv = new Float64Array(9 * C);
+    this.bs = new Float64Array(9 * C);
+    this.H = new Float64Array(n * n);
+    this.L = new Float64Array(n * n);
+    this.piv = new Int32Array(n);
+    this.best = new Float64Array(n);
+    this.factor = { n, L: this.L, regularization: 0 };
+    this.pw = new PolishWorkspace(n, C);
   }
 
-  // ---- change of variables λ = κ D x (file header) ----
-  const { kind, D, kappa, pinned, P, q } = scaledProblem(p);
-  // P's envelope by whole contacts: the Newton matrix P + (block diagonal) and its factor stay inside it
-  // (contacts ordered by body make it a band for stacks and chains)
-  const env = symmetricEnvelope(P, n, 3);
-
-  // ---- work arrays (nothing is allocated inside the iteration loop) ----
-  const x = new Float64Array(n),
-    z = new Float64Array(n);
-  const xSave = new Float64Array(n),
-    zSave = new Float64Array(n);
-  const dx = new Float64Array(n),
-    dz = new Float64Array(n);
-  const dxa = new Float64Array(n),
-    dza = new Float64Array(n); // predictor directions in the Jordan frame used
-  const u = new Float64Array(n),
-    rx = new Float64Array(n),
-    rhs = new Float64Array(n);
-  const nt = new Float64Array(n); // NT-scaled point λ_NT = Wz = W⁻¹x
-  const tmp = new Float64Array(n),
-    res = new Float64Array(n),
-    corr = new Float64Array(n),
-    y = new Float64Array(n);
-  const winv = new Float64Array(9 * C); // W⁻¹ per cone
-  const bs = new Float64Array(9 * C); // block-Jacobi scaling factors (3×3 lower Cholesky factors)
-  const blk = new Float64Array(9); // one 3×3 block
-  const H = new Float64Array(n * n); // scaled Newton matrix
-  const L = new Float64Array(n * n); // its Cholesky or LU factor
-  const piv = new Int32Array(n);
-  const best = new Float64Array(n);
-  const factor: CholeskyFactor = { n, L, regularization: 0 };
-  const pw = new PolishWorkspace(n, C);
-  let regularization = 0;
-  let useLu = false; // the current factor is LU (AHO) rather than Cholesky
-
   /** Factorises H + shift·I, shift = 0 first, then IPM_SHIFT_START·10ᵏ up to REGULARIZATION_MAX. */
-  const factorise = (lu: boolean): boolean => {
-    useLu = lu;
+  factorise(lu: boolean): boolean {
+    const { H, n, L, piv } = this;
+    this.useLu = lu;
     for (let shift = 0; shift <= REGULARIZATION_MAX * (1 + 1e-12); shift = shift === 0 ? IPM_SHIFT_START : shift * 10) {
       const ok = lu ? luInto(H, n, shift, L, piv, IPM_LU_PIVOT_TOLERANCE) : choleskyInto(H, n, shift, L);
       if (ok) {
-        if (shift > regularization) regularization = shift;
+        if (shift > this.regularization) this.regularization = shift;
         return true;
       }
     }
     return false;
-  };
-  const factorSolve = (r: Float64Array, out: Float64Array): void => {
-    if (useLu) luSolve(L, n, piv, r, out);
-    else choleskySolve(factor, r, out, env);
-  };
+  }
+
+  private factorSolve(r: Float64Array, out: Float64Array): void {
+    if (this.useLu) luSolve(this.L, this.n, this.piv, r, out);
+    else choleskySolve(this.factor, r, out, this.env);
+  }
+
   /**
    * dx = (Newton matrix)⁻¹ rhs via the scaled matrix H = L⁻¹(·)L⁻ᵀ: dx = L⁻ᵀ H⁻¹ L⁻¹ rhs, with
    * iterative refinement against the unshifted H (removes the bias of a shift; [V] §3 refines too).
    */
-  const newtonSolve = (): void => {
+  newtonSolve(): void {
+    const { tmp, rhs, bs, y, res, corr, H, n, C, env, dx } = this;
     tmp.set(rhs);
     for (let c = 0; c < C; c++) blockForward(bs, 9 * c, tmp, 3 * c, 1);
-    factorSolve(tmp, y);
+    this.factorSolve(tmp, y);
     for (let it = 0; it < IPM_REFINEMENT_STEPS; it++) {
       for (let i = 0; i < n; i++) {
         let s = tmp[i];
@@ -567,12 +608,13 @@ function interiorPoint(p: ContactProblem, opts: IpmOptions, start: Float64Array 
         for (let j = env.first[i], hi = env.last[i]; j <= hi; j++) s -= H[row + j] * y[j];
         res[i] = s;
       }
-      factorSolve(res, corr);
+      this.factorSolve(res, corr);
       for (let i = 0; i < n; i++) y[i] += corr[i];
     }
     dx.set(y);
     for (let c = 0; c < C; c++) blockBackward(bs, 9 * c, dx, 3 * c);
-  };
+  }
+
   /**
    * Newton matrix P + (block diagonal): δ₀I (mode 0, starting point), W⁻² (mode 1, NT: [V] eq. (11)
    * with G = −I) or Arw(x)⁻¹Arw(z) (mode 2, AHO); pinned rows/columns are identity. Then block-Jacobi
@@ -584,7 +626,8 @@ function interiorPoint(p: ContactProblem, opts: IpmOptions, start: Float64Array 
    * (fallback when the block-scaled matrix does not factorise). Returns false if a diagonal block is
    * singular.
    */
-  const buildNewtonMatrix = (mode: 0 | 1 | 2, jacobi = false): boolean => {
+  buildNewtonMatrix(mode: 0 | 1 | 2, jacobi = false): boolean {
+    const { H, P, n, C, kind, winv, x, z, blk, bs, env } = this;
     H.set(P);
     for (let c = 0; c < C; c++) {
       const o = 3 * c,
@@ -628,35 +671,49 @@ function interiorPoint(p: ContactProblem, opts: IpmOptions, start: Float64Array 
     for (let c = 0; c < C; c++) for (let j = env.first[3 * c], hi = env.last[3 * c]; j <= hi; j++) blockForward(bs, 9 * c, H, 3 * c * n + j, n); // L⁻¹H
     for (let i = 0; i < n; i++) for (let c = env.first[i] / 3, hi = env.last[i] / 3; c <= hi; c++) blockForward(bs, 9 * c, H, i * n + 3 * c, 1); // (L⁻¹H)L⁻ᵀ
     return true;
-  };
-  const toLambda = (src: Float64Array): void => {
-    for (let i = 0; i < n; i++) lam[i] = pinned[i] ? 0 : kappa * D[i] * src[i];
-  };
-  const ntScaling = (): boolean => ntScaleAll(x, z, kind, C, winv, nt);
-  const measures = new Float64Array(2); // [τ, merit] of dualResidual
-  const failedAtStart = (reason: string): AlgorithmOutput => {
-    history.record(r0.maxRel, 0);
-    return { lambda: lam, iterations: 0, status: { kind: 'failed', reason }, regularization, history: history.finish() };
-  };
+  }
 
+  /** λ = κ D x (0 on pinned rows). */
+  toLambda(src: Float64Array): void {
+    const { lam, pinned, kappa, D, n } = this;
+    for (let i = 0; i < n; i++) lam[i] = pinned[i] ? 0 : kappa * D[i] * src[i];
+  }
+
+  /**
+   * The iteration's Newton matrix, factorised: AHO if in that phase and it factorises, else NT. Returns
+   * 'aho' or 'nt', or the failed status when neither can be formed.
+   */
+  newtonMatrixFor(aho: boolean, iterations: number): 'aho' | 'nt' | SolveStatus {
+    if (aho && this.buildNewtonMatrix(2) && this.factorise(true)) return 'aho';
+    if (!ntScaleAll(this.x, this.z, this.kind, this.C, this.winv, this.nt))
+      return { kind: 'failed', reason: `iterate left the cone interior at iteration ${iterations}` };
+    if (!(this.buildNewtonMatrix(1) && this.factorise(false)) && !(this.buildNewtonMatrix(1, true) && this.factorise(false)))
+      return { kind: 'failed', reason: `Newton matrix not factorisable even with shift ${REGULARIZATION_MAX} at iteration ${iterations}` };
+    return 'nt';
+  }
+}
+
+/**
+ * Start phase: x and z strictly inside the cones — from λ⁰ (warm start, file header: x = λ⁰/(κD),
+ * z = Px + q, each cone pushed inside) or [V] §3's point (x̂ = −(P + δ₀I)⁻¹q, ẑ = Px̂ + q = −δ₀x̂, each
+ * shifted into int K). Returns false if P + δ₀I cannot be factorised.
+ */
+function startingPoint(s: DenseIpm, start: Float64Array | null, margin: number): boolean {
+  const { x, z, n, pinned, kappa, D, P, q, kind, C, rhs, dx } = s;
   if (start) {
-    // ---- warm start (file header): x = λ⁰/(κD), z = Px + q, each cone pushed inside ----
     for (let i = 0; i < n; i++) x[i] = pinned[i] ? 0 : start[i] / (kappa * D[i]);
     for (let i = 0; i < n; i++) {
-      let s = q[i];
+      let v = q[i];
       const row = i * n;
-      for (let j = 0; j < n; j++) s += P[row + j] * x[j];
-      z[i] = s;
+      for (let j = 0; j < n; j++) v += P[row + j] * x[j];
+      z[i] = v;
     }
     warmInteriorStart(x, kind, C, margin);
     warmInteriorStart(z, kind, C, margin);
   } else {
-    // ---- starting point ([V] §3: x̂ = −(P + δ₀I)⁻¹q, ẑ = Px̂ + q = −δ₀x̂, each shifted into int K) ----
-    if (!(buildNewtonMatrix(0) && factorise(false)) && !(buildNewtonMatrix(0, true) && factorise(false))) {
-      return failedAtStart('starting point: P + δ₀I could not be factorised');
-    }
+    if (!(s.buildNewtonMatrix(0) && s.factorise(false)) && !(s.buildNewtonMatrix(0, true) && s.factorise(false))) return false;
     for (let i = 0; i < n; i++) rhs[i] = -q[i];
-    newtonSolve();
+    s.newtonSolve();
     for (let i = 0; i < n; i++) {
       x[i] = dx[i];
       z[i] = -IPM_START_DAMPING * dx[i];
@@ -669,7 +726,114 @@ function interiorPoint(p: ContactProblem, opts: IpmOptions, start: Float64Array 
       x[i] = 0;
       z[i] = 0;
     }
-  toLambda(x);
+  return true;
+}
+
+/**
+ * Predictor (σ = 0), then Mehrotra corrector with σ = (1 − α_aff)³ ([V] §3 eqs. (12)–(14); [M]), each
+ * followed by the step to the boundary; leaves (dx, dz) and returns the step length α.
+ *   NT:  λ∘(W⁻¹Δx + WΔz) = r_c, u = λ⧵r_c:  (P + W⁻²)Δx = −r + W⁻¹u,  Δz = W⁻¹(u − W⁻¹Δx);
+ *   AHO: z∘Δx + x∘Δz = r_c,    u = x⧵r_c:  (P + Arw(x)⁻¹Arw(z))Δx = −r + u,  Δz = u − x⧵(z∘Δx);
+ *   r_c = στe − v∘v − (Δa∘Δb)_predictor, with v∘v = λ∘λ (NT) or x∘z (AHO).
+ */
+function predictorCorrector(s: DenseIpm, useAho: boolean, tau: number): number {
+  const { C, kind, x, z, nt, dxa, dza, tmp, u, corr, rhs, rx, winv, dz } = s;
+  let alphaAff = 0,
+    alpha = 0;
+  for (let pass = 0; pass < 2; pass++) {
+    const sigmaTau = pass === 0 ? 0 : Math.pow(1 - alphaAff, IPM_SIGMA_EXPONENT) * tau;
+    for (let c = 0; c < C; c++) {
+      const o = 3 * c,
+        k = kind[c];
+      if (useAho) complementarityTarget(x, z, x, o, k, sigmaTau, pass === 1 ? dxa : null, dza, tmp, u);
+      else complementarityTarget(nt, nt, nt, o, k, sigmaTau, pass === 1 ? dxa : null, dza, tmp, u);
+      if (useAho) {
+        corr[o] = u[o];
+        corr[o + 1] = u[o + 1];
+        corr[o + 2] = u[o + 2];
+      } else applyWinv(winv, 9 * c, u, o, k, corr);
+      rhs[o] = -rx[o] + corr[o];
+      rhs[o + 1] = k === CONE_ORTHANT ? 0 : -rx[o + 1] + corr[o + 1];
+      rhs[o + 2] = k === CONE_ORTHANT ? 0 : -rx[o + 2] + corr[o + 2];
+    }
+    s.newtonSolve();
+    const amax = stepToBoundary(s, useAho, pass === 0 ? dxa : tmp, pass === 0 ? dza : corr);
+    if (pass === 0) alphaAff = Math.min(1, amax);
+    else alpha = Math.min(1, IPM_STEP_FRACTION * amax);
+  }
+  // Δz in the original coordinates (corr holds Δz for AHO, WΔz for NT)
+  for (let c = 0; c < C; c++) {
+    const o = 3 * c;
+    if (useAho) {
+      dz[o] = corr[o];
+      dz[o + 1] = corr[o + 1];
+      dz[o + 2] = corr[o + 2];
+    } else applyWinv(winv, 9 * c, corr, o, kind[c], dz);
+  }
+  return alpha;
+}
+
+/**
+ * Step-length phase: the directions in the frame of v∘v — (W⁻¹Δx, WΔz) for NT, (Δx, Δz) for AHO — written
+ * to (ex, ez), and the largest step that keeps both in the cones ([V] §3).
+ */
+function stepToBoundary(s: DenseIpm, useAho: boolean, ex: Float64Array, ez: Float64Array): number {
+  const { C, kind, x, z, dx, u, nt, winv } = s;
+  let amax = Infinity;
+  for (let c = 0; c < C; c++) {
+    const o = 3 * c,
+      k = kind[c];
+    if (useAho) {
+      jordanProduct(z, dx, o, k, ez);
+      ez[o] = -ez[o];
+      if (k === CONE_SOC) {
+        ez[o + 1] = -ez[o + 1];
+        ez[o + 2] = -ez[o + 2];
+      } else {
+        ez[o + 1] = 0;
+        ez[o + 2] = 0;
+      }
+      jordanDivide(x, ez, o, k);
+      ez[o] += u[o];
+      ez[o + 1] += u[o + 1];
+      ez[o + 2] += u[o + 2];
+      ex[o] = dx[o];
+      ex[o + 1] = dx[o + 1];
+      ex[o + 2] = dx[o + 2];
+      if (k === CONE_ORTHANT) {
+        if (ex[o] < 0) amax = Math.min(amax, -x[o] / ex[o]);
+        if (ez[o] < 0) amax = Math.min(amax, -z[o] / ez[o]);
+      } else amax = Math.min(amax, maxStepSoc(x, ex, o), maxStepSoc(z, ez, o));
+    } else amax = Math.min(amax, ntStepToBoundary(winv, c, k, dx, u, nt, ex, ez));
+  }
+  return amax;
+}
+
+/** The interior-point method (file header, steps 1–4): setup, start, NT/AHO predictor–corrector iterations, polish. */
+function interiorPoint(p: ContactProblem, opts: IpmOptions, start: Float64Array | null, margin = IPM_WARM_START_MARGIN): AlgorithmOutput {
+  const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? IPM_DEFAULT_MAX_ITERATIONS));
+  const tol = opts.tolerance ?? IPM_DEFAULT_TOLERANCE;
+  const { b, size: n, contactCount: C } = p;
+  const history = new HistoryRecorder(maxIt);
+  const ws = new KktWorkspace(n);
+  const lam = new Float64Array(n);
+
+  // λ = 0 is optimal iff −b ∈ K* (every contact separating, or b = 0). The checker's residuals are
+  // relative to ‖λ‖∞, so an interior iterate tending to 0 would never pass them: test λ = 0 exactly.
+  const r0 = kktInto(p, lam, ws);
+  if (r0.maxRel <= tol) {
+    history.record(r0.maxRel, 0);
+    return { lambda: lam, iterations: 0, status: { kind: 'converged' }, regularization: 0, history: history.finish() };
+  }
+
+  const s = new DenseIpm(p, lam);
+  const { x, z, xSave, zSave, dx, dz, pinned, kind, P, q, rx, measures, env, best, pw } = s;
+  const failedAtStart = (reason: string): AlgorithmOutput => {
+    history.record(r0.maxRel, 0);
+    return { lambda: lam, iterations: 0, status: { kind: 'failed', reason }, regularization: s.regularization, history: history.finish() };
+  };
+  if (!startingPoint(s, start, margin)) return failedAtStart('starting point: P + δ₀I could not be factorised');
+  s.toLambda(x);
   let rep = kktInto(p, lam, ws);
   if (!Number.isFinite(rep.maxRel) || !allInterior(x, kind, C) || !allInterior(z, kind, C)) {
     lam.fill(0);
@@ -679,104 +843,26 @@ function interiorPoint(p: ContactProblem, opts: IpmOptions, start: Float64Array 
   let bestRel = rep.maxRel;
   best.set(lam);
   let status: SolveStatus | null = bestRel <= tol ? { kind: 'converged' } : null;
-  let iterations = 0,
-    collapsed = 0;
+  let iterations = 0;
   let aho = false; // phase: false = NT direction, true = AHO direction (file header, step 3)
-  // ring buffers (stall test): best KKT max_rel and IPM merit over the last IPM_STALL_WINDOW iterations
-  const W = IPM_STALL_WINDOW + 1;
-  const bestTrail = new Float64Array(W).fill(Infinity);
-  const meritTrail = new Float64Array(W).fill(Infinity);
+  const progress = new IpmProgress();
 
   while (status === null && iterations < maxIt) {
     dualResidual(P, q, x, z, pinned, C, rx, measures, env);
     const tau = measures[0],
       merit = measures[1];
-
-    // Newton matrix: AHO if in that phase and it factorises, else NT for this iteration
-    let useAho = aho && buildNewtonMatrix(2) && factorise(true);
-    if (!useAho) {
-      if (!ntScaling()) {
-        status = { kind: 'failed', reason: `iterate left the cone interior at iteration ${iterations}` };
-        break;
-      }
-      if (!(buildNewtonMatrix(1) && factorise(false)) && !(buildNewtonMatrix(1, true) && factorise(false))) {
-        status = { kind: 'failed', reason: `Newton matrix not factorisable even with shift ${REGULARIZATION_MAX} at iteration ${iterations}` };
-        break;
-      }
-      useAho = false;
+    const matrix = s.newtonMatrixFor(aho, iterations);
+    if (typeof matrix !== 'string') {
+      status = matrix;
+      break;
     }
-
-    // Predictor (σ = 0), then Mehrotra corrector with σ = (1 − α_aff)³ ([V] §3 eqs. (12)–(14); [M]).
-    //   NT:  λ∘(W⁻¹Δx + WΔz) = r_c, u = λ⧵r_c:  (P + W⁻²)Δx = −r + W⁻¹u,  Δz = W⁻¹(u − W⁻¹Δx);
-    //   AHO: z∘Δx + x∘Δz = r_c,    u = x⧵r_c:  (P + Arw(x)⁻¹Arw(z))Δx = −r + u,  Δz = u − x⧵(z∘Δx);
-    //   r_c = στe − v∘v − (Δa∘Δb)_predictor, with v∘v = λ∘λ (NT) or x∘z (AHO).
-    let alphaAff = 0,
-      alpha = 0;
-    for (let pass = 0; pass < 2; pass++) {
-      const sigmaTau = pass === 0 ? 0 : Math.pow(1 - alphaAff, IPM_SIGMA_EXPONENT) * tau;
-      for (let c = 0; c < C; c++) {
-        const o = 3 * c,
-          k = kind[c];
-        if (useAho) complementarityTarget(x, z, x, o, k, sigmaTau, pass === 1 ? dxa : null, dza, tmp, u);
-        else complementarityTarget(nt, nt, nt, o, k, sigmaTau, pass === 1 ? dxa : null, dza, tmp, u);
-        if (useAho) {
-          corr[o] = u[o];
-          corr[o + 1] = u[o + 1];
-          corr[o + 2] = u[o + 2];
-        } else applyWinv(winv, 9 * c, u, o, k, corr);
-        rhs[o] = -rx[o] + corr[o];
-        rhs[o + 1] = k === CONE_ORTHANT ? 0 : -rx[o + 1] + corr[o + 1];
-        rhs[o + 2] = k === CONE_ORTHANT ? 0 : -rx[o + 2] + corr[o + 2];
-      }
-      newtonSolve();
-      // directions in the frame of v∘v: (W⁻¹Δx, WΔz) for NT, (Δx, Δz) for AHO; step to the boundary ([V] §3)
-      const ex = pass === 0 ? dxa : tmp,
-        ez = pass === 0 ? dza : corr;
-      let amax = Infinity;
-      for (let c = 0; c < C; c++) {
-        const o = 3 * c,
-          k = kind[c];
-        if (useAho) {
-          jordanProduct(z, dx, o, k, ez);
-          ez[o] = -ez[o];
-          if (k === CONE_SOC) {
-            ez[o + 1] = -ez[o + 1];
-            ez[o + 2] = -ez[o + 2];
-          } else {
-            ez[o + 1] = 0;
-            ez[o + 2] = 0;
-          }
-          jordanDivide(x, ez, o, k);
-          ez[o] += u[o];
-          ez[o + 1] += u[o + 1];
-          ez[o + 2] += u[o + 2];
-          ex[o] = dx[o];
-          ex[o + 1] = dx[o + 1];
-          ex[o + 2] = dx[o + 2];
-          if (k === CONE_ORTHANT) {
-            if (ex[o] < 0) amax = Math.min(amax, -x[o] / ex[o]);
-            if (ez[o] < 0) amax = Math.min(amax, -z[o] / ez[o]);
-          } else amax = Math.min(amax, maxStepSoc(x, ex, o), maxStepSoc(z, ez, o));
-        } else amax = Math.min(amax, ntStepToBoundary(winv, c, k, dx, u, nt, ex, ez));
-      }
-      if (pass === 0) alphaAff = Math.min(1, amax);
-      else alpha = Math.min(1, IPM_STEP_FRACTION * amax);
-    }
-    // Δz in the original coordinates (corr holds Δz for AHO, WΔz for NT)
-    for (let c = 0; c < C; c++) {
-      const o = 3 * c;
-      if (useAho) {
-        dz[o] = corr[o];
-        dz[o + 1] = corr[o + 1];
-        dz[o + 2] = corr[o + 2];
-      } else applyWinv(winv, 9 * c, corr, o, kind[c], dz);
-    }
+    const alpha = predictorCorrector(s, matrix === 'aho', tau);
 
     // update; if rounding puts an iterate on or outside a cone boundary, halve the step
     iterations++;
     if (!stepInside(x, z, xSave, zSave, dx, dz, alpha, pinned, kind, C))
       status = { kind: 'stalled', reason: `no step keeps the iterate inside the cones at iteration ${iterations}` };
-    toLambda(x);
+    s.toLambda(x);
     rep = kktInto(p, lam, ws);
     if (!Number.isFinite(rep.maxRel)) {
       status = { kind: 'failed', reason: `non-finite iterate at iteration ${iterations}` };
@@ -795,25 +881,7 @@ function interiorPoint(p: ContactProblem, opts: IpmOptions, start: Float64Array 
       break;
     }
     if (!aho && rep.maxRel <= IPM_AHO_SWITCH) aho = true;
-
-    collapsed = alpha < IPM_MIN_STEP ? collapsed + 1 : 0;
-    if (collapsed >= IPM_MAX_COLLAPSED_STEPS) {
-      status = {
-        kind: 'stalled',
-        reason: `step length collapsed (α = ${formatNumber(alpha)}) for ${formatCount(collapsed, 'iteration')} at iteration ${iterations}`,
-      };
-      break;
-    }
-    const slot = iterations % W,
-      old = (iterations + 1) % W; // old: IPM_STALL_WINDOW iterations ago
-    const bestOld = bestTrail[old],
-      meritOld = meritTrail[old];
-    bestTrail[slot] = bestRel;
-    meritTrail[slot] = merit;
-    if (aho && !(bestRel < IPM_STALL_FACTOR * bestOld) && (merit <= IPM_MERIT_FLOOR || !(merit < IPM_STALL_FACTOR * meritOld))) {
-      status = { kind: 'stalled', reason: `interior-point progress stopped at iteration ${iterations} (τ = ${formatNumber(tau)})` };
-      break;
-    }
+    status = progress.check(iterations, alpha, bestRel, merit, tau, aho);
   }
 
   // ---- polish (file header, step 4): semismooth Newton / LM on the checker's natural map ----
@@ -822,19 +890,10 @@ function interiorPoint(p: ContactProblem, opts: IpmOptions, start: Float64Array 
     const polished = polishNaturalMap(p, best, bestRel, tol, Math.min(IPM_POLISH_STEPS, maxIt - iterations), ws, pw, (rel, f) => history.record(rel, f));
     bestRel = polished.bestRel;
     iterations += polished.steps;
-    if (bestRel <= tol) status = { kind: 'converged' };
-    else if (status !== null && bestRel < before) {
-      const why = `${status.kind === 'converged' ? '' : status.reason}; polish reached KKT max_rel ${formatNumber(bestRel)}`;
-      status = status.kind === 'failed' ? { kind: 'failed', reason: why } : { kind: 'stalled', reason: why };
-    }
+    status = statusAfterPolish(status, bestRel, tol, bestRel < before ? `polish reached KKT max_rel ${formatNumber(bestRel)}` : null);
   }
-  if (status === null || (status.kind === 'converged' && !(bestRel <= tol))) {
-    status =
-      iterations >= maxIt
-        ? { kind: 'max-iterations', reason: `${formatCount(maxIt, 'iteration')}, KKT max_rel ${formatNumber(bestRel)} > ${formatNumber(tol)}` }
-        : { kind: 'stalled', reason: `KKT max_rel ${formatNumber(bestRel)} > ${formatNumber(tol)}` };
-  }
-  return { lambda: best, iterations, status, regularization, history: history.finish() };
+  status = closingStatus(status, bestRel, tol, iterations, maxIt);
+  return { lambda: best, iterations, status, regularization: s.regularization, history: history.finish() };
 }
 
 /** The IPM's scaled problem: λ = κ D x, minimise ½xᵀPx + qᵀx over the cones of `kind` (file header). */
