@@ -91,7 +91,9 @@ async function main() {
       .filter((f) => f.endsWith('.e2e.mjs'))
       // CONTACT_LENS_E2E_FLOWS=compare,inspector runs only those flows (the file names without .e2e.mjs)
       .filter((f) => !process.env.CONTACT_LENS_E2E_FLOWS || process.env.CONTACT_LENS_E2E_FLOWS.split(',').includes(f.replace(/\.e2e\.mjs$/, '')))
-      .sort();
+      // compare last: it leaves box-stack-10 in the workbench's history, where the screenshots flow's Quick Open
+      // would find it first
+      .sort((a, b) => Number(a.startsWith('compare')) - Number(b.startsWith('compare')) || a.localeCompare(b));
     if (!flows.length) throw new Error('no test/e2e/*.e2e.mjs flows');
     for (const file of flows) {
       const flow = await import(pathToFileURL(join(REPO, 'test/e2e', file)).href);

@@ -265,7 +265,11 @@ export class Inspector implements vscode.Disposable {
       return;
     }
     if (m.type === 'ready') {
+      // a page that (re)loads gets the whole state: the session, then compare mode and the engines table, which
+      // may have been posted before the page could receive them
       if (this.opened) this.sendInit();
+      if (this.opened && this.compareView) this.post({ type: 'compare', compare: this.compareView });
+      if (this.opened && this.enginesView) this.post({ type: 'engines', engines: this.enginesView });
       this.live.resend();
       return;
     }

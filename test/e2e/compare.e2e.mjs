@@ -35,6 +35,8 @@ async function runCommand(page, label) {
 
 export async function run({ page, media, step }) {
   await runCommand(page, 'View: Close All Editors');
+  // an earlier flow may have hidden the side bar: the explorer is where this flow starts
+  await runCommand(page, 'View: Show Explorer');
   const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'box-stack-10.scene.json' }).first();
   await row.waitFor({ timeout: 60_000 });
   await row.click();
@@ -49,7 +51,6 @@ export async function run({ page, media, step }) {
   step('⇄ Diff: coulomb vs ipm');
   const insp = await inspectorFrame(page, 'box-stack-10');
   await insp.waitForFunction(() => document.body.classList.contains('comparing'), null, { timeout: 300_000 });
-  await runCommand(page, 'View: Close Primary Side Bar');
   await page.waitForTimeout(1500);
   const banner = (await insp.locator('#compare-banner').innerText()) ?? '';
   step(`banner: ${JSON.stringify(banner)}`);
@@ -97,4 +98,7 @@ export async function run({ page, media, step }) {
   await insp.locator('#panel-compare').evaluate((p) => p.scrollIntoView({ block: 'start' }));
   await insp.waitForTimeout(400);
   await media('compare-panel.png');
+  // leave the workbench as the next flow expects it (the layout is restored on the next page): no editor open
+  await runCommand(page, 'View: Close All Editors');
+  await page.waitForTimeout(1500);
 }

@@ -25,7 +25,9 @@ function simulate(repo, sceneFile, scenario) {
   try {
     const out = join(dir, 'run.rec.jsonl');
     execFileSync(process.execPath, [join(repo, 'dist/cli.js'), 'simulate', sceneFile, '--scenario', scenario, '--out', out], { stdio: ['ignore', 'ignore', 'pipe'] });
-    const [header, ...frames] = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    // the header, the frames, and the writer's closing line {"end": …} (docs/recording-format.md)
+    const [header, ...lines] = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const frames = lines.filter((l) => !('end' in l));
     return { header, frames: new Map(frames.map((f) => [f.frame, f])) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
