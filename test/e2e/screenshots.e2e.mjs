@@ -60,9 +60,8 @@ export async function run({ page, workspace, repo, media, step }) {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   step(`recorded ${file} with mujoco-js`);
-  // the explorer shown, and refreshed: the file was written after the workbench listed the folder
+  // the explorer shown (an earlier flow may have hidden the side bar)
   await runCommand(page, 'View: Show Explorer');
-  await runCommand(page, 'File: Refresh Explorer');
   const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: file }).first();
   await row.waitFor({ timeout: 60_000 });
   await row.click();
