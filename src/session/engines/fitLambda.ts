@@ -1,7 +1,7 @@
 /**
  * λ fitted to an engine's own velocity change, for bindings that hide contact impulses (Jolt): the
  * mass-weighted least-squares problem  min ‖M^½ (M⁻¹Jᵀλ − Δv)‖²  subject to λn ≥ 0, whose normal equations
- * are J M⁻¹Jᵀ λ = J Δv (A λ = J Δv, seed 000 §4). Solved by projected Gauss–Seidel on the blocks from
+ * are J M⁻¹Jᵀ λ = J Δv (A λ = J Δv, docs/physics.md "Contact model"). Solved by projected Gauss–Seidel on the blocks from
  * assembleJacobians (matrix-free, rows n, t1, t2 per contact; normals clamped at 0, tangents free): PGS
  * minimises ½λᵀAλ − λᵀJΔv, which is the objective above up to a constant. A is singular when several
  * contacts share a face (4 box corners), so λ is one of many that explain Δv equally well. Started from a
