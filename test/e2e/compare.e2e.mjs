@@ -4,42 +4,13 @@
 // panel lists the differences, and the re-solve answers
 //   → media/screenshots/compare.png, compare-contacts.png (run b's columns), compare-panel.png (the workbench each)
 import assert from 'node:assert/strict';
+import { inspectorFrame, openFile, runCommand } from './workbench.mjs';
 
 export const name = 'compare: ⇄ Diff lens on box-stack-10 (coulomb vs ipm) → compare mode of the inspector';
 
-/** The inner frame of the inspector webview whose #session-title contains `title`. */
-async function inspectorFrame(page, title, timeoutMs = 120_000) {
-  const t = Date.now();
-  while (Date.now() - t < timeoutMs) {
-    for (const f of page.frames()) {
-      try {
-        const text = await f.locator('#session-title').textContent({ timeout: 200 });
-        if (text?.includes(title) && (await f.locator('#frame-readout').count())) return f;
-      } catch {
-        /* not an inspector frame, or detached */
-      }
-    }
-    await page.waitForTimeout(250);
-  }
-  throw new Error(`no inspector webview for ${title} within ${timeoutMs / 1000}s`);
-}
-
-async function runCommand(page, label) {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: 10_000 });
-  await input.fill(`>${label}`);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first().waitFor({ timeout: 10_000 });
-  await page.keyboard.press('Enter');
-}
-
 export async function run({ page, media, step }) {
   await runCommand(page, 'View: Close All Editors');
-  // an earlier flow may have hidden the side bar: the explorer is where this flow starts
-  await runCommand(page, 'View: Show Explorer');
-  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: 'box-stack-10.scene.json' }).first();
-  await row.waitFor({ timeout: 60_000 });
-  await row.click();
+  await openFile(page, 'box-stack-10.scene.json');
   const lens = page.locator('.codelens-decoration a', { hasText: '⇄ Diff' }).first();
   await lens.waitFor({ timeout: 60_000 });
   step(`lenses: ${JSON.stringify(await page.locator('.codelens-decoration').first().innerText())}`);

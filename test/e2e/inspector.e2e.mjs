@@ -1,7 +1,7 @@
 // Workbench end-to-end flow (plain Node 20 + playwright-core), driven by scripts/vscode-host/run-e2e.mjs against
 // code-server with the packaged VSIX installed and a temporary copy of examples/ as the workspace.
 //
-//  1. open sphere-drop.scene.json from the Explorer, wait for the "▶ Run" lens        → 01-codelens.png
+//  1. open sphere-drop.scene.json (Quick Open), wait for the "▶ Run" lens        → 01-codelens.png
 //  2. click it; in the inspector webview (two nested iframes) press → three times; the readout advances by 3
 //     frames; the contacts table (λn) and the energy readout match numbers computed independently here from
 //     `node dist/cli.js simulate` (the JSONL frame's energy.total and solver.lambda); End → same check at the
@@ -16,6 +16,7 @@ import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
+import { inspectorFrame, openFile, runCommand } from './workbench.mjs';
 
 export const name = 'inspector: CodeLens → inspector webview → keyboard stepping → findings';
 
@@ -86,24 +87,6 @@ const unitFactor = (unit, base) => (unit === base ? 1 : PREFIX[unit.slice(0, uni
 /** A table cell's number (U+2212 minus, "≈0" for a value below the column's resolution). */
 const cellNumber = (text) => (text === '≈0' ? 0 : Number(text.replace('−', '-')));
 
-/**
- * The inspector webview's inner frame (iframe.webview.ready → #active-frame) whose #session-title mentions
- * `scenario`. With several panels open, VS Code keeps one iframe per webview; we pick by content.
- */
-async function inspectorFrame(page, scenario, timeoutMs = 60_000) {
-  const t = Date.now();
-  while (Date.now() - t < timeoutMs) {
-    for (const f of page.frames()) {
-      try {
-        const title = await f.locator('#session-title').textContent({ timeout: 200 });
-        if (title && title.includes(scenario) && await f.locator('#frame-readout').count()) return f;
-      } catch { /* not an inspector frame, or detached */ }
-    }
-    await page.waitForTimeout(250);
-  }
-  throw new Error(`no inspector webview for ${scenario} within ${timeoutMs / 1000}s (frames: ${page.frames().map((f) => f.url().slice(0, 80)).join(', ')})`);
-}
-
 /** Waits until #frame-readout shows a frame number satisfying pred; returns the parsed readout. */
 async function readoutWhere(frame, pred, what, timeoutMs = 30_000) {
   const t = Date.now();
@@ -151,28 +134,9 @@ async function checkFrame(frame, rec, frameNo, step) {
   step(`frame ${frameNo}: λn ${JSON.stringify(shownN)} and total ${e.total} J match the CLI recording`);
 }
 
-/** Opens a file by clicking its Explorer row; waits for its editor tab. */
-async function openFromExplorer(page, file) {
-  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: file }).first();
-  await row.waitFor({ timeout: 60_000 });
-  await row.click();
-  await page.locator('.tabs-container .tab', { hasText: file }).first().waitFor({ timeout: 30_000 });
-}
-
-/** Runs a command through the command palette (F1), by its label. */
-async function runCommand(page, label) {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: 10_000 });
-  await input.fill(`>${label}`);
-  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first();
-  await row.waitFor({ timeout: 10_000 });
-  await page.keyboard.press('Enter');
-}
-
 export async function run({ page, workspace, repo, shot, step }) {
   // 1. CodeLens
-  await openFromExplorer(page, 'sphere-drop.scene.json');
+  await openFile(page, 'sphere-drop.scene.json');
   step('sphere-drop.scene.json open');
   const runLens = page.locator('.codelens-decoration a', { hasText: '▶ Run' }).first();
   await runLens.waitFor({ timeout: 60_000 });
@@ -204,7 +168,7 @@ export async function run({ page, workspace, repo, shot, step }) {
   // ▶ Run re-simulates and plays from the first frame: the readout moves on by itself
   await runCommand(page, 'View: Close All Editors');
   await page.locator('.tabs-container .tab').first().waitFor({ state: 'detached', timeout: 15_000 });
-  await openFromExplorer(page, 'sphere-drop.scene.json');
+  await openFile(page, 'sphere-drop.scene.json');
   const runAgain = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: '▶ Run' }).first();
   await runAgain.waitFor({ timeout: 60_000 });
   await runAgain.click();
@@ -248,7 +212,7 @@ export async function run({ page, workspace, repo, shot, step }) {
   // 3. Findings of the deliberate fault (close everything first: the sphere-drop editor's lenses stay visible)
   await runCommand(page, 'View: Close All Editors');
   await page.locator('.tabs-container .tab').first().waitFor({ state: 'detached', timeout: 15_000 });
-  await openFromExplorer(page, 'fault-restitution-target.scene.json');
+  await openFile(page, 'fault-restitution-target.scene.json');
   const inspectLens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: '🔍 Inspect' }).first();
   await inspectLens.waitFor({ timeout: 60_000 });
   await inspectLens.click();

@@ -12,34 +12,9 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
+import { inspectorFrame, openFile, runCommand } from './workbench.mjs';
 
 export const name = 'screenshots: a MuJoCo recording full width and half width (media/screenshots/)';
-
-/** The inner frame of the inspector webview whose #session-title contains `title`. */
-async function inspectorFrame(page, title, timeoutMs = 90_000) {
-  const t = Date.now();
-  while (Date.now() - t < timeoutMs) {
-    for (const f of page.frames()) {
-      try {
-        const text = await f.locator('#session-title').textContent({ timeout: 200 });
-        if (text && text.includes(title) && (await f.locator('#frame-readout').count())) return f;
-      } catch {
-        /* not an inspector frame, or detached */
-      }
-    }
-    await page.waitForTimeout(250);
-  }
-  throw new Error(`no inspector webview for ${title} within ${timeoutMs / 1000}s`);
-}
-
-async function runCommand(page, label) {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ timeout: 10_000 });
-  await input.fill(`>${label}`);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: label }).first().waitFor({ timeout: 10_000 });
-  await page.keyboard.press('Enter');
-}
 
 /** Seeks the inspector to session index i (the slider's input event) and waits for that frame's view. */
 async function showIndex(frame, i) {
@@ -60,11 +35,7 @@ export async function run({ page, workspace, repo, media, step }) {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   step(`recorded ${file} with mujoco-js`);
-  // the explorer shown (an earlier flow may have hidden the side bar)
-  await runCommand(page, 'View: Show Explorer');
-  const row = page.locator('.explorer-folders-view .monaco-list-row', { hasText: file }).first();
-  await row.waitFor({ timeout: 60_000 });
-  await row.click();
+  await openFile(page, file);
   const insp = await inspectorFrame(page, 'mujoco-stack');
   await insp.waitForFunction(() => (window.__inspectorStats?.frameUpdates ?? 0) > 0, null, { timeout: 120_000 });
   await runCommand(page, 'View: Close Primary Side Bar');
@@ -136,13 +107,7 @@ export async function run({ page, workspace, repo, media, step }) {
   await media('contacts.png', (await inspectorFrame(page, 'mujoco-stack')).locator('#panel-contacts'));
 
   // 3. a scene file beside it: the inspector at half width
-  await page.keyboard.press('Control+P');
-  const quick = page.locator('.quick-input-widget input');
-  await quick.waitFor({ timeout: 10_000 });
-  await quick.fill('box-stack-10.scene.json');
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'box-stack-10.scene.json' }).first().waitFor({ timeout: 10_000 });
-  await page.keyboard.press('Control+Enter'); // open to the side
-  await page.locator('.tabs-container .tab', { hasText: 'box-stack-10.scene.json' }).first().waitFor({ timeout: 30_000 });
+  await openFile(page, 'box-stack-10.scene.json', { side: true });
   await page.waitForTimeout(2000);
   const half = await inspectorFrame(page, 'mujoco-stack');
   const layout = await half.evaluate(() => ({
