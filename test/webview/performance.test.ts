@@ -67,7 +67,10 @@ describe('webview performance', () => {
         `      frame update (${CONTACTS} contacts, A 600×600, ${CHANGES} changes): lower quartile ${quartile.toFixed(2)} ms, median ${median.toFixed(2)} ms, max ${max.toFixed(2)} ms, min ${sorted[0].toFixed(2)} ms (budget ${BUDGET_MS} ms; load ${loadavg()[0].toFixed(2)})`,
       );
       assert.equal((await host.stats()).frameUpdates - first, CHANGES, 'one frame update per step, none repeated');
-      assert.ok(times.every((t) => Number.isFinite(t) && t > 0), 'every update measured');
+      assert.ok(
+        times.every((t) => Number.isFinite(t) && t > 0),
+        'every update measured',
+      );
       assert.equal(host.frameFor, frameFor);
       assert.equal(await host.text('#frame-readout'), `frame ${CHANGES} / ${f.model.info.frameCount} · t = ${((CHANGES + 1) / 60).toFixed(4)} s`);
       assert.deepEqual(host.pageErrors, []);
