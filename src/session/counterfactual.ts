@@ -180,7 +180,12 @@ function slipsOf(w: Float64Array, C: number): Float64Array {
   return out;
 }
 
-const RESOLVE_OPTIONS = { solver: 'ipm', tolerance: COUNTERFACTUAL_TOLERANCE, maxIterations: 80 } as const;
+/**
+ * The dense re-solves refine a Newton solve only where its matrix needed a shift (ipm.ts): at a KKT tolerance of
+ * 1e-6 the round-off polish of an unshifted factor changes no energy to its printed digits (bench/findingsSnapshot.ts)
+ * and was a quarter of the diagnosis' CPU time (bench:diagnose).
+ */
+const RESOLVE_OPTIONS = { solver: 'ipm', tolerance: COUNTERFACTUAL_TOLERANCE, maxIterations: 80, refinement: 'shifted' } as const;
 /** From a nearby λ: semismooth Newton on the natural map (newton.ts), the interior point as its own fallback. */
 const WARM_RESOLVE_OPTIONS = { solver: 'newton', tolerance: COUNTERFACTUAL_TOLERANCE, maxIterations: 80 } as const;
 const notConverged = (kind: string, reason: string): string => `the exact re-solve did not converge (${kind}: ${reason})`;

@@ -370,3 +370,34 @@ function enumerateLcp(p: ContactProblem): number[] {
   }
   throw new Error('no LCP solution found');
 }
+
+describe("IPM: refinement 'shifted' (the diagnosis' exact re-solves, KKT 1e-6)", () => {
+  if (!oracleAvailable()) {
+    it.skip(ORACLE_MISSING, () => undefined);
+    return;
+  }
+  it('meets the same tolerance as the default refinement on every oracle instance, objective and w within it', () => {
+    const tol = 1e-6;
+    let n = 0,
+      sameIterations = 0;
+    for (const inst of loadOracle()) {
+      const p = inst.matrix;
+      const always = solveIpm(p, { solver: 'ipm', tolerance: tol });
+      const shifted = solveIpm(p, { solver: 'ipm', tolerance: tol, refinement: 'shifted' });
+      checkOutput(p, shifted);
+      assert.equal(shifted.status.kind, always.status.kind, `${inst.id}: ${JSON.stringify(shifted.status)} vs ${JSON.stringify(always.status)}`);
+      if (always.status.kind !== 'converged') continue;
+      n++;
+      if (shifted.iterations === always.iterations) sameIterations++;
+      const r = kkt(p, shifted.lambda);
+      assert.ok(r.maxRel <= tol, `${inst.id}: KKT max_rel ${r.maxRel.toExponential(2)}`);
+      const fa = objective(p, always.lambda),
+        fs = objective(p, shifted.lambda);
+      assert.ok(Math.abs(fs - fa) <= 10 * tol * Math.max(1, Math.abs(fa)), `${inst.id}: objective ${fs} vs ${fa}`);
+      const dw = maxAbsDiff(w(p, shifted.lambda), w(p, always.lambda));
+      assert.ok(dw <= 10 * tol * Math.max(r.wRef, 1e-300), `${inst.id}: ‖Δw‖∞ ${dw.toExponential(2)} (w_ref ${r.wRef})`);
+    }
+    assert.ok(n > 0, 'some instance converged');
+    console.log(`      refinement 'shifted': ${n} converged instances, ${sameIterations} with the same iteration count as 'always'`);
+  });
+});

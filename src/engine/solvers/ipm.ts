@@ -526,12 +526,16 @@ class DenseIpm {
   /** [τ, merit] of dualResidual. */
   readonly measures = new Float64Array(2);
   regularization = 0;
+  /** Diagonal shift of the current factorisation (0: the Newton matrix itself). */
+  private shift = 0;
   /** The current factor is LU (AHO) rather than Cholesky. */
   useLu = false;
 
   constructor(
     p: ContactProblem,
     readonly lam: Float64Array,
+    /** Refine Newton solves only when their factor is of a shifted matrix (IpmOptions.refinement 'shifted'). */
+    private readonly refineShiftedOnly = false,
   ) {
     const n = p.size,
       C = p.contactCount;
@@ -580,6 +584,7 @@ class DenseIpm {
     for (let shift = 0; shift <= REGULARIZATION_MAX * (1 + 1e-12); shift = shift === 0 ? IPM_SHIFT_START : shift * 10) {
       const ok = lu ? luInto(H, n, shift, L, piv, IPM_LU_PIVOT_TOLERANCE) : choleskyInto(H, n, shift, L);
       if (ok) {
+        this.shift = shift;
         if (shift > this.regularization) this.regularization = shift;
         return true;
       }
@@ -594,14 +599,16 @@ class DenseIpm {
 
   /**
    * dx = (Newton matrix)⁻¹ rhs via the scaled matrix H = L⁻¹(·)L⁻ᵀ: dx = L⁻ᵀ H⁻¹ L⁻¹ rhs, with
-   * iterative refinement against the unshifted H (removes the bias of a shift; [V] §3 refines too).
+   * iterative refinement against the unshifted H (removes the bias of a shift; [V] §3 refines too) — with
+   * the option refinement: 'shifted', only when the factor is of a shifted H.
    */
   newtonSolve(): void {
     const { tmp, rhs, bs, y, res, corr, H, n, C, env, dx } = this;
     tmp.set(rhs);
     for (let c = 0; c < C; c++) blockForward(bs, 9 * c, tmp, 3 * c, 1);
     this.factorSolve(tmp, y);
-    for (let it = 0; it < IPM_REFINEMENT_STEPS; it++) {
+    const steps = this.refineShiftedOnly && this.shift === 0 ? 0 : IPM_REFINEMENT_STEPS;
+    for (let it = 0; it < steps; it++) {
       for (let i = 0; i < n; i++) {
         let s = tmp[i];
         const row = i * n;
@@ -826,7 +833,7 @@ function interiorPoint(p: ContactProblem, opts: IpmOptions, start: Float64Array 
     return { lambda: lam, iterations: 0, status: { kind: 'converged' }, regularization: 0, history: history.finish() };
   }
 
-  const s = new DenseIpm(p, lam);
+  const s = new DenseIpm(p, lam, opts.refinement === 'shifted');
   const { x, z, xSave, zSave, dx, dz, pinned, kind, P, q, rx, measures, env, best, pw } = s;
   const failedAtStart = (reason: string): AlgorithmOutput => {
     history.record(r0.maxRel, 0);

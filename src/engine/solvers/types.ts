@@ -64,6 +64,13 @@ export interface NewtonOptions extends CommonSolveOptions {
 
 export interface IpmOptions extends CommonSolveOptions {
   readonly solver: 'ipm';
+  /**
+   * Iterative refinement of the dense interior point's Newton solves (ipm.ts newtonSolve): 'always' (default), or
+   * 'shifted' — only when the Newton matrix needed a diagonal shift to factorise, the bias the refinement exists to
+   * remove; against the unshifted matrix it was factorised from it polishes round-off only. Set by callers whose
+   * tolerance is far above round-off (the diagnosis' exact re-solves); not a scene-file option.
+   */
+  readonly refinement?: 'always' | 'shifted';
 }
 
 /**
