@@ -14,7 +14,8 @@
  * milliseconds, which vary with the machine.
  *
  * --compare prints, per recording, the findings that differ: exactly, and to the printed digits (numbers rounded
- * to 4 significant digits, texts as written); it exits 1 when any differs to the printed digits.
+ * to 4 significant digits, texts as written, round-off below 1e-12 as 0); it exits 1 when any differs to the
+ * printed digits.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -115,9 +116,16 @@ async function snapshot(dir: string, out: string): Promise<void> {
   console.log(`${lines.length} diagnoses written to ${out}; re-solve work ${(work / 1e6).toFixed(1)}M units, ${((c.user + c.system) / 1e6).toFixed(1)} s CPU`);
 }
 
-/** Numbers rounded to 4 significant digits (what the texts print at most), recursively. */
+/** Below this magnitude a number is round-off (joules, m/s: 1e-17 J is no energy) and compares as 0. */
+const ROUND_OFF = 1e-12;
+
+/**
+ * Numbers rounded to 4 significant digits (what the texts print at most), round-off as 0, in texts too (a
+ * printed 6.94e-18 J), recursively.
+ */
 function printed(x: unknown): unknown {
-  if (typeof x === 'number') return Number.isFinite(x) && x !== 0 ? Number(x.toPrecision(4)) : x;
+  if (typeof x === 'number') return Number.isFinite(x) && Math.abs(x) >= ROUND_OFF ? Number(x.toPrecision(4)) : Number.isFinite(x) ? 0 : x;
+  if (typeof x === 'string') return x.replace(/-?\d+(\.\d+)?e-\d+/g, (m) => (Math.abs(Number(m)) < ROUND_OFF ? '0' : m));
   if (Array.isArray(x)) return x.map(printed);
   if (x && typeof x === 'object') return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, printed(v)]));
   return x;

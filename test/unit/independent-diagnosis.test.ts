@@ -35,6 +35,18 @@ describe('diagnosis on an independent stepper’s planted faults and clean runs'
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
+  it('no counterfactual saving a finding prints is round-off: each is 0 or above 1e-12 J (two exact re-solves that agree within their accuracy save nothing)', () => {
+    const noise: string[] = [];
+    for (const [file, fs] of findings)
+      for (const f of fs) {
+        const cf = f.counterfactual;
+        if (!cf) continue;
+        for (const [k, v] of Object.entries({ exactSolve: cf.exactSolve, aboveLaw: cf.aboveLaw, noStabilisation: cf.noStabilisation, restitutionLaw: cf.restitutionLaw }))
+          if (v !== 0 && Math.abs(v) < 1e-12) noise.push(`${file} frame ${f.frame} ${f.mechanism}: ${k} ${v}`);
+      }
+    assert.deepEqual(noise.slice(0, 5), [], `${noise.length} savings at round-off`);
+  });
+
   it('≥ 95 % of planted faults are named with the right frame, contacts and mechanism, ≥ 80 % per mechanism; nothing is found before a fault', () => {
     const scored = new Map<string, ScoredFinding[]>();
     for (const [f, fs] of findings)

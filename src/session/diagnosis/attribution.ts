@@ -525,7 +525,9 @@ function resolvedShares(
   const scale = Math.max(Math.abs(eRec), Math.abs(eLaw), Math.abs(eFit));
   const exactSaves = eRec - eFit > RESOLVE_ENERGY_ACCURACY * scale ? eRec - eFit : 0;
   const stabSaves = Math.max(0, eStab - eLaw);
-  const lawSaves = Math.max(0, eFit - eStab);
+  // two exact re-solves that agree within their accuracy save nothing between them (a difference of round-off,
+  // 1e-17 J, is no energy to print)
+  const lawSaves = eFit - eStab > RESOLVE_ENERGY_ACCURACY * scale ? eFit - eStab : 0;
   if (!(above > 0)) return { solved: true, exactSaves, above: 0, stabSaves, lawSaves };
   // friction against maximal dissipation: what the same impulses save with that friction opposing the slip instead
   let fric = 0;
