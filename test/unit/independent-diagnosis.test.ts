@@ -41,7 +41,12 @@ describe('diagnosis on an independent stepper’s planted faults and clean runs'
       for (const f of fs) {
         const cf = f.counterfactual;
         if (!cf) continue;
-        for (const [k, v] of Object.entries({ exactSolve: cf.exactSolve, aboveLaw: cf.aboveLaw, noStabilisation: cf.noStabilisation, restitutionLaw: cf.restitutionLaw }))
+        for (const [k, v] of Object.entries({
+          exactSolve: cf.exactSolve,
+          aboveLaw: cf.aboveLaw,
+          noStabilisation: cf.noStabilisation,
+          restitutionLaw: cf.restitutionLaw,
+        }))
           if (v !== 0 && Math.abs(v) < 1e-12) noise.push(`${file} frame ${f.frame} ${f.mechanism}: ${k} ${v}`);
       }
     assert.deepEqual(noise.slice(0, 5), [], `${noise.length} savings at round-off`);
