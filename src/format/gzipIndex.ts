@@ -15,6 +15,12 @@ import { GzipInflater, type InflateSink, WINDOW_BYTES } from './inflate.js';
 
 /** Uncompressed bytes between access points (zran's default SPAN: a seek inflates at most this much extra). */
 export const GZIP_SPAN = 1 << 20;
+/**
+ * Fewest uncompressed bytes between an access point kept at a line start and the point before it: a recording of
+ * short frames keeps one point per 256 KiB or so (its index ~4 × that of one per span), a recording of
+ * megabyte frames one per frame.
+ */
+export const GZIP_MIN_SPAN = 1 << 18;
 
 /** Grows a Float64Array to hold at least n entries. */
 function grown(a: Float64Array<ArrayBuffer>, n: number): Float64Array<ArrayBuffer> {
@@ -111,30 +117,94 @@ export class GzipIndex {
   }
 }
 
+/** A block boundary told by the inflater whose access point is not decided yet (its block's lines not seen). */
+interface PendingBoundary {
+  readonly bit: number;
+  readonly at: number;
+  /** Bytes of window before it (32 KiB, or the member's output so far). */
+  readonly wlen: number;
+  stored: boolean;
+  /** Its window, copied when the inflater's output buffer may slide before the decision. */
+  window: Uint8Array | null;
+}
+
 /**
  * The sink of the sequential pass: hands the uncompressed bytes on and keeps an access point at a member's
- * start and at the first block boundary GZIP_SPAN bytes after the last one.
+ * start, at the last block boundary before a line starts (a recording's frame: a seek then inflates from at
+ * most one deflate block before its line) when the last point is at least `minSpan` bytes back, and at the
+ * first block boundary `span` bytes after the last point. The inflater tells a boundary before it hands on the
+ * bytes that follow it, so a boundary waits for them (its window stays in the inflater's output buffer until
+ * the bytes after it are handed on; the one still waiting then is copied).
  */
 export class GzipIndexBuilder implements InflateSink {
   readonly index = new GzipIndex();
   private lastAt = -Infinity;
+  private pending: PendingBoundary[] = [];
   constructor(
     private readonly onData: (out: Uint8Array, from: number, to: number, at: number) => void,
     private readonly span = GZIP_SPAN,
+    private readonly minSpan = GZIP_MIN_SPAN,
   ) {}
+
   data(out: Uint8Array, from: number, to: number, at: number): void {
+    if (this.pending.length > 0) this.decide(out, from, to, at);
     this.onData(out, from, to, at);
   }
+
   boundary(bit: number, at: number, window: Uint8Array, memberStart: boolean): void {
-    if (!memberStart && at - this.lastAt < this.span) return;
-    this.index.add(bit, at, this.index.members, window);
-    this.lastAt = at;
+    if (memberStart) {
+      // the previous member's boundaries were settled at its end
+      this.index.add(bit, at, this.index.members, window);
+      this.lastAt = at;
+    } else this.pending.push({ bit, at, wlen: window.length, stored: false, window: null });
   }
+
   stored(): void {
-    if (this.index.count > 0) this.index.storedInSpan[this.index.count - 1] = 1;
+    const p = this.pending.at(-1);
+    if (p) p.stored = true;
+    else if (this.index.count > 0) this.index.storedInSpan[this.index.count - 1] = 1;
   }
+
   memberEnd(bit: number, _end: number, at: number): void {
+    // the bytes after the member's last waiting boundary were all handed on: no point there would serve a read
+    if (this.pending.some((p) => p.stored) && this.index.count > 0) this.index.storedInSpan[this.index.count - 1] = 1;
+    this.pending = [];
     this.index.memberEnded(bit, at);
+  }
+
+  /**
+   * Decides the waiting boundaries from the bytes [at, at + to − from) just inflated (out[from, to)): all but
+   * the last, whose block may run on, are settled; the last waits (with a copy of its window) unless a line
+   * starts after it here.
+   */
+  private decide(out: Uint8Array, from: number, to: number, at: number): void {
+    const end = at + (to - from),
+      pending = this.pending;
+    let nl = out.indexOf(0x0a, from);
+    let n = 0;
+    for (let q = 0; q < pending.length; q++) {
+      const p = pending[q],
+        next = q + 1 < pending.length ? pending[q + 1].at : Infinity;
+      // the first line start (the byte after a newline) at or after the boundary
+      while (nl >= 0 && nl < to && at + (nl - from) + 1 < p.at) nl = out.indexOf(0x0a, nl + 1);
+      const lineStart = nl >= 0 && nl < to ? at + (nl - from) + 1 : Infinity;
+      const lineHere = lineStart < next && lineStart <= end;
+      if (next === Infinity && !lineHere && p.at - this.lastAt < this.span) {
+        // the last boundary's block runs on past these bytes: it waits; its window leaves the buffer when it slides
+        if (!p.window) p.window = out.slice(from + (p.at - at) - p.wlen, from + (p.at - at));
+        break;
+      }
+      n = q + 1;
+      const far = p.at - this.lastAt;
+      if (far >= this.span || (lineHere && far >= this.minSpan)) this.keep(p, p.window ?? out.subarray(from + (p.at - at) - p.wlen, from + (p.at - at)));
+      if (p.stored && this.index.count > 0) this.index.storedInSpan[this.index.count - 1] = 1;
+    }
+    if (n > 0) this.pending = pending.slice(n);
+  }
+
+  private keep(p: PendingBoundary, window: Uint8Array): void {
+    this.index.add(p.bit, p.at, this.index.members, window);
+    this.lastAt = p.at;
   }
 }
 

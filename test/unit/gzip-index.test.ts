@@ -124,6 +124,47 @@ describe('plain gzip: inflater, access index, reader', () => {
     }
   });
 
+  it('keeps an access point at the last block boundary before each line that starts ≥ 256 KiB after the last point, so a frame read inflates from at most one block before its line', () => {
+    // lines of 400–800 KB (a busy recording's frames), compressed as gzip -6 does
+    const lines: Buffer[] = [];
+    for (let k = 0; k < 12; k++) {
+      const body = Buffer.from(text(400_000 + 37_000 * k - 1, 20 + k)).map((c) => (c === 0x0a ? 0x20 : c));
+      lines.push(Buffer.concat([body, Buffer.from('\n')]));
+    }
+    const want = Buffer.concat(lines);
+    const gz = zlib.gzipSync(want, { level: 6 });
+    // every block boundary, from a pass that keeps them all
+    const boundaries: number[] = [];
+    const all = new GzipInflater({ data: () => undefined, boundary: (_b, at) => void boundaries.push(at), memberEnd: () => undefined });
+    all.push(gz, true);
+    const file = path.join(dir, 'lines.gz');
+    fs.writeFileSync(file, gz);
+    for (const chunk of [4096, 1 << 20]) {
+      const { index, data } = inflateAll(gz, chunk, 1 << 20);
+      assert.ok(data.equals(want));
+      const points = [...index.out.subarray(0, index.count)];
+      let start = 0;
+      for (const line of lines.slice(0, -1)) {
+        start += line.length;
+        const before = boundaries.filter((b) => b <= start).at(-1)!;
+        assert.ok(points.includes(before), `chunks of ${chunk}: the line at ${start} has the access point at ${before} (points ${points.join(', ')})`);
+      }
+      assert.ok(index.count <= lines.length + Math.ceil(want.length / (1 << 20)) + 1, `${index.count} access points`);
+      const fd = fs.openSync(file, 'r');
+      try {
+        const reader = new GzipRangeReader(() => fd, index);
+        let off = 0;
+        for (const line of lines) {
+          reader.forget();
+          assert.ok(reader.read(off, line.length, (why) => assert.fail(why)).equals(line));
+          off += line.length;
+        }
+      } finally {
+        fs.closeSync(fd);
+      }
+    }
+  });
+
   describe('recordings', () => {
     const plain = path.join(ROOT, 'examples', 'foreign-engine.rec.jsonl');
     const bytes = fs.readFileSync(plain);
