@@ -247,6 +247,19 @@ describe('plain gzip: inflater, access index, reader', () => {
       }
     });
 
+    it('a Zstandard file is refused in one line naming the file and what to do, not read as text', () => {
+      const file = path.join(dir, 'frames.rec.jsonl.zst');
+      // a zstd frame header (magic, descriptor) before arbitrary bytes: the refusal comes from the magic number alone
+      fs.writeFileSync(file, Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x24, 0x00]), noise(4096, 7)]));
+      assert.throws(
+        () => RecordingReader.openSync(file),
+        (e: unknown) =>
+          e instanceof FormatError &&
+          !e.message.includes('\n') &&
+          /frames\.rec\.jsonl\.zst: \(compression\): is Zstandard-compressed.*zstd -d.*gzip/.test(e.message),
+      );
+    });
+
     it('bytes after the last member that are not gzip are ignored with a warning (as gzip -d does)', () => {
       const file = path.join(dir, 'padded.rec.jsonl.gz');
       fs.writeFileSync(file, Buffer.concat([zlib.gzipSync(bytes), Buffer.alloc(512)]));
