@@ -107,7 +107,7 @@ const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd] as const;
 
 /**
  * The feed for a file whose first n bytes are in `first`. A Zstandard file is refused in one line: a seek into
- * a zstd frame needs the decoder's whole state (a window of up to 8 MiB, its entropy tables and repeat offsets),
+ * a zstd frame needs the decoder's whole state (a window of 2–8 MiB at zstd's levels 3–19, its entropy tables and repeat offsets),
  * which no maintained npm decoder exposes, so it would re-decode from the file's start (docs/recording-format.md).
  */
 export function feedFor(file: string, ix: Indexer, first: Buffer, n: number, fd: () => number): Feed {
