@@ -77,7 +77,11 @@ function viewsAndSeeks(m: InspectorModel): Pick<ChildResult, 'view' | 'seekWallM
   for (let k = 0; k < 3; k++) {
     m.forgetFrameViews();
     // other frames into the session's cache, so that the view reads its frame from disk
-    for (let j = 0, loaded = 0; j < n && loaded < 9; j++) if (j !== near) m.session.frame(j), loaded++;
+    for (let j = 0, loaded = 0; j < n && loaded < 9; j++) {
+      if (j === near) continue;
+      m.session.frame(j);
+      loaded++;
+    }
     reader.frame((near + 1) % n); // and the reader's last inflated span elsewhere
     const v = timed(() => m.frameView(near));
     wall.push(v.wallMs);
