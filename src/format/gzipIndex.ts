@@ -37,6 +37,13 @@ export class GzipIndex {
   bit: Float64Array<ArrayBuffer> = new Float64Array(64);
   out: Float64Array<ArrayBuffer> = new Float64Array(64);
   member: Float64Array<ArrayBuffer> = new Float64Array(64);
+  /**
+   * Every deflate block boundary of the file (compressed bit, uncompressed offset; 16 bytes per block of ~100–250
+   * KiB of text): a read stops at the first one after the bytes it wants, not at the next access point.
+   */
+  blocks = 0;
+  blockBit: Float64Array<ArrayBuffer> = new Float64Array(256);
+  blockOut: Float64Array<ArrayBuffer> = new Float64Array(256);
   /** 1: a stored block follows within the span (resume by bit with inflate.ts when the bit is not byte-aligned). */
   storedInSpan: Uint8Array<ArrayBuffer> = new Uint8Array(64);
   /** Deflated windows, back to back; window k is windows[wOff[k], wOff[k + 1]). */
@@ -73,6 +80,15 @@ export class GzipIndex {
     this.wOff[k + 1] = this.windowBytes;
   }
 
+  /** A block boundary (in file order). */
+  addBlock(bit: number, out: number): void {
+    const b = this.blocks++;
+    this.blockBit = grown(this.blockBit, b + 1);
+    this.blockOut = grown(this.blockOut, b + 1);
+    this.blockBit[b] = bit;
+    this.blockOut[b] = out;
+  }
+
   memberEnded(bit: number, out: number): void {
     const m = this.members++;
     this.memberEndBit = grown(this.memberEndBit, m + 1);
@@ -90,7 +106,14 @@ export class GzipIndex {
 
   /** Bytes of memory the index holds. */
   get bytes(): number {
-    return this.bit.byteLength * 3 + this.storedInSpan.byteLength + this.wOff.byteLength + this.wOff[this.count] + this.memberEndBit.byteLength * 2;
+    return (
+      this.bit.byteLength * 3 +
+      this.blockBit.byteLength * 2 +
+      this.storedInSpan.byteLength +
+      this.wOff.byteLength +
+      this.wOff[this.count] +
+      this.memberEndBit.byteLength * 2
+    );
   }
 
   /** The access point at or before uncompressed offset `offset` (binary search). */
@@ -114,6 +137,20 @@ export class GzipIndex {
   spanEndBit(j: number): number {
     const m = this.member[j];
     return j + 1 < this.count && this.member[j + 1] === m ? this.bit[j + 1] : this.memberEndBit[m];
+  }
+
+  /** Where a read of the bytes before uncompressed offset `end` from access points k…j stops: the first block boundary at or after `end` within j's span. */
+  readEndBit(j: number, end: number): number {
+    const spanEnd = this.spanEndBit(j);
+    let lo = 0,
+      hi = this.blocks;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.blockOut[mid] < end) lo = mid + 1;
+      else hi = mid;
+    }
+    // past the span's end (the next member's boundaries included): the span's end
+    return lo < this.blocks && this.blockBit[lo] > this.bit[j] && this.blockBit[lo] < spanEnd ? this.blockBit[lo] : spanEnd;
   }
 }
 
@@ -139,6 +176,8 @@ interface PendingBoundary {
 export class GzipIndexBuilder implements InflateSink {
   readonly index = new GzipIndex();
   private lastAt = -Infinity;
+  /** The last point was kept for the spacing, not for a line. */
+  private lastBySpan = false;
   private pending: PendingBoundary[] = [];
   constructor(
     private readonly onData: (out: Uint8Array, from: number, to: number, at: number) => void,
@@ -152,10 +191,12 @@ export class GzipIndexBuilder implements InflateSink {
   }
 
   boundary(bit: number, at: number, window: Uint8Array, memberStart: boolean): void {
+    this.index.addBlock(bit, at);
     if (memberStart) {
       // the previous member's boundaries were settled at its end
       this.index.add(bit, at, this.index.members, window);
       this.lastAt = at;
+      this.lastBySpan = false;
     } else this.pending.push({ bit, at, wlen: window.length, stored: false, window: null });
   }
 
@@ -196,15 +237,18 @@ export class GzipIndexBuilder implements InflateSink {
       }
       n = q + 1;
       const far = p.at - this.lastAt;
-      if (far >= this.span || (lineHere && far >= this.minSpan)) this.keep(p, p.window ?? out.subarray(from + (p.at - at) - p.wlen, from + (p.at - at)));
+      // a line just after a point the spacing kept still gets its own (else that point would stand for it, a block or more early)
+      if (far >= this.span || (lineHere && (far >= this.minSpan || this.lastBySpan)))
+        this.keep(p, p.window ?? out.subarray(from + (p.at - at) - p.wlen, from + (p.at - at)), !lineHere);
       if (p.stored && this.index.count > 0) this.index.storedInSpan[this.index.count - 1] = 1;
     }
     if (n > 0) this.pending = pending.slice(n);
   }
 
-  private keep(p: PendingBoundary, window: Uint8Array): void {
+  private keep(p: PendingBoundary, window: Uint8Array, bySpan: boolean): void {
     this.index.add(p.bit, p.at, this.index.members, window);
     this.lastAt = p.at;
+    this.lastBySpan = bySpan;
   }
 }
 
@@ -222,10 +266,9 @@ function alignedSpan(raw: Buffer, bit: number, endBit: number): Buffer {
   return out;
 }
 
-/** Inflates access points k…j's span (raw bytes from floor(bit[k] / 8)) from k's window. */
-function inflateSpan(ix: GzipIndex, k: number, j: number, raw: Buffer): Buffer {
-  const bit = ix.bit[k],
-    endBit = ix.spanEndBit(j);
+/** Inflates access points k…j's span up to endBit (raw bytes from floor(bit[k] / 8)) from k's window. */
+function inflateSpan(ix: GzipIndex, k: number, j: number, endBit: number, raw: Buffer): Buffer {
+  const bit = ix.bit[k];
   const window = ix.window(k);
   let stored = false;
   for (let q = k; q <= j; q++) stored ||= ix.storedInSpan[q] === 1;
@@ -254,7 +297,9 @@ function inflateSpan(ix: GzipIndex, k: number, j: number, raw: Buffer): Buffer {
  * it). `changed` is called when the file no longer holds what the index says.
  */
 export class GzipRangeReader {
-  private last: { k: number; j: number; data: Buffer } | null = null;
+  private last: { k: number; data: Buffer } | null = null;
+  /** Uncompressed bytes inflated by the reads so far (benchmarks, tests). */
+  inflatedBytes = 0;
   constructor(
     private readonly fd: () => number,
     readonly index: GzipIndex,
@@ -272,10 +317,11 @@ export class GzipRangeReader {
       let j = k;
       while (j + 1 < ix.count && ix.member[j + 1] === m && ix.out[j + 1] < end) j++;
       let data: Buffer;
-      if (this.last && this.last.k === k && this.last.j >= j) data = this.last.data;
+      if (this.last && this.last.k === k && ix.out[k] + this.last.data.length >= end) data = this.last.data;
       else {
+        const endBit = ix.readEndBit(j, end);
         const b0 = Math.floor(ix.bit[k] / 8),
-          b1 = Math.ceil(ix.spanEndBit(j) / 8);
+          b1 = Math.ceil(endBit / 8);
         const raw = Buffer.alloc(b1 - b0 + 1);
         let n = 0;
         while (n < b1 - b0) {
@@ -284,11 +330,12 @@ export class GzipRangeReader {
           n += r;
         }
         try {
-          data = inflateSpan(ix, k, j, raw);
+          data = inflateSpan(ix, k, j, endBit, raw);
         } catch {
           return changed(`the compressed data at byte ${b0} no longer decompresses`);
         }
-        this.last = { k, j, data };
+        this.inflatedBytes += data.length;
+        this.last = { k, data };
       }
       const from = cur - ix.out[k];
       const take = Math.min(length - got, data.length - from);
