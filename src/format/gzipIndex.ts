@@ -1,11 +1,12 @@
 /**
  * Random access into a plain gzip file (what Python's gzip module, `gzip` and most writers produce), after
  * zlib's examples/zran.c and indexed_gzip: the one sequential pass that reads the file (inflate.ts) keeps an
- * access point at a deflate block boundary about every GZIP_SPAN bytes of output — the compressed bit where
- * the block starts, its uncompressed offset and the 32 KiB of output before it (deflated, ~8 KiB) — and a
- * read of any uncompressed range then inflates from the access point before it: at most one span more than
- * the range. Node's zlib resumes there from the byte that holds the boundary, its bits shifted down by the
- * boundary's bit offset (zran uses inflatePrime), with the window as its dictionary (inflateSetDictionary).
+ * access point at a deflate block boundary about every GZIP_SPAN bytes of output and at the last boundary
+ * before a line (GzipIndexBuilder) — the compressed bit where the block starts, its uncompressed offset and the
+ * 32 KiB of output before it (deflated, ~8 KiB) — and every block boundary's bit. A read of any uncompressed
+ * range then inflates from the access point before it to the first block boundary after it. Node's zlib
+ * resumes there from the byte that holds the boundary, its bits shifted down by the boundary's bit offset
+ * (zran uses inflatePrime), with the window as its dictionary (inflateSetDictionary).
  * A stored block is aligned to the bytes of the original stream, so a span that holds one and starts inside a
  * byte is inflated by inflate.ts from the bit itself (rare: gzip stores only incompressible data).
  */
