@@ -1,18 +1,23 @@
 /**
  * Inspector-open benchmark (prints, not a test):
- *   npx tsx bench/open.ts [recording.rec.jsonl ...] [--synthetic] [--profile]
+ *   npx tsx bench/open.ts [recording.rec.jsonl[.gz] ...] [--synthetic] [--profile] [--base DIR]
  *
  * Times only what the extension's worker does when a recording opens in the inspector
  * (InspectorModel.fromRecording: index + timeline with κ + diagnosis), each in a child process of its own so
  * that the peak RSS is the open's. Without a file (or with --synthetic) it also writes the 10 000-frame
  * synthetic recording of bench/session.ts to os.tmpdir() (deleted afterwards). Prints per recording: wall and
- * CPU time with MiB/s, the findings count and a digest of the findings and the timeline (to compare builds:
- * run this file in a worktree of the other commit), and memory: the index's bytes, the largest frame line,
- * peak RSS and RSS before the open, the peaks of V8's heap and of external memory during the open, and what
- * the open keeps after a full collection (heap, array buffers). The issue 16 targets (open ≥ 60 MiB/s;
- * memory ≤ 1.5 × (index + one frame)) are printed MET or MISSED. `--profile` adds, from a second child run
- * under the sampling profiler, the open's top self-time functions. For a .cpuprofile file:
- * `node --import tsx --cpu-prof bench/open.ts FILE --child`.
+ * CPU time with MiB/s, the findings count and a digest of the findings and the timeline (to compare builds),
+ * memory (the index's bytes, the largest frame line, peak RSS and RSS before the open, the peaks of V8's heap
+ * and of external memory during the open, what the open keeps after a full collection), then after the open
+ * the frame view of the frame nearest 3 800 contacts (median of 3, read from disk each time) and 100 random
+ * frame reads (positioned read, inflate for a compressed file, parse). The first open writes the recording's
+ * sidecar cache and a second process opens from it (the cache is removed afterwards unless it was there).
+ * `--base DIR` runs the same measurements first with the source of another checkout (e.g. a worktree of main:
+ * `git worktree add --detach /tmp/base main && ln -s "$PWD/node_modules" /tmp/base/node_modules`), without a
+ * cache, so that both builds are measured in the same minutes. The targets (open ≥ 100 MiB/s, second open ≤ 2 s,
+ * frame view ≤ 30 ms, seek median ≤ 30 ms; memory ≤ 1.5 × (index + one frame)) are printed MET or MISSED.
+ * `--profile` adds, from a further child run under the sampling profiler, the open's top self-time functions.
+ * For a .cpuprofile file: `node --import tsx --cpu-prof bench/open.ts FILE --child`.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -20,7 +25,7 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { InspectorModel } from '../src/extension/model/inspectorModel.js';
-import { machineInfo, peakRssMiB, timedAsync, topSelfTimes } from './common.js';
+import { machineInfo, peakRssMiB, timed, timedAsync, topSelfTimes } from './common.js';
 import { writeSyntheticRecording } from './syntheticRecording.js';
 import { type CacheOptions, sidecarPath } from '../src/format/sidecarCache.js';
 
@@ -40,13 +45,66 @@ interface ChildResult {
   /** After the open and a full collection, above the same figures before the open (MiB). */
   keptHeapMiB: number;
   keptArrayBuffersMiB: number;
+  /** The frame view of the frame nearest 3 800 contacts (median of 3 from disk), and its contacts. */
+  view: { frame: number; contacts: number; wallMs: number; cpuMs: number };
+  /** 100 random frame reads after the open (sorted, ms). */
+  seekWallMs: number[];
+  seekCpuMs: number[];
 }
 
 const MiB = 2 ** 20;
 /** Full collection when the child runs with --expose-gc (the figures of what the open keeps). */
 const collect = (): void => (globalThis as { gc?: () => void }).gc?.();
 
-async function child(file: string, cached: boolean): Promise<void> {
+/** The model class of this checkout, or of `--src DIR`'s (the same API: a worktree of another commit). */
+async function modelClass(src: string | null): Promise<typeof InspectorModel> {
+  if (src === null) return InspectorModel;
+  const mod = (await import(path.join(path.resolve(src), 'src', 'extension', 'model', 'inspectorModel.ts'))) as { InspectorModel: typeof InspectorModel };
+  return mod.InspectorModel;
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** After the open: the frame view nearest 3 800 contacts and 100 random frame reads, each from disk. */
+function viewsAndSeeks(m: InspectorModel): Pick<ChildResult, 'view' | 'seekWallMs' | 'seekCpuMs'> {
+  const n = m.info.frameCount,
+    contacts = m.timeline.contacts;
+  let near = 0;
+  for (let i = 1; i < n; i++) if (Math.abs(contacts[i] - 3800) < Math.abs(contacts[near] - 3800)) near = i;
+  const reader = m.session.reader!;
+  const wall: number[] = [],
+    cpu: number[] = [];
+  for (let k = 0; k < 3; k++) {
+    m.forgetFrameViews();
+    // other frames into the session's cache, so that the view reads its frame from disk
+    for (let j = 0, loaded = 0; j < n && loaded < 9; j++) {
+      if (j === near) continue;
+      m.session.frame(j);
+      loaded++;
+    }
+    reader.frame((near + 1) % n); // and the reader's last inflated span elsewhere
+    const v = timed(() => m.frameView(near));
+    wall.push(v.wallMs);
+    cpu.push(v.cpuMs);
+  }
+  let seed = 11;
+  const seekWallMs: number[] = [],
+    seekCpuMs: number[] = [];
+  for (let k = 0; k < 100; k++) {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    const r = timed(() => reader.frame((seed >>> 8) % n));
+    seekWallMs.push(r.wallMs);
+    seekCpuMs.push(r.cpuMs);
+  }
+  return {
+    view: { frame: near, contacts: contacts[near], wallMs: median(wall), cpuMs: median(cpu) },
+    seekWallMs: seekWallMs.sort((a, b) => a - b),
+    seekCpuMs: seekCpuMs.sort((a, b) => a - b),
+  };
+}
+
+async function child(file: string, cached: boolean, src: string | null): Promise<void> {
+  const Model = await modelClass(src);
   collect();
   const m0 = process.memoryUsage();
   const rssBeforeMiB = m0.rss / MiB;
@@ -60,7 +118,7 @@ async function child(file: string, cached: boolean): Promise<void> {
   }, 5);
   const c0 = process.cpuUsage();
   const cache: CacheOptions = cached ? { mode: 'always', dir: null } : { mode: 'off' };
-  const opened = await timedAsync(() => InspectorModel.fromRecording(file, {}, undefined, undefined, cache));
+  const opened = await timedAsync(() => Model.fromRecording(file, {}, undefined, undefined, cache));
   const c1 = process.cpuUsage(c0);
   clearInterval(sampler);
   const m = opened.value;
@@ -84,6 +142,7 @@ async function child(file: string, cached: boolean): Promise<void> {
     peakExternalMiB: peakExternal / MiB,
     keptHeapMiB: (m1.heapUsed - m0.heapUsed) / MiB,
     keptArrayBuffersMiB: (m1.arrayBuffers - m0.arrayBuffers) / MiB,
+    ...viewsAndSeeks(m),
   };
   m.close();
   process.stdout.write(JSON.stringify(out) + '\n');
@@ -95,8 +154,9 @@ async function profileChild(file: string): Promise<void> {
   process.stdout.write(JSON.stringify(lines) + '\n');
 }
 
-function runChild(file: string, mode: '--child' | '--profile-child', cached = false): string {
-  const r = spawnSync(process.execPath, [...process.execArgv, '--expose-gc', __filename, file, mode, ...(cached ? ['--cached'] : [])], {
+function runChild(file: string, mode: '--child' | '--profile-child', cached = false, src: string | null = null): string {
+  const extra = [...(cached ? ['--cached'] : []), ...(src !== null ? ['--src', src] : [])];
+  const r = spawnSync(process.execPath, [...process.execArgv, '--expose-gc', __filename, file, mode, ...extra], {
     encoding: 'utf8',
     maxBuffer: 1 << 24,
   });
@@ -104,70 +164,73 @@ function runChild(file: string, mode: '--child' | '--profile-child', cached = fa
   return r.stdout.trim().split('\n').pop()!;
 }
 
-function report(file: string, label: string, profile: boolean): void {
-  const size = fs.statSync(file).size,
-    mib = size / MiB;
-  console.log(`  recording ${label}: ${mib.toFixed(1)} MiB`);
-  const res = JSON.parse(runChild(file, '--child')) as ChildResult;
+/** One open's lines: time and rate, frame view, seeks. */
+function printOpen(label: string, mib: number, res: ChildResult): void {
   const wallRate = mib / (res.wallMs / 1000),
     cpuRate = mib / (res.cpuMs / 1000);
   console.log(
-    `    open      ${res.wallMs.toFixed(0)} ms (${wallRate.toFixed(1)} MiB/s), CPU ${res.cpuMs.toFixed(0)} ms (${cpuRate.toFixed(1)} MiB/s); ${res.frames} frames, ${res.findings} findings, digest ${res.digest} — open ≥ 60 MiB/s ${wallRate >= 60 ? 'MET' : 'MISSED'} (wall), ${cpuRate >= 60 ? 'met' : 'missed'} in CPU time`,
+    `    ${label.padEnd(9)} open ${res.wallMs.toFixed(0)} ms (${wallRate.toFixed(1)} MiB/s), CPU ${res.cpuMs.toFixed(0)} ms (${cpuRate.toFixed(1)} MiB/s of one core's time); ${res.frames} frames, ${res.findings} findings, digest ${res.digest}, peak RSS ${res.peakRssMiB.toFixed(0)} MiB — open ≥ 100 MiB/s ${wallRate >= 100 ? 'MET' : 'MISSED'} (wall), ${cpuRate >= 100 ? 'met' : 'missed'} in CPU time`,
   );
-  const index = res.indexBytes / MiB,
-    frame = res.largestLine / MiB,
-    target = 1.5 * (index + frame),
-    grew = res.peakRssMiB - res.rssBeforeMiB;
+  const q = (xs: number[], p: number): string => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))].toFixed(1);
+  const seekMedian = Number(q(res.seekWallMs, 0.5));
   console.log(
-    `    memory    index ${index.toFixed(2)} MiB + largest frame line ${frame.toFixed(2)} MiB: target ≤ 1.5 × ${(index + frame).toFixed(2)} = ${target.toFixed(1)} MiB; peak RSS ${res.peakRssMiB.toFixed(0)} MiB, ${grew.toFixed(0)} MiB above the ${res.rssBeforeMiB.toFixed(0)} MiB before the open — ${grew <= target ? 'MET' : 'MISSED'}`,
+    `              frame view of frame ${res.view.frame} (${res.view.contacts} contacts, from disk) ${res.view.wallMs.toFixed(1)} ms, CPU ${res.view.cpuMs.toFixed(1)} ms — ≤ 30 ms ${res.view.wallMs <= 30 ? 'MET' : 'MISSED'}; 100 random frame reads median ${q(res.seekWallMs, 0.5)} ms (CPU ${q(res.seekCpuMs, 0.5)} ms), p95 ${q(res.seekWallMs, 0.95)} ms, max ${res.seekWallMs[99].toFixed(1)} ms — median ≤ 30 ms ${seekMedian <= 30 ? 'MET' : 'MISSED'}`,
   );
-  console.log(
-    `              during the open: V8 heap used up to ${res.peakHeapMiB.toFixed(0)} MiB, external memory (array buffers, large strings) up to ${res.peakExternalMiB.toFixed(0)} MiB; kept after it (full collection): heap +${res.keptHeapMiB.toFixed(1)} MiB, array buffers +${res.keptArrayBuffersMiB.toFixed(1)} MiB`,
-  );
-  cachedOpens(file, mib, res.digest);
-  if (profile) {
-    console.log('    profile of the open (a second run under the sampling profiler), top self time:');
-    for (const l of JSON.parse(runChild(file, '--profile-child')) as string[]) console.log(`      ${l}`);
-  }
 }
 
-/**
- * With the recording's sidecar cache (docs/recording-format.md): the first open writes it (beside the recording,
- * removed afterwards unless it was there before), the second reads it. The findings and timeline must be the same.
- */
-function cachedOpens(file: string, mib: number, digest: string): void {
+function report(file: string, label: string, profile: boolean, base: string | null): void {
+  const size = fs.statSync(file).size,
+    mib = size / MiB;
+  console.log(`  recording ${label}: ${mib.toFixed(1)} MiB`);
+  const baseDigest = base !== null ? JSON.parse(runChild(file, '--child', false, base)) : null;
+  if (baseDigest) printOpen('base', mib, baseDigest as ChildResult);
   const sidecar = sidecarPath(file);
   const existed = fs.existsSync(sidecar);
   try {
-    if (existed) console.log(`    (a cache is there already: ${sidecar}; the "first" open below reads it)`);
-    const first = JSON.parse(runChild(file, '--child', true)) as ChildResult;
+    if (existed) console.log(`    (a cache is there already: ${sidecar}; the first open below reads it)`);
+    const res = JSON.parse(runChild(file, '--child', true)) as ChildResult;
+    printOpen('this', mib, res);
+    const index = res.indexBytes / MiB,
+      frame = res.largestLine / MiB,
+      target = 1.5 * (index + frame),
+      grew = res.peakRssMiB - res.rssBeforeMiB;
+    console.log(
+      `              memory: index ${index.toFixed(2)} MiB + largest frame line ${frame.toFixed(2)} MiB: target ≤ 1.5 × ${(index + frame).toFixed(2)} = ${target.toFixed(1)} MiB; peak RSS ${res.peakRssMiB.toFixed(0)} MiB, ${grew.toFixed(0)} MiB above the ${res.rssBeforeMiB.toFixed(0)} MiB before the open — ${grew <= target ? 'MET' : 'MISSED'}; during the open V8 heap up to ${res.peakHeapMiB.toFixed(0)} MiB, external up to ${res.peakExternalMiB.toFixed(0)} MiB; kept after it: heap +${res.keptHeapMiB.toFixed(1)} MiB, array buffers +${res.keptArrayBuffersMiB.toFixed(1)} MiB`,
+    );
     const cacheMiB = (fs.statSync(sidecar, { throwIfNoEntry: false })?.size ?? 0) / MiB;
     const second = JSON.parse(runChild(file, '--child', true)) as ChildResult;
-    const same = first.digest === digest && second.digest === digest ? 'same findings and timeline' : 'DIFFERENT findings or timeline';
+    const same = second.digest === res.digest && (baseDigest === null || baseDigest.digest === res.digest);
     console.log(
-      `    cached    first open ${first.wallMs.toFixed(0)} ms (${(mib / (first.wallMs / 1000)).toFixed(1)} MiB/s, writes the cache of ${cacheMiB.toFixed(1)} MiB), second open ${(second.wallMs / 1000).toFixed(2)} s (peak RSS ${second.peakRssMiB.toFixed(0)} MiB) — second open ≤ 2 s ${second.wallMs <= 2000 ? 'MET' : 'MISSED'}; ${same}`,
+      `    cached    the first open wrote a cache of ${cacheMiB.toFixed(1)} MiB; second open ${(second.wallMs / 1000).toFixed(2)} s (CPU ${(second.cpuMs / 1000).toFixed(2)} s, peak RSS ${second.peakRssMiB.toFixed(0)} MiB) — ≤ 2 s ${second.wallMs <= 2000 ? 'MET' : 'MISSED'}; ${same ? 'the same findings and timeline' : 'DIFFERENT findings or timeline'}${baseDigest ? ' in every open (base included)' : ''}`,
     );
   } finally {
     if (!existed) fs.rmSync(sidecar, { force: true });
+  }
+  if (profile) {
+    console.log('    profile of the open (a further run under the sampling profiler), top self time:');
+    for (const l of JSON.parse(runChild(file, '--profile-child')) as string[]) console.log(`      ${l}`);
   }
 }
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  if (args.includes('--child')) return child(args[0], args.includes('--cached'));
+  const srcAt = args.indexOf('--src');
+  if (args.includes('--child')) return child(args[0], args.includes('--cached'), srcAt >= 0 ? args[srcAt + 1] : null);
   if (args.includes('--profile-child')) return profileChild(args[0]);
-  const files = args.filter((a) => !a.startsWith('--'));
+  const baseAt = args.indexOf('--base');
+  const base = baseAt >= 0 ? args[baseAt + 1] : null;
+  const files = args.filter((a, k) => !a.startsWith('--') && !(baseAt >= 0 && k === baseAt + 1));
   const profile = args.includes('--profile');
   const synthetic = files.length === 0 || args.includes('--synthetic');
   const mi = machineInfo();
   console.log(`Inspector open — ${mi.cpu} × ${mi.cores}, ${mi.platform}, Node ${mi.node}, load ${mi.loadAverage.toFixed(1)}, ${mi.date}`);
-  for (const f of files) report(f, f, profile);
+  for (const f of files) report(f, f, profile, base);
   if (synthetic) {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'contact-lens-bench-open-'));
     try {
       const file = path.join(tmp, 'synthetic.rec.jsonl');
       writeSyntheticRecording(file);
-      report(file, 'synthetic (bench/session.ts, 10 000 frames)', profile);
+      report(file, 'synthetic (bench/session.ts, 10 000 frames)', profile, base);
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }

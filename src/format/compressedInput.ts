@@ -102,10 +102,23 @@ export interface Feed {
   end(): { ranges: RangeSource | null; warning: string | null };
 }
 
-/** The feed for a file whose first n bytes are in `first`. */
+/** A Zstandard frame's magic number (RFC 8878 §3.1.1), little-endian on disk. */
+const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd] as const;
+
+/**
+ * The feed for a file whose first n bytes are in `first`. A Zstandard file is refused in one line: a seek into
+ * a zstd frame needs the decoder's whole state (a window of 2–8 MiB at zstd's levels 3–19, its entropy tables and repeat offsets),
+ * which no maintained npm decoder exposes, so it would re-decode from the file's start (docs/recording-format.md).
+ */
 export function feedFor(file: string, ix: Indexer, first: Buffer, n: number, fd: () => number): Feed {
   let pos = 0;
   const head = first.subarray(0, n);
+  if (n >= 4 && ZSTD_MAGIC.every((b, k) => head[k] === b))
+    throw new FormatError(
+      file,
+      '(compression)',
+      'is Zstandard-compressed, which recordings are not read as: decompress it (`zstd -d`) or compress the recording with gzip (`gzip`, or `contact-lens compress` for blocked gzip) — see the recording format',
+    );
   if (!isGzip(head))
     return {
       push: (buf, k) => {

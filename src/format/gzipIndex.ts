@@ -1,20 +1,28 @@
 /**
  * Random access into a plain gzip file (what Python's gzip module, `gzip` and most writers produce), after
  * zlib's examples/zran.c and indexed_gzip: the one sequential pass that reads the file (inflate.ts) keeps an
- * access point at a deflate block boundary about every GZIP_SPAN bytes of output — the compressed bit where
- * the block starts, its uncompressed offset and the 32 KiB of output before it (deflated, ~8 KiB) — and a
- * read of any uncompressed range then inflates from the access point before it: at most one span more than
- * the range. Node's zlib resumes there from the byte that holds the boundary, its bits shifted down by the
- * boundary's bit offset (zran uses inflatePrime), with the window as its dictionary (inflateSetDictionary).
+ * access point at a deflate block boundary about every GZIP_SPAN bytes of output and at the last boundary
+ * before a line (GzipIndexBuilder) — the compressed bit where the block starts, its uncompressed offset and the
+ * 32 KiB of output before it (deflated, ~8 KiB) — and every block boundary's bit. A read of any uncompressed
+ * range then inflates from the access point before it to the first block boundary after it. Node's zlib
+ * resumes there from the byte that holds the boundary, its bits shifted down by the boundary's bit offset
+ * (zran uses inflatePrime), with the window as its dictionary (inflateSetDictionary).
  * A stored block is aligned to the bytes of the original stream, so a span that holds one and starts inside a
  * byte is inflated by inflate.ts from the bit itself (rare: gzip stores only incompressible data).
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as zlib from 'node:zlib';
 import { GzipInflater, type InflateSink, WINDOW_BYTES } from './inflate.js';
 
 /** Uncompressed bytes between access points (zran's default SPAN: a seek inflates at most this much extra). */
 export const GZIP_SPAN = 1 << 20;
+/**
+ * Fewest uncompressed bytes between an access point kept at a line start and the point before it: a recording of
+ * short frames keeps one point per 256 KiB or so (its index ~4 × that of one per span), a recording of
+ * megabyte frames one per frame.
+ */
+export const GZIP_MIN_SPAN = 1 << 18;
 
 /** Grows a Float64Array to hold at least n entries. */
 function grown(a: Float64Array<ArrayBuffer>, n: number): Float64Array<ArrayBuffer> {
@@ -31,6 +39,13 @@ export class GzipIndex {
   bit: Float64Array<ArrayBuffer> = new Float64Array(64);
   out: Float64Array<ArrayBuffer> = new Float64Array(64);
   member: Float64Array<ArrayBuffer> = new Float64Array(64);
+  /**
+   * Every deflate block boundary of the file (compressed bit, uncompressed offset; 16 bytes per block of ~100–250
+   * KiB of text): a read stops at the first one after the bytes it wants, not at the next access point.
+   */
+  blocks = 0;
+  blockBit: Float64Array<ArrayBuffer> = new Float64Array(256);
+  blockOut: Float64Array<ArrayBuffer> = new Float64Array(256);
   /** 1: a stored block follows within the span (resume by bit with inflate.ts when the bit is not byte-aligned). */
   storedInSpan: Uint8Array<ArrayBuffer> = new Uint8Array(64);
   /** Deflated windows, back to back; window k is windows[wOff[k], wOff[k + 1]). */
@@ -67,6 +82,15 @@ export class GzipIndex {
     this.wOff[k + 1] = this.windowBytes;
   }
 
+  /** A block boundary (in file order). */
+  addBlock(bit: number, out: number): void {
+    const b = this.blocks++;
+    this.blockBit = grown(this.blockBit, b + 1);
+    this.blockOut = grown(this.blockOut, b + 1);
+    this.blockBit[b] = bit;
+    this.blockOut[b] = out;
+  }
+
   memberEnded(bit: number, out: number): void {
     const m = this.members++;
     this.memberEndBit = grown(this.memberEndBit, m + 1);
@@ -84,7 +108,14 @@ export class GzipIndex {
 
   /** Bytes of memory the index holds. */
   get bytes(): number {
-    return this.bit.byteLength * 3 + this.storedInSpan.byteLength + this.wOff.byteLength + this.wOff[this.count] + this.memberEndBit.byteLength * 2;
+    return (
+      this.bit.byteLength * 3 +
+      this.blockBit.byteLength * 2 +
+      this.storedInSpan.byteLength +
+      this.wOff.byteLength +
+      this.wOff[this.count] +
+      this.memberEndBit.byteLength * 2
+    );
   }
 
   /** The access point at or before uncompressed offset `offset` (binary search). */
@@ -109,34 +140,121 @@ export class GzipIndex {
     const m = this.member[j];
     return j + 1 < this.count && this.member[j + 1] === m ? this.bit[j + 1] : this.memberEndBit[m];
   }
+
+  /** Where a read of the bytes before uncompressed offset `end` from access points k…j stops: the first block boundary at or after `end` within j's span. */
+  readEndBit(j: number, end: number): number {
+    const spanEnd = this.spanEndBit(j);
+    let lo = 0,
+      hi = this.blocks;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.blockOut[mid] < end) lo = mid + 1;
+      else hi = mid;
+    }
+    // past the span's end (the next member's boundaries included): the span's end
+    return lo < this.blocks && this.blockBit[lo] > this.bit[j] && this.blockBit[lo] < spanEnd ? this.blockBit[lo] : spanEnd;
+  }
+}
+
+/** A block boundary told by the inflater whose access point is not decided yet (its block's lines not seen). */
+interface PendingBoundary {
+  readonly bit: number;
+  readonly at: number;
+  /** Bytes of window before it (32 KiB, or the member's output so far). */
+  readonly wlen: number;
+  stored: boolean;
+  /** Its window, copied when the inflater's output buffer may slide before the decision. */
+  window: Uint8Array | null;
 }
 
 /**
  * The sink of the sequential pass: hands the uncompressed bytes on and keeps an access point at a member's
- * start and at the first block boundary GZIP_SPAN bytes after the last one.
+ * start, at the last block boundary before a line starts (a recording's frame: a seek then inflates from at
+ * most one deflate block before its line) when the last point is at least `minSpan` bytes back, and at the
+ * first block boundary `span` bytes after the last point. The inflater tells a boundary before it hands on the
+ * bytes that follow it, so a boundary waits for them (its window stays in the inflater's output buffer until
+ * the bytes after it are handed on; the one still waiting then is copied).
  */
 export class GzipIndexBuilder implements InflateSink {
   readonly index = new GzipIndex();
   private lastAt = -Infinity;
+  /** The last point was kept for the spacing, not for a line. */
+  private lastBySpan = false;
+  private pending: PendingBoundary[] = [];
   constructor(
     private readonly onData: (out: Uint8Array, from: number, to: number, at: number) => void,
     private readonly span = GZIP_SPAN,
+    private readonly minSpan = GZIP_MIN_SPAN,
   ) {}
+
   data(out: Uint8Array, from: number, to: number, at: number): void {
+    if (this.pending.length > 0) this.decide(out, from, to, at);
     this.onData(out, from, to, at);
   }
+
   boundary(bit: number, at: number, window: Uint8Array, memberStart: boolean): void {
-    if (!memberStart && at - this.lastAt < this.span) return;
-    this.index.add(bit, at, this.index.members, window);
-    this.lastAt = at;
+    this.index.addBlock(bit, at);
+    if (memberStart) {
+      // the previous member's boundaries were settled at its end
+      this.index.add(bit, at, this.index.members, window);
+      this.lastAt = at;
+      this.lastBySpan = false;
+    } else this.pending.push({ bit, at, wlen: window.length, stored: false, window: null });
   }
+
   stored(): void {
-    if (this.index.count > 0) this.index.storedInSpan[this.index.count - 1] = 1;
+    const p = this.pending.at(-1);
+    if (p) p.stored = true;
+    else if (this.index.count > 0) this.index.storedInSpan[this.index.count - 1] = 1;
   }
+
   memberEnd(bit: number, _end: number, at: number): void {
+    // the bytes after the member's last waiting boundary were all handed on: no point there would serve a read
+    if (this.pending.some((p) => p.stored) && this.index.count > 0) this.index.storedInSpan[this.index.count - 1] = 1;
+    this.pending = [];
     this.index.memberEnded(bit, at);
   }
+
+  /**
+   * Decides the waiting boundaries from the bytes [at, at + to − from) just inflated (out[from, to)): all but
+   * the last, whose block may run on, are settled; the last waits (with a copy of its window) unless a line
+   * starts after it here.
+   */
+  private decide(out: Uint8Array, from: number, to: number, at: number): void {
+    const end = at + (to - from),
+      pending = this.pending;
+    let nl = out.indexOf(0x0a, from);
+    let n = 0;
+    for (let q = 0; q < pending.length; q++) {
+      const p = pending[q],
+        next = q + 1 < pending.length ? pending[q + 1].at : Infinity;
+      // the first line start (the byte after a newline) at or after the boundary
+      while (nl >= 0 && nl < to && at + (nl - from) + 1 < p.at) nl = out.indexOf(0x0a, nl + 1);
+      const lineStart = nl >= 0 && nl < to ? at + (nl - from) + 1 : Infinity;
+      const lineHere = lineStart < next && lineStart <= end;
+      if (next === Infinity && !lineHere && p.at - this.lastAt < this.span) {
+        // the last boundary's block runs on past these bytes: it waits; its window leaves the buffer when it slides
+        if (!p.window) p.window = out.slice(from + (p.at - at) - p.wlen, from + (p.at - at));
+        break;
+      }
+      n = q + 1;
+      const far = p.at - this.lastAt;
+      // a line just after a point the spacing kept still gets its own (else that point would stand for it, a block or more early)
+      if (far >= this.span || (lineHere && (far >= this.minSpan || this.lastBySpan)))
+        this.keep(p, p.window ?? out.subarray(from + (p.at - at) - p.wlen, from + (p.at - at)), !lineHere);
+      if (p.stored && this.index.count > 0) this.index.storedInSpan[this.index.count - 1] = 1;
+    }
+    if (n > 0) this.pending = pending.slice(n);
+  }
+
+  private keep(p: PendingBoundary, window: Uint8Array, bySpan: boolean): void {
+    this.index.add(p.bit, p.at, this.index.members, window);
+    this.lastAt = p.at;
+    this.lastBySpan = bySpan;
+  }
 }
+
+const LITTLE_ENDIAN = os.endianness() === 'LE';
 
 /** Bits [bit, endBit) of `raw` (which starts at byte floor(bit / 8)) as a byte-aligned stream, the bits past endBit zero. */
 function alignedSpan(raw: Buffer, bit: number, endBit: number): Buffer {
@@ -144,18 +262,27 @@ function alignedSpan(raw: Buffer, bit: number, endBit: number): Buffer {
     nbits = endBit - bit;
   const n = Math.ceil(nbits / 8);
   const out = Buffer.allocUnsafe(n);
-  if (s === 0) raw.copy(out, 0, 0, n);
-  else for (let i = 0; i < n; i++) out[i] = ((raw[i] >>> s) | (raw[i + 1] << (8 - s))) & 0xff;
+  let i = 0;
+  if (s === 0) i = raw.copy(out, 0, 0, n);
+  else if (LITTLE_ENDIAN && raw.byteOffset % 4 === 0 && out.byteOffset % 4 === 0 && raw.length >= 4 * ((n >>> 2) + 1)) {
+    // four bytes a step (the stream's bits run from each byte's low end: on a little-endian machine a 32-bit
+    // word shifts as its four bytes do); the byte loop below does the rest
+    const words = n >>> 2;
+    const r = new Uint32Array(raw.buffer, raw.byteOffset, words + 1),
+      o = new Uint32Array(out.buffer, out.byteOffset, words);
+    for (let w = 0; w < words; w++) o[w] = (r[w] >>> s) | (r[w + 1] << (32 - s));
+    i = 4 * words;
+  }
+  for (; i < n; i++) out[i] = ((raw[i] >>> s) | (raw[i + 1] << (8 - s))) & 0xff;
   const tail = nbits % 8;
   // zero bits after the span's end read as an unfinished stored block header: zlib stops there without error
   if (tail) out[n - 1] &= (1 << tail) - 1;
   return out;
 }
 
-/** Inflates access points k…j's span (raw bytes from floor(bit[k] / 8)) from k's window. */
-function inflateSpan(ix: GzipIndex, k: number, j: number, raw: Buffer): Buffer {
-  const bit = ix.bit[k],
-    endBit = ix.spanEndBit(j);
+/** Inflates access points k…j's span up to endBit (raw bytes from floor(bit[k] / 8)) from k's window. */
+function inflateSpan(ix: GzipIndex, k: number, j: number, endBit: number, raw: Buffer): Buffer {
+  const bit = ix.bit[k];
   const window = ix.window(k);
   let stored = false;
   for (let q = k; q <= j; q++) stored ||= ix.storedInSpan[q] === 1;
@@ -184,7 +311,9 @@ function inflateSpan(ix: GzipIndex, k: number, j: number, raw: Buffer): Buffer {
  * it). `changed` is called when the file no longer holds what the index says.
  */
 export class GzipRangeReader {
-  private last: { k: number; j: number; data: Buffer } | null = null;
+  private last: { k: number; data: Buffer } | null = null;
+  /** Uncompressed bytes inflated by the reads so far (benchmarks, tests). */
+  inflatedBytes = 0;
   constructor(
     private readonly fd: () => number,
     readonly index: GzipIndex,
@@ -202,11 +331,13 @@ export class GzipRangeReader {
       let j = k;
       while (j + 1 < ix.count && ix.member[j + 1] === m && ix.out[j + 1] < end) j++;
       let data: Buffer;
-      if (this.last && this.last.k === k && this.last.j >= j) data = this.last.data;
+      if (this.last && this.last.k === k && ix.out[k] + this.last.data.length >= end) data = this.last.data;
       else {
+        const endBit = ix.readEndBit(j, end);
         const b0 = Math.floor(ix.bit[k] / 8),
-          b1 = Math.ceil(ix.spanEndBit(j) / 8);
-        const raw = Buffer.alloc(b1 - b0 + 1);
+          b1 = Math.ceil(endBit / 8);
+        // zeroed, with room for alignedSpan's last four-byte step
+        const raw = Buffer.alloc(b1 - b0 + 4);
         let n = 0;
         while (n < b1 - b0) {
           const r = fs.readSync(this.fd(), raw, n, b1 - b0 - n, b0 + n);
@@ -214,11 +345,12 @@ export class GzipRangeReader {
           n += r;
         }
         try {
-          data = inflateSpan(ix, k, j, raw);
+          data = inflateSpan(ix, k, j, endBit, raw);
         } catch {
           return changed(`the compressed data at byte ${b0} no longer decompresses`);
         }
-        this.last = { k, j, data };
+        this.inflatedBytes += data.length;
+        this.last = { k, data };
       }
       const from = cur - ix.out[k];
       const take = Math.min(length - got, data.length - from);

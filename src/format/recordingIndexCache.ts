@@ -54,6 +54,8 @@ export function indexSection(s: IndexState): CacheSection {
     arrays['gz.out'] = g.out.slice(0, g.count);
     arrays['gz.member'] = g.member.slice(0, g.count);
     arrays['gz.stored'] = g.storedInSpan.slice(0, g.count);
+    arrays['gz.blockBit'] = g.blockBit.slice(0, g.blocks);
+    arrays['gz.blockOut'] = g.blockOut.slice(0, g.blocks);
     arrays['gz.wOff'] = g.wOff.slice(0, g.count + 1);
     arrays['gz.windows'] = new Uint8Array(g.windows.buffer, g.windows.byteOffset, g.windows.byteLength);
     arrays['gz.endBit'] = g.memberEndBit.slice(0, g.members);
@@ -107,6 +109,10 @@ export function fromIndexSection(section: CacheSection, fd: () => number): Index
       windows = a['gz.windows'];
     if (!bit || !out || !member || !wOff || !endBit || !endOut || !(stored instanceof Uint8Array) || !(windows instanceof Uint8Array)) return null;
     if (stored.length !== c.count || wOff[c.count] !== windows.length) return null;
+    // the block boundaries (a read stops at the first after its bytes); without them, at the next access point
+    const blockBit = a['gz.blockBit'],
+      blockOut = a['gz.blockOut'];
+    const blocks = blockBit instanceof Float64Array && blockOut instanceof Float64Array && blockBit.length === blockOut.length ? blockBit.length : 0;
     Object.assign(g, {
       bit,
       out,
@@ -115,6 +121,7 @@ export function fromIndexSection(section: CacheSection, fd: () => number): Index
       memberEndBit: endBit,
       memberEndOut: endOut,
       storedInSpan: stored,
+      ...(blocks > 0 ? { blocks, blockBit, blockOut } : {}),
       count: c.count,
       members: c.members,
       totalOut: c.totalOut,

@@ -124,6 +124,51 @@ describe('plain gzip: inflater, access index, reader', () => {
     }
   });
 
+  it('keeps an access point at the last block boundary before each line that starts ≥ 256 KiB after the last point, so a frame read inflates at most one block before and one after its line', () => {
+    // lines of 400–800 KB (a busy recording's frames), compressed as gzip -6 does
+    const lines: Buffer[] = [];
+    for (let k = 0; k < 12; k++) {
+      const body = Buffer.from(text(400_000 + 37_000 * k - 1, 20 + k)).map((c) => (c === 0x0a ? 0x20 : c));
+      lines.push(Buffer.concat([body, Buffer.from('\n')]));
+    }
+    const want = Buffer.concat(lines);
+    const gz = zlib.gzipSync(want, { level: 6 });
+    // every block boundary, from a pass that keeps them all
+    const boundaries: number[] = [];
+    const all = new GzipInflater({ data: () => undefined, boundary: (_b, at) => void boundaries.push(at), memberEnd: () => undefined });
+    all.push(gz, true);
+    const file = path.join(dir, 'lines.gz');
+    fs.writeFileSync(file, gz);
+    for (const chunk of [4096, 1 << 20]) {
+      const { index, data } = inflateAll(gz, chunk, 1 << 20);
+      assert.ok(data.equals(want));
+      const points = [...index.out.subarray(0, index.count)];
+      let start = 0;
+      for (const line of lines.slice(0, -1)) {
+        start += line.length;
+        const before = boundaries.filter((b) => b <= start).at(-1)!;
+        assert.ok(points.includes(before), `chunks of ${chunk}: the line at ${start} has the access point at ${before} (points ${points.join(', ')})`);
+      }
+      assert.ok(index.count <= lines.length + Math.ceil(want.length / (1 << 20)) + 1, `${index.count} access points`);
+      const fd = fs.openSync(file, 'r');
+      try {
+        const reader = new GzipRangeReader(() => fd, index);
+        const longestBlock = Math.max(...boundaries.slice(1).map((b, i) => b - boundaries[i]), want.length - boundaries.at(-1)!);
+        let off = 0;
+        for (const line of lines) {
+          reader.forget();
+          const before = reader.inflatedBytes;
+          assert.ok(reader.read(off, line.length, (why) => assert.fail(why)).equals(line));
+          const extra = reader.inflatedBytes - before - line.length;
+          assert.ok(extra <= 2 * longestBlock, `the line at ${off}: ${extra} bytes inflated besides it (blocks of up to ${longestBlock})`);
+          off += line.length;
+        }
+      } finally {
+        fs.closeSync(fd);
+      }
+    }
+  });
+
   describe('recordings', () => {
     const plain = path.join(ROOT, 'examples', 'foreign-engine.rec.jsonl');
     const bytes = fs.readFileSync(plain);
@@ -204,6 +249,19 @@ describe('plain gzip: inflater, access index, reader', () => {
       } finally {
         r.close();
       }
+    });
+
+    it('a Zstandard file is refused in one line naming the file and what to do, not read as text', () => {
+      const file = path.join(dir, 'frames.rec.jsonl.zst');
+      // a zstd frame header (magic, descriptor) before arbitrary bytes: the refusal comes from the magic number alone
+      fs.writeFileSync(file, Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x24, 0x00]), noise(4096, 7)]));
+      assert.throws(
+        () => RecordingReader.openSync(file),
+        (e: unknown) =>
+          e instanceof FormatError &&
+          !e.message.includes('\n') &&
+          /frames\.rec\.jsonl\.zst: \(compression\): is Zstandard-compressed.*zstd -d.*gzip/.test(e.message),
+      );
     });
 
     it('bytes after the last member that are not gzip are ignored with a warning (as gzip -d does)', () => {
