@@ -79,6 +79,17 @@ export interface LiveUpdate {
   readonly errors: readonly string[];
   /** The mechanisms a break can name (sent once). */
   readonly mechanisms?: readonly string[];
+  /**
+   * The diagnosis of rows sent before it was done (a live stream is shown as it comes and diagnosed on a thread of
+   * its own): their injection columns from session position `from` on.
+   */
+  readonly diagnosed?: InjectionPatch;
+}
+
+/** Injected joules by mechanism of the rows from … from + length − 1 (every column the same length). */
+export interface InjectionPatch {
+  readonly from: number;
+  readonly injection: { readonly [mechanism: string]: readonly number[] };
 }
 
 export type LiveAction =
@@ -147,4 +158,15 @@ export function rowsFrom(rows: TimelineRows, n: number): TimelineRows | null {
     kappaRange: cut(rows.kappaRange),
     maxDepth: cut(rows.maxDepth),
   };
+}
+
+/** Writes a diagnosis patch into a timeline's injection columns (the rows it names must be there: others are left). */
+export function applyInjection(t: Timeline, p: InjectionPatch): void {
+  const n = t.frame.length;
+  const inj = ((t as { injection?: Record<string, number[]> }).injection ??= Object.create(null) as Record<string, number[]>);
+  for (const [k, v] of Object.entries(p.injection)) {
+    if (!Object.hasOwn(inj, k)) inj[k] = new Array<number>(n).fill(0);
+    const col = inj[k];
+    for (let i = 0; i < v.length && p.from + i < n; i++) col[p.from + i] = v[i];
+  }
 }

@@ -67,6 +67,15 @@ export function validateLiveUpdate(m: Obj): void {
     arr(r.status, 'rows.status', n).forEach((s, i) => str(s, `rows.status[${i}]`));
     for (const g of ['ledger', 'injection']) for (const [k, col] of Object.entries(obj(r[g], `rows.${g}`))) numbers(col, `rows.${g}.${k}`, n);
   }
+  if (m.diagnosed !== undefined) {
+    const d = obj(m.diagnosed, 'diagnosed');
+    int(d.from, 'diagnosed.from');
+    let n = -1;
+    for (const [k, col] of Object.entries(obj(d.injection, 'diagnosed.injection'))) {
+      n = n < 0 ? arr(col, `diagnosed.injection.${k}`).length : n;
+      numbers(col, `diagnosed.injection.${k}`, n);
+    }
+  }
   arr(m.findings, 'findings').forEach((f, i) => {
     const o = obj(f, `findings[${i}]`);
     int(o.index, `findings[${i}].index`);

@@ -8,7 +8,7 @@ import { type FrameDetail, Session } from '../../session/session.js';
 import { GrowingRecording, type LinePlace } from '../../session/growingRecording.js';
 import { RecordingReader } from '../../format/recordingFile.js';
 import { Diagnoser, frameEnergyParts, type DiagnosisOptions, type Finding } from '../../session/diagnose.js';
-import { contactKeyText } from '../../session/contactKeys.js';
+import { ContactKeyTable, contactKeyText } from '../../session/contactKeys.js';
 import { ContactColumns, InjectedColumns } from './contactColumns.js';
 import { notRecorded, solverKind, statusMeaning } from '../../session/solverDeclarations.js';
 import { assembleProblem, buildIslands, conditioning, DEFAULT_ASSEMBLY, type ScenarioDesc } from '../../engine/index.js';
@@ -165,23 +165,47 @@ export function toFindingView(x: Finding, index: number): FindingView {
   };
 }
 
+/** One frame's diagnosis as a live stream's diagnosis thread sends it (src/extension/live/diagnosisThread.ts). */
+export interface FrameDiagnosisResult {
+  /** Session position. */
+  readonly index: number;
+  readonly frame: number;
+  /** Injected joules by mechanism. */
+  readonly injected: readonly (readonly [string, number])[];
+  /** Injected joules by contact index in the frame. */
+  readonly byContact: readonly (readonly [number, number])[];
+  /** The findings this frame added. */
+  readonly findings: readonly FindingView[];
+  readonly resolveBudgetFrame: number | null;
+}
+
 /** Accumulates the timeline, the contact columns and the diagnosis, one frame at a time, in order. */
 export class TimelineBuilder {
   readonly t = emptyTimeline();
   readonly contacts: ContactColumns;
   /** Per session position: injected joules per contact. */
   readonly injectedByContact = new InjectedColumns();
-  private readonly diag: Diagnoser;
+  /** null: the frames are diagnosed elsewhere (a live stream's diagnosis thread) and come back through addDiagnosis. */
+  private readonly diag: Diagnoser | null;
   private prev: RecordedFrame | undefined;
   /** `diag` is built with keepFrames: false (timelineDiagnosis): what the model needs of each frame is copied in add(). */
   constructor(
     private readonly header: RecordingHeader,
-    diag: Diagnoser,
+    diag: Diagnoser | null,
   ) {
     this.diag = diag;
-    this.contacts = new ContactColumns(this.diag.keys);
+    this.contacts = new ContactColumns(diag?.keys ?? new ContactKeyTable());
   }
+  /** The frame's row, its contacts and its diagnosis. */
   add(f: RecordedFrame, kappa = true): void {
+    this.addRow(f, kappa);
+    if (!this.diag) return;
+    this.diag.add(f);
+    const last = this.diag.lastFrame!;
+    this.addDiagnosis(this.t.frame.length - 1, last.injected, last.byContact);
+  }
+  /** The frame's row and contacts; its injection columns stay 0 until addDiagnosis. */
+  addRow(f: RecordedFrame, kappa = true): void {
     const t = this.t,
       n = t.frame.length;
     const { kinetic, potential, total } = frameEnergyParts(this.header, f);
@@ -206,24 +230,32 @@ export class TimelineBuilder {
     t.kappaRange.push(k.kappaRange);
     t.maxDepth.push(f.contacts.reduce((m, c) => Math.max(m, c.depth), 0));
     this.contacts.add(f);
-    this.diag.add(f);
-    const last = this.diag.lastFrame!;
-    const injected = last.injected;
-    this.injectedByContact.add(last.byContact);
     const inj = (t.injection ??= Object.create(null) as Record<string, number[]>);
-    for (const [m, j] of injected) (inj[m] ??= new Array<number>(n).fill(0)).push(Number.isFinite(j) ? j : 0);
-    for (const col of Object.values(inj)) if (col.length === n) col.push(0);
+    for (const col of Object.values(inj)) col.push(0);
     this.prev = f;
   }
+  /**
+   * The diagnosis of row i (rows are diagnosed in order): injected joules by mechanism and by contact index.
+   */
+  addDiagnosis(i: number, injected: Iterable<readonly [string, number]>, byContact: ReadonlyMap<number, number>): void {
+    this.injectedByContact.add(byContact);
+    const inj = (this.t.injection ??= Object.create(null) as Record<string, number[]>);
+    for (const [m, j] of injected) (inj[m] ??= new Array<number>(this.t.frame.length).fill(0))[i] = Number.isFinite(j) ? j : 0;
+  }
+  /** False: the frames are diagnosed elsewhere (addDiagnosis). */
+  get diagnoses(): boolean {
+    return this.diag !== null;
+  }
   get resolveBudgetFrame(): number | null {
-    return this.diag.cost.exhaustedAt;
+    return this.diag?.cost.exhaustedAt ?? null;
   }
   /** The contact keys' texts by id (what the contact columns refer to). */
   keyTexts(): string[] {
-    const k = this.diag.keys;
-    return Array.from({ length: k.size }, (_, i) => k.text(i));
+    const k = this.diag?.keys;
+    return k ? Array.from({ length: k.size }, (_, i) => k.text(i)) : [];
   }
   findings(): FindingView[] {
+    if (!this.diag) return [];
     const byFrame = new Map<number, number>();
     this.t.frame.forEach((fr, i) => {
       if (!byFrame.has(fr)) byFrame.set(fr, i);
@@ -232,7 +264,7 @@ export class TimelineBuilder {
   }
   /** Findings found so far (the diagnosis' count). */
   get findingCount(): number {
-    return this.diag.findings.length;
+    return this.diag?.findings.length ?? 0;
   }
   /** The findings from the k-th on, as views (a growing session: the ones its last frames added). */
   findingsFrom(k: number): FindingView[] {
@@ -249,7 +281,7 @@ export class TimelineBuilder {
       }
       return 0;
     };
-    return this.diag.findings.slice(k).map((x) => toFindingView(x, indexOf(x.frame)));
+    return (this.diag?.findings ?? []).slice(k).map((x) => toFindingView(x, indexOf(x.frame)));
   }
 }
 
@@ -291,6 +323,7 @@ export class InspectorModel {
       builder.resolveBudgetFrame,
     );
     m.growth = { builder, source };
+    if (!builder.diagnoses) m.diagnosed = 0; // diagnosed elsewhere: applyDiagnosis brings each frame's
     return m;
   }
 
@@ -316,6 +349,35 @@ export class InspectorModel {
     this.info = { ...this.info, frameCount: this.session.frameCount };
     return added;
   }
+  /**
+   * Adds the next frame to the session and the timeline without diagnosing it (a live stream, whose diagnosis
+   * runs on a thread of its own: applyDiagnosis brings it in, in order). Its view is not cached until then.
+   */
+  appendUndiagnosed(f: RecordedFrame, at: LinePlace, options: { readonly kappa?: boolean } = {}): void {
+    if (!this.growth) throw new Error('this session does not grow');
+    this.growth.source.append(f, at);
+    this.growth.builder.addRow(f, options.kappa ?? true);
+    this.info = { ...this.info, frameCount: this.session.frameCount };
+  }
+
+  /** Frames diagnosed so far (the first ones; the rest wait for applyDiagnosis). */
+  get diagnosedCount(): number {
+    return this.diagnosed ?? this.session.frameCount;
+  }
+  private diagnosed: number | null = null;
+
+  /** The diagnosis of session position d.index (the next one not diagnosed), from the diagnosis thread. */
+  applyDiagnosis(d: FrameDiagnosisResult): void {
+    if (!this.growth) throw new Error('this session does not grow');
+    const next = this.diagnosed ?? 0;
+    if (d.index !== next) throw new Error(`diagnosis of position ${d.index} arrived, position ${next} was expected`);
+    this.growth.builder.addDiagnosis(d.index, d.injected, new Map(d.byContact));
+    for (const x of d.findings) this.findings.push(x);
+    this.resolveBudgetFrame = d.resolveBudgetFrame;
+    this.diagnosed = next + 1;
+    for (const mode of ['estimate', 'exact']) this.views.delete(`${d.index}/${mode}`);
+  }
+
   /** LRU of frame views by "index/estimate|exact" (Map iteration order is insertion order). */
   private readonly views = new Map<string, FrameView>();
 
@@ -425,6 +487,7 @@ export class InspectorModel {
       return hit;
     }
     const view = this.buildFrameView(i, this.session.detail(i, { conditioning: options.exactConditioning ? 'exact' : 'estimate' }));
+    if (i >= this.diagnosedCount) return view; // its injection is still to come
     this.views.set(key, view);
     if (this.views.size > FRAME_VIEW_CACHE_SIZE) this.views.delete(this.views.keys().next().value as string);
     return view;

@@ -1,0 +1,13 @@
+/**
+ * Where a thread of the simulation worker finds its code: the bundle dist/NAME.js beside dist/worker.js, or, run
+ * from the sources (tests under tsx), the .ts module through tsx.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+
+export function startThread(bundle: string, source: string): Worker {
+  const bundled = path.join(__dirname, `${bundle}.js`);
+  if (fs.existsSync(bundled)) return new Worker(bundled);
+  return new Worker(path.join(__dirname, `${source}.ts`), { execArgv: ['--import', 'tsx'] });
+}
