@@ -22,7 +22,7 @@ import { button, checkbox, checkedOf, registerToolkit } from './toolkit.js';
 import { WhatIfPanel } from './whatIfPanel.js';
 import { ComparePanel } from './comparePanel.js';
 import { LiveBar } from './liveBar.js';
-import { appendRows, applyInjection, type LiveUpdate, rowsFrom } from '../src/protocol/live.js';
+import { appendRows, applyDiagnosisPatch, type LiveUpdate, rowsFrom } from '../src/protocol/live.js';
 
 export interface InspectorStats {
   /** Last frame update (ms): frame message event → data deserialised, validated, every view updated, style and layout done. */
@@ -229,7 +229,7 @@ class Inspector {
     }
     // the diagnosis may come after its rows (it runs on a thread of its own): injection and findings on their own
     if (t && this.info && (m.rows || m.diagnosed || m.findings.length)) {
-      if (m.diagnosed) applyInjection(t, m.diagnosed);
+      if (m.diagnosed) applyDiagnosisPatch(t, m.diagnosed);
       const count = t.frame.length;
       const known = new Set(this.findings.map((f) => `${f.index}/${f.mechanism}/${f.contacts.join()}`));
       const fresh = m.findings.filter((f) => f.index < count && !known.has(`${f.index}/${f.mechanism}/${f.contacts.join()}`));

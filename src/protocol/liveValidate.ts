@@ -70,11 +70,10 @@ export function validateLiveUpdate(m: Obj): void {
   if (m.diagnosed !== undefined) {
     const d = obj(m.diagnosed, 'diagnosed');
     int(d.from, 'diagnosed.from');
-    let n = -1;
-    for (const [k, col] of Object.entries(obj(d.injection, 'diagnosed.injection'))) {
-      n = n < 0 ? arr(col, `diagnosed.injection.${k}`).length : n;
-      numbers(col, `diagnosed.injection.${k}`, n);
-    }
+    const n = arr(d.kappa, 'diagnosed.kappa').length;
+    numbers(d.kappa, 'diagnosed.kappa', n);
+    numbers(d.kappaRange, 'diagnosed.kappaRange', n);
+    for (const [k, col] of Object.entries(obj(d.injection, 'diagnosed.injection'))) numbers(col, `diagnosed.injection.${k}`, n);
   }
   arr(m.findings, 'findings').forEach((f, i) => {
     const o = obj(f, `findings[${i}]`);
@@ -86,6 +85,7 @@ export function validateLiveUpdate(m: Obj): void {
   if (s.mode !== 'listening' && s.mode !== 'following') throw new ProtocolError('state.mode', 'must be listening or following');
   str(s.stream, 'state.stream');
   int(s.frames, 'state.frames');
+  if (s.diagnosed !== undefined) int(s.diagnosed, 'state.diagnosed');
   validateBreakSettings(s.breakOn, 'state.breakOn');
   if (s.paused !== null) {
     const p = obj(s.paused, 'state.paused');

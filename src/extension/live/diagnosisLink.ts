@@ -3,7 +3,7 @@
  * stream's recording, tells it when lines were appended, and hands each frame's diagnosis back in order.
  */
 import type { Worker } from 'node:worker_threads';
-import type { FrameDiagnosisResult } from '../model/inspectorModel.js';
+import type { FrameDiagnosisResult } from '../model/timelineBuilder.js';
 import type { DiagnosisSettings } from '../worker/workerProtocol.js';
 import type { DiagnosisEvent, DiagnosisRequest } from './diagnosisMessages.js';
 import { startThread } from './threadScript.js';

@@ -1,5 +1,5 @@
 /** Messages between the simulation worker and a live stream's diagnosis thread (./diagnosisThread.ts). */
-import type { FrameDiagnosisResult } from '../model/inspectorModel.js';
+import type { FrameDiagnosisResult } from '../model/timelineBuilder.js';
 import type { DiagnosisSettings } from '../worker/workerProtocol.js';
 
 export type DiagnosisRequest =

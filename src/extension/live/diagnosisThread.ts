@@ -9,7 +9,7 @@ import { parentPort } from 'node:worker_threads';
 import { RecordingFollower } from '../../format/recordingFollow.js';
 import type { RecordedFrame } from '../../format/recording.js';
 import { Diagnoser } from '../../session/diagnose.js';
-import { type FrameDiagnosisResult, toFindingView } from '../model/inspectorModel.js';
+import { type FrameDiagnosisResult, frameKappa, toFindingView } from '../model/timelineBuilder.js';
 import type { DiagnosisRequest, DiagnosisEvent } from './diagnosisMessages.js';
 
 if (!parentPort) throw new Error('diagnosisThread.ts must run in a worker thread');
@@ -25,17 +25,23 @@ let settings: DiagnosisRequest & { op: 'start' };
 /** Session position of each frame number (findings name a frame; the view needs its position). */
 const indexOfFrame = new Map<number, number>();
 let index = 0;
+let previous: RecordedFrame | undefined;
 let busy = false;
 let again = false;
 let closed = false;
 
-function diagnose(f: RecordedFrame): FrameDiagnosisResult {
-  diag ??= new Diagnoser(follower!.header!, { ...settings.diagnosis, keepFrames: false });
+/** `kappa`: the timeline's κ too (left out while the diagnosis is behind). */
+function diagnose(f: RecordedFrame, kappa: boolean): FrameDiagnosisResult {
+  const header = follower!.header!;
+  diag ??= new Diagnoser(header, { ...settings.diagnosis, keepFrames: false });
   if (!indexOfFrame.has(f.frame)) indexOfFrame.set(f.frame, index);
   const before = diag.findings.length;
   diag.add(f);
   const last = diag.lastFrame!;
+  const k = kappa ? frameKappa(header, f, previous) : { kappa: null, kappaRange: null };
+  previous = f;
   return {
+    ...k,
     index: index++,
     frame: f.frame,
     injected: [...last.injected],
@@ -58,8 +64,10 @@ function pump(): void {
         dry = true;
         break;
       }
-      // a poll's frames are diagnosed together (one poll reads at most a chunk of the file)
-      for (const e of events) if (e.kind === 'frame') post({ type: 'diagnosed', result: diagnose(e.frame) });
+      // a poll's frames are diagnosed together (one poll reads at most a chunk of the file); behind (more than one
+      // frame read at once), the timeline's κ is left out but for the newest
+      const frames = events.filter((e) => e.kind === 'frame');
+      frames.forEach((e, i) => post({ type: 'diagnosed', result: diagnose(e.frame, i === frames.length - 1) }));
     }
   } catch (e) {
     post({ type: 'failed', message: `${settings.file}: the diagnosis stopped: ${(e as Error).message}` });

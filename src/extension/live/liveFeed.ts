@@ -16,7 +16,7 @@ import { notRecorded } from '../../session/solverDeclarations.js';
 import { type FrameDiagnosisResult, InspectorModel, TimelineBuilder } from '../model/inspectorModel.js';
 import type { DiagnosisSettings, Opened } from '../worker/workerProtocol.js';
 import type { FindingView, Timeline } from '../../protocol/inspector.js';
-import { type InjectionPatch, type LiveState, type LiveUpdate, MAX_LIVE_ROWS, NO_BREAK, type TimelineRows } from '../../protocol/live.js';
+import { type DiagnosisPatch, type LiveState, type LiveUpdate, MAX_LIVE_ROWS, NO_BREAK, type TimelineRows } from '../../protocol/live.js';
 import type { BreakController } from './breakController.js';
 import { DiagnosisLink } from './diagnosisLink.js';
 
@@ -29,7 +29,13 @@ export const STILL_AFTER_MS = 2000;
 /** Errors kept to send (more are counted). */
 const MAX_ERRORS_PER_UPDATE = 20;
 
-export type LiveEvent = { readonly type: 'session'; readonly opened: Opened } | ({ readonly type: 'update' } & Omit<LiveUpdate, 'type'>);
+/**
+ * The worker's live events to the host. An update's `readAt` (not passed on to the webview) says when each of its
+ * rows entered the worker's model (ms since the epoch): bench/live.ts times the path writer → model → webview.
+ */
+export type LiveEvent =
+  | { readonly type: 'session'; readonly opened: Opened }
+  | ({ readonly type: 'update'; readonly readAt?: readonly number[] } & Omit<LiveUpdate, 'type'>);
 
 export interface FeedContext {
   readonly mode: 'listening' | 'following';
@@ -109,6 +115,8 @@ export class LiveFeed {
   private readonly diagnosis: DiagnosisLink | null = null;
   /** Diagnoses that came before this thread read their frames. */
   private readonly early: FrameDiagnosisResult[] = [];
+  /** When each row not sent yet entered the model (ms since the epoch). */
+  private readAt: number[] = [];
   /** Rows whose injection the host has in its final form (diagnosed when sent, or patched since). */
   private sentDiagnosed = 0;
 
@@ -279,7 +287,7 @@ export class LiveFeed {
       const source = new GrowingRecording(this.file, header);
       source.append(f, at);
       const builder = new TimelineBuilder(header, this.diagnosis ? null : new Diagnoser(header, { ...this.ctx.diagnosis, keepFrames: false }));
-      builder.add(f);
+      builder.add(f, !this.diagnosis);
       this.model = InspectorModel.growing(source, infoOf(this.file, header, 1), builder);
       this.sentRows = 1;
       this.sentDiagnosed = this.diagnosis ? 0 : 1;
@@ -287,12 +295,13 @@ export class LiveFeed {
       this.ctx.emit({ type: 'session', opened: openedOf(this.model) });
       if (!this.diagnosis) this.breaks?.diagnosed(f.frame, 0, this.model.findings);
     } else if (this.diagnosis) {
-      // behind (more frames already read and waiting): the timeline's κ is skipped for this one
-      this.model.appendUndiagnosed(f, at, { kappa: this.queue.length === 0 });
+      // its κ comes with its diagnosis (a conditioning estimate costs more than reading the frame)
+      this.model.appendUndiagnosed(f, at, { kappa: false });
     } else {
       const added = this.model.append(f, at, { kappa: this.queue.length === 0 });
       this.breaks?.diagnosed(f.frame, this.model.timeline.frame.length - 1, added);
     }
+    this.readAt.push(performance.timeOrigin + performance.now());
     this.applyEarly();
     const now = Date.now();
     this.arrivals.push(now);
@@ -359,6 +368,7 @@ export class LiveFeed {
       ...(this.ctx.connect ? { connect: this.ctx.connect } : {}),
       recording: this.file,
       frames: this.model?.timeline.frame.length ?? 0,
+      ...(this.diagnosis ? { diagnosed: this.model?.diagnosedCount ?? 0 } : {}),
       rate,
       paused: b?.paused ?? null,
       canBreak: this.breaks !== null && !this.ended,
@@ -383,6 +393,8 @@ export class LiveFeed {
       while (this.sentFindings < m.findings.length && m.findings[this.sentFindings].index < to) findings.push(m.findings[this.sentFindings++]);
     }
     const diagnosed = this.diagnosedPatch(m, to);
+    // the first row of a session went with the session itself
+    const readAt = this.readAt.splice(0, this.readAt.length - ((m?.timeline.frame.length ?? 0) - to));
     this.sentRows = m ? to : 0;
     const errors = this.errors;
     this.errors = [];
@@ -390,6 +402,7 @@ export class LiveFeed {
       type: 'update',
       ...(rows ? { rows } : {}),
       ...(diagnosed ? { diagnosed } : {}),
+      ...(rows ? { readAt: readAt.slice(-rows.frame.length) } : {}),
       findings,
       state: this.state(),
       errors,
@@ -400,7 +413,7 @@ export class LiveFeed {
   }
 
   /** The injection of rows already sent whose diagnosis came since (rows up to `to` are sent with this update). */
-  private diagnosedPatch(m: InspectorModel | null, to: number): InjectionPatch | undefined {
+  private diagnosedPatch(m: InspectorModel | null, to: number): DiagnosisPatch | undefined {
     if (!m) return undefined;
     const done = Math.min(m.diagnosedCount, to);
     const from = this.sentDiagnosed,
@@ -409,7 +422,8 @@ export class LiveFeed {
     if (end <= from) return undefined;
     const injection: Record<string, number[]> = {};
     for (const [k, col] of Object.entries(m.timeline.injection ?? {})) injection[k] = col.slice(from, end);
-    return { from, injection };
+    const t = m.timeline;
+    return { from, injection, kappa: t.kappa.slice(from, end), kappaRange: (t.kappaRange ?? []).slice(from, end) };
   }
 
   close(): void {

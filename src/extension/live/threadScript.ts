@@ -9,5 +9,8 @@ import { Worker } from 'node:worker_threads';
 export function startThread(bundle: string, source: string): Worker {
   const bundled = path.join(__dirname, `${bundle}.js`);
   if (fs.existsSync(bundled)) return new Worker(bundled);
-  return new Worker(path.join(__dirname, `${source}.ts`), { execArgv: ['--import', 'tsx'] });
+  // from the sources: tsx's loader registered in the thread first (an execArgv of --import does not reach it)
+  const file = path.join(__dirname, `${source}.ts`);
+  const code = `require('tsx/cjs/api').register(); require(${JSON.stringify(file)});`;
+  return new Worker(code, { eval: true });
 }
