@@ -74,9 +74,19 @@ async function badge(insp) {
   return ((await insp.locator('#live-bar .live-badge').textContent()) ?? '').trim();
 }
 
-export async function run({ page, repo, media, step }) {
+export async function run({ page, workspace, repo, media, step }) {
   await runCommand(page, 'View: Close All Editors');
-  await runCommand(page, 'Contact Lens: Listen for a Live Engine');
+  // the extension's commands reach the palette once its host has started: ask again until they have
+  for (let t0 = Date.now(); ; ) {
+    try {
+      await runCommand(page, 'Contact Lens: Listen for a Live Engine');
+      break;
+    } catch (err) {
+      await page.keyboard.press('Escape');
+      if (Date.now() - t0 > 90_000) throw err;
+      await page.waitForTimeout(2000);
+    }
+  }
   const insp = await listeningFrame(page);
   const env = ((await insp.locator('#live-bar .live-env').textContent()) ?? '').trim();
   const m = /^([A-Z_]+)=(tcp:\/\/127\.0\.0\.1:\d+\?token=[0-9a-f]{32})$/.exec(env);
@@ -137,7 +147,9 @@ export async function run({ page, repo, media, step }) {
     engine.kill();
     rmSync(dir, { recursive: true, force: true });
   }
-  // leave the workbench as the next flow expects it: no editor open (closing the panel stops the listener)
+  // leave the workbench as the next flow expects it: no editor open (closing the panel stops the listener), and
+  // the workspace without the session's recording (.contact-lens/live/), so the Explorer is as it was
   await runCommand(page, 'View: Close All Editors');
   await page.waitForTimeout(1500);
+  rmSync(join(workspace, '.contact-lens'), { recursive: true, force: true });
 }
