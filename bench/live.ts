@@ -1,17 +1,18 @@
 /**
  * Live sessions (docs/live-protocol.md), printed, never asserted:
  *  1. latency: a test engine streams box-stack-10 (600 frames at 60 Hz) through the TypeScript writer to the
- *     listener in the simulation worker (dist/worker.js) and the host's relay, with a webview stand-in that
- *     follows the newest frame the way the inspector does (one frame view per update, seeks coalesced). A
- *     frame is shown when a frame view of it or of a later frame arrived: p50 / p95 / max from "sent" (just
- *     before writeFrame) to shown. The webview's own drawing is measured by npm run test:webview (< 16 ms for
- *     200 contacts) and is not in these figures.
+ *     listener (the simulation worker's I/O thread, dist/liveIo.js), the worker's model (dist/worker.js; the
+ *     diagnosis on its own thread, dist/liveDiagnosis.js) and the host's relay, with a webview stand-in that
+ *     follows the newest frame the way the inspector does (one frame view per update, seeks coalesced).
+ *     p50 / p95 / max from "sent" (just before writeFrame) to: the frame in the worker's model, the webview's
+ *     message posted with it, its diagnosis at the host, a frame view of it or of a later frame. The webview's
+ *     own drawing is measured by npm run test:webview (< 16 ms for 200 contacts) and is not in these figures.
  *  2. what writing costs: RecordingWriter.writeFrame per frame as on main (no live code), with no editor
  *     (this branch, CONTACT_LENS_LIVE unset), with an editor attached and no break armed, and with a break
  *     armed (one round trip per frame), against an editor stand-in that answers at once.
  *  3. the 1000-box pile (our engine's frames, replayed through the C++ writer, whose own cost is small) written
- *     live at 10 frames/s: how far the editor's diagnosis lags behind the writer, and the memory of the process
- *     (worker + relay) as the frames go by.
+ *     live at 10 frames/s: the frames/s the engine reaches, how far the display and the diagnosis lag behind the
+ *     writer, and the memory of the process (worker + relay) as the frames go by.
  *
  *   npm run bench:live [-- --quick]
  */
@@ -83,11 +84,38 @@ function follow(live: LiveWorker, inTimeline: Map<number, number>, viewed: Map<n
   return () => views;
 }
 
+/**
+ * When each frame reached the worker's model (an update's readAt), and when the host learned it was diagnosed
+ * (the state's diagnosed count), as the events come.
+ */
+function watchStages(live: LiveWorker): { model: Map<number, number>; diagnosed: Map<number, number> } {
+  const model = new Map<number, number>(),
+    diagnosed = new Map<number, number>();
+  const previous = live.client.onEvent!;
+  live.client.onEvent = (e) => {
+    previous(e);
+    if (e.type !== 'update') return;
+    if (e.rows && e.readAt) e.rows.frame.forEach((k, i) => model.set(k, e.readAt![i]));
+    const now = performance.timeOrigin + performance.now();
+    const done = e.state.diagnosed ?? e.state.frames;
+    for (let i = diagnosed.size; i < Math.min(done, live.frames.length); i++) diagnosed.set(live.frames[i], now);
+  };
+  return { model, diagnosed };
+}
+
+/** "p50 … ms, p95 … ms" of the delays from `sent` to `at` (frames that have both). */
+function delays(sent: Map<number, number>, at: Map<number, number>): string {
+  const d = [...sent].filter(([k]) => at.has(k)).map(([k, t]) => at.get(k)! - t);
+  return d.length ? `p50 ${fmt(q(d, 0.5))} ms, p95 ${fmt(q(d, 0.95))} ms, max ${fmt(Math.max(...d))} ms (${d.length} frames)` : 'none';
+}
+
 async function latency(frames: number, source: string): Promise<void> {
   const live = await new LiveWorker().listen(path.join(tmp, 'latency'));
   const inTimeline = new Map<number, number>(),
     viewed = new Map<number, number>();
+  const stages = watchStages(live);
   const views = follow(live, inTimeline, viewed);
+  const load0 = os.loadavg()[0];
   const out = path.join(tmp, 'latency-out.rec.jsonl');
   const engine = new Engine(
     process.execPath,
@@ -95,18 +123,26 @@ async function latency(frames: number, source: string): Promise<void> {
     { CONTACT_LENS_LIVE: live.value },
   );
   await engine.exited;
-  await until(() => inTimeline.size >= frames && live.state?.stream === 'ended', 'every frame in the timeline', 120_000);
+  await until(
+    () => inTimeline.size >= frames && live.state?.stream === 'ended' && (live.state.diagnosed ?? frames) >= frames,
+    'every frame in the timeline and diagnosed',
+    300_000,
+  );
   await new Promise((r) => setTimeout(r, 500));
   const sent = times(engine, 'sent'),
     returned = times(engine, 'returned');
   const row = [...sent].map(([k, t]) => inTimeline.get(k)! - t);
   const drawn = [...sent].filter(([k]) => viewed.has(k)).map(([k, t]) => viewed.get(k)! - t);
   const write = [...sent].map(([k, t]) => returned.get(k)! - t);
-  console.log(`1. box-stack-10, ${frames} frames at 60 Hz through the TypeScript writer (a replay of our engine's frames):`);
-  const tenth = Math.ceil(row.length / 10);
   console.log(
-    `   sent → in the inspector's timeline and readout: p50 ${fmt(q(row, 0.5))} ms, p95 ${fmt(q(row, 0.95))} ms, max ${fmt(Math.max(...row))} ms (p50 by tenth of the run: ${Array.from({ length: 10 }, (_, i) => fmt(q(row.slice(i * tenth, (i + 1) * tenth), 0.5))).join(', ')})`,
+    `1. box-stack-10, ${frames} frames at 60 Hz through the TypeScript writer (a replay of our engine's frames), load ${load0.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}:`,
   );
+  const tenth = Math.ceil(row.length / 10);
+  console.log(`   sent → in the worker's inspector model: ${delays(sent, stages.model)}`);
+  console.log(
+    `   sent → the webview's message posted (timeline and readout): p50 ${fmt(q(row, 0.5))} ms, p95 ${fmt(q(row, 0.95))} ms, max ${fmt(Math.max(...row))} ms (p50 by tenth of the run: ${Array.from({ length: 10 }, (_, i) => fmt(q(row.slice(i * tenth, (i + 1) * tenth), 0.5))).join(', ')})`,
+  );
+  console.log(`   sent → diagnosed (its injection and findings at the host; the diagnosis' own thread may lag): ${delays(sent, stages.diagnosed)}`);
   console.log(
     `   sent → a frame view of it or a newer frame drawn (contacts, A, scene; ${views()} views for ${frames} frames): p50 ${fmt(q(drawn, 0.5))} ms, p95 ${fmt(q(drawn, 0.95))} ms, max ${fmt(Math.max(...drawn))} ms`,
   );
@@ -193,6 +229,8 @@ async function pile(frames: number): Promise<void> {
     `3. the 1000-box pile: ${frames} frames of our engine (${mib.toFixed(0)} MiB, simulated in ${((performance.now() - t0) / 1000).toFixed(0)} s), written live at 10 frames/s through the C++ writer:`,
   );
   const live = await new LiveWorker().listen(path.join(tmp, 'pile'));
+  const stages = watchStages(live);
+  const load0 = os.loadavg()[0];
   const arrived = new Map<number, number>();
   const rss: string[] = [];
   const previous = live.client.onEvent!;
@@ -206,7 +244,11 @@ async function pile(frames: number): Promise<void> {
   const sample = (): number => process.memoryUsage().rss / 2 ** 20;
   const sampler = setInterval(() => rss.push(`${live.frames.length}: ${sample().toFixed(0)}`), 2000);
   await engine.exited;
-  await until(() => live.frames.length >= frames && live.state?.stream === 'ended', 'the pile diagnosed', 900_000);
+  await until(
+    () => live.frames.length >= frames && live.state?.stream === 'ended' && (live.state.diagnosed ?? frames) >= frames,
+    'the pile diagnosed',
+    900_000,
+  );
   clearInterval(sampler);
   rss.push(`${live.frames.length}: ${sample().toFixed(0)}`);
   const sent = times(engine, 'sent');
@@ -214,8 +256,9 @@ async function pile(frames: number): Promise<void> {
   const span = (Math.max(...sent.values()) - Math.min(...sent.values())) / 1000;
   const busy = [...sent].filter(([k]) => (live.opened?.timeline.contacts[k] ?? 0) > 0).map(([k, t]) => arrived.get(k)! - t);
   console.log(
-    `   ${(frames / span).toFixed(1)} frames/s written; sent → diagnosed and in the host's timeline: p50 ${fmt(q(lag, 0.5))} ms, p95 ${fmt(q(lag, 0.95))} ms, max ${fmt(Math.max(...lag))} ms; frames with contacts (${busy.length}) p50 ${fmt(q(busy, 0.5))} ms; first ten p50 ${fmt(q(lag.slice(0, 10), 0.5))} ms, last ten p50 ${fmt(q(lag.slice(-10), 0.5))} ms`,
+    `   ${(frames / span).toFixed(1)} frames/s written (load ${load0.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}); sent → in the host's timeline (the webview's message posted): p50 ${fmt(q(lag, 0.5))} ms, p95 ${fmt(q(lag, 0.95))} ms, max ${fmt(Math.max(...lag))} ms; frames with contacts (${busy.length}) p50 ${fmt(q(busy, 0.5))} ms; first ten p50 ${fmt(q(lag.slice(0, 10), 0.5))} ms, last ten p50 ${fmt(q(lag.slice(-10), 0.5))} ms`,
   );
+  console.log(`   sent → in the worker's model: ${delays(sent, stages.model)}; sent → diagnosed: ${delays(sent, stages.diagnosed)}`);
   console.log(`   resident memory of this process (worker + relay), MiB, by frames received: ${rss.join(' · ')}`);
   live.dispose();
 }

@@ -51,6 +51,10 @@ await Promise.all([
   build({ ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], minify: production, metafile: true }),
   // the worker opens FCLIB problems for the inspector with the same dist/h5wasm.mjs as the CLI (loaded on first use)
   build({ ...node, entryPoints: ['src/extension/worker/simulationWorker.ts'], outfile: 'dist/worker.js', minify: production, plugins: [h5wasmApart] }),
+  // the live listener's sockets and recordings, on a thread of the worker's own (src/extension/live/liveIoThread.ts)
+  build({ ...node, entryPoints: ['src/extension/live/liveIoThread.ts'], outfile: 'dist/liveIo.js', minify: production }),
+  // a live stream's diagnosis, on a thread of its own (src/extension/live/diagnosisThread.ts)
+  build({ ...node, entryPoints: ['src/extension/live/diagnosisThread.ts'], outfile: 'dist/liveDiagnosis.js', minify: production, plugins: [h5wasmApart] }),
   build({
     bundle: true,
     platform: 'browser',

@@ -109,6 +109,7 @@ export class LiveBar {
       paused ? `break: ${paused.reason}` : '',
       s.pausePending ? 'pause asked: the engine stops at the next frame it writes' : '',
       `${s.frames} frame${s.frames === 1 ? '' : 's'}${s.rate > 0 ? ` · ${s.rate} /s` : ''}`,
+      s.diagnosed !== undefined && s.diagnosed < s.frames ? `diagnosis ${s.frames - s.diagnosed} frame${s.frames - s.diagnosed === 1 ? '' : 's'} behind` : '',
       s.unfinishedBytes > 0 ? `waiting for the rest of a line (${s.unfinishedBytes} bytes so far)` : '',
       s.others > 0 ? `${s.others} more writer${s.others === 1 ? '' : 's'} recorded, not shown` : '',
       s.recording ? `recording: ${s.recording}` : '',

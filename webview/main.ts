@@ -22,7 +22,7 @@ import { button, checkbox, checkedOf, registerToolkit } from './toolkit.js';
 import { WhatIfPanel } from './whatIfPanel.js';
 import { ComparePanel } from './comparePanel.js';
 import { LiveBar } from './liveBar.js';
-import { appendRows, type LiveUpdate, rowsFrom } from '../src/protocol/live.js';
+import { appendRows, applyDiagnosisPatch, type LiveUpdate, rowsFrom } from '../src/protocol/live.js';
 
 export interface InspectorStats {
   /** Last frame update (ms): frame message event → data deserialised, validated, every view updated, style and layout done. */
@@ -223,20 +223,25 @@ class Inspector {
       } else {
         appendRows(t, rows);
         this.info = { ...this.info, frameCount: t.frame.length };
-        const known = new Set(this.findings.map((f) => `${f.index}/${f.mechanism}/${f.contacts.join()}`));
-        const fresh = m.findings.filter((f) => !known.has(`${f.index}/${f.mechanism}/${f.contacts.join()}`));
-        if (fresh.length) {
-          this.findings = [...this.findings, ...fresh];
-          this.findingsList.set(this.findings);
-        }
-        this.timeline.grow(
-          this.info.frameCount,
-          this.findings.map((f) => f.index),
-        );
         byId('session-meta').textContent = sessionMeta(this.info);
-        this.scheduleCharts();
         stats.liveFrames = this.info.frameCount;
       }
+    }
+    // the diagnosis may come after its rows (it runs on a thread of its own): injection and findings on their own
+    if (t && this.info && (m.rows || m.diagnosed || m.findings.length)) {
+      if (m.diagnosed) applyDiagnosisPatch(t, m.diagnosed);
+      const count = t.frame.length;
+      const known = new Set(this.findings.map((f) => `${f.index}/${f.mechanism}/${f.contacts.join()}`));
+      const fresh = m.findings.filter((f) => f.index < count && !known.has(`${f.index}/${f.mechanism}/${f.contacts.join()}`));
+      if (fresh.length) {
+        this.findings = [...this.findings, ...fresh];
+        this.findingsList.set(this.findings);
+      }
+      this.timeline.grow(
+        count,
+        this.findings.map((f) => f.index),
+      );
+      this.scheduleCharts();
     }
     const count = this.info?.frameCount ?? 0;
     const paused = m.state.paused;

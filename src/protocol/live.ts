@@ -34,6 +34,8 @@ export interface LiveState {
   readonly recording?: string;
   /** Frames read so far, and how many per second lately. */
   readonly frames: number;
+  /** Of those, the ones diagnosed (a stream's diagnosis runs on a thread of its own and may lag; absent: all). */
+  readonly diagnosed?: number;
   readonly rate: number;
   /** Where the engine waits (paused); null while it runs. */
   readonly paused: { readonly index: number; readonly frame: number; readonly reason: string } | null;
@@ -79,6 +81,19 @@ export interface LiveUpdate {
   readonly errors: readonly string[];
   /** The mechanisms a break can name (sent once). */
   readonly mechanisms?: readonly string[];
+  /**
+   * The analysis of rows sent before it was done (a live stream is shown as it comes and diagnosed on a thread of
+   * its own): their injection and κ columns from session position `from` on.
+   */
+  readonly diagnosed?: DiagnosisPatch;
+}
+
+/** Injected joules by mechanism and κ of the rows from … from + kappa.length − 1 (every column that length). */
+export interface DiagnosisPatch {
+  readonly from: number;
+  readonly injection: { readonly [mechanism: string]: readonly number[] };
+  readonly kappa: Timeline['kappa'];
+  readonly kappaRange: readonly (number | null)[];
 }
 
 export type LiveAction =
@@ -147,4 +162,20 @@ export function rowsFrom(rows: TimelineRows, n: number): TimelineRows | null {
     kappaRange: cut(rows.kappaRange),
     maxDepth: cut(rows.maxDepth),
   };
+}
+
+/** Writes a diagnosis patch into a timeline's injection and κ columns (rows it names that are not there are left). */
+export function applyDiagnosisPatch(t: Timeline, p: DiagnosisPatch): void {
+  const n = t.frame.length;
+  const tt = t as unknown as { kappa: (number | null)[]; kappaRange?: (number | null)[] };
+  for (let i = 0; i < p.kappa.length && p.from + i < n; i++) {
+    tt.kappa[p.from + i] = p.kappa[i];
+    if (tt.kappaRange) tt.kappaRange[p.from + i] = p.kappaRange[i];
+  }
+  const inj = ((t as { injection?: Record<string, number[]> }).injection ??= Object.create(null) as Record<string, number[]>);
+  for (const [k, v] of Object.entries(p.injection)) {
+    if (!Object.hasOwn(inj, k)) inj[k] = new Array<number>(n).fill(0);
+    const col = inj[k];
+    for (let i = 0; i < v.length && p.from + i < n; i++) col[p.from + i] = v[i];
+  }
 }

@@ -67,6 +67,14 @@ export function validateLiveUpdate(m: Obj): void {
     arr(r.status, 'rows.status', n).forEach((s, i) => str(s, `rows.status[${i}]`));
     for (const g of ['ledger', 'injection']) for (const [k, col] of Object.entries(obj(r[g], `rows.${g}`))) numbers(col, `rows.${g}.${k}`, n);
   }
+  if (m.diagnosed !== undefined) {
+    const d = obj(m.diagnosed, 'diagnosed');
+    int(d.from, 'diagnosed.from');
+    const n = arr(d.kappa, 'diagnosed.kappa').length;
+    numbers(d.kappa, 'diagnosed.kappa', n);
+    numbers(d.kappaRange, 'diagnosed.kappaRange', n);
+    for (const [k, col] of Object.entries(obj(d.injection, 'diagnosed.injection'))) numbers(col, `diagnosed.injection.${k}`, n);
+  }
   arr(m.findings, 'findings').forEach((f, i) => {
     const o = obj(f, `findings[${i}]`);
     int(o.index, `findings[${i}].index`);
@@ -77,6 +85,7 @@ export function validateLiveUpdate(m: Obj): void {
   if (s.mode !== 'listening' && s.mode !== 'following') throw new ProtocolError('state.mode', 'must be listening or following');
   str(s.stream, 'state.stream');
   int(s.frames, 'state.frames');
+  if (s.diagnosed !== undefined) int(s.diagnosed, 'state.diagnosed');
   validateBreakSettings(s.breakOn, 'state.breakOn');
   if (s.paused !== null) {
     const p = obj(s.paused, 'state.paused');

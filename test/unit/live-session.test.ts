@@ -18,7 +18,9 @@ import { serializeFrame, serializeHeader } from '../../src/format/recording.js';
 import { frameFromWorld, headerFromWorld } from '../../src/format/worldRecording.js';
 import { parseSceneFile } from '../../src/format/scene.js';
 import { World } from '../../src/engine/world/world.js';
-import { DIAGNOSIS, LiveWorker, ROOT, until } from '../live/harness.js';
+import { DIAGNOSIS, LiveWorker, ROOT, startEngine, until } from '../live/harness.js';
+import { InspectorModel } from '../../src/extension/model/inspectorModel.js';
+import { applyDiagnosisPatch } from '../../src/protocol/live.js';
 
 const finding = (index: number, mechanism: string, severity: 'error' | 'warning' | 'info'): FindingView => ({
   index,
@@ -249,5 +251,66 @@ describe('live: a break set before the engine starts', function () {
       live.dispose();
       fs.rmSync(tmp, { recursive: true, force: true });
     }
+  });
+});
+
+describe('live: a stream is shown as it comes and diagnosed on a thread of its own', function () {
+  this.timeout(300_000);
+  it("the host's session, built from rows and the diagnosis sent after them, equals the recording opened from disk: injection, κ where computed, findings", async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'contact-lens-live-diagnosis-'));
+    const live = await new LiveWorker().listen(path.join(tmp, 'listen'));
+    try {
+      const out = path.join(tmp, 'fault.rec.jsonl');
+      // as fast as it writes: frames come faster than they are diagnosed
+      const engine = startEngine('TypeScript', {
+        scene: path.join(ROOT, 'examples/fault-restitution-target.scene.json'),
+        scenario: 'fault-restitution-target-sphere',
+        frames: 180,
+        recording: '',
+        table: '',
+        out,
+        fps: 0,
+        env: { CONTACT_LENS_LIVE: live.value },
+        dir: tmp,
+        simulate: true,
+      });
+      assert.equal(await engine.exited, 0, engine.stderr);
+      const state = await until(
+        () => live.state?.stream === 'ended' && live.state.frames === 180 && live.state.diagnosed === 180 && live.state,
+        'every frame shown and diagnosed',
+      );
+      assert.equal(state.errorCount, 0, live.errors.join('\n'));
+      const file = await InspectorModel.fromRecording(out, DIAGNOSIS);
+      const host = live.opened!;
+      assert.deepEqual(host.timeline.frame, file.timeline.frame);
+      // (the host's columns came through a message: a plain object where the file's model has no prototype)
+      assert.deepEqual({ ...host.timeline.injection }, { ...file.timeline.injection }, 'injected joules by mechanism, frame by frame');
+      const kappas = host.timeline.kappa.flatMap((k, i) => (k === null ? [] : [[k, file.timeline.kappa[i]]]));
+      // κ is left out while the diagnosis is behind (here it is: a flood); where it was computed, it is the file's
+      for (const [a, b] of kappas) assert.equal(a, b);
+      const key = (f: { index: number; frame: number; mechanism: string; joules: number }): string => `${f.index}/${f.frame}/${f.mechanism}/${f.joules}`;
+      assert.deepEqual(host.findings.map(key), file.findings.map(key));
+      assert.ok(host.findings.some((f) => f.frame === 27 && f.mechanism === 'restitution-overshoot'));
+    } finally {
+      live.dispose();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('applyDiagnosisPatch writes injection and κ into rows already there, and a column that appears now is 0 before', () => {
+    const t = {
+      frame: [0, 1, 2],
+      kappa: [null, null, null],
+      kappaRange: [null, null, null],
+      injection: { 'overlap-push-out': [0, 1, 0] },
+    } as unknown as Timeline;
+    applyDiagnosisPatch(t, { from: 1, injection: { 'restitution-overshoot': [0, 23.1], 'overlap-push-out': [2, 3] }, kappa: [5, 7], kappaRange: [4, null] });
+    assert.deepEqual(t.injection, { 'overlap-push-out': [0, 2, 3], 'restitution-overshoot': [0, 0, 23.1] });
+    assert.deepEqual(t.kappa, [null, 5, 7]);
+    assert.deepEqual((t as { kappaRange?: unknown }).kappaRange, [null, 4, null]);
+    // a patch that reaches past the rows there leaves the rest (they come with their rows)
+    applyDiagnosisPatch(t, { from: 2, injection: { 'overlap-push-out': [9, 9] }, kappa: [1, 1], kappaRange: [1, 1] });
+    assert.deepEqual(t.injection?.['overlap-push-out'], [0, 2, 9]);
+    assert.equal(t.kappa.length, 3);
   });
 });

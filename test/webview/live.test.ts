@@ -118,6 +118,32 @@ describe('webview: a live session', function () {
     assert.equal(await badge(), '● LIVE');
   });
 
+  it('a stream diagnosed on its own thread: rows first ("diagnosis N frames behind"), then their injection, κ and findings in an update without rows', async () => {
+    const rows = rowsOf(model.timeline, 10, 30);
+    const undiagnosed = {
+      ...rows,
+      injection: Object.fromEntries(Object.keys(rows.injection).map((k) => [k, new Array<number>(20).fill(0)])),
+      kappa: new Array<number | null>(20).fill(null),
+      kappaRange: new Array<number | null>(20).fill(null),
+    };
+    await host.deliver({ type: 'live', rows: undiagnosed, findings: [], state: state({ frames: 30, diagnosed: 10 }), errors: [] });
+    await waitIndex(29);
+    assert.match(await host.text('.live-detail'), /30 frames · 60 \/s · diagnosis 20 frames behind/);
+    assert.ok(!(await host.text('#findings')).includes('restitution-overshoot'), 'frame 27 is not diagnosed yet');
+    await host.deliver({
+      type: 'live',
+      diagnosed: { from: 10, injection: rows.injection, kappa: rows.kappa, kappaRange: rows.kappaRange },
+      findings: model.findings.filter((f) => f.index >= 10 && f.index < 30),
+      state: state({ frames: 30, diagnosed: 30 }),
+      errors: [],
+    });
+    await host.page.waitForFunction(() => (globalThis as any).document.getElementById('findings').textContent.includes('restitution-overshoot'), null, {
+      timeout: 20_000,
+    });
+    assert.doesNotMatch(await host.text('.live-detail'), /behind/);
+    assert.equal(await lastIndex(), 29, 'the view stays on the newest frame');
+  });
+
   it('a break shows the frame the engine waits at and why; Step, Continue, Pause and the break fields send actions', async () => {
     await host.deliver(update(10, 28, { stream: 'paused', paused: { index: 27, frame: 27, reason: 'error finding, restitution-overshoot: +23.1 J …' } }));
     await waitIndex(27);

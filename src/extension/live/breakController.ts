@@ -141,18 +141,23 @@ export class BreakController {
     this.send(goLine(k));
   }
 
+  /** Whether a writer that connects now is to be armed from its first frame (a condition set, a Pause asked for). */
+  get armsNewWriter(): boolean {
+    const s = this.settings;
+    return this.stopNext || s.severity !== 'off' || s.mechanism !== null || s.frame !== null;
+  }
+
   /** Arms the writer while anything could stop it, disarms it otherwise. */
   private sync(): void {
-    const s = this.settings;
-    const want = this.stopNext || this.paused !== null || s.severity !== 'off' || s.mechanism !== null || s.frame !== null;
+    const want = this.armsNewWriter || this.paused !== null;
     if (want === this.armedSent) return;
     this.armedSent = want;
     this.send(want ? ARM_LINE : DISARM_LINE);
   }
 
-  /** A new writer connected: it starts unarmed; arm it if the conditions say so. */
-  writerConnected(): void {
-    this.armedSent = false;
+  /** A new writer connected (`armed`: its welcome came with an arm); arm or disarm it as the conditions say. */
+  writerConnected(armed = false): void {
+    this.armedSent = armed;
     this.waiting = null;
     this.paused = null;
     this.pending = null;

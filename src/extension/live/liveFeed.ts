@@ -13,11 +13,12 @@ import type { RecordingHeader } from '../../format/recording.js';
 import { GrowingRecording } from '../../session/growingRecording.js';
 import { Diagnoser, MECHANISM_SEVERITY } from '../../session/diagnose.js';
 import { notRecorded } from '../../session/solverDeclarations.js';
-import { InspectorModel, TimelineBuilder } from '../model/inspectorModel.js';
+import { type FrameDiagnosisResult, InspectorModel, TimelineBuilder } from '../model/inspectorModel.js';
 import type { DiagnosisSettings, Opened } from '../worker/workerProtocol.js';
 import type { FindingView, Timeline } from '../../protocol/inspector.js';
-import { type LiveState, type LiveUpdate, MAX_LIVE_ROWS, NO_BREAK, type TimelineRows } from '../../protocol/live.js';
+import { type DiagnosisPatch, type LiveState, type LiveUpdate, MAX_LIVE_ROWS, NO_BREAK, type TimelineRows } from '../../protocol/live.js';
 import type { BreakController } from './breakController.js';
+import { DiagnosisLink } from './diagnosisLink.js';
 
 /** Shortest gap between two updates to the host while frames arrive (ms): a flood is sent in batches. */
 export const UPDATE_MS = 20;
@@ -28,7 +29,13 @@ export const STILL_AFTER_MS = 2000;
 /** Errors kept to send (more are counted). */
 const MAX_ERRORS_PER_UPDATE = 20;
 
-export type LiveEvent = { readonly type: 'session'; readonly opened: Opened } | ({ readonly type: 'update' } & Omit<LiveUpdate, 'type'>);
+/**
+ * The worker's live events to the host. An update's `readAt` (not passed on to the webview) says when each of its
+ * rows entered the worker's model (ms since the epoch): bench/live.ts times the path writer → model → webview.
+ */
+export type LiveEvent =
+  | { readonly type: 'session'; readonly opened: Opened }
+  | ({ readonly type: 'update'; readonly readAt?: readonly number[] } & Omit<LiveUpdate, 'type'>);
 
 export interface FeedContext {
   readonly mode: 'listening' | 'following';
@@ -104,6 +111,14 @@ export class LiveFeed {
   private readonly reportedUpTo: number;
   private watcher: fs.FSWatcher | null = null;
   private poller: NodeJS.Timeout | null = null;
+  /** A writer's stream: its diagnosis thread (null: frames are diagnosed here, as they are read). */
+  private readonly diagnosis: DiagnosisLink | null = null;
+  /** Diagnoses that came before this thread read their frames. */
+  private readonly early: FrameDiagnosisResult[] = [];
+  /** When each row not sent yet entered the model (ms since the epoch). */
+  private readAt: number[] = [];
+  /** Rows whose injection the host has in its final form (diagnosed when sent, or patched since). */
+  private sentDiagnosed = 0;
 
   private constructor(
     readonly file: string,
@@ -119,6 +134,14 @@ export class LiveFeed {
     this.follower = RecordingFollower.open(file, { resume, maxLineBytes: ctx.mode === 'listening' ? LIVE_MAX_LINE_BYTES : undefined });
     if (model) this.sentRows = model.timeline.frame.length;
     if (model) this.sentFindings = model.findings.length;
+    this.sentDiagnosed = this.sentRows;
+    if (breaks) {
+      // a writer's stream: shown as it is read here, diagnosed on a thread of its own (it may lag, and catches up)
+      this.diagnosis = new DiagnosisLink(file, ctx.diagnosis, LIVE_MAX_LINE_BYTES, {
+        diagnosed: (r) => this.diagnosed(r),
+        failed: (message) => this.problem(message),
+      });
+    }
   }
 
   /** A live writer's recording, read from its first line as the listener writes it. */
@@ -153,6 +176,7 @@ export class LiveFeed {
   /** Lines may have been appended: read them (soon, in slices). */
   kick(): void {
     if (this.closed) return;
+    this.diagnosis?.kick();
     if (this.busy) {
       this.again = true;
       return;
@@ -262,21 +286,47 @@ export class LiveFeed {
       const header = this.follower.header!;
       const source = new GrowingRecording(this.file, header);
       source.append(f, at);
-      const builder = new TimelineBuilder(header, new Diagnoser(header, { ...this.ctx.diagnosis, keepFrames: false }));
-      builder.add(f);
+      const builder = new TimelineBuilder(header, this.diagnosis ? null : new Diagnoser(header, { ...this.ctx.diagnosis, keepFrames: false }));
+      builder.add(f, !this.diagnosis);
       this.model = InspectorModel.growing(source, infoOf(this.file, header, 1), builder);
       this.sentRows = 1;
+      this.sentDiagnosed = this.diagnosis ? 0 : 1;
       this.sentFindings = this.model.findings.length;
       this.ctx.emit({ type: 'session', opened: openedOf(this.model) });
-      this.breaks?.diagnosed(f.frame, 0, this.model.findings);
+      if (!this.diagnosis) this.breaks?.diagnosed(f.frame, 0, this.model.findings);
+    } else if (this.diagnosis) {
+      // its κ comes with its diagnosis (a conditioning estimate costs more than reading the frame)
+      this.model.appendUndiagnosed(f, at, { kappa: false });
     } else {
-      // behind (more frames already read and waiting): the timeline's κ is skipped for this one
       const added = this.model.append(f, at, { kappa: this.queue.length === 0 });
       this.breaks?.diagnosed(f.frame, this.model.timeline.frame.length - 1, added);
     }
+    this.readAt.push(performance.timeOrigin + performance.now());
+    this.applyEarly();
     const now = Date.now();
     this.arrivals.push(now);
     if (this.arrivals.length > 256) this.arrivals.splice(0, this.arrivals.length - 256);
+    this.scheduleUpdate(false);
+  }
+
+  /** A frame's diagnosis from the diagnosis thread (in order; its frame may not be read here yet). */
+  private diagnosed(r: FrameDiagnosisResult): void {
+    if (this.closed) return;
+    this.early.push(r);
+    this.applyEarly();
+  }
+
+  private applyEarly(): void {
+    const m = this.model;
+    if (!m) return;
+    let k = 0;
+    for (; k < this.early.length && this.early[k].index < m.session.frameCount; k++) {
+      const r = this.early[k];
+      m.applyDiagnosis(r);
+      this.breaks?.diagnosed(r.frame, r.index, r.findings);
+    }
+    if (k === 0) return;
+    this.early.splice(0, k);
     this.scheduleUpdate(false);
   }
 
@@ -318,6 +368,7 @@ export class LiveFeed {
       ...(this.ctx.connect ? { connect: this.ctx.connect } : {}),
       recording: this.file,
       frames: this.model?.timeline.frame.length ?? 0,
+      ...(this.diagnosis ? { diagnosed: this.model?.diagnosedCount ?? 0 } : {}),
       rate,
       paused: b?.paused ?? null,
       canBreak: this.breaks !== null && !this.ended,
@@ -341,12 +392,17 @@ export class LiveFeed {
     if (m) {
       while (this.sentFindings < m.findings.length && m.findings[this.sentFindings].index < to) findings.push(m.findings[this.sentFindings++]);
     }
+    const diagnosed = this.diagnosedPatch(m, to);
+    // the first row of a session went with the session itself
+    const readAt = this.readAt.splice(0, this.readAt.length - ((m?.timeline.frame.length ?? 0) - to));
     this.sentRows = m ? to : 0;
     const errors = this.errors;
     this.errors = [];
     this.ctx.emit({
       type: 'update',
       ...(rows ? { rows } : {}),
+      ...(diagnosed ? { diagnosed } : {}),
+      ...(rows ? { readAt: readAt.slice(-rows.frame.length) } : {}),
       findings,
       state: this.state(),
       errors,
@@ -356,8 +412,23 @@ export class LiveFeed {
     if (m && to < m.timeline.frame.length) this.scheduleUpdate(false);
   }
 
+  /** The injection of rows already sent whose diagnosis came since (rows up to `to` are sent with this update). */
+  private diagnosedPatch(m: InspectorModel | null, to: number): DiagnosisPatch | undefined {
+    if (!m) return undefined;
+    const done = Math.min(m.diagnosedCount, to);
+    const from = this.sentDiagnosed,
+      end = Math.min(done, this.sentRows);
+    this.sentDiagnosed = Math.max(this.sentDiagnosed, done);
+    if (end <= from) return undefined;
+    const injection: Record<string, number[]> = {};
+    for (const [k, col] of Object.entries(m.timeline.injection ?? {})) injection[k] = col.slice(from, end);
+    const t = m.timeline;
+    return { from, injection, kappa: t.kappa.slice(from, end), kappaRange: (t.kappaRange ?? []).slice(from, end) };
+  }
+
   close(): void {
     this.closed = true;
+    this.diagnosis?.close();
     if (this.timer) clearTimeout(this.timer);
     if (this.poller) clearInterval(this.poller);
     this.watcher?.close();

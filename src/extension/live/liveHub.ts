@@ -11,8 +11,8 @@ import type { DiagnosisSettings } from '../worker/workerProtocol.js';
 import { type LiveAction, type LiveState, NO_BREAK } from '../../protocol/live.js';
 import { BreakController } from './breakController.js';
 import { type FeedContext, LiveFeed, type LiveEvent } from './liveFeed.js';
-import { goLine } from '../../format/liveProtocol.js';
-import { type ConnectionHooks, type LiveConnection, LiveListener } from './liveListener.js';
+import { DISARM_LINE, goLine } from '../../format/liveProtocol.js';
+import { LiveIo, type WriterHooks, type WriterLink } from './liveIo.js';
 
 export interface Listening {
   readonly variable: string;
@@ -21,11 +21,12 @@ export interface Listening {
 }
 
 export class LiveHub {
-  private listener: LiveListener | null = null;
+  /** The listener, on the live I/O thread (sockets and disk never wait for a diagnosis). */
+  private listener: LiveIo | null = null;
   private feed: LiveFeed | null = null;
   /** The writer of the stream shown. */
-  private conn: LiveConnection | null = null;
-  private readonly others = new Set<LiveConnection>();
+  private conn: WriterLink | null = null;
+  private readonly others = new Set<WriterLink>();
   private readonly breaks: BreakController;
   /** The model the panel shows (kept until a new writer's first frame replaces it). */
   private shown: InspectorModel | null = null;
@@ -35,7 +36,11 @@ export class LiveHub {
   constructor(private readonly emit: (e: LiveEvent) => void) {
     this.breaks = new BreakController(
       (line) => this.conn?.send(line),
-      () => (this.feed ? this.feed.stateChanged() : this.emitWaiting()),
+      () => {
+        this.listener?.armNew(this.breaks.armsNewWriter);
+        if (this.feed) this.feed.stateChanged();
+        else this.emitWaiting();
+      },
     );
   }
 
@@ -46,13 +51,14 @@ export class LiveHub {
 
   async listen(folder: string, diagnosis: DiagnosisSettings): Promise<Listening> {
     if (this.listener) return { variable: LIVE_ENV, value: this.listener.value, folder };
-    this.listener = await LiveListener.start(
+    this.listener = await LiveIo.start(
       { folder },
       {
         refused: (message) => this.problem(message),
-        accepted: (c) => this.accepted(c, diagnosis),
+        accepted: (c, armed) => this.accepted(c, armed, diagnosis),
       },
     );
+    this.listener.armNew(this.breaks.armsNewWriter);
     this.connect = { variable: LIVE_ENV, value: this.listener.value, folder };
     this.emitWaiting();
     return { variable: LIVE_ENV, value: this.listener.value, folder };
@@ -83,10 +89,11 @@ export class LiveHub {
     };
   }
 
-  private accepted(c: LiveConnection, diagnosis: DiagnosisSettings): ConnectionHooks {
+  private accepted(c: WriterLink, armed: boolean, diagnosis: DiagnosisSettings): WriterHooks {
     if (this.conn) {
       // another writer while one streams: recorded, never held, counted in the panel
       this.others.add(c);
+      if (armed) c.send(DISARM_LINE);
       this.feed?.stateChanged();
       return {
         recorded: () => undefined,
@@ -104,7 +111,7 @@ export class LiveHub {
     this.feed = feed;
     for (const e of this.pendingErrors) feed.problem(e);
     this.pendingErrors = [];
-    this.breaks.writerConnected();
+    this.breaks.writerConnected(armed);
     feed.stateChanged();
     return {
       recorded: () => feed.kick(),

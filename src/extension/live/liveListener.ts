@@ -4,7 +4,8 @@
  * token. Every recording line an accepted writer sends is appended to a new recording file at once, exactly
  * as received (what was received is never lost, and the file is byte for byte what the writer sent); a line
  * longer than LIVE_MAX_LINE_BYTES is dropped with one error, and a writer that disconnects in the middle of a
- * line loses that line only. Runs in the simulation worker (Node, no vscode): the extension host never sees
+ * line loses that line only. Runs on the simulation worker's live I/O thread (./liveIoThread.ts; Node, no vscode),
+ * where nothing waits for a diagnosis; the extension host never sees
  * the bytes.
  */
 import * as fs from 'node:fs';

@@ -5,7 +5,7 @@
  * Cheap by design: the worker did the parsing and the diagnosis, this appends columns and posts.
  */
 import type { HostMessage } from '../../protocol/inspector.js';
-import { appendRows, type LiveState, type LiveUpdate } from '../../protocol/live.js';
+import { appendRows, applyDiagnosisPatch, type LiveState, type LiveUpdate } from '../../protocol/live.js';
 import type { Opened } from '../worker/workerProtocol.js';
 import type { LiveEvent } from './liveFeed.js';
 
@@ -24,11 +24,14 @@ export class LiveRelay {
 
   /** Applies an update to the host's copy of the session (if one is shown) and forwards it to the webview. */
   update(opened: Opened | null, e: Extract<LiveEvent, { type: 'update' }>): void {
-    const { type: _type, ...u } = e;
-    if (opened && u.rows) {
-      appendRows(opened.timeline, u.rows);
+    const { type: _type, readAt: _readAt, ...u } = e;
+    if (opened) {
       const o = opened as Mutable<Opened>;
-      o.info = { ...opened.info, frameCount: opened.timeline.frame.length };
+      if (u.rows) {
+        appendRows(opened.timeline, u.rows);
+        o.info = { ...opened.info, frameCount: opened.timeline.frame.length };
+      }
+      if (u.diagnosed) applyDiagnosisPatch(opened.timeline, u.diagnosed);
       if (u.findings.length) o.findings = [...opened.findings, ...u.findings];
     }
     this.last = u.state;

@@ -7,15 +7,14 @@
 import { type FrameDetail, Session } from '../../session/session.js';
 import { GrowingRecording, type LinePlace } from '../../session/growingRecording.js';
 import { RecordingReader } from '../../format/recordingFile.js';
-import { Diagnoser, frameEnergyParts, type DiagnosisOptions, type Finding } from '../../session/diagnose.js';
+import { Diagnoser, type DiagnosisOptions } from '../../session/diagnose.js';
 import { contactKeyText } from '../../session/contactKeys.js';
 import { ContactColumns, InjectedColumns } from './contactColumns.js';
 import { notRecorded, solverKind, statusMeaning } from '../../session/solverDeclarations.js';
-import { assembleProblem, buildIslands, conditioning, DEFAULT_ASSEMBLY, type ScenarioDesc } from '../../engine/index.js';
+import type { ScenarioDesc } from '../../engine/index.js';
 import { scenarioDiagnosis } from '../../session/diagnosisRun.js';
 import type { CacheOptions } from '../../format/sidecarCache.js';
-import { solveTimeBodies } from '../../session/preSolve.js';
-import { toContactPoint, type RecordedFrame, type RecordingHeader } from '../../format/recording.js';
+import type { RecordedFrame } from '../../format/recording.js';
 import type {
   ContactSeries,
   ContactView,
@@ -23,7 +22,6 @@ import type {
   FrameView,
   IslandView,
   SessionInfo,
-  SolverStatus,
   Timeline,
   WhatIfOptions,
   WhatIfView,
@@ -32,13 +30,11 @@ import { MAX_MATRIX_ROWS } from '../../protocol/inspector.js';
 import { encodeHeatMap } from '../../protocol/heatMap.js';
 import type { SceneInfo } from '../../protocol/scene.js';
 import { sceneFrame, sceneInfo } from './sceneData.js';
+import { type FrameDiagnosisResult, TimelineBuilder } from './timelineBuilder.js';
+export { type FrameDiagnosisResult, TIMELINE_KAPPA_ISLANDS, TIMELINE_KAPPA_MAX_CONTACTS, TimelineBuilder, toFindingView } from './timelineBuilder.js';
 import { contactState } from '../../session/contactState.js';
 import { whatIfView } from './whatIfView.js';
 
-/** Largest island (contacts) whose κ is computed in the timeline pass; larger islands are left out there. */
-export const TIMELINE_KAPPA_MAX_CONTACTS = 40;
-/** Islands per frame whose κ enters the timeline (the largest ones up to the size limit): bounded cost per frame. */
-export const TIMELINE_KAPPA_ISLANDS = 4;
 /** Checkpoint interval of inspector sessions: seeking re-simulates at most this many − 1 steps. */
 export const INSPECTOR_CHECKPOINT_EVERY = 10;
 export { SERIES_MAX_POINTS } from './contactColumns.js';
@@ -63,195 +59,7 @@ interface InspectorCacheJson {
   readonly resolveBudgetFrame: number | null;
 }
 
-interface MutableTimeline {
-  frame: number[];
-  time: number[];
-  contacts: number[];
-  status: SolverStatus[];
-  iterations: (number | null)[];
-  residual: (number | null)[];
-  kinetic: number[];
-  potential: number[];
-  total: number[];
-  ledger: Record<string, (number | null)[]>;
-  kappa: (number | null)[];
-  kappaRange: (number | null)[];
-  maxDepth: number[];
-  injection?: Record<string, number[]>;
-}
-
-function emptyTimeline(): MutableTimeline {
-  return {
-    frame: [],
-    time: [],
-    contacts: [],
-    status: [],
-    iterations: [],
-    residual: [],
-    kinetic: [],
-    potential: [],
-    total: [],
-    ledger: Object.create(null) as MutableTimeline['ledger'],
-    kappa: [],
-    kappaRange: [],
-    maxDepth: [],
-  };
-  // (ledger has no prototype: a recording's energy key may be "constructor" or "toString")
-}
-
-const LEDGER_SKIP = new Set(['kinetic', 'potential', 'total', 'kineticLinear', 'kineticRotational']);
 const finiteOrNull = (x: number | undefined): number | null => (x !== undefined && Number.isFinite(x) ? x : null);
-
-/**
- * κ of the frame's worst island among its TIMELINE_KAPPA_ISLANDS largest islands of at most
- * TIMELINE_KAPPA_MAX_CONTACTS contacts (exact for those; the selected frame's view has every island).
- */
-function frameKappa(header: RecordingHeader, f: RecordedFrame, prev: RecordedFrame | undefined): { kappa: number | null; kappaRange: number | null } {
-  const none = { kappa: null, kappaRange: null };
-  if (f.contacts.length === 0) return none;
-  const pre = solveTimeBodies(header, f, prev);
-  if (!pre.ok) return none;
-  const islands = buildIslands(
-    header.bodies.length,
-    f.contacts.map((c) => [c.a, c.b] as const),
-    header.bodies.map((b) => b.static),
-  );
-  let worst: number | null = null,
-    worstRange: number | null = null;
-  const picked = islands
-    .filter((isl) => isl.contacts.length <= TIMELINE_KAPPA_MAX_CONTACTS)
-    .sort((a, b) => b.contacts.length - a.contacts.length)
-    .slice(0, TIMELINE_KAPPA_ISLANDS);
-  for (const isl of picked) {
-    const p = assembleProblem(
-      pre.bodies,
-      isl.contacts.map((k) => toContactPoint(f.contacts[k])),
-      { ...DEFAULT_ASSEMBLY, dt: header.dt },
-    );
-    const cond = conditioning(p.A, p.size, { regularization: p.regularization });
-    worst = worst === null ? cond.kappa : Math.max(worst, cond.kappa);
-    worstRange = worstRange === null ? cond.kappaRange : Math.max(worstRange, cond.kappaRange);
-  }
-  const shown = (k: number | null): number | null => (k !== null && Number.isFinite(k) ? k : k === null || Number.isNaN(k) ? null : Number.MAX_VALUE);
-  return { kappa: shown(worst), kappaRange: shown(worstRange) };
-}
-
-/** A session finding as the protocol carries it (index: the session position of its frame). */
-export function toFindingView(x: Finding, index: number): FindingView {
-  return {
-    index,
-    frame: x.frame,
-    time: x.time,
-    contacts: x.contacts,
-    mechanism: x.mechanism,
-    joules: x.joules,
-    explanation: x.explanation,
-    // the list shows mechanism, frame, contacts and joules itself: its one-line text is the summary
-    headline: x.summary,
-    evidence: x.evidence,
-    kind: x.kind,
-    severity: x.severity,
-    ...(x.inconsistent ? { inconsistent: true } : {}),
-    ...(x.counterfactual
-      ? {
-          counterfactual: {
-            exactSolve: x.counterfactual.exactSolve,
-            noStabilisation: x.counterfactual.noStabilisation,
-            restitutionLaw: x.counterfactual.restitutionLaw,
-            islands: x.counterfactual.islands,
-          },
-        }
-      : {}),
-  };
-}
-
-/** Accumulates the timeline, the contact columns and the diagnosis, one frame at a time, in order. */
-export class TimelineBuilder {
-  readonly t = emptyTimeline();
-  readonly contacts: ContactColumns;
-  /** Per session position: injected joules per contact. */
-  readonly injectedByContact = new InjectedColumns();
-  private readonly diag: Diagnoser;
-  private prev: RecordedFrame | undefined;
-  /** `diag` is built with keepFrames: false (timelineDiagnosis): what the model needs of each frame is copied in add(). */
-  constructor(
-    private readonly header: RecordingHeader,
-    diag: Diagnoser,
-  ) {
-    this.diag = diag;
-    this.contacts = new ContactColumns(this.diag.keys);
-  }
-  add(f: RecordedFrame, kappa = true): void {
-    const t = this.t,
-      n = t.frame.length;
-    const { kinetic, potential, total } = frameEnergyParts(this.header, f);
-    t.frame.push(f.frame);
-    t.time.push(f.time);
-    t.contacts.push(f.contacts.length);
-    t.status.push(f.solver.status);
-    t.iterations.push(finiteOrNull(f.solver.iterations));
-    const res = f.solver.residuals;
-    t.residual.push(res?.length ? finiteOrNull(res[res.length - 1]) : null);
-    t.kinetic.push(kinetic);
-    t.potential.push(potential);
-    t.total.push(total);
-    for (const [name, v] of Object.entries(f.energy ?? {})) {
-      if (LEDGER_SKIP.has(name)) continue;
-      (t.ledger[name] ??= new Array<number | null>(n).fill(null)).push(finiteOrNull(v));
-    }
-    for (const col of Object.values(t.ledger)) if (col.length === n) col.push(null);
-    // a live session that falls behind skips the timeline's κ (the frame's own view always has its islands' κ)
-    const k = kappa ? frameKappa(this.header, f, this.prev) : { kappa: null, kappaRange: null };
-    t.kappa.push(k.kappa);
-    t.kappaRange.push(k.kappaRange);
-    t.maxDepth.push(f.contacts.reduce((m, c) => Math.max(m, c.depth), 0));
-    this.contacts.add(f);
-    this.diag.add(f);
-    const last = this.diag.lastFrame!;
-    const injected = last.injected;
-    this.injectedByContact.add(last.byContact);
-    const inj = (t.injection ??= Object.create(null) as Record<string, number[]>);
-    for (const [m, j] of injected) (inj[m] ??= new Array<number>(n).fill(0)).push(Number.isFinite(j) ? j : 0);
-    for (const col of Object.values(inj)) if (col.length === n) col.push(0);
-    this.prev = f;
-  }
-  get resolveBudgetFrame(): number | null {
-    return this.diag.cost.exhaustedAt;
-  }
-  /** The contact keys' texts by id (what the contact columns refer to). */
-  keyTexts(): string[] {
-    const k = this.diag.keys;
-    return Array.from({ length: k.size }, (_, i) => k.text(i));
-  }
-  findings(): FindingView[] {
-    const byFrame = new Map<number, number>();
-    this.t.frame.forEach((fr, i) => {
-      if (!byFrame.has(fr)) byFrame.set(fr, i);
-    });
-    return this.diag.findings.map((x) => toFindingView(x, byFrame.get(x.frame) ?? 0));
-  }
-  /** Findings found so far (the diagnosis' count). */
-  get findingCount(): number {
-    return this.diag.findings.length;
-  }
-  /** The findings from the k-th on, as views (a growing session: the ones its last frames added). */
-  findingsFrom(k: number): FindingView[] {
-    const frames = this.t.frame;
-    const indexOf = (fr: number): number => {
-      // frames strictly increase: binary search, newest first
-      let lo = 0,
-        hi = frames.length - 1;
-      while (lo <= hi) {
-        const mid = (lo + hi) >> 1;
-        if (frames[mid] === fr) return mid;
-        if (frames[mid] < fr) lo = mid + 1;
-        else hi = mid - 1;
-      }
-      return 0;
-    };
-    return this.diag.findings.slice(k).map((x) => toFindingView(x, indexOf(x.frame)));
-  }
-}
 
 export class InspectorModel {
   private constructor(
@@ -291,6 +99,7 @@ export class InspectorModel {
       builder.resolveBudgetFrame,
     );
     m.growth = { builder, source };
+    if (!builder.diagnoses) m.diagnosed = 0; // diagnosed elsewhere: applyDiagnosis brings each frame's
     return m;
   }
 
@@ -316,6 +125,35 @@ export class InspectorModel {
     this.info = { ...this.info, frameCount: this.session.frameCount };
     return added;
   }
+  /**
+   * Adds the next frame to the session and the timeline without diagnosing it (a live stream, whose diagnosis
+   * runs on a thread of its own: applyDiagnosis brings it in, in order). Its view is not cached until then.
+   */
+  appendUndiagnosed(f: RecordedFrame, at: LinePlace, options: { readonly kappa?: boolean } = {}): void {
+    if (!this.growth) throw new Error('this session does not grow');
+    this.growth.source.append(f, at);
+    this.growth.builder.addRow(f, options.kappa ?? true);
+    this.info = { ...this.info, frameCount: this.session.frameCount };
+  }
+
+  /** Frames diagnosed so far (the first ones; the rest wait for applyDiagnosis). */
+  get diagnosedCount(): number {
+    return this.diagnosed ?? this.session.frameCount;
+  }
+  private diagnosed: number | null = null;
+
+  /** The diagnosis of session position d.index (the next one not diagnosed), from the diagnosis thread. */
+  applyDiagnosis(d: FrameDiagnosisResult): void {
+    if (!this.growth) throw new Error('this session does not grow');
+    const next = this.diagnosed ?? 0;
+    if (d.index !== next) throw new Error(`diagnosis of position ${d.index} arrived, position ${next} was expected`);
+    this.growth.builder.addDiagnosis(d.index, d.injected, new Map(d.byContact), d);
+    for (const x of d.findings) this.findings.push(x);
+    this.resolveBudgetFrame = d.resolveBudgetFrame;
+    this.diagnosed = next + 1;
+    for (const mode of ['estimate', 'exact']) this.views.delete(`${d.index}/${mode}`);
+  }
+
   /** LRU of frame views by "index/estimate|exact" (Map iteration order is insertion order). */
   private readonly views = new Map<string, FrameView>();
 
@@ -425,6 +263,7 @@ export class InspectorModel {
       return hit;
     }
     const view = this.buildFrameView(i, this.session.detail(i, { conditioning: options.exactConditioning ? 'exact' : 'estimate' }));
+    if (i >= this.diagnosedCount) return view; // its injection is still to come
     this.views.set(key, view);
     if (this.views.size > FRAME_VIEW_CACHE_SIZE) this.views.delete(this.views.keys().next().value as string);
     return view;

@@ -1,0 +1,14 @@
+/** Messages between the simulation worker and a live stream's diagnosis thread (./diagnosisThread.ts). */
+import type { FrameDiagnosisResult } from '../model/timelineBuilder.js';
+import type { DiagnosisSettings } from '../worker/workerProtocol.js';
+
+export type DiagnosisRequest =
+  | { readonly op: 'start'; readonly file: string; readonly diagnosis: DiagnosisSettings; readonly maxLineBytes?: number }
+  /** Lines were appended to the file. */
+  | { readonly op: 'kick' }
+  | { readonly op: 'stop' };
+
+export type DiagnosisEvent =
+  | { readonly type: 'diagnosed'; readonly result: FrameDiagnosisResult }
+  /** The diagnosis cannot go on (one line). */
+  | { readonly type: 'failed'; readonly message: string };
