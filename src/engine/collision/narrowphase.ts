@@ -300,14 +300,26 @@ function axisSeparationXyz(A: BoxFrame, B: BoxFrame, d: Vec3, lx: number, ly: nu
   return Math.abs(d[0] * lx + d[1] * ly + d[2] * lz) - rA - rB;
 }
 
+/**
+ * No contacts: one shared, frozen empty list for the pairs that are apart (most of a pile's candidate pairs
+ * leave boxBox at a separating axis; a new [] each was an allocation per pair and step). Frozen, so a caller
+ * that pushes to it fails loudly instead of sharing contacts between pairs.
+ */
+const NO_CONTACTS = Object.freeze([]) as unknown as GeometricContact[];
+/** boxBox's centre offset d, rewritten per call (boxBox does not nest and nothing keeps d). */
+const centreOffset: [number, number, number] = [0, 0, 0];
+
 function boxBox(A: BoxFrame, B: BoxFrame, margin: number): GeometricContact[] {
-  const d: Vec3 = [A.c[0] - B.c[0], A.c[1] - B.c[1], A.c[2] - B.c[2]]; // from b's centre to a's
+  const d = centreOffset; // from b's centre to a's
+  d[0] = A.c[0] - B.c[0];
+  d[1] = A.c[1] - B.c[1];
+  d[2] = A.c[2] - B.c[2];
   // 1. Face axes of a and of b.
   let bestA = -Infinity,
     axisA = 0;
   for (let i = 0; i < 3; i++) {
     const s = axisSeparation(A, B, d, A.ax[i]);
-    if (s > margin) return [];
+    if (s > margin) return NO_CONTACTS;
     if (s > bestA) {
       bestA = s;
       axisA = i;
@@ -317,7 +329,7 @@ function boxBox(A: BoxFrame, B: BoxFrame, margin: number): GeometricContact[] {
     axisB = 0;
   for (let j = 0; j < 3; j++) {
     const s = axisSeparation(A, B, d, B.ax[j]);
-    if (s > margin) return [];
+    if (s > margin) return NO_CONTACTS;
     if (s > bestB) {
       bestB = s;
       axisB = j;
@@ -343,7 +355,7 @@ function boxBox(A: BoxFrame, B: BoxFrame, margin: number): GeometricContact[] {
         ly = cy / len,
         lz = cz / len;
       const s = axisSeparationXyz(A, B, d, lx, ly, lz);
-      if (s > margin) return [];
+      if (s > margin) return NO_CONTACTS;
       if (s > bestE) {
         bestE = s;
         edgeI = i;
@@ -364,12 +376,20 @@ function boxBox(A: BoxFrame, B: BoxFrame, margin: number): GeometricContact[] {
     // An edge–edge contact is one point: a box pivoting about it swings its faces' vertices into the other
     // box within a step. The best face manifolds' points that are still apart (separation > 0: a point
     // above a face inside its side planes is exactly that far from the box) go along as speculative contacts.
-    for (const c of boxBoxFace(A, B, d, false, axisA, axisB, margin).concat(boxBoxFace(A, B, d, true, axisA, axisB, margin)))
-      if (c.separation > 0 && e.length < 2 * MAX_MANIFOLD_POINTS + 1) e.push(c);
+    appendApart(e, boxBoxFace(A, B, d, false, axisA, axisB, margin));
+    appendApart(e, boxBoxFace(A, B, d, true, axisA, axisB, margin));
     return e;
   }
   const f = boxBoxFace(A, B, d, useB, axisA, axisB, margin);
   return f.length > 0 ? f : boxBoxEdge(A, B, d, edgeI, edgeJ, ex, ey, ez, margin);
+}
+
+/** Appends the contacts of `face` that are still apart to the edge contact `e`, up to 2·MAX_MANIFOLD_POINTS + 1 in all (boxBox). */
+function appendApart(e: GeometricContact[], face: readonly GeometricContact[]): void {
+  for (let k = 0; k < face.length; k++) {
+    const c = face[k];
+    if (c.separation > 0 && e.length < 2 * MAX_MANIFOLD_POINTS + 1) e.push(c);
+  }
 }
 
 /**
