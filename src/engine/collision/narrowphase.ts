@@ -282,11 +282,25 @@ function boxPlane(B: BoxFrame, pl: { normal: Vec3; offset: number }, margin: num
 
 /** Separation of two boxes along unit axis L: |d·L| − r_a − r_b, r = Σ_k h_k |axis_k·L| (Ericson §4.4.1). */
 function axisSeparation(A: BoxFrame, B: BoxFrame, d: Vec3, L: Vec3): number {
-  return axisSeparationXyz(A, B, d, L[0], L[1], L[2]);
+  separationAxis[0] = L[0];
+  separationAxis[1] = L[1];
+  separationAxis[2] = L[2];
+  axisSeparationOfScratch(A, B, d);
+  return separationAxis[3];
 }
 
-/** axisSeparation for the axis (lx, ly, lz), given as numbers so that trying an axis allocates nothing. */
-function axisSeparationXyz(A: BoxFrame, B: BoxFrame, d: Vec3, lx: number, ly: number, lz: number): number {
+/**
+ * The axis (lx, ly, lz) in, its separation out, through one scratch array: V8 does not inline the separation
+ * (too large for boxBox's inlining budget), and a call that passes or returns a double boxes it (a heap number
+ * per argument and per result: 15 axes per box pair and step).
+ */
+const separationAxis = new Float64Array(4);
+
+/** axisSeparation for the axis in separationAxis[0..2]; the separation goes to separationAxis[3]. */
+function axisSeparationOfScratch(A: BoxFrame, B: BoxFrame, d: Vec3): void {
+  const lx = separationAxis[0],
+    ly = separationAxis[1],
+    lz = separationAxis[2];
   const a = A.ax,
     b = B.ax;
   const rA =
@@ -297,7 +311,7 @@ function axisSeparationXyz(A: BoxFrame, B: BoxFrame, d: Vec3, lx: number, ly: nu
     B.h[0] * Math.abs(b[0][0] * lx + b[0][1] * ly + b[0][2] * lz) +
     B.h[1] * Math.abs(b[1][0] * lx + b[1][1] * ly + b[1][2] * lz) +
     B.h[2] * Math.abs(b[2][0] * lx + b[2][1] * ly + b[2][2] * lz);
-  return Math.abs(d[0] * lx + d[1] * ly + d[2] * lz) - rA - rB;
+  separationAxis[3] = Math.abs(d[0] * lx + d[1] * ly + d[2] * lz) - rA - rB;
 }
 
 /**
@@ -354,7 +368,11 @@ function boxBox(A: BoxFrame, B: BoxFrame, margin: number): GeometricContact[] {
       const lx = cx / len,
         ly = cy / len,
         lz = cz / len;
-      const s = axisSeparationXyz(A, B, d, lx, ly, lz);
+      separationAxis[0] = lx;
+      separationAxis[1] = ly;
+      separationAxis[2] = lz;
+      axisSeparationOfScratch(A, B, d);
+      const s = separationAxis[3];
       if (s > margin) return NO_CONTACTS;
       if (s > bestE) {
         bestE = s;
