@@ -64,9 +64,16 @@ export function collide(a: Collider, b: Collider, margin: number = CONTACT_MARGI
   if (ra <= rb) return collideOrdered(a, b, margin);
   // Compute with the roles swapped (normal from a into b), then flip the normals.
   const swapped = collideOrdered(b, a, margin);
+  // the contacts of a manifold share one normal: flip each distinct normal once, and the flipped contacts share it
+  let from: Vec3 | null = null,
+    flipped: Vec3 = FALLBACK_NORMAL;
   for (let k = 0; k < swapped.length; k++) {
     const c = swapped[k];
-    swapped[k] = contact(c.point, signed(c.normal, -1), c.separation, c.featureId);
+    if (c.normal !== from) {
+      from = c.normal;
+      flipped = signed(c.normal, -1);
+    }
+    swapped[k] = contact(c.point, flipped, c.separation, c.featureId);
   }
   return swapped;
 }
