@@ -394,11 +394,16 @@ function frameRecord(
   preState: FrameRecord['preState'],
 ): FrameRecord {
   let list: FrameContact[] | undefined;
+  // the islands' λ and gap-rate arrays are kept until the list is built, then let go
+  let from: readonly IslandOutcome[] | null = outcomes;
   return {
     frame,
     time,
     get contacts(): readonly FrameContact[] {
-      list ??= frameContacts(contacts, outcomes);
+      if (!list) {
+        list = frameContacts(contacts, from ?? []);
+        from = null;
+      }
       return list;
     },
     points: contacts,
