@@ -9,7 +9,7 @@
  * (less sensitive than wall time to other processes on a shared machine).
  */
 import * as fs from 'node:fs';
-import { performance } from 'node:perf_hooks';
+import { performance, PerformanceObserver } from 'node:perf_hooks';
 import { World } from '../src/engine/world/world.js';
 import { applySnapshot, loadScenario, WORLD_SCENES, type BodySnapshot } from './world-scenes.js';
 
@@ -29,10 +29,24 @@ if (snapFile && fs.existsSync(snapFile)) {
   desc = applySnapshot(desc, snap);
 }
 const world = new World(desc);
+/** Garbage-collection pauses (ms, wall) and their count during the timed steps (perf_hooks 'gc' entries). */
+let gcMs = 0,
+  gcCount = 0,
+  timedFrom = Infinity,
+  timedTo = Infinity;
+const gcObserver = new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    if (e.startTime < timedFrom || e.startTime > timedTo) continue;
+    gcMs += e.duration;
+    gcCount++;
+  }
+});
+gcObserver.observe({ entryTypes: ['gc'] });
 const times: number[] = [],
   cpu: number[] = [];
 let iterations = 0,
   contacts = 0;
+timedFrom = performance.now();
 for (let i = 0; i < timedSteps; i++) {
   const t0 = performance.now(),
     c0 = process.cpuUsage();
@@ -40,9 +54,10 @@ for (let i = 0; i < timedSteps; i++) {
   times.push(performance.now() - t0);
   const c = process.cpuUsage(c0);
   cpu.push((c.user + c.system) / 1000);
-  contacts = f.contacts.length;
+  contacts = f.points.length;
   iterations = Math.max(...f.islands.map((s) => s.result.iterations));
 }
+timedTo = performance.now();
 // FNV-1a over the bytes of every body's state: equal fingerprints ⇔ bit-identical trajectories.
 const buf = new Float64Array(world.bodies.flatMap((b) => [...b.x, ...b.q, ...b.v, ...b.w]));
 let h = 0x811c9dc5;
@@ -52,6 +67,12 @@ const med = (xs: number[]): string => {
   const s = xs.slice(skip).sort((a, b) => a - b);
   return `median ${s[s.length >> 1].toFixed(2)}, min ${s[0].toFixed(2)}`;
 };
-process.stdout.write(
-  `${name}: ${contacts} contacts, max iterations ${iterations}; after ${skip} warm-up steps, wall ms/step ${med(times)}; CPU ms/step ${med(cpu)}; fingerprint ${h.toString(16)}\n`,
-);
+// the observer's entries arrive in a later task
+setTimeout(() => {
+  gcObserver.disconnect();
+  const totalMs = times.reduce((a, b) => a + b, 0);
+  process.stdout.write(
+    `${name}: ${contacts} contacts, max iterations ${iterations}; after ${skip} warm-up steps, wall ms/step ${med(times)}; CPU ms/step ${med(cpu)}; ` +
+      `GC ${gcCount} pauses, ${(gcMs / timedSteps).toFixed(1)} ms/step (${((100 * gcMs) / totalMs).toFixed(0)} % of wall); fingerprint ${h.toString(16)}\n`,
+  );
+}, 100);

@@ -188,7 +188,7 @@ function summarizeFrame(world: World, f: FrameRecord): OurStepInfo {
   const methods = [...shares].map(([method, sh]) => ({ method, ...sh })).sort((a, b) => b.contacts - a.contacts);
   if (best < 0) {
     return {
-      contacts: f.contacts.length,
+      contacts: f.points.length,
       speculative: f.speculativeRows,
       islands: 0,
       largestIslandContacts: 0,
@@ -202,11 +202,11 @@ function summarizeFrame(world: World, f: FrameRecord): OurStepInfo {
   const is = f.islands[best];
   const bodies = new Set<number>();
   for (const ci of is.contacts) {
-    const c = f.contacts[ci].contact;
+    const c = f.points[ci];
     for (const b of [c.bodyA, c.bodyB]) if (b >= 0 && !world.bodies[b].isStatic) bodies.add(b);
   }
   return {
-    contacts: f.contacts.length,
+    contacts: f.points.length,
     speculative: f.speculativeRows,
     islands: f.islands.length,
     largestIslandContacts: is.contacts.length,

@@ -170,7 +170,7 @@ export function assembleJacobians(bodies: readonly BodyState[], contacts: readon
     speculative = new Float64Array(n),
     b = new Float64Array(n);
   const mu = new Float64Array(C);
-  const metas: ContactMeta[] = [];
+  const metas: ContactMeta[] = new Array(C);
   const k: ContactJacobians = {
     contactCount: C,
     size: n,
@@ -225,16 +225,14 @@ function rhsRows(
   const { staticA, staticB, b, mu } = k;
   for (let i = 0; i < contacts.length; i++) {
     const c = contacts[i];
-    // ġ = J v per row (the gap rate before the solve), into velocity and the meta's gapRate: no scratch array
+    // ġ = J v per row (the gap rate before the solve), into velocity (the meta's gapRate reads it): no scratch array
     for (let r = 0; r < 3; r++) {
       let s = 0;
       if (!staticA[i]) s += rowTimesVelocity(JA, 18 * i + 6 * r, bodies[c.bodyA]);
       if (!staticB[i]) s += rowTimesVelocity(JB, 18 * i + 6 * r, bodies[c.bodyB]);
       velocity[3 * i + r] = -s;
     }
-    const g0 = -velocity[3 * i],
-      g1 = -velocity[3 * i + 1],
-      g2 = -velocity[3 * i + 2];
+    const g0 = -velocity[3 * i];
     const approach = -g0;
     const gap = c.gap ?? 0;
     // a speculative contact may approach by at most its gap (Catto GDC 2013); it does not bounce before it touches
@@ -243,7 +241,26 @@ function rhsRows(
     bias[3 * i] = opt.baumgarte ? (opt.erp / opt.dt) * Math.max(0, c.penetration - opt.slop) : 0;
     for (let r = 0; r < 3; r++) b[3 * i + r] = velocity[3 * i + r] + restitution[3 * i + r] + bias[3 * i + r] + speculative[3 * i + r];
     mu[i] = c.mu;
-    metas.push({ contact: c, gapRate: [g0, g1, g2] });
+    metas[i] = new AssembledContact(c, velocity, 3 * i);
+  }
+}
+
+/**
+ * A ContactMeta of an assembly: its gap rates are read from the rhs's velocity (ġ = −velocity) when asked,
+ * so an island's assembly makes one small object per contact instead of an object and an array (both lived
+ * through the world step; nothing in the step reads them).
+ */
+class AssembledContact implements ContactMeta {
+  constructor(
+    readonly contact: ContactPoint,
+    private readonly velocity: Float64Array,
+    private readonly offset: number,
+  ) {}
+
+  get gapRate(): Vec3 {
+    const v = this.velocity,
+      o = this.offset;
+    return [-v[o], -v[o + 1], -v[o + 2]];
   }
 }
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { World } from '../../src/engine/world/world.js';
 import { box, ground, scenario, sphere } from './world-helpers.js';
 import { close } from './helpers.js';
+import { tangentBasis } from '../../src/engine/math/vec3.js';
 
 describe('world: free flight and energy ledger', () => {
   it('free fall follows semi-implicit Euler exactly and the ledger books −½·m·g²·Δt² per step as integrator residual', () => {
@@ -181,5 +182,51 @@ describe('world: free flight and energy ledger', () => {
     for (const c of last.contacts) c.contact.point[0] < 0 ? (left += c.lambda[0]) : (right += c.lambda[0]);
     close(left + right, (10 * 9.81) / 60, 1e-3, 'total normal impulse');
     close(left, right, 1e-3 * (left + right), 'equal split');
+  });
+});
+
+describe('world: the frame record', () => {
+  it('lists one entry per contact point (points[k] is contacts[k].contact), the same list on every read, and each λ and gap rate from its island', () => {
+    // a stack of 3 boxes on the ground plus one falling onto it: several manifolds, two islands at first
+    const w = new World(
+      scenario([
+        ground(),
+        box('a', [0.5, 0.5, 0.5], 1, [0, 0, 0.5]),
+        box('b', [0.5, 0.5, 0.5], 1, [0.1, 0, 1.5]),
+        box('c', [0.5, 0.5, 0.5], 1, [-0.1, 0.05, 2.5]),
+        box('d', [0.3, 0.3, 0.3], 1, [5, 0, 0.35], [0, 0, -1]),
+      ]),
+    );
+    let seen = 0;
+    for (let k = 0; k < 20; k++) {
+      const f = w.step();
+      const list = f.contacts;
+      assert.equal(f.contacts, list, 'the per-contact list is built once');
+      assert.equal(list.length, f.points.length);
+      const islandContacts = f.islands.reduce((n, s) => n + s.contacts.length, 0);
+      assert.equal(list.length, islandContacts);
+      f.islands.forEach((s, i) =>
+        s.contacts.forEach((ci, j) => {
+          const fc = list[ci];
+          assert.equal(fc.contact, f.points[ci]);
+          assert.equal(fc.island, i);
+          assert.deepEqual(fc.lambda, [s.result.lambda[3 * j], s.result.lambda[3 * j + 1], s.result.lambda[3 * j + 2]]);
+          assert.ok([...fc.gapBefore, ...fc.gapAfter].every(Number.isFinite), `contact ${ci}: finite gap rates`);
+          seen++;
+        }),
+      );
+    }
+    assert.ok(seen > 100, `${seen} contacts checked`);
+  });
+
+  it('gives every contact of a manifold the tangent basis of its normal (t1 ⟂ n, t1 × t2 = n), shared or not', () => {
+    const w = new World(scenario([ground(), box('a', [0.5, 0.5, 0.5], 1, [0, 0, 0.49]), box('b', [0.5, 0.5, 0.5], 1, [0.2, 0.1, 1.48])]));
+    const f = w.step();
+    assert.ok(f.points.length >= 8, `${f.points.length} contacts`);
+    for (const c of f.points) {
+      const [t1, t2] = tangentBasis(c.normal);
+      assert.deepEqual(c.t1, t1);
+      assert.deepEqual(c.t2, t2);
+    }
   });
 });

@@ -64,9 +64,16 @@ export function collide(a: Collider, b: Collider, margin: number = CONTACT_MARGI
   if (ra <= rb) return collideOrdered(a, b, margin);
   // Compute with the roles swapped (normal from a into b), then flip the normals.
   const swapped = collideOrdered(b, a, margin);
+  // the contacts of a manifold share one normal: flip each distinct normal once, and the flipped contacts share it
+  let from: Vec3 | null = null,
+    flipped: Vec3 = FALLBACK_NORMAL;
   for (let k = 0; k < swapped.length; k++) {
     const c = swapped[k];
-    swapped[k] = contact(c.point, signed(c.normal, -1), c.separation, c.featureId);
+    if (c.normal !== from) {
+      from = c.normal;
+      flipped = signed(c.normal, -1);
+    }
+    swapped[k] = contact(c.point, flipped, c.separation, c.featureId);
   }
   return swapped;
 }
@@ -282,11 +289,25 @@ function boxPlane(B: BoxFrame, pl: { normal: Vec3; offset: number }, margin: num
 
 /** Separation of two boxes along unit axis L: |d·L| − r_a − r_b, r = Σ_k h_k |axis_k·L| (Ericson §4.4.1). */
 function axisSeparation(A: BoxFrame, B: BoxFrame, d: Vec3, L: Vec3): number {
-  return axisSeparationXyz(A, B, d, L[0], L[1], L[2]);
+  separationAxis[0] = L[0];
+  separationAxis[1] = L[1];
+  separationAxis[2] = L[2];
+  axisSeparationOfScratch(A, B, d);
+  return separationAxis[3];
 }
 
-/** axisSeparation for the axis (lx, ly, lz), given as numbers so that trying an axis allocates nothing. */
-function axisSeparationXyz(A: BoxFrame, B: BoxFrame, d: Vec3, lx: number, ly: number, lz: number): number {
+/**
+ * The axis (lx, ly, lz) in, its separation out, through one scratch array: V8 does not inline the separation
+ * (too large for boxBox's inlining budget), and a call that passes or returns a double boxes it (a heap number
+ * per argument and per result: 15 axes per box pair and step).
+ */
+const separationAxis = new Float64Array(4);
+
+/** axisSeparation for the axis in separationAxis[0..2]; the separation goes to separationAxis[3]. */
+function axisSeparationOfScratch(A: BoxFrame, B: BoxFrame, d: Vec3): void {
+  const lx = separationAxis[0],
+    ly = separationAxis[1],
+    lz = separationAxis[2];
   const a = A.ax,
     b = B.ax;
   const rA =
@@ -297,17 +318,29 @@ function axisSeparationXyz(A: BoxFrame, B: BoxFrame, d: Vec3, lx: number, ly: nu
     B.h[0] * Math.abs(b[0][0] * lx + b[0][1] * ly + b[0][2] * lz) +
     B.h[1] * Math.abs(b[1][0] * lx + b[1][1] * ly + b[1][2] * lz) +
     B.h[2] * Math.abs(b[2][0] * lx + b[2][1] * ly + b[2][2] * lz);
-  return Math.abs(d[0] * lx + d[1] * ly + d[2] * lz) - rA - rB;
+  separationAxis[3] = Math.abs(d[0] * lx + d[1] * ly + d[2] * lz) - rA - rB;
 }
 
+/**
+ * No contacts: one shared, frozen empty list for the pairs that are apart (most of a pile's candidate pairs
+ * leave boxBox at a separating axis; a new [] each was an allocation per pair and step). Frozen, so a caller
+ * that pushes to it fails loudly instead of sharing contacts between pairs.
+ */
+const NO_CONTACTS = Object.freeze([]) as unknown as GeometricContact[];
+/** boxBox's centre offset d, rewritten per call (boxBox does not nest and nothing keeps d). */
+const centreOffset: [number, number, number] = [0, 0, 0];
+
 function boxBox(A: BoxFrame, B: BoxFrame, margin: number): GeometricContact[] {
-  const d: Vec3 = [A.c[0] - B.c[0], A.c[1] - B.c[1], A.c[2] - B.c[2]]; // from b's centre to a's
+  const d = centreOffset; // from b's centre to a's
+  d[0] = A.c[0] - B.c[0];
+  d[1] = A.c[1] - B.c[1];
+  d[2] = A.c[2] - B.c[2];
   // 1. Face axes of a and of b.
   let bestA = -Infinity,
     axisA = 0;
   for (let i = 0; i < 3; i++) {
     const s = axisSeparation(A, B, d, A.ax[i]);
-    if (s > margin) return [];
+    if (s > margin) return NO_CONTACTS;
     if (s > bestA) {
       bestA = s;
       axisA = i;
@@ -317,7 +350,7 @@ function boxBox(A: BoxFrame, B: BoxFrame, margin: number): GeometricContact[] {
     axisB = 0;
   for (let j = 0; j < 3; j++) {
     const s = axisSeparation(A, B, d, B.ax[j]);
-    if (s > margin) return [];
+    if (s > margin) return NO_CONTACTS;
     if (s > bestB) {
       bestB = s;
       axisB = j;
@@ -342,8 +375,12 @@ function boxBox(A: BoxFrame, B: BoxFrame, margin: number): GeometricContact[] {
       const lx = cx / len,
         ly = cy / len,
         lz = cz / len;
-      const s = axisSeparationXyz(A, B, d, lx, ly, lz);
-      if (s > margin) return [];
+      separationAxis[0] = lx;
+      separationAxis[1] = ly;
+      separationAxis[2] = lz;
+      axisSeparationOfScratch(A, B, d);
+      const s = separationAxis[3];
+      if (s > margin) return NO_CONTACTS;
       if (s > bestE) {
         bestE = s;
         edgeI = i;
@@ -364,12 +401,20 @@ function boxBox(A: BoxFrame, B: BoxFrame, margin: number): GeometricContact[] {
     // An edge–edge contact is one point: a box pivoting about it swings its faces' vertices into the other
     // box within a step. The best face manifolds' points that are still apart (separation > 0: a point
     // above a face inside its side planes is exactly that far from the box) go along as speculative contacts.
-    for (const c of boxBoxFace(A, B, d, false, axisA, axisB, margin).concat(boxBoxFace(A, B, d, true, axisA, axisB, margin)))
-      if (c.separation > 0 && e.length < 2 * MAX_MANIFOLD_POINTS + 1) e.push(c);
+    appendApart(e, boxBoxFace(A, B, d, false, axisA, axisB, margin));
+    appendApart(e, boxBoxFace(A, B, d, true, axisA, axisB, margin));
     return e;
   }
   const f = boxBoxFace(A, B, d, useB, axisA, axisB, margin);
   return f.length > 0 ? f : boxBoxEdge(A, B, d, edgeI, edgeJ, ex, ey, ez, margin);
+}
+
+/** Appends the contacts of `face` that are still apart to the edge contact `e`, up to 2·MAX_MANIFOLD_POINTS + 1 in all (boxBox). */
+function appendApart(e: GeometricContact[], face: readonly GeometricContact[]): void {
+  for (let k = 0; k < face.length; k++) {
+    const c = face[k];
+    if (c.separation > 0 && e.length < 2 * MAX_MANIFOLD_POINTS + 1) e.push(c);
+  }
 }
 
 /**

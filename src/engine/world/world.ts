@@ -15,7 +15,7 @@ import { rotateDiagonal, ZERO3, type Mat3 } from '../math/mat3.js';
 import { tangentBasis, type Vec3 } from '../math/vec3.js';
 import type { BodyDesc, CombineRule, MaterialDesc, ScenarioDesc, StepConfig } from './types.js';
 import type { BodyState, ContactPoint } from '../problem.js';
-import { positionCorrection, solveIsland, stillStates, type IslandSolve } from '../island/solveIsland.js';
+import { positionCorrection, solveIsland, stillStates, type IslandOutcome, type IslandSolve } from '../island/solveIsland.js';
 import type { EnergyLedger } from './energy.js';
 import { approachSpeed, detectContacts, type DetectedContact } from './detect.js';
 import { buildIslands } from '../collision/islands.js';
@@ -50,7 +50,10 @@ export interface FrameContact {
 export interface FrameRecord {
   readonly frame: number;
   readonly time: number;
+  /** Per contact: its point, island, λ and gap rates; built when first read (frameRecord below). */
   readonly contacts: readonly FrameContact[];
+  /** The step's contact points, in the order of `contacts` (contacts[k].contact is points[k]). */
+  readonly points: readonly ContactPoint[];
   /** How many of the contacts are speculative (gap > 0: still apart, docs/physics.md "Speculative contacts"). */
   readonly speculativeRows: number;
   readonly islands: readonly IslandSolve[];
@@ -122,6 +125,9 @@ export class World {
   frame = 0;
   private readonly cache = new ContactCache();
   private readonly sap = new SweepAndPrune();
+  /** The normal array whose tangent basis `basis` is (toContactPoint), reset every step. */
+  private basisOf: Vec3 | null = null;
+  private basis: [Vec3, Vec3] = [ZERO_VEC, ZERO_VEC];
 
   constructor(
     readonly scenario: ScenarioDesc,
@@ -197,6 +203,7 @@ export class World {
     const detected = detectContacts(this.bodies, this.sap, this.config.dt);
     const contacts: ContactPoint[] = [];
     let speculativeRows = 0;
+    this.basisOf = null;
     for (let k = 0; k < detected.length; k++) {
       const c = this.toContactPoint(detected[k]);
       if (this.bouncesBeforeTouching(c)) continue;
@@ -212,7 +219,7 @@ export class World {
     // t = (k + 1)·dt; `this.frame` counts the steps done
     const frame = this.frame;
     this.frame += 1;
-    return { frame, time: this.time, contacts: solved.frameContacts, speculativeRows, islands: solved.islands, energy, preState };
+    return frameRecord(frame, this.time, contacts, solved.outcomes, speculativeRows, solved.islands, energy, preState);
   }
 
   /** v⁻ = v + Δt·g for every dynamic body. */
@@ -224,7 +231,7 @@ export class World {
 
   /** Splits the contacts into islands, solves each (warm-started from the cache) and stores its impulses. */
   private solveIslands(contacts: readonly ContactPoint[]): {
-    frameContacts: FrameContact[];
+    outcomes: IslandOutcome[];
     islands: IslandSolve[];
     work: { normal: number; friction: number; bias: number };
     dvTotal: Float64Array;
@@ -237,13 +244,14 @@ export class World {
       this.bodies.map((b) => b.isStatic),
     );
     const states: BodyState[] = this.bodies.map((b) => ({ invMass: b.invMass, invInertiaWorld: this.invInertiaWorld(b), x: b.x, v: b.v, omega: b.w }));
-    const frameContacts: FrameContact[] = new Array(contacts.length);
+    const outcomes: IslandOutcome[] = [];
     const solves: IslandSolve[] = [];
     const work = { normal: 0, friction: 0, bias: 0 };
     const dvTotal = new Float64Array(6 * this.bodies.length);
     const dvPseudo = new Float64Array(6 * this.bodies.length);
     let still: BodyState[] | undefined; // the states at rest of the split-impulse solves, built once per step
-    islands.forEach((island, k) => {
+    for (let k = 0; k < islands.length; k++) {
+      const island = islands[k];
       const cs = island.contacts.map((i) => contacts[i]);
       const warm = cfg.warmStart ? this.cache.warmStart(cs) : undefined;
       const out = solveIsland(states, cs, island.contacts, cfg, warm, dvTotal);
@@ -252,23 +260,14 @@ export class World {
       const touching = cfg.splitImpulse ? cs.filter(isTouching) : [];
       if (touching.length > 0) positionCorrection((still ??= stillStates(states)), touching, cfg, dvPseudo);
       solves.push(out.solve);
+      outcomes.push(out);
       work.normal += out.work.normal;
       work.friction += out.work.friction;
       work.bias += out.work.bias;
       this.cache.store(cs, out.lambda);
-      const { lambda, gapBefore, gapAfter } = out;
-      island.contacts.forEach((ci, j) => {
-        frameContacts[ci] = {
-          contact: contacts[ci],
-          island: k,
-          lambda: [lambda[3 * j], lambda[3 * j + 1], lambda[3 * j + 2]],
-          gapBefore: [gapBefore[3 * j], gapBefore[3 * j + 1], gapBefore[3 * j + 2]],
-          gapAfter: [gapAfter[3 * j], gapAfter[3 * j + 1], gapAfter[3 * j + 2]],
-        };
-      });
-    });
+    }
     this.cache.expire();
-    return { frameContacts, islands: solves, work, dvTotal, dvPseudo };
+    return { outcomes, islands: solves, work, dvTotal, dvPseudo };
   }
 
   /** v⁺ = v⁻ + M⁻¹Jᵀλ, then x and q advance with v⁺ (plus the split-impulse pseudo velocities). */
@@ -331,9 +330,14 @@ export class World {
     const a = this.bodies[d.bodyA],
       b = this.bodies[d.bodyB];
     const cfg = this.config;
-    const basis = tangentBasis(d.normal),
-      t1 = basis[0],
-      t2 = basis[1];
+    // The contacts of one manifold share their normal array (narrowphase.ts): one tangent basis for them all,
+    // the same numbers tangentBasis gives each (two arrays less per contact, which live through the step).
+    if (this.basisOf !== d.normal) {
+      this.basisOf = d.normal;
+      this.basis = tangentBasis(d.normal);
+    }
+    const t1 = this.basis[0],
+      t2 = this.basis[1];
     const mu = combine(cfg.frictionCombine, a.material.friction, b.material.friction),
       restitution = combine(cfg.restitutionCombine, a.material.restitution, b.material.restitution);
     // Two literals, not a spread of an optional `gap`: the spread allocated a second object per contact.
@@ -369,4 +373,64 @@ function rotationalEnergy(b: Body): number {
     e += 0.5 * b.inertia[k] * wk * wk;
   }
   return e;
+}
+
+const ZERO_VEC: Vec3 = [0, 0, 0];
+
+/**
+ * The frame record of a step. Its per-contact list (λ, ġ before and after per contact: four objects each) is
+ * built from the islands' arrays when it is first read, not in the step: a caller that only counts contacts or
+ * reads the islands (a benchmark, a checkpoint) does not pay for objects that would outlive the step's young
+ * garbage collections; the same list, with the same numbers, as before.
+ */
+function frameRecord(
+  frame: number,
+  time: number,
+  contacts: readonly ContactPoint[],
+  outcomes: readonly IslandOutcome[],
+  speculativeRows: number,
+  islands: readonly IslandSolve[],
+  energy: EnergyLedger,
+  preState: FrameRecord['preState'],
+): FrameRecord {
+  let list: FrameContact[] | undefined;
+  // the islands' λ and gap-rate arrays are kept until the list is built, then let go
+  let from: readonly IslandOutcome[] | null = outcomes;
+  return {
+    frame,
+    time,
+    get contacts(): readonly FrameContact[] {
+      if (!list) {
+        list = frameContacts(contacts, from ?? []);
+        from = null;
+      }
+      return list;
+    },
+    points: contacts,
+    speculativeRows,
+    islands,
+    energy,
+    preState,
+  };
+}
+
+/** Per contact of the frame: its island and its λ, ġ⁻, ġ⁺ (3 numbers each from the island's 3C arrays). */
+function frameContacts(contacts: readonly ContactPoint[], outcomes: readonly IslandOutcome[]): FrameContact[] {
+  const out: FrameContact[] = new Array(contacts.length);
+  for (let k = 0; k < outcomes.length; k++) {
+    const { solve, lambda, gapBefore, gapAfter } = outcomes[k];
+    const ids = solve.contacts;
+    for (let j = 0; j < ids.length; j++) {
+      const ci = ids[j],
+        o = 3 * j;
+      out[ci] = {
+        contact: contacts[ci],
+        island: k,
+        lambda: [lambda[o], lambda[o + 1], lambda[o + 2]],
+        gapBefore: [gapBefore[o], gapBefore[o + 1], gapBefore[o + 2]],
+        gapAfter: [gapAfter[o], gapAfter[o + 1], gapAfter[o + 2]],
+      };
+    }
+  }
+  return out;
 }
