@@ -79,6 +79,13 @@ export const CYCLE_PROGRESS = 0.9;
 /** Cycles (sweeps + proximal phase) without a new best merit before "stalled". */
 export const COULOMB_GIVE_UP = AC_RHO_SCALES.length;
 
+/**
+ * Largest Float64Array V8 keeps in its heap (--typed-array-max-size-in-heap, 64 bytes): allocating one costs ~50 ns,
+ * a larger one's separate backing store ~10× more — so the result's λ and u are two arrays up to this length, one
+ * buffer cut in two beyond.
+ */
+const IN_HEAP_DOUBLES = 8;
+
 /** One solve's problem data, iterate, best iterate and history (methods rather than closures: small solves are µs). */
 class CoulombState {
   readonly r: Float64Array;
@@ -116,11 +123,15 @@ class CoulombState {
     // the diagonal block is always stored (blockRows.ts), its diagonal at 0, 4, 8
     for (let c = 0; c < W.blocks; c++) for (let r = 0; r < 3; r++) this.diagMax = Math.max(this.diagMax, W.val[9 * W.diag[c] + 4 * r]);
     // the iterate, its velocity and q are work vectors (reused across solves of one size: SolveScratch); the best
-    // iterate and its velocity are the result, one new buffer for both (a one-contact solve takes microseconds;
-    // allocations dominated it)
-    const out = new Float64Array(2 * n);
-    this.best = out.subarray(0, n);
-    this.bestU = out.subarray(n, 2 * n);
+    // iterate and its velocity are the result (a one-contact solve takes microseconds; allocations dominated it)
+    if (n <= IN_HEAP_DOUBLES) {
+      this.best = new Float64Array(n);
+      this.bestU = new Float64Array(n);
+    } else {
+      const out = new Float64Array(2 * n);
+      this.best = out.subarray(0, n);
+      this.bestU = out.subarray(n, 2 * n);
+    }
     this.r = work.r;
     this.u = work.u;
     this.q = work.q;
