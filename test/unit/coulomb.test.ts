@@ -103,7 +103,14 @@ describe('coulomb solver', () => {
     const A = new Float64Array(36);
     for (let i = 0; i < 6; i++) A[i * 6 + i] = 1;
     A[3] = A[18] = 0.5;
-    const coupled: ContactProblem = { contactCount: 2, size: 6, A, b: Float64Array.from([1, 2, 0.5, 1, 2, 0.5]), mu: Float64Array.from([0.5, 0.5]), regularization: 0 };
+    const coupled: ContactProblem = {
+      contactCount: 2,
+      size: 6,
+      A,
+      b: Float64Array.from([1, 2, 0.5, 1, 2, 0.5]),
+      mu: Float64Array.from([0.5, 0.5]),
+      regularization: 0,
+    };
     // one contact that sticks (|b_t| = 0.1 < μ b_n): the same size as the sliding one, another solution
     const sticking: ContactProblem = { ...slidingContact(), b: Float64Array.from([1, 0.1, 0]) };
     const problems = [boxes, slidingContact(), coupled, boxes, coupled, slidingContact(), slidingContact(), sticking];
