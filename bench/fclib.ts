@@ -70,14 +70,15 @@ function parseArgs(argv: readonly string[]): Args {
       const c = argv[++i];
       if (c !== 'cpu' && c !== 'wall') throw new Error(`--clock ${c ?? ''}: expected cpu or wall`);
       a.clock = c;
-    }
-    else if (x === '--kapla') a.kapla = /^\d+$/.test(argv[i + 1] ?? '') ? Number(argv[++i]) : 36;
+    } else if (x === '--kapla') a.kapla = /^\d+$/.test(argv[i + 1] ?? '') ? Number(argv[++i]) : 36;
     else if (x === '--only-kapla') {
       a.kapla = /^\d+$/.test(argv[i + 1] ?? '') ? Number(argv[++i]) : 36;
       a.dirs.push('');
     } else if (x === '--solvers') a.solvers = argv[++i].split(',').filter((s): s is SolverName => (SOLVER_NAMES as readonly string[]).includes(s));
     else if (x.startsWith('--'))
-      throw new Error(`unknown option ${x} (expected --runs N, --tolerance T, --no-siconos, --solvers a,b, --kapla [layers], --only-kapla [layers], --clock cpu|wall, --json)`);
+      throw new Error(
+        `unknown option ${x} (expected --runs N, --tolerance T, --no-siconos, --solvers a,b, --kapla [layers], --only-kapla [layers], --clock cpu|wall, --json)`,
+      );
     else a.dirs.push(resolve(x));
   }
   if (!(a.tolerance > 0)) throw new Error('--tolerance must be a positive number');
