@@ -6,7 +6,11 @@
  * JIT, then several runs in the same process, min and median. Prints the per-problem table, solved counts and the
  * Dolan–Moré performance profile, per-family figures and the exact Coulomb solver's ratio to Siconos's best.
  *
- *   npm run bench:fclib [-- dir…] [--runs N] [--tolerance T] [--no-siconos] [--solvers a,b] [--json]
+ *   npm run bench:fclib [-- dir…] [--runs N] [--tolerance T] [--no-siconos] [--solvers a,b] [--clock cpu|wall] [--json]
+ *
+ * --clock cpu (default): solve times are CPU time of the solving process, ours and Siconos's alike, so the waits
+ * for a core on a machine shared with other jobs are not counted (on 2 cores at load 15, the median of five
+ * 1-ms batches of a 5 µs solve read 10–100× its minimum in wall time, on either side); --clock wall: wall time.
  *
  * Default folder: ../shared/fclib/siconos beside the repository ($CONTACT_LENS_FCLIB_DIR overrides it). Prints;
  * asserts nothing.
@@ -31,6 +35,12 @@ const SICONOS_SOLVERS = ['NSGS', 'NSN_AC', 'PROX', 'VI_EG', 'ADMM'] as const;
 const MAX_SECONDS = 3;
 /** A solve faster than this (ms) is timed over a batch of solves taking about this long. */
 const BATCH_MS = 1;
+/**
+ * Our batch under --clock cpu: process.cpuUsage counts every thread of the process, and V8's GC threads work in
+ * bursts of up to a millisecond (the GC work our allocations cause, but in bursts): a 1-ms batch read 2–10× a
+ * 20-ms one. Siconos's process_time around each call has no such threads to count.
+ */
+const CPU_BATCH_MS = 20;
 /** Warm-up before the measured runs: this many solves, or until this many ms have passed (Siconos's too). */
 const WARMUP_RUNS = 2000;
 const WARMUP_MS = 500;
@@ -44,23 +54,31 @@ interface Args {
   json: boolean;
   /** Layers of the synthetic Kapla tower added to the problems (bench/kaplaTower.ts), 0 for none. */
   kapla: number;
+  /** What a solve's time counts: CPU time of the process (default) or wall time. */
+  clock: 'cpu' | 'wall';
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const a: Args = { dirs: [], runs: 5, tolerance: 1e-8, siconos: true, solvers: [...SOLVER_NAMES], json: false, kapla: 0 };
+  const a: Args = { dirs: [], runs: 5, tolerance: 1e-8, siconos: true, solvers: [...SOLVER_NAMES], json: false, kapla: 0, clock: 'cpu' };
   for (let i = 0; i < argv.length; i++) {
     const x = argv[i];
     if (x === '--runs') a.runs = Math.max(1, Number(argv[++i]));
     else if (x === '--tolerance') a.tolerance = Number(argv[++i]);
     else if (x === '--no-siconos') a.siconos = false;
     else if (x === '--json') a.json = true;
-    else if (x === '--kapla') a.kapla = /^\d+$/.test(argv[i + 1] ?? '') ? Number(argv[++i]) : 36;
+    else if (x === '--clock') {
+      const c = argv[++i];
+      if (c !== 'cpu' && c !== 'wall') throw new Error(`--clock ${c ?? ''}: expected cpu or wall`);
+      a.clock = c;
+    } else if (x === '--kapla') a.kapla = /^\d+$/.test(argv[i + 1] ?? '') ? Number(argv[++i]) : 36;
     else if (x === '--only-kapla') {
       a.kapla = /^\d+$/.test(argv[i + 1] ?? '') ? Number(argv[++i]) : 36;
       a.dirs.push('');
     } else if (x === '--solvers') a.solvers = argv[++i].split(',').filter((s): s is SolverName => (SOLVER_NAMES as readonly string[]).includes(s));
     else if (x.startsWith('--'))
-      throw new Error(`unknown option ${x} (expected --runs N, --tolerance T, --no-siconos, --solvers a,b, --kapla [layers], --only-kapla [layers], --json)`);
+      throw new Error(
+        `unknown option ${x} (expected --runs N, --tolerance T, --no-siconos, --solvers a,b, --kapla [layers], --only-kapla [layers], --clock cpu|wall, --json)`,
+      );
     else a.dirs.push(resolve(x));
   }
   if (!(a.tolerance > 0)) throw new Error('--tolerance must be a positive number');
@@ -81,9 +99,11 @@ function problemFiles(dirs: readonly string[]): string[] {
 
 /**
  * Our solver's warm runs: one to warm up, then up to `runs` (fewer once MAX_SECONDS are spent); a solve faster
- * than BATCH_MS is timed over a batch of solves (the mean per solve), as bench/siconos_fc3d.py times Siconos's.
+ * than BATCH_MS is timed over a batch of solves (the mean per solve). CPU time: the batch's, as a whole (the loop
+ * costs nothing next to a solve); wall time: each solve on its own, summed, as bench/siconos_fc3d.py times Siconos's
+ * (a batch timed as a whole also counted the waits for a core between solves, on our side only).
  */
-function runOurs(p: ContactProblem, solver: SolverName, runs: number, tol: number): Run {
+function runOurs(p: ContactProblem, solver: SolverName, runs: number, tol: number, clock: Args['clock']): Run {
   const options = solver === 'coulomb' || solver === 'pgs' ? { solver, tolerance: tol } : { solver };
   // warm-up: the JIT and the buffers (WARMUP_RUNS solves, or WARMUP_MS)
   let r = solve(p, options);
@@ -94,13 +114,25 @@ function runOurs(p: ContactProblem, solver: SolverName, runs: number, tol: numbe
     r = solve(p, options);
     first = Math.min(first, performance.now() - t);
   }
-  const batch = first >= BATCH_MS ? 1 : Math.min(1000, Math.floor(BATCH_MS / Math.max(first, 1e-4)) + 1);
+  const target = clock === 'cpu' ? CPU_BATCH_MS : BATCH_MS;
+  const batch = first >= target ? 1 : Math.min(20000, Math.floor(target / Math.max(first, 1e-4)) + 1);
   const times: number[] = [];
   const start = performance.now();
   for (let k = 0; k < runs; k++) {
-    const t0 = performance.now();
-    for (let j = 0; j < batch; j++) r = solve(p, options);
-    times.push((performance.now() - t0) / batch);
+    let total = 0;
+    if (clock === 'cpu') {
+      // process.cpuUsage counts microseconds: read around the batch (the loop adds nothing measurable)
+      const c0 = process.cpuUsage();
+      for (let j = 0; j < batch; j++) r = solve(p, options);
+      const c = process.cpuUsage(c0);
+      total = (c.user + c.system) / 1000;
+    } else
+      for (let j = 0; j < batch; j++) {
+        const t0 = performance.now();
+        r = solve(p, options);
+        total += performance.now() - t0;
+      }
+    times.push(total / batch);
     if (performance.now() - start > MAX_SECONDS * 1000) break;
   }
   const note = r.status.kind === 'converged' ? `converged (${r.merit.problem === 'coulomb' ? 'Coulomb merit' : 'KKT'})` : r.status.kind;
@@ -185,7 +217,7 @@ class SiconosProcess {
     }
     const problem = { id: o.id, n, rows, cols, vals, q: Array.from(b, (x) => -x), mu: Array.from(mu) };
     this.child.stdin.write(
-      `${JSON.stringify({ tolerance: args.tolerance, runs: args.runs, maxSeconds: MAX_SECONDS, batchMs: BATCH_MS, warmupRuns: WARMUP_RUNS, warmupMs: WARMUP_MS, solvers: SICONOS_SOLVERS, problem })}\n`,
+      `${JSON.stringify({ tolerance: args.tolerance, runs: args.runs, maxSeconds: MAX_SECONDS, batchMs: BATCH_MS, warmupRuns: WARMUP_RUNS, warmupMs: WARMUP_MS, clock: args.clock, solvers: SICONOS_SOLVERS, problem })}\n`,
     );
     const out: SiconosLine[] = [];
     for (;;) {
@@ -223,7 +255,7 @@ async function main(): Promise<void> {
   console.log(`# FCLIB local problems: ${files.length} files in ${args.dirs.join(', ')}`);
   console.log(`# ${m.cpu}, ${m.cores} cores, Node ${m.node}, ${m.platform}, ${m.date}, load average ${m.loadAverage.toFixed(2)} at start`);
   console.log(
-    `# tolerance ${args.tolerance} on the FCLIB merit for every λ; warm times: a warm-up of up to ${WARMUP_RUNS} solves (${WARMUP_MS} ms), then up to ${args.runs} runs (ms; a solve under ${BATCH_MS} ms timed over a batch), ours and Siconos's problem by problem`,
+    `# tolerance ${args.tolerance} on the FCLIB merit for every λ; warm times: a warm-up of up to ${WARMUP_RUNS} solves (${WARMUP_MS} ms), then up to ${args.runs} runs (ms of ${args.clock === 'cpu' ? 'CPU time of the solving process' : 'wall time'}; a solve under ${BATCH_MS} ms: the mean over a batch${args.clock === 'cpu' ? ` — ours of ${CPU_BATCH_MS} ms, timed as a whole` : ''}), ours and Siconos's problem by problem`,
   );
   const opened: OpenedProblem[] = [];
   const refused: string[] = [];
@@ -266,7 +298,7 @@ async function main(): Promise<void> {
   const siconos = python ? new SiconosProcess(python.python) : null;
   const rows: ProblemRow[] = [];
   for (const o of opened) {
-    const runs: Run[] = args.solvers.map((s) => runOurs(o.problem, s, args.runs, args.tolerance));
+    const runs: Run[] = args.solvers.map((s) => runOurs(o.problem, s, args.runs, args.tolerance, args.clock));
     if (siconos) {
       const lines = await siconos.solve(o, args);
       for (const s of SICONOS_SOLVERS) {

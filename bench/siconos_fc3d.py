@@ -8,12 +8,13 @@ machine load): {"probe": true} answers {"siconos": version, "storage": ...}; a p
 (W as triplets of its nonzero entries, FCLIB's local problem u = W r + q) answers one JSON line per solver:
 {"id", "solver", "times" (ms per solve of each measured run), "iterations", "info", "error", "r"} or
 {"id", "solver", "exception"}, then {"done": id}. A solve faster than batchMs is timed over a batch of
-solves (the mean per solve), as bench/fclib.ts times its own.
+solves (the mean per solve), as bench/fclib.ts times its own; "clock": "cpu" times each solve in CPU time of this
+process (time.process_time: the waits for a core on a loaded machine are not counted), else in wall time.
 
 Each solver runs with its Siconos defaults (fc3d_driver, SolverOptions(id)) and the given tolerance (Siconos's
 own error, ‖·‖/‖q‖); the caller judges every r with its own FCLIB merit. W is given in Siconos's sparse block
 storage (SBM, 3×3 blocks, as Siconos reads its own test problems) when scipy is importable, otherwise as a
-sparse triplet matrix. Times are wall times of fc3d_driver alone (time.perf_counter), the problem built once.
+sparse triplet matrix. Times are of fc3d_driver alone (time.process_time or time.perf_counter), the problem built once.
 Siconos (Apache License 2.0): Debian's python3-siconos.
 """
 import json
@@ -52,26 +53,26 @@ def build_matrix(p):
     return m, "sparse triplet"
 
 
-def solve_once(fc, solver_id, n, tolerance):
+def solve_once(fc, solver_id, n, tolerance, clock):
     r = np.zeros(n)
     u = np.zeros(n)
     options = sn.SolverOptions(solver_id)
     options.dparam[sn.SICONOS_DPARAM_TOL] = tolerance
-    t0 = time.perf_counter()
+    t0 = clock()
     info = sn.fc3d_driver(fc, r, u, options)
-    return (time.perf_counter() - t0) * 1e3, info, options, r
+    return (clock() - t0) * 1e3, info, options, r
 
 
-def run(problem, fc, name, tolerance, runs, max_seconds, batch_ms, warmup_runs, warmup_ms):
+def run(problem, fc, name, tolerance, runs, max_seconds, batch_ms, warmup_runs, warmup_ms, clock):
     solver_id = getattr(sn, "SICONOS_FRICTION_3D_" + name)
     n = problem["n"]
     # warm-up: as bench/fclib.ts warms its own solvers (warmup_runs solves, or warmup_ms)
-    first, info, options, r = solve_once(fc, solver_id, n, tolerance)
+    first, info, options, r = solve_once(fc, solver_id, n, tolerance, clock)
     started = time.perf_counter()
     for _ in range(warmup_runs):
         if (time.perf_counter() - started) * 1e3 >= warmup_ms:
             break
-        t, info, options, r = solve_once(fc, solver_id, n, tolerance)
+        t, info, options, r = solve_once(fc, solver_id, n, tolerance, clock)
         first = min(first, t)
     batch = 1 if first >= batch_ms else min(1000, int(batch_ms / max(first, 1e-4)) + 1)
     times = []
@@ -79,7 +80,7 @@ def run(problem, fc, name, tolerance, runs, max_seconds, batch_ms, warmup_runs, 
     for _ in range(runs):
         total = 0.0
         for _ in range(batch):
-            t, info, options, r = solve_once(fc, solver_id, n, tolerance)
+            t, info, options, r = solve_once(fc, solver_id, n, tolerance, clock)
             total += t
         times.append(total / batch)
         if time.perf_counter() - started > max_seconds:
@@ -127,6 +128,7 @@ def main():
                     float(request.get("batchMs", 1)),
                     int(request.get("warmupRuns", 1)),
                     float(request.get("warmupMs", 0)),
+                    time.process_time if request.get("clock") == "cpu" else time.perf_counter,
                 )
             except Exception as e:  # a solver that throws is reported, the others go on
                 out = {"id": problem["id"], "solver": name, "exception": str(e).splitlines()[0][:200]}

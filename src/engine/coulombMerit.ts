@@ -11,6 +11,7 @@
  */
 import type { ContactProblem } from './problem.js';
 import { projectCone } from './cone.js';
+import { hypot2 } from './math/hypot.js';
 
 /** Scratch space so that an iteration can evaluate the merit without allocating. */
 export class CoulombMeritWorkspace {
@@ -34,15 +35,18 @@ export function coulombMerit(p: ContactProblem, lambda: Float64Array, ws = new C
   return coulombMeritFromU(p.mu, b, lambda, u, ws.tmp);
 }
 
+/** coulombMeritFromU's default scratch (the function does not call back into itself: sharing it is safe, and a solve of one contact no longer allocates per merit). */
+const MERIT_TMP = new Float64Array(3);
+
 /** merit(λ) from u = Aλ − b computed by the caller (e.g. matrix-free from body velocity changes); `tmp` holds 3 numbers. */
-export function coulombMeritFromU(mu: Float64Array, b: Float64Array, lambda: Float64Array, u: Float64Array, tmp: Float64Array = new Float64Array(3)): number {
+export function coulombMeritFromU(mu: Float64Array, b: Float64Array, lambda: Float64Array, u: Float64Array, tmp: Float64Array = MERIT_TMP): number {
   const C = mu.length;
   let qq = 0;
   for (let i = 0; i < 3 * C; i++) qq += b[i] * b[i];
   let sum = 0;
   for (let c = 0; c < C; c++) {
     const o = 3 * c;
-    const ut = Math.hypot(u[o + 1], u[o + 2]);
+    const ut = hypot2(u[o + 1], u[o + 2]);
     tmp[0] = lambda[o] - (u[o] + mu[c] * ut);
     tmp[1] = lambda[o + 1] - u[o + 1];
     tmp[2] = lambda[o + 2] - u[o + 2];
@@ -104,14 +108,14 @@ export function coulombLawResidualFrom(
     const un = u[o],
       u1 = u[o + 1],
       u2 = u[o + 2];
-    const lt = Math.hypot(l1, l2),
-      ut = Math.hypot(u1, u2);
+    const lt = hypot2(l1, l2),
+      ut = hypot2(u1, u2);
     // open: λ = 0, not approaching
     const open = Math.max(Math.abs(ln) / lr, lt / lr, Math.max(0, -un) / wr);
     // closed: in the cone, no normal motion, and sticking or sliding on the cone's edge against the slip
     const inCone = Math.max(0, -ln, lt - m * ln) / lr;
     const stick = ut / wr;
-    const slide = ut > 0 ? Math.hypot(l1 + (m * ln * u1) / ut, l2 + (m * ln * u2) / ut) / lr : Number.POSITIVE_INFINITY;
+    const slide = ut > 0 ? hypot2(l1 + (m * ln * u1) / ut, l2 + (m * ln * u2) / ut) / lr : Number.POSITIVE_INFINITY;
     const closed = Math.max(inCone, Math.abs(un) / wr, Math.min(stick, slide));
     const r = Math.min(open, closed);
     if (!(r <= worst)) {

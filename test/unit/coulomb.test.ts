@@ -98,6 +98,42 @@ describe('coulomb solver', () => {
     assert.ok(r.merit.value <= MERIT, String(r.merit.value));
   });
 
+  it('warm solves of problems of several sizes in turn (buffers reused): the same λ each time, earlier results untouched', () => {
+    const boxes = parseOracleInstance(readFileSync(COPY, 'utf8'), COPY).matrix;
+    const A = new Float64Array(36);
+    for (let i = 0; i < 6; i++) A[i * 6 + i] = 1;
+    A[3] = A[18] = 0.5;
+    const coupled: ContactProblem = {
+      contactCount: 2,
+      size: 6,
+      A,
+      b: Float64Array.from([1, 2, 0.5, 1, 2, 0.5]),
+      mu: Float64Array.from([0.5, 0.5]),
+      regularization: 0,
+    };
+    // one contact that sticks (|b_t| = 0.1 < μ b_n): the same size as the sliding one, another solution
+    const sticking: ContactProblem = { ...slidingContact(), b: Float64Array.from([1, 0.1, 0]) };
+    const problems = [boxes, slidingContact(), coupled, boxes, coupled, slidingContact(), slidingContact(), sticking];
+    const kept: { lambda: Float64Array; w: Float64Array; copy: Float64Array[] }[] = [];
+    for (const p of problems) {
+      const r = solve(p, { solver: 'coulomb' });
+      assert.equal(r.status.kind, 'converged');
+      kept.push({ lambda: r.lambda, w: r.w, copy: [Float64Array.from(r.lambda), Float64Array.from(r.w)] });
+    }
+    // a problem solved again, after others of other sizes, gives the same λ bit for bit
+    assert.deepEqual(kept[3].copy, kept[0].copy);
+    assert.deepEqual(kept[4].copy, kept[2].copy);
+    assert.deepEqual(kept[6].copy, kept[1].copy);
+    assert.notDeepEqual(kept[7].copy, kept[6].copy);
+    // no result shares memory with a later solve's: every λ and w still holds what its solve returned
+    for (const k of kept) assert.deepEqual([k.lambda, k.w], k.copy);
+    // a warm start from the previous λ (as the inspector re-solves) converges at once to the same solution
+    const again = solve(coupled, { solver: 'coulomb' }, kept[2].lambda);
+    assert.equal(again.status.kind, 'converged');
+    for (let i = 0; i < 6; i++) close(again.lambda[i], kept[2].copy[0][i], 1e-9, `λ[${i}]`);
+    assert.deepEqual(kept[2].lambda, kept[2].copy[0]);
+  });
+
   describe('the public oracle corpus', () => {
     if (!oracleAvailable()) {
       it.skip(ORACLE_MISSING, () => undefined);

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { main } from '../../src/cli/main.js';
 import { projectCone } from '../../src/engine/cone.js';
 import { coulombMerit } from '../../src/engine/coulombMerit.js';
-import { blockRowsFromDense, blockRowsMulAdd } from '../../src/engine/math/blockRows.js';
+import { blockRowsFromDense, blockRowsMulAdd, BlockRowsStorage } from '../../src/engine/math/blockRows.js';
 import { analyseBlockPattern, blockSlot } from '../../src/engine/math/blockSparseCholesky.js';
 import { BlockLu } from '../../src/engine/math/blockSparseLu.js';
 import { makeProblem, type ContactProblem } from '../../src/engine/problem.js';
@@ -192,6 +192,40 @@ describe('exact Coulomb solver: building blocks', () => {
       let s = q[i];
       for (let j = 0; j < n; j++) s += A[i * n + j] * x[j];
       assert.equal(out[i], s, `row ${i}`);
+    }
+  });
+
+  it('block rows rebuilt in reused storage (a larger matrix before, a denser one after) give the product of fresh ones', () => {
+    const rng = lcg(11);
+    const matrix = (C: number, density: number): Float64Array => {
+      const n = 3 * C;
+      const A = new Float64Array(n * n);
+      for (let c = 0; c < C; c++)
+        for (let d = 0; d < C; d++)
+          if (c === d || rng() < density) for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) A[(3 * c + i) * n + 3 * d + j] = rng() - 0.5;
+      return A;
+    };
+    const storage = new BlockRowsStorage();
+    // sizes and densities that make the storage grow, then hold stale entries past the new rows and blocks
+    for (const [C, density] of [
+      [9, 0.2],
+      [2, 0.9],
+      [5, 1],
+      [12, 0.6],
+      [1, 0],
+      [6, 0.1],
+    ] as const) {
+      const A = matrix(C, density);
+      const n = 3 * C;
+      const x = Float64Array.from({ length: n }, () => rng() * 10 - 5),
+        q = Float64Array.from({ length: n }, () => rng() - 0.5);
+      const fresh = new Float64Array(n),
+        reused = new Float64Array(n);
+      blockRowsMulAdd(blockRowsFromDense(A, C), x, q, fresh);
+      const W = blockRowsFromDense(A, C, storage);
+      assert.equal(W.blocks, C);
+      blockRowsMulAdd(W, x, q, reused);
+      assert.deepEqual(reused, fresh, `C = ${C}`);
     }
   });
 

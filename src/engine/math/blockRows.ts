@@ -15,17 +15,36 @@ export interface BlockRows {
   readonly col: Int32Array;
   /** Entry of each row's diagonal block. */
   readonly diag: Int32Array;
-  /** 9 numbers per entry, the block row-major. */
+  /** 9 numbers per entry, the block row-major (entries past rowPtr[blocks]: unused capacity). */
   readonly val: Float64Array;
 }
 
-/** The 3×3 block structure of the dense n×n row-major A (n = 3·blocks): blocks with a nonzero entry, plus the diagonal. */
-export function blockRowsFromDense(A: Float64Array, blocks: number): BlockRows {
+/**
+ * Storage a BlockRows can be rebuilt in, call after call (blockRowsFromDense's `into`): its arrays grow to the
+ * largest problem seen and are reused, so a warm solve of a small problem allocates nothing for W. Entries past
+ * rowPtr[blocks] (and rows past `blocks`) are unused capacity.
+ */
+export class BlockRowsStorage implements BlockRows {
+  blocks = 0;
+  rowPtr = new Int32Array(1);
+  col = new Int32Array(16);
+  diag = new Int32Array(0);
+  val = new Float64Array(0);
+}
+
+/**
+ * The 3×3 block structure of the dense n×n row-major A (n = 3·blocks): blocks with a nonzero entry, plus the
+ * diagonal. Written into `into` when given (its previous content is overwritten), else into new arrays.
+ */
+export function blockRowsFromDense(A: Float64Array, blocks: number, into: BlockRowsStorage = new BlockRowsStorage()): BlockRows {
   const n = 3 * blocks;
-  const rowPtr = new Int32Array(blocks + 1);
-  const diag = new Int32Array(blocks);
+  if (into.rowPtr.length < blocks + 1) into.rowPtr = new Int32Array(blocks + 1);
+  if (into.diag.length < blocks) into.diag = new Int32Array(blocks);
+  if (into.col.length < 4 * blocks) into.col = new Int32Array(4 * blocks);
+  const { rowPtr, diag } = into;
+  rowPtr[0] = 0;
   // one pass over A: the nonzero blocks of each block row, in column order
-  let cols = new Int32Array(Math.max(4 * blocks, 16));
+  let cols = into.col;
   let count = 0;
   for (let c = 0; c < blocks; c++) {
     const o0 = 3 * c * n,
@@ -54,12 +73,13 @@ export function blockRowsFromDense(A: Float64Array, blocks: number): BlockRows {
     }
     rowPtr[c + 1] = count;
   }
-  const col = cols; // entries past rowPtr[blocks] are unused capacity
-  const val = new Float64Array(9 * count);
+  into.col = cols;
+  if (into.val.length < 9 * count) into.val = new Float64Array(9 * count);
+  const { val } = into;
   for (let c = 0; c < blocks; c++) {
     for (let e = rowPtr[c]; e < rowPtr[c + 1]; e++) {
       const v = 9 * e,
-        j = 3 * col[e];
+        j = 3 * cols[e];
       for (let i = 0; i < 3; i++) {
         const o = (3 * c + i) * n + j;
         val[v + 3 * i] = A[o];
@@ -68,7 +88,8 @@ export function blockRowsFromDense(A: Float64Array, blocks: number): BlockRows {
       }
     }
   }
-  return { blocks, rowPtr, col, diag, val };
+  into.blocks = blocks;
+  return into;
 }
 
 /**

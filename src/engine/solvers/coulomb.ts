@@ -30,7 +30,7 @@ import { SYMMETRY_TOLERANCE, type ContactProblem } from '../problem.js';
 import { projectCone } from '../cone.js';
 import { coulombLawResidualFrom, coulombMeritFromU } from '../coulombMerit.js';
 import { formatCount, formatNumber } from '../numberText.js';
-import { blockRowsFromDense, blockRowsMulAdd, type BlockRows } from '../math/blockRows.js';
+import { blockRowsFromDense, blockRowsMulAdd, BlockRowsStorage, type BlockRows } from '../math/blockRows.js';
 import { HistoryRecorder } from './history.js';
 import { AC_RHO_SCALES, AcNewton } from './coulombAcNewton.js';
 import { FIXED_POINT_MAX_ITERATIONS, solveCoulombFixedPoint } from './coulombFixedPoint.js';
@@ -79,6 +79,13 @@ export const CYCLE_PROGRESS = 0.9;
 /** Cycles (sweeps + proximal phase) without a new best merit before "stalled". */
 export const COULOMB_GIVE_UP = AC_RHO_SCALES.length;
 
+/**
+ * Largest Float64Array V8 keeps in its heap (--typed-array-max-size-in-heap, 64 bytes): allocating one costs ~50 ns,
+ * a larger one's separate backing store ~10× more — so the result's λ and u are two arrays up to this length, one
+ * buffer cut in two beyond.
+ */
+const IN_HEAP_DOUBLES = 8;
+
 /** One solve's problem data, iterate, best iterate and history (methods rather than closures: small solves are µs). */
 class CoulombState {
   readonly r: Float64Array;
@@ -110,17 +117,25 @@ class CoulombState {
     readonly mu: Float64Array,
     public tol: number,
     readonly maxIt: number,
+    work: SolveWork,
   ) {
     const n = b.length;
     // the diagonal block is always stored (blockRows.ts), its diagonal at 0, 4, 8
     for (let c = 0; c < W.blocks; c++) for (let r = 0; r < 3; r++) this.diagMax = Math.max(this.diagMax, W.val[9 * W.diag[c] + 4 * r]);
-    // one allocation for the five vectors (a one-contact solve takes microseconds; allocations dominate it)
-    const buf = new Float64Array(5 * n);
-    this.r = buf.subarray(0, n);
-    this.u = buf.subarray(n, 2 * n);
-    this.best = buf.subarray(2 * n, 3 * n);
-    this.bestU = buf.subarray(3 * n, 4 * n);
-    this.q = buf.subarray(4 * n, 5 * n);
+    // the iterate, its velocity and q are work vectors (reused across solves of one size: SolveScratch); the best
+    // iterate and its velocity are the result (a one-contact solve takes microseconds; allocations dominated it)
+    if (n <= IN_HEAP_DOUBLES) {
+      this.best = new Float64Array(n);
+      this.bestU = new Float64Array(n);
+    } else {
+      const out = new Float64Array(2 * n);
+      this.best = out.subarray(0, n);
+      this.bestU = out.subarray(n, 2 * n);
+    }
+    this.r = work.r;
+    this.u = work.u;
+    this.q = work.q;
+    this.r.fill(0);
     for (let i = 0; i < n; i++) this.q[i] = -b[i];
     this.history = new HistoryRecorder(maxIt);
     this.sweepPatience = Math.max(COULOMB_SWEEP_PATIENCE, Math.ceil(W.rowPtr[W.blocks] / W.blocks));
@@ -185,8 +200,40 @@ class CoulombState {
   }
 }
 
+/** A solve's iterate r, its velocity u = W r + q and q = −b (n numbers each; their contents are the solve's own). */
+class SolveWork {
+  readonly r: Float64Array;
+  readonly u: Float64Array;
+  readonly q: Float64Array;
+  constructor(readonly n: number) {
+    this.r = new Float64Array(n);
+    this.u = new Float64Array(n);
+    this.q = new Float64Array(n);
+  }
+}
+
+/**
+ * Buffers a solve reuses from the previous one (W's block rows for a dense problem, the work vectors of the last
+ * size): warm solves of one problem — the inspector's, a bench's, a diagnosis's re-solves of one island — then
+ * allocate only their result. Taken for the length of one solve; a nested solve (none today) gets fresh ones.
+ */
+class SolveScratch {
+  readonly rows = new BlockRowsStorage();
+  private work = new SolveWork(0);
+  inUse = false;
+  /** Work vectors of n numbers (the last ones when n is unchanged). */
+  workOf(n: number): SolveWork {
+    if (this.work.n !== n) this.work = new SolveWork(n);
+    return this.work;
+  }
+}
+
+const scratch = new SolveScratch();
+
 export function solveCoulomb(p: ContactProblem, opts: CoulombOptions, warmStart?: Float64Array): AlgorithmOutput {
-  return solveCoulombBlocks(blockRowsFromDense(p.A, p.contactCount), p.b, p.mu, opts, warmStart, fixedPointApplies(p) ? p : null);
+  if (scratch.inUse) return solveCoulombBlocks(blockRowsFromDense(p.A, p.contactCount), p.b, p.mu, opts, warmStart, fixedPointApplies(p) ? p : null);
+  const W = blockRowsFromDense(p.A, p.contactCount, scratch.rows);
+  return solveCoulombBlocks(W, p.b, p.mu, opts, warmStart, fixedPointApplies(p) ? p : null);
 }
 
 /**
@@ -201,12 +248,31 @@ export function solveCoulombBlocks(
   warmStart: Float64Array | undefined,
   lastResortProblem: ContactProblem | null,
 ): AlgorithmOutput {
+  if (scratch.inUse) return solveWith(new SolveWork(b.length), W, b, mu, opts, warmStart, lastResortProblem);
+  scratch.inUse = true;
+  try {
+    return solveWith(scratch.workOf(b.length), W, b, mu, opts, warmStart, lastResortProblem);
+  } finally {
+    scratch.inUse = false;
+  }
+}
+
+/** solveCoulombBlocks with `work` for the iterate, its velocity and q. */
+function solveWith(
+  work: SolveWork,
+  W: BlockRows,
+  b: Float64Array,
+  mu: Float64Array,
+  opts: CoulombOptions,
+  warmStart: Float64Array | undefined,
+  lastResortProblem: ContactProblem | null,
+): AlgorithmOutput {
   const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? COULOMB_DEFAULT_MAX_ITERATIONS));
   const tol = opts.tolerance ?? COULOMB_DEFAULT_TOLERANCE;
   const C = W.blocks;
   // with a last resort, the hybrid leaves it part of the budget
   const hybridBudget = lastResortProblem ? Math.ceil(HYBRID_SHARE * maxIt) : maxIt;
-  const s = new CoulombState(W, b, mu, tol, hybridBudget);
+  const s = new CoulombState(W, b, mu, tol, hybridBudget, work);
   if (warmStart) for (let c = 0; c < C; c++) projectCone(warmStart, 3 * c, mu[c], s.r);
   s.velocity();
   s.note();
@@ -261,10 +327,11 @@ function lastResort(p: ContactProblem, s: CoulombState, maxIt: number, hybridSta
     blockRowsMulAdd(s.W, s.best, s.q, s.bestU);
   }
   if (s.converged()) return s.finish({ kind: 'converged' });
-  const why = (st: SolveStatus): string => (st.kind === 'converged' ? 'converged' : st.reason);
   const kind = out.status.kind === 'failed' ? hybridStatus.kind : out.status.kind;
   return s.finish({ kind, reason: `${why(hybridStatus)}; then the De Saxcé fixed point: ${why(out.status)}` } as SolveStatus);
 }
+
+const why = (st: SolveStatus): string => (st.kind === 'converged' ? 'converged' : st.reason);
 
 /** Gauss–Seidel sweeps while they converge fast; returns the last merit. */
 function sweepPhase(s: CoulombState): number {

@@ -21,8 +21,9 @@ export class HistoryRecorder {
   }
   /** `withIterations`: the history has entries at some iterations only, listed in `iterations`. */
   finish(withIterations = false): SolveHistory {
-    const h = { residual: Float64Array.from(this.residual), objective: Float64Array.from(this.objective) };
-    return withIterations ? { ...h, iterations: Int32Array.from(this.sweep) } : h;
+    // the constructors copy an array directly (Float64Array.from goes through its iterator)
+    const h = { residual: new Float64Array(this.residual), objective: new Float64Array(this.objective) };
+    return withIterations ? { ...h, iterations: new Int32Array(this.sweep) } : h;
   }
 }
 
