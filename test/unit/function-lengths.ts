@@ -83,10 +83,12 @@ export function maskSource(src: string): string {
       while (k < n && src[k] !== '\n') {
         const e = src[k];
         if (e === '\\') k += 2;
-        else if (e === '[') (inClass = true), k++;
-        else if (e === ']') (inClass = false), k++;
         else if (e === '/' && !inClass) break;
-        else k++;
+        else {
+          if (e === '[') inClass = true;
+          else if (e === ']') inClass = false;
+          k++;
+        }
       }
       blank(i + 1, k);
       i = k + 1;
@@ -143,8 +145,8 @@ function functionAt(code: string, brace: number): string | null {
   if (code[k] === '>' && code[k - 1] === '=') {
     // arrow: name it by what it is assigned to (`const f = (…) => {`, `f: (…) => {`), else "arrow"
     const head = code.slice(Math.max(0, k - 600), k - 1);
-    const m = /([\w$]+)\s*(?::[^=;{}]*)?=\s*(?:async\s*)?(?:\([^]*\)|[\w$]+)\s*(?::[^=;{}]*)?$/.exec(head);
-    const p = /([\w$]+)\s*:\s*(?:async\s*)?(?:\([^]*\)|[\w$]+)\s*$/.exec(head);
+    const m = /([\w$]+)\s*(?::[^=;{}]*)?=\s*(?:async\s*)?(?:\([\s\S]*\)|[\w$]+)\s*(?::[^=;{}]*)?$/.exec(head);
+    const p = /([\w$]+)\s*:\s*(?:async\s*)?(?:\([\s\S]*\)|[\w$]+)\s*$/.exec(head);
     return m?.[1] ?? p?.[1] ?? 'arrow';
   }
   // a return type annotation between the parameter list and the body: `): Type {`
