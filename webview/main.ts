@@ -62,7 +62,7 @@ const stats: InspectorStats = {
 };
 window.__inspectorStats = stats;
 
-class Inspector {
+class InspectorPage {
   private readonly conn: HostConnection;
   private readonly timeline: TimelineControls;
   private readonly charts: Charts;
@@ -505,7 +505,7 @@ function sameSource(a: SessionSource, b: SessionSource): boolean {
 function start(): void {
   try {
     registerToolkit();
-    new Inspector();
+    new InspectorPage();
   } catch (err) {
     const e = document.getElementById('error');
     if (e) {

@@ -4,7 +4,7 @@ import { parseSceneFile } from '../format/scene.js';
 import { blowUpMessage, runScenario } from '../session/runScenario.js';
 import { checkAll } from '../session/expectations.js';
 import { parseArgs, UsageError } from './args.js';
-import { readText, type Output } from './solveCommand.js';
+import { readInputText, type Output } from './output.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
 import { formatCount, formatNumber } from '../engine/index.js';
@@ -26,7 +26,7 @@ export function runCheck(argv: readonly string[], io: Output): number {
   if (positionals.length !== 1) throw new UsageError(`expected one scene file\nusage: contact-lens ${CHECK_HELP.synopsis}`);
   const file = positionals[0];
   requireKind(file, 'check', ['scene']);
-  const { scenarios, warnings } = parseSceneFile(readText(file), file);
+  const { scenarios, warnings } = parseSceneFile(readInputText(file), file);
   if (!options.get('json')) for (const w of warnings) io.err(`warning: ${w.message}`);
   let allOk = true;
   for (const s of scenarios) {

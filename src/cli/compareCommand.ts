@@ -5,7 +5,7 @@ import { ENGINE_NAMES, type EngineName } from '../session/engines/types.js';
 import { BATCH_DIAGNOSIS } from '../session/diagnosisRun.js';
 import { safeText } from '../format/messages.js';
 import { parseArgs, UsageError } from './args.js';
-import { readText, type Output } from './solveCommand.js';
+import { readInputText, type Output } from './output.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
 import { parsePositiveInt, pickScenario } from './simulateCommand.js';
@@ -120,7 +120,7 @@ export async function runCompare(argv: readonly string[], io: Output): Promise<n
   const frames = parsePositiveInt(options.get('frames'), 'frames');
   const out = options.get('out');
   if (out === true) throw new UsageError('--out needs a folder');
-  const { scenarios, warnings } = parseSceneFile(readText(file), file);
+  const { scenarios, warnings } = parseSceneFile(readInputText(file), file);
   for (const w of warnings) io.err(`warning: ${w.message}`);
   const name = options.get('scenario');
   const picked: ParsedScenario[] = name === undefined ? [...scenarios] : [pickScenario(scenarios, typeof name === 'string' ? name : undefined, file)];

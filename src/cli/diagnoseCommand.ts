@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import { parseArgs, UsageError } from './args.js';
 import { parseJobs, parseShard, runMany } from './runsCommand.js';
 import { printRecordingIssues } from './recordingIssues.js';
-import { readText, type Output } from './solveCommand.js';
+import { readInputText, type Output } from './output.js';
 import { kindOfFile, requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
 import { formatCount, formatNumber, formatSigned } from '../engine/index.js';
@@ -53,7 +53,7 @@ interface Source {
 }
 
 function fromScene(file: string, io: Output): Source[] {
-  const { scenarios, warnings } = parseSceneFile(readText(file), file);
+  const { scenarios, warnings } = parseSceneFile(readInputText(file), file);
   for (const w of warnings) io.err(`warning: ${w.message}`);
   return scenarios.map((s) => ({
     label: `${safePath(file)} / ${safeText(s.desc.name)}`,

@@ -51,6 +51,44 @@ class FileWritable {
 const jsonSchema = (title: string, properties: Record<string, unknown>): Uint8Array =>
   new TextEncoder().encode(JSON.stringify({ title, type: 'object', properties }));
 
+type Topic = keyof typeof MCAP_TOPICS;
+const num = { type: 'number' } as const;
+const str = { type: 'string' } as const;
+/** Each topic's JSON schema: its name and the properties of its messages (the scene's is Foxglove's SceneUpdate). */
+const TOPIC_SCHEMAS: Record<Topic, { readonly name: string; readonly data: Uint8Array }> = {
+  scene: { name: 'foxglove.SceneUpdate', data: new TextEncoder().encode(JSON.stringify(SceneUpdate)) },
+  lambda: {
+    name: 'contact_lens.Lambda',
+    data: jsonSchema('contact_lens.Lambda', {
+      frame: num,
+      contacts: num,
+      sum: num,
+      max: num,
+      lambda_n: { type: 'array', items: num },
+      keys: { type: 'array', items: str },
+    }),
+  },
+  energy: {
+    name: 'contact_lens.Energy',
+    data: jsonSchema('contact_lens.Energy', { frame: num, kinetic: num, potential: num, total: num, ledger: { type: 'object' }, injected: { type: 'object' } }),
+  },
+  findings: {
+    name: 'contact_lens.Finding',
+    data: jsonSchema('contact_lens.Finding', { frame: num, kind: str, mechanism: str, joules: num, contacts: { type: 'array' }, headline: str }),
+  },
+};
+const TOPICS = Object.keys(MCAP_TOPICS) as Topic[];
+
+/** Registers every topic's schema, then its channel (in MCAP_TOPICS' order); returns the channel ids by topic name. */
+async function registerTopics(w: McapWriter): Promise<Record<string, number>> {
+  const schemas: number[] = [];
+  for (const t of TOPICS) schemas.push(await w.registerSchema({ name: TOPIC_SCHEMAS[t].name, encoding: 'jsonschema', data: TOPIC_SCHEMAS[t].data }));
+  const ids: Record<string, number> = {};
+  for (const [k, t] of TOPICS.entries())
+    ids[MCAP_TOPICS[t]] = await w.registerChannel({ topic: MCAP_TOPICS[t], schemaId: schemas[k], messageEncoding: 'json', metadata: new Map() });
+  return ids;
+}
+
 const quat = (q: readonly number[]) => ({ x: q[1], y: q[2], z: q[3], w: q[0] });
 const color = (r: number, g: number, b: number, a = 1) => ({ r, g, b, a });
 
@@ -176,51 +214,7 @@ export async function exportMcap(file: string, out: string): Promise<McapSummary
   try {
     const w = new McapWriter({ writable: new FileWritable(fd), useChunks: true, useStatistics: true, useChunkIndex: true, useMessageIndex: true });
     await w.start({ profile: '', library: 'contact-lens' });
-    const scene = await w.registerSchema({ name: 'foxglove.SceneUpdate', encoding: 'jsonschema', data: new TextEncoder().encode(JSON.stringify(SceneUpdate)) });
-    const lambdaSchema = await w.registerSchema({
-      name: 'contact_lens.Lambda',
-      encoding: 'jsonschema',
-      data: jsonSchema('contact_lens.Lambda', {
-        frame: { type: 'number' },
-        contacts: { type: 'number' },
-        sum: { type: 'number' },
-        max: { type: 'number' },
-        lambda_n: { type: 'array', items: { type: 'number' } },
-        keys: { type: 'array', items: { type: 'string' } },
-      }),
-    });
-    const energySchema = await w.registerSchema({
-      name: 'contact_lens.Energy',
-      encoding: 'jsonschema',
-      data: jsonSchema('contact_lens.Energy', {
-        frame: { type: 'number' },
-        kinetic: { type: 'number' },
-        potential: { type: 'number' },
-        total: { type: 'number' },
-        ledger: { type: 'object' },
-        injected: { type: 'object' },
-      }),
-    });
-    const findingSchema = await w.registerSchema({
-      name: 'contact_lens.Finding',
-      encoding: 'jsonschema',
-      data: jsonSchema('contact_lens.Finding', {
-        frame: { type: 'number' },
-        kind: { type: 'string' },
-        mechanism: { type: 'string' },
-        joules: { type: 'number' },
-        contacts: { type: 'array' },
-        headline: { type: 'string' },
-      }),
-    });
-    const channel = async (topic: string, schemaId: number): Promise<number> =>
-      w.registerChannel({ topic, schemaId, messageEncoding: 'json', metadata: new Map() });
-    const ids = {
-      [MCAP_TOPICS.scene]: await channel(MCAP_TOPICS.scene, scene),
-      [MCAP_TOPICS.lambda]: await channel(MCAP_TOPICS.lambda, lambdaSchema),
-      [MCAP_TOPICS.energy]: await channel(MCAP_TOPICS.energy, energySchema),
-      [MCAP_TOPICS.findings]: await channel(MCAP_TOPICS.findings, findingSchema),
-    };
+    const ids = await registerTopics(w);
     const reader = openRecordingForCli(file, { cache: cliCacheOptions() });
     try {
       const header = reader.header;
@@ -228,7 +222,7 @@ export async function exportMcap(file: string, out: string): Promise<McapSummary
       const nanos = (time: number): bigint => BigInt(Math.max(0, Math.round((time - (t0 ?? 0)) * 1e9)));
       const enc = new TextEncoder();
       let sequence = 0;
-      const put = async (topic: keyof typeof ids, time: number, data: unknown): Promise<void> => {
+      const put = async (topic: string, time: number, data: unknown): Promise<void> => {
         const ns = nanos(time);
         const text = JSON.stringify(data, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v));
         await w.addMessage({ channelId: ids[topic], sequence: sequence++, logTime: ns, publishTime: ns, data: enc.encode(text) });

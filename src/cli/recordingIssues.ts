@@ -3,7 +3,7 @@
  * (grouped: the first few with file:line, then a count) and header/frame warnings, on stderr.
  */
 import type { RecordingReader } from '../format/recordingFile.js';
-import type { Output } from './solveCommand.js';
+import type { Output } from './output.js';
 import { formatCount } from '../engine/index.js';
 
 /** Skipped lines printed one by one before the rest is only counted. */

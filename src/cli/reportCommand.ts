@@ -6,7 +6,7 @@ import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
 import { formatCount, formatNumber, formatSigned } from '../engine/index.js';
 import { type KappaMax, reportRecording } from './recordingReport.js';
-import type { Output } from './solveCommand.js';
+import type { Output } from './output.js';
 import { printRecordingIssues } from './recordingIssues.js';
 import { notRecorded, solverKind } from '../session/solverDeclarations.js';
 

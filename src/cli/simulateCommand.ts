@@ -4,8 +4,7 @@ import { safePath, safeText } from '../format/messages.js';
 import { RecordingWriter } from '../format/recordingFile.js';
 import { formatCount, formatNumber, type ScenarioDesc, SOLVER_NAMES, type SolverName } from '../engine/index.js';
 import { oneOf, parseArgs, UsageError } from './args.js';
-import { readText, type Output } from './solveCommand.js';
-import { OutputFile, withFileErrors } from './output.js';
+import { OutputFile, readInputText, withFileErrors, type Output } from './output.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
 import { ENGINE_NAMES, type EngineName } from '../session/engines/types.js';
@@ -86,7 +85,7 @@ export async function runSimulate(argv: readonly string[], io: Output): Promise<
   if (engine === 'ours' && iterations !== undefined)
     throw new UsageError("--iterations sets another engine's iterations; for ours give the scenario a solver block (or --solver)");
   const scenarioName = options.get('scenario');
-  const { scenarios, warnings } = parseSceneFile(readText(file), file);
+  const { scenarios, warnings } = parseSceneFile(readInputText(file), file);
   const picked = pickScenario(scenarios, typeof scenarioName === 'string' ? scenarioName : undefined, file);
   for (const w of warnings) io.err(`warning: ${w.message}`);
   const desc = withOverrides(picked.desc, solver, frames);

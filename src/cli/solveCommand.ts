@@ -22,7 +22,7 @@ import { eigenRatio } from '../session/problemFile.js';
 import { oneOf, parseArgs, UsageError } from './args.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
-import { readInputBytes, readInputText, type Output } from './output.js';
+import { readInputBytes, type Output } from './output.js';
 import { HDF5_READ_LIMIT_MS, withWatchdog } from './watchdog.js';
 
 export const SOLVE_HELP: CommandHelp = {
@@ -44,11 +44,6 @@ export const SOLVE_HELP: CommandHelp = {
   ],
   example: 'solve examples/problems/two-box-stack.json --from physical',
 };
-
-export type { Output };
-
-/** A scene or problem file's text (a regular file of bounded size; see ./output.ts). */
-export const readText = (file: string): string => readInputText(file);
 
 /**
  * Solves a JSON problem (synchronously) or an FCLIB local problem in HDF5 (docs/problem-format.md, "FCLIB

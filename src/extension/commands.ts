@@ -1,10 +1,10 @@
 /** The "Contact Lens" commands (package.json contributes.commands). */
 import * as vscode from 'vscode';
 import type { SceneAnalyzer } from './sceneAnalysis.js';
-import type { Inspectors } from './inspectors.js';
+import type { OpenInspectors } from './openInspectors.js';
 import { CheckRunner, type CheckCommandResult } from './checkRunner.js';
 import { isSceneFile, toRange } from './ranges.js';
-import { RECORDING_VIEW_TYPE } from './inspector.js';
+import { RECORDING_VIEW_TYPE } from './inspectorPanel.js';
 import { FCLIB_VIEW_TYPE, PROBLEM_VIEW_TYPE } from './problemInspector.js';
 import { SOLVER_NAMES } from '../protocol/inspector.js';
 
@@ -35,7 +35,7 @@ async function resolveScenario(analyzer: SceneAnalyzer, uri?: vscode.Uri, name?:
   return pick ? { doc, name: pick } : null;
 }
 
-export function registerCommands(inspectors: Inspectors, checks: CheckRunner, analyzer: SceneAnalyzer): vscode.Disposable[] {
+export function registerCommands(inspectors: OpenInspectors, checks: CheckRunner, analyzer: SceneAnalyzer): vscode.Disposable[] {
   const reg = (id: string, fn: (...args: never[]) => unknown): vscode.Disposable => vscode.commands.registerCommand(id, fn as (...args: unknown[]) => unknown);
   const active = () => {
     const i = inspectors.current;

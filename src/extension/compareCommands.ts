@@ -4,7 +4,7 @@
  * engines, the table in the inspector) and Go to First Divergence.
  */
 import * as vscode from 'vscode';
-import type { Inspectors } from './inspectors.js';
+import type { OpenInspectors } from './openInspectors.js';
 import type { SceneAnalyzer } from './sceneAnalysis.js';
 import { isSceneFile } from './ranges.js';
 import { solverOverride } from './settings.js';
@@ -21,7 +21,7 @@ async function scenarioSolver(analyzer: SceneAnalyzer, doc: vscode.TextDocument,
   return m && isSolver(m[1]) ? m[1] : 'coulomb';
 }
 
-export function registerCompareCommands(inspectors: Inspectors, analyzer: SceneAnalyzer): vscode.Disposable[] {
+export function registerCompareCommands(inspectors: OpenInspectors, analyzer: SceneAnalyzer): vscode.Disposable[] {
   const reg = (id: string, fn: (...args: never[]) => unknown): vscode.Disposable => vscode.commands.registerCommand(id, fn as (...args: unknown[]) => unknown);
   const fail = (e: unknown): undefined => {
     void vscode.window.showErrorMessage(`Contact Lens: ${(e as Error).message}`);

@@ -10,8 +10,8 @@ import { CheckRunner } from './checkRunner.js';
 import { registerCommands } from './commands.js';
 import { registerCompareCommands } from './compareCommands.js';
 import { registerListenCommand } from './live/listenCommand.js';
-import { Inspectors } from './inspectors.js';
-import { INSPECTOR_VIEW_TYPE, RECORDING_VIEW_TYPE } from './inspector.js';
+import { OpenInspectors } from './openInspectors.js';
+import { INSPECTOR_VIEW_TYPE, RECORDING_VIEW_TYPE } from './inspectorPanel.js';
 import { FCLIB_VIEW_TYPE, PROBLEM_VIEW_TYPE, type ProblemPanelState } from './problemInspector.js';
 import { SceneLensProvider } from './sceneLens.js';
 import { registerSceneValidation } from './sceneValidation.js';
@@ -65,7 +65,7 @@ export function activate(context: vscode.ExtensionContext): ContactLensApi {
   const checks = new CheckRunner(workerScript, outcomes);
   // recordings' sidecar caches go beside them, or here when their folder cannot be written (sidecarCache.ts)
   const cacheDir = context.globalStorageUri.scheme === 'file' ? vscode.Uri.joinPath(context.globalStorageUri, 'recording-cache').fsPath : null;
-  const inspectors = new Inspectors(context.extensionUri, workerScript, output, cacheDir);
+  const inspectors = new OpenInspectors(context.extensionUri, workerScript, output, cacheDir);
   const analyzer = new SceneAnalyzer(workerScript);
   const lenses = new SceneLensProvider(outcomes, analyzer);
   const tests = new SceneTests(checks, inspectors, analyzer);

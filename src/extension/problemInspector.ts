@@ -9,7 +9,7 @@ import { WorkerClient, CancelledError } from './workerClient.js';
 import type { HostMessage } from '../protocol/inspector.js';
 import { PROTOCOL_VERSION } from '../protocol/inspector.js';
 import { validateWebviewMessage, type ProtocolError } from '../protocol/validate.js';
-import { loadInspectorPage } from './inspector.js';
+import { loadInspectorPage } from './inspectorPanel.js';
 import { timedCallback } from './callbackTimes.js';
 import { fractionReporter } from './progress.js';
 

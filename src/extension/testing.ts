@@ -11,7 +11,7 @@ import { failingFindings, outcomePassed } from './checkOutcomes.js';
 import { SCENE_GLOB, toRange } from './ranges.js';
 import { recordCallbackTime, timedCallback } from './callbackTimes.js';
 import { performance } from 'node:perf_hooks';
-import type { Inspectors } from './inspectors.js';
+import type { OpenInspectors } from './openInspectors.js';
 
 export class SceneTests implements vscode.Disposable {
   readonly controller = vscode.tests.createTestController('contactLens', 'Contact Lens scenarios');
@@ -19,7 +19,7 @@ export class SceneTests implements vscode.Disposable {
 
   constructor(
     private readonly checks: CheckRunner,
-    private readonly inspectors: Inspectors,
+    private readonly inspectors: OpenInspectors,
     private readonly analyzer: SceneAnalyzer,
   ) {
     const c = this.controller;

@@ -37,6 +37,7 @@ export const MAX_BLANK_LINES = 1 << 20;
 /** 4 KiB of newlines: a run of empty lines is skipped by comparing whole stretches (memcmp), not byte by byte. */
 const NEWLINES = Buffer.alloc(4096, 10);
 
+/** A recording's frame as its index holds it (a scenario run's frame is `ScenarioFrameSummary` in src/session/runScenario.ts). */
 export interface FrameSummary {
   /** Position in the index (0 … frameCount − 1). */
   readonly index: number;

@@ -6,8 +6,8 @@
  * the previous valid frame; blank lines are ignored; a header that cannot be read stops the reading (nothing
  * can be interpreted without it).
  */
-import { isAscii } from 'node:buffer';
 import { FormatError } from './messages.js';
+import { decodeLine } from './recordingIndexer.js';
 import { isInitialLine, parseFrame, parseHeader, parseJsonLine, validateInitial, type RecordedFrame, type RecordingHeader } from './recording.js';
 import { END_LINE, isEndLine, validateEnd, type RecordingEnd } from './recordingEnd.js';
 
@@ -24,19 +24,6 @@ export type LineEvent =
   /** The header could not be read: no later line can be interpreted. */
   | { readonly kind: 'fatal'; readonly line: number; readonly message: string }
   | { readonly kind: 'blank' };
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** Line text from its bytes: UTF-8 (invalid bytes are an error), a trailing \r removed (as the file reader does). */
-export function lineText(bytes: Uint8Array, file: string, line: number): string {
-  let text: string;
-  try {
-    text = isAscii(bytes) ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1') : utf8.decode(bytes);
-  } catch {
-    throw new FormatError(file, `line ${line}: (encoding)`, 'is not valid UTF-8; recordings are UTF-8 text');
-  }
-  return text.endsWith('\r') ? text.slice(0, -1) : text;
-}
 
 const isBlank = (s: string): boolean => /^\s*$/.test(s);
 
@@ -84,7 +71,7 @@ export class RecordingLineReader {
     try {
       if (!this.h) {
         const b = lineNo === 1 && bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes; // UTF-8 BOM
-        const text = lineText(b, this.file, lineNo);
+        const text = decodeLine(b, this.file, lineNo);
         if (isBlank(text)) throw new FormatError(this.file, `line ${lineNo}`, 'is empty; the first line of a recording must be its header');
         const { header, warnings } = parseHeader(text, this.file);
         this.h = header;
@@ -96,7 +83,7 @@ export class RecordingLineReader {
       return { kind: 'fatal', line: lineNo, message: e.message };
     }
     try {
-      return this.body(lineText(bytes, this.file, lineNo), lineNo, this.h);
+      return this.body(decodeLine(bytes, this.file, lineNo), lineNo, this.h);
     } catch (e) {
       if (!(e instanceof FormatError)) throw e;
       return { kind: 'skipped', line: lineNo, message: e.message };

@@ -1,30 +1,7 @@
 /** Checks the live messages (./live.ts) on receipt, as ./validate.ts does for the others (ProtocolError names the field). */
-import { ProtocolError } from './validate.js';
+import { ProtocolError } from './protocolError.js';
+import { arr, numOrNullArray, obj, safeInt, str, type Obj } from './fieldChecks.js';
 import { type BreakSettings, type LiveAction, MAX_LIVE_ROWS } from './live.js';
-
-type Obj = Record<string, unknown>;
-const obj = (v: unknown, field: string): Obj => {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ProtocolError(field, 'must be an object');
-  return v as Obj;
-};
-const int = (v: unknown, field: string, min = 0): number => {
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) throw new ProtocolError(field, `must be an integer ≥ ${min}`);
-  return v;
-};
-const arr = (v: unknown, field: string, length?: number): unknown[] => {
-  if (!Array.isArray(v)) throw new ProtocolError(field, 'must be an array');
-  if (length !== undefined && v.length !== length) throw new ProtocolError(field, `must have ${length} entries, has ${v.length}`);
-  return v;
-};
-const str = (v: unknown, field: string): string => {
-  if (typeof v !== 'string') throw new ProtocolError(field, 'must be a string');
-  return v;
-};
-const numbers = (v: unknown, field: string, length: number): void => {
-  arr(v, field, length).forEach((x, i) => {
-    if (x !== null && typeof x !== 'number') throw new ProtocolError(`${field}[${i}]`, 'must be a number or null');
-  });
-};
 
 const SEVERITIES = ['off', 'error', 'warning', 'info'];
 const MECHANISM = /^[a-z][a-z-]{0,63}$/;
@@ -34,7 +11,7 @@ export function validateBreakSettings(v: unknown, field: string): BreakSettings 
   if (!SEVERITIES.includes(o.severity as string)) throw new ProtocolError(`${field}.severity`, `must be one of ${SEVERITIES.join(', ')}`);
   if (o.mechanism !== null && !MECHANISM.test(str(o.mechanism, `${field}.mechanism`)))
     throw new ProtocolError(`${field}.mechanism`, 'must be a mechanism name or null');
-  if (o.frame !== null) int(o.frame, `${field}.frame`);
+  if (o.frame !== null) safeInt(o.frame, `${field}.frame`);
   return o as unknown as BreakSettings;
 }
 
@@ -59,38 +36,38 @@ export function validateLiveAction(v: unknown): LiveAction {
 export function validateLiveUpdate(m: Obj): void {
   if (m.rows !== undefined) {
     const r = obj(m.rows, 'rows');
-    int(r.from, 'rows.from');
+    safeInt(r.from, 'rows.from');
     const n = arr(r.frame, 'rows.frame').length;
     if (n > MAX_LIVE_ROWS) throw new ProtocolError('rows.frame', `must have at most ${MAX_LIVE_ROWS} entries`);
     for (const k of ['frame', 'time', 'contacts', 'iterations', 'residual', 'kinetic', 'potential', 'total', 'kappa', 'kappaRange', 'maxDepth'])
-      numbers(r[k], `rows.${k}`, n);
+      numOrNullArray(r[k], `rows.${k}`, n);
     arr(r.status, 'rows.status', n).forEach((s, i) => str(s, `rows.status[${i}]`));
-    for (const g of ['ledger', 'injection']) for (const [k, col] of Object.entries(obj(r[g], `rows.${g}`))) numbers(col, `rows.${g}.${k}`, n);
+    for (const g of ['ledger', 'injection']) for (const [k, col] of Object.entries(obj(r[g], `rows.${g}`))) numOrNullArray(col, `rows.${g}.${k}`, n);
   }
   if (m.diagnosed !== undefined) {
     const d = obj(m.diagnosed, 'diagnosed');
-    int(d.from, 'diagnosed.from');
+    safeInt(d.from, 'diagnosed.from');
     const n = arr(d.kappa, 'diagnosed.kappa').length;
-    numbers(d.kappa, 'diagnosed.kappa', n);
-    numbers(d.kappaRange, 'diagnosed.kappaRange', n);
-    for (const [k, col] of Object.entries(obj(d.injection, 'diagnosed.injection'))) numbers(col, `diagnosed.injection.${k}`, n);
+    numOrNullArray(d.kappa, 'diagnosed.kappa', n);
+    numOrNullArray(d.kappaRange, 'diagnosed.kappaRange', n);
+    for (const [k, col] of Object.entries(obj(d.injection, 'diagnosed.injection'))) numOrNullArray(col, `diagnosed.injection.${k}`, n);
   }
   arr(m.findings, 'findings').forEach((f, i) => {
     const o = obj(f, `findings[${i}]`);
-    int(o.index, `findings[${i}].index`);
+    safeInt(o.index, `findings[${i}].index`);
     str(o.mechanism, `findings[${i}].mechanism`);
   });
   arr(m.errors, 'errors').forEach((e, i) => str(e, `errors[${i}]`));
   const s = obj(m.state, 'state');
   if (s.mode !== 'listening' && s.mode !== 'following') throw new ProtocolError('state.mode', 'must be listening or following');
   str(s.stream, 'state.stream');
-  int(s.frames, 'state.frames');
-  if (s.diagnosed !== undefined) int(s.diagnosed, 'state.diagnosed');
+  safeInt(s.frames, 'state.frames');
+  if (s.diagnosed !== undefined) safeInt(s.diagnosed, 'state.diagnosed');
   validateBreakSettings(s.breakOn, 'state.breakOn');
   if (s.paused !== null) {
     const p = obj(s.paused, 'state.paused');
-    int(p.index, 'state.paused.index');
-    int(p.frame, 'state.paused.frame');
+    safeInt(p.index, 'state.paused.index');
+    safeInt(p.frame, 'state.paused.frame');
     str(p.reason, 'state.paused.reason');
   }
   if (m.mechanisms !== undefined) arr(m.mechanisms, 'mechanisms').forEach((x, i) => str(x, `mechanisms[${i}]`));

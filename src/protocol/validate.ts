@@ -8,45 +8,9 @@ import { POSE_STRIDE } from './scene.js';
 import { ProtocolError } from './protocolError.js';
 import { validateCompareView, validateCrossWhatIf, validateEnginesView, validateFrameCompare } from './validateCompare.js';
 import { validateLiveAction, validateLiveUpdate } from './liveValidate.js';
+import { arr, finite, int, numOrNull, numOrNullArray, obj, str } from './fieldChecks.js';
 
 export { ProtocolError };
-
-type Obj = Record<string, unknown>;
-
-function obj(v: unknown, field: string): Obj {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ProtocolError(field, 'must be an object');
-  return v as Obj;
-}
-function int(v: unknown, field: string, min = 0): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new ProtocolError(field, `must be an integer ≥ ${min}`);
-  return v;
-}
-function finite(v: unknown, field: string): number {
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new ProtocolError(field, 'must be a finite number');
-  return v;
-}
-/**
- * A number that may be non-finite, or null (JSON, which carries webview messages, writes NaN and ±∞ as
- * null): a diverging run's values are data to show, never a reason to reject the session.
- */
-function numeric(v: unknown, field: string): void {
-  if (v !== null && typeof v !== 'number') throw new ProtocolError(field, 'must be a number or null');
-}
-function str(v: unknown, field: string): string {
-  if (typeof v !== 'string') throw new ProtocolError(field, 'must be a string');
-  return v;
-}
-function arr(v: unknown, field: string): unknown[] {
-  if (!Array.isArray(v)) throw new ProtocolError(field, 'must be an array');
-  return v;
-}
-function numOrNullArray(v: unknown, field: string, length?: number): void {
-  const a = arr(v, field);
-  if (length !== undefined && a.length !== length) throw new ProtocolError(field, `must have ${length} entries, has ${a.length}`);
-  a.forEach((x, i) => {
-    if (x !== null && typeof x !== 'number') throw new ProtocolError(`${field}[${i}]`, 'must be a number or null');
-  });
-}
 
 function whatIfOptions(v: unknown, field: string): WhatIfOptions {
   const o = obj(v, field);
@@ -126,22 +90,22 @@ function problemView(v: unknown): void {
   const n = int(o.unknowns, 'view.unknowns');
   if (n !== 3 * C) throw new ProtocolError('view.unknowns', `must be 3 × contacts = ${3 * C}`);
   int(o.rank, 'view.rank');
-  numeric(o.rankRatio, 'view.rankRatio');
-  numeric(o.asymmetry, 'view.asymmetry');
-  numeric(o.eigenRatio, 'view.eigenRatio');
+  numOrNull(o.rankRatio, 'view.rankRatio');
+  numOrNull(o.asymmetry, 'view.asymmetry');
+  numOrNull(o.eigenRatio, 'view.eigenRatio');
   island(o.matrix, 'view.matrix');
   const rows = arr(o.table, 'view.table');
   if (rows.length !== C) throw new ProtocolError('view.table', `must have ${C} rows, has ${rows.length}`);
   rows.forEach((r, i) => {
     const x = obj(r, `view.table[${i}]`);
-    for (const k of ['mu', 'bN', 'bT']) numeric(x[k], `view.table[${i}].${k}`);
+    for (const k of ['mu', 'bN', 'bT']) numOrNull(x[k], `view.table[${i}].${k}`);
   });
   arr(o.solvers, 'view.solvers').forEach((s, i) => {
     const x = obj(s, `view.solvers[${i}]`);
     if (!SOLVER_NAMES.includes(x.solver as never)) throw new ProtocolError(`view.solvers[${i}].solver`, `must be one of ${SOLVER_NAMES.join(', ')}`);
     str(x.status, `view.solvers[${i}].status`);
     int(x.iterations, `view.solvers[${i}].iterations`);
-    for (const k of ['kkt', 'coulomb', 'objective', 'timeMs']) numeric(x[k], `view.solvers[${i}].${k}`);
+    for (const k of ['kkt', 'coulomb', 'objective', 'timeMs']) numOrNull(x[k], `view.solvers[${i}].${k}`);
     for (const k of ['lambdaN', 'lambdaT', 'wN']) numOrNullArray(x[k], `view.solvers[${i}].${k}`, C);
     if (x.matrixNote !== undefined) str(x.matrixNote, `view.solvers[${i}].matrixNote`);
   });
@@ -203,7 +167,7 @@ export function validateHostMessage(v: unknown): HostMessage {
         const o = obj(f, `findings[${i}]`);
         const idx = int(o.index, `findings[${i}].index`);
         if (idx >= n) throw new ProtocolError(`findings[${i}].index`, `must be < frameCount ${n}`);
-        numeric(o.joules, `findings[${i}].joules`);
+        numOrNull(o.joules, `findings[${i}].joules`);
         str(o.mechanism, `findings[${i}].mechanism`);
         if (o.headline !== undefined) {
           const h = str(o.headline, `findings[${i}].headline`);
@@ -224,7 +188,7 @@ export function validateHostMessage(v: unknown): HostMessage {
       int(f.index, 'view.index');
       arr(f.contacts, 'view.contacts').forEach((c, i) => {
         const o = obj(c, `view.contacts[${i}]`);
-        numeric(o.lambdaN, `view.contacts[${i}].lambdaN`);
+        numOrNull(o.lambdaN, `view.contacts[${i}].lambdaN`);
         str(o.key, `view.contacts[${i}].key`);
       });
       arr(f.islands, 'view.islands').forEach((v, i) => island(v, `view.islands[${i}]`));

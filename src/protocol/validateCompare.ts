@@ -5,32 +5,7 @@
 import { DIVERGENCE_KINDS } from './compare.js';
 import { ProtocolError } from './protocolError.js';
 import { POSE_STRIDE } from './scene.js';
-
-type Obj = Record<string, unknown>;
-
-function obj(v: unknown, field: string): Obj {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new ProtocolError(field, 'must be an object');
-  return v as Obj;
-}
-function int(v: unknown, field: string, min = 0): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new ProtocolError(field, `must be an integer ≥ ${min}`);
-  return v;
-}
-function str(v: unknown, field: string): string {
-  if (typeof v !== 'string') throw new ProtocolError(field, 'must be a string');
-  return v;
-}
-function arr(v: unknown, field: string, length?: number): unknown[] {
-  if (!Array.isArray(v)) throw new ProtocolError(field, 'must be an array');
-  if (length !== undefined && v.length !== length) throw new ProtocolError(field, `must have ${length} entries, has ${v.length}`);
-  return v;
-}
-function numOrNull(v: unknown, field: string): void {
-  if (v !== null && typeof v !== 'number') throw new ProtocolError(field, 'must be a number or null');
-}
-function numOrNullArray(v: unknown, field: string, length?: number): void {
-  arr(v, field, length).forEach((x, i) => numOrNull(x, `${field}[${i}]`));
-}
+import { arr, int, numOrNull, numOrNullArray, obj, str } from './fieldChecks.js';
 
 /** `compare` (host → webview): n is a's frame count. */
 export function validateCompareView(v: unknown, field: string): void {

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import { FormatError } from '../format/messages.js';
 import { parseFrame, SOLVER_STATUSES, type RecordedFrame, type RecordingHeader } from '../format/recording.js';
 import type { RecordingReader } from '../format/recordingFile.js';
-import { lineText } from '../format/recordingLines.js';
+import { decodeLine } from '../format/recordingIndexer.js';
 import type { AssemblyOptions } from '../engine/index.js';
 import { type FrameSource, recordingAssembly, type SessionSummary } from './session.js';
 
@@ -156,7 +156,7 @@ export class GrowingRecording implements FrameSource {
     }
     const previous =
       k > 0 ? { frame: c.frame[k - 1], time: c.time[k - 1] } : i > 0 ? { frame: this.summary(i - 1).frame, time: this.summary(i - 1).time } : undefined;
-    const f = parseFrame(lineText(this.buf.subarray(0, length), this.file, line), line, this.file, this.h, { previous });
+    const f = parseFrame(decodeLine(this.buf.subarray(0, length), this.file, line), line, this.file, this.h, { previous });
     if (f.frame !== c.frame[k])
       throw new FormatError(
         this.file,

@@ -5,7 +5,11 @@
 import { MAX_RECORDED_MAGNITUDE } from '../format/recordingValidate.js';
 import { type FrameRecord, type ScenarioDesc, type Vec3, World, worstStatus } from '../engine/index.js';
 
-export interface FrameSummary {
+/**
+ * One simulated frame of a scenario run, as the expectations and the report read it (a recording's index entry
+ * is `FrameSummary` in src/format/recordingIndexer.ts).
+ */
+export interface ScenarioFrameSummary {
   readonly frame: number;
   readonly time: number;
   readonly contacts: number;
@@ -20,7 +24,7 @@ export interface RunResult {
   readonly world: World;
   readonly initialEnergy: number;
   readonly initialMomentum: Vec3;
-  readonly frames: FrameSummary[];
+  readonly frames: ScenarioFrameSummary[];
   /** The first frame where the simulation blew up (the run stops there), or null. */
   readonly blowUp: BlowUp | null;
 }
@@ -65,8 +69,8 @@ export function momentumOf(world: World): Vec3 {
   return p;
 }
 
-export function summarize(world: World, f: FrameRecord): FrameSummary {
-  const status: FrameSummary['status'] = worstStatus(f.islands).kind;
+export function summarize(world: World, f: FrameRecord): ScenarioFrameSummary {
+  const status: ScenarioFrameSummary['status'] = worstStatus(f.islands).kind;
   let iterations = 0,
     maxPen = 0;
   for (const isl of f.islands) iterations = Math.max(iterations, isl.result.iterations);
@@ -94,7 +98,7 @@ export function runScenario(desc: ScenarioDesc, options: RunOptions = {}): RunRe
   const world = new World(desc);
   const initialEnergy = world.totalEnergy();
   const initialMomentum = momentumOf(world);
-  const frames: FrameSummary[] = [];
+  const frames: ScenarioFrameSummary[] = [];
   const n = options.frames ?? desc.frames;
   let blowUp: BlowUp | null = null;
   for (let k = 0; k < n; k++) {

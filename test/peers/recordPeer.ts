@@ -8,7 +8,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { RecordingWriter } from '../../src/format/recordingFile.js';
 import type { RecordingHeader } from '../../src/format/recording.js';
-import { peerScene, recordedBodies, type PeerScene, type SceneName } from './scenes.js';
+import { engineFrame, engineHeader } from '../../src/session/engines/engineRun.js';
+import { peerEngineScene, peerScene, type PeerScene, type SceneName } from './scenes.js';
 import { loadPeerEngine } from './engines.js';
 import type { PeerEngineName, PeerSimulation, RecorderOptions } from './types.js';
 
@@ -17,31 +18,10 @@ export interface RecordPeerOptions extends RecorderOptions {
   readonly out?: string;
 }
 
+/** The header of a peer recording: engineHeader (src/session/engines/engineRun.ts) of the bundled scene, without scene notes. */
 export function peerHeader(scene: PeerScene, sim: PeerSimulation, options: RecorderOptions): RecordingHeader {
-  const bodies = recordedBodies(scene);
-  const header: RecordingHeader & Record<string, unknown> = {
-    format: 'contact-lens-recording',
-    version: 1,
-    producer: sim.producer,
-    units: 'SI',
-    conventions: { up: 'z', quaternion: 'wxyz', normal: 'b-to-a', impulse: 'per-step' },
-    dt: scene.dt,
-    gravity: scene.gravity,
-    bodies,
-    // Also inside `solver` (free-form, kept by the reader): top-level x- fields are ignored when read.
-    solver: { ...sim.solver, lambdaSource: sim.lambdaOrigin, 'x-lambda-source': sim.lambdaSource, 'x-pre-source': sim.preSource },
-    'x-scene': scene.name,
-    'x-lambda-source': sim.lambdaSource,
-    'x-pre-source': sim.preSource,
-    'x-status-label': options.status ?? 'engine',
-  };
-  return header;
-}
-
-/** The frame's `reason` when it is labelled max-iterations: what the engine's own verdict was. */
-function maxIterationsReason(converged: boolean | undefined): string {
-  if (converged === undefined) return 'fixed iteration count, no convergence test';
-  return converged ? 'label set by the recorder (status option); the engine met its own tolerance' : 'iteration limit reached';
+  const { producer, solver, lambdaSource, lambdaOrigin, preSource } = sim;
+  return engineHeader(peerEngineScene(scene), { producer, solver, lambdaSource, lambdaOrigin, preSource, notes: [] }, options);
 }
 
 export async function recordPeer(engine: PeerEngineName, sceneName: SceneName, options: RecordPeerOptions = {}): Promise<string> {
@@ -55,22 +35,7 @@ export async function recordPeer(engine: PeerEngineName, sceneName: SceneName, o
   try {
     const frames = Math.min(scene.frames, options.frames ?? scene.frames);
     for (let k = 0; k < frames; k++) {
-      const s = sim.step();
-      const status = options.status ?? (s.converged === true ? 'converged' : 'max-iterations');
-      w.writeFrame({
-        frame: k,
-        time: (k + 1) * scene.dt,
-        bodies: s.bodies,
-        ...(s.pre ? { pre: s.pre } : {}),
-        contacts: s.contacts,
-        solver: {
-          name: sim.solver.name,
-          status,
-          iterations: s.iterations,
-          lambda: s.lambda,
-          ...(status === 'max-iterations' ? { reason: maxIterationsReason(s.converged) } : {}),
-        },
-      });
+      w.writeFrame(engineFrame(k, scene.dt, sim.solver.name, sim.step(), options));
     }
   } finally {
     w.close();

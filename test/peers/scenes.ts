@@ -8,7 +8,6 @@
  */
 import type { Vec3 } from '../../src/engine/math/vec3.js';
 import type { Quat } from '../../src/engine/math/quat.js';
-import type { RecordedBody } from '../../src/format/recording.js';
 import type { EngineScene } from '../../src/session/engines/types.js';
 
 export type SceneName = 'stack' | 'bounce' | 'slide';
@@ -91,14 +90,6 @@ export function peerScene(name: SceneName): PeerScene {
 
 export function isSceneName(s: string): s is SceneName {
   return (SCENE_NAMES as readonly string[]).includes(s);
-}
-
-/** The header bodies of every peer recording: the ground (static half-space z ≤ 0) first, then the scene's. */
-export function recordedBodies(scene: PeerScene): RecordedBody[] {
-  return [
-    { name: 'ground', shape: { plane: { normal: [0, 0, 1], offset: 0 } }, mass: null, inertia: null, static: true },
-    ...scene.bodies.map((b) => ({ name: b.name, shape: b.shape, mass: b.mass, inertia: b.inertia, static: false })),
-  ];
 }
 
 /** A bundled scene as the runtime engines take it (src/session/engines/): the ground plane first, one μ and e for every pair. */

@@ -7,24 +7,19 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { COMMANDS, main } from '../../src/cli/main.js';
+import { COMMANDS } from '../../src/cli/main.js';
 import { sniffKind } from '../../src/cli/fileKind.js';
 import { SOLVER_NAMES } from '../../src/engine/solvers/types.js';
 import { solve } from '../../src/engine/solvers/solve.js';
 import { parseOracleInstance } from '../../src/format/oracle.js';
+import { runCliAsync } from '../cliRun.js';
+const run = (args: string[]) => runCliAsync(args, { splitLines: true });
 
 const ROOT = resolve(__dirname, '..', '..');
 const PROBLEM = join(ROOT, 'examples/problems/two-box-stack.json');
 const SCENE = join(ROOT, 'examples/box-stack-10.scene.json');
 const RECORDING = join(ROOT, 'examples/foreign-engine.rec.jsonl');
 const FCLIB = join(ROOT, 'examples/problems/fclib-boxes-stack.hdf5');
-
-async function run(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = [],
-    err: string[] = [];
-  const code = await main(args, { out: (l) => out.push(...l.split('\n')), err: (l) => err.push(l) });
-  return { code, out, err };
-}
 
 describe('CLI help', () => {
   it('lists the eight commands', () => {

@@ -4,25 +4,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { main } from '../../src/cli/main.js';
+import { runCli as run, runCliAsync as runAsync } from '../cliRun.js';
 
 const ROOT = resolve(__dirname, '..', '..');
 const EXAMPLE = join(ROOT, 'examples', 'problems', 'two-box-stack.json');
-
-function run(args: string[]): { code: number | Promise<number>; out: string[]; err: string[] } {
-  const out: string[] = [],
-    err: string[] = [];
-  const code = main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out, err };
-}
-
-/** main() awaited (simulate, compress and solve on HDF5 return a promise). */
-async function runAsync(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = [],
-    err: string[] = [];
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out, err };
-}
 
 function withFile(name: string, text: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'contact-lens-'));

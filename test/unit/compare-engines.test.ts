@@ -7,23 +7,17 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { main } from '../../src/cli/main.js';
 import { parseSceneFile } from '../../src/format/scene.js';
 import { RecordingReader } from '../../src/format/recordingFile.js';
 import { readFileSync } from 'node:fs';
 import { startEngineRun } from '../../src/session/engines/engineRun.js';
 import { ENGINE_PACKAGES, EngineUnavailableError, locatePackage } from '../../src/session/engines/enginePackages.js';
 import { PEER_ENGINE_NAMES } from '../../src/session/engines/types.js';
+import { runCliAsync } from '../cliRun.js';
+const run = (args: string[]) => runCliAsync(args, { splitLines: true });
 
 const ROOT = resolve(__dirname, '..', '..');
 const STACK = join(ROOT, 'examples', 'box-stack-10.scene.json');
-
-async function run(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = [],
-    err: string[] = [];
-  const code = await main(args, { out: (l) => out.push(...l.split('\n')), err: (l) => err.push(l) });
-  return { code, out, err };
-}
 
 describe('engines: a scenario in cannon-es, Rapier, Jolt, MuJoCo and ours', function () {
   this.timeout(300_000);

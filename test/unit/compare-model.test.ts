@@ -4,31 +4,15 @@
  * run's frame with the other's solver; every view passes the protocol validators.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { parseSceneFile } from '../../src/format/scene.js';
-import { RecordingWriter } from '../../src/format/recordingFile.js';
-import { startOurRun } from '../../src/session/engines/engineRun.js';
-import { withOverrides } from '../../src/cli/simulateCommand.js';
+import { join } from 'node:path';
+import { recordBoxStack } from '../exampleRecording.js';
 import { InspectorModel } from '../../src/extension/model/inspectorModel.js';
 import { CompareModel, ownSolver } from '../../src/extension/model/compareModel.js';
 import { Session } from '../../src/session/session.js';
 import { validateHostMessage } from '../../src/protocol/validate.js';
 import { POSE_STRIDE } from '../../src/protocol/scene.js';
-
-const ROOT = resolve(__dirname, '..', '..');
-
-function record(dir: string, solver: 'newton' | 'ipm', frames: number): string {
-  const file = join(ROOT, 'examples', 'box-stack-10.scene.json');
-  const desc = withOverrides(parseSceneFile(readFileSync(file, 'utf8'), file).scenarios[0].desc, solver, frames);
-  const run = startOurRun(desc);
-  const out = join(dir, `stack-${solver}.rec.jsonl`);
-  const w = RecordingWriter.create(out, run.header);
-  for (let f = run.next(); f; f = run.next()) w.writeFrame(f.frame);
-  w.close();
-  return out;
-}
 
 describe('compare mode: the worker model (newton vs ipm on box-stack-10)', function () {
   this.timeout(120_000);
@@ -37,8 +21,8 @@ describe('compare mode: the worker model (newton vs ipm on box-stack-10)', funct
   let cmp: CompareModel;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'contact-lens-cmpmodel-'));
-    const fa = record(dir, 'newton', 30),
-      fb = record(dir, 'ipm', 30);
+    const fa = recordBoxStack(dir, 'newton', 30),
+      fb = recordBoxStack(dir, 'ipm', 30);
     a = await InspectorModel.fromRecording(fa);
     cmp = new CompareModel(a.session, Session.fromRecording(fb), { title: 'stack-ipm', file: fb });
   });

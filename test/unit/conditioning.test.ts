@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { conditioning, kappaOf, pivotedCholeskyRank, rankToleranceFor, RANK_TOLERANCE_RULE, type Conditioning } from '../../src/engine/conditioning.js';
 import { symmetricEigenvalues } from '../../src/engine/math/eigen.js';
+import { spectrumMatrix } from '../spectrumMatrix.js';
 
 /** The assembler's default regularisation ε (seed 002 eq. 41). */
 const EPS = 1e-10;
@@ -121,49 +122,6 @@ function tower(count: number, eps = EPS): { A: Float64Array; n: number } {
 }
 
 // ───────────────────────────────────────── helpers ─────────────────────────────────────────
-
-function lcg(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 2147483648 - 1;
-  };
-}
-
-/** Q·diag(lambda)·Qᵀ with Q a product of random Householder reflectors. */
-function spectrumMatrix(lambda: number[], seed: number): Float64Array {
-  const n = lambda.length;
-  const A = new Float64Array(n * n);
-  lambda.forEach((l, i) => {
-    A[i * n + i] = l;
-  });
-  const rnd = lcg(seed);
-  const v = new Float64Array(n),
-    p = new Float64Array(n);
-  for (let r = 0; r < n; r++) {
-    let nv = 0;
-    for (let i = 0; i < n; i++) {
-      v[i] = rnd();
-      nv += v[i] * v[i];
-    }
-    for (let i = 0; i < n; i++) v[i] /= Math.sqrt(nv);
-    let c = 0;
-    for (let i = 0; i < n; i++) {
-      let s = 0;
-      for (let j = 0; j < n; j++) s += A[i * n + j] * v[j];
-      p[i] = s;
-      c += v[i] * s;
-    }
-    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) A[i * n + j] += -2 * v[i] * p[j] - 2 * p[i] * v[j] + 4 * c * v[i] * v[j];
-  }
-  for (let i = 0; i < n; i++)
-    for (let j = 0; j < i; j++) {
-      const s = 0.5 * (A[i * n + j] + A[j * n + i]);
-      A[i * n + j] = s;
-      A[j * n + i] = s;
-    }
-  return A;
-}
 
 function assertSane(c: Conditioning): void {
   for (const k of ['lambdaMin', 'lambdaMax', 'kappa', 'rank', 'rankDeficiency', 'rankTolerance'] as const) {

@@ -6,11 +6,12 @@
 import assert from 'node:assert/strict';
 import { World } from '../../src/engine/world/world.js';
 import { frameFromWorld, headerFromWorld } from '../../src/format/worldRecording.js';
-import { CONVENTIONS, type RecordedContact, type RecordedFrame, type RecordingHeader } from '../../src/format/recording.js';
+import type { RecordedContact, RecordedFrame, RecordingHeader } from '../../src/format/recording.js';
 import { Diagnoser, diagnose } from '../../src/session/diagnose.js';
 import { tangentBasis, type Vec3 } from '../../src/engine/math/vec3.js';
 import type { ScenarioDesc } from '../../src/engine/world/types.js';
 import { box, ground, scenario, sphere } from './world-helpers.js';
+import { groundHeader } from '../groundHeader.js';
 
 function record(desc: ScenarioDesc): { header: RecordingHeader; frames: RecordedFrame[]; world: ReturnType<World['step']>[]; e0: number } {
   const world = new World(desc);
@@ -78,26 +79,18 @@ function balls(
   status: RecordedFrame['solver']['status'] = 'converged',
   solver = 'acme',
 ): { header: RecordingHeader; frames: RecordedFrame[] } {
-  const header: RecordingHeader = {
-    format: 'contact-lens-recording',
-    version: 1,
-    producer: { name: 'test' },
-    units: 'SI',
-    conventions: CONVENTIONS,
+  const header = groundHeader(
     dt,
-    gravity: [0, 0, -g],
-    bodies: [
-      { name: 'ground', shape: { plane: { normal: [0, 0, 1], offset: 0 } }, mass: null, inertia: null, static: true },
-      ...list.map((b, i) => ({
-        name: `ball${i}`,
-        shape: { sphere: { radius: 0.1 } },
-        mass: b.m,
-        inertia: [0.004 * b.m, 0.004 * b.m, 0.004 * b.m] as Vec3,
-        static: false,
-      })),
-    ],
-    solver: { name: solver, splitImpulse: true },
-  };
+    g,
+    list.map((b, i) => ({
+      name: `ball${i}`,
+      shape: { sphere: { radius: 0.1 } },
+      mass: b.m,
+      inertia: [0.004 * b.m, 0.004 * b.m, 0.004 * b.m] as Vec3,
+      static: false,
+    })),
+    { name: solver, splitImpulse: true },
+  );
   const x0 = (i: number): Vec3 => [3 * i, 0, 0.1];
   const still = { x: [0, 0, 0] as Vec3, q: [1, 0, 0, 0] as const, v: [0, 0, 0] as Vec3, w: [0, 0, 0] as Vec3 };
   const f0: RecordedFrame = {

@@ -4,26 +4,20 @@
  */
 import assert from 'node:assert/strict';
 import { diagnose, type Mechanism } from '../../src/session/diagnose.js';
-import { CONVENTIONS, type RecordedFrame, type RecordingHeader, type RecordedContact } from '../../src/format/recording.js';
+import type { RecordedFrame, RecordingHeader, RecordedContact } from '../../src/format/recording.js';
 import { tangentBasis, type Vec3 } from '../../src/engine/math/vec3.js';
+import { groundHeader } from '../groundHeader.js';
 
 const m = 2,
   dt = 1 / 60,
   g = 9.81;
-const header = (solver: Record<string, unknown> = { name: 'acme' }): RecordingHeader => ({
-  format: 'contact-lens-recording',
-  version: 1,
-  producer: { name: 'test' },
-  units: 'SI',
-  conventions: CONVENTIONS,
-  dt,
-  gravity: [0, 0, -g],
-  bodies: [
-    { name: 'ground', shape: { plane: { normal: [0, 0, 1], offset: 0 } }, mass: null, inertia: null, static: true },
-    { name: 'ball', shape: { sphere: { radius: 0.1 } }, mass: m, inertia: [0.008, 0.008, 0.008], static: false },
-  ],
-  solver: solver as RecordingHeader['solver'],
-});
+const header = (solver: Record<string, unknown> = { name: 'acme' }): RecordingHeader =>
+  groundHeader(
+    dt,
+    g,
+    [{ name: 'ball', shape: { sphere: { radius: 0.1 } }, mass: m, inertia: [0.008, 0.008, 0.008], static: false }],
+    solver as RecordingHeader['solver'],
+  );
 const [t1, t2] = tangentBasis([0, 0, 1]);
 const at = (x: Vec3, v: Vec3) => ({ x, q: [1, 0, 0, 0] as const, v, w: [0, 0, 0] as const });
 const groundState = at([0, 0, 0], [0, 0, 0]);

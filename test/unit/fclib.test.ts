@@ -9,7 +9,6 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { main } from '../../src/cli/main.js';
 import { conditioning } from '../../src/engine/conditioning.js';
 import { projectCone } from '../../src/engine/cone.js';
 import { kkt } from '../../src/engine/kkt.js';
@@ -19,6 +18,7 @@ import { IPM_DEFAULT_TOLERANCE } from '../../src/engine/solvers/ipm.js';
 import { isHdf5, MAX_UNKNOWNS, readFclibLocal, type FclibPair } from '../../src/format/fclib.js';
 import { parseOracleInstance } from '../../src/format/oracle.js';
 import { writeFclib } from './fclibWriter.js';
+import { runCliAsync as run } from '../cliRun.js';
 
 const ROOT = resolve(__dirname, '..', '..');
 const HDF5 = resolve(process.env.CONTACT_LENS_FCLIB ?? join(ROOT, '..', 'shared', 'fclib', 'local_problem_test.hdf5'));
@@ -79,13 +79,6 @@ function coulombMerit(p: ContactProblem, r: ArrayLike<number>): number {
 }
 
 const tmp = mkdtempSync(join(tmpdir(), 'contact-lens-fclib-'));
-
-async function run(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = [],
-    err: string[] = [];
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out, err };
-}
 
 describe(`FCLIB local problems (issue 13 · 3), from ${SOURCE}`, () => {
   it(`reads the Boxes Stack problem: 144 unknowns, 48 contacts, A = W (W[0][0] = 100, W[0][1] = 8.35e-9), b = −q (q[0] = −0.004905), μ = 0.7, rank W = 72 — from ${SOURCE}`, async () => {

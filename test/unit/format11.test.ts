@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
-  CONVENTIONS,
+  type RecordedBody,
   parseFrame,
   parseHeader,
   serializeFrame,
@@ -19,6 +19,7 @@ import {
   type RecordedFrame,
   type RecordingHeader,
 } from '../../src/format/recording.js';
+import { groundHeader } from '../groundHeader.js';
 import { RecordingReader, RecordingWriter } from '../../src/format/recordingFile.js';
 import { FormatError } from '../../src/format/messages.js';
 import { Diagnoser, type Finding } from '../../src/session/diagnose.js';
@@ -36,22 +37,11 @@ after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** Ground plane + one body (a 1 kg sphere of radius 0.1, or a 1 kg cube of half size 0.5: both I = I₀·1). */
 function header(shape: 'sphere' | 'box', solver: Record<string, unknown> = {}): RecordingHeader {
-  return {
-    format: 'contact-lens-recording',
-    version: 1,
-    producer: { name: 'test' },
-    units: 'SI',
-    conventions: CONVENTIONS,
-    dt,
-    gravity: [0, 0, -g],
-    bodies: [
-      { name: 'ground', shape: { plane: { normal: [0, 0, 1], offset: 0 } }, mass: null, inertia: null, static: true },
-      shape === 'sphere'
-        ? { name: 'ball', shape: { sphere: { radius: 0.1 } }, mass: 1, inertia: [0.004, 0.004, 0.004], static: false }
-        : { name: 'crate', shape: { box: { halfExtents: [0.5, 0.5, 0.5] } }, mass: 1, inertia: [1 / 6, 1 / 6, 1 / 6], static: false },
-    ],
-    solver: { name: 'acme', splitImpulse: true, ...solver },
-  };
+  const body: RecordedBody =
+    shape === 'sphere'
+      ? { name: 'ball', shape: { sphere: { radius: 0.1 } }, mass: 1, inertia: [0.004, 0.004, 0.004], static: false }
+      : { name: 'crate', shape: { box: { halfExtents: [0.5, 0.5, 0.5] } }, mass: 1, inertia: [1 / 6, 1 / 6, 1 / 6], static: false };
+  return groundHeader(dt, g, [body], { name: 'acme', splitImpulse: true, ...solver });
 }
 const still: RecordedBodyState = { x: ZERO, q: Q, v: ZERO, w: ZERO };
 const state = (x: Vec3, v: Vec3, w: Vec3 = ZERO): RecordedBodyState => ({ x, q: Q, v, w });

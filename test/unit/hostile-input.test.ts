@@ -17,12 +17,12 @@ import { FormatError, safeText, suggest } from '../../src/format/messages.js';
 import { parseJsonLine } from '../../src/format/recording.js';
 import { RecordingReader, RecordingWriter } from '../../src/format/recordingFile.js';
 import { parseSceneFile } from '../../src/format/scene.js';
-import { main } from '../../src/cli/main.js';
 import { FileError, withFileErrors } from '../../src/cli/output.js';
 import { InspectorModel } from '../../src/extension/model/inspectorModel.js';
 import { validateHostMessage, validateWebviewMessage, ProtocolError } from '../../src/protocol/validate.js';
 import { MAX_SOLVER_ITERATIONS as PROTOCOL_MAX_ITERATIONS, PROTOCOL_VERSION } from '../../src/protocol/inspector.js';
 import { restorablePanel } from '../../src/extension/restoredState.js';
+import { runCli as run, runCliAsync as runAsync } from '../cliRun.js';
 
 const ROOT = resolve(__dirname, '..', '..');
 const EXAMPLE_PROBLEM = join(ROOT, 'examples', 'problems', 'two-box-stack.json');
@@ -35,20 +35,7 @@ function withFile(name: string, text: string): string {
   writeFileSync(f, text);
   return f;
 }
-function run(args: string[]): { code: number | Promise<number>; out: string[]; err: string[] } {
-  const out: string[] = [],
-    err: string[] = [];
-  const code = main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out, err };
-}
 
-/** main() awaited (simulate, compress and solve on HDF5 return a promise). */
-async function runAsync(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = [],
-    err: string[] = [];
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out, err };
-}
 /** One line, no control characters (no ANSI escapes, no newline). */
 const isOneSafeLine = (s: string): boolean => !/[\u0000-\u001f\u007f-\u009f]/.test(s);
 const problemJson = (): Record<string, unknown> => JSON.parse(readFileSync(EXAMPLE_PROBLEM, 'utf8')) as Record<string, unknown>;

@@ -10,19 +10,12 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import * as zlib from 'node:zlib';
-import { main } from '../../src/cli/main.js';
 import { bgzfBlockSize } from '../../src/format/bgzf.js';
 import { RecordingReader } from '../../src/format/recordingFile.js';
+import { runCliAsync as cli } from '../cliRun.js';
 
 const ROOT = resolve(__dirname, '..', '..');
 const SCENE = join(ROOT, 'examples', 'box-stack-10.scene.json');
-
-async function cli(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = [],
-    err: string[] = [];
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out, err };
-}
 
 const leftovers = (dir: string): string[] => fs.readdirSync(dir).filter((n) => n.endsWith('.partial'));
 

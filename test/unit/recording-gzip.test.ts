@@ -14,7 +14,7 @@ import { BGZF_BLOCK_DATA, BGZF_EOF, bgzfBlock, bgzfBlockSize, crc32 } from '../.
 import { parseSceneFile } from '../../src/format/scene.js';
 import { World } from '../../src/engine/world/world.js';
 import { frameFromWorld, headerFromWorld } from '../../src/format/worldRecording.js';
-import { main } from '../../src/cli/main.js';
+import { runCliAsync as cli } from '../cliRun.js';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cl-gzip-'));
@@ -39,12 +39,6 @@ function write(file: string, gzip: boolean): RecordedFrame[] {
   for (const f of fs0) w.writeFrame(f);
   w.close();
   return fs0;
-}
-async function cli(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = [],
-    err: string[] = [];
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out, err };
 }
 
 describe('compressed recordings (blocked gzip)', () => {

@@ -5,30 +5,16 @@
  * the re-solve buttons answer, and the engines table lists its rows.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { FakeHost, launchBrowser, ROOT } from './harness.js';
-import { parseSceneFile } from '../../src/format/scene.js';
-import { RecordingWriter } from '../../src/format/recordingFile.js';
-import { startOurRun } from '../../src/session/engines/engineRun.js';
-import { withOverrides } from '../../src/cli/simulateCommand.js';
+import { recordBoxStack } from '../exampleRecording.js';
 import { InspectorModel } from '../../src/extension/model/inspectorModel.js';
 import { CompareModel } from '../../src/extension/model/compareModel.js';
 import { Session } from '../../src/session/session.js';
 import type { EnginesView } from '../../src/protocol/compare.js';
-
-function record(dir: string, solver: 'newton' | 'ipm', frames: number): string {
-  const file = join(ROOT, 'examples', 'box-stack-10.scene.json');
-  const desc = withOverrides(parseSceneFile(readFileSync(file, 'utf8'), file).scenarios[0].desc, solver, frames);
-  const run = startOurRun(desc);
-  const out = join(dir, `stack-${solver}.rec.jsonl`);
-  const w = RecordingWriter.create(out, run.header);
-  for (let f = run.next(); f; f = run.next()) w.writeFrame(f.frame);
-  w.close();
-  return out;
-}
 
 describe('webview: compare mode (newton vs ipm on box-stack-10)', function () {
   this.timeout(120_000);
@@ -40,8 +26,8 @@ describe('webview: compare mode (newton vs ipm on box-stack-10)', function () {
   before(async () => {
     browser = await launchBrowser();
     dir = mkdtempSync(join(tmpdir(), 'cl-webview-compare-'));
-    const a = record(dir, 'newton', 20),
-      b = record(dir, 'ipm', 20);
+    const a = recordBoxStack(dir, 'newton', 20),
+      b = recordBoxStack(dir, 'ipm', 20);
     model = await InspectorModel.fromRecording(a);
     cmp = new CompareModel(model.session, Session.fromRecording(b), { title: 'stack-ipm.rec.jsonl', file: b });
     host = await FakeHost.open(browser, model, { kind: 'recording', file: a }, { index: 5 });

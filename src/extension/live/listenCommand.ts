@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import * as path from 'node:path';
-import type { Inspectors } from '../inspectors.js';
+import type { OpenInspectors } from '../openInspectors.js';
 
 /** Where live recordings go: the first workspace folder's .contact-lens/live, else the extension's storage. */
 export function liveFolder(storage: vscode.Uri): string {
@@ -14,7 +14,7 @@ export function liveFolder(storage: vscode.Uri): string {
   return ws ? path.join(ws.uri.fsPath, '.contact-lens', 'live') : path.join(storage.fsPath, 'live');
 }
 
-export function registerListenCommand(inspectors: Inspectors, context: vscode.ExtensionContext): vscode.Disposable {
+export function registerListenCommand(inspectors: OpenInspectors, context: vscode.ExtensionContext): vscode.Disposable {
   return vscode.commands.registerCommand('contactLens.listenLive', async () => {
     const folder = liveFolder(context.globalStorageUri);
     if (!vscode.workspace.isTrusted) {

@@ -39,19 +39,11 @@ const OFF_RELAXATION = 1e9;
 type Cannon = typeof CannonModule;
 const v3 = (v: CannonModule.Vec3): Vec3 => [v.x, v.y, v.z];
 
-async function create(scene: EngineScene, options: RecorderOptions): Promise<EngineSimulation> {
-  const { module, version } = await loadEngine('cannon');
-  const CANNON = module as Cannon;
-  const dt = scene.dt;
-  const iterations = options.iterations ?? CANNON_DEFAULT_ITERATIONS;
-  const stab = options.stabilization !== false;
-  const world = new CANNON.World({ gravity: new CANNON.Vec3(...scene.gravity) });
-  const solver = world.solver as CannonModule.GSSolver;
-  solver.iterations = iterations;
-  solver.tolerance = CANNON_TOLERANCE;
-  const stiffness = stab ? CANNON_STIFFNESS : OFF_STIFFNESS;
-  const relaxation = stab ? CANNON_RELAXATION : OFF_RELAXATION;
-  // one cannon Material per distinct (μ, e) of the scene, one ContactMaterial per pair with the combined values
+/**
+ * One cannon Material per distinct (μ, e) of the scene and one ContactMaterial per pair of them with the combined
+ * values and the SPOOK parameters; returns each body's material.
+ */
+function addMaterials(CANNON: Cannon, world: CannonModule.World, scene: EngineScene, stiffness: number, relaxation: number): CannonModule.Material[] {
   const keyOf = (i: number): string => `${scene.bodies[i].friction}/${scene.bodies[i].restitution}`;
   const mats = new Map<string, { m: CannonModule.Material; body: number }>();
   scene.bodies.forEach((_, i) => {
@@ -71,8 +63,13 @@ async function create(scene: EngineScene, options: RecorderOptions): Promise<Eng
       );
     }
   });
-  const all = scene.bodies.map((d, i) => {
-    const material = mats.get(keyOf(i))!.m;
+  return scene.bodies.map((_, i) => mats.get(keyOf(i))!.m);
+}
+
+/** The scene's bodies as cannon bodies (a plane as cannon's Plane, whose normal is its local +z), in the scene's order. */
+function createBodies(CANNON: Cannon, scene: EngineScene, materials: readonly CannonModule.Material[]): CannonModule.Body[] {
+  return scene.bodies.map((d, i) => {
+    const material = materials[i];
     if ('plane' in d.shape) {
       const n = d.shape.plane.normal,
         q = rotationFromZ(n),
@@ -101,6 +98,85 @@ async function create(scene: EngineScene, options: RecorderOptions): Promise<Eng
       angularVelocity: new CANNON.Vec3(...d.w),
     });
   });
+}
+
+/**
+ * The step's contacts and their impulses (λ per contact in its frame) from cannon's contact and friction
+ * equations; xs are the bodies' positions before the step (where cannon measured ri, rj).
+ */
+function recordedContacts(
+  world: CannonModule.World,
+  index: ReadonlyMap<CannonModule.Body, number>,
+  xs: readonly Vec3[],
+  scene: EngineScene,
+): { contacts: RecordedContact[]; lambda: number[] } {
+  const dt = scene.dt;
+  const contacts: RecordedContact[] = [];
+  const lambda: number[] = [];
+  // Friction equations copy their contact's bodies and ri/rj (Narrowphase.createFrictionEquationsFromContact).
+  const friction = new Map<CannonModule.ContactEquation, CannonModule.FrictionEquation[]>();
+  for (const c of world.contacts) {
+    const fr = world.frictionEquations.filter((f) => f.bi === c.bi && f.bj === c.bj && f.ri.almostEquals(c.ri, 0) && f.rj.almostEquals(c.rj, 0));
+    friction.set(c, fr.slice(0, 2));
+  }
+  for (const c of world.contacts) {
+    const i = index.get(c.bi)!,
+      j = index.get(c.bj)!;
+    const xi = xs[i],
+      xj = xs[j];
+    const pi: Vec3 = [xi[0] + c.ri.x, xi[1] + c.ri.y, xi[2] + c.ri.z];
+    const pj: Vec3 = [xj[0] + c.rj.x, xj[1] + c.rj.y, xj[2] + c.rj.z];
+    const ni = v3(c.ni);
+    // g = (xj + rj − xi − ri)·ni < 0 when overlapping (ContactEquation.computeB).
+    const gap = (pj[0] - pi[0]) * ni[0] + (pj[1] - pi[1]) * ni[1] + (pj[2] - pi[2]) * ni[2];
+    // Impulse on bj (world, N·s): λ·ni + Σ λ_f·t_f, λ = multiplier·h.
+    const fr = friction.get(c)!;
+    const P: [number, number, number] = [c.multiplier * dt * ni[0], c.multiplier * dt * ni[1], c.multiplier * dt * ni[2]];
+    for (const f of fr) {
+      P[0] += f.multiplier * dt * f.t.x;
+      P[1] += f.multiplier * dt * f.t.y;
+      P[2] += f.multiplier * dt * f.t.z;
+    }
+    const aIsJ = !scene.bodies[j].static;
+    const a = aIsJ ? j : i,
+      b = aIsJ ? i : j;
+    const sgn = aIsJ ? 1 : -1;
+    const frame = contactFrame([sgn * ni[0], sgn * ni[1], sgn * ni[2]], fr[0] ? [sgn * fr[0].t.x, sgn * fr[0].t.y, sgn * fr[0].t.z] : undefined);
+    const Pa: Vec3 = [sgn * P[0], sgn * P[1], sgn * P[2]];
+    lambda.push(...impulseInFrame(Pa, frame));
+    const { mu, e } = scene.pair(a, b);
+    const side = (k: number): string => (scene.bodies[k].static ? scene.bodies[k].name : String(k));
+    contacts.push({
+      // The point on body a's surface: a's lever arm is then exactly cannon's (ri or rj); b's differs by the
+      // depth along n, which changes b's friction torque by depth·λt (zero for a static body).
+      a,
+      b,
+      point: aIsJ ? pj : pi,
+      normal: frame.n,
+      t1: frame.t1,
+      t2: frame.t2,
+      depth: Math.max(0, -gap),
+      mu,
+      e,
+      feature: `${side(a)}:${side(b)}:${c.ri.x.toFixed(2)},${c.ri.y.toFixed(2)},${c.ri.z.toFixed(2)}`,
+    });
+  }
+  return { contacts, lambda };
+}
+
+async function create(scene: EngineScene, options: RecorderOptions): Promise<EngineSimulation> {
+  const { module, version } = await loadEngine('cannon');
+  const CANNON = module as Cannon;
+  const dt = scene.dt;
+  const iterations = options.iterations ?? CANNON_DEFAULT_ITERATIONS;
+  const stab = options.stabilization !== false;
+  const world = new CANNON.World({ gravity: new CANNON.Vec3(...scene.gravity) });
+  const solver = world.solver as CannonModule.GSSolver;
+  solver.iterations = iterations;
+  solver.tolerance = CANNON_TOLERANCE;
+  const stiffness = stab ? CANNON_STIFFNESS : OFF_STIFFNESS;
+  const relaxation = stab ? CANNON_RELAXATION : OFF_RELAXATION;
+  const all = createBodies(CANNON, scene, addMaterials(CANNON, world, scene, stiffness, relaxation));
   for (const b of all) world.addBody(b);
   const index = new Map(all.map((b, i) => [b, i] as const));
   // The solver's iteration count, from GSSolver.solve's return value.
@@ -114,65 +190,15 @@ async function create(scene: EngineScene, options: RecorderOptions): Promise<Eng
         ? staticState(scene.bodies[i])
         : { x: v3(b.position), q: xyzwToWxyz(b.quaternion.x, b.quaternion.y, b.quaternion.z, b.quaternion.w), v: v3(b.velocity), w: v3(b.angularVelocity) },
     );
-  const position = (i: number): Vec3 => v3(all[i].position);
 
   const step = (): EngineStep => {
     const before = state();
-    const xs = all.map((_, i) => position(i));
+    const xs = all.map((b) => v3(b.position));
     const pre = preFromBefore(before, scene.bodies, dt, scene.gravity);
     const t0 = performance.now();
     world.step(dt);
     const stepMs = performance.now() - t0;
-    const contacts: RecordedContact[] = [];
-    const lambda: number[] = [];
-    // Friction equations copy their contact's bodies and ri/rj (Narrowphase.createFrictionEquationsFromContact).
-    const friction = new Map<CannonModule.ContactEquation, CannonModule.FrictionEquation[]>();
-    for (const c of world.contacts) {
-      const fr = world.frictionEquations.filter((f) => f.bi === c.bi && f.bj === c.bj && f.ri.almostEquals(c.ri, 0) && f.rj.almostEquals(c.rj, 0));
-      friction.set(c, fr.slice(0, 2));
-    }
-    for (const c of world.contacts) {
-      const i = index.get(c.bi)!,
-        j = index.get(c.bj)!;
-      const xi = xs[i],
-        xj = xs[j];
-      const pi: Vec3 = [xi[0] + c.ri.x, xi[1] + c.ri.y, xi[2] + c.ri.z];
-      const pj: Vec3 = [xj[0] + c.rj.x, xj[1] + c.rj.y, xj[2] + c.rj.z];
-      const ni = v3(c.ni);
-      // g = (xj + rj − xi − ri)·ni < 0 when overlapping (ContactEquation.computeB).
-      const gap = (pj[0] - pi[0]) * ni[0] + (pj[1] - pi[1]) * ni[1] + (pj[2] - pi[2]) * ni[2];
-      // Impulse on bj (world, N·s): λ·ni + Σ λ_f·t_f, λ = multiplier·h.
-      const fr = friction.get(c)!;
-      const P: [number, number, number] = [c.multiplier * dt * ni[0], c.multiplier * dt * ni[1], c.multiplier * dt * ni[2]];
-      for (const f of fr) {
-        P[0] += f.multiplier * dt * f.t.x;
-        P[1] += f.multiplier * dt * f.t.y;
-        P[2] += f.multiplier * dt * f.t.z;
-      }
-      const aIsJ = !scene.bodies[j].static;
-      const a = aIsJ ? j : i,
-        b = aIsJ ? i : j;
-      const sgn = aIsJ ? 1 : -1;
-      const frame = contactFrame([sgn * ni[0], sgn * ni[1], sgn * ni[2]], fr[0] ? [sgn * fr[0].t.x, sgn * fr[0].t.y, sgn * fr[0].t.z] : undefined);
-      const Pa: Vec3 = [sgn * P[0], sgn * P[1], sgn * P[2]];
-      lambda.push(...impulseInFrame(Pa, frame));
-      const { mu, e } = scene.pair(a, b);
-      const side = (k: number): string => (scene.bodies[k].static ? scene.bodies[k].name : String(k));
-      contacts.push({
-        // The point on body a's surface: a's lever arm is then exactly cannon's (ri or rj); b's differs by the
-        // depth along n, which changes b's friction torque by depth·λt (zero for a static body).
-        a,
-        b,
-        point: aIsJ ? pj : pi,
-        normal: frame.n,
-        t1: frame.t1,
-        t2: frame.t2,
-        depth: Math.max(0, -gap),
-        mu,
-        e,
-        feature: `${side(a)}:${side(b)}:${c.ri.x.toFixed(2)},${c.ri.y.toFixed(2)},${c.ri.z.toFixed(2)}`,
-      });
-    }
+    const { contacts, lambda } = recordedContacts(world, index, xs, scene);
     return { bodies: state(), pre, contacts, lambda, iterations: lastIterations, converged: lastIterations < iterations, stepMs };
   };
 

@@ -11,7 +11,7 @@ import { BLOW_UP_SPEED, blowUpOf, type BlowUp } from '../runScenario.js';
 import { engineScene } from './engineScene.js';
 import { peerEngine } from './engines.js';
 import { sceneBodies } from './fitFrame.js';
-import type { EngineName, EngineScene, EngineSimulation, RecorderOptions } from './types.js';
+import type { EngineName, EngineScene, EngineSimulation, EngineStep, RecorderOptions } from './types.js';
 
 export interface EngineRun {
   readonly engine: EngineName;
@@ -45,8 +45,11 @@ export function recordedBlowUp(header: RecordingHeader, frame: RecordedFrame): B
   return null;
 }
 
+/** What a recording header says of an engine's simulation. */
+export type EngineHeaderInfo = Pick<EngineSimulation, 'producer' | 'solver' | 'lambdaSource' | 'lambdaOrigin' | 'preSource' | 'notes'>;
+
 /** The recording header of a peer engine's run of a scene (its solver block says what the engine runs and where λ comes from). */
-export function engineHeader(scene: EngineScene, sim: EngineSimulation, options: RecorderOptions): RecordingHeader {
+export function engineHeader(scene: EngineScene, sim: EngineHeaderInfo, options: RecorderOptions): RecordingHeader {
   const header: RecordingHeader & Record<string, unknown> = {
     format: 'contact-lens-recording',
     version: 1,
@@ -78,6 +81,28 @@ function maxIterationsReason(converged: boolean | undefined): string {
   return converged ? 'label set by the recorder (status option); the engine met its own tolerance' : 'iteration limit reached';
 }
 
+/**
+ * Step k (0-based) of an engine's simulation as a recording frame: its status is the recorder's label when
+ * options.status is set, else the engine's own verdict ("max-iterations" with the reason when it has none).
+ */
+export function engineFrame(k: number, dt: number, solverName: string, s: Omit<EngineStep, 'stepMs'>, options: RecorderOptions): RecordedFrame {
+  const status = options.status ?? (s.converged === true ? 'converged' : 'max-iterations');
+  return {
+    frame: k,
+    time: (k + 1) * dt,
+    bodies: s.bodies,
+    ...(s.pre ? { pre: s.pre } : {}),
+    contacts: s.contacts,
+    solver: {
+      name: solverName,
+      status,
+      iterations: s.iterations,
+      lambda: s.lambda,
+      ...(status === 'max-iterations' ? { reason: maxIterationsReason(s.converged) } : {}),
+    },
+  };
+}
+
 /** A peer engine's simulation of an engine scene, as recording frames. */
 export async function startPeerRun(engine: Exclude<EngineName, 'ours'>, scene: EngineScene, options: RecorderOptions = {}): Promise<EngineRun> {
   const sim = await (await peerEngine(engine)).create(scene, options);
@@ -96,21 +121,7 @@ export async function startPeerRun(engine: Exclude<EngineName, 'ours'>, scene: E
     next: () => {
       if (k >= frames || blowUp) return null;
       const s = sim.step();
-      const status = options.status ?? (s.converged === true ? 'converged' : 'max-iterations');
-      const frame: RecordedFrame = {
-        frame: k,
-        time: (k + 1) * scene.dt,
-        bodies: s.bodies,
-        ...(s.pre ? { pre: s.pre } : {}),
-        contacts: s.contacts,
-        solver: {
-          name: sim.solver.name,
-          status,
-          iterations: s.iterations,
-          lambda: s.lambda,
-          ...(status === 'max-iterations' ? { reason: maxIterationsReason(s.converged) } : {}),
-        },
-      };
+      const frame = engineFrame(k, scene.dt, sim.solver.name, s, options);
       k++;
       blowUp = recordedBlowUp(header, frame);
       return blowUp ? null : { frame, stepMs: s.stepMs };

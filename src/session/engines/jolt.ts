@@ -58,14 +58,11 @@ function materialNotes(scene: EngineScene): string[] {
   ];
 }
 
-async function create(scene: EngineScene, options: RecorderOptions): Promise<EngineSimulation> {
-  const { module, version } = await loadEngine('jolt');
-  const J = module as JoltModule;
-  const dt = scene.dt;
-  const iterations = options.iterations ?? JOLT_DEFAULT_VELOCITY_STEPS;
-  const stab = options.stabilization !== false;
-  const STATIC_LAYER = 0,
-    MOVING_LAYER = 1;
+const STATIC_LAYER = 0,
+  MOVING_LAYER = 1;
+
+/** Jolt's physics system for a scene: two object layers (static, moving), gravity, and the velocity and position steps. */
+function joltSystem(J: JoltModule, scene: EngineScene, iterations: number, stab: boolean) {
   const settings = new J.JoltSettings();
   const pairs = new J.ObjectLayerPairFilterTable(2);
   pairs.EnableCollision(STATIC_LAYER, MOVING_LAYER);
@@ -79,7 +76,6 @@ async function create(scene: EngineScene, options: RecorderOptions): Promise<Eng
   const jolt = new J.JoltInterface(settings);
   J.destroy(settings);
   const system = jolt.GetPhysicsSystem();
-  const bi = system.GetBodyInterface();
   const gy = zUpToYUp(scene.gravity);
   system.SetGravity(new J.Vec3(gy[0], gy[1], gy[2]));
   const ps = system.GetPhysicsSettings();
@@ -89,15 +85,21 @@ async function create(scene: EngineScene, options: RecorderOptions): Promise<Eng
     ps.mNumPositionSteps = 0;
   }
   ps.mAllowSleeping = false;
-  const baumgarte = ps.mBaumgarte,
-    positionSteps = ps.mNumPositionSteps,
-    slop = ps.mPenetrationSlop;
-  const speculative = ps.mSpeculativeContactDistance,
-    minRestitution = ps.mMinVelocityForRestitution;
+  const params = {
+    baumgarte: ps.mBaumgarte as number,
+    positionSteps: ps.mNumPositionSteps as number,
+    slop: ps.mPenetrationSlop as number,
+    speculative: ps.mSpeculativeContactDistance as number,
+    minRestitution: ps.mMinVelocityForRestitution as number,
+  };
   system.SetPhysicsSettings(ps);
+  return { jolt, system, params };
+}
 
+/** The scene's bodies added to Jolt's world, in the scene's order (a plane as the top face of a large static box). */
+function addBodies(J: JoltModule, bi: JoltModule, scene: EngineScene): JoltModule[] {
   const half = planeHalfSize(scene);
-  const all = scene.bodies.map((d) => {
+  return scene.bodies.map((d) => {
     let shape: unknown, xy: Vec3, qy: readonly [number, number, number, number];
     if ('plane' in d.shape) {
       // a box whose top face (+y in Jolt's frame) is the plane n·x = offset (the ground: unrotated, centred 1 m below)
@@ -141,10 +143,22 @@ async function create(scene: EngineScene, options: RecorderOptions): Promise<Eng
     }
     return b;
   });
-  const index = new Map<number, number>(all.map((b, i) => [b.GetID().GetIndexAndSequenceNumber(), i] as const));
+}
 
-  // Contact manifolds of the current step, collected by the listener during collision detection.
-  type Manifold = { b1: number; b2: number; n: Vec3; p1: Vec3[]; p2: Vec3[]; mu: number; e: number };
+/** A contact manifold as Jolt's listener reports it (z-up; b1, b2 the scene's body indices). */
+interface Manifold {
+  readonly b1: number;
+  readonly b2: number;
+  readonly n: Vec3;
+  readonly p1: Vec3[];
+  readonly p2: Vec3[];
+  readonly mu: number;
+  readonly e: number;
+}
+
+/** Collects the contact manifolds of each step during collision detection; `take()` hands them over and starts afresh. */
+function listenContacts(J: JoltModule, system: JoltModule, all: readonly JoltModule[]): { take(): Manifold[] } {
+  const index = new Map<number, number>(all.map((b, i) => [b.GetID().GetIndexAndSequenceNumber(), i] as const));
   let manifolds: Manifold[] = [];
   const listener = new J.ContactListenerJS();
   const onContact = (body1: number, body2: number, manifold: number, ioSettings: number): void => {
@@ -180,55 +194,79 @@ async function create(scene: EngineScene, options: RecorderOptions): Promise<Eng
     /* nothing to record */
   };
   system.SetContactListener(listener);
+  return {
+    take: () => {
+      const out = manifolds;
+      manifolds = [];
+      return out;
+    },
+  };
+}
 
-  const header = sceneHeader(scene, 'jolt');
-  const state = (): RecordedBodyState[] =>
-    all.map((b, i) => {
-      if (scene.bodies[i].static) return staticState(scene.bodies[i]);
-      const x = b.GetCenterOfMassPosition(),
-        xv = yUpToZUp([x.GetX(), x.GetY(), x.GetZ()]);
-      const r = b.GetRotation(),
-        q = yUpQuatToZUp(xyzwToWxyz(r.GetX(), r.GetY(), r.GetZ(), r.GetW()));
-      const v = b.GetLinearVelocity(),
-        vv = yUpToZUp([v.GetX(), v.GetY(), v.GetZ()]);
-      const w = b.GetAngularVelocity(),
-        wv = yUpToZUp([w.GetX(), w.GetY(), w.GetZ()]);
-      return { x: xv, q, v: vv, w: wv };
+/** The recorded contacts of a step's manifolds: a = Jolt's body 2 (the impulse pushes it along +n) unless it is static. */
+function recordedContacts(manifolds: readonly Manifold[], scene: EngineScene): RecordedContact[] {
+  const contacts: RecordedContact[] = [];
+  for (const m of manifolds) {
+    const aIs2 = !scene.bodies[m.b2].static;
+    const a = aIs2 ? m.b2 : m.b1,
+      b = aIs2 ? m.b1 : m.b2,
+      s = aIs2 ? 1 : -1;
+    const frame = contactFrame([s * m.n[0], s * m.n[1], s * m.n[2]]);
+    m.p1.forEach((p1, k) => {
+      const p2 = m.p2[k];
+      const depth = (p1[0] - p2[0]) * m.n[0] + (p1[1] - p2[1]) * m.n[1] + (p1[2] - p2[2]) * m.n[2];
+      contacts.push({
+        a,
+        b,
+        point: aIs2 ? p2 : p1,
+        normal: frame.n,
+        t1: frame.t1,
+        t2: frame.t2,
+        depth: Math.max(0, depth),
+        mu: m.mu,
+        e: m.e,
+        feature: `${a}:${b}:${k}`,
+      });
     });
+  }
+  return contacts;
+}
+
+/** The bodies' states in z-up (static bodies as the scene gives them). */
+function bodyStates(all: readonly JoltModule[], scene: EngineScene): RecordedBodyState[] {
+  return all.map((b, i) => {
+    if (scene.bodies[i].static) return staticState(scene.bodies[i]);
+    const x = b.GetCenterOfMassPosition(),
+      xv = yUpToZUp([x.GetX(), x.GetY(), x.GetZ()]);
+    const r = b.GetRotation(),
+      q = yUpQuatToZUp(xyzwToWxyz(r.GetX(), r.GetY(), r.GetZ(), r.GetW()));
+    const v = b.GetLinearVelocity(),
+      vv = yUpToZUp([v.GetX(), v.GetY(), v.GetZ()]);
+    const w = b.GetAngularVelocity(),
+      wv = yUpToZUp([w.GetX(), w.GetY(), w.GetZ()]);
+    return { x: xv, q, v: vv, w: wv };
+  });
+}
+
+async function create(scene: EngineScene, options: RecorderOptions): Promise<EngineSimulation> {
+  const { module, version } = await loadEngine('jolt');
+  const J = module as JoltModule;
+  const dt = scene.dt;
+  const iterations = options.iterations ?? JOLT_DEFAULT_VELOCITY_STEPS;
+  const { jolt, system, params } = joltSystem(J, scene, iterations, options.stabilization !== false);
+  const all = addBodies(J, system.GetBodyInterface(), scene);
+  const contacts = listenContacts(J, system, all);
+  const header = sceneHeader(scene, 'jolt');
 
   const step = (): EngineStep => {
-    const before = state();
-    const pre = preFromBefore(before, scene.bodies, dt, scene.gravity);
-    manifolds = [];
+    const pre = preFromBefore(bodyStates(all, scene), scene.bodies, dt, scene.gravity);
+    contacts.take();
     const t0 = performance.now();
     jolt.Step(dt, 1);
     const stepMs = performance.now() - t0;
-    const after = state();
-    const contacts: RecordedContact[] = [];
-    for (const m of manifolds) {
-      const aIs2 = !scene.bodies[m.b2].static;
-      const a = aIs2 ? m.b2 : m.b1,
-        b = aIs2 ? m.b1 : m.b2,
-        s = aIs2 ? 1 : -1;
-      const frame = contactFrame([s * m.n[0], s * m.n[1], s * m.n[2]]);
-      m.p1.forEach((p1, k) => {
-        const p2 = m.p2[k];
-        const depth = (p1[0] - p2[0]) * m.n[0] + (p1[1] - p2[1]) * m.n[1] + (p1[2] - p2[2]) * m.n[2];
-        contacts.push({
-          a,
-          b,
-          point: aIs2 ? p2 : p1,
-          normal: frame.n,
-          t1: frame.t1,
-          t2: frame.t2,
-          depth: Math.max(0, depth),
-          mu: m.mu,
-          e: m.e,
-          feature: `${a}:${b}:${k}`,
-        });
-      });
-    }
-    return { bodies: after, pre, contacts, lambda: fitFrameLambda(header, after, pre, contacts), iterations, stepMs };
+    const after = bodyStates(all, scene);
+    const recorded = recordedContacts(contacts.take(), scene);
+    return { bodies: after, pre, contacts: recorded, lambda: fitFrameLambda(header, after, pre, recorded), iterations, stepMs };
   };
 
   return {
@@ -239,11 +277,11 @@ async function create(scene: EngineScene, options: RecorderOptions): Promise<Eng
       maxIterations: iterations,
       baumgarte: false,
       erp: 0,
-      slop,
-      restVelocityThreshold: minRestitution,
-      'x-position-steps': positionSteps,
-      'x-baumgarte-position-factor': baumgarte,
-      'x-speculative-distance': speculative,
+      slop: params.slop,
+      restVelocityThreshold: params.minRestitution,
+      'x-position-steps': params.positionSteps,
+      'x-baumgarte-position-factor': params.baumgarte,
+      'x-speculative-distance': params.speculative,
       'x-note': 'Jolt corrects penetration in a position pass after integration (factor x-baumgarte-position-factor); the velocity solve has no bias term',
     },
     lambdaOrigin: { normal: 'fitted', tangent: 'fitted' },

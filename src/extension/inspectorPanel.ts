@@ -37,8 +37,8 @@ export interface InspectorHost {
   readonly output: vscode.OutputChannel;
   /** Where recordings' caches go when their folder cannot be written (null: only beside them). */
   readonly cacheDir: string | null;
-  activeChanged(inspector: Inspector, active: boolean): void;
-  disposed(inspector: Inspector): void;
+  activeChanged(inspector: InspectorPanel, active: boolean): void;
+  disposed(inspector: InspectorPanel): void;
 }
 
 /** Webview options: scripts on, resources only from the bundle folder. */
@@ -61,7 +61,7 @@ export function loadInspectorPage(panel: vscode.WebviewPanel, extensionUri: vsco
   });
 }
 
-export class Inspector implements vscode.Disposable {
+export class InspectorPanel implements vscode.Disposable {
   private worker: WorkerClient | null = null;
   private opened: Opened | null = null;
   private index = 0;

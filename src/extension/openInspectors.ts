@@ -5,7 +5,7 @@
  * getState/setState), and the read-only custom editors for recordings and problem files.
  */
 import * as vscode from 'vscode';
-import { Inspector, INSPECTOR_VIEW_TYPE, webviewOptions, type InspectorHost, type ListenSetup } from './inspector.js';
+import { InspectorPanel, INSPECTOR_VIEW_TYPE, webviewOptions, type InspectorHost, type ListenSetup } from './inspectorPanel.js';
 import type { SessionSource, SolverName, WebviewState } from '../protocol/inspector.js';
 import { restorablePanel } from './restoredState.js';
 import { ProblemInspector, type ProblemPanelState } from './problemInspector.js';
@@ -44,9 +44,9 @@ async function localFileFor(uri: vscode.Uri, panel: vscode.WebviewPanel): Promis
   return file;
 }
 
-export class Inspectors implements InspectorHost, vscode.Disposable {
-  private readonly all = new Set<Inspector>();
-  private active: Inspector | null = null;
+export class OpenInspectors implements InspectorHost, vscode.Disposable {
+  private readonly all = new Set<InspectorPanel>();
+  private active: InspectorPanel | null = null;
   private readonly status = vscode.window.createStatusBarItem('contactLens.frame', vscode.StatusBarAlignment.Right, 100);
 
   constructor(
@@ -61,11 +61,11 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
   }
 
   /** The active inspector, or the last one that was active while it is still open. */
-  get current(): Inspector | null {
+  get current(): InspectorPanel | null {
     return this.active;
   }
 
-  activeChanged(inspector: Inspector, active: boolean): void {
+  activeChanged(inspector: InspectorPanel, active: boolean): void {
     if (active) this.active = inspector;
     else if (this.active === inspector && ![...this.all].some((i) => i.isActive)) {
       void vscode.commands.executeCommand('setContext', 'contactLens.inspectorActive', false);
@@ -76,7 +76,7 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
     this.updateStatus();
   }
 
-  disposed(inspector: Inspector): void {
+  disposed(inspector: InspectorPanel): void {
     this.all.delete(inspector);
     if (this.active === inspector) {
       this.active = null;
@@ -102,7 +102,7 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
     this.status.show();
   }
 
-  private track(inspector: Inspector): Inspector {
+  private track(inspector: InspectorPanel): InspectorPanel {
     this.all.add(inspector);
     this.active = inspector;
     void vscode.commands.executeCommand('setContext', 'contactLens.inspectorActive', true);
@@ -110,7 +110,7 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
   }
 
   /** Opens (or reveals and re-simulates) the inspector of a scenario; `play` starts playback once shown; `solver` overrides the scenario's. */
-  openScenario(file: string, scenario: string, at: number | 'first-finding' | 'last', play = false, solver?: SolverName): Inspector {
+  openScenario(file: string, scenario: string, at: number | 'first-finding' | 'last', play = false, solver?: SolverName): InspectorPanel {
     for (const i of this.all) {
       if (i.source.kind === 'scenario' && i.source.file === file && i.source.scenario === scenario) i.panel.dispose();
     }
@@ -121,14 +121,14 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
       webviewOptions(this.extensionUri),
     );
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.svg');
-    return this.track(new Inspector(this, panel, { kind: 'scenario', file, scenario, ...(solver ? { solver } : {}) }, at, play));
+    return this.track(new InspectorPanel(this, panel, { kind: 'scenario', file, scenario, ...(solver ? { solver } : {}) }, at, play));
   }
 
   /**
    * Contact Lens: Listen for a Live Engine — one listening panel at a time (revealed if open). Writers connect
    * with the environment variable it shows; their recordings go to `folder`.
    */
-  listen(folder: string, listening: ListenSetup['listening']): Inspector {
+  listen(folder: string, listening: ListenSetup['listening']): InspectorPanel {
     const open = [...this.all].find((i) => i.isListening);
     if (open) {
       open.panel.reveal();
@@ -141,7 +141,7 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
       webviewOptions(this.extensionUri),
     );
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'icon.svg');
-    return this.track(new Inspector(this, panel, { kind: 'recording', file: '' }, 0, false, { folder, listening }));
+    return this.track(new InspectorPanel(this, panel, { kind: 'recording', file: '' }, 0, false, { folder, listening }));
   }
 
   /** WebviewPanelSerializer: a scenario panel after a window reload, at the frame it showed. */
@@ -155,7 +155,7 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
           panel.dispose();
           return;
         }
-        this.track(new Inspector(this, panel, restored.source, restored.index));
+        this.track(new InspectorPanel(this, panel, restored.source, restored.index));
       },
     };
   }
@@ -168,7 +168,7 @@ export class Inspectors implements InspectorHost, vscode.Disposable {
         const file = await localFileFor(doc.uri, panel);
         if (file === undefined) return;
         const source: SessionSource = { kind: 'recording', file };
-        this.track(new Inspector(this, panel, source, 0));
+        this.track(new InspectorPanel(this, panel, source, 0));
       },
     };
   }
