@@ -12,7 +12,6 @@
  * frame on our recordings.
  */
 import { readFileSync } from 'node:fs';
-import { RecordingReader } from '../src/format/recordingFile.js';
 import type { RecordedFrame, RecordingHeader } from '../src/format/recording.js';
 import { Diagnoser, frameEnergy } from '../src/session/diagnose.js';
 import { parseSceneFile } from '../src/format/scene.js';
@@ -20,6 +19,7 @@ import { World } from '../src/engine/world/world.js';
 import { frameFromWorld, headerFromWorld } from '../src/format/worldRecording.js';
 import { recordPeer } from '../test/peers/recordPeer.js';
 import { PEER_ENGINES } from '../test/peers/types.js';
+import { framesOf } from './recordingFrames.js';
 import { machineInfo, parseBenchArgs } from './common.js';
 
 interface Row {
@@ -79,15 +79,6 @@ function row(source: string, header: RecordingHeader, frames: readonly RecordedF
     cfMs: full.d.cost.ms,
     cfWork: full.d.cost.work,
   };
-}
-
-function framesOf(file: string): { header: RecordingHeader; frames: RecordedFrame[] } {
-  const r = RecordingReader.openSync(file);
-  try {
-    return { header: r.header, frames: Array.from({ length: r.frameCount }, (_, i) => r.frame(i)) };
-  } finally {
-    r.close();
-  }
 }
 
 function ours(file: string, scenario: number, frames?: number): { header: RecordingHeader; frames: RecordedFrame[]; e0: number } {

@@ -19,8 +19,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RecordingReader, RecordingWriter } from '../src/format/recordingFile.js';
-import type { RecordedFrame, RecordingHeader } from '../src/format/recording.js';
+import { RecordingWriter } from '../src/format/recordingFile.js';
 import { Diagnoser, type DiagnosisOptions } from '../src/session/diagnose.js';
 import { BATCH_DIAGNOSIS } from '../src/session/diagnosisRun.js';
 import { parseSceneFile } from '../src/format/scene.js';
@@ -30,6 +29,7 @@ import { generatePlantedSet } from '../test/independent/generate.js';
 import { recordPeer, type RecordPeerOptions } from '../test/peers/recordPeer.js';
 import { SCENE_NAMES } from '../test/peers/scenes.js';
 import { PEER_ENGINES } from '../test/peers/types.js';
+import { framesOf } from './recordingFrames.js';
 
 interface Line {
   readonly file: string;
@@ -76,15 +76,6 @@ async function recordings(dir: string): Promise<{ file: string; relabel?: 'conve
   }
   out.push({ file: 'ours-10-box-pgs10.rec.jsonl' });
   return out;
-}
-
-function framesOf(file: string): { header: RecordingHeader; frames: RecordedFrame[] } {
-  const r = RecordingReader.openSync(file);
-  try {
-    return { header: r.header, frames: Array.from({ length: r.frameCount }, (_, i) => r.frame(i)) };
-  } finally {
-    r.close();
-  }
 }
 
 /** A finding without the machine-dependent milliseconds. */
