@@ -211,6 +211,7 @@ class InspectorPage {
    * where the engine waits.
    */
   private liveUpdate(m: LiveUpdate): void {
+    this.liveSeen = true;
     const t = this.data;
     const n = t?.frame.length ?? 0;
     const following = n === 0 || this.timeline.index >= n - 1;
@@ -254,6 +255,8 @@ class InspectorPage {
   }
   /** Frame number of the break shown (−1: none). */
   private pausedAt = -1;
+  /** A live update has come: this page shows a live session. */
+  private liveSeen = false;
   private chartTimer: number | undefined;
   private followTimer: number | undefined;
   private lastFollowSeek = 0;
@@ -285,6 +288,8 @@ class InspectorPage {
   }
 
   private init(m: Extract<HostMessage, { type: 'init' }>): void {
+    // (before this session replaces the old one: whether the page followed its newest frame)
+    const wasFollowing = this.liveSeen && this.data !== undefined && this.timeline.index >= this.data.frame.length - 1;
     this.info = m.info;
     // a new session ends compare mode (the host sends `compare` again for it)
     this.compare.set(null);
@@ -301,7 +306,11 @@ class InspectorPage {
     byId('session-meta').textContent = sessionMeta(m.info);
     document.title = `Contact Lens: ${m.info.title}`;
     this.progress('', 1);
-    const index = Math.min(Math.max(0, m.index), Math.max(0, m.info.frameCount - 1));
+    // a live session's page that followed the newest frame keeps following, and the break it showed is shown
+    // again when the live state follows this init (the host re-sends it on ready)
+    this.pausedAt = -1;
+    const want = wasFollowing ? m.info.frameCount - 1 : m.index;
+    const index = Math.min(Math.max(0, want), Math.max(0, m.info.frameCount - 1));
     this.timeline.configure(
       m.info.frameCount,
       m.findings.map((f) => f.index),

@@ -118,6 +118,31 @@ describe('webview: a live session', function () {
     assert.equal(await badge(), '● LIVE');
   });
 
+  it('a page that gets the session again (init) while the engine is paused shows the paused frame again, and a following view follows on', async () => {
+    const paused = { stream: 'paused' as const, paused: { index: 27, frame: 27, reason: 'error finding, restitution-overshoot' } };
+    await host.deliver(update(10, 28, paused));
+    await waitIndex(27);
+    // the host answers a (re)load with the session as it stands, at the index it last served, then the live state
+    await host.deliver({
+      type: 'init',
+      version: PROTOCOL_VERSION,
+      source: { kind: 'recording', file: model.info.file },
+      info: { ...model.info, frameCount: 28 },
+      timeline: rowsOf(model.timeline, 0, 28),
+      findings: model.findings.filter((f) => f.index < 28),
+      settings: { playbackFps: 30 },
+      index: 1,
+      scene: model.scene,
+    });
+    await host.deliver({ type: 'live', findings: [], state: state({ frames: 28, ...paused }), errors: [] });
+    await waitIndex(27); // was: frame 1 of 28 (the real-editor break)
+    assert.equal(await badge(), '⏸ PAUSED at frame 27');
+    // continued: the view was on the newest frame before the init, so it follows the new frames
+    await host.deliver(update(28, 35));
+    await waitIndex(34);
+    assert.equal(await badge(), '● LIVE');
+  });
+
   it('a stream diagnosed on its own thread: rows first ("diagnosis N frames behind"), then their injection, κ and findings in an update without rows', async () => {
     const rows = rowsOf(model.timeline, 10, 30);
     const undiagnosed = {
