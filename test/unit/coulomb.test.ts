@@ -30,6 +30,14 @@ function slidingContact(): ContactProblem {
   return { contactCount: 1, size: 3, A, b: Float64Array.from([1, 2, 0]), mu: Float64Array.from([0.5]), regularization: 0 };
 }
 
+/** Two sliding contacts whose normals are coupled (A_{n1 n2} = 0.5). */
+function coupledSlidingPair(): ContactProblem {
+  const A = new Float64Array(36);
+  for (let i = 0; i < 6; i++) A[i * 6 + i] = 1;
+  A[3] = A[18] = 0.5;
+  return { contactCount: 2, size: 6, A, b: Float64Array.from([1, 2, 0.5, 1, 2, 0.5]), mu: Float64Array.from([0.5, 0.5]), regularization: 0 };
+}
+
 describe('Coulomb merit (FCLIB natural map)', () => {
   it('is 0 at the Coulomb solution of a sliding contact and > 0 at the convex (lifted) one', () => {
     const p = slidingContact();
@@ -64,17 +72,7 @@ describe('coulomb solver', () => {
     // two sliding contacts whose normals are coupled (A_{n1 n2} = 0.5): one Gauss–Seidel sweep solves each contact
     // with the other one's old impulse, so one iteration cannot meet the tolerance (a lone contact can: its local
     // solve is exact, coulombLocal.ts)
-    const A = new Float64Array(36);
-    for (let i = 0; i < 6; i++) A[i * 6 + i] = 1;
-    A[3] = A[18] = 0.5;
-    const coupled: ContactProblem = {
-      contactCount: 2,
-      size: 6,
-      A,
-      b: Float64Array.from([1, 2, 0.5, 1, 2, 0.5]),
-      mu: Float64Array.from([0.5, 0.5]),
-      regularization: 0,
-    };
+    const coupled = coupledSlidingPair();
     const short = solve(coupled, { solver: 'coulomb', maxIterations: 1 });
     assert.notEqual(short.status.kind, 'converged');
     assert.ok(short.merit.value > 1e-9);
@@ -100,17 +98,7 @@ describe('coulomb solver', () => {
 
   it('warm solves of problems of several sizes in turn (buffers reused): the same λ each time, earlier results untouched', () => {
     const boxes = parseOracleInstance(readFileSync(COPY, 'utf8'), COPY).matrix;
-    const A = new Float64Array(36);
-    for (let i = 0; i < 6; i++) A[i * 6 + i] = 1;
-    A[3] = A[18] = 0.5;
-    const coupled: ContactProblem = {
-      contactCount: 2,
-      size: 6,
-      A,
-      b: Float64Array.from([1, 2, 0.5, 1, 2, 0.5]),
-      mu: Float64Array.from([0.5, 0.5]),
-      regularization: 0,
-    };
+    const coupled = coupledSlidingPair();
     // one contact that sticks (|b_t| = 0.1 < μ b_n): the same size as the sliding one, another solution
     const sticking: ContactProblem = { ...slidingContact(), b: Float64Array.from([1, 0.1, 0]) };
     const problems = [boxes, slidingContact(), coupled, boxes, coupled, slidingContact(), slidingContact(), sticking];
