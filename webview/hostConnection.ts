@@ -73,6 +73,11 @@ export class HostConnection {
     this.api.postMessage(m);
   }
 
+  /** Answers to every seek asked so far are stale from now on (the view moved on before asking again). */
+  supersedeSeeks(): void {
+    this.latestSeek = this.nextId++;
+  }
+
   seek(index: number): number {
     const requestId = this.nextId++;
     this.latestSeek = requestId;

@@ -266,6 +266,8 @@ class InspectorPage {
    * is asked for at most every FOLLOW_VIEW_MS, the newest one then (a flood does not queue frame views).
    */
   private followNewest(i: number): void {
+    // an older frame view answered now would pull the view back to its frame (the e2e saw frame 24 at a break at 27)
+    this.conn.supersedeSeeks();
     this.timeline.show(i);
     this.showReadouts(i);
     if (this.followTimer !== undefined) return;
