@@ -46,3 +46,38 @@ export const IPM_WARM_START_MARGIN = 0.1;
  * of 7.9e-11 (test/unit/bench-scenes-exact.test.ts).
  */
 export const IPM_POLISH_STEPS = 8;
+
+// ---- the sparse interior point's Newton systems (ipmSparse.ts, ipmSparseNewton.ts) ----
+/**
+ * A Woodbury solve (refined up to IPM_REFINEMENT_STEPS times) whose relative residual stays above this
+ * switches the remaining iterations to PCG on the NT-scaled system ('krylov') or to the contact-space
+ * factor ('contact-space'); also PCG's target (file header).
+ */
+export const SPARSE_IPM_WOODBURY_RESIDUAL = 1e-10;
+/**
+ * Conjugate-gradient steps allowed per Newton solve on the 'krylov' path (pcg.ts); a solve that has not
+ * reached SPARSE_IPM_WOODBURY_RESIDUAL by then is judged by SPARSE_IPM_FORCING.
+ */
+export const SPARSE_IPM_PCG_MAX_ITERATIONS = 4;
+/**
+ * Forcing term of the inexact Newton steps (Dembo, Eisenstat & Steihaug, "Inexact Newton methods", SIAM J.
+ * Numer. Anal. 19, 1982: ‖r − A dx‖ ≤ η‖r‖ with η < 1): a PCG solve that stops above
+ * SPARSE_IPM_WOODBURY_RESIDUAL but at or below this is used as the Newton direction (counted in
+ * inexactSolves); the status is still the KKT checker's on the true problem, so an inexact direction can
+ * only cost iterations, never overstate convergence. Above it, the contact-space factor takes over.
+ */
+export const SPARSE_IPM_FORCING = 0.5;
+/**
+ * How the Newton systems are solved once Woodbury with refinement misses SPARSE_IPM_WOODBURY_RESIDUAL
+ * (file header): 'krylov' (default) by PCG on the NT-scaled system, the contact-space factor only if that
+ * fails; 'contact-space' (the earlier path, kept so that benchmarks show both) by the contact-space factor.
+ */
+export type SparseIpmLinearSolve = 'krylov' | 'contact-space';
+/** Contact-space refinement stops once the relative residual is at or below this (a few ulps of the data). */
+export const SPARSE_IPM_REFINED_RESIDUAL = 1e-14;
+/**
+ * Floor of a contact-space pivot relative to its diagonal entry: pivots below it (lost to cancellation
+ * between a cone block's huge and tiny barrier curvatures) are replaced by it (blockSparseCholesky.ts
+ * PivotRegularization) and each solve is refined against the exact operator.
+ */
+export const SPARSE_IPM_PIVOT_FLOOR = 1e-12;

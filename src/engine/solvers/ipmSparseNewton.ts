@@ -6,51 +6,35 @@
  */
 import type { ContactJacobians } from '../assembly.js';
 import { addBtv, assembleBodySpace, BODY_DOFS, type BodySpace, bodySpace } from './bodySpace.js';
-import {
-  analyseBlockPattern,
-  blockSlot,
-  factorBlockSparse,
-  solveBlockSparse,
-  type BlockSparseSymbolic,
-  type PivotRegularization,
-} from '../math/blockSparseCholesky.js';
+import { factorBlockSparse, solveBlockSparse, type BlockSparseSymbolic, type PivotRegularization } from '../math/blockSparseCholesky.js';
 import { PcgWorkspace, pcgSolve } from './pcg.js';
-import { CONE_ORTHANT, contactScaling, IPM_REFINEMENT_STEPS, IPM_SHIFT_START, IPM_START_DAMPING, rhsScale } from './ipm.js';
+import { CONE_ORTHANT } from './ipmCones.js';
+import { contactScaling, rhsScale } from './ipmSetup.js';
+import {
+  IPM_REFINEMENT_STEPS,
+  IPM_SHIFT_START,
+  IPM_START_DAMPING,
+  SPARSE_IPM_FORCING,
+  SPARSE_IPM_PCG_MAX_ITERATIONS,
+  SPARSE_IPM_PIVOT_FLOOR,
+  SPARSE_IPM_REFINED_RESIDUAL,
+  SPARSE_IPM_WOODBURY_RESIDUAL,
+  type SparseIpmLinearSolve,
+} from './ipmParameters.js';
+import { gramPlusDiag3, identityPlusScaledGram3, mul3, mul3x3, spdInverse3 } from './ipmSparseBlocks3.js';
+import { contactSpaceMatrix } from './ipmSparseContactSpace.js';
+
+// the Newton systems' tolerances and the linear-solve option (ipmParameters.ts), importable from here as before
+export {
+  SPARSE_IPM_FORCING,
+  SPARSE_IPM_PCG_MAX_ITERATIONS,
+  SPARSE_IPM_PIVOT_FLOOR,
+  SPARSE_IPM_REFINED_RESIDUAL,
+  SPARSE_IPM_WOODBURY_RESIDUAL,
+  type SparseIpmLinearSolve,
+} from './ipmParameters.js';
 import { REGULARIZATION_MAX } from '../math/cholesky.js';
 
-/**
- * A Woodbury solve (refined up to IPM_REFINEMENT_STEPS times) whose relative residual stays above this
- * switches the remaining iterations to PCG on the NT-scaled system ('krylov') or to the contact-space
- * factor ('contact-space'); also PCG's target (file header).
- */
-export const SPARSE_IPM_WOODBURY_RESIDUAL = 1e-10;
-/**
- * Conjugate-gradient steps allowed per Newton solve on the 'krylov' path (pcg.ts); a solve that has not
- * reached SPARSE_IPM_WOODBURY_RESIDUAL by then is judged by SPARSE_IPM_FORCING.
- */
-export const SPARSE_IPM_PCG_MAX_ITERATIONS = 4;
-/**
- * Forcing term of the inexact Newton steps (Dembo, Eisenstat & Steihaug, "Inexact Newton methods", SIAM J.
- * Numer. Anal. 19, 1982: ‖r − A dx‖ ≤ η‖r‖ with η < 1): a PCG solve that stops above
- * SPARSE_IPM_WOODBURY_RESIDUAL but at or below this is used as the Newton direction (counted in
- * inexactSolves); the status is still the KKT checker's on the true problem, so an inexact direction can
- * only cost iterations, never overstate convergence. Above it, the contact-space factor takes over.
- */
-export const SPARSE_IPM_FORCING = 0.5;
-/**
- * How the Newton systems are solved once Woodbury with refinement misses SPARSE_IPM_WOODBURY_RESIDUAL
- * (file header): 'krylov' (default) by PCG on the NT-scaled system, the contact-space factor only if that
- * fails; 'contact-space' (the earlier path, kept so that benchmarks show both) by the contact-space factor.
- */
-export type SparseIpmLinearSolve = 'krylov' | 'contact-space';
-/** Contact-space refinement stops once the relative residual is at or below this (a few ulps of the data). */
-export const SPARSE_IPM_REFINED_RESIDUAL = 1e-14;
-/**
- * Floor of a contact-space pivot relative to its diagonal entry: pivots below it (lost to cancellation
- * between a cone block's huge and tiny barrier curvatures) are replaced by it (blockSparseCholesky.ts
- * PivotRegularization) and each solve is refined against the exact operator.
- */
-export const SPARSE_IPM_PIVOT_FLOOR = 1e-12;
 /**
  * The sparse interior point's Newton systems (ipmSparse.ts file header): the scaled problem, the body space
  * (B = D J L and K = I + Bᵀ H⁻¹ B, bodySpace.ts), the NT-scaled operator of the 'krylov' path, the
@@ -239,50 +223,15 @@ export class SparseIpmNewton {
     return new Float64Array(len);
   }
 
-  /** Symbolic analysis of P + H in contact space (3×3 blocks; block (i, j) ≠ 0 when contacts i and j share a dynamic body) and B Bᵀ per stored block. */
+  /** Symbolic analysis of P + H in contact space and B Bᵀ per stored block (ipmSparseContactSpace.ts), counted in bytes. */
   private setupContactSpace(): BlockSparseSymbolic {
-    const { N, C, ca, cb, BA, BB } = this;
-    const touch: number[][] = [];
-    for (let i = 0; i < N; i++) touch.push([]);
-    for (let c = 0; c < C; c++) {
-      if (ca[c] >= 0) touch[ca[c]].push(2 * c);
-      if (cb[c] >= 0) touch[cb[c]].push(2 * c + 1);
-    }
-    const eA: number[] = [],
-      eB: number[] = [];
-    for (const list of touch)
-      for (let p = 0; p < list.length; p++)
-        for (let q = 0; q < p; q++) {
-          eA.push(list[p] >> 1);
-          eB.push(list[q] >> 1);
-        }
-    const symC = analyseBlockPattern(C, 3, eA, eB);
-    this.bytes += 4 * (symC.perm.length + symC.inv.length + symC.colPtr.length + symC.rowOf.length + symC.updPtr.length + symC.updTarget.length);
-    const Aval = this.f64(9 * symC.slots);
-    this.valC = this.f64(9 * symC.slots);
-    const sideOf = (e: number): Float64Array => (e & 1 ? BB : BA);
-    for (const list of touch)
-      for (let p = 0; p < list.length; p++)
-        for (let q = 0; q <= p; q++) {
-          const i = list[p] >> 1,
-            j = list[q] >> 1;
-          const { slot, transposed } = blockSlot(symC, i, j);
-          // B_i,side B_j,sideᵀ (3×3; rows of contact i), added once per shared body
-          const Bi = sideOf(list[p]),
-            Bj = sideOf(list[q]);
-          for (let r = 0; r < 3; r++)
-            for (let t = 0; t < 3; t++) {
-              let v = 0;
-              for (let m = 0; m < 6; m++) v += Bi[18 * i + 6 * r + m] * Bj[18 * j + 6 * t + m];
-              if (i === j) {
-                Aval[9 * slot + 3 * r + t] += v;
-              } else if (transposed) Aval[9 * slot + 3 * t + r] += v;
-              else Aval[9 * slot + 3 * r + t] += v;
-            }
-        }
+    const { sym, Aval } = contactSpaceMatrix(this.N, this.C, this.ca, this.cb, this.BA, this.BB);
+    this.bytes += 4 * (sym.perm.length + sym.inv.length + sym.colPtr.length + sym.rowOf.length + sym.updPtr.length + sym.updTarget.length);
+    this.bytes += Aval.byteLength;
+    this.valC = this.f64(9 * sym.slots);
     this.AvalC = Aval;
     this.bytes += 2 * Aval.byteLength;
-    return symC;
+    return sym;
   }
 
   /** out = B Bᵀ v + Σ v (= P v), matrix-free. */
@@ -636,82 +585,4 @@ export class SparseIpmNewton {
     }
     return true;
   }
-}
-
-/** out = diag(d) + a a (3×3 row-major at a[ao..], d[dof..dof+2]); the loop order of the sums kept (no rounding change). */
-function gramPlusDiag3(a: Float64Array, ao: number, d: Float64Array, dof: number, out: Float64Array, oo: number): void {
-  out[oo + 0] = d[dof + 0] + a[ao + 0] * a[ao + 0] + a[ao + 1] * a[ao + 3] + a[ao + 2] * a[ao + 6];
-  out[oo + 1] = a[ao + 0] * a[ao + 1] + a[ao + 1] * a[ao + 4] + a[ao + 2] * a[ao + 7];
-  out[oo + 2] = a[ao + 0] * a[ao + 2] + a[ao + 1] * a[ao + 5] + a[ao + 2] * a[ao + 8];
-  out[oo + 3] = a[ao + 3] * a[ao + 0] + a[ao + 4] * a[ao + 3] + a[ao + 5] * a[ao + 6];
-  out[oo + 4] = d[dof + 1] + a[ao + 3] * a[ao + 1] + a[ao + 4] * a[ao + 4] + a[ao + 5] * a[ao + 7];
-  out[oo + 5] = a[ao + 3] * a[ao + 2] + a[ao + 4] * a[ao + 5] + a[ao + 5] * a[ao + 8];
-  out[oo + 6] = a[ao + 6] * a[ao + 0] + a[ao + 7] * a[ao + 3] + a[ao + 8] * a[ao + 6];
-  out[oo + 7] = a[ao + 6] * a[ao + 1] + a[ao + 7] * a[ao + 4] + a[ao + 8] * a[ao + 7];
-  out[oo + 8] = d[dof + 2] + a[ao + 6] * a[ao + 2] + a[ao + 7] * a[ao + 5] + a[ao + 8] * a[ao + 8];
-}
-
-/** out = I + a diag(d) b (3×3 row-major); the loop order of the sums kept. */
-function identityPlusScaledGram3(a: Float64Array, ao: number, d: Float64Array, dof: number, b: Float64Array, bo: number, out: Float64Array, oo: number): void {
-  out[oo + 0] = 1 + a[ao + 0] * d[dof + 0] * b[bo + 0] + a[ao + 1] * d[dof + 1] * b[bo + 3] + a[ao + 2] * d[dof + 2] * b[bo + 6];
-  out[oo + 1] = a[ao + 0] * d[dof + 0] * b[bo + 1] + a[ao + 1] * d[dof + 1] * b[bo + 4] + a[ao + 2] * d[dof + 2] * b[bo + 7];
-  out[oo + 2] = a[ao + 0] * d[dof + 0] * b[bo + 2] + a[ao + 1] * d[dof + 1] * b[bo + 5] + a[ao + 2] * d[dof + 2] * b[bo + 8];
-  out[oo + 3] = a[ao + 3] * d[dof + 0] * b[bo + 0] + a[ao + 4] * d[dof + 1] * b[bo + 3] + a[ao + 5] * d[dof + 2] * b[bo + 6];
-  out[oo + 4] = 1 + a[ao + 3] * d[dof + 0] * b[bo + 1] + a[ao + 4] * d[dof + 1] * b[bo + 4] + a[ao + 5] * d[dof + 2] * b[bo + 7];
-  out[oo + 5] = a[ao + 3] * d[dof + 0] * b[bo + 2] + a[ao + 4] * d[dof + 1] * b[bo + 5] + a[ao + 5] * d[dof + 2] * b[bo + 8];
-  out[oo + 6] = a[ao + 6] * d[dof + 0] * b[bo + 0] + a[ao + 7] * d[dof + 1] * b[bo + 3] + a[ao + 8] * d[dof + 2] * b[bo + 6];
-  out[oo + 7] = a[ao + 6] * d[dof + 0] * b[bo + 1] + a[ao + 7] * d[dof + 1] * b[bo + 4] + a[ao + 8] * d[dof + 2] * b[bo + 7];
-  out[oo + 8] = 1 + a[ao + 6] * d[dof + 0] * b[bo + 2] + a[ao + 7] * d[dof + 1] * b[bo + 5] + a[ao + 8] * d[dof + 2] * b[bo + 8];
-}
-
-/** out = a b (3×3 row-major); the loop order of the sums kept. */
-function mul3x3(a: Float64Array, ao: number, b: Float64Array, bo: number, out: Float64Array, oo: number): void {
-  out[oo + 0] = a[ao + 0] * b[bo + 0] + a[ao + 1] * b[bo + 3] + a[ao + 2] * b[bo + 6];
-  out[oo + 1] = a[ao + 0] * b[bo + 1] + a[ao + 1] * b[bo + 4] + a[ao + 2] * b[bo + 7];
-  out[oo + 2] = a[ao + 0] * b[bo + 2] + a[ao + 1] * b[bo + 5] + a[ao + 2] * b[bo + 8];
-  out[oo + 3] = a[ao + 3] * b[bo + 0] + a[ao + 4] * b[bo + 3] + a[ao + 5] * b[bo + 6];
-  out[oo + 4] = a[ao + 3] * b[bo + 1] + a[ao + 4] * b[bo + 4] + a[ao + 5] * b[bo + 7];
-  out[oo + 5] = a[ao + 3] * b[bo + 2] + a[ao + 4] * b[bo + 5] + a[ao + 5] * b[bo + 8];
-  out[oo + 6] = a[ao + 6] * b[bo + 0] + a[ao + 7] * b[bo + 3] + a[ao + 8] * b[bo + 6];
-  out[oo + 7] = a[ao + 6] * b[bo + 1] + a[ao + 7] * b[bo + 4] + a[ao + 8] * b[bo + 7];
-  out[oo + 8] = a[ao + 6] * b[bo + 2] + a[ao + 7] * b[bo + 5] + a[ao + 8] * b[bo + 8];
-}
-
-/** Inverse of the symmetric positive definite 3×3 block at a[o..] into out[oo..] (via Cholesky); false if not PD. */
-function spdInverse3(a: Float64Array, o: number, out: Float64Array, oo: number): boolean {
-  const l00 = Math.sqrt(a[o]);
-  if (!(l00 > 0)) return false;
-  const l10 = a[o + 3] / l00,
-    l20 = a[o + 6] / l00;
-  const d1 = a[o + 4] - l10 * l10;
-  if (!(d1 > 0)) return false;
-  const l11 = Math.sqrt(d1),
-    l21 = (a[o + 7] - l20 * l10) / l11;
-  const d2 = a[o + 8] - l20 * l20 - l21 * l21;
-  if (!(d2 > 0)) return false;
-  const l22 = Math.sqrt(d2);
-  // Linv (lower), then A⁻¹ = Linvᵀ Linv
-  const i00 = 1 / l00,
-    i11 = 1 / l11,
-    i22 = 1 / l22;
-  const i10 = (-l10 * i00) / l11;
-  const i21 = (-l21 * i11) / l22;
-  const i20 = (-(l20 * i00) - l21 * i10) / l22;
-  out[oo] = i00 * i00 + i10 * i10 + i20 * i20;
-  out[oo + 1] = out[oo + 3] = i11 * i10 + i21 * i20;
-  out[oo + 2] = out[oo + 6] = i22 * i20;
-  out[oo + 4] = i11 * i11 + i21 * i21;
-  out[oo + 5] = out[oo + 7] = i22 * i21;
-  out[oo + 8] = i22 * i22;
-  return Number.isFinite(out[oo]) && Number.isFinite(out[oo + 4]) && Number.isFinite(out[oo + 8]);
-}
-
-/** out[o..o+2] = H⁻¹ block (row-major 3×3 at h[ho..]) · v[o..o+2]. */
-function mul3(h: Float64Array, ho: number, v: Float64Array, o: number, out: Float64Array): void {
-  const v0 = v[o],
-    v1 = v[o + 1],
-    v2 = v[o + 2];
-  out[o] = h[ho] * v0 + h[ho + 1] * v1 + h[ho + 2] * v2;
-  out[o + 1] = h[ho + 3] * v0 + h[ho + 4] * v1 + h[ho + 5] * v2;
-  out[o + 2] = h[ho + 6] * v0 + h[ho + 7] * v1 + h[ho + 8] * v2;
 }
