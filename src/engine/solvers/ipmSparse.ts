@@ -46,7 +46,8 @@
  *
  * Like the dense IPM it ends with a natural-map polish when the interior-point phase stops above the
  * tolerance: the sparse semismooth Newton of naturalMapSparse.ts (up to IPM_POLISH_STEPS steps, counted as
- * iterations and in polishSteps). Difference from the dense IPM: no AHO phase (it needs the dense Newton
+ * iterations and in polishSteps), with its proximal endgame (proximalStep, docs/physics.md) once a step finds no
+ * lower point — nearly degenerate sliding contacts, where the interior point converges only like √τ. Difference from the dense IPM: no AHO phase (it needs the dense Newton
  * matrix); the KKT check is the same checker (kktFromW) on w = J M⁻¹ Jᵀ λ + Sλ − b computed from the body
  * velocity changes M⁻¹ Jᵀ λ (pgsRows.ts). The status is the checker's: "converged" only at KKT max_rel ≤
  * tolerance on finite data. Work arrays are allocated before the iteration loop (the contact-space factor's
@@ -334,7 +335,18 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
     const before = bestRel;
     const nm = new SparseNaturalMap(k, softening);
     s.bytes += nm.bytes;
-    const polished = polishNaturalMapSparse(nm, best, bestRel, tol, Math.min(IPM_POLISH_STEPS, maxIt - iterations), (rel, f) => history.record(rel, f));
+    // with the proximal endgame (naturalMapSparse.ts proximalStep) once the projected line search finds no lower point
+    const polished = polishNaturalMapSparse(
+      nm,
+      best,
+      bestRel,
+      tol,
+      Math.min(IPM_POLISH_STEPS, maxIt - iterations),
+      (rel, f) => history.record(rel, f),
+      undefined,
+      1,
+      true,
+    );
     polishSteps = polished.steps;
     bestRel = polished.bestRel;
     iterations += polished.steps;

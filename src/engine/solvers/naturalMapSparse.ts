@@ -54,6 +54,18 @@ export const SPARSE_NEWTON_PCG_MAX_ITERATIONS = 25;
  * moves — the sparse counterpart of polish.ts's Levenberg–Marquardt mode (Moré 1978).
  */
 export const SPARSE_NEWTON_DAMPING = 1e-4;
+/**
+ * Proximal endgame (SparseNaturalMap.proximalStep): weight δ of the proximal term, in the scaled system's units
+ * (the term (δ/ρ_c)·‖λ_c − λ_k,c‖²/2 per contact, i.e. δ on the scaled diagonal, as SPARSE_NEWTON_DAMPING), and
+ * the most plain Newton steps on one proximal subproblem, whose natural residual is driven to
+ * SPARSE_NEWTON_PROXIMAL_RESIDUAL·max(‖λ‖∞, 1) (rounding level). A smaller δ keeps the subproblem closer to the
+ * problem but needs more Newton steps: measured on a stalled 1600-contact pyramid-20 island, 1e-5 did not settle
+ * within the interior point's polish budget (IPM_POLISH_STEPS), 1e-4 needed two proximal steps, 3e-5 one (6
+ * linear systems, the last ones quadratic).
+ */
+export const SPARSE_NEWTON_PROXIMAL = 3e-5;
+export const SPARSE_NEWTON_PROXIMAL_STEPS = 10;
+export const SPARSE_NEWTON_PROXIMAL_RESIDUAL = 1e-14;
 /** Rounding level of a body-space pivot relative to its diagonal entry (K ⪰ I; blockSparseCholesky.ts PivotRegularization). */
 export const SPARSE_NEWTON_PIVOT_FLOOR = 1e-12;
 
@@ -116,6 +128,14 @@ export class SparseNaturalMap {
   private readonly pcg: PcgWorkspace;
   /** Proximal damping δ added to the scaled system's diagonal on free components (0: plain Newton). */
   damping = 0;
+  /**
+   * Proximal endgame (proximalStep): while set, the natural map is the proximal subproblem's, whose w is
+   * w + (δ/ρ_c)(λ − centre) (δ = damping); proxW holds it, prox the subproblem's iterate.
+   */
+  private proxActive = false;
+  private readonly center: Float64Array;
+  private readonly proxW: Float64Array;
+  private readonly prox: Float64Array;
   private readonly reg: PivotRegularization = { floor: SPARSE_NEWTON_PIVOT_FLOOR, replaced: 0 };
 
   constructor(k: ContactJacobians, softening = 0) {
@@ -164,6 +184,9 @@ export class SparseNaturalMap {
     this.dl = f64(n);
     this.cand = f64(n);
     this.bestCand = f64(n);
+    this.center = f64(n);
+    this.proxW = f64(n);
+    this.prox = f64(n);
     this.pcg = new PcgWorkspace(n);
     bytes += this.pcg.bytes;
     this.bytes = bytes;
@@ -359,9 +382,14 @@ export class SparseNaturalMap {
    * be formed or solved (non-finite data, K not factorisable).
    */
   direction(lam: Float64Array): boolean {
-    const { C, mu, rho, P, U, theta, free, F, g, rhs, t1, t2, dl } = this;
+    return this.linearise(lam) && this.solveLinearised();
+  }
+
+  /** The natural map at λ (F, g = UᵀF, Π′'s eigenbasis, free components) and the Newton system's right-hand side; false if not finite. */
+  private linearise(lam: Float64Array): boolean {
+    const { C, mu, rho, P, U, theta, free, F, g, rhs, t1, t2 } = this;
     kktRows(this.rows, lam, this.ws);
-    const w = this.ws.w;
+    const w = this.proxActive ? this.proximalW(lam) : this.ws.w;
     const pt = this.cand;
     for (let c = 0; c < C; c++) {
       const o = 3 * c,
@@ -403,8 +431,13 @@ export class SparseNaturalMap {
       }
     }
     for (let i = 0; i < this.n; i++) if (!Number.isFinite(rhs[i])) return false;
+    return true;
+  }
+
+  /** The Newton direction of the last linearise into this.dl; false if K cannot be factorised or PCG fails. */
+  private solveLinearised(): boolean {
     if (!this.factor() || !this.solveSystem()) return false;
-    this.rotateBack(dl);
+    this.rotateBack(this.dl);
     return true;
   }
 
@@ -420,6 +453,60 @@ export class SparseNaturalMap {
         y2 = free[o + 2] ? sr * y[o + 2] : y[o + 2];
       for (let i = 0; i < 3; i++) out[o + i] = U[u9 + 3 * i] * y0 + U[u9 + 3 * i + 1] * y1 + U[u9 + 3 * i + 2] * y2;
     }
+  }
+
+  /** w of the proximal subproblem at λ: w + (δ/ρ_c)(λ − centre) into proxW (ws.w holds w). */
+  private proximalW(lam: Float64Array): Float64Array {
+    const { C, rho, center, proxW, damping } = this;
+    const w = this.ws.w;
+    for (let c = 0; c < C; c++) {
+      const m = damping / rho[c];
+      for (let i = 3 * c; i < 3 * c + 3; i++) proxW[i] = w[i] + m * (lam[i] - center[i]);
+    }
+    return proxW;
+  }
+
+  /**
+   * Proximal endgame: one proximal-point step (R. T. Rockafellar, "Monotone operators and the proximal point
+   * algorithm", SIAM J. Control Optim. 14 (1976)) from λ_k = best — the minimiser over K of
+   * f(λ) + Σ_c (δ/2ρ_c)‖λ_c − λ_k,c‖² (δ = SPARSE_NEWTON_PROXIMAL) — found by plain semismooth Newton steps on
+   * that subproblem's natural map, neither projected nor line-searched (locally quadratic: its matrix
+   * A + diag(δ/ρ) is positive definite with condition ~1/δ, where A itself is singular up to ε on redundant
+   * contacts), then projected onto K and kept only if the checker's KKT max_rel drops below bestRel. Where the
+   * natural map of the problem itself picks the wrong piece at contacts that are nearly degenerate (a sliding
+   * contact inside its cone by ~√τ with a slip of ~√τ at an interior point's end), its Newton step asks w = 0
+   * there, which the redundant rows can only meet by large moves along A's near-null space; the projected line
+   * search then rejects every step. The proximal term keeps the subproblem strongly convex, so its Newton
+   * iteration settles the contact modes itself. Returns the merit of `best` afterwards and the linear systems
+   * solved (each an iteration of the caller).
+   */
+  proximalStep(best: Float64Array, bestRel: number, maxSolves: number): { rel: number; solves: number } {
+    const { n, C, mu, F, prox, dl } = this;
+    this.center.set(best);
+    prox.set(best);
+    this.damping = SPARSE_NEWTON_PROXIMAL;
+    this.proxActive = true;
+    let scale = 1;
+    for (let i = 0; i < n; i++) scale = Math.max(scale, Math.abs(best[i]));
+    let solves = 0;
+    while (solves < maxSolves && solves < SPARSE_NEWTON_PROXIMAL_STEPS) {
+      if (!this.linearise(prox)) break;
+      let f = 0;
+      for (let i = 0; i < n; i++) f = Math.max(f, Math.abs(F[i]));
+      if (f <= SPARSE_NEWTON_PROXIMAL_RESIDUAL * scale) break;
+      solves++;
+      if (!this.solveLinearised()) break;
+      for (let i = 0; i < n; i++) prox[i] += dl[i];
+    }
+    this.damping = 0;
+    this.proxActive = false;
+    for (let c = 0; c < C; c++) projectCone(prox, 3 * c, mu[c], prox);
+    const rel = this.merit(prox);
+    if (rel < bestRel) {
+      best.set(prox);
+      return { rel, solves };
+    }
+    return { rel: bestRel, solves };
   }
 
   /**
@@ -484,7 +571,8 @@ export class SparseNaturalMap {
  * Up to maxSteps sparse semismooth Newton steps from `best` (polish.ts polishNaturalMap, sparse): stops at
  * the tolerance or at the first step that cannot lower the KKT max_rel; `record` once per step with the
  * merit and objective reached. `rate`: also stop after a step that does not multiply the residual by at
- * least this (newton.ts LOCAL_RATE; 1 = keep going while it improves).
+ * least this (newton.ts LOCAL_RATE; 1 = keep going while it improves). `proximal`: when a step finds no lower
+ * point, try SparseNaturalMap.proximalStep with the steps left (each of its linear systems counts as a step).
  */
 export function polishNaturalMapSparse(
   nm: SparseNaturalMap,
@@ -495,11 +583,22 @@ export function polishNaturalMapSparse(
   record: (rel: number, f: number) => void,
   backtracks: number = POLISH_BACKTRACKS,
   rate = 1,
+  proximal = false,
 ): { bestRel: number; steps: number } {
   let steps = 0;
   while (steps < maxSteps && bestRel > tol) {
-    const r = nm.step(best, bestRel, backtracks);
+    let r = nm.step(best, bestRel, backtracks);
     steps++;
+    if (proximal && !(r < bestRel) && steps < maxSteps) {
+      // the projected line search found no lower point: the proximal endgame (SparseNaturalMap.proximalStep)
+      const before = bestRel,
+        fBefore = nm.objective(best);
+      const p = nm.proximalStep(best, bestRel, maxSteps - steps);
+      // one history entry per linear system: the subproblem's iterates are not in K, so they carry the best so far
+      for (let i = 0; i < p.solves; i++) record(before, fBefore);
+      steps += p.solves;
+      r = p.rel;
+    }
     const improved = r < bestRel;
     const fast = r <= rate * bestRel;
     bestRel = r;
