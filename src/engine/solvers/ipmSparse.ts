@@ -45,7 +45,7 @@
  * factorisation every Newton step).
  *
  * Like the dense IPM it ends with a natural-map polish when the interior-point phase stops above the
- * tolerance: the sparse semismooth Newton of naturalMapSparse.ts (up to IPM_POLISH_STEPS steps, counted as
+ * tolerance: the sparse semismooth Newton of naturalMapSparse.ts (up to SPARSE_IPM_POLISH_STEPS steps, counted as
  * iterations and in polishSteps), with its proximal endgame (proximalStep, docs/physics.md) once a step finds no
  * lower point — nearly degenerate sliding contacts, where the interior point converges only like √τ. Difference from the dense IPM: no AHO phase (it needs the dense Newton
  * matrix); the KKT check is the same checker (kktFromW) on w = J M⁻¹ Jᵀ λ + Sλ − b computed from the body
@@ -78,7 +78,7 @@ import {
 } from './ipm.js';
 import { SparseIpmNewton, type SparseIpmLinearSolve } from './ipmSparseNewton.js';
 import { closingStatus, IpmProgress, statusAfterPolish } from './ipmTermination.js';
-import { kktRows, polishNaturalMapSparse, SparseNaturalMap } from './naturalMapSparse.js';
+import { kktRows, polishNaturalMapSparse, SPARSE_NEWTON_PROXIMAL_STEPS, SparseNaturalMap } from './naturalMapSparse.js';
 import { matrixFreeRows, type MatrixFreeRows } from './pgsRows.js';
 import type { IpmOptions, SolveResult, SolveStatus } from './types.js';
 
@@ -92,6 +92,13 @@ export {
   type SparseIpmLinearSolve,
 } from './ipmSparseNewton.js';
 
+/**
+ * Linear systems the sparse polish may solve after the interior-point phase (each counted as an iteration): a
+ * natural-map step that finds no lower point, one proximal endgame of up to SPARSE_NEWTON_PROXIMAL_STEPS systems
+ * (naturalMapSparse.ts), and a few more. The dense polish's IPM_POLISH_STEPS (8) left a 4388-contact box-pile-1000
+ * world-step island at KKT 5.0e-10 with its endgame cut short; it needed 11 (converged at 1.5e-11).
+ */
+export const SPARSE_IPM_POLISH_STEPS = IPM_POLISH_STEPS + SPARSE_NEWTON_PROXIMAL_STEPS;
 /** Stall test armed once KKT max_rel ≤ this (the dense IPM arms it in its AHO phase, which starts at IPM_AHO_SWITCH). */
 export const SPARSE_IPM_STALL_ARM = 1e-6;
 
@@ -341,7 +348,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
       best,
       bestRel,
       tol,
-      Math.min(IPM_POLISH_STEPS, maxIt - iterations),
+      Math.min(SPARSE_IPM_POLISH_STEPS, maxIt - iterations),
       (rel, f) => history.record(rel, f),
       undefined,
       1,
