@@ -1,0 +1,48 @@
+/**
+ * The sparse natural-map polish loop (polish.ts polishNaturalMap, sparse): SparseNaturalMap.step until the
+ * tolerance or no progress, with the proximal endgame (SparseNaturalMap.proximalStep) on request. Moved from
+ * naturalMapSparse.ts unchanged; still exported from there.
+ */
+import type { SparseNaturalMap } from './naturalMapSparse.js';
+import { POLISH_BACKTRACKS } from './polish.js';
+
+/**
+ * Up to maxSteps sparse semismooth Newton steps from `best` (polish.ts polishNaturalMap, sparse): stops at
+ * the tolerance or at the first step that cannot lower the KKT max_rel; `record` once per step with the
+ * merit and objective reached. `rate`: also stop after a step that does not multiply the residual by at
+ * least this (newton.ts LOCAL_RATE; 1 = keep going while it improves). `proximal`: when a step finds no lower
+ * point, try SparseNaturalMap.proximalStep with the steps left (each of its linear systems counts as a step).
+ */
+export function polishNaturalMapSparse(
+  nm: SparseNaturalMap,
+  best: Float64Array,
+  bestRel: number,
+  tol: number,
+  maxSteps: number,
+  record: (rel: number, f: number) => void,
+  backtracks: number = POLISH_BACKTRACKS,
+  rate = 1,
+  proximal = false,
+): { bestRel: number; steps: number } {
+  let steps = 0;
+  while (steps < maxSteps && bestRel > tol) {
+    let r = nm.step(best, bestRel, backtracks);
+    steps++;
+    if (proximal && !(r < bestRel) && steps < maxSteps) {
+      // the projected line search found no lower point: the proximal endgame (SparseNaturalMap.proximalStep)
+      const before = bestRel,
+        fBefore = nm.objective(best);
+      const p = nm.proximalStep(best, bestRel, maxSteps - steps);
+      // one history entry per linear system: the subproblem's iterates are not in K, so they carry the best so far
+      for (let i = 0; i < p.solves; i++) record(before, fBefore);
+      steps += p.solves;
+      r = p.rel;
+    }
+    const improved = r < bestRel;
+    const fast = r <= rate * bestRel;
+    bestRel = r;
+    record(bestRel, nm.objective(best));
+    if (!improved || !fast) break;
+  }
+  return { bestRel, steps };
+}
