@@ -283,7 +283,12 @@ async function pile(frames: number): Promise<void> {
   const sampler = setInterval(() => {
     rss.push(`${live.frames.length}: ${sample().toFixed(0)}`);
     void live.client.request({ op: 'liveLoad', reset: false }).then(
-      (ls) => heaps.push(`${live.frames.length}: ${ls.map((l) => l.heapUsedMiB.toFixed(0)).join('/')}`),
+      (ls) => {
+        const m = process.memoryUsage();
+        heaps.push(
+          `${live.frames.length}: ${ls.map((l) => l.heapUsedMiB.toFixed(0)).join('/')} (${(m.heapUsed / 2 ** 20).toFixed(0)}, ${(m.arrayBuffers / 2 ** 20).toFixed(0)})`,
+        );
+      },
       () => undefined,
     );
   }, 2000);
@@ -306,7 +311,9 @@ async function pile(frames: number): Promise<void> {
   );
   console.log(`   sent → in the worker's model: ${delays(sent, stages.model)}; sent → diagnosed: ${delays(sent, stages.diagnosed)}`);
   console.log(`   resident memory of this process (worker + relay), MiB, by frames received: ${rss.join(' · ')}`);
-  console.log(`   V8 heap in use (MiB) of the worker / I/O / diagnosis threads, by frames received: ${heaps.join(' · ')}`);
+  console.log(
+    `   V8 heap in use (MiB) of the worker / I/O / diagnosis threads (this thread's, which prepared the pile and plays the host; buffers outside the heaps), by frames received: ${heaps.join(' · ')}`,
+  );
   const write = [...sent].map(([k, t]) => returned.get(k)! - t);
   console.log(
     `   writeFrame (the C++ writer: its file and the socket to the editor): p50 ${fmt(q(write, 0.5))} ms, p95 ${fmt(q(write, 0.95))} ms; the engine process' CPU ${engineCpu(engine, frames)}`,
