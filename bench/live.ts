@@ -26,6 +26,7 @@ import { writeReplayTable } from '../test/live/replayTable.js';
 import type { LiveTarget } from '../src/format/liveProtocol.js';
 import { RecordingReader, RecordingWriter } from '../src/format/recordingFile.js';
 import type { RecordedFrame } from '../src/format/recording.js';
+import { ThreadLoadMeter, type ThreadLoad } from '../src/extension/live/threadLoad.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'contact-lens-bench-live-'));
 const q = (xs: number[], p: number): number => {
@@ -103,6 +104,32 @@ function watchStages(live: LiveWorker): { model: Map<number, number>; diagnosed:
   return { model, diagnosed };
 }
 
+/**
+ * Starts the meters of the live threads (the simulation worker, its I/O and diagnosis threads) and of this
+ * process' main thread, which plays the extension host (relay and webview stand-in); returns their reader.
+ */
+async function meterThreads(live: LiveWorker): Promise<() => Promise<ThreadLoad[]>> {
+  const host = new ThreadLoadMeter('host');
+  await live.client.request({ op: 'liveLoad', reset: true });
+  return async () => {
+    const loads = [host.read(), ...(await live.client.request({ op: 'liveLoad', reset: false }))];
+    host.stop();
+    return loads;
+  };
+}
+
+/**
+ * One line per thread: CPU time (per frame), time it was runnable but waited for a CPU (other processes' share
+ * of a shared machine), the event loop's delay, the heap in use.
+ */
+function printLoads(loads: readonly ThreadLoad[], frames: number): void {
+  const ms = (x: number | null, per = 1): string => (x === null ? 'n/a' : `${(x / per).toFixed(x / per < 10 ? 2 : 0)} ms`);
+  for (const l of loads)
+    console.log(
+      `   thread ${l.thread.padEnd(9)} CPU ${ms(l.cpuMs)} (${ms(l.cpuMs, frames)}/frame, ${l.cpuMs === null ? 'n/a' : ((100 * l.cpuMs) / l.wallMs).toFixed(0)}% of ${(l.wallMs / 1000).toFixed(1)} s), waited for a CPU ${ms(l.waitMs)}; event-loop delay p50 ${fmt(l.delayP50)} ms, p99 ${fmt(l.delayP99)} ms, max ${fmt(l.delayMax)} ms; heap ${l.heapUsedMiB.toFixed(0)} of ${l.heapTotalMiB.toFixed(0)} MiB`,
+    );
+}
+
 /** "p50 … ms, p95 … ms" of the delays from `sent` to `at` (frames that have both). */
 function delays(sent: Map<number, number>, at: Map<number, number>): string {
   const d = [...sent].filter(([k]) => at.has(k)).map(([k, t]) => at.get(k)! - t);
@@ -115,6 +142,7 @@ async function latency(frames: number, source: string): Promise<void> {
     viewed = new Map<number, number>();
   const stages = watchStages(live);
   const views = follow(live, inTimeline, viewed);
+  const loads = await meterThreads(live);
   const load0 = os.loadavg()[0];
   const out = path.join(tmp, 'latency-out.rec.jsonl');
   const engine = new Engine(
@@ -128,6 +156,7 @@ async function latency(frames: number, source: string): Promise<void> {
     'every frame in the timeline and diagnosed',
     300_000,
   );
+  const threads = await loads();
   await new Promise((r) => setTimeout(r, 500));
   const sent = times(engine, 'sent'),
     returned = times(engine, 'returned');
@@ -147,7 +176,14 @@ async function latency(frames: number, source: string): Promise<void> {
     `   sent → a frame view of it or a newer frame drawn (contacts, A, scene; ${views()} views for ${frames} frames): p50 ${fmt(q(drawn, 0.5))} ms, p95 ${fmt(q(drawn, 0.95))} ms, max ${fmt(Math.max(...drawn))} ms`,
   );
   console.log(`   writeFrame with the editor attached (no break): p50 ${fmt(q(write, 0.5))} ms, p95 ${fmt(q(write, 0.95))} ms`);
+  printLoads(threads, frames);
+  console.log(`   the engine process (the TypeScript writer's test engine): CPU ${engineCpu(engine, frames)}`);
   live.dispose();
+}
+
+/** "N ms (M ms/frame)" of an engine process' CPU time. */
+function engineCpu(engine: Engine, frames: number): string {
+  return engine.cpuMs === null ? 'n/a' : `${engine.cpuMs.toFixed(0)} ms (${(engine.cpuMs / frames).toFixed(1)} ms/frame)`;
 }
 
 /** ms per frame of writing `frames` with a writer made by `create` (file in tmp, validation on, as engines use it). */
@@ -230,6 +266,7 @@ async function pile(frames: number): Promise<void> {
   );
   const live = await new LiveWorker().listen(path.join(tmp, 'pile'));
   const stages = watchStages(live);
+  const loads = await meterThreads(live);
   const load0 = os.loadavg()[0];
   const arrived = new Map<number, number>();
   const rss: string[] = [];
@@ -242,7 +279,19 @@ async function pile(frames: number): Promise<void> {
   const out = path.join(tmp, 'pile-out.rec.jsonl');
   const engine = new Engine(cppReplayBinary(tmp), [table, out, '10'], { CONTACT_LENS_LIVE: live.value });
   const sample = (): number => process.memoryUsage().rss / 2 ** 20;
-  const sampler = setInterval(() => rss.push(`${live.frames.length}: ${sample().toFixed(0)}`), 2000);
+  const heaps: string[] = [];
+  const sampler = setInterval(() => {
+    rss.push(`${live.frames.length}: ${sample().toFixed(0)}`);
+    void live.client.request({ op: 'liveLoad', reset: false }).then(
+      (ls) => {
+        const m = process.memoryUsage();
+        heaps.push(
+          `${live.frames.length}: ${ls.map((l) => l.heapUsedMiB.toFixed(0)).join('/')} (${(m.heapUsed / 2 ** 20).toFixed(0)}, ${(m.arrayBuffers / 2 ** 20).toFixed(0)})`,
+        );
+      },
+      () => undefined,
+    );
+  }, 2000);
   await engine.exited;
   await until(
     () => live.frames.length >= frames && live.state?.stream === 'ended' && (live.state.diagnosed ?? frames) >= frames,
@@ -250,8 +299,10 @@ async function pile(frames: number): Promise<void> {
     900_000,
   );
   clearInterval(sampler);
+  const threads = await loads();
   rss.push(`${live.frames.length}: ${sample().toFixed(0)}`);
-  const sent = times(engine, 'sent');
+  const sent = times(engine, 'sent'),
+    returned = times(engine, 'returned');
   const lag = [...sent].map(([k, t]) => arrived.get(k)! - t);
   const span = (Math.max(...sent.values()) - Math.min(...sent.values())) / 1000;
   const busy = [...sent].filter(([k]) => (live.opened?.timeline.contacts[k] ?? 0) > 0).map(([k, t]) => arrived.get(k)! - t);
@@ -260,6 +311,14 @@ async function pile(frames: number): Promise<void> {
   );
   console.log(`   sent → in the worker's model: ${delays(sent, stages.model)}; sent → diagnosed: ${delays(sent, stages.diagnosed)}`);
   console.log(`   resident memory of this process (worker + relay), MiB, by frames received: ${rss.join(' · ')}`);
+  console.log(
+    `   V8 heap in use (MiB) of the worker / I/O / diagnosis threads (this thread's, which prepared the pile and plays the host; buffers outside the heaps), by frames received: ${heaps.join(' · ')}`,
+  );
+  const write = [...sent].map(([k, t]) => returned.get(k)! - t);
+  console.log(
+    `   writeFrame (the C++ writer: its file and the socket to the editor): p50 ${fmt(q(write, 0.5))} ms, p95 ${fmt(q(write, 0.95))} ms; the engine process' CPU ${engineCpu(engine, frames)}`,
+  );
+  printLoads(threads, frames);
   live.dispose();
 }
 

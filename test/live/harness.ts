@@ -88,8 +88,14 @@ export class Engine {
   readonly exited: Promise<number>;
   private readonly proc: ChildProcess;
 
+  /** CPU time of the engine process (ms), sampled every 250 ms while it runs (Linux; null elsewhere). */
+  cpuMs: number | null = null;
+
   constructor(cmd: string, args: readonly string[], env: NodeJS.ProcessEnv) {
     this.proc = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const sampler = setInterval(() => this.sampleCpu(), 250);
+    sampler.unref();
+    this.proc.on('exit', () => clearInterval(sampler));
     let buf = '';
     this.proc.stdout!.on('data', (d: Buffer) => {
       buf += d.toString('utf8');
@@ -105,6 +111,16 @@ export class Engine {
         r(this.code);
       }),
     );
+  }
+
+  private sampleCpu(): void {
+    try {
+      // /proc/PID/stat: fields 14 and 15 (after the command's parenthesis) are user and system time in ticks of 10 ms
+      const fields = fs.readFileSync(`/proc/${this.proc.pid}/stat`, 'latin1').split(') ')[1].split(' ');
+      this.cpuMs = (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      // gone, or not Linux
+    }
   }
 
   returned(frame: number): boolean {

@@ -21,6 +21,7 @@ import { World } from '../../src/engine/world/world.js';
 import { DIAGNOSIS, LiveWorker, ROOT, startEngine, until } from '../live/harness.js';
 import { InspectorModel } from '../../src/extension/model/inspectorModel.js';
 import { applyDiagnosisPatch } from '../../src/protocol/live.js';
+import { updateDelay } from '../../src/extension/live/liveFeed.js';
 
 const finding = (index: number, mechanism: string, severity: 'error' | 'warning' | 'info'): FindingView => ({
   index,
@@ -114,6 +115,19 @@ describe('live: break controller', () => {
     assert.deepEqual(b.state.paused, { index: 10, frame: 10, reason: 'paused' });
     b.writerGone();
     assert.equal(b.state.paused, null);
+  });
+});
+
+describe('live: updates to the host', () => {
+  it("a 60 Hz engine's every frame goes to the host in the turn that read it; a flood is sent at most 100 times a second", () => {
+    const last = 1000;
+    // frames 1000/60 ms apart: no frame waits for the throttle (it waited 3.3 ms for a timer at 20 ms)
+    assert.equal(updateDelay(last + 1000 / 60, last, false), 0);
+    assert.equal(updateDelay(last + 10, last, false), 0);
+    // a frame 2 ms after the last update waits for the rest of the 10 ms, with whatever else arrives meanwhile
+    assert.equal(updateDelay(last + 2, last, false), 8);
+    // a pause or the stream's end is never held back
+    assert.equal(updateDelay(last + 2, last, true), 0);
   });
 });
 

@@ -7,22 +7,36 @@ import type { FrameDiagnosisResult } from '../model/timelineBuilder.js';
 import type { DiagnosisSettings } from '../worker/workerProtocol.js';
 import type { DiagnosisEvent, DiagnosisRequest } from './diagnosisMessages.js';
 import { startThread } from './threadScript.js';
+import type { ThreadLoad } from './threadLoad.js';
+
+/**
+ * A diagnosis thread started ahead of its stream: its code is loaded and compiled while the listener waits for a
+ * writer, not in the first moments of the stream, when that work would compete for the CPU with the frames shown.
+ */
+export function startDiagnosisThread(): Worker {
+  const worker = startThread('liveDiagnosis', 'diagnosisThread');
+  worker.unref();
+  return worker;
+}
 
 export class DiagnosisLink {
   private readonly worker: Worker;
   private closed = false;
+  private readonly loads: ((l: ThreadLoad | null) => void)[] = [];
 
   constructor(
     file: string,
     diagnosis: DiagnosisSettings,
     maxLineBytes: number,
     on: { diagnosed(r: FrameDiagnosisResult): void; failed(message: string): void },
+    /** A thread from startDiagnosisThread() that no stream used yet (default: one started now). */
+    thread?: Worker,
   ) {
-    this.worker = startThread('liveDiagnosis', 'diagnosisThread');
-    this.worker.unref();
+    this.worker = thread ?? startDiagnosisThread();
     this.worker.on('message', (e: DiagnosisEvent) => {
       if (this.closed) return;
       if (e.type === 'diagnosed') on.diagnosed(e.result);
+      else if (e.type === 'load') this.loads.shift()?.(e.load);
       else on.failed(e.message);
     });
     this.worker.on('error', (e) => {
@@ -40,9 +54,19 @@ export class DiagnosisLink {
     if (!this.closed) this.post({ op: 'kick' });
   }
 
+  /** The thread's load since the last reset (null once closed). */
+  load(reset: boolean): Promise<ThreadLoad | null> {
+    if (this.closed) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      this.loads.push(resolve);
+      this.post({ op: 'load', reset });
+    });
+  }
+
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    for (const r of this.loads.splice(0)) r(null);
     void this.worker.terminate();
   }
 }

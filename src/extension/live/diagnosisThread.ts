@@ -11,6 +11,7 @@ import type { RecordedFrame } from '../../format/recording.js';
 import { Diagnoser } from '../../session/diagnose.js';
 import { type FrameDiagnosisResult, frameKappa, toFindingView } from '../model/timelineBuilder.js';
 import type { DiagnosisRequest, DiagnosisEvent } from './diagnosisMessages.js';
+import { loadMeter } from './threadLoad.js';
 
 if (!parentPort) throw new Error('diagnosisThread.ts must run in a worker thread');
 const port = parentPort;
@@ -29,6 +30,7 @@ let previous: RecordedFrame | undefined;
 let busy = false;
 let again = false;
 let closed = false;
+const load = loadMeter('diagnosis');
 
 /** `kappa`: the timeline's κ too (left out while the diagnosis is behind). */
 function diagnose(f: RecordedFrame, kappa: boolean): FrameDiagnosisResult {
@@ -103,6 +105,9 @@ port.on('message', (m: DiagnosisRequest) => {
     case 'stop':
       closed = true;
       follower?.close();
+      return;
+    case 'load':
+      post({ type: 'load', load: load(m.reset) });
       return;
   }
 });

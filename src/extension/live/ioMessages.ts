@@ -3,6 +3,7 @@
  * (./liveIoThread.ts: the listener's sockets and the recordings on disk), so that reading the sockets and writing
  * what they bring never waits for a diagnosis.
  */
+import type { ThreadLoad } from './threadLoad.js';
 
 /** Simulation worker → I/O thread. */
 export type IoRequest =
@@ -11,7 +12,9 @@ export type IoRequest =
   | { readonly op: 'armNew'; readonly armed: boolean }
   | { readonly op: 'send'; readonly id: number; readonly line: string }
   | { readonly op: 'close'; readonly id: number }
-  | { readonly op: 'stop' };
+  | { readonly op: 'stop' }
+  /** This thread's load since the last `reset` (the first request starts its meter). */
+  | { readonly op: 'load'; readonly reset: boolean };
 
 /** I/O thread → simulation worker, in the order things happened. */
 export type IoEvent =
@@ -25,4 +28,5 @@ export type IoEvent =
   | { readonly type: 'waiting'; readonly id: number; readonly frame: number }
   | { readonly type: 'problem'; readonly id: number; readonly message: string }
   | { readonly type: 'closed'; readonly id: number; readonly lostBytes: number; readonly line: number }
-  | { readonly type: 'stopped' };
+  | { readonly type: 'stopped' }
+  | { readonly type: 'load'; readonly load: ThreadLoad };

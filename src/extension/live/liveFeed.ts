@@ -7,6 +7,7 @@
  * diagnosis falls behind, and work is done in slices of at most SLICE_MS so the worker keeps answering.
  */
 import * as fs from 'node:fs';
+import type { Worker } from 'node:worker_threads';
 import { RecordingFollower, type FollowEvent, type FollowResume } from '../../format/recordingFollow.js';
 import { LIVE_MAX_LINE_BYTES } from '../../format/liveProtocol.js';
 import type { RecordingHeader } from '../../format/recording.js';
@@ -19,9 +20,22 @@ import type { FindingView, Timeline } from '../../protocol/inspector.js';
 import { type DiagnosisPatch, type LiveState, type LiveUpdate, MAX_LIVE_ROWS, NO_BREAK, type TimelineRows } from '../../protocol/live.js';
 import type { BreakController } from './breakController.js';
 import { DiagnosisLink } from './diagnosisLink.js';
+import type { ThreadLoad } from './threadLoad.js';
 
-/** Shortest gap between two updates to the host while frames arrive (ms): a flood is sent in batches. */
-export const UPDATE_MS = 20;
+/**
+ * Shortest gap between two updates to the host while frames arrive (ms): a flood is sent in batches (at most
+ * 100 updates a second), while a frame that comes later than that after the last update (a 60 Hz engine's
+ * every frame) is sent in the same turn of the event loop that read it.
+ */
+export const UPDATE_MS = 10;
+
+/**
+ * How long news waits before it goes to the host (ms; 0: in this turn of the event loop): an urgent change (a
+ * pause, new break settings, the stream's end) at once, frames at most every UPDATE_MS after the last update.
+ */
+export function updateDelay(now: number, lastUpdate: number, urgent: boolean): number {
+  return urgent ? 0 : Math.max(0, UPDATE_MS - (now - lastUpdate));
+}
 /** Longest run of work before the worker's event loop gets a turn (ms). */
 export const SLICE_MS = 25;
 /** A followed file that has not grown for this long is shown as still (ms). */
@@ -128,6 +142,8 @@ export class LiveFeed {
     reportedUpTo: number,
     /** Listening: the back-channel of the writer shown. */
     readonly breaks: BreakController | null,
+    /** Listening: a diagnosis thread started ahead of the stream (startDiagnosisThread). */
+    thread?: Worker,
   ) {
     this.model = model;
     this.reportedUpTo = reportedUpTo;
@@ -137,16 +153,22 @@ export class LiveFeed {
     this.sentDiagnosed = this.sentRows;
     if (breaks) {
       // a writer's stream: shown as it is read here, diagnosed on a thread of its own (it may lag, and catches up)
-      this.diagnosis = new DiagnosisLink(file, ctx.diagnosis, LIVE_MAX_LINE_BYTES, {
-        diagnosed: (r) => this.diagnosed(r),
-        failed: (message) => this.problem(message),
-      });
+      this.diagnosis = new DiagnosisLink(
+        file,
+        ctx.diagnosis,
+        LIVE_MAX_LINE_BYTES,
+        {
+          diagnosed: (r) => this.diagnosed(r),
+          failed: (message) => this.problem(message),
+        },
+        thread,
+      );
     }
   }
 
-  /** A live writer's recording, read from its first line as the listener writes it. */
-  static forStream(file: string, ctx: FeedContext, breaks: BreakController | null): LiveFeed {
-    return new LiveFeed(file, ctx, null, undefined, 0, breaks);
+  /** A live writer's recording, read from its first line as the listener writes it (diagnosed on `thread` if given). */
+  static forStream(file: string, ctx: FeedContext, breaks: BreakController | null, thread?: Worker): LiveFeed {
+    return new LiveFeed(file, ctx, null, undefined, 0, breaks, thread);
   }
 
   /**
@@ -331,17 +353,26 @@ export class LiveFeed {
   }
 
   private scheduleUpdate(now: boolean): void {
-    if (this.closed) return;
-    if (this.timer) {
-      if (!now) return;
-      clearTimeout(this.timer);
+    if (this.closed || this.soon) return;
+    const wait = updateDelay(performance.now(), this.lastUpdate, now);
+    if (this.timer && wait > 0) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (wait > 0) {
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        this.flush();
+      }, wait);
+      return;
     }
-    const wait = now ? 0 : Math.max(0, UPDATE_MS - (Date.now() - this.lastUpdate));
-    this.timer = setTimeout(() => {
-      this.timer = null;
+    // at the end of this turn (after the rest of the frames read with this one): a timer of 0 ms would let the
+    // thread sleep and wait for a CPU again, which on a busy machine costs more than the frame's own work
+    this.soon = setImmediate(() => {
+      this.soon = null;
       this.flush();
-    }, wait);
+    });
   }
+  private soon: NodeJS.Immediate | null = null;
 
   /** The live state as the panel shows it. */
   state(): LiveState {
@@ -382,7 +413,7 @@ export class LiveFeed {
 
   private flush(): void {
     if (this.closed) return;
-    this.lastUpdate = Date.now();
+    this.lastUpdate = performance.now();
     const m = this.model;
     const n = m?.timeline.frame.length ?? 0;
     const to = Math.min(n, this.sentRows + MAX_LIVE_ROWS);
@@ -426,10 +457,16 @@ export class LiveFeed {
     return { from, injection, kappa: t.kappa.slice(from, end), kappaRange: (t.kappaRange ?? []).slice(from, end) };
   }
 
+  /** The load of the stream's diagnosis thread (null: none). */
+  diagnosisLoad(reset: boolean): Promise<ThreadLoad | null> {
+    return this.diagnosis?.load(reset) ?? Promise.resolve(null);
+  }
+
   close(): void {
     this.closed = true;
     this.diagnosis?.close();
     if (this.timer) clearTimeout(this.timer);
+    if (this.soon) clearImmediate(this.soon);
     if (this.poller) clearInterval(this.poller);
     this.watcher?.close();
     this.follower.close();

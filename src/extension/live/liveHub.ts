@@ -12,7 +12,10 @@ import { type LiveAction, type LiveState, NO_BREAK } from '../../protocol/live.j
 import { BreakController } from './breakController.js';
 import { type FeedContext, LiveFeed, type LiveEvent } from './liveFeed.js';
 import { DISARM_LINE, goLine } from '../../format/liveProtocol.js';
+import type { Worker } from 'node:worker_threads';
+import { startDiagnosisThread } from './diagnosisLink.js';
 import { LiveIo, type WriterHooks, type WriterLink } from './liveIo.js';
+import { loadMeter, type ThreadLoad } from './threadLoad.js';
 
 export interface Listening {
   readonly variable: string;
@@ -32,6 +35,12 @@ export class LiveHub {
   private shown: InspectorModel | null = null;
   private connect: LiveState['connect'] | undefined;
   private pendingErrors: string[] = [];
+  private readonly workerLoad = loadMeter('worker');
+  /** Listening: the next stream's diagnosis thread, started while no writer streams (null: none yet). */
+  private spare: Worker | null = null;
+  private closing = false;
+  /** Loads were asked for: a new stream's diagnosis thread is metered from its start. */
+  private metered = false;
 
   constructor(private readonly emit: (e: LiveEvent) => void) {
     this.breaks = new BreakController(
@@ -51,6 +60,7 @@ export class LiveHub {
 
   async listen(folder: string, diagnosis: DiagnosisSettings): Promise<Listening> {
     if (this.listener) return { variable: LIVE_ENV, value: this.listener.value, folder };
+    this.closing = false;
     this.listener = await LiveIo.start(
       { folder },
       {
@@ -59,6 +69,7 @@ export class LiveHub {
       },
     );
     this.listener.armNew(this.breaks.armsNewWriter);
+    this.startSpare();
     this.connect = { variable: LIVE_ENV, value: this.listener.value, folder };
     this.emitWaiting();
     return { variable: LIVE_ENV, value: this.listener.value, folder };
@@ -70,6 +81,16 @@ export class LiveHub {
     this.feed?.close();
     this.feed = LiveFeed.forOpened(model, file, this.context('following', diagnosis));
     this.feed.kick();
+  }
+
+  /**
+   * What the live session's threads cost since the last reset (the first call starts the meters): this worker
+   * (reading, the model, frame views), the I/O thread and the stream's diagnosis thread (bench/live.ts).
+   */
+  async load(reset: boolean): Promise<ThreadLoad[]> {
+    this.metered = true;
+    const loads = await Promise.all([this.listener?.load(reset) ?? null, this.feed?.diagnosisLoad(reset) ?? null]);
+    return [this.workerLoad(reset), ...loads.filter((l): l is ThreadLoad => l !== null)];
   }
 
   action(a: LiveAction): void {
@@ -107,8 +128,9 @@ export class LiveHub {
     }
     this.conn = c;
     this.feed?.close();
-    const feed = LiveFeed.forStream(c.file, this.context('listening', diagnosis), this.breaks);
+    const feed = LiveFeed.forStream(c.file, this.context('listening', diagnosis), this.breaks, this.takeSpare());
     this.feed = feed;
+    if (this.metered) void feed.diagnosisLoad(true);
     for (const e of this.pendingErrors) feed.problem(e);
     this.pendingErrors = [];
     this.breaks.writerConnected(armed);
@@ -119,6 +141,7 @@ export class LiveHub {
       problem: (message) => feed.problem(message),
       closed: (lostBytes, line) => {
         if (this.conn === c) this.conn = null;
+        this.startSpare(); // for the next writer
         feed.writerClosed(
           lostBytes > 0
             ? `${c.file}: the writer disconnected in the middle of line ${line}: its ${lostBytes} bytes (one frame) are lost; every line before it is recorded`
@@ -126,6 +149,23 @@ export class LiveHub {
         );
       },
     };
+  }
+
+  /** Starts the next stream's diagnosis thread while no writer streams (one at most). */
+  private startSpare(): void {
+    if (this.spare || !this.listener || this.closing) return;
+    const spare = startDiagnosisThread();
+    spare.on('error', () => undefined); // a spare that failed is not handed out (exit below)
+    spare.on('exit', () => {
+      if (this.spare === spare) this.spare = null;
+    });
+    this.spare = spare;
+  }
+
+  private takeSpare(): Worker | undefined {
+    const spare = this.spare ?? undefined;
+    this.spare = null;
+    return spare;
   }
 
   private problem(message: string): void {
@@ -164,6 +204,8 @@ export class LiveHub {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
+    void this.takeSpare()?.terminate();
     this.feed?.close();
     this.feed = null;
     this.conn?.close();

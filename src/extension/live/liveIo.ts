@@ -6,6 +6,7 @@
 import type { Worker } from 'node:worker_threads';
 import { startThread } from './threadScript.js';
 import type { IoEvent, IoRequest } from './ioMessages.js';
+import type { ThreadLoad } from './threadLoad.js';
 
 /** One writer, as the simulation worker sees it. */
 export interface WriterLink {
@@ -33,6 +34,7 @@ export interface IoEvents {
 export class LiveIo {
   private readonly hooks = new Map<number, WriterHooks>();
   private stopped: (() => void) | null = null;
+  private readonly loads: ((l: ThreadLoad) => void)[] = [];
 
   private constructor(
     private readonly worker: Worker,
@@ -101,9 +103,20 @@ export class LiveIo {
       case 'stopped':
         this.stopped?.();
         return;
+      case 'load':
+        this.loads.shift()?.(e.load);
+        return;
       default:
         return;
     }
+  }
+
+  /** The I/O thread's load since the last reset. */
+  load(reset: boolean): Promise<ThreadLoad> {
+    return new Promise((resolve) => {
+      this.loads.push(resolve);
+      this.post({ op: 'load', reset });
+    });
   }
 
   /** Closes every connection and the listener, and ends the thread. */

@@ -8,6 +8,7 @@ import { parentPort } from 'node:worker_threads';
 import { ARM_LINE } from '../../format/liveProtocol.js';
 import type { IoEvent, IoRequest } from './ioMessages.js';
 import { type ConnectionHooks, type LiveConnection, LiveListener } from './liveListener.js';
+import { loadMeter } from './threadLoad.js';
 
 if (!parentPort) throw new Error('liveIoThread.ts must run in a worker thread');
 const port = parentPort;
@@ -15,6 +16,7 @@ const post = (e: IoEvent): void => port.postMessage(e);
 let listener: LiveListener | null = null;
 const connections = new Map<number, LiveConnection>();
 let armNew = false;
+const load = loadMeter('I/O');
 
 /** "recorded" is sent once per turn of the event loop per writer (a burst of lines is one message). */
 function recordedNotifier(c: LiveConnection): { note(): void; flush(): void } {
@@ -84,6 +86,9 @@ port.on('message', (m: IoRequest) => {
         listener = null;
         post({ type: 'stopped' });
       });
+      return;
+    case 'load':
+      post({ type: 'load', load: load(m.reset) });
       return;
   }
 });

@@ -111,6 +111,8 @@ async function handle(id: number, r: WorkerRequest): Promise<WorkerResults[Worke
     case 'stopLive':
       await live.close();
       return null;
+    case 'liveLoad':
+      return live.load(r.reset);
     case 'openProblem':
       // one frame, no session: the view is complete (every solver solved) when it is returned
       return openProblemView(r.path, r.file, progress);

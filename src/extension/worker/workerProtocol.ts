@@ -9,6 +9,7 @@ import type { ContactSeries, FindingView, FrameView, SessionInfo, Timeline, What
 import type { LiveAction } from '../../protocol/live.js';
 import type { LiveEvent } from '../live/liveFeed.js';
 import type { Listening } from '../live/liveHub.js';
+import type { ThreadLoad } from '../live/threadLoad.js';
 import type { CompareView, CrossDirection, CrossWhatIfView, EnginesView } from '../../protocol/compare.js';
 
 /** The second run of compare mode: a recording, the open scenario with another of our solvers, or an engine of the engines table. */
@@ -83,6 +84,8 @@ export type WorkerRequest =
   /** Pause, step, continue, break conditions of the live writer shown. */
   | { readonly op: 'live'; readonly action: LiveAction }
   | { readonly op: 'stopLive' }
+  /** What the live session's threads cost since the last `reset` (benchmarks; the first request starts the meters). */
+  | { readonly op: 'liveLoad'; readonly reset: boolean }
   /** A problem file (docs/problem-format.md) read from `path`; `file` is the name messages use. */
   | { readonly op: 'openProblem'; readonly path: string; readonly file: string }
   | { readonly op: 'frame'; readonly index: number }
@@ -137,6 +140,7 @@ export interface WorkerResults {
   listen: Listening;
   live: null;
   stopLive: null;
+  liveLoad: readonly ThreadLoad[];
 }
 
 /** host → worker */
