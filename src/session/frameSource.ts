@@ -7,7 +7,7 @@
  */
 import { type AssemblyOptions, DEFAULT_ASSEMBLY } from '../engine/index.js';
 import type { RecordedFrame, RecordedSolverStatus, RecordingHeader } from '../format/recording.js';
-import type { RecordingReader } from '../format/recordingFile.js';
+import type { FrameSummary, RecordingReader } from '../format/recordingFile.js';
 import { stabilisationModel } from './frameLedger.js';
 
 export interface SessionSummary {
@@ -55,20 +55,7 @@ export class RecordingSource implements FrameSource {
     return this.reader.frameCount;
   }
   summary(i: number): SessionSummary {
-    const s = this.reader.summary(i);
-    const out: SessionSummary = {
-      index: i,
-      frame: s.frame,
-      time: s.time,
-      contacts: s.contacts,
-      status: s.status,
-      maxDepth: s.maxDepth,
-      maxLambdaN: s.maxLambdaN,
-    };
-    const extra: { iterations?: number; finalResidual?: number } = {};
-    if (s.iterations !== undefined) extra.iterations = s.iterations;
-    if (s.finalResidual !== undefined) extra.finalResidual = s.finalResidual;
-    return { ...out, ...extra };
+    return readerSummary(i, this.reader.summary(i));
   }
   load(i: number): RecordedFrame {
     return this.reader.frame(i);
@@ -79,6 +66,23 @@ export class RecordingSource implements FrameSource {
   close(): void {
     this.reader.close();
   }
+}
+
+/** A frame of a recording's index as the session's summary at session index i (iterations and residual when recorded). */
+export function readerSummary(i: number, s: FrameSummary): SessionSummary {
+  const out: SessionSummary = {
+    index: i,
+    frame: s.frame,
+    time: s.time,
+    contacts: s.contacts,
+    status: s.status,
+    maxDepth: s.maxDepth,
+    maxLambdaN: s.maxLambdaN,
+  };
+  const extra: { iterations?: number; finalResidual?: number } = {};
+  if (s.iterations !== undefined) extra.iterations = s.iterations;
+  if (s.finalResidual !== undefined) extra.finalResidual = s.finalResidual;
+  return { ...out, ...extra };
 }
 
 /**
