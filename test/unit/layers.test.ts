@@ -108,6 +108,33 @@ function specifiers(text: string): string[] {
   return out;
 }
 
+/** Specifiers of the imports that load at run time: all but `import type …` and `export type …` (erased by the compiler). */
+function runtimeSpecifiers(text: string): string[] {
+  return specifiers(text.replace(/^\s*(?:import|export)\s+type\s[^'"]*?\bfrom\s*['"][^'"]+['"]/gm, ''));
+}
+
+/**
+ * A model or worker file that loads `vscode` through other extension files (`model/x.ts` → `live/y.ts` →
+ * `vscode`): the chain of files, or null. `runtimeImports(file)` gives a file's run-time specifiers.
+ */
+function vscodeChain(file: string, runtimeImports: (file: string) => readonly string[]): string[] | null {
+  const seen = new Set<string>();
+  const walk = (f: string): string[] | null => {
+    if (seen.has(f)) return null;
+    seen.add(f);
+    for (const spec of runtimeImports(f)) {
+      if (spec === 'vscode' || spec.startsWith('vscode/')) return [f, spec];
+      if (!spec.startsWith('.')) continue;
+      const target = resolve(dirname(f), spec).replace(/\.js$/, '.ts');
+      if (!target.startsWith(join(ROOT, 'src', 'extension') + sep)) continue;
+      const chain = walk(target);
+      if (chain) return [f, ...chain];
+    }
+    return null;
+  };
+  return NO_VSCODE.some((dir) => file.startsWith(dir + sep)) ? walk(file) : null;
+}
+
 /** Violations of the layer rules in a file's text, as the check of the tree reads them. */
 function violationsInText(file: string, text: string): string[] {
   return violationsOf(file, specifiers(text));
@@ -134,6 +161,24 @@ describe('layer import directions (docs/ARCHITECTURE.md)', () => {
     assert.match(deep[0], /deep import into the engine \(src\/engine\/solvers\/pgsRows\.ts\)/);
     assert.deepEqual(violationsOf(join(ROOT, 'src', 'engine', 'world', 'x.ts'), ['../solvers/pgsRows.js']), []);
     assert.equal(violationsOf(join(ROOT, 'src', 'extension', 'model', 'x.ts'), ['../../engine/kkt.js']).length, 1);
+  });
+
+  it('the model and the worker do not load `vscode` through other extension files either (type-only imports aside)', () => {
+    const text = new Map(files.map((f) => [f, readFileSync(f, 'utf8')]));
+    const runtime = (f: string): string[] => runtimeSpecifiers(text.get(f) ?? '');
+    const rel = (f: string): string => (f.startsWith(ROOT) ? relative(ROOT, f).split(sep).join('/') : f);
+    const chains = files.flatMap((f) => vscodeChain(f, runtime) ?? []);
+    assert.deepEqual(chains.map(rel), []);
+    // a synthetic chain: model/x.ts → live/y.ts → vscode fails; the same import as a type does not
+    const x = join(ROOT, 'src', 'extension', 'model', 'x.ts'),
+      y = join(ROOT, 'src', 'extension', 'live', 'y.ts');
+    const tree = (xText: string) => (f: string) => runtimeSpecifiers(f === x ? xText : f === y ? "import * as vscode from 'vscode';" : '');
+    assert.deepEqual(vscodeChain(x, tree("import { follow } from '../live/y.js';"))?.map(rel), [
+      'src/extension/model/x.ts',
+      'src/extension/live/y.ts',
+      'vscode',
+    ]);
+    assert.equal(vscodeChain(x, tree("import type { Follow } from '../live/y.js';")), null);
   });
 
   it('fails on `vscode` in src/extension/model and src/extension/worker, not elsewhere in the extension', () => {
