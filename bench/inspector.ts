@@ -11,7 +11,7 @@
  * parts (read + parse, detail, the rest), seeks (random and the busiest frames), the busiest frame's detail
  * next to the whole-frame assembly frame views no longer repeat, one contact's λ series, the heat-map
  * encoding of the largest A sent (600×600) next to the same encoding with Math.log10, and the machine.
- * Issue 16 targets: index ≥ 150 MiB/s, open ≥ 60 MiB/s, frame view ≤ 30 ms for a 3800-contact frame,
+ * Targets (docs/benchmarks.md): index ≥ 150 MiB/s, open ≥ 60 MiB/s, frame view ≤ 30 ms for a 3800-contact frame,
  * seek < 50 ms (the seeks to the busiest frame and to the one nearest 3800 contacts are also printed as medians). `--profile` adds the top self-time functions of the open and of the busiest frame views.
  */
 import * as fs from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The box pile's largest island as the world step builds it with speculative contacts (issue 12 item 2):
+ * The box pile's largest island as the world step builds it with speculative contacts:
  * examples/box-pile-1000 settled 120 steps by Rapier (as bench:world's settle engine does), then one step of
  * our World; the largest island of that step (≈ 5500 contacts, beyond the dense limit) is returned with its
  * Jacobians. Deterministic: the settled state is cached in artifacts/pile-island-state.json (not in git;

@@ -12,7 +12,7 @@
  * wall and CPU time, the bytes the index keeps and the peak RSS; the summary pass; median/max seek over 200
  * random seeks (target < 50 ms); detail() (re-assembly + conditioning of all islands); the inspector open
  * (index + timeline with κ + diagnosis, target ≥ 60 MiB/s) and its frame views; machine and load.
- * Issue 16 targets: index ≥ 150 MiB/s, inspector open ≥ 60 MiB/s, seek < 50 ms.
+ * Targets (docs/benchmarks.md): index ≥ 150 MiB/s, inspector open ≥ 60 MiB/s, seek < 50 ms.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';

@@ -1,6 +1,6 @@
 /**
  * Generated box stacks for the solver convergence benchmark (bench/oracle.ts) and tests: the hard cases of
- * issue 12 — towers of 1 m boxes up to 60 contacts, masses log-uniform over 4 decades (mass ratio up to
+ * the exact solvers — towers of 1 m boxes up to 60 contacts, masses log-uniform over 4 decades (mass ratio up to
  * 1e4), duplicated corner contacts (A exactly singular), frictionless variants. Each instance comes as two
  * consecutive "frames": the second has slightly different velocities and penetrations, so the first
  * frame's λ is the warm start a world step would use. Deterministic (fixed-seed LCG, bench/scenes.ts).
@@ -14,9 +14,9 @@ import { BENCH_ASSEMBLY, BENCH_DT, GRAVITY, lcg, uniform, type Rng } from './sce
 
 const HALF = 0.5;
 const UP: Vec3 = [0, 0, 1];
-/** Largest number of contacts of a generated stack (issue 12). */
+/** Largest number of contacts of a generated stack. */
 export const STACK_MAX_CONTACTS = 60;
-/** Decades of mass spanned by a stack's boxes: ratio up to 1e4 (issue 12). */
+/** Decades of mass spanned by a stack's boxes: ratio up to 1e4. */
 const MASS_DECADES = 4;
 /** Velocity and penetration change between the two frames (m/s, m). */
 const FRAME_DV = 0.005,

@@ -13,234 +13,21 @@
  * click-to-seek. Long series are decimated to min/max per bucket (≤ MAX_POINTS points per series).
  * Colours come from the computed --vscode-* CSS variables (re-read on theme change).
  */
-import {
-  BarController,
-  BarElement,
-  Chart,
-  Legend,
-  LinearScale,
-  LineController,
-  LineElement,
-  LogarithmicScale,
-  PointElement,
-  Tooltip,
-  type ChartDataset,
-  type Plugin,
-} from 'chart.js';
+import { BarController, BarElement, Chart, Legend, LinearScale, LineController, LineElement, LogarithmicScale, PointElement, Tooltip } from 'chart.js';
 import type { ContactSeries, FindingView, Timeline } from '../src/protocol/inspector.js';
 import type { CompareView } from '../src/protocol/compare.js';
 import { ConvergencePlot, type PlotColors } from './convergencePlot.js';
 import { byId } from './dom.js';
 import { frameTickLabel, frameTitle, roundFrameTicks } from './frameAxis.js';
-import { alignedZeroRanges, relativeTo0 } from './chartMath.js';
 import { FindingsTrack } from './findingsTrack.js';
+import { decimate, MAX_POINTS } from './chartDecimate.js';
+import { cursors, drawCursor, frameCursor, setCursorColors, tracks } from './chartCursor.js';
+import { cssVar, FAST_TICKS, type LineChart, type LineDataset, line, logTick, palette } from './chartStyle.js';
+import { alignInjectionAxes, compareEnergy, energyDatasets, injectionDatasets } from './energyDatasets.js';
+
+export { decimate, MAX_POINTS, type XY } from './chartDecimate.js';
 
 Chart.register(LineController, LineElement, PointElement, BarController, BarElement, LinearScale, LogarithmicScale, Legend, Tooltip);
-
-/** Most points drawn per series; longer series keep the min and max of each of MAX_POINTS/2 buckets. */
-export const MAX_POINTS = 1000;
-
-export interface XY {
-  x: number;
-  y: number;
-}
-
-/**
- * Min/max decimation: splits the samples into buckets and keeps each bucket's extreme values in x order,
- * so spikes (energy jumps, κ blow-ups) survive. Missing values (null, or ≤ 0 on a log axis) become NaN
- * (a gap). Series with ≤ maxPoints samples are returned as they are.
- */
-export function decimate(xs: readonly number[], ys: readonly (number | null)[], maxPoints = MAX_POINTS, positiveOnly = false): XY[] {
-  const n = Math.min(xs.length, ys.length);
-  const val = (i: number): number => {
-    const y = ys[i];
-    return y === null || !Number.isFinite(y) || (positiveOnly && y <= 0) ? NaN : y;
-  };
-  const out: XY[] = [];
-  if (n <= maxPoints) {
-    for (let i = 0; i < n; i++) out.push({ x: xs[i], y: val(i) });
-    return out;
-  }
-  const buckets = Math.max(1, Math.floor(maxPoints / 2));
-  for (let b = 0; b < buckets; b++) {
-    const lo = Math.floor((b * n) / buckets),
-      hi = Math.floor(((b + 1) * n) / buckets);
-    let iMin = -1,
-      iMax = -1;
-    for (let i = lo; i < hi; i++) {
-      const y = val(i);
-      if (Number.isNaN(y)) continue;
-      if (iMin < 0 || y < val(iMin)) iMin = i;
-      if (iMax < 0 || y > val(iMax)) iMax = i;
-    }
-    if (iMin < 0) {
-      out.push({ x: xs[lo], y: NaN });
-      continue;
-    }
-    const [a, c] = iMin <= iMax ? [iMin, iMax] : [iMax, iMin];
-    out.push({ x: xs[a], y: val(a) });
-    if (c !== a) out.push({ x: xs[c], y: val(c) });
-  }
-  return out;
-}
-
-interface CursorState {
-  index: number;
-  markers: readonly number[];
-  overlay: HTMLCanvasElement;
-}
-/** Cursor state by chart canvas (known before the chart's first draw, which happens in its constructor). */
-const cursors = new WeakMap<HTMLCanvasElement, CursorState>();
-let cursorColor = '#888';
-let markerColor = '#c33';
-
-/**
- * Finding markers (dashed) are drawn into the chart; the current-frame cursor goes on a transparent
- * overlay canvas above it, so moving the cursor costs one line instead of a full chart redraw.
- */
-const frameCursor: Plugin<'line'> = {
-  id: 'frameCursor',
-  afterDatasetsDraw(chart) {
-    const s = cursors.get(chart.canvas);
-    const x = chart.scales.x;
-    if (!s || !x || s.markers.length === 0) return;
-    const { top, bottom, left, right } = chart.chartArea;
-    const ctx = chart.ctx;
-    ctx.save();
-    ctx.lineWidth = 1;
-    ctx.strokeStyle = markerColor;
-    ctx.setLineDash([4, 3]);
-    for (const m of s.markers) {
-      const px = x.getPixelForValue(m);
-      if (px < left || px > right) continue;
-      ctx.beginPath();
-      ctx.moveTo(px, top);
-      ctx.lineTo(px, bottom);
-      ctx.stroke();
-    }
-    ctx.restore();
-  },
-  afterDraw(chart) {
-    drawCursor(chart as unknown as Chart);
-    const track = tracks.get(chart.canvas);
-    const x = chart.scales.x;
-    if (track && x && chart.chartArea) {
-      const p = palette();
-      track.draw((i) => x.getPixelForValue(i), chart.chartArea.left, chart.chartArea.right, {
-        error: p.red,
-        warning: p.orange,
-        info: p.blue,
-        fg: p.fg,
-        bg: cssVar('--vscode-editor-background', '#1e1e1e'),
-      });
-    }
-  },
-};
-/** Findings tracks by chart canvas (drawn after the chart, with its x mapping). */
-const tracks = new WeakMap<HTMLCanvasElement, FindingsTrack>();
-
-function drawCursor(chart: Chart): void {
-  const s = cursors.get(chart.canvas);
-  const x = chart.scales.x;
-  if (!s || !x || !chart.chartArea) return;
-  const ov = s.overlay,
-    dpr = chart.currentDevicePixelRatio || 1;
-  const w = Math.round(chart.width * dpr),
-    h = Math.round(chart.height * dpr);
-  if (ov.width !== w) ov.width = w;
-  if (ov.height !== h) ov.height = h;
-  const ctx = ov.getContext('2d');
-  if (!ctx) return;
-  ctx.setTransform(1, 0, 0, 1, 0, 0);
-  ctx.clearRect(0, 0, w, h);
-  const { top, bottom, left, right } = chart.chartArea;
-  const px = x.getPixelForValue(s.index);
-  if (!(px >= left && px <= right)) return;
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.lineWidth = 2;
-  ctx.strokeStyle = cursorColor;
-  ctx.beginPath();
-  ctx.moveTo(px, top);
-  ctx.lineTo(px, bottom);
-  ctx.stroke();
-}
-
-/**
- * Tick options on every axis: a fixed label rotation and a small label sample spare chart.js measuring
- * every tick label on each update (the chart.js performance guide); labels here are short numbers.
- */
-const FAST_TICKS = { minRotation: 0, maxRotation: 0, sampleSize: 8 } as const;
-
-const isPow10 = (v: number): boolean => {
-  const e = Math.log10(v);
-  return Math.abs(e - Math.round(e)) < 1e-9;
-};
-
-/** Log-axis ticks: powers of ten as 1e-6 etc.; a range inside one decade keeps plain 3-digit labels. */
-function logTick(value: number | string, index: number, ticks: readonly { value: number }[]): string {
-  const v = Number(value);
-  if (!ticks.some((t) => isPow10(t.value))) {
-    // inside one decade the log scale crowds ticks at the low end: drop a label closer than 6 % of the
-    // axis (in log units) to the previous one
-    const lo = Math.log10(ticks[0].value),
-      span = Math.log10(ticks[ticks.length - 1].value) - lo;
-    if (index > 0 && span > 0 && (Math.log10(v) - Math.log10(ticks[index - 1].value)) / span < 0.06) return '';
-    return v.toPrecision(3);
-  }
-  return isPow10(v) ? `1e${Math.round(Math.log10(v))}` : '';
-}
-
-function cssVar(name: string, fallback: string): string {
-  const v = getComputedStyle(document.documentElement).getPropertyValue(name).trim() || getComputedStyle(document.body).getPropertyValue(name).trim();
-  return v || fallback;
-}
-
-interface Palette {
-  fg: string;
-  grid: string;
-  blue: string;
-  red: string;
-  green: string;
-  yellow: string;
-  orange: string;
-  purple: string;
-  cursor: string;
-}
-
-function palette(): Palette {
-  return {
-    fg: cssVar('--vscode-foreground', '#888'),
-    grid: cssVar('--vscode-editorWidget-border', cssVar('--vscode-panel-border', 'rgba(128,128,128,0.35)')),
-    blue: cssVar('--vscode-charts-blue', '#3794ff'),
-    red: cssVar('--vscode-charts-red', '#f14c4c'),
-    green: cssVar('--vscode-charts-green', '#89d185'),
-    yellow: cssVar('--vscode-charts-yellow', '#cca700'),
-    orange: cssVar('--vscode-charts-orange', '#d18616'),
-    purple: cssVar('--vscode-charts-purple', '#b180d7'),
-    cursor: cssVar('--vscode-editorCursor-foreground', cssVar('--vscode-focusBorder', '#007fd4')),
-  };
-}
-
-type LineDataset = ChartDataset<'line', XY[]>;
-type LineChart = Chart<'line', XY[]>;
-
-function line(label: string, data: XY[], color: string, extra: Partial<LineDataset> = {}): LineDataset {
-  // series with gaps (contacts that exist in few frames) get dots, else isolated values would be invisible
-  const dots = data.length <= 400 && data.some((p) => Number.isNaN(p.y));
-  return {
-    label,
-    data,
-    borderColor: color,
-    backgroundColor: color,
-    borderWidth: 1.5,
-    pointRadius: dots ? 2 : 0,
-    pointHoverRadius: 3,
-    spanGaps: false,
-    parsing: false,
-    normalized: true,
-    ...extra,
-  } as LineDataset;
-}
 
 export class Charts {
   readonly energy: LineChart;
@@ -285,8 +72,7 @@ export class Charts {
     Chart.defaults.borderColor = this.pal.grid;
     Chart.defaults.font.family = cssVar('--vscode-font-family', 'sans-serif');
     Chart.defaults.font.size = 11;
-    cursorColor = this.pal.cursor;
-    markerColor = this.pal.red;
+    setCursorColors(this.pal.cursor, this.pal.red);
   }
 
   private common() {
@@ -469,13 +255,13 @@ export class Charts {
     );
     if (t) {
       const xs = t.frame.map((_, i) => i);
-      this.energy.data.datasets = this.energyDatasets(t, xs);
+      this.energy.data.datasets = energyDatasets(t, xs, this.pal, this.relative);
       const yTitle = (this.energy.options.scales!.y as { title: { text: string } }).title;
       yTitle.text = this.relative ? `change since frame ${t.frame[0] ?? 0} (J)` : 'J';
-      this.injection.data.datasets = this.injectionDatasets(t, xs) as unknown as LineDataset[];
+      this.injection.data.datasets = injectionDatasets(t, xs, this.pal) as unknown as LineDataset[];
       (this.injection.options.scales!.y as { stacked?: boolean }).stacked = true;
       (this.injection.options.scales!.x as { stacked?: boolean }).stacked = true;
-      this.alignInjectionAxes(t);
+      alignInjectionAxes(this.injection, t);
       const p = this.pal;
       this.solver.data.datasets = [
         line('iterations', decimate(xs, t.iterations), p.blue, { yAxisID: 'y' }),
@@ -484,151 +270,13 @@ export class Charts {
           ? [line('iterations (run b)', decimate(xs, this.compare.timeline.iterations), p.blue, { yAxisID: 'y', borderDash: [5, 3], borderWidth: 1 })]
           : []),
       ];
-      if (this.compare) this.energy.data.datasets.push(...this.compareEnergy(xs));
+      if (this.compare) this.energy.data.datasets.push(...compareEnergy(this.compare.timeline, xs, this.pal, this.relative));
       this.kappa.data.datasets = [line('κ(A) worst island', decimate(xs, t.kappa, MAX_POINTS, true), p.purple)];
       // κ on the range of A (engine/conditioning.ts): the null directions of coplanar/duplicated contacts excluded.
       if (t.kappaRange) this.kappa.data.datasets.push(line('κ on range(A) worst island', decimate(xs, t.kappaRange, MAX_POINTS, true), p.blue));
     }
     this.fillLambda();
     for (const c of this.timeCharts()) c.update('none');
-  }
-
-  /**
-   * Relative (default): ΔE, ΔK, ΔU since frame 0 and each ledger part summed since frame 0 — the energy's
-   * story in joules gained or lost, at the scale of the injections. Absolute: E, K, U and the ledger parts per
-   * frame.
-   */
-  private energyDatasets(t: Timeline, xs: number[]): LineDataset[] {
-    const p = this.pal;
-    const ledgerColors = [p.orange, p.purple, p.yellow, p.fg];
-    const dashed = { borderWidth: 1, borderDash: [5, 3] };
-    if (!this.relative)
-      return [
-        line('total E', decimate(xs, t.total), p.red, { borderWidth: 2 }),
-        line('kinetic K', decimate(xs, t.kinetic), p.blue),
-        line('potential U', decimate(xs, t.potential), p.green),
-        ...Object.entries(t.ledger).map(([name, ys], k) => line(`${name} per frame`, decimate(xs, ys), ledgerColors[k % ledgerColors.length], dashed)),
-      ];
-    const cumulative = (ys: readonly (number | null)[]): number[] => {
-      let acc = 0;
-      return ys.map((y) => (acc += y !== null && Number.isFinite(y) ? y : 0));
-    };
-    // the diagnosis' injections summed since frame 0 on the same axis: how much of ΔE they account for
-    const inj = Object.values(t.injection ?? {});
-    let acc = 0;
-    const injected = t.frame.map((_, i) => {
-      for (const ys of inj) acc += Number.isFinite(ys[i]) ? ys[i] : 0;
-      return acc;
-    });
-    return [
-      line('ΔE total', decimate(xs, relativeTo0(t.total)), p.red, { borderWidth: 2 }),
-      line('ΔK kinetic', decimate(xs, relativeTo0(t.kinetic)), p.blue),
-      line('ΔU potential', decimate(xs, relativeTo0(t.potential)), p.green),
-      ...(acc > 0 ? [line('Σ injected (diagnosis)', decimate(xs, injected), p.orange, { borderWidth: 2, borderDash: [6, 3] })] : []),
-      ...Object.entries(t.ledger).map(([name, ys], k) => line(`Σ ${name}`, decimate(xs, cumulative(ys)), ledgerColors[k % ledgerColors.length], dashed)),
-    ];
-  }
-
-  /** Run b's total energy over a's frames: its change since b's first frame (relative) or itself (absolute), dashed. */
-  private compareEnergy(xs: number[]): LineDataset[] {
-    const b = this.compare!.timeline;
-    const first = b.total.find((x) => x !== null) ?? 0;
-    const total = this.relative ? b.total.map((x) => (x === null ? null : x - first)) : b.total;
-    return [line(this.relative ? 'ΔE total (run b)' : 'total E (run b)', decimate(xs, total), this.pal.red, { borderWidth: 2, borderDash: [6, 3] })];
-  }
-
-  /** The injection chart's two axes with their zeros on one grid line (chartMath.ts alignedZeroRanges). */
-  private alignInjectionAxes(t: Timeline): void {
-    const inj = Object.values(t.injection ?? {});
-    let barMax = 0,
-      acc = 0,
-      rMin = 0,
-      rMax = 0;
-    const e0 = t.total[0] ?? 0;
-    for (let i = 0; i < t.frame.length; i++) {
-      let bar = 0;
-      for (const ys of inj) {
-        const y = ys[i] ?? 0;
-        if (y > 0) bar += y;
-        acc += y;
-      }
-      barMax = Math.max(barMax, bar);
-      const rel = t.total[i] - e0;
-      if (Number.isFinite(rel)) {
-        rMin = Math.min(rMin, rel, acc);
-        rMax = Math.max(rMax, rel, acc);
-      }
-    }
-    const [left, right] = alignedZeroRanges({ min: 0, max: barMax }, { min: rMin, max: rMax });
-    const scales = this.injection.options.scales as Record<string, { min?: number; max?: number; ticks?: { stepSize?: number } }>;
-    for (const [id, r] of [
-      ['y', left],
-      ['y1', right],
-    ] as const) {
-      const s = scales[id];
-      s.min = r.min;
-      s.max = r.max;
-      s.ticks = { ...s.ticks, stepSize: r.step };
-    }
-  }
-
-  /**
-   * The diagnosis made visible: per-frame injected joules by mechanism as stacked bars (only frames with an
-   * injection, so 300 frames of 0 draw nothing), the cumulative injection and the total energy relative to
-   * frame 0 on the right axis — a 0.01–0.3 J gain per frame on a 490 J stack is invisible in absolute energy.
-   */
-  private injectionDatasets(t: Timeline, xs: number[]): ChartDataset[] {
-    const p = this.pal;
-    const colors: Record<string, string> = {
-      'restitution-overshoot': p.red,
-      'bias-injection': p.orange,
-      'overlap-push-out': p.yellow,
-      'position-correction': p.green,
-      'friction-positive-work': p.purple,
-      'socp-separation': p.blue,
-      'non-converged-solve': p.fg,
-      'integrator-drift': p.grid,
-    };
-    const inj = t.injection ?? {};
-    const bars: ChartDataset[] = Object.entries(inj).map(
-      ([m, ys]) =>
-        ({
-          type: 'bar',
-          label: m,
-          data: ys.flatMap((y, i) => (y > 0 ? [{ x: i, y }] : [])),
-          backgroundColor: colors[m] ?? p.fg,
-          borderWidth: 0,
-          barThickness: 3,
-          yAxisID: 'y',
-          stack: 'injection',
-          parsing: false,
-          normalized: true,
-        }) as unknown as ChartDataset,
-    );
-    const cumulative: (number | null)[] = [];
-    let acc = 0;
-    for (let i = 0; i < t.frame.length; i++) {
-      for (const ys of Object.values(inj)) acc += ys[i] ?? 0;
-      cumulative.push(acc);
-    }
-    const e0 = t.total[0] ?? 0;
-    return [
-      ...bars,
-      line('cumulative injected', decimate(xs, cumulative), p.red, {
-        yAxisID: 'y1',
-        borderWidth: 2,
-        stack: 'cumulative',
-      } as Partial<LineDataset>) as unknown as ChartDataset,
-      line(
-        'E − E₀',
-        decimate(
-          xs,
-          t.total.map((e) => e - e0),
-        ),
-        p.blue,
-        { yAxisID: 'y1', borderWidth: 1, borderDash: [4, 3], stack: 'relative' } as Partial<LineDataset>,
-      ) as unknown as ChartDataset,
-    ];
   }
 
   private fillLambda(): void {

@@ -11,6 +11,7 @@ import { parseFrame, SOLVER_STATUSES, type RecordedFrame, type RecordingHeader }
 import type { RecordingReader } from '../format/recordingFile.js';
 import { decodeLine } from '../format/recordingIndexer.js';
 import type { AssemblyOptions } from '../engine/index.js';
+import { readerSummary } from './frameSource.js';
 import { type FrameSource, recordingAssembly, type SessionSummary } from './session.js';
 
 /** Where a frame's line is in the file. */
@@ -114,13 +115,7 @@ export class GrowingRecording implements FrameSource {
   }
 
   summary(i: number): SessionSummary {
-    if (i < this.indexed) {
-      const s = this.reader!.summary(i);
-      const extra: { iterations?: number; finalResidual?: number } = {};
-      if (s.iterations !== undefined) extra.iterations = s.iterations;
-      if (s.finalResidual !== undefined) extra.finalResidual = s.finalResidual;
-      return { index: i, frame: s.frame, time: s.time, contacts: s.contacts, status: s.status, maxDepth: s.maxDepth, maxLambdaN: s.maxLambdaN, ...extra };
-    }
+    if (i < this.indexed) return readerSummary(i, this.reader!.summary(i));
     const c = this.cols,
       k = i - this.indexed;
     const extra: { iterations?: number; finalResidual?: number } = {};

@@ -10,7 +10,7 @@ import { frameEnergy } from '../../src/session/diagnose.js';
 import { velocityMismatch, type Mismatch } from './consistency.js';
 import type { SceneName } from './scenes.js';
 
-/** The experiment's energy threshold (issue 17): a frame "gains" when ΔE > 1 mJ. */
+/** The experiment's energy threshold: a frame "gains" when ΔE > 1 mJ. */
 export const ENERGY_RISE_J = 1e-3;
 /** The slide "leaves the ground" when its lowest point rises this far above the plane (m). */
 export const LIFT_TOLERANCE_M = 1e-3;

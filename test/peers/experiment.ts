@@ -1,5 +1,5 @@
 /**
- * The controlled experiment (issue 17, "Tests on real engines"): every engine's three scenes at its
+ * The controlled experiment on real engines (which mechanism injects energy): every engine's three scenes at its
  * defaults, with many more solver iterations, with stabilisation off, and with both. Per run: frames whose
  * total energy rose by more than 1 mJ (kinetic + potential, frameEnergy of src/session/diagnose.ts), the
  * largest rise, the bounce's rebound ratio (compare with e = 0.5), the slide's lift, and the worst

@@ -1,6 +1,6 @@
 /**
  * The scenes of bench:solvers (bench/scenes.ts: a box on the ground, stacks of 3 and 12, a 50-box grid with
- * sliding contacts) are solved exactly by IPM and Newton: KKT max_rel ≤ 1e-10, status converged (issue 12).
+ * sliding contacts) are solved exactly by IPM and Newton: KKT max_rel ≤ 1e-10, status converged.
  */
 import assert from 'node:assert/strict';
 import { benchScenes } from '../../bench/scenes.js';

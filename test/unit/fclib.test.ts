@@ -1,5 +1,5 @@
 /**
- * FCLIB local problems (issue 13 · 3): the HDF5 reader (src/format/fclib.ts), `contact-lens solve file.hdf5`,
+ * FCLIB local problems: the HDF5 reader (src/format/fclib.ts), `contact-lens solve file.hdf5`,
  * and the converted copy examples/problems/fclib-boxes-stack.json. The FCLIB test file is read from
  * $CONTACT_LENS_FCLIB or ../shared/fclib/local_problem_test.hdf5; when it is absent the tests read the JSON copy
  * (and say so in their titles) and write FCLIB files of their own from it.
@@ -80,7 +80,7 @@ function coulombMerit(p: ContactProblem, r: ArrayLike<number>): number {
 
 const tmp = mkdtempSync(join(tmpdir(), 'contact-lens-fclib-'));
 
-describe(`FCLIB local problems (issue 13 · 3), from ${SOURCE}`, () => {
+describe(`FCLIB local problems, from ${SOURCE}`, () => {
   it(`reads the Boxes Stack problem: 144 unknowns, 48 contacts, A = W (W[0][0] = 100, W[0][1] = 8.35e-9), b = −q (q[0] = −0.004905), μ = 0.7, rank W = 72 — from ${SOURCE}`, async () => {
     const { problem: p } = await loadBoxesStack();
     assert.equal(p.size, 144);

@@ -1,4 +1,4 @@
-/** The generated stacks of bench/stacks.ts (issue 12's hard cases) have the stated properties, and IPM solves them. */
+/** The generated stacks of bench/stacks.ts (the exact solvers' hard cases: up to 60 contacts, mass ratio 1e4, duplicated contacts) have the stated properties, and IPM solves them. */
 import assert from 'node:assert/strict';
 import { generatedStacks, STACK_MAX_CONTACTS } from '../../bench/stacks.js';
 import { solve } from '../../src/engine/solvers/solve.js';

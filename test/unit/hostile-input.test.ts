@@ -1,6 +1,6 @@
 /**
- * Issue 10 (never lie, never crash, never stall): one regression test per numbered class of defects that a
- * fuzz campaign found; each failed before its fix.
+ * Hostile input (never lie, never crash, never stall): one regression test per class of defects that a fuzz
+ * campaign found; each failed before its fix.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, execFileSync } from 'node:child_process';
@@ -40,7 +40,7 @@ function withFile(name: string, text: string): string {
 const isOneSafeLine = (s: string): boolean => !/[\u0000-\u001f\u007f-\u009f]/.test(s);
 const problemJson = (): Record<string, unknown> => JSON.parse(readFileSync(EXAMPLE_PROBLEM, 'utf8')) as Record<string, unknown>;
 
-describe('issue 10 · 1: a status never says "converged" on non-finite data', () => {
+describe('hostile input: a status never says "converged" on non-finite data', () => {
   it('the KKT residual of λ = [NaN, NaN, NaN] is +∞ (it was 0)', () => {
     const p = makeProblem({ A: [2, 0, 0, 0, 2, 0, 0, 0, 2], b: [1, 0, 0], mu: [0.5] });
     const r = kkt(p, [NaN, NaN, NaN]);
@@ -84,7 +84,7 @@ describe('issue 10 · 1: a status never says "converged" on non-finite data', ()
   });
 });
 
-describe('issue 10 · 2: one bad line does not lose the recording', () => {
+describe('hostile input: one bad line does not lose the recording', () => {
   const nested = (depth: number): string => `${'['.repeat(depth)}NaN${']'.repeat(depth)}`;
 
   it('NaN inside 5000 nested arrays is a FormatError naming the line, not a stack overflow', () => {
@@ -112,7 +112,7 @@ describe('issue 10 · 2: one bad line does not lose the recording', () => {
   });
 });
 
-describe('issue 10 · 3: values whose toString is not callable', () => {
+describe('hostile input: values whose toString is not callable', () => {
   it('the problem reader describes them without calling them (no TypeError, no "[object Object]")', () => {
     for (const [field, value] of [
       ['mu', { toString: 1 }],
@@ -135,7 +135,7 @@ describe('issue 10 · 3: values whose toString is not callable', () => {
   });
 });
 
-describe('issue 10 · 4: write errors, closed pipes and endless inputs', () => {
+describe('hostile input: write errors, closed pipes and endless inputs', () => {
   const scene = join(ROOT, 'examples', 'resting-box.scene.json');
 
   it('simulate --out into a missing folder or onto a folder: one line naming the path, exit 2', async () => {
@@ -206,7 +206,7 @@ describe('issue 10 · 4: write errors, closed pipes and endless inputs', () => {
   });
 });
 
-describe('issue 10 · 5: "did you mean" is bounded', () => {
+describe('hostile input: "did you mean" is bounded', () => {
   it('a scene with long unknown names parses (and fails) in well under a second', () => {
     const long = (c: string): string => c.repeat(30_000);
     const text = JSON.stringify({
@@ -229,7 +229,7 @@ describe('issue 10 · 5: "did you mean" is bounded', () => {
   });
 });
 
-describe('issue 10 · 6: messages never echo raw input', () => {
+describe('hostile input: messages never echo raw input', () => {
   it('an unknown key with ANSI escapes and a newline is shown escaped, on one line', () => {
     const key = '\u001b[2J\u001b[H✓ all scenarios passed\nreally';
     const text = JSON.stringify({ scenarios: [{ name: 's', frames: 1, bodies: [], [key]: 1 }] });
@@ -288,7 +288,7 @@ describe('issue 10 · 6: messages never echo raw input', () => {
   });
 });
 
-describe('issue 10 · 7: data the format allows never breaks the extension', () => {
+describe('hostile input: data the format allows never breaks the extension', () => {
   const lines = (): string[] => readFileSync(FOREIGN, 'utf8').trimEnd().split('\n');
 
   it('energy keys "constructor"/"toString" and an object-valued header solver parameter: the model opens, every frame view works', async () => {
@@ -347,7 +347,7 @@ describe('issue 10 · 7: data the format allows never breaks the extension', () 
   });
 });
 
-describe('issue 10 · 8: values the engine cannot take are bad input', () => {
+describe('hostile input: values the engine cannot take are bad input', () => {
   it('maxIterations 1e10 is refused by the scene parser, the what-if message and solve() with a message, not a RangeError from an allocation', () => {
     const text = JSON.stringify({ scenarios: [{ name: 's', frames: 1, solver: { name: 'pgs', maxIterations: 1e10 }, bodies: [] }] });
     assert.throws(
@@ -402,7 +402,7 @@ describe('issue 10 · 8: values the engine cannot take are bad input', () => {
   });
 });
 
-describe('issue 10 · 9: workspace trust', () => {
+describe('hostile input: workspace trust', () => {
   it('package.json declares capabilities: untrusted workspaces limited, virtual workspaces stated', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
     assert.equal(pkg.capabilities?.untrustedWorkspaces?.supported, 'limited');

@@ -1,6 +1,6 @@
 /**
  * Import direction of the layers in docs/ARCHITECTURE.md: every import in src/ and webview/ (static,
- * type-only and dynamic) points to its own layer or one it may use; packages only where allowed; the
+ * type-only, dynamic and `require`) points to its own layer or one it may use; packages only where allowed; the
  * engine is entered through its public API (src/engine/index.ts) only; the extension's model and worker
  * never import `vscode` (they run in the worker thread and in plain Node tests).
  */
@@ -95,12 +95,49 @@ function tsFiles(dir: string): string[] {
   });
 }
 
-/** Module specifiers of `import … from`, `export … from`, `import '…'` and `import('…')`. */
+/**
+ * Module specifiers of `import … from`, `export … from`, `import '…'`, `import('…')` and `require('…')` (also
+ * `import x = require('…')`); a `require` after a quote or backtick on its line is code in a string (a worker's
+ * eval source), not this file's import.
+ */
 function specifiers(text: string): string[] {
   const out: string[] = [];
-  const re = /^\s*(?:import|export)\s[^'"]*?\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]/gm;
-  for (const m of text.matchAll(re)) out.push(m[1] ?? m[2] ?? m[3]);
+  const re =
+    /^\s*(?:import|export)\s[^'"]*?\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]|^[^`'"\n]*?\brequire\(\s*['"]([^'"]+)['"]\s*\)/gm;
+  for (const m of text.matchAll(re)) out.push(m[1] ?? m[2] ?? m[3] ?? m[4]);
   return out;
+}
+
+/** Specifiers of the imports that load at run time: all but `import type …` and `export type …` (erased by the compiler). */
+function runtimeSpecifiers(text: string): string[] {
+  return specifiers(text.replace(/^\s*(?:import|export)\s+type\s[^'"]*?\bfrom\s*['"][^'"]+['"]/gm, ''));
+}
+
+/**
+ * A model or worker file that loads `vscode` through other extension files (`model/x.ts` → `live/y.ts` →
+ * `vscode`): the chain of files, or null. `runtimeImports(file)` gives a file's run-time specifiers.
+ */
+function vscodeChain(file: string, runtimeImports: (file: string) => readonly string[]): string[] | null {
+  const seen = new Set<string>();
+  const walk = (f: string): string[] | null => {
+    if (seen.has(f)) return null;
+    seen.add(f);
+    for (const spec of runtimeImports(f)) {
+      if (spec === 'vscode' || spec.startsWith('vscode/')) return [f, spec];
+      if (!spec.startsWith('.')) continue;
+      const target = resolve(dirname(f), spec).replace(/\.js$/, '.ts');
+      if (!target.startsWith(join(ROOT, 'src', 'extension') + sep)) continue;
+      const chain = walk(target);
+      if (chain) return [f, ...chain];
+    }
+    return null;
+  };
+  return NO_VSCODE.some((dir) => file.startsWith(dir + sep)) ? walk(file) : null;
+}
+
+/** Violations of the layer rules in a file's text, as the check of the tree reads them. */
+function violationsInText(file: string, text: string): string[] {
+  return violationsOf(file, specifiers(text));
 }
 
 describe('layer import directions (docs/ARCHITECTURE.md)', () => {
@@ -112,7 +149,7 @@ describe('layer import directions (docs/ARCHITECTURE.md)', () => {
   });
 
   it('every import points down the layers; packages only where allowed; the engine through its index', () => {
-    const violations = files.flatMap((file) => violationsOf(file, specifiers(readFileSync(file, 'utf8'))));
+    const violations = files.flatMap((file) => violationsInText(file, readFileSync(file, 'utf8')));
     assert.deepEqual(violations, []);
   });
 
@@ -126,6 +163,24 @@ describe('layer import directions (docs/ARCHITECTURE.md)', () => {
     assert.equal(violationsOf(join(ROOT, 'src', 'extension', 'model', 'x.ts'), ['../../engine/kkt.js']).length, 1);
   });
 
+  it('the model and the worker do not load `vscode` through other extension files either (type-only imports aside)', () => {
+    const text = new Map(files.map((f) => [f, readFileSync(f, 'utf8')]));
+    const runtime = (f: string): string[] => runtimeSpecifiers(text.get(f) ?? '');
+    const rel = (f: string): string => (f.startsWith(ROOT) ? relative(ROOT, f).split(sep).join('/') : f);
+    const chains = files.flatMap((f) => vscodeChain(f, runtime) ?? []);
+    assert.deepEqual(chains.map(rel), []);
+    // a synthetic chain: model/x.ts → live/y.ts → vscode fails; the same import as a type does not
+    const x = join(ROOT, 'src', 'extension', 'model', 'x.ts'),
+      y = join(ROOT, 'src', 'extension', 'live', 'y.ts');
+    const tree = (xText: string) => (f: string) => runtimeSpecifiers(f === x ? xText : f === y ? "import * as vscode from 'vscode';" : '');
+    assert.deepEqual(vscodeChain(x, tree("import { follow } from '../live/y.js';"))?.map(rel), [
+      'src/extension/model/x.ts',
+      'src/extension/live/y.ts',
+      'vscode',
+    ]);
+    assert.equal(vscodeChain(x, tree("import type { Follow } from '../live/y.js';")), null);
+  });
+
   it('fails on `vscode` in src/extension/model and src/extension/worker, not elsewhere in the extension', () => {
     for (const dir of ['model', 'worker']) {
       const v = violationsOf(join(ROOT, 'src', 'extension', dir, 'x.ts'), ['vscode']);
@@ -133,6 +188,36 @@ describe('layer import directions (docs/ARCHITECTURE.md)', () => {
       assert.match(v[0], /outside the extension host/);
     }
     assert.deepEqual(violationsOf(join(ROOT, 'src', 'extension', 'inspectorPanel.ts'), ['vscode']), []);
+  });
+
+  it('a new file with a deep engine import, or `vscode` in the model or worker, in any import form fails the check', () => {
+    const at = (...p: string[]) => join(ROOT, 'src', ...p);
+    const deep = [
+      "import type {\n  PgsRow,\n  PgsOptions,\n} from '../engine/solvers/pgsRows.js';",
+      "export * from '../engine/solvers/ipmSparse.js';",
+      "const m = await import('../engine/world/detect.js');",
+      "import { World } from '../engine/index.js';", // the front door: allowed
+    ].join('\n');
+    assert.deepEqual(
+      violationsInText(at('session', 'newModule.ts'), deep).map((v) => v.match(/\(src\/engine\/[^)]+\)/)?.[0]),
+      ['(src/engine/solvers/pgsRows.ts)', '(src/engine/solvers/ipmSparse.ts)', '(src/engine/world/detect.ts)'],
+    );
+    for (const text of [
+      "import * as vscode from 'vscode';",
+      "import type { Uri } from 'vscode';",
+      "type Api = typeof import('vscode');",
+      "const vscode = require('vscode');",
+      "import vscode = require('vscode');",
+    ]) {
+      for (const dir of ['model', 'worker']) {
+        const v = violationsInText(at('extension', dir, 'newModule.ts'), `const x = 1;\n${text}\n`);
+        assert.equal(v.length, 1, `${dir}: ${text}`);
+        assert.match(v[0], /outside the extension host/);
+      }
+      assert.deepEqual(violationsInText(at('extension', 'newCommand.ts'), text), [], text);
+    }
+    // code in a string run by a worker is not this file's import
+    assert.deepEqual(specifiers("new Worker(`require('tsx/cjs'); require(file);`, { eval: true });"), []);
   });
 
   it('reads static, type-only and dynamic imports', () => {

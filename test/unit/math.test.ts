@@ -120,7 +120,7 @@ describe('problem validation names the field', () => {
   }
 });
 
-describe('assembly conventions (DESIGN.md)', () => {
+describe('assembly conventions (docs/physics.md "Conventions")', () => {
   it('tangent basis is right-handed: t1 × t2 = n for many normals', () => {
     for (const n of [
       [0, 0, 1],

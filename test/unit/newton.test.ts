@@ -1,5 +1,5 @@
 /**
- * The Newton solver (newton.ts) on issue 12's hard cases — the generated stacks of bench/stacks.ts (up to 60
+ * The Newton solver (newton.ts) on hard cases — the generated stacks of bench/stacks.ts (up to 60
  * contacts, mass ratio 1e4, duplicated contacts, frictionless) and the oracle corpus — and its phases alone.
  */
 import assert from 'node:assert/strict';
@@ -17,15 +17,15 @@ import { formatNumber } from '../../src/engine/numberText.js';
 /** Iteration bounds with margin over the measured maxima (bench:oracle: cold 22, warm 20). */
 const COLD_MAX_ITERATIONS = 30;
 const WARM_MAX_ITERATIONS = 30;
-/** Medians measured: cold 16 (issue 12 asks ≤ 20), warm 14 (issue 12 asks ≤ 10: not reached, docs/physics.md). */
+/** Medians measured: cold 16 (the target is ≤ 20), warm 14 (the target is ≤ 10: not reached, docs/physics.md). */
 const COLD_MEDIAN = 20;
 const WARM_MEDIAN = 16;
 const OBJECTIVE_REL = 1e-9;
 /**
  * Warm start since the interior-point phase starts from the local phase's end point (ipm.ts solveIpmFrom):
- * measured (bench:oracle) median 10, p90 14, max 15; issue 12 asks for a median ≤ 10.
+ * measured (bench:oracle) median 10, p90 14, max 15; the target is a median ≤ 10.
  */
-const WARM_ISSUE_MEDIAN = 10;
+const WARM_TARGET_MEDIAN = 10;
 const WARM_ISSUE_MAX_ITERATIONS = 18;
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -61,7 +61,7 @@ describe('Newton on the generated stacks (bench/stacks.ts)', () => {
     assert.ok(median(warm) <= WARM_MEDIAN, `median ${median(warm)}`);
   });
 
-  it("warm-started from the previous frame's λ: median ≤ 10 iterations (issue 12), each ≤ 18, objective within 1e-9 of the interior point", () => {
+  it("warm-started from the previous frame's λ: median ≤ 10 iterations, each ≤ 18, objective within 1e-9 of the interior point", () => {
     const its: number[] = [];
     for (const s of stacks) {
       const prev = solve(s.previous, { solver: 'newton' }).lambda;
@@ -73,7 +73,7 @@ describe('Newton on the generated stacks (bench/stacks.ts)', () => {
       assert.ok(r.iterations <= WARM_ISSUE_MAX_ITERATIONS, `${s.id}: ${r.iterations} iterations`);
       its.push(r.iterations);
     }
-    assert.ok(median(its) <= WARM_ISSUE_MEDIAN, `median ${median(its)}`);
+    assert.ok(median(its) <= WARM_TARGET_MEDIAN, `median ${median(its)}`);
   });
 });
 

@@ -89,7 +89,7 @@ describe('scene view data', () => {
         Math.abs(along(c.scene!.recordedVelocity) - vn) <= 1e-9 * Math.max(1, Math.abs(vn)),
         `contact ${c.index}: ${along(c.scene!.recordedVelocity)} vs v⁺ ${vn}`,
       );
-      // the re-solve on the correct b (DESIGN.md: b_n = −(1 + e)·ġ⁻ + bias) leaves at −e·ġ⁻ + bias for this
+      // the re-solve on the correct b (docs/physics.md "Contact model": b_n = −(1 + e)·ġ⁻ + bias) leaves at −e·ġ⁻ + bias for this
       // single contact: slower than the planted fault's recorded rebound
       const ct = v.contacts[c.index],
         target = -ct.e * ct.vnBefore! + ct.biasVelocity!;

@@ -25,7 +25,7 @@ const label = (o: SolveOptions): string => (o.solver === 'pgs' ? `pgs(${o.fricti
 describe('seed 000 §11–§12: contact constraint examples', () => {
   it('§11.1 / §12.1 head-on elastic collision: A = 2, b = 6, λ = 3, velocities swap, KE 2.5 J kept', () => {
     const bodies = [body(1, 0.4, [0, 0, 0], [2, 0, 0]), body(1, 0.4, [3, 0, 0], [-1, 0, 0])];
-    // DESIGN.md: n points from b into a, so n = (−1, 0, 0) here (the seed writes A → B).
+    // docs/physics.md "Conventions": n points from b into a, so n = (−1, 0, 0) here (the seed writes A → B).
     const p = assembleProblem(bodies, [contact(0, 1, [1.5, 0, 0], [-1, 0, 0], 0, 1)], { regularization: 0, baumgarte: false });
     close(p.A[0], 2, 1e-15, 'A_nn');
     close(p.b[0], 6, 1e-15, 'b_n');

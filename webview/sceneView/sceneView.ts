@@ -5,33 +5,26 @@
  * them); hover shows the contact's numbers or the body's name. The camera is saved in the webview state.
  * It renders on demand (a frame, a camera move, a theme change), never in a loop.
  */
-import {
-  Box3,
-  Color,
-  DirectionalLight,
-  HemisphereLight,
-  Line,
-  LineBasicMaterial,
-  BufferGeometry,
-  Float32BufferAttribute,
-  Raycaster,
-  Scene,
-  Sphere,
-  Vector2,
-  Vector3,
-  WebGLRenderer,
-} from 'three';
+import { Box3, Color, DirectionalLight, HemisphereLight, Raycaster, Scene, Sphere, Vector2, Vector3, WebGLRenderer } from 'three';
 import type { ContactView, FrameView, WhatIfView } from '../../src/protocol/inspector.js';
-import { POSE_STRIDE, type SceneInfo } from '../../src/protocol/scene.js';
-import { si, vec3 } from '../format.js';
+import type { SceneInfo } from '../../src/protocol/scene.js';
 import { el } from '../dom.js';
 import { niceStep } from '../niceStep.js';
-import { button, checkbox, checkedOf, dropdown, controlValue } from '../toolkit.js';
+import { checkedOf, controlValue } from '../toolkit.js';
 import { BodyLayer } from './bodyLayer.js';
-import { ContactLayer, type GhostContact } from './contactLayer.js';
+import { BodyTrail } from './bodyTrail.js';
+import { type ColorMode, contactColorOf, legendNodes, legendText } from './contactColors.js';
+import { ContactLayer } from './contactLayer.js';
 import { GhostBodies } from './ghostBodies.js';
 import { OrbitCamera, type OrbitState } from './orbitCamera.js';
 import { readSceneColors, type SceneColors } from './sceneColors.js';
+import type { SceneViewProbe } from './sceneProbe.js';
+import { bodyTip, contactTip } from './sceneTips.js';
+import { buildToolbar, type ToolbarControls, toolbarControls } from './sceneToolbar.js';
+import { whatIfGhosts } from './whatIfGhost.js';
+
+export { COLOR_MODES, type ColorMode } from './contactColors.js';
+export type { SceneViewProbe } from './sceneProbe.js';
 
 /** A click or hover within this many CSS pixels of a contact's point picks it. */
 const PICK_RADIUS_PX = 10;
@@ -46,30 +39,6 @@ const LONGEST_ARROW_UNITS = 1.6;
  * while playing through similar frames, and never vanish nor fill the view.
  */
 const ARROW_RESCALE = 2.5;
-/** Frames of body positions kept for trails. */
-const TRAIL_FRAMES = 120;
-
-export const COLOR_MODES = ['state', 'λn', 'excess speed', 'penetration', 'friction work', 'energy injected'] as const;
-export type ColorMode = (typeof COLOR_MODES)[number];
-
-/** Per contact: the quantity a colour mode shows (null: not known for this contact). */
-function quantity(mode: ColorMode, c: ContactView): number | null {
-  switch (mode) {
-    case 'λn':
-      return c.lambdaN;
-    case 'excess speed':
-      return c.excess;
-    case 'penetration':
-      return c.depth;
-    case 'friction work':
-      return c.frictionPower;
-    case 'energy injected':
-      return c.injected ?? null;
-    default:
-      return null;
-  }
-}
-const UNITS: Record<ColorMode, string> = { state: '', λn: 'N·s', 'excess speed': 'm/s', penetration: 'm', 'friction work': 'J', 'energy injected': 'J' };
 
 export interface SceneViewState {
   readonly camera?: OrbitState;
@@ -91,48 +60,6 @@ export interface SceneViewHandlers {
   readonly exportPng: (dataUrl: string) => void;
 }
 
-/** What the webview tests read (window.__sceneView). */
-export interface SceneViewProbe {
-  /** Page (CSS pixel) coordinates of a world point in the current view. */
-  project(p: readonly [number, number, number]): { x: number; y: number; visible: boolean };
-  readonly metresPerNs: number;
-  /** Points of the drawn trail (0: none). */
-  readonly trailPoints: number;
-  /** The what-if ghost's arrow scale (0: no ghost). */
-  readonly metresPerMps: number;
-  readonly unit: number;
-  readonly renders: number;
-  readonly lastRenderMs: number;
-  /** Split of the last setFrame (ms): body poses, contact glyphs, legend + trail, render. */
-  readonly lastParts: { bodies: number; contacts: number; legend: number; render: number };
-  /** Wait for the GPU after each render (gl.finish) so frame timings include the drawing. */
-  finishEachRender: boolean;
-  readonly webgl: boolean;
-}
-declare global {
-  interface Window {
-    __sceneView?: SceneViewProbe;
-  }
-}
-
-/** The scene toolbar's controls, set from the saved state (defaults: state colours, X-ray, friction, normals and ghost on). */
-function toolbarControls(saved: SceneViewState | undefined) {
-  const colorSelect = dropdown('scene-color', COLOR_MODES, saved?.colorMode ?? 'state');
-  colorSelect.title = 'colour the contacts by state (open / stick / slip from the velocity after the step) or by a quantity';
-  const xrayBox = checkbox('scene-xray', 'X-ray', saved?.xray ?? true);
-  xrayBox.title = 'see-through bodies: the contacts and arrows inside a stack show (outlines stay)';
-  const frictionBox = checkbox('scene-friction', 'friction', saved?.friction ?? true);
-  frictionBox.title = 'friction impulse arrows (λt1·t1 + λt2·t2)';
-  const normalsBox = checkbox('scene-normals', 'normals', saved?.normals ?? true);
-  const trailBox = checkbox('scene-trail', 'trail', saved?.trail ?? false);
-  trailBox.title = `the selected body's path over the last ${TRAIL_FRAMES} frames`;
-  const ghostBox = checkbox('scene-ghost', 'ghost', saved?.ghost ?? true);
-  const preBox = checkbox('scene-pre', 'pre-step', saved?.pre ?? false);
-  preBox.title = 'draw the bodies where they were when the contacts were found (when the frame records it); otherwise after the step, as the energy readout';
-  ghostBox.title = 'what-if ghost: after a what-if re-solve, each contact’s velocity after the step, recorded beside the alternative’s';
-  return { colorSelect, xrayBox, frictionBox, normalsBox, trailBox, ghostBox, preBox };
-}
-
 export class SceneView {
   private readonly root: HTMLElement;
   private readonly details: HTMLDetailsElement;
@@ -140,13 +67,8 @@ export class SceneView {
   private readonly tip: HTMLElement;
   private readonly legend: HTMLElement;
   private readonly labels: HTMLElement;
-  private readonly colorSelect: HTMLElement & { value: string };
-  private readonly frictionBox: HTMLElement & { checked: boolean };
-  private readonly normalsBox: HTMLElement & { checked: boolean };
-  private readonly trailBox: HTMLElement & { checked: boolean };
-  private readonly ghostBox: HTMLElement & { checked: boolean };
-  private readonly preBox: HTMLElement & { checked: boolean };
-  private readonly xrayBox: HTMLElement & { checked: boolean };
+  /** The toolbar's colour mode and options (sceneToolbar.ts). */
+  private readonly controls: ToolbarControls;
   private whatIf: WhatIfView | undefined;
   private renderer: WebGLRenderer | undefined;
   private readonly scene = new Scene();
@@ -155,7 +77,7 @@ export class SceneView {
   /** Compare mode: the second run's bodies (ghostBodies.ts). */
   private readonly ghostBodies: GhostBodies;
   private readonly contacts: ContactLayer;
-  private readonly trail: Line;
+  private readonly trail: BodyTrail;
   private colors: SceneColors;
   private info: SceneInfo | undefined;
   private view: FrameView | undefined;
@@ -171,10 +93,6 @@ export class SceneView {
   /** The camera is still the automatic fit (no pointer, wheel or key on the canvas yet, no camera restored). */
   private autoFit = true;
   private pending = 0;
-  /** Body positions of recently shown frames (session index → poses) for trails. */
-  private readonly history = new Map<number, Float64Array>();
-  /** Frames kept in `history` (positions only, 3 numbers per body: 24 KB a frame for the 1000-box pile). */
-  private static readonly HISTORY_FRAMES = 2 * TRAIL_FRAMES;
   private readonly probe: SceneViewProbe;
 
   constructor(
@@ -193,15 +111,18 @@ export class SceneView {
       el('span', 'muted hint', ' drag to orbit, right-drag to pan, wheel to zoom; click a contact or body to select it'),
     );
     this.details.append(summary);
-    const controls = toolbarControls(saved);
-    this.colorSelect = controls.colorSelect;
-    this.xrayBox = controls.xrayBox;
-    this.frictionBox = controls.frictionBox;
-    this.normalsBox = controls.normalsBox;
-    this.trailBox = controls.trailBox;
-    this.ghostBox = controls.ghostBox;
-    this.preBox = controls.preBox;
-    const toolbar = this.buildToolbar();
+    this.controls = toolbarControls(saved);
+    const toolbar = buildToolbar(this.controls, {
+      frameAll: () => this.frameAll(),
+      frameSelection: () => this.frameSelection(),
+      exportPng: () => this.exportPng(),
+      xray: (on) => this.bodies.setXray(on),
+      pre: () => {
+        if (this.view?.scene) this.bodies.update(this.shownPoses(this.view));
+      },
+      redraw: () => this.redraw(),
+      stateChanged: () => this.handlers.stateChanged(),
+    });
     this.box = el('div', 'scene-box');
     this.box.id = 'scene-box';
     if (saved?.height && saved.height >= 120) this.box.style.height = `${saved.height}px`;
@@ -222,9 +143,7 @@ export class SceneView {
     this.ghostBodies = new GhostBodies(this.scene);
     this.bodies.setXray(saved?.xray ?? true);
     this.contacts = new ContactLayer(this.scene);
-    this.trail = new Line(new BufferGeometry(), new LineBasicMaterial());
-    this.trail.frustumCulled = false;
-    this.scene.add(this.trail);
+    this.trail = new BodyTrail(this.scene);
     this.scene.add(new HemisphereLight(0xffffff, 0x444444, 2.2));
     const sun = new DirectionalLight(0xffffff, 1.6);
     sun.position.set(3, -2, 6);
@@ -238,44 +157,6 @@ export class SceneView {
 
     this.probe = this.makeProbe();
     window.__sceneView = this.probe;
-  }
-
-  /** The toolbar: its controls (the rarer ones folded into "more"), the fit and export buttons, and what a change of each redraws. */
-  private buildToolbar(): HTMLElement {
-    const toolbar = el('div', 'scene-toolbar buttons');
-    toolbar.id = 'scene-toolbar';
-    // the options used less often fold into "more" so the toolbar stays one line beside the editor
-    const more = el('details', 'scene-more');
-    more.id = 'scene-more';
-    const moreBox = el('div', 'scene-more-box');
-    more.append(el('summary', undefined, 'more'), moreBox);
-    moreBox.append(this.trailBox, this.ghostBox, this.preBox);
-    toolbar.append(
-      this.colorSelect,
-      this.xrayBox,
-      this.frictionBox,
-      this.normalsBox,
-      more,
-      button({ id: 'scene-frame-all', label: 'Fit all', title: 'fit every body in the view (F)', onClick: () => this.frameAll() }),
-      button({ id: 'scene-frame-selection', label: 'Fit selection', title: 'fit the selected contacts or bodies (S)', onClick: () => this.frameSelection() }),
-      button({ id: 'scene-export', label: 'PNG', title: 'export the scene view as PNG', onClick: () => this.exportPng() }),
-    );
-    for (const c of [this.colorSelect, this.frictionBox, this.normalsBox, this.trailBox, this.ghostBox])
-      c.addEventListener('change', () => {
-        this.redraw();
-        this.handlers.stateChanged();
-      });
-    this.xrayBox.addEventListener('change', () => {
-      this.bodies.setXray(checkedOf(this.xrayBox));
-      this.redraw();
-      this.handlers.stateChanged();
-    });
-    this.preBox.addEventListener('change', () => {
-      if (this.view?.scene) this.bodies.update(this.shownPoses(this.view));
-      this.redraw();
-      this.handlers.stateChanged();
-    });
-    return toolbar;
   }
 
   /** The canvas and its WebGL renderer (or a line saying why there is none), the camera and the canvas's keys, pointer and resize handling. */
@@ -347,7 +228,7 @@ export class SceneView {
         return self.metresPerMps;
       },
       get trailPoints() {
-        return self.trail.geometry.getAttribute('position')?.count ?? 0;
+        return self.trail.points;
       },
       get unit() {
         return self.unit;
@@ -365,13 +246,13 @@ export class SceneView {
   get state(): SceneViewState {
     return {
       ...(this.orbit ? { camera: this.orbit.state } : {}),
-      colorMode: controlValue(this.colorSelect) as ColorMode,
-      friction: checkedOf(this.frictionBox),
-      normals: checkedOf(this.normalsBox),
-      trail: checkedOf(this.trailBox),
-      ghost: checkedOf(this.ghostBox),
-      pre: checkedOf(this.preBox),
-      xray: checkedOf(this.xrayBox),
+      colorMode: controlValue(this.controls.colorSelect) as ColorMode,
+      friction: checkedOf(this.controls.frictionBox),
+      normals: checkedOf(this.controls.normalsBox),
+      trail: checkedOf(this.controls.trailBox),
+      ghost: checkedOf(this.controls.ghostBox),
+      pre: checkedOf(this.controls.preBox),
+      xray: checkedOf(this.controls.xrayBox),
       height: this.box.clientHeight,
       open: this.details.open,
     };
@@ -386,7 +267,7 @@ export class SceneView {
       this.autoFitBox = undefined;
     }
     this.view = undefined;
-    this.history.clear();
+    this.trail.clear();
     this.selectedBodies.clear();
     this.metresPerNs = 0;
     this.bodies.setBodies(info?.bodies ?? []);
@@ -415,18 +296,8 @@ export class SceneView {
     this.ghostBodies.update(v.compare?.ghost);
     if (v.scene) {
       this.bodies.update(this.shownPoses(v));
-      this.preBox.toggleAttribute('disabled', !v.scene.prePoses);
-      const poses = v.scene.poses,
-        n = Math.floor(poses.length / POSE_STRIDE),
-        xyz = new Float64Array(3 * n);
-      for (let b = 0; b < n; b++) {
-        xyz[3 * b] = poses[POSE_STRIDE * b];
-        xyz[3 * b + 1] = poses[POSE_STRIDE * b + 1];
-        xyz[3 * b + 2] = poses[POSE_STRIDE * b + 2];
-      }
-      this.history.delete(v.index); // re-inserted as the newest
-      this.history.set(v.index, xyz);
-      if (this.history.size > SceneView.HISTORY_FRAMES) this.history.delete(this.history.keys().next().value as number);
+      this.controls.preBox.toggleAttribute('disabled', !v.scene.prePoses);
+      this.trail.record(v.index, v.scene.poses);
     }
     this.fitArrowScale(v.contacts);
     if (!this.framedOnce && v.scene) {
@@ -469,7 +340,7 @@ export class SceneView {
 
   /** The poses drawn: before the step when asked for and recorded, else after it. */
   private shownPoses(v: FrameView): Float64Array {
-    return checkedOf(this.preBox) && v.scene?.prePoses ? v.scene.prePoses : v.scene!.poses;
+    return checkedOf(this.controls.preBox) && v.scene?.prePoses ? v.scene.prePoses : v.scene!.poses;
   }
 
   /** Selected contacts (frame indices) and the contacts named by a finding on this frame; `redraw` false when a setFrame follows. */
@@ -520,59 +391,28 @@ export class SceneView {
     if (url) this.handlers.exportPng(url);
   }
 
-  private colorOf(mode: ColorMode, contacts: readonly ContactView[]): (c: ContactView) => string {
-    const c = this.colors;
-    if (mode === 'state') {
-      this.legend.textContent = '';
-      return (x) => (x.state === 'slip' ? c.slip : x.state === 'stick' ? c.stick : c.open);
-    }
-    let lo = Infinity,
-      hi = -Infinity;
-    for (const x of contacts) {
-      const v = quantity(mode, x);
-      if (v !== null && Number.isFinite(v)) {
-        lo = Math.min(lo, v);
-        hi = Math.max(hi, v);
-      }
-    }
-    const a = new Color(c.rampLow),
-      b = new Color(c.rampHigh),
-      t = new Color();
-    return (x) => {
-      const v = quantity(mode, x);
-      if (v === null || !Number.isFinite(v) || !(hi >= lo)) return c.open;
-      return (
-        '#' +
-        t
-          .copy(a)
-          .lerp(b, hi > lo ? (v - lo) / (hi - lo) : 1)
-          .getHexString()
-      );
-    };
-  }
-
   private redraw(bodiesMs = 0): void {
     const t0 = performance.now();
     const v = this.view;
     if (this.renderer) this.renderer.setClearColor(new Color(this.colors.background), 1);
     this.bodies.applyColors(this.colors, this.selectedBodies);
     this.ghostBodies.applyColors(this.colors, this.colors.ghostAlternative);
-    const mode = controlValue(this.colorSelect) as ColorMode;
+    const mode = controlValue(this.controls.colorSelect) as ColorMode;
     if (v) {
       this.contacts.update(v.contacts, v.scene?.friction, {
         colors: this.colors,
-        colorOf: this.colorOf(mode, v.contacts),
+        colorOf: contactColorOf(mode, v.contacts, this.colors),
         metresPerNs: this.metresPerNs,
         unit: this.unit,
         selected: this.selected,
         findings: this.findingContacts,
-        showFriction: checkedOf(this.frictionBox),
-        showNormals: checkedOf(this.normalsBox),
+        showFriction: checkedOf(this.controls.frictionBox),
+        showNormals: checkedOf(this.controls.normalsBox),
         onB: (c) => this.onB(c),
       });
       this.updateGhost(v);
       const t1 = performance.now();
-      this.updateTrail(v.index);
+      this.trail.update(v.index, [...this.selectedBodies][0], checkedOf(this.controls.trailBox), this.colors.trail);
       this.showLegend(mode, v.contacts);
       const t2 = performance.now();
       this.render();
@@ -594,60 +434,24 @@ export class SceneView {
   private metresPerMps = 0;
 
   private updateGhost(v: FrameView): void {
-    const w = this.whatIf && this.whatIf.index === v.index && checkedOf(this.ghostBox) ? this.whatIf : undefined;
-    const ghosts: GhostContact[] = [];
-    let fastest = 0;
-    for (const c of w?.contacts ?? []) {
-      const at = v.contacts[c.index];
-      if (!c.scene || !at) continue;
-      // like the impulse arrows: the motion of b relative to a when only b moves
-      const k = this.onB(at) ? -1 : 1;
-      const flip = (x: readonly [number, number, number]): [number, number, number] => [k * x[0], k * x[1], k * x[2]];
-      ghosts.push({ point: at.point, recorded: flip(c.scene.recordedVelocity), alternative: flip(c.scene.alternativeVelocity) });
-      fastest = Math.max(fastest, Math.hypot(...c.scene.recordedVelocity), Math.hypot(...c.scene.alternativeVelocity));
-    }
-    this.metresPerMps = fastest > 0 && Number.isFinite(fastest) ? 1 / niceStep(fastest / (LONGEST_ARROW_UNITS * this.unit)) : 0;
+    const w = this.whatIf && this.whatIf.index === v.index && checkedOf(this.controls.ghostBox) ? this.whatIf : undefined;
+    const { ghosts, metresPerMps } = whatIfGhosts(w, v, (c) => this.onB(c), LONGEST_ARROW_UNITS * this.unit);
+    this.metresPerMps = metresPerMps;
     this.contacts.updateGhost(this.metresPerMps > 0 ? ghosts : [], this.metresPerMps, this.unit, this.colors.ghostRecorded, this.colors.ghostAlternative);
   }
 
   private showLegend(mode: ColorMode, contacts: readonly ContactView[]): void {
-    const parts: string[] = [];
-    const hasImpulse = this.view?.contacts.some((c) => c.lambdaN > 0) ?? false;
-    if (this.metresPerNs > 0 && hasImpulse) {
-      const ref = niceStep(this.unit);
-      parts.push(`arrows: impulse on the moving body, ${si(ref, 'm', 2)} = ${si(ref / this.metresPerNs, 'N·s', 2)}`);
-    } else parts.push('no impulses in this frame');
-    if (this.ghostBodies.visible) parts.push('compare: run b’s bodies see-through in yellow');
-    if (this.metresPerMps > 0 && this.whatIf) {
-      const ref = niceStep(this.unit);
-      parts.push(
-        `what-if ghost: contact velocity after the step, recorded (foreground) beside ${this.whatIf.options.solver} (yellow); ${si(ref, 'm', 2)} = ${si(ref / this.metresPerMps, 'm/s', 2)}`,
-      );
-    }
-    if (mode === 'state') parts.push('');
-    else {
-      const vals = contacts.map((c) => quantity(mode, c)).filter((x): x is number => x !== null && Number.isFinite(x));
-      parts.push(
-        vals.length
-          ? `${mode}: ${si(Math.min(...vals), UNITS[mode])} … ${si(Math.max(...vals), UNITS[mode])} (low → high colour)`
-          : `${mode}: not known for this frame`,
-      );
-    }
-    this.legend.replaceChildren(...legendNodes(parts.filter(Boolean).join(' · '), mode === 'state' ? this.colors : null));
-  }
-
-  private updateTrail(index: number): void {
-    const body = [...this.selectedBodies][0];
-    const pts: number[] = [];
-    if (checkedOf(this.trailBox) && body !== undefined) {
-      for (let i = Math.max(0, index - TRAIL_FRAMES); i <= index; i++) {
-        const p = this.history.get(i),
-          o = 3 * body;
-        if (p && o + 3 <= p.length && Number.isFinite(p[o])) pts.push(p[o], p[o + 1], p[o + 2]);
-      }
-    }
-    this.trail.geometry.setAttribute('position', new Float32BufferAttribute(pts, 3));
-    (this.trail.material as LineBasicMaterial).color.setStyle(this.colors.trail);
+    const text = legendText({
+      mode,
+      contacts,
+      hasImpulse: this.view?.contacts.some((c) => c.lambdaN > 0) ?? false,
+      metresPerNs: this.metresPerNs,
+      unit: this.unit,
+      ghostBodies: this.ghostBodies.visible,
+      metresPerMps: this.metresPerMps,
+      whatIfSolver: this.whatIf?.options.solver,
+    });
+    this.legend.replaceChildren(...legendNodes(text, mode === 'state' ? this.colors : null));
   }
 
   private placeLabels(): void {
@@ -765,40 +569,4 @@ export class SceneView {
       this.tip.hidden = true;
     });
   }
-}
-
-function contactTip(c: ContactView): string {
-  return (
-    `contact #${c.index} ${c.bodyA}–${c.bodyB} · ${c.state} · λn ${si(c.lambdaN, 'N·s', 4)} · ‖λt‖ ${si(c.lambdaT, 'N·s', 4)} · depth ${si(c.depth, 'm')} · ` +
-    `vn ${si(c.vnBefore, 'm/s')} → ${si(c.vnAfter, 'm/s')} · excess ${si(c.excess, 'm/s')} · at ${vec3(c.point)} m`
-  );
-}
-
-/** The legend: its text, then (colour by state) a swatch per contact state in the scene's colours. */
-function legendNodes(text: string, colors: SceneColors | null): Node[] {
-  const out: Node[] = [];
-  if (colors) {
-    for (const [state, color, help] of [
-      ['stick', colors.stick, 'closed, no slip'],
-      ['slip', colors.slip, 'closed, ‖w_t‖ > 1 mm/s'],
-      ['open', colors.open, 'the bodies part within the step (w_n·Δt > depth) or λn = 0'],
-    ] as const) {
-      const sw = el('span', 'swatch');
-      sw.style.background = color;
-      const item = el('span', 'legend-item');
-      item.title = help;
-      item.append(sw, document.createTextNode(state));
-      out.push(item);
-    }
-    out.push(document.createTextNode('contacts of a finding and the selection enlarged · '));
-  }
-  out.push(document.createTextNode(text));
-  return out;
-}
-
-function bodyTip(info: SceneInfo | undefined, i: number, at: Vector3 | null): string {
-  const b = info?.bodies[i];
-  if (!b) return '';
-  const shape = b.shape.kind === 'other' ? b.shape.type : b.shape.kind;
-  return `${b.name} · ${shape}${b.static ? ' · static' : ''}${at ? ` · at ${vec3([at.x, at.y, at.z])}` : ''}`;
 }

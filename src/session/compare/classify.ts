@@ -72,6 +72,18 @@ function contactBodies(h: RecordingHeader, cs: readonly RecordedContact[], idx: 
   for (const i of idx) for (const body of [cs[i].a, cs[i].b]) if (body >= 0 && !h.bodies[body].static) into.add(h.bodies[body].name);
 }
 
+/** contactBodies of the a side of differing contact pairs. */
+function diffBodies(h: RecordingHeader, cs: readonly RecordedContact[], diffs: readonly { readonly a: number }[]): Set<string> {
+  const names = new Set<string>();
+  contactBodies(
+    h,
+    cs,
+    diffs.map((d) => d.a),
+    names,
+  );
+  return names;
+}
+
 function describeContact(h: RecordingHeader, c: RecordedContact, index: number): Record<string, unknown> {
   return {
     index,
@@ -220,13 +232,7 @@ function problem(inp: DivergenceInput, notes: string[]): Divergence | null {
   const common = { ...base(inp), kind: 'problem' as const, lines };
   if (c.contacts.length) {
     const { field, diffs } = dominant(c.contacts);
-    const names = new Set<string>();
-    contactBodies(
-      ha,
-      fa.contacts,
-      diffs.map((d) => d.a),
-      names,
-    );
+    const names = diffBodies(ha, fa.contacts, diffs);
     return {
       ...common,
       bodies: [...names],
@@ -265,13 +271,7 @@ function problem(inp: DivergenceInput, notes: string[]): Divergence | null {
   }
   const rows = c.matrix.length ? c.matrix : rebuilt;
   const { field, diffs } = dominant(rows);
-  const names = new Set<string>();
-  contactBodies(
-    ha,
-    fa.contacts,
-    diffs.map((d) => d.a),
-    names,
-  );
+  const names = diffBodies(ha, fa.contacts, diffs);
   const bOf = (f: RecordedFrame, i: number): number[] | null => (f.b ? r3(f.b, 3 * i) : null);
   return {
     ...common,
@@ -293,13 +293,7 @@ function solve(inp: DivergenceInput, notes: readonly string[]): Divergence {
   const { headerA: ha, fa, fb, comparison: c, ctx } = inp;
   const diffs = c.lambda;
   const byA = pairOfA(c.match.pairs);
-  const names = new Set<string>();
-  contactBodies(
-    ha,
-    fa.contacts,
-    diffs.map((d) => d.a),
-    names,
-  );
+  const names = diffBodies(ha, fa.contacts, diffs);
   const lines = [...summaryLines('solve', diffs, 'contact', ctx.tol), ...notes];
   // the islands (of a's frame) holding the differing contacts: both λ's merits on a's problem
   const islands = buildIslands(
