@@ -326,12 +326,19 @@ function faceFeatureId(refName: string, refFace: number, incName: string, incFac
   const key = ((((refName === 'a' ? 0 : 1) * 6 + refFace) * 6 + incFace) << 10) | (f + 8);
   let id = faceFeatureIds.get(key);
   if (id === undefined) {
-    const label = (l: number): string => (l >= SIDE_LABEL ? `${refName}.face${l - SIDE_LABEL}` : `${incName}.edge${l}`);
-    const point = f < 0 ? `${incName}.vertex${-1 - f}` : `${label(f >> 5)}/${label(f & 31)}`;
+    const point = f < 0 ? `${incName}.vertex${-1 - f}` : `${featureLabel(refName, incName, f >> 5)}/${featureLabel(refName, incName, f & 31)}`;
     id = `${refName}.face${refFace}>${incName}.face${incFace}:${point}`;
     faceFeatureIds.set(key, id);
   }
   return id;
+}
+
+/**
+ * The feature of clip label l: a reference side face or an incident edge. A module function, not a closure in
+ * faceFeatureId: the closure made V8 allocate faceFeatureId's context on every call (once per contact), hit or miss.
+ */
+function featureLabel(refName: string, incName: string, l: number): string {
+  return l >= SIDE_LABEL ? `${refName}.face${l - SIDE_LABEL}` : `${incName}.edge${l}`;
 }
 
 /**
