@@ -316,19 +316,20 @@ function keptContact(i: number, n: Vec3, featureId: string): GeometricContact {
 /**
  * Feature ids of face contacts, built once per distinct id: the same few hundred ids recur every step, and
  * building each by concatenation made ~6 strings per contact (and the contact cache then compared unflattened
- * strings).
+ * strings). Indexed by faceFeatureId's key (< FACE_FEATURE_KEYS): an array read, not a Map lookup, per contact.
  */
-const faceFeatureIds = new Map<number, string>();
+const FACE_FEATURE_KEYS = 2 * 6 * 6 * 1024;
+const faceFeatureIds: (string | undefined)[] = new Array<string | undefined>(FACE_FEATURE_KEYS).fill(undefined);
 
 /** "<ref>.face<f>><inc>.face<g>:" + the point feature `f` (polyF code), see the module comment. */
 function faceFeatureId(refName: string, refFace: number, incName: string, incFace: number, f: number): string {
   // f ∈ [−8, 17·32 + 17]: f + 8 < 2¹⁰.
   const key = ((((refName === 'a' ? 0 : 1) * 6 + refFace) * 6 + incFace) << 10) | (f + 8);
-  let id = faceFeatureIds.get(key);
+  let id = faceFeatureIds[key];
   if (id === undefined) {
     const point = f < 0 ? `${incName}.vertex${-1 - f}` : `${featureLabel(refName, incName, f >> 5)}/${featureLabel(refName, incName, f & 31)}`;
     id = `${refName}.face${refFace}>${incName}.face${incFace}:${point}`;
-    faceFeatureIds.set(key, id);
+    faceFeatureIds[key] = id;
   }
   return id;
 }
