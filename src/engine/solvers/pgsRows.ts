@@ -14,10 +14,13 @@ import {
   matrixFreeApply,
   matrixFreeRowTimes,
   PACKED_DIRECTIONS,
+  PACKED_INV_INERTIA_A_RA_CROSS_D,
+  PACKED_INV_INERTIA_B_RB_CROSS_D,
+  PACKED_INV_MASS_A,
+  PACKED_INV_MASS_B,
   PACKED_RA_CROSS_D,
   PACKED_RB_CROSS_D,
   PACKED_STRIDE,
-  packRows,
   type SweepOutcome,
   type SweepParams,
   sweepMatrixFree,
@@ -115,18 +118,59 @@ export function matrixFreeRows(k: ContactJacobians, softening = 0, into?: Float6
   };
 }
 
-/** Per contact: the body indices (−1: static side) and the packed rows (packRows). */
+/**
+ * Per contact: the body indices (−1: static side) and the packed rows (layout at PACKED_STRIDE, pgsSweep.ts; zeros
+ * for a static side), in one loop without a call per contact (a packing call with 13 arguments, two of them
+ * doubles, boxed them per call in V8).
+ */
 function packContacts(k: ContactJacobians, bodyA: Int32Array, bodyB: Int32Array, packed: Float64Array): void {
   const { jacobianA: JA, jacobianB: JB } = k.physics;
   const { invMassJA: MA, invMassJB: MB, staticA, staticB } = k;
   const bodies = k.physics.bodies;
   for (let c = 0; c < k.contactCount; c++) {
     const m = k.contacts[c].contact;
-    bodyA[c] = staticA[c] ? -1 : m.bodyA;
-    bodyB[c] = staticB[c] ? -1 : m.bodyB;
-    const imA = bodyA[c] >= 0 ? bodies[bodyA[c]].invMass : 0,
-      imB = bodyB[c] >= 0 ? bodies[bodyB[c]].invMass : 0;
-    packRows(JA, JB, MA, MB, m.normal, m.t1, m.t2, c, imA, imB, bodyA[c] >= 0, bodyB[c] >= 0, packed);
+    const ia = staticA[c] ? -1 : m.bodyA,
+      ib = staticB[c] ? -1 : m.bodyB;
+    bodyA[c] = ia;
+    bodyB[c] = ib;
+    const p = PACKED_STRIDE * c,
+      j = 18 * c;
+    const n = m.normal,
+      t1 = m.t1,
+      t2 = m.t2;
+    packed[p + PACKED_DIRECTIONS] = n[0];
+    packed[p + PACKED_DIRECTIONS + 1] = n[1];
+    packed[p + PACKED_DIRECTIONS + 2] = n[2];
+    packed[p + PACKED_DIRECTIONS + 3] = t1[0];
+    packed[p + PACKED_DIRECTIONS + 4] = t1[1];
+    packed[p + PACKED_DIRECTIONS + 5] = t1[2];
+    packed[p + PACKED_DIRECTIONS + 6] = t2[0];
+    packed[p + PACKED_DIRECTIONS + 7] = t2[1];
+    packed[p + PACKED_DIRECTIONS + 8] = t2[2];
+    // row r's angular part of J_a (= r_a × d) and of M⁻¹J_aᵀ (= I_a⁻¹(r_a × d)); J_b and M⁻¹J_bᵀ negated. The
+    // packed array is new (zeros), so a static side is left as it is.
+    for (let r = 0; r < 3; r++) {
+      const src = j + 6 * r + 3,
+        dst = 3 * r;
+      if (ia >= 0) {
+        packed[p + PACKED_RA_CROSS_D + dst] = JA[src];
+        packed[p + PACKED_RA_CROSS_D + dst + 1] = JA[src + 1];
+        packed[p + PACKED_RA_CROSS_D + dst + 2] = JA[src + 2];
+        packed[p + PACKED_INV_INERTIA_A_RA_CROSS_D + dst] = MA[src];
+        packed[p + PACKED_INV_INERTIA_A_RA_CROSS_D + dst + 1] = MA[src + 1];
+        packed[p + PACKED_INV_INERTIA_A_RA_CROSS_D + dst + 2] = MA[src + 2];
+      }
+      if (ib >= 0) {
+        packed[p + PACKED_RB_CROSS_D + dst] = -JB[src];
+        packed[p + PACKED_RB_CROSS_D + dst + 1] = -JB[src + 1];
+        packed[p + PACKED_RB_CROSS_D + dst + 2] = -JB[src + 2];
+        packed[p + PACKED_INV_INERTIA_B_RB_CROSS_D + dst] = -MB[src];
+        packed[p + PACKED_INV_INERTIA_B_RB_CROSS_D + dst + 1] = -MB[src + 1];
+        packed[p + PACKED_INV_INERTIA_B_RB_CROSS_D + dst + 2] = -MB[src + 2];
+      }
+    }
+    if (ia >= 0) packed[p + PACKED_INV_MASS_A] = bodies[ia].invMass;
+    if (ib >= 0) packed[p + PACKED_INV_MASS_B] = bodies[ib].invMass;
   }
 }
 
