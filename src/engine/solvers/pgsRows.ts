@@ -8,7 +8,8 @@
  */
 import type { ContactJacobians } from '../assembly.js';
 import type { ContactProblem } from '../problem.js';
-import { type KktWorkspace, kktFromW, kktInto, type KktReport } from '../kkt.js';
+import { type KktWorkspace, kktFromScales, kktInto, type KktReport } from '../kkt.js';
+import { objectiveFromAlam } from './history.js';
 import {
   type MatrixFreeArrays,
   matrixFreeApply,
@@ -40,8 +41,11 @@ export interface PgsRows {
   changed(c: number, d0: number, d1: number, d2: number): void;
   /** One Gauss–Seidel sweep over all contacts (pgsSweep.ts), |Δλ| and |λ| maxima into `out`. */
   sweep(lambda: Float64Array, params: SweepParams, out: SweepOutcome): void;
-  /** KKT report of λ for A (fills ws.w = Aλ − b and ws.Alam = Aλ). */
-  kkt(lambda: Float64Array, ws: KktWorkspace): KktReport;
+  /**
+   * KKT report of λ for A (fills ws.w = Aλ − b and ws.Alam = Aλ); with `objective`, objective[0] = f(λ) =
+   * ½λᵀAλ − bᵀλ (objectiveFromAlam's sum, in its order).
+   */
+  kkt(lambda: Float64Array, ws: KktWorkspace, objective?: Float64Array): KktReport;
 }
 
 /** Rows of a dense problem (A already contains ε and any softening). */
@@ -65,7 +69,11 @@ export function denseRows(p: ContactProblem): PgsRows {
       /* A is read directly: nothing to update */
     },
     sweep: (lambda, params, out) => sweepRows(rows, lambda, params, out),
-    kkt: (lambda, ws) => kktInto(p, lambda, ws),
+    kkt(lambda, ws, objective) {
+      const r = kktInto(p, lambda, ws);
+      if (objective) objective[0] = objectiveFromAlam(lambda, ws.Alam, p.b, n);
+      return r;
+    },
   };
   return rows;
 }
@@ -111,9 +119,10 @@ export function matrixFreeRows(k: ContactJacobians, softening = 0, into?: Float6
     },
     changed: (c, d0, d1, d2) => matrixFreeApply(arrays, c, d0, d1, d2),
     sweep: (lambda, params, out) => sweepMatrixFree(arrays, lambda, params, out),
-    kkt(lambda, ws) {
-      matrixFreeProducts(arrays, lambda, ws.Alam, ws.w);
-      return kktFromW(k.mu, lambda, ws.w, k.b, rho, ws);
+    kkt(lambda, ws, objective) {
+      // one pass: Aλ, w, kktFromW's scales and f(λ) (kktScales and objectiveFromAlam read the same rows again)
+      matrixFreeProducts(arrays, lambda, ws.Alam, ws.w, ws.scales, objective ?? objectiveScratch);
+      return kktFromScales(k.mu, lambda, ws.w, rho, ws);
     },
   };
 }
@@ -197,13 +206,40 @@ function diagonalBlocks(k: ContactJacobians, shiftN: number, shiftT: number, dia
   }
 }
 
+/** f(λ) of a matrix-free kkt() whose caller did not ask for it. */
+const objectiveScratch = new Float64Array(1);
+
 /**
  * Alam = Aλ and w = Aλ − b for all rows, in matrixFreeRowTimes' order (written out: a call per row would
- * box each double in V8). A function of its own, with nothing after its loop (see SweepOutcome).
+ * box each double in V8), and from the same rows kktFromW's scales into `scales` (kkt.ts kktScales: the same
+ * maxima and first non-finite index, rows in the same order) and f(λ) = Σᵢ λᵢ(½(Aλ)ᵢ − bᵢ) into objective[0]
+ * (history.ts objectiveFromAlam: the same sum in the same order). A function of its own, with nothing after its
+ * loop; its results are written inside the loop (see SweepOutcome).
  */
-function matrixFreeProducts(k: MatrixFreeArrays, lambda: Float64Array, Alam: Float64Array, w: Float64Array): void {
-  const { contactCount: C, bodyA, bodyB, shiftN, shiftT, b, dv, packed: R } = k;
+function matrixFreeProducts(
+  k: MatrixFreeArrays,
+  lambda: Float64Array,
+  Alam: Float64Array,
+  w: Float64Array,
+  scales: Float64Array,
+  objective: Float64Array,
+): void {
+  const { contactCount: C, bodyA, bodyB, shiftN, shiftT, b, dv, packed: R, mu } = k;
+  let aNorm = 0,
+    bNorm = 0,
+    lamRef = 0,
+    muMax = 0,
+    firstNonFinite = -1,
+    f = 0;
+  scales[0] = -1;
+  scales[1] = 0;
+  scales[2] = 0;
+  scales[3] = 0;
+  scales[4] = 0;
+  objective[0] = 0;
   for (let c = 0; c < C; c++) {
+    muMax = Math.max(muMax, mu[c]);
+    scales[4] = muMax;
     const ia = bodyA[c],
       ib = bodyB[c],
       oa = 6 * ia,
@@ -260,8 +296,21 @@ function matrixFreeProducts(k: MatrixFreeArrays, lambda: Float64Array, Alam: Flo
         s -= R[dRb + 1] * b4;
         s -= R[dRb + 2] * b5;
       }
+      const bi = b[i],
+        li = lambda[i],
+        wi = s - bi;
       Alam[i] = s;
-      w[i] = s - b[i];
+      w[i] = wi;
+      if (firstNonFinite < 0 && !(Number.isFinite(li) && Number.isFinite(wi) && Number.isFinite(bi))) firstNonFinite = i;
+      aNorm = Math.max(aNorm, Math.abs(wi + bi));
+      bNorm = Math.max(bNorm, Math.abs(bi));
+      lamRef = Math.max(lamRef, Math.abs(li));
+      f += li * (0.5 * s - bi);
+      scales[0] = firstNonFinite;
+      scales[1] = aNorm;
+      scales[2] = bNorm;
+      scales[3] = lamRef;
+      objective[0] = f;
     }
   }
 }
