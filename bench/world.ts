@@ -2,7 +2,10 @@
  * World benchmark: milliseconds per simulation step of whole scenes (examples/pyramid-20 and
  * examples/box-pile-1000) in our engine with each solver (pgs, newton, ipm) and, in the same run, in
  * cannon-es and Rapier (@dimforge/rapier3d-compat), with the ratio ours/theirs.
- *   node dist/bench-world.js [--quick] [--json]      (npm run bench:world -- --quick)
+ *   node dist/bench-world.js [--quick] [--json] [--pgs-only] [--baseline DIR]      (npm run bench:world -- --quick)
+ *   --pgs-only      our PGS and the peers only (no ours/newton, ours/ipm rows)
+ *   --baseline DIR  also runs ours/pgs from another build's bundle, DIR/dist/bench-world.js (e.g. a checkout of an
+ *                   earlier commit after `npm run build`), in the same run: before and after beside cannon-es and Rapier
  * Not a test: nothing passes or fails.
  *
  * Every configuration runs in its own worker thread (a fresh heap, and a step that takes minutes, e.g. a
@@ -185,7 +188,8 @@ function errorText(e: unknown): string {
 // ---------------------------------------------------------------------------------------------------
 // Main side: one worker per job, killed when a step exceeds the limit
 
-function runJob(job: Job, stepLimitMs: number, setupLimitMs: number): Promise<JobOutcome> {
+/** `workerFile`: the bundle the worker runs (default this one; --baseline: another build's). */
+function runJob(job: Job, stepLimitMs: number, setupLimitMs: number, workerFile: string = __filename): Promise<JobOutcome> {
   return new Promise((resolve) => {
     const warmup: StepRecord[] = [],
       timed: StepRecord[] = [];
@@ -212,7 +216,7 @@ function runJob(job: Job, stepLimitMs: number, setupLimitMs: number): Promise<Jo
       timer = setTimeout(() => finish({ killed: { phase: ready ? phase : 'setup', limitMs: limit } }), limit);
     };
     try {
-      worker = new Worker(__filename, { workerData: job, stdout: true, stderr: true });
+      worker = new Worker(workerFile, { workerData: job, stdout: true, stderr: true });
     } catch (e) {
       resolve({ warmup, timed, error: `cannot start a worker thread: ${errorText(e)}` });
       return;
@@ -303,6 +307,32 @@ interface RunConfig {
   readonly iterations?: number;
   /** The row the ours/cannon resp. ours/rapier ratio divides by. */
   readonly reference: boolean;
+  /** Run by the --baseline build's bundle (an earlier build of ours), not this one. */
+  readonly baseline?: boolean;
+}
+
+/** Options of this benchmark besides --quick and --json. */
+interface WorldBenchOptions {
+  readonly pgsOnly: boolean;
+  /** The bench bundle of an earlier build (--baseline DIR: DIR/dist/bench-world.js). */
+  readonly baselineBundle?: string;
+}
+
+/** Splits --pgs-only and --baseline DIR off the arguments (the rest goes to parseBenchArgs). */
+function worldOptions(argv: readonly string[]): { options: WorldBenchOptions; rest: string[] } {
+  const rest: string[] = [];
+  let pgsOnly = false,
+    baselineBundle: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--pgs-only') pgsOnly = true;
+    else if (argv[i] === '--baseline') {
+      const dir = argv[++i];
+      if (!dir) throw new Error('--baseline needs a directory (a build of the repository: DIR/dist/bench-world.js)');
+      baselineBundle = path.resolve(dir, 'dist', 'bench-world.js');
+      if (!fs.existsSync(baselineBundle)) throw new Error(`--baseline ${dir}: ${baselineBundle} not found (run npm run build there)`);
+    } else rest.push(argv[i]);
+  }
+  return { options: { pgsOnly, ...(baselineBundle ? { baselineBundle } : {}) }, rest };
 }
 
 /** Our PGS iteration cap in the scene (pyramid 50, pile 20): the count cannon-es and Rapier get. */
@@ -311,13 +341,19 @@ function matchedIterations(desc: ScenarioDesc): number | undefined {
   return s.solver === 'pgs' ? s.maxIterations : undefined;
 }
 
-function configsFor(desc: ScenarioDesc): RunConfig[] {
+function configsFor(desc: ScenarioDesc, opts: WorldBenchOptions): RunConfig[] {
   const n = matchedIterations(desc);
   const it = (k: number | undefined, dflt: number): string => (k === undefined ? `default, ${dflt} it.` : `${k} it.`);
   return [
+    // the baseline first and ours right after it: the two run in the same minute of the machine's load
+    ...(opts.baselineBundle ? [{ label: 'ours/pgs (baseline)', engine: 'ours' as const, solver: 'pgs' as const, reference: false, baseline: true }] : []),
     { label: 'ours/pgs', engine: 'ours', solver: 'pgs', reference: false },
-    { label: 'ours/newton', engine: 'ours', solver: 'newton', reference: false },
-    { label: 'ours/ipm', engine: 'ours', solver: 'ipm', reference: false },
+    ...(opts.pgsOnly
+      ? []
+      : [
+          { label: 'ours/newton', engine: 'ours' as const, solver: 'newton' as const, reference: false },
+          { label: 'ours/ipm', engine: 'ours' as const, solver: 'ipm' as const, reference: false },
+        ]),
     { label: `cannon-es (${it(n, CANNON_DEFAULT_ITERATIONS)})`, engine: 'cannon', ...(n !== undefined ? { iterations: n } : {}), reference: true },
     { label: `rapier (${it(n, RAPIER_DEFAULT_ITERATIONS)})`, engine: 'rapier', ...(n !== undefined ? { iterations: n } : {}), reference: true },
     ...(n !== undefined && n !== CANNON_DEFAULT_ITERATIONS
@@ -673,16 +709,22 @@ function targetLines(scenes: readonly SceneReport[]): string[] {
   const verdict = (ratio: number | null, target: number): string =>
     ratio === null ? 'not measured' : `${fmtRatio(ratio)} ${ratio <= target ? 'met' : 'missed'}`;
   for (const sc of scenes) {
-    const ours = sc.rows.find((x) => x.engine === 'ours' && x.solver === 'pgs');
+    const ours = sc.rows.find((x) => x.engine === 'ours' && x.solver === 'pgs' && !x.config.includes('baseline'));
+    const before = sc.rows.find((x) => x.engine === 'ours' && x.solver === 'pgs' && x.config.includes('baseline'));
     const ref = (engine: EngineName): WorldBenchRow | undefined => sc.rows.find((x) => x.engine === engine && x.iterations !== undefined);
-    const ratio = (engine: EngineName, key: 'medianMs' | 'minMs' | 'medianCpuMs'): number | null => {
-      const a = ours?.[key],
+    const ratio = (row: WorldBenchRow | undefined, engine: EngineName, key: 'medianMs' | 'minMs' | 'medianCpuMs'): number | null => {
+      const a = row?.[key],
         r = ref(engine)?.[key];
       return a != null && r ? a / r : null;
     };
-    const three = (engine: EngineName, target: number): string =>
-      (['medianMs', 'minMs', 'medianCpuMs'] as const).map((k) => verdict(ratio(engine, k), target)).join(' / ');
-    out.push(`  ${sc.name}: ours/rapier ${three('rapier', TARGET_RATIO_RAPIER)}; ours/cannon ${three('cannon', TARGET_RATIO_CANNON)}`);
+    const three = (row: WorldBenchRow | undefined, engine: EngineName, target: number): string =>
+      (['medianMs', 'minMs', 'medianCpuMs'] as const).map((k) => verdict(ratio(row, engine, k), target)).join(' / ');
+    out.push(`  ${sc.name}: ours/rapier ${three(ours, 'rapier', TARGET_RATIO_RAPIER)}; ours/cannon ${three(ours, 'cannon', TARGET_RATIO_CANNON)}`);
+    if (before) {
+      out.push(
+        `  ${sc.name} (baseline build): ours/rapier ${three(before, 'rapier', TARGET_RATIO_RAPIER)}; ours/cannon ${three(before, 'cannon', TARGET_RATIO_CANNON)}`,
+      );
+    }
   }
   return out;
 }
@@ -743,7 +785,8 @@ function oursLines(scenes: readonly SceneReport[]): string[] {
 }
 
 async function main(): Promise<void> {
-  const args = parseBenchArgs(process.argv.slice(2));
+  const { options, rest } = worldOptions(process.argv.slice(2));
+  const args = parseBenchArgs(rest);
   const plan = makePlan(args);
   const machine = machineInfo();
   const libs = { 'cannon-es': packageVersion('cannon-es'), '@dimforge/rapier3d-compat': packageVersion('@dimforge/rapier3d-compat') };
@@ -760,7 +803,7 @@ async function main(): Promise<void> {
       continue;
     }
     const settled = await settle(scene, desc, plan, progress);
-    const configs = configsFor(desc);
+    const configs = configsFor(desc, options);
     const rows: WorldBenchRow[] = [];
     for (const cfg of configs) {
       progress(`${scene.name}: ${cfg.label}`);
@@ -778,7 +821,8 @@ async function main(): Promise<void> {
         minTimed: plan.minTimed,
         wantSnapshot: false,
       };
-      rows.push(makeRow(scene.name, cfg, await runJob(job, plan.stepLimitMs, plan.setupLimitMs), plan, settled.info.probe));
+      const file = cfg.baseline && options.baselineBundle ? options.baselineBundle : __filename;
+      rows.push(makeRow(scene.name, cfg, await runJob(job, plan.stepLimitMs, plan.setupLimitMs, file), plan, settled.info.probe));
     }
     scenes.push({
       name: scene.name,
@@ -808,6 +852,10 @@ async function main(): Promise<void> {
   }
   const lines = [
     ...headerLines(machine, plan, args, libs),
+    ...(options.baselineBundle
+      ? [`baseline: the "ours/pgs (baseline)" rows run ${options.baselineBundle} (another build), right before this build's ours/pgs`, '']
+      : []),
+    ...(options.pgsOnly ? ['--pgs-only: the ours/newton and ours/ipm rows are not run', ''] : []),
     ...sceneLines(scenes),
     ...renderTable(scenes.flatMap((s) => s.rows)),
     ...targetLines(scenes),

@@ -334,25 +334,58 @@ export function bodyVelocityChanges(p: ContactProblem, lambda: ArrayLike<number>
   if (!p.physics || !p.contacts) throw new Error('bodyVelocityChanges needs a problem assembled from physical data');
   const { bodies, jacobianA, jacobianB } = p.physics;
   const out = into ?? new Float64Array(6 * bodies.length);
-  const imp = new Float64Array(6);
-  const add = (body: number, J: Float64Array, i: number): void => {
-    imp.fill(0);
-    for (let r = 0; r < 3; r++) for (let k = 0; k < 6; k++) imp[k] += J[18 * i + 6 * r + k] * lambda[3 * i + r];
-    const bd = bodies[body],
-      I = bd.invInertiaWorld,
-      o = 6 * body;
-    out[o] += bd.invMass * imp[0];
-    out[o + 1] += bd.invMass * imp[1];
-    out[o + 2] += bd.invMass * imp[2];
-    out[o + 3] += I[0] * imp[3] + I[1] * imp[4] + I[2] * imp[5];
-    out[o + 4] += I[3] * imp[3] + I[4] * imp[4] + I[5] * imp[5];
-    out[o + 5] += I[6] * imp[3] + I[7] * imp[4] + I[8] * imp[5];
-  };
-  p.contacts.forEach((m, i) => {
-    if (!isStatic(bodies, m.contact.bodyA)) add(m.contact.bodyA, jacobianA, i);
-    if (!isStatic(bodies, m.contact.bodyB)) add(m.contact.bodyB, jacobianB, i);
-  });
+  const metas = p.contacts;
+  for (let i = 0; i < metas.length; i++) {
+    const m = metas[i].contact;
+    if (!isStatic(bodies, m.bodyA)) addImpulse(bodies, m.bodyA, jacobianA, i, lambda, out);
+    if (!isStatic(bodies, m.bodyB)) addImpulse(bodies, m.bodyB, jacobianB, i, lambda, out);
+  }
   return out;
+}
+
+/**
+ * out[body] += M⁻¹ J_iᵀ λ_i for contact i's block J of one body: the impulse Jᵀλ summed over the rows n, t1, t2
+ * in that order, then M⁻¹ (a module function with locals: the closure and scratch array it replaces were made
+ * per call of bodyVelocityChanges, once per island and step; same operations in the same order).
+ */
+function addImpulse(bodies: readonly BodyState[], body: number, J: Float64Array, i: number, lambda: ArrayLike<number>, out: Float64Array): void {
+  const o = 18 * i,
+    l0 = lambda[3 * i],
+    l1 = lambda[3 * i + 1],
+    l2 = lambda[3 * i + 2];
+  let i0 = 0,
+    i1 = 0,
+    i2 = 0,
+    i3 = 0,
+    i4 = 0,
+    i5 = 0;
+  i0 += J[o] * l0;
+  i1 += J[o + 1] * l0;
+  i2 += J[o + 2] * l0;
+  i3 += J[o + 3] * l0;
+  i4 += J[o + 4] * l0;
+  i5 += J[o + 5] * l0;
+  i0 += J[o + 6] * l1;
+  i1 += J[o + 7] * l1;
+  i2 += J[o + 8] * l1;
+  i3 += J[o + 9] * l1;
+  i4 += J[o + 10] * l1;
+  i5 += J[o + 11] * l1;
+  i0 += J[o + 12] * l2;
+  i1 += J[o + 13] * l2;
+  i2 += J[o + 14] * l2;
+  i3 += J[o + 15] * l2;
+  i4 += J[o + 16] * l2;
+  i5 += J[o + 17] * l2;
+  const bd = bodies[body],
+    I = bd.invInertiaWorld,
+    ob = 6 * body;
+  out[ob] += bd.invMass * i0;
+  out[ob + 1] += bd.invMass * i1;
+  out[ob + 2] += bd.invMass * i2;
+  out[ob + 3] += I[0] * i3 + I[1] * i4 + I[2] * i5;
+  out[ob + 4] += I[3] * i3 + I[4] * i4 + I[5] * i5;
+  out[ob + 5] += I[6] * i3 + I[7] * i4 + I[8] * i5;
 }
 
 /**

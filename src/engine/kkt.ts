@@ -101,8 +101,18 @@ export function kktFromW(mu: Float64Array, lambda: Float64Array, w: Float64Array
   // followed by more code, V8 entered kktFromW's on-stack-replaced code on most calls and deoptimised it
   // right after the first loop ("insufficient type feedback"), finishing in the interpreter (see pgsSweep.ts
   // SweepOutcome). Same operations in the same order.
+  kktScales(mu, lambda, w, b, n, C, ws.scales);
+  return kktFromScales(mu, lambda, w, rho, ws);
+}
+
+/**
+ * kktFromW with ws.scales already filled as kktScales fills them ([first non-finite index of λ, w, b (−1: none),
+ * ‖w + b‖∞, ‖b‖∞, ‖λ‖∞, max μ]), e.g. by a caller's own pass over the rows (the matrix-free PGS computes them
+ * with w). Writes ws.report; no allocation.
+ */
+export function kktFromScales(mu: Float64Array, lambda: Float64Array, w: Float64Array, rho: Float64Array, ws: KktWorkspace): KktReport {
+  const C = mu.length;
   const sc = ws.scales;
-  kktScales(mu, lambda, w, b, n, C, sc);
   const firstNonFinite = sc[0],
     aNorm = sc[1],
     bNorm = sc[2],

@@ -43,6 +43,21 @@ export class SweepAndPrune {
    * for all, or one per collider (a fast body's AABB grows by its speculative reach, detect.ts).
    */
   pairs(colliders: readonly Collider[], margin: Margin = CONTACT_MARGIN): Pair[] {
+    const count = this.sweep(colliders, margin); // first: the sweep may replace this.keys by a larger array
+    return decodePairs(this.keys, count, colliders.length);
+  }
+
+  /**
+   * The pairs of `pairs` as unsorted keys i·N + j (i < j, N = colliders.length) in keys[0..count): returns the
+   * key list and writes the count to `count[0]` (candidatePairKeys sorts them with the plane pairs).
+   */
+  pairKeys(colliders: readonly Collider[], margin: Margin, count: Int32Array): Float64Array {
+    count[0] = this.sweep(colliders, margin);
+    return this.keys;
+  }
+
+  /** The sweep of `pairs`: leaves the unsorted pair keys in this.keys and returns how many there are. */
+  private sweep(colliders: readonly Collider[], margin: Margin): number {
     const N = colliders.length;
     if (this.boxes.length < 6 * N) this.boxes = new Float64Array(6 * N);
     const box = this.boxes;
@@ -97,7 +112,7 @@ export class SweepAndPrune {
     }
     this.keys = sweepPairs(colliders, order, finite, box, axis, this.keys, counts, this.sorted, this.sortedStatic);
     this.lastTests = counts[1];
-    return decodePairs(this.keys, counts[0], N);
+    return counts[0];
   }
 
   private fullSort(count: number, axis: number): void {
@@ -212,6 +227,35 @@ export function planePairs(colliders: readonly Collider[]): Pair[] {
  */
 export function candidatePairs(colliders: readonly Collider[], sap: SweepAndPrune = new SweepAndPrune(), margin: Margin = CONTACT_MARGIN): Pair[] {
   return mergePairs(sap.pairs(colliders, margin), planePairs(colliders));
+}
+
+/**
+ * candidatePairs as keys i·N + j (i < j, N = colliders.length) in one sorted Float64Array: the same pairs in the
+ * same order (key order is (i, j) order, and the swept and plane pairs never coincide), without an array per pair
+ * (the world's detection decodes i = ⌊key/N⌋, j = key − i·N in its loop; ~7000 pairs per step in a 1000-box pile).
+ */
+export function candidatePairKeys(colliders: readonly Collider[], sap: SweepAndPrune = new SweepAndPrune(), margin: Margin = CONTACT_MARGIN): Float64Array {
+  const N = colliders.length;
+  const count = new Int32Array(1);
+  const swept = sap.pairKeys(colliders, margin, count);
+  let planes = 0,
+    movable = 0;
+  for (let i = 0; i < N; i++) {
+    if (isPlane(colliders[i])) planes++;
+    else if (!isStaticCollider(colliders[i])) movable++;
+  }
+  const out = new Float64Array(count[0] + planes * movable);
+  out.set(swept.subarray(0, count[0]));
+  let k = count[0];
+  // planePairs: every plane with every non-static collider
+  for (let i = 0; i < N; i++) {
+    if (!isPlane(colliders[i])) continue;
+    for (let j = 0; j < N; j++) {
+      if (j === i || isStaticCollider(colliders[j])) continue;
+      out[k++] = i < j ? i * N + j : j * N + i;
+    }
+  }
+  return out.sort(); // typed-array sort is numeric
 }
 
 /** Merge of two lists sorted by (i, j) into one sorted list (the two lists share no pair: one holds planes, the other none). */

@@ -21,7 +21,7 @@
  */
 import type { ContactProblem } from '../problem.js';
 import { KktWorkspace, type KktReport } from '../kkt.js';
-import { HistoryRecorder, objectiveFromAlam } from './history.js';
+import { HistoryRecorder } from './history.js';
 import { projectAll } from './projectedSteps.js';
 import { denseRows, type PgsRows } from './pgsRows.js';
 import { type SweepOutcome, type SweepParams, sweepParams } from './pgsSweep.js';
@@ -79,7 +79,7 @@ function blockSteps(rows: PgsRows, eps: number, perContact: boolean): Float64Arr
 
 /** The PGS iteration on any row storage; `label` is appended to non-converged reasons (e.g. "matrix-free"). */
 export function runPgs(rows: PgsRows, opts: PgsOptions, warmStart?: Float64Array, label = '', schedule: ResidualSweeps = 'every'): PgsOutput {
-  const { b, size: n, contactCount: C } = rows;
+  const { size: n, contactCount: C } = rows;
   const maxIt = opts.maxIterations ?? PGS_DEFAULTS.maxIterations;
   const tol = opts.tolerance ?? PGS_DEFAULTS.tolerance;
   const eps = opts.regularization ?? PGS_DEFAULTS.regularization;
@@ -99,9 +99,10 @@ export function runPgs(rows: PgsRows, opts: PgsOptions, warmStart?: Float64Array
   const step = law === 'cone' ? blockSteps(rows, eps, opts.diagonalScaling === true) : null;
   const params = sweepParams(rows, eps, step);
   const moved: SweepOutcome = new Float64Array(2);
+  const objective = new Float64Array(1);
   const measure = (): KktReport => {
-    const r = rows.kkt(lam, ws);
-    hist.record(r.maxRel, objectiveFromAlam(lam, ws.Alam, b, n), iterations);
+    const r = rows.kkt(lam, ws, objective);
+    hist.record(r.maxRel, objective[0], iterations);
     return r;
   };
 

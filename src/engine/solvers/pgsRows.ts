@@ -8,16 +8,20 @@
  */
 import type { ContactJacobians } from '../assembly.js';
 import type { ContactProblem } from '../problem.js';
-import { type KktWorkspace, kktFromW, kktInto, type KktReport } from '../kkt.js';
+import { type KktWorkspace, kktFromScales, kktInto, type KktReport } from '../kkt.js';
+import { objectiveFromAlam } from './history.js';
 import {
   type MatrixFreeArrays,
   matrixFreeApply,
   matrixFreeRowTimes,
   PACKED_DIRECTIONS,
+  PACKED_INV_INERTIA_A_RA_CROSS_D,
+  PACKED_INV_INERTIA_B_RB_CROSS_D,
+  PACKED_INV_MASS_A,
+  PACKED_INV_MASS_B,
   PACKED_RA_CROSS_D,
   PACKED_RB_CROSS_D,
   PACKED_STRIDE,
-  packRows,
   type SweepOutcome,
   type SweepParams,
   sweepMatrixFree,
@@ -37,8 +41,11 @@ export interface PgsRows {
   changed(c: number, d0: number, d1: number, d2: number): void;
   /** One Gauss–Seidel sweep over all contacts (pgsSweep.ts), |Δλ| and |λ| maxima into `out`. */
   sweep(lambda: Float64Array, params: SweepParams, out: SweepOutcome): void;
-  /** KKT report of λ for A (fills ws.w = Aλ − b and ws.Alam = Aλ). */
-  kkt(lambda: Float64Array, ws: KktWorkspace): KktReport;
+  /**
+   * KKT report of λ for A (fills ws.w = Aλ − b and ws.Alam = Aλ); with `objective`, objective[0] = f(λ) =
+   * ½λᵀAλ − bᵀλ (objectiveFromAlam's sum, in its order).
+   */
+  kkt(lambda: Float64Array, ws: KktWorkspace, objective?: Float64Array): KktReport;
 }
 
 /** Rows of a dense problem (A already contains ε and any softening). */
@@ -62,7 +69,11 @@ export function denseRows(p: ContactProblem): PgsRows {
       /* A is read directly: nothing to update */
     },
     sweep: (lambda, params, out) => sweepRows(rows, lambda, params, out),
-    kkt: (lambda, ws) => kktInto(p, lambda, ws),
+    kkt(lambda, ws, objective) {
+      const r = kktInto(p, lambda, ws);
+      if (objective) objective[0] = objectiveFromAlam(lambda, ws.Alam, p.b, n);
+      return r;
+    },
   };
   return rows;
 }
@@ -108,25 +119,67 @@ export function matrixFreeRows(k: ContactJacobians, softening = 0, into?: Float6
     },
     changed: (c, d0, d1, d2) => matrixFreeApply(arrays, c, d0, d1, d2),
     sweep: (lambda, params, out) => sweepMatrixFree(arrays, lambda, params, out),
-    kkt(lambda, ws) {
-      matrixFreeProducts(arrays, lambda, ws.Alam, ws.w);
-      return kktFromW(k.mu, lambda, ws.w, k.b, rho, ws);
+    kkt(lambda, ws, objective) {
+      // one pass: Aλ, w, kktFromW's scales and f(λ) (kktScales and objectiveFromAlam read the same rows again)
+      matrixFreeProducts(arrays, lambda, ws.Alam, ws.w, ws.scales, objective ?? objectiveScratch);
+      return kktFromScales(k.mu, lambda, ws.w, rho, ws);
     },
   };
 }
 
-/** Per contact: the body indices (−1: static side) and the packed rows (packRows). */
+/**
+ * Per contact: the body indices (−1: static side) and the packed rows (layout at PACKED_STRIDE, pgsSweep.ts; zeros
+ * for a static side), in one loop without a call per contact (a packing call with 13 arguments, two of them
+ * doubles, boxed them per call in V8).
+ */
 function packContacts(k: ContactJacobians, bodyA: Int32Array, bodyB: Int32Array, packed: Float64Array): void {
   const { jacobianA: JA, jacobianB: JB } = k.physics;
   const { invMassJA: MA, invMassJB: MB, staticA, staticB } = k;
   const bodies = k.physics.bodies;
   for (let c = 0; c < k.contactCount; c++) {
     const m = k.contacts[c].contact;
-    bodyA[c] = staticA[c] ? -1 : m.bodyA;
-    bodyB[c] = staticB[c] ? -1 : m.bodyB;
-    const imA = bodyA[c] >= 0 ? bodies[bodyA[c]].invMass : 0,
-      imB = bodyB[c] >= 0 ? bodies[bodyB[c]].invMass : 0;
-    packRows(JA, JB, MA, MB, m.normal, m.t1, m.t2, c, imA, imB, bodyA[c] >= 0, bodyB[c] >= 0, packed);
+    const ia = staticA[c] ? -1 : m.bodyA,
+      ib = staticB[c] ? -1 : m.bodyB;
+    bodyA[c] = ia;
+    bodyB[c] = ib;
+    const p = PACKED_STRIDE * c,
+      j = 18 * c;
+    const n = m.normal,
+      t1 = m.t1,
+      t2 = m.t2;
+    packed[p + PACKED_DIRECTIONS] = n[0];
+    packed[p + PACKED_DIRECTIONS + 1] = n[1];
+    packed[p + PACKED_DIRECTIONS + 2] = n[2];
+    packed[p + PACKED_DIRECTIONS + 3] = t1[0];
+    packed[p + PACKED_DIRECTIONS + 4] = t1[1];
+    packed[p + PACKED_DIRECTIONS + 5] = t1[2];
+    packed[p + PACKED_DIRECTIONS + 6] = t2[0];
+    packed[p + PACKED_DIRECTIONS + 7] = t2[1];
+    packed[p + PACKED_DIRECTIONS + 8] = t2[2];
+    // row r's angular part of J_a (= r_a × d) and of M⁻¹J_aᵀ (= I_a⁻¹(r_a × d)); J_b and M⁻¹J_bᵀ negated. The
+    // packed array is new (zeros), so a static side is left as it is.
+    for (let r = 0; r < 3; r++) {
+      const src = j + 6 * r + 3,
+        dst = 3 * r;
+      if (ia >= 0) {
+        packed[p + PACKED_RA_CROSS_D + dst] = JA[src];
+        packed[p + PACKED_RA_CROSS_D + dst + 1] = JA[src + 1];
+        packed[p + PACKED_RA_CROSS_D + dst + 2] = JA[src + 2];
+        packed[p + PACKED_INV_INERTIA_A_RA_CROSS_D + dst] = MA[src];
+        packed[p + PACKED_INV_INERTIA_A_RA_CROSS_D + dst + 1] = MA[src + 1];
+        packed[p + PACKED_INV_INERTIA_A_RA_CROSS_D + dst + 2] = MA[src + 2];
+      }
+      if (ib >= 0) {
+        packed[p + PACKED_RB_CROSS_D + dst] = -JB[src];
+        packed[p + PACKED_RB_CROSS_D + dst + 1] = -JB[src + 1];
+        packed[p + PACKED_RB_CROSS_D + dst + 2] = -JB[src + 2];
+        packed[p + PACKED_INV_INERTIA_B_RB_CROSS_D + dst] = -MB[src];
+        packed[p + PACKED_INV_INERTIA_B_RB_CROSS_D + dst + 1] = -MB[src + 1];
+        packed[p + PACKED_INV_INERTIA_B_RB_CROSS_D + dst + 2] = -MB[src + 2];
+      }
+    }
+    if (ia >= 0) packed[p + PACKED_INV_MASS_A] = bodies[ia].invMass;
+    if (ib >= 0) packed[p + PACKED_INV_MASS_B] = bodies[ib].invMass;
   }
 }
 
@@ -153,13 +206,40 @@ function diagonalBlocks(k: ContactJacobians, shiftN: number, shiftT: number, dia
   }
 }
 
+/** f(λ) of a matrix-free kkt() whose caller did not ask for it. */
+const objectiveScratch = new Float64Array(1);
+
 /**
  * Alam = Aλ and w = Aλ − b for all rows, in matrixFreeRowTimes' order (written out: a call per row would
- * box each double in V8). A function of its own, with nothing after its loop (see SweepOutcome).
+ * box each double in V8), and from the same rows kktFromW's scales into `scales` (kkt.ts kktScales: the same
+ * maxima and first non-finite index, rows in the same order) and f(λ) = Σᵢ λᵢ(½(Aλ)ᵢ − bᵢ) into objective[0]
+ * (history.ts objectiveFromAlam: the same sum in the same order). A function of its own, with nothing after its
+ * loop; its results are written inside the loop (see SweepOutcome).
  */
-function matrixFreeProducts(k: MatrixFreeArrays, lambda: Float64Array, Alam: Float64Array, w: Float64Array): void {
-  const { contactCount: C, bodyA, bodyB, shiftN, shiftT, b, dv, packed: R } = k;
+function matrixFreeProducts(
+  k: MatrixFreeArrays,
+  lambda: Float64Array,
+  Alam: Float64Array,
+  w: Float64Array,
+  scales: Float64Array,
+  objective: Float64Array,
+): void {
+  const { contactCount: C, bodyA, bodyB, shiftN, shiftT, b, dv, packed: R, mu } = k;
+  let aNorm = 0,
+    bNorm = 0,
+    lamRef = 0,
+    muMax = 0,
+    firstNonFinite = -1,
+    f = 0;
+  scales[0] = -1;
+  scales[1] = 0;
+  scales[2] = 0;
+  scales[3] = 0;
+  scales[4] = 0;
+  objective[0] = 0;
   for (let c = 0; c < C; c++) {
+    muMax = Math.max(muMax, mu[c]);
+    scales[4] = muMax;
     const ia = bodyA[c],
       ib = bodyB[c],
       oa = 6 * ia,
@@ -216,8 +296,21 @@ function matrixFreeProducts(k: MatrixFreeArrays, lambda: Float64Array, Alam: Flo
         s -= R[dRb + 1] * b4;
         s -= R[dRb + 2] * b5;
       }
+      const bi = b[i],
+        li = lambda[i],
+        wi = s - bi;
       Alam[i] = s;
-      w[i] = s - b[i];
+      w[i] = wi;
+      if (firstNonFinite < 0 && !(Number.isFinite(li) && Number.isFinite(wi) && Number.isFinite(bi))) firstNonFinite = i;
+      aNorm = Math.max(aNorm, Math.abs(wi + bi));
+      bNorm = Math.max(bNorm, Math.abs(bi));
+      lamRef = Math.max(lamRef, Math.abs(li));
+      f += li * (0.5 * s - bi);
+      scales[0] = firstNonFinite;
+      scales[1] = aNorm;
+      scales[2] = bNorm;
+      scales[3] = lamRef;
+      objective[0] = f;
     }
   }
 }

@@ -136,7 +136,7 @@ export interface MatrixFreeArrays {
   readonly b: Float64Array;
   readonly mu: Float64Array;
   readonly dv: Float64Array;
-  /** The same rows packed for the fused sweep, PACKED_STRIDE numbers per contact (packRows). */
+  /** The same rows packed for the fused sweep, PACKED_STRIDE numbers per contact (packContacts in pgsRows.ts). */
   readonly packed: Float64Array;
 }
 
@@ -156,38 +156,6 @@ export const PACKED_INV_INERTIA_A_RA_CROSS_D = 27;
 export const PACKED_INV_INERTIA_B_RB_CROSS_D = 36;
 export const PACKED_INV_MASS_A = 45;
 export const PACKED_INV_MASS_B = 46;
-
-/** Packs the rows of contact c from the assembled blocks (zeros for a static side). */
-export function packRows(
-  JA: Float64Array,
-  JB: Float64Array,
-  MA: Float64Array,
-  MB: Float64Array,
-  n: readonly number[],
-  t1: readonly number[],
-  t2: readonly number[],
-  c: number,
-  invMassA: number,
-  invMassB: number,
-  dynamicA: boolean,
-  dynamicB: boolean,
-  out: Float64Array,
-): void {
-  const p = PACKED_STRIDE * c,
-    j = 18 * c;
-  for (let k = 0; k < 3; k++) {
-    const d = k === 0 ? n : k === 1 ? t1 : t2;
-    for (let q = 0; q < 3; q++) {
-      out[p + PACKED_DIRECTIONS + 3 * k + q] = d[q];
-      out[p + PACKED_RA_CROSS_D + 3 * k + q] = dynamicA ? JA[j + 6 * k + 3 + q] : 0;
-      out[p + PACKED_RB_CROSS_D + 3 * k + q] = dynamicB ? -JB[j + 6 * k + 3 + q] : 0;
-      out[p + PACKED_INV_INERTIA_A_RA_CROSS_D + 3 * k + q] = dynamicA ? MA[j + 6 * k + 3 + q] : 0;
-      out[p + PACKED_INV_INERTIA_B_RB_CROSS_D + 3 * k + q] = dynamicB ? -MB[j + 6 * k + 3 + q] : 0;
-    }
-  }
-  out[p + PACKED_INV_MASS_A] = dynamicA ? invMassA : 0;
-  out[p + PACKED_INV_MASS_B] = dynamicB ? invMassB : 0;
-}
 
 /**
  * (Aλ)ᵢ = shiftᵢλᵢ + J_{i,a}·Δv_a + J_{i,b}·Δv_b for row r of contact c (i = 3c + r): the matrix-free row

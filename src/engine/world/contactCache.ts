@@ -4,7 +4,8 @@
  * feasibility by projecting onto the current cone). New contacts start at 0.
  *
  * Storage (the pile stores ~6000 contacts per step): a generation per frame, with one chain of slots per
- * body pair (a number key, no string built per contact) and the normal and λ of each slot in a Float64Array.
+ * body pair (a number key in an open-addressing table, no string built per contact) and the normal and λ of
+ * each slot in a Float64Array.
  */
 import type { ContactPoint } from '../problem.js';
 
@@ -28,27 +29,43 @@ const pairOf = (c: CacheKeyed): number =>
 /** Per slot: normal (3) then λ (3). */
 const SLOT = 6;
 
+/** Smallest size of a generation's pair table (a power of two). */
+const TABLE_MIN = 64;
+
 /** The contacts stored during one frame. */
 class Generation {
-  /** Body pair → its most recently stored slot; older slots of the pair follow through `next`. */
-  private readonly head = new Map<number, number>();
+  /**
+   * Body pair → its most recently stored slot, in an open-addressing table (linear probing; Knuth, TAOCP vol. 3
+   * §6.4, algorithm L) of pair keys and slot + 1 (0: empty), at most half full: no Map entry or table
+   * rebuilt per frame (the pile stores ~3000 pairs per step). Older slots of the pair follow through `next`.
+   */
+  private pairKey = new Float64Array(TABLE_MIN);
+  private pairHead = new Int32Array(TABLE_MIN);
+  private pairs = 0;
   private next = new Int32Array(64);
   private feature: string[] = [];
   data = new Float64Array(SLOT * 64);
   private count = 0;
 
   clear(): void {
-    this.head.clear();
-    this.feature.length = 0;
+    if (this.pairs > 0) this.pairHead.fill(0);
+    this.pairs = 0;
     this.count = 0;
   }
 
   add(c: CacheKeyed, l0: number, l1: number, l2: number): void {
     if (this.count === this.next.length) this.grow();
+    if (2 * (this.pairs + 1) > this.pairHead.length) this.growTable();
     const s = this.count++;
     const pair = pairOf(c);
-    this.next[s] = this.head.get(pair) ?? -1;
-    this.head.set(pair, s);
+    const t = this.tableIndex(pair);
+    const head = this.pairHead[t];
+    if (head === 0) {
+      this.pairKey[t] = pair;
+      this.pairs++;
+    }
+    this.next[s] = head - 1;
+    this.pairHead[t] = s + 1;
     this.feature[s] = c.featureId ?? '';
     const o = SLOT * s,
       d = this.data;
@@ -63,8 +80,32 @@ class Generation {
   /** The latest slot stored for this contact's pair and feature, or −1. */
   find(c: CacheKeyed): number {
     const f = c.featureId ?? '';
-    for (let s = this.head.get(pairOf(c)) ?? -1; s >= 0; s = this.next[s]) if (this.feature[s] === f) return s;
+    for (let s = this.pairHead[this.tableIndex(pairOf(c))] - 1; s >= 0; s = this.next[s]) if (this.feature[s] === f) return s;
     return -1;
+  }
+
+  /** The table entry of `pair`: where it is stored, or the empty entry where it would go. */
+  private tableIndex(pair: number): number {
+    const keys = this.pairKey,
+      heads = this.pairHead,
+      mask = heads.length - 1;
+    // Fibonacci hashing of the key's low 32 bits (Knuth §6.4); equality is tested on the whole key
+    let t = (Math.imul(pair | 0, 0x9e3779b1) >>> 0) & mask;
+    while (heads[t] !== 0 && keys[t] !== pair) t = (t + 1) & mask;
+    return t;
+  }
+
+  private growTable(): void {
+    const oldKey = this.pairKey,
+      oldHead = this.pairHead;
+    this.pairKey = new Float64Array(2 * oldKey.length);
+    this.pairHead = new Int32Array(2 * oldHead.length);
+    for (let t = 0; t < oldHead.length; t++) {
+      if (oldHead[t] === 0) continue;
+      const u = this.tableIndex(oldKey[t]);
+      this.pairKey[u] = oldKey[t];
+      this.pairHead[u] = oldHead[t];
+    }
   }
 
   private grow(): void {

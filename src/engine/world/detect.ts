@@ -6,7 +6,7 @@
  * letting it tunnel in by up to |v|·Δt.
  */
 import { collide } from '../collision/narrowphase.js';
-import { candidatePairs, SweepAndPrune } from '../collision/broadphase.js';
+import { candidatePairKeys, SweepAndPrune } from '../collision/broadphase.js';
 import { boxFrameOf, CONTACT_MARGIN, worldPlane, type BoxFrame, type Collider, type WorldPlane } from '../collision/shapes.js';
 import type { Vec3 } from '../math/vec3.js';
 import type { Quat } from '../math/quat.js';
@@ -92,10 +92,11 @@ export function detectContacts(bodies: readonly DetectableBody[], sap: SweepAndP
   /** Per found speculative contact: its reach from the relative motion alone (−1: touching or closing). */
   const relReach: number[] = [];
   // Indexed loops, not for…of with destructuring: no iterator objects per pair and per contact.
-  const pairs = candidatePairs(colliders, sap, speculative ? margins : CONTACT_MARGIN);
-  for (let p = 0; p < pairs.length; p++) {
-    const i = pairs[p][0],
-      j = pairs[p][1];
+  const keys = candidatePairKeys(colliders, sap, speculative ? margins : CONTACT_MARGIN);
+  for (let p = 0; p < keys.length; p++) {
+    const key = keys[p],
+      i = Math.floor(key / N),
+      j = key - i * N;
     const a = bodies[i],
       b = bodies[j];
     if (a.isStatic && b.isStatic) continue;
