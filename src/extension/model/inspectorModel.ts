@@ -470,6 +470,7 @@ export class InspectorModel {
 
   close(): void {
     this.views.clear();
+    this.pendingDetail = null;
     this.session.close();
   }
 }
