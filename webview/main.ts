@@ -4,7 +4,16 @@
  * A frame change (frame message received → every view updated) is timed with performance.now() and the
  * figures exposed as window.__inspectorStats (the webview tests read them).
  */
-import type { FindingView, FrameView, HostMessage, InspectorCommand, SessionInfo, SessionSource, Timeline } from '../src/protocol/inspector.js';
+import {
+  type FindingView,
+  type FrameView,
+  type HostMessage,
+  type InspectorCommand,
+  type SessionInfo,
+  type SessionSource,
+  type Timeline,
+  withConditioning,
+} from '../src/protocol/inspector.js';
 import type { ProblemView } from '../src/protocol/problem.js';
 import { Charts } from './charts.js';
 import { ContactTable } from './contactTable.js';
@@ -159,6 +168,15 @@ class InspectorPage {
         return this.init(m);
       case 'frame':
         return this.frame(m.view, t0);
+      case 'conditioning': {
+        // the shown frame's pending islands, computed after its view
+        const v = this.view;
+        if (!v || v.index !== m.index) return;
+        const islands = [...v.islands];
+        for (const c of m.islands) if (islands[c.island]) islands[c.island] = withConditioning(islands[c.island], c);
+        this.view = { ...v, islands };
+        return this.matrix.show(islands, this.selectedIndices());
+      }
       case 'series':
         if (m.requestId === this.seriesRequest) this.charts.setSeries(m.series, this.labels());
         return;

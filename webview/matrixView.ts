@@ -48,6 +48,7 @@ interface IslandBox {
  * Number.MAX_VALUE), '–' when it is unknown.
  */
 function kappaText(isl: IslandView): string {
+  if (isl.conditioningPending) return '…';
   if ((isl.kappa === null && isl.lambdaMax !== null) || (isl.kappa !== null && isl.kappa >= Number.MAX_VALUE)) return '∞';
   return num(isl.kappa);
 }
@@ -123,7 +124,7 @@ export class MatrixView {
     box.title.textContent = `island ${k} · ${n} contact${n === 1 ? '' : 's'} · A ${isl.size}×${isl.size}`;
     const lines: [string, string][] = [
       [`κ(A) ${kappaText(isl)} · λmin ${num(isl.lambdaMin)} · λmax ${num(isl.lambdaMax)}`, ''],
-      [`rank deficiency ${isl.rankDeficiency ?? '–'} · method ${isl.method ?? '–'}`, ''],
+      [`rank deficiency ${isl.rankDeficiency ?? '–'} · method ${isl.method ?? (isl.conditioningPending ? 'computing…' : '–')}`, ''],
     ];
     if (isl.kappaRange !== undefined || isl.rankRatio !== undefined)
       lines.splice(1, 0, [`κ on range(A) ${num(isl.kappaRange ?? null)} · rank ratio rows/rank ${isl.rankRatio == null ? '–' : isl.rankRatio.toFixed(2)}`, '']);
@@ -134,7 +135,7 @@ export class MatrixView {
     const counts = new Map<string, number>();
     for (const c of isl.causes) counts.set(c, (counts.get(c) ?? 0) + 1);
     for (const [c, n] of counts) lines.push([`likely cause${n > 1 ? ` (${n}×)` : ''}: ${c}`, 'cause']);
-    if (!isl.reason && isl.causes.length === 0) lines.push(['no conditioning problem found', '']);
+    if (!isl.reason && isl.causes.length === 0 && !isl.conditioningPending) lines.push(['no conditioning problem found', '']);
     // lines are rewritten in place (a frame change usually changes only the numbers)
     const kids = box.stats.children;
     lines.forEach(([t, cls], j) => {

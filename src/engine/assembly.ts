@@ -277,36 +277,18 @@ export function assembleProblem(bodies: readonly BodyState[], contacts: readonly
 export function denseProblem(k: ContactJacobians, contacts: readonly ContactPoint[], regularization: number): ContactProblem {
   const C = k.contactCount,
     n = k.size;
-  const { jacobianA: JA, jacobianB: JB } = k.physics;
-  const { invMassJA: MJA, invMassJB: MJB, staticA, staticB } = k;
-  // A_ij = Σ over bodies shared by i and j of J_i,body M⁻¹ J_j,bodyᵀ (docs/physics.md "Delassus matrix").
-  const A = new Float64Array(n * n);
-  const addBlock = (i: number, Ji: Float64Array, j: number, MJj: Float64Array): void => {
-    for (let r = 0; r < 3; r++) {
-      for (let s = 0; s < 3; s++) {
-        let v = 0;
-        const a = 18 * i + 6 * r,
-          bb = 18 * j + 6 * s;
-        for (let q = 0; q < 6; q++) v += Ji[a + q] * MJj[bb + q];
-        A[(3 * i + r) * n + 3 * j + s] += v;
-      }
-    }
-  };
+  // the contacts' bodies as typed columns: the C² pair loop below then reads no object (a frame view's islands
+  // of up to 200 contacts spent most of their assembly on the contact objects' property loads)
+  const bodyA = new Int32Array(C),
+    bodyB = new Int32Array(C);
   for (let i = 0; i < C; i++) {
-    const ci = contacts[i];
-    for (let j = 0; j < C; j++) {
-      const cj = contacts[j];
-      if (!staticA[i]) {
-        if (!staticA[j] && ci.bodyA === cj.bodyA) addBlock(i, JA, j, MJA);
-        if (!staticB[j] && ci.bodyA === cj.bodyB) addBlock(i, JA, j, MJB);
-      }
-      if (!staticB[i]) {
-        if (!staticA[j] && ci.bodyB === cj.bodyA) addBlock(i, JB, j, MJA);
-        if (!staticB[j] && ci.bodyB === cj.bodyB) addBlock(i, JB, j, MJB);
-      }
-    }
+    bodyA[i] = contacts[i].bodyA;
+    bodyB[i] = contacts[i].bodyB;
   }
-  // Symmetrise exactly (the two triangles are computed by the same products in another order).
+  const A = new Float64Array(n * n);
+  addSharedBodyBlocks(A, k, bodyA, bodyB);
+  // Symmetrise exactly: the lower triangle is the upper one (the same products in another order would differ
+  // in rounding; they are not computed).
   for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) A[j * n + i] = A[i * n + j];
   for (let i = 0; i < n; i++) A[i * n + i] += regularization;
   return {
@@ -320,6 +302,42 @@ export function denseProblem(k: ContactJacobians, contacts: readonly ContactPoin
     rhs: k.rhs,
     physics: k.physics,
   };
+}
+
+/**
+ * A_ij = Σ over bodies shared by i and j of J_i,body M⁻¹ J_j,bodyᵀ (docs/physics.md "Delassus matrix"), into
+ * A's blocks on and above the diagonal (j ≥ i): the caller copies the upper triangle into the lower one.
+ */
+function addSharedBodyBlocks(A: Float64Array, k: ContactJacobians, bodyA: Int32Array, bodyB: Int32Array): void {
+  const C = k.contactCount,
+    n = k.size;
+  const { jacobianA: JA, jacobianB: JB } = k.physics;
+  const { invMassJA: MJA, invMassJB: MJB, staticA, staticB } = k;
+  const addBlock = (i: number, Ji: Float64Array, j: number, MJj: Float64Array): void => {
+    for (let r = 0; r < 3; r++) {
+      for (let s = 0; s < 3; s++) {
+        let v = 0;
+        const a = 18 * i + 6 * r,
+          bb = 18 * j + 6 * s;
+        for (let q = 0; q < 6; q++) v += Ji[a + q] * MJj[bb + q];
+        A[(3 * i + r) * n + 3 * j + s] += v;
+      }
+    }
+  };
+  for (let i = 0; i < C; i++) {
+    const ai = bodyA[i],
+      bi = bodyB[i];
+    for (let j = i; j < C; j++) {
+      if (!staticA[i]) {
+        if (!staticA[j] && ai === bodyA[j]) addBlock(i, JA, j, MJA);
+        if (!staticB[j] && ai === bodyB[j]) addBlock(i, JA, j, MJB);
+      }
+      if (!staticB[i]) {
+        if (!staticA[j] && bi === bodyA[j]) addBlock(i, JB, j, MJA);
+        if (!staticB[j] && bi === bodyB[j]) addBlock(i, JB, j, MJB);
+      }
+    }
+  }
 }
 
 function rowTimesVelocity(J: Float64Array, o: number, bd: BodyState): number {

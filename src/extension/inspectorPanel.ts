@@ -342,6 +342,11 @@ export class InspectorPanel implements vscode.Disposable {
       while (job) {
         const view = await worker.request({ op: 'frame', index: job.index });
         this.post({ type: 'frame', requestId: job.requestId, view });
+        // a busy frame's larger islands' conditioning follows its view, unless a newer seek is waiting
+        if (this.nextFrame === null && view.islands.some((isl) => isl.conditioningPending)) {
+          const islands = await worker.request({ op: 'conditioning', index: job.index });
+          this.post({ type: 'conditioning', index: view.index, islands });
+        }
         job = this.nextFrame;
         this.nextFrame = null;
       }

@@ -1,20 +1,16 @@
 /**
- * Recording format, validation: a header or frame from JSON.parse → RecordingHeader / RecordedFrame, on
- * the shared field reader (fieldReader.ts ValueReader). Recordings are written by our engine AND by other
+ * Recording format, validation: a frame from JSON.parse → RecordedFrame (the header: recordingHeaderValidate.ts;
+ * the checks both share: recordingChecks.ts), on the shared field reader (fieldReader.ts ValueReader). Recordings are written by our engine AND by other
  * engines, so everything is checked and every error names the file, the line and the field:
  *   FormatError(file, "line 17: contacts[2].normal", "is not a unit vector …").
  * Unknown fields, unknown shapes, e > 1 and implausible inertias are warnings.
  */
-import { describeValue, hasUnsafeCharacters, MAX_DETAIL_CHARS, MAX_FIELD_CHARS, safeText, suggest } from './messages.js';
-import { fieldPath, unknownKeys, ValueReader, type FieldWarning, type JsonRecord, type UnitTolerances } from './fieldReader.js';
+import { MAX_DETAIL_CHARS, MAX_FIELD_CHARS, safeText } from './messages.js';
+import { ValueReader, type FieldWarning, type JsonRecord } from './fieldReader.js';
 import { parseJsonLine } from './recordingJson.js';
-import { CONVENTION_VALUES, conversions, convertFrame, convertHeader, convertStates, type DeclaredConventions } from './conventions.js';
-import { det3 } from './recordingConvert.js';
+import { convertFrame, convertStates } from './conventions.js';
 import {
-  CONVENTIONS,
   QUATERNION_ERROR_TOLERANCE,
-  RECORDING_FORMAT,
-  RECORDING_VERSION,
   SOLVER_STATUSES,
   UNIT_TOLERANCE,
   type ParseFrameOptions,
@@ -26,312 +22,26 @@ import {
   type RecordedInitialState,
   type RecordedManifold,
   type RecordedPreState,
-  type RecordedShape,
   type RecordedSolver,
   type RecordingHeader,
   type SoftContactParameters,
 } from './recordingTypes.js';
-import type { Mat3, Quat, Vec3 } from '../engine/index.js';
-
-/** Unknown keys: a warning (with a spelling suggestion); keys starting with "x-" are vendor extensions, silently ignored. */
-function warnUnknownKeys(o: JsonRecord, allowed: readonly string[], path: string, warn: FieldWarning | undefined): void {
-  if (!warn) return;
-  for (const k of unknownKeys(Object.keys(o), allowed, true)) {
-    const near = suggest(k, allowed);
-    warn(fieldPath(path, k), `unknown field, ignored${near ? ` (did you mean "${near}"?)` : ''}; vendor extensions start with "x-"`);
-  }
-}
-
-/** The tolerances of unit vectors and quaternions in recordings. */
-const TOLERANCES: UnitTolerances = { unit: UNIT_TOLERANCE, quaternionError: QUATERNION_ERROR_TOLERANCE };
-
-/**
- * Largest |coordinate| (m) of a body position or contact point and largest |impulse| (N·s, N·m·s) a frame
- * may hold. The velocity check and the energy ledger multiply up to two of them with a velocity (r × n · λ · ω);
- * beyond this bound those products overflow (a manifold λ of 1e300 gave a finding of +∞ J). 1e50 m is far
- * beyond any scene, and a velocity that makes the products overflow is a blow-up, reported as such.
- */
-export const MAX_RECORDED_MAGNITUDE = 1e50;
-
-/** The numbers, each within ±MAX_RECORDED_MAGNITUDE, or one error naming the first one beyond. */
-function bounded<T extends readonly number[]>(c: ValueReader, xs: T, field: string, unit: string): T {
-  for (let k = 0; k < xs.length; k++) {
-    if (!(Math.abs(xs[k]) <= MAX_RECORDED_MAGNITUDE))
-      c.fail(
-        `${field}[${k}]`,
-        `is ${xs[k]} ${unit}, beyond ±${MAX_RECORDED_MAGNITUDE}: positions and impulses are bounded so that the energy ledger's products stay finite (docs/recording-format.md "Numbers")`,
-      );
-  }
-  return xs;
-}
-
-const inBounds = (v: readonly number[]): boolean =>
-  Math.abs(v[0]) <= MAX_RECORDED_MAGNITUDE && Math.abs(v[1]) <= MAX_RECORDED_MAGNITUDE && Math.abs(v[2]) <= MAX_RECORDED_MAGNITUDE;
-
-/** True when ½k|v|² overflows (k a mass or a moment of inertia; a static body's null never does). */
-const kineticOverflows = (v: readonly number[], k: number | null): boolean =>
-  k !== null && k > 0 && !Number.isFinite((k * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2])) / 2);
-
-/** Largest principal moment of a body's inertia (3 moments or a 3×3 tensor's diagonal), or null. */
-function largestMoment(inertia: RecordedBody['inertia']): number | null {
-  if (inertia === null) return null;
-  return inertia.length === 3 ? Math.max(inertia[0], inertia[1], inertia[2]) : Math.max(inertia[0], inertia[4], inertia[8]);
-}
-
-/**
- * A pre-solve velocity whose kinetic energy overflows (a finite state after it is no blow-up the diagnosis can
- * name, and its ledger would hold ±∞): one error naming the field.
- */
-function checkPreEnergy(c: ValueReader, s: RecordedPreState, body: RecordedBody, f: string): void {
-  const what = (field: string) =>
-    c.fail(field, `is so large that the body's kinetic energy before the solve is not a finite number, while its state after the solve is finite`);
-  if (kineticOverflows(s.v, body.mass)) what(`${f}.v`);
-  if (kineticOverflows(s.w, largestMoment(body.inertia))) what(`${f}.w`);
-}
-
-const cross = (a: Vec3, b: Vec3): Vec3 => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
-const dot = (a: Vec3, b: Vec3): number => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-
-/**
- * A name that is only shown (producer, body): control characters (ANSI escapes, line breaks) are kept
- * visible as escapes (\u001b, \n) with a warning, so that printing it cannot rewrite a terminal.
- */
-function label(s: string, field: string, warn: FieldWarning): string {
-  if (!hasUnsafeCharacters(s)) return s;
-  warn(field, 'contains control characters; shown escaped');
-  return safeText(s, s.length);
-}
-
-// ─── header ─────────────────────────────────────────────────────────────────────────────────────────
-
-const HEADER_KEYS = ['format', 'version', 'producer', 'units', 'conventions', 'dt', 'gravity', 'bodies', 'solver'];
-const BODY_KEYS = ['name', 'shape', 'mass', 'inertia', 'static'];
-
-const CONVENTION_HINTS: Record<keyof DeclaredConventions, string> = {
-  up: 'declare "z" (ours) or "y" (converted on read: (x, y, z) ↦ (x, −z, y), q ↦ (cos 45°, sin 45°, 0, 0) ⊗ q)',
-  quaternion: 'declare "wxyz" (ours: scalar first, body → world) or "xyzw" (converted on read)',
-  normal: 'declare "b-to-a" (ours: n from b into a, pushing a along +n) or "a-to-b" (Box2D: n from a into b, pushing b; converted on read)',
-  impulse: 'declare "per-step" (ours: the impulse of the step, N·s) or "force" (λ·Δt on read)',
-  angularVelocity: 'declare "world" (ours) or "body" (rotated to world on read)',
-};
-
-/** Parses and validates the header line. Unknown shapes, fields and suspicious inertias are warnings. */
-export function parseHeader(line: string, file: string): { header: RecordingHeader; warnings: string[] } {
-  const raw = parseJsonLine(line.trim(), file, 'line 1: ');
-  return validateHeader(raw, file, { declared: true });
-}
-
-/** Validates a header object (parsed, or about to be written). */
-export function validateHeader(raw: unknown, file: string, options: { readonly declared?: boolean } = {}): { header: RecordingHeader; warnings: string[] } {
-  const where = 'line 1: ';
-  const c = new ValueReader(file, where);
-  const warnings: string[] = [];
-  const warn: FieldWarning = (field, detail) =>
-    warnings.push(`${safeText(file, 2 * MAX_FIELD_CHARS)}: ${where}${safeText(field, MAX_FIELD_CHARS)}: ${safeText(detail, MAX_DETAIL_CHARS)}`);
-  const o = c.obj(raw, '');
-  if (o.format !== RECORDING_FORMAT) {
-    if ('frame' in o) c.fail('format', 'the first line must be the recording header, but it looks like a frame (the header is missing)');
-    c.fail('format', `expected "${RECORDING_FORMAT}", got ${describeValue(o.format)}: this is not a Contact Lens recording header`);
-  }
-  const version = c.int(o.version, 'version', 1);
-  if (version !== RECORDING_VERSION) c.fail('version', `is ${version}; this reader understands version ${RECORDING_VERSION} only (update Contact Lens)`);
-  warnUnknownKeys(o, HEADER_KEYS, '', warn);
-  const po = c.obj(o.producer, 'producer');
-  const producerName = label(c.str(po.name, 'producer.name'), 'producer.name', warn);
-  if (producerName.trim() === '') c.fail('producer.name', 'must not be empty (name the engine that wrote the recording)');
-  warnUnknownKeys(po, ['name', 'version'], 'producer', warn);
-  const producer =
-    po.version === undefined ? { name: producerName } : { name: producerName, version: label(c.str(po.version, 'producer.version'), 'producer.version', warn) };
-  if (o.units !== 'SI') c.fail('units', `expected "SI" (m, kg, s, N·s), got ${describeValue(o.units)}; convert before writing, we do not convert silently`);
-  const co = c.obj(o.conventions, 'conventions');
-  const declared = {} as Record<keyof DeclaredConventions, string>;
-  for (const key of Object.keys(CONVENTION_VALUES) as (keyof DeclaredConventions)[]) {
-    const values: readonly string[] = CONVENTION_VALUES[key];
-    // angularVelocity is optional (format 1 files do not write it): world
-    const v = co[key] === undefined && key === 'angularVelocity' ? 'world' : co[key];
-    const ok = options.declared ? values.includes(v as string) : v === values[0];
-    if (!ok)
-      c.fail(
-        `conventions.${key}`,
-        options.declared
-          ? `got ${describeValue(co[key])}: ${CONVENTION_HINTS[key]}`
-          : `expected "${values[0]}", got ${describeValue(co[key])}: a writer writes our conventions (docs/recording-format.md, "Conventions")`,
-      );
-    declared[key] = v as string;
-  }
-  warnUnknownKeys(co, Object.keys(CONVENTION_VALUES), 'conventions', warn);
-  const dt = c.num(o.dt, 'dt');
-  if (!(dt > 0)) c.fail('dt', `is ${dt}; the time step must be > 0 s`);
-  const gravity = bounded(c, c.vec3(o.gravity, 'gravity'), 'gravity', 'm/s²'); // g·m·x enters every potential energy
-  const bodiesRaw = c.arr(o.bodies, 'bodies');
-  if (bodiesRaw.length === 0) c.fail('bodies', 'at least one body is required');
-  const names = new Map<string, number>();
-  const bodies: RecordedBody[] = [];
-  for (let i = 0; i < bodiesRaw.length; i++) {
-    const body = readBody(c, bodiesRaw[i], `bodies[${i}]`, warn);
-    const prev = names.get(body.name);
-    if (prev !== undefined) warn(`bodies[${i}].name`, `"${safeText(body.name)}" is also the name of bodies[${prev}]; names should be unique`);
-    else names.set(body.name, i);
-    bodies.push(body);
-  }
-  let header: RecordingHeader = {
-    format: RECORDING_FORMAT,
-    version: RECORDING_VERSION,
-    producer,
-    units: 'SI',
-    conventions: { ...CONVENTIONS },
-    dt,
-    gravity,
-    bodies,
-  };
-  if (o.solver !== undefined) {
-    const so = c.obj(o.solver, 'solver');
-    const name = c.str(so.name, 'solver.name');
-    // format 1.1: the header's soft-contact parameters (the default of every contact) are checked like a contact's
-    if (so.soft !== undefined) readSoft(c, so.soft, 'solver.soft', warn);
-    header = { ...header, solver: { ...so, name } };
-  }
-  const d = declared as unknown as DeclaredConventions;
-  const converted = conversions(d);
-  if (converted.length) header = { ...convertHeader(header, d), declared: d, converted };
-  return { header, warnings };
-}
-
-function readBody(c: ValueReader, v: unknown, f: string, warn: FieldWarning): RecordedBody {
-  const o = c.obj(v, f);
-  const name = label(c.str(o.name, `${f}.name`), `${f}.name`, warn);
-  if (name === '') c.fail(`${f}.name`, 'must not be empty');
-  warnUnknownKeys(o, BODY_KEYS, f, warn);
-  const shape = readShape(c, o.shape, `${f}.shape`, warn);
-  const isStatic = c.bool(o.static, `${f}.static`);
-  let mass: number | null = null;
-  if (o.mass === null) {
-    if (!isStatic) c.fail(`${f}.mass`, 'is null (a static body) but static is false; give the mass in kg or set static: true');
-  } else {
-    mass = c.num(o.mass, `${f}.mass`);
-    if (mass === 0)
-      c.fail(`${f}.mass`, 'is 0; write mass: null and static: true for a static body (mass 0 is how some engines mark static bodies; here it is explicit)');
-    if (!(mass > 0)) c.fail(`${f}.mass`, `is ${mass}; mass must be > 0 kg (or null for a static body)`);
-    if (isStatic) c.fail(`${f}.mass`, `is ${mass} but static is true; a static body has mass null (inverse mass 0)`);
-  }
-  if ('plane' in shape && !isStatic) c.fail(`${f}.static`, 'a plane is always static: set mass: null and static: true');
-  let inertia: Vec3 | Mat3 | null = null;
-  if (o.inertia === undefined || o.inertia === null) {
-    if (!isStatic)
-      c.fail(
-        `${f}.inertia`,
-        `is ${describeValue(o.inertia)}; a dynamic body needs its body-frame inertia: 3 principal moments or 9 numbers (row-major tensor), kg·m²`,
-      );
-  } else {
-    const a = c.arr(o.inertia, `${f}.inertia`);
-    if (a.length !== 3 && a.length !== 9)
-      c.fail(`${f}.inertia`, `expected 3 principal moments or a 3×3 tensor (9 numbers, row-major), got ${a.length} numbers`);
-    const I = c.nums(a, `${f}.inertia`);
-    if (!isStatic) checkInertia(c, I, `${f}.inertia`);
-    inertia = I as unknown as Vec3 | Mat3;
-    if (!isStatic && mass !== null) inertiaPlausibility(shape, mass, I, `${f}.inertia`, warn);
-  }
-  return { name, shape, mass, inertia, static: isStatic };
-}
-
-function checkInertia(c: ValueReader, I: readonly number[], f: string): void {
-  if (I.length === 3) {
-    for (let k = 0; k < 3; k++) if (!(I[k] > 0)) c.fail(`${f}[${k}]`, `is ${I[k]}; principal moments of inertia must be > 0 kg·m²`);
-    return;
-  }
-  const scale = Math.max(...I.map(Math.abs));
-  for (const [i, j] of [
-    [0, 1],
-    [0, 2],
-    [1, 2],
-  ]) {
-    if (Math.abs(I[3 * i + j] - I[3 * j + i]) > 1e-6 * scale)
-      c.fail(`${f}[${3 * i + j}]`, `the inertia tensor is not symmetric: I[${i}][${j}] = ${I[3 * i + j]} but I[${j}][${i}] = ${I[3 * j + i]}`);
-  }
-  const m1 = I[0],
-    m2 = I[0] * I[4] - I[1] * I[3],
-    m3 = det3(I);
-  if (!(m1 > 0 && m2 > 0 && m3 > 0)) c.fail(f, 'the inertia tensor is not positive definite (leading minors must be > 0)');
-}
-
-/** Warns when the inertia does not look like the solid shape of that mass (a common bug: inverse or world-frame inertia). */
-function inertiaPlausibility(shape: RecordedShape, mass: number, I: readonly number[], f: string, warn: FieldWarning): void {
-  let expected: Vec3 | null = null;
-  if ('sphere' in shape) {
-    const i = 0.4 * mass * shape.sphere.radius ** 2;
-    expected = [i, i, i];
-  }
-  if ('box' in shape) {
-    const [a, b, c] = shape.box.halfExtents;
-    expected = [(mass / 3) * (b * b + c * c), (mass / 3) * (a * a + c * c), (mass / 3) * (a * a + b * b)];
-  }
-  const diag = I.length === 3 ? I : [I[0], I[4], I[8]];
-  const scale = Math.max(...diag);
-  if (expected) {
-    const off = I.length === 9 ? Math.max(Math.abs(I[1]), Math.abs(I[2]), Math.abs(I[5])) : 0;
-    const rel = Math.max(...diag.map((x, k) => Math.abs(x - expected[k]) / expected[k]), off / expected[0]);
-    if (rel > 1e-3) {
-      warn(
-        f,
-        `differs from a solid ${'sphere' in shape ? 'sphere' : 'box'} of ${mass} kg (expected [${expected.map((x) => x.toPrecision(6)).join(', ')}] kg·m², off by ${(100 * rel).toPrecision(3)}%): fine for a hollow or composite body, but check that it is not the inverse inertia or a world-frame tensor`,
-      );
-    }
-  } else if (
-    I.length === 3 &&
-    (diag[0] + diag[1] < diag[2] * (1 - 1e-9) || diag[0] + diag[2] < diag[1] * (1 - 1e-9) || diag[1] + diag[2] < diag[0] * (1 - 1e-9))
-  ) {
-    warn(f, `principal moments ${diag.join(', ')} violate the triangle inequality (no rigid body has them, scale ${scale}): inverse inertia?`);
-  }
-}
-
-function readShape(c: ValueReader, v: unknown, f: string, warn: FieldWarning): RecordedShape {
-  const o = c.obj(v, f);
-  const keys = Object.keys(o).filter((k) => !k.startsWith('x-'));
-  if (keys.length !== 1) {
-    c.fail(f, `expected an object with exactly one of "sphere", "box", "plane", "other", got ${keys.length ? keys.map((k) => `"${k}"`).join(', ') : 'none'}`);
-  }
-  const kind = keys[0];
-  const p = `${f}.${kind}`;
-  switch (kind) {
-    case 'sphere': {
-      const s = c.obj(o.sphere, p);
-      const radius = c.num(s.radius, `${p}.radius`);
-      if (!(radius > 0)) c.fail(`${p}.radius`, `is ${radius}; must be > 0 m`);
-      warnUnknownKeys(s, ['radius'], p, warn);
-      return { sphere: { radius } };
-    }
-    case 'box': {
-      const s = c.obj(o.box, p);
-      const halfExtents = c.vec3(s.halfExtents, `${p}.halfExtents`);
-      for (let k = 0; k < 3; k++)
-        if (!(halfExtents[k] > 0)) c.fail(`${p}.halfExtents[${k}]`, `is ${halfExtents[k]}; half extents must be > 0 m (half the edge length)`);
-      warnUnknownKeys(s, ['halfExtents'], p, warn);
-      return { box: { halfExtents } };
-    }
-    case 'plane': {
-      const s = c.obj(o.plane, p);
-      const normal = c.unit(s.normal, `${p}.normal`, TOLERANCES);
-      const offset = c.num(s.offset, `${p}.offset`);
-      warnUnknownKeys(s, ['normal', 'offset'], p, warn);
-      return { plane: { normal, offset } };
-    }
-    case 'other': {
-      const s = c.obj(o.other, p);
-      if (s.type !== undefined) c.str(s.type, `${p}.type`);
-      warn(
-        p,
-        `${s.type === undefined ? 'a shape' : `shape "${safeText(String(s.type))}"`} unknown to Contact Lens: accepted; it is shown as a marker and its contacts are taken from the recording as they are`,
-      );
-      return { other: s };
-    }
-    default: {
-      const s = c.obj(o[kind], p);
-      const near = suggest(kind, ['sphere', 'box', 'plane']);
-      warn(p, `unknown shape kind "${safeText(kind)}"${near ? ` (did you mean "${near}"?)` : ''}: accepted as {"other": {"type": "${safeText(kind)}", …}}`);
-      return { other: { type: kind, ...s } };
-    }
-  }
-}
+import type { Quat, Vec3 } from '../engine/index.js';
+import {
+  bounded,
+  checkPreEnergy,
+  cross,
+  dot,
+  inBounds,
+  kineticOverflows,
+  largestMoment,
+  readSoft,
+  SOFT_KEYS,
+  TOLERANCES,
+  warnUnknownKeys,
+} from './recordingChecks.js';
+export { parseHeader, validateHeader } from './recordingHeaderValidate.js';
+export { MAX_RECORDED_MAGNITUDE } from './recordingChecks.js';
 
 // ─── frames ─────────────────────────────────────────────────────────────────────────────────────────
 
@@ -342,7 +52,6 @@ const CONTACT_KEYS = ['a', 'b', 'point', 'normal', 't1', 't2', 'depth', 'gap', '
 const MANIFOLD_KEYS = ['a', 'b', 'contacts', 'point', 'normal', 't1', 't2', 'lambda'];
 const EXTERNAL_KEYS = ['body', 'impulse', 'angular', 'stage'];
 const EXTERNAL_STAGES = ['before-solve', 'with-solve'] as const;
-const SOFT_KEYS = ['k', 'c'];
 const SOLVER_KEYS = ['name', 'status', 'reason', 'iterations', 'residuals', 'lambda'];
 
 /** Parses and validates one frame line (lineNo is 1-based, as an editor shows it). */
@@ -482,21 +191,6 @@ export function validateInitial(
   for (let i = 0; i < B; i++) bodies[i] = readState(c, br[i], `initial.bodies[${i}]`, warn);
   const converted = header.declared ? convertStates(bodies, header.declared) : bodies;
   return time === undefined ? { bodies: converted } : { time, bodies: converted };
-}
-
-/** Soft-contact parameters {k ≥ 0 (1/s²), c ≥ 0 (1/s)} per unit effective mass. */
-function readSoft(c: ValueReader, v: unknown, f: string, warn: FieldWarning | undefined): SoftContactParameters {
-  const o = c.obj(v, f);
-  const k = c.num(o.k, `${f}.k`);
-  if (!(k >= 0))
-    c.fail(
-      `${f}.k`,
-      `is ${k}; the stiffness per unit effective mass must be ≥ 0 (1/s²; docs/recording-format.md "Soft contacts" maps each engine's parameters)`,
-    );
-  const d = c.num(o.c, `${f}.c`);
-  if (!(d >= 0)) c.fail(`${f}.c`, `is ${d}; the damping per unit effective mass must be ≥ 0 (1/s)`);
-  warnUnknownKeys(o, SOFT_KEYS, f, warn);
-  return { k, c: d };
 }
 
 /** A right-handed unit frame (n, t1, t2) with t1 × t2 = n, named by its field prefix. */

@@ -146,6 +146,26 @@ export interface IslandView {
   readonly method: string | null;
   readonly causes: readonly string[];
   readonly reason?: string;
+  /**
+   * True while this island's conditioning is still being computed (its κ fields are null): a busy frame's view
+   * is sent first and its larger islands' κ follow in a `conditioning` message.
+   */
+  readonly conditioningPending?: boolean;
+}
+
+/** The conditioning of island `island` of a frame view that was sent with it pending. */
+export type IslandConditioningView = Pick<
+  IslandView,
+  'kappa' | 'lambdaMin' | 'lambdaMax' | 'rankDeficiency' | 'kappaRange' | 'rankRatio' | 'method' | 'causes'
+> & {
+  readonly island: number;
+};
+
+/** An island view with its conditioning filled in (the pending mark dropped). */
+export function withConditioning(view: IslandView, c: IslandConditioningView): IslandView {
+  const { conditioningPending: _pending, ...rest } = view;
+  const { island: _island, ...cond } = c;
+  return { ...rest, ...cond };
 }
 
 /** Largest island whose A is sent to the webview as a heat map (3 rows per contact). */
@@ -249,6 +269,8 @@ export type HostMessage =
       readonly scene?: SceneInfo;
     }
   | { readonly type: 'frame'; readonly requestId: number; readonly view: FrameView }
+  /** The pending islands' conditioning of frame view `index` (sent after its `frame` message). */
+  | { readonly type: 'conditioning'; readonly index: number; readonly islands: readonly IslandConditioningView[] }
   | { readonly type: 'series'; readonly requestId: number; readonly series: readonly ContactSeries[] }
   | { readonly type: 'whatIf'; readonly requestId: number; readonly result: WhatIfView }
   | { readonly type: 'command'; readonly command: InspectorCommand }

@@ -197,6 +197,15 @@ export function validateHostMessage(v: unknown): HostMessage {
       if (f.compare !== undefined) validateFrameCompare(f.compare, (f.contacts as unknown[]).length);
       break;
     }
+    case 'conditioning':
+      int(m.index, 'index');
+      arr(m.islands, 'islands').forEach((v, i) => {
+        const o = obj(v, `islands[${i}]`);
+        int(o.island, `islands[${i}].island`);
+        for (const k of ['kappa', 'lambdaMin', 'lambdaMax', 'rankDeficiency']) numOrNull(o[k], `islands[${i}].${k}`);
+        arr(o.causes, `islands[${i}].causes`).forEach((c, k) => str(c, `islands[${i}].causes[${k}]`));
+      });
+      break;
     case 'compare':
       validateCompareView(m.compare, 'compare');
       break;

@@ -98,9 +98,10 @@ export interface DetailOptions {
    * Gram's spectrum above conditioning()'s exact limit when it is smaller than A); 'estimate': islands above
    * ESTIMATE_MIN_ROWS rows get A's spectrum from the smaller body-space Gram when it is smaller
    * (bodySpaceConditioning.ts), otherwise the estimate of conditioningEstimate.ts — what the frame view
-   * shows, with the exact analysis on demand.
+   * shows, with the exact analysis on demand; 'none': A is assembled but its conditioning is left to the
+   * caller (null, no causes: the inspector's frame view computes it island by island, src/extension/model/).
    */
-  readonly conditioning?: 'exact' | 'estimate';
+  readonly conditioning?: 'exact' | 'estimate' | 'none';
 }
 
 export interface FrameDetail {
@@ -206,6 +207,18 @@ export function frameDetail(input: DetailInput, detailOptions: DetailOptions = {
         };
       }
       const problem = denseProblem(jacobians, cs, options.regularization);
+      if (detailOptions.conditioning === 'none')
+        return {
+          bodies: isl.bodies,
+          contacts: isl.contacts,
+          problem,
+          b: problem.b,
+          rhs: problem.rhs ?? null,
+          mu: problem.mu,
+          conditioning: null,
+          lambda,
+          kinematics,
+        };
       const cond = estimate
         ? conditioningEstimate(problem.A, problem.size, problem.regularization, problem)
         : exactIslandConditioning(problem.A, problem.size, problem.regularization, problem);

@@ -1,8 +1,7 @@
 /**
  * No file in src/ or webview/ is longer than MAX_FILE_LINES (docs/ARCHITECTURE.md, "Tests and tools"): a file
  * that long holds several jobs that are easier to find, read and change as modules of their own. The
- * exceptions are named in LONG_FILES, each with the reason it stays in one piece; files that are being split
- * on other branches are named, for now, in BEING_SPLIT.
+ * exceptions are named in LONG_FILES, each with the reason it stays in one piece.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -12,20 +11,6 @@ const ROOT = resolve(__dirname, '..', '..');
 const MAX_FILE_LINES = 600;
 /** Path → why it stays one file (a hot kernel that says why, in its comment). Each must still exist and still be longer than the limit. */
 const LONG_FILES: Readonly<Record<string, string>> = {};
-/**
- * Temporary: files being split on branches of their own at the time this test was written. Delete an entry
- * (and, once empty, this list) when that branch is merged: the test fails on an entry that is no longer too long.
- */
-const BEING_SPLIT: readonly string[] = [
-  'src/format/recordingScan.ts',
-  'src/format/recordingIndexer.ts',
-  'src/format/recordingValidate.ts',
-  'src/session/diagnosis/attribution.ts',
-  'src/engine/collision/narrowphase.ts',
-  'src/engine/solvers/ipm.ts',
-  'src/engine/solvers/ipmSparseNewton.ts',
-];
-
 /** Lines of a text as an editor numbers them (a final newline does not start a line). */
 function lineCount(text: string): number {
   if (text === '') return 0;
@@ -53,13 +38,13 @@ describe(`file length: no file in src/ or webview/ over ${MAX_FILE_LINES} lines 
   });
 
   it(`every file has at most ${MAX_FILE_LINES} lines, or is declared`, () => {
-    const over = long.filter(([f]) => !(f in LONG_FILES) && !BEING_SPLIT.includes(f)).map(([f, n]) => `${f} has ${n} lines`);
+    const over = long.filter(([f]) => !(f in LONG_FILES)).map(([f, n]) => `${f} has ${n} lines`);
     assert.deepEqual(over, [], 'split these by job into modules of their own (or, for a hot kernel, name it in LONG_FILES with its reason)');
   });
 
   it('each declared exception still exists and is still over the limit (the lists do not go stale)', () => {
-    const stale = [...Object.keys(LONG_FILES), ...BEING_SPLIT].filter((f) => !((lines.get(f) ?? 0) > MAX_FILE_LINES));
-    assert.deepEqual(stale, [], 'remove these from LONG_FILES or BEING_SPLIT');
+    const stale = Object.keys(LONG_FILES).filter((f) => !((lines.get(f) ?? 0) > MAX_FILE_LINES));
+    assert.deepEqual(stale, [], 'remove these from LONG_FILES');
   });
 
   it('counts lines as an editor numbers them', () => {

@@ -95,6 +95,55 @@ describe('inspector model', () => {
     assert.deepEqual(again, first);
   });
 
+  it('a busy frame is sent before its larger islands’ conditioning, which follows with the values of the one-pass view', () => {
+    // six separate 10-box stacks: six islands of 60 body columns (fewer than their ≥ 3 × 40 contact rows), 60³ work each
+    const bodies = [ground()];
+    for (let s = 0; s < 6; s++) for (let k = 0; k < 10; k++) bodies.push(box(`s${s}-${k}`, [0.5, 0.5, 0.5], 1, [4 * s, 0, 0.5 + k]));
+    const m = InspectorModel.fromScenario(scenario(bodies, {}, [], 6), 'stacks.scene.json');
+    const last = m.info.frameCount - 1;
+    const v = m.frameView(last);
+    assert.equal(v.islands.length, 6);
+    const pending = v.islands.flatMap((isl, k) => (isl.conditioningPending ? [k] : []));
+    // 4 × 60³ = 864 000 ≤ 10⁶ < 5 × 60³: the last two islands wait
+    assert.deepEqual(pending, [4, 5]);
+    for (const k of pending) assert.equal(v.islands[k].kappa, null);
+    assert.ok(v.islands[0].kappa! > 1 && v.islands[0].conditioningPending === undefined);
+    assert.doesNotThrow(() => validateHostMessage({ type: 'frame', requestId: 1, view: v }));
+    const later = m.conditioning(last);
+    assert.deepEqual(
+      later.map((c) => c.island),
+      pending,
+    );
+    assert.doesNotThrow(() => validateHostMessage({ type: 'conditioning', index: last, islands: later }));
+    // the same numbers as the session's detail computes in one pass, and the cached view is now complete
+    const d = m.session.detail(last, { conditioning: 'estimate' });
+    for (const c of later) {
+      const cond = d.islands[c.island].conditioning!;
+      assert.equal(c.kappa, cond.kappa);
+      assert.equal(c.lambdaMax, cond.lambdaMax);
+      assert.equal(c.rankDeficiency, cond.rankDeficiency);
+      assert.equal(c.method, cond.method);
+    }
+    const again = m.frameView(last);
+    assert.ok(again.islands.every((isl) => isl.conditioningPending === undefined && isl.kappa !== null));
+    const { conditioningPending: _p, ...shown } = v.islands[4];
+    assert.deepEqual(again.islands[4], {
+      ...shown,
+      kappa: later[0].kappa,
+      lambdaMin: later[0].lambdaMin,
+      lambdaMax: later[0].lambdaMax,
+      rankDeficiency: later[0].rankDeficiency,
+      kappaRange: later[0].kappaRange,
+      rankRatio: later[0].rankRatio,
+      method: later[0].method,
+      causes: later[0].causes,
+    });
+    assert.deepEqual(m.conditioning(last), later, 'asked again: computed again, the same');
+    // the exact analysis leaves nothing pending
+    assert.ok(m.frameView(last, { exactConditioning: true }).islands.every((isl) => !isl.conditioningPending));
+    m.close();
+  });
+
   it('series follow one contact over time and agree with the frame views', () => {
     const first = model.findings[0];
     const key = model.frameView(first.index).contacts[first.contacts[0]].key;

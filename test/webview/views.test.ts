@@ -242,6 +242,49 @@ describe('webview views', () => {
     });
   });
 
+  describe('pending conditioning', () => {
+    it('an island sent with its conditioning pending shows it as computing; the conditioning message fills it in', async () => {
+      const f = sceneFixture();
+      const impact = f.model.findings[0].index;
+      const full = f.model.frameView(impact);
+      const isl = full.islands[0];
+      const pendingView = {
+        ...full,
+        islands: [
+          {
+            ...isl,
+            kappa: null,
+            lambdaMin: null,
+            lambdaMax: null,
+            rankDeficiency: null,
+            kappaRange: null,
+            rankRatio: null,
+            method: null,
+            causes: [],
+            conditioningPending: true,
+          },
+        ],
+      };
+      const host = await FakeHost.open(browser, f.model, f.source, { index: impact, frameFor: () => pendingView });
+      try {
+        await host.waitForIndex(impact);
+        const stats = () => host.page.$eval('#matrix-view .island:not([hidden]) .island-stats', (e: any) => e.textContent as string);
+        assert.match(await stats(), /κ\(A\) … ·/);
+        assert.match(await stats(), /method computing…/);
+        const { contacts: _c, size: _s, heat: _h, reason: _r, conditioningPending: _p, ...cond } = isl;
+        // for another frame: ignored
+        await host.deliver({ type: 'conditioning', index: impact + 1, islands: [{ island: 0, ...cond }] });
+        assert.match(await stats(), /method computing…/);
+        await host.deliver({ type: 'conditioning', index: impact, islands: [{ island: 0, ...cond }] });
+        assert.match(await stats(), new RegExp(`κ\\(A\\) ${isl.kappa!.toPrecision(6).replace('.', '\\.')}`));
+        assert.match(await stats(), new RegExp(`method ${isl.method}`));
+        assert.deepEqual(host.pageErrors, []);
+      } finally {
+        await host.close();
+      }
+    });
+  });
+
   describe('convergence plot', () => {
     it('draws the frame’s residuals; hovering shows an iteration and its residual; an empty history says so', async () => {
       const f = sceneFixture();

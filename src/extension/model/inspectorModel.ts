@@ -15,19 +15,19 @@ import type { ScenarioDesc } from '../../engine/index.js';
 import { scenarioDiagnosis } from '../../session/diagnosisRun.js';
 import type { CacheOptions } from '../../format/sidecarCache.js';
 import type { RecordedFrame } from '../../format/recording.js';
+import { withConditioning } from '../../protocol/inspector.js';
 import type {
   ContactSeries,
   ContactView,
   FindingView,
   FrameView,
-  IslandView,
+  IslandConditioningView,
   SessionInfo,
   Timeline,
   WhatIfOptions,
   WhatIfView,
 } from '../../protocol/inspector.js';
-import { MAX_MATRIX_ROWS } from '../../protocol/inspector.js';
-import { encodeHeatMap } from '../../protocol/heatMap.js';
+import { islandConditioning, islandViews, pendingIslands } from './islandViews.js';
 import type { SceneInfo } from '../../protocol/scene.js';
 import { sceneFrame, sceneInfo } from './sceneData.js';
 import { type FrameDiagnosisResult, TimelineBuilder } from './timelineBuilder.js';
@@ -262,11 +262,44 @@ export class InspectorModel {
       this.views.set(key, hit);
       return hit;
     }
-    const view = this.buildFrameView(i, this.session.detail(i, { conditioning: options.exactConditioning ? 'exact' : 'estimate' }));
+    const exact = options.exactConditioning === true;
+    const d = this.session.detail(i, { conditioning: 'none' });
+    const pending = pendingIslands(d, exact);
+    const view = this.buildFrameView(i, d, pending, exact);
+    // the detail's assembled A is kept for the pending islands' conditioning, asked for next
+    this.pendingDetail = pending.includes(true) ? { key, detail: d } : null;
     if (i >= this.diagnosedCount) return view; // its injection is still to come
     this.views.set(key, view);
     if (this.views.size > FRAME_VIEW_CACHE_SIZE) this.views.delete(this.views.keys().next().value as string);
     return view;
+  }
+
+  /** The last frame view's detail when some of its islands' conditioning was left pending. */
+  private pendingDetail: { readonly key: string; readonly detail: FrameDetail } | null = null;
+
+  /**
+   * The conditioning of the islands that frameView(i) left pending (empty when none), in island order; the
+   * cached view gets it, so that the frame shown again is complete.
+   */
+  conditioning(i: number, options: { readonly exactConditioning?: boolean } = {}): IslandConditioningView[] {
+    const exact = options.exactConditioning === true;
+    const key = `${i}/${exact ? 'exact' : 'estimate'}`;
+    const d = this.pendingDetail?.key === key ? this.pendingDetail.detail : this.session.detail(i, { conditioning: 'none' });
+    const pending = pendingIslands(d, exact);
+    const out: IslandConditioningView[] = [];
+    for (let k = 0; k < d.islands.length; k++) {
+      if (!pending[k]) continue;
+      const c = islandConditioning(d.islands[k], exact);
+      if (c) out.push({ ...c, island: k });
+    }
+    if (this.pendingDetail?.key === key) this.pendingDetail = null;
+    const cached = this.views.get(key);
+    if (cached && out.length > 0) {
+      const islands = [...cached.islands];
+      for (const c of out) islands[c.island] = withConditioning(islands[c.island], c);
+      this.views.set(key, { ...cached, islands });
+    }
+    return out;
   }
 
   /** Forgets the cached frame views (benchmarks time views computed from disk). */
@@ -274,8 +307,11 @@ export class InspectorModel {
     this.views.clear();
   }
 
-  /** The view of frame i from its detail d (Session.detail with the conditioning the view asks for). */
-  private buildFrameView(i: number, d: FrameDetail): FrameView {
+  /**
+   * The view of frame i from its detail d (Session.detail with conditioning 'none'): the islands' conditioning
+   * computed here, exact or estimated, except for the islands `pending` leaves for later.
+   */
+  private buildFrameView(i: number, d: FrameDetail, pending: readonly boolean[], exact: boolean): FrameView {
     const s = this.session;
     const f = s.frame(i);
     // header.solver is free-form (docs/recording-format.md): only a finite number counts
@@ -352,25 +388,7 @@ export class InspectorModel {
         injected: injected?.get(k) ?? 0,
       };
     }
-    const islands: IslandView[] = d.islands.map((isl) => {
-      const cond = isl.conditioning;
-      const p = isl.problem;
-      const view: IslandView = {
-        contacts: isl.contacts,
-        size: 3 * isl.contacts.length,
-        heat: p && p.size <= MAX_MATRIX_ROWS ? encodeHeatMap(p.A, p.size) : null,
-        kappa: cond ? (Number.isFinite(cond.kappa) ? cond.kappa : null) : null,
-        lambdaMin: cond ? cond.lambdaMin : null,
-        lambdaMax: cond ? cond.lambdaMax : null,
-        rankDeficiency: cond ? cond.rankDeficiency : null,
-        kappaRange: cond && Number.isFinite(cond.kappaRange) ? cond.kappaRange : null,
-        rankRatio: cond && Number.isFinite(cond.rankRatio) ? cond.rankRatio : null,
-        method: cond ? cond.method : null,
-        causes: (isl.causes ?? []).map((x) => x.message),
-      };
-      const reason = isl.reason ?? (p && p.size > MAX_MATRIX_ROWS ? `A has ${p.size} rows; the heat map shows islands up to ${MAX_MATRIX_ROWS}` : undefined);
-      return reason ? { ...view, reason } : view;
-    });
+    const islands = islandViews(d, pending, exact);
     return {
       index: i,
       frame: f.frame,
@@ -409,8 +427,13 @@ export class InspectorModel {
     if (format === 'json') {
       // the whole view with every island's exact conditioning and its A at full precision instead of the heat
       // map's colour levels; one exact detail serves both. The scene view's poses stay out (solver data only).
-      const detail = this.session.detail(i, { conditioning: 'exact' });
-      const { scene: _scene, ...v } = this.buildFrameView(i, detail);
+      const detail = this.session.detail(i, { conditioning: 'none' });
+      const { scene: _scene, ...v } = this.buildFrameView(
+        i,
+        detail,
+        detail.islands.map(() => false),
+        true,
+      );
       const islands = v.islands.map(({ heat: _heat, ...isl }, k) => {
         const p = detail.islands[k].problem;
         return { ...isl, A: p ? Array.from(p.A.subarray(0, p.size * p.size)) : null };
@@ -447,6 +470,7 @@ export class InspectorModel {
 
   close(): void {
     this.views.clear();
+    this.pendingDetail = null;
     this.session.close();
   }
 }

@@ -120,6 +120,8 @@ async function handle(id: number, r: WorkerRequest): Promise<WorkerResults[Worke
       const view = currentModel().frameView(r.index);
       return compare ? { ...view, compare: compare.frameCompare(r.index) } : view;
     }
+    case 'conditioning':
+      return currentModel().conditioning(r.index);
     case 'compareWith': {
       const a = currentModel();
       const run = await openRun(r.run);

@@ -5,7 +5,16 @@
 import type { SolverName } from '../../engine/index.js';
 import type { SceneInfo } from '../../protocol/scene.js';
 import type { ProblemView } from '../../protocol/problem.js';
-import type { ContactSeries, FindingView, FrameView, SessionInfo, Timeline, WhatIfOptions, WhatIfView } from '../../protocol/inspector.js';
+import type {
+  ContactSeries,
+  FindingView,
+  FrameView,
+  IslandConditioningView,
+  SessionInfo,
+  Timeline,
+  WhatIfOptions,
+  WhatIfView,
+} from '../../protocol/inspector.js';
 import type { LiveAction } from '../../protocol/live.js';
 import type { LiveEvent } from '../live/liveFeed.js';
 import type { Listening } from '../live/liveHub.js';
@@ -89,6 +98,8 @@ export type WorkerRequest =
   /** A problem file (docs/problem-format.md) read from `path`; `file` is the name messages use. */
   | { readonly op: 'openProblem'; readonly path: string; readonly file: string }
   | { readonly op: 'frame'; readonly index: number }
+  /** The conditioning of the islands that frame `index`'s view left pending. */
+  | { readonly op: 'conditioning'; readonly index: number }
   | { readonly op: 'series'; readonly keys: readonly string[] }
   | { readonly op: 'whatIf'; readonly index: number; readonly options: WhatIfOptions }
   | { readonly op: 'exportFrame'; readonly index: number; readonly format: 'json' | 'csv' }
@@ -130,6 +141,7 @@ export interface WorkerResults {
   openRecording: Opened;
   openProblem: ProblemView;
   frame: FrameView;
+  conditioning: readonly IslandConditioningView[];
   series: readonly ContactSeries[];
   whatIf: WhatIfView;
   exportFrame: string;
