@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import type { RecordedFrame, RecordingHeader } from '../format/recording.js';
+import { frameMaxima, type RecordedFrame, type RecordingHeader } from '../format/recording.js';
 import { contactKeyText } from '../session/contactKeys.js';
 import { contactKinematics } from '../session/contactKinematics.js';
 import { contactState } from '../session/contactState.js';
@@ -194,12 +194,7 @@ export function frameRows(
   withContacts: boolean,
 ): { frames: Row; ledger: Row | null; contacts: Row[] } {
   const s = f.solver;
-  let ml = 0,
-    md = 0;
-  for (let k = 0; k < f.contacts.length; k++) {
-    ml = Math.max(ml, s.lambda[3 * k]);
-    md = Math.max(md, f.contacts[k].depth);
-  }
+  const { maxLambdaN, maxDepth } = frameMaxima(f);
   let injected = 0;
   for (const j of d?.injected.values() ?? []) injected += j;
   const frames: Row = {
@@ -210,8 +205,8 @@ export function frameRows(
     status: s.status,
     iterations: s.iterations ?? null,
     residual: s.residuals?.length ? num(s.residuals[s.residuals.length - 1]) : null,
-    max_lambda_n: ml,
-    max_depth: md,
+    max_lambda_n: maxLambdaN,
+    max_depth: maxDepth,
     energy_total: num(f.energy?.total),
     injected_joules: num(injected),
   };

@@ -2,7 +2,7 @@
  * The columnar index of a recording (Columns: ~70 bytes per frame, no per-frame objects) and the frame summary
  * it gives back (FrameSummary); filled by recordingIndexer.ts, kept by recordingIndexCache.ts.
  */
-import { SOLVER_STATUSES, type RecordedFrame, type RecordedSolverStatus } from './recording.js';
+import { frameMaxima, SOLVER_STATUSES, type RecordedFrame, type RecordedSolverStatus } from './recording.js';
 import type { ScannedFrame } from './recordingScan.js';
 
 /** A recording's frame as its index holds it (a scenario run's frame is `ScenarioFrameSummary` in src/session/runScenario.ts). */
@@ -53,12 +53,7 @@ export class Columns {
 
   push(offset: number, length: number, line: number, f: RecordedFrame, crc: number): void {
     const s = f.solver;
-    let ml = 0,
-      md = 0;
-    for (let k = 0; k < f.contacts.length; k++) {
-      ml = Math.max(ml, s.lambda[3 * k]);
-      md = Math.max(md, f.contacts[k].depth);
-    }
+    const { maxLambdaN, maxDepth } = frameMaxima(f);
     const residual = s.residuals && s.residuals.length > 0 ? s.residuals[s.residuals.length - 1] : NaN;
     this.row(
       offset,
@@ -73,8 +68,8 @@ export class Columns {
       !!(f.A || f.b),
       s.iterations ?? -1,
       residual,
-      ml,
-      md,
+      maxLambdaN,
+      maxDepth,
     );
   }
 

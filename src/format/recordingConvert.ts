@@ -115,3 +115,14 @@ export function preSolveBodyStates(
 export function det3(m: readonly number[]): number {
   return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) + m[2] * (m[3] * m[7] - m[4] * m[6]);
 }
+
+/** A frame's largest λn and largest penetration depth (0 without contacts): the index's and the run tables' per-frame maxima. */
+export function frameMaxima(f: RecordedFrame): { maxLambdaN: number; maxDepth: number } {
+  let maxLambdaN = 0;
+  let maxDepth = 0;
+  for (let k = 0; k < f.contacts.length; k++) {
+    maxLambdaN = Math.max(maxLambdaN, f.solver.lambda[3 * k]);
+    maxDepth = Math.max(maxDepth, f.contacts[k].depth);
+  }
+  return { maxLambdaN, maxDepth };
+}

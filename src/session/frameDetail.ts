@@ -207,33 +207,16 @@ export function frameDetail(input: DetailInput, detailOptions: DetailOptions = {
         };
       }
       const problem = denseProblem(jacobians, cs, options.regularization);
-      if (detailOptions.conditioning === 'none')
-        return {
-          bodies: isl.bodies,
-          contacts: isl.contacts,
-          problem,
-          b: problem.b,
-          rhs: problem.rhs ?? null,
-          mu: problem.mu,
-          conditioning: null,
-          lambda,
-          kinematics,
-        };
+      const assembled = { bodies: isl.bodies, contacts: isl.contacts, problem, b: problem.b, rhs: problem.rhs ?? null, mu: problem.mu, lambda, kinematics };
+      if (detailOptions.conditioning === 'none') return { ...assembled, conditioning: null };
       const cond = estimate
         ? conditioningEstimate(problem.A, problem.size, problem.regularization, problem)
         : exactIslandConditioning(problem.A, problem.size, problem.regularization, problem);
       return {
-        bodies: isl.bodies,
-        contacts: isl.contacts,
-        problem,
-        b: problem.b,
-        rhs: problem.rhs ?? null,
-        mu: problem.mu,
+        ...assembled,
         conditioning: cond,
         // conditioningCauses reads the rank deficiency only, which both analyses give
         causes: conditioningCauses(problem, cond),
-        lambda,
-        kinematics,
       };
     } catch (e) {
       return unassembledIsland(isl, lambda, `the problem could not be re-assembled: ${(e as Error).message}`);
