@@ -112,6 +112,7 @@ export function attributeFrame(s: AttributionSettings, fr: FrameFacts, cost: Dia
     ms = 0,
     work = 0,
     exactSolve = 0,
+    openBound = 0,
     noStab = 0,
     restLaw = 0;
   const skipped: string[] = [];
@@ -175,6 +176,7 @@ export function attributeFrame(s: AttributionSettings, fr: FrameFacts, cost: Dia
       else if (r.reason) skipped.push(r.reason);
     }
     exactSolve += r.exactSaves;
+    openBound = Math.max(openBound, r.openBound ?? 0);
     aboveLaw += r.above;
     noStab += r.stabSaves;
     restLaw += r.lawSaves;
@@ -194,6 +196,7 @@ export function attributeFrame(s: AttributionSettings, fr: FrameFacts, cost: Dia
       noStabilisation: noStab,
       restitutionLaw: restLaw,
       law: s.frictionLaw === 'cone' ? 'qp-socp' : 'coulomb',
+      fixedPointOpen: openBound,
       islands: solved,
       skipped,
       timeMs: ms,
@@ -307,6 +310,8 @@ interface IslandShares {
   readonly above: number;
   readonly stabSaves: number;
   readonly lawSaves: number;
+  /** Largest last-step bound (J) of a De Saxcé fixed point stopped at its step cap (coulombExact); 0 or absent when none was. */
+  readonly openBound?: number;
   readonly continuation?: { readonly mechanism: InjectionMechanism; readonly evidence: ContinuationEvidence };
 }
 
@@ -444,8 +449,14 @@ function resolvedShares(
   // De Saxcé's iteration starts from the recorded slip where the contact slides as Coulomb says (on the cone's edge,
   // against the slip), else from sticking: a truncated iterate's creep is no estimate of the exact solution's slip
   const slip0 = Float64Array.from(cs, (c, i) => (laws[i].friction === 'slide' ? fr.ledger[c].slip : 0));
-  const exact = (b: Float64Array): number | string =>
-    s.frictionLaw === 'cone' ? r.exact(b) : coulombExact(r, b, mu, slip0, COULOMB_ENERGY_TOLERANCE * s.options.energyTolerance);
+  let openBound = 0;
+  const exact = (b: Float64Array): number | string => {
+    if (s.frictionLaw === 'cone') return r.exact(b);
+    const x = coulombExact(r, b, mu, slip0, COULOMB_ENERGY_TOLERANCE * s.options.energyTolerance);
+    if (typeof x === 'string') return x;
+    openBound = Math.max(openBound, x.openBound);
+    return x.energy;
+  };
   const eLaw = exact(rhs.law);
   if (typeof eLaw === 'string') return { ...ledgerShares(x, shares), reason: eLaw };
   const eRec = r.energy(lam);
@@ -454,7 +465,7 @@ function resolvedShares(
   if (lift) shares.spread('socp-separation', sum(lift), lift);
   // nothing above Newton's law: no share to split (the other re-solves are not needed)
   if (!(eRec - eLaw > RESOLVE_ENERGY_ACCURACY * Math.max(Math.abs(eRec), Math.abs(eLaw))))
-    return { solved: true, exactSaves: 0, above: 0, stabSaves: 0, lawSaves: 0 };
+    return { solved: true, exactSaves: 0, above: 0, stabSaves: 0, lawSaves: 0, openBound };
   const same = (a: Float64Array, b: Float64Array): boolean => a === b || a.every((v, i) => v === b[i]);
   const eStab = same(rhs.stab, rhs.law) ? eLaw : exact(rhs.stab);
   if (typeof eStab === 'string') return { ...ledgerShares(x, shares), reason: eStab };
@@ -498,7 +509,7 @@ function resolvedShares(
     spreadStabilisation(fr, cs, x, stab, shares);
     shares.spread('bias-injection', target, new Map(cs.map((c) => [c, Math.max(0, fr.ledger[c].normalWork)])));
   } else spreadStabilisation(fr, cs, x, stab + target, shares);
-  if (!(remainder > s.options.energyTolerance * 0.1)) return { solved: true, exactSaves, above, stabSaves, lawSaves };
+  if (!(remainder > s.options.energyTolerance * 0.1)) return { solved: true, exactSaves, above, stabSaves, lawSaves, openBound };
   const spread = solveResidualOf(s, fr, cs, laws);
   const weights = x.unexplained.size > 0 ? x.unexplained : new Map(cs.map((c) => [c, Math.max(0, fr.ledger[c].excess) + Math.max(0, fr.ledger[c].normalWork)]));
   const evidence =
@@ -508,7 +519,7 @@ function resolvedShares(
   const mechanism: InjectionMechanism =
     evidence.sweeps > 0 && evidence.removed >= CONTINUATION_REMOVES * evidence.excess ? 'non-converged-solve' : 'unattributed';
   shares.spread(mechanism, remainder, weights);
-  return { solved: true, exactSaves, above, stabSaves, lawSaves, continuation: { mechanism, evidence } };
+  return { solved: true, exactSaves, above, stabSaves, lawSaves, openBound, continuation: { mechanism, evidence } };
 }
 
 /** A target law's KKT residual of the recorded λ must be at most this fraction of Newton's law's to stand. */

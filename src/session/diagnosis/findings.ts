@@ -48,6 +48,11 @@ export interface CounterfactualSavings {
   readonly restitutionLaw: number;
   /** The law the exact re-solves hold: Coulomb's (a Coulomb engine) or the convex QP-SOCP (a convex one). */
   readonly law: 'coulomb' | 'qp-socp';
+  /**
+   * Coulomb's law only: the largest change of E (J) the last De Saxcé fixed-point step still made where the step
+   * cap stopped it before its tolerance (continuation.ts coulombExact); 0 when every re-solve met it.
+   */
+  readonly fixedPointOpen: number;
   /** Islands re-solved, and why others were not. */
   readonly islands: number;
   readonly skipped: readonly string[];

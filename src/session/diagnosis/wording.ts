@@ -7,6 +7,7 @@ import type { RecordedFrame } from '../../format/recording.js';
 import type { ContactLedger, FrameLedger } from '../frameLedger.js';
 import type { ContinuationEvidence, CounterfactualSavings, InjectionMechanism } from './findings.js';
 import type { ContactLaw } from './lawFit.js';
+import { DE_SAXCE_STEPS } from './continuation.js';
 import type { StabilisationModel } from '../frameLedger.js';
 
 export const HEADLINE_MAX = 119;
@@ -120,10 +121,16 @@ export function headline(h: HeadlineInput): string {
   return text.length <= HEADLINE_MAX ? text : `${text.slice(0, HEADLINE_MAX - 1)}…`;
 }
 
+/** Where De Saxcé's fixed point stopped at its step cap before its tolerance, how far its last step still moved E. */
+function fixedPointCaveat(cf: CounterfactualSavings): string {
+  if (cf.law !== 'coulomb' || !(cf.fixedPointOpen > 0)) return '';
+  return ` The fixed point stopped at its cap of ${DE_SAXCE_STEPS} steps while its last step still moved E by up to ${si(cf.fixedPointOpen, 'J')}: these shares are accurate to about that.`;
+}
+
 /** The counterfactual line: what each exact re-solve saves. */
 export function counterfactualEvidence(cf: CounterfactualSavings | undefined): string | null {
   if (cf && cf.islands > 0)
-    return `Exact re-solves (${cf.law === 'coulomb' ? "Coulomb's law: De Saxcé's fixed point over the interior point" : 'the convex QP-SOCP: interior point'}) of ${plural(cf.islands, 'island')}: the recorded impulses lie ${si(cf.aboveLaw, 'J')} above Newton's law; the problem the contacts obey, solved exactly, saves ${si(cf.exactSolve, 'J')}; without its stabilisation ${si(cf.noStabilisation, 'J')} more; with Newton's law for its targets ${si(cf.restitutionLaw, 'J')} more (each share is booked within the ${si(cf.aboveLaw, 'J')}).`;
+    return `Exact re-solves (${cf.law === 'coulomb' ? "Coulomb's law: De Saxcé's fixed point over the interior point" : 'the convex QP-SOCP: interior point'}) of ${plural(cf.islands, 'island')}: the recorded impulses lie ${si(cf.aboveLaw, 'J')} above Newton's law; the problem the contacts obey, solved exactly, saves ${si(cf.exactSolve, 'J')}; without its stabilisation ${si(cf.noStabilisation, 'J')} more; with Newton's law for its targets ${si(cf.restitutionLaw, 'J')} more (each share is booked within the ${si(cf.aboveLaw, 'J')}).${fixedPointCaveat(cf)}`;
   if (cf?.skipped.length) return `Not verified by an exact re-solve: ${cf.skipped[0]}.`;
   return null;
 }
