@@ -12,7 +12,7 @@ import {
   type SessionInfo,
   type SessionSource,
   type Timeline,
-  withConditioning,
+  withIslandConditioning,
 } from '../src/protocol/inspector.js';
 import type { ProblemView } from '../src/protocol/problem.js';
 import { Charts } from './charts.js';
@@ -172,10 +172,8 @@ class InspectorPage {
         // the shown frame's pending islands, computed after its view
         const v = this.view;
         if (!v || v.index !== m.index) return;
-        const islands = [...v.islands];
-        for (const c of m.islands) if (islands[c.island]) islands[c.island] = withConditioning(islands[c.island], c);
-        this.view = { ...v, islands };
-        return this.matrix.show(islands, this.selectedIndices());
+        this.view = withIslandConditioning(v, m.islands);
+        return this.matrix.show(this.view.islands, this.selectedIndices());
       }
       case 'series':
         if (m.requestId === this.seriesRequest) this.charts.setSeries(m.series, this.labels());

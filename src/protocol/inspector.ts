@@ -168,6 +168,13 @@ export function withConditioning(view: IslandView, c: IslandConditioningView): I
   return { ...rest, ...cond };
 }
 
+/** A frame view with the conditioning of its pending islands filled in (a `conditioning` message's islands). */
+export function withIslandConditioning(view: FrameView, cs: readonly IslandConditioningView[]): FrameView {
+  const islands = [...view.islands];
+  for (const c of cs) if (islands[c.island]) islands[c.island] = withConditioning(islands[c.island], c);
+  return { ...view, islands };
+}
+
 /** Largest island whose A is sent to the webview as a heat map (3 rows per contact). */
 export const MAX_MATRIX_ROWS = 600;
 

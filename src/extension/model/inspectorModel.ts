@@ -15,7 +15,7 @@ import type { ScenarioDesc } from '../../engine/index.js';
 import { scenarioDiagnosis } from '../../session/diagnosisRun.js';
 import type { CacheOptions } from '../../format/sidecarCache.js';
 import type { RecordedFrame } from '../../format/recording.js';
-import { withConditioning } from '../../protocol/inspector.js';
+import { withIslandConditioning } from '../../protocol/inspector.js';
 import type {
   ContactSeries,
   ContactView,
@@ -290,15 +290,11 @@ export class InspectorModel {
     for (let k = 0; k < d.islands.length; k++) {
       if (!pending[k]) continue;
       const c = islandConditioning(d.islands[k], exact);
-      if (c) out.push({ ...c, island: k });
+      if (c) out.push({ island: k, ...c });
     }
     if (this.pendingDetail?.key === key) this.pendingDetail = null;
     const cached = this.views.get(key);
-    if (cached && out.length > 0) {
-      const islands = [...cached.islands];
-      for (const c of out) islands[c.island] = withConditioning(islands[c.island], c);
-      this.views.set(key, { ...cached, islands });
-    }
+    if (cached && out.length > 0) this.views.set(key, withIslandConditioning(cached, out));
     return out;
   }
 

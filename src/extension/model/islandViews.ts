@@ -36,13 +36,27 @@ export function pendingIslands(d: FrameDetail, exact: boolean): boolean[] {
   });
 }
 
+/** An island view's conditioning fields. */
+type ConditioningFields = Omit<IslandConditioningView, 'island'>;
+
+/** The conditioning fields of an island whose A was not assembled or whose conditioning is pending. */
+const NO_CONDITIONING: ConditioningFields = {
+  kappa: null,
+  lambdaMin: null,
+  lambdaMax: null,
+  rankDeficiency: null,
+  kappaRange: null,
+  rankRatio: null,
+  method: null,
+  causes: [],
+};
+
 /** An island's conditioning and causes, as the frame view shows them (null: no A was assembled). */
-export function islandConditioning(isl: IslandDetail, exact: boolean): IslandConditioningView | null {
+export function islandConditioning(isl: IslandDetail, exact: boolean): ConditioningFields | null {
   const p = isl.problem;
   if (p === null) return null;
   const cond: IslandConditioning = exact ? exactIslandConditioning(p.A, p.size, p.regularization, p) : conditioningEstimate(p.A, p.size, p.regularization, p);
   return {
-    island: -1,
     kappa: Number.isFinite(cond.kappa) ? cond.kappa : null,
     lambdaMin: cond.lambdaMin,
     lambdaMax: cond.lambdaMax,
@@ -59,19 +73,11 @@ export function islandConditioning(isl: IslandDetail, exact: boolean): IslandCon
 export function islandViews(d: FrameDetail, pending: readonly boolean[], exact: boolean): IslandView[] {
   return d.islands.map((isl, k) => {
     const p = isl.problem;
-    const cond = pending[k] ? null : islandConditioning(isl, exact);
     const view: IslandView = {
       contacts: isl.contacts,
       size: 3 * isl.contacts.length,
       heat: p && p.size <= MAX_MATRIX_ROWS ? encodeHeatMap(p.A, p.size) : null,
-      kappa: cond ? cond.kappa : null,
-      lambdaMin: cond ? cond.lambdaMin : null,
-      lambdaMax: cond ? cond.lambdaMax : null,
-      rankDeficiency: cond ? cond.rankDeficiency : null,
-      kappaRange: cond ? cond.kappaRange : null,
-      rankRatio: cond ? cond.rankRatio : null,
-      method: cond ? cond.method : null,
-      causes: cond ? cond.causes : [],
+      ...((pending[k] ? null : islandConditioning(isl, exact)) ?? NO_CONDITIONING),
       ...(pending[k] ? { conditioningPending: true } : {}),
     };
     const reason = isl.reason ?? (p && p.size > MAX_MATRIX_ROWS ? `A has ${p.size} rows; the heat map shows islands up to ${MAX_MATRIX_ROWS}` : undefined);
