@@ -1,6 +1,6 @@
 /**
  * The check every peer recording must pass when it writes `pre`: the recorded velocity change of every
- * dynamic body equals the contact impulses' Δv = M⁻¹Jᵀλ (seed 000 §4; docs/recording-format.md "pre"),
+ * dynamic body equals the contact impulses' Δv = M⁻¹Jᵀλ (docs/physics.md "Recording consistency"; docs/recording-format.md "pre"),
  * rebuilt with the project's own assembly (src/engine/assembly.ts) from the recorded contacts, masses,
  * inertias and pre-solve poses — the same path src/session/preSolve.ts uses.
  */

@@ -3,7 +3,7 @@ import { conditioning } from '../../src/engine/conditioning.js';
 import { conditioningEstimate, ESTIMATE_MIN_ROWS, LAMBDA_MAX_STEPS, LAMBDA_MAX_TOLERANCE } from '../../src/session/conditioningEstimate.js';
 import { lanczosExtremes } from '../../src/engine/math/eigen.js';
 
-/** The assembler's default regularisation ε (seed 002 eq. 41). */
+/** The assembler's default regularisation ε (ASSEMBLY_REGULARIZATION, docs/physics.md "Contact model"). */
 const EPS = 1e-10;
 
 /** A = J Jᵀ + εI with J n × m (rank min(n, m)), entries from a fixed LCG and spread over one decade. */

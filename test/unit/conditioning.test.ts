@@ -3,7 +3,7 @@ import { conditioning, kappaOf, pivotedCholeskyRank, rankToleranceFor, RANK_TOLE
 import { symmetricEigenvalues } from '../../src/engine/math/eigen.js';
 import { spectrumMatrix } from '../spectrumMatrix.js';
 
-/** The assembler's default regularisation ε (seed 002 eq. 41). */
+/** The assembler's default regularisation ε (ASSEMBLY_REGULARIZATION, docs/physics.md "Contact model"). */
 const EPS = 1e-10;
 
 // ─────────────────────────────── hand-built contact Jacobians ───────────────────────────────

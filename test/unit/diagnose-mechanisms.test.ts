@@ -86,7 +86,7 @@ describe('diagnose: one hand-written recording per mechanism', () => {
   });
   it('QP-SOCP separation: in a frame whose energy rose, a sliding contact leaving at μ‖v_t‖ is attributed to the convex friction model', () => {
     // slip 2 → 1.9 m/s along x, normal speed −0.1 → +0.95 = μ·1.9 with μ = 0.5 (a true QP-SOCP optimum never
-    // raises the energy, seed 002 §M7; an engine that lifts more than friction dissipates does)
+    // raises the energy, docs/physics.md "Non-physical behaviour"; an engine that lifts more than friction dissipates does)
     const lt = -0.1 * m;
     only(header({ name: 'newton' }), twoFrames([2, 0, -0.1], [m * 1.05, lt * t1[0], lt * t2[0]], { mu: 0.5 }), 'socp-separation');
   });

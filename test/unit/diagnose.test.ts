@@ -31,7 +31,7 @@ describe('diagnose', () => {
   const drop = (faults: { restitutionAsTarget?: boolean }) =>
     scenario([ground('bouncy'), sphere('ball', 0.1, 1, [0, 0, 1.1], [0, 0, 0], 'bouncy')], { dt: 1 / 240, erp: 0, splitImpulse: true, faults }, mats, 400);
 
-  it('the seed 001 P2 fault (−(1+e)·v as target) is found at the first impact frame, on the ball contact, as restitution overshoot', () => {
+  it('the restitution-as-target fault (−(1+e)·v as target) is found at the first impact frame, on the ball contact, as restitution overshoot', () => {
     const { findings, frames } = diagnoseScenario(drop({ restitutionAsTarget: true }));
     const firstContact = frames.find((f) => f.contacts > 0)!.frame;
     assert.ok(findings.length > 0);

@@ -16,7 +16,7 @@ export function contact(bodyA: number, bodyB: number, point: Vec3, normal: Vec3,
   return { bodyA, bodyB, point, normal, t1, t2, mu, restitution, penetration };
 }
 
-/** A = a·I₃ per contact (+ optional coupling), the seed 002 M8 examples' "contact at CoM" matrices. */
+/** A = a·I₃ per contact (+ optional coupling), the friction-cone examples' "contact at CoM" matrices (seeds.test.ts). */
 export function diagonalProblem(a: number, b: number[], mu: number[], eps = 1e-10): ContactProblem {
   const n = b.length;
   const A = new Float64Array(n * n);

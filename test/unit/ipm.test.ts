@@ -1,6 +1,6 @@
 /**
  * Interior-point solver (src/engine/solvers/ipm.ts): the oracle corpus (../shared/oracle, FORMAT.md
- * "Recommended comparison" at direct-solver tolerances), the analytic known cases, seed 002 example 4,
+ * "Recommended comparison" at direct-solver tolerances), the analytic known cases, the two-contact example below,
  * and structural edge cases (μ = 0, singular A, b = 0, 1e6 scaling between contacts).
  */
 import assert from 'node:assert/strict';
@@ -164,7 +164,7 @@ describe('IPM: analytic known cases (A = 0.1·I + εI, FORMAT.md table)', () => 
     });
   }
 
-  it('seed 002 example 4 (case g): A = 0.1[[I,I],[I,I]] + εI, μ = (0.8, 0.2) → λ0+λ1 = (15, −10, 0), ε-selected split (35/3, −28/3, 0), (10/3, −2/3, 0)', () => {
+  it('two contacts on one body (case g): A = 0.1[[I,I],[I,I]] + εI, μ = (0.8, 0.2) → λ0+λ1 = (15, −10, 0), ε-selected split (35/3, −28/3, 0), (10/3, −2/3, 0)', () => {
     const n = 6,
       A = new Float64Array(36);
     for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) if (i % 3 === j % 3) A[i * n + j] = 0.1 + (i === j ? EPS : 0);

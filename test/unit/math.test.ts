@@ -14,7 +14,7 @@ const proj = (p: number[], mu: number): number[] => {
   return Array.from(a);
 };
 
-describe('cone projection (seed 002 §M3)', () => {
+describe('cone projection (docs/physics.md "The QP-SOCP and its KKT conditions")', () => {
   it('case 1 keeps interior points, case 2 maps the polar cone to 0, case 3 lands on the surface', () => {
     assert.deepEqual(proj([2, 0.5, 0.5], 0.5), [2, 0.5, 0.5]);
     assert.deepEqual(proj([-2, 0.5, 0], 0.5), [0, 0, 0]);
@@ -60,7 +60,7 @@ describe('KKT checker', () => {
   });
 });
 
-describe('Cholesky with the ε fallback (seed 002 §M6)', () => {
+describe('Cholesky with the ε fallback (docs/physics.md "Conditioning")', () => {
   it('solves an SPD system exactly and reports ε = 0 when asked to try unshifted first', () => {
     const A = Float64Array.from([4, 2, 0, 2, 3, 1, 0, 1, 2]);
     const f = choleskyWithFallback(A, 3, { tryUnshifted: true })!;
@@ -149,7 +149,7 @@ describe('assembly conventions (docs/physics.md "Conventions")', () => {
     assert.equal(p.rhs!.restitution[0], 0);
     close(p.b[0], 0.2, 1e-15);
   });
-  it('contacts sharing no body are not coupled (A_ij = 0, seed 000 §10.3)', () => {
+  it('contacts sharing no body are not coupled (A_ij = 0, docs/physics.md "Contact model")', () => {
     const bodies = [body(1, 1, [0, 0, 0.5]), body(1, 1, [3, 0, 0.5]), staticBody()];
     const p = assembleProblem(bodies, [contact(0, -1, [0.1, 0, 0], [0, 0, 1], 0.5), contact(1, -1, [3.1, 0, 0], [0, 0, 1], 0.5)]);
     for (let i = 0; i < 3; i++) for (let j = 3; j < 6; j++) assert.equal(p.A[i * 6 + j], 0);

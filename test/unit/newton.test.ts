@@ -106,7 +106,7 @@ describe('Newton on the oracle corpus', () => {
 });
 
 describe('Newton phases', () => {
-  it('coldStart: Proj_K(A⁻¹b) — for A = αI the exact solution of a sliding contact (seed 002 M8 Ex.3)', () => {
+  it('coldStart: Proj_K(A⁻¹b) — for A = αI the exact solution of a sliding contact (seeds.test.ts friction-cone Ex.3)', () => {
     const p = diagonalProblem(0.1, [1.5, -3, -4], [0.3], 0);
     const lam = new Float64Array(3);
     assert.equal(coldStart(p, lam, new Float64Array(3)), 0);

@@ -1,7 +1,7 @@
 /**
  * Real engines from npm (cannon-es, Rapier, Jolt, MuJoCo, Bullet via ammo.js) recorded on the bundled peer scenes
  * (test/peers/): every recording opens with our reader, its `pre` velocities and λ explain the engine's
- * own velocity change (Δv = M⁻¹Jᵀλ, seed 000 §4) to the stated tolerance, and the controlled experiment's
+ * own velocity change (Δv = M⁻¹Jᵀλ, docs/physics.md "Recording consistency") to the stated tolerance, and the controlled experiment's
  * key facts hold (test/peers/README.md has the full table). Recordings go to os.tmpdir() and are deleted.
  * Stacks run 60 of their 300 frames here (30 for the Δv checks) to keep the file fast; the facts asserted
  * hold on that horizon.

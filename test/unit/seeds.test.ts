@@ -22,7 +22,7 @@ const EXACT: SolveOptions[] = [
 const lamTol = (o: SolveOptions, scale = 1): number => (o.solver === 'pgs' ? 1e-5 : 1e-8) * scale;
 const label = (o: SolveOptions): string => (o.solver === 'pgs' ? `pgs(${o.friction ?? 'coulomb-disk'})` : o.solver);
 
-describe('seed 000 §11–§12: contact constraint examples', () => {
+describe('contact constraint examples (docs/physics.md "Contact model")', () => {
   it('§11.1 / §12.1 head-on elastic collision: A = 2, b = 6, λ = 3, velocities swap, KE 2.5 J kept', () => {
     const bodies = [body(1, 0.4, [0, 0, 0], [2, 0, 0]), body(1, 0.4, [3, 0, 0], [-1, 0, 0])];
     // docs/physics.md "Conventions": n points from b into a, so n = (−1, 0, 0) here (the seed writes A → B).
@@ -133,7 +133,7 @@ describe('seed 000 §11–§12: contact constraint examples', () => {
   });
 });
 
-describe('seed 002 M8: friction-cone examples (A = 0.1·I + 1e-10·I)', () => {
+describe('friction-cone examples (A = 0.1·I + 1e-10·I; docs/physics.md "The QP-SOCP and its KKT conditions")', () => {
   const ALL: SolveOptions[] = [...EXACT];
 
   it('Ex.1 frictionless: λ = (15, 0, 0), Newton in ≤ 2 iterations, v⁺ = 0.5 = −e·v⁻', () => {
@@ -250,7 +250,7 @@ describe('seed 002 M8: friction-cone examples (A = 0.1·I + 1e-10·I)', () => {
   });
 });
 
-describe('seed 003: SOCP reformulation examples', () => {
+describe('SOCP reformulation examples (Acary, Cadoux, Lemaréchal & Malick 2011)', () => {
   it('Ex.2 stick regime at μ = 1: A = 0.2·I, b = (0.0981, −0.04, 0) → λ = (0.4905, −0.2, 0) strictly inside the cone', () => {
     const p = diagonalProblem(0.2, [0.0981, -0.04, 0], [1], 0);
     for (const o of EXACT) {
@@ -297,7 +297,7 @@ describe('seed 003: SOCP reformulation examples', () => {
   });
 });
 
-describe('seed 001 P1/P2: Baumgarte form and the restitution target', () => {
+describe('Baumgarte form and the restitution target (docs/physics.md "Contact model")', () => {
   it('P1: the bias is velocity-level (ERP/Δt)·depth: ERP 0.2, Δt 1/60, depth 1 cm → b_n = 0.12 m/s; ERP = α·Δt²: α = 100 → 0.0256 at Δt = 0.016 s, ERP 0.2 → α = 781.25', () => {
     const bodies = [body(1, 1, [0, 0, 0.5]), staticBody()];
     const p = assembleProblem(bodies, [contact(0, -1, [0, 0, 0], [0, 0, 1], 0, 0, 0.01)], { erp: 0.2, dt: 1 / 60, slop: 0 });

@@ -1,4 +1,4 @@
-/** World step and energy bookkeeping on analytic cases (seed 001 AC4–AC7 in code form). */
+/** World step and energy bookkeeping on analytic cases (docs/physics.md "Energy ledger", in code form). */
 import assert from 'node:assert/strict';
 import { World } from '../../src/engine/world/world.js';
 import { box, ground, scenario, sphere } from './world-helpers.js';
@@ -88,7 +88,7 @@ describe('world: free flight and energy ledger', () => {
     }
   });
 
-  it('FAULT INJECTION restitutionAsTarget (seed 001 P2) raises the energy at the first bounce', () => {
+  it('FAULT INJECTION restitutionAsTarget (docs/physics.md "Restitution as a target") raises the energy at the first bounce', () => {
     const mats = [{ name: 'bouncy', friction: 0.5, restitution: 0.5 }];
     const run = (faults: { restitutionAsTarget?: boolean }): number => {
       const w = new World(
@@ -142,7 +142,7 @@ describe('world: free flight and energy ledger', () => {
     assert.ok(f.energy.total < e0.kineticLinear + e0.potential, 'energy decreases');
   });
 
-  it('split impulse (seed 000 §8.6) pushes an overlapping box out without giving it velocity; Baumgarte gives it upward velocity', () => {
+  it('split impulse (Catto 2006) pushes an overlapping box out without giving it velocity; Baumgarte gives it upward velocity', () => {
     const make = (splitImpulse: boolean): World => new World(scenario([ground(), box('box', [0.5, 0.5, 0.5], 2, [0, 0, 0.48])], { splitImpulse, slop: 0 }));
     const split = make(true),
       baum = make(false);
@@ -157,7 +157,7 @@ describe('world: free flight and energy ledger', () => {
     close(fs.energy.integratorResidual, 0.5 * 2 * (9.81 / 60) ** 2, 1e-9, 'split: integrator residual of a resting contact');
   });
 
-  it('softening γ (seed 004) gives λn = b_n/(A_nn + γ) for a single contact', () => {
+  it('softening γ (Catto 2011) gives λn = b_n/(A_nn + γ) for a single contact', () => {
     const m = 2,
       gamma = 0.25,
       dt = 1 / 60;
