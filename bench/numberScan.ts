@@ -4,12 +4,18 @@
  * byte loop that only converts every number of the line into a Float64Array — the least a typed-array
  * decoder must do. Numbers with ≤ 15 significant digits and no exponent take the exact fast path
  * (mantissa and power of ten both exact doubles, one correctly rounded division: Clinger, "How to read
- * floating point numbers accurately", PLDI 1990); the others take Number() of their text.
+ * floating point numbers accurately", PLDI 1990); the others take Number() of their text. Then the same loop with
+ * every number of ≤ 19 digits and |exponent| ≤ 22 converted exactly from its bytes (bench/decimalBytes.ts:
+ * double-double, bit-identical to JSON.parse), and a decoder that builds the very objects JSON.parse builds from
+ * the bytes with that conversion (bench/jsonFromBytes.ts): what is left of JSON.parse's cost once its numbers are
+ * cheaper is the objects.
  *   npx tsx bench/numberScan.ts /tmp/pile.rec.jsonl
  */
 import * as fs from 'node:fs';
 import { RecordingReader } from '../src/format/recordingFile.js';
 import { cpuMs, machineInfo } from './common.js';
+import { decimalAt, decimalCursor } from './decimalBytes.js';
+import { jsonFromBytes, NOT_DECODED } from './jsonFromBytes.js';
 
 /** Largest count of decimal digits whose integer is always an exact double (10¹⁵ < 2⁵³). */
 const FAST_DIGITS = 15;
@@ -73,6 +79,25 @@ function scanNumbers(buf: Buffer, out: Float64Array): { count: number; slow: num
   return { count: k, slow };
 }
 
+/** Every number of the line into out through decimalAt (correctly rounded from the bytes; its fallback is Number() of the text). */
+function scanDecimals(buf: Buffer, out: Float64Array): number {
+  let k = 0,
+    p = 0;
+  const n = buf.length;
+  while (p < n) {
+    const c = buf[p];
+    if (c === 0x22) {
+      p++;
+      while (buf[p] !== 0x22) p += buf[p] === 0x5c ? 2 : 1;
+      p++;
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      out[k++] = decimalAt(buf, p, n);
+      p = decimalCursor.end;
+    } else p++;
+  }
+  return k;
+}
+
 function main(): void {
   const file = process.argv[2];
   if (!file || !fs.existsSync(file)) {
@@ -101,8 +126,11 @@ function main(): void {
     const scan = medianCpu(() => {
       r = scanNumbers(buf, out);
     });
+    const exact = medianCpu(() => scanDecimals(buf, out));
+    if (jsonFromBytes(buf) === NOT_DECODED) throw new Error(`frame ${i}: the byte decoder left the line to JSON.parse`);
+    const objects = medianCpu(() => jsonFromBytes(buf));
     console.log(
-      `  frame ${i} (${reader.summary(i).contacts} contacts, ${(buf.length / 2 ** 20).toFixed(2)} MiB): JSON.parse ${parse.toFixed(1)} ms CPU | numbers only ${scan.toFixed(1)} ms CPU (${r.count} numbers, ${((100 * r.slow) / r.count).toFixed(0)} % beyond ${FAST_DIGITS} digits or with an exponent)`,
+      `  frame ${i} (${reader.summary(i).contacts} contacts, ${(buf.length / 2 ** 20).toFixed(2)} MiB): JSON.parse ${parse.toFixed(1)} ms CPU | numbers only ${scan.toFixed(1)} ms CPU (${r.count} numbers, ${((100 * r.slow) / r.count).toFixed(0)} % beyond ${FAST_DIGITS} digits or with an exponent, by Number() of the text) | numbers only, double-double ${exact.toFixed(1)} ms CPU | the same objects as JSON.parse from the bytes ${objects.toFixed(1)} ms CPU`,
     );
   }
   fs.closeSync(fd);
