@@ -14,14 +14,19 @@
  *     live at 10 frames/s: the frames/s the engine reaches, how far the display and the diagnosis lag behind the
  *     writer, and the memory of the process (worker + relay) as the frames go by.
  *
- *   npm run bench:live [-- --quick]
+ *   npm run bench:live [-- --quick] [--only latency,costs,pile] [--baseline DIST] [--rounds N] [--pile REC --pile-from K]
+ *
+ * --baseline DIST: another build's dist folder (e.g. a copy of main's, made with npm run build there): (1) and (3)
+ * run with its worker too, interleaved with this build's (--rounds N times for (1)), so both see the same load.
+ * --pile REC: the pile's frames from an existing recording of examples/box-pile-1000.scene.json (frames K… with
+ * --pile-from K: the busy ones, ≈ 5000 contacts from frame 75 on) instead of simulating them.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { machineInfo, parseBenchArgs } from './common.js';
+import { machineInfo } from './common.js';
 import { spawn } from 'node:child_process';
-import { cppReplayBinary, Engine, LiveWorker, ROOT, recordScenario, until } from '../test/live/harness.js';
+import { cppReplayBinary, Engine, LiveWorker, ROOT, recordScenario, until, WORKER } from '../test/live/harness.js';
 import { writeReplayTable } from '../test/live/replayTable.js';
 import type { LiveTarget } from '../src/format/liveProtocol.js';
 import { RecordingReader, RecordingWriter } from '../src/format/recordingFile.js';
@@ -136,8 +141,16 @@ function delays(sent: Map<number, number>, at: Map<number, number>): string {
   return d.length ? `p50 ${fmt(q(d, 0.5))} ms, p95 ${fmt(q(d, 0.95))} ms, max ${fmt(Math.max(...d))} ms (${d.length} frames)` : 'none';
 }
 
-async function latency(frames: number, source: string): Promise<void> {
-  const live = await new LiveWorker().listen(path.join(tmp, 'latency'));
+/** "p50 … ms, p95 … ms" of some delays. */
+function p5095(d: readonly number[]): string {
+  return d.length ? `p50 ${fmt(q([...d], 0.5))} ms, p95 ${fmt(q([...d], 0.95))} ms` : 'none';
+}
+
+/** Frames of the stream's start, whose figures are printed apart from the rest's (the cold start). */
+const FIRST_FRAMES = 60;
+
+async function latency(frames: number, source: string, build: Build): Promise<void> {
+  const live = await new LiveWorker(build.worker).listen(path.join(tmp, 'latency'));
   const inTimeline = new Map<number, number>(),
     viewed = new Map<number, number>();
   const stages = watchStages(live);
@@ -164,12 +177,15 @@ async function latency(frames: number, source: string): Promise<void> {
   const drawn = [...sent].filter(([k]) => viewed.has(k)).map(([k, t]) => viewed.get(k)! - t);
   const write = [...sent].map(([k, t]) => returned.get(k)! - t);
   console.log(
-    `1. box-stack-10, ${frames} frames at 60 Hz through the TypeScript writer (a replay of our engine's frames), load ${load0.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}:`,
+    `1. [${build.name}] box-stack-10, ${frames} frames at 60 Hz through the TypeScript writer (a replay of our engine's frames), load ${load0.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}:`,
   );
   const tenth = Math.ceil(row.length / 10);
   console.log(`   sent → in the worker's inspector model: ${delays(sent, stages.model)}`);
   console.log(
     `   sent → the webview's message posted (timeline and readout): p50 ${fmt(q(row, 0.5))} ms, p95 ${fmt(q(row, 0.95))} ms, max ${fmt(Math.max(...row))} ms (p50 by tenth of the run: ${Array.from({ length: 10 }, (_, i) => fmt(q(row.slice(i * tenth, (i + 1) * tenth), 0.5))).join(', ')})`,
+  );
+  console.log(
+    `   sent → webview message, the first ${FIRST_FRAMES} frames: ${p5095(row.slice(0, FIRST_FRAMES))}; the rest: ${p5095(row.slice(FIRST_FRAMES))}; frame view drawn, first ${FIRST_FRAMES}: ${p5095([...sent].filter(([k]) => viewed.has(k) && k < FIRST_FRAMES).map(([k, t]) => viewed.get(k)! - t))}`,
   );
   console.log(`   sent → diagnosed (its injection and findings at the host; the diagnosis' own thread may lag): ${delays(sent, stages.diagnosed)}`);
   console.log(
@@ -254,17 +270,35 @@ async function costs(source: string): Promise<void> {
   );
 }
 
-async function pile(frames: number): Promise<void> {
+/** The pile's frames as a recording and the C++ replay's table (simulated, or cut from an existing recording). */
+function pileSource(frames: number, from: string | null, first: number): { source: string; table: string } {
   const source = path.join(tmp, 'pile.rec.jsonl'),
     table = path.join(tmp, 'pile.table');
+  if (fs.existsSync(table)) return { source, table };
   const t0 = performance.now();
-  recordScenario(path.join(ROOT, 'examples/box-pile-1000.scene.json'), 'box-pile-1000', frames, source);
+  if (from) cutRecording(from, first, frames, source);
+  else recordScenario(path.join(ROOT, 'examples/box-pile-1000.scene.json'), 'box-pile-1000', frames, source);
   writeReplayTable(source, table);
   const mib = fs.statSync(source).size / 2 ** 20;
   console.log(
-    `3. the 1000-box pile: ${frames} frames of our engine (${mib.toFixed(0)} MiB, simulated in ${((performance.now() - t0) / 1000).toFixed(0)} s), written live at 10 frames/s through the C++ writer:`,
+    `3. the 1000-box pile: ${frames} frames of our engine (${mib.toFixed(0)} MiB, ${from ? `frames ${first}… of ${from}` : `simulated in ${((performance.now() - t0) / 1000).toFixed(0)} s`}), written live at 10 frames/s through the C++ writer:`,
   );
-  const live = await new LiveWorker().listen(path.join(tmp, 'pile'));
+  return { source, table };
+}
+
+/** The header and frames [first, first + n) of a recording, as a recording. */
+function cutRecording(file: string, first: number, n: number, out: string): void {
+  const r = RecordingReader.openSync(file);
+  const w = RecordingWriter.create(out, r.header, { force: true, live: false });
+  for (let i = first; i < Math.min(r.frameCount, first + n); i++) w.writeFrame(r.frame(i));
+  w.close();
+  r.close();
+}
+
+async function pile(frames: number, build: Build, from: string | null, first: number): Promise<void> {
+  const { table } = pileSource(frames, from, first);
+  console.log(`   [${build.name}]`);
+  const live = await new LiveWorker(build.worker).listen(path.join(tmp, 'pile'));
   const stages = watchStages(live);
   const loads = await meterThreads(live);
   const load0 = os.loadavg()[0];
@@ -322,16 +356,59 @@ async function pile(frames: number): Promise<void> {
   live.dispose();
 }
 
+/** A build whose worker the live parts run: this one's, or --baseline's. */
+interface Build {
+  readonly name: string;
+  readonly worker: string;
+}
+
+function benchArgs(argv: readonly string[]): {
+  quick: boolean;
+  only: Set<string>;
+  builds: Build[];
+  rounds: number;
+  pile: string | null;
+  pileFrom: number;
+} {
+  const value = (name: string): string | null => {
+    const i = argv.indexOf(name);
+    if (i < 0) return null;
+    if (i + 1 >= argv.length) throw new Error(`${name} needs a value`);
+    return argv[i + 1];
+  };
+  const known = new Set(['--quick', '--only', '--baseline', '--rounds', '--pile', '--pile-from']);
+  argv.forEach((a, i) => {
+    if (a.startsWith('--') && !known.has(a)) throw new Error(`unknown argument ${a} (expected ${[...known].join(', ')})`);
+    if (!a.startsWith('--') && !(i > 0 && known.has(argv[i - 1]) && argv[i - 1] !== '--quick')) throw new Error(`unexpected argument ${a}`);
+  });
+  const baseline = value('--baseline');
+  const builds: Build[] = [{ name: 'this build', worker: WORKER }];
+  if (baseline) {
+    const worker = path.resolve(baseline, 'worker.js');
+    if (!fs.existsSync(worker)) throw new Error(`--baseline ${baseline}: no worker.js there (give a dist folder built with npm run build)`);
+    builds.unshift({ name: `baseline ${baseline}`, worker });
+  }
+  return {
+    quick: argv.includes('--quick'),
+    only: new Set((value('--only') ?? 'latency,costs,pile').split(',')),
+    builds,
+    rounds: Number(value('--rounds') ?? 1),
+    pile: value('--pile'),
+    pileFrom: Number(value('--pile-from') ?? 0),
+  };
+}
+
 async function main(): Promise<void> {
-  const args = parseBenchArgs(process.argv.slice(2));
+  const args = benchArgs(process.argv.slice(2));
   const m = machineInfo();
   console.log(`bench:live · ${m.cpu} × ${m.cores} · Node ${m.node} · ${m.platform} · ${m.date} · load ${m.loadAverage.toFixed(2)}`);
   const stack = path.join(tmp, 'stack.rec.jsonl');
   const frames = args.quick ? 200 : 600;
   recordScenario(path.join(ROOT, 'examples/box-stack-10.scene.json'), 'box-stack-10', frames, stack);
-  await latency(frames, stack);
-  await costs(stack);
-  await pile(args.quick ? 40 : 120);
+  // builds interleaved, so that each sees the same load
+  if (args.only.has('latency')) for (let r = 0; r < args.rounds; r++) for (const b of args.builds) await latency(frames, stack, b);
+  if (args.only.has('costs')) await costs(stack);
+  if (args.only.has('pile')) for (const b of args.builds) await pile(args.quick ? 40 : 120, b, args.pile, args.pileFrom);
   console.log(`load at the end ${os.loadavg()[0].toFixed(2)}`);
   fs.rmSync(tmp, { recursive: true, force: true });
 }

@@ -12,6 +12,7 @@ import { Diagnoser } from '../../session/diagnose.js';
 import { type FrameDiagnosisResult, frameKappa, toFindingView } from '../model/timelineBuilder.js';
 import type { DiagnosisRequest, DiagnosisEvent } from './diagnosisMessages.js';
 import { loadMeter } from './threadLoad.js';
+import { withWarmRecording } from './warmUp.js';
 
 if (!parentPort) throw new Error('diagnosisThread.ts must run in a worker thread');
 const port = parentPort;
@@ -51,6 +52,20 @@ function diagnose(f: RecordedFrame, kappa: boolean): FrameDiagnosisResult {
     findings: diag.findings.slice(before).map((x) => toFindingView(x, indexOfFrame.get(x.frame) ?? 0)),
     resolveBudgetFrame: diag.cost.exhaustedAt,
   };
+}
+
+/** The diagnosis and the timeline's κ of a tiny recording, before a stream's first frame (./warmUp.ts). */
+function warm(): void {
+  withWarmRecording((r) => {
+    const d = new Diagnoser(r.header, { keepFrames: false });
+    let prev: RecordedFrame | undefined;
+    for (const { frame } of r.frames) {
+      d.add(frame);
+      frameKappa(r.header, frame, prev);
+      prev = frame;
+    }
+    d.findings.map((x) => toFindingView(x, 0));
+  });
 }
 
 function pump(): void {
@@ -94,6 +109,9 @@ function kick(): void {
 
 port.on('message', (m: DiagnosisRequest) => {
   switch (m.op) {
+    case 'warm':
+      warm();
+      return;
     case 'start':
       settings = m;
       follower = RecordingFollower.open(m.file, { maxLineBytes: m.maxLineBytes });
