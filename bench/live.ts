@@ -18,7 +18,7 @@
  *
  * --baseline DIST: another build's dist folder (e.g. a copy of main's, made with npm run build there): (1) and (3)
  * run with its worker too, interleaved with this build's (--rounds N times for (1)), so both see the same load.
- * --pile REC: the pile's frames from an existing recording of examples/box-pile-1000.scene.json (frames K… with
+ * --pile REC: the pile's frames (--pile-frames N, default 120, 40 with --quick) from an existing recording of examples/box-pile-1000.scene.json (frames K… with
  * --pile-from K: the busy ones, ≈ 5000 contacts from frame 75 on) instead of simulating them.
  */
 import * as fs from 'node:fs';
@@ -57,6 +57,7 @@ function times(engine: Engine, what: 'sent' | 'returned'): Map<number, number> {
 const FOLLOW_VIEW_MS = 50;
 function follow(live: LiveWorker, inTimeline: Map<number, number>, viewed: Map<number, number>): () => number {
   let timer: NodeJS.Timeout | null = null,
+    seen = 0,
     last = 0,
     busy = false,
     views = 0;
@@ -77,7 +78,7 @@ function follow(live: LiveWorker, inTimeline: Map<number, number>, viewed: Map<n
   live.client.onEvent = (e) => {
     previous(e);
     const now = performance.timeOrigin + performance.now();
-    for (const k of live.frames) if (!inTimeline.has(k)) inTimeline.set(k, now);
+    for (; seen < live.frames.length; seen++) inTimeline.set(live.frames[seen], now);
     if (live.frames.length === 0 || timer) return;
     timer = setTimeout(
       () => {
@@ -303,12 +304,13 @@ async function pile(frames: number, build: Build, from: string | null, first: nu
   const loads = await meterThreads(live);
   const load0 = os.loadavg()[0];
   const arrived = new Map<number, number>();
+  let seen = 0;
   const rss: string[] = [];
   const previous = live.client.onEvent!;
   live.client.onEvent = (e) => {
     previous(e);
     const now = performance.timeOrigin + performance.now();
-    for (const k of live.frames) if (!arrived.has(k)) arrived.set(k, now);
+    for (; seen < live.frames.length; seen++) arrived.set(live.frames[seen], now);
   };
   const out = path.join(tmp, 'pile-out.rec.jsonl');
   const engine = new Engine(cppReplayBinary(tmp), [table, out, '10'], { CONTACT_LENS_LIVE: live.value });
@@ -369,6 +371,7 @@ function benchArgs(argv: readonly string[]): {
   rounds: number;
   pile: string | null;
   pileFrom: number;
+  pileFrames: number;
 } {
   const value = (name: string): string | null => {
     const i = argv.indexOf(name);
@@ -376,7 +379,7 @@ function benchArgs(argv: readonly string[]): {
     if (i + 1 >= argv.length) throw new Error(`${name} needs a value`);
     return argv[i + 1];
   };
-  const known = new Set(['--quick', '--only', '--baseline', '--rounds', '--pile', '--pile-from']);
+  const known = new Set(['--quick', '--only', '--baseline', '--rounds', '--pile', '--pile-from', '--pile-frames']);
   argv.forEach((a, i) => {
     if (a.startsWith('--') && !known.has(a)) throw new Error(`unknown argument ${a} (expected ${[...known].join(', ')})`);
     if (!a.startsWith('--') && !(i > 0 && known.has(argv[i - 1]) && argv[i - 1] !== '--quick')) throw new Error(`unexpected argument ${a}`);
@@ -395,6 +398,7 @@ function benchArgs(argv: readonly string[]): {
     rounds: Number(value('--rounds') ?? 1),
     pile: value('--pile'),
     pileFrom: Number(value('--pile-from') ?? 0),
+    pileFrames: Number(value('--pile-frames') ?? (argv.includes('--quick') ? 40 : 120)),
   };
 }
 
@@ -408,7 +412,7 @@ async function main(): Promise<void> {
   // builds interleaved, so that each sees the same load
   if (args.only.has('latency')) for (let r = 0; r < args.rounds; r++) for (const b of args.builds) await latency(frames, stack, b);
   if (args.only.has('costs')) await costs(stack);
-  if (args.only.has('pile')) for (const b of args.builds) await pile(args.quick ? 40 : 120, b, args.pile, args.pileFrom);
+  if (args.only.has('pile')) for (const b of args.builds) await pile(args.pileFrames, b, args.pile, args.pileFrom);
   console.log(`load at the end ${os.loadavg()[0].toFixed(2)}`);
   fs.rmSync(tmp, { recursive: true, force: true });
 }

@@ -312,7 +312,10 @@ describe('live: a stream is shown as it comes and diagnosed on a thread of its o
         assert.deepEqual(v, file.frameView(i), `frame view ${i}`);
         assert.deepEqual(await live.client.request({ op: 'conditioning', index: i }), file.conditioning(i), `conditioning ${i}`);
       }
-      assert.ok((await live.client.request({ op: 'frame', index: 27 })).contacts.some((c) => c.injected > 0), 'frame 27 shows the contact that injected');
+      assert.ok(
+        (await live.client.request({ op: 'frame', index: 27 })).contacts.some((c) => (c.injected ?? 0) > 0),
+        'frame 27 shows the contact that injected',
+      );
     } finally {
       live.dispose();
       fs.rmSync(tmp, { recursive: true, force: true });
@@ -330,7 +333,10 @@ describe('live: a stream is shown as it comes and diagnosed on a thread of its o
       const v = m.frameView(last);
       assert.ok(v.contacts.length >= 4, `${v.contacts.length} contacts`);
       assert.ok(v.islands.length >= 1 && v.islands[0].contacts.length === v.contacts.length);
-      assert.ok(v.contacts.every((c) => c.vnBefore !== null), 'pre-solve states known (the previous frame is there)');
+      assert.ok(
+        v.contacts.every((c) => c.vnBefore !== null),
+        'pre-solve states known (the previous frame is there)',
+      );
       m.close();
     });
     assert.ok(file !== '' && !fs.existsSync(file), 'the warm-up file is removed');

@@ -5,6 +5,7 @@
  * simulation worker, which shows the frames as they come without waiting for it. The diagnosis may lag the
  * stream; it catches up, and the editor answers a writer held at a break only once the frame is diagnosed.
  */
+import * as fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { RecordingFollower } from '../../format/recordingFollow.js';
 import type { RecordedFrame } from '../../format/recording.js';
@@ -68,6 +69,15 @@ function warm(): void {
   });
 }
 
+/** Whether the recording holds bytes after `position` (lines the diagnosis has not read yet). */
+function unread(position: number): boolean {
+  try {
+    return fs.statSync(settings.file).size > position;
+  } catch {
+    return false;
+  }
+}
+
 function pump(): void {
   const t0 = performance.now();
   again = false;
@@ -82,9 +92,11 @@ function pump(): void {
         break;
       }
       // a poll's frames are diagnosed together (one poll reads at most a chunk of the file); behind (more than one
-      // frame read at once), the timeline's κ is left out but for the newest
+      // frame read at once, or more on disk than was read: a frame larger than a chunk), the timeline's κ is left out
+      // but for the newest
       const frames = events.filter((e) => e.kind === 'frame');
-      frames.forEach((e, i) => post({ type: 'diagnosed', result: diagnose(e.frame, i === frames.length - 1) }));
+      const more = frames.length > 0 && unread(follower!.position);
+      frames.forEach((e, i) => post({ type: 'diagnosed', result: diagnose(e.frame, i === frames.length - 1 && !more) }));
     }
   } catch (e) {
     post({ type: 'failed', message: `${settings.file}: the diagnosis stopped: ${(e as Error).message}` });
