@@ -35,6 +35,7 @@ import { ThreadLoadMeter, type ThreadLoad } from '../src/extension/live/threadLo
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'contact-lens-bench-live-'));
 const q = (xs: number[], p: number): number => {
+  if (xs.length === 0) return Number.NaN;
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(p * (s.length - 1)))];
 };
@@ -341,7 +342,8 @@ async function pile(frames: number, build: Build, from: string | null, first: nu
     returned = times(engine, 'returned');
   const lag = [...sent].map(([k, t]) => arrived.get(k)! - t);
   const span = (Math.max(...sent.values()) - Math.min(...sent.values())) / 1000;
-  const busy = [...sent].filter(([k]) => (live.opened?.timeline.contacts[k] ?? 0) > 0).map(([k, t]) => arrived.get(k)! - t);
+  const position = new Map(live.frames.map((k, i) => [k, i]));
+  const busy = [...sent].filter(([k]) => (live.opened?.timeline.contacts[position.get(k) ?? -1] ?? 0) > 0).map(([k, t]) => arrived.get(k)! - t);
   console.log(
     `   ${(frames / span).toFixed(1)} frames/s written (load ${load0.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}); sent → in the host's timeline (the webview's message posted): p50 ${fmt(q(lag, 0.5))} ms, p95 ${fmt(q(lag, 0.95))} ms, max ${fmt(Math.max(...lag))} ms; frames with contacts (${busy.length}) p50 ${fmt(q(busy, 0.5))} ms; first ten p50 ${fmt(q(lag.slice(0, 10), 0.5))} ms, last ten p50 ${fmt(q(lag.slice(-10), 0.5))} ms`,
   );

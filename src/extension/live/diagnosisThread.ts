@@ -14,6 +14,7 @@ import { type FrameDiagnosisResult, frameKappa, toFindingView } from '../model/t
 import type { DiagnosisRequest, DiagnosisEvent } from './diagnosisMessages.js';
 import { loadMeter } from './threadLoad.js';
 import { withWarmRecording } from './warmUp.js';
+import { DIAGNOSIS_NICE, lowerThisThread } from './threadPriority.js';
 
 if (!parentPort) throw new Error('diagnosisThread.ts must run in a worker thread');
 const port = parentPort;
@@ -33,6 +34,8 @@ let busy = false;
 let again = false;
 let closed = false;
 const load = loadMeter('diagnosis');
+// below the I/O thread and the worker: on a busy machine the writer and the frames shown go first (./threadPriority.ts)
+lowerThisThread(DIAGNOSIS_NICE);
 
 /** `kappa`: the timeline's κ too (left out while the diagnosis is behind). */
 function diagnose(f: RecordedFrame, kappa: boolean): FrameDiagnosisResult {
