@@ -2,7 +2,8 @@
  * Live sessions (docs/live-protocol.md), printed, never asserted:
  *  1. latency: a test engine streams box-stack-10 (600 frames at 60 Hz) through the TypeScript writer to the
  *     listener (the simulation worker's I/O thread, dist/liveIo.js), the worker's model (dist/worker.js; the
- *     diagnosis on its own thread, dist/liveDiagnosis.js) and the host's relay, with a webview stand-in that
+ *     diagnosis on its own thread, dist/liveDiagnosis.js, the frame views on another, dist/liveView.js) and the
+ *     host's relay, with a webview stand-in that
  *     follows the newest frame the way the inspector does (one frame view per update, seeks coalesced).
  *     p50 / p95 / max from "sent" (just before writeFrame) to: the frame in the worker's model, the webview's
  *     message posted with it, its diagnosis at the host, a frame view of it or of a later frame. The webview's
