@@ -505,12 +505,12 @@ export class LiveFeed {
 
   /** The view of frame i, computed on the stream's frame-view thread (null: none; the model computes it). */
   frameView(i: number): Promise<FrameView> | null {
-    return this.views?.frame(i) ?? null;
+    return this.views?.alive ? this.views.frame(i) : null;
   }
 
   /** The pending conditioning of frame i's view, from the frame-view thread (null: none). */
   conditioning(i: number): Promise<readonly IslandConditioningView[]> | null {
-    return this.views?.conditioning(i) ?? null;
+    return this.views?.alive ? this.views.conditioning(i) : null;
   }
 
   close(): void {

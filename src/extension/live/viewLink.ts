@@ -38,6 +38,7 @@ export class ViewLink {
       if (e.type === 'error') p.reject(new Error(e.message));
       else p.resolve(e);
     });
+    // a thread that failed answers nothing more: its stream's views are computed by the model again (alive)
     this.worker.on('error', (e) => this.fail(`the frame-view thread failed: ${e.message}`));
     this.worker.on('exit', () => this.fail('the frame-view thread ended'));
     this.post({ op: 'open', file, header, info });
@@ -48,8 +49,15 @@ export class ViewLink {
   }
 
   private fail(message: string): void {
+    this.dead = true;
     for (const p of this.pending.values()) p.reject(new Error(message));
     this.pending.clear();
+  }
+  private dead = false;
+
+  /** False once the thread failed, ended or was closed. */
+  get alive(): boolean {
+    return !this.dead && !this.closed;
   }
 
   append(frames: readonly AppendedFrame[]): void {
@@ -61,7 +69,7 @@ export class ViewLink {
   }
 
   private request(r: { op: 'frame' | 'conditioning'; index: number }): Promise<ViewEvent> {
-    if (this.closed) return Promise.reject(new Error('the live stream was closed'));
+    if (!this.alive) return Promise.reject(new Error(this.closed ? 'the live stream was closed' : 'the frame-view thread ended'));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
