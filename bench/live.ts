@@ -2,7 +2,8 @@
  * Live sessions (docs/live-protocol.md), printed, never asserted:
  *  1. latency: a test engine streams box-stack-10 (600 frames at 60 Hz) through the TypeScript writer to the
  *     listener (the simulation worker's I/O thread, dist/liveIo.js), the worker's model (dist/worker.js; the
- *     diagnosis on its own thread, dist/liveDiagnosis.js) and the host's relay, with a webview stand-in that
+ *     diagnosis on its own thread, dist/liveDiagnosis.js, the frame views on another, dist/liveView.js) and the
+ *     host's relay, with a webview stand-in that
  *     follows the newest frame the way the inspector does (one frame view per update, seeks coalesced).
  *     p50 / p95 / max from "sent" (just before writeFrame) to: the frame in the worker's model, the webview's
  *     message posted with it, its diagnosis at the host, a frame view of it or of a later frame. The webview's
@@ -14,14 +15,19 @@
  *     live at 10 frames/s: the frames/s the engine reaches, how far the display and the diagnosis lag behind the
  *     writer, and the memory of the process (worker + relay) as the frames go by.
  *
- *   npm run bench:live [-- --quick]
+ *   npm run bench:live [-- --quick] [--only latency,costs,pile] [--baseline DIST] [--rounds N] [--pile REC --pile-from K]
+ *
+ * --baseline DIST: another build's dist folder (e.g. a copy of main's, made with npm run build there): (1) and (3)
+ * run with its worker too, interleaved with this build's (--rounds N times for (1)), so both see the same load.
+ * --pile REC: the pile's frames (--pile-frames N, default 120, 40 with --quick) from an existing recording of examples/box-pile-1000.scene.json (frames K… with
+ * --pile-from K: the busy ones, ≈ 5000 contacts from frame 75 on) instead of simulating them.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { machineInfo, parseBenchArgs } from './common.js';
+import { machineInfo } from './common.js';
 import { spawn } from 'node:child_process';
-import { cppReplayBinary, Engine, LiveWorker, ROOT, recordScenario, until } from '../test/live/harness.js';
+import { cppReplayBinary, Engine, LiveWorker, ROOT, recordScenario, until, WORKER } from '../test/live/harness.js';
 import { writeReplayTable } from '../test/live/replayTable.js';
 import type { LiveTarget } from '../src/format/liveProtocol.js';
 import { RecordingReader, RecordingWriter } from '../src/format/recordingFile.js';
@@ -30,6 +36,7 @@ import { ThreadLoadMeter, type ThreadLoad } from '../src/extension/live/threadLo
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'contact-lens-bench-live-'));
 const q = (xs: number[], p: number): number => {
+  if (xs.length === 0) return Number.NaN;
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(p * (s.length - 1)))];
 };
@@ -52,6 +59,7 @@ function times(engine: Engine, what: 'sent' | 'returned'): Map<number, number> {
 const FOLLOW_VIEW_MS = 50;
 function follow(live: LiveWorker, inTimeline: Map<number, number>, viewed: Map<number, number>): () => number {
   let timer: NodeJS.Timeout | null = null,
+    seen = 0,
     last = 0,
     busy = false,
     views = 0;
@@ -72,7 +80,7 @@ function follow(live: LiveWorker, inTimeline: Map<number, number>, viewed: Map<n
   live.client.onEvent = (e) => {
     previous(e);
     const now = performance.timeOrigin + performance.now();
-    for (const k of live.frames) if (!inTimeline.has(k)) inTimeline.set(k, now);
+    for (; seen < live.frames.length; seen++) inTimeline.set(live.frames[seen], now);
     if (live.frames.length === 0 || timer) return;
     timer = setTimeout(
       () => {
@@ -136,8 +144,16 @@ function delays(sent: Map<number, number>, at: Map<number, number>): string {
   return d.length ? `p50 ${fmt(q(d, 0.5))} ms, p95 ${fmt(q(d, 0.95))} ms, max ${fmt(Math.max(...d))} ms (${d.length} frames)` : 'none';
 }
 
-async function latency(frames: number, source: string): Promise<void> {
-  const live = await new LiveWorker().listen(path.join(tmp, 'latency'));
+/** "p50 … ms, p95 … ms" of some delays. */
+function p5095(d: readonly number[]): string {
+  return d.length ? `p50 ${fmt(q([...d], 0.5))} ms, p95 ${fmt(q([...d], 0.95))} ms` : 'none';
+}
+
+/** Frames of the stream's start, whose figures are printed apart from the rest's (the cold start). */
+const FIRST_FRAMES = 60;
+
+async function latency(frames: number, source: string, build: Build): Promise<void> {
+  const live = await new LiveWorker(build.worker).listen(path.join(tmp, 'latency'));
   const inTimeline = new Map<number, number>(),
     viewed = new Map<number, number>();
   const stages = watchStages(live);
@@ -164,12 +180,15 @@ async function latency(frames: number, source: string): Promise<void> {
   const drawn = [...sent].filter(([k]) => viewed.has(k)).map(([k, t]) => viewed.get(k)! - t);
   const write = [...sent].map(([k, t]) => returned.get(k)! - t);
   console.log(
-    `1. box-stack-10, ${frames} frames at 60 Hz through the TypeScript writer (a replay of our engine's frames), load ${load0.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}:`,
+    `1. [${build.name}] box-stack-10, ${frames} frames at 60 Hz through the TypeScript writer (a replay of our engine's frames), load ${load0.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}:`,
   );
   const tenth = Math.ceil(row.length / 10);
   console.log(`   sent → in the worker's inspector model: ${delays(sent, stages.model)}`);
   console.log(
     `   sent → the webview's message posted (timeline and readout): p50 ${fmt(q(row, 0.5))} ms, p95 ${fmt(q(row, 0.95))} ms, max ${fmt(Math.max(...row))} ms (p50 by tenth of the run: ${Array.from({ length: 10 }, (_, i) => fmt(q(row.slice(i * tenth, (i + 1) * tenth), 0.5))).join(', ')})`,
+  );
+  console.log(
+    `   sent → webview message, the first ${FIRST_FRAMES} frames: ${p5095(row.slice(0, FIRST_FRAMES))}; the rest: ${p5095(row.slice(FIRST_FRAMES))}; frame view drawn, first ${FIRST_FRAMES}: ${p5095([...sent].filter(([k]) => viewed.has(k) && k < FIRST_FRAMES).map(([k, t]) => viewed.get(k)! - t))}`,
   );
   console.log(`   sent → diagnosed (its injection and findings at the host; the diagnosis' own thread may lag): ${delays(sent, stages.diagnosed)}`);
   console.log(
@@ -254,27 +273,46 @@ async function costs(source: string): Promise<void> {
   );
 }
 
-async function pile(frames: number): Promise<void> {
+/** The pile's frames as a recording and the C++ replay's table (simulated, or cut from an existing recording). */
+function pileSource(frames: number, from: string | null, first: number): { source: string; table: string } {
   const source = path.join(tmp, 'pile.rec.jsonl'),
     table = path.join(tmp, 'pile.table');
+  if (fs.existsSync(table)) return { source, table };
   const t0 = performance.now();
-  recordScenario(path.join(ROOT, 'examples/box-pile-1000.scene.json'), 'box-pile-1000', frames, source);
+  if (from) cutRecording(from, first, frames, source);
+  else recordScenario(path.join(ROOT, 'examples/box-pile-1000.scene.json'), 'box-pile-1000', frames, source);
   writeReplayTable(source, table);
   const mib = fs.statSync(source).size / 2 ** 20;
   console.log(
-    `3. the 1000-box pile: ${frames} frames of our engine (${mib.toFixed(0)} MiB, simulated in ${((performance.now() - t0) / 1000).toFixed(0)} s), written live at 10 frames/s through the C++ writer:`,
+    `3. the 1000-box pile: ${frames} frames of our engine (${mib.toFixed(0)} MiB, ${from ? `frames ${first}… of ${from}` : `simulated in ${((performance.now() - t0) / 1000).toFixed(0)} s`}), written live at 10 frames/s through the C++ writer:`,
   );
-  const live = await new LiveWorker().listen(path.join(tmp, 'pile'));
+  return { source, table };
+}
+
+/** The header and frames [first, first + n) of a recording, as a recording. */
+function cutRecording(file: string, first: number, n: number, out: string): void {
+  const r = RecordingReader.openSync(file);
+  const w = RecordingWriter.create(out, r.header, { force: true, live: false });
+  for (let i = first; i < Math.min(r.frameCount, first + n); i++) w.writeFrame(r.frame(i));
+  w.close();
+  r.close();
+}
+
+async function pile(frames: number, build: Build, from: string | null, first: number): Promise<void> {
+  const { table } = pileSource(frames, from, first);
+  console.log(`   [${build.name}]`);
+  const live = await new LiveWorker(build.worker).listen(path.join(tmp, 'pile'));
   const stages = watchStages(live);
   const loads = await meterThreads(live);
   const load0 = os.loadavg()[0];
   const arrived = new Map<number, number>();
+  let seen = 0;
   const rss: string[] = [];
   const previous = live.client.onEvent!;
   live.client.onEvent = (e) => {
     previous(e);
     const now = performance.timeOrigin + performance.now();
-    for (const k of live.frames) if (!arrived.has(k)) arrived.set(k, now);
+    for (; seen < live.frames.length; seen++) arrived.set(live.frames[seen], now);
   };
   const out = path.join(tmp, 'pile-out.rec.jsonl');
   const engine = new Engine(cppReplayBinary(tmp), [table, out, '10'], { CONTACT_LENS_LIVE: live.value });
@@ -305,7 +343,8 @@ async function pile(frames: number): Promise<void> {
     returned = times(engine, 'returned');
   const lag = [...sent].map(([k, t]) => arrived.get(k)! - t);
   const span = (Math.max(...sent.values()) - Math.min(...sent.values())) / 1000;
-  const busy = [...sent].filter(([k]) => (live.opened?.timeline.contacts[k] ?? 0) > 0).map(([k, t]) => arrived.get(k)! - t);
+  const position = new Map(live.frames.map((k, i) => [k, i]));
+  const busy = [...sent].filter(([k]) => (live.opened?.timeline.contacts[position.get(k) ?? -1] ?? 0) > 0).map(([k, t]) => arrived.get(k)! - t);
   console.log(
     `   ${(frames / span).toFixed(1)} frames/s written (load ${load0.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}); sent → in the host's timeline (the webview's message posted): p50 ${fmt(q(lag, 0.5))} ms, p95 ${fmt(q(lag, 0.95))} ms, max ${fmt(Math.max(...lag))} ms; frames with contacts (${busy.length}) p50 ${fmt(q(busy, 0.5))} ms; first ten p50 ${fmt(q(lag.slice(0, 10), 0.5))} ms, last ten p50 ${fmt(q(lag.slice(-10), 0.5))} ms`,
   );
@@ -322,16 +361,61 @@ async function pile(frames: number): Promise<void> {
   live.dispose();
 }
 
+/** A build whose worker the live parts run: this one's, or --baseline's. */
+interface Build {
+  readonly name: string;
+  readonly worker: string;
+}
+
+function benchArgs(argv: readonly string[]): {
+  quick: boolean;
+  only: Set<string>;
+  builds: Build[];
+  rounds: number;
+  pile: string | null;
+  pileFrom: number;
+  pileFrames: number;
+} {
+  const value = (name: string): string | null => {
+    const i = argv.indexOf(name);
+    if (i < 0) return null;
+    if (i + 1 >= argv.length) throw new Error(`${name} needs a value`);
+    return argv[i + 1];
+  };
+  const known = new Set(['--quick', '--only', '--baseline', '--rounds', '--pile', '--pile-from', '--pile-frames']);
+  argv.forEach((a, i) => {
+    if (a.startsWith('--') && !known.has(a)) throw new Error(`unknown argument ${a} (expected ${[...known].join(', ')})`);
+    if (!a.startsWith('--') && !(i > 0 && known.has(argv[i - 1]) && argv[i - 1] !== '--quick')) throw new Error(`unexpected argument ${a}`);
+  });
+  const baseline = value('--baseline');
+  const builds: Build[] = [{ name: 'this build', worker: WORKER }];
+  if (baseline) {
+    const worker = path.resolve(baseline, 'worker.js');
+    if (!fs.existsSync(worker)) throw new Error(`--baseline ${baseline}: no worker.js there (give a dist folder built with npm run build)`);
+    builds.unshift({ name: `baseline ${baseline}`, worker });
+  }
+  return {
+    quick: argv.includes('--quick'),
+    only: new Set((value('--only') ?? 'latency,costs,pile').split(',')),
+    builds,
+    rounds: Number(value('--rounds') ?? 1),
+    pile: value('--pile'),
+    pileFrom: Number(value('--pile-from') ?? 0),
+    pileFrames: Number(value('--pile-frames') ?? (argv.includes('--quick') ? 40 : 120)),
+  };
+}
+
 async function main(): Promise<void> {
-  const args = parseBenchArgs(process.argv.slice(2));
+  const args = benchArgs(process.argv.slice(2));
   const m = machineInfo();
   console.log(`bench:live · ${m.cpu} × ${m.cores} · Node ${m.node} · ${m.platform} · ${m.date} · load ${m.loadAverage.toFixed(2)}`);
   const stack = path.join(tmp, 'stack.rec.jsonl');
   const frames = args.quick ? 200 : 600;
   recordScenario(path.join(ROOT, 'examples/box-stack-10.scene.json'), 'box-stack-10', frames, stack);
-  await latency(frames, stack);
-  await costs(stack);
-  await pile(args.quick ? 40 : 120);
+  // builds interleaved, so that each sees the same load
+  if (args.only.has('latency')) for (let r = 0; r < args.rounds; r++) for (const b of args.builds) await latency(frames, stack, b);
+  if (args.only.has('costs')) await costs(stack);
+  if (args.only.has('pile')) for (const b of args.builds) await pile(args.pileFrames, b, args.pile, args.pileFrom);
   console.log(`load at the end ${os.loadavg()[0].toFixed(2)}`);
   fs.rmSync(tmp, { recursive: true, force: true });
 }

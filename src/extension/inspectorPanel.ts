@@ -38,6 +38,8 @@ export interface InspectorHost {
   /** Where recordings' caches go when their folder cannot be written (null: only beside them). */
   readonly cacheDir: string | null;
   activeChanged(inspector: InspectorPanel, active: boolean): void;
+  /** A live session shown by `inspector` has new frames (the status bar's count follows, throttled). */
+  liveGrew(inspector: InspectorPanel): void;
   disposed(inspector: InspectorPanel): void;
 }
 
@@ -149,7 +151,7 @@ export class InspectorPanel implements vscode.Disposable {
       return;
     }
     timed('live update', () => this.live.update(this.opened, e));
-    if (e.rows) this.host.activeChanged(this, this.panel.active);
+    if (e.rows) this.host.liveGrew(this);
   }
 
   get frameIndex(): number {

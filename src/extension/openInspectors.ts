@@ -44,6 +44,9 @@ async function localFileFor(uri: vscode.Uri, panel: vscode.WebviewPanel): Promis
   return file;
 }
 
+/** Shortest time between two refreshes of the status bar while a live session grows (ms). */
+const LIVE_STATUS_MS = 250;
+
 export class OpenInspectors implements InspectorHost, vscode.Disposable {
   private readonly all = new Set<InspectorPanel>();
   private active: InspectorPanel | null = null;
@@ -75,6 +78,19 @@ export class OpenInspectors implements InspectorHost, vscode.Disposable {
     if (active) void vscode.commands.executeCommand('setContext', 'contactLens.inspectorActive', true);
     this.updateStatus();
   }
+
+  /**
+   * A live session grew: the status bar follows its frame count at most every LIVE_STATUS_MS (each refresh is
+   * three messages to the window; a 60 Hz stream would send them with every frame).
+   */
+  liveGrew(inspector: InspectorPanel): void {
+    if (inspector !== this.active || this.liveStatus) return;
+    this.liveStatus = setTimeout(() => {
+      this.liveStatus = null;
+      if (this.active === inspector) this.updateStatus();
+    }, LIVE_STATUS_MS);
+  }
+  private liveStatus: NodeJS.Timeout | null = null;
 
   disposed(inspector: InspectorPanel): void {
     this.all.delete(inspector);
@@ -200,6 +216,7 @@ export class OpenInspectors implements InspectorHost, vscode.Disposable {
   }
 
   dispose(): void {
+    if (this.liveStatus) clearTimeout(this.liveStatus);
     for (const p of [...this.problems]) p.panel.dispose();
     for (const i of [...this.all]) i.panel.dispose();
     this.status.dispose();

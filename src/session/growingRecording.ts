@@ -23,6 +23,44 @@ export interface LinePlace {
   readonly line: number;
 }
 
+/**
+ * What the index keeps of an appended frame besides its place: a frame appended by another thread, which read and
+ * parsed the line, comes as this (a live stream's frame views are computed off the thread that reads the feed).
+ */
+export interface AppendedFrame {
+  readonly at: LinePlace;
+  readonly frame: number;
+  readonly time: number;
+  readonly contacts: number;
+  /** Index into SOLVER_STATUSES. */
+  readonly status: number;
+  readonly maxDepth: number;
+  readonly maxLambdaN: number;
+  /** NaN: not recorded. */
+  readonly iterations: number;
+  readonly residual: number;
+}
+
+/** The index entry of frame `f`, read from the file at `at`. */
+export function appendedFrame(f: RecordedFrame, at: LinePlace): AppendedFrame {
+  let depth = 0,
+    ln = 0;
+  for (const c of f.contacts) depth = Math.max(depth, c.depth);
+  for (let k = 0; k < f.solver.lambda.length; k += 3) ln = Math.max(ln, f.solver.lambda[k]);
+  const r = f.solver.residuals;
+  return {
+    at,
+    frame: f.frame,
+    time: f.time,
+    contacts: f.contacts.length,
+    status: SOLVER_STATUSES.indexOf(f.solver.status),
+    maxDepth: depth,
+    maxLambdaN: ln,
+    iterations: f.solver.iterations ?? NaN,
+    residual: r?.length ? r[r.length - 1] : NaN,
+  };
+}
+
 class Columns {
   count = 0;
   offset = new Float64Array(64);
@@ -37,25 +75,20 @@ class Columns {
   contacts = new Uint32Array(64);
   status = new Uint8Array(64);
 
-  push(at: LinePlace, f: RecordedFrame): void {
+  push(a: AppendedFrame): void {
     if (this.count === this.frame.length) this.grow();
     const i = this.count++;
-    this.offset[i] = at.offset;
-    this.length[i] = at.length;
-    this.line[i] = at.line;
-    this.frame[i] = f.frame;
-    this.time[i] = f.time;
-    this.contacts[i] = f.contacts.length;
-    this.status[i] = SOLVER_STATUSES.indexOf(f.solver.status);
-    let depth = 0,
-      ln = 0;
-    for (const c of f.contacts) depth = Math.max(depth, c.depth);
-    for (let k = 0; k < f.solver.lambda.length; k += 3) ln = Math.max(ln, f.solver.lambda[k]);
-    this.maxDepth[i] = depth;
-    this.maxLambdaN[i] = ln;
-    this.iterations[i] = f.solver.iterations ?? NaN;
-    const r = f.solver.residuals;
-    this.residual[i] = r?.length ? r[r.length - 1] : NaN;
+    this.offset[i] = a.at.offset;
+    this.length[i] = a.at.length;
+    this.line[i] = a.at.line;
+    this.frame[i] = a.frame;
+    this.time[i] = a.time;
+    this.contacts[i] = a.contacts;
+    this.status[i] = a.status;
+    this.maxDepth[i] = a.maxDepth;
+    this.maxLambdaN[i] = a.maxLambdaN;
+    this.iterations[i] = a.iterations;
+    this.residual[i] = a.residual;
   }
 
   private grow(): void {
@@ -111,7 +144,12 @@ export class GrowingRecording implements FrameSource {
 
   /** Adds a frame read from the file at `at` (frames come in file order). */
   append(f: RecordedFrame, at: LinePlace): void {
-    this.cols.push(at, f);
+    this.cols.push(appendedFrame(f, at));
+  }
+
+  /** Adds a frame that another thread read from the file (appendedFrame of it), in file order. */
+  appendIndexed(a: AppendedFrame): void {
+    this.cols.push(a);
   }
 
   summary(i: number): SessionSummary {

@@ -32,7 +32,7 @@ export async function until<T>(ok: () => T | undefined | false, what: string, ti
 }
 
 export class LiveWorker {
-  readonly client = new WorkerClient(WORKER);
+  readonly client: WorkerClient;
   readonly events: { at: number; event: LiveEvent }[] = [];
   sessions: Opened[] = [];
   state: LiveState | null = null;
@@ -47,7 +47,9 @@ export class LiveWorker {
   readonly posted: HostMessage[] = [];
   private readonly relay = new LiveRelay((m) => this.posted.push(m));
 
-  constructor() {
+  /** `worker`: the simulation worker's bundle (default: this build's; benchmarks compare another build's). */
+  constructor(worker = WORKER) {
+    this.client = new WorkerClient(worker);
     this.client.onEvent = (event) => {
       this.events.push({ at: performance.timeOrigin + performance.now(), event });
       if (event.type === 'session') {

@@ -22,6 +22,7 @@ import { DIAGNOSIS, LiveWorker, ROOT, startEngine, until } from '../live/harness
 import { InspectorModel } from '../../src/extension/model/inspectorModel.js';
 import { applyDiagnosisPatch } from '../../src/protocol/live.js';
 import { updateDelay } from '../../src/extension/live/liveFeed.js';
+import { warmModel, withWarmRecording } from '../../src/extension/live/warmUp.js';
 
 const finding = (index: number, mechanism: string, severity: 'error' | 'warning' | 'info'): FindingView => ({
   index,
@@ -305,10 +306,40 @@ describe('live: a stream is shown as it comes and diagnosed on a thread of its o
       const key = (f: { index: number; frame: number; mechanism: string; joules: number }): string => `${f.index}/${f.frame}/${f.mechanism}/${f.joules}`;
       assert.deepEqual(host.findings.map(key), file.findings.map(key));
       assert.ok(host.findings.some((f) => f.frame === 27 && f.mechanism === 'restitution-overshoot'));
+      // frame views come from the stream's frame-view thread: the same as the file's, injection by contact included
+      for (const i of [0, 27, 179]) {
+        const v = await live.client.request({ op: 'frame', index: i });
+        assert.deepEqual(v, file.frameView(i), `frame view ${i}`);
+        assert.deepEqual(await live.client.request({ op: 'conditioning', index: i }), file.conditioning(i), `conditioning ${i}`);
+      }
+      assert.ok(
+        (await live.client.request({ op: 'frame', index: 27 })).contacts.some((c) => (c.injected ?? 0) > 0),
+        'frame 27 shows the contact that injected',
+      );
     } finally {
       live.dispose();
       fs.rmSync(tmp, { recursive: true, force: true });
     }
+  });
+
+  it('the warm-up recording, read back as a stream is, has contacts in an island: a frame view of it runs the whole frame-view path', () => {
+    let file = '';
+    withWarmRecording((r) => {
+      file = r.file;
+      assert.ok(r.frames.length >= 2);
+      const m = warmModel(r);
+      const last = r.frames.length - 1;
+      assert.equal(m.timeline.frame.length, r.frames.length);
+      const v = m.frameView(last);
+      assert.ok(v.contacts.length >= 4, `${v.contacts.length} contacts`);
+      assert.ok(v.islands.length >= 1 && v.islands[0].contacts.length === v.contacts.length);
+      assert.ok(
+        v.contacts.every((c) => c.vnBefore !== null),
+        'pre-solve states known (the previous frame is there)',
+      );
+      m.close();
+    });
+    assert.ok(file !== '' && !fs.existsSync(file), 'the warm-up file is removed');
   });
 
   it('applyDiagnosisPatch writes injection and κ into rows already there, and a column that appears now is 0 before', () => {

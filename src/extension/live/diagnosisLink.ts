@@ -10,12 +10,14 @@ import { startThread } from './threadScript.js';
 import type { ThreadLoad } from './threadLoad.js';
 
 /**
- * A diagnosis thread started ahead of its stream: its code is loaded and compiled while the listener waits for a
- * writer, not in the first moments of the stream, when that work would compete for the CPU with the frames shown.
+ * A diagnosis thread started ahead of its stream: its code is loaded, compiled and run once (./warmUp.ts) while
+ * the listener waits for a writer, not in the first moments of the stream, when that work would compete for the
+ * CPU with the frames shown.
  */
 export function startDiagnosisThread(): Worker {
   const worker = startThread('liveDiagnosis', 'diagnosisThread');
   worker.unref();
+  worker.postMessage({ op: 'warm' } satisfies DiagnosisRequest); // its code run once before the stream's first frame
   return worker;
 }
 

@@ -4,6 +4,8 @@ import type { DiagnosisSettings } from '../worker/workerProtocol.js';
 import type { ThreadLoad } from './threadLoad.js';
 
 export type DiagnosisRequest =
+  /** Runs the diagnosis once on a tiny recording (./warmUp.ts), before a stream's first frame. */
+  | { readonly op: 'warm' }
   | { readonly op: 'start'; readonly file: string; readonly diagnosis: DiagnosisSettings; readonly maxLineBytes?: number }
   /** Lines were appended to the file. */
   | { readonly op: 'kick' }

@@ -5,6 +5,7 @@
  * simulation worker, which shows the frames as they come without waiting for it. The diagnosis may lag the
  * stream; it catches up, and the editor answers a writer held at a break only once the frame is diagnosed.
  */
+import * as fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { RecordingFollower } from '../../format/recordingFollow.js';
 import type { RecordedFrame } from '../../format/recording.js';
@@ -12,6 +13,8 @@ import { Diagnoser } from '../../session/diagnose.js';
 import { type FrameDiagnosisResult, frameKappa, toFindingView } from '../model/timelineBuilder.js';
 import type { DiagnosisRequest, DiagnosisEvent } from './diagnosisMessages.js';
 import { loadMeter } from './threadLoad.js';
+import { withWarmRecording } from './warmUp.js';
+import { DIAGNOSIS_NICE, lowerThisThread } from './threadPriority.js';
 
 if (!parentPort) throw new Error('diagnosisThread.ts must run in a worker thread');
 const port = parentPort;
@@ -31,6 +34,8 @@ let busy = false;
 let again = false;
 let closed = false;
 const load = loadMeter('diagnosis');
+// below the I/O thread and the worker: on a busy machine the writer and the frames shown go first (./threadPriority.ts)
+lowerThisThread(DIAGNOSIS_NICE);
 
 /** `kappa`: the timeline's κ too (left out while the diagnosis is behind). */
 function diagnose(f: RecordedFrame, kappa: boolean): FrameDiagnosisResult {
@@ -53,6 +58,29 @@ function diagnose(f: RecordedFrame, kappa: boolean): FrameDiagnosisResult {
   };
 }
 
+/** The diagnosis and the timeline's κ of a tiny recording, before a stream's first frame (./warmUp.ts). */
+function warm(): void {
+  withWarmRecording((r) => {
+    const d = new Diagnoser(r.header, { keepFrames: false });
+    let prev: RecordedFrame | undefined;
+    for (const { frame } of r.frames) {
+      d.add(frame);
+      frameKappa(r.header, frame, prev);
+      prev = frame;
+    }
+    d.findings.map((x) => toFindingView(x, 0));
+  });
+}
+
+/** Whether the recording holds bytes after `position` (lines the diagnosis has not read yet). */
+function unread(position: number): boolean {
+  try {
+    return fs.statSync(settings.file).size > position;
+  } catch {
+    return false;
+  }
+}
+
 function pump(): void {
   const t0 = performance.now();
   again = false;
@@ -67,9 +95,11 @@ function pump(): void {
         break;
       }
       // a poll's frames are diagnosed together (one poll reads at most a chunk of the file); behind (more than one
-      // frame read at once), the timeline's κ is left out but for the newest
+      // frame read at once, or more on disk than was read: a frame larger than a chunk), the timeline's κ is left out
+      // but for the newest
       const frames = events.filter((e) => e.kind === 'frame');
-      frames.forEach((e, i) => post({ type: 'diagnosed', result: diagnose(e.frame, i === frames.length - 1) }));
+      const more = frames.length > 0 && unread(follower!.position);
+      frames.forEach((e, i) => post({ type: 'diagnosed', result: diagnose(e.frame, i === frames.length - 1 && !more) }));
     }
   } catch (e) {
     post({ type: 'failed', message: `${settings.file}: the diagnosis stopped: ${(e as Error).message}` });
@@ -94,6 +124,9 @@ function kick(): void {
 
 port.on('message', (m: DiagnosisRequest) => {
   switch (m.op) {
+    case 'warm':
+      warm();
+      return;
     case 'start':
       settings = m;
       follower = RecordingFollower.open(m.file, { maxLineBytes: m.maxLineBytes });

@@ -11,16 +11,26 @@ import type { Worker } from 'node:worker_threads';
 import { RecordingFollower, type FollowEvent, type FollowResume } from '../../format/recordingFollow.js';
 import { LIVE_MAX_LINE_BYTES } from '../../format/liveProtocol.js';
 import type { RecordingHeader } from '../../format/recording.js';
-import { GrowingRecording } from '../../session/growingRecording.js';
+import { type AppendedFrame, appendedFrame, GrowingRecording } from '../../session/growingRecording.js';
 import { Diagnoser, MECHANISM_SEVERITY } from '../../session/diagnose.js';
 import { notRecorded } from '../../session/solverDeclarations.js';
 import { type FrameDiagnosisResult, InspectorModel, TimelineBuilder } from '../model/inspectorModel.js';
 import type { DiagnosisSettings, Opened } from '../worker/workerProtocol.js';
-import type { FindingView, Timeline } from '../../protocol/inspector.js';
+import type { FindingView, FrameView, IslandConditioningView, Timeline } from '../../protocol/inspector.js';
 import { type DiagnosisPatch, type LiveState, type LiveUpdate, MAX_LIVE_ROWS, NO_BREAK, type TimelineRows } from '../../protocol/live.js';
 import type { BreakController } from './breakController.js';
 import { DiagnosisLink } from './diagnosisLink.js';
 import type { ThreadLoad } from './threadLoad.js';
+import { ViewLink } from './viewLink.js';
+import type { ViewDiagnosis } from './viewMessages.js';
+
+/** Threads started ahead of a writer's stream (LiveHub's spares), handed to its feed. */
+export interface StreamThreads {
+  /** The diagnosis thread (startDiagnosisThread). */
+  readonly diagnosis?: Worker;
+  /** The frame-view thread (startViewThread). */
+  readonly views?: Worker;
+}
 
 /**
  * Shortest gap between two updates to the host while frames arrive (ms): a flood is sent in batches (at most
@@ -133,6 +143,10 @@ export class LiveFeed {
   private readAt: number[] = [];
   /** Rows whose injection the host has in its final form (diagnosed when sent, or patched since). */
   private sentDiagnosed = 0;
+  /** A writer's stream: its frame views' thread (from its first frame on; null: views are computed here). */
+  private views: ViewLink | null = null;
+  /** Frames read and not yet told to the view thread (they go with the next update, before the host sees them). */
+  private viewFrames: AppendedFrame[] = [];
 
   private constructor(
     readonly file: string,
@@ -142,8 +156,8 @@ export class LiveFeed {
     reportedUpTo: number,
     /** Listening: the back-channel of the writer shown. */
     readonly breaks: BreakController | null,
-    /** Listening: a diagnosis thread started ahead of the stream (startDiagnosisThread). */
-    thread?: Worker,
+    /** Listening: threads started ahead of the stream. */
+    private readonly threads: StreamThreads = {},
   ) {
     this.model = model;
     this.reportedUpTo = reportedUpTo;
@@ -161,14 +175,17 @@ export class LiveFeed {
           diagnosed: (r) => this.diagnosed(r),
           failed: (message) => this.problem(message),
         },
-        thread,
+        threads.diagnosis,
       );
     }
   }
 
-  /** A live writer's recording, read from its first line as the listener writes it (diagnosed on `thread` if given). */
-  static forStream(file: string, ctx: FeedContext, breaks: BreakController | null, thread?: Worker): LiveFeed {
-    return new LiveFeed(file, ctx, null, undefined, 0, breaks, thread);
+  /**
+   * A live writer's recording, read from its first line as the listener writes it, diagnosed and its frame views
+   * computed on threads of their own (`threads` if given, started now otherwise).
+   */
+  static forStream(file: string, ctx: FeedContext, breaks: BreakController | null, threads: StreamThreads = {}): LiveFeed {
+    return new LiveFeed(file, ctx, null, undefined, 0, breaks, threads);
   }
 
   /**
@@ -311,6 +328,12 @@ export class LiveFeed {
       const builder = new TimelineBuilder(header, this.diagnosis ? null : new Diagnoser(header, { ...this.ctx.diagnosis, keepFrames: false }));
       builder.add(f, !this.diagnosis);
       this.model = InspectorModel.growing(source, infoOf(this.file, header, 1), builder);
+      if (this.diagnosis) {
+        // a writer's stream: its frame views on a thread of their own, which knows this frame before the host does
+        this.views = new ViewLink(this.file, header, infoOf(this.file, header, 0), this.threads.views);
+        this.views.append([appendedFrame(f, at)]);
+        if (this.metered) void this.views.load(true);
+      }
       this.sentRows = 1;
       this.sentDiagnosed = this.diagnosis ? 0 : 1;
       this.sentFindings = this.model.findings.length;
@@ -319,6 +342,7 @@ export class LiveFeed {
     } else if (this.diagnosis) {
       // its κ comes with its diagnosis (a conditioning estimate costs more than reading the frame)
       this.model.appendUndiagnosed(f, at, { kappa: false });
+      if (this.views) this.viewFrames.push(appendedFrame(f, at));
     } else {
       const added = this.model.append(f, at, { kappa: this.queue.length === 0 });
       this.breaks?.diagnosed(f.frame, this.model.timeline.frame.length - 1, added);
@@ -342,12 +366,15 @@ export class LiveFeed {
     const m = this.model;
     if (!m) return;
     let k = 0;
+    const toViews: ViewDiagnosis[] = [];
     for (; k < this.early.length && this.early[k].index < m.session.frameCount; k++) {
       const r = this.early[k];
       m.applyDiagnosis(r);
       this.breaks?.diagnosed(r.frame, r.index, r.findings);
+      toViews.push({ index: r.index, byContact: r.byContact, resolveBudgetFrame: r.resolveBudgetFrame });
     }
     if (k === 0) return;
+    this.views?.diagnosed(toViews);
     this.early.splice(0, k);
     this.scheduleUpdate(false);
   }
@@ -427,6 +454,7 @@ export class LiveFeed {
     // the first row of a session went with the session itself
     const readAt = this.readAt.splice(0, this.readAt.length - ((m?.timeline.frame.length ?? 0) - to));
     this.sentRows = m ? to : 0;
+    this.views?.append(this.viewFrames.splice(0));
     const errors = this.errors;
     this.errors = [];
     this.ctx.emit({
@@ -457,14 +485,39 @@ export class LiveFeed {
     return { from, injection, kappa: t.kappa.slice(from, end), kappaRange: (t.kappaRange ?? []).slice(from, end) };
   }
 
+  /** Meters this stream's threads from now on (the frame-view thread's from its start, with the first frame). */
+  meter(): void {
+    this.metered = true;
+    void this.diagnosis?.load(true);
+    void this.views?.load(true);
+  }
+  private metered = false;
+
   /** The load of the stream's diagnosis thread (null: none). */
   diagnosisLoad(reset: boolean): Promise<ThreadLoad | null> {
     return this.diagnosis?.load(reset) ?? Promise.resolve(null);
   }
 
+  /** The load of the stream's frame-view thread (null: none yet). */
+  viewsLoad(reset: boolean): Promise<ThreadLoad | null> {
+    return this.views?.load(reset) ?? Promise.resolve(null);
+  }
+
+  /** The view of frame i, computed on the stream's frame-view thread (null: none; the model computes it). */
+  frameView(i: number): Promise<FrameView> | null {
+    return this.views?.alive ? this.views.frame(i) : null;
+  }
+
+  /** The pending conditioning of frame i's view, from the frame-view thread (null: none). */
+  conditioning(i: number): Promise<readonly IslandConditioningView[]> | null {
+    return this.views?.alive ? this.views.conditioning(i) : null;
+  }
+
   close(): void {
     this.closed = true;
     this.diagnosis?.close();
+    this.views?.close();
+    if (!this.views) void this.threads.views?.terminate(); // a spare no frame used
     if (this.timer) clearTimeout(this.timer);
     if (this.soon) clearImmediate(this.soon);
     if (this.poller) clearInterval(this.poller);

@@ -10,12 +10,15 @@ import type { InspectorModel } from '../model/inspectorModel.js';
 import type { DiagnosisSettings } from '../worker/workerProtocol.js';
 import { type LiveAction, type LiveState, NO_BREAK } from '../../protocol/live.js';
 import { BreakController } from './breakController.js';
-import { type FeedContext, LiveFeed, type LiveEvent } from './liveFeed.js';
+import { type FeedContext, LiveFeed, type LiveEvent, rowsOf, type StreamThreads } from './liveFeed.js';
 import { DISARM_LINE, goLine } from '../../format/liveProtocol.js';
 import type { Worker } from 'node:worker_threads';
 import { startDiagnosisThread } from './diagnosisLink.js';
 import { LiveIo, type WriterHooks, type WriterLink } from './liveIo.js';
 import { loadMeter, type ThreadLoad } from './threadLoad.js';
+import { startViewThread } from './viewLink.js';
+import { warmModel, withWarmRecording } from './warmUp.js';
+import type { FrameView, IslandConditioningView } from '../../protocol/inspector.js';
 
 export interface Listening {
   readonly variable: string;
@@ -36,8 +39,8 @@ export class LiveHub {
   private connect: LiveState['connect'] | undefined;
   private pendingErrors: string[] = [];
   private readonly workerLoad = loadMeter('worker');
-  /** Listening: the next stream's diagnosis thread, started while no writer streams (null: none yet). */
-  private spare: Worker | null = null;
+  /** Listening: the next stream's diagnosis and frame-view threads, started while no writer streams (null: none yet). */
+  private spare: { diagnosis: Worker; views: Worker } | null = null;
   private closing = false;
   /** Loads were asked for: a new stream's diagnosis thread is metered from its start. */
   private metered = false;
@@ -70,6 +73,7 @@ export class LiveHub {
     );
     this.listener.armNew(this.breaks.armsNewWriter);
     this.startSpare();
+    setImmediate(warmFeed);
     this.connect = { variable: LIVE_ENV, value: this.listener.value, folder };
     this.emitWaiting();
     return { variable: LIVE_ENV, value: this.listener.value, folder };
@@ -89,8 +93,18 @@ export class LiveHub {
    */
   async load(reset: boolean): Promise<ThreadLoad[]> {
     this.metered = true;
-    const loads = await Promise.all([this.listener?.load(reset) ?? null, this.feed?.diagnosisLoad(reset) ?? null]);
+    const loads = await Promise.all([this.listener?.load(reset) ?? null, this.feed?.diagnosisLoad(reset) ?? null, this.feed?.viewsLoad(reset) ?? null]);
     return [this.workerLoad(reset), ...loads.filter((l): l is ThreadLoad => l !== null)];
+  }
+
+  /** The view of frame i of the stream shown, from its frame-view thread (null: the shown model computes it). */
+  frameView(i: number): Promise<FrameView> | null {
+    return this.feed && this.feed.current === this.shown ? this.feed.frameView(i) : null;
+  }
+
+  /** The pending conditioning of frame i's view, from the frame-view thread (null: the shown model computes it). */
+  conditioning(i: number): Promise<readonly IslandConditioningView[]> | null {
+    return this.feed && this.feed.current === this.shown ? this.feed.conditioning(i) : null;
   }
 
   action(a: LiveAction): void {
@@ -130,7 +144,7 @@ export class LiveHub {
     this.feed?.close();
     const feed = LiveFeed.forStream(c.file, this.context('listening', diagnosis), this.breaks, this.takeSpare());
     this.feed = feed;
-    if (this.metered) void feed.diagnosisLoad(true);
+    if (this.metered) feed.meter();
     for (const e of this.pendingErrors) feed.problem(e);
     this.pendingErrors = [];
     this.breaks.writerConnected(armed);
@@ -151,19 +165,25 @@ export class LiveHub {
     };
   }
 
-  /** Starts the next stream's diagnosis thread while no writer streams (one at most). */
+  /** Starts the next stream's diagnosis and frame-view threads while no writer streams (one pair at most). */
   private startSpare(): void {
     if (this.spare || !this.listener || this.closing) return;
-    const spare = startDiagnosisThread();
-    spare.on('error', () => undefined); // a spare that failed is not handed out (exit below)
-    spare.on('exit', () => {
-      if (this.spare === spare) this.spare = null;
-    });
+    const spare = { diagnosis: startDiagnosisThread(), views: startViewThread() };
+    for (const w of [spare.diagnosis, spare.views]) {
+      w.on('error', () => undefined); // a spare that failed is not handed out (exit below)
+      w.on('exit', () => {
+        if (this.spare === spare) {
+          this.spare = null;
+          void spare.diagnosis.terminate();
+          void spare.views.terminate();
+        }
+      });
+    }
     this.spare = spare;
   }
 
-  private takeSpare(): Worker | undefined {
-    const spare = this.spare ?? undefined;
+  private takeSpare(): StreamThreads {
+    const spare = this.spare ?? {};
     this.spare = null;
     return spare;
   }
@@ -205,7 +225,9 @@ export class LiveHub {
 
   async close(): Promise<void> {
     this.closing = true;
-    void this.takeSpare()?.terminate();
+    const spare = this.takeSpare();
+    void spare.diagnosis?.terminate();
+    void spare.views?.terminate();
     this.feed?.close();
     this.feed = null;
     this.conn?.close();
@@ -213,4 +235,13 @@ export class LiveHub {
     await this.listener?.close();
     this.listener = null;
   }
+}
+
+/** This thread's part of a stream's first frames, run once while the listener waits: read, indexed, made rows. */
+function warmFeed(): void {
+  withWarmRecording((r) => {
+    const m = warmModel(r);
+    rowsOf(m.timeline, 0, r.frames.length);
+    m.close();
+  });
 }

@@ -4,7 +4,7 @@
  * status bar, Go to Frame and Next Finding see the new frames) and forwards each update to the webview.
  * Cheap by design: the worker did the parsing and the diagnosis, this appends columns and posts.
  */
-import type { HostMessage } from '../../protocol/inspector.js';
+import type { FindingView, HostMessage } from '../../protocol/inspector.js';
 import { appendRows, applyDiagnosisPatch, type LiveState, type LiveUpdate } from '../../protocol/live.js';
 import type { Opened } from '../worker/workerProtocol.js';
 import type { LiveEvent } from './liveFeed.js';
@@ -32,7 +32,7 @@ export class LiveRelay {
         o.info = { ...opened.info, frameCount: opened.timeline.frame.length };
       }
       if (u.diagnosed) applyDiagnosisPatch(opened.timeline, u.diagnosed);
-      if (u.findings.length) o.findings = [...opened.findings, ...u.findings];
+      if (u.findings.length) (o.findings as FindingView[]).push(...u.findings); // (the session's own array, from the worker's message)
     }
     this.last = u.state;
     if (u.mechanisms) this.mechanisms = u.mechanisms;

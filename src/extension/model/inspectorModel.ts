@@ -5,7 +5,7 @@
  * one read of the recording); frame views, contact series and what-ifs are computed on demand.
  */
 import { type FrameDetail, Session } from '../../session/session.js';
-import { GrowingRecording, type LinePlace } from '../../session/growingRecording.js';
+import { type AppendedFrame, GrowingRecording, type LinePlace } from '../../session/growingRecording.js';
 import { RecordingReader } from '../../format/recordingFile.js';
 import { Diagnoser, type DiagnosisOptions } from '../../session/diagnose.js';
 import { contactKeyText } from '../../session/contactKeys.js';
@@ -136,6 +136,16 @@ export class InspectorModel {
     this.info = { ...this.info, frameCount: this.session.frameCount };
   }
 
+  /**
+   * Adds the next frame to the session only, as another thread read it (a live stream's frame views,
+   * src/extension/live/viewThread.ts): this model answers frame views; its timeline stays the reading thread's.
+   */
+  appendIndexed(a: AppendedFrame): void {
+    if (!this.growth) throw new Error('this session does not grow');
+    this.growth.source.appendIndexed(a);
+    this.info = { ...this.info, frameCount: this.session.frameCount };
+  }
+
   /** Frames diagnosed so far (the first ones; the rest wait for applyDiagnosis). */
   get diagnosedCount(): number {
     return this.diagnosed ?? this.session.frameCount;
@@ -147,7 +157,10 @@ export class InspectorModel {
     if (!this.growth) throw new Error('this session does not grow');
     const next = this.diagnosed ?? 0;
     if (d.index !== next) throw new Error(`diagnosis of position ${d.index} arrived, position ${next} was expected`);
-    this.growth.builder.addDiagnosis(d.index, d.injected, new Map(d.byContact), d);
+    const b = this.growth.builder;
+    // a model without rows (appendIndexed) keeps what its frame views need: the injection by contact
+    if (d.index < this.timeline.frame.length) b.addDiagnosis(d.index, d.injected, new Map(d.byContact), d);
+    else b.injectedByContact.add(new Map(d.byContact));
     for (const x of d.findings) this.findings.push(x);
     this.resolveBudgetFrame = d.resolveBudgetFrame;
     this.diagnosed = next + 1;

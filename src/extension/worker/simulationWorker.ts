@@ -117,11 +117,12 @@ async function handle(id: number, r: WorkerRequest): Promise<WorkerResults[Worke
       // one frame, no session: the view is complete (every solver solved) when it is returned
       return openProblemView(r.path, r.file, progress);
     case 'frame': {
-      const view = currentModel().frameView(r.index);
+      // a live stream's frame views come from a thread of their own: this one goes on reading the stream
+      const view = (await live.frameView(r.index)) ?? currentModel().frameView(r.index);
       return compare ? { ...view, compare: compare.frameCompare(r.index) } : view;
     }
     case 'conditioning':
-      return currentModel().conditioning(r.index);
+      return (await live.conditioning(r.index)) ?? currentModel().conditioning(r.index);
     case 'compareWith': {
       const a = currentModel();
       const run = await openRun(r.run);
