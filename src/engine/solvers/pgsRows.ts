@@ -132,7 +132,13 @@ export function matrixFreeRows(k: ContactJacobians, softening = 0, into?: Float6
   // deoptimised this function at the next, not yet executed, `new` after it (pgsSweep.ts SweepOutcome).
   const work = scratch
     ? scratch.views(C)
-    : { bodyA: new Int32Array(C), bodyB: new Int32Array(C), packed: new Float64Array(PACKED_STRIDE * C), diagonal: new Float64Array(9 * C), rho: new Float64Array(C) };
+    : {
+        bodyA: new Int32Array(C),
+        bodyB: new Int32Array(C),
+        packed: new Float64Array(PACKED_STRIDE * C),
+        diagonal: new Float64Array(9 * C),
+        rho: new Float64Array(C),
+      };
   const { bodyA, bodyB, packed, diagonal, rho } = work;
   const dv = into ?? new Float64Array(6 * k.physics.bodies.length);
   const shiftN = k.regularization + softening,
