@@ -210,13 +210,21 @@ function kktContacts(
     const wn = w[o],
       w1 = w[o + 1],
       w2 = w[o + 2];
-    const lt = hypot2(l1, l2),
-      wt = hypot2(w1, w2);
+    const wt = hypot2(w1, w2);
+    const rh = rho[c];
+    // An inactive contact (λ = 0) with w ∈ K*: every residual below is exactly 0 (primal, comp and Jordan
+    // products of λ = 0; dual 0 by the test; natural: −ρw lies in the polar cone, which projectCone maps to 0
+    // by the same comparison), so none changes a maximum or the worst contact. Tested on the numbers the full
+    // path computes; NaN or ±∞ fail a comparison and take the full path. Most of a pile's speculative rows.
+    if (ln === 0 && l1 === 0 && l2 === 0 && m >= 0 && m < Infinity && wn - wn === 0 && w1 - w1 === 0 && w2 - w2 === 0) {
+      const pn = ln - rh * wn;
+      if (m > 0 ? m * wt - wn <= 0 && m * hypot2(l1 - rh * w1, l2 - rh * w2) <= -pn : -wn <= 0 && pn <= 0) continue;
+    }
+    const lt = hypot2(l1, l2);
     const primal = m > 0 ? Math.max(0, lt - m * ln, -ln) : Math.max(lt, -ln, 0);
     const dual = m > 0 ? Math.max(0, m * wt - wn) : Math.max(0, -wn);
     const comp = Math.abs(ln * wn + l1 * w1 + l2 * w2);
     const jordan = hypot2(m * m * ln * w1 + wn * l1, m * m * ln * w2 + wn * l2);
-    const rh = rho[c];
     t[0] = ln - rh * wn;
     t[1] = l1 - rh * w1;
     t[2] = l2 - rh * w2;

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { assembleJacobians, assembleProblem } from '../../src/engine/assembly.js';
 import { solve } from '../../src/engine/solvers/solve.js';
 import { solvePgsMatrixFree } from '../../src/engine/solvers/matrixFree.js';
+import { runPgs } from '../../src/engine/solvers/pgs.js';
+import { matrixFreeRows } from '../../src/engine/solvers/pgsRows.js';
 import { kkt } from '../../src/engine/kkt.js';
 import { cornerStack } from './helpers.js';
 import type { ContactProblem } from '../../src/engine/problem.js';
@@ -69,4 +71,31 @@ describe('matrix-free PGS (sequential impulses)', () => {
       });
     }
   }
+
+  it('gives the same result with its reused working arrays as with new ones, after a larger island with other static sides', () => {
+    // island 1: an 8-box stack on the ground (body 0, static, always body b); island 2: a 3-box stack whose
+    // contacts name their bodies the other way round (the ground is body a: n, t2 negated), so each contact's
+    // static side moves to where island 1 had a dynamic one in the same entries of the reused arrays
+    const big = cornerStack(8);
+    const small = cornerStack(3, 0.4);
+    const swapped = small.contacts.map((c) => ({
+      ...c,
+      bodyA: c.bodyB,
+      bodyB: c.bodyA,
+      normal: [-c.normal[0], -c.normal[1], -c.normal[2]] as const,
+      t2: [-c.t2[0], -c.t2[1], -c.t2[2]] as const,
+    }));
+    const opts: PgsOptions = { solver: 'pgs', maxIterations: 25, tolerance: 1e-12 };
+    const k2 = (): ReturnType<typeof assembleJacobians> => assembleJacobians(small.bodies, swapped, { regularization: 0 });
+    const fresh = runPgs(matrixFreeRows(k2(), 0.02), opts, undefined, 'matrix-free', 'doubling');
+    solvePgsMatrixFree(assembleJacobians(big.bodies, big.contacts, { regularization: 0 }), opts, undefined, 0.05, undefined, 'doubling');
+    const reused = solvePgsMatrixFree(k2(), opts, undefined, 0.02, undefined, 'doubling');
+    assert.deepStrictEqual(reused.lambda, fresh.lambda);
+    assert.deepStrictEqual(reused.w, fresh.w);
+    assert.equal(reused.w.length, 3 * swapped.length);
+    assert.deepStrictEqual(reused.history, fresh.history);
+    assert.deepStrictEqual(reused.kkt, fresh.kkt);
+    assert.equal(reused.iterations, fresh.iterations);
+    assert.deepStrictEqual(reused.status, fresh.status);
+  });
 });

@@ -60,3 +60,39 @@ export function hypot2Exact(x: number, y: number): number {
     v = ay / max;
   return Math.sqrt(u * u + v * v) * max; // V8's Kahan compensation after one summand is exactly 0
 }
+
+/** Math.hypot(x, y, z, u) without its scratch array: V8's algorithm as in hypot3 (the same double in Node). */
+export function hypot4(x: number, y: number, z: number, u: number): number {
+  const ax = Math.abs(x),
+    ay = Math.abs(y),
+    az = Math.abs(z),
+    au = Math.abs(u);
+  let max = ax > ay ? ax : ay;
+  if (az > max) max = az;
+  if (au > max) max = au;
+  if (!(max < Infinity)) return Math.hypot(x, y, z, u); // ∞, NaN (a NaN max skips every comparison above)
+  if (Number.isNaN(ax) || Number.isNaN(ay) || Number.isNaN(az) || Number.isNaN(au)) return NaN;
+  if (max === 0) return 0;
+  let sum = 0,
+    comp = 0;
+  let n = ax / max,
+    summand = n * n - comp,
+    pre = sum + summand;
+  comp = pre - sum - summand;
+  sum = pre;
+  n = ay / max;
+  summand = n * n - comp;
+  pre = sum + summand;
+  comp = pre - sum - summand;
+  sum = pre;
+  n = az / max;
+  summand = n * n - comp;
+  pre = sum + summand;
+  comp = pre - sum - summand;
+  sum = pre;
+  n = au / max;
+  summand = n * n - comp;
+  pre = sum + summand;
+  sum = pre;
+  return Math.sqrt(sum) * max;
+}

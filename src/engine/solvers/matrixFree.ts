@@ -7,10 +7,14 @@
  */
 import type { ContactJacobians } from '../assembly.js';
 import { classifyContacts, type ContactClass } from '../kkt.js';
-import { runPgs, type PgsOutput, type ResidualSweeps } from './pgs.js';
-import { matrixFreeRows } from './pgsRows.js';
+import { PgsScratch, runPgs, type PgsOutput, type ResidualSweeps } from './pgs.js';
+import { MatrixFreeScratch, matrixFreeRows } from './pgsRows.js';
 import type { PgsOptions } from './types.js';
 import { nowMs } from '../clock.js';
+
+/** Working arrays of solvePgsMatrixFree, reused from solve to solve (it is not re-entered while it runs). */
+const rowsScratch = new MatrixFreeScratch();
+const pgsScratch = new PgsScratch();
 
 export interface MatrixFreeOutput extends PgsOutput {
   /** Δv = M⁻¹Jᵀλ per body of the island's body list, [dv(3), dω(3)]. */
@@ -33,8 +37,9 @@ export function solvePgsMatrixFree(
   schedule: ResidualSweeps = 'every',
 ): MatrixFreeOutput {
   const t0 = nowMs();
-  const rows = matrixFreeRows(k, softening, into);
-  const out = runPgs(rows, opts, warmStart, 'matrix-free', schedule);
+  // the rows live only in this call, so their working arrays are the module's scratch (no allocation in steady state)
+  const rows = matrixFreeRows(k, softening, into, rowsScratch);
+  const out = runPgs(rows, opts, warmStart, 'matrix-free', schedule, pgsScratch);
   return {
     ...out,
     dv: rows.dv,

@@ -77,8 +77,41 @@ function blockSteps(rows: PgsRows, eps: number, perContact: boolean): Float64Arr
   return step;
 }
 
+/**
+ * runPgs' working arrays (KKT workspace, per-contact sweep steps) kept between solves by a caller that solves one
+ * island at a time (solvePgsMatrixFree): grown, never shrunk; nothing returned by runPgs points into them.
+ */
+export class PgsScratch {
+  private ws = new KktWorkspace(0);
+  private normalDiag = new Float64Array(0);
+  private tangentMax = new Float64Array(0);
+
+  /** A workspace for at least n rows (its w and Aλ may be longer: only the first n entries are used). */
+  workspace(n: number): KktWorkspace {
+    if (this.ws.w.length < n) this.ws = new KktWorkspace(Math.max(n, 2 * this.ws.w.length));
+    return this.ws;
+  }
+
+  /** Views of C entries for sweepParams' steps. */
+  steps(C: number): { normalDiag: Float64Array; tangentMax: Float64Array } {
+    if (this.normalDiag.length < C) {
+      const cap = Math.max(C, 2 * this.normalDiag.length);
+      this.normalDiag = new Float64Array(cap);
+      this.tangentMax = new Float64Array(cap);
+    }
+    return { normalDiag: this.normalDiag.subarray(0, C), tangentMax: this.tangentMax.subarray(0, C) };
+  }
+}
+
 /** The PGS iteration on any row storage; `label` is appended to non-converged reasons (e.g. "matrix-free"). */
-export function runPgs(rows: PgsRows, opts: PgsOptions, warmStart?: Float64Array, label = '', schedule: ResidualSweeps = 'every'): PgsOutput {
+export function runPgs(
+  rows: PgsRows,
+  opts: PgsOptions,
+  warmStart?: Float64Array,
+  label = '',
+  schedule: ResidualSweeps = 'every',
+  scratch?: PgsScratch,
+): PgsOutput {
   const { size: n, contactCount: C } = rows;
   const maxIt = opts.maxIterations ?? PGS_DEFAULTS.maxIterations;
   const tol = opts.tolerance ?? PGS_DEFAULTS.tolerance;
@@ -87,7 +120,7 @@ export function runPgs(rows: PgsRows, opts: PgsOptions, warmStart?: Float64Array
   const law = opts.friction ?? 'coulomb-disk';
   const suffix = label ? `; ${label}` : '';
   const hist = new HistoryRecorder(maxIt + 1);
-  const ws = new KktWorkspace(n);
+  const ws = scratch ? scratch.workspace(n) : new KktWorkspace(n);
   const lam = new Float64Array(n);
 
   if (warmStart) {
@@ -97,7 +130,7 @@ export function runPgs(rows: PgsRows, opts: PgsOptions, warmStart?: Float64Array
     for (let c = 0; c < C; c++) rows.changed(c, lam[3 * c], lam[3 * c + 1], lam[3 * c + 2]);
   }
   const step = law === 'cone' ? blockSteps(rows, eps, opts.diagonalScaling === true) : null;
-  const params = sweepParams(rows, eps, step);
+  const params = sweepParams(rows, eps, step, scratch?.steps(C));
   const moved: SweepOutcome = new Float64Array(2);
   const objective = new Float64Array(1);
   const measure = (): KktReport => {
@@ -142,7 +175,7 @@ export function runPgs(rows: PgsRows, opts: PgsOptions, warmStart?: Float64Array
     status,
     regularization: eps,
     history: hist.finish(schedule === 'doubling'),
-    w: Float64Array.from(ws.w),
+    w: ws.w.slice(0, n),
     kkt: { ...ws.report },
   };
 }

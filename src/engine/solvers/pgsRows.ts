@@ -84,23 +84,65 @@ export interface MatrixFreeRows extends PgsRows {
 }
 
 /**
+ * The working arrays of matrixFreeRows (body indices, packed rows, diagonal blocks, KKT steps), kept between
+ * solves by a caller that solves one island at a time and lets no rows outlive the solve (solvePgsMatrixFree):
+ * grown when an island is larger than any before, never shrunk, so a world step in steady state allocates
+ * none of them (Box2D v3 keeps its constraint arrays in a per-step arena likewise). Every entry an island
+ * uses is rewritten before it is read.
+ */
+export class MatrixFreeScratch {
+  private capacity = 0;
+  private bodyA = new Int32Array(0);
+  private bodyB = new Int32Array(0);
+  private packed = new Float64Array(0);
+  private diagonal = new Float64Array(0);
+  private rho = new Float64Array(0);
+
+  /** Views of the first C contacts' entries (new views, the same memory). */
+  views(C: number): { bodyA: Int32Array; bodyB: Int32Array; packed: Float64Array; diagonal: Float64Array; rho: Float64Array } {
+    if (C > this.capacity) {
+      const cap = Math.max(C, 2 * this.capacity);
+      this.capacity = cap;
+      this.bodyA = new Int32Array(cap);
+      this.bodyB = new Int32Array(cap);
+      this.packed = new Float64Array(PACKED_STRIDE * cap);
+      this.diagonal = new Float64Array(9 * cap);
+      this.rho = new Float64Array(cap);
+    }
+    return {
+      bodyA: this.bodyA.subarray(0, C),
+      bodyB: this.bodyB.subarray(0, C),
+      packed: this.packed.subarray(0, PACKED_STRIDE * C),
+      diagonal: this.diagonal.subarray(0, 9 * C),
+      rho: this.rho.subarray(0, C),
+    };
+  }
+}
+
+/**
  * Matrix-free rows of assembled Jacobians; `softening` γ is added to the normal rows (docs/physics.md).
  * Δv is kept in `into` when given (6 per body of the island's body list, zero at this island's dynamic
  * bodies: islands share no dynamic body, so one array serves every island of a step), else in a new array.
+ * With `scratch` the working arrays are its views (the rows must then not outlive the next use of scratch).
  */
-export function matrixFreeRows(k: ContactJacobians, softening = 0, into?: Float64Array): MatrixFreeRows {
+export function matrixFreeRows(k: ContactJacobians, softening = 0, into?: Float64Array, scratch?: MatrixFreeScratch): MatrixFreeRows {
   const C = k.contactCount,
     n = k.size;
   // Every array first, then one loop per function: V8 optimises a long loop on stack replacement and
   // deoptimised this function at the next, not yet executed, `new` after it (pgsSweep.ts SweepOutcome).
-  const bodyA = new Int32Array(C),
-    bodyB = new Int32Array(C);
+  const work = scratch
+    ? scratch.views(C)
+    : {
+        bodyA: new Int32Array(C),
+        bodyB: new Int32Array(C),
+        packed: new Float64Array(PACKED_STRIDE * C),
+        diagonal: new Float64Array(9 * C),
+        rho: new Float64Array(C),
+      };
+  const { bodyA, bodyB, packed, diagonal, rho } = work;
   const dv = into ?? new Float64Array(6 * k.physics.bodies.length);
   const shiftN = k.regularization + softening,
     shiftT = k.regularization;
-  const packed = new Float64Array(PACKED_STRIDE * C);
-  const diagonal = new Float64Array(9 * C);
-  const rho = new Float64Array(C);
   const { jacobianA: JA, jacobianB: JB } = k.physics;
   const { invMassJA: MA, invMassJB: MB } = k;
   const arrays: MatrixFreeArrays = { contactCount: C, JA, JB, MA, MB, bodyA, bodyB, shiftN, shiftT, b: k.b, mu: k.mu, dv, packed };
@@ -156,30 +198,26 @@ function packContacts(k: ContactJacobians, bodyA: Int32Array, bodyB: Int32Array,
     packed[p + PACKED_DIRECTIONS + 6] = t2[0];
     packed[p + PACKED_DIRECTIONS + 7] = t2[1];
     packed[p + PACKED_DIRECTIONS + 8] = t2[2];
-    // row r's angular part of J_a (= r_a × d) and of M⁻¹J_aᵀ (= I_a⁻¹(r_a × d)); J_b and M⁻¹J_bᵀ negated. The
-    // packed array is new (zeros), so a static side is left as it is.
+    // row r's angular part of J_a (= r_a × d) and of M⁻¹J_aᵀ (= I_a⁻¹(r_a × d)); J_b and M⁻¹J_bᵀ negated; zeros
+    // for a static side (the array may be reused scratch).
     for (let r = 0; r < 3; r++) {
       const src = j + 6 * r + 3,
         dst = 3 * r;
-      if (ia >= 0) {
-        packed[p + PACKED_RA_CROSS_D + dst] = JA[src];
-        packed[p + PACKED_RA_CROSS_D + dst + 1] = JA[src + 1];
-        packed[p + PACKED_RA_CROSS_D + dst + 2] = JA[src + 2];
-        packed[p + PACKED_INV_INERTIA_A_RA_CROSS_D + dst] = MA[src];
-        packed[p + PACKED_INV_INERTIA_A_RA_CROSS_D + dst + 1] = MA[src + 1];
-        packed[p + PACKED_INV_INERTIA_A_RA_CROSS_D + dst + 2] = MA[src + 2];
-      }
-      if (ib >= 0) {
-        packed[p + PACKED_RB_CROSS_D + dst] = -JB[src];
-        packed[p + PACKED_RB_CROSS_D + dst + 1] = -JB[src + 1];
-        packed[p + PACKED_RB_CROSS_D + dst + 2] = -JB[src + 2];
-        packed[p + PACKED_INV_INERTIA_B_RB_CROSS_D + dst] = -MB[src];
-        packed[p + PACKED_INV_INERTIA_B_RB_CROSS_D + dst + 1] = -MB[src + 1];
-        packed[p + PACKED_INV_INERTIA_B_RB_CROSS_D + dst + 2] = -MB[src + 2];
-      }
+      packed[p + PACKED_RA_CROSS_D + dst] = ia >= 0 ? JA[src] : 0;
+      packed[p + PACKED_RA_CROSS_D + dst + 1] = ia >= 0 ? JA[src + 1] : 0;
+      packed[p + PACKED_RA_CROSS_D + dst + 2] = ia >= 0 ? JA[src + 2] : 0;
+      packed[p + PACKED_INV_INERTIA_A_RA_CROSS_D + dst] = ia >= 0 ? MA[src] : 0;
+      packed[p + PACKED_INV_INERTIA_A_RA_CROSS_D + dst + 1] = ia >= 0 ? MA[src + 1] : 0;
+      packed[p + PACKED_INV_INERTIA_A_RA_CROSS_D + dst + 2] = ia >= 0 ? MA[src + 2] : 0;
+      packed[p + PACKED_RB_CROSS_D + dst] = ib >= 0 ? -JB[src] : 0;
+      packed[p + PACKED_RB_CROSS_D + dst + 1] = ib >= 0 ? -JB[src + 1] : 0;
+      packed[p + PACKED_RB_CROSS_D + dst + 2] = ib >= 0 ? -JB[src + 2] : 0;
+      packed[p + PACKED_INV_INERTIA_B_RB_CROSS_D + dst] = ib >= 0 ? -MB[src] : 0;
+      packed[p + PACKED_INV_INERTIA_B_RB_CROSS_D + dst + 1] = ib >= 0 ? -MB[src + 1] : 0;
+      packed[p + PACKED_INV_INERTIA_B_RB_CROSS_D + dst + 2] = ib >= 0 ? -MB[src + 2] : 0;
     }
-    if (ia >= 0) packed[p + PACKED_INV_MASS_A] = bodies[ia].invMass;
-    if (ib >= 0) packed[p + PACKED_INV_MASS_B] = bodies[ib].invMass;
+    packed[p + PACKED_INV_MASS_A] = ia >= 0 ? bodies[ia].invMass : 0;
+    packed[p + PACKED_INV_MASS_B] = ib >= 0 ? bodies[ib].invMass : 0;
   }
 }
 

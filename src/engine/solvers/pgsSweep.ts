@@ -39,11 +39,26 @@ export type SweepOutcome = Float64Array;
  * The per-contact step data of a solve, computed once (not per sweep): A_nn + ε and
  * λmax([[a, b], [b, c]]) = (a + c)/2 + √(((a − c)/2)² + b²) of the tangent block (+ εI).
  */
-export function sweepParams(rows: PgsRows, eps: number, step: Float64Array | null): SweepParams {
+export function sweepParams(
+  rows: PgsRows,
+  eps: number,
+  step: Float64Array | null,
+  into?: { readonly normalDiag: Float64Array; readonly tangentMax: Float64Array },
+): SweepParams {
   const C = rows.contactCount,
     D = rows.diagonal;
-  const normalDiag = new Float64Array(C),
-    tangentMax = new Float64Array(C);
+  // with `into` (C entries each, e.g. reused scratch) the steps are written there
+  const normalDiag = into ? into.normalDiag : new Float64Array(C),
+    tangentMax = into ? into.tangentMax : new Float64Array(C);
+  // The result object before the loop, nothing after it: V8 optimises the loop on stack replacement and deoptimised
+  // the function at an object literal after it, not yet executed, once per island and step (see SweepOutcome).
+  const params: SweepParams = { cone: step !== null, eps, normalDiag, tangentMax, step, block: new Float64Array(3) };
+  fillSweepSteps(D, eps, C, normalDiag, tangentMax);
+  return params;
+}
+
+/** sweepParams' per-contact steps, into normalDiag and tangentMax. */
+function fillSweepSteps(D: Float64Array, eps: number, C: number, normalDiag: Float64Array, tangentMax: Float64Array): void {
   for (let c = 0; c < C; c++) {
     const d = 9 * c;
     normalDiag[c] = D[d] + eps;
@@ -52,7 +67,6 @@ export function sweepParams(rows: PgsRows, eps: number, step: Float64Array | nul
       cc = D[d + 8] + eps;
     tangentMax[c] = 0.5 * (a + cc) + hypot2Exact(0.5 * (a - cc), bb);
   }
-  return { cone: step !== null, eps, normalDiag, tangentMax, step, block: new Float64Array(3) };
 }
 
 /** One sweep through PgsRows.rowTimes / changed: works on any row storage. */

@@ -120,7 +120,8 @@ export function detectContacts(bodies: readonly DetectableBody[], sap: SweepAndP
       found.push({ bodyA: i, bodyB: j, point: c.point, normal: c.normal, penetration: c.penetration, gap, featureId: c.featureId });
     }
   }
-  const out: DetectedContact[] = [];
+  // the contacts kept are moved to the front of `found` (no second list per step)
+  let kept = 0;
   for (let k = 0; k < found.length; k++) {
     const d = found[k];
     if (d.gap > 0) {
@@ -130,9 +131,10 @@ export function detectContacts(bodies: readonly DetectableBody[], sap: SweepAndP
       if (d.gap > cap) continue;
       if (relReach[k] >= 0 && d.gap > relReach[k] + dt * (deflect[i] + deflect[j])) continue;
     }
-    out.push(d);
+    found[kept++] = d;
   }
-  return out;
+  found.length = kept;
+  return found;
 
   /** Δt·ρ|n × ω|: how far body k's turn can move a surface point along n in the step. */
   function turn(k: number, body: DetectableBody, n: Vec3): number {

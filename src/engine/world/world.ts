@@ -10,8 +10,9 @@
  * as integrator residual.
  */
 import type { Quat } from '../math/quat.js';
-import { mulQuat, normalizeQuat, quatToMat3 } from '../math/quat.js';
-import { rotateDiagonal, ZERO3, type Mat3 } from '../math/mat3.js';
+import { IDENTITY_QUAT, normalizeQuat, quatToMat3 } from '../math/quat.js';
+import { hypot4 } from '../math/hypot.js';
+import { ZERO3, type Mat3 } from '../math/mat3.js';
 import { tangentBasis, type Vec3 } from '../math/vec3.js';
 import type { BodyDesc, CombineRule, MaterialDesc, ScenarioDesc, StepConfig } from './types.js';
 import type { BodyState, ContactPoint } from '../problem.js';
@@ -168,7 +169,7 @@ export class World {
 
   /** World inverse inertia R I⁻¹_b Rᵀ (docs/physics.md "Conventions"). */
   invInertiaWorld(b: Body): Mat3 {
-    return b.isStatic ? ZERO3 : rotateDiagonal(quatToMat3(b.q), b.invInertia);
+    return b.isStatic ? ZERO3 : rotatedDiagonal(quatToMat3(b.q), b.invInertia);
   }
 
   /** Kinetic (linear and rotational) and potential energy of the dynamic bodies (J). */
@@ -283,9 +284,7 @@ export class World {
         py = dvPseudo[o + 1],
         pz = dvPseudo[o + 2];
       b.x = [b.x[0] + dt * (b.v[0] + px), b.x[1] + dt * (b.v[1] + py), b.x[2] + dt * (b.v[2] + pz)];
-      const wq = [b.w[0] + dvPseudo[o + 3], b.w[1] + dvPseudo[o + 4], b.w[2] + dvPseudo[o + 5]];
-      const dq = mulQuat([0, wq[0], wq[1], wq[2]], b.q);
-      b.q = normalizeQuat([b.q[0] + 0.5 * dt * dq[0], b.q[1] + 0.5 * dt * dq[1], b.q[2] + 0.5 * dt * dq[2], b.q[3] + 0.5 * dt * dq[3]]);
+      b.q = advanceOrientation(b.q, b.w[0] + dvPseudo[o + 3], b.w[1] + dvPseudo[o + 4], b.w[2] + dvPseudo[o + 5], dt);
     });
   }
 
@@ -362,6 +361,53 @@ export class World {
 /** Touching or overlapping (not a speculative contact, which is still apart by its gap). */
 function isTouching(c: ContactPoint): boolean {
   return !((c.gap ?? 0) > 0);
+}
+
+/**
+ * normalise(q + ½Δt·(0, ω)⊗q) (the quaternion derivative q̇ = ½ω⊗q): mulQuat and normalizeQuat written out on
+ * numbers, the same operations in the same order (the 0·q terms included: they keep the signs of zeros), one
+ * array per body and step instead of five, and hypot4 instead of Math.hypot's generic call.
+ */
+function advanceOrientation(q: Quat, wx: number, wy: number, wz: number, dt: number): Quat {
+  const q0 = q[0],
+    q1 = q[1],
+    q2 = q[2],
+    q3 = q[3];
+  const d0 = 0 * q0 - wx * q1 - wy * q2 - wz * q3,
+    d1 = 0 * q1 + wx * q0 + wy * q3 - wz * q2,
+    d2 = 0 * q2 - wx * q3 + wy * q0 + wz * q1,
+    d3 = 0 * q3 + wx * q2 - wy * q1 + wz * q0;
+  const n0 = q0 + 0.5 * dt * d0,
+    n1 = q1 + 0.5 * dt * d1,
+    n2 = q2 + 0.5 * dt * d2,
+    n3 = q3 + 0.5 * dt * d3;
+  const l = hypot4(n0, n1, n2, n3);
+  if (!(l > 0)) return IDENTITY_QUAT;
+  return [n0 / l, n1 / l, n2 / l, n3 / l];
+}
+
+/** R D Rᵀ for a diagonal D (mat3.ts rotateDiagonal: (R D)·Rᵀ, the same sums in the same order) in one array instead of four. */
+function rotatedDiagonal(r: Mat3, d: Vec3): Mat3 {
+  const a0 = r[0] * d[0],
+    a1 = r[1] * d[1],
+    a2 = r[2] * d[2],
+    a3 = r[3] * d[0],
+    a4 = r[4] * d[1],
+    a5 = r[5] * d[2],
+    a6 = r[6] * d[0],
+    a7 = r[7] * d[1],
+    a8 = r[8] * d[2];
+  return [
+    a0 * r[0] + a1 * r[1] + a2 * r[2],
+    a0 * r[3] + a1 * r[4] + a2 * r[5],
+    a0 * r[6] + a1 * r[7] + a2 * r[8],
+    a3 * r[0] + a4 * r[1] + a5 * r[2],
+    a3 * r[3] + a4 * r[4] + a5 * r[5],
+    a3 * r[6] + a4 * r[7] + a5 * r[8],
+    a6 * r[0] + a7 * r[1] + a8 * r[2],
+    a6 * r[3] + a7 * r[4] + a8 * r[5],
+    a6 * r[6] + a7 * r[7] + a8 * r[8],
+  ];
 }
 
 function rotationalEnergy(b: Body): number {
