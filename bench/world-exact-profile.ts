@@ -4,7 +4,8 @@
  * prints, per step, wall and CPU ms, the largest island's size, iterations and status.
  *   npx esbuild bench/world-exact-profile.ts --bundle --platform=node --outfile=dist/world-exact-profile.js
  *   node [--cpu-prof] dist/world-exact-profile.js pyramid-20 newton [warmupSteps] [timedSteps] [snapshotFile]
- * With a snapshot file the settled state is written once and reused (the same start for before/after runs).
+ * With a snapshot file the settled state is written once and reused (the same start for before/after runs); the
+ * fingerprint of the final state shows whether two builds step bit-identically.
  */
 import * as fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -43,5 +44,10 @@ async function main(): Promise<void> {
         `${info.contacts} contacts, largest island ${info.largestIslandContacts} (${info.largestIslandMethod}): ${info.iterations} it., ${info.status}\n`,
     );
   }
+  // FNV-1a over the bytes of every body's state (world-profile.ts): equal fingerprints ⇔ bit-identical trajectories
+  const buf = new Float64Array(sim.snapshot().flatMap((b) => (b ? [...b] : [])));
+  let h = 0x811c9dc5;
+  for (const byte of new Uint8Array(buf.buffer)) h = Math.imul(h ^ byte, 0x01000193) >>> 0;
+  process.stdout.write(`fingerprint ${h.toString(16)}\n`);
 }
 void main();

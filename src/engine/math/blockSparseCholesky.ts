@@ -256,6 +256,10 @@ export function factorBlockSparse(s: BlockSparseSymbolic, val: Float64Array, reg
 
 /** x ← K⁻¹x for the factor in `val`; x is indexed by node (m per node), work has m·n entries. */
 export function solveBlockSparse(s: BlockSparseSymbolic, val: Float64Array, x: Float64Array, work: Float64Array): void {
+  if (s.bs === 6) {
+    solveBlockSparse6(s, val, x, work);
+    return;
+  }
   const { n, perm, colPtr, rowOf, bs: BLOCK } = s;
   const BB = BLOCK * BLOCK;
   for (let k = 0; k < n; k++) for (let r = 0; r < BLOCK; r++) work[BLOCK * k + r] = x[BLOCK * perm[k] + r];
@@ -296,6 +300,88 @@ export function solveBlockSparse(s: BlockSparseSymbolic, val: Float64Array, x: F
     }
   }
   for (let k = 0; k < n; k++) for (let r = 0; r < BLOCK; r++) x[BLOCK * perm[k] + r] = work[BLOCK * k + r];
+}
+
+/**
+ * solveBlockSparse for 6×6 blocks (the body-space factor's, solved once or more per Newton system): each node's
+ * six unknowns held in locals and the sums unrolled, in the generic loops' arithmetic order (same results).
+ */
+function solveBlockSparse6(s: BlockSparseSymbolic, val: Float64Array, x: Float64Array, work: Float64Array): void {
+  const { n, perm, colPtr, rowOf } = s;
+  for (let k = 0; k < n; k++) {
+    const o = 6 * k,
+      xo = 6 * perm[k];
+    for (let r = 0; r < 6; r++) work[o + r] = x[xo + r];
+  }
+  for (let k = 0; k < n; k++) {
+    const d = 36 * k,
+      o = 6 * k;
+    // L_kk w = work (forward), then work_i −= L_ik w for the column's blocks
+    const w0 = work[o] / val[d];
+    const w1 = (work[o + 1] - val[d + 6] * w0) / val[d + 7];
+    const w2 = (work[o + 2] - val[d + 12] * w0 - val[d + 13] * w1) / val[d + 14];
+    const w3 = (work[o + 3] - val[d + 18] * w0 - val[d + 19] * w1 - val[d + 20] * w2) / val[d + 21];
+    const w4 = (work[o + 4] - val[d + 24] * w0 - val[d + 25] * w1 - val[d + 26] * w2 - val[d + 27] * w3) / val[d + 28];
+    const w5 = (work[o + 5] - val[d + 30] * w0 - val[d + 31] * w1 - val[d + 32] * w2 - val[d + 33] * w3 - val[d + 34] * w4) / val[d + 35];
+    work[o] = w0;
+    work[o + 1] = w1;
+    work[o + 2] = w2;
+    work[o + 3] = w3;
+    work[o + 4] = w4;
+    work[o + 5] = w5;
+    for (let p = colPtr[k]; p < colPtr[k + 1]; p++) {
+      const b = 36 * (n + p),
+        oi = 6 * rowOf[p];
+      for (let r = 0; r < 6; r++) {
+        const br = b + 6 * r;
+        work[oi + r] -= val[br] * w0 + val[br + 1] * w1 + val[br + 2] * w2 + val[br + 3] * w3 + val[br + 4] * w4 + val[br + 5] * w5;
+      }
+    }
+  }
+  for (let k = n - 1; k >= 0; k--) {
+    const d = 36 * k,
+      o = 6 * k;
+    let v0 = work[o],
+      v1 = work[o + 1],
+      v2 = work[o + 2],
+      v3 = work[o + 3],
+      v4 = work[o + 4],
+      v5 = work[o + 5];
+    // work_k −= L_ikᵀ work_i for the column's blocks, then L_kkᵀ w = work (backward)
+    for (let p = colPtr[k]; p < colPtr[k + 1]; p++) {
+      const b = 36 * (n + p),
+        oi = 6 * rowOf[p];
+      const u0 = work[oi],
+        u1 = work[oi + 1],
+        u2 = work[oi + 2],
+        u3 = work[oi + 3],
+        u4 = work[oi + 4],
+        u5 = work[oi + 5];
+      v0 -= val[b] * u0 + val[b + 6] * u1 + val[b + 12] * u2 + val[b + 18] * u3 + val[b + 24] * u4 + val[b + 30] * u5;
+      v1 -= val[b + 1] * u0 + val[b + 7] * u1 + val[b + 13] * u2 + val[b + 19] * u3 + val[b + 25] * u4 + val[b + 31] * u5;
+      v2 -= val[b + 2] * u0 + val[b + 8] * u1 + val[b + 14] * u2 + val[b + 20] * u3 + val[b + 26] * u4 + val[b + 32] * u5;
+      v3 -= val[b + 3] * u0 + val[b + 9] * u1 + val[b + 15] * u2 + val[b + 21] * u3 + val[b + 27] * u4 + val[b + 33] * u5;
+      v4 -= val[b + 4] * u0 + val[b + 10] * u1 + val[b + 16] * u2 + val[b + 22] * u3 + val[b + 28] * u4 + val[b + 34] * u5;
+      v5 -= val[b + 5] * u0 + val[b + 11] * u1 + val[b + 17] * u2 + val[b + 23] * u3 + val[b + 29] * u4 + val[b + 35] * u5;
+    }
+    v5 = v5 / val[d + 35];
+    v4 = (v4 - val[d + 34] * v5) / val[d + 28];
+    v3 = (v3 - val[d + 27] * v4 - val[d + 33] * v5) / val[d + 21];
+    v2 = (v2 - val[d + 20] * v3 - val[d + 26] * v4 - val[d + 32] * v5) / val[d + 14];
+    v1 = (v1 - val[d + 13] * v2 - val[d + 19] * v3 - val[d + 25] * v4 - val[d + 31] * v5) / val[d + 7];
+    v0 = (v0 - val[d + 6] * v1 - val[d + 12] * v2 - val[d + 18] * v3 - val[d + 24] * v4 - val[d + 30] * v5) / val[d];
+    work[o] = v0;
+    work[o + 1] = v1;
+    work[o + 2] = v2;
+    work[o + 3] = v3;
+    work[o + 4] = v4;
+    work[o + 5] = v5;
+  }
+  for (let k = 0; k < n; k++) {
+    const o = 6 * k,
+      xo = 6 * perm[k];
+    for (let r = 0; r < 6; r++) x[xo + r] = work[o + r];
+  }
 }
 
 /** Dense Cholesky of the m×m block at a[o..] (lower triangle read, L written to the lower triangle, upper zeroed). */
