@@ -233,7 +233,7 @@ export interface PivotRegularization {
 
 /**
  * In-place numeric factorisation: `val` holds the lower blocks of K (m² numbers per slot, row-major,
- * diagonal blocks full and symmetric) and is overwritten by L. Returns false if a pivot is not positive
+ * diagonal blocks: only their lower triangle is read) and is overwritten by L. Returns false if a pivot is not positive
  * (with `reg`: only if a diagonal entry is not positive and finite; small pivots are regularised instead).
  */
 export function factorBlockSparse(s: BlockSparseSymbolic, val: Float64Array, reg?: PivotRegularization): boolean {
@@ -243,11 +243,15 @@ export function factorBlockSparse(s: BlockSparseSymbolic, val: Float64Array, reg
   for (let k = 0; k < n; k++) {
     const d = BB * k;
     if (!denseCholesky(val, d, bs, reg)) return false;
-    for (let p = colPtr[k]; p < colPtr[k + 1]; p++) solveRightLt(val, d, val, BB * (n + p), bs);
+    if (bs === 6) for (let p = colPtr[k]; p < colPtr[k + 1]; p++) solveRightLt6(val, d, 36 * (n + p));
+    else for (let p = colPtr[k]; p < colPtr[k + 1]; p++) solveRightLt(val, d, val, BB * (n + p), bs);
     let t = updPtr[k];
     for (let p = colPtr[k]; p < colPtr[k + 1]; p++) {
       const op = BB * (n + p);
-      if (bs === 6) for (let q = colPtr[k]; q <= p; q++) subtractOuter6(val, 36 * updTarget[t++], op, 36 * (n + q));
+      if (bs === 6) {
+        for (let q = colPtr[k]; q < p; q++) subtractOuter6(val, 36 * updTarget[t++], op, 36 * (n + q));
+        subtractOuter6Lower(val, 36 * updTarget[t++], op); // q = p: a diagonal block, whose lower triangle is all that is read
+      }
       else for (let q = colPtr[k]; q <= p; q++) subtractOuter(val, BB * updTarget[t++], val, op, BB * (n + q), bs);
     }
   }
@@ -426,6 +430,31 @@ function solveRightLt(l: Float64Array, ol: number, x: Float64Array, ox: number, 
   }
 }
 
+/** solveRightLt for 6×6 blocks in one array (X at a[ox..], L at a[ol..]): unrolled, the same operations. */
+function solveRightLt6(a: Float64Array, ol: number, ox: number): void {
+  const l00 = a[ol],
+    l11 = a[ol + 7],
+    l22 = a[ol + 14],
+    l33 = a[ol + 21],
+    l44 = a[ol + 28],
+    l55 = a[ol + 35];
+  for (let r = 0; r < 6; r++) {
+    const row = ox + 6 * r;
+    const x0 = a[row] / l00;
+    const x1 = (a[row + 1] - x0 * a[ol + 6]) / l11;
+    const x2 = (a[row + 2] - x0 * a[ol + 12] - x1 * a[ol + 13]) / l22;
+    const x3 = (a[row + 3] - x0 * a[ol + 18] - x1 * a[ol + 19] - x2 * a[ol + 20]) / l33;
+    const x4 = (a[row + 4] - x0 * a[ol + 24] - x1 * a[ol + 25] - x2 * a[ol + 26] - x3 * a[ol + 27]) / l44;
+    const x5 = (a[row + 5] - x0 * a[ol + 30] - x1 * a[ol + 31] - x2 * a[ol + 32] - x3 * a[ol + 33] - x4 * a[ol + 34]) / l55;
+    a[row] = x0;
+    a[row + 1] = x1;
+    a[row + 2] = x2;
+    a[row + 3] = x3;
+    a[row + 4] = x4;
+    a[row + 5] = x5;
+  }
+}
+
 /**
  * subtractOuter for 6×6 blocks (the body-space factor's; its cost is almost all here): the row of P is
  * held in locals and the k-sum unrolled, same arithmetic order as the generic loop.
@@ -442,6 +471,24 @@ function subtractOuter6(a: Float64Array, ot: number, op: number, oq: number): vo
       p5 = a[pr + 5];
     for (let c = 0; c < 6; c++) {
       const qc = oq + 6 * c;
+      a[tr + c] -= p0 * a[qc] + p1 * a[qc + 1] + p2 * a[qc + 2] + p3 * a[qc + 3] + p4 * a[qc + 4] + p5 * a[qc + 5];
+    }
+  }
+}
+
+/** subtractOuter6 with Q = P onto a diagonal block: only its lower triangle (c ≤ r), the same sums. */
+function subtractOuter6Lower(a: Float64Array, ot: number, op: number): void {
+  for (let r = 0; r < 6; r++) {
+    const pr = op + 6 * r,
+      tr = ot + 6 * r;
+    const p0 = a[pr],
+      p1 = a[pr + 1],
+      p2 = a[pr + 2],
+      p3 = a[pr + 3],
+      p4 = a[pr + 4],
+      p5 = a[pr + 5];
+    for (let c = 0; c <= r; c++) {
+      const qc = op + 6 * c;
       a[tr + c] -= p0 * a[qc] + p1 * a[qc + 1] + p2 * a[qc + 2] + p3 * a[qc + 3] + p4 * a[qc + 4] + p5 * a[qc + 5];
     }
   }

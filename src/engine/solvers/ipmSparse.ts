@@ -249,9 +249,16 @@ function sparsePredictorCorrector(s: SparseIpmNewton, tau: number, iterations: n
 /**
  * Solves the QP-SOCP of the island given by its Jacobians with the sparse interior-point method (file
  * header); `softening` γ is added to the normal rows as in the matrix-free PGS. The entry point for exact
- * solves of islands of any size (world step above the dense limit, counterfactual re-solves).
+ * solves of islands of any size (world step above the dense limit, counterfactual re-solves). `polishMap`: the
+ * natural map of the same island and softening for the polish (the sparse Newton's), instead of a new one.
  */
-export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening = 0, linear: SparseIpmLinearSolve = 'krylov'): SparseIpmOutput {
+export function solveIpmSparse(
+  k: ContactJacobians,
+  opts: IpmOptions,
+  softening = 0,
+  linear: SparseIpmLinearSolve = 'krylov',
+  polishMap?: SparseNaturalMap,
+): SparseIpmOutput {
   const t0 = nowMs();
   const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? IPM_DEFAULT_MAX_ITERATIONS));
   const tol = opts.tolerance ?? IPM_DEFAULT_TOLERANCE;
@@ -356,8 +363,9 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
   let polishSteps = 0;
   if (bestRel > tol && iterations < maxIt) {
     const before = bestRel;
-    const nm = new SparseNaturalMap(k, softening);
-    s.bytes += nm.bytes;
+    // the caller's natural map of this island (the sparse Newton's, with its symbolic analysis), else a new one
+    const nm = polishMap ?? new SparseNaturalMap(k, softening);
+    if (!polishMap) s.bytes += nm.bytes;
     // the proximal endgame (naturalMapSparse.ts proximalStep) first, then projected steps (file header)
     const polished = polishNaturalMapSparse(
       nm,
