@@ -251,8 +251,7 @@ export function factorBlockSparse(s: BlockSparseSymbolic, val: Float64Array, reg
       if (bs === 6) {
         for (let q = colPtr[k]; q < p; q++) subtractOuter6(val, 36 * updTarget[t++], op, 36 * (n + q));
         subtractOuter6Lower(val, 36 * updTarget[t++], op); // q = p: a diagonal block, whose lower triangle is all that is read
-      }
-      else for (let q = colPtr[k]; q <= p; q++) subtractOuter(val, BB * updTarget[t++], val, op, BB * (n + q), bs);
+      } else for (let q = colPtr[k]; q <= p; q++) subtractOuter(val, BB * updTarget[t++], val, op, BB * (n + q), bs);
     }
   }
   return true;
