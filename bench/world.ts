@@ -4,8 +4,9 @@
  * cannon-es and Rapier (@dimforge/rapier3d-compat), with the ratio ours/theirs.
  *   node dist/bench-world.js [--quick] [--json] [--pgs-only] [--baseline DIR]      (npm run bench:world -- --quick)
  *   --pgs-only      our PGS and the peers only (no ours/newton, ours/ipm rows)
- *   --baseline DIR  also runs ours/pgs from another build's bundle, DIR/dist/bench-world.js (e.g. a checkout of an
- *                   earlier commit after `npm run build`), in the same run: before and after beside cannon-es and Rapier
+ *   --baseline DIR  also runs ours/pgs (and, without --pgs-only, ours/newton and ours/ipm) from another build's bundle,
+ *                   DIR/dist/bench-world.js (e.g. a checkout of an earlier commit after `npm run build`), in the same run:
+ *                   before and after beside cannon-es and Rapier
  * Not a test: nothing passes or fails.
  *
  * Every configuration runs in its own worker thread (a fresh heap, and a step that takes minutes, e.g. a
@@ -350,10 +351,11 @@ function configsFor(desc: ScenarioDesc, opts: WorldBenchOptions): RunConfig[] {
     { label: 'ours/pgs', engine: 'ours', solver: 'pgs', reference: false },
     ...(opts.pgsOnly
       ? []
-      : [
-          { label: 'ours/newton', engine: 'ours' as const, solver: 'newton' as const, reference: false },
-          { label: 'ours/ipm', engine: 'ours' as const, solver: 'ipm' as const, reference: false },
-        ]),
+      : (['newton', 'ipm'] as const).flatMap((solver) => [
+          // with --baseline, the baseline build's exact solver right before this build's (same minute of load)
+          ...(opts.baselineBundle ? [{ label: `ours/${solver} (baseline)`, engine: 'ours' as const, solver, reference: false, baseline: true }] : []),
+          { label: `ours/${solver}`, engine: 'ours' as const, solver, reference: false },
+        ])),
     { label: `cannon-es (${it(n, CANNON_DEFAULT_ITERATIONS)})`, engine: 'cannon', ...(n !== undefined ? { iterations: n } : {}), reference: true },
     { label: `rapier (${it(n, RAPIER_DEFAULT_ITERATIONS)})`, engine: 'rapier', ...(n !== undefined ? { iterations: n } : {}), reference: true },
     ...(n !== undefined && n !== CANNON_DEFAULT_ITERATIONS
@@ -708,6 +710,7 @@ function targetLines(scenes: readonly SceneReport[]): string[] {
   ];
   const verdict = (ratio: number | null, target: number): string =>
     ratio === null ? 'not measured' : `${fmtRatio(ratio)} ${ratio <= target ? 'met' : 'missed'}`;
+  for (const sc of scenes) out.push(...exactTargetLines(sc));
   for (const sc of scenes) {
     const ours = sc.rows.find((x) => x.engine === 'ours' && x.solver === 'pgs' && !x.config.includes('baseline'));
     const before = sc.rows.find((x) => x.engine === 'ours' && x.solver === 'pgs' && x.config.includes('baseline'));
@@ -727,6 +730,29 @@ function targetLines(scenes: readonly SceneReport[]): string[] {
     }
   }
   return out;
+}
+
+/** The exact solvers' world-step target: ≤ this × ours/pgs (median ms/step), converged on every timed step. */
+const TARGET_RATIO_EXACT = 10;
+
+/** One line per exact configuration (newton, ipm, and their baseline rows): × ours/pgs by median wall and median CPU time, and its statuses. */
+function exactTargetLines(sc: SceneReport): string[] {
+  const pgs = sc.rows.find((x) => x.engine === 'ours' && x.solver === 'pgs' && !x.config.includes('baseline'));
+  const times = (r: WorldBenchRow, key: 'medianMs' | 'medianCpuMs'): string => {
+    const a = r[key],
+      b = pgs?.[key];
+    return a != null && b ? `${fmtRatio(a / b)} ${a / b <= TARGET_RATIO_EXACT ? 'met' : 'missed'}` : 'not measured';
+  };
+  return sc.rows
+    .filter((r) => r.engine === 'ours' && (r.solver === 'newton' || r.solver === 'ipm'))
+    .map((r) => {
+      const st = r.ours
+        ? Object.entries(r.ours.statuses)
+            .map(([k, v]) => `${k} ×${v}`)
+            .join(', ')
+        : 'not timed';
+      return `  ${sc.name} ${r.config}: × ours/pgs ${times(r, 'medianMs')} / ${times(r, 'medianCpuMs')} (median wall / CPU; ≤ ${TARGET_RATIO_EXACT}×), largest island ${st}`;
+    });
 }
 
 interface SceneReport {
@@ -853,7 +879,7 @@ async function main(): Promise<void> {
   const lines = [
     ...headerLines(machine, plan, args, libs),
     ...(options.baselineBundle
-      ? [`baseline: the "ours/pgs (baseline)" rows run ${options.baselineBundle} (another build), right before this build's ours/pgs`, '']
+      ? [`baseline: the "(baseline)" rows run ${options.baselineBundle} (another build), each right before this build's row of the same solver`, '']
       : []),
     ...(options.pgsOnly ? ['--pgs-only: the ours/newton and ours/ipm rows are not run', ''] : []),
     ...sceneLines(scenes),

@@ -55,6 +55,16 @@ describe('sparse solvers: proximal endgame on a stalled pyramid-20 island', () =
     assert.ok(again <= IPM_DEFAULT_TOLERANCE, `recomputed KKT max_rel ${again}`);
   });
 
+  it('hands the endgame to the polish instead of factorising the contact-space matrix (was: contact-space factor from iteration 23)', () => {
+    const out = solveIpmSparse(k, { solver: 'ipm' }, softening);
+    assert.equal(out.status.kind, 'converged', out.status.kind === 'converged' ? '' : out.status.reason);
+    assert.equal(out.contactSpaceFrom, -1, `contact-space factor from iteration ${out.contactSpaceFrom}`);
+    // the explicit 'contact-space' option still takes that path, to the same optimum (λ of coplanar contacts is not unique)
+    const cs = solveIpmSparse(k, { solver: 'ipm' }, softening, 'contact-space');
+    assert.ok(cs.contactSpaceFrom >= 0);
+    assert.ok(Math.abs(out.objective - cs.objective) <= 1e-8 * Math.abs(cs.objective), `${out.objective} vs ${cs.objective}`);
+  });
+
   it('the sparse Newton (whose globalisation is that interior point) converges too', () => {
     const out = solveNewtonSparse(k, { solver: 'newton' }, softening);
     assert.equal(out.status.kind, 'converged', out.status.kind === 'converged' ? '' : out.status.reason);

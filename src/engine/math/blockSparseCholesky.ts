@@ -233,7 +233,7 @@ export interface PivotRegularization {
 
 /**
  * In-place numeric factorisation: `val` holds the lower blocks of K (m² numbers per slot, row-major,
- * diagonal blocks full and symmetric) and is overwritten by L. Returns false if a pivot is not positive
+ * diagonal blocks: only their lower triangle is read) and is overwritten by L. Returns false if a pivot is not positive
  * (with `reg`: only if a diagonal entry is not positive and finite; small pivots are regularised instead).
  */
 export function factorBlockSparse(s: BlockSparseSymbolic, val: Float64Array, reg?: PivotRegularization): boolean {
@@ -243,12 +243,15 @@ export function factorBlockSparse(s: BlockSparseSymbolic, val: Float64Array, reg
   for (let k = 0; k < n; k++) {
     const d = BB * k;
     if (!denseCholesky(val, d, bs, reg)) return false;
-    for (let p = colPtr[k]; p < colPtr[k + 1]; p++) solveRightLt(val, d, val, BB * (n + p), bs);
+    if (bs === 6) for (let p = colPtr[k]; p < colPtr[k + 1]; p++) solveRightLt6(val, d, 36 * (n + p));
+    else for (let p = colPtr[k]; p < colPtr[k + 1]; p++) solveRightLt(val, d, val, BB * (n + p), bs);
     let t = updPtr[k];
     for (let p = colPtr[k]; p < colPtr[k + 1]; p++) {
       const op = BB * (n + p);
-      if (bs === 6) for (let q = colPtr[k]; q <= p; q++) subtractOuter6(val, 36 * updTarget[t++], op, 36 * (n + q));
-      else for (let q = colPtr[k]; q <= p; q++) subtractOuter(val, BB * updTarget[t++], val, op, BB * (n + q), bs);
+      if (bs === 6) {
+        for (let q = colPtr[k]; q < p; q++) subtractOuter6(val, 36 * updTarget[t++], op, 36 * (n + q));
+        subtractOuter6Lower(val, 36 * updTarget[t++], op); // q = p: a diagonal block, whose lower triangle is all that is read
+      } else for (let q = colPtr[k]; q <= p; q++) subtractOuter(val, BB * updTarget[t++], val, op, BB * (n + q), bs);
     }
   }
   return true;
@@ -256,6 +259,10 @@ export function factorBlockSparse(s: BlockSparseSymbolic, val: Float64Array, reg
 
 /** x ← K⁻¹x for the factor in `val`; x is indexed by node (m per node), work has m·n entries. */
 export function solveBlockSparse(s: BlockSparseSymbolic, val: Float64Array, x: Float64Array, work: Float64Array): void {
+  if (s.bs === 6) {
+    solveBlockSparse6(s, val, x, work);
+    return;
+  }
   const { n, perm, colPtr, rowOf, bs: BLOCK } = s;
   const BB = BLOCK * BLOCK;
   for (let k = 0; k < n; k++) for (let r = 0; r < BLOCK; r++) work[BLOCK * k + r] = x[BLOCK * perm[k] + r];
@@ -296,6 +303,88 @@ export function solveBlockSparse(s: BlockSparseSymbolic, val: Float64Array, x: F
     }
   }
   for (let k = 0; k < n; k++) for (let r = 0; r < BLOCK; r++) x[BLOCK * perm[k] + r] = work[BLOCK * k + r];
+}
+
+/**
+ * solveBlockSparse for 6×6 blocks (the body-space factor's, solved once or more per Newton system): each node's
+ * six unknowns held in locals and the sums unrolled, in the generic loops' arithmetic order (same results).
+ */
+function solveBlockSparse6(s: BlockSparseSymbolic, val: Float64Array, x: Float64Array, work: Float64Array): void {
+  const { n, perm, colPtr, rowOf } = s;
+  for (let k = 0; k < n; k++) {
+    const o = 6 * k,
+      xo = 6 * perm[k];
+    for (let r = 0; r < 6; r++) work[o + r] = x[xo + r];
+  }
+  for (let k = 0; k < n; k++) {
+    const d = 36 * k,
+      o = 6 * k;
+    // L_kk w = work (forward), then work_i −= L_ik w for the column's blocks
+    const w0 = work[o] / val[d];
+    const w1 = (work[o + 1] - val[d + 6] * w0) / val[d + 7];
+    const w2 = (work[o + 2] - val[d + 12] * w0 - val[d + 13] * w1) / val[d + 14];
+    const w3 = (work[o + 3] - val[d + 18] * w0 - val[d + 19] * w1 - val[d + 20] * w2) / val[d + 21];
+    const w4 = (work[o + 4] - val[d + 24] * w0 - val[d + 25] * w1 - val[d + 26] * w2 - val[d + 27] * w3) / val[d + 28];
+    const w5 = (work[o + 5] - val[d + 30] * w0 - val[d + 31] * w1 - val[d + 32] * w2 - val[d + 33] * w3 - val[d + 34] * w4) / val[d + 35];
+    work[o] = w0;
+    work[o + 1] = w1;
+    work[o + 2] = w2;
+    work[o + 3] = w3;
+    work[o + 4] = w4;
+    work[o + 5] = w5;
+    for (let p = colPtr[k]; p < colPtr[k + 1]; p++) {
+      const b = 36 * (n + p),
+        oi = 6 * rowOf[p];
+      for (let r = 0; r < 6; r++) {
+        const br = b + 6 * r;
+        work[oi + r] -= val[br] * w0 + val[br + 1] * w1 + val[br + 2] * w2 + val[br + 3] * w3 + val[br + 4] * w4 + val[br + 5] * w5;
+      }
+    }
+  }
+  for (let k = n - 1; k >= 0; k--) {
+    const d = 36 * k,
+      o = 6 * k;
+    let v0 = work[o],
+      v1 = work[o + 1],
+      v2 = work[o + 2],
+      v3 = work[o + 3],
+      v4 = work[o + 4],
+      v5 = work[o + 5];
+    // work_k −= L_ikᵀ work_i for the column's blocks, then L_kkᵀ w = work (backward)
+    for (let p = colPtr[k]; p < colPtr[k + 1]; p++) {
+      const b = 36 * (n + p),
+        oi = 6 * rowOf[p];
+      const u0 = work[oi],
+        u1 = work[oi + 1],
+        u2 = work[oi + 2],
+        u3 = work[oi + 3],
+        u4 = work[oi + 4],
+        u5 = work[oi + 5];
+      v0 -= val[b] * u0 + val[b + 6] * u1 + val[b + 12] * u2 + val[b + 18] * u3 + val[b + 24] * u4 + val[b + 30] * u5;
+      v1 -= val[b + 1] * u0 + val[b + 7] * u1 + val[b + 13] * u2 + val[b + 19] * u3 + val[b + 25] * u4 + val[b + 31] * u5;
+      v2 -= val[b + 2] * u0 + val[b + 8] * u1 + val[b + 14] * u2 + val[b + 20] * u3 + val[b + 26] * u4 + val[b + 32] * u5;
+      v3 -= val[b + 3] * u0 + val[b + 9] * u1 + val[b + 15] * u2 + val[b + 21] * u3 + val[b + 27] * u4 + val[b + 33] * u5;
+      v4 -= val[b + 4] * u0 + val[b + 10] * u1 + val[b + 16] * u2 + val[b + 22] * u3 + val[b + 28] * u4 + val[b + 34] * u5;
+      v5 -= val[b + 5] * u0 + val[b + 11] * u1 + val[b + 17] * u2 + val[b + 23] * u3 + val[b + 29] * u4 + val[b + 35] * u5;
+    }
+    v5 = v5 / val[d + 35];
+    v4 = (v4 - val[d + 34] * v5) / val[d + 28];
+    v3 = (v3 - val[d + 27] * v4 - val[d + 33] * v5) / val[d + 21];
+    v2 = (v2 - val[d + 20] * v3 - val[d + 26] * v4 - val[d + 32] * v5) / val[d + 14];
+    v1 = (v1 - val[d + 13] * v2 - val[d + 19] * v3 - val[d + 25] * v4 - val[d + 31] * v5) / val[d + 7];
+    v0 = (v0 - val[d + 6] * v1 - val[d + 12] * v2 - val[d + 18] * v3 - val[d + 24] * v4 - val[d + 30] * v5) / val[d];
+    work[o] = v0;
+    work[o + 1] = v1;
+    work[o + 2] = v2;
+    work[o + 3] = v3;
+    work[o + 4] = v4;
+    work[o + 5] = v5;
+  }
+  for (let k = 0; k < n; k++) {
+    const o = 6 * k,
+      xo = 6 * perm[k];
+    for (let r = 0; r < 6; r++) x[xo + r] = work[o + r];
+  }
 }
 
 /** Dense Cholesky of the m×m block at a[o..] (lower triangle read, L written to the lower triangle, upper zeroed). */
@@ -340,6 +429,31 @@ function solveRightLt(l: Float64Array, ol: number, x: Float64Array, ox: number, 
   }
 }
 
+/** solveRightLt for 6×6 blocks in one array (X at a[ox..], L at a[ol..]): unrolled, the same operations. */
+function solveRightLt6(a: Float64Array, ol: number, ox: number): void {
+  const l00 = a[ol],
+    l11 = a[ol + 7],
+    l22 = a[ol + 14],
+    l33 = a[ol + 21],
+    l44 = a[ol + 28],
+    l55 = a[ol + 35];
+  for (let r = 0; r < 6; r++) {
+    const row = ox + 6 * r;
+    const x0 = a[row] / l00;
+    const x1 = (a[row + 1] - x0 * a[ol + 6]) / l11;
+    const x2 = (a[row + 2] - x0 * a[ol + 12] - x1 * a[ol + 13]) / l22;
+    const x3 = (a[row + 3] - x0 * a[ol + 18] - x1 * a[ol + 19] - x2 * a[ol + 20]) / l33;
+    const x4 = (a[row + 4] - x0 * a[ol + 24] - x1 * a[ol + 25] - x2 * a[ol + 26] - x3 * a[ol + 27]) / l44;
+    const x5 = (a[row + 5] - x0 * a[ol + 30] - x1 * a[ol + 31] - x2 * a[ol + 32] - x3 * a[ol + 33] - x4 * a[ol + 34]) / l55;
+    a[row] = x0;
+    a[row + 1] = x1;
+    a[row + 2] = x2;
+    a[row + 3] = x3;
+    a[row + 4] = x4;
+    a[row + 5] = x5;
+  }
+}
+
 /**
  * subtractOuter for 6×6 blocks (the body-space factor's; its cost is almost all here): the row of P is
  * held in locals and the k-sum unrolled, same arithmetic order as the generic loop.
@@ -356,6 +470,24 @@ function subtractOuter6(a: Float64Array, ot: number, op: number, oq: number): vo
       p5 = a[pr + 5];
     for (let c = 0; c < 6; c++) {
       const qc = oq + 6 * c;
+      a[tr + c] -= p0 * a[qc] + p1 * a[qc + 1] + p2 * a[qc + 2] + p3 * a[qc + 3] + p4 * a[qc + 4] + p5 * a[qc + 5];
+    }
+  }
+}
+
+/** subtractOuter6 with Q = P onto a diagonal block: only its lower triangle (c ≤ r), the same sums. */
+function subtractOuter6Lower(a: Float64Array, ot: number, op: number): void {
+  for (let r = 0; r < 6; r++) {
+    const pr = op + 6 * r,
+      tr = ot + 6 * r;
+    const p0 = a[pr],
+      p1 = a[pr + 1],
+      p2 = a[pr + 2],
+      p3 = a[pr + 3],
+      p4 = a[pr + 4],
+      p5 = a[pr + 5];
+    for (let c = 0; c <= r; c++) {
+      const qc = op + 6 * c;
       a[tr + c] -= p0 * a[qc] + p1 * a[qc + 1] + p2 * a[qc + 2] + p3 * a[qc + 3] + p4 * a[qc + 4] + p5 * a[qc + 5];
     }
   }

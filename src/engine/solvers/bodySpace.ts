@@ -134,7 +134,8 @@ export function bodySpace(k: ContactJacobians, rowScale?: Float64Array): BodySpa
 }
 
 /**
- * K = I + Σ_c B_cᵀ H_c⁻¹ B_c into val (lower blocks per slot, not yet factorised), with B = (BA, BB) of the
+ * K = I + Σ_c B_cᵀ H_c⁻¹ B_c into val (lower blocks per slot, not yet factorised; of a diagonal block only its lower
+ * triangle, all the factorisation reads — blockSparseCholesky.ts), with B = (BA, BB) of the
  * body space's pattern and H⁻¹ 3×3 per contact at Hinv[9c..]; G: 18 numbers of work.
  */
 export function assembleBodySpace(s: BodySpace, BA: Float64Array, BB: Float64Array, Hinv: Float64Array, val: Float64Array, G: Float64Array): void {
@@ -149,12 +150,12 @@ export function assembleBodySpace(s: BodySpace, BA: Float64Array, BB: Float64Arr
     // G = H⁻¹ B_b (3×6), then K_bb += B_bᵀ G, K_ab += B_aᵀ G
     if (bb >= 0) {
       hinvTimesB(Hinv, h, BB, c, G);
-      addBtG(val, 36 * slotB[c], BB, c, G, false);
+      addBtGLower(val, 36 * slotB[c], BB, c, G);
       if (a >= 0) addBtG(val, 36 * slotAB[c], BA, c, G, abTransposed[c] === 1);
     }
     if (a >= 0) {
       hinvTimesB(Hinv, h, BA, c, G);
-      addBtG(val, 36 * slotA[c], BA, c, G, false);
+      addBtGLower(val, 36 * slotA[c], BA, c, G);
     }
   }
 }
@@ -170,6 +171,17 @@ function hinvTimesB(hinv: Float64Array, ho: number, Bs: Float64Array, c: number,
   for (let i = 0; i < 3; i++)
     for (let j = 0; j < 6; j++)
       G[6 * i + j] = hinv[ho + 3 * i] * Bs[18 * c + j] + hinv[ho + 3 * i + 1] * Bs[18 * c + 6 + j] + hinv[ho + 3 * i + 2] * Bs[18 * c + 12 + j];
+}
+
+/** The lower triangle (j ≤ i) of a diagonal K block at val[o..] += B_cᵀ G (6×6; the sums as addBtG's). */
+function addBtGLower(val: Float64Array, o: number, Bs: Float64Array, c: number, G: Float64Array): void {
+  const bo = 18 * c;
+  for (let i = 0; i < 6; i++) {
+    const b0 = Bs[bo + i],
+      b1 = Bs[bo + 6 + i],
+      b2 = Bs[bo + 12 + i];
+    for (let j = 0; j <= i; j++) val[o + 6 * i + j] += b0 * G[j] + b1 * G[6 + j] + b2 * G[12 + j];
+  }
 }
 
 /** K block at val[o..] += B_cᵀ G (6×6), or its transpose Gᵀ B_c when `transposed`. */

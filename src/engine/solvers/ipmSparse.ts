@@ -34,8 +34,12 @@
  * Woodbury solve, whose K = I + (WB)ᵀĤ⁻¹(WB) = I + BᵀH⁻¹B is the body-space factor above (K ≥ I, so its
  * pivots at rounding level are floored there). The residual is measured unscaled, ‖W⁻¹(ŕ − Âŷ)‖∞ / ‖r‖∞.
  * PCG stops at SPARSE_IPM_WOODBURY_RESIDUAL or after SPARSE_IPM_PCG_MAX_ITERATIONS steps; a direction at
- * or below the inexact-Newton forcing term SPARSE_IPM_FORCING is used, counted in inexactSolves. Only if
- * PCG misses even that, or K cannot be factorised, do the remaining iterations (contactSpaceFrom ≥ 0)
+ * or below the inexact-Newton forcing term SPARSE_IPM_FORCING is used, counted in inexactSolves. Near the
+ * solution (KKT max_rel ≤ SPARSE_IPM_STALL_ARM) a Newton system that PCG misses, or a K (or a block Ĥ) that
+ * cannot be factorised, ends the interior-point phase and the polish below takes over: there W of a nearly
+ * degenerate sliding contact holds ~1e8 and ~1e-8 at once, and measured on pyramid-20's 1600-contact island the
+ * contact-space factor then cost ~40 % of the solve for its last 2–3 iterations, which the polish does anyway.
+ * Only farther out do the remaining iterations (contactSpaceFrom ≥ 0)
  * factorise the contact-space matrix B Bᵀ + H itself — the last resort, which the option 'contact-space'
  * (the earlier path) uses as soon as refinement misses its residual
  * (3×3 blocks; block (i, j) ≠ 0 when contacts i and j share a dynamic body: the block-sparse Delassus
@@ -46,8 +50,11 @@
  *
  * Like the dense IPM it ends with a natural-map polish when the interior-point phase stops above the
  * tolerance: the sparse semismooth Newton of naturalMapSparse.ts (up to SPARSE_IPM_POLISH_STEPS steps, counted as
- * iterations and in polishSteps), with its proximal endgame (proximalStep, docs/physics.md) once a step finds no
- * lower point — nearly degenerate sliding contacts, where the interior point converges only like √τ. Difference from the dense IPM: no AHO phase (it needs the dense Newton
+ * iterations and in polishSteps), starting with its proximal endgame (proximalStep, docs/physics.md): at the
+ * interior point's end — nearly degenerate sliding contacts, where the interior point converges only like √τ —
+ * the projected semismooth step found no lower point in every traced world step of pyramid-20 and box-pile-1000,
+ * after two linear systems and up to 2·(POLISH_BACKTRACKS + 1) merit evaluations; projected steps follow the
+ * endgame (or replace it when it finds nothing). Difference from the dense IPM: no AHO phase (it needs the dense Newton
  * matrix); the KKT check is the same checker (kktFromW) on w = J M⁻¹ Jᵀ λ + Sλ − b computed from the body
  * velocity changes M⁻¹ Jᵀ λ (pgsRows.ts). The status is the checker's: "converged" only at KKT max_rel ≤
  * tolerance on finite data. Work arrays are allocated before the iteration loop (the contact-space factor's
@@ -242,9 +249,16 @@ function sparsePredictorCorrector(s: SparseIpmNewton, tau: number, iterations: n
 /**
  * Solves the QP-SOCP of the island given by its Jacobians with the sparse interior-point method (file
  * header); `softening` γ is added to the normal rows as in the matrix-free PGS. The entry point for exact
- * solves of islands of any size (world step above the dense limit, counterfactual re-solves).
+ * solves of islands of any size (world step above the dense limit, counterfactual re-solves). `polishMap`: the
+ * natural map of the same island and softening for the polish (the sparse Newton's), instead of a new one.
  */
-export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening = 0, linear: SparseIpmLinearSolve = 'krylov'): SparseIpmOutput {
+export function solveIpmSparse(
+  k: ContactJacobians,
+  opts: IpmOptions,
+  softening = 0,
+  linear: SparseIpmLinearSolve = 'krylov',
+  polishMap?: SparseNaturalMap,
+): SparseIpmOutput {
   const t0 = nowMs();
   const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? IPM_DEFAULT_MAX_ITERATIONS));
   const tol = opts.tolerance ?? IPM_DEFAULT_TOLERANCE;
@@ -305,11 +319,20 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
       status = { kind: 'failed', reason: `iterate left the cone interior at iteration ${iterations}` };
       break;
     }
+    // near the solution (armed) a body-space Newton system that fails ends the interior-point phase: the natural-map
+    // polish finishes (file header, "Endgame"), instead of the contact-space factor
+    s.contactSpaceAllowed = !armed;
     if (!s.buildAndFactor(1, iterations)) {
-      status = { kind: 'failed', reason: `Newton system not positive definite at iteration ${iterations}` };
+      status = armed
+        ? { kind: 'stalled', reason: `body-space Newton system not factorisable at rounding level at iteration ${iterations}` }
+        : { kind: 'failed', reason: `Newton system not positive definite at iteration ${iterations}` };
       break;
     }
     const alpha = sparsePredictorCorrector(s, tau, iterations);
+    if (alpha < 0 && armed) {
+      status = { kind: 'stalled', reason: `body-space Newton system not solved to the forcing term at iteration ${iterations}` };
+      break;
+    }
     if (alpha < 0) {
       status = { kind: 'failed', reason: `contact-space Newton matrix not factorisable even with shift ${REGULARIZATION_MAX} at iteration ${iterations}` };
       break;
@@ -340,9 +363,10 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
   let polishSteps = 0;
   if (bestRel > tol && iterations < maxIt) {
     const before = bestRel;
-    const nm = new SparseNaturalMap(k, softening);
-    s.bytes += nm.bytes;
-    // with the proximal endgame (naturalMapSparse.ts proximalStep) once the projected line search finds no lower point
+    // the caller's natural map of this island (the sparse Newton's, with its symbolic analysis), else a new one
+    const nm = polishMap ?? new SparseNaturalMap(k, softening);
+    if (!polishMap) s.bytes += nm.bytes;
+    // the proximal endgame (naturalMapSparse.ts proximalStep) first, then projected steps (file header)
     const polished = polishNaturalMapSparse(
       nm,
       best,
@@ -352,6 +376,7 @@ export function solveIpmSparse(k: ContactJacobians, opts: IpmOptions, softening 
       (rel, f) => history.record(rel, f),
       undefined,
       1,
+      true,
       true,
     );
     polishSteps = polished.steps;

@@ -111,6 +111,11 @@ export class SparseIpmNewton {
   regularization = 0;
   /** Switched on for good once a Woodbury solve misses SPARSE_IPM_WOODBURY_RESIDUAL. */
   contactSpace = false;
+  /**
+   * Whether a body-space failure may switch to the contact-space factor (the caller turns it off near the solution,
+   * where it hands the endgame to the natural-map polish instead); when off, buildAndFactor / newtonSolve return false.
+   */
+  contactSpaceAllowed = true;
   contactSpaceFrom = -1;
   /** Most pivots one factorisation replaced (PivotRegularization). */
   regularizedPivots = 0;
@@ -493,7 +498,7 @@ export class SparseIpmNewton {
     const { C, krylov, kind, sigma, Hb, winv } = this;
     if (!this.contactSpace) {
       if (this.buildBodySpace(mode)) return true;
-      if (!krylov) return false;
+      if (!krylov || !this.contactSpaceAllowed) return false;
       // K (or a block of H) not factorisable at rounding level near the solution: the contact-space factor,
       // the last resort, for the remaining iterations (reported by contactSpaceFrom)
       this.contactSpace = true;
@@ -572,6 +577,7 @@ export class SparseIpmNewton {
         }
         return true;
       }
+      if (!this.contactSpaceAllowed) return false;
       this.contactSpace = true;
       this.contactSpaceFrom = iteration;
       if (!this.factorContactSpace()) return false;

@@ -11,7 +11,8 @@ import { POLISH_BACKTRACKS } from './polish.js';
  * the tolerance or at the first step that cannot lower the KKT max_rel; `record` once per step with the
  * merit and objective reached. `rate`: also stop after a step that does not multiply the residual by at
  * least this (newton.ts LOCAL_RATE; 1 = keep going while it improves). `proximal`: when a step finds no lower
- * point, try SparseNaturalMap.proximalStep with the steps left (each of its linear systems counts as a step).
+ * point, try SparseNaturalMap.proximalStep with the steps left (each of its linear systems counts as a step);
+ * `proximalFirst` (with `proximal`): start with it, and take projected steps only after it.
  */
 export function polishNaturalMapSparse(
   nm: SparseNaturalMap,
@@ -23,13 +24,20 @@ export function polishNaturalMapSparse(
   backtracks: number = POLISH_BACKTRACKS,
   rate = 1,
   proximal = false,
+  proximalFirst = false,
 ): { bestRel: number; steps: number } {
   let steps = 0;
+  // proximalFirst: the endgame before any projected step (the interior point's end, where the projected step
+  // rarely finds a lower point: it solved two systems and evaluated the merit up to 2·(backtracks + 1) times for nothing)
+  let endgameNext = proximal && proximalFirst;
   while (steps < maxSteps && bestRel > tol) {
-    let r = nm.step(best, bestRel, backtracks);
-    steps++;
+    let r = bestRel;
+    if (!endgameNext) {
+      r = nm.step(best, bestRel, backtracks);
+      steps++;
+    }
     if (proximal && !(r < bestRel) && steps < maxSteps) {
-      // the projected line search found no lower point: the proximal endgame (SparseNaturalMap.proximalStep)
+      // the projected line search found no lower point (or was skipped): the proximal endgame (SparseNaturalMap.proximalStep)
       const before = bestRel,
         fBefore = nm.objective(best);
       const p = nm.proximalStep(best, bestRel, maxSteps - steps);
@@ -37,7 +45,13 @@ export function polishNaturalMapSparse(
       for (let i = 0; i < p.solves; i++) record(before, fBefore);
       steps += p.solves;
       r = p.rel;
+      if (endgameNext && !(r < bestRel)) {
+        // the endgame first found nothing: the projected step after all
+        endgameNext = false;
+        continue;
+      }
     }
+    endgameNext = false;
     const improved = r < bestRel;
     const fast = r <= rate * bestRel;
     bestRel = r;

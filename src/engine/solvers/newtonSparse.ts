@@ -118,7 +118,7 @@ export function solveNewtonSparse(k: ContactJacobians, opts: NewtonOptions, soft
       reason: `KKT max_rel ${formatNumber(r)} > ${formatNumber(tol)} after ${formatCount(iterations, 'iteration')} (local phase only)`,
     });
   }
-  const g = solveIpmSparse(k, { solver: 'ipm', tolerance: tol, maxIterations: budget }, softening);
+  const g = solveIpmSparse(k, { solver: 'ipm', tolerance: tol, maxIterations: budget }, softening, 'krylov', nm);
   ipmIterations = g.iterations;
   iterations += g.iterations;
   for (let i = 0; i < g.history.residual.length; i++) record(g.history.residual[i], g.history.objective[i]);
