@@ -7,7 +7,7 @@ import type { FrameDiagnosisResult } from '../model/timelineBuilder.js';
 import type { DiagnosisSettings } from '../worker/workerProtocol.js';
 import type { DiagnosisEvent, DiagnosisRequest } from './diagnosisMessages.js';
 import { startThread } from './threadScript.js';
-import type { ThreadLoad } from './threadLoad.js';
+import { LoadRequests, type ThreadLoad } from './threadLoad.js';
 
 /**
  * A diagnosis thread started ahead of its stream: its code is loaded, compiled and run once (./warmUp.ts) while
@@ -24,7 +24,7 @@ export function startDiagnosisThread(): Worker {
 export class DiagnosisLink {
   private readonly worker: Worker;
   private closed = false;
-  private readonly loads: ((l: ThreadLoad | null) => void)[] = [];
+  private readonly loads = new LoadRequests();
 
   constructor(
     file: string,
@@ -38,7 +38,7 @@ export class DiagnosisLink {
     this.worker.on('message', (e: DiagnosisEvent) => {
       if (this.closed) return;
       if (e.type === 'diagnosed') on.diagnosed(e.result);
-      else if (e.type === 'load') this.loads.shift()?.(e.load);
+      else if (e.type === 'load') this.loads.answer(e.load);
       else on.failed(e.message);
     });
     this.worker.on('error', (e) => {
@@ -59,16 +59,13 @@ export class DiagnosisLink {
   /** The thread's load since the last reset (null once closed). */
   load(reset: boolean): Promise<ThreadLoad | null> {
     if (this.closed) return Promise.resolve(null);
-    return new Promise((resolve) => {
-      this.loads.push(resolve);
-      this.post({ op: 'load', reset });
-    });
+    return this.loads.ask(() => this.post({ op: 'load', reset }));
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const r of this.loads.splice(0)) r(null);
+    this.loads.closeAll();
     void this.worker.terminate();
   }
 }

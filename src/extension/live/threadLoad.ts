@@ -83,3 +83,26 @@ export function loadMeter(thread: string): (reset: boolean) => ThreadLoad {
     return meter.read();
   };
 }
+
+/**
+ * The host side of a live thread's load requests: each `ask` posts one request, the thread answers in order, and
+ * `closeAll` answers whatever still waits with null (the thread ended).
+ */
+export class LoadRequests {
+  private readonly waiting: ((l: ThreadLoad | null) => void)[] = [];
+
+  ask(post: () => void): Promise<ThreadLoad | null> {
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      post();
+    });
+  }
+
+  answer(l: ThreadLoad): void {
+    this.waiting.shift()?.(l);
+  }
+
+  closeAll(): void {
+    for (const r of this.waiting.splice(0)) r(null);
+  }
+}

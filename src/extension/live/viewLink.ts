@@ -7,7 +7,7 @@ import type { RecordingHeader } from '../../format/recording.js';
 import type { FrameView, IslandConditioningView, SessionInfo } from '../../protocol/inspector.js';
 import type { AppendedFrame } from '../../session/growingRecording.js';
 import { startThread } from './threadScript.js';
-import type { ThreadLoad } from './threadLoad.js';
+import { LoadRequests, type ThreadLoad } from './threadLoad.js';
 import type { ViewDiagnosis, ViewEvent, ViewRequest } from './viewMessages.js';
 
 /**
@@ -26,12 +26,12 @@ export class ViewLink {
   private closed = false;
   private nextId = 1;
   private readonly pending = new Map<number, { resolve(e: ViewEvent): void; reject(e: Error): void }>();
-  private readonly loads: ((l: ThreadLoad | null) => void)[] = [];
+  private readonly loads = new LoadRequests();
 
   constructor(file: string, header: RecordingHeader, info: SessionInfo, thread?: Worker) {
     this.worker = thread ?? startViewThread();
     this.worker.on('message', (e: ViewEvent) => {
-      if (e.type === 'load') return this.loads.shift()?.(e.load);
+      if (e.type === 'load') return this.loads.answer(e.load);
       const p = this.pending.get(e.id);
       this.pending.delete(e.id);
       if (!p) return;
@@ -92,17 +92,14 @@ export class ViewLink {
   /** The thread's load since the last reset (null once closed). */
   load(reset: boolean): Promise<ThreadLoad | null> {
     if (this.closed) return Promise.resolve(null);
-    return new Promise((resolve) => {
-      this.loads.push(resolve);
-      this.post({ op: 'load', reset });
-    });
+    return this.loads.ask(() => this.post({ op: 'load', reset }));
   }
 
   close(): void {
     if (this.closed) return;
     this.fail('the live stream was closed');
     this.closed = true;
-    for (const r of this.loads.splice(0)) r(null);
+    this.loads.closeAll();
     void this.worker.terminate();
   }
 }
