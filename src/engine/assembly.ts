@@ -347,32 +347,57 @@ function addSharedBodyBlocks(A: Float64Array, k: ContactJacobians, byBody: Conta
   }
 }
 
-/** A[3i+r, 3j+s] and A[3j+s, 3i+r] += J_i,r · (M⁻¹J_j)_s for contacts i < j. */
+/**
+ * A[3i+r, 3j+s] and A[3j+s, 3i+r] += J_i,r · (M⁻¹J_j)_s for contacts i < j: the row's six numbers in locals,
+ * the dot product written out (the same additions, from zero, in the same order as a loop over q).
+ */
 function addBlockPair(A: Float64Array, n: number, i: number, Ji: Float64Array, j: number, MJj: Float64Array): void {
   for (let r = 0; r < 3; r++) {
     const a = 18 * i + 6 * r,
       row = 3 * i + r;
+    const a0 = Ji[a],
+      a1 = Ji[a + 1],
+      a2 = Ji[a + 2],
+      a3 = Ji[a + 3],
+      a4 = Ji[a + 4],
+      a5 = Ji[a + 5];
     for (let s = 0; s < 3; s++) {
       const bb = 18 * j + 6 * s,
         col = 3 * j + s;
       let v = 0;
-      for (let q = 0; q < 6; q++) v += Ji[a + q] * MJj[bb + q];
+      v += a0 * MJj[bb];
+      v += a1 * MJj[bb + 1];
+      v += a2 * MJj[bb + 2];
+      v += a3 * MJj[bb + 3];
+      v += a4 * MJj[bb + 4];
+      v += a5 * MJj[bb + 5];
       A[row * n + col] += v;
       A[col * n + row] += v;
     }
   }
 }
 
-/** Contact i's diagonal block: entries r ≤ s computed, the entry below the diagonal the same number. */
+/** Contact i's diagonal block: entries r ≤ s computed (as in addBlockPair), the entry below the diagonal the same number. */
 function addDiagonalBlock(A: Float64Array, n: number, i: number, Ji: Float64Array, MJi: Float64Array): void {
   for (let r = 0; r < 3; r++) {
     const a = 18 * i + 6 * r,
       row = 3 * i + r;
+    const a0 = Ji[a],
+      a1 = Ji[a + 1],
+      a2 = Ji[a + 2],
+      a3 = Ji[a + 3],
+      a4 = Ji[a + 4],
+      a5 = Ji[a + 5];
     for (let s = r; s < 3; s++) {
       const bb = 18 * i + 6 * s,
         col = 3 * i + s;
       let v = 0;
-      for (let q = 0; q < 6; q++) v += Ji[a + q] * MJi[bb + q];
+      v += a0 * MJi[bb];
+      v += a1 * MJi[bb + 1];
+      v += a2 * MJi[bb + 2];
+      v += a3 * MJi[bb + 3];
+      v += a4 * MJi[bb + 4];
+      v += a5 * MJi[bb + 5];
       A[row * n + col] += v;
       if (s !== r) A[col * n + row] += v;
     }
