@@ -42,12 +42,14 @@ async function frameLines(file: string, want: number, isInitial: (raw: unknown) 
   throw new Error(`${file}: no frame ${want}`);
 }
 
-/** JSON of any result, typed arrays as arrays and non-finite numbers spelled out: equal builds, equal text. */
-const digestOf = (x: unknown): string =>
-  createHash('sha256')
-    .update(JSON.stringify(x, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? `#${v}` : ArrayBuffer.isView(v) ? Array.from(v as Float64Array) : v)))
-    .digest('hex')
-    .slice(0, 16);
+/** JSON of each part, typed arrays as arrays and non-finite numbers spelled out: equal builds, equal digests. */
+function digestOf(parts: readonly unknown[]): string {
+  const h = createHash('sha256');
+  const replacer = (_k: string, v: unknown): unknown =>
+    typeof v === 'number' && !Number.isFinite(v) ? `#${v}` : ArrayBuffer.isView(v) ? Array.from(v as Float64Array) : v;
+  for (const p of parts) h.update(JSON.stringify(p, replacer) ?? 'undefined');
+  return h.digest('hex').slice(0, 16);
+}
 
 async function build(src: string, label: string, lines: { header: string; frame: string; lineNo: number }, file: string, index: number): Promise<Build> {
   const at = (p: string): string => path.join(path.resolve(src), 'src', p);
@@ -61,8 +63,11 @@ async function build(src: string, label: string, lines: { header: string; frame:
   const assembly = recordingAssembly(header);
   const detail = () => frameDetail({ index, header, frame, assembly, previous: () => null }, { conditioning: 'none' });
   const d = detail();
-  type Island = { problem: unknown; contacts: readonly number[] };
-  const dense = (d.islands as Island[]).filter((isl) => isl.problem !== null);
+  type IslandFields = { problem: { A: Float64Array } | null; contacts: readonly number[] } & Record<
+    'bodies' | 'b' | 'rhs' | 'mu' | 'lambda' | 'kinematics' | 'reason',
+    unknown
+  >;
+  const dense = (d.islands as IslandFields[]).filter((isl) => isl.problem !== null);
   const denseInputs = dense.map((isl) => isl.contacts.map((k) => rec.toContactPoint(frame.contacts[k])));
   const engine = await import(at('engine/index.ts'));
   const pre = (await import(at('session/preSolve.ts'))).solveTimeBodies(header, frame);
@@ -80,7 +85,23 @@ async function build(src: string, label: string, lines: { header: string; frame:
       views,
     },
     contacts: frame.contacts.length,
-    digest: digestOf([d, views(), jacobians.map((j, k) => denseProblem(j, denseInputs[k], assembly.options.regularization).A)]),
+    // each island's fields, not the island object: its contact metas each reference the island's whole velocity column
+    digest: digestOf([
+      { ...d, islands: null },
+      ...(d.islands as IslandFields[]).map((isl) => [
+        isl.bodies,
+        isl.contacts,
+        isl.b,
+        isl.rhs,
+        isl.mu,
+        isl.lambda,
+        isl.kinematics,
+        isl.problem?.A ?? null,
+        isl.reason,
+      ]),
+      ...views(),
+      ...jacobians.map((j, k) => denseProblem(j, denseInputs[k], assembly.options.regularization).A),
+    ]),
     times: { detail: [], dense: [], views: [] },
   };
 }
