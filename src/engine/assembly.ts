@@ -277,19 +277,8 @@ export function assembleProblem(bodies: readonly BodyState[], contacts: readonly
 export function denseProblem(k: ContactJacobians, contacts: readonly ContactPoint[], regularization: number): ContactProblem {
   const C = k.contactCount,
     n = k.size;
-  // the contacts' bodies as typed columns: the C² pair loop below then reads no object (a frame view's islands
-  // of up to 200 contacts spent most of their assembly on the contact objects' property loads)
-  const bodyA = new Int32Array(C),
-    bodyB = new Int32Array(C);
-  for (let i = 0; i < C; i++) {
-    bodyA[i] = contacts[i].bodyA;
-    bodyB[i] = contacts[i].bodyB;
-  }
   const A = new Float64Array(n * n);
-  addSharedBodyBlocks(A, k, bodyA, bodyB);
-  // Symmetrise exactly: the lower triangle is the upper one (the same products in another order would differ
-  // in rounding; they are not computed).
-  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) A[j * n + i] = A[i * n + j];
+  addSharedBodyBlocks(A, k, contactsByBody(k, contacts));
   for (let i = 0; i < n; i++) A[i * n + i] += regularization;
   return {
     contactCount: C,
@@ -305,37 +294,112 @@ export function denseProblem(k: ContactJacobians, contacts: readonly ContactPoin
 }
 
 /**
- * A_ij = Σ over bodies shared by i and j of J_i,body M⁻¹ J_j,bodyᵀ (docs/physics.md "Delassus matrix"), into
- * A's blocks on and above the diagonal (j ≥ i): the caller copies the upper triangle into the lower one.
+ * Each dynamic body's contacts, in contact order, as compressed rows: body d's entries are
+ * entries[start[d] … start[d + 1]), each 2·contact + side (side 0: the contact's body a, 1: its body b).
+ * Typed columns: the block loop then reads no contact object.
  */
-function addSharedBodyBlocks(A: Float64Array, k: ContactJacobians, bodyA: Int32Array, bodyB: Int32Array): void {
+interface ContactsByBody {
+  readonly start: Int32Array;
+  readonly entries: Int32Array;
+}
+
+function contactsByBody(k: ContactJacobians, contacts: readonly ContactPoint[]): ContactsByBody {
   const C = k.contactCount,
-    n = k.size;
+    { staticA, staticB } = k;
+  const start = new Int32Array(k.physics.bodies.length + 1);
+  for (let i = 0; i < C; i++) {
+    if (!staticA[i]) start[contacts[i].bodyA + 1]++;
+    if (!staticB[i]) start[contacts[i].bodyB + 1]++;
+  }
+  for (let d = 1; d < start.length; d++) start[d] += start[d - 1];
+  const entries = new Int32Array(start[start.length - 1]);
+  const next = start.slice(0, start.length - 1);
+  for (let i = 0; i < C; i++) {
+    if (!staticA[i]) entries[next[contacts[i].bodyA]++] = 2 * i;
+    if (!staticB[i]) entries[next[contacts[i].bodyB]++] = 2 * i + 1;
+  }
+  return { start, entries };
+}
+
+/**
+ * A_ij = Σ over bodies shared by i and j of J_i,body M⁻¹ J_j,bodyᵀ (docs/physics.md "Delassus matrix"): for
+ * each body, every pair i ≤ j of its contacts (Σ deg² blocks instead of C² pair tests), block (i, j) computed
+ * on and above the diagonal and written to both triangles, so A is exactly symmetric. Two contacts share at
+ * most two bodies, so an entry is the sum of at most two products from zero, the same in any order.
+ */
+function addSharedBodyBlocks(A: Float64Array, k: ContactJacobians, byBody: ContactsByBody): void {
+  const n = k.size;
   const { jacobianA: JA, jacobianB: JB } = k.physics;
-  const { invMassJA: MJA, invMassJB: MJB, staticA, staticB } = k;
-  const addBlock = (i: number, Ji: Float64Array, j: number, MJj: Float64Array): void => {
-    for (let r = 0; r < 3; r++) {
-      for (let s = 0; s < 3; s++) {
-        let v = 0;
-        const a = 18 * i + 6 * r,
-          bb = 18 * j + 6 * s;
-        for (let q = 0; q < 6; q++) v += Ji[a + q] * MJj[bb + q];
-        A[(3 * i + r) * n + 3 * j + s] += v;
+  const { invMassJA: MJA, invMassJB: MJB } = k;
+  const { start, entries } = byBody;
+  for (let d = 0; d + 1 < start.length; d++) {
+    const end = start[d + 1];
+    for (let p = start[d]; p < end; p++) {
+      const ei = entries[p],
+        i = ei >> 1;
+      const Ji = ei & 1 ? JB : JA;
+      addDiagonalBlock(A, n, i, Ji, ei & 1 ? MJB : MJA);
+      for (let q = p + 1; q < end; q++) {
+        const ej = entries[q];
+        addBlockPair(A, n, i, Ji, ej >> 1, ej & 1 ? MJB : MJA);
       }
     }
-  };
-  for (let i = 0; i < C; i++) {
-    const ai = bodyA[i],
-      bi = bodyB[i];
-    for (let j = i; j < C; j++) {
-      if (!staticA[i]) {
-        if (!staticA[j] && ai === bodyA[j]) addBlock(i, JA, j, MJA);
-        if (!staticB[j] && ai === bodyB[j]) addBlock(i, JA, j, MJB);
-      }
-      if (!staticB[i]) {
-        if (!staticA[j] && bi === bodyA[j]) addBlock(i, JB, j, MJA);
-        if (!staticB[j] && bi === bodyB[j]) addBlock(i, JB, j, MJB);
-      }
+  }
+}
+
+/**
+ * A[3i+r, 3j+s] and A[3j+s, 3i+r] += J_i,r · (M⁻¹J_j)_s for contacts i < j: the row's six numbers in locals,
+ * the dot product written out (the same additions, from zero, in the same order as a loop over q).
+ */
+function addBlockPair(A: Float64Array, n: number, i: number, Ji: Float64Array, j: number, MJj: Float64Array): void {
+  for (let r = 0; r < 3; r++) {
+    const a = 18 * i + 6 * r,
+      row = 3 * i + r;
+    const a0 = Ji[a],
+      a1 = Ji[a + 1],
+      a2 = Ji[a + 2],
+      a3 = Ji[a + 3],
+      a4 = Ji[a + 4],
+      a5 = Ji[a + 5];
+    for (let s = 0; s < 3; s++) {
+      const bb = 18 * j + 6 * s,
+        col = 3 * j + s;
+      let v = 0;
+      v += a0 * MJj[bb];
+      v += a1 * MJj[bb + 1];
+      v += a2 * MJj[bb + 2];
+      v += a3 * MJj[bb + 3];
+      v += a4 * MJj[bb + 4];
+      v += a5 * MJj[bb + 5];
+      A[row * n + col] += v;
+      A[col * n + row] += v;
+    }
+  }
+}
+
+/** Contact i's diagonal block: entries r ≤ s computed (as in addBlockPair), the entry below the diagonal the same number. */
+function addDiagonalBlock(A: Float64Array, n: number, i: number, Ji: Float64Array, MJi: Float64Array): void {
+  for (let r = 0; r < 3; r++) {
+    const a = 18 * i + 6 * r,
+      row = 3 * i + r;
+    const a0 = Ji[a],
+      a1 = Ji[a + 1],
+      a2 = Ji[a + 2],
+      a3 = Ji[a + 3],
+      a4 = Ji[a + 4],
+      a5 = Ji[a + 5];
+    for (let s = r; s < 3; s++) {
+      const bb = 18 * i + 6 * s,
+        col = 3 * i + s;
+      let v = 0;
+      v += a0 * MJi[bb];
+      v += a1 * MJi[bb + 1];
+      v += a2 * MJi[bb + 2];
+      v += a3 * MJi[bb + 3];
+      v += a4 * MJi[bb + 4];
+      v += a5 * MJi[bb + 5];
+      A[row * n + col] += v;
+      if (s !== r) A[col * n + row] += v;
     }
   }
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { projectCone } from '../../src/engine/cone.js';
 import { kkt } from '../../src/engine/kkt.js';
 import { choleskySolve, choleskyWithFallback, symmetricEnvelope } from '../../src/engine/math/cholesky.js';
-import { makeProblem, ProblemError } from '../../src/engine/problem.js';
+import { type BodyState, makeProblem, ProblemError } from '../../src/engine/problem.js';
 import { assembleProblem } from '../../src/engine/assembly.js';
 import { cross, tangentBasis, type Vec3 } from '../../src/engine/math/vec3.js';
 import { body, close, contact, staticBody } from './helpers.js';
@@ -153,6 +153,75 @@ describe('assembly conventions (docs/physics.md "Conventions")', () => {
     const bodies = [body(1, 1, [0, 0, 0.5]), body(1, 1, [3, 0, 0.5]), staticBody()];
     const p = assembleProblem(bodies, [contact(0, -1, [0.1, 0, 0], [0, 0, 1], 0.5), contact(1, -1, [3.1, 0, 0], [0, 0, 1], 0.5)]);
     for (let i = 0; i < 3; i++) for (let j = 3; j < 6; j++) assert.equal(p.A[i * 6 + j], 0);
+  });
+  it('A = J M⁻¹ Jᵀ + εI of the dense J and M⁻¹, exactly symmetric, when contacts share one, two or no bodies (docs/physics.md "Delassus matrix")', () => {
+    let seed = 7;
+    const rnd = (): number => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32 - 0.5;
+    // 6 dynamic bodies with full (symmetric, non-diagonal) inverse inertias, one static body (index 6)
+    const bodies: BodyState[] = Array.from({ length: 6 }, (_, d) => {
+      const b = body(1 + d, 1, [rnd(), rnd(), rnd()]);
+      const u = 0.1 * rnd(),
+        v = 0.1 * rnd(),
+        w = 0.1 * rnd();
+      return { ...b, invInertiaWorld: [1, u, v, u, 1, w, v, w, 1] };
+    });
+    bodies.push(staticBody());
+    const pairs: [number, number][] = [
+      [0, 1],
+      [1, 0],
+      [0, 6],
+      [2, 3],
+      [0, 1],
+      [3, -1],
+      [4, 5],
+      [2, 0],
+      [5, 6],
+      [1, 3],
+      [4, -1],
+      [0, 1],
+    ];
+    const cs = pairs.map(([a, b]) => {
+      const nv: Vec3 = [rnd(), rnd(), 1];
+      const len = Math.hypot(...nv);
+      return contact(a, b, [rnd(), rnd(), rnd()], [nv[0] / len, nv[1] / len, nv[2] / len], 0.5);
+    });
+    const eps = 1e-10;
+    const p = assembleProblem(bodies, cs, { regularization: eps });
+    const n = 3 * cs.length,
+      N = 6 * bodies.length;
+    // dense J (n × N) from the rows [d, r × d] of body a and −[d, r × d] of body b, and dense M⁻¹ (N × N)
+    const J = new Float64Array(n * N),
+      Minv = new Float64Array(N * N);
+    cs.forEach((c, i) => {
+      [c.normal, c.t1, c.t2].forEach((d, k) => {
+        for (const [bi, sign] of [
+          [c.bodyA, 1],
+          [c.bodyB, -1],
+        ] as const) {
+          if (bi < 0) continue;
+          const x = bodies[bi].x,
+            r: Vec3 = [c.point[0] - x[0], c.point[1] - x[1], c.point[2] - x[2]];
+          const row = [...d, ...cross(r, d)];
+          for (let q = 0; q < 6; q++) J[(3 * i + k) * N + 6 * bi + q] += sign * row[q];
+        }
+      });
+    });
+    bodies.forEach((b, d) => {
+      for (let q = 0; q < 3; q++) Minv[(6 * d + q) * N + 6 * d + q] = b.invMass;
+      for (let r = 0; r < 3; r++) for (let q = 0; q < 3; q++) Minv[(6 * d + 3 + r) * N + 6 * d + 3 + q] = b.invInertiaWorld[3 * r + q];
+    });
+    let scale = 0;
+    for (let i = 0; i < n * n; i++) scale = Math.max(scale, Math.abs(p.A[i]));
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < n; j++) {
+        let want = i === j ? eps : 0;
+        for (let u = 0; u < N; u++) for (let w = 0; w < N; w++) want += J[i * N + u] * Minv[u * N + w] * J[j * N + w];
+        close(p.A[i * n + j], want, 1e-13 * scale, `A[${i}][${j}]`);
+        assert.equal(p.A[i * n + j], p.A[j * n + i], `A[${i}][${j}] = A[${j}][${i}]`);
+      }
+    }
+    // contacts 3 (2–3) and 10 (4–world) share no body: their block is exactly zero
+    for (let r = 0; r < 3; r++) for (let s = 0; s < 3; s++) assert.equal(p.A[(9 + r) * n + 30 + s], 0);
   });
   it('rejects a bad contact frame naming the field', () => {
     const bodies = [body(1, 1, [0, 0, 0.5]), staticBody()];
