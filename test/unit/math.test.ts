@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { projectCone } from '../../src/engine/cone.js';
 import { kkt } from '../../src/engine/kkt.js';
-import { choleskySolve, choleskyWithFallback, symmetricEnvelope } from '../../src/engine/math/cholesky.js';
+import { choleskyInto, choleskySolve, choleskyWithFallback, symmetricEnvelope } from '../../src/engine/math/cholesky.js';
 import { makeProblem, ProblemError } from '../../src/engine/problem.js';
 import { assembleProblem } from '../../src/engine/assembly.js';
 import { cross, tangentBasis, type Vec3 } from '../../src/engine/math/vec3.js';
@@ -103,6 +103,38 @@ describe('Cholesky with the ε fallback (docs/physics.md "Conditioning")', () =>
     choleskySolve(f, rhs, dense);
     choleskySolve(f, rhs, banded, env);
     assert.deepEqual(banded, dense);
+  });
+  it('the envelope factor is the dense textbook Cholesky bit for bit (ragged envelopes, rows taken in pairs)', () => {
+    // the plain column Cholesky (Golub & Van Loan, Matrix Computations, Algorithm 4.2.1), every product summed
+    const dense = (a: Float64Array, n: number, shift: number): Float64Array => {
+      const L = new Float64Array(n * n);
+      for (let j = 0; j < n; j++) {
+        let d = a[j * n + j] + shift;
+        for (let k = 0; k < j; k++) d -= L[j * n + k] * L[j * n + k];
+        L[j * n + j] = Math.sqrt(d);
+        for (let i = j + 1; i < n; i++) {
+          let s = a[i * n + j];
+          for (let k = 0; k < j; k++) s -= L[i * n + k] * L[j * n + k];
+          L[i * n + j] = s / L[j * n + j];
+        }
+      }
+      return L;
+    };
+    let seed = 11;
+    const rnd = (): number => (seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5;
+    for (let trial = 0; trial < 40; trial++) {
+      const n = 5 + (trial % 23),
+        A = new Float64Array(n * n);
+      // each row reaches back a random distance (ragged, non-monotone envelope), SPD by diagonal dominance
+      for (let i = 0; i < n; i++) {
+        const reach = Math.floor((rnd() + 0.5) * Math.min(i + 1, 7));
+        for (let j = i - reach; j < i; j++) if (rnd() > -0.3) A[i * n + j] = A[j * n + i] = rnd();
+        A[i * n + i] = 8;
+      }
+      const L = new Float64Array(n * n).fill(Number.NaN);
+      assert.ok(choleskyInto(A, n, trial % 2 ? 1e-10 : 0, L));
+      assert.deepEqual(L, dense(A, n, trial % 2 ? 1e-10 : 0), `trial ${trial}, n = ${n}`);
+    }
   });
 });
 
