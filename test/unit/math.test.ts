@@ -1,7 +1,7 @@
 /** Cone projection, KKT checker, Cholesky fallback, problem validation, assembly conventions. */
 import assert from 'node:assert/strict';
 import { projectCone } from '../../src/engine/cone.js';
-import { kkt } from '../../src/engine/kkt.js';
+import { kkt, KktWorkspace, kktInto, rowBand } from '../../src/engine/kkt.js';
 import { choleskyInto, choleskySolve, choleskyWithFallback, symmetricEnvelope } from '../../src/engine/math/cholesky.js';
 import { makeProblem, ProblemError } from '../../src/engine/problem.js';
 import { assembleProblem } from '../../src/engine/assembly.js';
@@ -57,6 +57,33 @@ describe('KKT checker', () => {
     const notOptimal = kkt(p, [10, 0, 0]);
     assert.ok(notOptimal.naturalRel > 0.1);
     assert.equal(notOptimal.worstContact, 0);
+  });
+  it("over A's row band the product and every residual are the full product's bit for bit; a non-finite λ takes the full product", () => {
+    // block-banded A (each contact coupled to its next two), rows of zeros, -0 entries, λ with exact zeros and signs
+    const C = 9,
+      n = 3 * C,
+      A = new Array<number>(n * n).fill(0);
+    let seed = 5;
+    const rnd = (): number => (seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5;
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j <= i; j++)
+        if (Math.abs(Math.floor(i / 3) - Math.floor(j / 3)) <= 2 && i !== 13 && j !== 13) A[i * n + j] = A[j * n + i] = i === j ? 3 : rnd();
+    A[2 * n + 5] = A[5 * n + 2] = -0;
+    A[13 * n + 13] = 1; // the row of a contact pinned by zeros elsewhere
+    const p = makeProblem({ A, b: Array.from({ length: n }, rnd), mu: Array.from({ length: C }, () => 0.4) });
+    const band = rowBand(p.A, n);
+    assert.deepEqual([band.first[0], band.last[0], band.first[13], band.last[13]], [0, 8, 13, 13]);
+    for (let trial = 0; trial < 20; trial++) {
+      const lam = Float64Array.from({ length: n }, (_, i) => (i % 5 === trial % 5 ? (trial % 2 ? -0 : 0) : rnd()));
+      if (trial === 19) lam[4] = Number.NaN;
+      const full = new KktWorkspace(n),
+        banded = new KktWorkspace(n);
+      const a = { ...kktInto(p, lam, full) },
+        b = { ...kktInto(p, lam, banded, band) };
+      assert.deepEqual(b, a, `trial ${trial}`);
+      assert.deepEqual(banded.Alam, full.Alam);
+      assert.deepEqual(banded.w, full.w);
+    }
   });
 });
 
