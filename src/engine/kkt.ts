@@ -7,6 +7,7 @@
 import type { ContactProblem } from './problem.js';
 import { projectCone } from './cone.js';
 import { hypot2 } from './math/hypot.js';
+import { allFinite } from './math/dense.js';
 
 export interface KktReport {
   primalAbs: number;
@@ -70,24 +71,65 @@ export class KktWorkspace {
   }
 }
 
-/** Computes w = Aλ − b and the KKT residuals into ws.report (no allocation). */
-export function kktInto(p: ContactProblem, lambda: Float64Array, ws: KktWorkspace): KktReport {
-  const { A, b, size: n, contactCount: C } = p;
-  const { w, Alam } = ws;
+/**
+ * The columns of A's non-zeros, row by row: every A[i][j] with j < first[i] or j > last[i] is an exact 0
+ * (first = i + 1, last = i for a row of zeros). A need not be symmetric.
+ */
+export interface RowBand {
+  readonly first: Int32Array;
+  readonly last: Int32Array;
+}
+
+/** The RowBand of the n×n row-major matrix A (allocates; once per problem). */
+export function rowBand(A: Float64Array, n: number): RowBand {
+  const first = new Int32Array(n),
+    last = new Int32Array(n);
   for (let i = 0; i < n; i++) {
-    let s = 0;
     const row = i * n;
-    for (let j = 0; j < n; j++) s += A[row + j] * lambda[j];
-    Alam[i] = s;
-    w[i] = s - b[i];
+    let f = 0,
+      l = n - 1;
+    while (f < n && A[row + f] === 0) f++;
+    while (l > f && A[row + l] === 0) l--;
+    first[i] = f < n ? f : i + 1;
+    last[i] = f < n ? l : i;
   }
+  return { first, last };
+}
+
+/**
+ * Computes w = Aλ − b and the KKT residuals into ws.report (no allocation). With `band` (rowBand(A)) the
+ * product skips the exact zeros outside it when λ is finite: each skipped term is a ±0 that leaves the sum
+ * unchanged (a sum that starts at +0 is never −0), so Aλ is the full product bit for bit.
+ */
+export function kktInto(p: ContactProblem, lambda: Float64Array, ws: KktWorkspace, band?: RowBand): KktReport {
+  const { A, b, size: n, contactCount: C } = p;
+  productMinusB(A, lambda, b, n, band !== undefined && allFinite(lambda) ? band : undefined, ws.Alam, ws.w);
   const rho = ws.rho(C);
   for (let c = 0; c < C; c++) {
     const o = 3 * c;
     const dmax = Math.max(A[o * n + o], A[(o + 1) * n + o + 1], A[(o + 2) * n + o + 2]);
     rho[c] = dmax > 0 ? 1 / dmax : 1;
   }
-  return kktFromW(p.mu, lambda, w, b, rho, ws);
+  return kktFromW(p.mu, lambda, ws.w, b, rho, ws);
+}
+
+/** Alam = Aλ and w = Aλ − b, each row summed in column order (over `band` only when given). */
+function productMinusB(
+  A: Float64Array,
+  lambda: Float64Array,
+  b: Float64Array,
+  n: number,
+  band: RowBand | undefined,
+  Alam: Float64Array,
+  w: Float64Array,
+): void {
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    const row = i * n;
+    for (let j = band ? band.first[i] : 0, hi = band ? band.last[i] : n - 1; j <= hi; j++) s += A[row + j] * lambda[j];
+    Alam[i] = s;
+    w[i] = s - b[i];
+  }
 }
 
 /**

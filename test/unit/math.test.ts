@@ -1,8 +1,8 @@
 /** Cone projection, KKT checker, Cholesky fallback, problem validation, assembly conventions. */
 import assert from 'node:assert/strict';
 import { projectCone } from '../../src/engine/cone.js';
-import { kkt } from '../../src/engine/kkt.js';
-import { choleskySolve, choleskyWithFallback, symmetricEnvelope } from '../../src/engine/math/cholesky.js';
+import { kkt, KktWorkspace, kktInto, rowBand } from '../../src/engine/kkt.js';
+import { choleskyInto, choleskySolve, choleskyWithFallback, symmetricEnvelope } from '../../src/engine/math/cholesky.js';
 import { type BodyState, makeProblem, ProblemError } from '../../src/engine/problem.js';
 import { assembleProblem } from '../../src/engine/assembly.js';
 import { cross, tangentBasis, type Vec3 } from '../../src/engine/math/vec3.js';
@@ -58,6 +58,33 @@ describe('KKT checker', () => {
     assert.ok(notOptimal.naturalRel > 0.1);
     assert.equal(notOptimal.worstContact, 0);
   });
+  it("over A's row band the product and every residual are the full product's bit for bit; a non-finite λ takes the full product", () => {
+    // block-banded A (each contact coupled to its next two), rows of zeros, -0 entries, λ with exact zeros and signs
+    const C = 9,
+      n = 3 * C,
+      A = new Array<number>(n * n).fill(0);
+    let seed = 5;
+    const rnd = (): number => (seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5;
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j <= i; j++)
+        if (Math.abs(Math.floor(i / 3) - Math.floor(j / 3)) <= 2 && i !== 13 && j !== 13) A[i * n + j] = A[j * n + i] = i === j ? 3 : rnd();
+    A[2 * n + 5] = A[5 * n + 2] = -0;
+    A[13 * n + 13] = 1; // the row of a contact pinned by zeros elsewhere
+    const p = makeProblem({ A, b: Array.from({ length: n }, rnd), mu: Array.from({ length: C }, () => 0.4) });
+    const band = rowBand(p.A, n);
+    assert.deepEqual([band.first[0], band.last[0], band.first[13], band.last[13]], [0, 8, 13, 13]);
+    for (let trial = 0; trial < 20; trial++) {
+      const lam = Float64Array.from({ length: n }, (_, i) => (i % 5 === trial % 5 ? (trial % 2 ? -0 : 0) : rnd()));
+      if (trial === 19) lam[4] = Number.NaN;
+      const full = new KktWorkspace(n),
+        banded = new KktWorkspace(n);
+      const a = { ...kktInto(p, lam, full) },
+        b = { ...kktInto(p, lam, banded, band) };
+      assert.deepEqual(b, a, `trial ${trial}`);
+      assert.deepEqual(banded.Alam, full.Alam);
+      assert.deepEqual(banded.w, full.w);
+    }
+  });
 });
 
 describe('Cholesky with the ε fallback (docs/physics.md "Conditioning")', () => {
@@ -103,6 +130,38 @@ describe('Cholesky with the ε fallback (docs/physics.md "Conditioning")', () =>
     choleskySolve(f, rhs, dense);
     choleskySolve(f, rhs, banded, env);
     assert.deepEqual(banded, dense);
+  });
+  it('the envelope factor is the dense textbook Cholesky bit for bit (ragged envelopes, rows taken in pairs)', () => {
+    // the plain column Cholesky (Golub & Van Loan, Matrix Computations, Algorithm 4.2.1), every product summed
+    const dense = (a: Float64Array, n: number, shift: number): Float64Array => {
+      const L = new Float64Array(n * n);
+      for (let j = 0; j < n; j++) {
+        let d = a[j * n + j] + shift;
+        for (let k = 0; k < j; k++) d -= L[j * n + k] * L[j * n + k];
+        L[j * n + j] = Math.sqrt(d);
+        for (let i = j + 1; i < n; i++) {
+          let s = a[i * n + j];
+          for (let k = 0; k < j; k++) s -= L[i * n + k] * L[j * n + k];
+          L[i * n + j] = s / L[j * n + j];
+        }
+      }
+      return L;
+    };
+    let seed = 11;
+    const rnd = (): number => (seed = (seed * 16807) % 2147483647) / 2147483647 - 0.5;
+    for (let trial = 0; trial < 40; trial++) {
+      const n = 5 + (trial % 23),
+        A = new Float64Array(n * n);
+      // each row reaches back a random distance (ragged, non-monotone envelope), SPD by diagonal dominance
+      for (let i = 0; i < n; i++) {
+        const reach = Math.floor((rnd() + 0.5) * Math.min(i + 1, 7));
+        for (let j = i - reach; j < i; j++) if (rnd() > -0.3) A[i * n + j] = A[j * n + i] = rnd();
+        A[i * n + i] = 8;
+      }
+      const L = new Float64Array(n * n).fill(Number.NaN);
+      assert.ok(choleskyInto(A, n, trial % 2 ? 1e-10 : 0, L));
+      assert.deepEqual(L, dense(A, n, trial % 2 ? 1e-10 : 0), `trial ${trial}, n = ${n}`);
+    }
   });
 });
 

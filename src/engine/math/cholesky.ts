@@ -21,8 +21,12 @@ export interface CholeskyFactor {
   readonly regularization: number;
 }
 
-/** Row envelope scratch (first non-zero column of each row), grown on demand: no allocation per call. */
+/**
+ * Envelope scratch, grown on demand (no allocation per call): first non-zero column of each row, and per
+ * column j the last row whose envelope reaches it (max{i : first[i] ≤ j}, the column envelope).
+ */
 let envelope = new Int32Array(0);
+let columnEnd = new Int32Array(0);
 
 /**
  * Factorises A + shift·I in place into `L`. Returns false on a non-positive or tiny pivot.
@@ -33,8 +37,12 @@ let envelope = new Int32Array(0);
  * contact problems whose A is block-banded (stacks, chains).
  */
 export function choleskyInto(a: Float64Array, n: number, shift: number, L: Float64Array): boolean {
-  if (envelope.length < n) envelope = new Int32Array(n);
-  const first = envelope;
+  if (envelope.length < n) {
+    envelope = new Int32Array(n);
+    columnEnd = new Int32Array(n);
+  }
+  const first = envelope,
+    colEnd = columnEnd;
   let maxDiag = 0;
   for (let i = 0; i < n; i++) {
     maxDiag = Math.max(maxDiag, Math.abs(a[i * n + i] + shift));
@@ -42,7 +50,10 @@ export function choleskyInto(a: Float64Array, n: number, shift: number, L: Float
     let f = 0;
     while (f < i && a[ri + f] === 0) f++;
     first[i] = f;
+    colEnd[i] = i;
   }
+  for (let i = 0; i < n; i++) if (colEnd[first[i]] < i) colEnd[first[i]] = i;
+  for (let j = 1; j < n; j++) if (colEnd[j] < colEnd[j - 1]) colEnd[j] = colEnd[j - 1];
   const tiny = PIVOT_RELATIVE_TOLERANCE * maxDiag;
   L.fill(0);
   for (let j = 0; j < n; j++) {
@@ -53,12 +64,33 @@ export function choleskyInto(a: Float64Array, n: number, shift: number, L: Float
     if (!(d > tiny)) return false;
     const ljj = Math.sqrt(d);
     L[rj + j] = ljj;
-    for (let i = j + 1; i < n; i++) {
+    // rows below colEnd[j] all have first[i] > j: L[i][j] = 0 there
+    for (let i = j + 1, hi = colEnd[j]; i <= hi; i++) {
       const fi = first[i];
       if (fi > j) continue; // outside row i's envelope: L[i][j] = 0
       const ri = i * n;
       let s = a[ri + j];
-      for (let k = fi > fj ? fi : fj; k < j; k++) s -= L[ri + k] * L[rj + k];
+      let k = fi > fj ? fi : fj;
+      if (i < hi && first[i + 1] <= j) {
+        // rows i and i + 1 together: two independent sums, each in its own order (k ascending), so the
+        // same roundings as one row at a time, but the two chains of dependent subtractions overlap
+        const ri1 = ri + n,
+          fi1 = first[i + 1];
+        let s1 = a[ri1 + j];
+        let k1 = fi1 > fj ? fi1 : fj;
+        for (; k < k1; k++) s -= L[ri + k] * L[rj + k];
+        for (; k1 < k; k1++) s1 -= L[ri1 + k1] * L[rj + k1];
+        for (; k < j; k++) {
+          const l = L[rj + k];
+          s -= L[ri + k] * l;
+          s1 -= L[ri1 + k] * l;
+        }
+        L[ri + j] = s / ljj;
+        L[ri1 + j] = s1 / ljj;
+        i++;
+        continue;
+      }
+      for (; k < j; k++) s -= L[ri + k] * L[rj + k];
       L[ri + j] = s / ljj;
     }
   }

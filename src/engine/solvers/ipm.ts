@@ -69,7 +69,7 @@
  * matrix and the polishing Jacobian).
  */
 import type { ContactProblem } from '../problem.js';
-import { KktWorkspace, kktInto } from '../kkt.js';
+import { KktWorkspace, kktInto, rowBand } from '../kkt.js';
 import { HistoryRecorder, objectiveFromAlam } from './history.js';
 import { polishNaturalMap } from './polish.js';
 import type { AlgorithmOutput, IpmOptions, SolveStatus } from './types.js';
@@ -263,6 +263,7 @@ function interiorPoint(p: ContactProblem, opts: IpmOptions, start: Float64Array 
   }
 
   const s = new DenseIpm(p, lam, opts.refinement === 'shifted');
+  const band = rowBand(p.A, n); // the per-iteration KKT check's Aλ skips A's exact zeros (kktInto)
   const { x, z, xSave, zSave, dx, dz, pinned, kind, P, q, rx, measures, env, best, pw } = s;
   const failedAtStart = (reason: string): AlgorithmOutput => {
     history.record(r0.maxRel, 0);
@@ -270,7 +271,7 @@ function interiorPoint(p: ContactProblem, opts: IpmOptions, start: Float64Array 
   };
   if (!startingPoint(s, start, margin)) return failedAtStart('starting point: P + δ₀I could not be factorised');
   s.toLambda(x);
-  let rep = kktInto(p, lam, ws);
+  let rep = kktInto(p, lam, ws, band);
   if (!Number.isFinite(rep.maxRel) || !allInterior(x, kind, C) || !allInterior(z, kind, C)) {
     lam.fill(0);
     return failedAtStart('starting point is not finite / not interior');
@@ -299,7 +300,7 @@ function interiorPoint(p: ContactProblem, opts: IpmOptions, start: Float64Array 
     if (!stepInside(x, z, xSave, zSave, dx, dz, alpha, pinned, kind, C))
       status = { kind: 'stalled', reason: `no step keeps the iterate inside the cones at iteration ${iterations}` };
     s.toLambda(x);
-    rep = kktInto(p, lam, ws);
+    rep = kktInto(p, lam, ws, band);
     if (!Number.isFinite(rep.maxRel)) {
       status = { kind: 'failed', reason: `non-finite iterate at iteration ${iterations}` };
       kktInto(p, best, ws);

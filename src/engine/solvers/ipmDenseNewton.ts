@@ -119,6 +119,8 @@ export class DenseIpm {
   private shift = 0;
   /** The current factor is LU (AHO) rather than Cholesky. */
   useLu = false;
+  /** H's blocks above the block diagonal are not scaled yet (buildNewtonMatrix, scaleUpperBlocks). */
+  private upperPending = false;
 
   constructor(
     p: ContactProblem,
@@ -170,6 +172,7 @@ export class DenseIpm {
   factorise(lu: boolean): boolean {
     const { H, n, L, piv } = this;
     this.useLu = lu;
+    if (lu) this.scaleUpperBlocks(); // LU reads the whole of H
     for (let shift = 0; shift <= REGULARIZATION_MAX * (1 + 1e-12); shift = shift === 0 ? IPM_SHIFT_START : shift * 10) {
       const ok = lu ? luInto(H, n, shift, L, piv, IPM_LU_PIVOT_TOLERANCE) : choleskyInto(H, n, shift, L);
       if (ok) {
@@ -197,6 +200,7 @@ export class DenseIpm {
     for (let c = 0; c < C; c++) blockForward(bs, 9 * c, tmp, 3 * c, 1);
     this.factorSolve(tmp, y);
     const steps = this.refineShiftedOnly && this.shift === 0 ? 0 : IPM_REFINEMENT_STEPS;
+    if (steps > 0) this.scaleUpperBlocks();
     for (let it = 0; it < steps; it++) {
       for (let i = 0; i < n; i++) {
         let s = tmp[i];
@@ -223,7 +227,7 @@ export class DenseIpm {
    * singular.
    */
   buildNewtonMatrix(mode: 0 | 1 | 2, jacobi = false): boolean {
-    const { H, P, n, C, kind, winv, x, z, blk, bs, env } = this;
+    const { H, P, n, C, kind, winv, x, z, blk, bs } = this;
     H.set(P);
     for (let c = 0; c < C; c++) {
       const o = 3 * c,
@@ -263,10 +267,36 @@ export class DenseIpm {
         if (!blockCholesky(blk, 3, 0, bs, 9 * c)) return false;
       } else if (!blockCholesky(H, n, o * n + o, bs, 9 * c)) return false;
     }
-    // only inside H's envelope: outside it the entries are exact zeros and stay zero
-    for (let c = 0; c < C; c++) for (let j = env.first[3 * c], hi = env.last[3 * c]; j <= hi; j++) blockForward(bs, 9 * c, H, 3 * c * n + j, n); // L⁻¹H
-    for (let i = 0; i < n; i++) for (let c = env.first[i] / 3, hi = env.last[i] / 3; c <= hi; c++) blockForward(bs, 9 * c, H, i * n + 3 * c, 1); // (L⁻¹H)L⁻ᵀ
+    // only inside H's envelope: outside it the entries are exact zeros and stay zero. Each 3×3 block of H is
+    // scaled from its own entries only, so the blocks above the diagonal, which only the LU (AHO) and the
+    // refinement read, are scaled when one of them first needs them (scaleUpperBlocks): the same H bit for bit
+    this.scaleBlocks(false);
+    this.upperPending = true;
+    if (mode === 2) this.scaleUpperBlocks();
     return true;
+  }
+
+  /** H's blocks above the block diagonal (upper) or on and below it (!upper): L⁻¹H, then (L⁻¹H)L⁻ᵀ, block by block. */
+  private scaleBlocks(upper: boolean): void {
+    const { H, n, C, bs, env } = this;
+    for (let c = 0; c < C; c++) {
+      const lo = upper ? 3 * c + 3 : env.first[3 * c],
+        hi = upper ? env.last[3 * c] : 3 * c + 2;
+      for (let j = lo; j <= hi; j++) blockForward(bs, 9 * c, H, 3 * c * n + j, n); // L⁻¹H
+    }
+    for (let i = 0; i < n; i++) {
+      const d = (i - (i % 3)) / 3,
+        lo = upper ? d + 1 : env.first[i] / 3,
+        hi = upper ? env.last[i] / 3 : d;
+      for (let c = lo; c <= hi; c++) blockForward(bs, 9 * c, H, i * n + 3 * c, 1); // (L⁻¹H)L⁻ᵀ
+    }
+  }
+
+  /** Scales H's upper blocks if buildNewtonMatrix left them for later (the Cholesky factor reads the lower triangle only). */
+  private scaleUpperBlocks(): void {
+    if (!this.upperPending) return;
+    this.scaleBlocks(true);
+    this.upperPending = false;
   }
 
   /** λ = κ D x (0 on pinned rows). */
