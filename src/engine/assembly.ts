@@ -338,20 +338,21 @@ function addSharedBodyBlocks(A: Float64Array, k: ContactJacobians, byBody: Conta
       const ei = entries[p],
         i = ei >> 1;
       const Ji = ei & 1 ? JB : JA;
-      addDiagonalBlock(A, n, i, Ji, ei & 1 ? MJB : MJA);
+      addBlock(A, n, i, Ji, i, ei & 1 ? MJB : MJA);
       for (let q = p + 1; q < end; q++) {
         const ej = entries[q];
-        addBlockPair(A, n, i, Ji, ej >> 1, ej & 1 ? MJB : MJA);
+        addBlock(A, n, i, Ji, ej >> 1, ej & 1 ? MJB : MJA);
       }
     }
   }
 }
 
 /**
- * A[3i+r, 3j+s] and A[3j+s, 3i+r] += J_i,r · (M⁻¹J_j)_s for contacts i < j: the row's six numbers in locals,
- * the dot product written out (the same additions, from zero, in the same order as a loop over q).
+ * A[3i+r, 3j+s] and A[3j+s, 3i+r] += J_i,r · (M⁻¹J_j)_s for contacts i ≤ j: the row's six numbers in locals, the
+ * dot product written out (the same additions, from zero, in the same order as a loop over q). Contact i's own
+ * (diagonal) block computes the entries r ≤ s and mirrors them.
  */
-function addBlockPair(A: Float64Array, n: number, i: number, Ji: Float64Array, j: number, MJj: Float64Array): void {
+function addBlock(A: Float64Array, n: number, i: number, Ji: Float64Array, j: number, MJj: Float64Array): void {
   for (let r = 0; r < 3; r++) {
     const a = 18 * i + 6 * r,
       row = 3 * i + r;
@@ -361,7 +362,7 @@ function addBlockPair(A: Float64Array, n: number, i: number, Ji: Float64Array, j
       a3 = Ji[a + 3],
       a4 = Ji[a + 4],
       a5 = Ji[a + 5];
-    for (let s = 0; s < 3; s++) {
+    for (let s = i === j ? r : 0; s < 3; s++) {
       const bb = 18 * j + 6 * s,
         col = 3 * j + s;
       let v = 0;
@@ -372,34 +373,7 @@ function addBlockPair(A: Float64Array, n: number, i: number, Ji: Float64Array, j
       v += a4 * MJj[bb + 4];
       v += a5 * MJj[bb + 5];
       A[row * n + col] += v;
-      A[col * n + row] += v;
-    }
-  }
-}
-
-/** Contact i's diagonal block: entries r ≤ s computed (as in addBlockPair), the entry below the diagonal the same number. */
-function addDiagonalBlock(A: Float64Array, n: number, i: number, Ji: Float64Array, MJi: Float64Array): void {
-  for (let r = 0; r < 3; r++) {
-    const a = 18 * i + 6 * r,
-      row = 3 * i + r;
-    const a0 = Ji[a],
-      a1 = Ji[a + 1],
-      a2 = Ji[a + 2],
-      a3 = Ji[a + 3],
-      a4 = Ji[a + 4],
-      a5 = Ji[a + 5];
-    for (let s = r; s < 3; s++) {
-      const bb = 18 * i + 6 * s,
-        col = 3 * i + s;
-      let v = 0;
-      v += a0 * MJi[bb];
-      v += a1 * MJi[bb + 1];
-      v += a2 * MJi[bb + 2];
-      v += a3 * MJi[bb + 3];
-      v += a4 * MJi[bb + 4];
-      v += a5 * MJi[bb + 5];
-      A[row * n + col] += v;
-      if (s !== r) A[col * n + row] += v;
+      if (col !== row) A[col * n + row] += v;
     }
   }
 }
