@@ -1,5 +1,6 @@
 import type { Mat3 } from './mat3.js';
 import type { Vec3 } from './vec3.js';
+import { hypot4 } from './hypot.js';
 
 /** Unit quaternion `[w, x, y, z]`, mapping body → world (docs/physics.md "Conventions"). */
 export type Quat = readonly [number, number, number, number];
@@ -7,9 +8,14 @@ export type Quat = readonly [number, number, number, number];
 export const IDENTITY_QUAT: Quat = [1, 0, 0, 0];
 
 export function normalizeQuat(q: Quat): Quat {
-  const l = Math.hypot(q[0], q[1], q[2], q[3]);
+  return normalizedQuat(q[0], q[1], q[2], q[3]);
+}
+
+/** (w, x, y, z) / ‖(w, x, y, z)‖, the identity for a zero or non-finite norm (hypot4: Math.hypot's double, no scratch array). */
+export function normalizedQuat(w: number, x: number, y: number, z: number): Quat {
+  const l = hypot4(w, x, y, z);
   if (!(l > 0)) return IDENTITY_QUAT;
-  return [q[0] / l, q[1] / l, q[2] / l, q[3] / l];
+  return [w / l, x / l, y / l, z / l];
 }
 
 export function mulQuat(a: Quat, b: Quat): Quat {

@@ -83,13 +83,14 @@ import {
   shiftIntoCones,
   stepInside,
 } from './ipm.js';
-import { SparseIpmNewton, type SparseIpmLinearSolve } from './ipmSparseNewton.js';
+import { SparseIpmNewton } from './ipmSparseNewton.js';
+import type { SparseIpmLinearSolve } from './ipmParameters.js';
 import { closingStatus, IpmProgress, statusAfterPolish } from './ipmTermination.js';
 import { kktRows, polishNaturalMapSparse, SPARSE_NEWTON_PROXIMAL_STEPS, SparseNaturalMap } from './naturalMapSparse.js';
 import { matrixFreeRows, type MatrixFreeRows } from './pgsRows.js';
 import type { IpmOptions, SolveResult, SolveStatus } from './types.js';
 
-// the Newton systems' tolerances and paths live with them (ipmSparseNewton.ts)
+// the Newton systems' tolerances and linear-solve paths (ipmParameters.ts), importable from here
 export {
   SPARSE_IPM_FORCING,
   SPARSE_IPM_PCG_MAX_ITERATIONS,
@@ -97,7 +98,7 @@ export {
   SPARSE_IPM_REFINED_RESIDUAL,
   SPARSE_IPM_WOODBURY_RESIDUAL,
   type SparseIpmLinearSolve,
-} from './ipmSparseNewton.js';
+} from './ipmParameters.js';
 
 /**
  * Linear systems the sparse polish may solve after the interior-point phase (each counted as an iteration): a

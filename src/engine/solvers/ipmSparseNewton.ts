@@ -24,15 +24,6 @@ import {
 import { gramPlusDiag3, identityPlusScaledGram3, mul3, mul3x3, spdInverse3 } from './ipmSparseBlocks3.js';
 import { contactSpaceMatrix } from './ipmSparseContactSpace.js';
 
-// the Newton systems' tolerances and the linear-solve option (ipmParameters.ts), importable from here as before
-export {
-  SPARSE_IPM_FORCING,
-  SPARSE_IPM_PCG_MAX_ITERATIONS,
-  SPARSE_IPM_PIVOT_FLOOR,
-  SPARSE_IPM_REFINED_RESIDUAL,
-  SPARSE_IPM_WOODBURY_RESIDUAL,
-  type SparseIpmLinearSolve,
-} from './ipmParameters.js';
 import { REGULARIZATION_MAX } from '../math/cholesky.js';
 
 /**

@@ -10,9 +10,8 @@
  * as integrator residual.
  */
 import type { Quat } from '../math/quat.js';
-import { IDENTITY_QUAT, normalizeQuat, quatToMat3 } from '../math/quat.js';
-import { hypot4 } from '../math/hypot.js';
-import { ZERO3, type Mat3 } from '../math/mat3.js';
+import { normalizedQuat, normalizeQuat, quatToMat3 } from '../math/quat.js';
+import { rotateDiagonal, ZERO3, type Mat3 } from '../math/mat3.js';
 import { tangentBasis, type Vec3 } from '../math/vec3.js';
 import type { BodyDesc, CombineRule, MaterialDesc, ScenarioDesc, StepConfig } from './types.js';
 import type { BodyState, ContactPoint } from '../problem.js';
@@ -169,7 +168,7 @@ export class World {
 
   /** World inverse inertia R I⁻¹_b Rᵀ (docs/physics.md "Conventions"). */
   invInertiaWorld(b: Body): Mat3 {
-    return b.isStatic ? ZERO3 : rotatedDiagonal(quatToMat3(b.q), b.invInertia);
+    return b.isStatic ? ZERO3 : rotateDiagonal(quatToMat3(b.q), b.invInertia);
   }
 
   /** Kinetic (linear and rotational) and potential energy of the dynamic bodies (J). */
@@ -364,9 +363,9 @@ function isTouching(c: ContactPoint): boolean {
 }
 
 /**
- * normalise(q + ½Δt·(0, ω)⊗q) (the quaternion derivative q̇ = ½ω⊗q): mulQuat and normalizeQuat written out on
- * numbers, the same operations in the same order (the 0·q terms included: they keep the signs of zeros), one
- * array per body and step instead of five, and hypot4 instead of Math.hypot's generic call.
+ * normalise(q + ½Δt·(0, ω)⊗q) (the quaternion derivative q̇ = ½ω⊗q): mulQuat written out on numbers,
+ * the same operations in the same order (the 0·q terms included: they keep the signs of zeros), then
+ * normalizedQuat: one array per body and step instead of five.
  */
 function advanceOrientation(q: Quat, wx: number, wy: number, wz: number, dt: number): Quat {
   const q0 = q[0],
@@ -381,33 +380,7 @@ function advanceOrientation(q: Quat, wx: number, wy: number, wz: number, dt: num
     n1 = q1 + 0.5 * dt * d1,
     n2 = q2 + 0.5 * dt * d2,
     n3 = q3 + 0.5 * dt * d3;
-  const l = hypot4(n0, n1, n2, n3);
-  if (!(l > 0)) return IDENTITY_QUAT;
-  return [n0 / l, n1 / l, n2 / l, n3 / l];
-}
-
-/** R D Rᵀ for a diagonal D (mat3.ts rotateDiagonal: (R D)·Rᵀ, the same sums in the same order) in one array instead of four. */
-function rotatedDiagonal(r: Mat3, d: Vec3): Mat3 {
-  const a0 = r[0] * d[0],
-    a1 = r[1] * d[1],
-    a2 = r[2] * d[2],
-    a3 = r[3] * d[0],
-    a4 = r[4] * d[1],
-    a5 = r[5] * d[2],
-    a6 = r[6] * d[0],
-    a7 = r[7] * d[1],
-    a8 = r[8] * d[2];
-  return [
-    a0 * r[0] + a1 * r[1] + a2 * r[2],
-    a0 * r[3] + a1 * r[4] + a2 * r[5],
-    a0 * r[6] + a1 * r[7] + a2 * r[8],
-    a3 * r[0] + a4 * r[1] + a5 * r[2],
-    a3 * r[3] + a4 * r[4] + a5 * r[5],
-    a3 * r[6] + a4 * r[7] + a5 * r[8],
-    a6 * r[0] + a7 * r[1] + a8 * r[2],
-    a6 * r[3] + a7 * r[4] + a8 * r[5],
-    a6 * r[6] + a7 * r[7] + a8 * r[8],
-  ];
+  return normalizedQuat(n0, n1, n2, n3);
 }
 
 function rotationalEnergy(b: Body): number {
