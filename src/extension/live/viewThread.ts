@@ -48,7 +48,7 @@ port.on('message', (m: ViewRequest) => {
       for (const a of m.frames) model?.appendIndexed(a);
       return;
     case 'diagnosed':
-      for (const d of m.results) model?.applyDiagnosis({ ...d, frame: 0, injected: [], findings: [], kappa: null, kappaRange: null });
+      for (const d of m.results) model?.applyViewDiagnosis(d);
       return;
     case 'frame':
       return answer(m.id, () => ({ type: 'frame', id: m.id, view: current().frameView(m.index) }));

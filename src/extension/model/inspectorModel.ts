@@ -154,16 +154,32 @@ export class InspectorModel {
 
   /** The diagnosis of session position d.index (the next one not diagnosed), from the diagnosis thread. */
   applyDiagnosis(d: FrameDiagnosisResult): void {
+    const b = this.nextDiagnosis(d.index);
+    b.addDiagnosis(d.index, d.injected, new Map(d.byContact), d);
+    for (const x of d.findings) this.findings.push(x);
+    this.diagnosisApplied(d);
+  }
+
+  /**
+   * What a frame view needs of the diagnosis of position d.index, for a model without rows (appendIndexed: a live
+   * stream's frame-view thread): the injection by contact and the re-solve budget.
+   */
+  applyViewDiagnosis(d: Pick<FrameDiagnosisResult, 'index' | 'byContact' | 'resolveBudgetFrame'>): void {
+    this.nextDiagnosis(d.index).injectedByContact.add(new Map(d.byContact));
+    this.diagnosisApplied(d);
+  }
+
+  /** The timeline builder, once `index` is checked to be the next position not diagnosed. */
+  private nextDiagnosis(index: number): TimelineBuilder {
     if (!this.growth) throw new Error('this session does not grow');
     const next = this.diagnosed ?? 0;
-    if (d.index !== next) throw new Error(`diagnosis of position ${d.index} arrived, position ${next} was expected`);
-    const b = this.growth.builder;
-    // a model without rows (appendIndexed) keeps what its frame views need: the injection by contact
-    if (d.index < this.timeline.frame.length) b.addDiagnosis(d.index, d.injected, new Map(d.byContact), d);
-    else b.injectedByContact.add(new Map(d.byContact));
-    for (const x of d.findings) this.findings.push(x);
+    if (index !== next) throw new Error(`diagnosis of position ${index} arrived, position ${next} was expected`);
+    return this.growth.builder;
+  }
+
+  private diagnosisApplied(d: Pick<FrameDiagnosisResult, 'index' | 'resolveBudgetFrame'>): void {
     this.resolveBudgetFrame = d.resolveBudgetFrame;
-    this.diagnosed = next + 1;
+    this.diagnosed = d.index + 1;
     for (const mode of ['estimate', 'exact']) this.views.delete(`${d.index}/${mode}`);
   }
 
