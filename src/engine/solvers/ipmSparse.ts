@@ -378,7 +378,6 @@ export function solveIpmSparse(
       undefined,
       1,
       true,
-      true,
     );
     polishSteps = polished.steps;
     bestRel = polished.bestRel;

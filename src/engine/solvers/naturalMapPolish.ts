@@ -10,9 +10,9 @@ import { POLISH_BACKTRACKS } from './polish.js';
  * Up to maxSteps sparse semismooth Newton steps from `best` (polish.ts polishNaturalMap, sparse): stops at
  * the tolerance or at the first step that cannot lower the KKT max_rel; `record` once per step with the
  * merit and objective reached. `rate`: also stop after a step that does not multiply the residual by at
- * least this (newton.ts LOCAL_RATE; 1 = keep going while it improves). `proximal`: when a step finds no lower
- * point, try SparseNaturalMap.proximalStep with the steps left (each of its linear systems counts as a step);
- * `proximalFirst` (with `proximal`): start with it, and take projected steps only after it.
+ * least this (newton.ts LOCAL_RATE; 1 = keep going while it improves). `proximal`: the proximal endgame
+ * (SparseNaturalMap.proximalStep, with the steps left; each of its linear systems counts as a step) first, then
+ * projected steps, and the endgame again whenever a projected step finds no lower point.
  */
 export function polishNaturalMapSparse(
   nm: SparseNaturalMap,
@@ -24,12 +24,11 @@ export function polishNaturalMapSparse(
   backtracks: number = POLISH_BACKTRACKS,
   rate = 1,
   proximal = false,
-  proximalFirst = false,
 ): { bestRel: number; steps: number } {
   let steps = 0;
-  // proximalFirst: the endgame before any projected step (the interior point's end, where the projected step
-  // rarely finds a lower point: it solved two systems and evaluated the merit up to 2·(backtracks + 1) times for nothing)
-  let endgameNext = proximal && proximalFirst;
+  // the endgame before any projected step (the interior point's end, where the projected step rarely finds a
+  // lower point: it solved two systems and evaluated the merit up to 2·(backtracks + 1) times for nothing)
+  let endgameNext = proximal;
   while (steps < maxSteps && bestRel > tol) {
     let r = bestRel;
     if (!endgameNext) {
