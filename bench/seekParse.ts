@@ -44,7 +44,7 @@ async function main(): Promise<void> {
   const readsAt = args.indexOf('--reads');
   const reads = readsAt >= 0 ? Number(args[readsAt + 1]) : 100;
   const all = args.includes('--all');
-  const files = args.filter((a, k) => !a.startsWith('--') && k !== at + 1 && k !== readsAt + 1);
+  const files = args.filter((a, k) => !a.startsWith('--') && k !== at + 1 && (readsAt < 0 || k !== readsAt + 1));
   const Base = ((await import(path.join(base, 'src', 'format', 'recordingFile.ts'))) as { RecordingReader: typeof RecordingReader }).RecordingReader;
   const mi = machineInfo();
   console.log(`Frame reads — ${mi.cpu} × ${mi.cores}, Node ${mi.node}, load ${mi.loadAverage.toFixed(1)}, ${mi.date}; base ${base}`);

@@ -352,8 +352,8 @@ export class GzipRangeReader {
           endBit = stop.bit;
         const b0 = Math.floor(ix.bit[k] / 8),
           b1 = Math.ceil(endBit / 8);
-        // zeroed, with room for alignedSpan's last four-byte step
-        const raw = Buffer.alloc(b1 - b0 + 4);
+        // with room for alignedSpan's last four-byte step, zeroed (the rest is read over)
+        const raw = Buffer.allocUnsafe(b1 - b0 + 4).fill(0, b1 - b0);
         let n = 0;
         while (n < b1 - b0) {
           const r = fs.readSync(this.fd(), raw, n, b1 - b0 - n, b0 + n);
