@@ -7,7 +7,7 @@
  * with both, alternately frame by frame, timing each read's CPU; every frame read by both must be equal field
  * for field (numbers bit for bit, −0 included; key order too). `--all` also compares every frame of the
  * recording. For this build it splits a read into the line's bytes (positioned read; a plain gzip file's
- * span inflated), its text, JSON.parse and the validation. Prints the machine's load
+ * span inflated; the base's beside it), its text, JSON.parse and the validation. Prints the machine's load
  * before and after: the CPU times are the ones to compare on a shared machine.
  */
 import * as path from 'node:path';
@@ -76,13 +76,17 @@ async function main(): Promise<void> {
         if (d !== null && differ++ === 0) console.log(`    DIFFERENT: ${d}`);
       }
     // this build's read in parts, on the same frames (after the timed reads: each part reads its line again)
-    const bytes: number[] = [],
+    const bytesBase: number[] = [],
+      bytes: number[] = [],
       parse: number[] = [],
       decode: number[] = [],
       check: number[] = [];
     const header = (t as RecordingReader).header;
     for (const i of order) {
-      t.rawLine((i + (n >> 1)) % n); // a frame far away first: no inflated span reused
+      // a frame far away first: no inflated span reused; the base's line bytes beside this build's
+      b.rawLine((i + (n >> 1)) % n);
+      bytesBase.push(timed(() => b.rawLine(i)).cpuMs);
+      t.rawLine((i + (n >> 1)) % n);
       const line = timed(() => t.rawLine(i));
       bytes.push(line.cpuMs);
       const text = timed(() => line.value.toString('latin1'));
@@ -98,7 +102,7 @@ async function main(): Promise<void> {
       `    ${differ === 0 ? `every frame read equal in both builds${all ? ` (all ${n} frames and the ${reads} reads)` : ''}` : `${differ} frames DIFFER`}`,
     );
     console.log(
-      `    this build's read in parts: line bytes (read; inflate) ${quantile(bytes, 0.5).toFixed(1)} ms, text ${quantile(decode, 0.5).toFixed(1)} ms, JSON.parse ${quantile(parse, 0.5).toFixed(1)} ms, validation ${quantile(check, 0.5).toFixed(1)} ms (medians)`,
+      `    this build's read in parts: line bytes (read; inflate) ${quantile(bytes, 0.5).toFixed(1)} ms (base ${quantile(bytesBase, 0.5).toFixed(1)} ms), text ${quantile(decode, 0.5).toFixed(1)} ms, JSON.parse ${quantile(parse, 0.5).toFixed(1)} ms, validation ${quantile(check, 0.5).toFixed(1)} ms (medians)`,
     );
     b.close();
     t.close();
