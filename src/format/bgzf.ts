@@ -57,10 +57,12 @@ const PLAIN = 'is plain gzip, not blocked gzip (BGZF: no block-size field)';
 
 /**
  * Inflates one block; zlib checks its CRC-32 and length (a corrupt block throws). `maxOutput` bounds what a
- * damaged or hostile block may inflate to (a BGZF block holds at most 64 KiB).
+ * damaged or hostile block may inflate to (a BGZF block holds at most 64 KiB). zlib writes into one buffer of
+ * maxOutput + 1 bytes (its default 16 KiB chunks meant four buffers and their concatenation per block; the byte
+ * over: a full buffer makes zlib allocate a further one before it finds the stream done).
  */
 export function inflateBlock(block: Uint8Array, maxOutput = BGZF_MAX_BLOCK): Buffer {
-  return zlib.gunzipSync(block, { maxOutputLength: maxOutput });
+  return zlib.gunzipSync(block, { maxOutputLength: maxOutput, chunkSize: maxOutput + 1 });
 }
 
 const CRC_TABLE = (() => {

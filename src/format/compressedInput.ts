@@ -14,7 +14,7 @@ import type { Indexer } from './recordingIndexer.js';
 /** Uncompressed byte ranges of a compressed recording. */
 export interface RangeSource {
   readonly kind: 'bgzf' | 'gzip';
-  /** Bytes [offset, offset + length); `changed` is called when the file no longer holds them. */
+  /** Bytes [offset, offset + length), read-only (perhaps a view of data the source keeps); `changed` is called when the file no longer holds them. */
   read(offset: number, length: number, changed: (why: string) => never): Buffer;
   /** Memory the table or index holds (bytes). */
   readonly bytes: number;

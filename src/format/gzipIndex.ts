@@ -132,7 +132,7 @@ export class GzipIndex {
 
   window(k: number): Buffer {
     const w = this.windows.subarray(this.wOff[k], this.wOff[k + 1]);
-    return w.length ? zlib.inflateRawSync(w, { maxOutputLength: WINDOW_BYTES }) : Buffer.alloc(0);
+    return w.length ? zlib.inflateRawSync(w, { maxOutputLength: WINDOW_BYTES, chunkSize: WINDOW_BYTES + 1 }) : Buffer.alloc(0);
   }
 
   /** Where the span of access points k…j ends: the next access point of the same member, or the member's end. */
@@ -141,8 +141,11 @@ export class GzipIndex {
     return j + 1 < this.count && this.member[j + 1] === m ? this.bit[j + 1] : this.memberEndBit[m];
   }
 
-  /** Where a read of the bytes before uncompressed offset `end` from access points k…j stops: the first block boundary at or after `end` within j's span. */
-  readEndBit(j: number, end: number): number {
+  /**
+   * Where a read of the bytes before uncompressed offset `end` from access points k…j stops: the first block
+   * boundary at or after `end` within j's span (its compressed bit, and its uncompressed offset: the read's end).
+   */
+  readEnd(j: number, end: number): { bit: number; out: number } {
     const spanEnd = this.spanEndBit(j);
     let lo = 0,
       hi = this.blocks;
@@ -151,8 +154,10 @@ export class GzipIndex {
       if (this.blockOut[mid] < end) lo = mid + 1;
       else hi = mid;
     }
+    if (lo < this.blocks && this.blockBit[lo] > this.bit[j] && this.blockBit[lo] < spanEnd) return { bit: this.blockBit[lo], out: this.blockOut[lo] };
     // past the span's end (the next member's boundaries included): the span's end
-    return lo < this.blocks && this.blockBit[lo] > this.bit[j] && this.blockBit[lo] < spanEnd ? this.blockBit[lo] : spanEnd;
+    const m = this.member[j];
+    return { bit: spanEnd, out: j + 1 < this.count && this.member[j + 1] === m ? this.out[j + 1] : this.memberEndOut[m] };
   }
 }
 
@@ -255,6 +260,8 @@ export class GzipIndexBuilder implements InflateSink {
 }
 
 const LITTLE_ENDIAN = os.endianness() === 'LE';
+/** zlib's output buffer for a small span: Node's default chunk (zlib.constants.Z_DEFAULT_CHUNK). */
+const MIN_CHUNK_BYTES = 16 * 1024;
 
 /** Bits [bit, endBit) of `raw` (which starts at byte floor(bit / 8)) as a byte-aligned stream, the bits past endBit zero. */
 function alignedSpan(raw: Buffer, bit: number, endBit: number): Buffer {
@@ -280,8 +287,13 @@ function alignedSpan(raw: Buffer, bit: number, endBit: number): Buffer {
   return out;
 }
 
-/** Inflates access points k…j's span up to endBit (raw bytes from floor(bit[k] / 8)) from k's window. */
-function inflateSpan(ix: GzipIndex, k: number, j: number, endBit: number, raw: Buffer): Buffer {
+/**
+ * Inflates access points k…j's span up to endBit (raw bytes from floor(bit[k] / 8)) from k's window; `bytes`, what
+ * the index says it holds, sizes zlib's output buffer, so that the span comes out in one buffer (zlib's default 16
+ * KiB chunks meant ~130 buffers and their concatenation for a 2 MiB frame line). A span that holds more still comes
+ * out whole, in further chunks.
+ */
+function inflateSpan(ix: GzipIndex, k: number, j: number, endBit: number, raw: Buffer, bytes: number): Buffer {
   const bit = ix.bit[k];
   const window = ix.window(k);
   let stored = false;
@@ -291,6 +303,8 @@ function inflateSpan(ix: GzipIndex, k: number, j: number, endBit: number, raw: B
     return zlib.inflateRawSync(span, {
       ...(window.length ? { dictionary: window } : {}),
       finishFlush: zlib.constants.Z_SYNC_FLUSH,
+      // one byte over: a full buffer makes zlib allocate a further one before it finds the stream done
+      chunkSize: Math.max(MIN_CHUNK_BYTES, bytes + 1),
     });
   }
   const parts: Buffer[] = [];
@@ -319,10 +333,11 @@ export class GzipRangeReader {
     readonly index: GzipIndex,
   ) {}
 
+  /** The bytes, read-only: a view of the span inflated last when one span holds them all (no copy), else a new buffer. */
   read(offset: number, length: number, changed: (why: string) => never): Buffer {
     const ix = this.index,
-      out = Buffer.allocUnsafe(length),
       end = offset + length;
+    let out: Buffer | null = null;
     let got = 0;
     while (got < length) {
       const cur = offset + got,
@@ -333,11 +348,12 @@ export class GzipRangeReader {
       let data: Buffer;
       if (this.last && this.last.k === k && ix.out[k] + this.last.data.length >= end) data = this.last.data;
       else {
-        const endBit = ix.readEndBit(j, end);
+        const stop = ix.readEnd(j, end),
+          endBit = stop.bit;
         const b0 = Math.floor(ix.bit[k] / 8),
           b1 = Math.ceil(endBit / 8);
-        // zeroed, with room for alignedSpan's last four-byte step
-        const raw = Buffer.alloc(b1 - b0 + 4);
+        // with room for alignedSpan's last four-byte step, zeroed (the rest is read over)
+        const raw = Buffer.allocUnsafe(b1 - b0 + 4).fill(0, b1 - b0);
         let n = 0;
         while (n < b1 - b0) {
           const r = fs.readSync(this.fd(), raw, n, b1 - b0 - n, b0 + n);
@@ -345,7 +361,7 @@ export class GzipRangeReader {
           n += r;
         }
         try {
-          data = inflateSpan(ix, k, j, endBit, raw);
+          data = inflateSpan(ix, k, j, endBit, raw, stop.out - ix.out[k]);
         } catch {
           return changed(`the compressed data at byte ${b0} no longer decompresses`);
         }
@@ -355,10 +371,12 @@ export class GzipRangeReader {
       const from = cur - ix.out[k];
       const take = Math.min(length - got, data.length - from);
       if (take <= 0) changed('a compressed span holds fewer bytes than when it was indexed');
+      if (take === length) return data.subarray(from, from + take);
+      out ??= Buffer.allocUnsafe(length);
       data.copy(out, got, from, from + take);
       got += take;
     }
-    return out;
+    return out ?? Buffer.alloc(0);
   }
 
   forget(): void {

@@ -261,7 +261,7 @@ export class RecordingReader {
     return -1;
   }
 
-  /** The bytes of frame i's line as stored (uncompressed, without its newline), not parsed. */
+  /** The bytes of frame i's line as stored (uncompressed, without its newline), not parsed; read-only. */
   rawLine(i: number): Buffer {
     this.checkIndex(i);
     if (this.fd === null) throw new Error(`${this.file}: the recording is closed`);

@@ -124,6 +124,43 @@ describe('plain gzip: inflater, access index, reader', () => {
     }
   });
 
+  it('a span read inflates exactly the bytes the index says its span holds (zlib gets an output buffer of that size), and a range inside one span is read without a copy', () => {
+    const want = Buffer.concat([text(900_000, 7), noise(200_000, 8), text(600_000, 9)]);
+    const gz = zlib.gzipSync(want, { level: 6 });
+    const file = path.join(dir, 'spans.gz');
+    fs.writeFileSync(file, gz);
+    const { index } = inflateAll(gz, 65536, 60_000);
+    const fd = fs.openSync(file, 'r');
+    try {
+      const reader = new GzipRangeReader(() => fd, index);
+      let s = 5,
+        checked = 0;
+      for (let k = 0; k < 120; k++) {
+        s = (s * 1103515245 + 12345) >>> 0;
+        const off = s % want.length;
+        const len = Math.min(want.length - off, 1 + ((s >>> 5) % 150_000));
+        const first = index.find(off);
+        let last = first;
+        while (last + 1 < index.count && index.out[last + 1] < off + len) last++;
+        const stop = index.readEnd(last, off + len);
+        reader.forget();
+        const before = reader.inflatedBytes;
+        const got = reader.read(off, len, (why) => assert.fail(why));
+        assert.ok(got.equals(want.subarray(off, off + len)), `range ${off} + ${len}`);
+        if (stop.out >= off + len) {
+          // one inflate serves the range: it gives what the index said, and the range is a view of it
+          assert.equal(reader.inflatedBytes - before, stop.out - index.out[first], `range ${off} + ${len}: inflated bytes`);
+          const again = reader.read(off, len, (why) => assert.fail(why));
+          assert.ok(got.buffer === again.buffer && got.byteOffset === again.byteOffset, 'the same span, not a copy');
+          checked++;
+        }
+      }
+      assert.ok(checked > 50, `${checked} ranges served by one span`);
+    } finally {
+      fs.closeSync(fd);
+    }
+  });
+
   it('keeps an access point at the last block boundary before each line that starts ≥ 256 KiB after the last point, so a frame read inflates at most one block before and one after its line', () => {
     // lines of 400–800 KB (a busy recording's frames), compressed as gzip -6 does
     const lines: Buffer[] = [];

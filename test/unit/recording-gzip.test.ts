@@ -10,7 +10,7 @@ import * as zlib from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { RecordingReader, RecordingWriter } from '../../src/format/recordingFile.js';
 import type { RecordedFrame } from '../../src/format/recording.js';
-import { BGZF_BLOCK_DATA, BGZF_EOF, bgzfBlock, bgzfBlockSize, crc32 } from '../../src/format/bgzf.js';
+import { BGZF_BLOCK_DATA, BGZF_EOF, BGZF_MAX_BLOCK, bgzfBlock, bgzfBlockSize, crc32, inflateBlock } from '../../src/format/bgzf.js';
 import { parseSceneFile } from '../../src/format/scene.js';
 import { World } from '../../src/engine/world/world.js';
 import { frameFromWorld, headerFromWorld } from '../../src/format/worldRecording.js';
@@ -59,6 +59,15 @@ describe('compressed recordings (blocked gzip)', () => {
     assert.equal(bgzfBlockSize(BGZF_EOF, 0), BGZF_EOF.length);
     assert.match(String(bgzfBlockSize(zlib.gzipSync(data), 0)), /plain gzip/);
     assert.equal(bgzfBlockSize(block.subarray(0, 10), 0), null, 'needs more bytes');
+  });
+  it('a block inflates whole up to 64 KiB; a block that inflates to more is refused', () => {
+    const full = Buffer.from('0123456789abcdef'.repeat(BGZF_MAX_BLOCK / 16));
+    for (const data of [full, full.subarray(0, 1), full.subarray(0, 40_000), Buffer.alloc(0)]) {
+      const got = inflateBlock(zlib.gzipSync(data));
+      assert.ok(got.equals(data), `${data.length} bytes`);
+    }
+    // a damaged or hostile block (a BGZF block holds at most 64 KiB): zlib stops at the bound and throws
+    assert.throws(() => inflateBlock(zlib.gzipSync(Buffer.concat([full, Buffer.from('x')]))), /larger than 65536 bytes/);
   });
   it('the writer produces blocked gzip whose content is the plain file byte for byte (zcat reads it)', () => {
     const bytes = fs.readFileSync(gz);
