@@ -55,7 +55,8 @@ export function encodeHeatMap(A: Float64Array, size: number): HeatMap {
   for (let i = 0; i < n; i++) {
     const a = A[i];
     if (a === 0) continue; // most of an island's A: pairs of contacts that share no body
-    if (a - a !== 0) nonFinite++; // NaN or ±∞
+    if (a - a !== 0)
+      nonFinite++; // NaN or ±∞
     else if (Math.abs(a) > maxAbs) maxAbs = Math.abs(a);
   }
   // t = (log10|a| − log10 max + DECADES) · STEPS/DECADES, as one multiply-add per entry
