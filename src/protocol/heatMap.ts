@@ -54,9 +54,7 @@ export function encodeHeatMap(A: Float64Array, size: number): HeatMap {
     nonFinite = 0;
   for (let i = 0; i < n; i++) {
     const a = A[i];
-    if (a === 0) continue; // most of an island's A: pairs of contacts that share no body
-    if (a - a !== 0)
-      nonFinite++; // NaN or ±∞
+    if (!Number.isFinite(a)) nonFinite++;
     else if (Math.abs(a) > maxAbs) maxAbs = Math.abs(a);
   }
   // t = (log10|a| − log10 max + DECADES) · STEPS/DECADES, as one multiply-add per entry
@@ -65,7 +63,7 @@ export function encodeHeatMap(A: Float64Array, size: number): HeatMap {
   for (let i = 0; i < n; i++) {
     const a = A[i];
     if (a === 0) continue;
-    if (a - a !== 0) {
+    if (!Number.isFinite(a)) {
       levels[i] = HEAT_NON_FINITE;
       continue;
     }
