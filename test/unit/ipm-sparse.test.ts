@@ -5,6 +5,7 @@ import { solve } from '../../src/engine/solvers/solve.js';
 import { SPARSE_IPM_FORCING, solveIpmSparse } from '../../src/engine/solvers/ipmSparse.js';
 import { analyseBlockPattern, blockSlot, factorBlockSparse, solveBlockSparse, type PivotRegularization } from '../../src/engine/math/blockSparseCholesky.js';
 import { kkt } from '../../src/engine/kkt.js';
+import { bodySpace } from '../../src/engine/solvers/bodySpace.js';
 import { DENSE_ISLAND_LIMIT, solveIsland } from '../../src/engine/island/solveIsland.js';
 import { boxPyramid, relDiff, rng, speculativePile, sphereColumn } from './island-builders.js';
 import { baseConfig } from './world-helpers.js';
@@ -96,6 +97,26 @@ describe('block-sparse Cholesky', () => {
     const x = Float64Array.of(0, -0.5);
     solveBlockSparse(sym, val, x, new Float64Array(2));
     assert.ok(x.every(Number.isFinite));
+  });
+});
+
+describe('body space of an island (bodySpace.ts)', () => {
+  it("formed on another body space's pattern: the same B, bodies and symbolic analysis as a fresh one, bit for bit", () => {
+    const { bodies, contacts } = boxPyramid(6, 0.5);
+    const k = assembleJacobians(bodies, contacts);
+    const r = rng(5);
+    const scale = new Float64Array(k.size).map(() => 0.5 + r());
+    const fresh = bodySpace(k, scale);
+    const reused = bodySpace(k, scale, bodySpace(k));
+    assert.deepEqual(reused.BA, fresh.BA);
+    assert.deepEqual(reused.BB, fresh.BB);
+    for (const f of ['ca', 'cb', 'slotA', 'slotB', 'slotAB', 'abTransposed'] as const) assert.deepEqual(reused[f], fresh[f], f);
+    assert.equal(reused.N, fresh.N);
+    assert.deepEqual(reused.sym.perm, fresh.sym.perm);
+    assert.deepEqual(reused.sym.rowOf, fresh.sym.rowOf);
+    // only B and the bodies' factors are new
+    assert.ok(reused.bytes < fresh.bytes, `${reused.bytes} vs ${fresh.bytes} bytes`);
+    assert.ok(fresh.BA.some((v) => v !== 0) && fresh.N > 0);
   });
 });
 

@@ -282,7 +282,8 @@ export function solveIpmSparse(
     return sparseOutput(run, null, { kind: 'converged' }, 0, lam, setupBytes, 0);
   }
 
-  const s = new SparseIpmNewton(k, rows.diagonal, softening, linear, setupBytes);
+  // the polish map's body space (the sparse Newton's) has this island's K pattern: its symbolic analysis is reused
+  const s = new SparseIpmNewton(k, rows.diagonal, softening, linear, setupBytes, polishMap?.bodySpace);
   const { x, z, xSave, zSave, dx, dz, pinned, kind, q, rx, px, measures, kappa, D } = s;
   const toLambda = (src: Float64Array): void => {
     for (let i = 0; i < n; i++) lam[i] = pinned[i] ? 0 : kappa * D[i] * src[i];
@@ -364,8 +365,9 @@ export function solveIpmSparse(
   let polishSteps = 0;
   if (bestRel > tol && iterations < maxIt) {
     const before = bestRel;
-    // the caller's natural map of this island (the sparse Newton's, with its symbolic analysis), else a new one
-    const nm = polishMap ?? new SparseNaturalMap(k, softening);
+    // the caller's natural map of this island (the sparse Newton's, with its symbolic analysis), else a new one on
+    // this solve's body-space pattern
+    const nm = polishMap ?? new SparseNaturalMap(k, softening, s.space);
     if (!polishMap) s.bytes += nm.bytes;
     // the proximal endgame (naturalMapSparse.ts proximalStep) first, then projected steps (file header)
     const polished = polishNaturalMapSparse(

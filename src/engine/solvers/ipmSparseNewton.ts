@@ -53,8 +53,6 @@ export class SparseIpmNewton {
   readonly valB: Float64Array;
   readonly Hb: Float64Array;
   readonly Hinv: Float64Array;
-  /** H⁻¹ B for one side (3×6). */
-  readonly G: Float64Array;
   readonly Wm: Float64Array;
   readonly Mx: Float64Array;
   readonly Mi: Float64Array;
@@ -122,13 +120,17 @@ export class SparseIpmNewton {
   private readonly woodburyScaledFn = (r: Float64Array, out: Float64Array): void => this.woodburyScaled(r, out);
   private readonly unscaledNormFn = (v: Float64Array): number => this.unscaledNorm(v);
 
-  /** `diag`: the 3×3 diagonal blocks of A (matrixFreeRows); `bytes`: what the caller allocated so far. */
+  /**
+   * `diag`: the 3×3 diagonal blocks of A (matrixFreeRows); `bytes`: what the caller allocated so far; `pattern`: a body
+   * space of the same island whose symbolic analysis is reused (bodySpace.ts).
+   */
   constructor(
     readonly k: ContactJacobians,
     diag: Float64Array,
     readonly softening: number,
     linear: SparseIpmLinearSolve,
     bytes: number,
+    pattern?: BodySpace,
   ) {
     const C = k.contactCount,
       n = k.size,
@@ -161,7 +163,7 @@ export class SparseIpmNewton {
     this.kappa = kappa;
 
     // ---- bodies, B = D J L and the symbolic analysis of K = I + Bᵀ H⁻¹ B (bodySpace.ts) ----
-    const space = bodySpace(k, D);
+    const space = bodySpace(k, D, pattern);
     this.bytes += space.bytes;
     this.space = space;
     this.N = space.N;
@@ -173,7 +175,6 @@ export class SparseIpmNewton {
     this.valB = this.f64(36 * space.sym.slots);
     this.Hb = this.f64(9 * C);
     this.Hinv = this.f64(9 * C);
-    this.G = this.f64(18);
     this.Wm = this.f64(9);
     this.Mx = this.f64(9);
     this.Mi = this.f64(9);
@@ -257,7 +258,7 @@ export class SparseIpmNewton {
    * factorised. False if a block or K is not positive definite.
    */
   private buildBodySpace(mode: 0 | 1): boolean {
-    const { C, krylov, kind, sigma, space, BA, BB, symB, valB, Hb, Hinv, G, Wm, Mx, Mi, T9, bodyReg, x, z, Ws, Wsi, Hs, Hsi, winv } = this;
+    const { C, krylov, kind, sigma, space, BA, BB, symB, valB, Hb, Hinv, Wm, Mx, Mi, T9, bodyReg, x, z, Ws, Wsi, Hs, Hsi, winv } = this;
     for (let c = 0; c < C; c++) {
       const o = 3 * c,
         h = 9 * c;
@@ -320,7 +321,7 @@ export class SparseIpmNewton {
       }
     }
     // K = I + Σ_c B_cᵀ H_c⁻¹ B_c
-    assembleBodySpace(space, BA, BB, Hinv, valB, G);
+    assembleBodySpace(space, BA, BB, Hinv, valB);
     // K's eigenvalues are ≥ 1, so a pivot at rounding level is rounding (cond K ~ max H⁻¹ near the solution): on the
     // 'krylov' path it is floored (PivotRegularization) and PCG works against the exact operator
     if (!krylov) return factorBlockSparse(symB, valB);

@@ -119,7 +119,6 @@ export class SparseNaturalMap {
   private readonly Hs: Float64Array;
   private readonly Hsi: Float64Array;
   private readonly valB: Float64Array;
-  private readonly G: Float64Array;
   private readonly bodyVec: Float64Array;
   private readonly bodyWork: Float64Array;
   private readonly t1: Float64Array;
@@ -141,7 +140,8 @@ export class SparseNaturalMap {
   private readonly prox: Float64Array;
   private readonly reg: PivotRegularization = { floor: SPARSE_NEWTON_PIVOT_FLOOR, replaced: 0 };
 
-  constructor(k: ContactJacobians, softening = 0) {
+  /** `pattern`: a body space of the same island whose symbolic analysis is reused (bodySpace.ts). */
+  constructor(k: ContactJacobians, softening = 0, pattern?: BodySpace) {
     const C = k.contactCount,
       n = k.size;
     this.C = C;
@@ -152,7 +152,7 @@ export class SparseNaturalMap {
     this.gamma = softening;
     this.rows = matrixFreeRows(k, softening);
     this.ws = new KktWorkspace(n);
-    this.space = bodySpace(k);
+    this.space = bodySpace(k, undefined, pattern);
     let bytes = this.space.bytes + this.rows.diagonal.byteLength + this.rows.dv.byteLength + 16 * n;
     const f64 = (len: number): Float64Array => {
       bytes += 8 * len;
@@ -177,7 +177,6 @@ export class SparseNaturalMap {
     this.Hs = f64(9 * C);
     this.Hsi = f64(9 * C);
     this.valB = f64(36 * this.space.sym.slots);
-    this.G = f64(18);
     this.bodyVec = f64(BODY_DOFS * this.space.N);
     this.bodyWork = f64(BODY_DOFS * this.space.N);
     this.t1 = f64(n);
@@ -193,6 +192,11 @@ export class SparseNaturalMap {
     this.pcg = new PcgWorkspace(n);
     bytes += this.pcg.bytes;
     this.bytes = bytes;
+  }
+
+  /** The island's body space (body indices, K's symbolic analysis and slots), for a solver of the same island to reuse (bodySpace `pattern`). */
+  get bodySpace(): BodySpace {
+    return this.space;
   }
 
   /** KKT max_rel of λ (the matrix-free checker); leaves w in ws.w, Aλ in ws.Alam and M⁻¹Jᵀλ in rows.dv. */
@@ -274,7 +278,7 @@ export class SparseNaturalMap {
           Hsi[u9 + 3 * i + j] = fi ? (i === j ? 1 / dk[o + i] : 0) - smc * di * dj : 0;
         }
     }
-    assembleBodySpace(this.space, this.BhA, this.BhB, Hsi, this.valB, this.G);
+    assembleBodySpace(this.space, this.BhA, this.BhB, Hsi, this.valB);
     const ok = factorBlockSparse(this.space.sym, this.valB, this.reg);
     if (this.reg.replaced > this.stats.regularizedPivots) this.stats.regularizedPivots = this.reg.replaced;
     return ok;
