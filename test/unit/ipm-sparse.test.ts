@@ -210,6 +210,18 @@ describe('sparse interior point (no dense A)', () => {
     assert.ok(out.memoryBytes < before.memoryBytes, `${out.memoryBytes} vs ${before.memoryBytes} bytes`);
   });
 
+  it('ends the interior-point phase once τ is at rounding level and lets the polish finish (was: 30 interior-point iterations, the last ones at τ ≈ 1e-17; now 28)', () => {
+    const { bodies, contacts } = speculativePile(6, 3);
+    const out = solveIpmSparse(assembleJacobians(bodies, contacts), { solver: 'ipm' });
+    assert.equal(contacts.length, 204);
+    assert.equal(out.status.kind, 'converged', JSON.stringify(out.status));
+    assert.ok(out.kkt.maxRel <= 1e-10, `KKT max_rel ${out.kkt.maxRel}`);
+    const interior = out.iterations - out.polishSteps;
+    assert.ok(interior <= 28, `${interior} interior-point iterations, ${out.polishSteps} polish steps`);
+    // the polish did finish it: the interior-point phase alone ended above the tolerance
+    assert.ok(out.polishSteps >= 1, `${out.polishSteps} polish steps`);
+  });
+
   it('returns λ = 0, converged, when every contact separates', () => {
     const { bodies, contacts } = sphereColumn(5, 0.5, 3);
     const moving = bodies.map((b, i) => (i === 0 ? b : { ...b, v: [0, 0, 0.5 * i] as [number, number, number] }));
