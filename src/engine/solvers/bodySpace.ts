@@ -222,8 +222,25 @@ function addSide(
   }
 }
 
-/** body[bo..bo+5] += B_cᵀ v[3c..3c+2]. */
+/** body[bo..bo+5] += B_cᵀ v[3c..3c+2] (written out: the same sums as a loop over the six entries). */
 export function addBtv(body: Float64Array, bo: number, Bs: Float64Array, c: number, v: Float64Array): void {
-  const o = 3 * c;
-  for (let j = 0; j < 6; j++) body[bo + j] += Bs[18 * c + j] * v[o] + Bs[18 * c + 6 + j] * v[o + 1] + Bs[18 * c + 12 + j] * v[o + 2];
+  const o = 3 * c,
+    b = 18 * c;
+  const v0 = v[o],
+    v1 = v[o + 1],
+    v2 = v[o + 2];
+  body[bo] += Bs[b] * v0 + Bs[b + 6] * v1 + Bs[b + 12] * v2;
+  body[bo + 1] += Bs[b + 1] * v0 + Bs[b + 7] * v1 + Bs[b + 13] * v2;
+  body[bo + 2] += Bs[b + 2] * v0 + Bs[b + 8] * v1 + Bs[b + 14] * v2;
+  body[bo + 3] += Bs[b + 3] * v0 + Bs[b + 9] * v1 + Bs[b + 15] * v2;
+  body[bo + 4] += Bs[b + 4] * v0 + Bs[b + 10] * v1 + Bs[b + 16] * v2;
+  body[bo + 5] += Bs[b + 5] * v0 + Bs[b + 11] * v1 + Bs[b + 17] * v2;
+}
+
+/**
+ * s + Σ_j Bs[o + j]·v[p + j] over six entries, added one at a time from s (left to right, as the loop
+ * `for (j < 6) s += …` adds them): one row of a contact side's B times a body's velocity.
+ */
+export function addRowDot6(s: number, Bs: Float64Array, o: number, v: Float64Array, p: number): number {
+  return s + Bs[o] * v[p] + Bs[o + 1] * v[p + 1] + Bs[o + 2] * v[p + 2] + Bs[o + 3] * v[p + 3] + Bs[o + 4] * v[p + 4] + Bs[o + 5] * v[p + 5];
 }

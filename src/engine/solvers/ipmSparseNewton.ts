@@ -5,7 +5,7 @@
  * iteration there reads as its phases (start, predictor–corrector, step, termination, polish).
  */
 import type { ContactJacobians } from '../assembly.js';
-import { addBtv, assembleBodySpace, BODY_DOFS, type BodySpace, bodySpace } from './bodySpace.js';
+import { addBtv, addRowDot6, assembleBodySpace, BODY_DOFS, type BodySpace, bodySpace } from './bodySpace.js';
 import { factorBlockSparse, solveBlockSparse, type BlockSparseSymbolic, type PivotRegularization } from '../math/blockSparseCholesky.js';
 import { PcgWorkspace, pcgSolve } from './pcg.js';
 import { CONE_ORTHANT } from './ipmCones.js';
@@ -245,8 +245,8 @@ export class SparseIpmNewton {
         let s = sigma[o + r] * v[o + r];
         const a = ca[c],
           bb = cb[c];
-        if (a >= 0) for (let j = 0; j < 6; j++) s += BA[18 * c + 6 * r + j] * bodyVec[BODY_DOFS * a + j];
-        if (bb >= 0) for (let j = 0; j < 6; j++) s += BB[18 * c + 6 * r + j] * bodyVec[BODY_DOFS * bb + j];
+        if (a >= 0) s = addRowDot6(s, BA, 18 * c + 6 * r, bodyVec, BODY_DOFS * a);
+        if (bb >= 0) s = addRowDot6(s, BB, 18 * c + 6 * r, bodyVec, BODY_DOFS * bb);
         out[o + r] = pinned[o + r] ? 0 : s;
       }
     }
@@ -377,8 +377,8 @@ export class SparseIpmNewton {
     const o = 3 * c;
     for (let r2 = 0; r2 < 3; r2++) {
       let s = 0;
-      if (ca[c] >= 0) for (let j = 0; j < 6; j++) s += BA[18 * c + 6 * r2 + j] * bodyVec[BODY_DOFS * ca[c] + j];
-      if (cb[c] >= 0) for (let j = 0; j < 6; j++) s += BB[18 * c + 6 * r2 + j] * bodyVec[BODY_DOFS * cb[c] + j];
+      if (ca[c] >= 0) s = addRowDot6(s, BA, 18 * c + 6 * r2, bodyVec, BODY_DOFS * ca[c]);
+      if (cb[c] >= 0) s = addRowDot6(s, BB, 18 * c + 6 * r2, bodyVec, BODY_DOFS * cb[c]);
       corr[o + r2] = pinned[o + r2] ? 0 : s;
     }
     mul3(Ws, 9 * c, corr, o, tmp);
@@ -425,8 +425,8 @@ export class SparseIpmNewton {
       const o = 3 * c;
       for (let r2 = 0; r2 < 3; r2++) {
         let s = 0;
-        if (ca[c] >= 0) for (let j = 0; j < 6; j++) s += BA[18 * c + 6 * r2 + j] * bodyVec[BODY_DOFS * ca[c] + j];
-        if (cb[c] >= 0) for (let j = 0; j < 6; j++) s += BB[18 * c + 6 * r2 + j] * bodyVec[BODY_DOFS * cb[c] + j];
+        if (ca[c] >= 0) s = addRowDot6(s, BA, 18 * c + 6 * r2, bodyVec, BODY_DOFS * ca[c]);
+        if (cb[c] >= 0) s = addRowDot6(s, BB, 18 * c + 6 * r2, bodyVec, BODY_DOFS * cb[c]);
         tmp[o + r2] = s;
       }
       mul3(Hinv, 9 * c, tmp, o, corr);

@@ -30,7 +30,7 @@ import { coneProjectionJacobian, projectCone } from '../cone.js';
 import { KktWorkspace } from '../kkt.js';
 import { factorBlockSparse, solveBlockSparse, type PivotRegularization } from '../math/blockSparseCholesky.js';
 import { symmetricEigen3 } from '../math/symmetricEigen3.js';
-import { addBtv, assembleBodySpace, BODY_DOFS, bodySpace, type BodySpace } from './bodySpace.js';
+import { addBtv, addRowDot6, assembleBodySpace, BODY_DOFS, bodySpace, type BodySpace } from './bodySpace.js';
 import { objectiveFromAlam } from './history.js';
 import { PcgWorkspace, pcgSolve } from './pcg.js';
 import { matrixFreeRows, type MatrixFreeRows } from './pgsRows.js';
@@ -225,8 +225,8 @@ export class SparseNaturalMap {
       for (let r = 0; r < 3; r++) {
         const i = 3 * c + r;
         let s = (this.eps + (r === 0 ? this.gamma : 0)) * x[i];
-        if (a >= 0) for (let j = 0; j < 6; j++) s += BA[18 * c + 6 * r + j] * bv[BODY_DOFS * a + j];
-        if (bb >= 0) for (let j = 0; j < 6; j++) s += BB[18 * c + 6 * r + j] * bv[BODY_DOFS * bb + j];
+        if (a >= 0) s = addRowDot6(s, BA, 18 * c + 6 * r, bv, BODY_DOFS * a);
+        if (bb >= 0) s = addRowDot6(s, BB, 18 * c + 6 * r, bv, BODY_DOFS * bb);
         out[i] = s;
       }
     }
