@@ -25,6 +25,7 @@ import { gramPlusDiag3, identityPlusScaledGram3, mul3, mul3x3, spdInverse3 } fro
 import { contactSpaceMatrix } from './ipmSparseContactSpace.js';
 
 import { REGULARIZATION_MAX } from '../math/cholesky.js';
+import { hypot2Exact } from '../math/hypot.js';
 
 /**
  * The sparse interior point's Newton systems (ipmSparse.ts file header): the scaled problem, the body space
@@ -294,8 +295,8 @@ export class SparseIpmNewton {
       } else {
         // W⁻² + Σ, and W = η² J W⁻¹ J (J = diag(1, −1, −1), η² = ‖x‖_J/‖z‖_J; [V] §4.3)
         gramPlusDiag3(winv, h, sigma, o, Hb, h);
-        const xr = Math.hypot(x[o + 1], x[o + 2]),
-          zr = Math.hypot(z[o + 1], z[o + 2]);
+        const xr = hypot2Exact(x[o + 1], x[o + 2]),
+          zr = hypot2Exact(z[o + 1], z[o + 2]);
         const eta2 = Math.sqrt((x[o] - xr) * (x[o] + xr)) / Math.sqrt((z[o] - zr) * (z[o] + zr));
         // J W⁻¹ J flips the signs of the (0, 1..2) and (1..2, 0) entries
         Wm[0] = eta2 * winv[h];
