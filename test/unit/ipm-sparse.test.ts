@@ -2,9 +2,10 @@
 import assert from 'node:assert/strict';
 import { assembleJacobians, assembleProblem, DEFAULT_ASSEMBLY } from '../../src/engine/assembly.js';
 import { solve } from '../../src/engine/solvers/solve.js';
-import { SPARSE_IPM_FORCING, solveIpmSparse } from '../../src/engine/solvers/ipmSparse.js';
+import { kktMatrixFree, SPARSE_IPM_FORCING, solveIpmSparse } from '../../src/engine/solvers/ipmSparse.js';
+import { matrixFreeRows } from '../../src/engine/solvers/pgsRows.js';
 import { analyseBlockPattern, blockSlot, factorBlockSparse, solveBlockSparse, type PivotRegularization } from '../../src/engine/math/blockSparseCholesky.js';
-import { kkt } from '../../src/engine/kkt.js';
+import { kkt, KktWorkspace } from '../../src/engine/kkt.js';
 import { bodySpace } from '../../src/engine/solvers/bodySpace.js';
 import { DENSE_ISLAND_LIMIT, solveIsland } from '../../src/engine/island/solveIsland.js';
 import { boxPyramid, relDiff, rng, speculativePile, sphereColumn } from './island-builders.js';
@@ -220,6 +221,18 @@ describe('sparse interior point (no dense A)', () => {
     assert.ok(interior <= 28, `${interior} interior-point iterations, ${out.polishSteps} polish steps`);
     // the polish did finish it: the interior-point phase alone ended above the tolerance
     assert.ok(out.polishSteps >= 1, `${out.polishSteps} polish steps`);
+  });
+
+  it("the polish's proximal endgame stops once its projected iterate meets the tolerance (was: 9 polish systems on this pile, the last two after KKT ≤ 1e-10; now 7)", () => {
+    const { bodies, contacts } = speculativePile(6, 1);
+    const k = assembleJacobians(bodies, contacts);
+    const out = solveIpmSparse(k, { solver: 'ipm' });
+    assert.equal(out.status.kind, 'converged', JSON.stringify(out.status));
+    assert.ok(out.kkt.maxRel <= 1e-10, `KKT max_rel ${out.kkt.maxRel}`);
+    assert.ok(out.polishSteps >= 1 && out.polishSteps <= 7, `${out.polishSteps} polish steps`);
+    // the λ returned is the checker's converged point, recomputed from scratch
+    const again = kktMatrixFree(matrixFreeRows(k, 0), out.lambda, new KktWorkspace(k.size)).maxRel;
+    assert.ok(again <= 1e-10, `recomputed KKT max_rel ${again}`);
   });
 
   it('returns λ = 0, converged, when every contact separates', () => {

@@ -484,10 +484,13 @@ export class SparseNaturalMap {
    * contact inside its cone by ~√τ with a slip of ~√τ at an interior point's end), its Newton step asks w = 0
    * there, which the redundant rows can only meet by large moves along A's near-null space; the projected line
    * search then rejects every step. The proximal term keeps the subproblem strongly convex, so its Newton
-   * iteration settles the contact modes itself. Returns the merit of `best` afterwards and the linear systems
-   * solved (each an iteration of the caller).
+   * iteration settles the contact modes itself. With `tol` > 0 the projected iterate is checked after every
+   * Newton step and the step ends as soon as it meets the tolerance (the remaining Newton steps would only drive the
+   * subproblem's residual to rounding: measured on box-pile-1000 and pyramid-20 world-step islands, the projected
+   * iterate met 1e-10 two and one linear systems before the subproblem's residual test stopped). Returns the merit of
+   * `best` afterwards and the linear systems solved (each an iteration of the caller).
    */
-  proximalStep(best: Float64Array, bestRel: number, maxSolves: number): { rel: number; solves: number } {
+  proximalStep(best: Float64Array, bestRel: number, maxSolves: number, tol = 0): { rel: number; solves: number } {
     const { n, C, mu, F, prox, dl } = this;
     this.center.set(best);
     prox.set(best);
@@ -504,6 +507,12 @@ export class SparseNaturalMap {
       solves++;
       if (!this.solveLinearised()) break;
       for (let i = 0; i < n; i++) prox[i] += dl[i];
+      const met = tol > 0 ? this.proximalMeets(prox, best, bestRel, tol) : -1;
+      if (met >= 0) {
+        this.damping = 0;
+        this.proxActive = false;
+        return { rel: met, solves };
+      }
     }
     this.damping = 0;
     this.proxActive = false;
@@ -514,6 +523,20 @@ export class SparseNaturalMap {
       return { rel, solves };
     }
     return { rel: bestRel, solves };
+  }
+
+  /**
+   * The checker's KKT max_rel of Π_K(prox) when it meets `tol` and lowers bestRel (then written to `best`), else −1.
+   * The projection goes to scratch (bestCand: the line search's, not in use here).
+   */
+  private proximalMeets(prox: Float64Array, best: Float64Array, bestRel: number, tol: number): number {
+    const { C, mu, bestCand } = this;
+    bestCand.set(prox);
+    for (let c = 0; c < C; c++) projectCone(bestCand, 3 * c, mu[c], bestCand);
+    const rel = this.merit(bestCand);
+    if (!(rel <= tol && rel < bestRel)) return -1;
+    best.set(bestCand);
+    return rel;
   }
 
   /**
