@@ -9,11 +9,13 @@
  *   npx esbuild DIR/src/engine/world/world.ts --bundle --platform=node --format=cjs --outfile=dist/world-before.cjs
  *   npx esbuild src/engine/world/world.ts --bundle --platform=node --format=cjs --outfile=dist/world-after.cjs
  *   npx esbuild bench/world-ab.ts --bundle --platform=node --outfile=dist/world-ab.js
- *   node dist/world-ab.js SCENE dist/world-before.cjs dist/world-after.cjs [warmupSteps] [timedSteps] [snapshotFile]
+ *   node dist/world-ab.js SCENE dist/world-before.cjs dist/world-after.cjs [warmupSteps] [timedSteps] [snapshotFile] [solver]
  * (DIR: a checkout of the other build; scene files are found from this repository's root, so the bundle sits in
  * dist/). The scene is settled by this repository's World (its settleSteps) unless a snapshot file written by
  * world-profile.ts is given. Garbage collection is charged to the step that triggers it: both worlds share one
- * heap, so one world's garbage shows partly in the other's steps; compare over many steps.
+ * heap, so one world's garbage shows partly in the other's steps; compare over many steps. `solver` (e.g. newton, ipm):
+ * both worlds step with that solver as bench:world's rows do (the scene's own options when it names it, else its
+ * defaults); default the scene's own solver.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -21,7 +23,8 @@ import * as path from 'node:path';
 import { createRequire } from 'node:module';
 import { World } from '../src/engine/world/world.js';
 import type { ScenarioDesc } from '../src/engine/world/types.js';
-import { applySnapshot, loadScenario, WORLD_SCENES, type BodySnapshot } from './world-scenes.js';
+import type { SolverName } from '../src/engine/solvers/types.js';
+import { applySnapshot, loadScenario, oursSolverOptions, WORLD_SCENES, type BodySnapshot } from './world-scenes.js';
 
 /** What this script needs of a World of any build: construct from a scene, step, read the bodies' states. */
 interface SteppedWorld {
@@ -30,7 +33,7 @@ interface SteppedWorld {
 }
 type WorldClass = new (desc: ScenarioDesc) => SteppedWorld;
 
-const [name = 'pyramid-20', beforeFile, afterFile, warmArg, timedArg, snapFile] = process.argv.slice(2);
+const [name = 'pyramid-20', beforeFile, afterFile, warmArg, timedArg, snapFile, solverArg] = process.argv.slice(2);
 const scene = WORLD_SCENES.find((s) => s.name === name);
 if (!scene) throw new Error(`unknown scene ${name}: ${WORLD_SCENES.map((s) => s.name).join(', ')}`);
 if (!beforeFile || !afterFile) throw new Error('usage: node dist/world-ab.js SCENE BEFORE.cjs AFTER.cjs [warmupSteps] [timedSteps] [snapshotFile]');
@@ -56,6 +59,8 @@ else {
   );
 }
 
+if (solverArg) desc = { ...desc, config: { ...desc.config, solver: oursSolverOptions(desc, solverArg as SolverName) } };
+
 const loadAtStart = os.loadavg()[0];
 const worlds: Record<'before' | 'after', SteppedWorld> = { before: new Before(desc), after: new After(desc) };
 const cpu: Record<'before' | 'after', number[]> = { before: [], after: [] };
@@ -76,7 +81,7 @@ function stats(xs: readonly number[]): string {
 }
 const state = (w: SteppedWorld): string => JSON.stringify(w.bodies.map((b) => [b.x, b.q, b.v, b.w]));
 process.stdout.write(
-  `${name}: ${timedSteps} timed steps each after ${warmupSteps} warm-up, alternating; process CPU ms/step: before ${stats(cpu.before)}; ` +
+  `${name}${solverArg ? ` (${solverArg})` : ''}: ${timedSteps} timed steps each after ${warmupSteps} warm-up, alternating; process CPU ms/step: before ${stats(cpu.before)}; ` +
     `after ${stats(cpu.after)}; after/before ${(median(cpu.after) / median(cpu.before)).toFixed(3)} (medians), ` +
     `${(sum(cpu.after) / sum(cpu.before)).toFixed(3)} (means); ` +
     `bit-identical states: ${state(worlds.before) === state(worlds.after) ? 'yes' : 'no'}; load average ${loadAtStart.toFixed(2)} at start, ` +

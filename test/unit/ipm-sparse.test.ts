@@ -2,9 +2,11 @@
 import assert from 'node:assert/strict';
 import { assembleJacobians, assembleProblem, DEFAULT_ASSEMBLY } from '../../src/engine/assembly.js';
 import { solve } from '../../src/engine/solvers/solve.js';
-import { SPARSE_IPM_FORCING, solveIpmSparse } from '../../src/engine/solvers/ipmSparse.js';
+import { kktMatrixFree, SPARSE_IPM_FORCING, solveIpmSparse } from '../../src/engine/solvers/ipmSparse.js';
+import { matrixFreeRows } from '../../src/engine/solvers/pgsRows.js';
 import { analyseBlockPattern, blockSlot, factorBlockSparse, solveBlockSparse, type PivotRegularization } from '../../src/engine/math/blockSparseCholesky.js';
-import { kkt } from '../../src/engine/kkt.js';
+import { kkt, KktWorkspace } from '../../src/engine/kkt.js';
+import { bodySpace } from '../../src/engine/solvers/bodySpace.js';
 import { DENSE_ISLAND_LIMIT, solveIsland } from '../../src/engine/island/solveIsland.js';
 import { boxPyramid, relDiff, rng, speculativePile, sphereColumn } from './island-builders.js';
 import { baseConfig } from './world-helpers.js';
@@ -99,6 +101,26 @@ describe('block-sparse Cholesky', () => {
   });
 });
 
+describe('body space of an island (bodySpace.ts)', () => {
+  it("formed on another body space's pattern: the same B, bodies and symbolic analysis as a fresh one, bit for bit", () => {
+    const { bodies, contacts } = boxPyramid(6, 0.5);
+    const k = assembleJacobians(bodies, contacts);
+    const r = rng(5);
+    const scale = new Float64Array(k.size).map(() => 0.5 + r());
+    const fresh = bodySpace(k, scale);
+    const reused = bodySpace(k, scale, bodySpace(k));
+    assert.deepEqual(reused.BA, fresh.BA);
+    assert.deepEqual(reused.BB, fresh.BB);
+    for (const f of ['ca', 'cb', 'slotA', 'slotB', 'slotAB', 'abTransposed'] as const) assert.deepEqual(reused[f], fresh[f], f);
+    assert.equal(reused.N, fresh.N);
+    assert.deepEqual(reused.sym.perm, fresh.sym.perm);
+    assert.deepEqual(reused.sym.rowOf, fresh.sym.rowOf);
+    // only B and the bodies' factors are new
+    assert.ok(reused.bytes < fresh.bytes, `${reused.bytes} vs ${fresh.bytes} bytes`);
+    assert.ok(fresh.BA.some((v) => v !== 0) && fresh.N > 0);
+  });
+});
+
 describe('sparse interior point (no dense A)', () => {
   for (const mu of [0.6, 0.2, 0]) {
     it(`agrees with the dense IPM on a 40-sphere column, μ = ${mu} (λ to 1e-8 relative; unique solution)`, () => {
@@ -187,6 +209,30 @@ describe('sparse interior point (no dense A)', () => {
     assert.ok(relDiff(out.w, before.w) < 1e-6, `w differs by ${relDiff(out.w, before.w)}`);
     // no contact-space fill: less memory than the path that factorised B Bᵀ + H
     assert.ok(out.memoryBytes < before.memoryBytes, `${out.memoryBytes} vs ${before.memoryBytes} bytes`);
+  });
+
+  it('ends the interior-point phase once τ is at rounding level and lets the polish finish (was: 30 interior-point iterations, the last ones at τ ≈ 1e-17; now 28)', () => {
+    const { bodies, contacts } = speculativePile(6, 3);
+    const out = solveIpmSparse(assembleJacobians(bodies, contacts), { solver: 'ipm' });
+    assert.equal(contacts.length, 204);
+    assert.equal(out.status.kind, 'converged', JSON.stringify(out.status));
+    assert.ok(out.kkt.maxRel <= 1e-10, `KKT max_rel ${out.kkt.maxRel}`);
+    const interior = out.iterations - out.polishSteps;
+    assert.ok(interior <= 28, `${interior} interior-point iterations, ${out.polishSteps} polish steps`);
+    // the polish did finish it: the interior-point phase alone ended above the tolerance
+    assert.ok(out.polishSteps >= 1, `${out.polishSteps} polish steps`);
+  });
+
+  it("the polish's proximal endgame stops once its projected iterate meets the tolerance (was: 9 polish systems on this pile, the last two after KKT ≤ 1e-10; now 7)", () => {
+    const { bodies, contacts } = speculativePile(6, 1);
+    const k = assembleJacobians(bodies, contacts);
+    const out = solveIpmSparse(k, { solver: 'ipm' });
+    assert.equal(out.status.kind, 'converged', JSON.stringify(out.status));
+    assert.ok(out.kkt.maxRel <= 1e-10, `KKT max_rel ${out.kkt.maxRel}`);
+    assert.ok(out.polishSteps >= 1 && out.polishSteps <= 7, `${out.polishSteps} polish steps`);
+    // the λ returned is the checker's converged point, recomputed from scratch
+    const again = kktMatrixFree(matrixFreeRows(k, 0), out.lambda, new KktWorkspace(k.size)).maxRel;
+    assert.ok(again <= 1e-10, `recomputed KKT max_rel ${again}`);
   });
 
   it('returns λ = 0, converged, when every contact separates', () => {

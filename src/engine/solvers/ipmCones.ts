@@ -3,9 +3,11 @@
  * 1-D cone of μ = 0 contacts: Nesterov–Todd scaling, Jordan product and division, the step to the cone
  * boundary, the interior tests and the starting-point shifts. References as in ipm.ts's file header: [V] L.
  * Vandenberghe, "The CVXOPT linear and quadratic cone program solvers" (2010) §2–§4; [ECOS] A. Domahidi, E. Chu,
- * S. Boyd, "ECOS: An SOCP solver for embedded systems", ECC 2013. Moved from ipm.ts unchanged.
+ * S. Boyd, "ECOS: An SOCP solver for embedded systems", ECC 2013. Moved from ipm.ts; its Math.hypot(x, y) are
+ * hypot2Exact (math/hypot.ts: the same double, without the builtin's per-call scratch array).
  */
 import { IPM_MAX_INTERIOR_BACKTRACKS } from './ipmParameters.js';
+import { hypot2Exact } from '../math/hypot.js';
 
 /** Cone kinds per contact. */
 export const CONE_ORTHANT = 1; // μ = 0: x0 ≥ 0, tangential variables pinned to 0
@@ -28,8 +30,8 @@ export function ntScalingSoc(x: Float64Array, z: Float64Array, o: number, winv: 
   const z0 = z[o],
     z1 = z[o + 1],
     z2 = z[o + 2];
-  const xr = Math.hypot(x1, x2),
-    zr = Math.hypot(z1, z2);
+  const xr = hypot2Exact(x1, x2),
+    zr = hypot2Exact(z1, z2);
   if (!(x0 > xr) || !(z0 > zr)) return false;
   const xn = Math.sqrt((x0 - xr) * (x0 + xr));
   const zn = Math.sqrt((z0 - zr) * (z0 + zr));
@@ -74,12 +76,31 @@ export function maxStepSoc(v: Float64Array, d: Float64Array, o: number): number 
   const v0 = v[o],
     v1 = v[o + 1],
     v2 = v[o + 2];
-  const vr = Math.hypot(v1, v2);
+  const vr = hypot2Exact(v1, v2);
+  const vn = Math.sqrt((v0 - vr) * (v0 + vr));
+  if (!(vn > 0)) return 0;
+  return stepScaled(v0 / vn, v1 / vn, v2 / vn, vn, d, o);
+}
+
+/**
+ * min(maxStepSoc(v, d, o), maxStepSoc(v, e, o)): v's norm and scaled entries formed once for both directions (the same
+ * operations as two maxStepSoc calls, so the same step bit for bit); the NT step to the boundary's pair (ex, ez).
+ */
+export function maxStepSocPair(v: Float64Array, d: Float64Array, e: Float64Array, o: number): number {
+  const v0 = v[o],
+    v1 = v[o + 1],
+    v2 = v[o + 2];
+  const vr = hypot2Exact(v1, v2);
   const vn = Math.sqrt((v0 - vr) * (v0 + vr));
   if (!(vn > 0)) return 0;
   const a0 = v0 / vn,
     a1 = v1 / vn,
     a2 = v2 / vn;
+  return Math.min(stepScaled(a0, a1, a2, vn, d, o), stepScaled(a0, a1, a2, vn, e, o));
+}
+
+/** maxStepSoc's step for v = vn·(a0, a1, a2) and direction d[o..o+2]. */
+function stepScaled(a0: number, a1: number, a2: number, vn: number, d: Float64Array, o: number): number {
   const d0 = d[o] / vn,
     d1 = d[o + 1] / vn,
     d2 = d[o + 2] / vn;
@@ -87,7 +108,7 @@ export function maxStepSoc(v: Float64Array, d: Float64Array, o: number): number 
   const k = (a1 * d1 + a2 * d2) / (1 + a0) - d0;
   const y1 = d1 + a1 * k,
     y2 = d2 + a2 * k;
-  const t = Math.hypot(y1, y2) - y0;
+  const t = hypot2Exact(y1, y2) - y0;
   return t > 0 ? 1 / t : Infinity;
 }
 
@@ -114,7 +135,7 @@ export function jordanDivide(lam: Float64Array, r: Float64Array, o: number, kind
   const l0 = lam[o],
     l1 = lam[o + 1],
     l2 = lam[o + 2];
-  const lr = Math.hypot(l1, l2);
+  const lr = hypot2Exact(l1, l2);
   const det = (l0 - lr) * (l0 + lr);
   const u0 = (l0 * r[o] - l1 * r[o + 1] - l2 * r[o + 2]) / det;
   r[o + 1] = (r[o + 1] - u0 * l1) / l0;
@@ -229,7 +250,7 @@ export function ntStepToBoundary(
   ez[o] = u[o] - ex[o];
   ez[o + 1] = kind === CONE_ORTHANT ? 0 : u[o + 1] - ex[o + 1];
   ez[o + 2] = kind === CONE_ORTHANT ? 0 : u[o + 2] - ex[o + 2];
-  if (kind !== CONE_ORTHANT) return Math.min(maxStepSoc(nt, ex, o), maxStepSoc(nt, ez, o));
+  if (kind !== CONE_ORTHANT) return maxStepSocPair(nt, ex, ez, o);
   let amax = Infinity;
   if (ex[o] < 0) amax = -nt[o] / ex[o];
   if (ez[o] < 0) amax = Math.min(amax, -nt[o] / ez[o]);
@@ -242,7 +263,7 @@ export function allInterior(v: Float64Array, kind: Int8Array, C: number): boolea
     const o = 3 * c;
     if (kind[c] === CONE_ORTHANT) {
       if (!(v[o] > 0)) return false;
-    } else if (!(v[o] > Math.hypot(v[o + 1], v[o + 2]))) return false;
+    } else if (!(v[o] > hypot2Exact(v[o + 1], v[o + 2]))) return false;
   }
   return true;
 }
@@ -255,7 +276,7 @@ export function arwSolve(x: Float64Array, o: number, r0: number, r1: number, r2:
   const l0 = x[o],
     l1 = x[o + 1],
     l2 = x[o + 2];
-  const lr = Math.hypot(l1, l2);
+  const lr = hypot2Exact(l1, l2);
   const det = (l0 - lr) * (l0 + lr);
   const u0 = (l0 * r0 - l1 * r1 - l2 * r2) / det;
   out[oo] = u0;
@@ -272,9 +293,9 @@ export function shiftIntoCones(v: Float64Array, kind: Int8Array, C: number): voi
     nrm = 0;
   for (let c = 0; c < C; c++) {
     const o = 3 * c;
-    const ev = kind[c] === CONE_ORTHANT ? v[o] : v[o] - Math.hypot(v[o + 1], v[o + 2]);
+    const ev = kind[c] === CONE_ORTHANT ? v[o] : v[o] - hypot2Exact(v[o + 1], v[o + 2]);
     tmax = Math.max(tmax, -ev);
-    nrm = Math.max(nrm, Math.abs(v[o]) + Math.hypot(v[o + 1], v[o + 2]));
+    nrm = Math.max(nrm, Math.abs(v[o]) + hypot2Exact(v[o + 1], v[o + 2]));
   }
   if (tmax >= -1e-8 * Math.max(nrm, 1)) for (let c = 0; c < C; c++) v[3 * c] += 1 + tmax;
 }
@@ -289,7 +310,7 @@ export function shiftIntoCones(v: Float64Array, kind: Int8Array, C: number): voi
 export function warmInteriorStart(v: Float64Array, kind: Int8Array, C: number, margin: number): void {
   for (let c = 0; c < C; c++) {
     const o = 3 * c;
-    const ev = kind[c] === CONE_ORTHANT ? v[o] : v[o] - Math.hypot(v[o + 1], v[o + 2]);
+    const ev = kind[c] === CONE_ORTHANT ? v[o] : v[o] - hypot2Exact(v[o + 1], v[o + 2]);
     if (ev < margin) v[o] += margin - ev;
   }
 }

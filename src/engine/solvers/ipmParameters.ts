@@ -81,3 +81,14 @@ export const SPARSE_IPM_REFINED_RESIDUAL = 1e-14;
  * PivotRegularization) and each solve is refined against the exact operator.
  */
 export const SPARSE_IPM_PIVOT_FLOOR = 1e-12;
+/**
+ * Complementarity at rounding level: once the stall test is armed (ipmSparse.ts SPARSE_IPM_STALL_ARM), the sparse
+ * interior-point phase ends when τ = xᵀz/C of the scaled problem (x and z of order one: D normalises A's diagonal
+ * and κ the right-hand side, ipmSetup.ts) is at or below this, and the natural-map polish finishes. Below it the
+ * Newton systems are solved to rounding only and the iterations hardly lower the KKT max_rel: measured on a
+ * 4259-contact box-pile-1000 world-step island, five iterations at τ ≈ 2e-17 took it from 2.9e-9 to 1.5e-9 before
+ * the stall test's window closed (43 linear systems to converge; with this floor 37, the polish converging from
+ * 4.2e-9 instead). 1e-14 and 1e-15 converged too; 1e-13 left the polish short of the tolerance. Not a tolerance:
+ * the status is still the KKT checker's after the polish.
+ */
+export const SPARSE_IPM_TAU_ROUNDING = 1e-16;

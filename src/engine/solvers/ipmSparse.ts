@@ -49,7 +49,7 @@
  * factorisation every Newton step).
  *
  * Like the dense IPM it ends with a natural-map polish when the interior-point phase stops above the
- * tolerance: the sparse semismooth Newton of naturalMapSparse.ts (up to SPARSE_IPM_POLISH_STEPS steps, counted as
+ * tolerance (it also stops, once armed, when the complementarity τ is at rounding level, SPARSE_IPM_TAU_ROUNDING): the sparse semismooth Newton of naturalMapSparse.ts (up to SPARSE_IPM_POLISH_STEPS steps, counted as
  * iterations and in polishSteps), starting with its proximal endgame (proximalStep, docs/physics.md): at the
  * interior point's end — nearly degenerate sliding contacts, where the interior point converges only like √τ —
  * the projected semismooth step found no lower point in every traced world step of pyramid-20 and box-pile-1000,
@@ -84,7 +84,7 @@ import {
   stepInside,
 } from './ipm.js';
 import { SparseIpmNewton } from './ipmSparseNewton.js';
-import type { SparseIpmLinearSolve } from './ipmParameters.js';
+import { SPARSE_IPM_TAU_ROUNDING, type SparseIpmLinearSolve } from './ipmParameters.js';
 import { closingStatus, IpmProgress, statusAfterPolish } from './ipmTermination.js';
 import { kktRows, polishNaturalMapSparse, SPARSE_NEWTON_PROXIMAL_STEPS, SparseNaturalMap } from './naturalMapSparse.js';
 import { matrixFreeRows, type MatrixFreeRows } from './pgsRows.js';
@@ -96,6 +96,7 @@ export {
   SPARSE_IPM_PCG_MAX_ITERATIONS,
   SPARSE_IPM_PIVOT_FLOOR,
   SPARSE_IPM_REFINED_RESIDUAL,
+  SPARSE_IPM_TAU_ROUNDING,
   SPARSE_IPM_WOODBURY_RESIDUAL,
   type SparseIpmLinearSolve,
 } from './ipmParameters.js';
@@ -282,7 +283,8 @@ export function solveIpmSparse(
     return sparseOutput(run, null, { kind: 'converged' }, 0, lam, setupBytes, 0);
   }
 
-  const s = new SparseIpmNewton(k, rows.diagonal, softening, linear, setupBytes);
+  // the polish map's body space (the sparse Newton's) has this island's K pattern: its symbolic analysis is reused
+  const s = new SparseIpmNewton(k, rows.diagonal, softening, linear, setupBytes, polishMap?.bodySpace);
   const { x, z, xSave, zSave, dx, dz, pinned, kind, q, rx, px, measures, kappa, D } = s;
   const toLambda = (src: Float64Array): void => {
     for (let i = 0; i < n; i++) lam[i] = pinned[i] ? 0 : kappa * D[i] * src[i];
@@ -359,13 +361,17 @@ export function solveIpmSparse(
     }
     if (rel <= SPARSE_IPM_STALL_ARM) armed = true;
     status = progress.check(iterations, alpha, bestRel, merit, tau, armed);
+    // complementarity at rounding level (SPARSE_IPM_TAU_ROUNDING): the polish finishes
+    if (status === null && armed && tau <= SPARSE_IPM_TAU_ROUNDING)
+      status = { kind: 'stalled', reason: `complementarity τ = ${formatNumber(tau)} at rounding level at iteration ${iterations}` };
   }
   // ---- polish (ipm.ts step 4, sparse): semismooth Newton on the checker's natural map (naturalMapSparse.ts) ----
   let polishSteps = 0;
   if (bestRel > tol && iterations < maxIt) {
     const before = bestRel;
-    // the caller's natural map of this island (the sparse Newton's, with its symbolic analysis), else a new one
-    const nm = polishMap ?? new SparseNaturalMap(k, softening);
+    // the caller's natural map of this island (the sparse Newton's, with its symbolic analysis), else a new one on
+    // this solve's body-space pattern
+    const nm = polishMap ?? new SparseNaturalMap(k, softening, s.space);
     if (!polishMap) s.bytes += nm.bytes;
     // the proximal endgame (naturalMapSparse.ts proximalStep) first, then projected steps (file header)
     const polished = polishNaturalMapSparse(

@@ -5,7 +5,7 @@
  * iteration there reads as its phases (start, predictor–corrector, step, termination, polish).
  */
 import type { ContactJacobians } from '../assembly.js';
-import { addBtv, assembleBodySpace, BODY_DOFS, type BodySpace, bodySpace } from './bodySpace.js';
+import { addBtv, addRowDot6, assembleBodySpace, BODY_DOFS, type BodySpace, bodySpace } from './bodySpace.js';
 import { factorBlockSparse, solveBlockSparse, type BlockSparseSymbolic, type PivotRegularization } from '../math/blockSparseCholesky.js';
 import { PcgWorkspace, pcgSolve } from './pcg.js';
 import { CONE_ORTHANT } from './ipmCones.js';
@@ -25,6 +25,7 @@ import { gramPlusDiag3, identityPlusScaledGram3, mul3, mul3x3, spdInverse3 } fro
 import { contactSpaceMatrix } from './ipmSparseContactSpace.js';
 
 import { REGULARIZATION_MAX } from '../math/cholesky.js';
+import { hypot2Exact } from '../math/hypot.js';
 
 /**
  * The sparse interior point's Newton systems (ipmSparse.ts file header): the scaled problem, the body space
@@ -53,8 +54,6 @@ export class SparseIpmNewton {
   readonly valB: Float64Array;
   readonly Hb: Float64Array;
   readonly Hinv: Float64Array;
-  /** H⁻¹ B for one side (3×6). */
-  readonly G: Float64Array;
   readonly Wm: Float64Array;
   readonly Mx: Float64Array;
   readonly Mi: Float64Array;
@@ -122,13 +121,17 @@ export class SparseIpmNewton {
   private readonly woodburyScaledFn = (r: Float64Array, out: Float64Array): void => this.woodburyScaled(r, out);
   private readonly unscaledNormFn = (v: Float64Array): number => this.unscaledNorm(v);
 
-  /** `diag`: the 3×3 diagonal blocks of A (matrixFreeRows); `bytes`: what the caller allocated so far. */
+  /**
+   * `diag`: the 3×3 diagonal blocks of A (matrixFreeRows); `bytes`: what the caller allocated so far; `pattern`: a body
+   * space of the same island whose symbolic analysis is reused (bodySpace.ts).
+   */
   constructor(
     readonly k: ContactJacobians,
     diag: Float64Array,
     readonly softening: number,
     linear: SparseIpmLinearSolve,
     bytes: number,
+    pattern?: BodySpace,
   ) {
     const C = k.contactCount,
       n = k.size,
@@ -161,7 +164,7 @@ export class SparseIpmNewton {
     this.kappa = kappa;
 
     // ---- bodies, B = D J L and the symbolic analysis of K = I + Bᵀ H⁻¹ B (bodySpace.ts) ----
-    const space = bodySpace(k, D);
+    const space = bodySpace(k, D, pattern);
     this.bytes += space.bytes;
     this.space = space;
     this.N = space.N;
@@ -173,7 +176,6 @@ export class SparseIpmNewton {
     this.valB = this.f64(36 * space.sym.slots);
     this.Hb = this.f64(9 * C);
     this.Hinv = this.f64(9 * C);
-    this.G = this.f64(18);
     this.Wm = this.f64(9);
     this.Mx = this.f64(9);
     this.Mi = this.f64(9);
@@ -244,8 +246,8 @@ export class SparseIpmNewton {
         let s = sigma[o + r] * v[o + r];
         const a = ca[c],
           bb = cb[c];
-        if (a >= 0) for (let j = 0; j < 6; j++) s += BA[18 * c + 6 * r + j] * bodyVec[BODY_DOFS * a + j];
-        if (bb >= 0) for (let j = 0; j < 6; j++) s += BB[18 * c + 6 * r + j] * bodyVec[BODY_DOFS * bb + j];
+        if (a >= 0) s = addRowDot6(s, BA, 18 * c + 6 * r, bodyVec, BODY_DOFS * a);
+        if (bb >= 0) s = addRowDot6(s, BB, 18 * c + 6 * r, bodyVec, BODY_DOFS * bb);
         out[o + r] = pinned[o + r] ? 0 : s;
       }
     }
@@ -257,7 +259,7 @@ export class SparseIpmNewton {
    * factorised. False if a block or K is not positive definite.
    */
   private buildBodySpace(mode: 0 | 1): boolean {
-    const { C, krylov, kind, sigma, space, BA, BB, symB, valB, Hb, Hinv, G, Wm, Mx, Mi, T9, bodyReg, x, z, Ws, Wsi, Hs, Hsi, winv } = this;
+    const { C, krylov, kind, sigma, space, BA, BB, symB, valB, Hb, Hinv, Wm, Mx, Mi, T9, bodyReg, x, z, Ws, Wsi, Hs, Hsi, winv } = this;
     for (let c = 0; c < C; c++) {
       const o = 3 * c,
         h = 9 * c;
@@ -293,8 +295,8 @@ export class SparseIpmNewton {
       } else {
         // W⁻² + Σ, and W = η² J W⁻¹ J (J = diag(1, −1, −1), η² = ‖x‖_J/‖z‖_J; [V] §4.3)
         gramPlusDiag3(winv, h, sigma, o, Hb, h);
-        const xr = Math.hypot(x[o + 1], x[o + 2]),
-          zr = Math.hypot(z[o + 1], z[o + 2]);
+        const xr = hypot2Exact(x[o + 1], x[o + 2]),
+          zr = hypot2Exact(z[o + 1], z[o + 2]);
         const eta2 = Math.sqrt((x[o] - xr) * (x[o] + xr)) / Math.sqrt((z[o] - zr) * (z[o] + zr));
         // J W⁻¹ J flips the signs of the (0, 1..2) and (1..2, 0) entries
         Wm[0] = eta2 * winv[h];
@@ -320,7 +322,7 @@ export class SparseIpmNewton {
       }
     }
     // K = I + Σ_c B_cᵀ H_c⁻¹ B_c
-    assembleBodySpace(space, BA, BB, Hinv, valB, G);
+    assembleBodySpace(space, BA, BB, Hinv, valB);
     // K's eigenvalues are ≥ 1, so a pivot at rounding level is rounding (cond K ~ max H⁻¹ near the solution): on the
     // 'krylov' path it is floored (PivotRegularization) and PCG works against the exact operator
     if (!krylov) return factorBlockSparse(symB, valB);
@@ -376,8 +378,8 @@ export class SparseIpmNewton {
     const o = 3 * c;
     for (let r2 = 0; r2 < 3; r2++) {
       let s = 0;
-      if (ca[c] >= 0) for (let j = 0; j < 6; j++) s += BA[18 * c + 6 * r2 + j] * bodyVec[BODY_DOFS * ca[c] + j];
-      if (cb[c] >= 0) for (let j = 0; j < 6; j++) s += BB[18 * c + 6 * r2 + j] * bodyVec[BODY_DOFS * cb[c] + j];
+      if (ca[c] >= 0) s = addRowDot6(s, BA, 18 * c + 6 * r2, bodyVec, BODY_DOFS * ca[c]);
+      if (cb[c] >= 0) s = addRowDot6(s, BB, 18 * c + 6 * r2, bodyVec, BODY_DOFS * cb[c]);
       corr[o + r2] = pinned[o + r2] ? 0 : s;
     }
     mul3(Ws, 9 * c, corr, o, tmp);
@@ -424,8 +426,8 @@ export class SparseIpmNewton {
       const o = 3 * c;
       for (let r2 = 0; r2 < 3; r2++) {
         let s = 0;
-        if (ca[c] >= 0) for (let j = 0; j < 6; j++) s += BA[18 * c + 6 * r2 + j] * bodyVec[BODY_DOFS * ca[c] + j];
-        if (cb[c] >= 0) for (let j = 0; j < 6; j++) s += BB[18 * c + 6 * r2 + j] * bodyVec[BODY_DOFS * cb[c] + j];
+        if (ca[c] >= 0) s = addRowDot6(s, BA, 18 * c + 6 * r2, bodyVec, BODY_DOFS * ca[c]);
+        if (cb[c] >= 0) s = addRowDot6(s, BB, 18 * c + 6 * r2, bodyVec, BODY_DOFS * cb[c]);
         tmp[o + r2] = s;
       }
       mul3(Hinv, 9 * c, tmp, o, corr);

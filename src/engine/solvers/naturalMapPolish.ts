@@ -39,7 +39,7 @@ export function polishNaturalMapSparse(
       // the projected line search found no lower point (or was skipped): the proximal endgame (SparseNaturalMap.proximalStep)
       const before = bestRel,
         fBefore = nm.objective(best);
-      const p = nm.proximalStep(best, bestRel, maxSteps - steps);
+      const p = nm.proximalStep(best, bestRel, maxSteps - steps, tol);
       // one history entry per linear system: the subproblem's iterates are not in K, so they carry the best so far
       for (let i = 0; i < p.solves; i++) record(before, fBefore);
       steps += p.solves;

@@ -30,7 +30,7 @@ import { coneProjectionJacobian, projectCone } from '../cone.js';
 import { KktWorkspace } from '../kkt.js';
 import { factorBlockSparse, solveBlockSparse, type PivotRegularization } from '../math/blockSparseCholesky.js';
 import { symmetricEigen3 } from '../math/symmetricEigen3.js';
-import { addBtv, assembleBodySpace, BODY_DOFS, bodySpace, type BodySpace } from './bodySpace.js';
+import { addBtv, addRowDot6, assembleBodySpace, BODY_DOFS, bodySpace, type BodySpace } from './bodySpace.js';
 import { objectiveFromAlam } from './history.js';
 import { PcgWorkspace, pcgSolve } from './pcg.js';
 import { matrixFreeRows, type MatrixFreeRows } from './pgsRows.js';
@@ -119,7 +119,6 @@ export class SparseNaturalMap {
   private readonly Hs: Float64Array;
   private readonly Hsi: Float64Array;
   private readonly valB: Float64Array;
-  private readonly G: Float64Array;
   private readonly bodyVec: Float64Array;
   private readonly bodyWork: Float64Array;
   private readonly t1: Float64Array;
@@ -141,7 +140,8 @@ export class SparseNaturalMap {
   private readonly prox: Float64Array;
   private readonly reg: PivotRegularization = { floor: SPARSE_NEWTON_PIVOT_FLOOR, replaced: 0 };
 
-  constructor(k: ContactJacobians, softening = 0) {
+  /** `pattern`: a body space of the same island whose symbolic analysis is reused (bodySpace.ts). */
+  constructor(k: ContactJacobians, softening = 0, pattern?: BodySpace) {
     const C = k.contactCount,
       n = k.size;
     this.C = C;
@@ -152,7 +152,7 @@ export class SparseNaturalMap {
     this.gamma = softening;
     this.rows = matrixFreeRows(k, softening);
     this.ws = new KktWorkspace(n);
-    this.space = bodySpace(k);
+    this.space = bodySpace(k, undefined, pattern);
     let bytes = this.space.bytes + this.rows.diagonal.byteLength + this.rows.dv.byteLength + 16 * n;
     const f64 = (len: number): Float64Array => {
       bytes += 8 * len;
@@ -177,7 +177,6 @@ export class SparseNaturalMap {
     this.Hs = f64(9 * C);
     this.Hsi = f64(9 * C);
     this.valB = f64(36 * this.space.sym.slots);
-    this.G = f64(18);
     this.bodyVec = f64(BODY_DOFS * this.space.N);
     this.bodyWork = f64(BODY_DOFS * this.space.N);
     this.t1 = f64(n);
@@ -193,6 +192,11 @@ export class SparseNaturalMap {
     this.pcg = new PcgWorkspace(n);
     bytes += this.pcg.bytes;
     this.bytes = bytes;
+  }
+
+  /** The island's body space (body indices, K's symbolic analysis and slots), for a solver of the same island to reuse (bodySpace `pattern`). */
+  get bodySpace(): BodySpace {
+    return this.space;
   }
 
   /** KKT max_rel of λ (the matrix-free checker); leaves w in ws.w, Aλ in ws.Alam and M⁻¹Jᵀλ in rows.dv. */
@@ -221,8 +225,8 @@ export class SparseNaturalMap {
       for (let r = 0; r < 3; r++) {
         const i = 3 * c + r;
         let s = (this.eps + (r === 0 ? this.gamma : 0)) * x[i];
-        if (a >= 0) for (let j = 0; j < 6; j++) s += BA[18 * c + 6 * r + j] * bv[BODY_DOFS * a + j];
-        if (bb >= 0) for (let j = 0; j < 6; j++) s += BB[18 * c + 6 * r + j] * bv[BODY_DOFS * bb + j];
+        if (a >= 0) s = addRowDot6(s, BA, 18 * c + 6 * r, bv, BODY_DOFS * a);
+        if (bb >= 0) s = addRowDot6(s, BB, 18 * c + 6 * r, bv, BODY_DOFS * bb);
         out[i] = s;
       }
     }
@@ -274,7 +278,7 @@ export class SparseNaturalMap {
           Hsi[u9 + 3 * i + j] = fi ? (i === j ? 1 / dk[o + i] : 0) - smc * di * dj : 0;
         }
     }
-    assembleBodySpace(this.space, this.BhA, this.BhB, Hsi, this.valB, this.G);
+    assembleBodySpace(this.space, this.BhA, this.BhB, Hsi, this.valB);
     const ok = factorBlockSparse(this.space.sym, this.valB, this.reg);
     if (this.reg.replaced > this.stats.regularizedPivots) this.stats.regularizedPivots = this.reg.replaced;
     return ok;
@@ -480,10 +484,13 @@ export class SparseNaturalMap {
    * contact inside its cone by ~√τ with a slip of ~√τ at an interior point's end), its Newton step asks w = 0
    * there, which the redundant rows can only meet by large moves along A's near-null space; the projected line
    * search then rejects every step. The proximal term keeps the subproblem strongly convex, so its Newton
-   * iteration settles the contact modes itself. Returns the merit of `best` afterwards and the linear systems
-   * solved (each an iteration of the caller).
+   * iteration settles the contact modes itself. With `tol` > 0 the projected iterate is checked after every
+   * Newton step and the step ends as soon as it meets the tolerance (the remaining Newton steps would only drive the
+   * subproblem's residual to rounding: measured on box-pile-1000 and pyramid-20 world-step islands, the projected
+   * iterate met 1e-10 two and one linear systems before the subproblem's residual test stopped). Returns the merit of
+   * `best` afterwards and the linear systems solved (each an iteration of the caller).
    */
-  proximalStep(best: Float64Array, bestRel: number, maxSolves: number): { rel: number; solves: number } {
+  proximalStep(best: Float64Array, bestRel: number, maxSolves: number, tol = 0): { rel: number; solves: number } {
     const { n, C, mu, F, prox, dl } = this;
     this.center.set(best);
     prox.set(best);
@@ -500,6 +507,12 @@ export class SparseNaturalMap {
       solves++;
       if (!this.solveLinearised()) break;
       for (let i = 0; i < n; i++) prox[i] += dl[i];
+      const met = tol > 0 ? this.proximalMeets(prox, best, bestRel, tol) : -1;
+      if (met >= 0) {
+        this.damping = 0;
+        this.proxActive = false;
+        return { rel: met, solves };
+      }
     }
     this.damping = 0;
     this.proxActive = false;
@@ -510,6 +523,20 @@ export class SparseNaturalMap {
       return { rel, solves };
     }
     return { rel: bestRel, solves };
+  }
+
+  /**
+   * The checker's KKT max_rel of Π_K(prox) when it meets `tol` and lowers bestRel (then written to `best`), else −1.
+   * The projection goes to scratch (bestCand: the line search's, not in use here).
+   */
+  private proximalMeets(prox: Float64Array, best: Float64Array, bestRel: number, tol: number): number {
+    const { C, mu, bestCand } = this;
+    bestCand.set(prox);
+    for (let c = 0; c < C; c++) projectCone(bestCand, 3 * c, mu[c], bestCand);
+    const rel = this.merit(bestCand);
+    if (!(rel <= tol && rel < bestRel)) return -1;
+    best.set(bestCand);
+    return rel;
   }
 
   /**
