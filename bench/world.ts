@@ -464,7 +464,7 @@ function skipText(cfg: RunConfig, o: JobOutcome, startProbe: ContactProbe | unde
   if (cfg.engine !== 'ours') return `skipped: > ${s} per step`;
   const c = lastKnownIsland(o) ?? startProbe?.largestIslandContacts;
   const rules = matrixFreeRules();
-  const limit = cfg.solver === 'newton' || cfg.solver === 'ipm' ? (rules.exactDenseIslandLimit ?? rules.denseIslandLimit) : rules.denseIslandLimit;
+  const limit = cfg.solver === 'ipm' ? (rules.exactDenseIslandLimit ?? rules.denseIslandLimit) : rules.denseIslandLimit;
   const dense = cfg.solver !== 'pgs' && (limit === undefined || c === undefined || c <= limit);
   const what = dense ? `dense solver (${cfg.solver})` : cfg.solver;
   return `skipped: > ${s} per step (${what} on an island of ${c ?? '?'} contacts)`;
@@ -695,7 +695,7 @@ function matrixFreeLines(): string[] {
   const fb = r.fallback ? `${r.fallback.solver ?? 'pgs'}${r.fallback.maxIterations !== undefined ? `, ${r.fallback.maxIterations} it.` : ''}` : 'pgs';
   return [
     `ours: World solves islands of more than ${r.denseIslandLimit} contacts without forming A: PGS matrix-free, newton scenarios by the sparse Newton (src/engine/solvers/newtonSparse.ts), ipm scenarios by ${fb === 'ipm' ? 'the sparse interior point' : fb}` +
-      `${r.pgsMatrixFreeFrom !== undefined ? `; PGS goes matrix-free above ${r.pgsMatrixFreeFrom} contacts` : ''}${r.exactDenseIslandLimit !== undefined ? `, newton and ipm above ${r.exactDenseIslandLimit}` : ''} — the note column says when newton/ipm did not run`,
+      `${r.pgsMatrixFreeFrom !== undefined ? `; PGS goes matrix-free above ${r.pgsMatrixFreeFrom} contacts` : ''}${r.exactDenseIslandLimit !== undefined ? `, ipm above ${r.exactDenseIslandLimit}` : ''} — the note column says when newton/ipm did not run`,
   ];
 }
 
