@@ -58,6 +58,7 @@ const RAPIER_DEFAULT_ITERATIONS = 4;
 interface MatrixFreeRules {
   readonly denseIslandLimit?: number;
   readonly pgsMatrixFreeFrom?: number;
+  readonly exactDenseIslandLimit?: number;
   readonly fallback?: { readonly solver?: string; readonly maxIterations?: number };
 }
 
@@ -68,6 +69,7 @@ function matrixFreeRules(): MatrixFreeRules {
   return {
     ...(num('DENSE_ISLAND_LIMIT') !== undefined ? { denseIslandLimit: num('DENSE_ISLAND_LIMIT') } : {}),
     ...(num('PGS_MATRIX_FREE_FROM') !== undefined ? { pgsMatrixFreeFrom: num('PGS_MATRIX_FREE_FROM') } : {}),
+    ...(num('EXACT_DENSE_ISLAND_LIMIT') !== undefined ? { exactDenseIslandLimit: num('EXACT_DENSE_ISLAND_LIMIT') } : {}),
     ...(fb && typeof fb === 'object' ? { fallback: fb as MatrixFreeRules['fallback'] } : {}),
   };
 }
@@ -461,7 +463,8 @@ function skipText(cfg: RunConfig, o: JobOutcome, startProbe: ContactProbe | unde
   if (k.phase === 'setup') return `skipped: setup took > ${s}`;
   if (cfg.engine !== 'ours') return `skipped: > ${s} per step`;
   const c = lastKnownIsland(o) ?? startProbe?.largestIslandContacts;
-  const limit = matrixFreeRules().denseIslandLimit;
+  const rules = matrixFreeRules();
+  const limit = cfg.solver === 'ipm' ? (rules.exactDenseIslandLimit ?? rules.denseIslandLimit) : rules.denseIslandLimit;
   const dense = cfg.solver !== 'pgs' && (limit === undefined || c === undefined || c <= limit);
   const what = dense ? `dense solver (${cfg.solver})` : cfg.solver;
   return `skipped: > ${s} per step (${what} on an island of ${c ?? '?'} contacts)`;
@@ -692,7 +695,7 @@ function matrixFreeLines(): string[] {
   const fb = r.fallback ? `${r.fallback.solver ?? 'pgs'}${r.fallback.maxIterations !== undefined ? `, ${r.fallback.maxIterations} it.` : ''}` : 'pgs';
   return [
     `ours: World solves islands of more than ${r.denseIslandLimit} contacts without forming A: PGS matrix-free, newton scenarios by the sparse Newton (src/engine/solvers/newtonSparse.ts), ipm scenarios by ${fb === 'ipm' ? 'the sparse interior point' : fb}` +
-      `${r.pgsMatrixFreeFrom !== undefined ? `; PGS goes matrix-free above ${r.pgsMatrixFreeFrom} contacts` : ''} — the note column says when newton/ipm did not run`,
+      `${r.pgsMatrixFreeFrom !== undefined ? `; PGS goes matrix-free above ${r.pgsMatrixFreeFrom} contacts` : ''}${r.exactDenseIslandLimit !== undefined ? `, ipm above ${r.exactDenseIslandLimit}` : ''} — the note column says when newton/ipm did not run`,
   ];
 }
 

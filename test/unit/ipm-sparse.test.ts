@@ -7,9 +7,49 @@ import { matrixFreeRows } from '../../src/engine/solvers/pgsRows.js';
 import { analyseBlockPattern, blockSlot, factorBlockSparse, solveBlockSparse, type PivotRegularization } from '../../src/engine/math/blockSparseCholesky.js';
 import { kkt, KktWorkspace } from '../../src/engine/kkt.js';
 import { bodySpace } from '../../src/engine/solvers/bodySpace.js';
+import { CONE_ORTHANT, CONE_SOC, ntStepToBoundary, ntStepToBoundaryAll } from '../../src/engine/solvers/ipmCones.js';
 import { DENSE_ISLAND_LIMIT, solveIsland } from '../../src/engine/island/solveIsland.js';
 import { boxPyramid, relDiff, rng, speculativePile, sphereColumn } from './island-builders.js';
 import { baseConfig } from './world-helpers.js';
+
+describe('step to the boundary over all blocks', () => {
+  it('ntStepToBoundaryAll is the minimum of ntStepToBoundary over the blocks, bit for bit, and leaves the same directions', () => {
+    const r = rng(29);
+    const C = 400;
+    const kind = new Int8Array(C),
+      winv = new Float64Array(9 * C),
+      nt = new Float64Array(3 * C),
+      dx = new Float64Array(3 * C),
+      u = new Float64Array(3 * C);
+    for (let c = 0; c < C; c++) {
+      kind[c] = c % 7 === 0 ? CONE_ORTHANT : CONE_SOC;
+      for (let i = 0; i < 9; i++) winv[9 * c + i] = r();
+      const t1 = r(),
+        t2 = r();
+      // interior points, some a rounding step from the boundary, one on it (no step: 0)
+      nt[3 * c] = c === 5 ? Math.hypot(t1, t2) : Math.hypot(t1, t2) * (1 + (c % 3 === 0 ? 1e-12 : Math.abs(r())));
+      nt[3 * c + 1] = t1;
+      nt[3 * c + 2] = t2;
+      for (let i = 0; i < 3; i++) {
+        dx[3 * c + i] = r();
+        u[3 * c + i] = r();
+      }
+    }
+    for (const blocks of [C, 5, 1]) {
+      const ex1 = new Float64Array(3 * C),
+        ez1 = new Float64Array(3 * C),
+        ex2 = new Float64Array(3 * C),
+        ez2 = new Float64Array(3 * C);
+      let expected = Infinity;
+      for (let c = 0; c < blocks; c++) expected = Math.min(expected, ntStepToBoundary(winv, c, kind[c], dx, u, nt, ex1, ez1));
+      const got = ntStepToBoundaryAll(winv, kind, blocks, dx, u, nt, ex2, ez2);
+      assert.ok(Object.is(got, expected), `${blocks} blocks: ${got} vs ${expected}`);
+      assert.deepEqual(ex2, ex1);
+      assert.deepEqual(ez2, ez1);
+    }
+    assert.equal(ntStepToBoundaryAll(winv, kind, C, dx, u, nt, new Float64Array(3 * C), new Float64Array(3 * C)), 0, 'a block on the boundary allows no step');
+  });
+});
 
 describe('block-sparse Cholesky', () => {
   for (const bs of [3, 6]) {

@@ -1,6 +1,6 @@
 /** The sparse semismooth Newton (naturalMapSparse.ts, newtonSparse.ts) and the sparse IPM's polish: the dense answers without the dense A. */
 import assert from 'node:assert/strict';
-import { assembleJacobians, assembleProblem } from '../../src/engine/assembly.js';
+import { assembleJacobians, assembleProblem, denseProblem } from '../../src/engine/assembly.js';
 import { solve } from '../../src/engine/solvers/solve.js';
 import { solveNewtonSparse } from '../../src/engine/solvers/newtonSparse.js';
 import { solveIpmSparse } from '../../src/engine/solvers/ipmSparse.js';
@@ -9,7 +9,14 @@ import { naturalMapJacobian, polishDirection, PolishWorkspace } from '../../src/
 import { kkt, KktWorkspace, kktInto } from '../../src/engine/kkt.js';
 import { symmetricEigen3 } from '../../src/engine/math/symmetricEigen3.js';
 import { coneProjectionJacobian } from '../../src/engine/cone.js';
-import { DENSE_ISLAND_LIMIT, solveIsland } from '../../src/engine/island/solveIsland.js';
+import {
+  assemblyOptions,
+  DENSE_ISLAND_LIMIT,
+  EXACT_DENSE_ISLAND_LIMIT,
+  PGS_MATRIX_FREE_FROM,
+  solveIsland,
+  useMatrixFree,
+} from '../../src/engine/island/solveIsland.js';
 import { boxPyramid, relDiff, rng, speculativePile, sphereColumn } from './island-builders.js';
 import { baseConfig } from './world-helpers.js';
 
@@ -122,6 +129,45 @@ describe('newton islands above the dense limit', () => {
     assert.ok(out.solve.result.kkt.maxRel <= 1e-10);
     assert.ok(!JSON.stringify(out.solve.result.status).includes('instead of'));
   });
+});
+
+describe("the exact solvers' own dense limit", () => {
+  it('ipm islands above EXACT_DENSE_ISLAND_LIMIT contacts skip the dense A; PGS, newton and coulomb keep their limits', () => {
+    assert.ok(EXACT_DENSE_ISLAND_LIMIT < PGS_MATRIX_FREE_FROM && PGS_MATRIX_FREE_FROM < DENSE_ISLAND_LIMIT);
+    const ipm = baseConfig({ solver: { solver: 'ipm' } });
+    assert.equal(useMatrixFree(ipm, EXACT_DENSE_ISLAND_LIMIT), false);
+    assert.equal(useMatrixFree(ipm, EXACT_DENSE_ISLAND_LIMIT + 1), true);
+    const newton = baseConfig({ solver: { solver: 'newton' } });
+    assert.equal(useMatrixFree(newton, DENSE_ISLAND_LIMIT), false);
+    assert.equal(useMatrixFree(newton, DENSE_ISLAND_LIMIT + 1), true);
+    const pgs = baseConfig({ solver: { solver: 'pgs' } });
+    assert.equal(useMatrixFree(pgs, PGS_MATRIX_FREE_FROM), false);
+    assert.equal(useMatrixFree(pgs, PGS_MATRIX_FREE_FROM + 1), true);
+    const coulomb = baseConfig({ solver: { solver: 'coulomb' } });
+    assert.equal(useMatrixFree(coulomb, DENSE_ISLAND_LIMIT), false);
+    assert.equal(useMatrixFree(coulomb, DENSE_ISLAND_LIMIT + 1), true);
+  });
+
+  for (const solver of ['ipm'] as const) {
+    it(`solveIsland solves a 140-contact speculative pile with ${solver} sparse: converged, KKT ≤ 1e-10 by the dense checker, w and f as the dense solve's to 1e-8`, () => {
+      const { bodies, contacts } = speculativePile(5, 1);
+      assert.ok(contacts.length > EXACT_DENSE_ISLAND_LIMIT && contacts.length <= DENSE_ISLAND_LIMIT);
+      const cfg = baseConfig({ solver: { solver } });
+      const out = solveIsland(bodies, contacts, [...contacts.keys()], cfg, undefined, new Float64Array(6 * bodies.length));
+      assert.equal(out.solve.matrixFree, true);
+      assert.equal(out.solve.result.solver, solver);
+      assert.equal(out.solve.result.status.kind, 'converged', JSON.stringify(out.solve.result.status));
+      // the dense problem of the same assembly (softening 0 in baseConfig)
+      const k = assembleJacobians(bodies, contacts, assemblyOptions(cfg));
+      const p = denseProblem(k, contacts, k.regularization);
+      assert.ok(kkt(p, out.lambda).maxRel <= 1e-10, `dense checker: KKT max_rel ${kkt(p, out.lambda).maxRel}`);
+      const dense = solve(p, { solver });
+      // λ of coplanar contacts is not unique: compare the optimum's w = Aλ − b and f
+      assert.ok(relDiff(out.solve.result.w, dense.w) < 1e-8, `w differs by ${relDiff(out.solve.result.w, dense.w)}`);
+      const df = Math.abs(out.solve.result.objective - dense.objective) / Math.max(1, Math.abs(dense.objective));
+      assert.ok(df < 1e-8, `f differs by ${df}`);
+    });
+  }
 });
 
 describe('sparse interior point: natural-map polish', () => {

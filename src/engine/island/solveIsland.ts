@@ -17,6 +17,15 @@ import type { Vec3 } from '../math/vec3.js';
 export const DENSE_ISLAND_LIMIT = 200;
 /** PGS islands with more contacts than this use the matrix-free PGS (same iterates, O(C) per sweep). */
 export const PGS_MATRIX_FREE_FROM = 32;
+/**
+ * Interior-point islands with more contacts than this go to the sparse interior point (solveMatrixFree.ts): measured
+ * per island by bench/island-limit.ts on box-pile-1000's small islands (docs/benchmarks.md "Exact solvers: their own
+ * dense limit"), the sparse path costs about what the dense one does at 9–16 contacts and 2–5× less from 17 up; below
+ * 9 the dense one is cheaper. Newton keeps DENSE_ISLAND_LIMIT: its sparse path ends in the sparse interior point from
+ * that solver's own start whenever its local phase fails, i.e. with the ipm's answer, where the dense Newton's
+ * interior point starts from the local phase's end (two different solves for a side-by-side comparison of runs).
+ */
+export const EXACT_DENSE_ISLAND_LIMIT = 16;
 /** One island's solve: dense (problem with A) or matrix-free (Jacobians only, large islands). */
 export type IslandSolve =
   | {
@@ -56,7 +65,10 @@ export function assemblyOptions(cfg: StepConfig): AssemblyOptions {
 
 /** Does an island of this many contacts skip the dense A? */
 export function useMatrixFree(cfg: StepConfig, contacts: number): boolean {
-  return contacts > DENSE_ISLAND_LIMIT || (cfg.solver.solver === 'pgs' && contacts > PGS_MATRIX_FREE_FROM);
+  const solver = cfg.solver.solver;
+  if (solver === 'pgs') return contacts > PGS_MATRIX_FREE_FROM;
+  if (solver === 'ipm') return contacts > EXACT_DENSE_ISLAND_LIMIT;
+  return contacts > DENSE_ISLAND_LIMIT;
 }
 
 /**

@@ -78,7 +78,7 @@ import {
   IPM_START_DAMPING,
   IPM_STEP_FRACTION,
   ntScaleAll,
-  ntStepToBoundary,
+  ntStepToBoundaryAll,
   residualMeasures,
   shiftIntoCones,
   stepInside,
@@ -237,8 +237,7 @@ function sparsePredictorCorrector(s: SparseIpmNewton, tau: number, iterations: n
     if (!s.newtonSolve(iterations)) break;
     const ex = pass === 0 ? dxa : tmp,
       ez = pass === 0 ? dza : corr;
-    let amax = Infinity;
-    for (let c = 0; c < C; c++) amax = Math.min(amax, ntStepToBoundary(winv, c, kind[c], dx, u, nt, ex, ez));
+    const amax = ntStepToBoundaryAll(winv, kind, C, dx, u, nt, ex, ez);
     if (pass === 0) alphaAff = Math.min(1, amax);
     else alpha = Math.min(1, IPM_STEP_FRACTION * amax);
     solved = pass;

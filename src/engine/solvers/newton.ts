@@ -47,6 +47,14 @@ export const NEWTON_DEFAULTS = {
 export const LOCAL_STEPS = 8;
 /** A local step must multiply the KKT max_rel by at most this (superlinear region), else the phase ends. */
 export const LOCAL_RATE = 0.5;
+/**
+ * Step halvings per direction in the sparse local phase: near the solution a semismooth Newton step scales the
+ * natural-map residual as ‖F(λ + t·dλ)‖ ≈ (1 − t)‖F(λ)‖ (Qi & Sun 1993), so no t < 1 − LOCAL_RATE can meet
+ * LOCAL_RATE; t = 1 and ½ are tried. (On box-pile-1000 and pyramid-20 every warm-started local phase failed, its
+ * merit flat over t = 1 … 2⁻¹⁰: a λ at the cone boundary moved by any t changes its contact's relative KKT residual by
+ * O(1).) The dense local phase keeps NEWTON_DEFAULTS.maxBacktracks: its end point starts the dense interior point.
+ */
+export const LOCAL_BACKTRACKS = Math.floor(Math.log2(1 / (1 - LOCAL_RATE)));
 
 /** What the local phase did: steps taken and the KKT max_rel it ended with (λ updated in place). */
 export interface LocalPhase {

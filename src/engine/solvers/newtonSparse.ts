@@ -21,7 +21,7 @@ import { projectCone } from '../cone.js';
 import { HistoryRecorder, objectiveFromAlam } from './history.js';
 import { solveIpmSparse } from './ipmSparse.js';
 import { SparseNaturalMap, polishNaturalMapSparse } from './naturalMapSparse.js';
-import { LOCAL_RATE, LOCAL_STEPS, NEWTON_DEFAULTS } from './newton.js';
+import { LOCAL_BACKTRACKS, LOCAL_RATE, LOCAL_STEPS, NEWTON_DEFAULTS } from './newton.js';
 import type { NewtonOptions, SolveResult, SolveStatus } from './types.js';
 import { formatCount, formatNumber } from '../numberText.js';
 
@@ -103,8 +103,9 @@ export function solveNewtonSparse(k: ContactJacobians, opts: NewtonOptions, soft
   record(r, objectiveFromAlam(lam, nm.ws.Alam, k.b, n));
   if (r <= tol) return finish({ kind: 'converged' });
 
-  // 1. local semismooth Newton (LOCAL_RATE rule, newton.ts)
-  const local = polishNaturalMapSparse(nm, lam, r, tol, Math.min(LOCAL_STEPS, maxIt - iterations), record, backtracks, LOCAL_RATE);
+  // 1. local semismooth Newton (LOCAL_RATE rule, newton.ts), only the step lengths that can meet it (LOCAL_BACKTRACKS):
+  // the interior point below starts from its own point, the local phase's end is kept only if it ends lower
+  const local = polishNaturalMapSparse(nm, lam, r, tol, Math.min(LOCAL_STEPS, maxIt - iterations), record, Math.min(backtracks, LOCAL_BACKTRACKS), LOCAL_RATE);
   localSteps = local.steps;
   iterations += local.steps;
   r = local.bestRel;
