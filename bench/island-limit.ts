@@ -10,7 +10,6 @@
  *   npx esbuild bench/island-limit.ts --bundle --platform=node --outfile=dist/island-limit.js
  *   node dist/island-limit.js box-pile-1000 newton [steps] [maxContacts] [repeats] [snapshotFile]
  */
-import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { assembleJacobians, denseProblem } from '../src/engine/assembly.js';
 import { buildIslands } from '../src/engine/collision/islands.js';
@@ -20,7 +19,7 @@ import type { BodyState, ContactPoint } from '../src/engine/problem.js';
 import { solve } from '../src/engine/solvers/solve.js';
 import type { SolverName } from '../src/engine/solvers/types.js';
 import type { StepConfig } from '../src/engine/world/types.js';
-import { applySnapshot, loadRapier, loadScenario, OursSim, rapierSim, WORLD_SCENES, type BodySnapshot } from './world-scenes.js';
+import { OursSim, rapierSettled, WORLD_SCENES } from './world-scenes.js';
 
 interface Row {
   readonly step: number;
@@ -77,19 +76,7 @@ async function main(): Promise<void> {
   const steps = stepsArg !== undefined ? Number(stepsArg) : 2;
   const maxContacts = maxArg !== undefined ? Number(maxArg) : 400;
   const repeats = repArg !== undefined ? Number(repArg) : 3;
-  let desc = loadScenario(scene.file);
-  let snap: BodySnapshot[];
-  if (snapFile && fs.existsSync(snapFile)) snap = JSON.parse(fs.readFileSync(snapFile, 'utf8')) as BodySnapshot[];
-  else {
-    const R = await loadRapier();
-    const opts = desc.config.solver;
-    const sim = rapierSim(R, desc, opts.solver === 'pgs' ? opts.maxIterations : undefined);
-    for (let i = 0; i < scene.settleSteps; i++) sim.step();
-    snap = sim.snapshot();
-    sim.dispose();
-    if (snapFile) fs.writeFileSync(snapFile, JSON.stringify(snap));
-  }
-  desc = applySnapshot(desc, snap);
+  const desc = await rapierSettled(scene, snapFile);
   const sim = new OursSim(desc, solver as SolverName);
   // The World's own inputs to its island solves (world.ts solveIslands), read before it runs them.
   const w = sim.world as unknown as {

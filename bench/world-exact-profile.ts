@@ -7,31 +7,17 @@
  * With a snapshot file the settled state is written once and reused (the same start for before/after runs); the
  * fingerprint of the final state shows whether two builds step bit-identically.
  */
-import * as fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { SolverName } from '../src/engine/solvers/types.js';
-import { applySnapshot, loadRapier, loadScenario, OursSim, rapierSim, WORLD_SCENES, type BodySnapshot } from './world-scenes.js';
+import { OursSim, rapierSettled, WORLD_SCENES } from './world-scenes.js';
 
 async function main(): Promise<void> {
   const [name = 'pyramid-20', solver = 'newton', warmArg, timedArg, snapFile] = process.argv.slice(2);
   const scene = WORLD_SCENES.find((s) => s.name === name);
   if (!scene) throw new Error(`unknown scene ${name}: ${WORLD_SCENES.map((s) => s.name).join(', ')}`);
-  let desc = loadScenario(scene.file);
   const warmup = warmArg !== undefined ? Number(warmArg) : 2;
   const timedSteps = timedArg !== undefined ? Number(timedArg) : 5;
-  let snap: BodySnapshot[];
-  if (snapFile && fs.existsSync(snapFile)) snap = JSON.parse(fs.readFileSync(snapFile, 'utf8')) as BodySnapshot[];
-  else {
-    const R = await loadRapier();
-    const opts = desc.config.solver;
-    const it = opts.solver === 'pgs' ? opts.maxIterations : undefined;
-    const sim = rapierSim(R, desc, it);
-    for (let i = 0; i < scene.settleSteps; i++) sim.step();
-    snap = sim.snapshot();
-    sim.dispose();
-    if (snapFile) fs.writeFileSync(snapFile, JSON.stringify(snap));
-  }
-  desc = applySnapshot(desc, snap);
+  const desc = await rapierSettled(scene, snapFile);
   const sim = new OursSim(desc, solver as SolverName);
   for (let i = 0; i < warmup + timedSteps; i++) {
     const t0 = performance.now(),

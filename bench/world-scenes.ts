@@ -13,7 +13,7 @@
  *     geometric mean is Multiply of √μ (√μa·√μb = √(μa·μb)), min/max/average map to Min/Max/Average.
  * Rapier bodies may not sleep (ours and cannon-es, allowSleep = false by default, never do).
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type * as CannonNs from 'cannon-es';
 import type RapierDefault from '@dimforge/rapier3d-compat';
@@ -407,4 +407,23 @@ export async function loadRapier(): Promise<Rapier> {
   const R = mod.default ?? mod;
   await R.init();
   return R;
+}
+
+/**
+ * `scene` advanced by Rapier for its settle steps (at the scenario's PGS iterations) and applied to its description,
+ * as bench:world starts every engine; with `snapFile`, the settled state is written once and read back after.
+ */
+export async function rapierSettled(scene: WorldBenchScene, snapFile?: string): Promise<ScenarioDesc> {
+  const desc = loadScenario(scene.file);
+  let snap: BodySnapshot[];
+  if (snapFile && existsSync(snapFile)) snap = JSON.parse(readFileSync(snapFile, 'utf8')) as BodySnapshot[];
+  else {
+    const opts = desc.config.solver;
+    const sim = rapierSim(await loadRapier(), desc, opts.solver === 'pgs' ? opts.maxIterations : undefined);
+    for (let i = 0; i < scene.settleSteps; i++) sim.step();
+    snap = sim.snapshot();
+    sim.dispose();
+    if (snapFile) writeFileSync(snapFile, JSON.stringify(snap));
+  }
+  return applySnapshot(desc, snap);
 }
