@@ -33,6 +33,7 @@ import {
   type PgsFrictionLaw,
   solve,
   solveIpmSparse,
+  solveMatrixFree,
 } from '../engine/index.js';
 
 /**
@@ -154,6 +155,11 @@ export interface IslandResolver {
    * from it (quadratic near a solution) instead of a cold interior point.
    */
   exactWithSlip(b: Float64Array, warm?: Float64Array): ExactSolution | string;
+  /**
+   * E(λ) of an exact solution of Coulomb's law itself with right-hand side b (J): the exact Coulomb solver
+   * (coulomb.ts) from `warm`, to COUNTERFACTUAL_TOLERANCE on the Coulomb merit; or why there is none.
+   */
+  coulomb(b: Float64Array, warm: Float64Array): number | string;
   /** E(λ) of a given λ (J). */
   energy(lambda: Float64Array): number;
   /** KKT max_rel of λ on the problem with right-hand side b. */
@@ -188,6 +194,13 @@ function slipsOf(w: Float64Array, C: number): Float64Array {
 const RESOLVE_OPTIONS = { solver: 'ipm', tolerance: COUNTERFACTUAL_TOLERANCE, maxIterations: 80, refinement: 'shifted' } as const;
 /** From a nearby λ: semismooth Newton on the natural map (newton.ts), the interior point as its own fallback. */
 const WARM_RESOLVE_OPTIONS = { solver: 'newton', tolerance: COUNTERFACTUAL_TOLERANCE, maxIterations: 80 } as const;
+/**
+ * Coulomb's law itself (coulomb.ts). Its work is counted as an interior-point iteration per Gauss–Seidel sweep or
+ * Newton step, which bounds the sweeps from above.
+ */
+const COULOMB_RESOLVE_OPTIONS = { solver: 'coulomb', tolerance: COUNTERFACTUAL_TOLERANCE } as const;
+/** The sparse Coulomb solve's Δv is not needed (solveMatrixFree adds it into this empty array: nothing). */
+const NO_VELOCITY_CHANGES = new Float64Array(0);
 const notConverged = (kind: string, reason: string): string => `the exact re-solve did not converge (${kind}: ${reason})`;
 
 /**
@@ -248,6 +261,7 @@ export function islandResolver(
         for (let i = 0; i < C; i++) slip[order[i]] = x.slip[i];
         return { energy: x.energy, lambda: toIsland(x.lambda), slip };
       },
+      coulomb: (b, warm) => inner.coulomb(toSolve(b), toSolve(warm)),
       energy: (lambda) => inner.energy(toSolve(lambda)),
       kkt: (lambda, b) => inner.kkt(toSolve(lambda), toSolve(b)),
       continuation: (b, lambda, law) => inner.continuation(toSolve(b), toSolve(lambda), law),
@@ -281,6 +295,14 @@ function denseResolver(k: ContactJacobians, contacts: readonly ContactPoint[], p
       r.work += resolveWork(C, out.iterations);
       if (out.status.kind !== 'converged') return notConverged(out.status.kind, out.status.reason);
       return { energy: energyChange(p, out.lambda, pe), lambda: out.lambda, slip: slipsOf(out.w, C) };
+    },
+    coulomb(b: Float64Array, warm: Float64Array): number | string {
+      const p = withB(b);
+      const out = solve(p, COULOMB_RESOLVE_OPTIONS, warm);
+      r.timeMs += out.timeMs;
+      r.work += resolveWork(C, out.iterations);
+      if (out.status.kind !== 'converged') return notConverged(out.status.kind, out.status.reason);
+      return energyChange(p, out.lambda, pe);
     },
     energy: (lambda: Float64Array): number => energyChange(law, lambda, pe),
     kkt: (lambda: Float64Array, b: Float64Array): number => kkt(withB(b), lambda).maxRel,
@@ -335,6 +357,14 @@ function sparseResolver(k: ContactJacobians, pe: Float64Array): InnerResolver {
       r.work += sparseResolveWork(C, out.iterations);
       if (out.status.kind !== 'converged') return notConverged(out.status.kind, out.status.reason);
       return { energy: energy(kb, out.lambda, out.w), lambda: out.lambda, slip: slipsOf(out.w, C) };
+    },
+    coulomb(b: Float64Array, warm: Float64Array): number | string {
+      const kb = withRhs(b);
+      const out = solveMatrixFree(kb, COULOMB_RESOLVE_OPTIONS, 0, warm, NO_VELOCITY_CHANGES);
+      r.timeMs += out.timeMs;
+      r.work += sparseResolveWork(C, out.iterations);
+      if (out.status.kind !== 'converged') return notConverged(out.status.kind, out.status.reason);
+      return energy(kb, out.lambda, out.w);
     },
     energy: (lambda: Float64Array): number => measured(lambda, k.b).energy,
     kkt: (lambda: Float64Array, b: Float64Array): number => measured(lambda, b).kkt,

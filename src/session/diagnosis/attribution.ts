@@ -113,6 +113,7 @@ export function attributeFrame(s: AttributionSettings, fr: FrameFacts, cost: Dia
     work = 0,
     exactSolve = 0,
     openBound = 0,
+    finished = 0,
     noStab = 0,
     restLaw = 0;
   const skipped: string[] = [];
@@ -177,6 +178,7 @@ export function attributeFrame(s: AttributionSettings, fr: FrameFacts, cost: Dia
     }
     exactSolve += r.exactSaves;
     openBound = Math.max(openBound, r.openBound ?? 0);
+    finished += r.finished ?? 0;
     aboveLaw += r.above;
     noStab += r.stabSaves;
     restLaw += r.lawSaves;
@@ -197,6 +199,7 @@ export function attributeFrame(s: AttributionSettings, fr: FrameFacts, cost: Dia
       restitutionLaw: restLaw,
       law: s.frictionLaw === 'cone' ? 'qp-socp' : 'coulomb',
       fixedPointOpen: openBound,
+      coulombFinished: finished,
       islands: solved,
       skipped,
       timeMs: ms,
@@ -312,6 +315,8 @@ interface IslandShares {
   readonly lawSaves: number;
   /** Largest last-step bound (J) of a De Saxcé fixed point stopped at its step cap (coulombExact); 0 or absent when none was. */
   readonly openBound?: number;
+  /** De Saxcé fixed points the exact Coulomb solver finished (coulombExact). */
+  readonly finished?: number;
   readonly continuation?: { readonly mechanism: InjectionMechanism; readonly evidence: ContinuationEvidence };
 }
 
@@ -450,11 +455,13 @@ function resolvedShares(
   // against the slip), else from sticking: a truncated iterate's creep is no estimate of the exact solution's slip
   const slip0 = Float64Array.from(cs, (c, i) => (laws[i].friction === 'slide' ? fr.ledger[c].slip : 0));
   let openBound = 0;
+  let finished = 0;
   const exact = (b: Float64Array): number | string => {
     if (s.frictionLaw === 'cone') return r.exact(b);
     const x = coulombExact(r, b, mu, slip0, COULOMB_ENERGY_TOLERANCE * s.options.energyTolerance);
     if (typeof x === 'string') return x;
     openBound = Math.max(openBound, x.openBound);
+    if (x.finished) finished++;
     return x.energy;
   };
   const eLaw = exact(rhs.law);
@@ -465,7 +472,7 @@ function resolvedShares(
   if (lift) shares.spread('socp-separation', sum(lift), lift);
   // nothing above Newton's law: no share to split (the other re-solves are not needed)
   if (!(eRec - eLaw > RESOLVE_ENERGY_ACCURACY * Math.max(Math.abs(eRec), Math.abs(eLaw))))
-    return { solved: true, exactSaves: 0, above: 0, stabSaves: 0, lawSaves: 0, openBound };
+    return { solved: true, exactSaves: 0, above: 0, stabSaves: 0, lawSaves: 0, openBound, finished };
   const same = (a: Float64Array, b: Float64Array): boolean => a === b || a.every((v, i) => v === b[i]);
   const eStab = same(rhs.stab, rhs.law) ? eLaw : exact(rhs.stab);
   if (typeof eStab === 'string') return { ...ledgerShares(x, shares), reason: eStab };
@@ -479,7 +486,7 @@ function resolvedShares(
   // two exact re-solves that agree within their accuracy save nothing between them (a difference of round-off,
   // 1e-17 J, is no energy to print)
   const lawSaves = eFit - eStab > RESOLVE_ENERGY_ACCURACY * scale ? eFit - eStab : 0;
-  if (!(above > 0)) return { solved: true, exactSaves, above: 0, stabSaves, lawSaves };
+  if (!(above > 0)) return { solved: true, exactSaves, above: 0, stabSaves, lawSaves, openBound, finished };
   // friction against maximal dissipation: what the same impulses save with that friction opposing the slip instead
   let fric = 0;
   if (x.friction.size > 0) {
@@ -509,7 +516,7 @@ function resolvedShares(
     spreadStabilisation(fr, cs, x, stab, shares);
     shares.spread('bias-injection', target, new Map(cs.map((c) => [c, Math.max(0, fr.ledger[c].normalWork)])));
   } else spreadStabilisation(fr, cs, x, stab + target, shares);
-  if (!(remainder > s.options.energyTolerance * 0.1)) return { solved: true, exactSaves, above, stabSaves, lawSaves, openBound };
+  if (!(remainder > s.options.energyTolerance * 0.1)) return { solved: true, exactSaves, above, stabSaves, lawSaves, openBound, finished };
   const spread = solveResidualOf(s, fr, cs, laws);
   const weights = x.unexplained.size > 0 ? x.unexplained : new Map(cs.map((c) => [c, Math.max(0, fr.ledger[c].excess) + Math.max(0, fr.ledger[c].normalWork)]));
   const evidence =
@@ -519,7 +526,7 @@ function resolvedShares(
   const mechanism: InjectionMechanism =
     evidence.sweeps > 0 && evidence.removed >= CONTINUATION_REMOVES * evidence.excess ? 'non-converged-solve' : 'unattributed';
   shares.spread(mechanism, remainder, weights);
-  return { solved: true, exactSaves, above, stabSaves, lawSaves, openBound, continuation: { mechanism, evidence } };
+  return { solved: true, exactSaves, above, stabSaves, lawSaves, openBound, finished, continuation: { mechanism, evidence } };
 }
 
 /** A target law's KKT residual of the recorded λ must be at most this fraction of Newton's law's to stand. */

@@ -22,20 +22,24 @@ export const FIXED_POINT_CHANGE = 1e-9;
 /** De Saxcé fixed-point steps at most per exact Coulomb re-solve. */
 export const DE_SAXCE_STEPS = 3;
 
-/** E(λ) of a De Saxcé fixed point, and the last step's bound on its change of E when the step cap stopped it first (J). */
+/**
+ * E(λ) of an exact Coulomb solution, the last fixed-point step's bound on its change of E where neither the fixed
+ * point nor the Coulomb solver met its tolerance (J; else 0), and whether the Coulomb solver finished it.
+ */
 export interface FixedPointEnergy {
   readonly energy: number;
   readonly openBound: number;
+  readonly finished: boolean;
 }
 
 /**
  * E(λ) of the exact Coulomb solution with right-hand side b: De Saxcé's fixed point (De Saxcé & Feng 1998; Acary,
  * Brémond & Huber 2018) — the convex QP-SOCP with b_n − μ‖w_t‖ is Coulomb's law once ‖w_t‖ is the solution's own
  * slip — started from the slip the recorded impulse left (`slip0`), so a nearly exact recording needs one
- * interior-point solve. A step changes E by at most about Σ λn·μ·|Δslip| (the work of the shifted targets): the
- * iteration stops once that bound is below `energyTolerance`, or after DE_SAXCE_STEPS steps with the last bound in
- * `openBound` (0 when it met the tolerance). Coulomb solutions need not be unique: this is the one next to the
- * recorded slip.
+ * interior-point solve. A step changes E by about Σ λn·μ·|Δslip| (the work of the shifted targets): the iteration
+ * stops once that bound is below `energyTolerance`. Where DE_SAXCE_STEPS steps do not get there, the exact Coulomb
+ * solver (coulomb.ts) finishes from the last step's λ: the bound is no error bound (test/unit/coulomb-exact.test.ts:
+ * a capped iterate's E off by several times its last bound). Coulomb solutions need not be unique: this is the one next to the recorded slip.
  */
 export function coulombExact(r: IslandResolver, b: Float64Array, mu: Float64Array, slip0: Float64Array, energyTolerance: number): FixedPointEnergy | string {
   const C = mu.length;
@@ -43,18 +47,22 @@ export function coulombExact(r: IslandResolver, b: Float64Array, mu: Float64Arra
   const bb = new Float64Array(b.length);
   let energy = Number.NaN;
   let bound = Number.POSITIVE_INFINITY;
+  let lambda: Float64Array | null = null;
   for (let k = 0; k < DE_SAXCE_STEPS; k++) {
     bb.set(b);
     for (let c = 0; c < C; c++) bb[3 * c] -= mu[c] * slip[c];
     const x = r.exactWithSlip(bb);
     if (typeof x === 'string') return x;
     energy = x.energy;
+    lambda = x.lambda;
     bound = 0;
     for (let c = 0; c < C; c++) bound += Math.abs(x.lambda[3 * c] * mu[c] * (x.slip[c] - slip[c]));
     slip = x.slip;
-    if (bound <= energyTolerance) return { energy, openBound: 0 };
+    if (bound <= energyTolerance) return { energy, openBound: 0, finished: false };
   }
-  return { energy, openBound: bound };
+  const exact = lambda ? r.coulomb(b, lambda) : 'no fixed-point step';
+  if (typeof exact === 'number') return { energy: exact, openBound: 0, finished: true };
+  return { energy, openBound: bound, finished: false };
 }
 
 /** Energies after 1, 2, 4, … sweeps, and whether the last one is the fixed point. */

@@ -50,9 +50,12 @@ export interface CounterfactualSavings {
   readonly law: 'coulomb' | 'qp-socp';
   /**
    * Coulomb's law only: the largest change of E (J) the last De Saxcé fixed-point step still made where the step
-   * cap stopped it before its tolerance (continuation.ts coulombExact); 0 when every re-solve met it.
+   * cap stopped it before its tolerance and the exact Coulomb solver did not finish it either (continuation.ts
+   * coulombExact); 0 when every re-solve met its tolerance.
    */
   readonly fixedPointOpen: number;
+  /** Coulomb's law only: re-solves whose fixed point the exact Coulomb solver (coulomb.ts) finished after the cap. */
+  readonly coulombFinished: number;
   /** Islands re-solved, and why others were not. */
   readonly islands: number;
   readonly skipped: readonly string[];

@@ -127,10 +127,17 @@ function fixedPointCaveat(cf: CounterfactualSavings): string {
   return ` The fixed point stopped at its cap of ${DE_SAXCE_STEPS} steps while its last step still moved E by up to ${si(cf.fixedPointOpen, 'J')}: these shares are accurate to about that.`;
 }
 
+/** Where the fixed point's step cap came first and the exact Coulomb solver (coulomb.ts) finished the re-solve. */
+function coulombFinish(cf: CounterfactualSavings): string {
+  return cf.coulombFinished > 0
+    ? `, finished by the exact Coulomb solver where ${DE_SAXCE_STEPS} steps left it unsettled (${plural(cf.coulombFinished, 're-solve')})`
+    : '';
+}
+
 /** The counterfactual line: what each exact re-solve saves. */
 export function counterfactualEvidence(cf: CounterfactualSavings | undefined): string | null {
   if (cf && cf.islands > 0)
-    return `Exact re-solves (${cf.law === 'coulomb' ? "Coulomb's law: De Saxcé's fixed point over the interior point" : 'the convex QP-SOCP: interior point'}) of ${plural(cf.islands, 'island')}: the recorded impulses lie ${si(cf.aboveLaw, 'J')} above Newton's law; the problem the contacts obey, solved exactly, saves ${si(cf.exactSolve, 'J')}; without its stabilisation ${si(cf.noStabilisation, 'J')} more; with Newton's law for its targets ${si(cf.restitutionLaw, 'J')} more (each share is booked within the ${si(cf.aboveLaw, 'J')}).${fixedPointCaveat(cf)}`;
+    return `Exact re-solves (${cf.law === 'coulomb' ? `Coulomb's law: De Saxcé's fixed point over the interior point${coulombFinish(cf)}` : 'the convex QP-SOCP: interior point'}) of ${plural(cf.islands, 'island')}: the recorded impulses lie ${si(cf.aboveLaw, 'J')} above Newton's law; the problem the contacts obey, solved exactly, saves ${si(cf.exactSolve, 'J')}; without its stabilisation ${si(cf.noStabilisation, 'J')} more; with Newton's law for its targets ${si(cf.restitutionLaw, 'J')} more (each share is booked within the ${si(cf.aboveLaw, 'J')}).${fixedPointCaveat(cf)}`;
   if (cf?.skipped.length) return `Not verified by an exact re-solve: ${cf.skipped[0]}.`;
   return null;
 }
