@@ -66,7 +66,7 @@ export function coulombMeritFromU(mu: Float64Array, b: Float64Array, lambda: Flo
  * μ is huge): a contact is either open — λ = 0 and u_n ≥ 0 — or closed — u_n = 0 with λ in the cone and
  * either sticking (u_t = 0) or sliding on the cone's edge against its slip, λ_t = −μλ_n u_t/‖u_t‖
  * (docs/physics.md "Coulomb's law and the De Saxcé fixed point"). Each contact's residual is the smaller
- * of the two readings, impulses relative to λref = max(‖λ‖∞, ‖b‖∞ / max diag A) and velocities to
+ * of the two readings (a closed contact's friction reading: its slip times how far friction is from opposing it), impulses relative to λref = max(‖λ‖∞, ‖b‖∞ / max diag A) and velocities to
  * wref = max(‖b‖∞, ‖Aλ‖∞) (the scales of the KKT report, kkt.ts). Zero exactly at a solution of the law.
  * `u` = Aλ − b. Returns the largest residual and its contact (+∞ on non-finite data).
  */
@@ -116,7 +116,11 @@ export function coulombLawResidualFrom(
     const inCone = Math.max(0, -ln, lt - m * ln) / lr;
     const stick = ut / wr;
     const slide = ut > 0 ? hypot2(l1 + (m * ln * u1) / ut, l2 + (m * ln * u2) / ut) / lr : Number.POSITIVE_INFINITY;
-    const closed = Math.max(inCone, Math.abs(un) / wr, Math.min(stick, slide));
+    // the friction part: the slip, times how far friction is from opposing it (at most 1) — a slow slip's direction
+    // is known only to the velocities' accuracy, and the natural map weighs a friction impulse θ off the slip as
+    // ρ‖u_t‖θ too (λ − P_K(λ − ρũ) on the cone's edge); the smaller of the two readings let a 1e-5 m/s slip
+    // hold "converged" back at a merit of 1e-9
+    const closed = Math.max(inCone, Math.abs(un) / wr, stick * Math.min(1, slide));
     const r = Math.min(open, closed);
     if (!(r <= worst)) {
       worst = Number.isNaN(r) ? Number.POSITIVE_INFINITY : r;

@@ -67,6 +67,23 @@ describe('status honesty: Coulomb’s law per contact, blow-ups', function () {
     }
   });
 
+  it("a slow slip's direction counts in proportion to the slip: a 1e-5 m/s slip with friction 4.4e-6 rad off meets the law; a fast slip off by 0.1 rad or friction inside the cone while slipping does not", () => {
+    // A = I, μ = 0.5, λn = 4 on the cone's edge (|λt| = 2) at an angle θ from −û, u = (0, ut·û): b = λ − u
+    const reading = (ut: number, theta: number, lt = 2): number => {
+      const lambda = Float64Array.of(4, -lt * Math.cos(theta), -lt * Math.sin(theta));
+      const u = Float64Array.of(0, ut, 0);
+      const p = makeProblem({ A: [1, 0, 0, 0, 1, 0, 0, 0, 1], b: Array.from(lambda, (l, i) => l - u[i]), mu: [0.5] });
+      return coulombLawResidual(p, lambda, u).value;
+    };
+    // the natural map weighs the same pair at about ‖u_t‖·θ (relative): the smaller of stick (2.5e-6) and slide
+    // (2.2e-6) readings used to exceed COULOMB_LAW_TOLERANCE here and kept the exact Coulomb solver iterating at a
+    // merit of 1e-9 (the cannon-es stack's counterfactual re-solves)
+    assert.ok(reading(1e-5, 4.4e-6) <= 1e-10, `slow slip: ${reading(1e-5, 4.4e-6)}`);
+    assert.ok(reading(0.1, 0.1) > 1e-3, `fast slip 0.1 rad off: ${reading(0.1, 0.1)}`);
+    assert.ok(reading(1e-3, 0, 1) > 1e-5, `slipping with friction inside the cone: ${reading(1e-3, 0, 1)}`);
+    assert.equal(reading(0, 0.3, 1), 0, 'sticking inside the cone');
+  });
+
   it('on random problems (μ up to 1e9, b from 1e-12 to 1e6), "converged" always meets its criterion contact by contact', () => {
     const r = rng(11);
     let converged = 0;
