@@ -66,7 +66,8 @@ export function coulombMeritFromU(mu: Float64Array, b: Float64Array, lambda: Flo
  * μ is huge): a contact is either open — λ = 0 and u_n ≥ 0 — or closed — u_n = 0 with λ in the cone and
  * either sticking (u_t = 0) or sliding on the cone's edge against its slip, λ_t = −μλ_n u_t/‖u_t‖
  * (docs/physics.md "Coulomb's law and the De Saxcé fixed point"). Each contact's residual is the smaller
- * of the two readings (a closed contact's friction reading: its slip times how far friction is from opposing it), impulses relative to λref = max(‖λ‖∞, ‖b‖∞ / max diag A) and velocities to
+ * of the two readings (a closed contact's friction reading: its slip times how far friction is from opposing
+ * it), impulses relative to λref = max(‖λ‖∞, ‖b‖∞ / max diag A) and velocities to
  * wref = max(‖b‖∞, ‖Aλ‖∞) (the scales of the KKT report, kkt.ts). Zero exactly at a solution of the law.
  * `u` = Aλ − b. Returns the largest residual and its contact (+∞ on non-finite data).
  */

@@ -39,7 +39,8 @@ export interface FixedPointEnergy {
  * interior-point solve. A step changes E by about Σ λn·μ·|Δslip| (the work of the shifted targets): the iteration
  * stops once that bound is below `energyTolerance`. Where DE_SAXCE_STEPS steps do not get there, the exact Coulomb
  * solver (coulomb.ts) finishes from the last step's λ: the bound is no error bound (test/unit/coulomb-exact.test.ts:
- * a capped iterate's E off by several times its last bound). Coulomb solutions need not be unique: this is the one next to the recorded slip.
+ * a capped iterate's E off by several times its last bound). Coulomb solutions need not be unique: this is the
+ * one next to the recorded slip.
  */
 export function coulombExact(r: IslandResolver, b: Float64Array, mu: Float64Array, slip0: Float64Array, energyTolerance: number): FixedPointEnergy | string {
   const C = mu.length;
