@@ -56,8 +56,9 @@ describe('diagnosis on an independent stepper’s planted faults and clean runs'
     const caveat =
       /The fixed point stopped at its cap of \d+ steps while its last step still moved E by up to [^:]+: these shares are accurate to about that\./;
     const finish = /finished by the exact Coulomb solver where \d+ steps left it unsettled \((\d+) re-solves?\)/;
-    // the sliding sphere's Coulomb re-solve at frame 5 does not settle its slip in three fixed-point steps (its last
-    // step still moved E by 32 mJ, the capped E was 143 mJ off: test/unit/coulomb-exact.test.ts)
+    // the sliding sphere's Coulomb re-solve at frame 5 does not settle its slip in three fixed-point steps (before
+    // the finish its finding printed a last-step bound above 10 mJ; a capped E is off by more than its bound:
+    // test/unit/coulomb-exact.test.ts)
     const slipping = findings.get('friction-sphere-slipping.rec.jsonl')?.find((f) => f.frame === 5 && f.mechanism === 'friction-positive-work');
     assert.ok(slipping?.counterfactual, 'the sliding sphere has a re-solved friction finding at frame 5');
     assert.equal(slipping.counterfactual.law, 'coulomb');
