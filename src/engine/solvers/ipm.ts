@@ -116,7 +116,8 @@ function objectiveOf(lam: Float64Array, ws: KktWorkspace, b: Float64Array, n: nu
 }
 
 export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float64Array): AlgorithmOutput {
-  void warmStart; // deliberately unused: interior-point iterates start inside the cones (file header)
+  // by default a warm start is unused: interior-point iterates start inside the cones (file header)
+  if (warmStart && opts.warmStart === 'interior') return solveIpmFrom(p, opts, warmStart);
   return interiorPoint(p, opts, null);
 }
 

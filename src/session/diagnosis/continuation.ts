@@ -52,7 +52,7 @@ export function coulombExact(r: IslandResolver, b: Float64Array, mu: Float64Arra
   for (let k = 0; k < DE_SAXCE_STEPS; k++) {
     bb.set(b);
     for (let c = 0; c < C; c++) bb[3 * c] -= mu[c] * slip[c];
-    const x = r.exactWithSlip(bb);
+    const x = r.exactWithSlip(bb, lambda ?? undefined); // each step from the last one's λ
     if (typeof x === 'string') return x;
     energy = x.energy;
     lambda = x.lambda;
