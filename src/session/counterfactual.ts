@@ -152,7 +152,7 @@ export interface IslandResolver {
   /**
    * The same with the solution's λ and slip ‖w_t‖ per contact (m/s): De Saxcé's fixed point iterates on it. Given a
    * warm start near the solution (the previous fixed-point step's λ), the dense path starts its interior point from
-   * it (a cold start where that does not converge); the sparse path starts cold.
+   * it (ipm.ts: where its KKT residual says it is near); the sparse path starts cold.
    */
   exactWithSlip(b: Float64Array, warm?: Float64Array): ExactSolution | string;
   /**
@@ -192,17 +192,6 @@ function slipsOf(w: Float64Array, C: number): Float64Array {
  * and was a quarter of the diagnosis' CPU time (bench:diagnose).
  */
 const RESOLVE_OPTIONS = { solver: 'ipm', tolerance: COUNTERFACTUAL_TOLERANCE, maxIterations: 80, refinement: 'shifted' } as const;
-/**
- * From a nearby λ (the previous De Saxcé step's): the same interior point started from it pushed inside the cones
- * (Gondzio's shifted warm start, ipm.ts). `npm run bench:diagnose` prints the re-solves' work units: the warm later
- * steps take them below those of the capped fixed point without the Coulomb finish (docs/benchmarks.md). Not from
- * the recorded λ: on stacks of redundant contacts (A singular) a start off the centre of the optimal face ends, at
- * the KKT tolerance, on another λ of that face, whose E differs (E is not the QP's objective) enough to move the
- * diagnosis' shares; the cold start's central path ends near the face's centre, as a tight tolerance does.
- */
-const WARM_RESOLVE_OPTIONS = { ...RESOLVE_OPTIONS, warmStart: 'interior' } as const;
-/** A warm λ whose KKT residual (kkt.ts max_rel) is at least this is as far from the solution as λ = 0: start cold. */
-const WARM_START_KKT_LIMIT = 1;
 /**
  * Coulomb's law itself (coulomb.ts). Its work is counted as an interior-point iteration per Gauss–Seidel sweep or
  * Newton step, which bounds the sweeps from above.
@@ -299,16 +288,13 @@ function denseResolver(k: ContactJacobians, contacts: readonly ContactPoint[], p
     },
     exactWithSlip(b: Float64Array, warm?: Float64Array) {
       const p = withB(b);
-      const start = warm && kkt(p, warm).maxRel < WARM_START_KKT_LIMIT ? warm : undefined;
-      let out = solve(p, start ? WARM_RESOLVE_OPTIONS : RESOLVE_OPTIONS, start);
+      // from a nearby λ (the previous De Saxcé step's) the interior point takes the shifted warm start (ipm.ts). Not
+      // from the recorded λ: on stacks of redundant contacts (A singular) a start off the centre of the optimal face
+      // ends, at the KKT tolerance, on another λ of that face, whose E differs (E is not the QP's objective) enough
+      // to move the diagnosis' shares; the cold start's central path ends near the face's centre
+      const out = solve(p, RESOLVE_OPTIONS, warm);
       r.timeMs += out.timeMs;
       r.work += resolveWork(C, out.iterations);
-      if (start && out.status.kind !== 'converged') {
-        // a warm start that does not get there is no verdict on the problem: the cold start decides
-        out = solve(p, RESOLVE_OPTIONS);
-        r.timeMs += out.timeMs;
-        r.work += resolveWork(C, out.iterations);
-      }
       if (out.status.kind !== 'converged') return notConverged(out.status.kind, out.status.reason);
       return { energy: energyChange(p, out.lambda, pe), lambda: out.lambda, slip: slipsOf(out.w, C) };
     },

@@ -187,6 +187,24 @@ describe('sparse interior point (no dense A)', () => {
     assert.ok(Math.abs(sparse.objective - dense.objective) <= 1e-8 * Math.abs(dense.objective), `${sparse.objective} vs ${dense.objective}`);
   });
 
+  it('from a warm start near the solution (a nearby problem\'s λ): converged in fewer iterations; from a far one, converged', () => {
+    const { bodies, contacts } = boxPyramid(6, 0.5);
+    const k = assembleJacobians(bodies, contacts);
+    // the same island with the boxes sliding at 0.3 m/s, and its neighbour (a frame later, a De Saxcé step on)
+    const sliding = { ...k, b: Float64Array.from(k.b, (v, i) => (i % 3 === 1 ? v + 0.3 : v)) };
+    const neighbour = { ...sliding, b: Float64Array.from(sliding.b, (v, i) => (i % 3 === 0 ? v + 0.01 : v)) };
+    const start = solveIpmSparse(neighbour, { solver: 'ipm' }).lambda;
+    const cold = solveIpmSparse(sliding, { solver: 'ipm' }),
+      warm = solveIpmSparse(sliding, { solver: 'ipm' }, 0, 'krylov', undefined, start);
+    assert.equal(cold.status.kind, 'converged');
+    assert.equal(warm.status.kind, 'converged');
+    assert.ok(warm.iterations < cold.iterations, `warm ${warm.iterations} vs cold ${cold.iterations} iterations`);
+    assert.equal(warm.history.residual.length, warm.iterations + 1);
+    const far = solveIpmSparse(sliding, { solver: 'ipm' }, 0, 'krylov', undefined, Float64Array.from(start, (v) => 100 * v + 10));
+    assert.equal(far.status.kind, 'converged');
+    assert.ok(far.kkt.maxRel <= 1e-8, `far start: KKT ${far.kkt.maxRel}`);
+  });
+
   it('converges on a 15-row box pyramid (900 contacts, 120 bodies) to KKT ≤ 1e-8 with memory linear in contacts', () => {
     const small = boxPyramid(8, 0.5),
       big = boxPyramid(15, 0.5);

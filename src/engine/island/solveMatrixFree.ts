@@ -26,7 +26,7 @@ export const MATRIX_FREE_FALLBACK = { solver: 'ipm' } as const;
 
 /**
  * Solves the island of `jacobians` with `options`' solver, never forming A; `softening` γ on the normal rows,
- * `warm` the previous λ (PGS and Newton use it). The body velocity changes M⁻¹Jᵀλ are added to `dvTotal`
+ * `warm` the previous λ (every solver starts from it; the interior point only when it is near, ipm.ts). The body velocity changes M⁻¹Jᵀλ are added to `dvTotal`
  * (6 per body of the Jacobians' body list; the island's own entries must be zero on entry).
  */
 export function solveMatrixFree(
@@ -60,7 +60,7 @@ export function solveMatrixFree(
   const out =
     options.solver === 'newton'
       ? solveNewtonSparse(jacobians, { ...options, ...budget }, softening, warm)
-      : solveIpmSparse(jacobians, { ...MATRIX_FREE_FALLBACK, ...budget }, softening);
+      : solveIpmSparse(jacobians, { ...MATRIX_FREE_FALLBACK, ...budget }, softening, 'krylov', undefined, warm);
   const status = out.status;
   for (let i = 0; i < out.dv.length; i++) dvTotal[i] += out.dv[i];
   return {

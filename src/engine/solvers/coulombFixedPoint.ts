@@ -18,7 +18,7 @@
  * "max-iterations" when the budget runs out; "failed" when an inner solve fails. λ is the iterate with the
  * smallest merit. `iterations` counts fixed-point iterations (each one a full interior-point solve) plus
  * Newton steps; the history has the merit after each.
- * A warm start, projected onto K, gives s⁰ (interior-point solves ignore warm starts themselves).
+ * A warm start, projected onto K, gives s⁰ (its interior-point solves start from their own point).
  */
 import type { ContactProblem } from '../problem.js';
 import { projectCone } from '../cone.js';

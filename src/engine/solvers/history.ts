@@ -33,3 +33,14 @@ export function objectiveFromAlam(lambda: Float64Array, Alam: Float64Array, b: F
   for (let i = 0; i < n; i++) f += lambda[i] * (0.5 * Alam[i] - b[i]);
   return f;
 }
+
+/** Two runs' histories as one (entry k after k iterations): the first run's, then the second's after its start. */
+export function joinedHistory(a: SolveHistory, b: SolveHistory): SolveHistory {
+  const joined = (x: Float64Array, y: Float64Array): Float64Array => {
+    const out = new Float64Array(x.length + y.length - 1);
+    out.set(x);
+    out.set(y.subarray(1), x.length);
+    return out;
+  };
+  return { residual: joined(a.residual, b.residual), objective: joined(a.objective, b.objective) };
+}

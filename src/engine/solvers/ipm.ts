@@ -49,14 +49,14 @@
  * Every iterate of phases 2–3 is strictly inside the cones, every polished point is projected onto
  * them, and the best point (smallest KKT max_rel, kkt.ts) is returned, so λ is always primal feasible.
  *
- * Warm starts are ignored by `solveIpm`: an interior-point method must start in the interior of the cones,
- * well away from their boundary, which a (typically complementary, i.e. boundary) warm start is not.
- * `warmStart` is accepted for interface compatibility only. `solveIpmFrom` (the globalisation of newton.ts)
- * does start from a given λ: x = λ/(κD), z = Px + q, each cone's point pushed inside to the smallest
- * eigenvalue IPM_WARM_START_MARGIN (warmInteriorStart) — the shifted warm start of J. Gondzio, "Warm start of
- * the primal-dual method applied in the cutting-plane scheme", Math. Program. 83 (1998), and
+ * Warm starts (`solveIpm` or `solveIpmFrom` given a λ⁰: the world step's previous λ, a De Saxcé step's, the
+ * what-if's recorded λ when asked): an interior-point method must start in the interior of the cones, away from their boundary, which a (typically
+ * complementary, i.e. boundary) warm start is not; so x = λ⁰/(κD), z = Px + q, each cone's point pushed inside to
+ * the smallest eigenvalue IPM_WARM_START_MARGIN (warmInteriorStart) — the shifted warm start of J. Gondzio, "Warm
+ * start of the primal-dual method applied in the cutting-plane scheme", Math. Program. 83 (1998), and
  * E. A. Yildirim, S. J. Wright, "Warm-start strategies in interior-point methods for linear programming",
- * SIAM J. Optim. 12 (2002): a start near the solution's contact modes, kept away from the cone boundary.
+ * SIAM J. Optim. 12 (2002): a start near the solution's contact modes, kept away from the cone boundary. Where
+ * the warm path does not converge, `solveIpm` runs [V]'s start with the budget left (as newton.ts does).
  *
  * Output: `regularization` is the largest diagonal shift that had to be added to the (block-scaled,
  * unit-diagonal-block) Newton matrix to factorise it, 0 if none; the fixed damping of the polish is
@@ -70,7 +70,7 @@
  */
 import type { ContactProblem } from '../problem.js';
 import { KktWorkspace, kktInto, rowBand } from '../kkt.js';
-import { HistoryRecorder, objectiveFromAlam } from './history.js';
+import { HistoryRecorder, joinedHistory, objectiveFromAlam } from './history.js';
 import { polishNaturalMap } from './polish.js';
 import type { AlgorithmOutput, IpmOptions, SolveStatus } from './types.js';
 import { formatNumber } from '../numberText.js';
@@ -116,9 +116,18 @@ function objectiveOf(lam: Float64Array, ws: KktWorkspace, b: Float64Array, n: nu
 }
 
 export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float64Array): AlgorithmOutput {
-  // by default a warm start is unused: interior-point iterates start inside the cones (file header)
-  if (warmStart && opts.warmStart === 'interior') return solveIpmFrom(p, opts, warmStart);
-  return interiorPoint(p, opts, null);
+  if (!warmStart) return interiorPoint(p, opts, null);
+  const warm = interiorPoint(p, opts, warmStart);
+  const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? IPM_DEFAULT_MAX_ITERATIONS));
+  if (warm.status.kind === 'converged' || warm.iterations >= maxIt) return warm;
+  // the warm path did not get there: the interior point's own start with the budget left, its iterations counted too
+  const cold = interiorPoint(p, { ...opts, maxIterations: maxIt - warm.iterations }, null);
+  return {
+    ...cold,
+    iterations: warm.iterations + cold.iterations,
+    regularization: Math.max(warm.regularization, cold.regularization),
+    history: joinedHistory(warm.history, cold.history),
+  };
 }
 
 /**

@@ -65,7 +65,7 @@ import { nowMs } from '../clock.js';
 import { classifyContacts, KktWorkspace } from '../kkt.js';
 import { REGULARIZATION_MAX } from '../math/cholesky.js';
 import { formatNumber } from '../numberText.js';
-import { HistoryRecorder, objectiveFromAlam } from './history.js';
+import { HistoryRecorder, joinedHistory, objectiveFromAlam } from './history.js';
 import {
   allInterior,
   applyWinv,
@@ -77,11 +77,13 @@ import {
   IPM_SIGMA_EXPONENT,
   IPM_START_DAMPING,
   IPM_STEP_FRACTION,
+  IPM_WARM_START_MARGIN,
   ntScaleAll,
   ntStepToBoundaryAll,
   residualMeasures,
   shiftIntoCones,
   stepInside,
+  warmInteriorStart,
 } from './ipm.js';
 import { SparseIpmNewton } from './ipmSparseNewton.js';
 import { SPARSE_IPM_TAU_ROUNDING, type SparseIpmLinearSolve } from './ipmParameters.js';
@@ -215,6 +217,19 @@ function sparseStart(s: SparseIpmNewton): string | null {
 }
 
 /**
+ * Start phase from a given λ⁰ (ipm.ts's warm start, Gondzio's shift): x = λ⁰/(κD), z = Px + q, each cone's point
+ * pushed inside to the smallest eigenvalue IPM_WARM_START_MARGIN.
+ */
+function sparseWarmStart(s: SparseIpmNewton, start: Float64Array): void {
+  const { n, q, x, z, pinned, kind, C, kappa, D } = s;
+  for (let i = 0; i < n; i++) x[i] = pinned[i] ? 0 : start[i] / (kappa * D[i]);
+  s.applyP(x, z);
+  for (let i = 0; i < n; i++) z[i] = pinned[i] ? 0 : z[i] + q[i];
+  warmInteriorStart(x, kind, C, IPM_WARM_START_MARGIN);
+  warmInteriorStart(z, kind, C, IPM_WARM_START_MARGIN);
+}
+
+/**
  * Mehrotra predictor–corrector on the NT direction (ipm.ts, [V] §3 eqs. (12)–(14)), each pass followed by the
  * step to the boundary; leaves (dx, dz) and returns α, or −1 when a Newton system could not be solved.
  */
@@ -252,6 +267,8 @@ function sparsePredictorCorrector(s: SparseIpmNewton, tau: number, iterations: n
  * header); `softening` γ is added to the normal rows as in the matrix-free PGS. The entry point for exact
  * solves of islands of any size (world step above the dense limit, counterfactual re-solves). `polishMap`: the
  * natural map of the same island and softening for the polish (the sparse Newton's), instead of a new one.
+ * `warm`: a λ⁰ to start from as solveIpm does (ipm.ts: shifted into the cones, and [V]'s start with the budget left
+ * where the warm path does not converge).
  */
 export function solveIpmSparse(
   k: ContactJacobians,
@@ -259,6 +276,37 @@ export function solveIpmSparse(
   softening = 0,
   linear: SparseIpmLinearSolve = 'krylov',
   polishMap?: SparseNaturalMap,
+  warm?: Float64Array,
+): SparseIpmOutput {
+  if (warm === undefined || warm.length !== k.size) return sparseInteriorPoint(k, opts, softening, linear, polishMap);
+  const first = sparseInteriorPoint(k, opts, softening, linear, polishMap, warm);
+  const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? IPM_DEFAULT_MAX_ITERATIONS));
+  if (first.status.kind === 'converged' || first.iterations >= maxIt) return first;
+  const cold = sparseInteriorPoint(k, { ...opts, maxIterations: maxIt - first.iterations }, softening, linear, polishMap);
+  // the cold run's answer; the counts of both runs, and both histories (entry k after k iterations)
+  return {
+    ...cold,
+    iterations: first.iterations + cold.iterations,
+    history: joinedHistory(first.history, cold.history),
+    regularization: Math.max(first.regularization, cold.regularization),
+    timeMs: first.timeMs + cold.timeMs,
+    newtonSolves: first.newtonSolves + cold.newtonSolves,
+    krylovIterations: first.krylovIterations + cold.krylovIterations,
+    krylovMaxPerSolve: Math.max(first.krylovMaxPerSolve, cold.krylovMaxPerSolve),
+    inexactSolves: first.inexactSolves + cold.inexactSolves,
+    worstInexact: Math.max(first.worstInexact, cold.worstInexact),
+    polishSteps: first.polishSteps + cold.polishSteps,
+    memoryBytes: Math.max(first.memoryBytes, cold.memoryBytes),
+  };
+}
+
+function sparseInteriorPoint(
+  k: ContactJacobians,
+  opts: IpmOptions,
+  softening: number,
+  linear: SparseIpmLinearSolve,
+  polishMap: SparseNaturalMap | undefined,
+  start?: Float64Array,
 ): SparseIpmOutput {
   const t0 = nowMs();
   const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? IPM_DEFAULT_MAX_ITERATIONS));
@@ -293,7 +341,7 @@ export function solveIpmSparse(
     history.record(rep.maxRel, objectiveFromAlam(lam, ws.Alam, b, n));
     return rep.maxRel;
   };
-  const startFailure = sparseStart(s);
+  const startFailure = start ? (sparseWarmStart(s, start), null) : sparseStart(s);
   if (startFailure !== null) {
     if (s.newtonSolves === 0) history.record(r0, 0); // P + δ₀I failed before any Newton solve: the history holds λ = 0
     return sparseOutput(run, s, { kind: 'failed', reason: startFailure }, 0, lam, s.bytes, 0);

@@ -71,12 +71,6 @@ export interface IpmOptions extends CommonSolveOptions {
    * tolerance is far above round-off (the diagnosis' exact re-solves); not a scene-file option.
    */
   readonly refinement?: 'always' | 'shifted';
-  /**
-   * What a warm λ does: ignored (default: an interior point starts well inside the cones, ipm.ts), or 'interior' —
-   * the iteration starts from it pushed inside the cones (solveIpmFrom, Gondzio's shifted warm start). Set by
-   * callers that solve a sequence of nearby problems (the diagnosis' De Saxcé steps); not a scene-file option.
-   */
-  readonly warmStart?: 'ignore' | 'interior';
 }
 
 /**
