@@ -152,7 +152,7 @@ export interface IslandResolver {
   /**
    * The same with the solution's λ and slip ‖w_t‖ per contact (m/s): De Saxcé's fixed point iterates on it. Given a
    * warm start near the solution (the previous fixed-point step's λ), the dense path starts its interior point from
-   * it (ipm.ts: where its KKT residual says it is near); the sparse path starts cold.
+   * it (ipm.ts); the sparse path starts cold.
    */
   exactWithSlip(b: Float64Array, warm?: Float64Array): ExactSolution | string;
   /**

@@ -50,10 +50,11 @@
  * them, and the best point (smallest KKT max_rel, kkt.ts) is returned, so λ is always primal feasible.
  *
  * Warm starts (`solveIpm` or `solveIpmFrom` given a λ⁰: the world step's previous λ, a De Saxcé step's, the
- * what-if's recorded λ when asked): an interior-point method must start in the interior of the cones, away from their boundary, which a (typically
- * complementary, i.e. boundary) warm start is not; so x = λ⁰/(κD), z = Px + q, each cone's point pushed inside to
- * the smallest eigenvalue IPM_WARM_START_MARGIN (warmInteriorStart) — the shifted warm start of J. Gondzio, "Warm
- * start of the primal-dual method applied in the cutting-plane scheme", Math. Program. 83 (1998), and
+ * what-if's recorded λ when asked): an interior-point method must start in the interior of the cones, away from
+ * their boundary, which a (typically complementary, i.e. boundary) warm start is not; so x = λ⁰/(κD), z = Px + q,
+ * each cone's point pushed inside to the smallest eigenvalue IPM_WARM_START_MARGIN (warmInteriorStart) — the
+ * shifted warm start of J. Gondzio, "Warm start of the primal-dual method applied in the cutting-plane scheme",
+ * Math. Program. 83 (1998), and
  * E. A. Yildirim, S. J. Wright, "Warm-start strategies in interior-point methods for linear programming",
  * SIAM J. Optim. 12 (2002): a start near the solution's contact modes, kept away from the cone boundary. Where
  * the warm path does not converge, `solveIpm` runs [V]'s start with the budget left (as newton.ts does).
