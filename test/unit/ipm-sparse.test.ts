@@ -187,7 +187,7 @@ describe('sparse interior point (no dense A)', () => {
     assert.ok(Math.abs(sparse.objective - dense.objective) <= 1e-8 * Math.abs(dense.objective), `${sparse.objective} vs ${dense.objective}`);
   });
 
-  it('from a warm start near the solution (a nearby problem\'s λ): converged in fewer iterations; from a far one, converged', () => {
+  it("from a warm start near the solution (a nearby problem's λ): converged in fewer iterations; from a far one, converged", () => {
     const { bodies, contacts } = boxPyramid(6, 0.5);
     const k = assembleJacobians(bodies, contacts);
     // the same island with the boxes sliding at 0.3 m/s, and its neighbour (a frame later, a De Saxcé step on)
@@ -200,7 +200,14 @@ describe('sparse interior point (no dense A)', () => {
     assert.equal(warm.status.kind, 'converged');
     assert.ok(warm.iterations < cold.iterations, `warm ${warm.iterations} vs cold ${cold.iterations} iterations`);
     assert.equal(warm.history.residual.length, warm.iterations + 1);
-    const far = solveIpmSparse(sliding, { solver: 'ipm' }, 0, 'krylov', undefined, Float64Array.from(start, (v) => 100 * v + 10));
+    const far = solveIpmSparse(
+      sliding,
+      { solver: 'ipm' },
+      0,
+      'krylov',
+      undefined,
+      Float64Array.from(start, (v) => 100 * v + 10),
+    );
     assert.equal(far.status.kind, 'converged');
     assert.ok(far.kkt.maxRel <= 1e-8, `far start: KKT ${far.kkt.maxRel}`);
   });

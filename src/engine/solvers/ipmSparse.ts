@@ -341,7 +341,9 @@ function sparseInteriorPoint(
     history.record(rep.maxRel, objectiveFromAlam(lam, ws.Alam, b, n));
     return rep.maxRel;
   };
-  const startFailure = start ? (sparseWarmStart(s, start), null) : sparseStart(s);
+  let startFailure: string | null = null;
+  if (start) sparseWarmStart(s, start);
+  else startFailure = sparseStart(s);
   if (startFailure !== null) {
     if (s.newtonSolves === 0) history.record(r0, 0); // P + δ₀I failed before any Newton solve: the history holds λ = 0
     return sparseOutput(run, s, { kind: 'failed', reason: startFailure }, 0, lam, s.bytes, 0);
