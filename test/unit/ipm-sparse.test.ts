@@ -210,6 +210,9 @@ describe('sparse interior point (no dense A)', () => {
     );
     assert.equal(far.status.kind, 'converged');
     assert.ok(far.kkt.maxRel <= 1e-8, `far start: KKT ${far.kkt.maxRel}`);
+    // its polish opens with the proximal endgame: one history entry per linear system (was one more: 35 for 33)
+    assert.ok(far.polishSteps > 0);
+    assert.equal(far.history.residual.length, far.iterations + 1);
   });
 
   it('converges on a 15-row box pyramid (900 contacts, 120 bodies) to KKT ≤ 1e-8 with memory linear in contacts', () => {

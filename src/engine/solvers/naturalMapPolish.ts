@@ -31,26 +31,32 @@ export function polishNaturalMapSparse(
   let endgameNext = proximal;
   while (steps < maxSteps && bestRel > tol) {
     let r = bestRel;
+    // linear systems solved in this pass: one history entry each (the last one carries the pass's result)
+    let solves = 0;
     if (!endgameNext) {
       r = nm.step(best, bestRel, backtracks);
       steps++;
+      solves++;
     }
     if (proximal && !(r < bestRel) && steps < maxSteps) {
       // the projected line search found no lower point (or was skipped): the proximal endgame (SparseNaturalMap.proximalStep)
       const before = bestRel,
         fBefore = nm.objective(best);
       const p = nm.proximalStep(best, bestRel, maxSteps - steps, tol);
-      // one history entry per linear system: the subproblem's iterates are not in K, so they carry the best so far
-      for (let i = 0; i < p.solves; i++) record(before, fBefore);
       steps += p.solves;
+      solves += p.solves;
       r = p.rel;
-      if (endgameNext && !(r < bestRel)) {
+      // the subproblem's iterates are not in K, so their entries carry the best so far
+      const endgameFailedFirst = endgameNext && !(r < bestRel);
+      for (let i = endgameFailedFirst ? 0 : 1; i < solves; i++) record(before, fBefore);
+      if (endgameFailedFirst) {
         // the endgame first found nothing: the projected step after all
         endgameNext = false;
         continue;
       }
     }
     endgameNext = false;
+    if (solves === 0) break;
     const improved = r < bestRel;
     const fast = r <= rate * bestRel;
     bestRel = r;
