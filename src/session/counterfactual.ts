@@ -288,10 +288,6 @@ function denseResolver(k: ContactJacobians, contacts: readonly ContactPoint[], p
     },
     exactWithSlip(b: Float64Array, warm?: Float64Array) {
       const p = withB(b);
-      // from a nearby λ (the previous De Saxcé step's) the interior point takes the shifted warm start (ipm.ts). Not
-      // from the recorded λ: on stacks of redundant contacts (A singular) a start off the centre of the optimal face
-      // ends, at the KKT tolerance, on another λ of that face, whose E differs (E is not the QP's objective) enough
-      // to move the diagnosis' shares; the cold start's central path ends near the face's centre
       const out = solve(p, RESOLVE_OPTIONS, warm);
       r.timeMs += out.timeMs;
       r.work += resolveWork(C, out.iterations);

@@ -26,8 +26,9 @@ export const MATRIX_FREE_FALLBACK = { solver: 'ipm' } as const;
 
 /**
  * Solves the island of `jacobians` with `options`' solver, never forming A; `softening` γ on the normal rows,
- * `warm` the previous λ (every solver starts from it; the interior point only when it is near, ipm.ts). The body velocity changes M⁻¹Jᵀλ are added to `dvTotal`
- * (6 per body of the Jacobians' body list; the island's own entries must be zero on entry).
+ * `warm` the previous λ (every solver starts from it; the interior point shifted into the cones, ipm.ts). The body
+ * velocity changes M⁻¹Jᵀλ are added to `dvTotal` (6 per body of the Jacobians' body list; the island's own entries
+ * must be zero on entry).
  */
 export function solveMatrixFree(
   jacobians: ContactJacobians,

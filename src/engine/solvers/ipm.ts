@@ -54,10 +54,10 @@
  * their boundary, which a (typically complementary, i.e. boundary) warm start is not; so x = λ⁰/(κD), z = Px + q,
  * each cone's point pushed inside to the smallest eigenvalue IPM_WARM_START_MARGIN (warmInteriorStart) — the
  * shifted warm start of J. Gondzio, "Warm start of the primal-dual method applied in the cutting-plane scheme",
- * Math. Program. 83 (1998), and
- * E. A. Yildirim, S. J. Wright, "Warm-start strategies in interior-point methods for linear programming",
- * SIAM J. Optim. 12 (2002): a start near the solution's contact modes, kept away from the cone boundary. Where
- * the warm path does not converge, `solveIpm` runs [V]'s start with the budget left (as newton.ts does).
+ * Math. Program. 83 (1998), and E. A. Yildirim, S. J. Wright, "Warm-start strategies in interior-point methods
+ * for linear programming", SIAM J. Optim. 12 (2002): a start near the solution's contact modes, kept away from
+ * the cone boundary. Where the warm path does not converge, `solveIpm` runs [V]'s start with the budget left (as
+ * newton.ts does).
  *
  * Output: `regularization` is the largest diagonal shift that had to be added to the (block-scaled,
  * unit-diagonal-block) Newton matrix to factorise it, 0 if none; the fixed damping of the polish is
@@ -94,7 +94,7 @@ import {
 import { dualResidual } from './ipmSetup.js';
 import {
   IPM_AHO_SWITCH,
-  IPM_DEFAULT_MAX_ITERATIONS,
+  ipmIterationBudget,
   IPM_DEFAULT_TOLERANCE,
   IPM_POLISH_STEPS,
   IPM_SIGMA_EXPONENT,
@@ -119,7 +119,7 @@ function objectiveOf(lam: Float64Array, ws: KktWorkspace, b: Float64Array, n: nu
 export function solveIpm(p: ContactProblem, opts: IpmOptions, warmStart?: Float64Array): AlgorithmOutput {
   if (!warmStart) return interiorPoint(p, opts, null);
   const warm = interiorPoint(p, opts, warmStart);
-  const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? IPM_DEFAULT_MAX_ITERATIONS));
+  const maxIt = ipmIterationBudget(opts);
   if (warm.status.kind === 'converged' || warm.iterations >= maxIt) return warm;
   // the warm path did not get there: the interior point's own start with the budget left, its iterations counted too
   const cold = interiorPoint(p, { ...opts, maxIterations: maxIt - warm.iterations }, null);
@@ -258,7 +258,7 @@ function stepToBoundary(s: DenseIpm, useAho: boolean, ex: Float64Array, ez: Floa
 
 /** The interior-point method (file header, steps 1–4): setup, start, NT/AHO predictor–corrector iterations, polish. */
 function interiorPoint(p: ContactProblem, opts: IpmOptions, start: Float64Array | null, margin = IPM_WARM_START_MARGIN): AlgorithmOutput {
-  const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? IPM_DEFAULT_MAX_ITERATIONS));
+  const maxIt = ipmIterationBudget(opts);
   const tol = opts.tolerance ?? IPM_DEFAULT_TOLERANCE;
   const { b, size: n, contactCount: C } = p;
   const history = new HistoryRecorder(maxIt);

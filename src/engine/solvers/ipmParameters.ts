@@ -6,6 +6,10 @@
  */
 /** Default iteration budget (CVXOPT's `maxiters` default, [V] §3). */
 export const IPM_DEFAULT_MAX_ITERATIONS = 100;
+/** The iteration budget of a solve: the options' maxIterations (whole, ≥ 0) or IPM_DEFAULT_MAX_ITERATIONS. */
+export function ipmIterationBudget(opts: { readonly maxIterations?: number }): number {
+  return Math.max(0, Math.floor(opts.maxIterations ?? IPM_DEFAULT_MAX_ITERATIONS));
+}
 /** Default KKT max_rel tolerance (kkt.ts). */
 export const IPM_DEFAULT_TOLERANCE = 1e-10;
 /** Fraction of the step to the cone boundary that is taken ([V] §3, STEP = 0.99). */

@@ -71,7 +71,7 @@ import {
   applyWinv,
   CONE_ORTHANT,
   complementarityTarget,
-  IPM_DEFAULT_MAX_ITERATIONS,
+  ipmIterationBudget,
   IPM_DEFAULT_TOLERANCE,
   IPM_POLISH_STEPS,
   IPM_SIGMA_EXPONENT,
@@ -280,7 +280,7 @@ export function solveIpmSparse(
 ): SparseIpmOutput {
   if (warm === undefined || warm.length !== k.size) return sparseInteriorPoint(k, opts, softening, linear, polishMap);
   const first = sparseInteriorPoint(k, opts, softening, linear, polishMap, warm);
-  const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? IPM_DEFAULT_MAX_ITERATIONS));
+  const maxIt = ipmIterationBudget(opts);
   if (first.status.kind === 'converged' || first.iterations >= maxIt) return first;
   const cold = sparseInteriorPoint(k, { ...opts, maxIterations: maxIt - first.iterations }, softening, linear, polishMap);
   // the cold run's answer; the counts of both runs, and both histories (entry k after k iterations)
@@ -309,7 +309,7 @@ function sparseInteriorPoint(
   start?: Float64Array,
 ): SparseIpmOutput {
   const t0 = nowMs();
-  const maxIt = Math.max(0, Math.floor(opts.maxIterations ?? IPM_DEFAULT_MAX_ITERATIONS));
+  const maxIt = ipmIterationBudget(opts);
   const tol = opts.tolerance ?? IPM_DEFAULT_TOLERANCE;
   const n = k.size,
     C = k.contactCount,

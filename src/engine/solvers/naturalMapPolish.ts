@@ -56,7 +56,6 @@ export function polishNaturalMapSparse(
       }
     }
     endgameNext = false;
-    if (solves === 0) break;
     const improved = r < bestRel;
     const fast = r <= rate * bestRel;
     bestRel = r;

@@ -52,7 +52,11 @@ export function coulombExact(r: IslandResolver, b: Float64Array, mu: Float64Arra
   for (let k = 0; k < DE_SAXCE_STEPS; k++) {
     bb.set(b);
     for (let c = 0; c < C; c++) bb[3 * c] -= mu[c] * slip[c];
-    const x = r.exactWithSlip(bb, lambda ?? undefined); // each step from the last one's λ
+    // each step after the first from the last one's λ (the interior point's shifted warm start, ipm.ts); the first
+    // cold, not from the recorded λ: on stacks of redundant contacts (A singular) a start off the centre of the
+    // optimal face ends, at the KKT tolerance, on another λ of that face, whose E differs (E is not the QP's
+    // objective) enough to move the diagnosis' shares; the cold start's central path ends near the face's centre
+    const x = r.exactWithSlip(bb, lambda ?? undefined);
     if (typeof x === 'string') return x;
     energy = x.energy;
     lambda = x.lambda;
