@@ -11,8 +11,9 @@
  * and of external memory during the open, what the open keeps after a full collection), then after the open
  * the frame view of the frame nearest 3 800 contacts (median of 3, read from disk each time; then the conditioning
  * of the islands it left pending, the `conditioning` message, when the build has it) and 100 random
- * frame reads (positioned read, inflate for a compressed file, parse). The first open writes the recording's
- * sidecar cache and a second process opens from it (the cache is removed afterwards unless it was there).
+ * frame reads (positioned read, inflate for a compressed file, parse or decode of the frame store). The first
+ * open writes the recording's sidecar cache and frame store, and a second process opens from them and measures the
+ * same frame view and reads (cache and store are removed afterwards unless the cache was there).
  * `--base DIR` runs the same measurements first with the source of another checkout (e.g. a worktree of main:
  * `git worktree add --detach /tmp/base main && ln -s "$PWD/node_modules" /tmp/base/node_modules`), without a
  * cache, so that both builds are measured in the same minutes. The targets (open ≥ 100 MiB/s, second open ≤ 2 s,
@@ -51,6 +52,8 @@ interface ChildResult {
   /** 100 random frame reads after the open (sorted, ms). */
   seekWallMs: number[];
   seekCpuMs: number[];
+  /** Frame reads served by the cache's frame store (absent: a build without one). */
+  storeReads?: number;
 }
 
 const MiB = 2 ** 20;
@@ -161,6 +164,7 @@ async function child(file: string, cached: boolean, src: string | null): Promise
     keptHeapMiB: (m1.heapUsed - m0.heapUsed) / MiB,
     keptArrayBuffersMiB: (m1.arrayBuffers - m0.arrayBuffers) / MiB,
     ...viewsAndSeeks(m),
+    storeReads: (reader as { framesFromStore?: number }).framesFromStore,
   };
   m.close();
   process.stdout.write(JSON.stringify(out) + '\n');
@@ -189,10 +193,16 @@ function printOpen(label: string, mib: number, res: ChildResult): void {
   console.log(
     `    ${label.padEnd(9)} open ${res.wallMs.toFixed(0)} ms (${wallRate.toFixed(1)} MiB/s), CPU ${res.cpuMs.toFixed(0)} ms (${cpuRate.toFixed(1)} MiB/s of one core's time); ${res.frames} frames, ${res.findings} findings, digest ${res.digest}, peak RSS ${res.peakRssMiB.toFixed(0)} MiB — open ≥ 100 MiB/s ${wallRate >= 100 ? 'MET' : 'MISSED'} (wall), ${cpuRate >= 100 ? 'met' : 'missed'} in CPU time`,
   );
+  printReads(res);
+}
+
+/** The frame view and the 100 random frame reads after an open. */
+function printReads(res: ChildResult): void {
   const q = (xs: number[], p: number): string => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))].toFixed(1);
   const seekMedian = Number(q(res.seekWallMs, 0.5));
+  const store = res.storeReads === undefined ? '' : `; ${res.storeReads} reads decoded the frame store`;
   console.log(
-    `              frame view of frame ${res.view.frame} (${res.view.contacts} contacts, from disk) ${res.view.wallMs.toFixed(1)} ms, CPU ${res.view.cpuMs.toFixed(1)} ms — ≤ 30 ms ${res.view.wallMs <= 30 ? 'MET' : 'MISSED'}${res.view.pending > 0 ? ` (then the conditioning of its ${res.view.pending} pending islands ${res.view.conditioningWallMs.toFixed(1)} ms, CPU ${res.view.conditioningCpuMs.toFixed(1)} ms)` : ''}; 100 random frame reads median ${q(res.seekWallMs, 0.5)} ms (CPU ${q(res.seekCpuMs, 0.5)} ms), p95 ${q(res.seekWallMs, 0.95)} ms, max ${res.seekWallMs[99].toFixed(1)} ms — median ≤ 30 ms ${seekMedian <= 30 ? 'MET' : 'MISSED'}`,
+    `              frame view of frame ${res.view.frame} (${res.view.contacts} contacts, from disk) ${res.view.wallMs.toFixed(1)} ms, CPU ${res.view.cpuMs.toFixed(1)} ms — ≤ 30 ms ${res.view.wallMs <= 30 ? 'MET' : 'MISSED'}${res.view.pending > 0 ? ` (then the conditioning of its ${res.view.pending} pending islands ${res.view.conditioningWallMs.toFixed(1)} ms, CPU ${res.view.conditioningCpuMs.toFixed(1)} ms)` : ''}; 100 random frame reads median ${q(res.seekWallMs, 0.5)} ms (CPU ${q(res.seekCpuMs, 0.5)} ms), p95 ${q(res.seekWallMs, 0.95)} ms, max ${res.seekWallMs[99].toFixed(1)} ms — median ≤ 30 ms ${seekMedian <= 30 ? 'MET' : 'MISSED'}${store}`,
   );
 }
 
@@ -203,6 +213,7 @@ function report(file: string, label: string, profile: boolean, base: string | nu
   const baseDigest = base !== null ? JSON.parse(runChild(file, '--child', false, base)) : null;
   if (baseDigest) printOpen('base', mib, baseDigest as ChildResult);
   const sidecar = sidecarPath(file);
+  const store = sidecar.replace(/\.clcache$/, '.clframes');
   const existed = fs.existsSync(sidecar);
   try {
     if (existed) console.log(`    (a cache is there already: ${sidecar}; the first open below reads it)`);
@@ -216,13 +227,18 @@ function report(file: string, label: string, profile: boolean, base: string | nu
       `              memory: index ${index.toFixed(2)} MiB + largest frame line ${frame.toFixed(2)} MiB: target ≤ 1.5 × ${(index + frame).toFixed(2)} = ${target.toFixed(1)} MiB; peak RSS ${res.peakRssMiB.toFixed(0)} MiB, ${grew.toFixed(0)} MiB above the ${res.rssBeforeMiB.toFixed(0)} MiB before the open — ${grew <= target ? 'MET' : 'MISSED'}; during the open V8 heap up to ${res.peakHeapMiB.toFixed(0)} MiB, external up to ${res.peakExternalMiB.toFixed(0)} MiB; kept after it: heap +${res.keptHeapMiB.toFixed(1)} MiB, array buffers +${res.keptArrayBuffersMiB.toFixed(1)} MiB`,
     );
     const cacheMiB = (fs.statSync(sidecar, { throwIfNoEntry: false })?.size ?? 0) / MiB;
+    const storeMiB = (fs.statSync(store, { throwIfNoEntry: false })?.size ?? 0) / MiB;
     const second = JSON.parse(runChild(file, '--child', true)) as ChildResult;
     const same = second.digest === res.digest && (baseDigest === null || baseDigest.digest === res.digest);
     console.log(
-      `    cached    the first open wrote a cache of ${cacheMiB.toFixed(1)} MiB; second open ${(second.wallMs / 1000).toFixed(2)} s (CPU ${(second.cpuMs / 1000).toFixed(2)} s, peak RSS ${second.peakRssMiB.toFixed(0)} MiB) — ≤ 2 s ${second.wallMs <= 2000 ? 'MET' : 'MISSED'}; ${same ? 'the same findings and timeline' : 'DIFFERENT findings or timeline'}${baseDigest ? ' in every open (base included)' : ''}`,
+      `    cached    the first open wrote a cache of ${cacheMiB.toFixed(1)} MiB and a frame store of ${storeMiB.toFixed(1)} MiB; second open ${(second.wallMs / 1000).toFixed(2)} s (CPU ${(second.cpuMs / 1000).toFixed(2)} s, peak RSS ${second.peakRssMiB.toFixed(0)} MiB) — ≤ 2 s ${second.wallMs <= 2000 ? 'MET' : 'MISSED'}; ${same ? 'the same findings and timeline' : 'DIFFERENT findings or timeline'}${baseDigest ? ' in every open (base included)' : ''}`,
     );
+    printReads(second);
   } finally {
-    if (!existed) fs.rmSync(sidecar, { force: true });
+    if (!existed) {
+      fs.rmSync(sidecar, { force: true });
+      fs.rmSync(store, { force: true });
+    }
   }
   if (profile) {
     console.log('    profile of the open (a further run under the sampling profiler), top self time:');

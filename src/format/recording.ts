@@ -14,5 +14,5 @@
  */
 export * from './recordingTypes.js';
 export { parseJsonLine, serializeFrame, serializeHeader, serializeInitial, toJsonLine } from './recordingJson.js';
-export { isInitialLine, parseFrame, parseHeader, validateFrame, validateHeader, validateInitial } from './recordingValidate.js';
+export { frameFromValue, isInitialLine, parseFrame, parseHeader, validateFrame, validateHeader, validateInitial } from './recordingValidate.js';
 export { frameMaxima, fromShapeDesc, inverseInertiaBody, preSolveBodyStates, toContactPoint, toShapeDesc, worldInverseInertia } from './recordingConvert.js';

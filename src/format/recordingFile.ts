@@ -16,7 +16,9 @@ import { BGZF_BLOCK_DATA, BGZF_EOF, bgzfBlock, crc32 } from './bgzf.js';
 import { type Feed, feedFor, type RangeSource, readExactly } from './compressedInput.js';
 import { fromIndexSection, INDEX_SECTION, indexSection } from './recordingIndexCache.js';
 import { type CacheOptions, RecordingCache } from './sidecarCache.js';
+import { FrameStore, FrameStoreWriter } from './frameStore.js';
 import {
+  frameFromValue,
   parseFrame,
   serializeFrame,
   serializeHeader,
@@ -48,6 +50,11 @@ export interface ReaderCacheOptions {
   readonly cache?: CacheOptions;
   /** With onFrame: false when the cache already holds what the frames were wanted for (no pass then). */
   readonly needsFrames?: (cache: RecordingCache) => boolean;
+  /**
+   * Keep the parsed frames in the cache's frame store (frameStore.ts, about half the recording's size on disk) for
+   * fast frame reads: for readers that seek (the inspector), not for one pass (report, diagnose).
+   */
+  readonly frameStore?: boolean;
 }
 
 /** The validation an index was built with: every line whenever every frame is parsed for onFrame. */
@@ -79,6 +86,13 @@ function openRegularFile(file: string): number {
   return fd;
 }
 
+/** The frame store's writer for this open: when the open has a cache and parses every line (frameStore.ts). */
+const storeWriter = (cache: RecordingCache, options: Pick<OpenOptions, 'validate' | 'onFrame'> & ReaderCacheOptions): FrameStoreWriter | null =>
+  options.frameStore === true && cache.enabled && effectiveValidation(options) === 'every-line' ? FrameStoreWriter.create(cache) : null;
+
+const indexer = (file: string, options: Pick<OpenOptions, 'validate' | 'onFrame'>, store: FrameStoreWriter | null): Indexer =>
+  new Indexer(file, options.onFrame, options.validate, undefined, store ? (i, raw, bytes) => store.add(i, raw, bytes) : undefined);
+
 /** A recording opened for random access. Call close() when done. */
 export class RecordingReader {
   private fd: number | null;
@@ -105,11 +119,13 @@ export class RecordingReader {
   static async open(file: string, options: OpenOptions & ReaderCacheOptions = {}): Promise<RecordingReader> {
     const t0 = performance.now();
     const fd = openRegularFile(file);
+    let store: FrameStoreWriter | null = null;
     try {
       const cached = RecordingReader.fromCache(file, fd, options, t0);
       if (cached.reader) return cached.reader;
       const size = fs.fstatSync(fd).size;
-      const ix = new Indexer(file, options.onFrame, options.validate);
+      store = storeWriter(cached.cache, options);
+      const ix = indexer(file, options, store);
       const fdOf = (): number => fd;
       const buf = Buffer.allocUnsafe(CHUNK_BYTES);
       let pos = 0,
@@ -124,8 +140,9 @@ export class RecordingReader {
         options.onProgress?.(pos, Math.max(size, pos));
         if (ix.stopped) break;
       }
-      return RecordingReader.finish(file, fd, pos, ix, feed, t0, cached.cache, effectiveValidation(options));
+      return RecordingReader.finish(file, fd, pos, ix, feed, t0, cached.cache, effectiveValidation(options), store);
     } catch (e) {
+      store?.discard();
       fs.closeSync(fd);
       throw e;
     }
@@ -135,10 +152,12 @@ export class RecordingReader {
   static openSync(file: string, options: Pick<OpenOptions, 'validate' | 'onFrame'> & ReaderCacheOptions = {}): RecordingReader {
     const t0 = performance.now();
     const fd = openRegularFile(file);
+    let store: FrameStoreWriter | null = null;
     try {
       const cached = RecordingReader.fromCache(file, fd, options, t0);
       if (cached.reader) return cached.reader;
-      const ix = new Indexer(file, options.onFrame, options.validate);
+      store = storeWriter(cached.cache, options);
+      const ix = indexer(file, options, store);
       const fdOf = (): number => fd;
       const buf = Buffer.allocUnsafe(CHUNK_BYTES);
       let pos = 0,
@@ -151,8 +170,9 @@ export class RecordingReader {
         pos += n;
         if (ix.stopped) break;
       }
-      return RecordingReader.finish(file, fd, pos, ix, feed, t0, cached.cache, effectiveValidation(options));
+      return RecordingReader.finish(file, fd, pos, ix, feed, t0, cached.cache, effectiveValidation(options), store);
     } catch (e) {
+      store?.discard();
       fs.closeSync(fd);
       throw e;
     }
@@ -178,6 +198,7 @@ export class RecordingReader {
     r.ranges = s.ranges;
     r.cache = cache;
     r.fromCache = true;
+    r.store = FrameStore.open(cache, s.columns.count);
     return { reader: r, cache };
   }
 
@@ -190,6 +211,7 @@ export class RecordingReader {
     t0: number,
     cache: RecordingCache,
     validate: NonNullable<OpenOptions['validate']>,
+    store: FrameStoreWriter | null,
   ): RecordingReader {
     const { ranges, warning } = feed ? feed.end() : { ranges: null, warning: null };
     ix.end();
@@ -204,8 +226,16 @@ export class RecordingReader {
       INDEX_SECTION,
       indexSection({ header: r.header, columns: ix.columns, errors: r.errors, errorCount: r.errorCount, warnings, size, validate, ranges }),
     );
+    // the frames the open parsed, for the reads after it (this open's and the next ones')
+    store?.finish(cache, ix.columns.count);
+    r.store = FrameStore.open(cache, ix.columns.count);
     return r;
   }
+
+  /** The recording's frame store (frameStore.ts): frame reads decode from it instead of parsing the line; null: none. */
+  private store: FrameStore | null = null;
+  /** Frame reads whose value came from the frame store (the others parsed their line; benchmarks and tests). */
+  framesFromStore = 0;
 
   /** The recording's sidecar cache (sections of what was computed from it; save() writes them). */
   cache!: RecordingCache;
@@ -288,7 +318,12 @@ export class RecordingReader {
     // the bytes indexed (and summarised, and perhaps cached), or the file changed: never a frame the index does not describe
     if (crc32(buf) !== c.crc[i]) changed(`line ${line} no longer holds the bytes that were indexed`);
     const previous = i > 0 ? { frame: c.frame[i - 1], time: c.time[i - 1] } : undefined;
-    const f = parseFrame(decodeLine(buf, this.file, line), line, this.file, this.header, { previous });
+    const stored = this.store?.read(i);
+    if (stored !== undefined) this.framesFromStore++;
+    const f =
+      stored !== undefined
+        ? frameFromValue(stored, line, this.file, this.header, { previous })
+        : parseFrame(decodeLine(buf, this.file, line), line, this.file, this.header, { previous });
     if (f.frame !== c.frame[i]) changed(`line ${line} now holds frame ${f.frame}, not ${c.frame[i]}`);
     return f;
   }
@@ -305,6 +340,8 @@ export class RecordingReader {
 
   close(): void {
     this.lineBytes = null;
+    this.store?.close();
+    this.store = null;
     this.ranges?.forget();
     if (this.fd !== null) {
       fs.closeSync(this.fd);

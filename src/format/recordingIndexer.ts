@@ -10,7 +10,7 @@ import type { DamagedBlock } from './bgzfSplitter.js';
 import { FormatError } from './messages.js';
 import { emptyScan, FrameLineScanner, type ScannedFrame } from './recordingScan.js';
 import { END_LINE, isEndLine, validateEnd } from './recordingEnd.js';
-import { isInitialLine, parseFrame, parseHeader, parseJsonLine, validateInitial, type RecordedFrame, type RecordingHeader } from './recording.js';
+import { frameFromValue, isInitialLine, parseHeader, parseJsonLine, validateInitial, type RecordedFrame, type RecordingHeader } from './recording.js';
 
 import { Columns } from './recordingColumns.js';
 export { Columns, type FrameSummary } from './recordingColumns.js';
@@ -112,6 +112,8 @@ export class Indexer {
     validate: OpenOptions['validate'] = 'every-line',
     /** Told the bytes of every line indexed as a frame (StreamIndex: compress checks its output against them). */
     private readonly onIndexedLine?: (bytes: Uint8Array, frame: number) => void,
+    /** Told every frame line's parsed value and byte length once the frame is valid, before onFrame sees the frame (the frame store). */
+    private readonly onFrameValue?: (index: number, raw: unknown, lineBytes: number) => void,
   ) {
     this.scanner = validate === 'on-read' && !onFrame ? new FrameLineScanner() : null;
   }
@@ -306,7 +308,8 @@ export class Indexer {
         const raw = parseJsonLine(text, this.file, `line ${lineNo}: `);
         if (isEndLine(raw)) return void validateEnd(raw, lineNo, this.file);
       }
-      const f = parseFrame(text, lineNo, this.file, this.header, { previous: this.prev, onWarning: (field, detail) => this.warn(lineNo, field, detail) });
+      const raw = parseJsonLine(text, this.file, `line ${lineNo}: `);
+      const f = frameFromValue(raw, lineNo, this.file, this.header, { previous: this.prev, onWarning: (field, detail) => this.warn(lineNo, field, detail) });
       // format 1.1: an initial state without a time is the state one step before the first frame; one at or
       // after the first frame's time is not an initial state (reported on its line, dropped)
       const init = this.columns.count === 0 ? this.header.initial : undefined;
@@ -328,6 +331,7 @@ export class Indexer {
       this.columns.push(offset, length, lineNo, f, crc32(bytes));
       this.parsedLines++;
       this.prev = { frame: f.frame, time: f.time };
+      this.onFrameValue?.(this.columns.count - 1, raw, length);
       this.onFrame?.(this.columns.count - 1, f, this.header);
     } catch (e) {
       if (!(e instanceof FormatError)) throw e;

@@ -56,7 +56,11 @@ const SOLVER_KEYS = ['name', 'status', 'reason', 'iterations', 'residuals', 'lam
 
 /** Parses and validates one frame line (lineNo is 1-based, as an editor shows it). */
 export function parseFrame(line: string, lineNo: number, file: string, header: RecordingHeader, options: ParseFrameOptions = {}): RecordedFrame {
-  const raw = parseJsonLine(line, file, `line ${lineNo}: `);
+  return frameFromValue(parseJsonLine(line, file, `line ${lineNo}: `), lineNo, file, header, options);
+}
+
+/** The frame of a frame line's parsed value (what parseFrame does after JSON.parse): validated, in our conventions. */
+export function frameFromValue(raw: unknown, lineNo: number, file: string, header: RecordingHeader, options: ParseFrameOptions = {}): RecordedFrame {
   const f = validateFrame(raw, lineNo, file, header, options);
   return header.declared ? convertFrame(f, header.declared, header.dt) : f;
 }

@@ -124,8 +124,8 @@ export const folderCachePath = (dir: string, file: string): string =>
       .slice(0, 60)}-${crypto.createHash('sha256').update(path.resolve(file)).digest('hex').slice(0, 16)}.clcache`,
   );
 
-/** True when `p` is a regular file that starts with CACHE_MAGIC (ours to replace). */
-function isOurs(p: string): boolean {
+/** True when `p` is a regular file that starts with `magic` (CACHE_MAGIC: a cache of ours, to replace). */
+export function isOurs(p: string, magic: Uint8Array = CACHE_MAGIC): boolean {
   let fd: number;
   try {
     const st = fs.lstatSync(p);
@@ -135,9 +135,9 @@ function isOurs(p: string): boolean {
     return false;
   }
   try {
-    const b = Buffer.alloc(CACHE_MAGIC.length);
+    const b = Buffer.alloc(magic.length);
     fs.readSync(fd, b, 0, b.length, 0);
-    return b.equals(CACHE_MAGIC);
+    return b.equals(magic);
   } finally {
     fs.closeSync(fd);
   }
@@ -203,6 +203,11 @@ export class RecordingCache {
     const out = [sidecarPath(this.file)];
     if (this.options.dir) out.push(folderCachePath(this.options.dir, this.file));
     return out;
+  }
+
+  /** Where a file that goes with the cache may be written, in order: the cache's places with `.clcache` → `suffix`. */
+  companionPaths(suffix: string): string[] {
+    return this.enabled ? this.candidates().map((p) => p.replace(/\.clcache$/, suffix)) : [];
   }
 
   get(name: string): CacheSection | undefined {

@@ -226,6 +226,7 @@ export class InspectorModel {
     const reader = await RecordingReader.open(file, {
       signal,
       cache,
+      frameStore: true,
       needsFrames: (c) => !c.get(section),
       onProgress: (read, total) =>
         progress?.(

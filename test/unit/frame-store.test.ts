@@ -1,0 +1,154 @@
+/**
+ * The frame store of a recording's cache (src/format/frameStore.ts): after the first open, frame reads decode the
+ * store instead of parsing the line, and give the frames the line gives (plain and plain gzip); short lines get no
+ * record; a damaged,
+ * truncated, missing or foreign store is never believed (the line is parsed, the frame is the same); someone
+ * else's file at the store's name is left alone; a read-only folder sends the store to the cache folder; a
+ * failed open leaves no file behind.
+ */
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as zlib from 'node:zlib';
+import { RecordingReader } from '../../src/format/recordingFile.js';
+import { STORE_MAGIC, STORE_MIN_LINE_BYTES } from '../../src/format/frameStore.js';
+import { type CacheOptions, folderCachePath, sidecarPath } from '../../src/format/sidecarCache.js';
+import { recordBoxStack, recordExample } from '../exampleRecording.js';
+
+const storeBeside = (file: string): string => sidecarPath(file).replace(/\.clcache$/, '.clframes');
+
+describe('frame store of a recording', function () {
+  this.timeout(120_000);
+  let dir: string, cacheDir: string, source: string;
+  const always = (): CacheOptions => ({ mode: 'always', dir: cacheDir });
+  before(() => {
+    // the 20-base pyramid: frame lines of 0.4–0.8 MB, above STORE_MIN_LINE_BYTES
+    source = recordExample(fs.mkdtempSync(path.join(os.tmpdir(), 'cl-store-src-')), 'pyramid-20', 'pgs', 6);
+  });
+  after(() => fs.rmSync(path.dirname(source), { recursive: true, force: true }));
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cl-store-'));
+    cacheDir = path.join(dir, 'user-cache');
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const copy = (name: string, bytes: Buffer = fs.readFileSync(source)): string => {
+    const f = path.join(dir, name);
+    fs.writeFileSync(f, bytes);
+    return f;
+  };
+  /** Every frame of `file` read with the cache `options`, and how many came from the store. */
+  const frames = (file: string, options: CacheOptions) => {
+    const r = RecordingReader.openSync(file, { cache: options, frameStore: true });
+    if (!r.fromCache) r.cache.save(); // as the inspector does after its first open
+    try {
+      const all = Array.from({ length: r.frameCount }, (_, i) => r.frame(i));
+      return { all, fromStore: r.framesFromStore, fromCache: r.fromCache };
+    } finally {
+      r.close();
+    }
+  };
+  const truth = () => frames(source, { mode: 'off' }).all;
+
+  it('frames read after the first open and after a second one come from the store and are the frames the lines give (plain and gzip)', () => {
+    for (const [name, bytes] of [
+      ['run.rec.jsonl', fs.readFileSync(source)],
+      ['run.rec.jsonl.gz', zlib.gzipSync(fs.readFileSync(source))],
+    ] as const) {
+      const file = copy(name, bytes);
+      const expected = truth();
+      const first = frames(file, always());
+      assert.equal(first.fromCache, false);
+      assert.deepEqual(first.all, expected, `${name}: after the first open`);
+      assert.equal(first.fromStore, expected.length, `${name}: every read decoded the store`);
+      assert.ok(fs.readFileSync(storeBeside(file)).subarray(0, 8).equals(STORE_MAGIC), 'the store sits beside the recording');
+      const second = frames(file, always());
+      assert.equal(second.fromCache, true);
+      assert.deepEqual(second.all, expected, `${name}: after a second open`);
+      assert.equal(second.fromStore, expected.length);
+      assert.deepEqual(
+        fs.readdirSync(dir).filter((n) => n.endsWith('.tmp')),
+        [],
+        'no temporary file is left',
+      );
+    }
+  });
+
+  it('a damaged, truncated, missing or foreign store is not believed: the lines are parsed and the frames are the same', () => {
+    const file = copy('run.rec.jsonl');
+    const expected = truth();
+    frames(file, always());
+    const store = storeBeside(file);
+    const good = fs.readFileSync(store);
+    const other = copy('other.rec.jsonl');
+    frames(other, always());
+    const foreign = fs.readFileSync(storeBeside(other)); // another open's store: another token
+    const flipped = Buffer.from(good);
+    for (let k = 1; k <= 20; k++) flipped[Math.floor((k * flipped.length) / 21)] ^= 0x5a; // a byte in many records
+    for (const [what, bytes, reads] of [
+      ['a byte changed in many records', flipped, (n: number) => n < expected.length],
+      ['cut short', good.subarray(0, good.length >> 1), (n: number) => n === 0],
+      ['another recording’s store', foreign, (n: number) => n === 0],
+      ['removed', null, (n: number) => n === 0],
+    ] as const) {
+      if (bytes === null) fs.rmSync(store);
+      else fs.writeFileSync(store, bytes);
+      const again = frames(file, always());
+      assert.equal(again.fromCache, true, what);
+      assert.deepEqual(again.all, expected, `${what}: the same frames`);
+      assert.ok(reads(again.fromStore), `${what}: ${again.fromStore} reads from the store`);
+    }
+  });
+
+  it("someone else's file at the store's name is left alone and the store goes to the cache folder; without a cache folder, no store and the same frames", () => {
+    const file = copy('theirs.rec.jsonl');
+    fs.writeFileSync(storeBeside(file), 'my notes\n');
+    const expected = truth();
+    const first = frames(file, always());
+    assert.equal(fs.readFileSync(storeBeside(file), 'utf8'), 'my notes\n');
+    assert.deepEqual(first.all, expected);
+    assert.equal(first.fromStore, expected.length, 'the store in the cache folder serves the reads');
+    assert.ok(fs.existsSync(folderCachePath(cacheDir, file).replace(/\.clcache$/, '.clframes')));
+    // without a cache folder: no store, every read parses its line
+    const file2 = copy('theirs2.rec.jsonl');
+    fs.writeFileSync(storeBeside(file2), 'mine too\n');
+    const none = frames(file2, { mode: 'always', dir: null });
+    assert.deepEqual(none.all, expected);
+    assert.equal(none.fromStore, 0);
+    assert.equal(fs.readFileSync(storeBeside(file2), 'utf8'), 'mine too\n');
+  });
+
+  it('frames of short lines get no record: their reads parse the line', () => {
+    const small = recordBoxStack(dir, 'newton', 20);
+    assert.ok(
+      fs
+        .readFileSync(small, 'utf8')
+        .split('\n')
+        .every((l) => Buffer.byteLength(l) < STORE_MIN_LINE_BYTES),
+    );
+    const expected = frames(small, { mode: 'off' }).all;
+    const first = frames(small, always());
+    assert.deepEqual(first.all, expected);
+    assert.equal(first.fromStore, 0);
+  });
+
+  it('an open that fails or is cancelled leaves no store and no temporary file', async () => {
+    const file = copy('cut.rec.jsonl');
+    const controller = new AbortController();
+    let seen = 0;
+    await assert.rejects(
+      RecordingReader.open(file, {
+        cache: always(),
+        frameStore: true,
+        onFrame: () => {
+          if (++seen === 3) controller.abort();
+        },
+        signal: controller.signal,
+      }),
+    );
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((n) => n.includes('.clframes')),
+      [],
+    );
+  });
+});
