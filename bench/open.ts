@@ -12,8 +12,9 @@
  * the frame view of the frame nearest 3 800 contacts (median of 3, read from disk each time; then the conditioning
  * of the islands it left pending, the `conditioning` message, when the build has it) and 100 random
  * frame reads (positioned read, inflate for a compressed file, parse or decode of the frame store). The first
- * open writes the recording's sidecar cache and frame store, and a second process opens from them and measures the
- * same frame view and reads (cache and store are removed afterwards unless the cache was there).
+ * open writes the recording's sidecar cache and frame store (after a first open that writes the cache alone, timed
+ * to show what the store costs), and a second process opens from them and measures the same frame view and reads
+ * (cache and store are removed afterwards unless the cache was there).
  * `--base DIR` runs the same measurements first with the source of another checkout (e.g. a worktree of main:
  * `git worktree add --detach /tmp/base main && ln -s "$PWD/node_modules" /tmp/base/node_modules`), without a
  * cache, so that both builds are measured in the same minutes. The targets (open ≥ 100 MiB/s, second open ≤ 2 s,
@@ -125,6 +126,7 @@ function viewsAndSeeks(m: InspectorModel): Pick<ChildResult, 'view' | 'seekWallM
 }
 
 async function child(file: string, cached: boolean, src: string | null): Promise<void> {
+  // --no-store: the cache without its frame store (what the store costs the first open)
   const Model = await modelClass(src);
   collect();
   const m0 = process.memoryUsage();
@@ -138,7 +140,7 @@ async function child(file: string, cached: boolean, src: string | null): Promise
     peakExternal = Math.max(peakExternal, u.external);
   }, 5);
   const c0 = process.cpuUsage();
-  const cache: CacheOptions = cached ? { mode: 'always', dir: null } : { mode: 'off' };
+  const cache: CacheOptions = cached ? { mode: 'always', dir: null, frameStore: !process.argv.includes('--no-store') } : { mode: 'off' };
   const opened = await timedAsync(() => Model.fromRecording(file, {}, undefined, undefined, cache));
   const c1 = process.cpuUsage(c0);
   clearInterval(sampler);
@@ -176,8 +178,8 @@ async function profileChild(file: string): Promise<void> {
   process.stdout.write(JSON.stringify(lines) + '\n');
 }
 
-function runChild(file: string, mode: '--child' | '--profile-child', cached = false, src: string | null = null): string {
-  const extra = [...(cached ? ['--cached'] : []), ...(src !== null ? ['--src', src] : [])];
+function runChild(file: string, mode: '--child' | '--profile-child', cached = false, src: string | null = null, store = true): string {
+  const extra = [...(cached ? ['--cached'] : []), ...(store ? [] : ['--no-store']), ...(src !== null ? ['--src', src] : [])];
   const r = spawnSync(process.execPath, [...process.execArgv, '--expose-gc', __filename, file, mode, ...extra], {
     encoding: 'utf8',
     maxBuffer: 1 << 24,
@@ -217,6 +219,14 @@ function report(file: string, label: string, profile: boolean, base: string | nu
   const existed = fs.existsSync(sidecar);
   try {
     if (existed) console.log(`    (a cache is there already: ${sidecar}; the first open below reads it)`);
+    else {
+      // the first open with the cache but no frame store, then again with both: what the store costs
+      const bare = JSON.parse(runChild(file, '--child', true, null, false)) as ChildResult;
+      console.log(
+        `    no store  open ${bare.wallMs.toFixed(0)} ms, CPU ${bare.cpuMs.toFixed(0)} ms (${(mib / (bare.cpuMs / 1000)).toFixed(1)} MiB/s of one core's time): the first open writing the cache without the frame store; digest ${bare.digest}`,
+      );
+      fs.rmSync(sidecar, { force: true });
+    }
     const res = JSON.parse(runChild(file, '--child', true)) as ChildResult;
     printOpen('this', mib, res);
     const index = res.indexBytes / MiB,

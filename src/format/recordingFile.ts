@@ -50,11 +50,6 @@ export interface ReaderCacheOptions {
   readonly cache?: CacheOptions;
   /** With onFrame: false when the cache already holds what the frames were wanted for (no pass then). */
   readonly needsFrames?: (cache: RecordingCache) => boolean;
-  /**
-   * Keep the parsed frames in the cache's frame store (frameStore.ts, about half the recording's size on disk) for
-   * fast frame reads: for readers that seek (the inspector), not for one pass (report, diagnose).
-   */
-  readonly frameStore?: boolean;
 }
 
 /** The validation an index was built with: every line whenever every frame is parsed for onFrame. */
@@ -88,7 +83,7 @@ function openRegularFile(file: string): number {
 
 /** The frame store's writer for this open: when the open has a cache and parses every line (frameStore.ts). */
 const storeWriter = (cache: RecordingCache, options: Pick<OpenOptions, 'validate' | 'onFrame'> & ReaderCacheOptions): FrameStoreWriter | null =>
-  options.frameStore === true && cache.enabled && effectiveValidation(options) === 'every-line' ? FrameStoreWriter.create(cache) : null;
+  options.cache?.frameStore === true && cache.enabled && effectiveValidation(options) === 'every-line' ? FrameStoreWriter.create(cache) : null;
 
 const indexer = (file: string, options: Pick<OpenOptions, 'validate' | 'onFrame'>, store: FrameStoreWriter | null): Indexer =>
   new Indexer(file, options.onFrame, options.validate, undefined, store ? (i, raw, bytes) => store.add(i, raw, bytes) : undefined);

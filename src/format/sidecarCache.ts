@@ -50,6 +50,12 @@ export interface CacheOptions {
   readonly mode?: 'auto' | 'always' | 'off';
   /** The folder for caches that cannot be written beside the recording (null: none). */
   readonly dir?: string | null;
+  /**
+   * Also keep the parsed frames in a frame store beside the cache (frameStore.ts; about half the recording's
+   * uncompressed size on disk) for fast frame reads: for readers that seek (the inspector), not for one pass
+   * (report, diagnose). Default false.
+   */
+  readonly frameStore?: boolean;
 }
 
 /** The recording's identity as the cache records it. */

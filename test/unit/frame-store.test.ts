@@ -15,13 +15,14 @@ import { RecordingReader } from '../../src/format/recordingFile.js';
 import { STORE_MAGIC, STORE_MIN_LINE_BYTES } from '../../src/format/frameStore.js';
 import { type CacheOptions, folderCachePath, sidecarPath } from '../../src/format/sidecarCache.js';
 import { recordBoxStack, recordExample } from '../exampleRecording.js';
+import { reportRecording } from '../../src/cli/recordingReport.js';
 
 const storeBeside = (file: string): string => sidecarPath(file).replace(/\.clcache$/, '.clframes');
 
 describe('frame store of a recording', function () {
   this.timeout(120_000);
   let dir: string, cacheDir: string, source: string;
-  const always = (): CacheOptions => ({ mode: 'always', dir: cacheDir });
+  const always = (): CacheOptions => ({ mode: 'always', dir: cacheDir, frameStore: true });
   before(() => {
     // the 20-base pyramid: frame lines of 0.4–0.8 MB, above STORE_MIN_LINE_BYTES
     source = recordExample(fs.mkdtempSync(path.join(os.tmpdir(), 'cl-store-src-')), 'pyramid-20', 'pgs', 6);
@@ -39,7 +40,7 @@ describe('frame store of a recording', function () {
   };
   /** Every frame of `file` read with the cache `options`, and how many came from the store. */
   const frames = (file: string, options: CacheOptions) => {
-    const r = RecordingReader.openSync(file, { cache: options, frameStore: true });
+    const r = RecordingReader.openSync(file, { cache: options });
     if (!r.fromCache) r.cache.save(); // as the inspector does after its first open
     try {
       const all = Array.from({ length: r.frameCount }, (_, i) => r.frame(i));
@@ -112,10 +113,19 @@ describe('frame store of a recording', function () {
     // without a cache folder: no store, every read parses its line
     const file2 = copy('theirs2.rec.jsonl');
     fs.writeFileSync(storeBeside(file2), 'mine too\n');
-    const none = frames(file2, { mode: 'always', dir: null });
+    const none = frames(file2, { mode: 'always', dir: null, frameStore: true });
     assert.deepEqual(none.all, expected);
     assert.equal(none.fromStore, 0);
     assert.equal(fs.readFileSync(storeBeside(file2), 'utf8'), 'mine too\n');
+  });
+
+  it('report and diagnose, which read each frame once, keep the cache without a frame store', () => {
+    const file = copy('report.rec.jsonl');
+    const r = reportRecording(file, { cache: { mode: 'always', dir: cacheDir } });
+    r.reader.close();
+    assert.ok(fs.existsSync(sidecarPath(file)), 'the cache is written');
+    assert.equal(fs.existsSync(storeBeside(file)), false, 'no store');
+    assert.equal(frames(file, always()).fromStore, 0, 'nor does a later reader find one');
   });
 
   it('frames of short lines get no record: their reads parse the line', () => {
@@ -139,7 +149,6 @@ describe('frame store of a recording', function () {
     await assert.rejects(
       RecordingReader.open(file, {
         cache: always(),
-        frameStore: true,
         onFrame: () => {
           if (++seen === 3) controller.abort();
         },

@@ -226,7 +226,6 @@ export class InspectorModel {
     const reader = await RecordingReader.open(file, {
       signal,
       cache,
-      frameStore: true,
       needsFrames: (c) => !c.get(section),
       onProgress: (read, total) =>
         progress?.(

@@ -93,8 +93,9 @@ async function handle(id: number, r: WorkerRequest): Promise<WorkerResults[Worke
       compare?.close();
       compare = null;
       model?.close();
-      // the recording's sidecar cache: beside it, or in the extension's storage (a second open reads no frame)
-      model = await InspectorModel.fromRecording(r.file, r.diagnosis, progress, undefined, { mode: 'auto', dir: r.cacheDir ?? null });
+      // the recording's sidecar cache: beside it, or in the extension's storage (a second open reads no frame), with
+      // the frame store that makes seeks decode instead of parse
+      model = await InspectorModel.fromRecording(r.file, r.diagnosis, progress, undefined, { mode: 'auto', dir: r.cacheDir ?? null, frameStore: true });
       let skipped = model.skipped;
       if (r.follow && model.canGrow) {
         live.follow(model, r.file, r.diagnosis);
