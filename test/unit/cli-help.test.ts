@@ -4,7 +4,7 @@
  * significant digits, and `solve`'s table saying which problem each solver solves.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { COMMANDS } from '../../src/cli/main.js';
@@ -136,8 +136,9 @@ describe('CLI: a command given another kind of file says what it is and which co
 
 describe('CLI wording: plurals and numbers', () => {
   it('simulate of one frame says "1 frame" (was "1 frames") and times with 3 significant digits', async () => {
-    const out = join(mkdtempSync(join(tmpdir(), 'cl-plural-')), 'one.rec.jsonl');
-    const r = await run(['simulate', SCENE, '--frames', '1', '--out', out]);
+    const dir = mkdtempSync(join(tmpdir(), 'cl-plural-'));
+    const r = await run(['simulate', SCENE, '--frames', '1', '--out', join(dir, 'one.rec.jsonl')]);
+    rmSync(dir, { recursive: true, force: true });
     assert.equal(r.code, 0, r.err.join('\n'));
     assert.match(
       r.err.at(-1) ?? '',

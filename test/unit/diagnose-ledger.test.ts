@@ -294,7 +294,7 @@ describe('recording consistency: writer bugs', () => {
 });
 
 describe('CLI: diagnose and report on real-world problems', () => {
-  const { mkdtempSync, writeFileSync, readFileSync } = require('node:fs') as typeof import('node:fs');
+  const { mkdtempSync, rmSync, writeFileSync, readFileSync } = require('node:fs') as typeof import('node:fs');
   const { tmpdir } = require('node:os') as typeof import('node:os');
   const { join } = require('node:path') as typeof import('node:path');
   const { main } = require('../../src/cli/main.js') as typeof import('../../src/cli/main.js');
@@ -306,6 +306,7 @@ describe('CLI: diagnose and report on real-world problems', () => {
     return { code, out, err };
   };
   const dir = mkdtempSync(join(tmpdir(), 'cl-diag-cli-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
   const write = (name: string, header: RecordingHeader, frames: readonly RecordedFrame[], extra: string[] = []): string => {
     const file = join(dir, name);
     writeFileSync(file, [serializeHeader(header), ...frames.map(serializeFrame), ...extra].join('\n') + '\n');

@@ -1,7 +1,7 @@
 /** The energy-injection diagnoser: planted faults are found at the right frame, contact and mechanism. */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseSceneFile } from '../../src/format/scene.js';
 import { World } from '../../src/engine/world/world.js';
 import { frameFromWorld, headerFromWorld } from '../../src/format/worldRecording.js';
@@ -241,7 +241,7 @@ describe('diagnose: frame-level findings name the worst contacts, not all of the
 
 describe('diagnose: damaged recordings', () => {
   it('a NaN line and a truncated last line are reported with file:line and the valid frames are still diagnosed', () => {
-    const { mkdtempSync, writeFileSync } = require('node:fs') as typeof import('node:fs');
+    const { mkdtempSync, rmSync, writeFileSync } = require('node:fs') as typeof import('node:fs');
     const { tmpdir } = require('node:os') as typeof import('node:os');
     const lines = readFileSync(join(ROOT, 'examples', 'foreign-engine.rec.jsonl'), 'utf8')
       .trimEnd()
@@ -254,6 +254,7 @@ describe('diagnose: damaged recordings', () => {
     const out: string[] = [],
       err: string[] = [];
     const code = main(['diagnose', file], { out: (l) => out.push(l), err: (l) => err.push(l) });
+    rmSync(dirname(file), { recursive: true, force: true });
     assert.equal(code, 0);
     assert.ok(
       err.some((l) => /damaged\.rec\.jsonl: line 3: time/.test(l)),

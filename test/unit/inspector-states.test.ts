@@ -4,7 +4,7 @@
  * position bias only when the header declares one (MuJoCo's soft contacts have no ERP).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { contactState, OPEN_SPEED_TOLERANCE, SLIP_SPEED_TOLERANCE } from '../../src/session/contactState.js';
@@ -116,6 +116,7 @@ describe('re-solve parameters from the recording header: declared or "not declar
       assert.equal(part.contacts[0].state, 'open', `w_n ${part.contacts[0].vnAfter} m/s parts 1 mm within 1/60 s`);
     } finally {
       m.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

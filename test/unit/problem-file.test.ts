@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { compareSolvers, openProblemFile } from '../../src/session/problemFile.js';
 import { SOLVER_NAMES } from '../../src/engine/solvers/types.js';
 import { parseOracleInstance } from '../../src/format/oracle.js';
@@ -25,6 +25,7 @@ describe('problem files as one frame', () => {
       ? { path: HDF5, what: 'the FCLIB HDF5 file' }
       : { path: written, what: 'an FCLIB HDF5 file written from the JSON copy (../shared/fclib absent)' },
   ];
+  after(() => rmSync(dirname(written), { recursive: true, force: true }));
   before(async () => {
     if (!existsSync(HDF5)) await writeFclib(written, parseOracleInstance(readFileSync(COPY, 'utf8'), COPY).matrix);
   });

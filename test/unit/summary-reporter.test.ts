@@ -1,7 +1,7 @@
 /** CI's reporter: a skipped test fails the run when CONTACT_LENS_FAIL_ON_SKIP=1 (.ci/run sets it). */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -15,6 +15,7 @@ function runMocha(env: Record<string, string>): { status: number | null; out: st
     [join(ROOT, 'node_modules', 'mocha', 'bin', 'mocha.js'), '--no-config', '--reporter', join(ROOT, 'test', 'summary-reporter.cjs'), join(dir, 'x.test.cjs')],
     { env: { ...process.env, CONTACT_LENS_FAIL_ON_SKIP: '', ...env }, encoding: 'utf8' },
   );
+  rmSync(dir, { recursive: true, force: true });
   return { status: r.status, out: r.stdout };
 }
 

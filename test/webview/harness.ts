@@ -4,7 +4,7 @@
  * acquireVsCodeApi forwards the webview's postMessage to Node (page.exposeFunction); FakeHost answers like
  * the extension does — from a real InspectorModel — with window.postMessage(msg, '*').
  */
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -37,7 +37,7 @@ export async function launchBrowser(): Promise<Browser> {
   }
   // Chromium writes crash reports and dconf under $HOME even headless: give it a private one.
   const home = mkdtempSync(join(tmpdir(), 'cl-webview-home-'));
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     env: { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') },
@@ -52,6 +52,9 @@ export async function launchBrowser(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+  // the private home goes with the browser
+  browser.on('disconnected', () => rmSync(home, { recursive: true, force: true }));
+  return browser;
 }
 
 /** A few --vscode-* variables of VS Code's Dark Modern and Light Modern themes (what VS Code injects). */
