@@ -1,8 +1,8 @@
 /**
- * The frame store of a recording's cache (`.NAME.clframes`, beside the `.clcache`): every frame line the first
- * open parsed, kept as its parsed value in binary form (jsonBinary.ts), so that a later frame read decodes a
- * few hundred kilobytes of numbers instead of parsing megabytes of text (docs/recording-format.md "The
- * recording's cache").
+ * The frame store of a recording's cache (`.NAME.clframes`, beside the `.clcache`): every frame line of
+ * STORE_MIN_LINE_BYTES or more that the first open parsed, kept as its parsed value in binary form
+ * (jsonBinary.ts), so that a later frame read decodes it instead of parsing megabytes of text
+ * (docs/recording-format.md "The recording's cache").
  *
  * The store is never trusted over the data: a read still reads the frame's line and checks it against the
  * CRC-32 the index holds (recordingFile.ts), then takes the value from the store only when the store is the one
@@ -24,10 +24,7 @@ export const STORE_MAGIC = Buffer.from('CLFRAMES', 'latin1');
 const STORE_SUFFIX = '.clframes';
 const TOKEN_BYTES = 16;
 const HEAD_BYTES = 8 + TOKEN_BYTES;
-/**
- * Lines shorter than this get no record: JSON.parse of 64 KiB takes well under a millisecond, and a frame read of
- * such a line costs no more than its decode would (docs/benchmarks.md, `npm run bench:open`).
- */
+/** Lines shorter than this get no record: JSON.parse of 64 KiB takes well under a millisecond, little to save. */
 export const STORE_MIN_LINE_BYTES = 64 * 1024;
 /** Records are written in batches of about this many bytes (one write call each). */
 const WRITE_BATCH_BYTES = 4 << 20;
@@ -78,6 +75,20 @@ export class FrameStoreWriter {
       }
     }
     return null;
+  }
+
+  /**
+   * Removes the store of ours at the cache's places: an open that rebuilt the cache without a store (report,
+   * diagnose) leaves none of an earlier one behind, which the new cache would not name.
+   */
+  static removeStale(cache: RecordingCache): void {
+    for (const p of cache.companionPaths(STORE_SUFFIX)) {
+      try {
+        if (isOurs(p, STORE_MAGIC)) fs.rmSync(p, { force: true });
+      } catch {
+        // in use or not ours to remove: it stays, unnamed by any cache
+      }
+    }
   }
 
   /** Frame `index`'s parsed line of `lineBytes` bytes (before anything else sees it); frames come in index order. */

@@ -221,8 +221,10 @@ export class RecordingReader {
       INDEX_SECTION,
       indexSection({ header: r.header, columns: ix.columns, errors: r.errors, errorCount: r.errorCount, warnings, size, validate, ranges }),
     );
-    // the frames the open parsed, for the reads after it (this open's and the next ones')
-    store?.finish(cache, ix.columns.count);
+    // the frames the open parsed, for the reads after it (this open's and the next ones'); the store of a
+    // cache that was not valid for this data goes (a valid cache's store still holds these frames)
+    if (store) store.finish(cache, ix.columns.count);
+    else if (cache.status !== 'fresh') FrameStoreWriter.removeStale(cache);
     r.store = FrameStore.open(cache, ix.columns.count);
     return r;
   }

@@ -126,6 +126,19 @@ describe('frame store of a recording', function () {
     assert.ok(fs.existsSync(sidecarPath(file)), 'the cache is written');
     assert.equal(fs.existsSync(storeBeside(file)), false, 'no store');
     assert.equal(frames(file, always()).fromStore, 0, 'nor does a later reader find one');
+    // a store of an earlier inspector open goes when report rebuilds the cache of the changed recording
+    const file2 = copy('changed.rec.jsonl');
+    frames(file2, always());
+    assert.ok(fs.existsSync(storeBeside(file2)));
+    fs.appendFileSync(file2, '\n');
+    reportRecording(file2, { cache: { mode: 'always', dir: cacheDir } }).reader.close();
+    assert.equal(fs.existsSync(storeBeside(file2)), false, 'the stale store is removed');
+    // while a report over an unchanged recording keeps the inspector's store, which serves the next reader
+    const file3 = copy('kept.rec.jsonl');
+    frames(file3, always());
+    reportRecording(file3, { cache: { mode: 'always', dir: cacheDir } }).reader.close();
+    const after = frames(file3, always());
+    assert.equal(after.fromStore, after.all.length, 'the store still serves every read');
   });
 
   it('frames of short lines get no record: their reads parse the line', () => {
