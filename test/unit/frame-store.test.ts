@@ -16,6 +16,7 @@ import { STORE_MAGIC, STORE_MIN_LINE_BYTES } from '../../src/format/frameStore.j
 import { type CacheOptions, folderCachePath, sidecarPath } from '../../src/format/sidecarCache.js';
 import { recordBoxStack, recordExample } from '../exampleRecording.js';
 import { reportRecording } from '../../src/cli/recordingReport.js';
+import { InspectorModel } from '../../src/extension/model/inspectorModel.js';
 
 const storeBeside = (file: string): string => sidecarPath(file).replace(/\.clcache$/, '.clframes');
 
@@ -117,6 +118,25 @@ describe('frame store of a recording', function () {
     assert.deepEqual(none.all, expected);
     assert.equal(none.fromStore, 0);
     assert.equal(fs.readFileSync(storeBeside(file2), 'utf8'), 'mine too\n');
+  });
+
+  it("the inspector's views of frames read through the store are those of a model without a cache", async () => {
+    const file = copy('insp.rec.jsonl');
+    const plain = await InspectorModel.fromRecording(source);
+    const first = await InspectorModel.fromRecording(file, {}, undefined, undefined, always());
+    const second = await InspectorModel.fromRecording(file, {}, undefined, undefined, always());
+    try {
+      assert.equal(second.session.reader!.fromCache, true);
+      for (const m of [first, second])
+        for (let i = 0; i < plain.info.frameCount; i++) {
+          assert.deepEqual(m.frameView(i), plain.frameView(i), `frame ${i}`);
+        }
+      assert.equal(second.session.reader!.framesFromStore, plain.info.frameCount, 'every view read its frame from the store');
+    } finally {
+      plain.close();
+      first.close();
+      second.close();
+    }
   });
 
   it('report and diagnose, which read each frame once, keep the cache without a frame store', () => {
