@@ -12,7 +12,7 @@ import type { HostMessage, InspectorCommand, SessionSource, SolverName, WebviewM
 import { PROTOCOL_VERSION } from '../protocol/inspector.js';
 import { validateWebviewMessage, ProtocolError } from '../protocol/validate.js';
 import { inspectorHtml, makeNonce } from './webviewHtml.js';
-import { diagnosisSettings, playbackFps, solverOverride } from './settings.js';
+import { diagnosisSettings, frameStoreEnabled, playbackFps, solverOverride } from './settings.js';
 import { timed, timedCallback } from './callbackTimes.js';
 import { fractionReporter } from './progress.js';
 import { isSameFile } from '../format/inputFile.js';
@@ -207,7 +207,14 @@ export class InspectorPanel implements vscode.Disposable {
           // followed as it grows: a recording still being written shows its new frames as they are flushed
           this.worker!.onEvent = (e) => this.liveEvent(e);
           return this.worker!.request(
-            { op: 'openRecording', file: this.source.file, diagnosis: diagnosisSettings(), follow: true, cacheDir: this.host.cacheDir },
+            {
+              op: 'openRecording',
+              file: this.source.file,
+              diagnosis: diagnosisSettings(),
+              follow: true,
+              cacheDir: this.host.cacheDir,
+              frameStore: frameStoreEnabled(),
+            },
             { signal: abort.signal, onProgress },
           );
         },

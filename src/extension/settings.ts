@@ -36,6 +36,11 @@ export function playbackFps(): number {
   return typeof v === 'number' && v >= 1 && v <= 240 ? v : 30;
 }
 
+/** Whether the inspector keeps a frame store beside a recording's cache (src/format/frameStore.ts). */
+export function frameStoreEnabled(): boolean {
+  return section().get<boolean>('recordings.frameStore', true) !== false;
+}
+
 export function checkOnSave(): boolean {
   return section().get<boolean>('checkOnSave', false) === true;
 }

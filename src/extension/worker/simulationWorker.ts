@@ -94,8 +94,9 @@ async function handle(id: number, r: WorkerRequest): Promise<WorkerResults[Worke
       compare = null;
       model?.close();
       // the recording's sidecar cache: beside it, or in the extension's storage (a second open reads no frame), with
-      // the frame store that makes seeks decode instead of parse
-      model = await InspectorModel.fromRecording(r.file, r.diagnosis, progress, undefined, { mode: 'auto', dir: r.cacheDir ?? null, frameStore: true });
+      // the frame store that makes seeks decode instead of parse unless the setting says no
+      const cache = { mode: 'auto', dir: r.cacheDir ?? null, frameStore: r.frameStore !== false } as const;
+      model = await InspectorModel.fromRecording(r.file, r.diagnosis, progress, undefined, cache);
       let skipped = model.skipped;
       if (r.follow && model.canGrow) {
         live.follow(model, r.file, r.diagnosis);

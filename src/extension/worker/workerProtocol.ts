@@ -87,7 +87,15 @@ export type WorkerRequest =
       readonly override: SolverOverride;
     }
   /** `follow`: go on reading what is appended to the file (a recording still being written), as live events. */
-  | { readonly op: 'openRecording'; readonly file: string; readonly diagnosis: DiagnosisSettings; readonly follow?: boolean; readonly cacheDir?: string | null }
+  | {
+      readonly op: 'openRecording';
+      readonly file: string;
+      readonly diagnosis: DiagnosisSettings;
+      readonly follow?: boolean;
+      readonly cacheDir?: string | null;
+      /** Keep the cache's frame store (contactLens.recordings.frameStore; default true). */
+      readonly frameStore?: boolean;
+    }
   /** Listen for live writers (docs/live-protocol.md); their recordings go to `folder`. */
   | { readonly op: 'listen'; readonly folder: string; readonly diagnosis: DiagnosisSettings }
   /** Pause, step, continue, break conditions of the live writer shown. */
