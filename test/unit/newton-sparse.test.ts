@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { assembleJacobians, assembleProblem, denseProblem } from '../../src/engine/assembly.js';
 import { solve } from '../../src/engine/solvers/solve.js';
 import { solveNewtonSparse } from '../../src/engine/solvers/newtonSparse.js';
+import { LOCAL_START_MAX_REL, NEWTON_DEFAULTS } from '../../src/engine/solvers/newton.js';
 import { solveIpmSparse } from '../../src/engine/solvers/ipmSparse.js';
 import { SparseNaturalMap } from '../../src/engine/solvers/naturalMapSparse.js';
 import { naturalMapJacobian, polishDirection, PolishWorkspace } from '../../src/engine/solvers/polish.js';
@@ -106,6 +107,22 @@ describe('sparse semismooth Newton (no dense A)', () => {
     assert.equal(warm.status.kind, 'converged', JSON.stringify(warm.status));
     assert.equal(warm.ipmIterations, -1, 'no interior-point phase');
     assert.ok(warm.iterations <= 3, `${warm.iterations} iterations`);
+  });
+
+  it("skips the local phase from a warm start far off (KKT max_rel > LOCAL_START_MAX_REL): the interior point's λ, one factorisation fewer", () => {
+    const { bodies, contacts } = boxPyramid(15, 0.5);
+    const k = assembleJacobians(bodies, contacts);
+    const cold = solveNewtonSparse(k, { solver: 'newton' });
+    // every λ doubled: the warm start's relative KKT residual is of order 1 (measured below)
+    const far = cold.lambda.map((x) => 2 * x);
+    const nm = new SparseNaturalMap(k);
+    assert.ok(nm.merit(far.slice()) > LOCAL_START_MAX_REL, `start max_rel ${nm.merit(far.slice())}`);
+    const warm = solveNewtonSparse(k, { solver: 'newton' }, 0, far);
+    assert.equal(warm.status.kind, 'converged', JSON.stringify(warm.status));
+    assert.equal(warm.localSteps, 0, 'no local Newton step');
+    const ipm = solveIpmSparse(k, { solver: 'ipm', tolerance: NEWTON_DEFAULTS.tolerance, maxIterations: NEWTON_DEFAULTS.maxIterations }, 0, 'krylov');
+    assert.equal(warm.ipmIterations, ipm.iterations);
+    assert.deepEqual(Array.from(warm.lambda), Array.from(ipm.lambda), 'the same λ as the sparse interior point from its own start');
   });
 
   it('reports its status honestly: a budget of 1 iteration on a speculative pile is not "converged"', () => {

@@ -48,6 +48,13 @@ export const LOCAL_STEPS = 8;
 /** A local step must multiply the KKT max_rel by at most this (superlinear region), else the phase ends. */
 export const LOCAL_RATE = 0.5;
 /**
+ * The sparse local phase starts only from a KKT max_rel at most this: a start further off is outside the region
+ * where a semismooth Newton step contracts (Qi & Sun 1993), and its first step would end the phase after a
+ * factorisation of the whole island. The sparse interior point that follows starts from its own point, so
+ * skipping the phase changes only the iteration count, not the λ returned when the interior point converges.
+ */
+export const LOCAL_START_MAX_REL = 0.1;
+/**
  * Step halvings per direction in the sparse local phase: near the solution a semismooth Newton step scales the
  * natural-map residual as ‖F(λ + t·dλ)‖ ≈ (1 − t)‖F(λ)‖ (Qi & Sun 1993), so no t < 1 − LOCAL_RATE can meet
  * LOCAL_RATE; t = 1 and ½ are tried. (On box-pile-1000 and pyramid-20 every warm-started local phase failed, its

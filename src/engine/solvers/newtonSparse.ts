@@ -5,9 +5,10 @@
  *
  *  0. Start. Warm: λ⁰ = Proj_K(λ_prev). Cold: λ¹ = Proj_K(A⁻¹b) (naturalMapSparse.ts coldStart), kept only if
  *     f(λ¹) ≤ f(0); counts as one iteration.
- *  1. Local phase: sparse semismooth Newton steps on the checker's natural map (Facchinei & Pang 2003 §7.5,
- *     Qi & Sun 1993), each projected onto K and kept only when it lowers the KKT max_rel; the phase ends at
- *     the first step that does not multiply the residual by LOCAL_RATE (newton.ts), after LOCAL_STEPS at most.
+ *  1. Local phase, from a start of KKT max_rel ≤ LOCAL_START_MAX_REL (newton.ts): sparse semismooth Newton steps
+ *     on the checker's natural map (Facchinei & Pang 2003 §7.5, Qi & Sun 1993), each projected onto K and kept
+ *     only when it lowers the KKT max_rel; the phase ends at the first step that does not multiply the residual
+ *     by LOCAL_RATE (newton.ts), after LOCAL_STEPS at most.
  *  2. Globalisation: the sparse interior point (ipmSparse.ts, which ends with the same sparse natural-map
  *     polish) from its own start with the budget left; the better end point (smaller KKT max_rel) is kept.
  * Iterations: the cold start's solve, each local Newton step, each interior-point iteration and polish step —
@@ -21,7 +22,7 @@ import { projectCone } from '../cone.js';
 import { HistoryRecorder, objectiveFromAlam } from './history.js';
 import { solveIpmSparse } from './ipmSparse.js';
 import { SparseNaturalMap, polishNaturalMapSparse } from './naturalMapSparse.js';
-import { LOCAL_BACKTRACKS, LOCAL_RATE, LOCAL_STEPS, NEWTON_DEFAULTS } from './newton.js';
+import { LOCAL_BACKTRACKS, LOCAL_RATE, LOCAL_START_MAX_REL, LOCAL_STEPS, NEWTON_DEFAULTS } from './newton.js';
 import type { NewtonOptions, SolveResult, SolveStatus } from './types.js';
 import { formatCount, formatNumber } from '../numberText.js';
 
@@ -103,13 +104,25 @@ export function solveNewtonSparse(k: ContactJacobians, opts: NewtonOptions, soft
   record(r, objectiveFromAlam(lam, nm.ws.Alam, k.b, n));
   if (r <= tol) return finish({ kind: 'converged' });
 
-  // 1. local semismooth Newton (LOCAL_RATE rule, newton.ts), only the step lengths that can meet it (LOCAL_BACKTRACKS):
-  // the interior point below starts from its own point, the local phase's end is kept only if it ends lower
-  const local = polishNaturalMapSparse(nm, lam, r, tol, Math.min(LOCAL_STEPS, maxIt - iterations), record, Math.min(backtracks, LOCAL_BACKTRACKS), LOCAL_RATE);
-  localSteps = local.steps;
-  iterations += local.steps;
-  r = local.bestRel;
-  if (r <= tol) return finish({ kind: 'converged' });
+  // 1. local semismooth Newton (LOCAL_RATE rule, newton.ts), only the step lengths that can meet it (LOCAL_BACKTRACKS),
+  // only from a start within LOCAL_START_MAX_REL: the interior point below starts from its own point, the local
+  // phase's end is kept only if it ends lower
+  if (r <= LOCAL_START_MAX_REL) {
+    const local = polishNaturalMapSparse(
+      nm,
+      lam,
+      r,
+      tol,
+      Math.min(LOCAL_STEPS, maxIt - iterations),
+      record,
+      Math.min(backtracks, LOCAL_BACKTRACKS),
+      LOCAL_RATE,
+    );
+    localSteps = local.steps;
+    iterations += local.steps;
+    r = local.bestRel;
+    if (r <= tol) return finish({ kind: 'converged' });
+  }
 
   // 2. globalisation by the sparse interior point (with its sparse polish), the budget left
   const budget = maxIt - iterations;
