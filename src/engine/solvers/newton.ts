@@ -50,8 +50,9 @@ export const LOCAL_RATE = 0.5;
 /**
  * The sparse local phase starts only from a KKT max_rel at most this: a start further off is outside the region
  * where a semismooth Newton step contracts (Qi & Sun 1993), and its first step would end the phase after a
- * factorisation of the whole island. The sparse interior point that follows starts from its own point, so
- * skipping the phase changes only the iteration count, not the λ returned when the interior point converges.
+ * factorisation of the whole island. The sparse interior point that follows does not start from the phase's end
+ * (newtonSparse.ts), so skipping the phase changes only the iteration count, not the λ returned when the interior
+ * point converges.
  */
 export const LOCAL_START_MAX_REL = 0.1;
 /**

@@ -10,7 +10,9 @@
  *     only when it lowers the KKT max_rel; the phase ends at the first step that does not multiply the residual
  *     by LOCAL_RATE (newton.ts), after LOCAL_STEPS at most.
  *  2. Globalisation: the sparse interior point (ipmSparse.ts, which ends with the same sparse natural-map
- *     polish) from its own start with the budget left; the better end point (smaller KKT max_rel) is kept.
+ *     polish) with the budget left, from the warm λ shifted into the cones when there is one (its own start
+ *     where that does not converge), else from its own start; the better end point (smaller KKT max_rel) is
+ *     kept. From the local phase's end instead it was slower (docs/benchmarks.md).
  * Iterations: the cold start's solve, each local Newton step, each interior-point iteration and polish step —
  * one per factorised linear system. Status: the checker's ("converged" only at KKT max_rel ≤ tolerance on
  * finite data).
@@ -105,8 +107,8 @@ export function solveNewtonSparse(k: ContactJacobians, opts: NewtonOptions, soft
   if (r <= tol) return finish({ kind: 'converged' });
 
   // 1. local semismooth Newton (LOCAL_RATE rule, newton.ts), only the step lengths that can meet it (LOCAL_BACKTRACKS),
-  // only from a start within LOCAL_START_MAX_REL: the interior point below starts from its own point, the local
-  // phase's end is kept only if it ends lower
+  // only from a start within LOCAL_START_MAX_REL: the interior point below does not start from the local phase's
+  // end, which is kept only if it ends lower
   if (r <= LOCAL_START_MAX_REL) {
     const local = polishNaturalMapSparse(
       nm,
@@ -132,7 +134,7 @@ export function solveNewtonSparse(k: ContactJacobians, opts: NewtonOptions, soft
       reason: `KKT max_rel ${formatNumber(r)} > ${formatNumber(tol)} after ${formatCount(iterations, 'iteration')} (local phase only)`,
     });
   }
-  const g = solveIpmSparse(k, { solver: 'ipm', tolerance: tol, maxIterations: budget }, softening, 'krylov', nm);
+  const g = solveIpmSparse(k, { solver: 'ipm', tolerance: tol, maxIterations: budget }, softening, 'krylov', nm, warm && warm.length === n ? warm : undefined);
   ipmIterations = g.iterations;
   iterations += g.iterations;
   for (let i = 0; i < g.history.residual.length; i++) record(g.history.residual[i], g.history.objective[i]);
