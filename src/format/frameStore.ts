@@ -17,7 +17,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { crc32 } from './bgzf.js';
 import { decodeJsonBinary, JsonBinaryEncoder, JsonBinaryError } from './jsonBinary.js';
-import { isOurs, type RecordingCache } from './sidecarCache.js';
+import { isOurs, type RecordingCache, temporaryPath } from './sidecarCache.js';
 
 export const FRAME_STORE_SECTION = 'frame-store';
 export const STORE_MAGIC = Buffer.from('CLFRAMES', 'latin1');
@@ -63,7 +63,7 @@ export class FrameStoreWriter {
   static create(cache: RecordingCache): FrameStoreWriter | null {
     for (const target of cache.companionPaths(STORE_SUFFIX)) {
       if (fs.existsSync(target) && !isOurs(target, STORE_MAGIC)) continue; // someone else's file: never written over
-      const temp = `${target}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+      const temp = temporaryPath(target);
       try {
         fs.mkdirSync(path.dirname(target), { recursive: true });
         const fd = fs.openSync(temp, 'wx');

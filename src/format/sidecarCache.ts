@@ -130,6 +130,9 @@ export const folderCachePath = (dir: string, file: string): string =>
       .slice(0, 60)}-${crypto.createHash('sha256').update(path.resolve(file)).digest('hex').slice(0, 16)}.clcache`,
   );
 
+/** A temporary name beside `p` for a file written there and then renamed to `p` (unique per process and call). */
+export const temporaryPath = (p: string): string => `${p}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+
 /** True when `p` is a regular file that starts with `magic` (CACHE_MAGIC: a cache of ours, to replace). */
 export function isOurs(p: string, magic: Uint8Array = CACHE_MAGIC): boolean {
   let fd: number;
@@ -275,7 +278,7 @@ export class RecordingCache {
   }
 
   private writeAtomically(p: string, bytes: Buffer): boolean {
-    const tmp = `${p}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+    const tmp = temporaryPath(p);
     try {
       fs.mkdirSync(path.dirname(p), { recursive: true });
       fs.writeFileSync(tmp, bytes, { flag: 'wx' });

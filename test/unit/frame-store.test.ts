@@ -178,16 +178,20 @@ describe('frame store of a recording', function () {
   it('an open that fails or is cancelled leaves no store and no temporary file', async () => {
     const file = copy('cut.rec.jsonl');
     const controller = new AbortController();
-    let seen = 0;
+    let seen = 0,
+      writing: string[] = [];
     await assert.rejects(
       RecordingReader.open(file, {
         cache: always(),
         onFrame: () => {
-          if (++seen === 3) controller.abort();
+          if (++seen !== 3) return;
+          writing = fs.readdirSync(dir).filter((n) => n.includes('.clframes'));
+          controller.abort();
         },
         signal: controller.signal,
       }),
     );
+    assert.equal(writing.length, 1, `a store was being written when the open was cancelled: ${writing.join(', ')}`);
     assert.deepEqual(
       fs.readdirSync(dir).filter((n) => n.includes('.clframes')),
       [],

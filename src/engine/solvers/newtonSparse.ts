@@ -92,8 +92,9 @@ export function solveNewtonSparse(k: ContactJacobians, opts: NewtonOptions, soft
   };
 
   // 0. start
-  if (warm && warm.length === n) {
-    lam.set(warm);
+  const start = warm && warm.length === n ? warm : undefined;
+  if (start) {
+    lam.set(start);
     for (let c = 0; c < C; c++) projectCone(lam, 3 * c, k.mu[c], lam); // feasibility restoration
   } else {
     record(nm.merit(lam), 0);
@@ -134,7 +135,7 @@ export function solveNewtonSparse(k: ContactJacobians, opts: NewtonOptions, soft
       reason: `KKT max_rel ${formatNumber(r)} > ${formatNumber(tol)} after ${formatCount(iterations, 'iteration')} (local phase only)`,
     });
   }
-  const g = solveIpmSparse(k, { solver: 'ipm', tolerance: tol, maxIterations: budget }, softening, 'krylov', nm, warm && warm.length === n ? warm : undefined);
+  const g = solveIpmSparse(k, { solver: 'ipm', tolerance: tol, maxIterations: budget }, softening, 'krylov', nm, start);
   ipmIterations = g.iterations;
   iterations += g.iterations;
   for (let i = 0; i < g.history.residual.length; i++) record(g.history.residual[i], g.history.objective[i]);
