@@ -274,11 +274,16 @@ export function assembleProblem(bodies: readonly BodyState[], contacts: readonly
  * The ContactProblem of blocks already assembled (by assembleJacobians from these contacts): adds the dense
  * A = J M⁻¹ Jᵀ + εI (ε = regularization). For callers that also need the blocks themselves.
  */
-export function denseProblem(k: ContactJacobians, contacts: readonly ContactPoint[], regularization: number): ContactProblem {
+export function denseProblem(
+  k: ContactJacobians,
+  contacts: readonly ContactPoint[],
+  regularization: number,
+  byBody: ContactsByBody = contactsByBody(k, contacts),
+): ContactProblem {
   const C = k.contactCount,
     n = k.size;
   const A = new Float64Array(n * n);
-  addSharedBodyBlocks(A, k, contactsByBody(k, contacts));
+  addSharedBodyBlocks(A, k, byBody);
   for (let i = 0; i < n; i++) A[i * n + i] += regularization;
   return {
     contactCount: C,
@@ -296,14 +301,15 @@ export function denseProblem(k: ContactJacobians, contacts: readonly ContactPoin
 /**
  * Each dynamic body's contacts, in contact order, as compressed rows: body d's entries are
  * entries[start[d] … start[d + 1]), each 2·contact + side (side 0: the contact's body a, 1: its body b).
- * Typed columns: the block loop then reads no contact object.
+ * Typed columns: the block loop then reads no contact object. Outside its diagonal, the A that denseProblem
+ * assembles is zero except in the 3×3 blocks of two contacts listed under one body.
  */
-interface ContactsByBody {
+export interface ContactsByBody {
   readonly start: Int32Array;
   readonly entries: Int32Array;
 }
 
-function contactsByBody(k: ContactJacobians, contacts: readonly ContactPoint[]): ContactsByBody {
+export function contactsByBody(k: ContactJacobians, contacts: readonly ContactPoint[]): ContactsByBody {
   const C = k.contactCount,
     { staticA, staticB } = k;
   const start = new Int32Array(k.physics.bodies.length + 1);

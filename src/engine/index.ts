@@ -16,8 +16,17 @@ export { lanczosExtremes, symmetricEigenvalues } from './math/eigen.js';
 // a contact problem: A, b, μ, bodies and contact points
 export type { BodyState, ContactPoint, ContactProblem, RhsDecomposition } from './problem.js';
 export { checkPositiveSemidefinite, checkProblemFinite, MAX_PROBLEM_CONTACTS, makeProblem, ProblemError } from './problem.js';
-export type { AssemblyOptions, ContactJacobians } from './assembly.js';
-export { ASSEMBLY_REGULARIZATION, assembleJacobians, assembleProblem, DEFAULT_ASSEMBLY, denseProblem, isStatic, jacobianVelocityChanges } from './assembly.js';
+export type { AssemblyOptions, ContactJacobians, ContactsByBody } from './assembly.js';
+export {
+  ASSEMBLY_REGULARIZATION,
+  assembleJacobians,
+  assembleProblem,
+  contactsByBody,
+  DEFAULT_ASSEMBLY,
+  denseProblem,
+  isStatic,
+  jacobianVelocityChanges,
+} from './assembly.js';
 
 // conditioning of A and its causes
 export type { Conditioning } from './conditioning.js';

@@ -46,6 +46,19 @@ function log10Abs(a: number): number {
   return (exp - 1023) * LOG10_2 + LOG10_MANTISSA[(hi >>> (20 - MANTISSA_BITS)) & ((1 << MANTISSA_BITS) - 1)];
 }
 
+/** The level of a finite a ≠ 0: t = (log10|a| − log10 max + DECADES) · STEPS/DECADES = log10|a| · scale + offset. */
+function finiteLevel(a: number, scale: number, offset: number): number {
+  const t = log10Abs(a) * scale + offset;
+  const step = t <= 0 ? 0 : t >= HEAT_STEPS ? HEAT_STEPS : Math.round(t);
+  return (a > 0 ? 1 : HEAT_NEGATIVE) + step;
+}
+
+/** scale and offset of finiteLevel for the largest finite |a| (one multiply-add per entry). */
+function levelScale(maxAbs: number): { scale: number; offset: number } {
+  const scale = HEAT_STEPS / HEAT_DECADES;
+  return { scale, offset: maxAbs > 0 ? (HEAT_DECADES - log10Abs(maxAbs)) * scale : 0 };
+}
+
 /** Encodes the leading size×size block of A (row-major). */
 export function encodeHeatMap(A: Float64Array, size: number): HeatMap {
   const n = size * size;
@@ -57,19 +70,80 @@ export function encodeHeatMap(A: Float64Array, size: number): HeatMap {
     if (!Number.isFinite(a)) nonFinite++;
     else if (Math.abs(a) > maxAbs) maxAbs = Math.abs(a);
   }
-  // t = (log10|a| − log10 max + DECADES) · STEPS/DECADES, as one multiply-add per entry
-  const scale = HEAT_STEPS / HEAT_DECADES;
-  const offset = maxAbs > 0 ? (HEAT_DECADES - log10Abs(maxAbs)) * scale : 0;
+  const { scale, offset } = levelScale(maxAbs);
   for (let i = 0; i < n; i++) {
     const a = A[i];
     if (a === 0) continue;
-    if (!Number.isFinite(a)) {
-      levels[i] = HEAT_NON_FINITE;
-      continue;
-    }
-    const t = log10Abs(a) * scale + offset;
-    const step = t <= 0 ? 0 : t >= HEAT_STEPS ? HEAT_STEPS : Math.round(t);
-    levels[i] = (a > 0 ? 1 : HEAT_NEGATIVE) + step;
+    levels[i] = Number.isFinite(a) ? finiteLevel(a, scale, offset) : HEAT_NON_FINITE;
   }
+  return { levels, maxAbs, nonFinite };
+}
+
+/**
+ * Groups of 3×3 blocks outside which a matrix of 3×3 blocks is zero, except on its diagonal: group g lists
+ * entries[start[g] … start[g + 1]), each 2·block + one bit (ignored here); blocks i and j of one group may
+ * make A's blocks (i, j) and (j, i) non-zero. The contacts on each dynamic body of an island
+ * (engine/assembly.ts ContactsByBody), since A = J M⁻¹ Jᵀ + εI couples two contacts only through a shared body.
+ */
+export interface BlockGroups {
+  readonly start: Int32Array;
+  readonly entries: Int32Array;
+}
+
+/**
+ * encodeHeatMap of an A that is zero outside the diagonal and the blocks that `groups` names: the same levels,
+ * reading only those blocks (Σ deg² of them instead of size² entries; 18 % of a busy pile island's entries).
+ */
+export function encodeHeatMapBlocks(A: Float64Array, size: number, groups: BlockGroups): HeatMap {
+  const levels = new Uint8Array(size * size);
+  const { start, entries } = groups;
+  const G = start.length - 1;
+  let maxAbs = 0;
+  for (let i = 0; i < size; i++) {
+    const x = Math.abs(A[i * size + i]);
+    if (x > maxAbs && x < Infinity) maxAbs = x;
+  }
+  // every ordered pair (p, q) of a group: block (i, j) of A, row by row
+  for (let g = 0; g < G; g++)
+    for (let p = start[g]; p < start[g + 1]; p++) {
+      const r0 = 3 * (entries[p] >> 1);
+      for (let q = start[g]; q < start[g + 1]; q++) {
+        const c0 = 3 * (entries[q] >> 1);
+        for (let k = r0 * size + c0, r = 0; r < 3; r++, k += size)
+          for (let c = 0; c < 3; c++) {
+            const x = Math.abs(A[k + c]);
+            if (x > maxAbs && x < Infinity) maxAbs = x;
+          }
+      }
+    }
+  const { scale, offset } = levelScale(maxAbs);
+  let nonFinite = 0;
+  /** Sets entry k's level unless it is zero or already set, and returns it. */
+  const encode = (k: number): number => {
+    const a = A[k];
+    if (a === 0 || levels[k] !== 0) return levels[k];
+    if (Number.isFinite(a)) return (levels[k] = finiteLevel(a, scale, offset));
+    nonFinite++;
+    return (levels[k] = HEAT_NON_FINITE);
+  };
+  for (let i = 0; i < size; i++) encode(i * size + i);
+  // pairs p ≤ q: the entry above the diagonal, and its mirror (the same level when A is symmetric there, as
+  // assembled); an entry already set (a block of two contacts on the same two bodies is in both groups) is kept
+  for (let g = 0; g < G; g++)
+    for (let p = start[g]; p < start[g + 1]; p++) {
+      const r0 = 3 * (entries[p] >> 1);
+      for (let q = p; q < start[g + 1]; q++) {
+        const c0 = 3 * (entries[q] >> 1);
+        for (let r = 0; r < 3; r++)
+          for (let c = 0; c < 3; c++) {
+            const k = (r0 + r) * size + c0 + c,
+              m = (c0 + c) * size + r0 + r;
+            const level = encode(k);
+            if (m === k || levels[m] !== 0 || A[m] === 0) continue;
+            if (A[m] === A[k]) levels[m] = level;
+            else encode(m);
+          }
+      }
+    }
   return { levels, maxAbs, nonFinite };
 }

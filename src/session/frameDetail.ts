@@ -13,6 +13,8 @@ import {
   type ConditioningCause,
   conditioningCauses,
   type ContactJacobians,
+  contactsByBody,
+  type ContactsByBody,
   type ContactProblem,
   DENSE_ISLAND_LIMIT,
   denseProblem,
@@ -57,6 +59,11 @@ export interface IslandDetail {
   readonly conditioning: IslandConditioning | null;
   /** Likely causes of a large κ or a rank deficiency (mass ratio, duplicated rows, redundant contacts). */
   readonly causes?: readonly ConditioningCause[];
+  /**
+   * With problem: each dynamic body's contacts in the island's order (engine ContactsByBody); outside its
+   * diagonal, A is zero except in the blocks of two contacts on one body (what the heat map reads).
+   */
+  readonly sharedBodies?: ContactsByBody;
   /** Recorded λ of the island's contacts in the island's order (3 per contact). */
   readonly lambda: Float64Array;
   /** ġ⁻, ġ⁺ (3 per contact) and m_eff per contact in the island's order, from the same Jacobians as b; null with b. */
@@ -206,8 +213,19 @@ export function frameDetail(input: DetailInput, detailOptions: DetailOptions = {
           reason: `island of ${cs.length} contacts exceeds the dense limit of ${DENSE_ISLAND_LIMIT}: A ((3C)² = ${(3 * cs.length) ** 2} entries) is not assembled; b and μ are`,
         };
       }
-      const problem = denseProblem(jacobians, cs, options.regularization);
-      const assembled = { bodies: isl.bodies, contacts: isl.contacts, problem, b: problem.b, rhs: problem.rhs ?? null, mu: problem.mu, lambda, kinematics };
+      const sharedBodies = contactsByBody(jacobians, cs);
+      const problem = denseProblem(jacobians, cs, options.regularization, sharedBodies);
+      const assembled = {
+        bodies: isl.bodies,
+        contacts: isl.contacts,
+        problem,
+        sharedBodies,
+        b: problem.b,
+        rhs: problem.rhs ?? null,
+        mu: problem.mu,
+        lambda,
+        kinematics,
+      };
       if (detailOptions.conditioning === 'none') return { ...assembled, conditioning: null };
       const cond = estimate
         ? conditioningEstimate(problem.A, problem.size, problem.regularization, problem)

@@ -1,7 +1,13 @@
 /** The heat-map wire encoding of A (src/protocol/heatMap.ts): signed log-magnitude levels, one byte each. */
 import assert from 'node:assert/strict';
 import { rng } from '../rng.js';
-import { encodeHeatMap, HEAT_DECADES, HEAT_NEGATIVE, HEAT_NON_FINITE, HEAT_STEPS, HEAT_ZERO } from '../../src/protocol/heatMap.js';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseSceneFile } from '../../src/format/scene.js';
+import { Session, type IslandDetail } from '../../src/session/session.js';
+import { encodeHeatMap, encodeHeatMapBlocks, HEAT_DECADES, HEAT_NEGATIVE, HEAT_NON_FINITE, HEAT_STEPS, HEAT_ZERO } from '../../src/protocol/heatMap.js';
+
+const EXAMPLES = path.resolve(__dirname, '..', '..', 'examples');
 
 describe('heat map encoding', () => {
   it('maps 0, the largest entry, one decade per 21 levels, the floor 1e-6·max and below, and the sign', () => {
@@ -55,5 +61,48 @@ describe('heat map levels against Math.log10', () => {
       checked++;
     }
     assert.ok(checked > 95_000, `${checked}`);
+  });
+});
+
+describe('heat map of an assembled A from its shared-body blocks (encodeHeatMapBlocks)', () => {
+  const stack = (): IslandDetail[] => {
+    const file = path.join(EXAMPLES, 'box-stack-10.scene.json');
+    const desc = parseSceneFile(fs.readFileSync(file, 'utf8'), file).scenarios[0].desc;
+    const s = Session.fromScenario(desc, { frames: 4 });
+    return [1, 2, 3].flatMap((i) => s.detail(i, { conditioning: 'none' }).islands.filter((isl) => isl.problem !== null));
+  };
+
+  it('gives the levels, max|a| and NaN count of the dense encoding on every island of a stack', () => {
+    const islands = stack();
+    assert.ok(
+      islands.some((isl) => isl.contacts.length >= 8),
+      'islands with many contacts on shared bodies',
+    );
+    for (const isl of islands) {
+      const p = isl.problem!;
+      assert.ok(isl.sharedBodies, 'an assembled island carries its contacts by body');
+      assert.deepEqual(encodeHeatMapBlocks(p.A, p.size, isl.sharedBodies!), encodeHeatMap(p.A, p.size));
+    }
+  });
+
+  it('an entry inside the blocks that is NaN, or differs from its mirror, is encoded as the dense encoding does, each NaN counted once', () => {
+    const isl = stack().reduce((a, b) => (b.contacts.length > a.contacts.length ? b : a));
+    const p = isl.problem!;
+    const A = Float64Array.from(p.A);
+    const n = p.size;
+    // two contacts between the same two boxes: their block is listed under both bodies
+    const body = (k: number): [number, number] => [p.contacts![k].contact.bodyA, p.contacts![k].contact.bodyB];
+    let pair: [number, number] | null = null;
+    for (let i = 0; i < p.contactCount && !pair; i++)
+      for (let j = i + 1; j < p.contactCount && !pair; j++) if (body(i)[1] >= 0 && String(body(i)) === String(body(j))) pair = [i, j];
+    assert.ok(pair, 'two contacts between the same two boxes');
+    const [i, j] = pair;
+    A[3 * i * n + 3 * j + 1] = NaN;
+    A[(3 * j + 1) * n + 3 * i] = NaN;
+    A[1 * n + 4] = -A[1 * n + 4] * 1e-3; // no longer equal to its mirror A[4][1]
+    A[2 * n + 2] = Infinity; // on the diagonal
+    const dense = encodeHeatMap(A, n);
+    assert.equal(dense.nonFinite, 3);
+    assert.deepEqual(encodeHeatMapBlocks(A, n, isl.sharedBodies!), dense);
   });
 });

@@ -8,7 +8,7 @@ import { conditioningCauses } from '../../engine/index.js';
 import type { FrameDetail, IslandDetail } from '../../session/session.js';
 import { conditioningEstimate, exactIslandConditioning, type IslandConditioning } from '../../session/conditioningEstimate.js';
 import { MAX_MATRIX_ROWS, type IslandConditioningView, type IslandView } from '../../protocol/inspector.js';
-import { encodeHeatMap } from '../../protocol/heatMap.js';
+import { encodeHeatMap, encodeHeatMapBlocks } from '../../protocol/heatMap.js';
 
 /**
  * Work (Σ m³ over the islands, m = min(rows of A, 6 × dynamic bodies): the side of the matrix whose eigenvalues
@@ -76,7 +76,7 @@ export function islandViews(d: FrameDetail, pending: readonly boolean[], exact: 
     const view: IslandView = {
       contacts: isl.contacts,
       size: 3 * isl.contacts.length,
-      heat: p && p.size <= MAX_MATRIX_ROWS ? encodeHeatMap(p.A, p.size) : null,
+      heat: p && p.size <= MAX_MATRIX_ROWS ? (isl.sharedBodies ? encodeHeatMapBlocks(p.A, p.size, isl.sharedBodies) : encodeHeatMap(p.A, p.size)) : null,
       ...((pending[k] ? null : islandConditioning(isl, exact)) ?? NO_CONDITIONING),
       ...(pending[k] ? { conditioningPending: true } : {}),
     };
