@@ -3,7 +3,7 @@
  * (docs/physics.md "The QP-SOCP and its KKT conditions"). All functions work on one contact's 3-block in place.
  * Norms of the hot paths (projection, disk clamp) use hypot2 (math/hypot.ts), not Math.hypot.
  */
-import { hypot2 } from './math/hypot.js';
+import { hypot2, hypot2Exact } from './math/hypot.js';
 
 /**
  * Euclidean projection of p[o..o+2] onto K_μ, written to out[o..o+2] (may alias p).
@@ -65,7 +65,7 @@ export function coneProjectionJacobian(pn: number, p1: number, p2: number, mu: n
     if (pn > 0) out[o] = 1;
     return;
   }
-  const s = Math.hypot(p1, p2);
+  const s = hypot2Exact(p1, p2);
   if (s <= mu * pn) {
     out[o] = 1;
     out[o + 4] = 1;

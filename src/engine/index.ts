@@ -8,9 +8,9 @@
 export { formatCount, formatNumber, formatQuantity, formatSigned } from './numberText.js';
 export type { Vec3 } from './math/vec3.js';
 export type { Mat3 } from './math/mat3.js';
-export { mul, transpose, ZERO3 } from './math/mat3.js';
+export { mul, mulTransposed, transpose, ZERO3 } from './math/mat3.js';
 export type { Quat } from './math/quat.js';
-export { quatToMat3 } from './math/quat.js';
+export { quatComponentsToMat3, quatToMat3 } from './math/quat.js';
 export { lanczosExtremes, symmetricEigenvalues } from './math/eigen.js';
 
 // a contact problem: A, b, μ, bodies and contact points
@@ -78,3 +78,4 @@ export { gapRatesAfter, impulseEnergyChange } from './world/energy.js';
 export { mulQuat, normalizeQuat, rotate } from './math/quat.js';
 export { cross, dot, normalize, tangentBasis } from './math/vec3.js';
 export { combine, principalInertia } from './world/world.js';
+export { hypot2Exact, hypot3, hypot4 } from './math/hypot.js';

@@ -20,6 +20,7 @@ import {
   type SourceRange,
 } from './jsonPositions.js';
 import type { Quat, Vec3 } from '../engine/index.js';
+import { hypot3, hypot4 } from '../engine/index.js';
 
 // ─── paths and suggestions ─────────────────────────────────────────────────────────────────────────
 
@@ -118,7 +119,7 @@ export class ValueReader {
   /** A vector of length 1 within tol.unit. */
   unit(v: unknown, field: string, tol: UnitTolerances): Vec3 {
     const a = this.vec3(v, field);
-    const len = Math.hypot(a[0], a[1], a[2]);
+    const len = hypot3(a[0], a[1], a[2]);
     if (!(Math.abs(len - 1) <= tol.unit)) {
       this.fail(
         field,
@@ -132,7 +133,7 @@ export class ValueReader {
   /** A quaternion [w, x, y, z]: an error beyond tol.quaternionError, a warning beyond tol.unit. */
   quat(v: unknown, field: string, tol: UnitTolerances, warn: FieldWarning | undefined): Quat {
     const q = this.nums(v, field, 4, 'numbers [w, x, y, z]') as unknown as Quat;
-    const len = Math.hypot(q[0], q[1], q[2], q[3]);
+    const len = hypot4(q[0], q[1], q[2], q[3]);
     const dev = Math.abs(len - 1);
     if (!(dev <= tol.quaternionError)) this.fail(field, `is not a unit quaternion: length ${len}`);
     if (dev > tol.unit)

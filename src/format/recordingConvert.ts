@@ -2,8 +2,9 @@
  * Recording format, conversion for consumers: recorded shapes ↔ the engine's ShapeDesc, recorded contacts
  * → ContactPoint, body-frame inverse inertia, and the body states the contact problem was built from.
  */
-import { type BodyState, type ContactPoint, type Mat3, mul, quatToMat3, type ShapeDesc, transpose, ZERO3 } from '../engine/index.js';
+import { type BodyState, type ContactPoint, type Mat3, mul, mulTransposed, quatComponentsToMat3, type ShapeDesc, ZERO3 } from '../engine/index.js';
 import type { RecordedBody, RecordedContact, RecordedFrame, RecordedShape, RecordingHeader } from './recordingTypes.js';
+import { hypot4 } from '../engine/index.js';
 
 // ─── helpers for consumers ─────────────────────────────────────────────────────────────────────────
 
@@ -50,13 +51,21 @@ export function toContactPoint(c: RecordedContact): ContactPoint {
 
 /** World inverse inertia I⁻¹_w = R I⁻¹_b Rᵀ of a body with rotation matrix R (docs/physics.md "Conventions"). */
 export function worldInverseInertia(R: Mat3, b: RecordedBody): Mat3 {
-  return mul(mul(R, inverseInertiaBody(b)), transpose(R));
+  return mulTransposed(mul(R, inverseInertiaBody(b)), R);
 }
 
-/** Body-frame inverse inertia tensor (row-major) of a dynamic body; zero for static bodies. */
+/** inverseInertiaBody of each header body seen, computed once (the diagnosis asks for it per body and frame). */
+const bodyInverseInertia = new WeakMap<RecordedBody, Mat3>();
+
+/** Body-frame inverse inertia tensor (row-major) of a dynamic body; zero for static bodies. Shared: not to be written. */
 export function inverseInertiaBody(b: RecordedBody): Mat3 {
   if (b.static || b.inertia === null) return ZERO3;
-  const I = b.inertia;
+  let inv = bodyInverseInertia.get(b);
+  if (inv === undefined) bodyInverseInertia.set(b, (inv = inverseOfInertia(b.inertia)));
+  return inv;
+}
+
+function inverseOfInertia(I: NonNullable<RecordedBody['inertia']>): Mat3 {
   if (I.length === 3) return [1 / I[0], 0, 0, 0, 1 / I[1], 0, 0, 0, 1 / I[2]];
   const d = det3(I);
   return [
@@ -104,8 +113,8 @@ export function preSolveBodyStates(
       bodies.push({ invMass: 0, invInertiaWorld: ZERO3, x, v: p.v, omega: p.w });
       continue;
     }
-    const l = Math.hypot(q[0], q[1], q[2], q[3]);
-    const R = quatToMat3([q[0] / l, q[1] / l, q[2] / l, q[3] / l]);
+    const l = hypot4(q[0], q[1], q[2], q[3]);
+    const R = quatComponentsToMat3(q[0] / l, q[1] / l, q[2] / l, q[3] / l);
     bodies.push({ invMass: 1 / (hb.mass as number), invInertiaWorld: worldInverseInertia(R, hb), x, v: p.v, omega: p.w });
   }
   return { ok: true, bodies };

@@ -40,6 +40,7 @@ import {
   TOLERANCES,
   warnUnknownKeys,
 } from './recordingChecks.js';
+import { hypot3, hypot4 } from '../engine/index.js';
 export { parseHeader, validateHeader } from './recordingHeaderValidate.js';
 export { MAX_RECORDED_MAGNITUDE } from './recordingChecks.js';
 
@@ -367,7 +368,7 @@ const surelyNearUnit = (s: number, tol: number): boolean => Math.abs(s - 1) <= t
 
 /** ValueReader.unit's test: the same vectors pass (Math.hypot decides unless surelyNearUnit). */
 const isUnit = (v: unknown): v is Vec3 =>
-  isVec3(v) && (surelyNearUnit(v[0] * v[0] + v[1] * v[1] + v[2] * v[2], UNIT_TOLERANCE) || Math.abs(Math.hypot(v[0], v[1], v[2]) - 1) <= UNIT_TOLERANCE);
+  isVec3(v) && (surelyNearUnit(v[0] * v[0] + v[1] * v[1] + v[2] * v[2], UNIT_TOLERANCE) || Math.abs(hypot3(v[0], v[1], v[2]) - 1) <= UNIT_TOLERANCE);
 
 /**
  * A quaternion that ValueReader.quat accepts without a warning: 4 finite numbers with |‖q‖ − 1| within
@@ -382,14 +383,14 @@ function isQuietQuat(v: unknown, warn: FieldWarning | undefined): v is Quat {
   if (!Number.isFinite(w) || !Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(z)) return false;
   // within both tolerances (UNIT_TOLERANCE < QUATERNION_ERROR_TOLERANCE) for sure, or Math.hypot decides
   if (surelyNearUnit(w * w + x * x + y * y + z * z, UNIT_TOLERANCE)) return true;
-  const dev = Math.abs(Math.hypot(w, x, y, z) - 1);
+  const dev = Math.abs(hypot4(w, x, y, z) - 1);
   return dev <= QUATERNION_ERROR_TOLERANCE && (warn === undefined || dev <= UNIT_TOLERANCE);
 }
 
 /** True when warnUnknownKeys would warn about a key of o (only asked when warnings are collected). */
 function hasUnknownKey(o: JsonRecord, allowed: readonly string[]): boolean {
-  const keys = Object.keys(o);
-  for (let k = 0; k < keys.length; k++) if (!allowed.includes(keys[k]) && !keys[k].startsWith('x-')) return true;
+  // for…in with the own-key test (Object.keys' keys) and no key array per object: the open checks every contact
+  for (const k in o) if (!allowed.includes(k) && !k.startsWith('x-') && Object.hasOwn(o, k)) return true;
   return false;
 }
 

@@ -35,6 +35,7 @@ import {
   solveIpmSparse,
   solveMatrixFree,
 } from '../engine/index.js';
+import { hypot2Exact } from '../engine/index.js';
 
 /**
  * Islands larger than this many contacts are re-solved by the sparse interior point (ipmSparse.ts) instead of
@@ -182,7 +183,7 @@ export type ResolverOutcome = { readonly ok: true; readonly value: IslandResolve
 /** ‖w_t‖ per contact: the slip after the impulse (w_t = ġt⁺ with b_t = −ġt⁻). */
 function slipsOf(w: Float64Array, C: number): Float64Array {
   const out = new Float64Array(C);
-  for (let c = 0; c < C; c++) out[c] = Math.hypot(w[3 * c + 1], w[3 * c + 2]);
+  for (let c = 0; c < C; c++) out[c] = hypot2Exact(w[3 * c + 1], w[3 * c + 2]);
   return out;
 }
 

@@ -30,6 +30,7 @@ import type { RecordedFrame, RecordingHeader, SoftContactParameters } from '../f
 import type { ManifoldLedger } from './extraRows.js';
 import { type Quat, quatToMat3, type Vec3 } from '../engine/index.js';
 import type { ContactKinematics } from './contactKinematics.js';
+import { hypot2Exact, hypot4 } from '../engine/index.js';
 
 /** Where a contact's stabilisation speed comes from. */
 export type StabilisationSource = 'declared-bias' | 'declared-none' | 'declared-soft' | 'inferred';
@@ -148,7 +149,7 @@ export function bodyKinetic(mass: number, inertia: readonly number[] | null, q: 
 /** The orientation the contact problem was built at: pre.q, else the previous frame's, else the frame's own. */
 export function solvePose(f: RecordedFrame, prev: RecordedFrame | undefined, i: number): Quat {
   const q = f.pre?.[i]?.q ?? (prev && prev.frame === f.frame - 1 ? prev.bodies[i].q : f.bodies[i].q);
-  const l = Math.hypot(q[0], q[1], q[2], q[3]);
+  const l = hypot4(q[0], q[1], q[2], q[3]);
   return l > 0 ? [q[0] / l, q[1] / l, q[2] / l, q[3] / l] : [1, 0, 0, 0];
 }
 
@@ -235,7 +236,7 @@ export function contactLedger(
   // two literal shapes, not a spread: V8 gives spread-built objects slow properties, and every contact of every
   // frame gets one of these, read by the attribution and the non-physical checks
   const lawWork = normalWork - stab - excess,
-    slip = Math.hypot(k.gAfter[1], k.gAfter[2]),
+    slip = hypot2Exact(k.gAfter[1], k.gAfter[2]),
     slipPower = lt1 * k.gAfter[1] + lt2 * k.gAfter[2],
     mEff = k.mEff;
   const ledger = {

@@ -12,6 +12,7 @@
 import type { RecordedFrame } from '../format/recording.js';
 import type { ContactLedger } from './frameLedger.js';
 import { ContactKeyTable } from './contactKeys.js';
+import { hypot2Exact } from '../engine/index.js';
 
 export type NonPhysicalKind = 'convex-lift' | 'separating-with-impulse' | 'cone-violation' | 'friction-along-slip' | 'penetration-growth' | 'jitter';
 export type Severity = 'error' | 'warning' | 'info';
@@ -51,6 +52,10 @@ const TRACK_SLOTS_CHUNK = 1024;
 const DEPTH_RING = PENETRATION_WINDOW + 1;
 const REPORTED_GROWTH = 1,
   REPORTED_JITTER = 2;
+
+/** One contact's last depths and λn, read by events (ContactTracks.depths, lambdas). */
+const depthWindow = new Float64Array(DEPTH_RING),
+  lambdaWindow = new Float64Array(JITTER_WINDOW);
 
 /**
  * Per-contact history (depth and λn over the last frames) in flat typed arrays, one slot per live contact:
@@ -99,13 +104,20 @@ class ContactTracks {
     return n + 1;
   }
 
-  /** The i-th of the last `w` depths (i = 0 oldest); requires count ≥ w. */
-  depthAt(k: number, w: number, i: number): number {
-    return this.depth[k * DEPTH_RING + ((this.count[k] - w + i) % DEPTH_RING)];
+  /**
+   * The last DEPTH_RING depths into `out`, oldest first; requires count ≥ DEPTH_RING. Copied, not read one by one
+   * through a method: a double returned from a call that is not inlined is a heap number (every tracked contact
+   * of every frame reads its window).
+   */
+  depths(k: number, out: Float64Array): void {
+    const n = this.count[k];
+    for (let i = 0; i < DEPTH_RING; i++) out[i] = this.depth[k * DEPTH_RING + ((n - DEPTH_RING + i) % DEPTH_RING)];
   }
 
-  lambdaAt(k: number, i: number): number {
-    return this.lambda[k * JITTER_WINDOW + ((this.count[k] - JITTER_WINDOW + i) % JITTER_WINDOW)];
+  /** The last JITTER_WINDOW λn into `out`, oldest first; requires count ≥ JITTER_WINDOW (see depths). */
+  lambdas(k: number, out: Float64Array): void {
+    const n = this.count[k];
+    for (let i = 0; i < JITTER_WINDOW; i++) out[i] = this.lambda[k * JITTER_WINDOW + ((n - JITTER_WINDOW + i) % JITTER_WINDOW)];
   }
 
   isReported(k: number, bit: number): boolean {
@@ -196,11 +208,11 @@ export class NonPhysicalDetector {
       ids = this.keys.ids(f),
       pairOf = this.keys.pairs(f);
     pairs.reset(f.contacts.length);
-    for (let c = 0; c < f.contacts.length; c++) pairs.add(pairOf[c], Math.max(0, lam[3 * c]), Math.hypot(lam[3 * c + 1], lam[3 * c + 2]), f.contacts[c].mu);
+    for (let c = 0; c < f.contacts.length; c++) pairs.add(pairOf[c], Math.max(0, lam[3 * c]), hypot2Exact(lam[3 * c + 1], lam[3 * c + 2]), f.contacts[c].mu);
     for (let c = 0; c < f.contacts.length; c++) {
       const ct = f.contacts[c];
       const ln = lam[3 * c],
-        lt = Math.hypot(lam[3 * c + 1], lam[3 * c + 2]);
+        lt = hypot2Exact(lam[3 * c + 1], lam[3 * c + 2]);
       const m = pairs.slot.get(pairOf[c])!;
       const manifoldOk = pairs.t[m] <= pairs.mu[m] * pairs.n[m] * (1 + CONE_TOLERANCE) + 1e-12;
       if (this.opt.judgeFriction && ln >= 0 && !manifoldOk && lt > ct.mu * ln * (1 + CONE_TOLERANCE) + 1e-12) {
@@ -251,13 +263,15 @@ export class NonPhysicalDetector {
       const k = tracks.slot(ids[c], f.frame);
       const held = tracks.push(k, ct.depth, ln);
       if (held >= DEPTH_RING && !tracks.isReported(k, REPORTED_GROWTH)) {
+        const d = depthWindow;
+        tracks.depths(k, d);
         let rising = true;
         for (let i = 1; i < DEPTH_RING; i++)
-          if (!(tracks.depthAt(k, DEPTH_RING, i) > tracks.depthAt(k, DEPTH_RING, i - 1))) {
+          if (!(d[i] > d[i - 1])) {
             rising = false;
             break;
           }
-        const growth = tracks.depthAt(k, DEPTH_RING, DEPTH_RING - 1) - tracks.depthAt(k, DEPTH_RING, 0);
+        const growth = d[DEPTH_RING - 1] - d[0];
         if (rising && growth > this.opt.penetrationGrowth) {
           tracks.report(k, REPORTED_GROWTH);
           out.push({
@@ -273,16 +287,18 @@ export class NonPhysicalDetector {
           mean = 0,
           lo = Infinity,
           hi = -Infinity;
+        const w = lambdaWindow;
+        tracks.lambdas(k, w);
         for (let i = 0; i < JITTER_WINDOW; i++) {
-          const v = tracks.lambdaAt(k, i);
+          const v = w[i];
           mean += v / JITTER_WINDOW;
           lo = Math.min(lo, v);
           hi = Math.max(hi, v);
         }
         const step = JITTER_STEP * Math.abs(mean);
         for (let i = 2; i < JITTER_WINDOW; i++) {
-          const d1 = tracks.lambdaAt(k, i - 1) - tracks.lambdaAt(k, i - 2),
-            d2 = tracks.lambdaAt(k, i) - tracks.lambdaAt(k, i - 1);
+          const d1 = w[i - 1] - w[i - 2],
+            d2 = w[i] - w[i - 1];
           if (d1 * d2 < 0 && Math.abs(d1) > step && Math.abs(d2) > step) reversals++;
         }
         if (reversals >= JITTER_REVERSALS && mean > 0 && hi - lo > JITTER_AMPLITUDE * mean) {

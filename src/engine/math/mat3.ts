@@ -18,6 +18,17 @@ export function mul(a: Mat3, b: Mat3): Mat3 {
 
 export const transpose = (m: Mat3): Mat3 => [m[0], m[3], m[6], m[1], m[4], m[7], m[2], m[5], m[8]];
 
+/** a·bᵀ: the sums of mul(a, transpose(b)) in the same order, without the transposed copy. */
+export function mulTransposed(a: Mat3, b: Mat3): Mat3 {
+  const r = new Array<number>(9);
+  for (let i = 0; i < 3; i++) {
+    for (let j = 0; j < 3; j++) {
+      r[3 * i + j] = a[3 * i] * b[3 * j] + a[3 * i + 1] * b[3 * j + 1] + a[3 * i + 2] * b[3 * j + 2];
+    }
+  }
+  return r as unknown as Mat3;
+}
+
 /** R D Rᵀ for a diagonal D — the world inverse inertia I⁻¹_w = R I⁻¹_b Rᵀ (docs/physics.md "Conventions"). */
 /** R D Rᵀ for a diagonal D: the sums of mul(R D, Rᵀ) in the same order, written out (one array instead of four). */
 export function rotateDiagonal(r: Mat3, d: Vec3): Mat3 {

@@ -29,10 +29,11 @@ export function mulQuat(a: Quat, b: Quat): Quat {
 
 /** Rotation matrix of a unit quaternion (row-major). */
 export function quatToMat3(q: Quat): Mat3 {
-  const w = q[0],
-    x = q[1],
-    y = q[2],
-    z = q[3]; // indexed: called per body per step
+  return quatComponentsToMat3(q[0], q[1], q[2], q[3]); // indexed: called per body per step
+}
+
+/** quatToMat3 of the quaternion (w, x, y, z) given as numbers (no quaternion array to build first). */
+export function quatComponentsToMat3(w: number, x: number, y: number, z: number): Mat3 {
   return [
     1 - 2 * (y * y + z * z),
     2 * (x * y - w * z),

@@ -29,6 +29,7 @@ import { solveIpm } from './ipm.js';
 import { coulombNewton } from './coulombNewton.js';
 import { PolishWorkspace } from './polish.js';
 import type { AlgorithmOutput, SolveStatus } from './types.js';
+import { hypot2Exact } from '../math/hypot.js';
 
 /** Fixed-point budget given by coulomb.ts (each iteration is one interior-point solve). */
 export const FIXED_POINT_MAX_ITERATIONS = 100;
@@ -77,7 +78,7 @@ export function solveCoulombFixedPoint(p: ContactProblem, maxIt: number, tol: nu
   const fpU = Float64Array.from(ws.u); // u = Aλ − b of the fixed point's own last iterate
   while (iterations < maxIt) {
     // s = μ‖u_t‖ of the fixed point's last iterate.
-    for (let c = 0; c < C; c++) shifted[3 * c] = b[3 * c] - mu[c] * Math.hypot(fpU[3 * c + 1], fpU[3 * c + 2]);
+    for (let c = 0; c < C; c++) shifted[3 * c] = b[3 * c] - mu[c] * hypot2Exact(fpU[3 * c + 1], fpU[3 * c + 2]);
     const out = solveIpm(sub, { solver: 'ipm' });
     iterations++;
     innerIterations += out.iterations;

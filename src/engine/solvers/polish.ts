@@ -12,6 +12,7 @@ import { coneProjectionJacobian, projectCone } from '../cone.js';
 import { choleskyInto, choleskySolve, type CholeskyFactor } from '../math/cholesky.js';
 import { luInto, luSolve } from '../math/lu.js';
 import { objectiveFromAlam } from './history.js';
+import { hypot2Exact } from '../math/hypot.js';
 
 /**
  * Levenberg–Marquardt damping δ of the polish, relative to the squared column norms of J: singular
@@ -113,7 +114,7 @@ export function naturalMapJacobian(p: ContactProblem, lam: Float64Array, w: Floa
       r = rho[c],
       d = 9 * c;
     // De Saxcé's modified velocity w̃ = w + μ‖w_t‖e_n (coulombNewton.ts), or w itself for the convex problem
-    const wt = deSaxce ? Math.hypot(w[o + 1], w[o + 2]) : 0;
+    const wt = deSaxce ? hypot2Exact(w[o + 1], w[o + 2]) : 0;
     pt[o] = lam[o] - r * (w[o] + m * wt);
     pt[o + 1] = lam[o + 1] - r * w[o + 1];
     pt[o + 2] = lam[o + 2] - r * w[o + 2];

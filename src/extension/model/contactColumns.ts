@@ -5,6 +5,7 @@
 import type { ContactKeyTable } from '../../session/contactKeys.js';
 import type { RecordedFrame } from '../../format/recording.js';
 import type { ContactSeries } from '../../protocol/inspector.js';
+import { hypot2Exact } from '../../engine/index.js';
 
 /** Points per contact series sent to the webview (long sessions are sampled evenly). */
 export const SERIES_MAX_POINTS = 2000;
@@ -73,7 +74,7 @@ export class ContactColumns {
       }
       this.key[b][o] = ids[c];
       this.ln[b][o] = lam[3 * c];
-      this.lt[b][o] = Math.hypot(lam[3 * c + 1], lam[3 * c + 2]);
+      this.lt[b][o] = hypot2Exact(lam[3 * c + 1], lam[3 * c + 2]);
       this.n++;
     }
     this.frameStart.push(this.n);

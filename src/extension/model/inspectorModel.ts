@@ -34,6 +34,7 @@ import { type FrameDiagnosisResult, TimelineBuilder } from './timelineBuilder.js
 export { type FrameDiagnosisResult, TIMELINE_KAPPA_ISLANDS, TIMELINE_KAPPA_MAX_CONTACTS, TimelineBuilder, toFindingView } from './timelineBuilder.js';
 import { contactState } from '../../session/contactState.js';
 import { whatIfView } from './whatIfView.js';
+import { hypot2Exact } from '../../engine/index.js';
 
 /** Checkpoint interval of inspector sessions: seeking re-simulates at most this many − 1 steps. */
 export const INSPECTOR_CHECKPOINT_EVERY = 10;
@@ -377,7 +378,7 @@ export class InspectorModel {
       const ln = c.lambda[0],
         l1 = c.lambda[1],
         l2 = c.lambda[2];
-      const lt = Math.hypot(l1, l2);
+      const lt = hypot2Exact(l1, l2);
       const g = known[k] === 1;
       const bias = biasOf[k];
       // open / stick / slip from the post-step velocity w = ġ⁺ when it is known (./contactState.ts)
@@ -385,7 +386,7 @@ export class InspectorModel {
         ln,
         lt,
         c.mu,
-        g ? { normal: gAfter[3 * k], slip: Math.hypot(gAfter[3 * k + 1], gAfter[3 * k + 2]), depth: c.depth, dt: s.header.dt } : null,
+        g ? { normal: gAfter[3 * k], slip: hypot2Exact(gAfter[3 * k + 1], gAfter[3 * k + 2]), depth: c.depth, dt: s.header.dt } : null,
       );
       const approach = g ? -vnBefore[k] : 0;
       const target = g ? (approach > rest ? c.e * approach : 0) : 0;

@@ -22,6 +22,7 @@ import { DEFAULT_COUNTERFACTUAL_FRAME_WORK, DEFAULT_COUNTERFACTUAL_TOTAL_WORK } 
 import { FIT_RELATIVE, fitIslandLaws, LAW_MECHANISM, STABILISATION_LAWS, type ContactLaw, type ContactObservation, type FitSettings } from './lawFit.js';
 import { Shares } from './shares.js';
 import { flippedFriction, manifoldFriction } from './frictionWork.js';
+import { hypot2Exact } from '../../engine/index.js';
 
 export { FLIPPED_FRICTION_TOLERANCE, FRICTION_ALONG_SLIP } from './frictionWork.js';
 
@@ -249,9 +250,9 @@ function observe(fr: FrameFacts, c: number): ContactObservation {
   const L = fr.ledger[c],
     ct = fr.frame.contacts[c],
     lam = fr.frame.solver.lambda;
-  return {
+  const o: ContactObservation = {
     lambdaN: lam[3 * c],
-    lambdaT: Math.hypot(lam[3 * c + 1], lam[3 * c + 2]),
+    lambdaT: hypot2Exact(lam[3 * c + 1], lam[3 * c + 2]),
     separation: L.separation,
     approach: L.approach,
     pNormal: fr.potential[3 * c],
@@ -263,8 +264,10 @@ function observe(fr: FrameFacts, c: number): ContactObservation {
     e: ct.e,
     mu: ct.mu,
     persistent: fr.persistent(c),
-    ...(ct.soft ? { soft: ct.soft } : {}),
   };
+  // a literal, not a spread of an optional part: V8 gives spread-built objects slow properties (every active
+  // contact of every frame is observed)
+  return ct.soft ? { ...o, soft: ct.soft } : o;
 }
 
 /** Per contact, the ledger's energy above its reference target, split by the law it obeys. */

@@ -6,6 +6,7 @@
 import type { ContactLedger } from '../frameLedger.js';
 import type { FrameFacts } from './attribution.js';
 import type { ContactLaw } from './lawFit.js';
+import { hypot2Exact, hypot3 } from '../../engine/index.js';
 
 /**
  * Friction against maximal dissipation, judged per manifold (the contacts of one body pair): its friction work
@@ -19,7 +20,7 @@ export const FLIPPED_FRICTION_TOLERANCE = 0.02;
 /** λt = +μλn·ġt⁺/‖ġt⁺‖: Coulomb's sliding law with the sign flipped. */
 export function flippedFriction(law: ContactLaw, L: ContactLedger, lambda: readonly number[], c: number): boolean {
   if (law.friction !== 'slide-along' || !(L.frictionWork > 0) || !(law.coneRatio >= 1 - FLIPPED_FRICTION_TOLERANCE)) return false;
-  const lt = Math.hypot(lambda[3 * c + 1], lambda[3 * c + 2]);
+  const lt = hypot2Exact(lambda[3 * c + 1], lambda[3 * c + 2]);
   return L.slipPower >= (1 - FLIPPED_FRICTION_TOLERANCE) * lt * L.slip;
 }
 
@@ -48,7 +49,7 @@ export function manifoldFriction(fr: FrameFacts, cs: readonly number[], exactIsl
         ct = fr.frame.contacts[c];
       work += L.frictionWork;
       power += L.slipPower;
-      bound += Math.hypot(lam[3 * c + 1], lam[3 * c + 2]) * L.slip;
+      bound += hypot2Exact(lam[3 * c + 1], lam[3 * c + 2]) * L.slip;
       normal += lam[3 * c];
       muNormal += ct.mu * lam[3 * c];
       for (let k = 0; k < 3; k++) F[k] += lam[3 * c + 1] * ct.t1[k] + lam[3 * c + 2] * ct.t2[k];
@@ -56,7 +57,7 @@ export function manifoldFriction(fr: FrameFacts, cs: readonly number[], exactIsl
     // the manifold slides (its resultant friction on the cone's edge, ‖Σλt‖ = μΣλn: unique even where the points'
     // split is not) and its friction pushes mostly along the slip: a flipped sign (power = +μλn‖v_t‖), not a
     // truncated iterate's lateral residue inside the cone
-    const sliding = normal > 0 && Math.hypot(F[0], F[1], F[2]) >= (1 - FLIPPED_FRICTION_TOLERANCE) * muNormal;
+    const sliding = normal > 0 && hypot3(F[0], F[1], F[2]) >= (1 - FLIPPED_FRICTION_TOLERANCE) * muNormal;
     // one manifold alone (a body on the ground): Gauss–Seidel without restitution or bias only lowers the kinetic
     // energy, so its friction's net positive work along the slip is the law's, sliding or not
     const judged = byPair.size === 1 ? exactIsland || sliding : exactIsland && sliding;

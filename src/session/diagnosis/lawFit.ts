@@ -169,51 +169,139 @@ interface Candidate {
   readonly floor?: number;
 }
 
-/** Newton's law's targets for this contact: declared threshold, any threshold, before gravity (all legitimate). */
-function restitutionTargets(o: ContactObservation, s: FitSettings): number[] {
-  if (o.gap > 0) return [newtonTarget(o, s)];
-  const a = o.approach,
-    aStart = o.approach - o.pNormal;
-  const out = [a > s.restVelocityThreshold ? o.e * a : 0];
-  if (a > 0) out.push(o.e * a);
-  if (aStart > 0) out.push(o.e * aStart, aStart > s.restVelocityThreshold ? o.e * aStart : 0);
-  return out;
+/**
+ * The best parameter-free candidate of one contact so far (bestParameterFree): the first candidate, in the order
+ * they are listed, with the smallest residual within its fit tolerance. One module-level record, filled as the
+ * candidates are enumerated: the open fits every active contact of every frame, and a list of candidate objects
+ * per contact was a tenth of its allocation.
+ */
+const pick = {
+  found: false,
+  residual: Number.POSITIVE_INFINITY,
+  law: 'restitution' as NormalLaw,
+  predicted: 0,
+  reference: 0,
+  stabilisation: 0,
+  bound: false,
+  floor: 0,
+};
+
+/** max(speedTolerance, FIT_RELATIVE · max|speeds|) of three speeds, as fitTolerance computes it. */
+function fitTolerance3(s: FitSettings, a: number, b: number, c: number): number {
+  let m = 0;
+  m = Math.max(m, Math.abs(a));
+  m = Math.max(m, Math.abs(b));
+  m = Math.max(m, Math.abs(c));
+  return Math.max(s.speedTolerance, FIT_RELATIVE * m);
+}
+
+/** One candidate (residualOf, and fitIslandLaws' tolerance): kept in `pick` when it is the best so far. */
+function consider(
+  o: ContactObservation,
+  s: FitSettings,
+  law: NormalLaw,
+  predicted: number,
+  reference: number,
+  stabilisation: number,
+  bound: boolean,
+  floor: number,
+): void {
+  const y = o.separation;
+  const r = bound ? (y <= predicted ? Math.max(0, floor - y) : y - predicted) : Math.abs(y - predicted);
+  const tol = fitTolerance3(s, y, o.approach, Number.isFinite(predicted) ? predicted : 0);
+  // the restitution law wins ties (it is listed first): a contact at its law is never another law's
+  if (!(r <= tol && r < pick.residual)) return;
+  pick.found = true;
+  pick.residual = r;
+  pick.law = law;
+  pick.predicted = predicted;
+  pick.reference = reference;
+  pick.stabilisation = stabilisation;
+  pick.bound = bound;
+  pick.floor = floor;
+}
+
+/** The declared stabilisation of a contact besides none (the ERP bias, a spring's bound), as consider's terms. */
+interface Stabilisation {
+  law: NormalLaw | null;
+  speed: number;
+  bound: boolean;
+}
+const declaredStab: Stabilisation = { law: null, speed: 0, bound: false };
+
+/**
+ * A target law with each declared stabilisation option: none, then the declared one when there is one (its law
+ * names the candidate of a restitution or speculative target; a bound's floor is the target).
+ */
+function withStab(o: ContactObservation, s: FitSettings, law: NormalLaw, target: number, reference: number, st: Stabilisation | null): void {
+  consider(o, s, law, target + 0, reference, 0, false, 0); // + 0: the sum the none option made (−0 → 0)
+  if (st === null) return;
+  const name = st.law !== null && (law === 'restitution' || law === 'speculative') ? st.law : law;
+  consider(o, s, name, target + st.speed, reference, st.speed, st.bound, target);
 }
 
 /**
- * The parameter-free candidates of one active contact (λn > 0): a target law (Newton's in its variants, or the
- * (1+e) target) plus the declared stabilisation (none, the ERP bias, a spring's bound), or the convex lift on top.
+ * The best of the parameter-free candidates of one active contact (λn > 0), or null when none fits: a target law
+ * (Newton's in its variants — declared threshold, any threshold, before gravity — or the (1+e) target) plus the
+ * declared stabilisation (none, the ERP bias, a spring's bound), or the convex lift on top.
  */
-function parameterFreeCandidates(o: ContactObservation, s: FitSettings): Candidate[] {
+function bestParameterFree(o: ContactObservation, s: FitSettings): { candidate: Candidate; residual: number } | null {
+  pick.found = false;
+  pick.residual = Number.POSITIVE_INFINITY;
   const t0 = newtonTarget(o, s);
   const m = s.model;
   const springs = o.soft ?? m.soft;
-  // the declared stabilisation options: none, and the declared bias or spring (a bound: up to its push)
-  const stabs: { law: NormalLaw | null; speed: number; bound: boolean }[] = [{ law: null, speed: 0, bound: false }];
-  if (springs) stabs.push({ law: 'spring', speed: softPushSpeed(springs, o.depth, s.dt, o.approach), bound: true });
-  else if (m.source === 'declared-bias') {
+  let st: Stabilisation | null = null;
+  if (springs) {
+    declaredStab.law = 'spring';
+    declaredStab.speed = softPushSpeed(springs, o.depth, s.dt, o.approach);
+    declaredStab.bound = true;
+    st = declaredStab;
+  } else if (m.source === 'declared-bias') {
     const bias = (m.erp / s.dt) * Math.max(0, o.depth - m.slop);
-    if (bias > 0) stabs.push({ law: 'stabilisation', speed: bias, bound: false });
-  } else if (m.source === 'declared-soft' && (o.depth > 0 || o.persistent))
-    // a declared soft contact without parameters: any push-out of an overlap it holds is its spring
-    stabs.push({ law: 'spring', speed: Number.POSITIVE_INFINITY, bound: true });
-  const out: Candidate[] = [];
-  const withStab = (law: NormalLaw, target: number, reference: number): void => {
-    for (const st of stabs) {
-      const name = st.law === null ? law : law === 'restitution' || law === 'speculative' ? st.law : law;
-      out.push({ law: name, predicted: target + st.speed, reference, stabilisation: st.speed, ...(st.bound ? { bound: true, floor: target } : {}) });
+    if (bias > 0) {
+      declaredStab.law = 'stabilisation';
+      declaredStab.speed = bias;
+      declaredStab.bound = false;
+      st = declaredStab;
     }
-  };
-  for (const t of restitutionTargets(o, s)) withStab(o.gap > 0 ? 'speculative' : 'restitution', t, t);
+  } else if (m.source === 'declared-soft' && (o.depth > 0 || o.persistent)) {
+    // a declared soft contact without parameters: any push-out of an overlap it holds is its spring
+    declaredStab.law = 'spring';
+    declaredStab.speed = Number.POSITIVE_INFINITY;
+    declaredStab.bound = true;
+    st = declaredStab;
+  }
+  // Newton's law's targets (declared threshold, any threshold, before gravity: all legitimate)
+  if (o.gap > 0) withStab(o, s, 'speculative', t0, t0, st);
+  else {
+    const a = o.approach,
+      aStart = o.approach - o.pNormal;
+    const declared = a > s.restVelocityThreshold ? o.e * a : 0;
+    withStab(o, s, 'restitution', declared, declared, st);
+    if (a > 0) withStab(o, s, 'restitution', o.e * a, o.e * a, st);
+    if (aStart > 0) {
+      withStab(o, s, 'restitution', o.e * aStart, o.e * aStart, st);
+      const before = aStart > s.restVelocityThreshold ? o.e * aStart : 0;
+      withStab(o, s, 'restitution', before, before, st);
+    }
+  }
   // the (1+e) target: leaves at (1 + e) times the approach (after or before gravity's velocity update), where
   // restitution applies (above the threshold, or a new impact)
-  if (o.gap === 0 && (o.approach > s.restVelocityThreshold || !o.persistent))
-    for (const a of [o.approach, o.approach - o.pNormal]) if (a > 10 * s.speedTolerance) withStab('restitution-overshoot', (1 + o.e) * a, t0);
+  if (o.gap === 0 && (o.approach > s.restVelocityThreshold || !o.persistent)) {
+    if (o.approach > 10 * s.speedTolerance) withStab(o, s, 'restitution-overshoot', (1 + o.e) * o.approach, t0, st);
+    const aStart = o.approach - o.pNormal;
+    if (aStart > 10 * s.speedTolerance) withStab(o, s, 'restitution-overshoot', (1 + o.e) * aStart, t0, st);
+  }
   if (s.convexPlausible && o.slip > 10 * s.speedTolerance && o.mu > 0) {
     const stab = m.source === 'declared-bias' ? (m.erp / s.dt) * Math.max(0, o.depth - m.slop) : 0;
-    out.push({ law: 'convex-lift', predicted: t0 + stab + o.mu * o.slip, reference: t0, stabilisation: stab });
+    consider(o, s, 'convex-lift', t0 + stab + o.mu * o.slip, t0, stab, false, 0);
   }
-  return out;
+  if (!pick.found) return null;
+  const candidate: Candidate = pick.bound
+    ? { law: pick.law, predicted: pick.predicted, reference: pick.reference, stabilisation: pick.stabilisation, bound: true, floor: pick.floor }
+    : { law: pick.law, predicted: pick.predicted, reference: pick.reference, stabilisation: pick.stabilisation };
+  return { candidate, residual: pick.residual };
 }
 
 /** Residual of an enforced speed against a candidate (0 inside a bound). */
@@ -225,18 +313,22 @@ function residualOf(c: Candidate, y: number): number {
 function lawOf(c: Candidate, o: ContactObservation, residual: number, friction: { regime: FrictionRegime; ratio: number }, k?: number): ContactLaw {
   const predicted = c.bound ? Math.min(o.separation, c.predicted) : c.predicted;
   const stabilisation = c.bound ? Math.max(0, Math.min(c.stabilisation, o.separation - (c.floor ?? c.reference))) : c.stabilisation;
-  return {
-    normal: c.law,
-    ...(k !== undefined ? { k } : {}),
-    ...(c.bound ? { bound: c.predicted } : {}),
-    enforced: o.separation,
-    predicted,
-    residual,
-    reference: c.reference,
-    stabilisation,
-    friction: friction.regime,
-    coneRatio: friction.ratio,
-  };
+  const normal = c.law,
+    enforced = o.separation,
+    reference = c.reference,
+    regime = friction.regime,
+    coneRatio = friction.ratio;
+  // four literals in the key order the spreads gave, not spreads: V8 gives spread-built objects slow properties
+  // (one law per active contact of every frame)
+  if (c.bound) {
+    const bound = c.predicted;
+    return k !== undefined
+      ? { normal, k, bound, enforced, predicted, residual, reference, stabilisation, friction: regime, coneRatio }
+      : { normal, bound, enforced, predicted, residual, reference, stabilisation, friction: regime, coneRatio };
+  }
+  return k !== undefined
+    ? { normal, k, enforced, predicted, residual, reference, stabilisation, friction: regime, coneRatio }
+    : { normal, enforced, predicted, residual, reference, stabilisation, friction: regime, coneRatio };
 }
 
 /**
@@ -267,18 +359,8 @@ export function fitIslandLaws(obs: readonly ContactObservation[], s: FitSettings
       };
       continue;
     }
-    let best: Candidate | null = null,
-      bestR = Number.POSITIVE_INFINITY;
-    for (const c of parameterFreeCandidates(o, s)) {
-      const r = residualOf(c, o.separation);
-      const tol = fitTolerance(s, o.separation, o.approach, Number.isFinite(c.predicted) ? c.predicted : 0);
-      // the restitution law wins ties (it is listed first): a contact at its law is never another law's
-      if (r <= tol && r < bestR) {
-        best = c;
-        bestR = r;
-      }
-    }
-    if (best) out[i] = lawOf(best, o, bestR, fr);
+    const best = bestParameterFree(o, s);
+    if (best) out[i] = lawOf(best.candidate, o, best.residual, fr);
     else open.push(i);
   }
   fitSharedBaumgarte(obs, s, open, out);
