@@ -29,7 +29,7 @@
 import type { RecordedFrame, RecordingHeader, SoftContactParameters } from '../format/recording.js';
 import type { ManifoldLedger } from './extraRows.js';
 import { type Quat, quatToMat3, type Vec3 } from '../engine/index.js';
-import type { ContactKinematics } from './contactKinematics.js';
+import type { KinematicsColumns } from './contactKinematics.js';
 import { hypot2Exact, hypot4 } from '../engine/index.js';
 
 /** Where a contact's stabilisation speed comes from. */
@@ -164,8 +164,8 @@ export interface LedgerInputs {
   readonly potentialPerImpulse: Float64Array | null;
   /** Contacts (frame order) that were already touching in the previous frame, or null. */
   readonly persistent: ((c: number) => boolean) | null;
-  /** Per-contact kinematics (null: no pre-solve state). */
-  readonly kinematics: readonly ContactKinematics[] | null;
+  /** Per-contact kinematics as columns, in the frame's contact order (null: no pre-solve state). */
+  readonly kinematics: KinematicsColumns | null;
   /** Pre-solve velocities of every body (recorded or reconstructed), null when not available. */
   readonly preVelocities: readonly { readonly v: Vec3; readonly w: Vec3 }[] | null;
   readonly restVelocityThreshold: number;
@@ -179,7 +179,7 @@ export interface LedgerInputs {
 
 /** The law target, the stabilisation speed and the energy split of one contact (see the module comment). */
 export function contactLedger(
-  k: ContactKinematics,
+  kin: KinematicsColumns,
   lambda: ArrayLike<number>,
   c: number,
   e: number,
@@ -195,11 +195,18 @@ export function contactLedger(
   const ln = lambda[3 * c],
     lt1 = lambda[3 * c + 1],
     lt2 = lambda[3 * c + 2];
-  const normalWork = ln * 0.5 * (k.gBefore[0] + k.gAfter[0]);
-  const frictionWork = lt1 * 0.5 * (k.gBefore[1] + k.gAfter[1]) + lt2 * 0.5 * (k.gBefore[2] + k.gAfter[2]);
-  const approach = -k.gBefore[0];
+  // contact c's ġ⁻ and ġ⁺ (n, t1, t2) and m_eff from the columns (no object per contact and frame)
+  const g0 = kin.gBefore[3 * c],
+    g1 = kin.gBefore[3 * c + 1],
+    g2 = kin.gBefore[3 * c + 2],
+    h0 = kin.gAfter[3 * c],
+    h1 = kin.gAfter[3 * c + 1],
+    h2 = kin.gAfter[3 * c + 2];
+  const normalWork = ln * 0.5 * (g0 + h0);
+  const frictionWork = lt1 * 0.5 * (g1 + h1) + lt2 * 0.5 * (g2 + h2);
+  const approach = -g0;
   const target = approach > rest ? e * approach : 0;
-  const sep = k.gAfter[0];
+  const sep = h0;
   let s: number, source: StabilisationSource;
   const springs = soft ?? model.soft;
   if (springs) {
@@ -224,8 +231,9 @@ export function contactLedger(
   }
   let stab = 0,
     excess = 0;
-  if (ln > 0 && sep > target + speedTol && k.mEff > 0) {
-    const m = k.mEff;
+  const mEff = kin.mEff[c];
+  if (ln > 0 && sep > target + speedTol && mEff > 0) {
+    const m = mEff;
     const above = normalSpeedEnergy(m, pNormal, sep) - normalSpeedEnergy(m, pNormal, target);
     const capped = Math.min(sep, target + s);
     if (!Number.isFinite(s)) s = sep - target;
@@ -236,9 +244,8 @@ export function contactLedger(
   // two literal shapes, not a spread: V8 gives spread-built objects slow properties, and every contact of every
   // frame gets one of these, read by the attribution and the non-physical checks
   const lawWork = normalWork - stab - excess,
-    slip = hypot2Exact(k.gAfter[1], k.gAfter[2]),
-    slipPower = lt1 * k.gAfter[1] + lt2 * k.gAfter[2],
-    mEff = k.mEff;
+    slip = hypot2Exact(h1, h2),
+    slipPower = lt1 * h1 + lt2 * h2;
   const ledger = {
     normalWork,
     frictionWork,
@@ -290,10 +297,9 @@ export function frameLedger(inp: LedgerInputs): FrameLedger {
   const contacts =
     inp.kinematics === null
       ? null
-      : inp.kinematics.map((k, c) => {
-          const ct = f.contacts[c];
-          return contactLedger(
-            k,
+      : f.contacts.map((ct, c) =>
+          contactLedger(
+            inp.kinematics!,
             f.solver.lambda,
             c,
             ct.e,
@@ -305,8 +311,8 @@ export function frameLedger(inp: LedgerInputs): FrameLedger {
             inp.potentialPerImpulse?.[3 * c] ?? 0,
             inp.persistent?.(c) ?? false,
             ct.soft,
-          );
-        });
+          ),
+        );
   let normal = 0,
     friction = 0,
     stabilisation = 0,

@@ -15,7 +15,7 @@ import { toContactPoint } from '../../format/recording.js';
 import { assembleJacobians, type ContactJacobians } from '../../engine/index.js';
 import { ContactKeyTable } from '../contactKeys.js';
 import { lambdaSource, solverKind, statusMeaning } from '../solverDeclarations.js';
-import { jacobianKinematics, type ContactKinematics } from '../contactKinematics.js';
+import { jacobianKinematicsColumns, type KinematicsColumns } from '../contactKinematics.js';
 import { initialAsPrevious, solveTimeBodies } from '../preSolve.js';
 import { frameLedger, positionCorrectionPerBody, stabilisationModel, type FrameLedger, type StabilisationModel } from '../frameLedger.js';
 import { potentialRows } from '../counterfactual.js';
@@ -83,6 +83,9 @@ function positionWeights(header: RecordingHeader, f: RecordedFrame, prev: Record
   }
   return out.size ? out : null;
 }
+
+/** The kinematics of a frame without contacts. */
+const NO_KINEMATICS: KinematicsColumns = { gBefore: new Float64Array(0), gAfter: new Float64Array(0), mEff: new Float64Array(0) };
 
 export class Diagnoser {
   private prev: RecordedFrame | undefined;
@@ -201,15 +204,15 @@ export class Diagnoser {
     const contacts = f.contacts.map(toContactPoint);
     let dvLambda: Float64Array | undefined;
     let blocks: ContactJacobians | null = null,
-      kin: ContactKinematics[] | null = null,
+      kin: KinematicsColumns | null = null,
       manifolds: ManifoldLedger[] | null = null;
     if (bodies) {
       // M⁻¹(Jᵀλ + p): manifold rows and impulses applied with the solve first, then the contacts' rows on top
       dvLambda = extraVelocityChanges(f, bodies, new Float64Array(6 * bodies.length));
       if (contacts.length > 0 && !this.normalUnavailable) {
         blocks = assembleJacobians(bodies, contacts, { regularization: 0, baumgarte: false, restVelocityThreshold: Infinity, dt: this.header.dt });
-        kin = jacobianKinematics(blocks, contacts, f.solver.lambda, bodies.length, dvLambda); // adds M⁻¹Jᵀλ to dvLambda
-      } else if (contacts.length === 0) kin = [];
+        kin = jacobianKinematicsColumns(blocks, contacts, f.solver.lambda, bodies.length, dvLambda); // adds M⁻¹Jᵀλ to dvLambda
+      } else if (contacts.length === 0) kin = NO_KINEMATICS;
       manifolds = manifoldLedgers(f, bodies, dvLambda);
     }
     const potential = blocks ? potentialRows(blocks, this.header.gravity, this.header.dt) : null;
