@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   const self = new Map<string, number>();
   let total = 0;
   const walk = (n: ProfileNode): void => {
-    const name = `${n.callFrame.functionName || '(anonymous)'} (${n.callFrame.url.split('/').pop()}:${n.callFrame.lineNumber + 1})`;
+    const name = `${n.callFrame.functionName || '(anonymous)'} (${n.callFrame.url.split('/').pop() || 'builtin'})`;
     total += n.selfSize;
     self.set(name, (self.get(name) ?? 0) + n.selfSize);
     for (const c of n.children) walk(c);
