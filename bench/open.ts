@@ -13,8 +13,8 @@
  * of the islands it left pending, the `conditioning` message, when the build has it), the same view again once the
  * view's code is warm (after views of 10 other frames: scrubbing), and 100 random
  * frame reads (positioned read, inflate for a compressed file, parse or decode of the frame store). The first
- * open writes the recording's sidecar cache and frame store (after a first open that writes the cache alone, timed
- * to show what the store costs), and a second process opens from them and measures the same frame view and reads
+ * open writes the recording's sidecar cache, then builds its frame store (timed apart: views and reads are
+ * measured once it is in place), and a second process opens from them and measures the same frame view and reads
  * (cache and store are removed afterwards unless the cache was there).
  * `--base DIR` runs the same measurements first with the source of another checkout (e.g. a worktree of main:
  * `git worktree add --detach /tmp/base main && ln -s "$PWD/node_modules" /tmp/base/node_modules`), without a
@@ -67,6 +67,8 @@ interface ChildResult {
   seekCpuMs: number[];
   /** Frame reads served by the cache's frame store (absent: a build without one). */
   storeReads?: number;
+  /** The frame store's build after the open (InspectorModel.frameStoreReady; absent: a build that writes it during the open). */
+  storeBuild?: { built: boolean; wallMs: number; cpuMs: number };
 }
 
 const MiB = 2 ** 20;
@@ -161,7 +163,6 @@ function viewsAndSeeks(m: InspectorModel): Pick<ChildResult, 'view' | 'seekWallM
 }
 
 async function child(file: string, cached: boolean, src: string | null): Promise<void> {
-  // --no-store: the cache without its frame store (what the store costs the first open)
   const Model = await modelClass(src);
   collect();
   const m0 = process.memoryUsage();
@@ -175,11 +176,14 @@ async function child(file: string, cached: boolean, src: string | null): Promise
     peakExternal = Math.max(peakExternal, u.external);
   }, 5);
   const c0 = process.cpuUsage();
-  const cache: CacheOptions = cached ? { mode: 'always', dir: null, frameStore: !process.argv.includes('--no-store') } : { mode: 'off' };
+  const cache: CacheOptions = cached ? { mode: 'always', dir: null, frameStore: true } : { mode: 'off' };
   const opened = await timedAsync(() => Model.fromRecording(file, {}, undefined, undefined, cache));
   const c1 = process.cpuUsage(c0);
   clearInterval(sampler);
   const m = opened.value;
+  // the frame store is built after the open (views and reads are measured once it is in place)
+  const ready = (m as { frameStoreReady?: Promise<boolean> }).frameStoreReady;
+  const building = ready ? await timedAsync(() => ready) : null;
   const digest = createHash('sha256').update(JSON.stringify(m.findings)).update(JSON.stringify(m.timeline)).digest('hex').slice(0, 16);
   const reader = m.session.reader!;
   let largestLine = 0;
@@ -202,6 +206,7 @@ async function child(file: string, cached: boolean, src: string | null): Promise
     keptArrayBuffersMiB: (m1.arrayBuffers - m0.arrayBuffers) / MiB,
     ...viewsAndSeeks(m),
     storeReads: (reader as { framesFromStore?: number }).framesFromStore,
+    ...(building ? { storeBuild: { built: building.value, wallMs: building.wallMs, cpuMs: building.cpuMs } } : {}),
   };
   m.close();
   process.stdout.write(JSON.stringify(out) + '\n');
@@ -213,8 +218,8 @@ async function profileChild(file: string): Promise<void> {
   process.stdout.write(JSON.stringify(lines) + '\n');
 }
 
-function runChild(file: string, mode: '--child' | '--profile-child', cached = false, src: string | null = null, store = true): string {
-  const extra = [...(cached ? ['--cached'] : []), ...(store ? [] : ['--no-store']), ...(src !== null ? ['--src', src] : [])];
+function runChild(file: string, mode: '--child' | '--profile-child', cached = false, src: string | null = null): string {
+  const extra = [...(cached ? ['--cached'] : []), ...(src !== null ? ['--src', src] : [])];
   const r = spawnSync(process.execPath, [...process.execArgv, '--expose-gc', __filename, file, mode, ...extra], {
     encoding: 'utf8',
     maxBuffer: 1 << 24,
@@ -230,6 +235,11 @@ function printOpen(label: string, mib: number, res: ChildResult): void {
   console.log(
     `    ${label.padEnd(9)} open ${res.wallMs.toFixed(0)} ms (${wallRate.toFixed(1)} MiB/s), CPU ${res.cpuMs.toFixed(0)} ms (${cpuRate.toFixed(1)} MiB/s of one core's time); ${res.frames} frames, ${res.findings} findings, digest ${res.digest}, peak RSS ${res.peakRssMiB.toFixed(0)} MiB — open ≥ 100 MiB/s ${wallRate >= 100 ? 'MET' : 'MISSED'} (wall), ${cpuRate >= 100 ? 'met' : 'missed'} in CPU time`,
   );
+  const b = res.storeBuild;
+  if (b)
+    console.log(
+      `              ${b.built ? `the frame store built after the open in ${(b.wallMs / 1000).toFixed(1)} s (CPU ${(b.cpuMs / 1000).toFixed(1)} s), frame reads parsing their lines meanwhile` : 'no frame store built after the open (one was there, or none is kept)'}`,
+    );
   printReads(res);
 }
 
@@ -259,14 +269,6 @@ function report(file: string, label: string, profile: boolean, base: string | nu
   const existed = fs.existsSync(sidecar);
   try {
     if (existed) console.log(`    (a cache is there already: ${sidecar}; the first open below reads it)`);
-    else {
-      // the first open with the cache but no frame store, then again with both: what the store costs
-      const bare = JSON.parse(runChild(file, '--child', true, null, false)) as ChildResult;
-      console.log(
-        `    no store  open ${bare.wallMs.toFixed(0)} ms, CPU ${bare.cpuMs.toFixed(0)} ms (${(mib / (bare.cpuMs / 1000)).toFixed(1)} MiB/s of one core's time): the first open writing the cache without the frame store; digest ${bare.digest}`,
-      );
-      fs.rmSync(sidecar, { force: true });
-    }
     const res = JSON.parse(runChild(file, '--child', true)) as ChildResult;
     printOpen('this', mib, res);
     const index = res.indexBytes / MiB,

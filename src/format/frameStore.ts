@@ -1,6 +1,6 @@
 /**
  * The frame store of a recording's cache (`.NAME.clframes`, beside the `.clcache`): every frame line of
- * STORE_MIN_LINE_BYTES or more that the first open parsed, kept as its parsed value in binary form
+ * STORE_MIN_LINE_BYTES or more that the open indexed, parsed again after it and kept as its value in binary form
  * (jsonBinary.ts), so that a later frame read decodes it instead of parsing megabytes of text
  * (docs/recording-format.md "The recording's cache").
  *
@@ -35,7 +35,7 @@ interface StoreSectionJson {
   readonly bytes: number;
 }
 
-/** Writes the store while the first open parses the frames; finish() puts it in place and into the cache. */
+/** Writes the store (RecordingReader.buildFrameStore, after the open); finish() puts it in place and into the cache. */
 export class FrameStoreWriter {
   private readonly encoder = new JsonBinaryEncoder();
   private offset = new Float64Array(256);
@@ -225,7 +225,7 @@ export class FrameStore {
   /** Frame i's parsed line, or undefined when the store has no sound record of it (the caller parses the line). */
   read(i: number): unknown {
     const n = this.length[i];
-    if (this.fd === null || n === 0) return undefined;
+    if (this.fd === null || !(n > 0)) return undefined; // no record, or a frame added after the store (a growing recording)
     if (this.buf.length < n) this.buf = Buffer.allocUnsafe(n);
     const b = this.buf.subarray(0, n);
     try {

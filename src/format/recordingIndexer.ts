@@ -112,8 +112,6 @@ export class Indexer {
     validate: OpenOptions['validate'] = 'every-line',
     /** Told the bytes of every line indexed as a frame (StreamIndex: compress checks its output against them). */
     private readonly onIndexedLine?: (bytes: Uint8Array, frame: number) => void,
-    /** Told every frame line's parsed value and byte length once the frame is valid, before onFrame sees the frame (the frame store). */
-    private readonly onFrameValue?: (index: number, raw: unknown, lineBytes: number) => void,
   ) {
     this.scanner = validate === 'on-read' && !onFrame ? new FrameLineScanner() : null;
   }
@@ -331,7 +329,6 @@ export class Indexer {
       this.columns.push(offset, length, lineNo, f, crc32(bytes));
       this.parsedLines++;
       this.prev = { frame: f.frame, time: f.time };
-      this.onFrameValue?.(this.columns.count - 1, raw, length);
       this.onFrame?.(this.columns.count - 1, f, this.header);
     } catch (e) {
       if (!(e instanceof FormatError)) throw e;

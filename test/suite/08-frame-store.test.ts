@@ -53,22 +53,31 @@ suite('frame store of a large recording', () => {
     await config().update('recordings.frameStore', undefined, vscode.ConfigurationTarget.Global);
   });
 
-  /** Opens `name` in the inspector and waits for its cache; true when a frame store was written beside it. */
-  async function openAndWait(name: string): Promise<boolean> {
+  /**
+   * Opens `name` in the inspector and waits for its cache, then for the frame store the open builds after it (at
+   * most `storeWaitMs`); true when a frame store was written beside it.
+   */
+  async function openAndWait(name: string, storeWaitMs: number): Promise<boolean> {
     const file = path.join(workspaceRoot().fsPath, name);
     writeLargeRecording(file);
     assert.ok(fs.statSync(file).size >= 8 * 2 ** 20, 'at least the cache threshold');
     const cache = path.join(path.dirname(file), `.${name}.clcache`);
     await vscode.commands.executeCommand('vscode.openWith', vscode.Uri.file(file), 'contactLens.recording');
     await poll(() => (fs.existsSync(cache) ? true : undefined), `the cache ${cache} after the open`, 120_000);
-    return fs.existsSync(path.join(path.dirname(file), `.${name}.clframes`));
+    const store = path.join(path.dirname(file), `.${name}.clframes`);
+    const t0 = Date.now();
+    while (!fs.existsSync(store) && Date.now() - t0 < storeWaitMs) await new Promise((resolve) => setTimeout(resolve, 200));
+    return fs.existsSync(store);
   }
 
   test('the inspector writes a frame store beside a large recording, and none with contactLens.recordings.frameStore off', async function () {
     this.timeout(300_000);
-    assert.equal(await openAndWait('large-on.rec.jsonl'), true, 'a store with the default setting');
+    const t0 = Date.now();
+    assert.equal(await openAndWait('large-on.rec.jsonl', 120_000), true, 'a store with the default setting, built after the open');
+    const builtMs = Date.now() - t0;
     await closeAllEditors();
     await config().update('recordings.frameStore', false, vscode.ConfigurationTarget.Global);
-    assert.equal(await openAndWait('large-off.rec.jsonl'), false, 'no store with the setting off');
+    // with the setting off, still none after twice the time the first one took to appear
+    assert.equal(await openAndWait('large-off.rec.jsonl', 2 * builtMs), false, 'no store with the setting off');
   });
 });

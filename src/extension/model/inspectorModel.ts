@@ -258,7 +258,7 @@ export class InspectorModel {
       // the ledger and injection columns are keyed by the recording's own names: no prototype, as when built
       const noProto = <T extends object>(o: T | undefined): T | undefined => (o ? Object.assign(Object.create(null) as T, o) : o);
       const timeline = { ...j.timeline, ledger: noProto(j.timeline.ledger)!, ...(j.timeline.injection ? { injection: noProto(j.timeline.injection) } : {}) };
-      return new InspectorModel(session, info, timeline, j.findings, skipped, contacts, injected, j.resolveBudgetFrame);
+      return new InspectorModel(session, info, timeline, j.findings, skipped, contacts, injected, j.resolveBudgetFrame).buildingFrameStore(reader);
     }
     builder ??= new TimelineBuilder(session.header, new Diagnoser(session.header, { ...diagnosis, keepFrames: false }));
     const built = builder as TimelineBuilder;
@@ -276,7 +276,20 @@ export class InspectorModel {
     const m = new InspectorModel(session, info, built.t, findings, skipped, built.contacts, built.injectedByContact, built.resolveBudgetFrame);
     // a plain recording can be followed as it grows (append()); a compressed or cached one is shown as it was
     if (!reader.compressed) m.growth = { builder: built, source };
-    return m;
+    return m.buildingFrameStore(reader);
+  }
+
+  /**
+   * Settles when the recording's frame store, built after the open (RecordingReader.buildFrameStore: when the cache
+   * options ask for one and there is none yet), is in place: true when one was built. Frame reads parse their lines
+   * until then; a view asked meanwhile waits for at most one frame of the build.
+   */
+  frameStoreReady: Promise<boolean> = Promise.resolve(false);
+  private readonly storeAbort = new AbortController();
+
+  private buildingFrameStore(reader: RecordingReader): this {
+    this.frameStoreReady = reader.buildFrameStore({ signal: this.storeAbort.signal });
+    return this;
   }
 
   /**
@@ -495,6 +508,7 @@ export class InspectorModel {
   }
 
   close(): void {
+    this.storeAbort.abort();
     this.views.clear();
     this.pendingDetail = null;
     this.session.close();
