@@ -270,16 +270,33 @@ export class RecordingReader {
 
   /** Frame i's line parsed (not validated: frame(i) validates what the store gives), its bytes checked against the index. */
   private lineValue(i: number): unknown {
+    const line = this.columns.line[i];
+    return parseJsonLine(decodeLine(this.checkedLine(i), this.file, line), this.file, `line ${line}: `);
+  }
+
+  /**
+   * Frame i's line as indexed: one positioned read (or a span's inflate), refused with a message naming the line
+   * when the file is shorter or the bytes are not the ones indexed (their CRC-32). A view of a reused buffer.
+   */
+  private checkedLine(i: number): Uint8Array {
+    if (this.fd === null) throw new Error(`${this.file}: the recording is closed`);
     const c = this.columns,
-      line = c.line[i];
-    const changed = (why: string): never => {
+      offset = c.offset[i],
+      length = c.length[i];
+    const changed = this.changed(i);
+    if (fs.fstatSync(this.fd).size < this.size) changed('it is shorter now');
+    const buf = this.ranges ? this.ranges.read(offset, length, changed) : readExactly(this.fd, offset, length, changed, this.lineBuffer(length));
+    // the bytes indexed (and summarised, and perhaps cached), or the file changed: never a frame the index does not describe
+    if (crc32(buf) !== c.crc[i]) changed(`line ${c.line[i]} no longer holds the bytes that were indexed`);
+    return buf;
+  }
+
+  /** Throws the error of frame i's line found changed on disk since the open (`why`). */
+  private changed(i: number): (why: string) => never {
+    const line = this.columns.line[i];
+    return (why) => {
       throw new FormatError(this.file, `line ${line}`, `the file changed on disk since it was opened (${why}); reopen the recording`);
     };
-    const buf = this.ranges
-      ? this.ranges.read(c.offset[i], c.length[i], changed)
-      : readExactly(this.fd!, c.offset[i], c.length[i], changed, this.lineBuffer(c.length[i]));
-    if (crc32(buf) !== c.crc[i]) changed(`line ${line} no longer holds the bytes that were indexed`);
-    return parseJsonLine(decodeLine(buf, this.file, line), this.file, `line ${line}: `);
   }
 
   /** The recording's frame store (frameStore.ts): frame reads decode from it instead of parsing the line; null: none. */
@@ -345,28 +362,17 @@ export class RecordingReader {
   rawLine(i: number): Buffer {
     this.checkIndex(i);
     if (this.fd === null) throw new Error(`${this.file}: the recording is closed`);
-    const c = this.columns;
-    const changed = (why: string): never => {
-      throw new FormatError(this.file, `line ${c.line[i]}`, `the file changed on disk since it was opened (${why}); reopen the recording`);
-    };
+    const c = this.columns,
+      changed = this.changed(i);
     return this.ranges ? this.ranges.read(c.offset[i], c.length[i], changed) : readExactly(this.fd, c.offset[i], c.length[i], changed);
   }
 
   /** Reads and parses frame i (one positioned read of its line). */
   frame(i: number): RecordedFrame {
     this.checkIndex(i);
-    if (this.fd === null) throw new Error(`${this.file}: the recording is closed`);
-    const c = this.columns;
-    const offset = c.offset[i],
-      length = c.length[i],
+    const c = this.columns,
       line = c.line[i];
-    const changed = (why: string): never => {
-      throw new FormatError(this.file, `line ${line}`, `the file changed on disk since it was opened (${why}); reopen the recording`);
-    };
-    if (fs.fstatSync(this.fd).size < this.size) changed('it is shorter now');
-    const buf = this.ranges ? this.ranges.read(offset, length, changed) : readExactly(this.fd, offset, length, changed, this.lineBuffer(length));
-    // the bytes indexed (and summarised, and perhaps cached), or the file changed: never a frame the index does not describe
-    if (crc32(buf) !== c.crc[i]) changed(`line ${line} no longer holds the bytes that were indexed`);
+    const buf = this.checkedLine(i);
     const previous = i > 0 ? { frame: c.frame[i - 1], time: c.time[i - 1] } : undefined;
     const stored = this.store?.read(i);
     if (stored !== undefined) this.framesFromStore++;
@@ -374,7 +380,7 @@ export class RecordingReader {
       stored !== undefined
         ? frameFromValue(stored, line, this.file, this.header, { previous })
         : parseFrame(decodeLine(buf, this.file, line), line, this.file, this.header, { previous });
-    if (f.frame !== c.frame[i]) changed(`line ${line} now holds frame ${f.frame}, not ${c.frame[i]}`);
+    if (f.frame !== c.frame[i]) this.changed(i)(`line ${line} now holds frame ${f.frame}, not ${c.frame[i]}`);
     return f;
   }
 
