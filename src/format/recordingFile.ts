@@ -53,10 +53,10 @@ export interface ReaderCacheOptions {
   readonly needsFrames?: (cache: RecordingCache) => boolean;
 }
 
-/** The validation an index was built with: every line whenever every frame is parsed for onFrame. */
 /** The open asked for a frame store beside its cache. */
 const wantsStore = (options: ReaderCacheOptions): boolean => options.cache?.frameStore === true;
 
+/** The validation an index was built with: every line whenever every frame is parsed for onFrame. */
 const effectiveValidation = (o: Pick<OpenOptions, 'validate' | 'onFrame'>): NonNullable<OpenOptions['validate']> =>
   o.onFrame ? 'every-line' : (o.validate ?? 'every-line');
 
