@@ -42,7 +42,9 @@ if [ ! -x "$CS" ] || [ ! -f "$HOST_DIR/code-server/.complete-$CODE_SERVER_VERSIO
   rm -rf "$HOST_DIR/code-server"; mkdir -p "$HOST_DIR/code-server"
   echo '{"name":"code-server-host","private":true}' > "$HOST_DIR/code-server/package.json"
   NPM_CLI=$(dirname "$(readlink -f "$(command -v npm)")")/npm-cli.js
-  (cd "$HOST_DIR/code-server" && PATH="$N24/bin:$PATH" npm_config_nodedir="$N24" \
+  # without the npm_config_user_agent of an npm that runs this script (`npm run test:vscode`): the inner npm would
+  # take it as its own, and code-server's postinstall reads Node's version from it ("requires node v24")
+  (cd "$HOST_DIR/code-server" && env -u npm_config_user_agent PATH="$N24/bin:$PATH" npm_config_nodedir="$N24" \
      "$N24/bin/node" "$NPM_CLI" install --no-audit --no-fund --foreground-scripts "code-server@$CODE_SERVER_VERSION" \
      >"$HOST_DIR/code-server.log" 2>&1) || { log "code-server install failed, see $HOST_DIR/code-server.log"; tail -30 "$HOST_DIR/code-server.log" >&2; exit 1; }
   touch "$HOST_DIR/code-server/.complete-$CODE_SERVER_VERSION"
