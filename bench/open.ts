@@ -32,7 +32,6 @@ import { InspectorModel } from '../src/extension/model/inspectorModel.js';
 import { machineInfo, peakRssMiB, timed, timedAsync, topSelfTimes } from './common.js';
 import { writeSyntheticRecording } from './syntheticRecording.js';
 import { type CacheOptions, sidecarPath } from '../src/format/sidecarCache.js';
-import { SEMI_SPACE_MB } from '../src/session/youngGeneration.js';
 
 interface ChildResult {
   wallMs: number;
@@ -221,10 +220,7 @@ async function profileChild(file: string): Promise<void> {
 
 function runChild(file: string, mode: '--child' | '--profile-child', cached = false, src: string | null = null): string {
   const extra = [...(cached ? ['--cached'] : []), ...(src !== null ? ['--src', src] : [])];
-  // this build's open runs as the extension's worker runs it, with its young generation (session/youngGeneration.ts);
-  // another checkout's (--base) with V8's default, as its extension ran
-  const heap = src === null ? [`--max-semi-space-size=${SEMI_SPACE_MB}`] : [];
-  const r = spawnSync(process.execPath, [...process.execArgv, ...heap, '--expose-gc', __filename, file, mode, ...extra], {
+  const r = spawnSync(process.execPath, [...process.execArgv, '--expose-gc', __filename, file, mode, ...extra], {
     encoding: 'utf8',
     maxBuffer: 1 << 24,
   });

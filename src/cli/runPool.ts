@@ -7,7 +7,6 @@
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { type RunOutcome, type RunTask, runJob } from './runJob.js';
 import type { Output } from './output.js';
-import { YOUNG_GENERATION_MB } from '../session/youngGeneration.js';
 
 /** What the worker threads run: this very file (the CLI bundle when built, the module under tsx in tests). */
 const WORKER_FLAG = 'contactLensRunWorker';
@@ -27,10 +26,8 @@ function bar(done: number, total: number, t0: number): string {
  */
 function startWorker(): Worker {
   const workerData = { [WORKER_FLAG]: true };
-  // each worker opens recordings: a larger young generation (session/youngGeneration.ts)
-  const resourceLimits = { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB };
-  if (!__filename.endsWith('.ts')) return new Worker(__filename, { workerData, resourceLimits });
-  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(__filename)});`, { eval: true, workerData, resourceLimits });
+  if (!__filename.endsWith('.ts')) return new Worker(__filename, { workerData });
+  return new Worker(`require('tsx/cjs'); require(${JSON.stringify(__filename)});`, { eval: true, workerData });
 }
 
 /** Runs every task; `label` names the command in the progress lines. */

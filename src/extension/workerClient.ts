@@ -7,7 +7,6 @@ import { Worker } from 'node:worker_threads';
 import { timedCallback } from './callbackTimes.js';
 import type { WorkerEnvelope, WorkerReply, WorkerRequest, WorkerResults } from './worker/workerProtocol.js';
 import type { LiveEvent } from './live/liveFeed.js';
-import { YOUNG_GENERATION_MB } from '../session/youngGeneration.js';
 
 export class WorkerRequestError extends Error {
   constructor(
@@ -49,8 +48,7 @@ export class WorkerClient {
   }
 
   private spawn(): Worker {
-    // a larger young generation: the recordings it opens collect less often (session/youngGeneration.ts)
-    const w = new Worker(this.script, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
+    const w = new Worker(this.script);
     w.on(
       'message',
       timedCallback('worker reply', (m: WorkerReply) => {
