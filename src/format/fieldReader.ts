@@ -19,8 +19,7 @@ import {
   type JsonObject,
   type SourceRange,
 } from './jsonPositions.js';
-import type { Quat, Vec3 } from '../engine/index.js';
-import { hypot3, hypot4 } from '../engine/index.js';
+import { hypot3, hypot4, type Quat, type Vec3 } from '../engine/index.js';
 
 // ─── paths and suggestions ─────────────────────────────────────────────────────────────────────────
 

@@ -2,9 +2,8 @@
  * Recording format, conversion for consumers: recorded shapes ↔ the engine's ShapeDesc, recorded contacts
  * → ContactPoint, body-frame inverse inertia, and the body states the contact problem was built from.
  */
-import { type BodyState, type ContactPoint, type Mat3, mul, mulTransposed, quatComponentsToMat3, type ShapeDesc, ZERO3 } from '../engine/index.js';
+import { type BodyState, type ContactPoint, hypot4, type Mat3, mul, mulTransposed, quatComponentsToMat3, type ShapeDesc, ZERO3 } from '../engine/index.js';
 import type { RecordedBody, RecordedContact, RecordedFrame, RecordedShape, RecordingHeader } from './recordingTypes.js';
-import { hypot4 } from '../engine/index.js';
 
 // ─── helpers for consumers ─────────────────────────────────────────────────────────────────────────
 

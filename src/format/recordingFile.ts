@@ -244,17 +244,14 @@ export class RecordingReader {
     if (!w) return false;
     const c = this.columns,
       count = c.count;
+    const stopped = (): boolean => options.signal?.aborted === true || this.fd === null;
     try {
-      for (let i = 0; i < count; i++) {
-        if (c.length[i] < STORE_MIN_LINE_BYTES) continue;
+      for (let i = 0; i < count && !stopped(); i++) {
+        if (c.length[i] < STORE_MIN_LINE_BYTES) continue; // no record (FrameStoreWriter.add): not read
         await nextTurn();
-        if (options.signal?.aborted || this.fd === null) {
-          w.discard();
-          return false;
-        }
-        w.add(i, this.lineValue(i), c.length[i]);
+        if (!stopped()) w.add(i, this.lineValue(i), c.length[i]);
       }
-      if (this.fd === null) {
+      if (stopped()) {
         w.discard();
         return false;
       }
@@ -263,7 +260,9 @@ export class RecordingReader {
       this.store = FrameStore.open(this.cache, count);
       return this.store !== null;
     } catch {
-      w.discard(); // the file changed under the pass: no store (frame reads report the change)
+      // the file changed under the pass (frame reads report it), or the store could not be written: no store, and
+      // no rejection that nobody awaits
+      w.discard();
       return false;
     }
   }

@@ -26,7 +26,7 @@ import {
   type RecordingHeader,
   type SoftContactParameters,
 } from './recordingTypes.js';
-import type { Quat, Vec3 } from '../engine/index.js';
+import { hypot3, hypot4, type Quat, type Vec3 } from '../engine/index.js';
 import {
   bounded,
   checkPreEnergy,
@@ -40,7 +40,6 @@ import {
   TOLERANCES,
   warnUnknownKeys,
 } from './recordingChecks.js';
-import { hypot3, hypot4 } from '../engine/index.js';
 export { parseHeader, validateHeader } from './recordingHeaderValidate.js';
 export { MAX_RECORDED_MAGNITUDE } from './recordingChecks.js';
 

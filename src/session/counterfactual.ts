@@ -34,8 +34,8 @@ import {
   solve,
   solveIpmSparse,
   solveMatrixFree,
+  hypot2Exact,
 } from '../engine/index.js';
-import { hypot2Exact } from '../engine/index.js';
 
 /**
  * Islands larger than this many contacts are re-solved by the sparse interior point (ipmSparse.ts) instead of

@@ -28,9 +28,8 @@
  */
 import type { RecordedFrame, RecordingHeader, SoftContactParameters } from '../format/recording.js';
 import type { ManifoldLedger } from './extraRows.js';
-import { type Quat, quatToMat3, type Vec3 } from '../engine/index.js';
+import { hypot2Exact, hypot4, type Quat, quatToMat3, type Vec3 } from '../engine/index.js';
 import type { KinematicsColumns } from './contactKinematics.js';
-import { hypot2Exact, hypot4 } from '../engine/index.js';
 
 /** Where a contact's stabilisation speed comes from. */
 export type StabilisationSource = 'declared-bias' | 'declared-none' | 'declared-soft' | 'inferred';
@@ -233,11 +232,10 @@ export function contactLedger(
     excess = 0;
   const mEff = kin.mEff[c];
   if (ln > 0 && sep > target + speedTol && mEff > 0) {
-    const m = mEff;
-    const above = normalSpeedEnergy(m, pNormal, sep) - normalSpeedEnergy(m, pNormal, target);
+    const above = normalSpeedEnergy(mEff, pNormal, sep) - normalSpeedEnergy(mEff, pNormal, target);
     const capped = Math.min(sep, target + s);
     if (!Number.isFinite(s)) s = sep - target;
-    stab = Math.max(0, normalSpeedEnergy(m, pNormal, capped) - normalSpeedEnergy(m, pNormal, target));
+    stab = Math.max(0, normalSpeedEnergy(mEff, pNormal, capped) - normalSpeedEnergy(mEff, pNormal, target));
     if (sep <= target + s + speedTol) stab = above; // within the stabilisation's reach (rounding included)
     excess = Math.max(0, above - stab);
   }

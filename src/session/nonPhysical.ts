@@ -110,14 +110,18 @@ class ContactTracks {
    * of every frame reads its window).
    */
   depths(k: number, out: Float64Array): void {
-    const n = this.count[k];
-    for (let i = 0; i < DEPTH_RING; i++) out[i] = this.depth[k * DEPTH_RING + ((n - DEPTH_RING + i) % DEPTH_RING)];
+    this.window(this.depth, DEPTH_RING, k, out);
   }
 
   /** The last JITTER_WINDOW λn into `out`, oldest first; requires count ≥ JITTER_WINDOW (see depths). */
   lambdas(k: number, out: Float64Array): void {
+    this.window(this.lambda, JITTER_WINDOW, k, out);
+  }
+
+  /** Slot k's ring of `size` values in `rings`, oldest first, into out. */
+  private window(rings: Float64Array, size: number, k: number, out: Float64Array): void {
     const n = this.count[k];
-    for (let i = 0; i < JITTER_WINDOW; i++) out[i] = this.lambda[k * JITTER_WINDOW + ((n - JITTER_WINDOW + i) % JITTER_WINDOW)];
+    for (let i = 0; i < size; i++) out[i] = rings[k * size + ((n - size + i) % size)];
   }
 
   isReported(k: number, bit: number): boolean {

@@ -11,7 +11,7 @@ import { Diagnoser, type DiagnosisOptions } from '../../session/diagnose.js';
 import { contactKeyText } from '../../session/contactKeys.js';
 import { ContactColumns, InjectedColumns } from './contactColumns.js';
 import { notRecorded, solverKind, statusMeaning } from '../../session/solverDeclarations.js';
-import type { ScenarioDesc } from '../../engine/index.js';
+import { hypot2Exact, type ScenarioDesc } from '../../engine/index.js';
 import { scenarioDiagnosis } from '../../session/diagnosisRun.js';
 import type { CacheOptions } from '../../format/sidecarCache.js';
 import type { RecordedFrame } from '../../format/recording.js';
@@ -34,7 +34,6 @@ import { type FrameDiagnosisResult, TimelineBuilder } from './timelineBuilder.js
 export { type FrameDiagnosisResult, TIMELINE_KAPPA_ISLANDS, TIMELINE_KAPPA_MAX_CONTACTS, TimelineBuilder, toFindingView } from './timelineBuilder.js';
 import { contactState } from '../../session/contactState.js';
 import { whatIfView } from './whatIfView.js';
-import { hypot2Exact } from '../../engine/index.js';
 
 /** Checkpoint interval of inspector sessions: seeking re-simulates at most this many − 1 steps. */
 export const INSPECTOR_CHECKPOINT_EVERY = 10;

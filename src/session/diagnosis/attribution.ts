@@ -13,7 +13,7 @@
  *    recorded λ removes it. Otherwise it is `unattributed`, with the evidence — never a guessed mechanism.
  */
 import type { RecordedFrame, RecordingHeader } from '../../format/recording.js';
-import { type BodyState, buildIslands, type ContactPoint, type PgsFrictionLaw } from '../../engine/index.js';
+import { type BodyState, buildIslands, type ContactPoint, hypot2Exact, type PgsFrictionLaw } from '../../engine/index.js';
 import { COUNTERFACTUAL_TOLERANCE, islandResolver, type IslandResolver } from '../counterfactual.js';
 import { normalSpeedEnergy, softPushSpeed, type ContactLedger } from '../frameLedger.js';
 import { CONTINUATION_REMOVES, coulombExact, continuationEvidence, gaussSeidelTrace } from './continuation.js';
@@ -22,7 +22,6 @@ import { DEFAULT_COUNTERFACTUAL_FRAME_WORK, DEFAULT_COUNTERFACTUAL_TOTAL_WORK } 
 import { FIT_RELATIVE, fitIslandLaws, LAW_MECHANISM, STABILISATION_LAWS, type ContactLaw, type ContactObservation, type FitSettings } from './lawFit.js';
 import { Shares } from './shares.js';
 import { flippedFriction, manifoldFriction } from './frictionWork.js';
-import { hypot2Exact } from '../../engine/index.js';
 
 export { FLIPPED_FRICTION_TOLERANCE, FRICTION_ALONG_SLIP } from './frictionWork.js';
 

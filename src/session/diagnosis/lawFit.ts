@@ -133,11 +133,14 @@ export const K_DECLARED_MATCH = 0.05;
 /** Relative tolerance of the cone ratio (float32 writers, solver tolerances). */
 export const CONE_RATIO_TOLERANCE = 1e-3;
 
-const fitTolerance = (s: FitSettings, ...speeds: number[]): number => {
+/** max(speedTolerance, FIT_RELATIVE · max|speeds|) of up to three speeds (no rest parameters: called per candidate). */
+function fitTolerance(s: FitSettings, a: number, b: number, c = 0): number {
   let m = 0;
-  for (const x of speeds) m = Math.max(m, Math.abs(x));
+  m = Math.max(m, Math.abs(a));
+  m = Math.max(m, Math.abs(b));
+  m = Math.max(m, Math.abs(c));
   return Math.max(s.speedTolerance, FIT_RELATIVE * m);
-};
+}
 
 /**
  * Newton's law's target as declared: −e·ġn⁻ above the rest threshold, 0 below; a speculative contact may
@@ -186,16 +189,7 @@ const pick = {
   floor: 0,
 };
 
-/** max(speedTolerance, FIT_RELATIVE · max|speeds|) of three speeds, as fitTolerance computes it. */
-function fitTolerance3(s: FitSettings, a: number, b: number, c: number): number {
-  let m = 0;
-  m = Math.max(m, Math.abs(a));
-  m = Math.max(m, Math.abs(b));
-  m = Math.max(m, Math.abs(c));
-  return Math.max(s.speedTolerance, FIT_RELATIVE * m);
-}
-
-/** One candidate (residualOf, and fitIslandLaws' tolerance): kept in `pick` when it is the best so far. */
+/** One candidate, with its residual and fit tolerance: kept in `pick` when it is the best so far. */
 function consider(
   o: ContactObservation,
   s: FitSettings,
@@ -207,8 +201,8 @@ function consider(
   floor: number,
 ): void {
   const y = o.separation;
-  const r = bound ? (y <= predicted ? Math.max(0, floor - y) : y - predicted) : Math.abs(y - predicted);
-  const tol = fitTolerance3(s, y, o.approach, Number.isFinite(predicted) ? predicted : 0);
+  const r = residual(y, predicted, bound, floor);
+  const tol = fitTolerance(s, y, o.approach, Number.isFinite(predicted) ? predicted : 0);
   // the restitution law wins ties (it is listed first): a contact at its law is never another law's
   if (!(r <= tol && r < pick.residual)) return;
   pick.found = true;
@@ -304,11 +298,14 @@ function bestParameterFree(o: ContactObservation, s: FitSettings): { candidate: 
   return { candidate, residual: pick.residual };
 }
 
-/** Residual of an enforced speed against a candidate (0 inside a bound). */
-function residualOf(c: Candidate, y: number): number {
-  if (c.bound) return y <= c.predicted ? Math.max(0, (c.floor ?? c.reference) - y) : y - c.predicted;
-  return Math.abs(y - c.predicted);
+/** Residual of an enforced speed y against a predicted one, or against a bound between `floor` and it (0 inside). */
+function residual(y: number, predicted: number, bound: boolean, floor: number): number {
+  if (bound) return y <= predicted ? Math.max(0, floor - y) : y - predicted;
+  return Math.abs(y - predicted);
 }
+
+/** Residual of an enforced speed against a candidate (0 inside a bound). */
+const residualOf = (c: Candidate, y: number): number => residual(y, c.predicted, c.bound === true, c.floor ?? c.reference);
 
 function lawOf(c: Candidate, o: ContactObservation, residual: number, friction: { regime: FrictionRegime; ratio: number }, k?: number): ContactLaw {
   const predicted = c.bound ? Math.min(o.separation, c.predicted) : c.predicted;
