@@ -20,6 +20,8 @@
  * `git worktree add --detach /tmp/base main && ln -s "$PWD/node_modules" /tmp/base/node_modules`), without a
  * cache, so that both builds are measured in the same minutes. The targets (open ≥ 100 MiB/s, second open ≤ 2 s,
  * frame view ≤ 30 ms, seek median ≤ 30 ms; memory ≤ 1.5 × (index + one frame)) are printed MET or MISSED.
+ * Before the first open, `1 thread` is this checkout's open without its second thread (src/extension/model/parallelOpen.ts:
+ * a plain recording of 32 MiB or more is read by two), without a cache; the line after each open says how it read.
  * `--profile` adds, from a further child run under the sampling profiler, the open's top self-time functions.
  * For a .cpuprofile file: `node --import tsx --cpu-prof bench/open.ts FILE --child`.
  */
@@ -69,6 +71,8 @@ interface ChildResult {
   storeReads?: number;
   /** The frame store's build after the open (InspectorModel.frameStoreReady; absent: a build that writes it during the open). */
   storeBuild?: { built: boolean; wallMs: number; cpuMs: number };
+  /** How the open read the recording (InspectorModel.opened; absent: a build without it). */
+  opened?: string;
 }
 
 const MiB = 2 ** 20;
@@ -162,7 +166,7 @@ function viewsAndSeeks(m: InspectorModel): Pick<ChildResult, 'view' | 'seekWallM
   };
 }
 
-async function child(file: string, cached: boolean, src: string | null): Promise<void> {
+async function child(file: string, cached: boolean, src: string | null, oneThread = false): Promise<void> {
   const Model = await modelClass(src);
   collect();
   const m0 = process.memoryUsage();
@@ -177,7 +181,10 @@ async function child(file: string, cached: boolean, src: string | null): Promise
   }, 5);
   const c0 = process.cpuUsage();
   const cache: CacheOptions = cached ? { mode: 'always', dir: null, frameStore: true } : { mode: 'off' };
-  const opened = await timedAsync(() => Model.fromRecording(file, {}, undefined, undefined, cache));
+  // --one-thread: this checkout's open without its second thread (parallelOpen.ts), for the same run's comparison
+  const opened = await timedAsync(() =>
+    oneThread ? Model.fromRecording(file, {}, undefined, undefined, cache, null) : Model.fromRecording(file, {}, undefined, undefined, cache),
+  );
   const c1 = process.cpuUsage(c0);
   clearInterval(sampler);
   const m = opened.value;
@@ -207,6 +214,16 @@ async function child(file: string, cached: boolean, src: string | null): Promise
     ...viewsAndSeeks(m),
     storeReads: (reader as { framesFromStore?: number }).framesFromStore,
     ...(building ? { storeBuild: { built: building.value, wallMs: building.wallMs, cpuMs: building.cpuMs } } : {}),
+    ...(m.opened
+      ? {
+          opened:
+            m.opened.kind === 'one-thread'
+              ? 'one thread'
+              : m.opened.kind === 'two-threads'
+                ? `two threads, the second from frame ${m.opened.from}`
+                : `two threads started, read on alone from frame ${m.opened.from}: ${m.opened.why}`,
+        }
+      : {}),
   };
   m.close();
   process.stdout.write(JSON.stringify(out) + '\n');
@@ -218,8 +235,8 @@ async function profileChild(file: string): Promise<void> {
   process.stdout.write(JSON.stringify(lines) + '\n');
 }
 
-function runChild(file: string, mode: '--child' | '--profile-child', cached = false, src: string | null = null): string {
-  const extra = [...(cached ? ['--cached'] : []), ...(src !== null ? ['--src', src] : [])];
+function runChild(file: string, mode: '--child' | '--profile-child', cached = false, src: string | null = null, oneThread = false): string {
+  const extra = [...(cached ? ['--cached'] : []), ...(src !== null ? ['--src', src] : []), ...(oneThread ? ['--one-thread'] : [])];
   const r = spawnSync(process.execPath, [...process.execArgv, '--expose-gc', __filename, file, mode, ...extra], {
     encoding: 'utf8',
     maxBuffer: 1 << 24,
@@ -235,6 +252,7 @@ function printOpen(label: string, mib: number, res: ChildResult): void {
   console.log(
     `    ${label.padEnd(9)} open ${res.wallMs.toFixed(0)} ms (${wallRate.toFixed(1)} MiB/s), CPU ${res.cpuMs.toFixed(0)} ms (${cpuRate.toFixed(1)} MiB/s of one core's time); ${res.frames} frames, ${res.findings} findings, digest ${res.digest}, peak RSS ${res.peakRssMiB.toFixed(0)} MiB — open ≥ 100 MiB/s ${wallRate >= 100 ? 'MET' : 'MISSED'} (wall), ${cpuRate >= 100 ? 'met' : 'missed'} in CPU time`,
   );
+  if (res.opened) console.log(`              read on ${res.opened}`);
   const b = res.storeBuild;
   if (b)
     console.log(
@@ -264,6 +282,9 @@ function report(file: string, label: string, profile: boolean, base: string | nu
   console.log(`  recording ${label}: ${mib.toFixed(1)} MiB`);
   const baseDigest = base !== null ? JSON.parse(runChild(file, '--child', false, base)) : null;
   if (baseDigest) printOpen('base', mib, baseDigest as ChildResult);
+  // this checkout on one thread, without a cache: what the second thread changes, in the same minutes
+  const oneThread = JSON.parse(runChild(file, '--child', false, null, true)) as ChildResult;
+  printOpen('1 thread', mib, oneThread);
   const sidecar = sidecarPath(file);
   const store = sidecar.replace(/\.clcache$/, '.clframes');
   const existed = fs.existsSync(sidecar);
@@ -281,7 +302,7 @@ function report(file: string, label: string, profile: boolean, base: string | nu
     const cacheMiB = (fs.statSync(sidecar, { throwIfNoEntry: false })?.size ?? 0) / MiB;
     const storeMiB = (fs.statSync(store, { throwIfNoEntry: false })?.size ?? 0) / MiB;
     const second = JSON.parse(runChild(file, '--child', true)) as ChildResult;
-    const same = second.digest === res.digest && (baseDigest === null || baseDigest.digest === res.digest);
+    const same = second.digest === res.digest && oneThread.digest === res.digest && (baseDigest === null || baseDigest.digest === res.digest);
     console.log(
       `    cached    the first open wrote a cache of ${cacheMiB.toFixed(1)} MiB and a frame store of ${storeMiB.toFixed(1)} MiB; second open ${(second.wallMs / 1000).toFixed(2)} s (CPU ${(second.cpuMs / 1000).toFixed(2)} s, peak RSS ${second.peakRssMiB.toFixed(0)} MiB) — ≤ 2 s ${second.wallMs <= 2000 ? 'MET' : 'MISSED'}; ${same ? 'the same findings and timeline' : 'DIFFERENT findings or timeline'}${baseDigest ? ' in every open (base included)' : ''}`,
     );
@@ -301,7 +322,7 @@ function report(file: string, label: string, profile: boolean, base: string | nu
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const srcAt = args.indexOf('--src');
-  if (args.includes('--child')) return child(args[0], args.includes('--cached'), srcAt >= 0 ? args[srcAt + 1] : null);
+  if (args.includes('--child')) return child(args[0], args.includes('--cached'), srcAt >= 0 ? args[srcAt + 1] : null, args.includes('--one-thread'));
   if (args.includes('--profile-child')) return profileChild(args[0]);
   const baseAt = args.indexOf('--base');
   const base = baseAt >= 0 ? args[baseAt + 1] : null;

@@ -55,6 +55,8 @@ await Promise.all([
   build({ ...node, entryPoints: ['src/extension/live/liveIoThread.ts'], outfile: 'dist/liveIo.js', minify: production }),
   // a live stream's diagnosis, on a thread of its own (src/extension/live/diagnosisThread.ts)
   build({ ...node, entryPoints: ['src/extension/live/diagnosisThread.ts'], outfile: 'dist/liveDiagnosis.js', minify: production, plugins: [h5wasmApart] }),
+  // the later frames of a large recording opened in the inspector, diagnosed on a thread of their own (src/extension/model/parallelOpen.ts)
+  build({ ...node, entryPoints: ['src/extension/model/stretchDiagnosisThread.ts'], outfile: 'dist/stretchDiagnosis.js', minify: production }),
   // a live stream's frame views, on a thread of their own (src/extension/live/viewThread.ts)
   build({ ...node, entryPoints: ['src/extension/live/viewThread.ts'], outfile: 'dist/liveView.js', minify: production, plugins: [h5wasmApart] }),
   build({

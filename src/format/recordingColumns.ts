@@ -117,6 +117,34 @@ export class Columns {
     this.maxDepth[i] = maxDepth;
   }
 
+  /**
+   * Appends rows `from` … of another index's arrays() (the later stretch of the same file, read by another reader),
+   * their line numbers shifted by `lineShift`.
+   */
+  append(a: Readonly<Record<string, Float64Array | Uint32Array | Uint8Array>>, from: number, lineShift: number): void {
+    const other = Columns.fromArrays(a);
+    if (!other) throw new Error('the appended index columns are incomplete');
+    for (let i = from; i < other.count; i++) {
+      const flags = other.flags[i];
+      this.row(
+        other.offset[i],
+        other.length[i],
+        other.line[i] + lineShift,
+        other.crc[i],
+        other.frame[i],
+        other.time[i],
+        other.contacts[i],
+        flags & STATUS_MASK,
+        (flags & FLAG_PRE) !== 0,
+        (flags & FLAG_MATRIX) !== 0,
+        flags & FLAG_ITER ? other.iterations[i] : -1,
+        other.residual[i],
+        other.maxLambdaN[i],
+        other.maxDepth[i],
+      );
+    }
+  }
+
   /** The columns cut to their rows, by name (the sidecar cache stores them). */
   arrays(): Record<string, Float64Array | Uint32Array | Uint8Array> {
     const n = this.count;

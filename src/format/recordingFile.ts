@@ -85,7 +85,32 @@ function openRegularFile(file: string): number {
   return fd;
 }
 
-const indexer = (file: string, options: Pick<OpenOptions, 'validate' | 'onFrame'>): Indexer => new Indexer(file, options.onFrame, options.validate);
+const indexer = (file: string, o: Pick<OpenOptions, 'validate' | 'onFrame' | 'stretch'>): Indexer =>
+  new Indexer(file, o.onFrame, o.validate, undefined, o.stretch ? () => o.stretch!.cutAt() : undefined);
+
+/**
+ * Reads `fd` from `pos` in chunks into `buf`, each given to `push`, until the end of the file or until the indexer
+ * stops or reaches its cut; returns where reading ended.
+ */
+async function readOn(
+  fd: number,
+  buf: Buffer,
+  pos: number,
+  size: number,
+  ix: Indexer,
+  options: Pick<OpenOptions, 'signal' | 'onProgress'>,
+  push: (n: number, at: number) => void,
+): Promise<number> {
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const n = await readChunk(fd, buf, pos);
+    if (n === 0) return pos;
+    push(n, pos);
+    pos += n;
+    options.onProgress?.(pos, Math.max(size, pos));
+    if (ix.stopped || ix.cut) return pos;
+  }
+}
 
 /** Lets the event loop run between two frames of a background pass (a frame view asked meanwhile goes first). */
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -123,17 +148,21 @@ export class RecordingReader {
       const ix = indexer(file, options);
       const fdOf = (): number => fd;
       const buf = Buffer.allocUnsafe(CHUNK_BYTES);
-      let pos = 0,
-        feed: Feed | null = null;
-      for (;;) {
-        options.signal?.throwIfAborted();
-        const n = await readChunk(fd, buf, pos);
-        if (n === 0) break;
+      let feed: Feed | null = null;
+      const read = (from: number, push: (n: number, at: number) => void): Promise<number> => readOn(fd, buf, from, size, ix, options, push);
+      let pos = await read(0, (n) => {
         feed ??= feedFor(file, ix, buf, n, fdOf);
         feed.push(buf, n);
-        pos += n;
-        options.onProgress?.(pos, Math.max(size, pos));
-        if (ix.stopped) break;
+      });
+      const rest = ix.cut && options.stretch ? await options.stretch.rest(ix.cut, ix.columns) : null;
+      if (rest) {
+        ix.columns.append(rest.columns, rest.from, rest.lineShift);
+        pos = rest.size;
+      } else if (ix.cut) {
+        // read on from the cut alone (a plain file: its bytes go to the indexer as they are)
+        const from = ix.cut.offset;
+        ix.readOnFromCut();
+        pos = await read(from, (n, at) => ix.push(buf, n, at));
       }
       return RecordingReader.finish(file, fd, pos, ix, feed, t0, cached.cache, options);
     } catch (e) {

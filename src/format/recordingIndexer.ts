@@ -14,6 +14,7 @@ import { frameFromValue, isInitialLine, parseHeader, parseJsonLine, validateInit
 
 import { Columns } from './recordingColumns.js';
 export { Columns, type FrameSummary } from './recordingColumns.js';
+import type { StretchReader } from './stretchReader.js';
 
 /** A line that may be the initial-state line: its first key is "initial" (checked before parsing it fully). */
 const INITIAL_LINE = /^\s*\{\s*"initial"/;
@@ -43,10 +44,10 @@ export interface OpenOptions {
   /** Cancels indexing (the promise rejects with the signal's reason). */
   readonly signal?: AbortSignal;
   /**
-   * Called with every valid frame as it is indexed (index = its position in the reader), so a caller that
-   * needs each frame once (timeline, diagnosis) does not parse the file a second time.
+   * Called with every valid frame as it is indexed (index = its position in the reader, offset = its line's
+   * byte offset), so a caller that needs each frame once (timeline, diagnosis) does not parse the file a second time.
    */
-  readonly onFrame?: (index: number, frame: RecordedFrame, header: RecordingHeader) => void;
+  readonly onFrame?: (index: number, frame: RecordedFrame, header: RecordingHeader, offset: number) => void;
   /**
    * When frame lines are validated. 'every-line' (default): every line is parsed and validated while
    * indexing, so `errors` lists every bad line at open. 'on-read': the header and the first frame are
@@ -56,6 +57,8 @@ export interface OpenOptions {
    * it) and for recordings that declare other conventions (converted on read).
    */
   readonly validate?: 'every-line' | 'on-read';
+  /** Another reader that takes over the later stretch of a plain recording (stretchReader.ts; RecordingReader.open). */
+  readonly stretch?: StretchReader;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -112,12 +115,16 @@ export class Indexer {
     validate: OpenOptions['validate'] = 'every-line',
     /** Told the bytes of every line indexed as a frame (StreamIndex: compress checks its output against them). */
     private readonly onIndexedLine?: (bytes: Uint8Array, frame: number) => void,
+    /** The offset from which another reader takes over (Infinity: none); asked before each line (see `cut`). */
+    private readonly cutAt: () => number = () => Number.POSITIVE_INFINITY,
   ) {
     this.scanner = validate === 'on-read' && !onFrame ? new FrameLineScanner() : null;
   }
 
   /** Set when the rest of the file is not to be read (MAX_BLANK_LINES): the caller stops feeding bytes. */
   stopped = false;
+  /** The line at cutAt() and its number, once reached: it and the lines after it are left to another reader. */
+  cut: { readonly offset: number; readonly line: number } | null = null;
   private blankLines = 0;
   /** A damaged compressed stretch: the line after it starts after the next newline; reported at the next frame. */
   private skipToNewline = false;
@@ -165,6 +172,7 @@ export class Indexer {
       }
       const length = pos + nl - this.lineStart;
       this.line(bytes, this.lineStart, length, true);
+      if (this.cut) return;
       this.pendingBytes = 0;
       this.oversize = false;
       this.lineStart = pos + nl + 1;
@@ -172,9 +180,29 @@ export class Indexer {
     }
   }
 
+  /**
+   * The bytes pushed next start a line at file offset `offset`, the lines before it unread (a later stretch of a
+   * plain recording read on its own: the header line is pushed first, then the stretch). Line numbers go on
+   * from the lines pushed, not the file's.
+   */
+  resumeAt(offset: number): void {
+    this.pendingBytes = 0;
+    this.oversize = false;
+    this.lineStart = offset;
+  }
+
+  /** The other reader does not take over after all: the cut line is read next (bytes pushed from cut.offset on). */
+  readOnFromCut(): void {
+    const c = this.cut;
+    if (!c) return;
+    this.cut = null;
+    this.lineNo = c.line - 1;
+    this.resumeAt(c.offset);
+  }
+
   /** End of file: a last line without a newline. */
   end(): void {
-    if (this.pendingBytes > 0 || this.oversize) {
+    if (!this.cut && (this.pendingBytes > 0 || this.oversize)) {
       const bytes = this.oversize ? Buffer.alloc(0) : this.pending.subarray(0, this.pendingBytes);
       this.line(bytes, this.lineStart, this.pendingBytes, false);
       this.pendingBytes = 0;
@@ -250,6 +278,10 @@ export class Indexer {
 
   private line(bytes: Uint8Array, offset: number, length: number, terminated: boolean): void {
     const lineNo = ++this.lineNo;
+    if (this.header && offset >= this.cutAt()) {
+      this.cut = { offset, line: lineNo };
+      return;
+    }
     if (this.oversize) {
       if (!this.header) throw new FormatError(this.file, `line ${lineNo}`, `the header line is longer than ${MAX_LINE_BYTES} bytes; not read`);
       this.issue(new FormatError(this.file, `line ${lineNo}`, `is longer than ${MAX_LINE_BYTES} bytes; not read`), lineNo);
@@ -329,7 +361,7 @@ export class Indexer {
       this.columns.push(offset, length, lineNo, f, crc32(bytes));
       this.parsedLines++;
       this.prev = { frame: f.frame, time: f.time };
-      this.onFrame?.(this.columns.count - 1, f, this.header);
+      this.onFrame?.(this.columns.count - 1, f, this.header, offset);
     } catch (e) {
       if (!(e instanceof FormatError)) throw e;
       if (!terminated) {
@@ -348,13 +380,19 @@ export class Indexer {
     }
   }
 
+  /** The last line that had an error, and the last with a warning (0: none): a stretch read on its own is clean after them. */
+  lastErrorLine = 0;
+  lastWarningLine = 0;
+
   private issue(e: FormatError, line: number): void {
     this.errorCount++;
+    this.lastErrorLine = Math.max(this.lastErrorLine, line);
     if (this.errors.length < MAX_KEPT_ERRORS) this.errors.push({ line, message: e.message });
   }
 
   /** Frame warnings are grouped by field pattern (indices → *), so a warning repeated on every line is reported once. */
   private warn(line: number, field: string, detail: string): void {
+    this.lastWarningLine = Math.max(this.lastWarningLine, line);
     const key = field.replace(/\[\d+\]/g, '[*]') + '\u0000' + detail.replace(/-?\d+(\.\d+)?(e[-+]?\d+)?/gi, '#');
     const w = this.frameWarnings.get(key);
     if (w) w.count++;

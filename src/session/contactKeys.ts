@@ -75,6 +75,20 @@ export class ContactKeyTable {
     this.lastPairs = pairs;
   }
 
+  /** The id of a key's text form ("a|b|feature"), a new id when it was never seen (null: not a key's text). */
+  idOfText(text: string): number | null {
+    const found = this.find(text);
+    if (found >= 0) return found;
+    const i = text.indexOf('|'),
+      j = i < 0 ? -1 : text.indexOf('|', i + 1);
+    if (j < 0) return null;
+    const a = Number(text.slice(0, i)),
+      b = Number(text.slice(i + 1, j)),
+      feature = text.slice(j + 1);
+    if (!Number.isInteger(a) || !Number.isInteger(b)) return null;
+    return this.id({ a, b, feature: feature === '' ? undefined : feature });
+  }
+
   /** The id of a key's text form, or −1 when no such contact was seen. */
   find(text: string): number {
     const i = text.indexOf('|'),

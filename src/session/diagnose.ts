@@ -3,7 +3,7 @@
  * tests: the pipeline is src/session/diagnosis/diagnoser.ts, the law fit lawFit.ts, the attribution
  * attribution.ts, the wording wording.ts.
  */
-export { Diagnoser, diagnose, type FrameDiagnosis } from './diagnosis/diagnoser.js';
+export { Diagnoser, diagnose, type FrameDiagnosis, type MidwayAssumptions } from './diagnosis/diagnoser.js';
 export { frameEnergy, frameEnergyParts } from './diagnosis/frameEnergy.js';
 export {
   BATCH_COUNTERFACTUAL_TOTAL_WORK,

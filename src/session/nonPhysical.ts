@@ -50,8 +50,11 @@ export const JITTER_STEP = 0.05;
 /** Slots of track storage grown at a time; a slot is freed when its contact ends. */
 const TRACK_SLOTS_CHUNK = 1024;
 const DEPTH_RING = PENETRATION_WINDOW + 1;
-const REPORTED_GROWTH = 1,
+/** Kinds a contact's track reports once per track (NonPhysicalDetector.onReport). */
+export const REPORTED_GROWTH = 1,
   REPORTED_JITTER = 2;
+/** Frames of a contact's history its track examines at most: a diagnosis begun this many frames early has it all. */
+export const TRACK_HISTORY = Math.max(DEPTH_RING, JITTER_WINDOW);
 
 /** One contact's last depths and λn, read by events (ContactTracks.depths, lambdas). */
 const depthWindow = new Float64Array(DEPTH_RING),
@@ -128,6 +131,12 @@ class ContactTracks {
     return (this.reported[k] & bit) !== 0;
   }
 
+  /** Contact `id`'s track was seen in frame `frame` and has reported kind `bit`. */
+  reportedAt(id: number, frame: number, bit: number): boolean {
+    const k = id < this.slotOf.length ? this.slotOf[id] : -1;
+    return k >= 0 && this.frame[k] === frame && this.isReported(k, bit);
+  }
+
   /** Marks a kind as reported for this track (once per track). */
   report(k: number, bit: number): void {
     this.reported[k] |= bit;
@@ -194,6 +203,13 @@ class ManifoldSums {
 export class NonPhysicalDetector {
   private readonly tracks = new ContactTracks();
   private readonly manifolds = new ManifoldSums();
+  /** Told each contact id whose track reports a kind (REPORTED_GROWTH, REPORTED_JITTER). */
+  onReport: ((id: number, bit: number) => void) | null = null;
+
+  /** Contact `id`'s track was seen in frame `frame` and has reported kind `bit` (once per track). */
+  reported(id: number, frame: number, bit: number): boolean {
+    return this.tracks.reportedAt(id, frame, bit);
+  }
   constructor(
     private readonly opt: NonPhysicalOptions,
     private readonly convexSolver: boolean,
@@ -278,6 +294,7 @@ export class NonPhysicalDetector {
         const growth = d[DEPTH_RING - 1] - d[0];
         if (rising && growth > this.opt.penetrationGrowth) {
           tracks.report(k, REPORTED_GROWTH);
+          this.onReport?.(ids[c], REPORTED_GROWTH);
           out.push({
             kind: 'penetration-growth',
             severity: 'warning',
@@ -307,6 +324,7 @@ export class NonPhysicalDetector {
         }
         if (reversals >= JITTER_REVERSALS && mean > 0 && hi - lo > JITTER_AMPLITUDE * mean) {
           tracks.report(k, REPORTED_JITTER);
+          this.onReport?.(ids[c], REPORTED_JITTER);
           out.push({
             kind: 'jitter',
             severity: 'info',

@@ -10,6 +10,23 @@ import { hypot2Exact } from '../../engine/index.js';
 /** Points per contact series sent to the webview (long sessions are sampled evenly). */
 export const SERIES_MAX_POINTS = 2000;
 
+/** Contact columns of some frames, keyed by local ids into `keys` (ContactColumns.rowsFrom, append). */
+export interface ContactRows {
+  readonly keys: readonly string[];
+  readonly key: Int32Array;
+  readonly ln: Float64Array;
+  readonly lt: Float64Array;
+  /** Entry of each frame's first contact, and the end (from 0). */
+  readonly frameStart: Float64Array;
+}
+
+/** Injection columns of some frames (InjectedColumns.rowsFrom, append). */
+export interface InjectedRows {
+  readonly contact: Int32Array;
+  readonly joules: Float64Array;
+  readonly frameStart: Float64Array;
+}
+
 /** Entries per block of ContactColumns (2¹⁶: 1.25 MiB per block of the three columns). */
 const CONTACT_BLOCK_BITS = 16;
 const CONTACT_BLOCK = 1 << CONTACT_BLOCK_BITS;
@@ -60,23 +77,55 @@ export class ContactColumns {
     return c;
   }
 
+  /** The entries of frames `from` … as flat arrays (frameStart from 0), keyed by the key texts of `texts`. */
+  rowsFrom(from: number, texts: (id: number) => string): ContactRows {
+    const a = this.toCache([]).arrays;
+    const start = this.frameStart[from] ?? this.n;
+    const key = a.key.slice(start);
+    const local = new Map<number, number>();
+    const keys: string[] = [];
+    for (let e = 0; e < key.length; e++) {
+      let k = local.get(key[e]);
+      if (k === undefined) {
+        k = keys.length;
+        local.set(key[e], k);
+        keys.push(texts(key[e]));
+      }
+      key[e] = k;
+    }
+    return { keys, key, ln: a.ln.slice(start), lt: a.lt.slice(start), frameStart: a.frameStart.slice(from).map((x) => x - start) };
+  }
+
+  /** Appends another's rowsFrom(), its keys given ids by `id` (a new id for a key not seen yet, in the order met). */
+  append(r: ContactRows, id: (text: string) => number): void {
+    const global = new Int32Array(r.keys.length).fill(-1);
+    for (let e = 0; e < r.key.length; e++) {
+      const k = r.key[e];
+      if (global[k] < 0) global[k] = id(r.keys[k]);
+      this.push(global[k], r.ln[e], r.lt[e]);
+    }
+    for (let f = 1; f < r.frameStart.length; f++) this.frameStart.push(this.frameStart[this.frameStart.length - 1] + r.frameStart[f] - r.frameStart[f - 1]);
+  }
+
+  private push(key: number, ln: number, lt: number): void {
+    const b = this.n >>> CONTACT_BLOCK_BITS,
+      o = this.n & (CONTACT_BLOCK - 1);
+    if (b === this.key.length) {
+      this.key.push(new Int32Array(CONTACT_BLOCK));
+      this.ln.push(new Float64Array(CONTACT_BLOCK));
+      this.lt.push(new Float64Array(CONTACT_BLOCK));
+    }
+    this.key[b][o] = key;
+    this.ln[b][o] = ln;
+    this.lt[b][o] = lt;
+    this.n++;
+  }
+
   add(f: RecordedFrame): void {
     const C = f.contacts.length;
     const lam = f.solver.lambda,
       ids = this.keys.ids(f);
-    for (let c = 0; c < C; c++) {
-      const b = this.n >>> CONTACT_BLOCK_BITS,
-        o = this.n & (CONTACT_BLOCK - 1);
-      if (b === this.key.length) {
-        this.key.push(new Int32Array(CONTACT_BLOCK));
-        this.ln.push(new Float64Array(CONTACT_BLOCK));
-        this.lt.push(new Float64Array(CONTACT_BLOCK));
-      }
-      this.key[b][o] = ids[c];
-      this.ln[b][o] = lam[3 * c];
-      this.lt[b][o] = hypot2Exact(lam[3 * c + 1], lam[3 * c + 2]);
-      this.n++;
-    }
+    for (let c = 0; c < C; c++) this.push(ids[c], lam[3 * c], hypot2Exact(lam[3 * c + 1], lam[3 * c + 2]));
     this.frameStart.push(this.n);
   }
 
@@ -159,6 +208,22 @@ export class InjectedColumns {
       this.n++;
     }
     this.frameStart.push(this.n);
+  }
+
+  /** The entries of frames `from` … as flat arrays (frameStart from 0). */
+  rowsFrom(from: number): InjectedRows {
+    const a = this.toCache();
+    const start = this.frameStart[from] ?? this.n;
+    return { contact: a.contact.slice(start), joules: a.joules.slice(start), frameStart: a.frameStart.slice(from).map((x) => x - start) };
+  }
+
+  /** Appends another's rowsFrom(). */
+  append(r: InjectedRows): void {
+    for (let f = 1; f < r.frameStart.length; f++) {
+      const entries = new Map<number, number>();
+      for (let e = r.frameStart[f - 1]; e < r.frameStart[f]; e++) entries.set(r.contact[e], r.joules[e]);
+      this.add(entries);
+    }
   }
 
   /** Frame i's injected joules by contact index (the map the diagnosis gave, same order), or null when none. */

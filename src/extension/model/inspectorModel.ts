@@ -34,6 +34,7 @@ import { type FrameDiagnosisResult, TimelineBuilder } from './timelineBuilder.js
 export { type FrameDiagnosisResult, TIMELINE_KAPPA_ISLANDS, TIMELINE_KAPPA_MAX_CONTACTS, TimelineBuilder, toFindingView } from './timelineBuilder.js';
 import { contactState } from '../../session/contactState.js';
 import { whatIfView } from './whatIfView.js';
+import { PARALLEL_OPEN, ParallelDiagnosis, type ParallelOpenOptions, type ParallelOutcome } from './parallelOpen.js';
 
 /** Checkpoint interval of inspector sessions: seeking re-simulates at most this many − 1 steps. */
 export const INSPECTOR_CHECKPOINT_EVERY = 10;
@@ -220,20 +221,45 @@ export class InspectorModel {
     progress?: Progress,
     signal?: AbortSignal,
     cache: CacheOptions = { mode: 'off' },
+    parallelOpen: ParallelOpenOptions | null = PARALLEL_OPEN,
   ): Promise<InspectorModel> {
     let builder: TimelineBuilder | null = null;
+    // a large plain recording's later stretch is read on a thread of its own (./parallelOpen.ts)
+    let parallel: ParallelDiagnosis | null = null;
+    const split = (): ParallelDiagnosis | null => parallel;
     const section = inspectorSection(diagnosis);
-    const reader = await RecordingReader.open(file, {
-      signal,
-      cache,
-      needsFrames: (c) => !c.get(section),
-      onProgress: (read, total) =>
-        progress?.(
-          `reading ${file.split(/[\\/]/).pop()}: ${(read / 2 ** 20).toFixed(0)} / ${(total / 2 ** 20).toFixed(0)} MiB`,
-          total > 0 ? read / total : null,
-        ),
-      onFrame: (_, f, header) => (builder ??= new TimelineBuilder(header, new Diagnoser(header, { ...diagnosis, keepFrames: false }))).add(f),
-    });
+    let reader: RecordingReader;
+    try {
+      reader = await RecordingReader.open(file, {
+        signal,
+        cache,
+        needsFrames: (c) => !c.get(section),
+        onProgress: (read, total) =>
+          progress?.(
+            `reading ${file.split(/[\\/]/).pop()}: ${(read / 2 ** 20).toFixed(0)} / ${(total / 2 ** 20).toFixed(0)} MiB`,
+            total > 0 ? read / total : null,
+          ),
+        onFrame: (_, f, header) => {
+          if (!builder) {
+            const diag = new Diagnoser(header, { ...diagnosis, keepFrames: false });
+            builder = new TimelineBuilder(header, diag);
+            parallel = parallelOpen ? ParallelDiagnosis.start(file, header, diagnosis, diag, parallelOpen) : null;
+            if (parallel) parallel.onProgress = (k) => progress?.(`reading the rest on a second thread: ${k} frames`, null);
+          }
+          builder.add(f);
+          split()?.diagnosedHere();
+        },
+        stretch: {
+          cutAt: () => split()?.cutAt() ?? Number.POSITIVE_INFINITY,
+          rest: (cut, indexed) => split()?.rest(cut, indexed) ?? Promise.resolve(null),
+        },
+      });
+    } catch (e) {
+      split()?.close();
+      throw e;
+    }
+    const finished = builder ? split()?.finish(builder) : undefined;
+    const opened: ParallelOutcome = finished?.outcome ?? { kind: 'one-thread' };
     const source = new GrowingRecording(file, reader.header, reader);
     const session = Session.fromSource(source);
     const n = session.frameCount;
@@ -262,19 +288,22 @@ export class InspectorModel {
     builder ??= new TimelineBuilder(session.header, new Diagnoser(session.header, { ...diagnosis, keepFrames: false }));
     const built = builder as TimelineBuilder;
     const findings = built.findings();
+    const budgetFrame = finished ? finished.resolveBudgetFrame : built.resolveBudgetFrame;
     if (reader.cache.enabled) {
       const c = built.contacts.toCache(built.keyTexts());
       const inj = built.injectedByContact.toCache();
-      const json: InspectorCacheJson = { timeline: built.t, findings, keys: c.keys, resolveBudgetFrame: built.resolveBudgetFrame };
+      const json: InspectorCacheJson = { timeline: built.t, findings, keys: c.keys, resolveBudgetFrame: budgetFrame };
       reader.cache.set(section, {
         json,
         arrays: { ...c.arrays, injContact: inj.contact, injJoules: inj.joules, injFrameStart: inj.frameStart },
       });
       reader.cache.save();
     }
-    const m = new InspectorModel(session, info, built.t, findings, skipped, built.contacts, built.injectedByContact, built.resolveBudgetFrame);
-    // a plain recording can be followed as it grows (append()); a compressed or cached one is shown as it was
-    if (!reader.compressed) m.growth = { builder: built, source };
+    const m = new InspectorModel(session, info, built.t, findings, skipped, built.contacts, built.injectedByContact, budgetFrame);
+    m.opened = opened;
+    // a plain recording can be followed as it grows (append()); a compressed or cached one is shown as it was, and
+    // so is one whose last frames were diagnosed on another thread (its diagnosis cannot go on here)
+    if (!reader.compressed && opened.kind !== 'two-threads') m.growth = { builder: built, source };
     return m.buildingFrameStore(reader);
   }
 
@@ -284,6 +313,8 @@ export class InspectorModel {
    * until then; a view asked meanwhile waits for at most one frame of the build.
    */
   frameStoreReady: Promise<boolean> = Promise.resolve(false);
+  /** How the open's diagnosis was made: on one thread or two (./parallelOpen.ts); one when it came from the cache. */
+  opened: ParallelOutcome = { kind: 'one-thread' };
   private readonly storeAbort = new AbortController();
 
   private buildingFrameStore(reader: RecordingReader): this {

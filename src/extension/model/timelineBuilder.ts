@@ -5,11 +5,11 @@
  */
 import { assembleProblem, buildIslands, conditioning, DEFAULT_ASSEMBLY } from '../../engine/index.js';
 import { toContactPoint, type RecordedFrame, type RecordingHeader } from '../../format/recording.js';
-import type { FindingView, SolverStatus } from '../../protocol/inspector.js';
+import type { FindingView, SolverStatus, Timeline } from '../../protocol/inspector.js';
 import { ContactKeyTable } from '../../session/contactKeys.js';
 import { type Diagnoser, type Finding, frameEnergyParts } from '../../session/diagnose.js';
 import { solveTimeBodies } from '../../session/preSolve.js';
-import { ContactColumns, InjectedColumns } from './contactColumns.js';
+import { ContactColumns, type ContactRows, InjectedColumns, type InjectedRows } from './contactColumns.js';
 
 /** Largest island (contacts) whose κ is computed in the timeline pass; larger islands are left out there. */
 export const TIMELINE_KAPPA_MAX_CONTACTS = 40;
@@ -135,6 +135,43 @@ export interface FrameDiagnosisResult {
   readonly resolveBudgetFrame: number | null;
 }
 
+/** Rows of a timeline built elsewhere from the same recording's later frames (TimelineBuilder.rowsFrom, appendRows). */
+export interface TimelineRows {
+  readonly t: Timeline;
+  readonly contacts: ContactRows;
+  readonly injected: InjectedRows;
+}
+
+/** The timeline's per-row columns (the ledger and injection records apart). */
+const ROW_COLUMNS = [
+  'frame',
+  'time',
+  'contacts',
+  'status',
+  'iterations',
+  'residual',
+  'kinetic',
+  'potential',
+  'total',
+  'kappa',
+  'kappaRange',
+  'maxDepth',
+] as const;
+
+/** Appends m rows of named columns `more` to `cols` (n rows): columns in first-appearance order, `none` where a row has none. */
+function appendNamed<T>(cols: Record<string, T[]>, n: number, more: Readonly<Record<string, readonly T[]>>, m: number, none: T): void {
+  for (const name of Object.keys(cols)) {
+    const o = more[name];
+    for (let i = 0; i < m; i++) cols[name].push(o ? o[i] : none);
+  }
+  for (const name of Object.keys(more))
+    if (cols[name] === undefined) {
+      const col = new Array<T>(n).fill(none);
+      for (let i = 0; i < m; i++) col.push(more[name][i]);
+      cols[name] = col;
+    }
+}
+
 /** Accumulates the timeline, the contact columns and the diagnosis, one frame at a time, in order. */
 export class TimelineBuilder {
   readonly t = emptyTimeline();
@@ -144,6 +181,8 @@ export class TimelineBuilder {
   /** null: the frames are diagnosed elsewhere (a live stream's diagnosis thread) and come back through addDiagnosis. */
   private readonly diag: Diagnoser | null;
   private prev: RecordedFrame | undefined;
+  /** Findings of rows diagnosed on another thread (appendFindings), after the diagnoser's own. */
+  private readonly appended: FindingView[] = [];
   /** `diag` is built with keepFrames: false (timelineDiagnosis): what the model needs of each frame is copied in add(). */
   constructor(
     private readonly header: RecordingHeader,
@@ -207,6 +246,51 @@ export class TimelineBuilder {
     const inj = (this.t.injection ??= Object.create(null) as Record<string, number[]>);
     for (const [m, j] of injected) (inj[m] ??= new Array<number>(this.t.frame.length).fill(0))[i] = Number.isFinite(j) ? j : 0;
   }
+  /** Findings of rows diagnosed on another thread (src/extension/model/parallelOpen.ts), in order, after the diagnoser's. */
+  appendFindings(views: readonly FindingView[]): void {
+    for (const v of views) this.appended.push(v);
+  }
+  /**
+   * Rows `from` … (the frames before them a warm-up that another timeline has), with the injection columns of
+   * `mechanisms` only, in that order: those the diagnosis reported in these rows, in the order it first did (a
+   * column the warm-up alone made is not the other timeline's).
+   */
+  rowsFrom(from: number, mechanisms: readonly string[]): TimelineRows {
+    const t = this.t;
+    const sliced = (cols: Readonly<Record<string, readonly unknown[]>>): Record<string, unknown[]> => {
+      const out = Object.create(null) as Record<string, unknown[]>;
+      for (const [name, col] of Object.entries(cols)) out[name] = col.slice(from);
+      return out;
+    };
+    const rows = sliced(Object.fromEntries(ROW_COLUMNS.map((k) => [k, t[k]]))) as unknown as Timeline;
+    const texts = this.keyTexts();
+    return {
+      t: {
+        ...rows,
+        ledger: sliced(t.ledger) as Timeline['ledger'],
+        injection: sliced(Object.fromEntries(mechanisms.map((m) => [m, t.injection?.[m] ?? []]))) as Timeline['injection'],
+      },
+      contacts: this.contacts.rowsFrom(from, (id) => texts[id]),
+      injected: this.injectedByContact.rowsFrom(from),
+    };
+  }
+  /** Appends another timeline's rowsFrom() of the frames after this one's (their contacts keyed in this one's table). */
+  appendRows(r: TimelineRows): void {
+    const t = this.t,
+      n = t.frame.length,
+      m = r.t.frame.length;
+    for (const k of ROW_COLUMNS) {
+      const col = t[k] as unknown[],
+        more = (r.t[k] ?? []) as readonly unknown[];
+      for (let i = 0; i < m; i++) col.push(more[i]);
+    }
+    appendNamed(t.ledger, n, r.t.ledger, m, null);
+    appendNamed((t.injection ??= Object.create(null) as Record<string, number[]>), n, r.t.injection ?? {}, m, 0);
+    const keys = this.diag?.keys;
+    if (!keys) throw new Error('this timeline keys no contacts');
+    this.contacts.append(r.contacts, (text) => keys.idOfText(text) ?? -1);
+    this.injectedByContact.append(r.injected);
+  }
   /** False: the frames are diagnosed elsewhere (addDiagnosis). */
   get diagnoses(): boolean {
     return this.diag !== null;
@@ -225,7 +309,7 @@ export class TimelineBuilder {
     this.t.frame.forEach((fr, i) => {
       if (!byFrame.has(fr)) byFrame.set(fr, i);
     });
-    return this.diag.findings.map((x) => toFindingView(x, byFrame.get(x.frame) ?? 0));
+    return [...this.diag.findings.map((x) => toFindingView(x, byFrame.get(x.frame) ?? 0)), ...this.appended];
   }
   /** Findings found so far (the diagnosis' count). */
   get findingCount(): number {

@@ -50,6 +50,11 @@ export interface AttributionSettings {
   /** The Gauss–Seidel friction law a continuation uses: the convex cone for QP-SOCP engines, else Coulomb's disk. */
   readonly frictionLaw: PgsFrictionLaw;
   readonly isStatic: readonly boolean[];
+  /**
+   * Called before every consultation of the re-solve budget: a diagnosis begun midway (Diagnoser.budgetFrom) adds to
+   * `cost` what the frames before it spent, once.
+   */
+  readonly settleBudget?: (cost: DiagnosisCost) => void;
 }
 
 /** One frame's data as the attribution reads it. */
@@ -146,6 +151,9 @@ export function attributeFrame(s: AttributionSettings, fr: FrameFacts, cost: Dia
       fr.rose || sum(cshares.unexplained) > half || targetSum(cshares) > half || sum(cshares.friction) > half || cshares.target.has('socp-separation');
     let resolver: IslandResolver | undefined;
     if (useCf && needsResolve) {
+      s.settleBudget?.(cost);
+      // once the total has left an island unsolved it is spent (C + work ≥ total, counted at the frame's end): no later
+      // island is re-solved, however small
       const left = Math.min(frameBudget - work, totalBudget - cost.work - work);
       if (left <= 0) {
         if (work < frameBudget) cost.exhaustedAt ??= f.frame;

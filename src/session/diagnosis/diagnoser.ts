@@ -84,6 +84,18 @@ function positionWeights(header: RecordingHeader, f: RecordedFrame, prev: Record
   return out.size ? out : null;
 }
 
+/**
+ * What a diagnosis begun midway through a recording (Diagnoser.beginMidway) assumed of the frames before its
+ * first one, by contact id of its own key table: checked against the diagnosis of those frames before its
+ * findings are used (src/extension/model/parallelOpen.ts).
+ */
+export interface MidwayAssumptions {
+  /** Contacts whose overlap was taken as new because this diagnosis had not seen them. */
+  readonly unseen: Set<number>;
+  /** Track reports, flat: contact id, kind (nonPhysical.ts REPORTED_GROWTH or REPORTED_JITTER), … */
+  readonly reported: number[];
+}
+
 /** The kinematics of a frame without contacts. */
 const NO_KINEMATICS: KinematicsColumns = { gBefore: new Float64Array(0), gAfter: new Float64Array(0), mEff: new Float64Array(0) };
 
@@ -136,6 +148,10 @@ export class Diagnoser {
   readonly cost: DiagnosisCost = { frames: 0, islands: 0, ms: 0, work: 0, exhaustedAt: null };
   /** The format 1.1 initial state has been taken as the first frame's predecessor. */
   private started = false;
+  /** Set by recordAssumptions: what a diagnosis begun midway assumes of the frames before it. */
+  private assumed: MidwayAssumptions | null = null;
+  /** Set by budgetFrom until the budget is first consulted. */
+  private settleBudget: ((cost: DiagnosisCost) => void) | null = null;
 
   constructor(
     private readonly header: RecordingHeader,
@@ -185,7 +201,53 @@ export class Diagnoser {
       fittedFriction: this.fittedFriction,
       frictionLaw: this.convexSolver ? 'cone' : 'coulomb-disk',
       isStatic: header.bodies.map((b) => b.static),
+      settleBudget: (cost) => this.settleBudget?.(cost),
     };
+  }
+
+  /** This diagnosis begins midway through the recording: its first frame does not follow the header's initial state. */
+  beginMidway(): void {
+    this.started = true;
+  }
+
+  /**
+   * From the next frame on (the frames before it a warm-up that gives the contacts' tracks their history), records
+   * what this diagnosis begun midway assumes of the frames before its first one, and counts its re-solves afresh.
+   */
+  recordAssumptions(): MidwayAssumptions {
+    const a: MidwayAssumptions = { unseen: new Set(), reported: [] };
+    this.assumed = a;
+    this.nonPhysical.onReport = (id, bit) => a.reported.push(id, bit);
+    Object.assign(this.cost, { frames: 0, islands: 0, ms: 0, work: 0, exhaustedAt: null });
+    return a;
+  }
+
+  /**
+   * A diagnosis begun midway, after recordAssumptions: when its re-solve budget is first consulted, `spent` gives what
+   * the frames before its first one spent of it and where it ran out (it may wait until that is known).
+   */
+  budgetFrom(spent: () => { readonly work: number; readonly exhaustedAt: number | null }): void {
+    this.settleBudget = (cost) => {
+      this.settleBudget = null;
+      const before = spent();
+      cost.work += before.work;
+      cost.exhaustedAt ??= before.exhaustedAt;
+    };
+  }
+
+  /** A frame was not finite (the rest of a blown-up recording is diagnosed without its energy change). */
+  get blewUp(): boolean {
+    return this.blownUp;
+  }
+
+  /** Contact `id` appeared in a frame diagnosed so far. */
+  hasSeen(id: number): boolean {
+    return id < this.seen.length && this.seen[id] === 1;
+  }
+
+  /** Contact `id`'s track reported kind `bit` and was seen in the last frame diagnosed (it goes on if the contact does). */
+  trackReported(id: number, bit: number): boolean {
+    return this.prev !== undefined && this.nonPhysical.reported(id, this.prev.frame, bit);
   }
 
   private keep(fd: FrameDiagnosis): void {
@@ -463,7 +525,10 @@ export class Diagnoser {
    * body teleported or spawned into another). Pairs, not feature ids: not every engine keeps those stable.
    */
   private overlapAppeared(f: RecordedFrame, ids: Int32Array, c: number): boolean {
-    if (ids[c] >= this.seen.length || this.seen[ids[c]] === 0) return true;
+    if (ids[c] >= this.seen.length || this.seen[ids[c]] === 0) {
+      this.assumed?.unseen.add(ids[c]);
+      return true;
+    }
     const before = this.prevPairDepth.get(this.keys.pairs(f)[c]);
     return before === undefined || f.contacts[c].depth - before >= 0.5 * this.opt.overlapDepth;
   }

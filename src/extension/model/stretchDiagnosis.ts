@@ -1,0 +1,261 @@
+/**
+ * The later stretch of a plain recording, read on a thread of its own while the open reads the lines before it
+ * (./parallelOpen.ts; docs/architecture.md "Opening a recording").
+ *
+ * It reads the header line, then the file from the first line at or after byte `from`, through the same line
+ * indexer and the same timeline and diagnosis as the open. Its first TRACK_HISTORY frames are a warm-up: they give
+ * the ledger its previous frame and every contact's track its history (nonPhysical.ts), and the open indexes them
+ * too. From the next frame on (where the open stops reading), it returns the index rows, the timeline rows, the
+ * contact and injection columns and the findings, with what the diagnosis assumed of the frames before the
+ * stretch (contacts it took as new, tracks it reported), by contact key, for the open to check against its own
+ * diagnosis of those frames. It waits for the re-solve budget the open spent (./budgetHandoff.ts) when it first
+ * needs it.
+ */
+import * as fs from 'node:fs';
+import type { RecordedFrame, RecordingHeader } from '../../format/recording.js';
+import { Indexer } from '../../format/recordingIndexer.js';
+import { CHUNK_BYTES } from '../../format/recordingFile.js';
+import { Diagnoser, type DiagnosisOptions, type Finding, type MidwayAssumptions } from '../../session/diagnose.js';
+import { TRACK_HISTORY } from '../../session/nonPhysical.js';
+import { TimelineBuilder, type TimelineRows } from './timelineBuilder.js';
+import { BudgetHandoff } from './budgetHandoff.js';
+
+export interface StretchRequest {
+  readonly file: string;
+  /** The recording's header as the open read it (with its initial state, if any). */
+  readonly header: RecordingHeader;
+  /** Byte offset from which the stretch starts (at the next line). */
+  readonly from: number;
+  readonly diagnosis: Partial<DiagnosisOptions>;
+  /** The budget the open spends before the stretch (BudgetHandoff's buffer). */
+  readonly budget: SharedArrayBuffer;
+}
+
+/** The stretch from its first frame after the warm-up: what the open's index, timeline and findings take. */
+export interface StretchResult {
+  /** Keys ("a|b|feature") of contacts whose overlap the diagnosis took as new. */
+  readonly unseen: string[];
+  /** Keys of contacts whose track reported, with the kind reported (nonPhysical.ts REPORTED_*). */
+  readonly reported: [string, number][];
+  /** The frame at which the re-solve budget ran out (null: it did not), the frames before the stretch included. */
+  readonly exhaustedAt: number | null;
+  /** Why the stretch's index may not be the one-thread index (a bad line, a warning, a cut-short read), or null. */
+  readonly unclean: string | null;
+  /** Index rows (Columns.arrays()), the warm-up's first. */
+  readonly index: Record<string, Float64Array | Uint32Array | Uint8Array>;
+  /** Rows of the warm-up in `index`. */
+  readonly warmUp: number;
+  /** Line number, as this read counted it, of the first row after the warm-up. */
+  readonly firstLine: number;
+  /** Where reading ended (bytes). */
+  readonly size: number;
+  /** Timeline rows, contact and injection columns of the frames after the warm-up. */
+  readonly rows: TimelineRows;
+  /** Findings of the frames after the warm-up. */
+  readonly findings: Finding[];
+}
+
+export interface StretchSink {
+  /** The warm-up is done: the offsets of its frames, and of the first frame after it. */
+  warmedUp(warmUp: number[], first: number): void;
+  /** Frames read after the warm-up so far. */
+  progress(frames: number): void;
+  end(result: StretchResult): void;
+}
+
+/** Least time between two progress reports (ms). */
+const PROGRESS_MS = 250;
+
+/** The header line's bytes with their newline (the stretch's indexer reads it first). */
+function headerLine(fd: number, file: string): Buffer {
+  const parts: Buffer[] = [];
+  const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  for (let pos = 0; ; ) {
+    const n = fs.readSync(fd, buf, 0, buf.length, pos);
+    if (n === 0) throw new Error(`${file}: no header line`);
+    const nl = buf.subarray(0, n).indexOf(10);
+    parts.push(Buffer.from(buf.subarray(0, nl < 0 ? n : nl + 1)));
+    if (nl >= 0) return Buffer.concat(parts);
+    pos += n;
+  }
+}
+
+/** Offset of the first line that starts at or after `from` (−1: none). */
+function lineAfter(fd: number, from: number): number {
+  if (from <= 0) return 0;
+  const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  for (let pos = from - 1; ; ) {
+    const n = fs.readSync(fd, buf, 0, buf.length, pos);
+    if (n === 0) return -1;
+    const nl = buf.subarray(0, n).indexOf(10);
+    if (nl >= 0) return pos + nl + 1;
+    pos += n;
+  }
+}
+
+/**
+ * Reads the stretch's frames through the open's line indexer (the header line first, then the file from the first
+ * line at or after `from`), calling onFrame with each, until the file ends or `enough` says so. Returns the indexer
+ * and where reading ended.
+ */
+function readStretch(
+  fd: number,
+  req: StretchRequest,
+  onFrame: (f: RecordedFrame, offset: number) => void,
+  enough = (): boolean => false,
+): { ix: Indexer; size: number } {
+  const start = lineAfter(fd, req.from);
+  const ix = new Indexer(req.file, (_, f, _header, offset) => onFrame(f, offset));
+  const head = headerLine(fd, req.file);
+  ix.push(head, head.length, 0);
+  if (start < 0) return { ix, size: head.length };
+  ix.resumeAt(start);
+  const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  let pos = start;
+  for (; !ix.stopped && !enough(); ) {
+    const n = fs.readSync(fd, buf, 0, buf.length, pos);
+    if (n === 0) {
+      ix.end();
+      break;
+    }
+    ix.push(buf, n, pos);
+    pos += n;
+  }
+  return { ix, size: pos };
+}
+
+/** Reads and diagnoses the stretch of req.file from byte req.from to its end, telling `sink` as it goes (synchronous). */
+export function diagnoseStretch(req: StretchRequest, sink: StretchSink): void {
+  const fd = fs.openSync(req.file, 'r');
+  try {
+    const diag = new Diagnoser(req.header, { ...req.diagnosis, keepFrames: false });
+    const builder = new TimelineBuilder(req.header, diag);
+    const budget = new BudgetHandoff(req.budget);
+    diag.beginMidway();
+    const warmUp: number[] = [];
+    let assumed: MidwayAssumptions | null = null;
+    const mechanisms = new Set<string>();
+    let findingsFrom = 0,
+      frames = 0,
+      told = performance.now();
+    const { ix, size } = readStretch(fd, req, (f, offset) => {
+      if (!assumed && warmUp.length === TRACK_HISTORY) {
+        assumed = diag.recordAssumptions();
+        diag.budgetFrom(() => budget.take());
+        findingsFrom = diag.findings.length;
+        sink.warmedUp(warmUp, offset);
+      }
+      builder.add(f);
+      if (assumed) for (const m of diag.lastFrame!.injected.keys()) mechanisms.add(m);
+      if (!assumed) warmUp.push(offset);
+      else if (++frames > 0 && performance.now() - told > PROGRESS_MS) {
+        sink.progress(frames);
+        told = performance.now();
+      }
+    });
+    const a = assumed as MidwayAssumptions | null;
+    if (!a) throw new Error('the stretch has no frame after its warm-up');
+    const W = warmUp.length,
+      firstLine = ix.columns.line[W];
+    sink.end({
+      unseen: [...a.unseen].map((id) => diag.keys.text(id)),
+      reported: pairs(a.reported).map(([id, bit]) => [diag.keys.text(id), bit]),
+      exhaustedAt: diag.cost.exhaustedAt,
+      unclean:
+        ix.lastErrorLine >= firstLine
+          ? `line ${ix.lastErrorLine} of the stretch is not a valid frame`
+          : ix.lastWarningLine >= firstLine
+            ? `line ${ix.lastWarningLine} of the stretch has a warning`
+            : ix.stopped
+              ? 'the stretch was not read to its end'
+              : null,
+      index: ix.columns.arrays(),
+      warmUp: W,
+      firstLine,
+      size,
+      rows: builder.rowsFrom(W, [...mechanisms]),
+      findings: diag.findings.slice(findingsFrom),
+    });
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The offsets of the stretch's warm-up frames and of its first frame diagnosed for the record (null: it has none). */
+function warmUpOf(req: StretchRequest): { warmUp: number[]; first: number } | null {
+  const fd = fs.openSync(req.file, 'r');
+  try {
+    const offsets: number[] = [];
+    readStretch(
+      fd,
+      req,
+      (_, offset) => offsets.push(offset),
+      () => offsets.length > TRACK_HISTORY,
+    );
+    return offsets.length > TRACK_HISTORY ? { warmUp: offsets.slice(0, TRACK_HISTORY), first: offsets[TRACK_HISTORY] } : null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** What the open needs of the stretch's thread (a worker_threads Worker, or inThisThread()). */
+export interface StretchThread {
+  on(event: 'message', listener: (e: StretchEvent) => void): unknown;
+  on(event: 'error', listener: (e: Error) => void): unknown;
+  on(event: 'exit', listener: () => void): unknown;
+  postMessage(request: StretchRequest): void;
+  terminate(): unknown;
+  /** The open's pass is over (its budget published). */
+  mainDone?(): void;
+}
+
+/**
+ * The stretch diagnosed in the open's own thread, after its pass: the same results with no second thread and no
+ * timing (tests). The warm-up's offsets are found when the request comes, the stretch diagnosed at mainDone().
+ */
+export function inThisThread(): StretchThread {
+  const listeners: ((e: StretchEvent) => void)[] = [];
+  let request: StretchRequest | null = null;
+  const emit = (e: StretchEvent): void => {
+    for (const l of listeners) l(e);
+  };
+  return {
+    on(event: string, listener: (e: never) => void) {
+      if (event === 'message') listeners.push(listener as (e: StretchEvent) => void);
+      return this;
+    },
+    postMessage(r: StretchRequest) {
+      request = r;
+      const w = warmUpOf(r);
+      if (w) emit({ type: 'warmedUp', warmUp: w.warmUp, first: w.first });
+    },
+    terminate() {
+      request = null;
+    },
+    mainDone() {
+      if (!request) return;
+      try {
+        diagnoseStretch(request, {
+          warmedUp: () => undefined,
+          progress: (frames) => emit({ type: 'progress', frames }),
+          end: (result) => emit({ type: 'end', result }),
+        });
+      } catch (e) {
+        emit({ type: 'failed', message: (e as Error).message });
+      }
+    },
+  };
+}
+
+/** Messages from the stretch's thread. */
+export type StretchEvent =
+  | { readonly type: 'warmedUp'; readonly warmUp: number[]; readonly first: number }
+  | { readonly type: 'progress'; readonly frames: number }
+  | { readonly type: 'end'; readonly result: StretchResult }
+  | { readonly type: 'failed'; readonly message: string };
+
+function pairs(flat: readonly number[]): [number, number][] {
+  const out: [number, number][] = [];
+  for (let k = 0; k + 1 < flat.length; k += 2) out.push([flat[k], flat[k + 1]]);
+  return out;
+}
