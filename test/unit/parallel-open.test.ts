@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { InspectorModel } from '../../src/extension/model/inspectorModel.js';
 import type { ParallelOpenOptions } from '../../src/extension/model/parallelOpen.js';
-import { inThisThread } from '../../src/extension/model/stretchDiagnosis.js';
+import { inThisThread, type StretchThread } from '../../src/extension/model/stretchDiagnosis.js';
 import type { DiagnosisOptions } from '../../src/session/diagnose.js';
 import { generatePlantedSet } from '../independent/generate.js';
 import { recordPeer } from '../peers/recordPeer.js';
@@ -152,6 +152,17 @@ describe('the open of a recording on two threads', function () {
     const second = await InspectorModel.fromRecording(copy, {}, undefined, undefined, cache, split(0.5));
     assert.equal(JSON.stringify({ t: second.timeline, f: second.findings }), a);
     second.close();
+  });
+
+  it('stops waiting for the second thread when the open is cancelled', async () => {
+    // a second thread that never ends: the open waits at the cut until it is cancelled
+    const stalled = (): StretchThread => ({ ...inThisThread(), mainDone: () => undefined });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(new Error('the open was cancelled')), 300);
+    await assert.rejects(
+      InspectorModel.fromRecording(stack, {}, undefined, ac.signal, { mode: 'off' }, { ...split(0.5), thread: stalled }),
+      /the open was cancelled/,
+    );
   });
 
   it('on a real second thread, shows what one thread shows', async () => {

@@ -243,7 +243,7 @@ export class InspectorModel {
           if (!builder) {
             const diag = new Diagnoser(header, { ...diagnosis, keepFrames: false });
             builder = new TimelineBuilder(header, diag);
-            parallel = parallelOpen ? ParallelDiagnosis.start(file, header, diagnosis, diag, parallelOpen) : null;
+            parallel = parallelOpen ? ParallelDiagnosis.start(file, header, diagnosis, diag, parallelOpen, signal) : null;
             if (parallel) parallel.onProgress = (k) => progress?.(`reading the rest on a second thread: ${k} frames`, null);
           }
           builder.add(f);

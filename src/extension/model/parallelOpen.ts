@@ -80,6 +80,8 @@ export class ParallelDiagnosis implements StretchReader {
     private readonly worker: StretchThread,
     /** This thread's diagnosis (of the frames before the cut). */
     private readonly diag: Diagnoser,
+    /** The open's: an open cancelled while it waits for the stretch stops waiting. */
+    private readonly signal: AbortSignal | undefined,
   ) {
     this.ended = new Promise((resolve) => {
       worker.on('message', (e: StretchEvent) => {
@@ -105,11 +107,12 @@ export class ParallelDiagnosis implements StretchReader {
     diagnosis: Partial<DiagnosisOptions>,
     diag: Diagnoser,
     options: ParallelOpenOptions = PARALLEL_OPEN,
+    signal?: AbortSignal,
   ): ParallelDiagnosis | null {
     const st = fs.statSync(file);
     if (st.size < options.minBytes || Date.now() - st.mtimeMs < options.quietMs || compressed(file)) return null;
     if (!options.thread && os.availableParallelism() < 2) return null;
-    const p = new ParallelDiagnosis((options.thread ?? workerThread)(), diag);
+    const p = new ParallelDiagnosis((options.thread ?? workerThread)(), diag, signal);
     p.worker.postMessage({ file, header, from: Math.floor(st.size * options.share), diagnosis, budget: p.budget.buffer } satisfies StretchRequest);
     return p;
   }
@@ -129,7 +132,7 @@ export class ParallelDiagnosis implements StretchReader {
     if (cut.offset !== this.first) return this.readOn(from, 'this thread went past the stretch before its warm-up was done');
     this.budget.publish(this.diag.cost);
     this.worker.mainDone?.();
-    const end = await this.ended;
+    const end = await this.waitForEnd();
     if (typeof end === 'string') return this.readOn(from, end);
     const why = this.mismatch(end, indexed);
     if (why) return this.readOn(from, why);
@@ -137,6 +140,21 @@ export class ParallelDiagnosis implements StretchReader {
     this.outcome = { kind: 'two-threads', from };
     this.close();
     return { columns: end.index, from: end.warmUp, lineShift: cut.line - end.firstLine, size: end.size };
+  }
+
+  /** The stretch's end, or a rejection with the open's abort reason. */
+  private waitForEnd(): Promise<StretchResult | string> {
+    const signal = this.signal;
+    if (!signal) return this.ended;
+    signal.throwIfAborted();
+    return new Promise((resolve, reject) => {
+      const stop = (): void => reject(signal.reason);
+      signal.addEventListener('abort', stop, { once: true });
+      void this.ended.then((e) => {
+        signal.removeEventListener('abort', stop);
+        resolve(e);
+      });
+    });
   }
 
   private readOn(from: number, why: string): null {
