@@ -165,6 +165,25 @@ describe('the open of a recording on two threads', function () {
     );
   });
 
+  it('every thread the worker starts is bundled and shipped in the VSIX (else it would run from sources only)', () => {
+    const started = new Set<string>();
+    const walk = (d: string): void => {
+      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+        const p = path.join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (p.endsWith('.ts')) for (const m of fs.readFileSync(p, 'utf8').matchAll(/startThread\('([\w-]+)'/g)) started.add(m[1]);
+      }
+    };
+    walk(path.join(ROOT, 'src'));
+    assert.ok(started.has('stretchDiagnosis'), [...started].join(', '));
+    const build = fs.readFileSync(path.join(ROOT, 'scripts', 'build.mjs'), 'utf8');
+    const shipped = fs.readFileSync(path.join(ROOT, '.vscodeignore'), 'utf8').split('\n');
+    for (const name of started) {
+      assert.ok(build.includes(`outfile: 'dist/${name}.js'`), `scripts/build.mjs bundles dist/${name}.js`);
+      assert.ok(shipped.includes(`!dist/${name}.js`), `.vscodeignore ships dist/${name}.js`);
+    }
+  });
+
   it('on a real second thread, shows what one thread shows', async () => {
     const one = await shown(stack, null);
     const two = await shown(stack, { minBytes: 0, share: 0.5, quietMs: 0 });
