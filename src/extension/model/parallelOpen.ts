@@ -1,5 +1,5 @@
 /**
- * The open of a large plain recording on two threads (docs/architecture.md "Opening a recording"). The open's
+ * The open of a large plain recording on two threads (docs/ARCHITECTURE.md "Data path of a recording"). The open's
  * thread reads, indexes and diagnoses the lines before a cut; a thread of its own (./stretchDiagnosis.ts) reads the
  * rest, from a warm-up of TRACK_HISTORY frames before the cut, with the same indexer, timeline and diagnosis.
  *

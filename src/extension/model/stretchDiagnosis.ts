@@ -1,6 +1,6 @@
 /**
  * The later stretch of a plain recording, read on a thread of its own while the open reads the lines before it
- * (./parallelOpen.ts; docs/architecture.md "Opening a recording").
+ * (./parallelOpen.ts; docs/ARCHITECTURE.md "Data path of a recording").
  *
  * It reads the header line, then the file from the first line at or after byte `from`, through the same line
  * indexer and the same timeline and diagnosis as the open. Its first TRACK_HISTORY frames are a warm-up: they give
@@ -146,9 +146,13 @@ export function diagnoseStretch(req: StretchRequest, sink: StretchSink): void {
         sink.warmedUp(warmUp, offset);
       }
       builder.add(f);
-      if (assumed) for (const m of diag.lastFrame!.injected.keys()) mechanisms.add(m);
-      if (!assumed) warmUp.push(offset);
-      else if (++frames > 0 && performance.now() - told > PROGRESS_MS) {
+      if (!assumed) {
+        warmUp.push(offset);
+        return;
+      }
+      for (const m of diag.lastFrame!.injected.keys()) mechanisms.add(m);
+      frames++;
+      if (performance.now() - told > PROGRESS_MS) {
         sink.progress(frames);
         told = performance.now();
       }
