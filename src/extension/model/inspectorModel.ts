@@ -228,23 +228,22 @@ export class InspectorModel {
     let parallel: ParallelDiagnosis | null = null;
     const split = (): ParallelDiagnosis | null => parallel;
     const section = inspectorSection(diagnosis);
+    const name = file.split(/[\\/]/).pop();
+    const told = (read: number, total: number, where = ''): void =>
+      progress?.(`reading ${name}: ${(read / 2 ** 20).toFixed(0)} / ${(total / 2 ** 20).toFixed(0)} MiB${where}`, total > 0 ? Math.min(1, read / total) : null);
     let reader: RecordingReader;
     try {
       reader = await RecordingReader.open(file, {
         signal,
         cache,
         needsFrames: (c) => !c.get(section),
-        onProgress: (read, total) =>
-          progress?.(
-            `reading ${file.split(/[\\/]/).pop()}: ${(read / 2 ** 20).toFixed(0)} / ${(total / 2 ** 20).toFixed(0)} MiB`,
-            total > 0 ? read / total : null,
-          ),
+        onProgress: (read, total) => told(read, total),
         onFrame: (_, f, header) => {
           if (!builder) {
             const diag = new Diagnoser(header, { ...diagnosis, keepFrames: false });
             builder = new TimelineBuilder(header, diag);
             parallel = parallelOpen ? ParallelDiagnosis.start(file, header, diagnosis, diag, parallelOpen, signal) : null;
-            if (parallel) parallel.onProgress = (k) => progress?.(`reading the rest on a second thread: ${k} frames`, null);
+            if (parallel) parallel.onProgress = (bytes, size) => told(bytes, Math.max(size, bytes), ' (the second half on a second thread)');
           }
           builder.add(f);
           split()?.diagnosedHere();

@@ -73,8 +73,9 @@ export class ParallelDiagnosis implements StretchReader {
   /** The stretch, checked and used (rest() returned its index). */
   private used: { readonly result: StretchResult; readonly from: number } | null = null;
   private outcome: ParallelOutcome = { kind: 'one-thread' };
-  /** Told the stretch's frames read so far, while the open waits for it. */
-  onProgress: ((frames: number) => void) | null = null;
+  /** Told where the stretch's reading is (bytes into the file) while the open waits for it at the cut. */
+  onProgress: ((bytes: number, size: number) => void) | null = null;
+  private waiting = false;
 
   private constructor(
     private readonly worker: StretchThread,
@@ -82,14 +83,17 @@ export class ParallelDiagnosis implements StretchReader {
     private readonly diag: Diagnoser,
     /** The open's: an open cancelled while it waits for the stretch stops waiting. */
     private readonly signal: AbortSignal | undefined,
+    /** The file's size when the open began (bytes). */
+    private readonly size: number,
   ) {
     this.ended = new Promise((resolve) => {
       worker.on('message', (e: StretchEvent) => {
         if (e.type === 'warmedUp') {
           this.first = e.first;
           this.warmUp = e.warmUp;
-        } else if (e.type === 'progress') this.onProgress?.(e.frames);
-        else if (e.type === 'end') resolve(e.result);
+        } else if (e.type === 'progress') {
+          if (this.waiting) this.onProgress?.(e.bytes, this.size);
+        } else if (e.type === 'end') resolve(e.result);
         else resolve(`the stretch's thread failed: ${e.message}`);
       });
       worker.on('error', (e) => resolve(`the stretch's thread failed: ${e.message}`));
@@ -112,7 +116,7 @@ export class ParallelDiagnosis implements StretchReader {
     const st = fs.statSync(file);
     if (st.size < options.minBytes || Date.now() - st.mtimeMs < options.quietMs || compressed(file)) return null;
     if (!options.thread && os.availableParallelism() < 2) return null;
-    const p = new ParallelDiagnosis((options.thread ?? workerThread)(), diag, signal);
+    const p = new ParallelDiagnosis((options.thread ?? workerThread)(), diag, signal, st.size);
     p.worker.postMessage({ file, header, from: Math.floor(st.size * options.share), diagnosis, budget: p.budget.buffer } satisfies StretchRequest);
     return p;
   }
@@ -131,6 +135,7 @@ export class ParallelDiagnosis implements StretchReader {
     const from = indexed.count;
     if (cut.offset !== this.first) return this.readOn(from, 'this thread went past the stretch before its warm-up was done');
     this.budget.publish(this.diag.cost);
+    this.waiting = true;
     this.worker.mainDone?.();
     const end = await this.waitForEnd();
     if (typeof end === 'string') return this.readOn(from, end);

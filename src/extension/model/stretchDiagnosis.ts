@@ -58,8 +58,8 @@ export interface StretchResult {
 export interface StretchSink {
   /** The warm-up is done: the offsets of its frames, and of the first frame after it. */
   warmedUp(warmUp: number[], first: number): void;
-  /** Frames read after the warm-up so far. */
-  progress(frames: number): void;
+  /** Bytes of the file read so far (where the stretch's reading is). */
+  progress(bytes: number): void;
   end(result: StretchResult): void;
 }
 
@@ -103,6 +103,7 @@ function readStretch(
   req: StretchRequest,
   onFrame: (f: RecordedFrame, offset: number) => void,
   enough = (): boolean => false,
+  onChunk?: (end: number) => void,
 ): { ix: Indexer; size: number } {
   const start = lineAfter(fd, req.from);
   const ix = new Indexer(req.file, (_, f, _header, offset) => onFrame(f, offset));
@@ -120,6 +121,7 @@ function readStretch(
     }
     ix.push(buf, n, pos);
     pos += n;
+    onChunk?.(pos);
   }
   return { ix, size: pos };
 }
@@ -136,27 +138,32 @@ export function diagnoseStretch(req: StretchRequest, sink: StretchSink): void {
     let assumed: MidwayAssumptions | null = null;
     const mechanisms = new Set<string>();
     let findingsFrom = 0,
-      frames = 0,
       told = performance.now();
-    const { ix, size } = readStretch(fd, req, (f, offset) => {
-      if (!assumed && warmUp.length === TRACK_HISTORY) {
-        assumed = diag.recordAssumptions();
-        diag.budgetFrom(() => budget.take());
-        findingsFrom = diag.findings.length;
-        sink.warmedUp(warmUp, offset);
-      }
-      builder.add(f);
-      if (!assumed) {
-        warmUp.push(offset);
-        return;
-      }
-      for (const m of diag.lastFrame!.injected.keys()) mechanisms.add(m);
-      frames++;
-      if (performance.now() - told > PROGRESS_MS) {
-        sink.progress(frames);
-        told = performance.now();
-      }
-    });
+    const tell = (bytes: number): void => {
+      if (performance.now() - told < PROGRESS_MS) return;
+      sink.progress(bytes);
+      told = performance.now();
+    };
+    const { ix, size } = readStretch(
+      fd,
+      req,
+      (f, offset) => {
+        if (!assumed && warmUp.length === TRACK_HISTORY) {
+          assumed = diag.recordAssumptions();
+          diag.budgetFrom(() => budget.take());
+          findingsFrom = diag.findings.length;
+          sink.warmedUp(warmUp, offset);
+        }
+        builder.add(f);
+        if (!assumed) {
+          warmUp.push(offset);
+          return;
+        }
+        for (const m of diag.lastFrame!.injected.keys()) mechanisms.add(m);
+      },
+      undefined,
+      tell,
+    );
     const a = assumed as MidwayAssumptions | null;
     if (!a) throw new Error('the stretch has no frame after its warm-up');
     const W = warmUp.length,
@@ -241,7 +248,7 @@ export function inThisThread(): StretchThread {
       try {
         diagnoseStretch(request, {
           warmedUp: () => undefined,
-          progress: (frames) => emit({ type: 'progress', frames }),
+          progress: (bytes) => emit({ type: 'progress', bytes }),
           end: (result) => emit({ type: 'end', result }),
         });
       } catch (e) {
@@ -254,7 +261,7 @@ export function inThisThread(): StretchThread {
 /** Messages from the stretch's thread. */
 export type StretchEvent =
   | { readonly type: 'warmedUp'; readonly warmUp: number[]; readonly first: number }
-  | { readonly type: 'progress'; readonly frames: number }
+  | { readonly type: 'progress'; readonly bytes: number }
   | { readonly type: 'end'; readonly result: StretchResult }
   | { readonly type: 'failed'; readonly message: string };
 

@@ -13,7 +13,7 @@ port.once('message', (r: StretchRequest) => {
   try {
     diagnoseStretch(r, {
       warmedUp: (warmUp, first) => post({ type: 'warmedUp', warmUp, first }),
-      progress: (frames) => post({ type: 'progress', frames }),
+      progress: (bytes) => post({ type: 'progress', bytes }),
       end: (result) => post({ type: 'end', result }),
     });
   } catch (e) {
