@@ -5,7 +5,7 @@
  */
 import { assembleProblem, buildIslands, conditioning, DEFAULT_ASSEMBLY } from '../../engine/index.js';
 import { toContactPoint, type RecordedFrame, type RecordingHeader } from '../../format/recording.js';
-import type { FindingView, SolverStatus, Timeline } from '../../protocol/inspector.js';
+import { FINDING_HEADLINE_MAX, type FindingView, type SolverStatus, type Timeline } from '../../protocol/inspector.js';
 import { ContactKeyTable } from '../../session/contactKeys.js';
 import { type Diagnoser, type Finding, frameEnergyParts } from '../../session/diagnose.js';
 import { solveTimeBodies } from '../../session/preSolve.js';
@@ -89,6 +89,12 @@ export function frameKappa(header: RecordingHeader, f: RecordedFrame, prev: Reco
   return { kappa: shown(worst), kappaRange: shown(worstRange) };
 }
 
+/** The findings list's line: a finding's clause on one line, cut to the protocol's FINDING_HEADLINE_MAX characters. */
+function listLine(clause: string): string {
+  const line = clause.replace(/[\r\n]+/g, ' ');
+  return line.length <= FINDING_HEADLINE_MAX ? line : `${line.slice(0, FINDING_HEADLINE_MAX - 1)}…`;
+}
+
 /** A session finding as the protocol carries it (index: the session position of its frame). */
 export function toFindingView(x: Finding, index: number): FindingView {
   return {
@@ -99,8 +105,9 @@ export function toFindingView(x: Finding, index: number): FindingView {
     mechanism: x.mechanism,
     joules: x.joules,
     explanation: x.explanation,
-    // the list shows mechanism, frame, contacts and joules itself: its one-line text is the summary
-    headline: x.summary,
+    // the list shows mechanism, frame, contacts and joules itself: its one-line text is the summary (a law's
+    // clause can be longer than the line: the evidence gives the law of each listed contact)
+    headline: listLine(x.summary),
     evidence: x.evidence,
     kind: x.kind,
     severity: x.severity,
