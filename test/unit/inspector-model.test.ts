@@ -191,6 +191,18 @@ describe('inspector model', () => {
     assert.equal(Number(csv[1].split(',')[8]), json.contacts[0].lambdaN);
   });
 
+  /** The init message the host sends for the fault scenario's model, with these findings. */
+  const initWith = (findings: readonly unknown[]) => ({
+    type: 'init',
+    version: PROTOCOL_VERSION,
+    source: { kind: 'scenario', file: fault.path, scenario: fault.desc.name },
+    info: model.info,
+    timeline: model.timeline,
+    findings,
+    settings: { playbackFps: 30 },
+    index: 0,
+  });
+
   it("a finding whose clause is longer than the findings list's line still passes the validator (was: the 1000-box pile's init rejected)", () => {
     // the clause the 1000-box pile's frame 160 gets (123 characters): its init message was refused by the host
     const clause = 'separates at 0.00112 m/s = 0.0509·depth/Δt: Baumgarte with ERP 0.0509 below the declared slop (declared ERP 0.2, slop 5 mm)';
@@ -198,30 +210,11 @@ describe('inspector model', () => {
     const view = toFindingView(long, 0);
     assert.ok(view.headline !== undefined && view.headline.length <= FINDING_HEADLINE_MAX, view.headline);
     assert.ok(view.headline.endsWith('…') && clause.startsWith(view.headline.slice(0, -1)));
-    const init = {
-      type: 'init',
-      version: PROTOCOL_VERSION,
-      source: { kind: 'scenario', file: fault.path, scenario: fault.desc.name },
-      info: model.info,
-      timeline: model.timeline,
-      findings: [view],
-      settings: { playbackFps: 30 },
-      index: 0,
-    };
-    assert.doesNotThrow(() => validateHostMessage(JSON.parse(JSON.stringify(init))));
+    assert.doesNotThrow(() => validateHostMessage(JSON.parse(JSON.stringify(initWith([view])))));
   });
 
   it('its init message passes the protocol validator; bad messages are rejected naming the field', () => {
-    const init = {
-      type: 'init',
-      version: PROTOCOL_VERSION,
-      source: { kind: 'scenario', file: fault.path, scenario: fault.desc.name },
-      info: model.info,
-      timeline: model.timeline,
-      findings: model.findings,
-      settings: { playbackFps: 30 },
-      index: 0,
-    };
+    const init = initWith(model.findings);
     assert.doesNotThrow(() => validateHostMessage(JSON.parse(JSON.stringify(init))));
     assert.throws(
       () => validateHostMessage({ ...init, version: 99 }),
