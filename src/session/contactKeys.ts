@@ -18,6 +18,17 @@ export const pairNumber = (c: { readonly a: number; readonly b: number }): numbe
 /** The key's text form, as the protocol carries it: "a|b|feature" (feature "" when the writer gives none). */
 export const contactKeyText = (c: Pick<RecordedContact, 'a' | 'b' | 'feature'>): string => `${c.a}|${c.b}|${c.feature ?? ''}`;
 
+/** A key's text form ("a|b|feature") read back (null: not one); feature "" is no feature. */
+function parseKeyText(text: string): { a: number; b: number; feature: string | undefined } | null {
+  const i = text.indexOf('|'),
+    j = i < 0 ? -1 : text.indexOf('|', i + 1);
+  if (j < 0) return null;
+  const a = Number(text.slice(0, i)),
+    b = Number(text.slice(i + 1, j)),
+    feature = text.slice(j + 1);
+  return Number.isInteger(a) && Number.isInteger(b) ? { a, b, feature: feature === '' ? undefined : feature } : null;
+}
+
 export class ContactKeyTable {
   private readonly byPair = new Map<number, Map<string, number>>();
   private readonly texts: string[] = [];
@@ -77,27 +88,14 @@ export class ContactKeyTable {
 
   /** The id of a key's text form ("a|b|feature"), a new id when it was never seen (null: not a key's text). */
   idOfText(text: string): number | null {
-    const found = this.find(text);
-    if (found >= 0) return found;
-    const i = text.indexOf('|'),
-      j = i < 0 ? -1 : text.indexOf('|', i + 1);
-    if (j < 0) return null;
-    const a = Number(text.slice(0, i)),
-      b = Number(text.slice(i + 1, j)),
-      feature = text.slice(j + 1);
-    if (!Number.isInteger(a) || !Number.isInteger(b)) return null;
-    return this.id({ a, b, feature: feature === '' ? undefined : feature });
+    const k = parseKeyText(text);
+    return k ? this.idOfPair(pairNumber(k), k) : null;
   }
 
   /** The id of a key's text form, or −1 when no such contact was seen. */
   find(text: string): number {
-    const i = text.indexOf('|'),
-      j = i < 0 ? -1 : text.indexOf('|', i + 1);
-    if (j < 0) return -1;
-    const a = Number(text.slice(0, i)),
-      b = Number(text.slice(i + 1, j));
-    if (!Number.isInteger(a) || !Number.isInteger(b)) return -1;
-    return this.byPair.get(pairNumber({ a, b }))?.get(text.slice(j + 1)) ?? -1;
+    const k = parseKeyText(text);
+    return k ? (this.byPair.get(pairNumber(k))?.get(k.feature ?? '') ?? -1) : -1;
   }
 
   text(id: number): string {

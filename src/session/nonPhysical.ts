@@ -51,7 +51,7 @@ export const JITTER_STEP = 0.05;
 const TRACK_SLOTS_CHUNK = 1024;
 const DEPTH_RING = PENETRATION_WINDOW + 1;
 /** Kinds a contact's track reports once per track (NonPhysicalDetector.onReport). */
-export const REPORTED_GROWTH = 1,
+const REPORTED_GROWTH = 1,
   REPORTED_JITTER = 2;
 /** Frames of a contact's history its track examines at most: a diagnosis begun this many frames early has it all. */
 export const TRACK_HISTORY = Math.max(DEPTH_RING, JITTER_WINDOW);
