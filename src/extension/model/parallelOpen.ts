@@ -66,7 +66,6 @@ function compressed(file: string): boolean {
 export class ParallelDiagnosis implements StretchReader {
   /** Offset of the stretch's first frame after its warm-up: where this thread stops (null: not known yet). */
   private first: number | null = null;
-  private warmUp: readonly number[] = [];
   private readonly ended: Promise<StretchResult | string>;
   private readonly budget = new BudgetHandoff();
   private closed = false;
@@ -88,10 +87,8 @@ export class ParallelDiagnosis implements StretchReader {
   ) {
     this.ended = new Promise((resolve) => {
       worker.on('message', (e: StretchEvent) => {
-        if (e.type === 'warmedUp') {
-          this.first = e.first;
-          this.warmUp = e.warmUp;
-        } else if (e.type === 'progress') {
+        if (e.type === 'warmedUp') this.first = e.first;
+        else if (e.type === 'progress') {
           if (this.waiting) this.onProgress?.(e.bytes, this.size);
         } else if (e.type === 'end') resolve(e.result);
         else resolve(`the stretch's thread failed: ${e.message}`);
@@ -171,9 +168,10 @@ export class ParallelDiagnosis implements StretchReader {
   /** Why the stretch is not the one-thread open's (null: it is; see the module comment). */
   private mismatch(r: StretchResult, indexed: Columns): string | null {
     if (r.unclean) return r.unclean;
+    // its warm-up must be the last frames indexed here
     const from = indexed.count,
-      w = this.warmUp.length;
-    if (w !== r.warmUp || w > from) return 'the stretch read other frames than this thread';
+      w = r.warmUp;
+    if (w > from) return 'the stretch read other frames than this thread';
     for (let k = 0; k < w; k++) if (indexed.offset[from - w + k] !== r.index.offset[k]) return 'the stretch read other frames than this thread';
     if (this.diag.blewUp) return 'the simulation blew up before the stretch';
     const keys = this.diag.keys;

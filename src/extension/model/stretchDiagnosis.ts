@@ -56,8 +56,8 @@ export interface StretchResult {
 }
 
 export interface StretchSink {
-  /** The warm-up is done: the offsets of its frames, and of the first frame after it. */
-  warmedUp(warmUp: number[], first: number): void;
+  /** The warm-up is done: the offset of the first frame after it (where the open stops reading). */
+  warmedUp(first: number): void;
   /** Bytes of the file read so far (where the stretch's reading is). */
   progress(bytes: number): void;
   end(result: StretchResult): void;
@@ -66,29 +66,13 @@ export interface StretchSink {
 /** Least time between two progress reports (ms). */
 const PROGRESS_MS = 250;
 
-/** The header line's bytes with their newline (the stretch's indexer reads it first). */
-function headerLine(fd: number, file: string): Buffer {
-  const parts: Buffer[] = [];
-  const buf = Buffer.allocUnsafe(CHUNK_BYTES);
-  for (let pos = 0; ; ) {
-    const n = fs.readSync(fd, buf, 0, buf.length, pos);
-    if (n === 0) throw new Error(`${file}: no header line`);
-    const nl = buf.subarray(0, n).indexOf(10);
-    parts.push(Buffer.from(buf.subarray(0, nl < 0 ? n : nl + 1)));
-    if (nl >= 0) return Buffer.concat(parts);
-    pos += n;
-  }
-}
-
-/** Offset of the first line that starts at or after `from` (−1: none). */
-function lineAfter(fd: number, from: number): number {
-  if (from <= 0) return 0;
-  const buf = Buffer.allocUnsafe(CHUNK_BYTES);
-  for (let pos = from - 1; ; ) {
+/** Offset of the first newline at or after `from` (−1: none), read in chunks into `buf`. */
+function newlineFrom(fd: number, buf: Buffer, from: number): number {
+  for (let pos = from; ; ) {
     const n = fs.readSync(fd, buf, 0, buf.length, pos);
     if (n === 0) return -1;
     const nl = buf.subarray(0, n).indexOf(10);
-    if (nl >= 0) return pos + nl + 1;
+    if (nl >= 0) return pos + nl;
     pos += n;
   }
 }
@@ -105,13 +89,19 @@ function readStretch(
   enough = (): boolean => false,
   onChunk?: (end: number) => void,
 ): { ix: Indexer; size: number } {
-  const start = lineAfter(fd, req.from);
-  const ix = new Indexer(req.file, (_, f, _header, offset) => onFrame(f, offset));
-  const head = headerLine(fd, req.file);
-  ix.push(head, head.length, 0);
-  if (start < 0) return { ix, size: head.length };
-  ix.resumeAt(start);
   const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  const ix = new Indexer(req.file, (_, f, _header, offset) => onFrame(f, offset));
+  // the header line with its newline, then the first line that starts at or after `from`
+  const headerEnd = newlineFrom(fd, buf, 0);
+  if (headerEnd < 0) throw new Error(`${req.file}: no header line`);
+  const head = Buffer.allocUnsafe(headerEnd + 1);
+  fs.readSync(fd, head, 0, head.length, 0);
+  ix.push(head, head.length, 0);
+  const from = Math.max(req.from, head.length);
+  const before = newlineFrom(fd, buf, from - 1);
+  if (before < 0) return { ix, size: from };
+  const start = before + 1;
+  ix.resumeAt(start);
   let pos = start;
   for (; !ix.stopped && !enough(); ) {
     const n = fs.readSync(fd, buf, 0, buf.length, pos);
@@ -134,7 +124,7 @@ export function diagnoseStretch(req: StretchRequest, sink: StretchSink): void {
     const builder = new TimelineBuilder(req.header, diag);
     const budget = new BudgetHandoff(req.budget);
     diag.beginMidway();
-    const warmUp: number[] = [];
+    let warmUp = 0;
     let assumed: MidwayAssumptions | null = null;
     const mechanisms = new Set<string>();
     let findingsFrom = 0,
@@ -148,15 +138,14 @@ export function diagnoseStretch(req: StretchRequest, sink: StretchSink): void {
       fd,
       req,
       (f, offset) => {
-        if (!assumed && warmUp.length === TRACK_HISTORY) {
-          assumed = diag.recordAssumptions();
-          diag.budgetFrom(() => budget.take());
+        if (!assumed && warmUp === TRACK_HISTORY) {
+          assumed = diag.recordAssumptions(() => budget.take());
           findingsFrom = diag.findings.length;
-          sink.warmedUp(warmUp, offset);
+          sink.warmedUp(offset);
         }
         builder.add(f);
         if (!assumed) {
-          warmUp.push(offset);
+          warmUp++;
           return;
         }
         for (const m of diag.lastFrame!.injected.keys()) mechanisms.add(m);
@@ -166,11 +155,11 @@ export function diagnoseStretch(req: StretchRequest, sink: StretchSink): void {
     );
     const a = assumed as MidwayAssumptions | null;
     if (!a) throw new Error('the stretch has no frame after its warm-up');
-    const W = warmUp.length,
+    const W = warmUp,
       firstLine = ix.columns.line[W];
     sink.end({
       unseen: [...a.unseen].map((id) => diag.keys.text(id)),
-      reported: pairs(a.reported).map(([id, bit]) => [diag.keys.text(id), bit]),
+      reported: a.reported.map(([id, bit]) => [diag.keys.text(id), bit]),
       exhaustedAt: diag.cost.exhaustedAt,
       unclean:
         ix.lastErrorLine >= firstLine
@@ -192,8 +181,8 @@ export function diagnoseStretch(req: StretchRequest, sink: StretchSink): void {
   }
 }
 
-/** The offsets of the stretch's warm-up frames and of its first frame diagnosed for the record (null: it has none). */
-function warmUpOf(req: StretchRequest): { warmUp: number[]; first: number } | null {
+/** The offset of the stretch's first frame after its warm-up (null: it has none). */
+function firstAfterWarmUp(req: StretchRequest): number | null {
   const fd = fs.openSync(req.file, 'r');
   try {
     const offsets: number[] = [];
@@ -203,7 +192,7 @@ function warmUpOf(req: StretchRequest): { warmUp: number[]; first: number } | nu
       (_, offset) => offsets.push(offset),
       () => offsets.length > TRACK_HISTORY,
     );
-    return offsets.length > TRACK_HISTORY ? { warmUp: offsets.slice(0, TRACK_HISTORY), first: offsets[TRACK_HISTORY] } : null;
+    return offsets.length > TRACK_HISTORY ? offsets[TRACK_HISTORY] : null;
   } finally {
     fs.closeSync(fd);
   }
@@ -237,8 +226,8 @@ export function inThisThread(): StretchThread {
     },
     postMessage(r: StretchRequest) {
       request = r;
-      const w = warmUpOf(r);
-      if (w) emit({ type: 'warmedUp', warmUp: w.warmUp, first: w.first });
+      const first = firstAfterWarmUp(r);
+      if (first !== null) emit({ type: 'warmedUp', first });
     },
     terminate() {
       request = null;
@@ -260,13 +249,7 @@ export function inThisThread(): StretchThread {
 
 /** Messages from the stretch's thread. */
 export type StretchEvent =
-  | { readonly type: 'warmedUp'; readonly warmUp: number[]; readonly first: number }
+  | { readonly type: 'warmedUp'; readonly first: number }
   | { readonly type: 'progress'; readonly bytes: number }
   | { readonly type: 'end'; readonly result: StretchResult }
   | { readonly type: 'failed'; readonly message: string };
-
-function pairs(flat: readonly number[]): [number, number][] {
-  const out: [number, number][] = [];
-  for (let k = 0; k + 1 < flat.length; k += 2) out.push([flat[k], flat[k + 1]]);
-  return out;
-}

@@ -12,7 +12,7 @@ const post = (e: StretchEvent): void => port.postMessage(e);
 port.once('message', (r: StretchRequest) => {
   try {
     diagnoseStretch(r, {
-      warmedUp: (warmUp, first) => post({ type: 'warmedUp', warmUp, first }),
+      warmedUp: (first) => post({ type: 'warmedUp', first }),
       progress: (bytes) => post({ type: 'progress', bytes }),
       end: (result) => post({ type: 'end', result }),
     });

@@ -51,7 +51,7 @@ export interface AttributionSettings {
   readonly frictionLaw: PgsFrictionLaw;
   readonly isStatic: readonly boolean[];
   /**
-   * Called before every consultation of the re-solve budget: a diagnosis begun midway (Diagnoser.budgetFrom) adds to
+   * Called before every consultation of the re-solve budget: a diagnosis begun midway (Diagnoser.recordAssumptions) adds to
    * `cost` what the frames before it spent, once.
    */
   readonly settleBudget?: (cost: DiagnosisCost) => void;

@@ -92,8 +92,8 @@ function positionWeights(header: RecordingHeader, f: RecordedFrame, prev: Record
 export interface MidwayAssumptions {
   /** Contacts whose overlap was taken as new because this diagnosis had not seen them. */
   readonly unseen: Set<number>;
-  /** Track reports, flat: contact id, kind (nonPhysical.ts REPORTED_GROWTH or REPORTED_JITTER), … */
-  readonly reported: number[];
+  /** Track reports: contact id and the kind reported (nonPhysical.ts REPORTED_GROWTH or REPORTED_JITTER). */
+  readonly reported: [number, number][];
 }
 
 /** The kinematics of a frame without contacts. */
@@ -150,7 +150,7 @@ export class Diagnoser {
   private started = false;
   /** Set by recordAssumptions: what a diagnosis begun midway assumes of the frames before it. */
   private assumed: MidwayAssumptions | null = null;
-  /** Set by budgetFrom until the budget is first consulted. */
+  /** Set by recordAssumptions until the budget is first consulted. */
   private settleBudget: ((cost: DiagnosisCost) => void) | null = null;
 
   constructor(
@@ -212,27 +212,22 @@ export class Diagnoser {
 
   /**
    * From the next frame on (the frames before it a warm-up that gives the contacts' tracks their history), records
-   * what this diagnosis begun midway assumes of the frames before its first one, and counts its re-solves afresh.
+   * what this diagnosis begun midway assumes of the frames before its first one, and counts its re-solves afresh:
+   * when its budget is first consulted, `spent` gives what those frames spent of it and where it ran out (it may
+   * wait until that is known).
    */
-  recordAssumptions(): MidwayAssumptions {
+  recordAssumptions(spent: () => { readonly work: number; readonly exhaustedAt: number | null }): MidwayAssumptions {
     const a: MidwayAssumptions = { unseen: new Set(), reported: [] };
     this.assumed = a;
-    this.nonPhysical.onReport = (id, bit) => a.reported.push(id, bit);
+    this.nonPhysical.onReport = (id, bit) => a.reported.push([id, bit]);
     Object.assign(this.cost, { frames: 0, islands: 0, ms: 0, work: 0, exhaustedAt: null });
-    return a;
-  }
-
-  /**
-   * A diagnosis begun midway, after recordAssumptions: when its re-solve budget is first consulted, `spent` gives what
-   * the frames before its first one spent of it and where it ran out (it may wait until that is known).
-   */
-  budgetFrom(spent: () => { readonly work: number; readonly exhaustedAt: number | null }): void {
     this.settleBudget = (cost) => {
       this.settleBudget = null;
       const before = spent();
       cost.work += before.work;
       cost.exhaustedAt ??= before.exhaustedAt;
     };
+    return a;
   }
 
   /** A frame was not finite (the rest of a blown-up recording is diagnosed without its energy change). */
