@@ -79,9 +79,8 @@ export class ContactColumns {
 
   /** The entries of frames `from` … as flat arrays (frameStart from 0), keyed by the key texts of `texts`. */
   rowsFrom(from: number, texts: (id: number) => string): ContactRows {
-    const a = this.toCache([]).arrays;
     const start = this.frameStart[from] ?? this.n;
-    const key = a.key.slice(start);
+    const key = flat(this.key, this.n, Int32Array, start);
     const local = new Map<number, number>();
     const keys: string[] = [];
     for (let e = 0; e < key.length; e++) {
@@ -93,7 +92,13 @@ export class ContactColumns {
       }
       key[e] = k;
     }
-    return { keys, key, ln: a.ln.slice(start), lt: a.lt.slice(start), frameStart: a.frameStart.slice(from).map((x) => x - start) };
+    return {
+      keys,
+      key,
+      ln: flat(this.ln, this.n, Float64Array, start),
+      lt: flat(this.lt, this.n, Float64Array, start),
+      frameStart: startsFrom(this.frameStart, from),
+    };
   }
 
   /** Appends another's rowsFrom(), its keys given ids by `id` (a new id for a key not seen yet, in the order met). */
@@ -152,15 +157,23 @@ export class ContactColumns {
   }
 }
 
-/** The first n entries of fixed-size blocks, as one array. */
-function flat<T extends Int32Array | Float64Array>(parts: readonly T[], n: number, Type: new (n: number) => T): T {
-  const out = new Type(n);
+/** Entries `start` … n − 1 of fixed-size blocks, as one array. */
+function flat<T extends Int32Array | Float64Array>(parts: readonly T[], n: number, Type: new (n: number) => T, start = 0): T {
+  const out = new Type(Math.max(0, n - start));
   for (let b = 0; b < parts.length; b++) {
     const from = b * CONTACT_BLOCK;
     if (from >= n) break;
-    out.set(parts[b].subarray(0, Math.min(CONTACT_BLOCK, n - from)) as ArrayLike<number>, from);
+    const lo = Math.max(start, from),
+      hi = Math.min(n, from + CONTACT_BLOCK);
+    if (lo < hi) out.set(parts[b].subarray(lo - from, hi - from) as ArrayLike<number>, lo - start);
   }
   return out;
+}
+
+/** Frame starts from frame `from` on, counted from its first entry. */
+function startsFrom(frameStart: readonly number[], from: number): Float64Array {
+  const base = frameStart[from] ?? frameStart[frameStart.length - 1];
+  return Float64Array.from(frameStart.slice(from), (x) => x - base);
 }
 
 /** A flat array seen as blocks of CONTACT_BLOCK entries (views, no copy; the last one may be shorter). */
@@ -212,9 +225,12 @@ export class InjectedColumns {
 
   /** The entries of frames `from` … as flat arrays (frameStart from 0). */
   rowsFrom(from: number): InjectedRows {
-    const a = this.toCache();
     const start = this.frameStart[from] ?? this.n;
-    return { contact: a.contact.slice(start), joules: a.joules.slice(start), frameStart: a.frameStart.slice(from).map((x) => x - start) };
+    return {
+      contact: flat(this.contact, this.n, Int32Array, start),
+      joules: flat(this.joules, this.n, Float64Array, start),
+      frameStart: startsFrom(this.frameStart, from),
+    };
   }
 
   /** Appends another's rowsFrom(). */
