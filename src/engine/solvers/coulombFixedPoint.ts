@@ -18,7 +18,8 @@
  * "max-iterations" when the budget runs out; "failed" when an inner solve fails. λ is the iterate with the
  * smallest merit. `iterations` counts fixed-point iterations (each one a full interior-point solve) plus
  * Newton steps; the history has the merit after each.
- * A warm start, projected onto K, gives s⁰ (its interior-point solves start from their own point).
+ * A warm start, projected onto K, gives s⁰; the first interior-point solve starts from its own point, each later one
+ * from the previous one's λ.
  */
 import type { ContactProblem } from '../problem.js';
 import { projectCone } from '../cone.js';
@@ -46,7 +47,13 @@ export const FIXED_POINT_GIVE_UP = 30;
 /** Newton steps on the Coulomb natural map after the fixed point (coulombNewton.ts). */
 export const FIXED_POINT_NEWTON_STEPS = 50;
 
-export function solveCoulombFixedPoint(p: ContactProblem, maxIt: number, tol: number, warmStart?: Float64Array): AlgorithmOutput {
+/** The fixed point's output, with its interior-point solves (one per fixed-point iteration) and their iterations. */
+export interface FixedPointOutput extends AlgorithmOutput {
+  readonly interiorPointSolves: number;
+  readonly interiorPointIterations: number;
+}
+
+export function solveCoulombFixedPoint(p: ContactProblem, maxIt: number, tol: number, warmStart?: Float64Array): FixedPointOutput {
   const { A, b, size: n, contactCount: C, mu } = p;
   const history = new HistoryRecorder(maxIt);
   let pw: PolishWorkspace | undefined; // Newton's work arrays, allocated on its first use
@@ -61,25 +68,32 @@ export function solveCoulombFixedPoint(p: ContactProblem, maxIt: number, tol: nu
   history.record(bestMerit, objective(best, ws.u, b));
   let iterations = 0,
     innerIterations = 0,
+    newtonSteps = 0,
     sinceBest = 0,
     regularization = 0;
-  const finish = (status: SolveStatus): AlgorithmOutput => ({
+  const finish = (status: SolveStatus): FixedPointOutput => ({
     lambda: best,
     iterations,
     status,
     regularization,
     history: history.finish(),
     merit: { problem: 'coulomb', value: bestMerit },
+    interiorPointSolves: iterations - newtonSteps,
+    interiorPointIterations: innerIterations,
   });
   if (bestMerit <= tol) return finish({ kind: 'converged' });
 
-  let newtonSteps = 0,
-    sinceNewBest = 0; // fixed-point iterations since the last new best merit
+  let sinceNewBest = 0; // fixed-point iterations since the last new best merit
   const fpU = Float64Array.from(ws.u); // u = Aλ − b of the fixed point's own last iterate
+  let lastLambda: Float64Array | null = null; // the fixed point's own last iterate
   while (iterations < maxIt) {
     // s = μ‖u_t‖ of the fixed point's last iterate.
     for (let c = 0; c < C; c++) shifted[3 * c] = b[3 * c] - mu[c] * hypot2Exact(fpU[3 * c + 1], fpU[3 * c + 2]);
-    const out = solveIpm(sub, { solver: 'ipm' });
+    // after the first, each convex subproblem starts from the last one's λ (the interior point's shifted warm
+    // start, ipm.ts), as the diagnosis' De Saxcé steps do (session/diagnosis/continuation.ts): the shift moves
+    // b_n by μ·Δslip, so the last λ is near the next solution; the first starts from the interior point's own point
+    const out = solveIpm(sub, { solver: 'ipm' }, lastLambda ?? undefined);
+    lastLambda = out.lambda;
     iterations++;
     innerIterations += out.iterations;
     if (out.regularization > regularization) regularization = out.regularization;
