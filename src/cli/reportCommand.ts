@@ -17,7 +17,7 @@ export const REPORT_HELP: CommandHelp = {
   description: [
     "Reads a recording (docs/recording-format.md), ours or another engine's, in one pass: contacts per frame,",
     'κ(A), solver iterations and failures, energy drift, the energy ledger by channel and the findings',
-    '(from the ledger alone: `diagnose` confirms them with exact re-solves).',
+    '(the diagnosis `diagnose` prints, exact re-solves included: one pass serves both commands).',
   ],
   options: [
     ['--check', 'also run the writer checks for engine authors (docs/engine-authors.md); exit 1 if one fails'],

@@ -54,6 +54,22 @@ describe('CLI help', () => {
     assert.match(r.out[0], /^usage: contact-lens report /);
   });
 
+  it("report's help says its findings are diagnose's (it said 'from the ledger alone', but report runs the same diagnosis, exact re-solves included)", async () => {
+    const help = await run(['report', '--help']);
+    assert.ok(!help.out.join(' ').includes('ledger alone'), help.out.join('\n'));
+    assert.match(help.out.join(' '), /the diagnosis `diagnose` prints, exact re-solves included/);
+    // a small recording: the CLI keeps no cache for it, so both commands read it
+    const report = await runCliAsync(['report', RECORDING, '--json']);
+    const diagnose = await run(['diagnose', RECORDING, '--json']);
+    const counts: Record<string, number> = {};
+    for (const line of diagnose.out.filter((l) => l.trim() !== '')) {
+      const f = JSON.parse(line) as { mechanism?: string };
+      if (f.mechanism) counts[f.mechanism] = (counts[f.mechanism] ?? 0) + 1;
+    }
+    assert.ok(Object.keys(counts).length > 1, JSON.stringify(counts));
+    assert.deepEqual((JSON.parse(report.out.join('')) as { findings: Record<string, number> }).findings, counts);
+  });
+
   it('every example names files that exist in the repository (query: the dataset the export example writes)', () => {
     const dataset = COMMANDS.find((c) => c.command === 'export')?.example.match(/--parquet (\S+)/)?.[1];
     assert.ok(dataset);
