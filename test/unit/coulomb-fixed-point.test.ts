@@ -34,7 +34,7 @@ const tol = COUNTERFACTUAL_TOLERANCE;
 function coldFixedPointIterations(steps: number): number {
   const C = p.contactCount;
   const shifted = Float64Array.from(p.b);
-  let lambda = start,
+  let lambda: Float64Array = start,
     total = 0;
   for (let k = 0; k < steps; k++) {
     const u = new Float64Array(p.size);
@@ -54,9 +54,9 @@ function coldFixedPointIterations(steps: number): number {
 describe('the De Saxcé fixed point on an island of the 1000-box pile', () => {
   it('the exact Coulomb solver needs its last resort there: the hybrid alone stops above the tolerance', () => {
     // no last resort given: the hybrid with the whole budget
-    const hybridOnly = solveCoulombBlocks(blockRowsFromDense(p.A, p.contactCount), p.b, p.mu, { tolerance: tol }, start, null);
+    const hybridOnly = solveCoulombBlocks(blockRowsFromDense(p.A, p.contactCount), p.b, p.mu, { solver: 'coulomb', tolerance: tol }, start, null);
     assert.notEqual(hybridOnly.status.kind, 'converged', 'the fixture no longer exercises the fixed point');
-    const full = solveCoulomb(p, { tolerance: tol }, start);
+    const full = solveCoulomb(p, { solver: 'coulomb', tolerance: tol }, start);
     assert.equal(full.status.kind, 'converged');
     assert.ok(coulombMerit(p, full.lambda) <= tol);
   });
