@@ -22,3 +22,4 @@ export {
   type Severity,
 } from './diagnosis/findings.js';
 export type { ContactLaw, NormalLaw, FrictionRegime } from './diagnosis/lawFit.js';
+export type { DiagnosisCost } from './diagnosis/attribution.js';

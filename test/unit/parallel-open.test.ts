@@ -11,8 +11,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { InspectorModel } from '../../src/extension/model/inspectorModel.js';
-import type { ParallelOpenOptions } from '../../src/extension/model/parallelOpen.js';
-import { inThisThread, type StretchThread } from '../../src/extension/model/stretchDiagnosis.js';
+import type { InspectorParallelOptions as ParallelOpenOptions } from '../../src/extension/model/parallelOpen.js';
+import { timelineStretch } from '../../src/extension/model/timelineStretch.js';
+import { inThisThread as inThisThreadOf, type StretchThread } from '../../src/session/stretch/stretchDiagnosis.js';
+import type { TimelineRows } from '../../src/extension/model/timelineBuilder.js';
 import type { DiagnosisOptions } from '../../src/session/diagnose.js';
 import { generatePlantedSet } from '../independent/generate.js';
 import { recordPeer } from '../peers/recordPeer.js';
@@ -20,6 +22,7 @@ import { recordExample } from '../exampleRecording.js';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cl-parallel-'));
+const inThisThread = (): StretchThread<TimelineRows> => inThisThreadOf(timelineStretch);
 const split = (share: number): ParallelOpenOptions => ({ minBytes: 0, share, quietMs: 0, thread: inThisThread });
 
 /** Everything the inspector shows of a recording opened with `parallel` (null: on one thread). */
@@ -156,7 +159,7 @@ describe('the open of a recording on two threads', function () {
 
   it('stops waiting for the second thread when the open is cancelled', async () => {
     // a second thread that never ends: the open waits at the cut until it is cancelled
-    const stalled = (): StretchThread => ({ ...inThisThread(), mainDone: () => undefined });
+    const stalled = (): StretchThread<TimelineRows> => ({ ...inThisThread(), mainDone: () => undefined });
     const ac = new AbortController();
     setTimeout(() => ac.abort(new Error('the open was cancelled')), 300);
     await assert.rejects(

@@ -6,7 +6,7 @@ import type { Worker } from 'node:worker_threads';
 import type { FrameDiagnosisResult } from '../model/timelineBuilder.js';
 import type { DiagnosisSettings } from '../worker/workerProtocol.js';
 import type { DiagnosisEvent, DiagnosisRequest } from './diagnosisMessages.js';
-import { startThread } from './threadScript.js';
+import { startThread } from '../../session/threadScript.js';
 import { LoadRequests, type ThreadLoad } from './threadLoad.js';
 
 /**
@@ -15,7 +15,7 @@ import { LoadRequests, type ThreadLoad } from './threadLoad.js';
  * CPU with the frames shown.
  */
 export function startDiagnosisThread(): Worker {
-  const worker = startThread('liveDiagnosis', 'diagnosisThread');
+  const worker = startThread('liveDiagnosis', '../extension/live/diagnosisThread');
   worker.unref();
   worker.postMessage({ op: 'warm' } satisfies DiagnosisRequest); // its code run once before the stream's first frame
   return worker;

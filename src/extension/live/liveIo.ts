@@ -1,10 +1,10 @@
 /**
  * The simulation worker's handle on the live I/O thread (./liveIoThread.ts): starts it, and presents its
  * writers as WriterLinks (send a control line, close) with the listener's events, in the order they happened.
- * The thread's bundle is dist/liveIo.js beside dist/worker.js (./threadScript.ts).
+ * The thread's bundle is dist/liveIo.js beside dist/worker.js (session/threadScript.ts).
  */
 import type { Worker } from 'node:worker_threads';
-import { startThread } from './threadScript.js';
+import { startThread } from '../../session/threadScript.js';
 import type { IoEvent, IoRequest } from './ioMessages.js';
 import type { ThreadLoad } from './threadLoad.js';
 
@@ -43,7 +43,7 @@ export class LiveIo {
 
   /** Starts the I/O thread and its listener (127.0.0.1, a port the system picks, a fresh token). */
   static async start(options: { folder: string; maxLineBytes?: number; helloTimeoutMs?: number }, events: IoEvents): Promise<LiveIo> {
-    const worker = startThread('liveIo', 'liveIoThread');
+    const worker = startThread('liveIo', '../extension/live/liveIoThread');
     worker.unref();
     let io: LiveIo | null = null;
     const early: IoEvent[] = [];

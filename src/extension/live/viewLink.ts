@@ -6,7 +6,7 @@ import type { Worker } from 'node:worker_threads';
 import type { RecordingHeader } from '../../format/recording.js';
 import type { FrameView, IslandConditioningView, SessionInfo } from '../../protocol/inspector.js';
 import type { AppendedFrame } from '../../session/growingRecording.js';
-import { startThread } from './threadScript.js';
+import { startThread } from '../../session/threadScript.js';
 import { LoadRequests, type ThreadLoad } from './threadLoad.js';
 import type { ViewDiagnosis, ViewEvent, ViewRequest } from './viewMessages.js';
 
@@ -15,7 +15,7 @@ import type { ViewDiagnosis, ViewEvent, ViewRequest } from './viewMessages.js';
  * while the listener waits for a writer.
  */
 export function startViewThread(): Worker {
-  const worker = startThread('liveView', 'viewThread');
+  const worker = startThread('liveView', '../extension/live/viewThread');
   worker.unref();
   worker.postMessage({ op: 'warm' } satisfies ViewRequest);
   return worker;

@@ -34,7 +34,8 @@ import { type FrameDiagnosisResult, TimelineBuilder } from './timelineBuilder.js
 export { type FrameDiagnosisResult, TIMELINE_KAPPA_ISLANDS, TIMELINE_KAPPA_MAX_CONTACTS, TimelineBuilder, toFindingView } from './timelineBuilder.js';
 import { contactState } from '../../session/contactState.js';
 import { whatIfView } from './whatIfView.js';
-import { PARALLEL_OPEN, ParallelDiagnosis, type ParallelOpenOptions, type ParallelOutcome } from './parallelOpen.js';
+import { finishParallelOpen, type InspectorParallelOptions, type InspectorStretch, PARALLEL_OPEN, timelineStretchThread } from './parallelOpen.js';
+import { ParallelStretch, type ParallelOutcome } from '../../session/stretch/parallelStretch.js';
 
 /** Checkpoint interval of inspector sessions: seeking re-simulates at most this many − 1 steps. */
 export const INSPECTOR_CHECKPOINT_EVERY = 10;
@@ -221,12 +222,12 @@ export class InspectorModel {
     progress?: Progress,
     signal?: AbortSignal,
     cache: CacheOptions = { mode: 'off' },
-    parallelOpen: ParallelOpenOptions | null = PARALLEL_OPEN,
+    parallelOpen: InspectorParallelOptions | null = PARALLEL_OPEN,
   ): Promise<InspectorModel> {
     let builder: TimelineBuilder | null = null;
     // a large plain recording's later stretch is read on a thread of its own (./parallelOpen.ts)
-    let parallel: ParallelDiagnosis | null = null;
-    const split = (): ParallelDiagnosis | null => parallel;
+    let parallel: InspectorStretch | null = null;
+    const split = (): InspectorStretch | null => parallel;
     const section = inspectorSection(diagnosis);
     const name = file.split(/[\\/]/).pop();
     const told = (read: number, total: number, where = ''): void =>
@@ -242,7 +243,7 @@ export class InspectorModel {
           if (!builder) {
             const diag = new Diagnoser(header, { ...diagnosis, keepFrames: false });
             builder = new TimelineBuilder(header, diag);
-            parallel = parallelOpen ? ParallelDiagnosis.start(file, header, diagnosis, diag, parallelOpen, signal) : null;
+            parallel = parallelOpen ? ParallelStretch.start(file, header, diagnosis, diag, parallelOpen, timelineStretchThread, signal) : null;
             if (parallel) parallel.onProgress = (bytes, size) => told(bytes, Math.max(size, bytes), ' (the second half on a second thread)');
           }
           builder.add(f);
@@ -257,7 +258,8 @@ export class InspectorModel {
       split()?.close();
       throw e;
     }
-    const finished = builder ? split()?.finish(builder) : undefined;
+    const p = split();
+    const finished = builder && p ? finishParallelOpen(p, builder) : undefined;
     const opened: ParallelOutcome = finished?.outcome ?? { kind: 'one-thread' };
     const source = new GrowingRecording(file, reader.header, reader);
     const session = Session.fromSource(source);

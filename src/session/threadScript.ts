@@ -1,6 +1,6 @@
 /**
- * Where a thread of the simulation worker finds its code: the bundle dist/NAME.js beside dist/worker.js, or, run
- * from the sources (tests under tsx), the .ts module through tsx.
+ * Where a thread finds its code: the bundle dist/NAME.js beside the bundle that starts it (dist/worker.js, dist/cli.js), or,
+ * run from the sources (tests under tsx), the .ts module `source` (relative to this folder) through tsx.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';

@@ -1,23 +1,22 @@
 /**
- * The later stretch of a plain recording, read on a thread of its own while the open reads the lines before it
- * (./parallelOpen.ts; docs/ARCHITECTURE.md "Data path of a recording").
+ * The later stretch of a plain recording, read and diagnosed on a thread of its own while the open reads the lines
+ * before it (./parallelStretch.ts; docs/ARCHITECTURE.md "Data path of a recording").
  *
  * It reads the header line, then the file from the first line at or after byte `from`, through the same line
- * indexer and the same timeline and diagnosis as the open. Its first TRACK_HISTORY frames are a warm-up: they give
- * the ledger its previous frame and every contact's track its history (nonPhysical.ts), and the open indexes them
- * too. From the next frame on (where the open stops reading), it returns the index rows, the timeline rows, the
- * contact and injection columns and the findings, with what the diagnosis assumed of the frames before the
- * stretch (contacts it took as new, tracks it reported), by contact key, for the open to check against its own
- * diagnosis of those frames. It waits for the re-solve budget the open spent (./budgetHandoff.ts) when it first
- * needs it.
+ * indexer and the same diagnosis as the open, and whatever else the open computes of each frame (a
+ * StretchConsumer: the inspector's timeline rows, the report's rows). Its first TRACK_HISTORY frames are a warm-up:
+ * they give the ledger its previous frame and every contact's track its history (nonPhysical.ts), and the open
+ * indexes them too. From the next frame on (where the open stops reading), it returns the index rows, the consumer's
+ * results and the findings, with what the diagnosis assumed of the frames before the stretch (contacts it took as
+ * new, tracks it reported), by contact key, for the open to check against its own diagnosis of those frames. It
+ * waits for the re-solve budget the open spent (./budgetHandoff.ts) when it first needs it.
  */
 import * as fs from 'node:fs';
 import type { RecordedFrame, RecordingHeader } from '../../format/recording.js';
 import { Indexer } from '../../format/recordingIndexer.js';
 import { CHUNK_BYTES } from '../../format/recordingFile.js';
-import { Diagnoser, type DiagnosisOptions, type Finding, type MidwayAssumptions } from '../../session/diagnose.js';
-import { TRACK_HISTORY } from '../../session/nonPhysical.js';
-import { TimelineBuilder, type TimelineRows } from './timelineBuilder.js';
+import { Diagnoser, type DiagnosisCost, type DiagnosisOptions, type Finding, type MidwayAssumptions } from '../diagnose.js';
+import { TRACK_HISTORY } from '../nonPhysical.js';
 import { BudgetHandoff } from './budgetHandoff.js';
 
 export interface StretchRequest {
@@ -31,14 +30,41 @@ export interface StretchRequest {
   readonly budget: SharedArrayBuffer;
 }
 
-/** The stretch from its first frame after the warm-up: what the open's index, timeline and findings take. */
-export interface StretchResult {
+/** What a stretch computes of each frame besides the index and the findings (the open computes the same). */
+export interface StretchConsumer<P> {
+  /** Frame f, read in order; its diagnosis runs here (diag.add). `counted`: false for the warm-up's frames. */
+  add(f: RecordedFrame, counted: boolean): void;
+  /** What the open takes of the frames after the warm-up (`warmUp` frames came before them). */
+  result(warmUp: number): P;
+}
+
+/** Makes a stretch's consumer from the header and the stretch's diagnosis (its own: the consumer runs it). */
+export type StretchConsumerFactory<P> = (header: RecordingHeader, diag: Diagnoser) => StretchConsumer<P>;
+
+/** The recording-consistency check over the stretch's frames after its warm-up (Diagnoser.consistency). */
+export interface StretchConsistency {
+  /** The stretch's first failing frame and its finding's details (a warm-up frame when one failed: null if none). */
+  readonly first: Diagnoser['consistency'];
+  /** Frames checked and frames failing after the warm-up. */
+  readonly checked: number;
+  readonly failed: number;
+}
+
+/** The stretch from its first frame after the warm-up: what the open's index, diagnosis and consumer take. */
+export interface StretchResult<P> {
   /** Keys ("a|b|feature") of contacts whose overlap the diagnosis took as new. */
   readonly unseen: string[];
   /** Keys of contacts whose track reported, with the kind reported (nonPhysical.ts REPORTED_*). */
   readonly reported: [string, number][];
   /** The frame at which the re-solve budget ran out (null: it did not), the frames before the stretch included. */
   readonly exhaustedAt: number | null;
+  /**
+   * The re-solves of the frames after the warm-up; once the budget was taken (budgetTaken), its work includes what
+   * the open spent before the stretch, added before the stretch's own (the one-thread sum, in the same order).
+   */
+  readonly cost: DiagnosisCost;
+  readonly budgetTaken: boolean;
+  readonly consistency: StretchConsistency;
   /** Why the stretch's index may not be the one-thread index (a bad line, a warning, a cut-short read), or null. */
   readonly unclean: string | null;
   /** Index rows (Columns.arrays()), the warm-up's first. */
@@ -49,18 +75,18 @@ export interface StretchResult {
   readonly firstLine: number;
   /** Where reading ended (bytes). */
   readonly size: number;
-  /** Timeline rows, contact and injection columns of the frames after the warm-up. */
-  readonly rows: TimelineRows;
   /** Findings of the frames after the warm-up. */
   readonly findings: Finding[];
+  /** The consumer's results for the frames after the warm-up. */
+  readonly payload: P;
 }
 
-export interface StretchSink {
+export interface StretchSink<P> {
   /** The warm-up is done: the offset of the first frame after it (where the open stops reading). */
   warmedUp(first: number): void;
   /** Bytes of the file read so far (where the stretch's reading is). */
   progress(bytes: number): void;
-  end(result: StretchResult): void;
+  end(result: StretchResult<P>): void;
 }
 
 /** Least time between two progress reports (ms). */
@@ -116,18 +142,23 @@ function readStretch(
   return { ix, size: pos };
 }
 
-/** Reads and diagnoses the stretch of req.file from byte req.from to its end, telling `sink` as it goes (synchronous). */
-export function diagnoseStretch(req: StretchRequest, sink: StretchSink): void {
+/**
+ * Reads and diagnoses the stretch of req.file from byte req.from to its end with the consumer `consume` makes,
+ * telling `sink` as it goes (synchronous).
+ */
+export function diagnoseStretch<P>(req: StretchRequest, sink: StretchSink<P>, consume: StretchConsumerFactory<P>): void {
   const fd = fs.openSync(req.file, 'r');
   try {
     const diag = new Diagnoser(req.header, { ...req.diagnosis, keepFrames: false });
-    const builder = new TimelineBuilder(req.header, diag);
+    const consumer = consume(req.header, diag);
     const budget = new BudgetHandoff(req.budget);
     diag.beginMidway();
-    let warmUp = 0;
+    let warmUp = 0,
+      budgetTaken = false;
     let assumed: MidwayAssumptions | null = null;
-    const mechanisms = new Set<string>();
     let findingsFrom = 0,
+      checkedFrom = 0,
+      failedFrom = 0,
       told = performance.now();
     const tell = (bytes: number): void => {
       if (performance.now() - told < PROGRESS_MS) return;
@@ -139,16 +170,17 @@ export function diagnoseStretch(req: StretchRequest, sink: StretchSink): void {
       req,
       (f, offset) => {
         if (!assumed && warmUp === TRACK_HISTORY) {
-          assumed = diag.recordAssumptions(() => budget.take());
+          assumed = diag.recordAssumptions(() => {
+            budgetTaken = true;
+            return budget.take();
+          });
           findingsFrom = diag.findings.length;
+          checkedFrom = diag.checkedFrames;
+          failedFrom = diag.consistency?.frames ?? 0;
           sink.warmedUp(offset);
         }
-        builder.add(f);
-        if (!assumed) {
-          warmUp++;
-          return;
-        }
-        for (const m of diag.lastFrame!.injected.keys()) mechanisms.add(m);
+        consumer.add(f, assumed !== null);
+        if (!assumed) warmUp++;
       },
       undefined,
       tell,
@@ -161,6 +193,9 @@ export function diagnoseStretch(req: StretchRequest, sink: StretchSink): void {
       unseen: [...a.unseen].map((id) => diag.keys.text(id)),
       reported: a.reported.map(([id, bit]) => [diag.keys.text(id), bit]),
       exhaustedAt: diag.cost.exhaustedAt,
+      cost: { ...diag.cost },
+      budgetTaken,
+      consistency: { first: diag.consistency, checked: diag.checkedFrames - checkedFrom, failed: (diag.consistency?.frames ?? 0) - failedFrom },
       unclean:
         ix.lastErrorLine >= firstLine
           ? `line ${ix.lastErrorLine} of the stretch is not a valid frame`
@@ -173,8 +208,8 @@ export function diagnoseStretch(req: StretchRequest, sink: StretchSink): void {
       warmUp: W,
       firstLine,
       size,
-      rows: builder.rowsFrom(W, [...mechanisms]),
       findings: diag.findings.slice(findingsFrom),
+      payload: consumer.result(W),
     });
   } finally {
     fs.closeSync(fd);
@@ -199,8 +234,8 @@ function firstAfterWarmUp(req: StretchRequest): number | null {
 }
 
 /** What the open needs of the stretch's thread (a worker_threads Worker, or inThisThread()). */
-export interface StretchThread {
-  on(event: 'message', listener: (e: StretchEvent) => void): unknown;
+export interface StretchThread<P> {
+  on(event: 'message', listener: (e: StretchEvent<P>) => void): unknown;
   on(event: 'error', listener: (e: Error) => void): unknown;
   on(event: 'exit', listener: () => void): unknown;
   postMessage(request: StretchRequest): void;
@@ -213,15 +248,15 @@ export interface StretchThread {
  * The stretch diagnosed in the open's own thread, after its pass: the same results with no second thread and no
  * timing (tests). The warm-up's offsets are found when the request comes, the stretch diagnosed at mainDone().
  */
-export function inThisThread(): StretchThread {
-  const listeners: ((e: StretchEvent) => void)[] = [];
+export function inThisThread<P>(consume: StretchConsumerFactory<P>): StretchThread<P> {
+  const listeners: ((e: StretchEvent<P>) => void)[] = [];
   let request: StretchRequest | null = null;
-  const emit = (e: StretchEvent): void => {
+  const emit = (e: StretchEvent<P>): void => {
     for (const l of listeners) l(e);
   };
   return {
     on(event: string, listener: (e: never) => void) {
-      if (event === 'message') listeners.push(listener as (e: StretchEvent) => void);
+      if (event === 'message') listeners.push(listener as (e: StretchEvent<P>) => void);
       return this;
     },
     postMessage(r: StretchRequest) {
@@ -235,11 +270,15 @@ export function inThisThread(): StretchThread {
     mainDone() {
       if (!request) return;
       try {
-        diagnoseStretch(request, {
-          warmedUp: () => undefined,
-          progress: (bytes) => emit({ type: 'progress', bytes }),
-          end: (result) => emit({ type: 'end', result }),
-        });
+        diagnoseStretch(
+          request,
+          {
+            warmedUp: () => undefined,
+            progress: (bytes) => emit({ type: 'progress', bytes }),
+            end: (result) => emit({ type: 'end', result }),
+          },
+          consume,
+        );
       } catch (e) {
         emit({ type: 'failed', message: (e as Error).message });
       }
@@ -247,9 +286,32 @@ export function inThisThread(): StretchThread {
   };
 }
 
+/** Serves one request in a worker thread (the thread's script calls it with its consumer): messages until `end` or `failed`. */
+export function serveStretch<P>(
+  port: { once(event: 'message', l: (r: StretchRequest) => void): unknown; postMessage(e: StretchEvent<P>): void },
+  consume: StretchConsumerFactory<P>,
+): void {
+  const post = (e: StretchEvent<P>): void => port.postMessage(e);
+  port.once('message', (r: StretchRequest) => {
+    try {
+      diagnoseStretch(
+        r,
+        {
+          warmedUp: (first) => post({ type: 'warmedUp', first }),
+          progress: (bytes) => post({ type: 'progress', bytes }),
+          end: (result) => post({ type: 'end', result }),
+        },
+        consume,
+      );
+    } catch (e) {
+      post({ type: 'failed', message: (e as Error).message });
+    }
+  });
+}
+
 /** Messages from the stretch's thread. */
-export type StretchEvent =
+export type StretchEvent<P> =
   | { readonly type: 'warmedUp'; readonly first: number }
   | { readonly type: 'progress'; readonly bytes: number }
-  | { readonly type: 'end'; readonly result: StretchResult }
+  | { readonly type: 'end'; readonly result: StretchResult<P> }
   | { readonly type: 'failed'; readonly message: string };
