@@ -6,74 +6,17 @@
  * set of findings and one report everywhere.
  */
 import type { RecordingReader } from '../format/recordingFile.js';
-import { preSolveBodyStates, toContactPoint, type RecordedFrame, type RecordingHeader } from '../format/recording.js';
+import type { RecordedFrame, RecordingHeader } from '../format/recording.js';
 import type { CacheOptions } from '../format/sidecarCache.js';
-import { ASSEMBLY_REGULARIZATION, assembleProblem } from '../engine/index.js';
-import { buildIslands } from '../engine/index.js';
-import { conditioningCauses } from '../engine/index.js';
-import type { ContactProblem } from '../engine/index.js';
 import { Diagnoser, type Finding, type FrameDiagnosis } from '../session/diagnose.js';
 import { BATCH_DIAGNOSIS } from '../session/diagnosisRun.js';
-import { exactIslandConditioning, type IslandConditioning } from '../session/conditioningEstimate.js';
 import { type WriterCheck, WriterChecks } from '../session/writerChecks.js';
+import { type KappaMax, type LedgerRow, type ReportRow, ReportRows } from './reportRows.js';
 import { notRecorded, solverKind } from '../session/solverDeclarations.js';
 import { openRecordingForCli } from './openRecording.js';
 
-/** Islands larger than this many unknowns are not analysed for κ(A) by the report (cost ~n³). */
-export const REPORT_KAPPA_MAX_UNKNOWNS = 300;
-
 const quantile = (sorted: number[], q: number): number =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1) + 0.5))];
-
-/** The frame's worst island by κ(A), and the largest κ on the range of A over its islands (engine/conditioning.ts). */
-interface FrameConditioning {
-  /** The island with the largest κ(A): its problem and conditioning. */
-  readonly problem: ContactProblem;
-  readonly cond: IslandConditioning;
-  /** Largest κ on the range of A over the frame's islands (the null directions of redundant contacts excluded). */
-  readonly kappaRange: number;
-}
-
-/** κ(A), κ on the range and the rank of the frame's islands, re-assembled from the recorded contacts and pre-solve state. */
-function frameConditioning(header: RecordingHeader, f: RecordedFrame, prev: RecordedFrame | undefined): FrameConditioning | null {
-  if (f.contacts.length === 0) return null;
-  const pre = preSolveBodyStates(header, f, prev);
-  if (!pre.ok) return null;
-  const contacts = f.contacts.map(toContactPoint);
-  const isStatic = header.bodies.map((b) => b.static);
-  let worst: { problem: ContactProblem; cond: IslandConditioning } | null = null;
-  let kappaRange = -Infinity;
-  for (const isl of buildIslands(
-    isStatic.length,
-    contacts.map((c) => [c.bodyA, c.bodyB] as const),
-    isStatic,
-  )) {
-    if (3 * isl.contacts.length > REPORT_KAPPA_MAX_UNKNOWNS) continue;
-    const problem = assembleProblem(
-      pre.bodies,
-      isl.contacts.map((i) => contacts[i]),
-      { regularization: ASSEMBLY_REGULARIZATION, dt: header.dt },
-    );
-    const cond = exactIslandConditioning(problem.A, problem.size, ASSEMBLY_REGULARIZATION, problem);
-    if (worst === null || cond.kappa > worst.cond.kappa) worst = { problem, cond };
-    if (cond.kappaRange > kappaRange) kappaRange = cond.kappaRange;
-  }
-  return worst === null ? null : { ...worst, kappaRange };
-}
-
-/** The island with the recording's largest κ(A): its rows, rank deficiency and the first cause conditioningCauses names. */
-export interface KappaMax {
-  readonly kappa: number;
-  readonly rows: number;
-  readonly rankDeficiency: number;
-  readonly cause: string | null;
-}
-
-function kappaMaxOf({ problem, cond }: FrameConditioning): KappaMax {
-  const causes = cond.rankDeficiency > 0 ? conditioningCauses(problem, cond) : [];
-  const cause = causes.find((c) => c.kind === 'redundant-contacts') ?? causes[0];
-  return { kappa: cond.kappa, rows: problem.size, rankDeficiency: cond.rankDeficiency, cause: cause?.label ?? null };
-}
 
 /** The recording's energy ledger and injected joules per mechanism, summed frame by frame (Diagnoser.lastFrame). */
 class LedgerTotals {
@@ -90,9 +33,8 @@ class LedgerTotals {
   /** Frames whose recorded energy rises by more than 1 mJ. */
   dataRises = 0;
 
-  add(fd: FrameDiagnosis): void {
-    const L = fd.ledger,
-      ledger = this.ledger;
+  add(L: LedgerRow): void {
+    const ledger = this.ledger;
     ledger.normal += L.normal;
     ledger.friction += L.friction;
     ledger.positionCorrection += L.positionCorrection;
@@ -102,7 +44,7 @@ class LedgerTotals {
     if (L.external !== 0) ledger.external = (ledger.external ?? 0) + L.external;
     if (Number.isFinite(L.integrator)) ledger.integrator += L.integrator;
     if (L.delta > 1e-3) this.dataRises++;
-    for (const [m, j] of fd.injected) this.injected[m] = (this.injected[m] ?? 0) + j;
+    for (const [m, j] of L.injected) this.injected[m] = (this.injected[m] ?? 0) + j;
   }
 }
 
@@ -134,6 +76,9 @@ class ReportBuilder {
   private prevE: number | undefined;
   private prev: RecordedFrame | undefined;
   private diag: Diagnoser | null = null;
+  private rows: ReportRows | null = null;
+  /** The diagnosis over both threads of a two-thread pass (appendStretch). */
+  private merged: DiagnosisResult | null = null;
   private checks: WriterChecks | null = null;
   private readonly totals = new LedgerTotals();
 
@@ -147,42 +92,52 @@ class ReportBuilder {
     // the same diagnosis as `diagnose` (batch budget, exact re-solves): one number per mechanism in both; keepFrames:
     // false — each frame's ledger and injected joules are added to the totals as they come (memory flat in the frames)
     this.diag ??= new Diagnoser(header, { ...BATCH_DIAGNOSIS, keepFrames: false });
+    this.rows ??= new ReportRows(header, this.diag);
     if (this.check) this.checks ??= new WriterChecks(header);
     return this.diag;
   }
 
   add(f: RecordedFrame, header: RecordingHeader): void {
     const diag = this.diagnoser(header);
-    const C = f.contacts.length;
-    this.contacts.push(C);
-    const iters = f.solver.iterations;
-    if (iters !== undefined && iters >= 0 && C > 0) this.iterations.push(Math.min(iters, 0xffffffff)); // frames with contacts only
-    if (f.solver.status === 'failed') this.failures++;
-    const e = f.energy?.total;
-    if (e !== undefined) {
-      this.firstE ??= e;
-      if (this.prevE !== undefined && e > this.prevE + 1e-9 * Math.max(1, Math.abs(this.prevE))) this.rises.push({ frame: f.frame, joules: e - this.prevE });
-      this.prevE = e;
-      this.lastE = e;
-    }
-    diag.add(f);
-    if (diag.lastFrame) this.totals.add(diag.lastFrame);
+    this.fold(this.rows!.row(f));
     this.checks?.add(f);
-    const k = frameConditioning(header, f, this.prev);
-    // the causes only for a new maximum, not for every frame
-    if (k !== null && (this.kappaMax === null || k.cond.kappa > this.kappaMax.kappa)) {
-      this.kappaMax = kappaMaxOf(k);
-      this.kappaFrame = f.frame;
-    }
-    if (k !== null && Number.isFinite(k.kappaRange) && (this.kappaRangeMax === null || k.kappaRange > this.kappaRangeMax)) {
-      this.kappaRangeMax = k.kappaRange;
-      this.kappaRangeFrame = f.frame;
-    }
     this.hook?.(f, diag.lastFrame, header, this.prev);
     this.prev = f;
   }
 
+  /** The next frame's row (this pass's, or a later stretch's read on another thread: appendStretch). */
+  private fold(r: ReportRow): void {
+    this.contacts.push(r.contacts);
+    if (r.iterations !== null) this.iterations.push(r.iterations); // frames with contacts only
+    if (r.failed) this.failures++;
+    const e = r.energy;
+    if (e !== null) {
+      this.firstE ??= e;
+      if (this.prevE !== undefined && e > this.prevE + 1e-9 * Math.max(1, Math.abs(this.prevE))) this.rises.push({ frame: r.frame, joules: e - this.prevE });
+      this.prevE = e;
+      this.lastE = e;
+    }
+    if (r.ledger) this.totals.add(r.ledger);
+    // the causes only for a new maximum, not for every frame (ReportRows gives them wherever one may be)
+    if (r.kappa !== null && (this.kappaMax === null || r.kappa > this.kappaMax.kappa)) {
+      if (!r.kappaMax) throw new Error(`the report's row of frame ${r.frame} raises the largest κ(A) without its analysis`);
+      this.kappaMax = r.kappaMax;
+      this.kappaFrame = r.frame;
+    }
+    if (r.kappaRange !== null && Number.isFinite(r.kappaRange) && (this.kappaRangeMax === null || r.kappaRange > this.kappaRangeMax)) {
+      this.kappaRangeMax = r.kappaRange;
+      this.kappaRangeFrame = r.frame;
+    }
+  }
+
+  /** The rows of the frames after this pass's, read on another thread, and the diagnosis over both (findings in frame order). */
+  appendStretch(rows: readonly ReportRow[], diagnosis: DiagnosisResult): void {
+    for (const r of rows) this.fold(r);
+    this.merged = diagnosis;
+  }
+
   diagnosis(reader: RecordingReader): DiagnosisResult {
+    if (this.merged) return this.merged;
     const d = this.diagnoser(reader.header);
     return { findings: d.findings, consistency: d.consistency, cost: d.cost };
   }
@@ -195,7 +150,8 @@ class ReportBuilder {
       it = [...this.iterations].sort((a, b) => a - b);
     const { ledger, injected, dataRises } = this.totals;
     const findingCounts: Record<string, number> = {};
-    for (const f of diag.findings) findingCounts[f.mechanism] = (findingCounts[f.mechanism] ?? 0) + 1;
+    const d = this.diagnosis(reader);
+    for (const f of d.findings) findingCounts[f.mechanism] = (findingCounts[f.mechanism] ?? 0) + 1;
     const kappaMax = this.kappaMax;
     const checks: WriterCheck[] | null = this.checks ? this.checks.results(reader.errorCount, n, diag) : null;
     return {
@@ -223,7 +179,7 @@ class ReportBuilder {
       injected,
       framesGainingOver1mJ: dataRises,
       findings: findingCounts,
-      consistency: diag.consistency,
+      consistency: d.consistency,
       ...(checks ? { checks } : {}),
     };
   }
