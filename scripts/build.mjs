@@ -57,6 +57,8 @@ await Promise.all([
   build({ ...node, entryPoints: ['src/extension/live/diagnosisThread.ts'], outfile: 'dist/liveDiagnosis.js', minify: production, plugins: [h5wasmApart] }),
   // the later frames of a large recording opened in the inspector, diagnosed on a thread of their own (src/extension/model/parallelOpen.ts)
   build({ ...node, entryPoints: ['src/extension/model/stretchDiagnosisThread.ts'], outfile: 'dist/stretchDiagnosis.js', minify: production }),
+  // the same for `report` and `diagnose` of a large recording, beside dist/cli.js (src/cli/reportStretchThread.ts)
+  build({ ...node, entryPoints: ['src/cli/reportStretchThread.ts'], outfile: 'dist/reportStretch.js' }),
   // a live stream's frame views, on a thread of their own (src/extension/live/viewThread.ts)
   build({ ...node, entryPoints: ['src/extension/live/viewThread.ts'], outfile: 'dist/liveView.js', minify: production, plugins: [h5wasmApart] }),
   build({

@@ -4,7 +4,7 @@ import { parseSceneFile } from '../format/scene.js';
 import type { Finding, InjectionMechanism } from '../session/diagnose.js';
 import { BATCH_DIAGNOSIS, diagnoseScenario } from '../session/diagnosisRun.js';
 import { cliCacheOptions } from '../format/sidecarCache.js';
-import { type DiagnosisResult, reportRecording } from './recordingReport.js';
+import { type DiagnosisResult, reportRecordingParallel } from './recordingReport.js';
 import { MECHANISM_SOURCE } from '../session/diagnosis/wording.js';
 import * as fs from 'node:fs';
 import { parseArgs, UsageError } from './args.js';
@@ -63,9 +63,10 @@ function fromScene(file: string, io: Output): Source[] {
   }));
 }
 
-function fromRecording(file: string, io: Output): Source[] {
-  // one pass (each frame parsed once), or the sidecar cache's diagnosis: the same findings as `report`
-  const { reader, diagnosis } = reportRecording(file, { cache: cliCacheOptions(), diagnosisOnly: true });
+async function fromRecording(file: string, io: Output): Promise<Source[]> {
+  // one pass (each frame parsed once; a large recording's later half on a second thread), or the sidecar cache's
+  // diagnosis: the same findings as `report`
+  const { reader, diagnosis } = await reportRecordingParallel(file, { cache: cliCacheOptions(), diagnosisOnly: true });
   try {
     // printed in every mode (stderr): a run that skipped 294 of 300 lines must say so, also with --json
     printRecordingIssues(reader, io);
@@ -235,13 +236,20 @@ export function runDiagnose(argv: readonly string[], io: Output): number | Promi
   requireKind(file, 'diagnose', ['scene', 'recording']);
   const json = options.get('json') === true;
   const recording = /\.jsonl(\.gz)?$/.test(file) || kindOfFile(file) === 'recording';
-  const sources = recording ? fromRecording(file, io) : fromScene(file, io);
+  const verbose = options.get('verbose') === true;
+  return recording
+    ? fromRecording(file, io).then((s) => printSources(s, io, json, verbose, failOn))
+    : printSources(fromScene(file, io), io, json, verbose, failOn);
+}
+
+/** Prints the findings of one file's sources; the exit code (1 when a --fail-on kind was found). */
+function printSources(sources: readonly Source[], io: Output, json: boolean, verbose: boolean, failOn: Set<FailOn>): number {
   const counts = { injection: 0, 'non-physical': 0, inconsistent: 0, 'skipped-lines': 0 };
   for (const s of sources) {
     counts['skipped-lines'] += s.skippedLines;
     for (const f of s.diagnoser.findings) counts[f.kind]++;
     if (json) for (const f of s.diagnoser.findings) io.out(JSON.stringify(findingJson(s.label, f)));
-    else printSource(s, io, options.get('verbose') === true);
+    else printSource(s, io, verbose);
   }
   for (const k of failOn) if (counts[k] > 0) return 1;
   return 0;

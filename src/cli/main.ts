@@ -51,7 +51,7 @@ export function main(argv: readonly string[], io: Output): number | Promise<numb
       case 'simulate':
         return runSimulate(rest, io).catch((e: unknown) => badInput(e, io));
       case 'report':
-        return runReport(rest, io);
+        return runReport(rest, io).catch((e: unknown) => badInput(e, io));
       case 'check':
         return runCheck(rest, io);
       case 'diagnose': {

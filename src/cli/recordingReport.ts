@@ -8,12 +8,13 @@
 import type { RecordingReader } from '../format/recordingFile.js';
 import type { RecordedFrame, RecordingHeader } from '../format/recording.js';
 import type { CacheOptions } from '../format/sidecarCache.js';
-import { Diagnoser, type Finding, type FrameDiagnosis } from '../session/diagnose.js';
+import { Diagnoser, type DiagnosisOptions, type Finding, type FrameDiagnosis } from '../session/diagnose.js';
 import { BATCH_DIAGNOSIS } from '../session/diagnosisRun.js';
 import { type WriterCheck, WriterChecks } from '../session/writerChecks.js';
-import { type KappaMax, type LedgerRow, type ReportRow, ReportRows } from './reportRows.js';
+import { type KappaMax, type LedgerRow, type ReportRow, ReportRows, reportStretchThread } from './reportRows.js';
 import { notRecorded, solverKind } from '../session/solverDeclarations.js';
-import { openRecordingForCli } from './openRecording.js';
+import { openRecordingForCli, openRecordingForCliAsync } from './openRecording.js';
+import { type ParallelOpenOptions, type ParallelOutcome, PARALLEL_THRESHOLDS, ParallelStretch } from '../session/stretch/parallelStretch.js';
 
 const quantile = (sorted: number[], q: number): number =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1) + 0.5))];
@@ -84,14 +85,25 @@ class ReportBuilder {
 
   constructor(
     private readonly check: boolean,
+    private readonly settings: Partial<DiagnosisOptions>,
     private readonly hook?: FrameHook,
   ) {}
+
+  /** A frame was added (the diagnosis exists). */
+  get started(): boolean {
+    return this.diag !== null;
+  }
+
+  /** The findings of the frames added here (not those of a stretch appended after them). */
+  get ownFindings(): readonly Finding[] {
+    return this.diag?.findings ?? [];
+  }
 
   /** The diagnosis (created at the first frame with the header as the reader has it then: its initial state included). */
   diagnoser(header: RecordingHeader): Diagnoser {
     // the same diagnosis as `diagnose` (batch budget, exact re-solves): one number per mechanism in both; keepFrames:
     // false — each frame's ledger and injected joules are added to the totals as they come (memory flat in the frames)
-    this.diag ??= new Diagnoser(header, { ...BATCH_DIAGNOSIS, keepFrames: false });
+    this.diag ??= new Diagnoser(header, { ...this.settings, keepFrames: false });
     this.rows ??= new ReportRows(header, this.diag);
     if (this.check) this.checks ??= new WriterChecks(header);
     return this.diag;
@@ -186,8 +198,11 @@ class ReportBuilder {
 }
 
 /** Cache sections: the diagnosis (shared by report and diagnose) and the report (with and without the writer checks). */
-const DIAGNOSIS_SECTION = 'diagnosis:batch';
-const reportSection = (check: boolean): string => `report:${check ? 'checks' : 'plain'}`;
+const settingsKey = (d: Partial<DiagnosisOptions>): string =>
+  d === BATCH_DIAGNOSIS ? 'batch' : JSON.stringify(Object.entries(d).sort(([a], [b]) => a.localeCompare(b)));
+const diagnosisSection = (d: Partial<DiagnosisOptions>): string => `diagnosis:${settingsKey(d)}`;
+const reportSection = (check: boolean, d: Partial<DiagnosisOptions>): string =>
+  `report:${check ? 'checks' : 'plain'}${d === BATCH_DIAGNOSIS ? '' : `:${settingsKey(d)}`}`;
 
 /** A recording's report and diagnosis, and its reader (open: the caller closes it). */
 export interface ReportRun {
@@ -206,6 +221,31 @@ export interface ReportOptions {
   readonly hook?: FrameHook;
   /** Only the diagnosis is wanted: a cached diagnosis serves without a cached report. */
   readonly diagnosisOnly?: boolean;
+  /** The diagnosis' settings (default BATCH_DIAGNOSIS, what `report` and `diagnose` use; tests set a smaller budget). */
+  readonly diagnosis?: Partial<DiagnosisOptions>;
+}
+
+/** What serves a pass: the cache's sections unless a hook must see every frame. */
+function framesWanted(options: ReportOptions, check: boolean): (c: { get(name: string): unknown }) => boolean {
+  const d = options.diagnosis ?? BATCH_DIAGNOSIS;
+  return (c) => options.hook !== undefined || !c.get(diagnosisSection(d)) || (!options.diagnosisOnly && !c.get(reportSection(check, d)));
+}
+
+/** The run from a reader that served the sections from its cache, or from a pass's builder (stored in the cache). */
+function finishRun(reader: RecordingReader, builder: ReportBuilder, check: boolean, settings: Partial<DiagnosisOptions>): ReportRun {
+  if (reader.fromCache) {
+    const d = reader.cache.get(diagnosisSection(settings))!.json as DiagnosisResult;
+    const r = reader.cache.get(reportSection(check, settings))?.json as RecordingReport | undefined;
+    return { reader, report: r ?? ({} as RecordingReport), diagnosis: d, cached: true };
+  }
+  const report = builder.result(reader);
+  const diagnosis = builder.diagnosis(reader);
+  if (reader.cache.enabled) {
+    reader.cache.set(diagnosisSection(settings), { json: diagnosis, arrays: {} });
+    reader.cache.set(reportSection(check, settings), { json: report, arrays: {} });
+    reader.cache.save();
+  }
+  return { reader, report, diagnosis, cached: false };
 }
 
 /**
@@ -214,21 +254,59 @@ export interface ReportOptions {
  */
 export function reportRecording(file: string, options: ReportOptions = {}): ReportRun {
   const check = options.check === true;
-  const wanted = (c: { get(name: string): unknown }): boolean =>
-    options.hook !== undefined || !c.get(DIAGNOSIS_SECTION) || (!options.diagnosisOnly && !c.get(reportSection(check)));
-  const builder = new ReportBuilder(check, options.hook);
-  const reader = openRecordingForCli(file, { cache: options.cache, needsFrames: wanted, onFrame: (_, f, header) => builder.add(f, header) });
-  if (reader.fromCache) {
-    const d = reader.cache.get(DIAGNOSIS_SECTION)!.json as DiagnosisResult;
-    const r = reader.cache.get(reportSection(check))?.json as RecordingReport | undefined;
-    return { reader, report: r ?? ({} as RecordingReport), diagnosis: d, cached: true };
+  const settings = options.diagnosis ?? BATCH_DIAGNOSIS;
+  const builder = new ReportBuilder(check, settings, options.hook);
+  const reader = openRecordingForCli(file, {
+    cache: options.cache,
+    needsFrames: framesWanted(options, check),
+    onFrame: (_, f, header) => builder.add(f, header),
+  });
+  return finishRun(reader, builder, check, settings);
+}
+
+export type ReportParallelOptions = ParallelOpenOptions<ReportRow[]>;
+
+/** A large plain recording's later stretch on a thread of its own (session/stretch/parallelStretch.ts). */
+export const REPORT_PARALLEL: ReportParallelOptions = PARALLEL_THRESHOLDS;
+
+/**
+ * reportRecording, with a large plain recording's later stretch read on a second thread (`parallel`; null: one
+ * thread) when nothing needs every frame here (the writer checks, a hook): the same report and diagnosis exactly
+ * (the stretch's rows folded in frame order, its findings after this thread's, the re-solve budget handed over),
+ * or the pass reads on alone (session/stretch/parallelStretch.ts).
+ */
+export async function reportRecordingParallel(
+  file: string,
+  options: ReportOptions = {},
+  parallel: ReportParallelOptions | null = REPORT_PARALLEL,
+): Promise<ReportRun & { readonly outcome: ParallelOutcome }> {
+  const check = options.check === true;
+  if (!parallel || check || options.hook) return { ...reportRecording(file, options), outcome: { kind: 'one-thread' } };
+  const settings = options.diagnosis ?? BATCH_DIAGNOSIS;
+  const builder = new ReportBuilder(false, settings);
+  let split: ParallelStretch<ReportRow[]> | null = null;
+  const part = (): ParallelStretch<ReportRow[]> | null => split;
+  let reader: RecordingReader;
+  try {
+    reader = await openRecordingForCliAsync(file, {
+      cache: options.cache,
+      needsFrames: framesWanted(options, check),
+      onFrame: (_, f, header) => {
+        if (!builder.started) split = ParallelStretch.start(file, header, settings, builder.diagnoser(header), parallel, reportStretchThread);
+        builder.add(f, header);
+        part()?.diagnosedHere();
+      },
+      stretch: {
+        cutAt: () => part()?.cutAt() ?? Number.POSITIVE_INFINITY,
+        rest: (cut, indexed) => part()?.rest(cut, indexed) ?? Promise.resolve(null),
+      },
+    });
+  } finally {
+    part()?.close();
   }
-  const report = builder.result(reader);
-  const diagnosis = builder.diagnosis(reader);
-  if (reader.cache.enabled) {
-    reader.cache.set(DIAGNOSIS_SECTION, { json: diagnosis, arrays: {} });
-    reader.cache.set(reportSection(check), { json: report, arrays: {} });
-    reader.cache.save();
-  }
-  return { reader, report, diagnosis, cached: false };
+  const p = part();
+  const used = p?.used;
+  if (p && used)
+    builder.appendStretch(used.result.payload, { findings: [...builder.ownFindings, ...p.stretchFindings()], consistency: p.consistency(), cost: p.cost() });
+  return { ...finishRun(reader, builder, check, settings), outcome: p?.outcome ?? { kind: 'one-thread' } };
 }

@@ -5,7 +5,7 @@ import { parseArgs, UsageError } from './args.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
 import { formatCount, formatNumber, formatSigned } from '../engine/index.js';
-import { reportRecording } from './recordingReport.js';
+import { reportRecordingParallel } from './recordingReport.js';
 import type { KappaMax } from './reportRows.js';
 import type { Output } from './output.js';
 import { printRecordingIssues } from './recordingIssues.js';
@@ -33,12 +33,13 @@ function kappaRankNote(k: KappaMax): string {
   return ` (rank ${k.rows - k.rankDeficiency} of ${formatCount(k.rows, 'row')}${k.cause ? ` — ${k.cause}` : ''}: κ(A) there is set by the regularisation ε)`;
 }
 
-export function runReport(argv: readonly string[], io: Output): number {
+export async function runReport(argv: readonly string[], io: Output): Promise<number> {
   const { positionals, options } = parseArgs(argv, [], ['json', 'check']);
   if (positionals.length !== 1) throw new UsageError(`expected one recording\nusage: contact-lens ${REPORT_HELP.synopsis}`);
   const file = positionals[0];
   requireKind(file, 'report', ['recording']);
-  const run = reportRecording(file, { check: options.get('check') === true, cache: cliCacheOptions() });
+  // a large recording's later half is read on a second thread (recordingReport.ts reportRecordingParallel)
+  const run = await reportRecordingParallel(file, { check: options.get('check') === true, cache: cliCacheOptions() });
   const reader = run.reader;
   try {
     const n = reader.frameCount;

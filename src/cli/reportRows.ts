@@ -7,6 +7,8 @@ import { ASSEMBLY_REGULARIZATION, assembleProblem, buildIslands, type ContactPro
 import { preSolveBodyStates, type RecordedFrame, type RecordingHeader, toContactPoint } from '../format/recording.js';
 import { exactIslandConditioning, type IslandConditioning } from '../session/conditioningEstimate.js';
 import type { Diagnoser } from '../session/diagnose.js';
+import type { StretchConsumerFactory, StretchThread } from '../session/stretch/stretchDiagnosis.js';
+import { startThread } from '../session/threadScript.js';
 
 /** Islands larger than this many unknowns are not analysed for κ(A) by the report (cost ~n³). */
 export const REPORT_KAPPA_MAX_UNKNOWNS = 300;
@@ -163,3 +165,20 @@ function ledgerRow(
     injected: [...injected],
   };
 }
+
+/** A stretch's part for `report` and `diagnose` (session/stretch/): the rows of its frames after the warm-up. */
+export const reportStretch: StretchConsumerFactory<ReportRow[]> = (header, diag) => {
+  const rows = new ReportRows(header, diag);
+  const out: ReportRow[] = [];
+  return {
+    add(f, counted) {
+      const r = rows.row(f);
+      if (counted) out.push(r);
+    },
+    result: () => out,
+  };
+};
+
+/** The stretch's worker thread (bundle dist/reportStretch.js). */
+export const reportStretchThread = (): StretchThread<ReportRow[]> =>
+  startThread('reportStretch', '../cli/reportStretchThread') as unknown as StretchThread<ReportRow[]>;

@@ -22,8 +22,8 @@ import { recordExample } from '../exampleRecording.js';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cl-parallel-'));
-const inThisThread = (): StretchThread<TimelineRows> => inThisThreadOf(timelineStretch);
-const split = (share: number): ParallelOpenOptions => ({ minBytes: 0, share, quietMs: 0, thread: inThisThread });
+const inThisThread = (before = false): StretchThread<TimelineRows> => inThisThreadOf(timelineStretch, { before });
+const split = (share: number, before = false): ParallelOpenOptions => ({ minBytes: 0, share, quietMs: 0, thread: () => inThisThread(before) });
 
 /** Everything the inspector shows of a recording opened with `parallel` (null: on one thread). */
 async function shown(file: string, parallel: ParallelOpenOptions | null, diagnosis: Partial<DiagnosisOptions> = {}) {
@@ -52,9 +52,9 @@ async function shown(file: string, parallel: ParallelOpenOptions | null, diagnos
 }
 
 /** Opens `file` on one thread and split at `share`; asserts both show the same; returns how the split one opened. */
-async function sameAsOneThread(file: string, share: number, diagnosis: Partial<DiagnosisOptions> = {}) {
+async function sameAsOneThread(file: string, share: number, diagnosis: Partial<DiagnosisOptions> = {}, before = false) {
   const one = await shown(file, null, diagnosis);
-  const two = await shown(file, split(share), diagnosis);
+  const two = await shown(file, split(share, before), diagnosis);
   assert.equal(one.opened.kind, 'one-thread');
   assert.deepStrictEqual(two.out, one.out, `${path.basename(file)} split at ${share} (${JSON.stringify(two.opened)})`);
   return two.opened;
@@ -134,6 +134,11 @@ describe('the open of a recording on two threads', function () {
       'the budget runs out',
     );
     for (const share of [0.2, 0.8]) assert.equal((await sameAsOneThread(faulty, share)).kind, 'two-threads', `cut at ${share}`);
+    // the stretch diagnosed before the open's pass (the budget not known yet) takes it as spent: used when the cut
+    // comes after the frame at which it ran out, else the open reads on
+    assert.equal((await sameAsOneThread(faulty, 0.8, {}, true)).kind, 'two-threads');
+    const early = await sameAsOneThread(faulty, 0.2, {}, true);
+    assert.equal(early.kind === 'read-on' ? early.why : early.kind, 'the stretch took the re-solve budget as spent before it, and it was not');
   });
 
   it('opens on one thread a gzip recording, one written in the last seconds, and one below the size threshold', async () => {

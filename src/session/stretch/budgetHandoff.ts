@@ -1,14 +1,12 @@
 /**
  * The re-solve budget the open's thread spent before the stretch that another thread diagnoses
- * (./parallelOpen.ts), handed over in shared memory: the stretch's diagnosis waits for it when it first consults
- * its budget, so that its re-solves are the ones a one-thread diagnosis makes (attribution.ts: the budget is
- * spent in frame order and, once it has left an island unsolved, nothing later is re-solved).
+ * (./parallelStretch.ts), handed over in shared memory. The stretch's diagnosis takes it when it first consults its
+ * budget, if the open has published it by then (the open publishes it once the budget has run out, which is final —
+ * attribution.ts: once the total has left an island unsolved, nothing later is re-solved — and at the cut); else the
+ * stretch takes the budget as spent, which the open checks (./stretchDiagnosis.ts).
  */
 const UNKNOWN = 0,
-  KNOWN = 1,
-  CANCELLED = 2;
-/** Longest single wait before the stretch's thread looks again (ms). */
-const WAIT_SLICE_MS = 100;
+  KNOWN = 1;
 
 export interface BudgetSpent {
   /** Work units spent before the stretch. */
@@ -30,24 +28,17 @@ export class BudgetHandoff {
     return Atomics.load(this.state, 0) === KNOWN;
   }
 
-  /** The open's side: what it spent before the stretch (final once the budget ran out). */
+  /** The open's side: what it spent before the stretch (final once the budget ran out). The first publication counts. */
   publish(spent: BudgetSpent): void {
     if (Atomics.load(this.state, 0) !== UNKNOWN) return;
     this.values[0] = spent.work;
     this.values[1] = spent.exhaustedAt ?? Number.NaN;
     Atomics.store(this.state, 0, KNOWN);
-    Atomics.notify(this.state, 0);
   }
 
-  /** The open's side: the stretch is not used (a waiting stretch stops). */
-  cancel(): void {
-    if (Atomics.compareExchange(this.state, 0, UNKNOWN, CANCELLED) === UNKNOWN) Atomics.notify(this.state, 0);
-  }
-
-  /** The stretch's side: the budget spent before it, once published (throws when the open cancelled it). */
+  /** The stretch's side: the budget spent before it (published: see `published`). */
   take(): BudgetSpent {
-    while (Atomics.load(this.state, 0) === UNKNOWN) Atomics.wait(this.state, 0, UNKNOWN, WAIT_SLICE_MS);
-    if (Atomics.load(this.state, 0) === CANCELLED) throw new Error('the open no longer needs this stretch');
+    if (!this.published) throw new Error('the budget spent before the stretch is not known yet');
     const at = this.values[1];
     return { work: this.values[0], exhaustedAt: Number.isNaN(at) ? null : at };
   }

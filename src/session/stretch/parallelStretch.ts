@@ -7,9 +7,10 @@
  * The result is the one-thread open, exactly, or the stretch is not used. The diagnosis of a frame depends on the
  * frames before it only through the previous frame, the contacts' tracks (at most TRACK_HISTORY frames), the
  * contacts seen so far, the tracks' once-only reports and the re-solve budget spent. The warm-up gives the first
- * two; the budget is handed over (./budgetHandoff.ts); the other two are what the stretch reports it assumed,
- * checked here against this thread's diagnosis (a contact it took as new must not have appeared before, a track it
- * reported must not have reported already). The stretch's warm-up must be the last frames indexed here (frame numbers
+ * two; the budget is handed over (./budgetHandoff.ts) or, when the stretch needs it before this thread knows it,
+ * taken as spent there, which must then have run out here before the cut; the other two are what the stretch reports
+ * it assumed, checked here against this thread's diagnosis (a contact it took as new must not have appeared before,
+ * a track it reported must not have reported already). The stretch's warm-up must be the last frames indexed here (frame numbers
  * strictly increase in a valid recording, so the stretch's go on from this thread's), none may have blown up before
  * it, and its lines must be free of errors and warnings (whose line numbers and counts belong to the whole file).
  * When any of this fails, or the thread does, this thread reads on from the cut as if alone.
@@ -173,6 +174,7 @@ export class ParallelStretch<P> implements StretchReader {
     if (w > from) return 'the stretch read other frames than this thread';
     for (let k = 0; k < w; k++) if (indexed.offset[from - w + k] !== r.index.offset[k]) return 'the stretch read other frames than this thread';
     if (this.diag.blewUp) return 'the simulation blew up before the stretch';
+    if (r.budget === 'assumed-spent' && this.diag.cost.exhaustedAt === null) return 'the stretch took the re-solve budget as spent before it, and it was not';
     const keys = this.diag.keys;
     for (const key of r.unseen) {
       const id = keys.find(key);
@@ -218,8 +220,9 @@ export class ParallelStretch<P> implements StretchReader {
       frames: m.frames + s.frames,
       islands: m.islands + s.islands,
       ms: m.ms + s.ms,
-      // once taken, the stretch's work starts from this thread's (BudgetHandoff): the one-thread sum
-      work: u.result.budgetTaken ? s.work : m.work + s.work,
+      // once taken, the stretch's work starts from this thread's (BudgetHandoff): the one-thread sum; taken as spent,
+      // the stretch re-solved nothing
+      work: u.result.budget === 'taken' ? s.work : u.result.budget === 'assumed-spent' ? m.work : m.work + s.work,
       exhaustedAt: this.exhaustedAt,
     };
   }
@@ -237,7 +240,6 @@ export class ParallelStretch<P> implements StretchReader {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    this.budget.cancel();
     void this.worker.terminate();
   }
 }

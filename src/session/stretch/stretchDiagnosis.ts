@@ -8,8 +8,9 @@
  * they give the ledger its previous frame and every contact's track its history (nonPhysical.ts), and the open
  * indexes them too. From the next frame on (where the open stops reading), it returns the index rows, the consumer's
  * results and the findings, with what the diagnosis assumed of the frames before the stretch (contacts it took as
- * new, tracks it reported), by contact key, for the open to check against its own diagnosis of those frames. It
- * waits for the re-solve budget the open spent (./budgetHandoff.ts) when it first needs it.
+ * new, tracks it reported), by contact key, for the open to check against its own diagnosis of those frames. When
+ * it first needs the re-solve budget, it takes what the open spent before it (./budgetHandoff.ts) if the open knows
+ * that by then, else it takes the budget as spent (no wait: the open checks that its budget ran out before the cut).
  */
 import * as fs from 'node:fs';
 import type { RecordedFrame, RecordingHeader } from '../../format/recording.js';
@@ -29,6 +30,15 @@ export interface StretchRequest {
   /** The budget the open spends before the stretch (BudgetHandoff's buffer). */
   readonly budget: SharedArrayBuffer;
 }
+
+export type StretchBudget = 'unused' | 'taken' | 'assumed-spent';
+
+/**
+ * The budget a stretch takes as spent before it when the open does not know its own yet: more than any total, so
+ * that nothing is re-solved (attribution.ts: once the total has left an island unsolved, nothing later is re-solved;
+ * the frame at which it ran out is the open's).
+ */
+const ASSUMED_SPENT = { work: Number.MAX_VALUE, exhaustedAt: null } as const;
 
 /** What a stretch computes of each frame besides the index and the findings (the open computes the same). */
 export interface StretchConsumer<P> {
@@ -59,11 +69,16 @@ export interface StretchResult<P> {
   /** The frame at which the re-solve budget ran out (null: it did not), the frames before the stretch included. */
   readonly exhaustedAt: number | null;
   /**
-   * The re-solves of the frames after the warm-up; once the budget was taken (budgetTaken), its work includes what
-   * the open spent before the stretch, added before the stretch's own (the one-thread sum, in the same order).
+   * The re-solves of the frames after the warm-up; once the budget was taken, its work includes what the open spent
+   * before the stretch, added before the stretch's own (the one-thread sum, in the same order).
    */
   readonly cost: DiagnosisCost;
-  readonly budgetTaken: boolean;
+  /**
+   * The re-solve budget spent before the stretch: not needed ('unused'), taken from the open once it was known
+   * ('taken'), or, when the stretch first needed it before the open knew it, assumed spent ('assumed-spent': the
+   * stretch re-solves nothing, which is exact when the open's budget ran out before the stretch — the open checks).
+   */
+  readonly budget: StretchBudget;
   readonly consistency: StretchConsistency;
   /** Why the stretch's index may not be the one-thread index (a bad line, a warning, a cut-short read), or null. */
   readonly unclean: string | null;
@@ -154,7 +169,7 @@ export function diagnoseStretch<P>(req: StretchRequest, sink: StretchSink<P>, co
     const budget = new BudgetHandoff(req.budget);
     diag.beginMidway();
     let warmUp = 0,
-      budgetTaken = false;
+      budgetUse: StretchBudget = 'unused';
     let assumed: MidwayAssumptions | null = null;
     let findingsFrom = 0,
       checkedFrom = 0,
@@ -170,9 +185,10 @@ export function diagnoseStretch<P>(req: StretchRequest, sink: StretchSink<P>, co
       req,
       (f, offset) => {
         if (!assumed && warmUp === TRACK_HISTORY) {
+          // the budget as the open spent it when that is known, else taken as spent (no wait: the open checks it)
           assumed = diag.recordAssumptions(() => {
-            budgetTaken = true;
-            return budget.take();
+            budgetUse = budget.published ? 'taken' : 'assumed-spent';
+            return budgetUse === 'taken' ? budget.take() : ASSUMED_SPENT;
           });
           findingsFrom = diag.findings.length;
           checkedFrom = diag.checkedFrames;
@@ -194,7 +210,7 @@ export function diagnoseStretch<P>(req: StretchRequest, sink: StretchSink<P>, co
       reported: a.reported.map(([id, bit]) => [diag.keys.text(id), bit]),
       exhaustedAt: diag.cost.exhaustedAt,
       cost: { ...diag.cost },
-      budgetTaken,
+      budget: budgetUse,
       consistency: { first: diag.consistency, checked: diag.checkedFrames - checkedFrom, failed: (diag.consistency?.frames ?? 0) - failedFrom },
       unclean:
         ix.lastErrorLine >= firstLine
@@ -244,15 +260,34 @@ export interface StretchThread<P> {
   mainDone?(): void;
 }
 
+/** The sink that posts a stretch's progress and end as its thread's messages. */
+function postingSink<P>(post: (e: StretchEvent<P>) => void): StretchSink<P> {
+  return {
+    warmedUp: (first) => post({ type: 'warmedUp', first }),
+    progress: (bytes) => post({ type: 'progress', bytes }),
+    end: (result) => post({ type: 'end', result }),
+  };
+}
+
 /**
- * The stretch diagnosed in the open's own thread, after its pass: the same results with no second thread and no
- * timing (tests). The warm-up's offsets are found when the request comes, the stretch diagnosed at mainDone().
+ * The stretch diagnosed in the open's own thread, with no second thread and no timing (tests): by default after the
+ * open's pass (mainDone(): its budget known), the warm-up's offsets found when the request comes; `before: true`
+ * diagnoses it when the request comes, before the open has read a line (its budget not known yet), and tells the
+ * end at mainDone().
  */
-export function inThisThread<P>(consume: StretchConsumerFactory<P>): StretchThread<P> {
+export function inThisThread<P>(consume: StretchConsumerFactory<P>, options: { readonly before?: boolean } = {}): StretchThread<P> {
   const listeners: ((e: StretchEvent<P>) => void)[] = [];
   let request: StretchRequest | null = null;
+  const held: StretchEvent<P>[] = [];
   const emit = (e: StretchEvent<P>): void => {
     for (const l of listeners) l(e);
+  };
+  const run = (r: StretchRequest, post: (e: StretchEvent<P>) => void): void => {
+    try {
+      diagnoseStretch(r, postingSink(post), consume);
+    } catch (e) {
+      post({ type: 'failed', message: (e as Error).message });
+    }
   };
   return {
     on(event: string, listener: (e: never) => void) {
@@ -261,6 +296,10 @@ export function inThisThread<P>(consume: StretchConsumerFactory<P>): StretchThre
     },
     postMessage(r: StretchRequest) {
       request = r;
+      if (options.before) {
+        run(r, (e) => (e.type === 'warmedUp' ? emit(e) : held.push(e)));
+        return;
+      }
       const first = firstAfterWarmUp(r);
       if (first !== null) emit({ type: 'warmedUp', first });
     },
@@ -269,19 +308,8 @@ export function inThisThread<P>(consume: StretchConsumerFactory<P>): StretchThre
     },
     mainDone() {
       if (!request) return;
-      try {
-        diagnoseStretch(
-          request,
-          {
-            warmedUp: () => undefined,
-            progress: (bytes) => emit({ type: 'progress', bytes }),
-            end: (result) => emit({ type: 'end', result }),
-          },
-          consume,
-        );
-      } catch (e) {
-        emit({ type: 'failed', message: (e as Error).message });
-      }
+      if (options.before) for (const e of held) emit(e);
+      else run(request, (e) => (e.type === 'warmedUp' ? undefined : emit(e)));
     },
   };
 }
@@ -291,20 +319,15 @@ export function serveStretch<P>(
   port: { once(event: 'message', l: (r: StretchRequest) => void): unknown; postMessage(e: StretchEvent<P>): void },
   consume: StretchConsumerFactory<P>,
 ): void {
-  const post = (e: StretchEvent<P>): void => port.postMessage(e);
   port.once('message', (r: StretchRequest) => {
     try {
       diagnoseStretch(
         r,
-        {
-          warmedUp: (first) => post({ type: 'warmedUp', first }),
-          progress: (bytes) => post({ type: 'progress', bytes }),
-          end: (result) => post({ type: 'end', result }),
-        },
+        postingSink<P>((e) => port.postMessage(e)),
         consume,
       );
     } catch (e) {
-      post({ type: 'failed', message: (e as Error).message });
+      port.postMessage({ type: 'failed', message: (e as Error).message });
     }
   });
 }
