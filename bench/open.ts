@@ -22,6 +22,9 @@
  * frame view ≤ 30 ms, seek median ≤ 30 ms; memory ≤ 1.5 × (index + one frame)) are printed MET or MISSED.
  * Before the first open, `1 thread` is this checkout's open without its second thread (src/extension/model/parallelOpen.ts:
  * a plain recording of 32 MiB or more is read by two), without a cache; the line after each open says how it read.
+ * Then `report`'s pass (report and diagnosis, as `contact-lens report` and `diagnose` run it, no cache) on one
+ * thread and as the CLI runs it (a large plain recording on two: src/cli/recordingReport.ts), with a digest of what
+ * they print (equal when the two-thread pass is exact).
  * `--profile` adds, from a further child run under the sampling profiler, the open's top self-time functions.
  * For a .cpuprofile file: `node --import tsx --cpu-prof bench/open.ts FILE --child`.
  */
@@ -34,6 +37,7 @@ import { InspectorModel } from '../src/extension/model/inspectorModel.js';
 import { machineInfo, peakRssMiB, timed, timedAsync, topSelfTimes } from './common.js';
 import { writeSyntheticRecording } from './syntheticRecording.js';
 import { type CacheOptions, sidecarPath } from '../src/format/sidecarCache.js';
+import { REPORT_PARALLEL, reportRecordingParallel } from '../src/cli/recordingReport.js';
 
 interface ChildResult {
   wallMs: number;
@@ -229,13 +233,54 @@ async function child(file: string, cached: boolean, src: string | null, oneThrea
   process.stdout.write(JSON.stringify(out) + '\n');
 }
 
+/** `report`'s pass (report and diagnosis, no cache) on one thread or, for a large plain recording, two. */
+async function reportChild(file: string, oneThread: boolean): Promise<void> {
+  const c0 = process.cpuUsage();
+  const run = await timedAsync(() => reportRecordingParallel(file, { cache: { mode: 'off' } }, oneThread ? null : REPORT_PARALLEL));
+  const c1 = process.cpuUsage(c0);
+  const r = run.value;
+  r.reader.close();
+  const printed = JSON.stringify({ report: r.report, diagnosis: r.diagnosis }, (k, v) => (k === 'ms' || k === 'timeMs' ? undefined : v));
+  const out: ReportChildResult = {
+    wallMs: run.wallMs,
+    cpuMs: (c1.user + c1.system) / 1000,
+    peakRssMiB: peakRssMiB(),
+    findings: r.diagnosis.findings.length,
+    digest: createHash('sha256').update(printed).digest('hex').slice(0, 16),
+    opened: r.outcome.kind === 'two-threads' ? `two threads, the second from frame ${r.outcome.from}` : r.outcome.kind === 'read-on' ? `read on alone from frame ${r.outcome.from}: ${r.outcome.why}` : 'one thread',
+  };
+  process.stdout.write(JSON.stringify(out) + '\n');
+}
+
+interface ReportChildResult {
+  wallMs: number;
+  cpuMs: number;
+  peakRssMiB: number;
+  findings: number;
+  digest: string;
+  opened: string;
+}
+
+/** `report` of the recording on one thread and as the CLI runs it, in the same minutes. */
+function reportRows(file: string, mib: number): void {
+  for (const [label, oneThread] of [
+    ['report, 1 thread', true],
+    ['report', false],
+  ] as const) {
+    const r = JSON.parse(runChild(file, '--report-child', false, null, oneThread)) as ReportChildResult;
+    console.log(
+      `    ${label.padEnd(17)} ${(r.wallMs / 1000).toFixed(2)} s (${(mib / (r.wallMs / 1000)).toFixed(1)} MiB/s), CPU ${(r.cpuMs / 1000).toFixed(2)} s, peak RSS ${r.peakRssMiB.toFixed(0)} MiB; ${r.findings} findings, report and diagnosis ${r.digest}; ${r.opened}`,
+    );
+  }
+}
+
 /** The open under the sampling profiler: its top self-time functions, one per line. */
 async function profileChild(file: string): Promise<void> {
   const lines = await topSelfTimes(async () => (await InspectorModel.fromRecording(file)).close(), 14);
   process.stdout.write(JSON.stringify(lines) + '\n');
 }
 
-function runChild(file: string, mode: '--child' | '--profile-child', cached = false, src: string | null = null, oneThread = false): string {
+function runChild(file: string, mode: '--child' | '--profile-child' | '--report-child', cached = false, src: string | null = null, oneThread = false): string {
   const extra = [...(cached ? ['--cached'] : []), ...(src !== null ? ['--src', src] : []), ...(oneThread ? ['--one-thread'] : [])];
   const r = spawnSync(process.execPath, [...process.execArgv, '--expose-gc', __filename, file, mode, ...extra], {
     encoding: 'utf8',
@@ -313,6 +358,7 @@ function report(file: string, label: string, profile: boolean, base: string | nu
       fs.rmSync(store, { force: true });
     }
   }
+  reportRows(file, mib);
   if (profile) {
     console.log('    profile of the open (a further run under the sampling profiler), top self time:');
     for (const l of JSON.parse(runChild(file, '--profile-child')) as string[]) console.log(`      ${l}`);
@@ -324,6 +370,7 @@ async function main(): Promise<void> {
   const srcAt = args.indexOf('--src');
   if (args.includes('--child')) return child(args[0], args.includes('--cached'), srcAt >= 0 ? args[srcAt + 1] : null, args.includes('--one-thread'));
   if (args.includes('--profile-child')) return profileChild(args[0]);
+  if (args.includes('--report-child')) return reportChild(args[0], args.includes('--one-thread'));
   const baseAt = args.indexOf('--base');
   const base = baseAt >= 0 ? args[baseAt + 1] : null;
   const files = args.filter((a, k) => !a.startsWith('--') && !(baseAt >= 0 && k === baseAt + 1));

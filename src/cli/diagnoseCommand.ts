@@ -4,7 +4,7 @@ import { parseSceneFile } from '../format/scene.js';
 import type { Finding, InjectionMechanism } from '../session/diagnose.js';
 import { BATCH_DIAGNOSIS, diagnoseScenario } from '../session/diagnosisRun.js';
 import { cliCacheOptions } from '../format/sidecarCache.js';
-import { type DiagnosisResult, reportRecordingParallel } from './recordingReport.js';
+import { type DiagnosisResult, type ReportRun, reportReadsOnTwoThreads, reportRecording, reportRecordingParallel } from './recordingReport.js';
 import { MECHANISM_SOURCE } from '../session/diagnosis/wording.js';
 import * as fs from 'node:fs';
 import { parseArgs, UsageError } from './args.js';
@@ -63,10 +63,15 @@ function fromScene(file: string, io: Output): Source[] {
   }));
 }
 
-async function fromRecording(file: string, io: Output): Promise<Source[]> {
-  // one pass (each frame parsed once; a large recording's later half on a second thread), or the sidecar cache's
-  // diagnosis: the same findings as `report`
-  const { reader, diagnosis } = await reportRecordingParallel(file, { cache: cliCacheOptions(), diagnosisOnly: true });
+/** The recording's findings: one pass (each frame parsed once), or the sidecar cache's diagnosis: the same as `report`'s. */
+function fromRecording(file: string, io: Output): Source[] | Promise<Source[]> {
+  const options = { cache: cliCacheOptions(), diagnosisOnly: true };
+  // a large plain recording's later half is read on a second thread (recordingReport.ts); any other in this call
+  if (reportReadsOnTwoThreads(file, options)) return reportRecordingParallel(file, options).then((run) => sourcesOf(file, run, io));
+  return sourcesOf(file, reportRecording(file, options), io);
+}
+
+function sourcesOf(file: string, { reader, diagnosis }: ReportRun, io: Output): Source[] {
   try {
     // printed in every mode (stderr): a run that skipped 294 of 300 lines must say so, also with --json
     printRecordingIssues(reader, io);
@@ -237,9 +242,8 @@ export function runDiagnose(argv: readonly string[], io: Output): number | Promi
   const json = options.get('json') === true;
   const recording = /\.jsonl(\.gz)?$/.test(file) || kindOfFile(file) === 'recording';
   const verbose = options.get('verbose') === true;
-  return recording
-    ? fromRecording(file, io).then((s) => printSources(s, io, json, verbose, failOn))
-    : printSources(fromScene(file, io), io, json, verbose, failOn);
+  const sources = recording ? fromRecording(file, io) : fromScene(file, io);
+  return Array.isArray(sources) ? printSources(sources, io, json, verbose, failOn) : sources.then((s) => printSources(s, io, json, verbose, failOn));
 }
 
 /** Prints the findings of one file's sources; the exit code (1 when a --fail-on kind was found). */

@@ -14,7 +14,7 @@ import { type WriterCheck, WriterChecks } from '../session/writerChecks.js';
 import { type KappaMax, type LedgerRow, type ReportRow, ReportRows, reportStretchThread } from './reportRows.js';
 import { notRecorded, solverKind } from '../session/solverDeclarations.js';
 import { openRecordingForCli, openRecordingForCliAsync } from './openRecording.js';
-import { type ParallelOpenOptions, type ParallelOutcome, PARALLEL_THRESHOLDS, ParallelStretch } from '../session/stretch/parallelStretch.js';
+import { type ParallelOpenOptions, type ParallelOutcome, PARALLEL_THRESHOLDS, ParallelStretch, readsOnTwoThreads } from '../session/stretch/parallelStretch.js';
 
 const quantile = (sorted: number[], q: number): number =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1) + 0.5))];
@@ -269,6 +269,11 @@ export type ReportParallelOptions = ParallelOpenOptions<ReportRow[]>;
 /** A large plain recording's later stretch on a thread of its own (session/stretch/parallelStretch.ts). */
 export const REPORT_PARALLEL: ReportParallelOptions = PARALLEL_THRESHOLDS;
 
+/** Whether reportRecordingParallel reads `file` on two threads (a large plain recording; not for the writer checks or a hook). */
+export function reportReadsOnTwoThreads(file: string, options: ReportOptions, parallel: ReportParallelOptions = REPORT_PARALLEL): boolean {
+  return options.check !== true && !options.hook && readsOnTwoThreads(file, parallel);
+}
+
 /**
  * reportRecording, with a large plain recording's later stretch read on a second thread (`parallel`; null: one
  * thread) when nothing needs every frame here (the writer checks, a hook): the same report and diagnosis exactly
@@ -281,7 +286,7 @@ export async function reportRecordingParallel(
   parallel: ReportParallelOptions | null = REPORT_PARALLEL,
 ): Promise<ReportRun & { readonly outcome: ParallelOutcome }> {
   const check = options.check === true;
-  if (!parallel || check || options.hook) return { ...reportRecording(file, options), outcome: { kind: 'one-thread' } };
+  if (!parallel || !reportReadsOnTwoThreads(file, options, parallel)) return { ...reportRecording(file, options), outcome: { kind: 'one-thread' } };
   const settings = options.diagnosis ?? BATCH_DIAGNOSIS;
   const builder = new ReportBuilder(false, settings);
   let split: ParallelStretch<ReportRow[]> | null = null;

@@ -5,7 +5,7 @@ import { parseArgs, UsageError } from './args.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
 import { formatCount, formatNumber, formatSigned } from '../engine/index.js';
-import { reportRecordingParallel } from './recordingReport.js';
+import { type ReportRun, reportReadsOnTwoThreads, reportRecording, reportRecordingParallel } from './recordingReport.js';
 import type { KappaMax } from './reportRows.js';
 import type { Output } from './output.js';
 import { printRecordingIssues } from './recordingIssues.js';
@@ -33,13 +33,19 @@ function kappaRankNote(k: KappaMax): string {
   return ` (rank ${k.rows - k.rankDeficiency} of ${formatCount(k.rows, 'row')}${k.cause ? ` — ${k.cause}` : ''}: κ(A) there is set by the regularisation ε)`;
 }
 
-export async function runReport(argv: readonly string[], io: Output): Promise<number> {
+export function runReport(argv: readonly string[], io: Output): number | Promise<number> {
   const { positionals, options } = parseArgs(argv, [], ['json', 'check']);
   if (positionals.length !== 1) throw new UsageError(`expected one recording\nusage: contact-lens ${REPORT_HELP.synopsis}`);
   const file = positionals[0];
   requireKind(file, 'report', ['recording']);
-  // a large recording's later half is read on a second thread (recordingReport.ts reportRecordingParallel)
-  const run = await reportRecordingParallel(file, { check: options.get('check') === true, cache: cliCacheOptions() });
+  const opts = { check: options.get('check') === true, cache: cliCacheOptions() };
+  // a large plain recording's later half is read on a second thread (recordingReport.ts); any other in this call
+  if (reportReadsOnTwoThreads(file, opts)) return reportRecordingParallel(file, opts).then((run) => printReport(file, run, options, io));
+  return printReport(file, reportRecording(file, opts), options, io);
+}
+
+/** Prints a recording's report (--json: one object); the exit code (1 when --check found a failing check). */
+function printReport(file: string, run: ReportRun, options: Map<string, string | true>, io: Output): number {
   const reader = run.reader;
   try {
     const n = reader.frameCount;

@@ -50,6 +50,18 @@ export type ParallelOutcome =
   /** The second thread's stretch was not used (why): this thread read on from frame `from`. */
   | { readonly kind: 'read-on'; readonly from: number; readonly why: string };
 
+/**
+ * Whether an open reads `file` on two threads: a plain recording of at least options.minBytes that has not changed
+ * for options.quietMs, on a machine with two cores (or a thread the options give). Else the open reads it alone — a
+ * small, compressed or growing file.
+ */
+export function readsOnTwoThreads(file: string, options: Omit<ParallelOpenOptions<unknown>, 'thread'> & { readonly thread?: unknown }): boolean {
+  // a file that cannot be read is the open's to report (one line naming it)
+  const st = fs.statSync(file, { throwIfNoEntry: false });
+  if (!st || !st.isFile() || st.size < options.minBytes || Date.now() - st.mtimeMs < options.quietMs || compressed(file)) return false;
+  return options.thread !== undefined || os.availableParallelism() >= 2;
+}
+
 /** A gzip file (read as one stream: its later stretch cannot be read on its own). */
 function compressed(file: string): boolean {
   const head = Buffer.alloc(2);
@@ -96,11 +108,7 @@ export class ParallelStretch<P> implements StretchReader {
     });
   }
 
-  /**
-   * Starts the stretch's thread (`workerThread`, unless options.thread replaces it) on a plain recording of at least
-   * options.minBytes that has not changed for options.quietMs (null: the open reads it alone — a small, compressed
-   * or growing file, or one core).
-   */
+  /** Starts the stretch's thread (`workerThread`, unless options.thread replaces it) when readsOnTwoThreads (else null). */
   static start<P>(
     file: string,
     header: RecordingHeader,
@@ -110,11 +118,10 @@ export class ParallelStretch<P> implements StretchReader {
     workerThread: () => StretchThread<P>,
     signal?: AbortSignal,
   ): ParallelStretch<P> | null {
-    const st = fs.statSync(file);
-    if (st.size < options.minBytes || Date.now() - st.mtimeMs < options.quietMs || compressed(file)) return null;
-    if (!options.thread && os.availableParallelism() < 2) return null;
-    const p = new ParallelStretch((options.thread ?? workerThread)(), diag, signal, st.size);
-    p.worker.postMessage({ file, header, from: Math.floor(st.size * options.share), diagnosis, budget: p.budget.buffer } satisfies StretchRequest);
+    if (!readsOnTwoThreads(file, options)) return null;
+    const size = fs.statSync(file).size;
+    const p = new ParallelStretch((options.thread ?? workerThread)(), diag, signal, size);
+    p.worker.postMessage({ file, header, from: Math.floor(size * options.share), diagnosis, budget: p.budget.buffer } satisfies StretchRequest);
     return p;
   }
 
