@@ -247,7 +247,12 @@ async function reportChild(file: string, oneThread: boolean): Promise<void> {
     peakRssMiB: peakRssMiB(),
     findings: r.diagnosis.findings.length,
     digest: createHash('sha256').update(printed).digest('hex').slice(0, 16),
-    opened: r.outcome.kind === 'two-threads' ? `two threads, the second from frame ${r.outcome.from}` : r.outcome.kind === 'read-on' ? `read on alone from frame ${r.outcome.from}: ${r.outcome.why}` : 'one thread',
+    opened:
+      r.outcome.kind === 'two-threads'
+        ? `two threads, the second from frame ${r.outcome.from}`
+        : r.outcome.kind === 'read-on'
+          ? `read on alone from frame ${r.outcome.from}: ${r.outcome.why}`
+          : 'one thread',
   };
   process.stdout.write(JSON.stringify(out) + '\n');
 }

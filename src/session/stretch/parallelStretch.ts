@@ -58,7 +58,7 @@ export type ParallelOutcome =
 export function readsOnTwoThreads(file: string, options: Omit<ParallelOpenOptions<unknown>, 'thread'> & { readonly thread?: unknown }): boolean {
   // a file that cannot be read is the open's to report (one line naming it)
   const st = fs.statSync(file, { throwIfNoEntry: false });
-  if (!st || !st.isFile() || st.size < options.minBytes || Date.now() - st.mtimeMs < options.quietMs || compressed(file)) return false;
+  if (!st?.isFile() || st.size < options.minBytes || Date.now() - st.mtimeMs < options.quietMs || compressed(file)) return false;
   return options.thread !== undefined || os.availableParallelism() >= 2;
 }
 
