@@ -3,7 +3,7 @@ import type { Columns } from './recordingColumns.js';
 
 /**
  * Another reader that takes over the later stretch of a plain recording during the open (a thread of its own:
- * src/extension/model/parallelOpen.ts). This reader indexes the lines before the cut; the other one, the rest.
+ * src/session/stretch/parallelStretch.ts). This reader indexes the lines before the cut; the other one, the rest.
  */
 export interface StretchReader {
   /** Offset of the line from which the other reader takes over (Infinity: not known yet); asked before each line. */

@@ -87,7 +87,7 @@ function positionWeights(header: RecordingHeader, f: RecordedFrame, prev: Record
 /**
  * What a diagnosis begun midway through a recording (Diagnoser.beginMidway) assumed of the frames before its
  * first one, by contact id of its own key table: checked against the diagnosis of those frames before its
- * findings are used (src/extension/model/parallelOpen.ts).
+ * findings are used (src/session/stretch/parallelStretch.ts).
  */
 export interface MidwayAssumptions {
   /** Contacts whose overlap was taken as new because this diagnosis had not seen them. */
