@@ -95,6 +95,23 @@ describe('report and diagnose of a recording on two threads', function () {
     for (const share of [0.2, 0.8]) assert.equal((await sameAsOneThread(faulty, share, small)).kind, 'two-threads', `cut at ${share}`);
   });
 
+  it('a recording that turns inconsistent after the cut (λ doubled from 80 % of its frames on): the consistency check found by the second thread is the one-thread one', async () => {
+    const lines = fs.readFileSync(stack, 'utf8').split('\n');
+    const from = Math.floor(lines.length * 0.8);
+    const doubled = path.join(dir, 'doubled.rec.jsonl');
+    const edit = (l: string): string => {
+      const f = JSON.parse(l) as { solver?: { lambda?: number[] } };
+      if (f.solver?.lambda) f.solver.lambda = f.solver.lambda.map((x) => 2 * x);
+      return JSON.stringify(f);
+    };
+    fs.writeFileSync(doubled, lines.map((l, i) => (i >= from && l.trim() ? edit(l) : l)).join('\n'));
+    const one = reportRecording(doubled, { cache: { mode: 'off' } });
+    one.reader.close();
+    assert.ok(one.diagnosis.consistency !== null && one.diagnosis.consistency.firstFrame > 0.5 * lines.length, JSON.stringify(one.diagnosis.consistency));
+    assert.equal((await sameAsOneThread(doubled, 0.5)).kind, 'two-threads');
+    assert.equal((await sameAsOneThread(doubled, 0.9)).kind, 'two-threads');
+  });
+
   it('keeps one thread for the writer checks, a hook that sees every frame, and small recordings', async () => {
     assert.equal((await reportRecordingParallel(stack, { check: true, cache: { mode: 'off' } }, split(0.5))).outcome.kind, 'one-thread');
     assert.equal((await reportRecordingParallel(stack, { hook: () => undefined, cache: { mode: 'off' } }, split(0.5))).outcome.kind, 'one-thread');

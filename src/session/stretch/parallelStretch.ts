@@ -182,6 +182,10 @@ export class ParallelStretch<P> implements StretchReader {
     for (let k = 0; k < w; k++) if (indexed.offset[from - w + k] !== r.index.offset[k]) return 'the stretch read other frames than this thread';
     if (this.diag.blewUp) return 'the simulation blew up before the stretch';
     if (r.budget === 'assumed-spent' && this.diag.cost.exhaustedAt === null) return 'the stretch took the re-solve budget as spent before it, and it was not';
+    // a consistency failure in the warm-up that this thread did not see (the stretch's first frame has no previous one there)
+    const first = r.consistency.first;
+    if (first && this.diag.consistency === null && first.firstFrame < r.index.frame[w])
+      return "the stretch's warm-up failed the consistency check, and this thread's did not";
     const keys = this.diag.keys;
     for (const key of r.unseen) {
       const id = keys.find(key);
