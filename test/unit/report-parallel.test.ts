@@ -133,10 +133,14 @@ describe('report and diagnose of a recording on two threads', function () {
   });
 
   it('on a real second thread (bundle dist/reportStretch.js, or its source), prints what one thread prints', async () => {
-    const real: ReportParallelOptions = { minBytes: 0, share: 0.5, quietMs: 0 };
-    const one = reportRecording(stack, { cache: { mode: 'off' } });
+    // a recording whose budget runs out before the cut: the real thread's stretch is used whether it takes the budget
+    // from this thread (known by then) or as spent (needed earlier), so the outcome does not depend on timing
+    const faulty = recordExample(dir, 'fault-pgs-too-few-iterations', 'pgs', 300);
+    const small = { diagnosis: { counterfactualTotalWork: DEFAULT_COUNTERFACTUAL_TOTAL_WORK }, cache: { mode: 'off' as const } };
+    const real: ReportParallelOptions = { minBytes: 0, share: 0.8, quietMs: 0 };
+    const one = reportRecording(faulty, small);
     one.reader.close();
-    const two = await reportRecordingParallel(stack, { cache: { mode: 'off' } }, real);
+    const two = await reportRecordingParallel(faulty, small, real);
     two.reader.close();
     assert.equal(two.outcome.kind, 'two-threads');
     assert.deepStrictEqual(printed(two), printed(one));
