@@ -23,7 +23,14 @@ import { recordExample } from '../exampleRecording.js';
 const ROOT = path.resolve(__dirname, '..', '..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cl-parallel-'));
 const inThisThread = (before = false): StretchThread<TimelineRows> => inThisThreadOf(timelineStretch, { before });
-const split = (share: number, before = false): ParallelOpenOptions => ({ minBytes: 0, share, quietMs: 0, thread: () => inThisThread(before) });
+// run before the open, the stretch cannot wait for the open's budget: it takes it as spent at once (speculateShare 0)
+const split = (share: number, before = false): ParallelOpenOptions => ({
+  minBytes: 0,
+  share,
+  quietMs: 0,
+  thread: () => inThisThread(before),
+  ...(before ? { speculateShare: 0 } : {}),
+});
 
 /** Everything the inspector shows of a recording opened with `parallel` (null: on one thread). */
 async function shown(file: string, parallel: ParallelOpenOptions | null, diagnosis: Partial<DiagnosisOptions> = {}) {

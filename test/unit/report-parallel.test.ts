@@ -20,11 +20,13 @@ import { recordExample } from '../exampleRecording.js';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cl-report-parallel-'));
+// run before the pass, the stretch cannot wait for the pass's budget: it takes it as spent at once (speculateShare 0)
 const split = (share: number, before = false): ReportParallelOptions => ({
   minBytes: 0,
   share,
   quietMs: 0,
   thread: () => inThisThread(reportStretch, { before }),
+  ...(before ? { speculateShare: 0 } : {}),
 });
 
 /** The report and the diagnosis as `report --json` and `diagnose --json` print them (the re-solves' times left out). */
@@ -46,6 +48,8 @@ describe('report and diagnose of a recording on two threads', function () {
   this.timeout(600_000);
   const files: string[] = [];
   let stack = '';
+  // our 10-box stack under 10 PGS sweeps: re-solves in most frames; with the inspector's budget it runs out near frame 110
+  let faulty = '';
 
   before(async () => {
     const planted = path.join(dir, 'planted');
@@ -61,6 +65,7 @@ describe('report and diagnose of a recording on two threads', function () {
     files.push(path.join(ROOT, 'examples', 'foreign-engine.rec.jsonl'));
     stack = recordExample(dir, 'box-stack-10', 'pgs', 240);
     files.push(stack);
+    faulty = recordExample(dir, 'fault-pgs-too-few-iterations', 'pgs', 300);
   });
 
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -76,8 +81,6 @@ describe('report and diagnose of a recording on two threads', function () {
   });
 
   it('a stretch that needs the re-solve budget before the pass knows it takes it as spent: used when it ran out before the cut, else the pass reads on', async () => {
-    // our 10-box stack under 10 PGS sweeps: re-solves in most frames; with the inspector's budget it runs out near frame 110
-    const faulty = recordExample(dir, 'fault-pgs-too-few-iterations', 'pgs', 300);
     const small = { diagnosis: { counterfactualTotalWork: DEFAULT_COUNTERFACTUAL_TOTAL_WORK } };
     const one = reportRecording(faulty, { ...small, cache: { mode: 'off' } });
     one.reader.close();
@@ -135,7 +138,6 @@ describe('report and diagnose of a recording on two threads', function () {
   it('on a real second thread (bundle dist/reportStretch.js, or its source), prints what one thread prints', async () => {
     // a recording whose budget runs out before the cut: the real thread's stretch is used whether it takes the budget
     // from this thread (known by then) or as spent (needed earlier), so the outcome does not depend on timing
-    const faulty = recordExample(dir, 'fault-pgs-too-few-iterations', 'pgs', 300);
     const small = { diagnosis: { counterfactualTotalWork: DEFAULT_COUNTERFACTUAL_TOTAL_WORK }, cache: { mode: 'off' as const } };
     const real: ReportParallelOptions = { minBytes: 0, share: 0.8, quietMs: 0 };
     const one = reportRecording(faulty, small);

@@ -37,7 +37,17 @@ export interface ParallelOpenOptions<P> {
   readonly quietMs: number;
   /** Starts the stretch's thread instead of the caller's worker thread (tests: inThisThread()). */
   readonly thread?: () => StretchThread<P>;
+  /** StretchRequest.speculateShare (default SPECULATE_SHARE). */
+  readonly speculateShare?: number;
 }
+
+/**
+ * A stretch that needs the re-solve budget before the open knows it takes it as spent once the open has spent this
+ * share of the total: likely to run out before the cut (on the pile, `diagnose`'s budget runs out at frame 143 of the
+ * open's 177, spent at a near-steady rate), while a recording that spends little waits for the cut instead of
+ * reading on after a wrong guess.
+ */
+export const SPECULATE_SHARE = 0.5;
 
 /** The thresholds of a two-thread open (the thread is the caller's). */
 export const PARALLEL_THRESHOLDS = { minBytes: 32 * 2 ** 20, share: 0.5, quietMs: 10_000 } as const;
@@ -121,7 +131,14 @@ export class ParallelStretch<P> implements StretchReader {
     if (!readsOnTwoThreads(file, options)) return null;
     const size = fs.statSync(file).size;
     const p = new ParallelStretch((options.thread ?? workerThread)(), diag, signal, size);
-    p.worker.postMessage({ file, header, from: Math.floor(size * options.share), diagnosis, budget: p.budget.buffer } satisfies StretchRequest);
+    p.worker.postMessage({
+      file,
+      header,
+      from: Math.floor(size * options.share),
+      diagnosis,
+      budget: p.budget.buffer,
+      speculateShare: options.speculateShare ?? SPECULATE_SHARE,
+    } satisfies StretchRequest);
     return p;
   }
 
@@ -129,6 +146,7 @@ export class ParallelStretch<P> implements StretchReader {
   diagnosedHere(): void {
     // a budget that ran out is final (attribution.ts): the stretch need not wait for the cut to know it
     if (this.diag.cost.exhaustedAt !== null) this.budget.publish(this.diag.cost);
+    else this.budget.progress(this.diag.cost.work);
   }
 
   cutAt(): number {
