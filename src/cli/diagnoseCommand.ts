@@ -4,7 +4,7 @@ import { parseSceneFile } from '../format/scene.js';
 import type { Finding, InjectionMechanism } from '../session/diagnose.js';
 import { BATCH_DIAGNOSIS, diagnoseScenario } from '../session/diagnosisRun.js';
 import { cliCacheOptions } from '../format/sidecarCache.js';
-import { type DiagnosisResult, type ReportRun, reportReadsOnTwoThreads, reportRecording, reportRecordingParallel } from './recordingReport.js';
+import { type DiagnosisResult, type ReportRun, reportRecordingCli } from './recordingReport.js';
 import { MECHANISM_SOURCE } from '../session/diagnosis/wording.js';
 import * as fs from 'node:fs';
 import { parseArgs, UsageError } from './args.js';
@@ -67,8 +67,8 @@ function fromScene(file: string, io: Output): Source[] {
 function fromRecording(file: string, io: Output): Source[] | Promise<Source[]> {
   const options = { cache: cliCacheOptions(), diagnosisOnly: true };
   // a large plain recording's later half is read on a second thread (recordingReport.ts); any other in this call
-  if (reportReadsOnTwoThreads(file, options)) return reportRecordingParallel(file, options).then((run) => sourcesOf(file, run, io));
-  return sourcesOf(file, reportRecording(file, options), io);
+  const run = reportRecordingCli(file, options);
+  return run instanceof Promise ? run.then((r) => sourcesOf(file, r, io)) : sourcesOf(file, run, io);
 }
 
 function sourcesOf(file: string, { reader, diagnosis }: ReportRun, io: Output): Source[] {

@@ -269,9 +269,15 @@ export type ReportParallelOptions = ParallelOpenOptions<ReportRow[]>;
 /** A large plain recording's later stretch on a thread of its own (session/stretch/parallelStretch.ts). */
 export const REPORT_PARALLEL: ReportParallelOptions = PARALLEL_THRESHOLDS;
 
-/** Whether reportRecordingParallel reads `file` on two threads (a large plain recording; not for the writer checks or a hook). */
-export function reportReadsOnTwoThreads(file: string, options: ReportOptions, parallel: ReportParallelOptions = REPORT_PARALLEL): boolean {
-  return options.check !== true && !options.hook && readsOnTwoThreads(file, parallel);
+/** Nothing needs every frame in this thread: neither the writer checks nor a hook. */
+const mayUseTwoThreads = (options: ReportOptions): boolean => options.check !== true && !options.hook;
+
+/**
+ * `report` and `diagnose`: a large plain recording's pass on two threads (a promise), any other's in this call
+ * (reportRecording).
+ */
+export function reportRecordingCli(file: string, options: ReportOptions): ReportRun | Promise<ReportRun> {
+  return mayUseTwoThreads(options) && readsOnTwoThreads(file, REPORT_PARALLEL) ? twoThreadPass(file, options, REPORT_PARALLEL) : reportRecording(file, options);
 }
 
 /**
@@ -285,8 +291,16 @@ export async function reportRecordingParallel(
   options: ReportOptions = {},
   parallel: ReportParallelOptions | null = REPORT_PARALLEL,
 ): Promise<ReportRun & { readonly outcome: ParallelOutcome }> {
-  const check = options.check === true;
-  if (!parallel || !reportReadsOnTwoThreads(file, options, parallel)) return { ...reportRecording(file, options), outcome: { kind: 'one-thread' } };
+  if (!parallel || !mayUseTwoThreads(options)) return { ...reportRecording(file, options), outcome: { kind: 'one-thread' } };
+  return twoThreadPass(file, options, parallel);
+}
+
+/** The pass with its later stretch on another thread when the file is one for it (ParallelStretch.start), else alone. */
+async function twoThreadPass(
+  file: string,
+  options: ReportOptions,
+  parallel: ReportParallelOptions,
+): Promise<ReportRun & { readonly outcome: ParallelOutcome }> {
   const settings = options.diagnosis ?? BATCH_DIAGNOSIS;
   const builder = new ReportBuilder(false, settings);
   let split: ParallelStretch<ReportRow[]> | null = null;
@@ -295,7 +309,7 @@ export async function reportRecordingParallel(
   try {
     reader = await openRecordingForCliAsync(file, {
       cache: options.cache,
-      needsFrames: framesWanted(options, check),
+      needsFrames: framesWanted(options, false), // no writer checks here (mayUseTwoThreads)
       onFrame: (_, f, header) => {
         if (!builder.started) split = ParallelStretch.start(file, header, settings, builder.diagnoser(header), parallel, reportStretchThread);
         builder.add(f, header);
@@ -313,5 +327,5 @@ export async function reportRecordingParallel(
   const used = p?.used;
   if (p && used)
     builder.appendStretch(used.result.payload, { findings: [...builder.ownFindings, ...p.stretchFindings()], consistency: p.consistency(), cost: p.cost() });
-  return { ...finishRun(reader, builder, check, settings), outcome: p?.outcome ?? { kind: 'one-thread' } };
+  return { ...finishRun(reader, builder, false, settings), outcome: p?.outcome ?? { kind: 'one-thread' } };
 }

@@ -5,7 +5,7 @@ import { parseArgs, UsageError } from './args.js';
 import { requireKind } from './fileKind.js';
 import type { CommandHelp } from './help.js';
 import { formatCount, formatNumber, formatSigned } from '../engine/index.js';
-import { type ReportRun, reportReadsOnTwoThreads, reportRecording, reportRecordingParallel } from './recordingReport.js';
+import { type ReportRun, reportRecordingCli } from './recordingReport.js';
 import type { KappaMax } from './reportRows.js';
 import type { Output } from './output.js';
 import { printRecordingIssues } from './recordingIssues.js';
@@ -40,8 +40,8 @@ export function runReport(argv: readonly string[], io: Output): number | Promise
   requireKind(file, 'report', ['recording']);
   const opts = { check: options.get('check') === true, cache: cliCacheOptions() };
   // a large plain recording's later half is read on a second thread (recordingReport.ts); any other in this call
-  if (reportReadsOnTwoThreads(file, opts)) return reportRecordingParallel(file, opts).then((run) => printReport(file, run, options, io));
-  return printReport(file, reportRecording(file, opts), options, io);
+  const run = reportRecordingCli(file, opts);
+  return run instanceof Promise ? run.then((r) => printReport(file, r, options, io)) : printReport(file, run, options, io);
 }
 
 /** Prints a recording's report (--json: one object); the exit code (1 when --check found a failing check). */

@@ -65,11 +65,18 @@ export type ParallelOutcome =
  * for options.quietMs, on a machine with two cores (or a thread the options give). Else the open reads it alone — a
  * small, compressed or growing file.
  */
-export function readsOnTwoThreads(file: string, options: Omit<ParallelOpenOptions<unknown>, 'thread'> & { readonly thread?: unknown }): boolean {
+export function readsOnTwoThreads(file: string, options: TwoThreadTest): boolean {
+  return twoThreadSize(file, options) !== null;
+}
+
+type TwoThreadTest = Omit<ParallelOpenOptions<unknown>, 'thread'> & { readonly thread?: unknown };
+
+/** The file's size (bytes) when readsOnTwoThreads, else null. */
+function twoThreadSize(file: string, options: TwoThreadTest): number | null {
   // a file that cannot be read is the open's to report (one line naming it)
   const st = fs.statSync(file, { throwIfNoEntry: false });
-  if (!st?.isFile() || st.size < options.minBytes || Date.now() - st.mtimeMs < options.quietMs || compressed(file)) return false;
-  return options.thread !== undefined || os.availableParallelism() >= 2;
+  if (!st?.isFile() || st.size < options.minBytes || Date.now() - st.mtimeMs < options.quietMs || compressed(file)) return null;
+  return options.thread !== undefined || os.availableParallelism() >= 2 ? st.size : null;
 }
 
 /** A gzip file (read as one stream: its later stretch cannot be read on its own). */
@@ -128,8 +135,8 @@ export class ParallelStretch<P> implements StretchReader {
     workerThread: () => StretchThread<P>,
     signal?: AbortSignal,
   ): ParallelStretch<P> | null {
-    if (!readsOnTwoThreads(file, options)) return null;
-    const size = fs.statSync(file).size;
+    const size = twoThreadSize(file, options);
+    if (size === null) return null;
     const p = new ParallelStretch((options.thread ?? workerThread)(), diag, signal, size);
     p.worker.postMessage({
       file,
@@ -249,9 +256,9 @@ export class ParallelStretch<P> implements StretchReader {
       frames: m.frames + s.frames,
       islands: m.islands + s.islands,
       ms: m.ms + s.ms,
-      // once taken, the stretch's work starts from this thread's (BudgetHandoff): the one-thread sum; taken as spent,
-      // the stretch re-solved nothing
-      work: u.result.budget === 'taken' ? s.work : u.result.budget === 'assumed-spent' ? m.work : m.work + s.work,
+      // once taken, the stretch's work starts from this thread's (BudgetHandoff): the one-thread sum; not taken (not
+      // needed, or taken as spent) the stretch re-solved nothing
+      work: u.result.budget === 'taken' ? s.work : m.work,
       exhaustedAt: this.exhaustedAt,
     };
   }
