@@ -10,7 +10,7 @@
  */
 import { Session } from 'node:inspector/promises';
 import { InspectorModel } from '../src/extension/model/inspectorModel.js';
-import { encodeHeatMap, encodeHeatMapBlocks } from '../src/protocol/heatMap.js';
+import { encodeHeatMap, encodeHeatMapBlockRows } from '../src/protocol/heatMap.js';
 import { machineInfo } from './common.js';
 
 interface ProfileNode {
@@ -46,14 +46,14 @@ async function main(): Promise<void> {
   console.log(`  allocated during the open: ${(total / MB).toFixed(0)} MB; the functions that allocate most (MB):`);
   for (const [name, bytes] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`    ${(bytes / MB).toFixed(0).padStart(6)}  ${name}`);
 
-  // one busy frame's heat maps: every island with an assembled A, dense and from its shared-body blocks
+  // one busy frame's heat maps: every island with an assembled A, dense and from its blocks
   const contacts = m.timeline.contacts;
   let near = 0;
   for (let i = 1; i < contacts.length; i++) if (Math.abs(contacts[i] - 3800) < Math.abs(contacts[near] - 3800)) near = i;
   const frame = frameArg !== undefined ? Number(frameArg) : near;
-  const islands = m.session.detail(frame, { conditioning: 'none' }).islands.filter((isl) => isl.problem !== null && isl.sharedBodies);
+  const islands = m.session.detail(frame, { conditioning: 'none' }).islands.filter((isl) => isl.blocks !== undefined);
   if (islands.length === 0) {
-    console.log(`  frame ${frame}: no island with its shared-body blocks (a build before encodeHeatMapBlocks)`);
+    console.log(`  frame ${frame}: no island with its Delassus blocks (a build before encodeHeatMapBlockRows)`);
     return m.close();
   }
   let entries = 0;
@@ -71,17 +71,17 @@ async function main(): Promise<void> {
     for (const isl of islands) encodeHeatMap(isl.problem!.A, isl.problem!.size);
   });
   const blocks = time(() => {
-    for (const isl of islands) encodeHeatMapBlocks(isl.problem!.A, isl.problem!.size, isl.sharedBodies!);
+    for (const isl of islands) encodeHeatMapBlockRows(isl.blocks!);
   });
   let same = true;
   for (const isl of islands) {
     const p = isl.problem!;
     const a = encodeHeatMap(p.A, p.size),
-      b = encodeHeatMapBlocks(p.A, p.size, isl.sharedBodies!);
+      b = encodeHeatMapBlockRows(isl.blocks!);
     same &&= a.maxAbs === b.maxAbs && a.nonFinite === b.nonFinite && a.levels.every((v, k) => v === b.levels[k]);
   }
   console.log(
-    `  frame ${frame} (${contacts[frame]} contacts): heat maps of its ${islands.length} assembled islands (${entries} entries of A), median of 15: dense ${dense.toFixed(2)} ms, from the shared-body blocks ${blocks.toFixed(2)} ms; the same levels: ${same ? 'yes' : 'NO'}`,
+    `  frame ${frame} (${contacts[frame]} contacts): heat maps of its ${islands.length} assembled islands (${entries} entries of A), median of 15: dense ${dense.toFixed(2)} ms, from its blocks ${blocks.toFixed(2)} ms; the same levels: ${same ? 'yes' : 'NO'}`,
   );
   m.close();
 }

@@ -7,7 +7,7 @@
  * when a block is at least 6 px wide; the selected contacts' diagonal blocks are outlined.
  */
 import { HEAT_DECADES, HEAT_NEGATIVE, HEAT_NON_FINITE, HEAT_STEPS, type HeatMap } from '../src/protocol/heatMap.js';
-import type { IslandView } from '../src/protocol/inspector.js';
+import { drawnIslands, type IslandView } from '../src/protocol/inspector.js';
 import { num } from './format.js';
 import { byId, el } from './dom.js';
 
@@ -15,8 +15,6 @@ import { byId, el } from './dom.js';
 const MAX_CELL = 24;
 /** Largest heat map side drawn (px); smaller islands get bigger cells. */
 const MAX_SIDE = 360;
-/** At most this many islands are drawn (largest first); the rest are listed as a count. */
-const MAX_ISLANDS = 12;
 
 type RGB = [number, number, number];
 
@@ -97,11 +95,7 @@ export class MatrixView {
 
   /** Shows the islands; `selected` = frame contact indices to outline. */
   show(islands: readonly IslandView[], selected: ReadonlySet<number>): void {
-    const order = islands
-      .map((_, k) => k)
-      .sort((a, b) => islands[b].size - islands[a].size)
-      .slice(0, MAX_ISLANDS);
-    order.sort((a, b) => a - b);
+    const order = drawnIslands(islands.map((isl) => isl.size));
     while (this.boxes.length < order.length) this.boxes.push(this.makeBox());
     order.forEach((k, j) => this.fill(this.boxes[j], k, islands[k], selected));
     for (let j = 0; j < this.boxes.length; j++) this.boxes[j].root.hidden = j >= order.length;

@@ -27,6 +27,8 @@ export {
   isStatic,
   jacobianVelocityChanges,
 } from './assembly.js';
+export type { BlockRows } from './delassusBlocks.js';
+export { denseFromBlockRows, sharedBodyBlockRows } from './delassusBlocks.js';
 
 // conditioning of A and its causes
 export type { Conditioning } from './conditioning.js';

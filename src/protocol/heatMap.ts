@@ -80,70 +80,47 @@ export function encodeHeatMap(A: Float64Array, size: number): HeatMap {
 }
 
 /**
- * Groups of 3×3 blocks outside which a matrix of 3×3 blocks is zero, except on its diagonal: group g lists
- * entries[start[g] … start[g + 1]), each 2·block + one bit (ignored here); blocks i and j of one group may
- * make A's blocks (i, j) and (j, i) non-zero. The contacts on each dynamic body of an island
- * (engine/assembly.ts ContactsByBody), since A = J M⁻¹ Jᵀ + εI couples two contacts only through a shared body.
+ * A symmetric matrix of 3×3 blocks given by its non-zero blocks on and above the diagonal, row by row: block
+ * (i, col[p]) for p in [start[i], start[i + 1]), 9 numbers each, row-major, in val (the diagonal blocks complete);
+ * every other block is zero. The island's Delassus blocks (engine/delassusBlocks.ts BlockRows).
  */
-export interface BlockGroups {
+export interface SymmetricBlockRows {
+  readonly contactCount: number;
   readonly start: Int32Array;
-  readonly entries: Int32Array;
+  readonly col: Int32Array;
+  readonly val: Float64Array;
 }
 
 /**
- * encodeHeatMap of an A that is zero outside the diagonal and the blocks that `groups` names: the same levels,
- * reading only those blocks (Σ deg² of them instead of size² entries; 18 % of a busy pile island's entries).
+ * encodeHeatMap of the 3C×3C matrix these blocks make: the same levels, max|a| and NaN count (an entry of an
+ * off-diagonal block stands for two entries, itself and its mirror), reading the blocks only (Σ deg² of them
+ * instead of (3C)² entries: under a fifth of a busy pile island's).
  */
-export function encodeHeatMapBlocks(A: Float64Array, size: number, groups: BlockGroups): HeatMap {
-  const levels = new Uint8Array(size * size);
-  const { start, entries } = groups;
-  const G = start.length - 1;
+export function encodeHeatMapBlockRows(rows: SymmetricBlockRows): HeatMap {
+  const { contactCount: C, start, col, val } = rows;
+  const n = 3 * C;
+  const levels = new Uint8Array(n * n);
   let maxAbs = 0;
-  for (let i = 0; i < size; i++) {
-    const x = Math.abs(A[i * size + i]);
+  for (let k = 0; k < val.length; k++) {
+    const x = Math.abs(val[k]);
     if (x > maxAbs && x < Infinity) maxAbs = x;
   }
-  // every ordered pair (p, q) of a group: block (i, j) of A, row by row
-  for (let g = 0; g < G; g++)
-    for (let p = start[g]; p < start[g + 1]; p++) {
-      const r0 = 3 * (entries[p] >> 1);
-      for (let q = start[g]; q < start[g + 1]; q++) {
-        const c0 = 3 * (entries[q] >> 1);
-        for (let k = r0 * size + c0, r = 0; r < 3; r++, k += size)
-          for (let c = 0; c < 3; c++) {
-            const x = Math.abs(A[k + c]);
-            if (x > maxAbs && x < Infinity) maxAbs = x;
-          }
-      }
-    }
   const { scale, offset } = levelScale(maxAbs);
   let nonFinite = 0;
-  /** Sets entry k's level unless it is zero or already set, and returns it. */
-  const encode = (k: number): number => {
-    const a = A[k];
-    if (a === 0 || levels[k] !== 0) return levels[k];
-    if (Number.isFinite(a)) return (levels[k] = finiteLevel(a, scale, offset));
-    nonFinite++;
-    return (levels[k] = HEAT_NON_FINITE);
-  };
-  for (let i = 0; i < size; i++) encode(i * size + i);
-  // pairs p ≤ q: the entry above the diagonal, and its mirror (the same level when A is symmetric there, as
-  // assembled); an entry already set (a block of two contacts on the same two bodies is in both groups) is kept
-  for (let g = 0; g < G; g++)
-    for (let p = start[g]; p < start[g + 1]; p++) {
-      const r0 = 3 * (entries[p] >> 1);
-      for (let q = p; q < start[g + 1]; q++) {
-        const c0 = 3 * (entries[q] >> 1);
-        for (let r = 0; r < 3; r++)
-          for (let c = 0; c < 3; c++) {
-            const k = (r0 + r) * size + c0 + c,
-              m = (c0 + c) * size + r0 + r;
-            const level = encode(k);
-            if (m === k || levels[m] !== 0 || A[m] === 0) continue;
-            if (A[m] === A[k]) levels[m] = level;
-            else encode(m);
-          }
-      }
+  for (let i = 0; i < C; i++)
+    for (let p = start[i]; p < start[i + 1]; p++) {
+      const j = col[p],
+        mirrored = j !== i;
+      for (let r = 0; r < 3; r++)
+        for (let s = 0; s < 3; s++) {
+          const a = val[9 * p + 3 * r + s];
+          if (a === 0) continue;
+          let level = HEAT_NON_FINITE;
+          if (Number.isFinite(a)) level = finiteLevel(a, scale, offset);
+          else nonFinite += mirrored ? 2 : 1;
+          levels[(3 * i + r) * n + 3 * j + s] = level;
+          if (mirrored) levels[(3 * j + s) * n + 3 * i + r] = level;
+        }
     }
   return { levels, maxAbs, nonFinite };
 }

@@ -132,7 +132,10 @@ export interface IslandView {
   readonly contacts: readonly number[];
   /** Rows of A (3 per contact). */
   readonly size: number;
-  /** A as heat-map levels (./heatMap.ts) when size ≤ MAX_MATRIX_ROWS, else null (see `reason`). */
+  /**
+   * A as heat-map levels (./heatMap.ts) when size ≤ MAX_MATRIX_ROWS (else null, see `reason`) and the island is one
+   * of those the matrix panel draws (drawnIslands; else null).
+   */
   readonly heat: HeatMap | null;
   readonly kappa: number | null;
   readonly lambdaMin: number | null;
@@ -177,6 +180,21 @@ export function withIslandConditioning(view: FrameView, cs: readonly IslandCondi
 
 /** Largest island whose A is sent to the webview as a heat map (3 rows per contact). */
 export const MAX_MATRIX_ROWS = 600;
+
+/** At most this many islands are drawn in the matrix panel; the rest are listed as a count. */
+export const MAX_DRAWN_ISLANDS = 12;
+
+/**
+ * The islands the matrix panel draws, in island order: the MAX_DRAWN_ISLANDS largest by rows (ties: the earlier
+ * island). The host sends heat maps for these only; the webview draws these.
+ */
+export function drawnIslands(sizes: readonly number[]): number[] {
+  return sizes
+    .map((_, k) => k)
+    .sort((a, b) => sizes[b] - sizes[a] || a - b)
+    .slice(0, MAX_DRAWN_ISLANDS)
+    .sort((a, b) => a - b);
+}
 
 export interface FrameView {
   readonly index: number;

@@ -14,11 +14,12 @@ import {
   conditioningCauses,
   type ContactJacobians,
   contactsByBody,
-  type ContactsByBody,
+  type BlockRows,
   type ContactProblem,
   DENSE_ISLAND_LIMIT,
-  denseProblem,
+  denseFromBlockRows,
   type RhsDecomposition,
+  sharedBodyBlockRows,
   type Vec3,
 } from '../engine/index.js';
 import { toContactPoint, type RecordedContact, type RecordedFrame, type RecordingHeader } from '../format/recording.js';
@@ -60,16 +61,42 @@ export interface IslandDetail {
   /** Likely causes of a large κ or a rank deficiency (mass ratio, duplicated rows, redundant contacts). */
   readonly causes?: readonly ConditioningCause[];
   /**
-   * With problem: each dynamic body's contacts in the island's order (engine ContactsByBody); outside its
-   * diagonal, A is zero except in the blocks of two contacts on one body (what the heat map reads).
+   * Present exactly when problem is: A's non-zero 3×3 blocks (engine BlockRows: A couples two contacts only through
+   * a body they share), what the heat map reads. From Session.detail with conditioning 'none', `problem` forms the
+   * dense A from them when first read.
    */
-  readonly sharedBodies?: ContactsByBody;
+  readonly blocks?: BlockRows;
   /** Recorded λ of the island's contacts in the island's order (3 per contact). */
   readonly lambda: Float64Array;
   /** ġ⁻, ġ⁺ (3 per contact) and m_eff per contact in the island's order, from the same Jacobians as b; null with b. */
   readonly kinematics: KinematicsColumns | null;
   /** Why problem (and possibly b) is missing. */
   readonly reason?: string;
+}
+
+/** The island's ContactProblem with the dense A of its blocks (bit for bit the A that denseProblem assembles). */
+function problemOfBlocks(k: ContactJacobians, blocks: BlockRows, regularization: number): ContactProblem {
+  return {
+    contactCount: k.contactCount,
+    size: k.size,
+    A: denseFromBlockRows(blocks),
+    b: k.b,
+    mu: k.mu,
+    regularization,
+    contacts: k.contacts,
+    rhs: k.rhs,
+    physics: k.physics,
+  };
+}
+
+/**
+ * The island with `problem` formed when first read (then kept): a frame view reads the blocks, and most of a busy
+ * frame's islands never need their dense A (7.3 MB for the 1000-box pile's 3 800-contact frame). An own,
+ * enumerable property, so that a spread or JSON.stringify of the island reads it as a plain field.
+ */
+function withDenseOnDemand(island: Omit<IslandDetail, 'problem'>, dense: () => ContactProblem): IslandDetail {
+  let problem: ContactProblem | null = null;
+  return Object.defineProperty(island, 'problem', { enumerable: true, get: () => (problem ??= dense()) }) as IslandDetail;
 }
 
 /** An island whose problem could not be re-assembled: its recorded λ and why (no b, A or kinematics). */
@@ -213,25 +240,17 @@ export function frameDetail(input: DetailInput, detailOptions: DetailOptions = {
           reason: `island of ${cs.length} contacts exceeds the dense limit of ${DENSE_ISLAND_LIMIT}: A ((3C)² = ${(3 * cs.length) ** 2} entries) is not assembled; b and μ are`,
         };
       }
-      const sharedBodies = contactsByBody(jacobians, cs);
-      const problem = denseProblem(jacobians, cs, options.regularization, sharedBodies);
-      const assembled = {
-        bodies: isl.bodies,
-        contacts: isl.contacts,
-        problem,
-        sharedBodies,
-        b: problem.b,
-        rhs: problem.rhs ?? null,
-        mu: problem.mu,
-        lambda,
-        kinematics,
-      };
-      if (detailOptions.conditioning === 'none') return { ...assembled, conditioning: null };
+      const blocks = sharedBodyBlockRows(jacobians, contactsByBody(jacobians, cs), options.regularization);
+      const assembled = { bodies: isl.bodies, contacts: isl.contacts, blocks, b: jacobians.b, rhs: jacobians.rhs, mu: jacobians.mu, lambda, kinematics };
+      const dense = (): ContactProblem => problemOfBlocks(jacobians, blocks, options.regularization);
+      if (detailOptions.conditioning === 'none') return withDenseOnDemand({ ...assembled, conditioning: null }, dense);
+      const problem = dense();
       const cond = estimate
         ? conditioningEstimate(problem.A, problem.size, problem.regularization, problem)
         : exactIslandConditioning(problem.A, problem.size, problem.regularization, problem);
       return {
         ...assembled,
+        problem,
         conditioning: cond,
         // conditioningCauses reads the rank deficiency only, which both analyses give
         causes: conditioningCauses(problem, cond),

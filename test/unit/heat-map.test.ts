@@ -3,9 +3,14 @@ import assert from 'node:assert/strict';
 import { rng } from '../rng.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseSceneFile } from '../../src/format/scene.js';
+import * as os from 'node:os';
+import { assembleJacobians, type ContactJacobians, type ContactsByBody, contactsByBody, denseFromBlockRows, denseProblem } from '../../src/engine/index.js';
+import { toContactPoint } from '../../src/format/recording.js';
+import { solveTimeBodies } from '../../src/session/preSolve.js';
 import { Session, type IslandDetail } from '../../src/session/session.js';
-import { encodeHeatMap, encodeHeatMapBlocks, HEAT_DECADES, HEAT_NEGATIVE, HEAT_NON_FINITE, HEAT_STEPS, HEAT_ZERO } from '../../src/protocol/heatMap.js';
+import { recordExample } from '../exampleRecording.js';
+import { recordPeer } from '../peers/recordPeer.js';
+import { encodeHeatMap, encodeHeatMapBlockRows, HEAT_DECADES, HEAT_NEGATIVE, HEAT_NON_FINITE, HEAT_STEPS, HEAT_ZERO } from '../../src/protocol/heatMap.js';
 
 const EXAMPLES = path.resolve(__dirname, '..', '..', 'examples');
 
@@ -64,45 +69,79 @@ describe('heat map levels against Math.log10', () => {
   });
 });
 
-describe('heat map of an assembled A from its shared-body blocks (encodeHeatMapBlocks)', () => {
-  const stack = (): IslandDetail[] => {
-    const file = path.join(EXAMPLES, 'box-stack-10.scene.json');
-    const desc = parseSceneFile(fs.readFileSync(file, 'utf8'), file).scenarios[0].desc;
-    const s = Session.fromScenario(desc, { frames: 4 });
-    return [1, 2, 3].flatMap((i) => s.detail(i, { conditioning: 'none' }).islands.filter((isl) => isl.problem !== null));
-  };
+describe("an island's Delassus blocks (engine/delassusBlocks.ts) and the heat map from them", function () {
+  this.timeout(120_000);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cl-heat-blocks-'));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it('gives the levels, max|a| and NaN count of the dense encoding on every island of a stack', () => {
-    const islands = stack();
-    assert.ok(
-      islands.some((isl) => isl.contacts.length >= 8),
-      'islands with many contacts on shared bodies',
-    );
-    for (const isl of islands) {
-      const p = isl.problem!;
-      assert.ok(isl.sharedBodies, 'an assembled island carries its contacts by body');
-      assert.deepEqual(encodeHeatMapBlocks(p.A, p.size, isl.sharedBodies!), encodeHeatMap(p.A, p.size));
+  /** Every assembled island of a few frames of recordings: ours, cannon-es's and Rapier's stacks, a foreign engine's file. */
+  const islands: { file: string; frame: number; isl: IslandDetail; jacobians: ContactJacobians; byBody: ContactsByBody; regularization: number }[] = [];
+  before(async () => {
+    const files = [
+      recordExample(dir, 'box-stack-10', 'pgs', 60),
+      await recordPeer('cannon', 'stack', { out: path.join(dir, 'cannon-stack.rec.jsonl') }),
+      await recordPeer('rapier', 'stack', { out: path.join(dir, 'rapier-stack.rec.jsonl') }),
+      path.join(EXAMPLES, 'foreign-engine.rec.jsonl'),
+    ];
+    for (const file of files) {
+      const s = Session.fromRecording(file);
+      for (let i = 1; i < s.frameCount; i += Math.max(1, Math.floor(s.frameCount / 8))) {
+        const d = s.detail(i, { conditioning: 'none' });
+        const f = s.frame(i);
+        const pre = solveTimeBodies(s.header, f, s.frame(i - 1));
+        assert.ok(pre.ok, `${file} frame ${i}: pre-solve state`);
+        for (const isl of d.islands) {
+          if (isl.blocks === undefined) continue;
+          const cs = isl.contacts.map((k) => toContactPoint(f.contacts[k]));
+          const jacobians = assembleJacobians(pre.bodies, cs, d.assembly);
+          islands.push({
+            file: path.basename(file),
+            frame: i,
+            isl,
+            jacobians,
+            byBody: contactsByBody(jacobians, cs),
+            regularization: d.assembly.regularization,
+          });
+        }
+      }
     }
   });
 
-  it('an entry inside the blocks that is NaN, or differs from its mirror, is encoded as the dense encoding does, each NaN counted once', () => {
-    const isl = stack().reduce((a, b) => (b.contacts.length > a.contacts.length ? b : a));
-    const p = isl.problem!;
-    const A = Float64Array.from(p.A);
-    const n = p.size;
-    // two contacts between the same two boxes: their block is listed under both bodies
-    const body = (k: number): [number, number] => [p.contacts![k].contact.bodyA, p.contacts![k].contact.bodyB];
-    let pair: [number, number] | null = null;
-    for (let i = 0; i < p.contactCount && !pair; i++)
-      for (let j = i + 1; j < p.contactCount && !pair; j++) if (body(i)[1] >= 0 && String(body(i)) === String(body(j))) pair = [i, j];
-    assert.ok(pair, 'two contacts between the same two boxes');
-    const [i, j] = pair;
-    A[3 * i * n + 3 * j + 1] = NaN;
-    A[(3 * j + 1) * n + 3 * i] = NaN;
-    A[1 * n + 4] = -A[1 * n + 4] * 1e-3; // no longer equal to its mirror A[4][1]
-    A[2 * n + 2] = Infinity; // on the diagonal
-    const dense = encodeHeatMap(A, n);
+  it('form, bit for bit, the dense A that denseProblem assembles, on recordings of three engines and a foreign file', () => {
+    assert.ok(islands.length >= 20, `${islands.length} islands`);
+    let busy = false;
+    for (const { file, frame, isl, jacobians, byBody, regularization } of islands) {
+      const A = denseProblem(jacobians, [], regularization, byBody).A;
+      const fromBlocks = denseFromBlockRows(isl.blocks!);
+      assert.ok(A.length === fromBlocks.length && A.every((a, k) => Object.is(a, fromBlocks[k])), `${file} frame ${frame}`);
+      assert.deepEqual(isl.problem!.A, A, "the island's problem, formed on demand");
+      // one block per pair of contacts on a shared body, on and above the diagonal
+      const C = isl.contacts.length,
+        blocks = isl.blocks!.col.length;
+      assert.ok(blocks >= C && blocks <= (C * (C + 1)) / 2, `${blocks} blocks for ${C} contacts`);
+      busy ||= C >= 20 && blocks < (C * (C + 1)) / 4;
+    }
+    assert.ok(busy, 'an island of 20 or more contacts where fewer than half the pairs share a body');
+  });
+
+  it('give the heat map of the dense A: the same levels, max|a| and NaN count', () => {
+    for (const { isl } of islands) {
+      const p = isl.problem!;
+      assert.deepEqual(encodeHeatMapBlockRows(isl.blocks!), encodeHeatMap(p.A, p.size));
+    }
+  });
+
+  it('a NaN or ±∞ in a block is encoded as the dense encoding does, counted once per entry of A it stands for', () => {
+    const { isl } = islands.reduce((a, b) => (b.isl.contacts.length > a.isl.contacts.length ? b : a));
+    const { start, col, val } = isl.blocks!;
+    const v = Float64Array.from(val);
+    const offDiagonal = start[0] + 1; // row 0's second block: a contact sharing a body with contact 0
+    assert.ok(offDiagonal < start[1] && col[offDiagonal] > 0, 'contact 0 shares a body with a later contact');
+    v[9 * offDiagonal + 1] = NaN; // and its mirror
+    v[4] = Infinity; // on the diagonal
+    const rows = { ...isl.blocks!, val: v };
+    const dense = encodeHeatMap(denseFromBlockRows(rows), 3 * isl.contacts.length);
     assert.equal(dense.nonFinite, 3);
-    assert.deepEqual(encodeHeatMapBlocks(A, n, isl.sharedBodies!), dense);
+    assert.deepEqual(encodeHeatMapBlockRows(rows), dense);
   });
 });

@@ -8,7 +8,7 @@ import { runScenario } from '../../src/session/runScenario.js';
 import { frameEnergy } from '../../src/session/diagnose.js';
 import { RecordingReader } from '../../src/format/recordingFile.js';
 import { validateHostMessage, validateWebviewMessage, type ProtocolError } from '../../src/protocol/validate.js';
-import { FINDING_HEADLINE_MAX, PROTOCOL_VERSION } from '../../src/protocol/inspector.js';
+import { drawnIslands, FINDING_HEADLINE_MAX, MAX_DRAWN_ISLANDS, PROTOCOL_VERSION } from '../../src/protocol/inspector.js';
 import { toFindingView } from '../../src/extension/model/timelineBuilder.js';
 import { encodeHeatMap } from '../../src/protocol/heatMap.js';
 import { contactKinematics } from '../../src/session/contactKinematics.js';
@@ -270,6 +270,27 @@ describe('inspector model', () => {
     // the ball on the ground: A_nn = 1/m = 1 (+ the 1e-10 diagonal regularisation), and the levels encode the same matrix
     assert.ok(Math.abs(A[0] - 1) <= 1e-9, `A_nn ${A[0]}`);
     assert.deepEqual(encodeHeatMap(Float64Array.from(A), isl.size).levels, heat.levels);
+  });
+
+  it('heat maps travel for the islands the matrix panel draws (the 12 largest, ties in island order), each the dense encoding of its A', () => {
+    // 15 stacks, 1–3 boxes high: 15 islands of 4, 8 or 12 contacts (ties across the cut at 12)
+    const bodies = [ground()];
+    for (let s = 0; s < 15; s++) for (let k = 0; k <= s % 3; k++) bodies.push(box(`s${s}-${k}`, [0.5, 0.5, 0.5], 1, [3 * s, 0, 0.5 + k]));
+    const m = InspectorModel.fromScenario(scenario(bodies, {}, [], 4), 'stacks.scene.json');
+    const v = m.frameView(3);
+    assert.equal(v.islands.length, 15);
+    const sizes = v.islands.map((isl) => isl.size);
+    const drawn = drawnIslands(sizes);
+    assert.equal(drawn.length, MAX_DRAWN_ISLANDS);
+    // every island larger than an undrawn one is drawn, and among equal sizes the earlier ones
+    for (let k = 0; k < 15; k++)
+      for (const d of drawn) if (!drawn.includes(k)) assert.ok(sizes[d] > sizes[k] || (sizes[d] === sizes[k] && d < k), `${d} drawn before ${k}`);
+    const d = m.session.detail(3);
+    v.islands.forEach((isl, k) => {
+      if (!drawn.includes(k)) return assert.equal(isl.heat, null, `island ${k} is not drawn`);
+      const p = d.islands[k].problem!;
+      assert.deepEqual(isl.heat, encodeHeatMap(p.A, p.size), `island ${k}`);
+    });
   });
 
   it('opens a foreign recording: energies from the recorded states, findings, frame views without a solver history', async () => {

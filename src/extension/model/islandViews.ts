@@ -7,8 +7,8 @@
 import { conditioningCauses } from '../../engine/index.js';
 import type { FrameDetail, IslandDetail } from '../../session/session.js';
 import { conditioningEstimate, exactIslandConditioning, type IslandConditioning } from '../../session/conditioningEstimate.js';
-import { MAX_MATRIX_ROWS, type IslandConditioningView, type IslandView } from '../../protocol/inspector.js';
-import { encodeHeatMap, encodeHeatMapBlocks } from '../../protocol/heatMap.js';
+import { drawnIslands, MAX_MATRIX_ROWS, type IslandConditioningView, type IslandView } from '../../protocol/inspector.js';
+import { encodeHeatMapBlockRows } from '../../protocol/heatMap.js';
 
 /**
  * Work (Σ m³ over the islands, m = min(rows of A, 6 × dynamic bodies): the side of the matrix whose eigenvalues
@@ -28,7 +28,7 @@ const islandWork = (isl: IslandDetail): number => Math.min(3 * isl.contacts.leng
 export function pendingIslands(d: FrameDetail, exact: boolean): boolean[] {
   let work = 0;
   return d.islands.map((isl) => {
-    if (exact || isl.problem === null) return false;
+    if (exact || isl.blocks === undefined) return false; // no A was assembled (blocks: exactly when problem is)
     const w = islandWork(isl);
     if (work + w > INLINE_CONDITIONING_WORK) return true;
     work += w;
@@ -71,16 +71,20 @@ export function islandConditioning(isl: IslandDetail, exact: boolean): Condition
 
 /** The views of d's islands: conditioning computed now unless `pending` says it is left for later. */
 export function islandViews(d: FrameDetail, pending: readonly boolean[], exact: boolean): IslandView[] {
+  const drawn = new Set(drawnIslands(d.islands.map((isl) => 3 * isl.contacts.length)));
   return d.islands.map((isl, k) => {
-    const p = isl.problem;
+    // the heat map from A's blocks, for the islands the panel draws; the dense A is formed only for the
+    // conditioning computed now
+    const blocks = isl.blocks,
+      size = 3 * isl.contacts.length;
     const view: IslandView = {
       contacts: isl.contacts,
-      size: 3 * isl.contacts.length,
-      heat: p && p.size <= MAX_MATRIX_ROWS ? (isl.sharedBodies ? encodeHeatMapBlocks(p.A, p.size, isl.sharedBodies) : encodeHeatMap(p.A, p.size)) : null,
+      size,
+      heat: blocks && size <= MAX_MATRIX_ROWS && drawn.has(k) ? encodeHeatMapBlockRows(blocks) : null,
       ...((pending[k] ? null : islandConditioning(isl, exact)) ?? NO_CONDITIONING),
       ...(pending[k] ? { conditioningPending: true } : {}),
     };
-    const reason = isl.reason ?? (p && p.size > MAX_MATRIX_ROWS ? `A has ${p.size} rows; the heat map shows islands up to ${MAX_MATRIX_ROWS}` : undefined);
+    const reason = isl.reason ?? (blocks && size > MAX_MATRIX_ROWS ? `A has ${size} rows; the heat map shows islands up to ${MAX_MATRIX_ROWS}` : undefined);
     return reason ? { ...view, reason } : view;
   });
 }
