@@ -10,6 +10,7 @@
 import type { BodyState, ContactMeta, ContactPoint, ContactProblem, ProblemPhysics, RhsDecomposition } from './problem.js';
 import { ProblemError } from './problem.js';
 import type { Vec3 } from './math/vec3.js';
+import { delassusBlocks, problemFromDelassusBlocks } from './delassusBlocks.js';
 
 export interface AssemblyOptions {
   /** Time step Δt (s); only used by the bias term. */
@@ -280,22 +281,7 @@ export function denseProblem(
   regularization: number,
   byBody: ContactsByBody = contactsByBody(k, contacts),
 ): ContactProblem {
-  const C = k.contactCount,
-    n = k.size;
-  const A = new Float64Array(n * n);
-  addSharedBodyBlocks(A, k, byBody);
-  for (let i = 0; i < n; i++) A[i * n + i] += regularization;
-  return {
-    contactCount: C,
-    size: n,
-    A,
-    b: k.b,
-    mu: k.mu,
-    regularization,
-    contacts: k.contacts,
-    rhs: k.rhs,
-    physics: k.physics,
-  };
+  return problemFromDelassusBlocks(k, delassusBlocks(k, byBody, regularization));
 }
 
 /**
@@ -325,63 +311,6 @@ export function contactsByBody(k: ContactJacobians, contacts: readonly ContactPo
     if (!staticB[i]) entries[next[contacts[i].bodyB]++] = 2 * i + 1;
   }
   return { start, entries };
-}
-
-/**
- * A_ij = Σ over bodies shared by i and j of J_i,body M⁻¹ J_j,bodyᵀ (docs/physics.md "Delassus matrix"): for
- * each body, every pair i ≤ j of its contacts (Σ deg² blocks instead of C² pair tests), block (i, j) computed
- * on and above the diagonal and written to both triangles, so A is exactly symmetric. Two contacts share at
- * most two bodies, so an entry is the sum of at most two products from zero, the same in any order.
- */
-function addSharedBodyBlocks(A: Float64Array, k: ContactJacobians, byBody: ContactsByBody): void {
-  const n = k.size;
-  const { jacobianA: JA, jacobianB: JB } = k.physics;
-  const { invMassJA: MJA, invMassJB: MJB } = k;
-  const { start, entries } = byBody;
-  for (let d = 0; d + 1 < start.length; d++) {
-    const end = start[d + 1];
-    for (let p = start[d]; p < end; p++) {
-      const ei = entries[p],
-        i = ei >> 1;
-      const Ji = ei & 1 ? JB : JA;
-      addBlock(A, n, i, Ji, i, ei & 1 ? MJB : MJA);
-      for (let q = p + 1; q < end; q++) {
-        const ej = entries[q];
-        addBlock(A, n, i, Ji, ej >> 1, ej & 1 ? MJB : MJA);
-      }
-    }
-  }
-}
-
-/**
- * A[3i+r, 3j+s] and A[3j+s, 3i+r] += J_i,r · (M⁻¹J_j)_s for contacts i ≤ j: the row's six numbers in locals, the
- * dot product written out (the same additions, from zero, in the same order as a loop over q). Contact i's own
- * (diagonal) block computes the entries r ≤ s and mirrors them.
- */
-function addBlock(A: Float64Array, n: number, i: number, Ji: Float64Array, j: number, MJj: Float64Array): void {
-  for (let r = 0; r < 3; r++) {
-    const a = 18 * i + 6 * r,
-      row = 3 * i + r;
-    const a0 = Ji[a],
-      a1 = Ji[a + 1],
-      a2 = Ji[a + 2],
-      a3 = Ji[a + 3],
-      a4 = Ji[a + 4],
-      a5 = Ji[a + 5];
-    for (let s = i === j ? r : 0; s < 3; s++) {
-      const bb = 18 * j + 6 * s,
-        col = 3 * j + s;
-      let v = 0;
-      v += a0 * MJj[bb];
-      v += a1 * MJj[bb + 1];
-      v += a2 * MJj[bb + 2];
-      v += a3 * MJj[bb + 3];
-      v += a4 * MJj[bb + 4];
-      v += a5 * MJj[bb + 5];
-      A[row * n + col] += v;
-      if (col !== row) A[col * n + row] += v;
-    }
-  }
 }
 
 function rowTimesVelocity(J: Float64Array, o: number, bd: BodyState): number {

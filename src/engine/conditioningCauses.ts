@@ -2,7 +2,7 @@
  * Likely causes of an ill-conditioned or rank-deficient contact matrix (docs/physics.md "Conditioning"): mass ratios,
  * duplicated or near-parallel contact rows, and redundant contacts between the same two bodies.
  */
-import type { ContactProblem } from './problem.js';
+import type { ProblemStructure } from './problem.js';
 import type { Conditioning } from './conditioning.js';
 
 /** Mass ratio from which κ(A) ~ m_max/m_min is worth reporting (rule of thumb: 100:1). */
@@ -13,7 +13,7 @@ export const PARALLEL_ROW_COSINE = 0.9999;
 export const COPLANAR_RELATIVE = 1e-2;
 
 /** True when the contacts share one normal direction and their points lie in one plane orthogonal to it. */
-function coplanar(p: ContactProblem, list: readonly number[]): boolean {
+function coplanar(p: ProblemStructure, list: readonly number[]): boolean {
   const cs = list.map((i) => p.contacts![i].contact);
   const n = cs[0].normal,
     p0 = cs[0].point;
@@ -36,7 +36,7 @@ export interface ConditioningCause {
   readonly message: string;
 }
 
-export function conditioningCauses(p: ContactProblem, cond?: Pick<Conditioning, 'rankDeficiency'>): ConditioningCause[] {
+export function conditioningCauses(p: ProblemStructure, cond?: Pick<Conditioning, 'rankDeficiency'>): ConditioningCause[] {
   const out: ConditioningCause[] = [];
   if (!p.physics || !p.contacts) return out;
   const { bodies, jacobianA: JA, jacobianB: JB } = p.physics;

@@ -2,17 +2,24 @@
  * The Delassus matrix A = J M⁻¹ Jᵀ + εI of one island as its non-zero 3×3 blocks on and above the diagonal
  * (docs/physics.md "Delassus matrix"): A couples two contacts only through a body they share, so a busy island
  * of C contacts has Σ deg² blocks where the dense A has C²: the frame view's heat map and conditioning read the
- * blocks, and the dense A is formed from them only when asked for (denseFromBlockRows).
+ * blocks, and the dense A is formed from them only when asked for (denseFromDelassusBlocks).
  *
  * Every entry is the one denseProblem (./assembly.ts) assembles, bit for bit: the same products summed from
  * zero (at most two, one per shared body, so in any order), ε added last.
  */
 import type { ContactJacobians, ContactsByBody } from './assembly.js';
+import type { ContactProblem } from './problem.js';
 
-/** A's blocks by contact row, upper triangle: block (i, col[p]) for p in [start[i], start[i + 1]), col ascending from i. */
-export interface BlockRows {
+/**
+ * A's blocks by contact row, upper triangle: block (i, col[p]) for p in [start[i], start[i + 1]), col ascending from
+ * i. (math/blockRows.ts's BlockRows holds both triangles of a matrix taken as given, as the Coulomb solvers read it;
+ * these are the symmetric A as assembled, each off-diagonal block once.)
+ */
+export interface DelassusBlocks {
   /** Contacts C (A has 3C rows). */
   readonly contactCount: number;
+  /** The ε on A's diagonal. */
+  readonly regularization: number;
   readonly start: Int32Array;
   readonly col: Int32Array;
   /** 9 numbers per block, row-major (the diagonal block i = col is complete, both triangles). */
@@ -24,7 +31,7 @@ export interface BlockRows {
  * the contacts at and after i on its body a and on its body b (both lists ascending; a contact on both adds
  * both products into one block).
  */
-export function sharedBodyBlockRows(k: ContactJacobians, byBody: ContactsByBody, regularization: number): BlockRows {
+export function delassusBlocks(k: ContactJacobians, byBody: ContactsByBody, regularization: number): DelassusBlocks {
   const C = k.contactCount;
   const { start: groupStart, entries } = byBody;
   // per entry 2·contact + side: its position in its body's list and that list's end (−1: a static side)
@@ -82,7 +89,7 @@ export function sharedBodyBlockRows(k: ContactJacobians, byBody: ContactsByBody,
     val[o + 4] += regularization;
     val[o + 8] += regularization;
   }
-  return { contactCount: C, start, col: col.subarray(0, nb), val: val.subarray(0, 9 * nb) };
+  return { contactCount: C, regularization, start, col: col.subarray(0, nb), val: val.subarray(0, 9 * nb) };
 }
 
 /**
@@ -114,19 +121,51 @@ function addBlockProduct(val: Float64Array, o: number, Ji: Float64Array, i: numb
 }
 
 /** The dense n×n A (n = 3C, row-major) of the blocks: each off-diagonal block also written transposed. */
-export function denseFromBlockRows(rows: BlockRows): Float64Array {
+export function denseFromDelassusBlocks(rows: DelassusBlocks): Float64Array {
   const { contactCount: C, start, col, val } = rows;
   const n = 3 * C;
   const A = new Float64Array(n * n);
   for (let i = 0; i < C; i++)
     for (let p = start[i]; p < start[i + 1]; p++) {
-      const j = col[p];
-      for (let r = 0; r < 3; r++)
-        for (let s = 0; s < 3; s++) {
-          const v = val[9 * p + 3 * r + s];
-          A[(3 * i + r) * n + 3 * j + s] = v;
-          if (j !== i) A[(3 * j + s) * n + 3 * i + r] = v;
-        }
+      const j = col[p],
+        v = 9 * p;
+      // block (i, j) row by row; block (j, i) = its transpose, column by column
+      const o = 3 * i * n + 3 * j,
+        m = 3 * j * n + 3 * i;
+      A[o] = val[v];
+      A[o + 1] = val[v + 1];
+      A[o + 2] = val[v + 2];
+      A[o + n] = val[v + 3];
+      A[o + n + 1] = val[v + 4];
+      A[o + n + 2] = val[v + 5];
+      A[o + 2 * n] = val[v + 6];
+      A[o + 2 * n + 1] = val[v + 7];
+      A[o + 2 * n + 2] = val[v + 8];
+      if (j === i) continue;
+      A[m] = val[v];
+      A[m + n] = val[v + 1];
+      A[m + 2 * n] = val[v + 2];
+      A[m + 1] = val[v + 3];
+      A[m + n + 1] = val[v + 4];
+      A[m + 2 * n + 1] = val[v + 5];
+      A[m + 2] = val[v + 6];
+      A[m + n + 2] = val[v + 7];
+      A[m + 2 * n + 2] = val[v + 8];
     }
   return A;
+}
+
+/** The island's ContactProblem (A, b, μ, b's decomposition, the Jacobian blocks) with the dense A of its blocks. */
+export function problemFromDelassusBlocks(k: ContactJacobians, blocks: DelassusBlocks): ContactProblem {
+  return {
+    contactCount: k.contactCount,
+    size: k.size,
+    A: denseFromDelassusBlocks(blocks),
+    b: k.b,
+    mu: k.mu,
+    regularization: blocks.regularization,
+    contacts: k.contacts,
+    rhs: k.rhs,
+    physics: k.physics,
+  };
 }

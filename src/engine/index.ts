@@ -14,7 +14,7 @@ export { quatComponentsToMat3, quatToMat3 } from './math/quat.js';
 export { lanczosExtremes, symmetricEigenvalues } from './math/eigen.js';
 
 // a contact problem: A, b, μ, bodies and contact points
-export type { BodyState, ContactPoint, ContactProblem, RhsDecomposition } from './problem.js';
+export type { BodyState, ContactPoint, ContactProblem, ProblemStructure, RhsDecomposition } from './problem.js';
 export { checkPositiveSemidefinite, checkProblemFinite, MAX_PROBLEM_CONTACTS, makeProblem, ProblemError } from './problem.js';
 export type { AssemblyOptions, ContactJacobians, ContactsByBody } from './assembly.js';
 export {
@@ -27,8 +27,8 @@ export {
   isStatic,
   jacobianVelocityChanges,
 } from './assembly.js';
-export type { BlockRows } from './delassusBlocks.js';
-export { denseFromBlockRows, sharedBodyBlockRows } from './delassusBlocks.js';
+export type { DelassusBlocks } from './delassusBlocks.js';
+export { delassusBlocks, denseFromDelassusBlocks, problemFromDelassusBlocks } from './delassusBlocks.js';
 
 // conditioning of A and its causes
 export type { Conditioning } from './conditioning.js';

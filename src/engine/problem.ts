@@ -91,6 +91,13 @@ export interface ContactProblem {
   readonly physics?: ProblemPhysics;
 }
 
+/**
+ * An island assembled from physical data, short of its A: sizes, contacts and Jacobian blocks (a ContactProblem or
+ * an assembly's ContactJacobians). What the analyses that read J rather than A take (the body-space Gram, the causes
+ * of a rank deficiency).
+ */
+export type ProblemStructure = Pick<ContactProblem, 'contactCount' | 'size' | 'physics' | 'contacts'>;
+
 /** What is needed to map λ back to body velocity changes Δv = M⁻¹ Jᵀ λ. */
 export interface ProblemPhysics {
   readonly bodies: readonly BodyState[];

@@ -7,7 +7,7 @@
  * eigenvalues of G (Householder + QL, ≈ 4m³/3 flops) cost less than the pivoted Cholesky rank of A
  * (≈ n·r²/2). Rank, κ and κ on the range follow conditioning.ts's exact rules on that spectrum.
  */
-import { conditioningFrom, type ContactProblem, isStatic, regularizationOf, spectrumRank, symmetricEigenvalues } from '../engine/index.js';
+import { conditioningFrom, isStatic, type ProblemStructure, regularizationOf, spectrumRank, symmetricEigenvalues } from '../engine/index.js';
 import type { IslandConditioning } from './conditioningEstimate.js';
 
 /** The body-space Gram matrix G (m × m, row-major) of an island's problem, or null when it cannot be formed. */
@@ -21,7 +21,7 @@ export interface BodySpaceGram {
  * (√(1/m) I₃ and the Cholesky factor of I⁻¹_world). Null when a body's M⁻¹ is not positive definite (an
  * infinite mass or inertia about some axis: then A's own analysis is used) or a number is not finite.
  */
-export function bodySpaceGram(problem: ContactProblem): BodySpaceGram | null {
+export function bodySpaceGram(problem: ProblemStructure): BodySpaceGram | null {
   const { physics, contacts } = problem;
   if (!physics || !contacts) return null; // a problem read from a file: no Jacobian blocks
   const { bodies, jacobianA: JA, jacobianB: JB } = physics;
@@ -104,7 +104,7 @@ export function bodySpaceGram(problem: ContactProblem): BodySpaceGram | null {
  * body-space Gram (above); null when G cannot be formed or is not smaller than A (then A's own analysis is
  * cheaper or as cheap).
  */
-export function bodySpaceConditioning(problem: ContactProblem, regularization: number): IslandConditioning | null {
+export function bodySpaceConditioning(problem: ProblemStructure, regularization: number): IslandConditioning | null {
   const n = problem.size;
   const eps = regularizationOf(regularization);
   const gram = bodySpaceGram(problem);

@@ -20,7 +20,7 @@ import {
   conditioning,
   type Conditioning,
   conditioningFrom,
-  type ContactProblem,
+  type ProblemStructure,
   DEFAULT_EXACT_LIMIT,
   DENSE_ISLAND_LIMIT,
   lanczosExtremes,
@@ -80,16 +80,22 @@ function nonzeroRows(A: Float64Array, n: number): { start: Int32Array; col: Int3
   return { start, col, val };
 }
 
+/** The dense n×n A, or what forms it: called only where the analysis reads A rather than the body-space Gram. */
+export type DenseA = Float64Array | (() => Float64Array);
+
 /**
  * conditioning(A) (regularisation ε already in A) via the estimate above when n > ESTIMATE_MIN_ROWS and A is
  * rank deficient; otherwise the exact analysis of conditioning().
  */
-export function conditioningEstimate(A: Float64Array, n: number, regularization: number, problem?: ContactProblem): IslandConditioning {
+export function conditioningEstimate(dense: DenseA, n: number, regularization: number, problem?: ProblemStructure): IslandConditioning {
   const eps = regularizationOf(regularization);
+  if (n > ESTIMATE_MIN_ROWS && eps !== 0) {
+    // fewer body columns than contact rows: A's exact spectrum from the smaller body-space Gram
+    const gram = problem && problem.size === n ? bodySpaceConditioning(problem, eps) : null;
+    if (gram !== null) return gram;
+  }
+  const A = typeof dense === 'function' ? dense() : dense;
   if (n <= ESTIMATE_MIN_ROWS || eps === 0) return conditioning(A, n, { regularization: eps });
-  // fewer body columns than contact rows: A's exact spectrum from the smaller body-space Gram
-  const gram = problem && problem.size === n ? bodySpaceConditioning(problem, eps) : null;
-  if (gram !== null) return gram;
   const rows = nonzeroRows(A, n);
   if (rows === null) return conditioning(A, n, { regularization: eps });
   const { start, col, val } = rows;
@@ -122,10 +128,11 @@ export function conditioningEstimate(A: Float64Array, n: number, regularization:
  * bodySpaceConditioning.ts), else A's own eigenvalues up to EXACT_ON_DEMAND_MAX_ROWS. Only beyond that is the
  * result conditioning()'s Lanczos estimate, and its method says so.
  */
-export function exactIslandConditioning(A: Float64Array, n: number, regularization: number, problem?: ContactProblem): IslandConditioning {
+export function exactIslandConditioning(dense: DenseA, n: number, regularization: number, problem?: ProblemStructure): IslandConditioning {
   const eps = regularizationOf(regularization);
-  if (n <= DEFAULT_EXACT_LIMIT) return conditioning(A, n, { regularization: eps });
+  const A = (): Float64Array => (typeof dense === 'function' ? dense() : dense);
+  if (n <= DEFAULT_EXACT_LIMIT) return conditioning(A(), n, { regularization: eps });
   const gram = problem && problem.size === n ? bodySpaceConditioning(problem, eps) : null;
   if (gram !== null) return gram;
-  return conditioning(A, n, { regularization: eps, exactLimit: EXACT_ON_DEMAND_MAX_ROWS });
+  return conditioning(A(), n, { regularization: eps, exactLimit: EXACT_ON_DEMAND_MAX_ROWS });
 }

@@ -14,12 +14,12 @@ import {
   conditioningCauses,
   type ContactJacobians,
   contactsByBody,
-  type BlockRows,
+  type DelassusBlocks,
   type ContactProblem,
   DENSE_ISLAND_LIMIT,
-  denseFromBlockRows,
+  problemFromDelassusBlocks,
   type RhsDecomposition,
-  sharedBodyBlockRows,
+  delassusBlocks,
   type Vec3,
 } from '../engine/index.js';
 import { toContactPoint, type RecordedContact, type RecordedFrame, type RecordingHeader } from '../format/recording.js';
@@ -48,8 +48,8 @@ export interface IslandDetail {
   /** Re-assembled problem with dense A, or null (see reason). */
   readonly problem: ContactProblem | null;
   /**
-   * The island's Jacobians when it exceeds the dense limit (problem null): what the what-if re-solves it from
-   * without forming A (engine/island/solveMatrixFree.ts). Absent otherwise.
+   * The island's Jacobians whenever b is known: what the what-if re-solves an island beyond the dense limit from
+   * (problem null) without forming A (engine/island/solveMatrixFree.ts), and what the body-space Gram reads.
    */
   readonly jacobians?: ContactJacobians;
   /** b and its decomposition, μ: present whenever the pre-solve state is known, also without dense A. */
@@ -61,32 +61,17 @@ export interface IslandDetail {
   /** Likely causes of a large κ or a rank deficiency (mass ratio, duplicated rows, redundant contacts). */
   readonly causes?: readonly ConditioningCause[];
   /**
-   * Present exactly when problem is: A's non-zero 3×3 blocks (engine BlockRows: A couples two contacts only through
+   * Present exactly when problem is: A's non-zero 3×3 blocks (engine DelassusBlocks: A couples two contacts only through
    * a body they share), what the heat map reads. From Session.detail with conditioning 'none', `problem` forms the
    * dense A from them when first read.
    */
-  readonly blocks?: BlockRows;
+  readonly blocks?: DelassusBlocks;
   /** Recorded λ of the island's contacts in the island's order (3 per contact). */
   readonly lambda: Float64Array;
   /** ġ⁻, ġ⁺ (3 per contact) and m_eff per contact in the island's order, from the same Jacobians as b; null with b. */
   readonly kinematics: KinematicsColumns | null;
   /** Why problem (and possibly b) is missing. */
   readonly reason?: string;
-}
-
-/** The island's ContactProblem with the dense A of its blocks (bit for bit the A that denseProblem assembles). */
-function problemOfBlocks(k: ContactJacobians, blocks: BlockRows, regularization: number): ContactProblem {
-  return {
-    contactCount: k.contactCount,
-    size: k.size,
-    A: denseFromBlockRows(blocks),
-    b: k.b,
-    mu: k.mu,
-    regularization,
-    contacts: k.contacts,
-    rhs: k.rhs,
-    physics: k.physics,
-  };
 }
 
 /**
@@ -240,9 +225,19 @@ export function frameDetail(input: DetailInput, detailOptions: DetailOptions = {
           reason: `island of ${cs.length} contacts exceeds the dense limit of ${DENSE_ISLAND_LIMIT}: A ((3C)² = ${(3 * cs.length) ** 2} entries) is not assembled; b and μ are`,
         };
       }
-      const blocks = sharedBodyBlockRows(jacobians, contactsByBody(jacobians, cs), options.regularization);
-      const assembled = { bodies: isl.bodies, contacts: isl.contacts, blocks, b: jacobians.b, rhs: jacobians.rhs, mu: jacobians.mu, lambda, kinematics };
-      const dense = (): ContactProblem => problemOfBlocks(jacobians, blocks, options.regularization);
+      const blocks = delassusBlocks(jacobians, contactsByBody(jacobians, cs), options.regularization);
+      const assembled = {
+        bodies: isl.bodies,
+        contacts: isl.contacts,
+        blocks,
+        jacobians,
+        b: jacobians.b,
+        rhs: jacobians.rhs,
+        mu: jacobians.mu,
+        lambda,
+        kinematics,
+      };
+      const dense = (): ContactProblem => problemFromDelassusBlocks(jacobians, blocks);
       if (detailOptions.conditioning === 'none') return withDenseOnDemand({ ...assembled, conditioning: null }, dense);
       const problem = dense();
       const cond = estimate

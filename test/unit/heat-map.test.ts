@@ -4,7 +4,14 @@ import { rng } from '../rng.js';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as os from 'node:os';
-import { assembleJacobians, type ContactJacobians, type ContactsByBody, contactsByBody, denseFromBlockRows, denseProblem } from '../../src/engine/index.js';
+import {
+  assembleJacobians,
+  type ContactJacobians,
+  type ContactsByBody,
+  contactsByBody,
+  denseFromDelassusBlocks,
+  delassusBlocks,
+} from '../../src/engine/index.js';
 import { toContactPoint } from '../../src/format/recording.js';
 import { solveTimeBodies } from '../../src/session/preSolve.js';
 import { Session, type IslandDetail } from '../../src/session/session.js';
@@ -107,12 +114,45 @@ describe("an island's Delassus blocks (engine/delassusBlocks.ts) and the heat ma
     }
   });
 
-  it('form, bit for bit, the dense A that denseProblem assembles, on recordings of three engines and a foreign file', () => {
+  /**
+   * A = J M⁻¹ Jᵀ + εI written out entry by entry (docs/physics.md "Delassus matrix"): A[3i+r][3j+s] for i ≤ j the sum,
+   * over the bodies i and j share, of the six-term product of J_i's row r and (M⁻¹J_j)'s row s from zero; the lower
+   * triangle its mirror.
+   */
+  function delassusByEntry(k: ContactJacobians, regularization: number): Float64Array {
+    const C = k.contactCount,
+      n = 3 * C;
+    const A = new Float64Array(n * n);
+    const side = (i: number) => [
+      { body: k.staticA[i] ? -1 : k.contacts[i].contact.bodyA, J: k.physics.jacobianA, MJ: k.invMassJA },
+      { body: k.staticB[i] ? -1 : k.contacts[i].contact.bodyB, J: k.physics.jacobianB, MJ: k.invMassJB },
+    ];
+    for (let i = 0; i < C; i++)
+      for (let j = i; j < C; j++)
+        for (let r = 0; r < 3; r++)
+          for (let s = i === j ? r : 0; s < 3; s++) {
+            let sum = 0;
+            for (const a of side(i))
+              for (const b of side(j)) {
+                if (a.body < 0 || a.body !== b.body) continue;
+                let v = 0;
+                for (let t = 0; t < 6; t++) v += a.J[18 * i + 6 * r + t] * b.MJ[18 * j + 6 * s + t];
+                sum += v;
+              }
+            A[(3 * i + r) * n + 3 * j + s] = sum;
+            A[(3 * j + s) * n + 3 * i + r] = sum;
+          }
+    for (let d = 0; d < n; d++) A[d * n + d] += regularization;
+    return A;
+  }
+
+  it('form, bit for bit, A = J M⁻¹ Jᵀ + εI written out entry by entry, on recordings of three engines and a foreign file', () => {
     assert.ok(islands.length >= 20, `${islands.length} islands`);
     let busy = false;
     for (const { file, frame, isl, jacobians, byBody, regularization } of islands) {
-      const A = denseProblem(jacobians, [], regularization, byBody).A;
-      const fromBlocks = denseFromBlockRows(isl.blocks!);
+      const A = delassusByEntry(jacobians, regularization);
+      const fromBlocks = denseFromDelassusBlocks(isl.blocks!);
+      assert.deepEqual(isl.blocks, delassusBlocks(jacobians, byBody, regularization));
       assert.ok(A.length === fromBlocks.length && A.every((a, k) => Object.is(a, fromBlocks[k])), `${file} frame ${frame}`);
       assert.deepEqual(isl.problem!.A, A, "the island's problem, formed on demand");
       // one block per pair of contacts on a shared body, on and above the diagonal
@@ -140,7 +180,7 @@ describe("an island's Delassus blocks (engine/delassusBlocks.ts) and the heat ma
     v[9 * offDiagonal + 1] = NaN; // and its mirror
     v[4] = Infinity; // on the diagonal
     const rows = { ...isl.blocks!, val: v };
-    const dense = encodeHeatMap(denseFromBlockRows(rows), 3 * isl.contacts.length);
+    const dense = encodeHeatMap(denseFromDelassusBlocks(rows), 3 * isl.contacts.length);
     assert.equal(dense.nonFinite, 3);
     assert.deepEqual(encodeHeatMapBlockRows(rows), dense);
   });

@@ -4,7 +4,7 @@
  * CPU for the 1000-box pile's 38 islands of a 3 800-contact frame); those islands are marked pending and their
  * conditioning follows (InspectorModel.conditioning, the `conditioning` message of src/protocol/inspector.ts).
  */
-import { conditioningCauses } from '../../engine/index.js';
+import { type ContactProblem, conditioningCauses } from '../../engine/index.js';
 import type { FrameDetail, IslandDetail } from '../../session/session.js';
 import { conditioningEstimate, exactIslandConditioning, type IslandConditioning } from '../../session/conditioningEstimate.js';
 import { drawnIslands, MAX_MATRIX_ROWS, type IslandConditioningView, type IslandView } from '../../protocol/inspector.js';
@@ -53,9 +53,14 @@ const NO_CONDITIONING: ConditioningFields = {
 
 /** An island's conditioning and causes, as the frame view shows them (null: no A was assembled). */
 export function islandConditioning(isl: IslandDetail, exact: boolean): ConditioningFields | null {
-  const p = isl.problem;
-  if (p === null) return null;
-  const cond: IslandConditioning = exact ? exactIslandConditioning(p.A, p.size, p.regularization, p) : conditioningEstimate(p.A, p.size, p.regularization, p);
+  const blocks = isl.blocks,
+    k = isl.jacobians;
+  if (blocks === undefined || k === undefined) return null;
+  // A's spectrum from the body-space Gram of the Jacobians where that is smaller; the dense A is formed only otherwise
+  const A = (): Float64Array => (isl.problem as ContactProblem).A;
+  const cond: IslandConditioning = exact
+    ? exactIslandConditioning(A, k.size, blocks.regularization, k)
+    : conditioningEstimate(A, k.size, blocks.regularization, k);
   return {
     kappa: Number.isFinite(cond.kappa) ? cond.kappa : null,
     lambdaMin: cond.lambdaMin,
@@ -65,7 +70,7 @@ export function islandConditioning(isl: IslandDetail, exact: boolean): Condition
     rankRatio: Number.isFinite(cond.rankRatio) ? cond.rankRatio : null,
     method: cond.method,
     // conditioningCauses reads the rank deficiency only, which both analyses give
-    causes: conditioningCauses(p, cond).map((x) => x.message),
+    causes: conditioningCauses(k, cond).map((x) => x.message),
   };
 }
 
