@@ -11,7 +11,7 @@ export type { Mat3 } from './math/mat3.js';
 export { mul, mulTransposed, transpose, ZERO3 } from './math/mat3.js';
 export type { Quat } from './math/quat.js';
 export { quatComponentsToMat3, quatToMat3 } from './math/quat.js';
-export { lanczosExtremes, symmetricEigenvalues } from './math/eigen.js';
+export { lanczosExtremes, symmetricEigenvalues, symmetricEigenvaluesOverwriting } from './math/eigen.js';
 
 // a contact problem: A, b, μ, bodies and contact points
 export type { BodyState, ContactPoint, ContactProblem, ProblemStructure, RhsDecomposition } from './problem.js';

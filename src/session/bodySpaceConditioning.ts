@@ -7,7 +7,7 @@
  * eigenvalues of G (Householder + QL, ≈ 4m³/3 flops) cost less than the pivoted Cholesky rank of A
  * (≈ n·r²/2). Rank, κ and κ on the range follow conditioning.ts's exact rules on that spectrum.
  */
-import { conditioningFrom, isStatic, type ProblemStructure, regularizationOf, spectrumRank, symmetricEigenvalues } from '../engine/index.js';
+import { conditioningFrom, isStatic, type ProblemStructure, regularizationOf, spectrumRank, symmetricEigenvaluesOverwriting } from '../engine/index.js';
 import type { IslandConditioning } from './conditioningEstimate.js';
 
 /** The body-space Gram matrix G (m × m, row-major) of an island's problem, or null when it cannot be formed. */
@@ -110,7 +110,7 @@ export function bodySpaceConditioning(problem: ProblemStructure, regularization:
   const gram = bodySpaceGram(problem);
   if (gram === null || gram.m >= n) return null;
   const { G, m } = gram;
-  const mu = symmetricEigenvalues(G, m); // ascending
+  const mu = symmetricEigenvaluesOverwriting(G, m); // ascending; G is this function's own
   // A's spectrum, ascending: n − m eigenvalues ε, then ε + every eigenvalue of G
   const values = new Float64Array(n);
   values.fill(eps, 0, n - m);

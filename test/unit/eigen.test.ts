@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { estimateExtremeEigenvalues, lanczosExtremes, symmetricEigen, symmetricEigenvalues, tridiagonalQL } from '../../src/engine/math/eigen.js';
+import { estimateExtremeEigenvalues, lanczosExtremes, symmetricEigen, symmetricEigenvalues, symmetricEigenvaluesOverwriting, tridiagonalQL } from '../../src/engine/math/eigen.js';
 import { lcg, spectrumMatrix } from '../spectrumMatrix.js';
 
 function sortedCopy(x: ArrayLike<number>): number[] {
@@ -56,6 +56,17 @@ describe('symmetricEigenvalues (Householder + implicit QL)', () => {
   it('uses the symmetric part of a non-symmetric input', () => {
     const got = symmetricEigenvalues(Float64Array.of(2, 3, 1, 2), 2); // sym part [[2,2],[2,2]]
     assertSpectrum(got, [0, 4], 1e-15);
+  });
+
+  it('symmetricEigenvaluesOverwriting gives the same values bit for bit, working in its input (no copy)', () => {
+    const rnd = lcg(5);
+    for (const n of [1, 2, 7, 40]) {
+      const A = Float64Array.from({ length: n * n }, () => rnd() - 0.5); // not symmetric: its symmetric part counts
+      const expected = symmetricEigenvalues(A, n);
+      const work = Float64Array.from(A);
+      assert.deepEqual(symmetricEigenvaluesOverwriting(work, n), expected, `n = ${n}`);
+      if (n > 1) assert.ok(work.some((x, k) => x !== A[k]), 'the input was the work matrix');
+    }
   });
 
   it('returns NaN (without throwing) for non-finite input', () => {

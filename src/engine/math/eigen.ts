@@ -287,11 +287,13 @@ export function tridiagonalQL(d: Float64Array, e: Float64Array, n: number, W: Fl
   }
 }
 
-function symmetricEigenImpl(A: Float64Array, n: number, wantVectors: boolean): { values: Float64Array; vectors: Float64Array | null } {
+/** `overwrite`: A itself is the work matrix (the caller gives it up), else a copy is made. */
+function symmetricEigenImpl(A: Float64Array, n: number, wantVectors: boolean, overwrite = false): { values: Float64Array; vectors: Float64Array | null } {
   const values = new Float64Array(Math.max(n, 0));
   if (n <= 0) return { values, vectors: wantVectors ? new Float64Array(0) : null };
   const scale = scaleOf(A, n);
-  const V = new Float64Array(n * n);
+  // symmetricScaledCopy may write into A: each pair (i, j), (j, i) is read before it is written
+  const V = overwrite ? A : new Float64Array(n * n);
   if (Number.isNaN(scale)) {
     values.fill(NaN);
     if (wantVectors) V.fill(NaN);
@@ -322,6 +324,11 @@ function symmetricEigenImpl(A: Float64Array, n: number, wantVectors: boolean): {
  */
 export function symmetricEigenvalues(A: Float64Array, n: number): Float64Array {
   return symmetricEigenImpl(A, n, false).values;
+}
+
+/** symmetricEigenvalues of an A its caller no longer needs: A (n×n) is overwritten, and no n×n copy is made. */
+export function symmetricEigenvaluesOverwriting(A: Float64Array, n: number): Float64Array {
+  return symmetricEigenImpl(A, n, false, true).values;
 }
 
 export interface SymmetricEigen {
