@@ -12,7 +12,8 @@
  * the frame view of the frame nearest 3 800 contacts (median of 3, read from disk each time; then the conditioning
  * of the islands it left pending, the `conditioning` message, when the build has it), the same view again once the
  * view's code is warm (after views of 10 other frames: scrubbing), and 100 random
- * frame reads (positioned read, inflate for a compressed file, parse or decode of the frame store). The first
+ * frame reads (positioned read, inflate for a compressed file, parse or decode of the frame store), and the view's
+ * own work (its frame already read: what builds compare whatever their reads cost). The first
  * open writes the recording's sidecar cache, then builds its frame store (timed apart: views and reads are
  * measured once it is in place), and a second process opens from them and measures the same frame view and reads
  * (cache and store are removed afterwards unless the cache was there).
@@ -67,6 +68,13 @@ interface ChildResult {
     /** The same view after views of 10 other frames (the view's code warm, as when scrubbing), median of 5. */
     warmWallMs?: number;
     warmCpuMs?: number;
+    /**
+     * The view's own work: the same view with its frame already read (not timed), the κ of its pending islands
+     * computed between views as the webview asks for it; median of 20. Comparable between builds whatever their
+     * frame reads cost (a `--base` open keeps no frame store).
+     */
+    ownWallMs?: number;
+    ownCpuMs?: number;
   };
   /** 100 random frame reads after the open (sorted, ms). */
   seekWallMs: number[];
@@ -144,6 +152,16 @@ function viewsAndSeeks(m: InspectorModel): Pick<ChildResult, 'view' | 'seekWallM
     warmCpu.push(v.cpuMs);
     later?.(near);
   }
+  const ownWall: number[] = [],
+    ownCpu: number[] = [];
+  for (let k = 0; k < 20; k++) {
+    m.forgetFrameViews();
+    m.session.frame(near);
+    const v = timed(() => m.frameView(near));
+    ownWall.push(v.wallMs);
+    ownCpu.push(v.cpuMs);
+    later?.(near);
+  }
   let seed = 11;
   const seekWallMs: number[] = [],
     seekCpuMs: number[] = [];
@@ -164,6 +182,8 @@ function viewsAndSeeks(m: InspectorModel): Pick<ChildResult, 'view' | 'seekWallM
       conditioningCpuMs: median(condCpu),
       warmWallMs: median(warmWall),
       warmCpuMs: median(warmCpu),
+      ownWallMs: median(ownWall),
+      ownCpuMs: median(ownCpu),
     },
     seekWallMs: seekWallMs.sort((a, b) => a - b),
     seekCpuMs: seekCpuMs.sort((a, b) => a - b),
@@ -323,6 +343,11 @@ function printReads(res: ChildResult): void {
   if (warm !== undefined)
     console.log(
       `              frame view of frame ${res.view.frame} again after views of 10 other frames (warm code, as when scrubbing; median of 5) ${warm.toFixed(1)} ms, CPU ${res.view.warmCpuMs!.toFixed(1)} ms — ≤ 30 ms ${warm <= 30 ? 'MET' : 'MISSED'}`,
+    );
+  const own = res.view.ownWallMs;
+  if (own !== undefined)
+    console.log(
+      `              the view's own work (its frame already read, the κ of its pending islands between views; median of 20) ${own.toFixed(1)} ms, CPU ${res.view.ownCpuMs!.toFixed(1)} ms`,
     );
 }
 
