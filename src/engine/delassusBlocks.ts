@@ -1,11 +1,12 @@
 /**
  * The Delassus matrix A = J M⁻¹ Jᵀ + εI of one island as its non-zero 3×3 blocks on and above the diagonal
  * (docs/physics.md "Delassus matrix"): A couples two contacts only through a body they share, so a busy island
- * of C contacts has Σ deg² blocks where the dense A has C²: the frame view's heat map and conditioning read the
- * blocks, and the dense A is formed from them only when asked for (denseFromDelassusBlocks).
+ * of C contacts has Σ deg² blocks where the dense A has C². Every dense A is formed from them (denseFromDelassusBlocks,
+ * denseProblem in ./assembly.ts); the frame view's heat map reads the blocks alone.
  *
- * Every entry is the one denseProblem (./assembly.ts) assembles, bit for bit: the same products summed from
- * zero (at most two, one per shared body, so in any order), ε added last.
+ * An entry is the sum, over the bodies two contacts share (at most two, so the sum is the same in any order), of
+ * the six-term product of a Jacobian row and an M⁻¹Jᵀ column from zero; ε is added last. Each off-diagonal block is
+ * computed once and mirrored, so A is exactly symmetric.
  */
 import type { ContactJacobians, ContactsByBody } from './assembly.js';
 import type { ContactProblem } from './problem.js';
@@ -93,8 +94,8 @@ export function delassusBlocks(k: ContactJacobians, byBody: ContactsByBody, regu
 }
 
 /**
- * Block (i, j) += J_i · (M⁻¹J_j)ᵀ for one shared body: entry (r, s) the six-term dot product from zero, as
- * assembly.ts addBlock sums it; on the diagonal (i = j) the entries r ≤ s, mirrored.
+ * Block (i, j) += J_i · (M⁻¹J_j)ᵀ for one shared body: entry (r, s) the six-term dot product from zero (the row's six
+ * numbers in locals, the sum written out); on the diagonal (i = j) the entries r ≤ s, mirrored.
  */
 function addBlockProduct(val: Float64Array, o: number, Ji: Float64Array, i: number, MJj: Float64Array, j: number): void {
   for (let r = 0; r < 3; r++) {

@@ -45,7 +45,7 @@ export interface IslandDetail {
   readonly bodies: readonly number[];
   /** Indices into the frame's contact list, ascending (the problem's contact order). */
   readonly contacts: readonly number[];
-  /** Re-assembled problem with dense A, or null (see reason). */
+  /** Re-assembled problem with dense A, or null (see reason); from Session.detail with conditioning 'none', formed when first read. */
   readonly problem: ContactProblem | null;
   /**
    * The island's Jacobians whenever b is known: what the what-if re-solves an island beyond the dense limit from
