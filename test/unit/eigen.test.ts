@@ -1,5 +1,12 @@
 import assert from 'node:assert/strict';
-import { estimateExtremeEigenvalues, lanczosExtremes, symmetricEigen, symmetricEigenvalues, symmetricEigenvaluesOverwriting, tridiagonalQL } from '../../src/engine/math/eigen.js';
+import {
+  estimateExtremeEigenvalues,
+  lanczosExtremes,
+  symmetricEigen,
+  symmetricEigenvalues,
+  symmetricEigenvaluesOverwriting,
+  tridiagonalQL,
+} from '../../src/engine/math/eigen.js';
 import { lcg, spectrumMatrix } from '../spectrumMatrix.js';
 
 function sortedCopy(x: ArrayLike<number>): number[] {
@@ -65,7 +72,11 @@ describe('symmetricEigenvalues (Householder + implicit QL)', () => {
       const expected = symmetricEigenvalues(A, n);
       const work = Float64Array.from(A);
       assert.deepEqual(symmetricEigenvaluesOverwriting(work, n), expected, `n = ${n}`);
-      if (n > 1) assert.ok(work.some((x, k) => x !== A[k]), 'the input was the work matrix');
+      if (n > 1)
+        assert.ok(
+          work.some((x, k) => x !== A[k]),
+          'the input was the work matrix',
+        );
     }
   });
 
