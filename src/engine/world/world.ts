@@ -199,7 +199,7 @@ export class World {
   step(): FrameRecord {
     const before = this.energy();
     this.integrateVelocities();
-    const preState = this.bodies.map((b) => ({ x: b.x, q: b.q, v: b.v, w: b.w }));
+    const preState = packedMap(this.bodies, (b) => ({ x: b.x, q: b.q, v: b.v, w: b.w }));
     const detected = detectContacts(this.bodies, this.sap, this.config.dt);
     const contacts: ContactPoint[] = [];
     let speculativeRows = 0;
@@ -240,10 +240,10 @@ export class World {
     const cfg = this.config;
     const islands = buildIslands(
       this.bodies.length,
-      contacts.map((c) => [c.bodyA, c.bodyB] as const),
-      this.bodies.map((b) => b.isStatic),
+      packedMap(contacts, (c) => [c.bodyA, c.bodyB] as const),
+      packedMap(this.bodies, (b) => b.isStatic),
     );
-    const states: BodyState[] = this.bodies.map((b) => ({ invMass: b.invMass, invInertiaWorld: this.invInertiaWorld(b), x: b.x, v: b.v, omega: b.w }));
+    const states: BodyState[] = packedMap(this.bodies, (b) => ({ invMass: b.invMass, invInertiaWorld: this.invInertiaWorld(b), x: b.x, v: b.v, omega: b.w }));
     const outcomes: IslandOutcome[] = [];
     const solves: IslandSolve[] = [];
     const work = { normal: 0, friction: 0, bias: 0 };
@@ -252,7 +252,7 @@ export class World {
     let still: BodyState[] | undefined; // the states at rest of the split-impulse solves, built once per step
     for (let k = 0; k < islands.length; k++) {
       const island = islands[k];
-      const cs = island.contacts.map((i) => contacts[i]);
+      const cs = packedMap(island.contacts, (i) => contacts[i]);
       const warm = cfg.warmStart ? this.cache.warmStart(cs) : undefined;
       const out = solveIsland(states, cs, island.contacts, cfg, warm, dvTotal);
       // Speculative rows (gap > 0) carry no bias (assembly.ts: −gap/Δt, no ERP term): they stay out of the
@@ -451,5 +451,18 @@ function frameContacts(contacts: readonly ContactPoint[], outcomes: readonly Isl
       };
     }
   }
+  return out;
+}
+
+/**
+ * arr.map(f) as a packed array whatever V8 does with the call. The step's arrays are made anew each step and read
+ * by optimised code that expects one elements kind; on the 1000-box pile, Array.prototype.map in this step gave
+ * packed arrays for 30 steps and then a holey one (`--trace-deopt`: "wrong map"), which deoptimised every function
+ * it reached (buildIslands, the assembly, the island solves, the contact cache): two steps of 109–189 ms, then code
+ * re-optimised for both kinds (docs/benchmarks.md "Packed arrays in the world step").
+ */
+function packedMap<T, U>(arr: readonly T[], f: (x: T) => U): U[] {
+  const out: U[] = [];
+  for (let i = 0; i < arr.length; i++) out.push(f(arr[i]));
   return out;
 }
