@@ -80,7 +80,7 @@ async function build(src: string, label: string, lines: { header: string; frame:
     run: {
       detail,
       dense: () => {
-        for (let k = 0; k < jacobians.length; k++) denseProblem(jacobians[k], denseInputs[k], assembly.options.regularization);
+        for (let k = 0; k < jacobians.length; k++) denseProblem(jacobians[k], assembly.options.regularization);
       },
       views,
     },
@@ -100,7 +100,7 @@ async function build(src: string, label: string, lines: { header: string; frame:
         isl.reason,
       ]),
       ...views(),
-      ...jacobians.map((j, k) => denseProblem(j, denseInputs[k], assembly.options.regularization).A),
+      ...jacobians.map((j) => denseProblem(j, assembly.options.regularization).A),
     ]),
     times: { detail: [], dense: [], views: [] },
   };

@@ -49,7 +49,7 @@ function measure(states: readonly BodyState[], cs: readonly ContactPoint[], cfg:
       denseMs,
       cpuMs(() => {
         const k = assembleJacobians(states, cs, assemblyOptions(cfg));
-        const p = denseProblem(k, cs, k.regularization);
+        const p = denseProblem(k, k.regularization);
         const A = p.A as Float64Array;
         if (cfg.softening > 0) for (let c = 0; c < p.contactCount; c++) A[3 * c * p.size + 3 * c] += cfg.softening;
         const r = solve(p, cfg.solver, warm);

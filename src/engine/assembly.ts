@@ -146,6 +146,13 @@ export interface ContactJacobians {
   readonly invMassJB: Float64Array;
   readonly staticA: Uint8Array;
   readonly staticB: Uint8Array;
+  /**
+   * Each contact's body indices (ContactPoint.bodyA/bodyB; −1 for the world) as typed columns: what the block
+   * loops read instead of the contact objects, whose shapes differ from caller to caller (a function reading them
+   * from every caller was deoptimised over and over: 52 times in one `report` of half the 1000-box pile).
+   */
+  readonly bodyA: Int32Array;
+  readonly bodyB: Int32Array;
   /** The ε of the assembly options: the dense A gets +εI, the matrix-free rows add the same ε. */
   readonly regularization: number;
 }
@@ -165,6 +172,8 @@ export function assembleJacobians(bodies: readonly BodyState[], contacts: readon
     MJB = new Float64Array(18 * C);
   const staticA = new Uint8Array(C),
     staticB = new Uint8Array(C);
+  const bodyA = new Int32Array(C),
+    bodyB = new Int32Array(C);
   const velocity = new Float64Array(n),
     restitution = new Float64Array(n),
     bias = new Float64Array(n),
@@ -184,6 +193,8 @@ export function assembleJacobians(bodies: readonly BodyState[], contacts: readon
     invMassJB: MJB,
     staticA,
     staticB,
+    bodyA,
+    bodyB,
     regularization: opt.regularization,
   };
   jacobianRows(bodies, contacts, k);
@@ -191,12 +202,14 @@ export function assembleJacobians(bodies: readonly BodyState[], contacts: readon
   return k;
 }
 
-/** J and M⁻¹Jᵀ blocks and the static flags of every contact, into k's arrays. */
+/** J and M⁻¹Jᵀ blocks, the body indices and the static flags of every contact, into k's arrays. */
 function jacobianRows(bodies: readonly BodyState[], contacts: readonly ContactPoint[], k: ContactJacobians): void {
   const { jacobianA: JA, jacobianB: JB } = k.physics;
-  const { invMassJA: MJA, invMassJB: MJB, staticA, staticB } = k;
+  const { invMassJA: MJA, invMassJB: MJB, staticA, staticB, bodyA, bodyB } = k;
   for (let i = 0; i < contacts.length; i++) {
     const c = contacts[i];
+    bodyA[i] = c.bodyA;
+    bodyB[i] = c.bodyB;
     staticA[i] = isStatic(bodies, c.bodyA) ? 1 : 0;
     staticB[i] = isStatic(bodies, c.bodyB) ? 1 : 0;
     if (!staticA[i]) {
@@ -268,19 +281,14 @@ class AssembledContact implements ContactMeta {
 /** Builds the ContactProblem (A, b, μ, b decomposition, Jacobian blocks) of one island. */
 export function assembleProblem(bodies: readonly BodyState[], contacts: readonly ContactPoint[], options: Partial<AssemblyOptions> = {}): ContactProblem {
   const opt: AssemblyOptions = { ...DEFAULT_ASSEMBLY, ...options };
-  return denseProblem(assembleJacobians(bodies, contacts, opt), contacts, opt.regularization);
+  return denseProblem(assembleJacobians(bodies, contacts, opt), opt.regularization);
 }
 
 /**
  * The ContactProblem of blocks already assembled (by assembleJacobians from these contacts): adds the dense
  * A = J M⁻¹ Jᵀ + εI (ε = regularization). For callers that also need the blocks themselves.
  */
-export function denseProblem(
-  k: ContactJacobians,
-  contacts: readonly ContactPoint[],
-  regularization: number,
-  byBody: ContactsByBody = contactsByBody(k, contacts),
-): ContactProblem {
+export function denseProblem(k: ContactJacobians, regularization: number, byBody: ContactsByBody = contactsByBody(k)): ContactProblem {
   return problemFromDelassusBlocks(k, delassusBlocks(k, byBody, regularization));
 }
 
@@ -295,20 +303,20 @@ export interface ContactsByBody {
   readonly entries: Int32Array;
 }
 
-export function contactsByBody(k: ContactJacobians, contacts: readonly ContactPoint[]): ContactsByBody {
+export function contactsByBody(k: ContactJacobians): ContactsByBody {
   const C = k.contactCount,
-    { staticA, staticB } = k;
+    { staticA, staticB, bodyA, bodyB } = k;
   const start = new Int32Array(k.physics.bodies.length + 1);
   for (let i = 0; i < C; i++) {
-    if (!staticA[i]) start[contacts[i].bodyA + 1]++;
-    if (!staticB[i]) start[contacts[i].bodyB + 1]++;
+    if (!staticA[i]) start[bodyA[i] + 1]++;
+    if (!staticB[i]) start[bodyB[i] + 1]++;
   }
   for (let d = 1; d < start.length; d++) start[d] += start[d - 1];
   const entries = new Int32Array(start[start.length - 1]);
   const next = start.slice(0, start.length - 1);
   for (let i = 0; i < C; i++) {
-    if (!staticA[i]) entries[next[contacts[i].bodyA]++] = 2 * i;
-    if (!staticB[i]) entries[next[contacts[i].bodyB]++] = 2 * i + 1;
+    if (!staticA[i]) entries[next[bodyA[i]]++] = 2 * i;
+    if (!staticB[i]) entries[next[bodyB[i]]++] = 2 * i + 1;
   }
   return { start, entries };
 }

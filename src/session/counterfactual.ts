@@ -277,7 +277,7 @@ export function islandResolver(
 type InnerResolver = Omit<IslandResolver, 'contactCount' | 'sparse' | 'velocityPart' | 'lawB'>;
 
 function denseResolver(k: ContactJacobians, contacts: readonly ContactPoint[], pe: Float64Array): InnerResolver {
-  const law = denseProblem(k, contacts, COUNTERFACTUAL_REGULARIZATION);
+  const law = denseProblem(k, COUNTERFACTUAL_REGULARIZATION);
   const C = contacts.length;
   const withB = (b: Float64Array): ContactProblem => ({ ...law, b });
   const r = {

@@ -225,7 +225,7 @@ export function frameDetail(input: DetailInput, detailOptions: DetailOptions = {
           reason: `island of ${cs.length} contacts exceeds the dense limit of ${DENSE_ISLAND_LIMIT}: A ((3C)² = ${(3 * cs.length) ** 2} entries) is not assembled; b and μ are`,
         };
       }
-      const blocks = delassusBlocks(jacobians, contactsByBody(jacobians, cs), options.regularization);
+      const blocks = delassusBlocks(jacobians, contactsByBody(jacobians), options.regularization);
       const assembled = {
         bodies: isl.bodies,
         contacts: isl.contacts,

@@ -15,7 +15,7 @@ describe('counterfactual re-solves beyond the dense limit', () => {
   const C = contacts.length;
   // a "recorded" λ that pushes too hard: 1.3 × the exact law solution's normal impulses
   const k = assembleJacobians(bodies, contacts, { dt: DT, baumgarte: false, restVelocityThreshold: REST, regularization: 0 });
-  const law = denseProblem(k, contacts, COUNTERFACTUAL_REGULARIZATION);
+  const law = denseProblem(k, COUNTERFACTUAL_REGULARIZATION);
   const exactLaw = solve(law, { solver: 'ipm', tolerance: 1e-10 });
   const recorded = Float64Array.from(exactLaw.lambda, (x, i) => (i % 3 === 0 ? 1.3 * x : x));
 

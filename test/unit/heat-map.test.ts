@@ -106,7 +106,7 @@ describe("an island's Delassus blocks (engine/delassusBlocks.ts) and the heat ma
             frame: i,
             isl,
             jacobians,
-            byBody: contactsByBody(jacobians, cs),
+            byBody: contactsByBody(jacobians),
             regularization: d.assembly.regularization,
           });
         }

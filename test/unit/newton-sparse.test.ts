@@ -180,7 +180,7 @@ describe("the exact solvers' own dense limit", () => {
       assert.equal(out.solve.result.status.kind, 'converged', JSON.stringify(out.solve.result.status));
       // the dense problem of the same assembly (softening 0 in baseConfig)
       const k = assembleJacobians(bodies, contacts, assemblyOptions(cfg));
-      const p = denseProblem(k, contacts, k.regularization);
+      const p = denseProblem(k, k.regularization);
       assert.ok(kkt(p, out.lambda).maxRel <= 1e-10, `dense checker: KKT max_rel ${kkt(p, out.lambda).maxRel}`);
       const dense = solve(p, { solver });
       // λ of coplanar contacts is not unique: compare the optimum's w = Aλ − b and f

@@ -91,7 +91,7 @@ export function solveIsland(
     const result = solveMatrixFree(jacobians, cfg.solver, cfg.softening, warm, dvTotal);
     solved = { contacts, jacobians, result, matrixFree: true };
   } else {
-    const problem = denseProblem(jacobians, cs, jacobians.regularization);
+    const problem = denseProblem(jacobians, jacobians.regularization);
     soften(problem, cfg.softening);
     const result = solve(problem, cfg.solver, warm);
     bodyVelocityChanges(problem, result.lambda, dvTotal);
@@ -125,7 +125,7 @@ export function positionCorrection(still: readonly BodyState[], cs: readonly Con
     { ...assemblyOptions(cfg), baumgarte: true, restVelocityThreshold: Infinity },
   );
   if (jacobians.b.every((x) => x === 0)) return;
-  const p = denseProblem(jacobians, cs, jacobians.regularization);
+  const p = denseProblem(jacobians, jacobians.regularization);
   const r = solve(p, cfg.solver);
   const dv = bodyVelocityChanges(p, r.lambda);
   for (let i = 0; i < dv.length; i++) dvPseudo[i] += dv[i];

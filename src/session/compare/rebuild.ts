@@ -78,7 +78,7 @@ export function islandMerits(
   const cs = contacts.map((c) => toContactPoint(f.contacts[c]));
   const k = assembleJacobians(bodies, cs, recordingAssembly(header).options);
   if (cs.length <= DENSE_ISLAND_LIMIT) {
-    const p = denseProblem(k, cs, k.regularization);
+    const p = denseProblem(k, k.regularization);
     return lambdas.map((l) => ({ kktMaxRel: kkt(p, l).maxRel, coulombMerit: coulombMerit(p, l) }));
   }
   const rows = matrixFreeRows(k);

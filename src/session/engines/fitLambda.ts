@@ -91,7 +91,7 @@ function denseStart(
   for (let i = 0; i < size; i++) if (!normalsFixed || i % 3 !== 0) free.push(i);
   const n = free.length;
   if (n === 0 || n > 600) return;
-  const A = denseProblem(k, contacts, FIT_RIDGE).A;
+  const A = denseProblem(k, FIT_RIDGE).A;
   const { jacobianA: JA, jacobianB: JB } = k.physics;
   const full = new Float64Array(size);
   for (let c = 0; c < contacts.length; c++)
