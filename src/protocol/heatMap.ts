@@ -82,7 +82,7 @@ export function encodeHeatMap(A: Float64Array, size: number): HeatMap {
 /**
  * A symmetric matrix of 3×3 blocks given by its non-zero blocks on and above the diagonal, row by row: block
  * (i, col[p]) for p in [start[i], start[i + 1]), 9 numbers each, row-major, in val (the diagonal blocks complete);
- * every other block is zero. The island's Delassus blocks (engine/delassusBlocks.ts BlockRows).
+ * every other block is zero. The island's Delassus blocks (engine/delassusBlocks.ts DelassusBlocks).
  */
 export interface SymmetricBlockRows {
   readonly contactCount: number;

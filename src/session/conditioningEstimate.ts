@@ -83,6 +83,8 @@ function nonzeroRows(A: Float64Array, n: number): { start: Int32Array; col: Int3
 /** The dense n×n A, or what forms it: called only where the analysis reads A rather than the body-space Gram. */
 export type DenseA = Float64Array | (() => Float64Array);
 
+const formed = (dense: DenseA): Float64Array => (typeof dense === 'function' ? dense() : dense);
+
 /**
  * conditioning(A) (regularisation ε already in A) via the estimate above when n > ESTIMATE_MIN_ROWS and A is
  * rank deficient; otherwise the exact analysis of conditioning().
@@ -94,7 +96,7 @@ export function conditioningEstimate(dense: DenseA, n: number, regularization: n
     const gram = problem && problem.size === n ? bodySpaceConditioning(problem, eps) : null;
     if (gram !== null) return gram;
   }
-  const A = typeof dense === 'function' ? dense() : dense;
+  const A = formed(dense);
   if (n <= ESTIMATE_MIN_ROWS || eps === 0) return conditioning(A, n, { regularization: eps });
   const rows = nonzeroRows(A, n);
   if (rows === null) return conditioning(A, n, { regularization: eps });
@@ -130,9 +132,8 @@ export function conditioningEstimate(dense: DenseA, n: number, regularization: n
  */
 export function exactIslandConditioning(dense: DenseA, n: number, regularization: number, problem?: ProblemStructure): IslandConditioning {
   const eps = regularizationOf(regularization);
-  const A = (): Float64Array => (typeof dense === 'function' ? dense() : dense);
-  if (n <= DEFAULT_EXACT_LIMIT) return conditioning(A(), n, { regularization: eps });
+  if (n <= DEFAULT_EXACT_LIMIT) return conditioning(formed(dense), n, { regularization: eps });
   const gram = problem && problem.size === n ? bodySpaceConditioning(problem, eps) : null;
   if (gram !== null) return gram;
-  return conditioning(A(), n, { regularization: eps, exactLimit: EXACT_ON_DEMAND_MAX_ROWS });
+  return conditioning(formed(dense), n, { regularization: eps, exactLimit: EXACT_ON_DEMAND_MAX_ROWS });
 }

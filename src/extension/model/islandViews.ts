@@ -4,7 +4,7 @@
  * CPU for the 1000-box pile's 38 islands of a 3 800-contact frame); those islands are marked pending and their
  * conditioning follows (InspectorModel.conditioning, the `conditioning` message of src/protocol/inspector.ts).
  */
-import { type ContactProblem, conditioningCauses } from '../../engine/index.js';
+import { conditioningCauses } from '../../engine/index.js';
 import type { FrameDetail, IslandDetail } from '../../session/session.js';
 import { conditioningEstimate, exactIslandConditioning, type IslandConditioning } from '../../session/conditioningEstimate.js';
 import { drawnIslands, MAX_MATRIX_ROWS, type IslandConditioningView, type IslandView } from '../../protocol/inspector.js';
@@ -57,7 +57,7 @@ export function islandConditioning(isl: IslandDetail, exact: boolean): Condition
     k = isl.jacobians;
   if (blocks === undefined || k === undefined) return null;
   // A's spectrum from the body-space Gram of the Jacobians where that is smaller; the dense A is formed only otherwise
-  const A = (): Float64Array => (isl.problem as ContactProblem).A;
+  const A = (): Float64Array => isl.problem!.A; // present whenever blocks are
   const cond: IslandConditioning = exact
     ? exactIslandConditioning(A, k.size, blocks.regularization, k)
     : conditioningEstimate(A, k.size, blocks.regularization, k);
